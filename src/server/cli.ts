@@ -1,0 +1,123 @@
+/**
+ * The `paylink` command (DESIGN §3): serve, keys create, proxy, demo.
+ * Flags win over environment variables, which win over defaults.
+ */
+import { parseArgs } from 'node:util';
+import { openDatabase } from './db/index.js';
+import { createApiKey } from './service/keys.js';
+import { startService } from './service/serve.js';
+
+const USAGE = `Usage: paylink <command> [options]
+
+Commands:
+  serve        Run the service        [--port 8787] [--host 127.0.0.1] [--data-dir .paylink-data] [--database-url URL]
+  keys create  Create an API key      [--data-dir D | --database-url URL] [--name N]
+  proxy        Run the proxy          [--port 8788] --upstream URL   (env PAYLINK_API_KEY, PAYLINK_ADMIN_TOKEN, PAYLINK_ALLOWED_ORIGINS)
+  demo         Service + proxy + demo pages on one origin   [--port 5173]
+
+Environment: PORT, PAYLINK_DATA_DIR, DATABASE_URL, PAYLINK_PUBLIC_URL.
+`;
+
+const OPTIONS = {
+  port: { type: 'string' },
+  host: { type: 'string' },
+  'data-dir': { type: 'string' },
+  'database-url': { type: 'string' },
+  'public-url': { type: 'string' },
+  name: { type: 'string' },
+  upstream: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+function fail(message: string): never {
+  process.stderr.write(`paylink: ${message}\n\n${USAGE}`);
+  process.exit(2);
+}
+
+function parsePort(value: string | undefined, fallback: number): number {
+  if (value === undefined || value === '') return fallback;
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`not a port number: ${value}`);
+  return port;
+}
+
+/** Stops `close` on SIGTERM/SIGINT once, draining in-flight requests first. */
+function closeOnSignal(close: () => Promise<void>) {
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    process.stderr.write(`paylink: ${signal}, draining…\n`);
+    close().then(
+      () => process.exit(0),
+      (error) => {
+        process.stderr.write(`paylink: error while stopping: ${error}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+async function main(argv: string[]) {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (error) {
+    fail((error as Error).message);
+  }
+  const { values, positionals } = parsed;
+  const [command, sub] = positionals;
+  if (values.help || !command) {
+    process.stdout.write(USAGE);
+    return;
+  }
+  const databaseUrl = values['database-url'] ?? process.env.DATABASE_URL ?? undefined;
+  const dataDir = values['data-dir'] ?? process.env.PAYLINK_DATA_DIR ?? '.paylink-data';
+
+  switch (command) {
+    case 'serve': {
+      const service = await startService({
+        port: parsePort(values.port ?? process.env.PORT, 8787),
+        host: values.host ?? '127.0.0.1',
+        databaseUrl,
+        dataDir,
+        publicUrl: values['public-url'],
+      });
+      const storage = databaseUrl ? 'PostgreSQL' : `PGlite in ${dataDir}`;
+      process.stdout.write(`paylink service listening on ${service.url} (${storage})\n`);
+      closeOnSignal(service.close);
+      return;
+    }
+    case 'keys': {
+      if (sub !== 'create') fail(`unknown keys command: ${sub ?? '(none)'}; try "paylink keys create"`);
+      const db = await openDatabase({ databaseUrl, dataDir });
+      try {
+        const created = await db.transaction((tx) => createApiKey(tx, { name: values.name ?? 'default' }));
+        process.stderr.write(`integratorId ${created.integratorId}\nuserId ${created.userId}\n`);
+        process.stdout.write(`${created.key}\n`);
+      } finally {
+        await db.close();
+      }
+      return;
+    }
+    case 'proxy': {
+      const { runProxyCommand } = await import('./proxy/command.js');
+      await runProxyCommand({ port: parsePort(values.port ?? process.env.PORT, 8788), host: values.host, upstream: values.upstream }, closeOnSignal);
+      return;
+    }
+    case 'demo': {
+      const { runDemo } = await import('../../demo/server.js');
+      await runDemo({ port: parsePort(values.port ?? process.env.PORT, 5173), host: values.host, dataDir: values['data-dir'] ?? process.env.PAYLINK_DATA_DIR, databaseUrl }, closeOnSignal);
+      return;
+    }
+    default:
+      fail(`unknown command: ${command}`);
+  }
+}
+
+main(process.argv.slice(2)).catch((error) => {
+  process.stderr.write(`paylink: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

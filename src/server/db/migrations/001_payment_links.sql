@@ -1,0 +1,61 @@
+-- Integrators, their API keys and their payment links.
+-- Statements are separated by a `;` at the end of a line (see migrate() in ../index.ts).
+
+CREATE TABLE integrators (
+  id uuid PRIMARY KEY,
+  name text NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+
+-- Keys are stored as SHA-256 digests only: a key is 190 bits of randomness, so a fast hash is
+-- enough (no dictionary to attack) and lets every request be checked by one indexed lookup.
+CREATE TABLE api_keys (
+  id uuid PRIMARY KEY,
+  integrator_id uuid NOT NULL REFERENCES integrators(id),
+  user_id uuid NOT NULL,
+  name text NOT NULL,
+  key_prefix text NOT NULL,
+  key_hash text NOT NULL UNIQUE,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  revoked_at timestamptz
+);
+
+CREATE TABLE payment_links (
+  id uuid PRIMARY KEY,
+  integrator_id uuid NOT NULL REFERENCES integrators(id),
+  user_id uuid NOT NULL,
+  slug text NOT NULL UNIQUE,
+  title text NOT NULL,
+  description text NOT NULL DEFAULT '',
+  link_type text NOT NULL CHECK (link_type IN ('Standard', 'Donation')),
+  fiat_amount numeric(30, 6) NOT NULL DEFAULT 0 CHECK (fiat_amount >= 0),
+  fiat_currency text[] NOT NULL,
+  collect_address boolean NOT NULL DEFAULT false,
+  collect_phone boolean NOT NULL DEFAULT false,
+  redirect boolean NOT NULL DEFAULT false,
+  show_confirmation_page boolean NOT NULL DEFAULT false,
+  success_message text NOT NULL DEFAULT '',
+  redirect_url text NOT NULL DEFAULT '',
+  cart_items jsonb NOT NULL DEFAULT '[]',
+  is_active boolean NOT NULL DEFAULT true,
+  visited_count integer NOT NULL DEFAULT 0 CHECK (visited_count >= 0),
+  payment_count integer NOT NULL DEFAULT 0 CHECK (payment_count >= 0),
+  closes_at timestamptz,
+  min_amount numeric(30, 6),
+  max_amount numeric(30, 6),
+  suggested_amounts text[] NOT NULL DEFAULT '{}',
+  created_at timestamptz NOT NULL DEFAULT now(),
+  updated_at timestamptz NOT NULL DEFAULT now(),
+  deleted_at timestamptz
+);
+
+-- The list is newest first per integrator; (created_at, id) makes the order total.
+CREATE INDEX payment_links_integrator_recent ON payment_links (integrator_id, created_at DESC, id DESC) WHERE deleted_at IS NULL;
+
+-- One row per (link, visitor) so a repeat visit within 30 minutes counts once.
+CREATE TABLE link_visits (
+  link_id uuid NOT NULL REFERENCES payment_links(id),
+  visit_id text NOT NULL,
+  counted_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (link_id, visit_id)
+);

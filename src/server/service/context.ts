@@ -1,0 +1,42 @@
+/** What every route of the service can reach: storage, the chain, configuration and the clock. */
+import type { Context } from 'hono';
+import type { z } from 'zod';
+import type { ChainAdapter } from '../chain/types.js';
+import type { Database } from '../db/index.js';
+import { ApiError, fromZodError } from './errors.js';
+import type { Principal } from './keys.js';
+
+export interface ServiceDeps {
+  db: Database;
+  chain: ChainAdapter;
+  /** The spec's `{paylink_url}`: a link's `url` is `${publicUrl}/${slug}`. */
+  publicUrl: string;
+  /** The clock; tests move it to expire quotes and close donations. */
+  now: () => Date;
+}
+
+export interface AppEnv {
+  Variables: { principal: Principal };
+}
+
+/** Reads a JSON object body. A missing, malformed or non-object body is a 400 that says so. */
+export async function readJsonBody(c: Context): Promise<Record<string, unknown>> {
+  const text = await c.req.text();
+  if (text.trim() === '') return {};
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new ApiError(400, 'invalid_json', 'The request body is not valid JSON');
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw new ApiError(400, 'invalid_body', 'The request body must be a JSON object');
+  return body as Record<string, unknown>;
+}
+
+/** Validates `value` with `schema`, turning its issues into the one 400 shape. */
+export function parseWith<S extends z.ZodType>(schema: S, value: unknown, prefix = ''): z.output<S> {
+  const result = schema.safeParse(value);
+  if (!result.success) throw fromZodError(result.error, prefix);
+  return result.data;
+}
