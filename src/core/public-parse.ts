@@ -1,0 +1,126 @@
+/**
+ * Zod-free parsers for the three public checkout responses (`PublicLink`, `CheckoutSession`,
+ * `VisitResult`). They accept exactly what the zod schemas of `schemas.ts` accept for these types
+ * and return the same value (unknown keys dropped), so the browser path can parse every response
+ * without shipping zod: the checkout bundle has a hard 15 kB gzip budget.
+ * `test/server/public-parse.test.ts` feeds the same samples to both and expects agreement.
+ * Isomorphic: no DOM, no Node.
+ */
+import type { CheckoutSession, PublicLink, VisitResult } from './schemas.js';
+
+type Parse<T> = (value: unknown, path: string) => T;
+
+/** Raised when a response does not have the promised shape; `path` names the first bad field. */
+export class ShapeError extends TypeError {
+  constructor(readonly path: string) {
+    super(`Unexpected value at ${path || 'root'}`);
+  }
+}
+
+const check =
+  <T>(test: (value: unknown) => boolean): Parse<T> =>
+  (value, path) => {
+    if (!test(value)) throw new ShapeError(path);
+    return value as T;
+  };
+
+const string = check<string>((v) => typeof v == 'string');
+const boolean = check<boolean>((v) => typeof v == 'boolean');
+// z.number() refuses NaN and ±Infinity; .int() refuses anything past the safe integer range.
+const integer = check<number>((v) => Number.isSafeInteger(v));
+const decimal = check<string>((v) => typeof v == 'string' && /^\d+(\.\d+)?$/.test(v));
+const oneOf = <T extends string>(...values: T[]) => check<T>((v) => values.includes(v as T));
+const nullable =
+  <T>(parse: Parse<T>): Parse<T | null> =>
+  (value, path) =>
+    value === null ? null : parse(value, path);
+const array =
+  <T>(parse: Parse<T>): Parse<T[]> =>
+  (value, path) => {
+    if (!Array.isArray(value)) throw new ShapeError(path);
+    return value.map((item, index) => parse(item, `${path}.${index}`));
+  };
+
+const OPTIONAL = Symbol();
+type Optional<T> = Parse<T | undefined> & { [OPTIONAL]: true };
+const optional = <T>(parse: Parse<T>): Optional<T> =>
+  Object.assign((value: unknown, path: string) => (value === undefined ? undefined : parse(value, path)), { [OPTIONAL]: true as const });
+
+const object =
+  <T>(shape: { [K in keyof T]-?: Parse<T[K]> }): Parse<T> =>
+  (value, path) => {
+    if (typeof value != 'object' || value === null || Array.isArray(value)) throw new ShapeError(path);
+    const out: Record<string, unknown> = {};
+    for (const key in shape) {
+      const field = (value as Record<string, unknown>)[key];
+      const parse = shape[key] as Parse<unknown> & { [OPTIONAL]?: true };
+      // Absent optional keys stay absent, as zod leaves them.
+      if (parse[OPTIONAL] && !(key in value)) continue;
+      out[key] = parse(field, path ? `${path}.${key}` : key);
+    }
+    return out as T;
+  };
+
+const assetId = oneOf('USDT', 'CNGN');
+
+const publicLink = object<PublicLink>({
+  id: string,
+  slug: string,
+  url: string,
+  title: string,
+  description: string,
+  linkType: oneOf('Standard', 'Donation'),
+  fiatAmount: string,
+  fiatCurrency: array(string),
+  prepayOptions: object({ collectAddress: boolean, collectPhone: boolean }),
+  cart: object({
+    items: array(
+      object({
+        name: string,
+        quantity: integer,
+        unitAmount: decimal,
+        description: optional(string),
+        imageUrl: optional(string),
+      }),
+    ),
+  }),
+  isActive: boolean,
+  closesAt: nullable(string),
+  minAmount: nullable(decimal),
+  maxAmount: nullable(decimal),
+  suggestedAmounts: array(decimal),
+  state: oneOf('open', 'inactive', 'closed'),
+  assets: array(object({ assetId, blockchainId: string, networkName: string })),
+  sandbox: boolean,
+});
+
+const checkoutSession = object<CheckoutSession>({
+  id: string,
+  slug: string,
+  status: oneOf('awaiting_payment', 'paid', 'underpaid', 'overpaid', 'expired'),
+  fiatAmount: decimal,
+  fiatCurrency: string,
+  assetId,
+  blockchainId: string,
+  networkName: string,
+  cryptoAmount: decimal,
+  paidAmount: decimal,
+  remainingAmount: decimal,
+  payAddress: string,
+  txHash: nullable(string),
+  expiresAt: string,
+  createdAt: string,
+  sandbox: boolean,
+  postpayAction: nullable(
+    object({ redirect: boolean, showConfirmationPage: boolean, successMessage: string, redirectUrl: string }),
+  ),
+});
+
+const visitResult = object<VisitResult>({ counted: boolean, visitId: string });
+
+/** Parses `GET /checkout/{slug}`; throws `ShapeError` on anything `PublicLink` (zod) would refuse. */
+export const parsePublicLink = (data: unknown): PublicLink => publicLink(data, '');
+/** Parses a checkout session; throws `ShapeError` on anything `CheckoutSession` (zod) would refuse. */
+export const parseCheckoutSession = (data: unknown): CheckoutSession => checkoutSession(data, '');
+/** Parses `POST /checkout/{slug}/visits`; throws `ShapeError` on anything `VisitResult` (zod) would refuse. */
+export const parseVisitResult = (data: unknown): VisitResult => visitResult(data, '');

@@ -1,0 +1,141 @@
+/**
+ * Test harness: a real service on a real port, on PGlite (in memory) or on a fresh database of the
+ * test run's PostgreSQL server, plus a small fetch helper.
+ */
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { openDatabase, type Database } from '../../src/server/db/index.js';
+import { createApiKey, type CreatedKey } from '../../src/server/service/keys.js';
+import { startService, type RunningService, type ServiceOptions } from '../../src/server/service/serve.js';
+
+export type Backend = 'pglite' | 'postgres';
+
+/** The backends this run tests: PGlite always, PostgreSQL when the runner started one. */
+export function backends(): Backend[] {
+  return process.env.PAYLINK_TEST_DATABASE_URL ? ['pglite', 'postgres'] : ['pglite'];
+}
+
+/** Creates an empty database on the test server and returns its URL and a drop function. */
+export async function createPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const adminUrl = process.env.PAYLINK_TEST_DATABASE_URL;
+  if (!adminUrl) throw new Error('PAYLINK_TEST_DATABASE_URL is not set');
+  const name = `paylink_test_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const client = new pg.Client({ connectionString: adminUrl });
+      await client.connect();
+      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await client.end();
+    },
+  };
+}
+
+/** Opens a migrated database on `backend`; `close()` also drops a PostgreSQL database. */
+export async function openTestDatabase(backend: Backend): Promise<{ db: Database; url?: string; close(): Promise<void> }> {
+  if (backend === 'pglite') {
+    const db = await openDatabase();
+    return { db, close: () => db.close() };
+  }
+  const created = await createPostgresDatabase();
+  const db = await openDatabase({ databaseUrl: created.url });
+  return {
+    db,
+    url: created.url,
+    close: async () => {
+      await db.close();
+      await created.drop();
+    },
+  };
+}
+
+export interface TestService {
+  backend: Backend;
+  url: string;
+  db: Database;
+  service: RunningService;
+  /** A fresh integrator with its own key. */
+  newKey(): Promise<CreatedKey>;
+  close(): Promise<void>;
+}
+
+export async function startTestService(backend: Backend, options: Omit<ServiceOptions, 'db'> = {}): Promise<TestService> {
+  const database = await openTestDatabase(backend);
+  const service = await startService({ ...options, db: database.db });
+  return {
+    backend,
+    url: service.url,
+    db: database.db,
+    service,
+    newKey: () => database.db.transaction((tx) => createApiKey(tx)),
+    close: async () => {
+      await service.close();
+      await database.close();
+    },
+  };
+}
+
+export interface ApiResponse<T = any> {
+  status: number;
+  body: T;
+  headers: Headers;
+}
+
+/** Sends one JSON request and returns status, parsed body and headers. */
+export async function call<T = any>(
+  baseUrl: string,
+  method: string,
+  path: string,
+  options: { key?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {},
+): Promise<ApiResponse<T>> {
+  const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
+  if (options.key) headers['x-api-key'] = options.key;
+  let body: string | undefined;
+  if (options.rawBody !== undefined) body = options.rawBody;
+  else if (options.body !== undefined) body = JSON.stringify(options.body);
+  if (body !== undefined) headers['content-type'] ??= 'application/json';
+  const response = await fetch(baseUrl + path, { method, headers, body });
+  const text = await response.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    // Not JSON: the test sees the text.
+  }
+  return { status: response.status, body: parsed as T, headers: response.headers };
+}
+
+/** The spec's example body of a Standard link, with overrides. */
+export function standardLinkBody(overrides: Record<string, unknown> = {}) {
+  return {
+    title: 'Test order',
+    description: 'A test link',
+    linkType: 'Standard',
+    fiatAmount: 2000,
+    fiatCurrency: ['NGN', 'USD'],
+    action: { successMessage: 'Thanks!', redirect: false, showConfirmationPage: false, redirectURL: '' },
+    options: { collectAddress: false, collectPhone: false },
+    cart: { items: [] },
+    ...overrides,
+  };
+}
+
+/** A Donation link body, with overrides. */
+export function donationLinkBody(overrides: Record<string, unknown> = {}) {
+  return {
+    title: 'Help the library',
+    description: 'Books for everyone',
+    linkType: 'DONATION',
+    fiatCurrency: 'NGN',
+    action: { successMessage: 'Thank you', redirect: false, showConfirmationPage: false, isActive: true },
+    options: { collectAddress: false, collectPhone: false },
+    cart: { items: [] },
+    ...overrides,
+  };
+}
