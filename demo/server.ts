@@ -1,12 +1,30 @@
 /**
- * `paylink demo` (`npm start`): the service on PGlite with the sandbox chain, seeded with a
- * demo merchant and links, printing the URLs to try.
+ * `paylink demo` (`npm start`): the service (PGlite, sandbox chain, seeded merchant and links), the
+ * proxy at `/paylink`, hosted pages at `/pay/<slug>`, the script-tag builds at `/dist/` and the demo
+ * pages, all on one origin.
+ *
+ * Demo visitors are signed in to the admin without copying tokens: opening `/admin.html` sets an
+ * HttpOnly, SameSite=Strict session cookie, and the proxy's `authorize` hook accepts it, the way a
+ * merchant's own login would. `PAYLINK_ADMIN_TOKEN` (bearer) works too. The API key stays here.
  */
+import { spawnSync } from 'node:child_process';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { getRequestListener } from '@hono/node-server';
 import { openDatabase } from '../src/server/db/index.js';
+import { createPaylinkProxy } from '../src/server/proxy/index.js';
 import { startService } from '../src/server/service/serve.js';
 import { seedDemo } from './seed.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const PAGES = path.join(ROOT, 'demo', 'pages');
+const ASSETS = path.join(ROOT, 'demo', 'assets');
+const SESSION_COOKIE = 'paylink_demo_session';
 
 export interface DemoOptions {
   port: number;
@@ -15,7 +33,38 @@ export interface DemoOptions {
   databaseUrl?: string | undefined;
 }
 
-export async function runDemo(options: DemoOptions, onSignal: (close: () => Promise<void>) => void): Promise<void> {
+export interface RunningDemo {
+  url: string;
+  apiKey: string;
+  adminToken: string;
+  slugs: { store: string; donation: string; simple: string };
+  close(): Promise<void>;
+}
+
+/** Builds the script-tag bundles when they are missing, so `npm start` works right after `npm install`. */
+function ensureBuilt() {
+  if (existsSync(path.join(ROOT, 'dist', 'paylink-checkout.js')) && existsSync(path.join(ROOT, 'dist', 'paylink.js'))) return;
+  process.stdout.write('Building the script-tag bundles (first start)…\n');
+  const result = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/build.ts'], { cwd: ROOT, stdio: 'inherit' });
+  if (result.status !== 0) throw new Error('the build failed; run `npm run build` to see why');
+}
+
+function safeEqual(a: string, b: string): boolean {
+  const left = Buffer.from(a);
+  const right = Buffer.from(b);
+  return left.length === right.length && timingSafeEqual(left, right);
+}
+
+function readCookie(request: Request, name: string): string | undefined {
+  for (const part of (request.headers.get('cookie') ?? '').split(';')) {
+    const [key, ...value] = part.trim().split('=');
+    if (key === name) return value.join('=');
+  }
+  return undefined;
+}
+
+export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
+  ensureBuilt();
   const dataDir = options.dataDir ?? path.join('.paylink-data', 'demo');
   if (!options.databaseUrl) await mkdir(dataDir, { recursive: true });
   const db = await openDatabase({ databaseUrl: options.databaseUrl, dataDir: options.databaseUrl ? undefined : dataDir });
@@ -25,19 +74,113 @@ export async function runDemo(options: DemoOptions, onSignal: (close: () => Prom
   await mkdir(path.dirname(keyFile), { recursive: true });
   await writeFile(keyFile, `${seed.apiKey}\n`, { mode: 0o600 });
 
-  const service = await startService({ db, port: options.port, host: options.host ?? '127.0.0.1' });
-  const url = service.url;
+  // The demo's own server first, so its origin is known for the links' public URLs.
+  const host = options.host ?? '127.0.0.1';
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, host, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  const origin = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
+
+  const service = await startService({ db, port: 0, host: '127.0.0.1', publicUrl: process.env.PAYLINK_PUBLIC_URL ?? `${origin}/pay` });
+  const adminToken = process.env.PAYLINK_ADMIN_TOKEN || randomBytes(24).toString('base64url');
+  const sessionId = randomBytes(24).toString('base64url');
+  const allowedOrigins = process.env.PAYLINK_ALLOWED_ORIGINS
+    ? process.env.PAYLINK_ALLOWED_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean)
+    : '*';
+  const proxy = createPaylinkProxy({
+    upstream: service.url,
+    apiKey: seed.apiKey,
+    allowedOrigins,
+    basePath: '/paylink',
+    authorize: (request: Request) => {
+      const bearer = request.headers.get('authorization')?.match(/^Bearer (.+)$/)?.[1];
+      if (bearer && safeEqual(bearer, adminToken)) return true;
+      const cookie = readCookie(request, SESSION_COOKIE);
+      return cookie !== undefined && safeEqual(cookie, sessionId);
+    },
+  });
+
+  const manifest = await readFile(path.join(ROOT, 'dist', 'manifest.json'), 'utf8').then(JSON.parse, () => ({}));
+  const integrity: string = manifest['paylink-checkout.js']?.integrity ?? '';
+
+  const page = async (name: string): Promise<string | undefined> => {
+    if (!/^[a-z-]+\.html$/.test(name)) return undefined;
+    const text = await readFile(path.join(PAGES, name), 'utf8').catch(() => undefined);
+    return text
+      ?.replaceAll('{{origin}}', origin)
+      .replaceAll('{{integrity}}', integrity)
+      .replaceAll('{{store}}', seed.slugs.store)
+      .replaceAll('{{donation}}', seed.slugs.donation)
+      .replaceAll('{{simple}}', seed.slugs.simple);
+  };
+
+  const handle = async (request: Request): Promise<Response> => {
+    const url = new URL(request.url);
+    const { pathname } = url;
+    if (pathname === '/paylink' || pathname.startsWith('/paylink/')) return proxy(request);
+    if (pathname.startsWith('/v1/') || pathname.startsWith('/pay/') || pathname.startsWith('/dist/') || pathname === '/healthz') {
+      return service.app.fetch(request);
+    }
+    if (pathname.startsWith('/demo/assets/')) {
+      const name = pathname.slice('/demo/assets/'.length);
+      if (!/^[a-z-]+\.(css|js)$/.test(name)) return new Response('Not found', { status: 404 });
+      const body = await readFile(path.join(ASSETS, name)).catch(() => undefined);
+      if (!body) return new Response('Not found', { status: 404 });
+      const type = name.endsWith('.css') ? 'text/css' : 'text/javascript';
+      return new Response(new Uint8Array(body), { headers: { 'content-type': `${type}; charset=utf-8` } });
+    }
+    const name = pathname === '/' ? 'index.html' : pathname.slice(1);
+    const html = await page(name);
+    if (html === undefined) return new Response('Not found', { status: 404, headers: { 'content-type': 'text/plain' } });
+    const headers = new Headers({
+      'content-type': 'text/html; charset=utf-8',
+      'content-security-policy':
+        "default-src 'none'; script-src 'self'; connect-src 'self'; img-src 'self' data: https:; style-src 'self'; base-uri 'none'; form-action 'none'; require-trusted-types-for 'script'; trusted-types lit-html",
+      'referrer-policy': 'no-referrer',
+    });
+    if (name === 'admin.html') headers.append('set-cookie', `${SESSION_COOKIE}=${sessionId}; Path=/; HttpOnly; SameSite=Strict`);
+    return new Response(html, { headers });
+  };
+  server.on('request', getRequestListener(handle));
+
+  return {
+    url: origin,
+    apiKey: seed.apiKey,
+    adminToken,
+    slugs: seed.slugs,
+    close: async () => {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+        setTimeout(() => server.closeAllConnections(), 3000).unref();
+      });
+      await service.close();
+      await db.close();
+    },
+  };
+}
+
+export async function runDemo(options: DemoOptions, onSignal: (close: () => Promise<void>) => void): Promise<void> {
+  const demo = await startDemo(options);
+  const { url, slugs } = demo;
   process.stdout.write(
     [
-      `Paylink demo running at ${url}`,
-      `  sandbox API key: ${seed.apiKey}`,
-      `  try: curl -H "X-API-KEY: ${seed.apiKey}" ${url}/v1/payment-link`,
-      `  public link: ${url}/v1/checkout/${seed.slugs.store}`,
+      '',
+      `Paylink demo running at ${url}  (sandbox chain: no real funds move)`,
+      '',
+      `  Embed gallery     ${url}/`,
+      `  Store (cart)      ${url}/store.html`,
+      `  Donation          ${url}/donate.html`,
+      `  Dark, French      ${url}/dark.html`,
+      `  Merchant admin    ${url}/admin.html   (signed in by a demo session cookie)`,
+      `  Hosted checkout   ${url}/pay/${slugs.store}`,
+      `  Proxy             ${url}/paylink   (admin bearer token: ${demo.adminToken})`,
+      `  Service API       ${url}/v1   (sandbox API key in ${options.databaseUrl ? '.paylink-data' : options.dataDir ?? '.paylink-data/demo'}/demo-api-key)`,
       '',
     ].join('\n'),
   );
-  onSignal(async () => {
-    await service.close();
-    await db.close();
-  });
+  onSignal(demo.close);
 }

@@ -1,0 +1,120 @@
+/**
+ * The `paylink` command as a newcomer uses it: `keys create` prints a key, `serve` starts the
+ * service on that data, the key works with curl-like calls, and SIGTERM stops it cleanly.
+ */
+import assert from 'node:assert/strict';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, describe, it } from 'node:test';
+import { freePort } from '../support/postgres.js';
+import { call, createPostgresDatabase, standardLinkBody } from '../support/service.js';
+
+const BIN = path.resolve('bin/paylink.mjs');
+
+function runCli(args: string[], env: Record<string, string> = {}) {
+  return spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', env: { ...process.env, ...env }, timeout: 60_000 });
+}
+
+async function waitForHealth(url: string, child: ChildProcess): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}`);
+    try {
+      const res = await fetch(`${url}/healthz`);
+      if (res.ok) return;
+    } catch {
+      // Not listening yet.
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error('the service did not become healthy in 30 s');
+}
+
+function exitOf(child: ChildProcess): Promise<number | null> {
+  return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+}
+
+describe('paylink command', () => {
+  const dirs: string[] = [];
+  after(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+
+  it('prints usage with --help and refuses an unknown command', () => {
+    const help = runCli(['--help']);
+    assert.equal(help.status, 0);
+    assert.match(help.stdout, /paylink <command>/);
+    const unknown = runCli(['launch']);
+    assert.equal(unknown.status, 2);
+    assert.match(unknown.stderr, /unknown command: launch/);
+  });
+
+  async function serveAndUse(storageArgs: string[]) {
+    const created = runCli(['keys', 'create', '--name', 'CLI test', ...storageArgs]);
+    assert.equal(created.status, 0, created.stderr);
+    const key = created.stdout.trim().split('\n').at(-1)!;
+    assert.match(key, /^pl_sk_[A-Za-z0-9]{32}$/, 'the key is alone on the last line of stdout');
+
+    const port = await freePort();
+    const child = spawn(process.execPath, [BIN, 'serve', '--port', String(port), ...storageArgs], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const url = `http://127.0.0.1:${port}`;
+    try {
+      await waitForHealth(url, child);
+      const res = await call(url, 'POST', '/v1/payment-link', { key, body: standardLinkBody() });
+      assert.equal(res.status, 201);
+      assert.equal(res.body.url, `${url}/pay/${res.body.slug}`);
+      const list = await call(url, 'GET', '/v1/payment-link', { key });
+      assert.equal(list.body.meta.totalItems, 1);
+      const page = await fetch(`${url}/pay/${res.body.slug}`);
+      assert.equal(page.status, 200);
+      const html = await page.text();
+      assert.match(html, /<title>Test order · Paylink<\/title>/);
+      assert.match(html, /<paylink-checkout slug="[A-Za-z0-9]{10}"/);
+      assert.match(page.headers.get('content-security-policy') ?? '', /require-trusted-types-for 'script'/);
+    } finally {
+      child.kill('SIGTERM');
+    }
+    assert.equal(await exitOf(child), 0, 'SIGTERM drains and exits 0');
+  }
+
+  it('keys create + serve on a PGlite data directory', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'paylink-cli-'));
+    dirs.push(dir);
+    await serveAndUse(['--data-dir', dir]);
+  });
+
+  it('keys create + serve on PostgreSQL with --database-url', { skip: !process.env.PAYLINK_TEST_DATABASE_URL }, async () => {
+    const database = await createPostgresDatabase();
+    try {
+      await serveAndUse(['--database-url', database.url]);
+    } finally {
+      await database.drop();
+    }
+  });
+
+  it('refuses a bad port with a clear message', () => {
+    const res = runCli(['serve', '--port', 'eighty']);
+    assert.equal(res.status, 2);
+    assert.match(res.stderr, /not a port number: eighty/);
+  });
+});
+
+describe('hosted checkout page', () => {
+  it('escapes the link title in the page and its preview metadata', async () => {
+    const { startTestService } = await import('../support/service.js');
+    const t = await startTestService('pglite');
+    try {
+      const key = (await t.newKey()).key;
+      const title = '<img src=x onerror=alert(1)> "quoted"';
+      const link = (await call(t.url, 'POST', '/v1/payment-link', { key, body: standardLinkBody({ title }) })).body;
+      const html = await (await fetch(`${t.url}/pay/${link.slug}`)).text();
+      assert.ok(!html.includes('<img src=x'), 'no markup from the title');
+      assert.match(html, /&lt;img src=x onerror=alert\(1\)&gt; &quot;quoted&quot;/);
+      const missing = await fetch(`${t.url}/pay/NoSuchLink`);
+      assert.equal(missing.status, 404);
+      assert.match(await missing.text(), /Payment link not found/);
+    } finally {
+      await t.close();
+    }
+  });
+});
