@@ -406,20 +406,28 @@ function draftParams(draft: LinkDraft): unknown[] {
   ];
 }
 
-export async function createLink(db: Queryable, principal: Principal, input: CreateInput, now = new Date()): Promise<LinkRow> {
+export async function createLink(db: Transactional, principal: Principal, input: CreateInput, now = new Date()): Promise<LinkRow> {
   const draft = buildDraft(EMPTY_DRAFT, input, now, true);
   // 62^10 slugs: a clash is astronomically rare, but the unique index decides, not hope.
   for (let attempt = 0; ; attempt++) {
     try {
-      const { rows } = await db.query<LinkRow>(
-        `INSERT INTO payment_links (id, integrator_id, user_id, slug, title, description, link_type, fiat_amount,
-           fiat_currency, collect_address, collect_phone, redirect, show_confirmation_page, success_message, redirect_url,
-           cart_items, is_active, closes_at, min_amount, max_amount, suggested_amounts, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16::jsonb, $17, $18, $19, $20, $21, $22, $22)
-         RETURNING ${COLUMNS}`,
-        [randomUUID(), principal.integratorId, principal.userId, randomAlphanumeric(10), ...draftParams(draft), now],
-      );
-      return rows[0]!;
+      return await db.transaction(async (tx) => {
+        // Locks the integrator's row: seq stays gap-free and in creation order.
+        const seq = await tx.query<{ link_seq: string | number }>(
+          'UPDATE integrators SET link_seq = link_seq + 1 WHERE id = $1 RETURNING link_seq',
+          [principal.integratorId],
+        );
+        const { rows } = await tx.query<LinkRow>(
+          `INSERT INTO payment_links (id, integrator_id, user_id, slug, title, description, link_type, fiat_amount,
+             fiat_currency, collect_address, collect_phone, redirect, show_confirmation_page, success_message, redirect_url,
+             cart_items, is_active, closes_at, min_amount, max_amount, suggested_amounts, created_at, updated_at, seq)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16::jsonb, $17, $18, $19, $20, $21, $22, $22, $23)
+           RETURNING ${COLUMNS}`,
+          [randomUUID(), principal.integratorId, principal.userId, randomAlphanumeric(10), ...draftParams(draft), now, seq.rows[0]!.link_seq],
+        );
+        await adjustLinkCount(tx, principal.integratorId, draft.linkType, draft.isActive, 1);
+        return rows[0]!;
+      });
     } catch (error) {
       if (attempt < 5 && (error as { code?: string }).code === '23505') continue;
       throw error;
@@ -427,10 +435,31 @@ export async function createLink(db: Queryable, principal: Principal, input: Cre
   }
 }
 
+/** Keeps integrator_link_counts in step with a link entering or leaving a (kind, state) group. */
+async function adjustLinkCount(tx: Queryable, integratorId: string, linkType: LinkType, isActive: boolean, delta: 1 | -1) {
+  if (delta < 0) {
+    // The group's row exists: the link being moved out was counted in it.
+    await tx.query(
+      'UPDATE integrator_link_counts SET n = n - 1 WHERE integrator_id = $1 AND link_type = $2 AND is_active = $3',
+      [integratorId, linkType, isActive],
+    );
+    return;
+  }
+  await tx.query(
+    `INSERT INTO integrator_link_counts (integrator_id, link_type, is_active, n) VALUES ($1, $2, $3, $4)
+     ON CONFLICT (integrator_id, link_type, is_active) DO UPDATE SET n = integrator_link_counts.n + $4`,
+    [integratorId, linkType, isActive, delta],
+  );
+}
+
+interface Transactional {
+  transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
+}
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export async function updateLink(
-  db: { transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> },
+  db: Transactional,
   principal: Principal,
   id: string,
   input: UpdateInput,
@@ -453,6 +482,10 @@ export async function updateLink(
        WHERE id = $1 RETURNING ${COLUMNS}`,
       [id, ...draftParams(draft), now],
     );
+    if (row.link_type !== draft.linkType || row.is_active !== draft.isActive) {
+      await adjustLinkCount(tx, row.integrator_id, row.link_type, row.is_active, -1);
+      await adjustLinkCount(tx, row.integrator_id, draft.linkType, draft.isActive, 1);
+    }
     return updated.rows[0]!;
   });
 }
@@ -477,12 +510,18 @@ export async function getLinkBySlug(db: Queryable, slug: string): Promise<LinkRo
   return rows[0];
 }
 
+/**
+ * One page of an integrator's links, newest first. Totals come from integrator_link_counts; an
+ * unfiltered page is a range of `seq`, so a deep page costs what page 1 costs. Filtered pages use
+ * OFFSET on the (integrator_id, seq) index, and a text search (`q`) counts by scanning.
+ */
 export async function listLinks(
   db: Queryable,
   principal: Principal,
   query: z.output<typeof ListPaymentLinksQuery>,
 ): Promise<{ rows: LinkRow[]; totalItems: number }> {
   const where = ['integrator_id = $1', 'deleted_at IS NULL'];
+  const countWhere = ['integrator_id = $1'];
   const params: unknown[] = [principal.integratorId];
   if (query.linkType !== undefined) {
     const type = query.linkType.toLowerCase();
@@ -490,23 +529,48 @@ export async function listLinks(
       throw validationError([{ path: 'linkType', message: 'linkType must be "Standard" or "Donation"' }]);
     params.push(type === 'standard' ? 'Standard' : 'Donation');
     where.push(`link_type = $${params.length}`);
+    countWhere.push(`link_type = $${params.length}`);
   }
   if (query.isActive !== undefined) {
     params.push(query.isActive === 'true');
     where.push(`is_active = $${params.length}`);
+    countWhere.push(`is_active = $${params.length}`);
   }
-  if (query.q !== undefined && query.q.trim() !== '') {
-    params.push(`%${query.q.trim().replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+  const offset = (query.page - 1) * query.limit;
+  const search = query.q?.trim();
+  if (search) {
+    params.push(`%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
     where.push(`(title ILIKE $${params.length} OR description ILIKE $${params.length} OR slug ILIKE $${params.length})`);
+    const filter = where.join(' AND ');
+    const count = await db.query<{ total: number }>(`SELECT count(*)::int AS total FROM payment_links WHERE ${filter}`, params);
+    const { rows } = await db.query<LinkRow>(
+      `SELECT ${COLUMNS} FROM payment_links WHERE ${filter} ORDER BY seq DESC LIMIT ${query.limit} OFFSET ${offset}`,
+      params,
+    );
+    return { rows, totalItems: count.rows[0]?.total ?? 0 };
   }
-  const filter = where.join(' AND ');
-  const count = await db.query<{ total: number }>(`SELECT count(*)::int AS total FROM payment_links WHERE ${filter}`, params);
-  const { rows } = await db.query<LinkRow>(
-    `SELECT ${COLUMNS} FROM payment_links WHERE ${filter}
-     ORDER BY created_at DESC, id DESC LIMIT ${query.limit} OFFSET ${(query.page - 1) * query.limit}`,
+  const count = await db.query<{ total: string | number }>(
+    `SELECT coalesce(sum(n), 0)::bigint AS total FROM integrator_link_counts WHERE ${countWhere.join(' AND ')}`,
     params,
   );
-  return { rows, totalItems: count.rows[0]?.total ?? 0 };
+  const totalItems = Number(count.rows[0]?.total ?? 0);
+  if (offset >= totalItems) return { rows: [], totalItems };
+  if (params.length === 1) {
+    // No filter: page p is the seq range just below link_seq - offset.
+    const { rows } = await db.query<LinkRow>(
+      `SELECT ${COLUMNS} FROM payment_links
+       WHERE integrator_id = $1 AND deleted_at IS NULL
+         AND seq <= (SELECT link_seq FROM integrators WHERE id = $1) - ${offset}
+       ORDER BY seq DESC LIMIT ${query.limit}`,
+      params,
+    );
+    return { rows, totalItems };
+  }
+  const { rows } = await db.query<LinkRow>(
+    `SELECT ${COLUMNS} FROM payment_links WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT ${query.limit} OFFSET ${offset}`,
+    params,
+  );
+  return { rows, totalItems };
 }
 
 /**

@@ -4,6 +4,8 @@
 CREATE TABLE integrators (
   id uuid PRIMARY KEY,
   name text NOT NULL,
+  -- The last `seq` given to one of this integrator's links (see payment_links.seq).
+  link_seq bigint NOT NULL DEFAULT 0,
   created_at timestamptz NOT NULL DEFAULT now()
 );
 
@@ -23,6 +25,9 @@ CREATE TABLE api_keys (
 CREATE TABLE payment_links (
   id uuid PRIMARY KEY,
   integrator_id uuid NOT NULL REFERENCES integrators(id),
+  -- 1, 2, 3… per integrator in creation order, taken under the integrator's row lock: the list is
+  -- newest first by seq, and an unfiltered page is a seq range, as fast at page 50,000 as at page 1.
+  seq bigint NOT NULL,
   user_id uuid NOT NULL,
   slug text NOT NULL UNIQUE,
   title text NOT NULL,
@@ -49,8 +54,17 @@ CREATE TABLE payment_links (
   deleted_at timestamptz
 );
 
--- The list is newest first per integrator; (created_at, id) makes the order total.
-CREATE INDEX payment_links_integrator_recent ON payment_links (integrator_id, created_at DESC, id DESC) WHERE deleted_at IS NULL;
+CREATE UNIQUE INDEX payment_links_integrator_seq ON payment_links (integrator_id, seq);
+
+-- Live link counts per integrator, kind and state, kept in the transaction that creates or changes a
+-- link, so the list's totalItems is a sum of at most four rows instead of a count over every link.
+CREATE TABLE integrator_link_counts (
+  integrator_id uuid NOT NULL REFERENCES integrators(id),
+  link_type text NOT NULL,
+  is_active boolean NOT NULL,
+  n bigint NOT NULL DEFAULT 0 CHECK (n >= 0),
+  PRIMARY KEY (integrator_id, link_type, is_active)
+);
 
 -- One row per (link, visitor) so a repeat visit within 30 minutes counts once.
 CREATE TABLE link_visits (
