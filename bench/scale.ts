@@ -18,7 +18,8 @@ async function timeRequest(url: string, key: string, repeats: number): Promise<n
   const samples: number[] = [];
   for (let i = 0; i < repeats; i++) {
     const started = performance.now();
-    const res = await fetch(url, { headers: { 'x-api-key': key } });
+    // A keep-alive socket idle through seeding may have been closed by the server: retry once.
+    const res = await fetch(url, { headers: { 'x-api-key': key } }).catch(() => fetch(url, { headers: { 'x-api-key': key } }));
     if (!res.ok) throw new Error(`${url}: ${res.status} ${await res.text()}`);
     await res.arrayBuffer();
     samples.push(performance.now() - started);

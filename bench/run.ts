@@ -1,0 +1,100 @@
+/**
+ * `npm run bench`: every benchmark of the project in one run, each figure a ratio against a
+ * baseline measured in the same run, with the absolute numbers beside it. Writes
+ * `bench/results/latest.json` and `bench/results/latest.md`, and prints the Markdown.
+ *
+ * Run a part alone with `node --import tsx bench/<part>.ts`, or choose parts:
+ * `npm run bench -- bundle scale`. BENCH_SECONDS sets the load duration (default 5 s).
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { ROOT } from './support/processes.js';
+
+type Table = Array<Record<string, unknown>>;
+
+interface Part {
+  name: string;
+  title: string;
+  target: string;
+  run(): Promise<Table>;
+}
+
+const parts: Part[] = [
+  {
+    name: 'bundle',
+    title: 'Bundle bytes vs a bare LitElement bundle (same Vite build)',
+    target: 'paylink-checkout.js ≤ 15,000 bytes gzipped',
+    run: async () => (await import('./bundle.js')).runBundleBench() as unknown as Promise<Table>,
+  },
+  {
+    name: 'ready',
+    title: 'Checkout in Chromium: script start → paylink-ready vs a bare fetch of the same JSON',
+    target: 'ready ≤ 1.5× bare fetch; CLS 0',
+    run: async () => [(await (await import('./checkout-ready.js')).runCheckoutReadyBench()) as unknown as Record<string, unknown>],
+  },
+  {
+    name: 'service',
+    title: 'Service at 100 connections vs bare node:http',
+    target: 'service ≥ 50% of bare node:http',
+    run: async () => (await import('./service.js')).runServiceBench() as unknown as Promise<Table>,
+  },
+  {
+    name: 'proxy',
+    title: 'GET /paylink/checkout/{slug} through the proxy vs straight to the service',
+    target: 'proxy ≥ 60% of direct',
+    run: async () => {
+      const result = await (await import('./proxy.js')).runProxyBench();
+      return (Array.isArray(result) ? result : [result]) as Table;
+    },
+  },
+  {
+    name: 'scale',
+    title: 'List-links page latency, 1,000 vs 1,000,000 links of one integrator',
+    target: '1M-link page latency ≤ 2× the 1k one',
+    run: async () => {
+      const rows = await (await import('./scale.js')).runScaleBench();
+      return rows.map((row) => {
+        const small = rows.find((r) => r.backend === row.backend && r.links === 1_000)!;
+        return { ...row, page1VsSmall: Number((row.page1Ms / small.page1Ms).toFixed(2)), deepVsSmall: Number((row.deepPageMs / small.deepPageMs).toFixed(2)) };
+      });
+    },
+  },
+  {
+    name: 'withdrawals',
+    title: 'Withdrawals per second under contention (50 concurrent clients)',
+    target: 'reported, with p99',
+    run: async () => {
+      const result = await (await import('./withdrawals.js')).runWithdrawalsBench();
+      return (Array.isArray(result) ? result : [result]) as Table;
+    },
+  },
+];
+
+function toMarkdown(table: Table): string {
+  if (table.length === 0) return '_no rows_';
+  const columns = [...new Set(table.flatMap((row) => Object.keys(row)))];
+  const cell = (value: unknown) => (typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value ?? ''));
+  return [
+    `| ${columns.join(' | ')} |`,
+    `| ${columns.map(() => '---').join(' | ')} |`,
+    ...table.map((row) => `| ${columns.map((c) => cell(row[c])).join(' | ')} |`),
+  ].join('\n');
+}
+
+const wanted = process.argv.slice(2);
+const results: Record<string, { title: string; target: string; rows: Table }> = {};
+const markdown: string[] = [`# Paylink benchmarks`, '', `Run ${new Date().toISOString()} on Node ${process.version}, ${process.platform}/${process.arch}.`, ''];
+for (const part of parts) {
+  if (wanted.length && !wanted.includes(part.name)) continue;
+  process.stderr.write(`bench: ${part.name}…\n`);
+  const rows = await part.run();
+  results[part.name] = { title: part.title, target: part.target, rows };
+  markdown.push(`## ${part.title}`, '', `Target: ${part.target}`, '', toMarkdown(rows), '');
+}
+
+const out = path.join(ROOT, 'bench', 'results');
+mkdirSync(out, { recursive: true });
+writeFileSync(path.join(out, 'latest.json'), `${JSON.stringify({ runAt: new Date().toISOString(), node: process.version, results }, null, 2)}\n`);
+writeFileSync(path.join(out, 'latest.md'), `${markdown.join('\n')}\n`);
+console.log(markdown.join('\n'));
+process.exit(0);

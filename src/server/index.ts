@@ -1,0 +1,10 @@
+/**
+ * `paylink/server`: the Payment Link and Crypto Withdrawal Service as a library — start it on a
+ * port, or build its Hono app to mount elsewhere, on PGlite or PostgreSQL.
+ */
+export { createApp, type ServiceDeps } from './service/app.js';
+export { startService, type RunningService, type ServiceOptions } from './service/serve.js';
+export { openDatabase, migrate, type Database, type OpenDatabaseOptions, type Queryable } from './db/index.js';
+export { createApiKey, type CreatedKey, type Principal } from './service/keys.js';
+export { createSandboxChain } from './chain/sandbox.js';
+export type { ChainAdapter, Network } from './chain/types.js';
