@@ -226,7 +226,15 @@ export const CheckoutSession = z.object({
 });
 export type CheckoutSession = z.infer<typeof CheckoutSession>;
 
-export const SimulatePaymentInput = z.object({ amount: amountInput.optional() });
+/**
+ * Body of `POST /v1/checkout/sessions/{id}/simulate-payment` (sandbox only). `amount` defaults to
+ * what is left to pay; `txHash` names the simulated transfer, so sending the same hash twice
+ * records one transfer (a random hash is used when it is absent).
+ */
+export const SimulatePaymentInput = z.object({
+  amount: amountInput.optional(),
+  txHash: z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'txHash must be 0x followed by 64 hexadecimal characters').optional(),
+});
 
 // ---------------------------------------------------------------------------------------------
 // Money out (spec §2.3–2.4, §4.5–4.6; DESIGN §4)

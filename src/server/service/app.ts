@@ -7,17 +7,28 @@ import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import { type AppEnv, type ServiceDeps } from './context.js';
 import { ApiError } from './errors.js';
+import { hostedPageRoutes } from './hosted-page.js';
 import { findPrincipal } from './keys.js';
 import { openApiDocument } from './openapi.js';
+import { type MoneyDeps, withMoneyDefaults } from './money-deps.js';
+import { balanceRoutes } from './routes/balance.js';
 import { checkoutRoutes } from './routes/checkout.js';
 import { paymentLinkRoutes } from './routes/payment-links.js';
+import { sessionRoutes } from './routes/sessions.js';
+import { withdrawalRoutes } from './routes/withdrawals.js';
 
 export type { ServiceDeps } from './context.js';
+export type { MoneyDeps } from './money-deps.js';
 
 /** Hook for routes added by later modules (sessions, withdrawals, balance) without touching this file's flow. */
 export type RouteMounter = (app: Hono<AppEnv>, deps: ServiceDeps) => void;
 
-export function createApp(deps: ServiceDeps, extraRoutes: RouteMounter[] = []) {
+/**
+ * Builds the app. The money routes' extra dependencies (rates, session events, the payout worker's
+ * wake-up) default when left out; `serve.ts` passes them so it can run and stop them.
+ */
+export function createApp(baseDeps: ServiceDeps & Partial<MoneyDeps>, extraRoutes: RouteMounter[] = []) {
+  const deps = withMoneyDefaults(baseDeps);
   const app = new Hono<AppEnv>();
 
   app.onError((error, c) => {
@@ -61,6 +72,10 @@ export function createApp(deps: ServiceDeps, extraRoutes: RouteMounter[] = []) {
 
   app.route('/v1/payment-link', paymentLinkRoutes(deps));
   app.route('/v1/checkout', checkoutRoutes(deps));
+  app.route('/v1/checkout', sessionRoutes(deps));
+  app.route('/v1/withdrawal', withdrawalRoutes(deps));
+  app.route('/v1/balance', balanceRoutes(deps));
+  hostedPageRoutes(app, deps);
   for (const mount of extraRoutes) mount(app, deps);
   return app;
 }

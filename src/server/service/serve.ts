@@ -1,6 +1,8 @@
 /**
- * Runs the service on a port: opens the database (migrating it), builds the app and listens.
- * `close()` stops accepting, drains in-flight requests, then closes the database.
+ * Runs the service on a port: opens the database (migrating it), builds the app, starts the
+ * background work (the payout worker and the session expiry sweep) and listens.
+ * `close()` stops the background work (payouts in flight finish first), ends the SSE streams,
+ * stops accepting, drains in-flight requests, then closes the database.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -9,6 +11,10 @@ import { createSandboxChain } from '../chain/sandbox.js';
 import type { ChainAdapter } from '../chain/types.js';
 import { openDatabase, type Database } from '../db/index.js';
 import { createApp } from './app.js';
+import { createSessionEvents } from './events.js';
+import { startPayoutWorker, type PayoutWorker, type PayoutWorkerOptions } from './payouts.js';
+import { createRateTable } from './rates.js';
+import { startExpirySweep } from './sessions.js';
 
 export interface ServiceOptions {
   port?: number;
@@ -22,6 +28,16 @@ export interface ServiceOptions {
   now?: () => Date;
   /** An already open database to use instead of opening one. */
   db?: Database;
+  /** Rate overrides: units per USD, e.g. `{NGN: '1600'}` (see rates.ts; env `PAYLINK_RATES` too). */
+  rates?: Record<string, string | number>;
+  /** Run the payout worker in this instance (default true). */
+  payoutWorker?: boolean;
+  /** Payout worker tuning; tests use a short `pollIntervalMs`. */
+  payouts?: PayoutWorkerOptions;
+  /** How often the session expiry sweep runs, in ms (default 30 s). */
+  expirySweepMs?: number;
+  /** SSE heartbeat interval, in ms (default 15 s). */
+  sseHeartbeatMs?: number;
 }
 
 export interface RunningService {
@@ -30,10 +46,14 @@ export interface RunningService {
   db: Database;
   server: Server;
   app: ReturnType<typeof createApp>;
+  /** This instance's payout worker (absent with `payoutWorker: false`). */
+  payoutWorker: PayoutWorker | undefined;
   close(): Promise<void>;
 }
 
 export async function startService(options: ServiceOptions = {}): Promise<RunningService> {
+  // A malformed rate override fails here, before anything is opened.
+  const rates = createRateTable(options.rates);
   const db = options.db ?? (await openDatabase({ databaseUrl: options.databaseUrl, dataDir: options.dataDir }));
   const host = options.host ?? '127.0.0.1';
   const server = createServer();
@@ -44,7 +64,21 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
   const port = (server.address() as AddressInfo).port;
   const origin = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   const publicUrl = (options.publicUrl ?? process.env.PAYLINK_PUBLIC_URL ?? `${origin}/pay`).replace(/\/+$/, '');
-  const app = createApp({ db, chain: options.chain ?? createSandboxChain(), publicUrl, now: options.now ?? (() => new Date()) });
+  const chain = options.chain ?? createSandboxChain();
+  const now = options.now ?? (() => new Date());
+  const sessionEvents = createSessionEvents(db);
+  const worker = options.payoutWorker === false ? undefined : startPayoutWorker({ db, chain, now }, options.payouts);
+  const stopSweep = startExpirySweep({ db, now }, options.expirySweepMs ?? 30_000);
+  const app = createApp({
+    db,
+    chain,
+    publicUrl,
+    now,
+    rates,
+    sessionEvents,
+    onWithdrawalCreated: () => worker?.kick(),
+    sseHeartbeatMs: options.sseHeartbeatMs ?? 15_000,
+  });
   server.on('request', getRequestListener(app.fetch));
 
   let closing: Promise<void> | undefined;
@@ -54,8 +88,12 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
     db,
     server,
     app,
+    payoutWorker: worker,
     close: () =>
       (closing ??= (async () => {
+        // Background work first (a payout in flight is finished and recorded), and the SSE
+        // streams are ended so they do not hold the drain.
+        await Promise.all([worker?.stop(), stopSweep(), sessionEvents.close()]);
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           server.closeIdleConnections();

@@ -1,0 +1,29 @@
+/**
+ * The service's side of EVM addresses: the one checker in `core/evm-address.ts` (shared with the
+ * admin form) turned into a result with the API's wording, and keccak for the sandbox's hashes.
+ */
+import { keccak_256 } from '@noble/hashes/sha3.js';
+import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
+import { checkAddress, toChecksumAddress } from '../../core/evm-address.js';
+
+/** Keccak-256 of a UTF-8 string, as lowercase hex without `0x`. */
+export function keccakHex(text: string): string {
+  return bytesToHex(keccak_256(utf8ToBytes(text)));
+}
+
+export type AddressCheck = { ok: true; address: string } | { ok: false; message: string };
+
+/**
+ * Checks an address a user typed. On success `address` is its EIP-55 spelling, which is how the
+ * service stores and returns it.
+ */
+export function checkEvmAddress(input: string): AddressCheck {
+  switch (checkAddress(input)) {
+    case 'ok':
+      return { ok: true, address: toChecksumAddress(input) };
+    case 'bad_checksum':
+      return { ok: false, message: 'address fails its EIP-55 checksum (a character is mistyped or its case is wrong)' };
+    default:
+      return { ok: false, message: 'address must be an EVM address: 0x followed by 40 hexadecimal characters' };
+  }
+}

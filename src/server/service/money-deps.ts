@@ -1,0 +1,29 @@
+/**
+ * What the money routes (sessions, balance, withdrawals) need beyond `ServiceDeps`. `createApp`
+ * fills in defaults for whatever the caller leaves out, so `createApp({db, chain, publicUrl, now})`
+ * still gives a complete service (without a payout worker: that runs in `serve.ts`).
+ */
+import type { ServiceDeps } from './context.js';
+import { createSessionEvents, type SessionEvents } from './events.js';
+import { createRateTable, type RateTable } from './rates.js';
+
+export interface MoneyDeps {
+  rates: RateTable;
+  sessionEvents: SessionEvents;
+  /** Called after a withdrawal commits: wakes this instance's payout worker, if any. */
+  onWithdrawalCreated: () => void;
+  /** Interval of SSE heartbeat comments (and of the re-read that backs up NOTIFY), in ms. */
+  sseHeartbeatMs: number;
+}
+
+export type MoneyServiceDeps = ServiceDeps & MoneyDeps;
+
+export function withMoneyDefaults(deps: ServiceDeps & Partial<MoneyDeps>): MoneyServiceDeps {
+  return {
+    ...deps,
+    rates: deps.rates ?? createRateTable(),
+    sessionEvents: deps.sessionEvents ?? createSessionEvents(deps.db),
+    onWithdrawalCreated: deps.onWithdrawalCreated ?? (() => {}),
+    sseHeartbeatMs: deps.sseHeartbeatMs ?? 15_000,
+  };
+}

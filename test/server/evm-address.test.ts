@@ -1,0 +1,97 @@
+/**
+ * EVM address checks: a payout sent to a mistyped address is lost, so the EIP-55 checksum must be
+ * computed exactly as wallets do. Vectors from the EIP-55 specification.
+ */
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { checkAddress, isValidEvmAddress, toChecksumAddress } from '../../src/core/evm-address.js';
+
+const EIP55_VECTORS = [
+  // All caps
+  '0x52908400098527886E0F7030069857D2E4169EE7',
+  '0x8617E340B3D01FA5F11F306F4090FD50E238070D',
+  // All lower
+  '0xde709f2102306220921060314715629080e2fb77',
+  '0x27b1fdb04752bbc536007a920d24acb045561c26',
+  // Mixed
+  '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed',
+  '0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359',
+  '0xdbF03B407c01E7cD3CBea99509d93f8DDDC8C6FB',
+  '0xD1220A0cf47c7B9Be7A2E6BA89F429762e7b9aDb',
+];
+
+const MIXED = EIP55_VECTORS.slice(4);
+
+/** Flips the case of the first letter in the hex body: a typo the checksum must catch. */
+function flipFirstLetter(address: string): string {
+  const body = address.slice(2);
+  const index = body.search(/[a-fA-F]/);
+  const char = body[index]!;
+  const flipped = char === char.toLowerCase() ? char.toUpperCase() : char.toLowerCase();
+  return `0x${body.slice(0, index)}${flipped}${body.slice(index + 1)}`;
+}
+
+describe('toChecksumAddress', () => {
+  test('produces the EIP-55 form of every specification vector', () => {
+    for (const vector of MIXED) {
+      assert.equal(toChecksumAddress(vector.toLowerCase()), vector);
+      assert.equal(toChecksumAddress(`0x${vector.slice(2).toUpperCase()}`), vector);
+      assert.equal(toChecksumAddress(vector), vector);
+    }
+  });
+
+  test('checksums the all-caps and all-lower vectors too', () => {
+    assert.equal(toChecksumAddress('0x52908400098527886E0F7030069857D2E4169EE7'), '0x52908400098527886E0F7030069857D2E4169EE7');
+    assert.equal(toChecksumAddress('0xde709f2102306220921060314715629080e2fb77'), '0xde709f2102306220921060314715629080e2fb77');
+  });
+
+  test('refuses what is not an address', () => {
+    assert.throws(() => toChecksumAddress('0x123'), TypeError);
+    assert.throws(() => toChecksumAddress('5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed'), TypeError);
+  });
+});
+
+describe('checkAddress', () => {
+  test('accepts every specification vector', () => {
+    for (const vector of EIP55_VECTORS) assert.equal(checkAddress(vector), 'ok', vector);
+  });
+
+  test('accepts single-case addresses, which carry no checksum', () => {
+    for (const vector of MIXED) {
+      assert.equal(checkAddress(vector.toLowerCase()), 'ok');
+      assert.equal(checkAddress(`0x${vector.slice(2).toUpperCase()}`), 'ok');
+    }
+  });
+
+  test('catches a mixed-case address with one letter in the wrong case', () => {
+    for (const vector of MIXED) assert.equal(checkAddress(flipFirstLetter(vector)), 'bad_checksum', vector);
+  });
+
+  test('reports the wrong shape as invalid_format', () => {
+    for (const bad of [
+      '',
+      '0x',
+      '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAe', // 39 digits
+      '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed0', // 41 digits
+      '5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed00', // no 0x
+      '0X5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed', // capital X prefix
+      '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAeg', // not hex
+      '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1 BeAed',
+    ]) {
+      assert.equal(checkAddress(bad), 'invalid_format', bad);
+    }
+    assert.equal(checkAddress(undefined as unknown as string), 'invalid_format');
+  });
+
+  test('ignores whitespace around a pasted address', () => {
+    assert.equal(checkAddress(`  ${MIXED[0]}\n`), 'ok');
+  });
+});
+
+describe('isValidEvmAddress', () => {
+  test('is true only for an ok address', () => {
+    assert.equal(isValidEvmAddress(MIXED[1]!), true);
+    assert.equal(isValidEvmAddress(flipFirstLetter(MIXED[1]!)), false);
+    assert.equal(isValidEvmAddress('0xnope'), false);
+  });
+});
