@@ -4,8 +4,10 @@
  * connections for a fixed time. Service and proxy each run in their own process (as deployed), the
  * load generator (autocannon, keep-alive) in this one. The proxy's rate limit is turned off
  * (`PAYLINK_RATE_LIMIT=off`): every request comes from one address, and the point is the forwarding cost.
+ * The two targets alternate over a few rounds (direct, proxy; proxy, direct; …) so that drift in the
+ * machine's load hits both alike; the ratio is the median of the rounds' ratios.
  *
- *   node --import tsx bench/proxy.ts            # BENCH_SECONDS=5 BENCH_CONNECTIONS=50 by default
+ *   node --import tsx bench/proxy.ts     # BENCH_SECONDS=5 (per target and round) BENCH_CONNECTIONS=50 BENCH_ROUNDS=3
  */
 import { binPath, startBenchService, startProcess } from './support/processes.js';
 import { load, type LoadResult } from './support/load.js';
@@ -17,15 +19,37 @@ export interface ProxyBenchRow extends LoadResult {
 export interface ProxyBenchResult {
   connections: number;
   durationSeconds: number;
+  rounds: number;
   direct: ProxyBenchRow;
   proxy: ProxyBenchRow;
-  /** proxy / direct: requests per second (1 = no cost), and latency (1 = no added latency). */
+  /** proxy / direct, median over the rounds: requests per second (1 = no cost), latency (1 = no added latency). */
   ratio: { requestsPerSecond: number; p50: number; p99: number };
 }
 
-export async function runProxyBench(options: { connections?: number; durationSeconds?: number } = {}): Promise<ProxyBenchResult> {
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+};
+const round2 = (value: number) => Number(value.toFixed(2));
+
+/** Rounds of one target folded into one row: summed counts, mean throughput, median latencies. */
+function combine(target: string, runs: LoadResult[]): ProxyBenchRow {
+  return {
+    target,
+    requestsPerSecond: Math.round(runs.reduce((sum, run) => sum + run.requestsPerSecond, 0) / runs.length),
+    p50Ms: median(runs.map((run) => run.p50Ms)),
+    p99Ms: median(runs.map((run) => run.p99Ms)),
+    requests: runs.reduce((sum, run) => sum + run.requests, 0),
+    non2xx: runs.reduce((sum, run) => sum + run.non2xx, 0),
+    errors: runs.reduce((sum, run) => sum + run.errors, 0),
+  };
+}
+
+export async function runProxyBench(options: { connections?: number; durationSeconds?: number; rounds?: number } = {}): Promise<ProxyBenchResult> {
   const connections = options.connections ?? Number(process.env.BENCH_CONNECTIONS ?? 50);
   const durationSeconds = options.durationSeconds ?? Number(process.env.BENCH_SECONDS ?? 5);
+  const rounds = Math.max(1, options.rounds ?? Number(process.env.BENCH_ROUNDS ?? 3));
   const service = await startBenchService();
   try {
     const created = await fetch(`${service.url}/v1/payment-link`, {
@@ -49,18 +73,30 @@ export async function runProxyBench(options: { connections?: number; durationSec
       // A short warm-up of both (JIT, connection pools), then the measured runs.
       await load({ url: directUrl, connections, durationSeconds: 1 });
       await load({ url: proxyUrl, connections, durationSeconds: 1 });
-      const direct = await load({ url: directUrl, connections, durationSeconds });
-      const proxied = await load({ url: proxyUrl, connections, durationSeconds });
-      const round = (value: number) => Number(value.toFixed(2));
+      const direct: LoadResult[] = [];
+      const proxied: LoadResult[] = [];
+      for (let round = 0; round < rounds; round++) {
+        const measureDirect = async () => direct.push(await load({ url: directUrl, connections, durationSeconds }));
+        const measureProxy = async () => proxied.push(await load({ url: proxyUrl, connections, durationSeconds }));
+        if (round % 2 === 0) {
+          await measureDirect();
+          await measureProxy();
+        } else {
+          await measureProxy();
+          await measureDirect();
+        }
+      }
+      const ratios = (pick: (run: LoadResult) => number) => round2(median(direct.map((run, i) => pick(proxied[i]!) / Math.max(pick(run), 0.01))));
       return {
         connections,
         durationSeconds,
-        direct: { target: 'direct: GET /v1/checkout/{slug}', ...direct },
-        proxy: { target: 'proxy: GET /paylink/checkout/{slug}', ...proxied },
+        rounds,
+        direct: combine('direct: GET /v1/checkout/{slug}', direct),
+        proxy: combine('proxy: GET /paylink/checkout/{slug}', proxied),
         ratio: {
-          requestsPerSecond: round(proxied.requestsPerSecond / direct.requestsPerSecond),
-          p50: round(proxied.p50Ms / Math.max(direct.p50Ms, 0.01)),
-          p99: round(proxied.p99Ms / Math.max(direct.p99Ms, 0.01)),
+          requestsPerSecond: ratios((run) => run.requestsPerSecond),
+          p50: ratios((run) => run.p50Ms),
+          p99: ratios((run) => run.p99Ms),
         },
       };
     } finally {
@@ -73,7 +109,7 @@ export async function runProxyBench(options: { connections?: number; durationSec
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const result = await runProxyBench();
-  console.log(`${result.connections} connections, ${result.durationSeconds} s each, one run`);
+  console.log(`${result.connections} connections, ${result.rounds} alternating rounds of ${result.durationSeconds} s per target, one run`);
   console.table([result.direct, result.proxy].map(({ target, requestsPerSecond, p50Ms, p99Ms, requests, non2xx, errors }) => ({ target, 'req/s': requestsPerSecond, 'p50 ms': p50Ms, 'p99 ms': p99Ms, requests, non2xx, errors })));
   console.log(`proxy/direct: throughput ×${result.ratio.requestsPerSecond}, p50 ×${result.ratio.p50}, p99 ×${result.ratio.p99}`);
 }

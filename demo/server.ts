@@ -17,7 +17,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { getRequestListener } from '@hono/node-server';
 import { openDatabase } from '../src/server/db/index.js';
-import { createPaylinkProxy } from '../src/server/proxy/index.js';
+import { createNodeFetch, createPaylinkProxy, type ProxyRequestInfo } from '../src/server/proxy/index.js';
 import { startService } from '../src/server/service/serve.js';
 import { seedDemo } from './seed.js';
 
@@ -95,6 +95,7 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
     apiKey: seed.apiKey,
     allowedOrigins,
     basePath: '/paylink',
+    fetch: createNodeFetch(),
     authorize: (request: Request) => {
       const bearer = request.headers.get('authorization')?.match(/^Bearer (.+)$/)?.[1];
       if (bearer && safeEqual(bearer, adminToken)) return true;
@@ -117,10 +118,10 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
       .replaceAll('{{simple}}', seed.slugs.simple);
   };
 
-  const handle = async (request: Request): Promise<Response> => {
+  const handle = async (request: Request, info?: ProxyRequestInfo): Promise<Response> => {
     const url = new URL(request.url);
     const { pathname } = url;
-    if (pathname === '/paylink' || pathname.startsWith('/paylink/')) return proxy(request);
+    if (pathname === '/paylink' || pathname.startsWith('/paylink/')) return proxy(request, info);
     if (pathname.startsWith('/v1/') || pathname.startsWith('/pay/') || pathname.startsWith('/dist/') || pathname === '/healthz') {
       return service.app.fetch(request);
     }

@@ -1,4 +1,125 @@
-/** `paylink proxy`: placeholder until the proxy lands (issue 4). */
-export async function runProxyCommand(_options: { port: number; host?: string | undefined; upstream?: string | undefined }, _onSignal: (close: () => Promise<void>) => void): Promise<void> {
-  throw new Error('the proxy is not built yet');
+/**
+ * `paylink proxy [--port 8788] [--host 127.0.0.1] --upstream URL`: the proxy as a standalone server.
+ * Env: `PAYLINK_API_KEY` (required), `PAYLINK_ADMIN_TOKEN` (without it the admin routes answer 401),
+ * `PAYLINK_ALLOWED_ORIGINS` (comma list, or `*`), `PAYLINK_UPSTREAM` (when `--upstream` is not given),
+ * `PAYLINK_TRUST_PROXY` (`1`/`true` or a hop count, when a load balancer you run sets `X-Forwarded-For`),
+ * `PAYLINK_RATE_LIMIT` (checkout requests per second per client, optionally `:burst`, e.g. `10:60`, the
+ * default; or `off`).
+ * `GET /healthz` answers `200 {"status":"ok"}`. The API key is never printed.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createNodeFetch, toNodeHandler } from './node.js';
+import { createPaylinkProxy, type PaylinkProxyOptions } from './proxy.js';
+
+export interface ProxyCommandOptions {
+  port: number;
+  host?: string | undefined;
+  upstream?: string | undefined;
+  /** Defaults to `process.env`. */
+  env?: Record<string, string | undefined>;
+}
+
+export interface RunningProxy {
+  url: string;
+  port: number;
+  server: Server;
+  close(): Promise<void>;
+}
+
+/** A configuration mistake the command reports in one line, without a stack. */
+export class ProxyConfigError extends Error {
+  override name = 'ProxyConfigError';
+}
+
+/** Reads the proxy's options from flags and environment, refusing to start without a key or upstream. */
+export function proxyOptionsFromEnv(options: ProxyCommandOptions): PaylinkProxyOptions {
+  const env = options.env ?? process.env;
+  const apiKey = env.PAYLINK_API_KEY?.trim();
+  if (!apiKey) throw new ProxyConfigError('PAYLINK_API_KEY is not set: the proxy needs the integrator API key (create one with "paylink keys create")');
+  const upstream = options.upstream ?? env.PAYLINK_UPSTREAM;
+  if (!upstream) throw new ProxyConfigError('--upstream is required: the URL of the Paylink service, e.g. --upstream http://127.0.0.1:8787');
+  try {
+    const url = new URL(upstream);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error();
+  } catch {
+    throw new ProxyConfigError(`--upstream is not an http(s) URL: ${upstream}`);
+  }
+  const origins = (env.PAYLINK_ALLOWED_ORIGINS ?? '')
+    .split(',')
+    .map((origin) => origin.trim())
+    .filter(Boolean);
+  const trust = env.PAYLINK_TRUST_PROXY?.trim();
+  return {
+    rateLimit: parseRateLimit(env.PAYLINK_RATE_LIMIT),
+    upstream,
+    apiKey,
+    adminToken: env.PAYLINK_ADMIN_TOKEN?.trim() || undefined,
+    allowedOrigins: origins.includes('*') ? '*' : origins,
+    trustProxy: !trust || trust === '0' || trust === 'false' ? undefined : /^\d+$/.test(trust) ? Number(trust) : true,
+  };
+}
+
+function parseRateLimit(value: string | undefined): PaylinkProxyOptions['rateLimit'] {
+  const text = value?.trim().toLowerCase();
+  if (!text) return undefined;
+  if (text === 'off' || text === 'false' || text === '0') return false;
+  const match = /^(\d+(?:\.\d+)?)(?::(\d+))?$/.exec(text);
+  if (!match) throw new ProxyConfigError(`PAYLINK_RATE_LIMIT must be "off" or requests per second with an optional burst, e.g. "10:60"; got ${value}`);
+  const perSecond = Number(match[1]);
+  return { perSecond, burst: match[2] ? Number(match[2]) : Math.max(1, Math.ceil(perSecond * 6)) };
+}
+
+/** Starts the proxy server; `close()` drains in-flight requests (cutting event streams after 5 s). */
+export async function startProxyServer(options: ProxyCommandOptions): Promise<RunningProxy> {
+  const proxy = createPaylinkProxy({ ...proxyOptionsFromEnv(options), fetch: createNodeFetch() });
+  const nodeHandler = toNodeHandler(proxy);
+  const server = createServer((req, res) => {
+    if (req.url === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) {
+      res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
+      res.end(req.method === 'HEAD' ? undefined : JSON.stringify({ status: 'ok' }));
+      return;
+    }
+    nodeHandler(req, res);
+  });
+  const host = options.host ?? '127.0.0.1';
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, host, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    port,
+    server,
+    close: () =>
+      (closing ??= new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+        setTimeout(() => server.closeAllConnections(), 5000).unref();
+      })),
+  };
+}
+
+/** The `paylink proxy` command: starts the server and prints where it listens (never the key). */
+export async function runProxyCommand(options: ProxyCommandOptions, onSignal: (close: () => Promise<void>) => void): Promise<void> {
+  let proxy: RunningProxy;
+  try {
+    proxy = await startProxyServer(options);
+  } catch (error) {
+    if (error instanceof ProxyConfigError || error instanceof TypeError) {
+      process.stderr.write(`paylink proxy: ${error.message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
+  const config = proxyOptionsFromEnv(options);
+  const origins = config.allowedOrigins === '*' ? '*' : (config.allowedOrigins as string[]).join(', ') || '(same origin only)';
+  process.stdout.write(
+    `paylink proxy listening on ${proxy.url}/paylink → ${config.upstream}\n` +
+      `  admin routes: ${config.adminToken ? 'bearer PAYLINK_ADMIN_TOKEN' : 'disabled (set PAYLINK_ADMIN_TOKEN)'}\n` +
+      `  checkout CORS origins: ${origins}\n`,
+  );
+  onSignal(proxy.close);
 }

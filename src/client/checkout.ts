@@ -1,0 +1,159 @@
+/**
+ * The `checkout` resource: the keyless public API a customer's browser calls (DESIGN §4).
+ * Paths are relative to the transport's base: `https://host/v1` when talking to the service,
+ * or the proxy base (`/paylink`) from a page. Responses are parsed with the zod-free parsers of
+ * `core/public-parse.ts`, so this file (on the checkout bundle's path) pulls in no zod.
+ */
+import { parseCheckoutSession, parsePublicLink, parseVisitResult } from '../core/public-parse.js';
+import type { CheckoutSession, PublicLink, SessionStatus, StartSessionInput, VisitResult } from '../core/schemas.js';
+import { errorFromResponse, PaylinkNetworkError, PaylinkNotFoundError, PaylinkServerError } from './errors.js';
+import type { RequestOptions, Transport } from './http.js';
+
+export type { CheckoutSession, PublicLink, SessionStatus, StartSessionInput, VisitResult };
+
+/** Statuses after which a session never changes again. */
+export const TERMINAL_STATUSES: ReadonlySet<SessionStatus> = new Set(['paid', 'overpaid', 'expired']);
+
+export interface WatchOptions {
+  /** Stops watching when aborted. */
+  signal?: AbortSignal;
+  /** Told about failures while polling (watching goes on, except after a 404). */
+  onError?: (error: unknown) => void;
+}
+
+export interface CheckoutApiOptions {
+  /**
+   * The EventSource to stream status with; `null` to always poll. Defaults to the global one, except
+   * when the transport has an injected `fetch`: an EventSource can't go through it, so a caller
+   * that routes traffic through its own fetch gets polling, through that fetch.
+   */
+  EventSource?: typeof EventSource | null;
+  /** Milliseconds between polls when there is no stream (default 2000). */
+  pollInterval?: number;
+}
+
+export interface CheckoutApi {
+  /** The public view of a link. 404 (`PaylinkNotFoundError`) when there is no such slug. */
+  getLink(slug: string, options?: RequestOptions): Promise<PublicLink>;
+  /** Counts one visit; send back the returned `visitId` on reloads so they count once. */
+  recordVisit(slug: string, params?: { visitId?: string | undefined }, options?: RequestOptions): Promise<VisitResult>;
+  /** Starts a payment: a quote in `assetId` and an address to pay to. */
+  startSession(slug: string, input: StartSessionInput, options?: RequestOptions): Promise<CheckoutSession>;
+  getSession(id: string, options?: RequestOptions): Promise<CheckoutSession>;
+  /**
+   * Calls `onUpdate` with the session now and on every change, over Server-Sent Events, falling
+   * back to polling when EventSource is missing or fails. Stops by itself once the status is
+   * terminal (`paid`, `overpaid`, `expired`). Returns a function that stops watching.
+   */
+  watchSession(id: string, onUpdate: (session: CheckoutSession) => void, options?: WatchOptions): () => void;
+  /** Sandbox chain only: pays `amount` (default: the whole `cryptoAmount`) into the session. */
+  simulatePayment(id: string, params?: { amount?: string | undefined }, options?: RequestOptions): Promise<CheckoutSession>;
+}
+
+/**
+ * A transport for the keyless public checkout API alone: JSON in and out, errors mapped by
+ * `errorFromResponse` like `createTransport` does, but no API key, bearer token, query strings or
+ * idempotency keys. The checkout element uses it because `createTransport` carries all of those
+ * into a bundle with a 15 kB budget; anything else should use `createTransport` (./http.js).
+ */
+export function createPublicTransport(baseUrl: string, customFetch?: typeof fetch): Transport {
+  const url = (path: string) => baseUrl.replace(/\/+$/, '') + path;
+  const send: typeof fetch = customFetch ?? ((input, init) => fetch(input, init));
+  return {
+    baseUrl,
+    url,
+    fetch: send,
+    options: { baseUrl, fetch: customFetch },
+    async request(method, path, parse, { body, signal } = {}) {
+      let response: Response;
+      try {
+        response = await send(url(path), {
+          method,
+          signal: signal ?? null,
+          headers: { accept: 'application/json', 'content-type': 'application/json' },
+          body: body ? JSON.stringify(body) : null,
+        });
+      } catch (cause) {
+        throw (cause as Error).name == 'AbortError' ? cause : new PaylinkNetworkError('Could not reach the Paylink API', 0, 'network_error');
+      }
+      const data: unknown = await response.json().catch(() => undefined);
+      if (!response.ok) throw errorFromResponse(response.status, data);
+      try {
+        return parse(data);
+      } catch {
+        throw new PaylinkServerError('The API answered with an unexpected shape', response.status, 'invalid_response');
+      }
+    },
+  };
+}
+
+/** Builds the checkout resource on a transport (`createTransport` from `./http.js`). */
+export function createCheckoutApi(transport: Transport, apiOptions: CheckoutApiOptions = {}): CheckoutApi {
+  const slugPath = (slug: string) => `/checkout/${encodeURIComponent(slug)}`;
+  const sessionPath = (id: string) => `/checkout/sessions/${encodeURIComponent(id)}`;
+  const getSession = (id: string, options?: RequestOptions) => transport.request('GET', sessionPath(id), parseCheckoutSession, options);
+
+  return {
+    getLink: (slug, options) => transport.request('GET', slugPath(slug), parsePublicLink, options),
+    recordVisit: (slug, params = {}, options) =>
+      transport.request('POST', `${slugPath(slug)}/visits`, parseVisitResult, { ...options, body: { visitId: params.visitId } }),
+    startSession: (slug, input, options) =>
+      transport.request('POST', `${slugPath(slug)}/sessions`, parseCheckoutSession, { ...options, body: input }),
+    getSession,
+    simulatePayment: (id, params = {}, options) =>
+      transport.request('POST', `${sessionPath(id)}/simulate-payment`, parseCheckoutSession, { ...options, body: { amount: params.amount } }),
+
+    watchSession(id, onUpdate, { signal, onError } = {}) {
+      const Source =
+        apiOptions.EventSource !== undefined ? apiOptions.EventSource : transport.options.fetch ? null : globalThis.EventSource;
+      let stopped = false;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      let source: EventSource | undefined;
+
+      const stop = () => {
+        stopped = true;
+        clearTimeout(timer);
+        source?.close();
+      };
+      const deliver = (session: CheckoutSession) => {
+        if (stopped) return;
+        onUpdate(session);
+        if (TERMINAL_STATUSES.has(session.status)) stop();
+      };
+      const poll = async () => {
+        try {
+          deliver(await getSession(id, { signal }));
+        } catch (error) {
+          if (stopped || signal?.aborted) return;
+          onError?.(error);
+          if (error instanceof PaylinkNotFoundError) return stop();
+        }
+        if (!stopped) timer = setTimeout(poll, apiOptions.pollInterval ?? 2000);
+      };
+
+      if (signal?.aborted) return stop;
+      signal?.addEventListener('abort', stop);
+      if (Source) {
+        source = new Source(transport.url(`${sessionPath(id)}/events`), {
+          withCredentials: transport.options.credentials === 'include',
+        });
+        source.addEventListener('status', (event) => {
+          try {
+            deliver(parseCheckoutSession(JSON.parse((event as MessageEvent<string>).data)));
+          } catch (error) {
+            onError?.(error);
+          }
+        });
+        // EventSource would retry on its own, silently; polling is predictable and goes through
+        // the same transport, so a failed stream hands over to it for good.
+        source.onerror = () => {
+          source?.close();
+          if (!stopped) void poll();
+        };
+      } else {
+        void poll();
+      }
+      return stop;
+    },
+  };
+}
