@@ -1,0 +1,5 @@
+/**
+ * Entry of `<paylink-admin>`: importing this module defines the element. Kept apart from the
+ * checkout's entry so that storefronts loading `dist/paylink-checkout.js` never download the console.
+ */
+export { PaylinkAdmin, type AdminView } from './components/admin/paylink-admin.js';

@@ -1,0 +1,145 @@
+/**
+ * What the parts of `<paylink-admin>` share: the host contract their controllers talk to, the admin's
+ * texts (its own translation tables on top of the shared `Localizer`'s `Intl` formats), and small
+ * helpers for amounts, field errors and idempotency keys. The parts render into the host's one shadow
+ * root, so every `part` is reachable with `::part()` and every label sits beside its control.
+ */
+import type { ReactiveControllerHost } from 'lit';
+import type { PaylinkClient } from '../../client/index.js';
+import { PaylinkError, PaylinkNetworkError, type PaylinkFieldError } from '../../client/errors.js';
+import { Localizer } from '../../internal/localize.js';
+import en from './translations/en.js';
+import fr from './translations/fr.js';
+
+export type AdminMessages = typeof en;
+export type AdminKey = keyof AdminMessages;
+
+const tables: Record<string, AdminMessages> = { en, fr };
+
+/** The admin's texts for one locale, with the shared `Localizer`'s number and money formats. */
+export class AdminText {
+  private readonly format: Localizer;
+  private readonly table: AdminMessages;
+  /** The locale's decimal separator (`.` or `,`), to read amounts typed by hand. */
+  readonly decimalSeparator: string;
+
+  constructor(locale: string | undefined) {
+    this.format = new Localizer(locale);
+    this.table = tables[this.format.locale.split('-')[0]!.toLowerCase()] ?? en;
+    this.decimalSeparator = new Intl.NumberFormat(this.locale).formatToParts(1.5).find((part) => part.type === 'decimal')?.value ?? '.';
+  }
+
+  get locale(): string {
+    return this.format.locale;
+  }
+
+  /** The text of `key`, with `{name}` placeholders filled from `values`. */
+  t(key: AdminKey, values: Record<string, string | number> = {}): string {
+    return (this.table[key] ?? en[key]).replace(/\{(\w+)\}/g, (_, name: string) => String(values[name] ?? ''));
+  }
+
+  /** A fiat amount with its currency's digits (`₦19,500.50`); the bare amount and code if `Intl` can't. */
+  money(amount: string, currency: string): string {
+    try {
+      return this.format.money(amount, currency);
+    } catch {
+      return `${amount} ${currency}`;
+    }
+  }
+
+  /** A crypto amount and its asset, up to 6 decimals (`25.12 USDT`). */
+  crypto(amount: string, assetId: string): string {
+    return this.format.crypto(amount, assetId);
+  }
+
+  /** A number formatted from its exact decimal string. */
+  number(amount: string, options?: Intl.NumberFormatOptions): string {
+    return this.format.number(amount, options);
+  }
+
+  /** A count with the locale's grouping (`12,480` / `12 480`). */
+  count(value: number): string {
+    return new Intl.NumberFormat(this.locale).format(value);
+  }
+
+  /** A short date and time, for tables. */
+  shortDateTime(iso: string): string {
+    return new Intl.DateTimeFormat(this.locale, { dateStyle: 'medium', timeStyle: 'short' }).format(new Date(iso));
+  }
+}
+
+/** What the admin's controllers need from `<paylink-admin>`. */
+export interface AdminHost extends ReactiveControllerHost, HTMLElement {
+  /** The client for the admin routes, with the element's credentials. */
+  readonly api: PaylinkClient;
+  /** Texts and formats for the element's `locale`. */
+  readonly text: AdminText;
+  /** Milliseconds between two polls of pending withdrawals. */
+  readonly pollInterval: number;
+  /** Announces `message` in the element's polite live region. */
+  announce(message: string): void;
+  /**
+   * Handles what every view handles the same way: a 401/403 switches the element to its sign-in
+   * message (and returns true). Other errors return false and are the caller's to show.
+   */
+  handleAuthError(error: unknown): boolean;
+  /** Moves focus to the first element of the shadow root matching `selector`, after the next render. */
+  focusAfterRender(selector: string): void;
+}
+
+/** A readable message for an error no field claimed. */
+export function errorMessage(text: AdminText, error: unknown): string {
+  if (error instanceof PaylinkNetworkError) return text.t('networkFailed');
+  if (error instanceof PaylinkError) return error.message;
+  return text.t('genericError', { message: error instanceof Error ? error.message : String(error) });
+}
+
+/** True for an error worth retrying with the same request (no definitive answer from the service). */
+export function isTransient(error: unknown): boolean {
+  if (!(error instanceof PaylinkError)) return true;
+  return error instanceof PaylinkNetworkError || error.status === 0 || error.status === 429 || error.status >= 500;
+}
+
+/**
+ * Spreads the server's field errors over the form's fields: `mapPath` names the field a server path
+ * belongs to (or undefined); what no field claims is joined into `form`.
+ */
+export function fieldErrorsFrom(
+  errors: readonly PaylinkFieldError[],
+  mapPath: (path: string) => string | undefined,
+): { fields: Record<string, string>; unclaimed: string[] } {
+  const fields: Record<string, string> = {};
+  const unclaimed: string[] = [];
+  for (const error of errors) {
+    const field = mapPath(error.path);
+    if (field === undefined) unclaimed.push(error.message);
+    else fields[field] ??= error.message;
+  }
+  return { fields, unclaimed };
+}
+
+/**
+ * Reads an amount as typed into a plain decimal string (`1 250,50` in French → `1250.50`). The locale's
+ * decimal separator wins; a lone `.` is read as a decimal point in every locale (people type it anyway).
+ * What can't be read comes back trimmed, and validation refuses it.
+ */
+export function normalizeAmount(typed: string, decimalSeparator: string): string {
+  // Spaces, no-break spaces, underscores and apostrophes (\u0027) group digits in some locales.
+  const value = typed.trim().replace(/[\s\u00a0\u202f_\u0027]/g, '');
+  if (decimalSeparator === ',') {
+    if (!value.includes(',')) return value;
+    return value.replace(/\./g, '').replace(',', '.');
+  }
+  return value.replace(/,/g, '');
+}
+
+/** A fresh `Idempotency-Key`: one per withdrawal the merchant means to make. */
+export function newIdempotencyKey(): string {
+  if (typeof crypto.randomUUID === 'function') return crypto.randomUUID();
+  // crypto.randomUUID exists only in secure contexts; a page on plain http (a LAN demo) still has getRandomValues.
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  bytes[6] = (bytes[6]! & 0x0f) | 0x40;
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+  const hex = [...bytes].map((b) => b.toString(16).padStart(2, '0')).join('');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}

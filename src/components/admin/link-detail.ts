@@ -1,0 +1,225 @@
+/**
+ * One link in detail: its visits and payments with the conversion between them (a small bar chart
+ * with a text alternative), the public URL and a ready-to-paste embed snippet, each with a copy button.
+ */
+import { html, nothing, type ReactiveController, type TemplateResult } from 'lit';
+import { styleMap } from 'lit/directives/style-map.js';
+import type { PaymentLink } from '../../core/schemas.js';
+import { FlashController } from '../../internal/flash-controller.js';
+import { errorMessage, type AdminHost } from './admin-context.js';
+import { isHttpUrl } from './link-form.js';
+
+export interface LinkDetailActions {
+  back(): void;
+  edit(link: PaymentLink): void;
+  changed(link: PaymentLink): void;
+}
+
+/** The `<script>` + element pair a merchant pastes to sell through `link` on their own pages. */
+export function embedSnippet(link: Pick<PaymentLink, 'slug' | 'url'>, scriptSrc?: string): string {
+  let src = scriptSrc;
+  if (!src) {
+    let origin = '';
+    try {
+      origin = new URL(link.url).origin;
+    } catch {
+      // A relative or odd URL: fall back to a path on the merchant's own site.
+    }
+    src = `${origin}/dist/paylink-checkout.js`;
+  }
+  const slug = link.slug.replace(/[^A-Za-z0-9_-]/g, '');
+  return `<script type="module" src="${src.replaceAll('"', '%22')}"></script>\n<paylink-checkout slug="${slug}"></paylink-checkout>`;
+}
+
+export class LinkDetailController implements ReactiveController {
+  link: PaymentLink | undefined;
+  loading = false;
+  error = '';
+  toggling = false;
+  /** Where the embed snippet loads the checkout from; derived from the link's URL when unset. */
+  scriptSrc: string | undefined;
+  private readonly flash: FlashController;
+  private copyFailed = '';
+  private aborter: AbortController | undefined;
+
+  constructor(
+    private readonly host: AdminHost,
+    private readonly actions: LinkDetailActions,
+  ) {
+    host.addController(this);
+    this.flash = new FlashController(host, 2500);
+  }
+
+  /** Shows `link` at once and refreshes its counts from the service. */
+  show(link: PaymentLink, refresh = true): void {
+    this.link = link;
+    this.error = '';
+    this.copyFailed = '';
+    this.host.requestUpdate();
+    if (refresh) void this.reload();
+  }
+
+  async reload(): Promise<void> {
+    const id = this.link?.id;
+    if (!id) return;
+    this.aborter?.abort();
+    const aborter = (this.aborter = new AbortController());
+    this.loading = true;
+    this.host.requestUpdate();
+    try {
+      const fresh = await this.host.api.links.get(id, { signal: aborter.signal });
+      if (this.link?.id === id) {
+        this.link = fresh;
+        this.actions.changed(fresh);
+      }
+    } catch (error) {
+      if (aborter.signal.aborted) return;
+      if (!this.host.handleAuthError(error)) this.error = errorMessage(this.host.text, error);
+    } finally {
+      if (this.aborter === aborter) {
+        this.loading = false;
+        this.host.requestUpdate();
+      }
+    }
+  }
+
+  hostDisconnected(): void {
+    this.aborter?.abort();
+  }
+
+  private async toggleActive(): Promise<void> {
+    const link = this.link;
+    if (!link || this.toggling) return;
+    this.toggling = true;
+    this.error = '';
+    this.host.requestUpdate();
+    try {
+      const updated = await this.host.api.links.update({ id: link.id, isActive: !link.isActive });
+      this.link = updated;
+      this.actions.changed(updated);
+      this.host.announce(this.host.text.t(updated.isActive ? 'nowActive' : 'nowInactive'));
+    } catch (error) {
+      if (!this.host.handleAuthError(error)) this.error = errorMessage(this.host.text, error);
+    } finally {
+      this.toggling = false;
+      this.host.requestUpdate();
+    }
+  }
+
+  private async copy(which: 'url' | 'snippet', value: string): Promise<void> {
+    const { t } = { t: this.host.text.t.bind(this.host.text) };
+    this.copyFailed = '';
+    try {
+      if (!navigator.clipboard?.writeText) throw new Error('no clipboard');
+      await navigator.clipboard.writeText(value);
+      this.flash.show(which);
+      this.host.announce(t(which === 'url' ? 'copiedUrl' : 'copiedSnippet'));
+    } catch {
+      // Without clipboard access (permissions, http page) the text is selected for a manual copy.
+      this.copyFailed = which;
+      this.host.announce(t('copyFailed'));
+      this.host.requestUpdate();
+      await this.host.updateComplete;
+      const field = this.host.shadowRoot?.querySelector<HTMLInputElement | HTMLTextAreaElement>(which === 'url' ? '#ld-url' : '#ld-snippet');
+      field?.focus();
+      field?.select();
+    }
+  }
+
+  private renderChart(link: PaymentLink): TemplateResult {
+    const text = this.host.text;
+    const t = text.t.bind(text);
+    const visits = link.visitedCount;
+    const payments = link.paymentCount;
+    const rate = visits > 0 ? text.number(String(payments / visits), { style: 'percent', maximumFractionDigits: 1 }) : '—';
+    const scale = Math.max(visits, payments, 1);
+    const summary = visits > 0 || payments > 0 ? t('chartSummary', { visits: text.count(visits), payments: text.count(payments), rate }) : t('chartEmpty');
+    const bar = (kind: 'visits' | 'payments', label: string, value: number) =>
+      html`<div class="bar-row">
+        <span class="bar-label">${label}</span>
+        <span class="bar-track"><span part="bar bar-${kind}" class="bar ${kind}" style=${styleMap({ '--size': `${(value / scale) * 100}%` })}></span></span>
+        <span class="bar-value">${text.count(value)}</span>
+      </div>`;
+    return html`<section part="performance" class="card" aria-labelledby="ld-performance">
+      <h3 id="ld-performance">${t('performance')}</h3>
+      <dl part="stats" class="stats">
+        <div><dt>${t('visits')}</dt><dd part="stat-visits">${text.count(visits)}</dd></div>
+        <div><dt>${t('payments')}</dt><dd part="stat-payments">${text.count(payments)}</dd></div>
+        <div><dt>${t('conversion')}</dt><dd part="stat-conversion">${rate}</dd></div>
+      </dl>
+      <figure part="chart" class="chart">
+        <div class="bars" role="img" aria-label=${summary}>
+          ${bar('visits', t('visits'), visits)} ${bar('payments', t('payments'), payments)}
+        </div>
+        <figcaption part="chart-summary">${summary}</figcaption>
+      </figure>
+    </section>`;
+  }
+
+  render(): TemplateResult {
+    const link = this.link;
+    const text = this.host.text;
+    const t = text.t.bind(text);
+    if (!link) return html`<p part="loading" class="placeholder">${t('loading')}</p>`;
+    const currency = link.fiatCurrency[0] ?? 'NGN';
+    const closed = link.linkType === 'Donation' && link.closesAt && Date.parse(link.closesAt) <= Date.now();
+    const status = !link.isActive ? 'inactive' : closed ? 'closed' : 'active';
+    const snippet = embedSnippet(link, this.scriptSrc);
+    const price =
+      link.linkType === 'Donation'
+        ? link.minAmount && link.maxAmount
+          ? `${text.money(link.minAmount, currency)} – ${text.money(link.maxAmount, currency)}`
+          : t('donorChooses')
+        : text.money(link.fiatAmount, currency);
+    const copied = this.flash.current;
+    return html`<article part="link-detail" class="detail" aria-labelledby="link-detail-heading" aria-busy=${this.loading ? 'true' : 'false'}>
+      <button type="button" part="button back" class="ghost" @click=${() => this.actions.back()}><span aria-hidden="true">←</span> ${t('backToLinks')}</button>
+      <header class="detail-head">
+        <div>
+          <h2 id="link-detail-heading" tabindex="-1">${link.title}</h2>
+          <p class="meta">
+            <span part="badge badge-${status}" class="badge ${status}">${t(status === 'closed' ? 'closed' : status)}</span>
+            <span>${link.linkType === 'Donation' ? t('kindDonation') : t('kindStandard')}</span>
+            <span>${t('price')}: <strong>${price}</strong></span>
+            ${link.closesAt && !closed ? html`<span>${t('closesOn', { date: text.shortDateTime(link.closesAt) })}</span>` : nothing}
+          </p>
+          ${link.description ? html`<p class="description">${link.description}</p>` : nothing}
+        </div>
+        <div class="head-actions">
+          <button type="button" part="button toggle-active" ?disabled=${this.toggling} @click=${() => this.toggleActive()}>
+            ${link.isActive ? t('deactivate') : t('activate')}
+          </button>
+          <button type="button" part="button primary edit-link" class="primary" @click=${() => this.actions.edit(link)}>${t('edit')}</button>
+        </div>
+      </header>
+      ${this.error ? html`<div part="error" class="error-box" role="alert"><p>${this.error}</p></div>` : nothing}
+      <div class="detail-grid">
+        ${this.renderChart(link)}
+        <section part="share" class="card" aria-labelledby="ld-share">
+          <h3 id="ld-share">${t('publicUrl')}</h3>
+          <div class="copy-row">
+            <label for="ld-url" class="visually-hidden">${t('publicUrl')}</label>
+            <input id="ld-url" part="public-url" readonly .value=${link.url} @focus=${(e: Event) => (e.target as HTMLInputElement).select()} />
+            <button type="button" part="button copy-url" aria-describedby=${this.copyFailed === 'url' ? 'ld-url-failed' : nothing} @click=${() => this.copy('url', link.url)}>
+              ${copied === 'url' ? html`<span aria-hidden="true">✓</span> ${t('copied')}` : t('copyUrl')}
+            </button>
+          </div>
+          ${this.copyFailed === 'url' ? html`<p id="ld-url-failed" part="field-error">${t('copyFailed')}</p>` : nothing}
+          ${isHttpUrl(link.url)
+            ? html`<p><a part="open-page" href=${link.url} target="_blank" rel="noopener noreferrer">${t('openPage')}</a></p>`
+            : nothing}
+          <h3 id="ld-embed">${t('embedSnippet')}</h3>
+          <p id="ld-embed-hint" class="hint">${t('embedHint')}</p>
+          <textarea id="ld-snippet" part="embed-snippet" readonly rows="3" spellcheck="false" aria-labelledby="ld-embed" aria-describedby="ld-embed-hint"
+            .value=${snippet}></textarea>
+          <div class="copy-actions">
+            <button type="button" part="button copy-snippet" @click=${() => this.copy('snippet', snippet)}>
+              ${copied === 'snippet' ? html`<span aria-hidden="true">✓</span> ${t('copied')}` : t('copySnippet')}
+            </button>
+          </div>
+          ${this.copyFailed === 'snippet' ? html`<p part="field-error">${t('copyFailed')}</p>` : nothing}
+        </section>
+      </div>
+    </article>`;
+  }
+}

@@ -1,0 +1,346 @@
+import { html, nothing, type PropertyValues, type TemplateResult } from 'lit';
+import { customElement, property, state } from 'lit/decorators.js';
+import { createPaylinkClient, type PaylinkClient } from '../../client/index.js';
+import { PaylinkAuthError } from '../../client/errors.js';
+import type { PaymentLink } from '../../core/schemas.js';
+import { PaylinkElement } from '../../internal/paylink-element.js';
+import { tokens } from '../../internal/styles.js';
+import { AdminText, type AdminHost } from './admin-context.js';
+import { LinkDetailController } from './link-detail.js';
+import { LinkFormController } from './link-form.js';
+import { LinksListController } from './links-view.js';
+import { BalanceController } from './money-view.js';
+import { adminStyles } from './paylink-admin.styles.js';
+import { WithdrawController } from './withdraw-form.js';
+import { WithdrawalHistoryController } from './withdrawal-history.js';
+
+/** The two areas of the console. */
+export type AdminView = 'links' | 'money';
+type LinksScreen = 'list' | 'form' | 'detail';
+
+/**
+ * @summary The merchant's console: payment links (list, create, edit, counts, share) and money
+ * (balances, withdrawals and their history). Talks only to the proxy's admin routes under `api-base`.
+ *
+ * Credentials: by default every request carries the merchant's own cookies (`credentials: 'include'`),
+ * for a proxy whose `authorize` reads the merchant's session. Or set the `token` property (never an
+ * attribute, so it is not in the page's markup) and requests carry `Authorization: Bearer <token>`.
+ * A 401/403 shows a sign-in message (the `sign-in` slot replaces its text) and fires `paylink-auth-required`.
+ *
+ * @event paylink-auth-required - The proxy refused the credentials (401/403). `detail: { status }`.
+ * @event paylink-link-saved - A link was created or edited. `detail: { link, created }`.
+ * @event paylink-withdrawal-created - The service accepted a withdrawal. `detail: { id }`.
+ *
+ * @slot sign-in - What to show when the merchant must sign in (e.g. a link to your login page).
+ *
+ * @csspart base - The frame around everything.
+ * @csspart tabs - The tab list; each tab is `tab` and `tab-links` / `tab-money`.
+ * @csspart panel - Each tab panel (`panel-links`, `panel-money`).
+ * @csspart links-list - The list of links, with `filters`, `search`, `filter-kind`, `filter-active`, `links-table`, `link-row`, `pagination`.
+ * @csspart link-form - The create/edit form, with `input`, `field-error`, `cart`, `cart-item`, `cart-total`, `after-payment`, `active-toggle`, `submit`.
+ * @csspart link-detail - One link, with `stats`, `chart`, `bar`, `public-url`, `embed-snippet`, `copy-url`, `copy-snippet`.
+ * @csspart balances - The balance cards (`balance`, `balance-usdt`, `balance-cngn`).
+ * @csspart withdraw-form - The withdrawal form, with `address`, `address-status`, `withdraw-amount`, `max`, `review`.
+ * @csspart withdraw-confirm - The confirm step, with `confirm-amount`, `confirm-address`, `confirm`.
+ * @csspart withdrawal-history - The history, with `filter-status`, `filter-from`, `filter-to`, `withdrawals-table`, `withdrawal-row`.
+ * @csspart badge - Status badges (`badge-active`, `status-pending`, …).
+ * @csspart button - Every button; `primary` marks the main action of a view.
+ * @csspart sign-in - The sign-in message.
+ * @csspart status - The visually hidden live region.
+ *
+ * @cssproperty --paylink-accent - Main action and selection colour.
+ * @cssproperty --paylink-bg - Background.
+ * @cssproperty --paylink-fg - Text colour.
+ * @cssproperty --paylink-muted - Secondary text.
+ * @cssproperty --paylink-border - Borders.
+ * @cssproperty --paylink-surface - Table heads, tab bar, stat tiles.
+ * @cssproperty --paylink-danger - Errors.
+ * @cssproperty --paylink-success - Success and active states.
+ * @cssproperty --paylink-warning - Pending states.
+ * @cssproperty --paylink-radius - Corner radius.
+ * @cssproperty --paylink-font - Font family.
+ * @cssproperty --paylink-space - Base spacing.
+ */
+@customElement('paylink-admin')
+export class PaylinkAdmin extends PaylinkElement implements AdminHost {
+  static override styles = [tokens, adminStyles];
+
+  private readonly linksList = new LinksListController(this, {
+    openLink: (link) => this.showLink(link),
+    editLink: (link) => this.editLink(link),
+    createLink: () => this.editLink(undefined),
+  });
+  private readonly linkForm = new LinkFormController(this, {
+    saved: (link, created) => this.handleLinkSaved(link, created),
+    cancelled: (editing) => (editing ? this.showLink(editing, false) : this.showList()),
+  });
+  private readonly linkDetail = new LinkDetailController(this, {
+    back: () => this.showList(),
+    edit: (link) => this.editLink(link),
+    changed: (link) => this.linksList.replace(link),
+  });
+  private readonly balances = new BalanceController(this);
+  private readonly withdraw = new WithdrawController(this, {
+    availableOf: (assetId) => this.balances.available(assetId),
+    submitted: (id) => this.handleWithdrawalCreated(id),
+  });
+  private readonly history = new WithdrawalHistoryController(this, { settled: () => void this.balances.load() });
+
+  @state() private linksScreen: LinksScreen = 'list';
+  @state() private signedOut = false;
+  @state() private announcement = '';
+
+  /** Where the merchant's proxy is mounted; requests go to `${apiBase}/admin/…`. */
+  @property({ attribute: 'api-base' }) apiBase = '/paylink';
+
+  /** The area shown: `links` (default) or `money`. Reflected, so it can be set in markup. */
+  @property({ reflect: true }) view: AdminView = 'links';
+
+  /** Language of texts and `Intl` formats (`en`, `fr`, `fr-CA`, …). Defaults to the page's `lang`, then the browser's. */
+  @property() locale = '';
+
+  /** `light` or `dark` forces a scheme; unset follows `prefers-color-scheme`. */
+  @property({ reflect: true }) theme: 'light' | 'dark' | undefined;
+
+  /** Milliseconds between two refreshes of pending withdrawals. */
+  @property({ attribute: 'poll-interval', type: Number }) pollInterval = 4000;
+
+  /** The checkout script the embed snippet loads; defaults to `/dist/paylink-checkout.js` on the links' own origin. */
+  @property({ attribute: 'checkout-src' }) checkoutSrc: string | undefined;
+
+  /**
+   * A bearer token for the proxy's admin routes (`Authorization: Bearer …`). A property only: an
+   * attribute would put the secret in the page's markup. When unset, the merchant's cookies are sent.
+   */
+  @property({ attribute: false }) token: string | undefined;
+
+  /** The fetch to use (defaults to the global one). Tests and apps that wrap fetch set it. */
+  @property({ attribute: false }) fetch: typeof fetch | undefined;
+
+  /** A ready client to use instead of one built from `apiBase`, `token` and `fetch`. */
+  @property({ attribute: false }) client: PaylinkClient | undefined;
+
+  private builtClient: { client: PaylinkClient; key: readonly unknown[] } | undefined;
+  private currentText: { requested: string; text: AdminText } | undefined;
+  private loaded = new Set<AdminView>();
+  private pendingFocus: { selector: string; tries: number } | undefined;
+
+  /** The client the admin uses: `client`, or one for `${apiBase}/admin` with the element's credentials. */
+  get api(): PaylinkClient {
+    if (this.client) return this.client;
+    const key = [this.apiBase, this.token, this.fetch] as const;
+    if (!this.builtClient || this.builtClient.key.some((value, index) => value !== key[index])) {
+      const root = `${(this.apiBase || '/paylink').replace(/\/+$/, '')}/admin`;
+      const client = createPaylinkClient({
+        baseUrl: root,
+        token: this.token || undefined,
+        fetch: this.fetch,
+        // The merchant's session cookie authorizes the proxy unless a token does.
+        credentials: this.token ? 'same-origin' : 'include',
+      });
+      this.builtClient = { client, key };
+    }
+    return this.builtClient.client;
+  }
+
+  /** Texts and formats for the current locale. */
+  get text(): AdminText {
+    const locale = this.locale || this.closest<HTMLElement>('[lang]')?.lang || '';
+    if (!this.currentText || this.currentText.requested !== locale) this.currentText = { requested: locale, text: new AdminText(locale || undefined) };
+    return this.currentText.text;
+  }
+
+  /** Reloads what is on screen (e.g. after the merchant signed in again in another tab). */
+  async refresh(): Promise<void> {
+    this.signedOut = false;
+    const views = new Set<AdminView>([...this.loaded, this.view]);
+    this.loaded.clear();
+    await Promise.all([...views].map((view) => this.loadView(view)));
+  }
+
+  announce(message: string): void {
+    // The same text twice would not be re-announced; a trailing no-break space makes it new.
+    this.announcement = message === this.announcement.trimEnd() ? `${message}\u00a0` : message;
+  }
+
+  handleAuthError(error: unknown): boolean {
+    if (!(error instanceof PaylinkAuthError)) return false;
+    if (!this.signedOut) {
+      this.signedOut = true;
+      this.history.pause();
+      this.emit('paylink-auth-required', { status: error.status });
+      this.focusAfterRender('#sign-in-heading');
+    }
+    return true;
+  }
+
+  focusAfterRender(selector: string): void {
+    this.pendingFocus = { selector, tries: 3 };
+    this.requestUpdate();
+  }
+
+  override connectedCallback(): void {
+    super.connectedCallback();
+    // Back on the page: show fresh data rather than what was there when it left.
+    if (this.hasUpdated) void this.refresh();
+  }
+
+  protected override willUpdate(changed: PropertyValues<this>): void {
+    if (changed.has('view') && this.view !== 'links' && this.view !== 'money') this.view = 'links';
+  }
+
+  protected override updated(changed: PropertyValues<this>): void {
+    const credentialsChanged = ['apiBase', 'token', 'fetch', 'client'].some((name) => changed.has(name as keyof PaylinkAdmin));
+    // Loading changes state; it starts after this update so as not to schedule one from inside it.
+    if (credentialsChanged && this.loaded.size) {
+      queueMicrotask(() => void this.refresh());
+    } else if (!this.signedOut && !this.loaded.has(this.view)) {
+      const view = this.view;
+      this.loaded.add(view);
+      queueMicrotask(() => void this.loadView(view));
+    } else if (changed.has('view') && changed.get('view') !== undefined) {
+      // Pending withdrawals are followed only while the money tab is shown.
+      if (this.view === 'money') queueMicrotask(() => void this.history.load(true));
+      else this.history.pause();
+    }
+    this.applyPendingFocus();
+  }
+
+  private applyPendingFocus(): void {
+    const pending = this.pendingFocus;
+    if (!pending) return;
+    const target = this.renderRoot.querySelector<HTMLElement>(pending.selector);
+    if (target) {
+      this.pendingFocus = undefined;
+      target.focus();
+    } else if (--pending.tries <= 0) {
+      this.pendingFocus = undefined;
+    }
+  }
+
+  private async loadView(view: AdminView): Promise<void> {
+    this.loaded.add(view);
+    if (view === 'links') {
+      if (this.linksScreen === 'detail') await Promise.all([this.linksList.load(), this.linkDetail.reload()]);
+      else await this.linksList.load();
+    } else {
+      await Promise.all([this.balances.load(), this.history.load()]);
+    }
+  }
+
+  private selectView(view: AdminView, focusTab = false): void {
+    this.view = view;
+    if (focusTab) this.focusAfterRender(`#tab-${view}`);
+  }
+
+  private showList(): void {
+    this.linksScreen = 'list';
+    void this.linksList.load();
+    this.focusAfterRender('#links-heading');
+  }
+
+  private showLink(link: PaymentLink, refresh = true): void {
+    this.linksScreen = 'detail';
+    this.linkDetail.scriptSrc = this.checkoutSrc;
+    this.linkDetail.show(link, refresh);
+    this.focusAfterRender('#link-detail-heading');
+  }
+
+  private editLink(link: PaymentLink | undefined): void {
+    this.linksScreen = 'form';
+    this.linkForm.open(link);
+    this.focusAfterRender('#link-form-heading');
+  }
+
+  private handleLinkSaved(link: PaymentLink, created: boolean): void {
+    this.announce(this.text.t(created ? 'linkCreated' : 'linkSaved', { title: link.title }));
+    this.emit('paylink-link-saved', { link, created });
+    if (created) this.linksList.page = 1;
+    this.showLink(link, false);
+    void this.linksList.load();
+  }
+
+  private handleWithdrawalCreated(id: string): void {
+    this.emit('paylink-withdrawal-created', { id });
+    this.history.page = 1;
+    void Promise.all([this.balances.load(), this.history.load()]);
+  }
+
+  private handleTabKeydown(event: KeyboardEvent): void {
+    const order: AdminView[] = ['links', 'money'];
+    const index = order.indexOf(this.view);
+    const next =
+      event.key === 'ArrowRight' ? order[(index + 1) % order.length]
+      : event.key === 'ArrowLeft' ? order[(index - 1 + order.length) % order.length]
+      : event.key === 'Home' ? order[0]
+      : event.key === 'End' ? order[order.length - 1]
+      : undefined;
+    if (!next) return;
+    event.preventDefault();
+    this.selectView(next, true);
+  }
+
+  private renderTab(view: AdminView, label: string): TemplateResult {
+    const selected = this.view === view;
+    return html`<button
+      type="button"
+      role="tab"
+      id="tab-${view}"
+      part="tab tab-${view}"
+      aria-selected=${selected ? 'true' : 'false'}
+      aria-controls="panel-${view}"
+      tabindex=${selected ? '0' : '-1'}
+      @click=${() => this.selectView(view)}
+    >
+      ${label}
+    </button>`;
+  }
+
+  private renderLinks(): TemplateResult {
+    if (this.linksScreen === 'form') return this.linkForm.render();
+    if (this.linksScreen === 'detail') return this.linkDetail.render();
+    return this.linksList.render();
+  }
+
+  private renderSignIn(): TemplateResult {
+    const t = this.text.t.bind(this.text);
+    return html`<div part="sign-in" class="sign-in card" role="alert" aria-labelledby="sign-in-heading">
+      <h2 id="sign-in-heading" tabindex="-1">${t('signInTitle')}</h2>
+      <slot name="sign-in"><p>${t('signInBody')}</p></slot>
+      <button type="button" part="button primary retry" class="primary" @click=${() => this.refresh()}>${t('tryAgain')}</button>
+    </div>`;
+  }
+
+  protected override render(): TemplateResult {
+    const text = this.text;
+    const t = text.t.bind(text);
+    return html`<div part="base" class="admin" lang=${text.locale}>
+      <div part="status" class="visually-hidden" role="status" aria-live="polite" aria-atomic="true">${this.announcement}</div>
+      ${this.signedOut
+        ? this.renderSignIn()
+        : html`<div role="tablist" part="tabs" aria-label=${t('consoleLabel')} @keydown=${this.handleTabKeydown}>
+              ${this.renderTab('links', t('tabLinks'))} ${this.renderTab('money', t('tabMoney'))}
+            </div>
+            <div role="tabpanel" id="panel-links" part="panel panel-links" aria-labelledby="tab-links" ?hidden=${this.view !== 'links'}>
+              ${this.view === 'links' || this.loaded.has('links') ? this.renderLinks() : nothing}
+            </div>
+            <div role="tabpanel" id="panel-money" part="panel panel-money" aria-labelledby="tab-money" ?hidden=${this.view !== 'money'}>
+              ${this.view === 'money' || this.loaded.has('money')
+                ? html`${this.balances.render()}
+                    <div class="money-grid">${this.withdraw.render()} ${this.history.render()}</div>`
+                : nothing}
+            </div>`}
+    </div>`;
+  }
+}
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'paylink-admin': PaylinkAdmin;
+  }
+  interface GlobalEventHandlersEventMap {
+    'paylink-auth-required': CustomEvent<{ status: number }>;
+    'paylink-link-saved': CustomEvent<{ link: PaymentLink; created: boolean }>;
+    'paylink-withdrawal-created': CustomEvent<{ id: string }>;
+  }
+}

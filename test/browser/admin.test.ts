@@ -1,0 +1,673 @@
+import { expect, fixture, html, waitUntil, aTimeout } from '@open-wc/testing';
+import '../../src/admin.js';
+import type { PaylinkAdmin } from '../../src/components/admin/paylink-admin.js';
+import { FakeAdminApi, errorResponse, makeLink, makeWithdrawal } from './admin-fake-api.js';
+
+const CHECKSUMMED = '0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359';
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+// ---------------------------------------------------------------------------------------------
+// Helpers: everything is found by `part` or role inside the element's shadow root.
+
+function $(el: PaylinkAdmin, selector: string): HTMLElement | null {
+  return el.shadowRoot!.querySelector<HTMLElement>(selector);
+}
+function $$(el: PaylinkAdmin, selector: string): HTMLElement[] {
+  return [...el.shadowRoot!.querySelectorAll<HTMLElement>(selector)];
+}
+function part(el: PaylinkAdmin, name: string): HTMLElement {
+  const found = $(el, `[part~="${name}"]`);
+  if (!found) throw new Error(`No [part~="${name}"] in the admin`);
+  return found;
+}
+function text(node: Element | null | undefined): string {
+  return (node?.textContent ?? '').replace(/\s+/g, ' ').trim();
+}
+/** The control labelled `label` (by its `<label for>`). */
+function field(el: PaylinkAdmin, label: string | RegExp): HTMLInputElement {
+  const labels = $$(el, 'label');
+  const match = labels.find((l) => (typeof label === 'string' ? text(l) === label : label.test(text(l))));
+  if (!match) throw new Error(`No field labelled ${label}; labels: ${labels.map(text).join(' | ')}`);
+  const control = el.shadowRoot!.getElementById((match as HTMLLabelElement).htmlFor);
+  if (!control) throw new Error(`Label ${label} points at nothing`);
+  return control as HTMLInputElement;
+}
+async function type(el: PaylinkAdmin, control: HTMLInputElement, value: string) {
+  control.focus();
+  control.value = value;
+  control.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
+  await el.updateComplete;
+}
+async function choose(el: PaylinkAdmin, control: HTMLSelectElement | HTMLInputElement, value?: string) {
+  if (control instanceof HTMLSelectElement) control.value = value!;
+  else if (control.type === 'checkbox' || control.type === 'radio') control.checked = value === undefined ? !control.checked : value === 'on';
+  else control.value = value!;
+  control.dispatchEvent(new Event('change', { bubbles: true, composed: true }));
+  await el.updateComplete;
+}
+async function click(el: PaylinkAdmin, target: HTMLElement) {
+  target.click();
+  await el.updateComplete;
+}
+function button(el: PaylinkAdmin, name: string | RegExp): HTMLButtonElement {
+  const buttons = $$(el, 'button');
+  const match = buttons.find((b) => {
+    const accessible = b.getAttribute('aria-label') ?? text(b);
+    return typeof name === 'string' ? accessible === name : name.test(accessible);
+  });
+  if (!match) throw new Error(`No button ${name}; buttons: ${buttons.map((b) => b.getAttribute('aria-label') ?? text(b)).join(' | ')}`);
+  return match as HTMLButtonElement;
+}
+function errorFor(el: PaylinkAdmin, control: HTMLElement): string {
+  const ids = (control.getAttribute('aria-describedby') ?? '').split(/\s+/).filter((id) => id.endsWith('-error'));
+  return ids.map((id) => text(el.shadowRoot!.getElementById(id))).join(' ');
+}
+async function settle(el: PaylinkAdmin) {
+  await aTimeout(0);
+  await el.updateComplete;
+  await aTimeout(0);
+  await el.updateComplete;
+}
+
+async function mount(api: FakeAdminApi, attributes: { view?: string; locale?: string } = {}): Promise<PaylinkAdmin> {
+  const el = await fixture<PaylinkAdmin>(
+    html`<paylink-admin .fetch=${api.fetch} view=${attributes.view ?? 'links'} locale=${attributes.locale ?? 'en'} poll-interval="300"></paylink-admin>`,
+  );
+  await settle(el);
+  return el;
+}
+
+function seededApi(linkCount = 3): FakeAdminApi {
+  const api = new FakeAdminApi();
+  for (let i = 0; i < linkCount; i++) api.links.push(makeLink({ title: `Coffee beans ${i + 1}`, visitedCount: 40, paymentCount: 10 }));
+  return api;
+}
+
+async function openMoney(el: PaylinkAdmin) {
+  await click(el, $(el, '[role="tab"]#tab-money')!);
+  await waitUntil(() => $(el, '[part~="withdrawals-table"], [part~="empty"]') && text(part(el, 'balance-usdt')).includes('125.5'), 'money view loaded');
+}
+
+async function fillWithdrawal(el: PaylinkAdmin, address = CHECKSUMMED, amount = '20') {
+  await type(el, field(el, 'Destination address'), address);
+  await type(el, field(el, /^Amount/), amount);
+  await click(el, part(el, 'review'));
+  await waitUntil(() => $(el, '[part~="withdraw-confirm"]'), 'confirm step shown');
+}
+
+describe('<paylink-admin>', () => {
+  it('is accessible on the links list', async () => {
+    const el = await mount(seededApi());
+    await waitUntil(() => $(el, '[part~="link-row"]'));
+    await expect(el).to.be.accessible();
+  });
+
+  it('is accessible on the link form', async () => {
+    const el = await mount(seededApi());
+    await click(el, part(el, 'new-link'));
+    await click(el, button(el, /Add item/));
+    await expect(el).to.be.accessible();
+  });
+
+  it('is accessible on the link detail', async () => {
+    const el = await mount(seededApi());
+    await waitUntil(() => $(el, '[part~="link-row"]'));
+    await click(el, part(el, 'link-title'));
+    await waitUntil(() => $(el, '[part~="link-detail"]'));
+    await expect(el).to.be.accessible();
+  });
+
+  it('is accessible on the money view and its confirm step', async () => {
+    const api = seededApi();
+    api.withdrawals.push(makeWithdrawal({ status: 'failed', failureReason: 'Network congestion' }));
+    const el = await mount(api);
+    await openMoney(el);
+    await expect(el).to.be.accessible();
+    await fillWithdrawal(el);
+    await expect(el).to.be.accessible();
+  });
+
+  it('is accessible when it asks the merchant to sign in', async () => {
+    const api = new FakeAdminApi();
+    api.intercept(() => errorResponse(401, 'unauthorized', 'Sign in required'));
+    const el = await mount(api);
+    await waitUntil(() => $(el, '[part~="sign-in"]'));
+    await expect(el).to.be.accessible();
+  });
+
+  it('defaults: lists links from /paylink/admin with the merchant’s cookies and no token', async () => {
+    const api = seededApi();
+    const el = await mount(api);
+    expect(el.apiBase).to.equal('/paylink');
+    expect(el.view).to.equal('links');
+    const [first] = api.calls('GET', '/payment-link');
+    expect(first, 'the list was requested').to.exist;
+    expect(first!.credentials).to.equal('include');
+    expect(first!.headers).not.to.have.property('authorization');
+    expect(first!.headers).not.to.have.property('x-api-key');
+    expect(first!.url.searchParams.get('page')).to.equal('1');
+    const tabs = $$(el, '[role="tab"]');
+    expect(tabs.map((t) => t.getAttribute('aria-selected'))).to.deep.equal(['true', 'false']);
+    expect($$(el, '[part~="link-row"]')).to.have.length(3);
+    expect(text($(el, '[part~="link-row"]'))).to.contain('Coffee beans 1');
+    expect(text($(el, '[part~="link-row"]'))).to.contain('5,000.00');
+  });
+
+  describe('when a bearer token is set', () => {
+    it('sends it as Authorization and never as an attribute', async () => {
+      const api = seededApi();
+      const el = await fixture<PaylinkAdmin>(html`<paylink-admin .fetch=${api.fetch} .token=${'secret-token'}></paylink-admin>`);
+      await settle(el);
+      const [first] = api.calls('GET', '/payment-link');
+      expect(first!.headers.authorization).to.equal('Bearer secret-token');
+      expect(el.hasAttribute('token')).to.equal(false);
+      expect(el.outerHTML).not.to.contain('secret-token');
+    });
+
+    it('ignores a token attribute in markup', async () => {
+      const api = seededApi();
+      const el = await fixture<PaylinkAdmin>(html`<paylink-admin .fetch=${api.fetch} token="leaked"></paylink-admin>`);
+      await settle(el);
+      expect(el.token).to.equal(undefined);
+      expect(api.calls('GET', '/payment-link')[0]!.headers).not.to.have.property('authorization');
+    });
+  });
+
+  describe('when the proxy answers 401', () => {
+    it('shows a sign-in message and announces it with an event', async () => {
+      const api = new FakeAdminApi();
+      api.intercept(() => errorResponse(401, 'unauthorized', 'Missing or invalid admin credentials'));
+      const events: number[] = [];
+      const el = await fixture<PaylinkAdmin>(
+        html`<paylink-admin .fetch=${api.fetch} @paylink-auth-required=${(e: CustomEvent<{ status: number }>) => events.push(e.detail.status)}></paylink-admin>`,
+      );
+      await waitUntil(() => $(el, '[part~="sign-in"]'), 'sign-in shown');
+      const signIn = part(el, 'sign-in');
+      expect(signIn.getAttribute('role')).to.equal('alert');
+      expect(text(signIn)).to.contain('Sign in');
+      expect(events).to.deep.equal([401]);
+      expect($(el, '[part~="links-table"]')).to.equal(null);
+    });
+
+    it('loads again once the merchant has signed in and retries', async () => {
+      const api = seededApi();
+      let signedIn = false;
+      api.intercept(() => (signedIn ? undefined : errorResponse(401, 'unauthorized', 'Sign in')));
+      const el = await mount(api);
+      await waitUntil(() => $(el, '[part~="sign-in"]'));
+      signedIn = true;
+      await click(el, button(el, 'Try again'));
+      await waitUntil(() => $$(el, '[part~="link-row"]').length === 3, 'links shown after sign-in');
+    });
+  });
+
+  describe('when creating a link', () => {
+    it('creates a Standard link and shows it', async () => {
+      const api = seededApi(0);
+      const saved: string[] = [];
+      const el = await mount(api);
+      el.addEventListener('paylink-link-saved', (e) => saved.push(e.detail.link.title));
+      await click(el, part(el, 'new-link'));
+      expect(el.shadowRoot!.activeElement?.id, 'focus moves to the form heading').to.equal('link-form-heading');
+      await type(el, field(el, 'Title'), 'Yoga class');
+      await type(el, field(el, 'Description'), 'One hour, mats provided');
+      await type(el, field(el, 'Amount (NGN)'), '7500');
+      await choose(el, field(el, 'Phone number'), 'on');
+      await click(el, part(el, 'submit'));
+      await waitUntil(() => $(el, '[part~="link-detail"]'), 'detail shown after create');
+      const [post] = api.calls('POST', '/payment-link');
+      expect(post!.body).to.deep.include({ title: 'Yoga class', description: 'One hour, mats provided', linkType: 'Standard', fiatAmount: '7500' });
+      expect(post!.body.options).to.deep.equal({ collectAddress: false, collectPhone: true });
+      expect(post!.body.action).to.deep.include({ redirect: false, showConfirmationPage: false, isActive: true });
+      expect(text(part(el, 'link-detail'))).to.contain('Yoga class');
+      expect(saved).to.deep.equal(['Yoga class']);
+      expect(text(part(el, 'status'))).to.contain('created');
+    });
+
+    it('computes the cart total as items are added and removed, and sends the items', async () => {
+      const api = seededApi(0);
+      const el = await mount(api);
+      await click(el, part(el, 'new-link'));
+      await type(el, field(el, 'Title'), 'Basket');
+      await click(el, button(el, /Add item/));
+      expect(el.shadowRoot!.activeElement?.getAttribute('part')).to.contain('item-name');
+      let rows = $$(el, '[part~="cart-item"]');
+      await type(el, rows[0]!.querySelector('[part~="item-name"]')!, 'Beans');
+      await type(el, rows[0]!.querySelector('[part~="item-quantity"]')!, '2');
+      await type(el, rows[0]!.querySelector('[part~="item-unit"]')!, '1500.25');
+      await click(el, button(el, /Add item/));
+      rows = $$(el, '[part~="cart-item"]');
+      await type(el, rows[1]!.querySelector('[part~="item-name"]')!, 'Mug');
+      await type(el, rows[1]!.querySelector('[part~="item-unit"]')!, '999.5');
+      expect(text(part(el, 'cart-total'))).to.contain('4,000.00');
+      expect($(el, '[part~="amount"]'), 'the cart sets the amount').to.equal(null);
+      await click(el, button(el, 'Remove Mug'));
+      expect($$(el, '[part~="cart-item"]')).to.have.length(1);
+      expect(text(part(el, 'cart-total'))).to.contain('3,000.50');
+      await click(el, part(el, 'submit'));
+      await waitUntil(() => api.calls('POST', '/payment-link').length === 1);
+      const body = api.calls('POST', '/payment-link')[0]!.body;
+      expect(body.cart.items).to.deep.equal([{ name: 'Beans', quantity: 2, unitAmount: '1500.25' }]);
+      expect(body).not.to.have.property('fiatAmount');
+    });
+
+    it('creates a donation with a closing time in ISO, limits and suggested amounts', async () => {
+      const api = seededApi(0);
+      const el = await mount(api);
+      await click(el, part(el, 'new-link'));
+      await choose(el, $(el, '#lf-kind-donation') as HTMLInputElement, 'on');
+      await type(el, field(el, 'Title'), 'School roof');
+      await type(el, field(el, 'Minimum amount (NGN)'), '500');
+      await type(el, field(el, 'Maximum amount (NGN)'), '100000');
+      await type(el, field(el, 'Suggested amounts'), '1000, 2500, 5000');
+      await type(el, field(el, 'Closes at'), '2031-06-30T18:00');
+      await choose(el, $(el, '#lf-after-confirmation') as HTMLInputElement, 'on');
+      await click(el, part(el, 'submit'));
+      await waitUntil(() => api.calls('POST', '/payment-link').length === 1);
+      const body = api.calls('POST', '/payment-link')[0]!.body;
+      expect(body).to.deep.include({ linkType: 'Donation', minAmount: '500', maxAmount: '100000', suggestedAmounts: ['1000', '2500', '5000'] });
+      expect(body.closesAt).to.equal(new Date('2031-06-30T18:00').toISOString());
+      expect(body.cart.items).to.deep.equal([]);
+      expect(body.action.showConfirmationPage).to.equal(true);
+      expect(body).not.to.have.property('fiatAmount');
+    });
+
+    it('refuses a redirect URL that is not http(s) without calling the server', async () => {
+      const api = seededApi(0);
+      const el = await mount(api);
+      await click(el, part(el, 'new-link'));
+      await type(el, field(el, 'Title'), 'Tickets');
+      await type(el, field(el, 'Amount (NGN)'), '100');
+      await choose(el, $(el, '#lf-after-redirect') as HTMLInputElement, 'on');
+      const url = field(el, 'Redirect URL');
+      await type(el, url, 'javascript:alert(1)');
+      await click(el, part(el, 'submit'));
+      await settle(el);
+      expect(api.calls('POST', '/payment-link')).to.have.length(0);
+      expect(url.getAttribute('aria-invalid')).to.equal('true');
+      expect(errorFor(el, url)).to.contain('https://');
+      expect(el.shadowRoot!.activeElement).to.equal(url);
+      await type(el, url, 'https://shop.example/thanks');
+      await click(el, part(el, 'submit'));
+      await waitUntil(() => api.calls('POST', '/payment-link').length === 1);
+      expect(api.calls('POST', '/payment-link')[0]!.body.action).to.deep.include({ redirect: true, redirectUrl: 'https://shop.example/thanks' });
+    });
+
+    it('shows the server’s field errors beside their fields and keeps what was typed', async () => {
+      const api = seededApi(0);
+      api.intercept((r) =>
+        r.method === 'POST'
+          ? errorResponse(400, 'validation_failed', 'Invalid payment link', [
+              { path: 'fiatAmount', message: 'NGN amounts have at most 2 decimal places' },
+              { path: 'action.redirectUrl', message: 'redirectUrl must be an absolute http:// or https:// URL' },
+            ])
+          : undefined,
+      );
+      const el = await mount(api);
+      await click(el, part(el, 'new-link'));
+      await type(el, field(el, 'Title'), 'Workshop');
+      await type(el, field(el, 'Description'), 'Saturday morning');
+      await type(el, field(el, 'Amount (NGN)'), '10.50');
+      await choose(el, $(el, '#lf-after-redirect') as HTMLInputElement, 'on');
+      await type(el, field(el, 'Redirect URL'), 'http://shop.example/done');
+      await click(el, part(el, 'submit'));
+      await waitUntil(() => $$(el, '[part~="field-error"]').length === 2, 'server errors shown');
+      expect(errorFor(el, field(el, 'Amount (NGN)'))).to.contain('at most 2 decimal places');
+      expect(errorFor(el, field(el, 'Redirect URL'))).to.contain('absolute http');
+      expect(field(el, 'Title').value).to.equal('Workshop');
+      expect(field(el, 'Description').value).to.equal('Saturday morning');
+      expect(field(el, 'Amount (NGN)').value).to.equal('10.50');
+      expect(field(el, 'Redirect URL').value).to.equal('http://shop.example/done');
+      expect(el.shadowRoot!.activeElement).to.equal(field(el, 'Amount (NGN)'));
+    });
+  });
+
+  describe('when editing a link', () => {
+    it('opens the form filled in and saves the changes with PATCH', async () => {
+      const api = seededApi(1);
+      api.links[0] = { ...api.links[0]!, title: 'Old title', description: 'Old', fiatAmount: '2500.00', isActive: true };
+      const el = await mount(api);
+      await click(el, part(el, 'edit-link'));
+      const title = field(el, 'Title');
+      expect(title.value).to.equal('Old title');
+      expect(field(el, 'Amount (NGN)').value).to.equal('2500.00');
+      expect((part(el, 'active-toggle') as HTMLInputElement).checked).to.equal(true);
+      await type(el, title, 'New title');
+      await choose(el, part(el, 'active-toggle') as HTMLInputElement, 'off');
+      await click(el, part(el, 'submit'));
+      await waitUntil(() => $(el, '[part~="link-detail"]'));
+      const [patch] = api.calls('PATCH', '/payment-link');
+      expect(patch!.body).to.deep.include({ id: api.links[0]!.id, title: 'New title' });
+      expect(patch!.body.action.isActive).to.equal(false);
+      expect(text(part(el, 'link-detail'))).to.contain('New title');
+      expect(text(part(el, 'link-detail'))).to.contain('Inactive');
+    });
+
+    it('keeps a closed fundraiser editable without resending its past closing time', async () => {
+      const api = seededApi(0);
+      api.links.push(
+        makeLink({ title: 'Old appeal', linkType: 'Donation', fiatAmount: '0.00', closesAt: '2024-01-31T18:00:00.000Z', minAmount: '100.00', maxAmount: null, suggestedAmounts: [] }),
+      );
+      const el = await mount(api);
+      await click(el, part(el, 'edit-link'));
+      expect(field(el, 'Closes at').value, 'shown in the merchant’s time zone').to.match(/^2024-01-3[01]T\d\d:00$/);
+      await type(el, field(el, 'Description'), 'Thank you all');
+      await click(el, part(el, 'submit'));
+      await waitUntil(() => api.calls('PATCH', '/payment-link').length === 1, 'saved');
+      const body = api.calls('PATCH', '/payment-link')[0]!.body;
+      expect(body).not.to.have.property('closesAt');
+      expect(body).to.deep.include({ description: 'Thank you all', linkType: 'Donation', minAmount: '100.00' });
+    });
+
+    it('goes back to the link without saving on Cancel', async () => {
+      const api = seededApi(1);
+      const el = await mount(api);
+      await click(el, part(el, 'edit-link'));
+      await click(el, part(el, 'cancel'));
+      expect($(el, '[part~="link-detail"]')).to.exist;
+      expect(api.calls('PATCH', '/payment-link')).to.have.length(0);
+    });
+  });
+
+  describe('when there are more links than fit a page', () => {
+    it('pages forward and back', async () => {
+      const api = seededApi(25);
+      const el = await mount(api);
+      expect(text(part(el, 'page-info'))).to.contain('Page 1 of 3');
+      expect((part(el, 'previous-page') as HTMLButtonElement).disabled).to.equal(true);
+      await click(el, part(el, 'next-page'));
+      await waitUntil(() => text(part(el, 'page-info')).includes('Page 2 of 3'));
+      expect(api.requests.at(-1)!.url.searchParams.get('page')).to.equal('2');
+      expect(text($(el, '[part~="link-row"]'))).to.contain('Coffee beans 11');
+      await click(el, part(el, 'next-page'));
+      await waitUntil(() => text(part(el, 'page-info')).includes('Page 3 of 3'));
+      expect($$(el, '[part~="link-row"]')).to.have.length(5);
+      expect((part(el, 'next-page') as HTMLButtonElement).disabled).to.equal(true);
+      await click(el, part(el, 'previous-page'));
+      await waitUntil(() => text(part(el, 'page-info')).includes('Page 2 of 3'));
+    });
+  });
+
+  describe('when filtering links', () => {
+    it('filters by kind and status and starts again at page 1', async () => {
+      const api = seededApi(12);
+      api.links.push(makeLink({ title: 'Flood relief', linkType: 'Donation', isActive: false }));
+      const el = await mount(api);
+      await click(el, part(el, 'next-page'));
+      await waitUntil(() => text(part(el, 'page-info')).includes('Page 2'));
+      await choose(el, part(el, 'filter-kind') as HTMLSelectElement, 'Donation');
+      await waitUntil(() => $$(el, '[part~="link-row"]').length === 1);
+      let last = api.requests.at(-1)!.url.searchParams;
+      expect(last.get('linkType')).to.equal('Donation');
+      expect(last.get('page')).to.equal('1');
+      expect(text($(el, '[part~="link-row"]'))).to.contain('Flood relief');
+      await choose(el, part(el, 'filter-active') as HTMLSelectElement, 'true');
+      await waitUntil(() => $(el, '[part~="empty"]'));
+      last = api.requests.at(-1)!.url.searchParams;
+      expect(last.get('isActive')).to.equal('true');
+      expect(text(part(el, 'empty'))).to.contain('No links match');
+    });
+
+    it('searches after a pause in typing, or at once on Enter', async () => {
+      const api = seededApi(5);
+      api.links.push(makeLink({ title: 'Tea leaves' }));
+      const el = await mount(api);
+      await type(el, part(el, 'search') as HTMLInputElement, 'tea');
+      await waitUntil(() => $$(el, '[part~="link-row"]').length === 1, 'search applied after typing');
+      expect(api.requests.at(-1)!.url.searchParams.get('q')).to.equal('tea');
+      const before = api.requests.length;
+      await type(el, part(el, 'search') as HTMLInputElement, 'coffee');
+      (part(el, 'filters') as HTMLFormElement).requestSubmit();
+      await waitUntil(() => $$(el, '[part~="link-row"]').length === 5);
+      expect(api.requests.length - before, 'Enter does not wait for the pause, and the pause adds no second request').to.be.at.most(1);
+    });
+  });
+
+  describe('when viewing a link', () => {
+    it('shows visits, payments and their conversion with a text alternative', async () => {
+      const api = seededApi(1);
+      api.links[0] = { ...api.links[0]!, visitedCount: 200, paymentCount: 50 };
+      const el = await mount(api);
+      await click(el, part(el, 'link-title'));
+      await waitUntil(() => $(el, '[part~="chart"]'));
+      expect(text(part(el, 'stat-visits'))).to.equal('200');
+      expect(text(part(el, 'stat-payments'))).to.equal('50');
+      expect(text(part(el, 'stat-conversion'))).to.equal('25%');
+      const chart = $(el, '[part~="chart"] [role="img"]')!;
+      expect(chart.getAttribute('aria-label')).to.contain('25%');
+      expect(el.shadowRoot!.activeElement?.id).to.equal('link-detail-heading');
+    });
+
+    it('copies the public URL and the embed snippet with a confirmation', async () => {
+      const api = seededApi(1);
+      const el = await mount(api);
+      const copied: string[] = [];
+      const original = navigator.clipboard?.writeText;
+      Object.defineProperty(navigator.clipboard, 'writeText', { configurable: true, value: async (value: string) => void copied.push(value) });
+      try {
+        await click(el, part(el, 'link-title'));
+        await waitUntil(() => $(el, '[part~="link-detail"]'));
+        const link = api.links[0]!;
+        expect((part(el, 'public-url') as HTMLInputElement).value).to.equal(link.url);
+        const snippet = (part(el, 'embed-snippet') as HTMLTextAreaElement).value;
+        expect(snippet).to.equal(
+          `<script type="module" src="https://pay.example.com/dist/paylink-checkout.js"></script>\n<paylink-checkout slug="${link.slug}"></paylink-checkout>`,
+        );
+        await click(el, part(el, 'copy-url'));
+        await waitUntil(() => text(part(el, 'copy-url')).includes('Copied'));
+        await click(el, part(el, 'copy-snippet'));
+        await waitUntil(() => text(part(el, 'copy-snippet')).includes('Copied'));
+        expect(copied).to.deep.equal([link.url, snippet]);
+        expect(text(part(el, 'status'))).to.contain('copied');
+      } finally {
+        if (original) Object.defineProperty(navigator.clipboard, 'writeText', { configurable: true, value: original });
+      }
+    });
+
+    it('uses checkout-src for the embed snippet when set', async () => {
+      const api = seededApi(1);
+      const el = await fixture<PaylinkAdmin>(
+        html`<paylink-admin .fetch=${api.fetch} checkout-src="https://cdn.example/paylink/0.1.0/paylink-checkout.js"></paylink-admin>`,
+      );
+      await waitUntil(() => $(el, '[part~="link-title"]'));
+      await click(el, part(el, 'link-title'));
+      expect((part(el, 'embed-snippet') as HTMLTextAreaElement).value).to.contain('src="https://cdn.example/paylink/0.1.0/paylink-checkout.js"');
+    });
+  });
+
+  describe('when managing money', () => {
+    it('shows the balance of each asset', async () => {
+      const el = await mount(seededApi(), { view: 'money' });
+      await waitUntil(() => text(part(el, 'balance-usdt')).includes('125.5'));
+      expect(text(part(el, 'balance-usdt'))).to.contain('4 USDT');
+      expect(text(part(el, 'balance-cngn'))).to.contain('0 cNGN');
+    });
+
+    it('checks the address as it is typed, including its EIP-55 checksum', async () => {
+      const el = await mount(seededApi(), { view: 'money' });
+      const address = field(el, 'Destination address');
+      await type(el, address, '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeA');
+      expect(address.getAttribute('aria-invalid')).to.equal(null);
+      await type(el, address, '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAeD');
+      expect(address.getAttribute('aria-invalid')).to.equal('true');
+      expect(errorFor(el, address)).to.contain('checksum');
+      await type(el, address, '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed');
+      expect(address.getAttribute('aria-invalid')).to.equal(null);
+      expect(text(part(el, 'address-status'))).to.contain('Valid address');
+      await type(el, address, '0xzz');
+      expect(errorFor(el, address)).to.contain('0–9 and a–f');
+    });
+
+    it('fills the available balance with Max', async () => {
+      const el = await mount(seededApi(), { view: 'money' });
+      await waitUntil(() => !(part(el, 'max') as HTMLButtonElement).disabled);
+      await click(el, part(el, 'max'));
+      expect(field(el, /^Amount/).value).to.equal('125.5');
+    });
+
+    it('repeats address and amount on the confirm step and sends one withdrawal with an Idempotency-Key', async () => {
+      const api = seededApi();
+      const el = await mount(api, { view: 'money' });
+      await openMoney(el);
+      await fillWithdrawal(el, CHECKSUMMED, '20.5');
+      expect(text(part(el, 'confirm-address'))).to.equal(CHECKSUMMED);
+      expect(text(part(el, 'confirm-amount'))).to.equal('20.5 USDT');
+      await click(el, part(el, 'confirm'));
+      await waitUntil(() => $(el, '[part~="withdraw-done"]'), 'done shown');
+      const [post] = api.calls('POST', '/withdrawal');
+      expect(post!.body).to.deep.equal({ amount: '20.5', address: CHECKSUMMED, blockchainId: 'bsc', assetId: 'USDT' });
+      expect(post!.headers['idempotency-key']).to.match(UUID);
+      await waitUntil(() => $$(el, '[part~="withdrawal-row"]').length === 1, 'history refreshed');
+    });
+
+    it('sends exactly one withdrawal on a double click', async () => {
+      const api = seededApi();
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      api.intercept(async (r) => {
+        if (r.method === 'POST') await gate;
+        return undefined;
+      });
+      const el = await mount(api, { view: 'money' });
+      await openMoney(el);
+      await fillWithdrawal(el);
+      const confirm = part(el, 'confirm') as HTMLButtonElement;
+      confirm.click();
+      confirm.click();
+      await el.updateComplete;
+      expect((part(el, 'confirm') as HTMLButtonElement).disabled, 'disabled while in flight').to.equal(true);
+      (part(el, 'confirm') as HTMLButtonElement).click();
+      release();
+      await waitUntil(() => $(el, '[part~="withdraw-done"]'));
+      expect(api.calls('POST', '/withdrawal')).to.have.length(1);
+    });
+
+    it('retries a failed send with the same Idempotency-Key', async () => {
+      const api = seededApi();
+      let failures = 1;
+      api.intercept((r) => (r.method === 'POST' && failures-- > 0 ? errorResponse(502, 'upstream_unavailable', 'The service is unreachable') : undefined));
+      const el = await mount(api, { view: 'money' });
+      await openMoney(el);
+      await fillWithdrawal(el);
+      await click(el, part(el, 'confirm'));
+      await waitUntil(() => $(el, '[part~="withdraw-confirm"] [part~="form-error"]'), 'error on the confirm step');
+      expect(text(part(el, 'form-error'))).to.contain('safe');
+      await click(el, part(el, 'confirm'));
+      await waitUntil(() => $(el, '[part~="withdraw-done"]'));
+      const keys = api.calls('POST', '/withdrawal').map((r) => r.headers['idempotency-key']);
+      expect(keys).to.have.length(2);
+      expect(keys[0]).to.equal(keys[1]);
+    });
+
+    it('shows the server’s refusal beside the amount and keeps what was typed', async () => {
+      const api = seededApi();
+      api.intercept((r) =>
+        r.method === 'POST' ? errorResponse(422, 'insufficient_balance', 'Insufficient USDT balance: 125.5 available') : undefined,
+      );
+      const el = await mount(api, { view: 'money' });
+      await openMoney(el);
+      await fillWithdrawal(el, CHECKSUMMED, '100');
+      await click(el, part(el, 'confirm'));
+      await waitUntil(() => $(el, '[part~="withdraw-form"] [part~="field-error"]'), 'back on the form with the reason');
+      const amount = field(el, /^Amount/);
+      expect(errorFor(el, amount)).to.contain('Insufficient USDT balance');
+      expect(amount.value).to.equal('100');
+      expect(field(el, 'Destination address').value).to.equal(CHECKSUMMED);
+      expect(el.shadowRoot!.activeElement).to.equal(amount);
+    });
+
+    it('shows a server field error beside the address', async () => {
+      const api = seededApi();
+      api.intercept((r) =>
+        r.method === 'POST'
+          ? errorResponse(400, 'validation_failed', 'Invalid withdrawal', [{ path: 'address', message: 'This address is on a blocklist' }])
+          : undefined,
+      );
+      const el = await mount(api, { view: 'money' });
+      await openMoney(el);
+      await fillWithdrawal(el);
+      await click(el, part(el, 'confirm'));
+      await waitUntil(() => $(el, '[part~="withdraw-form"]'));
+      expect(errorFor(el, field(el, 'Destination address'))).to.contain('blocklist');
+    });
+
+    it('refuses an amount over the available balance before asking to confirm', async () => {
+      const api = seededApi();
+      const el = await mount(api, { view: 'money' });
+      await openMoney(el);
+      await type(el, field(el, 'Destination address'), CHECKSUMMED);
+      await type(el, field(el, /^Amount/), '500');
+      await click(el, part(el, 'review'));
+      expect($(el, '[part~="withdraw-confirm"]')).to.equal(null);
+      expect(errorFor(el, field(el, /^Amount/))).to.contain('more than your available');
+    });
+  });
+
+  describe('when following withdrawals', () => {
+    it('filters the history by status and dates', async () => {
+      const api = seededApi();
+      api.withdrawals.push(makeWithdrawal({ status: 'failed' }), makeWithdrawal({ status: 'success' }));
+      const el = await mount(api, { view: 'money' });
+      await waitUntil(() => $$(el, '[part~="withdrawal-row"]').length === 2);
+      await choose(el, part(el, 'filter-status') as HTMLSelectElement, 'failed');
+      await waitUntil(() => $$(el, '[part~="withdrawal-row"]').length === 1);
+      await choose(el, part(el, 'filter-from') as HTMLInputElement, '2025-04-01');
+      await choose(el, part(el, 'filter-to') as HTMLInputElement, '2025-04-30');
+      await settle(el);
+      const params = api.calls('GET', '/withdrawal').at(-1)!.url.searchParams;
+      expect(params.get('status')).to.equal('failed');
+      expect(params.get('startDate')).to.equal(new Date(2025, 3, 1).toISOString());
+      expect(params.get('endDate')).to.equal(new Date(2025, 3, 30, 23, 59, 59, 999).toISOString());
+      expect(params.get('page')).to.equal('1');
+    });
+
+    it('pages through the history', async () => {
+      const api = seededApi();
+      for (let i = 0; i < 12; i++) api.withdrawals.push(makeWithdrawal());
+      const el = await mount(api, { view: 'money' });
+      await waitUntil(() => $$(el, '[part~="withdrawal-row"]').length === 10);
+      await click(el, $(el, '[part~="history-pagination"] [part~="next-page"]')!);
+      await waitUntil(() => $$(el, '[part~="withdrawal-row"]').length === 2);
+      expect(api.calls('GET', '/withdrawal').at(-1)!.url.searchParams.get('page')).to.equal('2');
+    });
+
+    it('updates pending withdrawals live and stops once none is pending', async () => {
+      const api = seededApi();
+      const pending = makeWithdrawal({ status: 'pending', txHash: null });
+      api.withdrawals.push(pending);
+      const el = await mount(api, { view: 'money' });
+      await waitUntil(() => $(el, '[part~="status-pending"]'));
+      expect($(el, '[part~="live-indicator"]')).to.exist;
+      api.withdrawals[0] = { ...pending, status: 'success', txHash: `0x${'cd'.repeat(32)}` };
+      await waitUntil(() => $(el, '[part~="status-success"]'), 'status updated without a reload', { timeout: 3000 });
+      expect(text(part(el, 'status'))).to.contain('Completed');
+      const count = api.calls('GET', '/withdrawal').length;
+      await aTimeout(900);
+      expect(api.calls('GET', '/withdrawal').length, 'no more polling').to.equal(count);
+      expect($(el, '[part~="live-indicator"]')).to.equal(null);
+    });
+  });
+
+  describe('when used with the keyboard', () => {
+    it('moves between tabs with the arrow keys', async () => {
+      const el = await mount(seededApi());
+      const tab = $(el, '#tab-links')!;
+      tab.focus();
+      tab.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowRight', bubbles: true, composed: true }));
+      await settle(el);
+      expect(el.view).to.equal('money');
+      expect(el.shadowRoot!.activeElement?.id).to.equal('tab-money');
+      expect($(el, '#panel-links')!.hidden).to.equal(true);
+      expect($(el, '#panel-money')!.hidden).to.equal(false);
+    });
+  });
+
+  describe('when the locale is French', () => {
+    it('speaks French and formats numbers the French way', async () => {
+      const el = await mount(seededApi(), { locale: 'fr', view: 'money' });
+      await waitUntil(() => text(part(el, 'balance-usdt')).includes('125,5'));
+      expect(text($(el, '#tab-links'))).to.equal('Liens de paiement');
+      expect(text(part(el, 'review'))).to.equal('Vérifier le retrait');
+    });
+  });
+});
