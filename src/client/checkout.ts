@@ -6,7 +6,7 @@
  */
 import { parseCheckoutSession, parsePublicLink, parseVisitResult } from '../core/public-parse.js';
 import type { CheckoutSession, PublicLink, SessionStatus, StartSessionInput, VisitResult } from '../core/schemas.js';
-import { errorFromResponse, PaylinkNetworkError, PaylinkNotFoundError, PaylinkServerError } from './errors.js';
+import { PaylinkError } from './errors.js';
 import type { RequestOptions, Transport } from './http.js';
 
 export type { CheckoutSession, PublicLink, SessionStatus, StartSessionInput, VisitResult };
@@ -51,10 +51,12 @@ export interface CheckoutApi {
 }
 
 /**
- * A transport for the keyless public checkout API alone: JSON in and out, errors mapped by
- * `errorFromResponse` like `createTransport` does, but no API key, bearer token, query strings or
- * idempotency keys. The checkout element uses it because `createTransport` carries all of those
- * into a bundle with a 15 kB budget; anything else should use `createTransport` (./http.js).
+ * A transport for the keyless public checkout API alone: JSON in and out, every failure a
+ * `PaylinkError` with the server's `status`, `code`, `message` and field `errors` (status 0,
+ * code `network_error` when no response came; `invalid_response` for an unexpected body). Unlike
+ * `createTransport` (./http.js) it has no API key, token, query strings or idempotency keys, and
+ * no error subclasses: the checkout element uses it to fit its 15 kB budget. Use `createTransport`
+ * for anything else.
  */
 export function createPublicTransport(baseUrl: string, customFetch?: typeof fetch): Transport {
   const url = (path: string) => baseUrl.replace(/\/+$/, '') + path;
@@ -74,14 +76,15 @@ export function createPublicTransport(baseUrl: string, customFetch?: typeof fetc
           body: body ? JSON.stringify(body) : null,
         });
       } catch (cause) {
-        throw (cause as Error).name == 'AbortError' ? cause : new PaylinkNetworkError('Could not reach the Paylink API', 0, 'network_error');
+        throw (cause as Error).name == 'AbortError' ? cause : new PaylinkError('Could not reach the Paylink API', 0, 'network_error');
       }
-      const data: unknown = await response.json().catch(() => undefined);
-      if (!response.ok) throw errorFromResponse(response.status, data);
+      const { status } = response;
+      const data = await response.json().catch(() => ({}));
+      if (!response.ok) throw new PaylinkError(data.message, status, data.code ?? `http_${status}`, data.errors);
       try {
         return parse(data);
       } catch {
-        throw new PaylinkServerError('The API answered with an unexpected shape', response.status, 'invalid_response');
+        throw new PaylinkError('Unexpected response', status, 'invalid_response');
       }
     },
   };
@@ -126,7 +129,7 @@ export function createCheckoutApi(transport: Transport, apiOptions: CheckoutApiO
         } catch (error) {
           if (stopped || signal?.aborted) return;
           onError?.(error);
-          if (error instanceof PaylinkNotFoundError) return stop();
+          if ((error as PaylinkError).status == 404) return stop();
         }
         if (!stopped) timer = setTimeout(poll, apiOptions.pollInterval ?? 2000);
       };

@@ -24,6 +24,11 @@ import { createTransport, type TransportOptions } from './http.js';
 import { createBalanceResource, type BalanceResource } from './balance.js';
 import { createLinksResource, type LinksResource } from './links.js';
 import { createWithdrawalsResource, type WithdrawalsResource } from './withdrawals.js';
+import { config } from 'zod';
+
+// zod's fast path compiles parsers with `new Function`, which a strict Content-Security-Policy or
+// Trusted Types refuses (and reports). The client runs in merchants' pages: parse without it.
+config({ jitless: true });
 
 export interface PaylinkClientOptions {
   /**

@@ -10,17 +10,15 @@ import type { CheckoutSession, PublicLink, VisitResult } from './schemas.js';
 
 type Parse<T> = (value: unknown, path: string) => T;
 
-/** Raised when a response does not have the promised shape; `path` names the first bad field. */
-export class ShapeError extends TypeError {
-  constructor(readonly path: string) {
-    super(`Unexpected value at ${path || 'root'}`);
-  }
+/** Raised when a response does not have the promised shape; the message is the path of the first bad field. */
+function fail(path: string): never {
+  throw new TypeError(path);
 }
 
 const check =
   <T>(test: (value: unknown) => boolean): Parse<T> =>
   (value, path) => {
-    if (!test(value)) throw new ShapeError(path);
+    if (!test(value)) fail(path);
     return value as T;
   };
 
@@ -37,26 +35,24 @@ const nullable =
 const array =
   <T>(parse: Parse<T>): Parse<T[]> =>
   (value, path) => {
-    if (!Array.isArray(value)) throw new ShapeError(path);
+    if (!Array.isArray(value)) fail(path);
     return value.map((item, index) => parse(item, `${path}.${index}`));
   };
 
-const OPTIONAL = Symbol();
-type Optional<T> = Parse<T | undefined> & { [OPTIONAL]: true };
-const optional = <T>(parse: Parse<T>): Optional<T> =>
-  Object.assign((value: unknown, path: string) => (value === undefined ? undefined : parse(value, path)), { [OPTIONAL]: true as const });
+const optional =
+  <T>(parse: Parse<T>): Parse<T | undefined> =>
+  (value, path) =>
+    value === undefined ? value : parse(value, path);
 
 const object =
   <T>(shape: { [K in keyof T]-?: Parse<T[K]> }): Parse<T> =>
   (value, path) => {
-    if (typeof value != 'object' || value === null || Array.isArray(value)) throw new ShapeError(path);
+    if (typeof value != 'object' || value === null || Array.isArray(value)) fail(path);
     const out: Record<string, unknown> = {};
     for (const key in shape) {
-      const field = (value as Record<string, unknown>)[key];
-      const parse = shape[key] as Parse<unknown> & { [OPTIONAL]?: true };
-      // Absent optional keys stay absent, as zod leaves them.
-      if (parse[OPTIONAL] && !(key in value)) continue;
-      out[key] = parse(field, path ? `${path}.${key}` : key);
+      const field = shape[key]((value as Record<string, unknown>)[key], path ? `${path}.${key}` : key);
+      // A required key that is absent has thrown above; an absent optional key stays absent, as in zod.
+      if (key in value) out[key] = field;
     }
     return out as T;
   };
@@ -118,9 +114,9 @@ const checkoutSession = object<CheckoutSession>({
 
 const visitResult = object<VisitResult>({ counted: boolean, visitId: string });
 
-/** Parses `GET /checkout/{slug}`; throws `ShapeError` on anything `PublicLink` (zod) would refuse. */
+/** Parses `GET /checkout/{slug}`; throws a `TypeError` naming the field on anything `PublicLink` (zod) would refuse. */
 export const parsePublicLink = (data: unknown): PublicLink => publicLink(data, '');
-/** Parses a checkout session; throws `ShapeError` on anything `CheckoutSession` (zod) would refuse. */
+/** Parses a checkout session; throws a `TypeError` naming the field on anything `CheckoutSession` (zod) would refuse. */
 export const parseCheckoutSession = (data: unknown): CheckoutSession => checkoutSession(data, '');
-/** Parses `POST /checkout/{slug}/visits`; throws `ShapeError` on anything `VisitResult` (zod) would refuse. */
+/** Parses `POST /checkout/{slug}/visits`; throws a `TypeError` naming the field on anything `VisitResult` (zod) would refuse. */
 export const parseVisitResult = (data: unknown): VisitResult => visitResult(data, '');

@@ -3,7 +3,7 @@
  * with a text alternative), the public URL and a ready-to-paste embed snippet, each with a copy button.
  */
 import { html, nothing, type ReactiveController, type TemplateResult } from 'lit';
-import { styleMap } from 'lit/directives/style-map.js';
+import { cssVar } from '../../internal/css-var.js';
 import type { PaymentLink } from '../../core/schemas.js';
 import { FlashController } from '../../internal/flash-controller.js';
 import { errorMessage, type AdminHost } from './admin-context.js';
@@ -137,7 +137,7 @@ export class LinkDetailController implements ReactiveController {
     const bar = (kind: 'visits' | 'payments', label: string, value: number) =>
       html`<div class="bar-row">
         <span class="bar-label">${label}</span>
-        <span class="bar-track"><span part="bar bar-${kind}" class="bar ${kind}" style=${styleMap({ '--size': `${(value / scale) * 100}%` })}></span></span>
+        <span class="bar-track"><span part="bar bar-${kind}" class="bar ${kind}" ${cssVar('--size', `${(value / scale) * 100}%`)}></span></span>
         <span class="bar-value">${text.count(value)}</span>
       </div>`;
     return html`<section part="performance" class="card" aria-labelledby="ld-performance">

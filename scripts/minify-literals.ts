@@ -1,0 +1,100 @@
+/**
+ * A Vite/Rolldown plugin that minifies the static text of Lit's `html`, `svg` and `css` tagged
+ * templates in our sources (the JS minifier leaves template text alone). HTML loses the
+ * indentation between tags; CSS loses comments and the spaces a parser does not need.
+ * Expressions (`${…}`) are kept as they are, nested templates included.
+ */
+import type { Plugin } from 'vite';
+
+type Kind = 'html' | 'svg' | 'css' | 'other';
+
+function minifyText(text: string, kind: Kind): string {
+  if (kind == 'css') {
+    return text
+      .replace(/\/\*[\s\S]*?\*\//g, '')
+      .replace(/\s+/g, ' ')
+      .replace(/ ?([{};,>]) ?/g, '$1')
+      .replace(/: /g, ':')
+      .replace(/;}/g, '}')
+      .replace(/([^\w.])0\.(\d)/g, '$1.$2');
+  }
+  if (kind == 'html' || kind == 'svg') return text.replace(/>\s*\n\s*</g, '><').replace(/\s*\n\s*/g, ' ');
+  return text;
+}
+
+/** Rewrites the tagged templates of `source`. */
+export function minifyLiterals(source: string): string {
+  let out = '';
+  let i = 0;
+
+  // Copies JS code from `i` up to the `}` that closes the current `${`, or to the end.
+  const code = (closeOnBrace: boolean): void => {
+    let depth = 0;
+    while (i < source.length) {
+      const char = source[i]!;
+      if (char == '`') {
+        const kind = (/\b(html|svg|css)\s*$/.exec(source.slice(Math.max(0, i - 8), i))?.[1] as Kind) ?? 'other';
+        out += char;
+        i++;
+        template(kind);
+      } else if (char == "'" || char == '"') {
+        const start = i++;
+        while (i < source.length && source[i] != char) i += source[i] == '\\' ? 2 : 1;
+        out += source.slice(start, ++i);
+      } else if (char == '/' && source[i + 1] == '/') {
+        const end = source.indexOf('\n', i);
+        out += source.slice(i, (i = end < 0 ? source.length : end));
+      } else if (char == '/' && source[i + 1] == '*') {
+        const end = source.indexOf('*/', i + 2) + 2;
+        out += source.slice(i, (i = end));
+      } else {
+        if (char == '{') depth++;
+        if (char == '}' && depth-- == 0 && closeOnBrace) return;
+        out += char;
+        i++;
+      }
+    }
+  };
+
+  // Copies a template body after its opening backtick, through its closing one.
+  const template = (kind: Kind): void => {
+    let text = '';
+    while (i < source.length) {
+      const char = source[i]!;
+      if (char == '\\') {
+        text += source.slice(i, i + 2);
+        i += 2;
+      } else if (char == '`') {
+        out += minifyText(text, kind) + '`';
+        i++;
+        return;
+      } else if (char == '$' && source[i + 1] == '{') {
+        out += minifyText(text, kind) + '${';
+        text = '';
+        i += 2;
+        code(true);
+        out += '}';
+        i++;
+      } else {
+        text += char;
+        i++;
+      }
+    }
+    out += text;
+  };
+
+  code(false);
+  return out;
+}
+
+/** The plugin: applies `minifyLiterals` to TypeScript sources under `src/` at build time. */
+export function minifyLiteralsPlugin(): Plugin {
+  return {
+    name: 'paylink:minify-literals',
+    enforce: 'pre',
+    transform(source, id) {
+      if (!/\/src\/.*\.ts$/.test(id) || !/\b(html|svg|css)`/.test(source)) return null;
+      return { code: minifyLiterals(source), map: null };
+    },
+  };
+}

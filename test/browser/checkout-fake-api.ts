@@ -1,0 +1,163 @@
+/**
+ * A fake Paylink checkout API for `<paylink-checkout>` tests: a `fetch` that serves
+ * `/paylink/checkout/*` from in-memory links and sessions, records every call, and lets a test
+ * override any answer. Injected through the element's `fetch` property; no globals patched.
+ */
+import type { CheckoutSession, PublicLink } from '../../src/core/schemas.js';
+
+export const ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';
+
+export function makeLink(overrides: Partial<PublicLink> = {}): PublicLink {
+  return {
+    id: 'lnk_1',
+    slug: 'shop1',
+    url: 'http://localhost/pay/shop1',
+    title: 'Coffee order',
+    description: 'Freshly roasted',
+    linkType: 'Standard',
+    fiatAmount: '19500.50',
+    fiatCurrency: ['NGN'],
+    prepayOptions: { collectAddress: false, collectPhone: false },
+    cart: {
+      items: [
+        { name: 'Yirgacheffe 250 g', quantity: 2, unitAmount: '8500' },
+        { name: 'Filter papers', quantity: 1, unitAmount: '2500.50' },
+      ],
+    },
+    isActive: true,
+    closesAt: null,
+    minAmount: null,
+    maxAmount: null,
+    suggestedAmounts: [],
+    state: 'open',
+    assets: [
+      { assetId: 'USDT', blockchainId: 'bsc', networkName: 'BNB Smart Chain' },
+      { assetId: 'CNGN', blockchainId: 'bsc', networkName: 'BNB Smart Chain' },
+    ],
+    sandbox: true,
+    ...overrides,
+  };
+}
+
+export function makeDonation(overrides: Partial<PublicLink> = {}): PublicLink {
+  return makeLink({
+    slug: 'give1',
+    title: 'Library books',
+    description: 'Every naira buys books',
+    linkType: 'Donation',
+    fiatAmount: '0.00',
+    cart: { items: [] },
+    minAmount: '500',
+    maxAmount: '2000000',
+    suggestedAmounts: ['1000', '5000'],
+    ...overrides,
+  });
+}
+
+export function makeSession(overrides: Partial<CheckoutSession> = {}): CheckoutSession {
+  return {
+    id: 'ses_1',
+    slug: 'shop1',
+    status: 'awaiting_payment',
+    fiatAmount: '19500.50',
+    fiatCurrency: 'NGN',
+    assetId: 'USDT',
+    blockchainId: 'bsc',
+    networkName: 'BNB Smart Chain',
+    cryptoAmount: '12.187813',
+    paidAmount: '0',
+    remainingAmount: '12.187813',
+    payAddress: ADDRESS,
+    txHash: null,
+    expiresAt: new Date(Date.now() + 15 * 60_000).toISOString(),
+    createdAt: new Date().toISOString(),
+    sandbox: true,
+    postpayAction: null,
+    ...overrides,
+  };
+}
+
+export const PAID_ACTION = { redirect: false, showConfirmationPage: true, successMessage: 'Your beans are on their way.', redirectUrl: '' };
+
+export function json(body: unknown, status = 200): Response {
+  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+}
+
+export function errorResponse(status: number, code: string, message: string, errors?: { path: string; message: string }[]): Response {
+  return json({ status: 'error', statusCode: status, code, message, ...(errors ? { errors } : {}) }, status);
+}
+
+export interface Call {
+  method: string;
+  path: string;
+  body: Record<string, unknown> | undefined;
+}
+
+export class FakeCheckoutApi {
+  links = new Map<string, PublicLink>();
+  sessions = new Map<string, CheckoutSession>();
+  calls: Call[] = [];
+  /** Answers a call instead of the fake when it returns a Response. */
+  override?: (call: Call) => Response | Promise<Response> | undefined;
+  /** What the next session will look like (the fake fills in the asked asset and amount). */
+  nextSession: Partial<CheckoutSession> = {};
+  /** What a simulated payment turns the session into. */
+  onSimulate: (session: CheckoutSession) => Partial<CheckoutSession> = (session) => ({
+    status: 'paid',
+    paidAmount: session.cryptoAmount,
+    remainingAmount: '0',
+    txHash: '0x' + 'ab'.repeat(32),
+    postpayAction: PAID_ACTION,
+  });
+
+  constructor(...links: PublicLink[]) {
+    for (const link of links) this.links.set(link.slug, link);
+  }
+
+  /** Calls whose path ends with `suffix` (method optional). */
+  callsTo(suffix: string, method?: string): Call[] {
+    return this.calls.filter((call) => call.path.endsWith(suffix) && (!method || call.method === method));
+  }
+
+  fetch = async (input: RequestInfo | URL, init: RequestInit = {}): Promise<Response> => {
+    const url = new URL(String(input), location.href);
+    const call: Call = {
+      method: init.method ?? 'GET',
+      path: url.pathname,
+      body: typeof init.body === 'string' ? JSON.parse(init.body) : undefined,
+    };
+    this.calls.push(call);
+    const overridden = await this.override?.(call);
+    if (overridden) return overridden;
+
+    const route = call.path.replace(/^\/paylink\/checkout\//, '').split('/');
+    if (route[0] === 'sessions') {
+      const session = this.sessions.get(route[1]!);
+      if (!session) return errorResponse(404, 'not_found', 'No such session');
+      if (route[2] === 'simulate-payment') {
+        const paid = { ...session, ...this.onSimulate(session) };
+        this.sessions.set(paid.id, paid);
+        return json(paid);
+      }
+      return json(session);
+    }
+    const link = this.links.get(route[0]!);
+    if (!link) return errorResponse(404, 'not_found', 'No such payment link');
+    if (route[1] === 'visits') return json({ counted: !call.body?.visitId, visitId: (call.body?.visitId as string) ?? 'visit-0001' });
+    if (route[1] === 'sessions') {
+      const id = `ses_${this.sessions.size + 1}`;
+      const session = makeSession({
+        id,
+        slug: link.slug,
+        assetId: call.body!.assetId as 'USDT',
+        fiatAmount: (call.body!.fiatAmount as string) ?? link.fiatAmount,
+        fiatCurrency: link.fiatCurrency[0]!,
+        sandbox: link.sandbox,
+        ...this.nextSession,
+      });
+      this.sessions.set(id, session);
+      return json(session, 201);
+    }
+    return json(link);
+  };
+}

@@ -1,0 +1,556 @@
+import { aTimeout, expect, fixture, html, oneEvent, waitUntil } from '@open-wc/testing';
+import '../../src/checkout.js';
+import type { PaylinkCheckout } from '../../src/components/checkout/paylink-checkout.js';
+import type { CheckoutSession, PublicLink } from '../../src/core/schemas.js';
+import { ADDRESS, FakeCheckoutApi, PAID_ACTION, errorResponse, makeDonation, makeLink, makeSession } from './checkout-fake-api.js';
+
+// ---------------------------------------------------------------------------------------------
+// Helpers: everything is found by `part` or role inside the element's shadow root.
+
+const text = (node: Element | null | undefined) => (node?.textContent ?? '').replace(/\s+/g, ' ').trim();
+
+function part(el: PaylinkCheckout, name: string): HTMLElement {
+  const found = el.shadowRoot!.querySelector<HTMLElement>(`[part~="${name}"]`);
+  if (!found) throw new Error(`No [part~="${name}"] in: ${text(el.shadowRoot!.querySelector('[part~=card]'))}`);
+  return found;
+}
+const parts = (el: PaylinkCheckout, name: string) => [...el.shadowRoot!.querySelectorAll<HTMLElement>(`[part~="${name}"]`)];
+const has = (el: PaylinkCheckout, name: string) => !!el.shadowRoot!.querySelector(`[part~="${name}"]`);
+const heading = (el: PaylinkCheckout) => text(part(el, 'heading'));
+const status = (el: PaylinkCheckout) => text(part(el, 'status'));
+
+/** The button whose text matches. */
+function button(el: PaylinkCheckout, label: RegExp): HTMLButtonElement {
+  const buttons = [...el.shadowRoot!.querySelectorAll('button')];
+  const found = buttons.find((b) => label.test(text(b)));
+  if (!found) throw new Error(`No button ${label}; buttons: ${buttons.map(text).join(' | ')}`);
+  return found;
+}
+/** The control labelled `label` (its `<label for>`). */
+function field(el: PaylinkCheckout, label: RegExp): HTMLInputElement {
+  const match = [...el.shadowRoot!.querySelectorAll('label')].find((l) => label.test(text(l)));
+  if (!match) throw new Error(`No field labelled ${label}`);
+  return el.shadowRoot!.getElementById(match.htmlFor) as HTMLInputElement;
+}
+async function type(el: PaylinkCheckout, control: HTMLInputElement, value: string) {
+  control.focus();
+  control.value = value;
+  control.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
+  await el.updateComplete;
+}
+async function click(el: PaylinkCheckout, target: HTMLElement) {
+  target.click();
+  await el.updateComplete;
+}
+async function until(el: PaylinkCheckout, predicate: () => boolean, message: string) {
+  await waitUntil(predicate, message, { timeout: 4000 });
+  await el.updateComplete;
+}
+async function view(el: PaylinkCheckout, wanted: PaylinkCheckout['view']) {
+  await until(el, () => el.view === wanted, `view ${wanted}, still ${el.view}: ${text(el.shadowRoot!.querySelector('[part~=card]'))}`);
+}
+
+async function mount(api: FakeCheckoutApi, slug = [...api.links.keys()][0] ?? 'missing', locale = 'en') {
+  const el = await fixture<PaylinkCheckout>(html`<paylink-checkout slug=${slug} locale=${locale} .fetch=${api.fetch}></paylink-checkout>`);
+  await until(el, () => el.view !== 'loading', 'the link to load');
+  return el;
+}
+
+/** Mounts `link` and goes to the payment screen in USDT. */
+async function toPay(api: FakeCheckoutApi, link: PublicLink = [...api.links.values()][0]!) {
+  const el = await mount(api, link.slug);
+  await click(el, button(el, /USDT/));
+  await view(el, 'pay');
+  return el;
+}
+
+let copied: string[] = [];
+before(() => {
+  // Headless Chromium refuses the real clipboard without a user gesture; a stand-in records.
+  Object.defineProperty(navigator, 'clipboard', { configurable: true, value: { writeText: async (value: string) => void copied.push(value) } });
+});
+beforeEach(() => {
+  copied = [];
+  localStorage.clear();
+  sessionStorage.clear();
+});
+
+describe('<paylink-checkout>', () => {
+  it('passes an accessibility audit in every state', async () => {
+    const api = new FakeCheckoutApi(
+      makeLink({ title: 'Standard', prepayOptions: { collectAddress: true, collectPhone: true } }),
+      makeDonation(),
+      makeLink({ slug: 'off', state: 'inactive', isActive: false }),
+      makeDonation({ slug: 'over', state: 'closed', closesAt: '2024-05-01T12:00:00.000Z' }),
+    );
+    const audit = async (el: PaylinkCheckout, label: string) => {
+      try {
+        await expect(el).to.be.accessible();
+      } catch (error) {
+        throw new Error(`${label}: ${(error as Error).message}`);
+      }
+    };
+    const pending = new FakeCheckoutApi(makeLink());
+    pending.override = () => new Promise(() => {});
+    const loading = await fixture<PaylinkCheckout>(html`<paylink-checkout slug="shop1" .fetch=${pending.fetch}></paylink-checkout>`);
+    await audit(loading, 'loading');
+
+    const standard = await mount(api, 'shop1');
+    await audit(standard, 'amount (cart)');
+    await click(standard, button(standard, /Continue/));
+    await audit(standard, 'details (empty)');
+    await click(standard, button(standard, /USDT/));
+    await audit(standard, 'details (errors)');
+    await type(standard, field(standard, /address/i), '12 Marina Road, Lagos');
+    await type(standard, field(standard, /phone/i), '+234 801 234 5678');
+    await click(standard, button(standard, /USDT/));
+    await view(standard, 'pay');
+    await audit(standard, 'pay');
+    await click(standard, button(standard, /Simulate/));
+    await view(standard, 'done');
+    await audit(standard, 'done (receipt)');
+
+    const donation = await mount(api, 'give1');
+    await audit(donation, 'amount (donation)');
+    await type(donation, field(donation, /Amount/), '10');
+    await click(donation, button(donation, /USDT/));
+    await audit(donation, 'amount (donation, too little)');
+
+    await audit(await mount(api, 'nope'), 'not found');
+    await audit(await mount(api, 'off'), 'inactive');
+    await audit(await mount(api, 'over'), 'closed');
+
+    const offline = new FakeCheckoutApi(makeLink());
+    offline.override = () => Promise.reject(new TypeError('Failed to fetch'));
+    await audit(await mount(offline, 'shop1'), 'network error');
+
+    const expiring = new FakeCheckoutApi(makeLink());
+    expiring.nextSession = { status: 'expired' };
+    const expired = await mount(expiring, 'shop1');
+    await click(expired, button(expired, /USDT/));
+    await view(expired, 'expired');
+    await audit(expired, 'expired');
+
+    const partial = new FakeCheckoutApi(makeLink());
+    partial.onSimulate = () => ({ status: 'underpaid', paidAmount: '5', remainingAmount: '7.187813' });
+    const underpaid = await toPay(partial);
+    await click(underpaid, button(underpaid, /Simulate/));
+    await until(underpaid, () => underpaid.session?.status === 'underpaid', 'underpaid');
+    await audit(underpaid, 'underpaid');
+  });
+
+  it('has sensible defaults: the /paylink proxy, the page locale, the reader’s colour scheme', async () => {
+    const api = new FakeCheckoutApi(makeLink());
+    const el = document.createElement('paylink-checkout');
+    expect(el.apiBase).to.equal('/paylink');
+    expect(el.slug).to.equal('');
+    expect(el.locale).to.equal('');
+    expect(el.theme).to.equal(undefined);
+    expect(el.hasAttribute('theme')).to.equal(false);
+    el.fetch = api.fetch;
+    el.slug = 'shop1';
+    const ready = oneEvent(el, 'paylink-ready');
+    document.body.append(el);
+    const { detail } = await ready;
+    expect(detail.link.title).to.equal('Coffee order');
+    expect(api.calls[0]).to.deep.include({ method: 'GET', path: '/paylink/checkout/shop1' });
+    await view(el, 'amount');
+    // The first screen never steals focus from the merchant's page.
+    expect(el.shadowRoot!.activeElement).to.equal(null);
+    // No attribute exposes the injected fetch.
+    expect([...el.attributes].map((a) => a.name).sort()).to.deep.equal([]);
+    el.remove();
+  });
+
+  describe('when the link is a Standard link with a cart', () => {
+    it('shows each item, its line total and the exact total, with nothing to edit', async () => {
+      const el = await mount(new FakeCheckoutApi(makeLink()));
+      expect(heading(el)).to.equal('Coffee order');
+      const items = parts(el, 'cart-item').map(text);
+      expect(items[0]).to.contain('Yirgacheffe 250 g').and.contain('2 × NGN 8,500.00').and.contain('NGN 17,000.00');
+      expect(items[1]).to.contain('1 × NGN 2,500.50');
+      expect(text(part(el, 'total'))).to.equal('Total NGN 19,500.50');
+      expect(el.shadowRoot!.querySelector('input')).to.equal(null);
+    });
+
+    it('prices a link without cart in big type and pays it with no amount in the request', async () => {
+      const api = new FakeCheckoutApi(makeLink({ cart: { items: [] }, fiatAmount: '45', fiatCurrency: ['USD'] }));
+      const el = await mount(api);
+      expect(text(part(el, 'price'))).to.equal('$45.00');
+      await click(el, button(el, /USDT/));
+      await view(el, 'pay');
+      expect(api.callsTo('/sessions', 'POST')[0]!.body).to.deep.equal({ assetId: 'USDT', fiatCurrency: 'USD' });
+    });
+
+    it('renders server strings as text, never as HTML', async () => {
+      const el = await mount(new FakeCheckoutApi(makeLink({ title: '<img src=x onerror=alert(1)>', description: '<b>bold</b>' })));
+      expect(heading(el)).to.equal('<img src=x onerror=alert(1)>');
+      expect(el.shadowRoot!.querySelector('img, b')).to.equal(null);
+    });
+
+    it('names each asset with its network on the pay buttons', async () => {
+      const el = await mount(new FakeCheckoutApi(makeLink()));
+      const assets = parts(el, 'asset').map(text);
+      expect(assets).to.deep.equal(['Pay NGN 19,500.50 · USDT BNB Smart Chain', 'Pay NGN 19,500.50 · cNGN BNB Smart Chain']);
+    });
+  });
+
+  describe('when the link is a donation', () => {
+    it('fills the amount from a suggestion chip and pays that amount', async () => {
+      const api = new FakeCheckoutApi(makeDonation());
+      const el = await mount(api);
+      expect(parts(el, 'chip').map(text)).to.deep.equal(['NGN 1,000.00', 'NGN 5,000.00']);
+      await click(el, parts(el, 'chip')[1]!);
+      expect(field(el, /Amount in NGN/).value).to.equal('5000');
+      expect(parts(el, 'chip')[1]!.getAttribute('aria-pressed')).to.equal('true');
+      await click(el, button(el, /USDT/));
+      await view(el, 'pay');
+      expect(api.callsTo('/sessions', 'POST')[0]!.body).to.deep.equal({ assetId: 'USDT', fiatCurrency: 'NGN', fiatAmount: '5000' });
+    });
+
+    it('enforces the minimum and maximum with a message beside the field', async () => {
+      const api = new FakeCheckoutApi(makeDonation());
+      const el = await mount(api);
+      expect(text(part(el, 'hint'))).to.equal('Minimum NGN 500.00 · Maximum NGN 2,000,000.00');
+      const input = field(el, /Amount/);
+      for (const [typed, message] of [
+        ['100', 'Minimum NGN 500.00'],
+        ['3000000', 'Maximum NGN 2,000,000.00'],
+        ['12.345', 'Enter an amount like NGN 1,000.00.'],
+        ['abc', 'Enter an amount like NGN 1,000.00.'],
+      ]) {
+        await type(el, input, typed!);
+        await click(el, button(el, /USDT/));
+        expect(text(part(el, 'error')), typed).to.equal(message);
+        expect(input.getAttribute('aria-invalid')).to.equal('true');
+        expect(input.getAttribute('aria-describedby')).to.contain('fiatAmount-error');
+      }
+      expect(api.callsTo('/sessions')).to.have.length(0);
+      await until(el, () => el.shadowRoot!.activeElement === input, 'focus on the amount');
+    });
+
+    it('reads amounts the way the reader writes them (French: 1 000,50)', async () => {
+      const api = new FakeCheckoutApi(makeDonation());
+      const el = await mount(api, 'give1', 'fr');
+      await type(el, field(el, /Montant/), '1 000,50');
+      await click(el, button(el, /USDT/));
+      await view(el, 'pay');
+      expect(api.callsTo('/sessions', 'POST')[0]!.body!.fiatAmount).to.equal('1000.50');
+    });
+
+    it('shows the server’s amount error beside the amount', async () => {
+      const api = new FakeCheckoutApi(makeDonation());
+      api.override = (call) =>
+        call.path.endsWith('/sessions') ? errorResponse(400, 'validation_failed', 'Invalid', [{ path: 'fiatAmount', message: 'Too many digits for NGN' }]) : undefined;
+      const el = await mount(api);
+      await type(el, field(el, /Amount/), '1000');
+      const error = oneEvent(el, 'paylink-error');
+      await click(el, button(el, /USDT/));
+      expect((await error).detail.code).to.equal('validation_failed');
+      await until(el, () => has(el, 'error'), 'the error');
+      expect(text(part(el, 'error'))).to.equal('Too many digits for NGN');
+    });
+  });
+
+  describe('when the link asks for the customer’s details', () => {
+    const link = () => makeLink({ prepayOptions: { collectAddress: true, collectPhone: true } });
+
+    it('asks for the address and phone with autofill hints, and checks them', async () => {
+      const api = new FakeCheckoutApi(link());
+      const el = await mount(api);
+      await click(el, button(el, /Continue/));
+      await view(el, 'details');
+      expect(heading(el)).to.equal('Your details');
+      expect(el.shadowRoot!.activeElement).to.equal(part(el, 'heading'));
+      const address = field(el, /Delivery address/);
+      const phone = field(el, /Phone number/);
+      expect(address.getAttribute('autocomplete')).to.equal('street-address');
+      expect(phone.getAttribute('autocomplete')).to.equal('tel');
+      expect(phone.type).to.equal('tel');
+      await type(el, address, '12 Marina');
+      await type(el, phone, '12ab');
+      await click(el, button(el, /USDT/));
+      expect(parts(el, 'error').map(text).filter(Boolean)).to.deep.equal(['Enter 7 to 15 digits.']);
+      expect(api.callsTo('/sessions')).to.have.length(0);
+      await type(el, phone, '+234 801 234 5678');
+      await click(el, button(el, /USDT/));
+      await view(el, 'pay');
+      expect(api.callsTo('/sessions', 'POST')[0]!.body!.customer).to.deep.equal({ address: '12 Marina', phone: '+234 801 234 5678' });
+    });
+
+    it('shows the server’s field error beside the field it names', async () => {
+      const api = new FakeCheckoutApi(link());
+      api.override = (call) =>
+        call.path.endsWith('/sessions')
+          ? errorResponse(400, 'validation_failed', 'Invalid', [{ path: 'customer.phone', message: 'This number cannot receive calls' }])
+          : undefined;
+      const el = await mount(api);
+      await click(el, button(el, /Continue/));
+      await type(el, field(el, /address/i), '12 Marina Road');
+      await type(el, field(el, /phone/i), '+234 801 234 5678');
+      await click(el, button(el, /USDT/));
+      await until(el, () => !!text(el.shadowRoot!.getElementById('customer.phone-error')), 'the server error');
+      const phone = field(el, /phone/i);
+      expect(phone.getAttribute('aria-invalid')).to.equal('true');
+      expect(text(el.shadowRoot!.getElementById('customer.phone-error'))).to.equal('This number cannot receive calls');
+    });
+  });
+
+  describe('when paying', () => {
+    it('shows the QR code, exact amount, address, network warning and the time the price is held', async () => {
+      const el = await toPay(new FakeCheckoutApi(makeLink()));
+      expect(heading(el)).to.equal('Send 12.187813 USDT');
+      expect(part(el, 'qr').getAttribute('role')).to.equal('img');
+      expect(part(el, 'qr').getAttribute('aria-label')).to.equal('QR code of the address');
+      expect(part(el, 'qr').querySelector('path')!.getAttribute('d')).to.match(/^M4 4h7/);
+      expect(text(part(el, 'amount'))).to.equal('12.187813 USDT');
+      expect(text(part(el, 'address'))).to.equal(ADDRESS);
+      expect(text(part(el, 'warning'))).to.equal('Only USDT on BNB Smart Chain: other networks lose the funds.');
+      expect(text(part(el, 'countdown'))).to.match(/^Price held for 1[45]:\d\d$/);
+      expect(part(el, 'countdown').getAttribute('role')).to.equal('timer');
+    });
+
+    it('copies the address and the amount, and says so on the button and to screen readers', async () => {
+      const el = await toPay(new FakeCheckoutApi(makeLink()));
+      const [copyAmount, copyAddress] = parts(el, 'copy-button');
+      expect(copyAddress!.getAttribute('aria-label')).to.equal('Copy: To this address');
+      await click(el, copyAddress!);
+      await until(el, () => copied.length === 1, 'the copy');
+      expect(copied).to.deep.equal([ADDRESS]);
+      expect(text(copyAddress)).to.equal('✓ Copied');
+      expect(copyAddress!.getAttribute('aria-label')).to.equal('Copied: To this address');
+      expect(status(el)).to.equal('Copied: To this address');
+      await click(el, copyAmount!);
+      await until(el, () => copied.length === 2, 'the second copy');
+      expect(copied[1]).to.equal('12.187813');
+      expect(text(copyAmount)).to.equal('✓ Copied');
+      expect(text(copyAddress)).to.equal('Copy');
+    });
+
+    it('fires paylink-success only once the server reports the session paid', async () => {
+      const api = new FakeCheckoutApi(makeLink());
+      let successes = 0;
+      const el = await mount(api);
+      el.addEventListener('paylink-success', () => successes++);
+      const started = oneEvent(el, 'paylink-session');
+      await click(el, button(el, /USDT/));
+      expect((await started).detail.session.status).to.equal('awaiting_payment');
+      await view(el, 'pay');
+      expect(successes).to.equal(0);
+      const success = oneEvent(el, 'paylink-success');
+      await click(el, button(el, /Simulate payment/));
+      const { detail } = await success;
+      expect(detail.session.status).to.equal('paid');
+      expect(api.callsTo('/simulate-payment', 'POST')).to.have.length(1);
+      await view(el, 'done');
+      expect(successes).to.equal(1);
+      expect(status(el)).to.equal('Payment received');
+    });
+
+    it('follows the status by polling when there is no stream, and tells screen readers', async () => {
+      const api = new FakeCheckoutApi(makeLink({ sandbox: false }));
+      const el = await toPay(api);
+      expect(has(el, 'simulate')).to.equal(false);
+      const id = el.session!.id;
+      api.sessions.set(id, { ...api.sessions.get(id)!, status: 'paid', paidAmount: '12.187813', txHash: '0xfeed', postpayAction: PAID_ACTION });
+      await view(el, 'done');
+      expect(api.callsTo(`/sessions/${id}`, 'GET').length).to.be.greaterThan(0);
+      expect(status(el)).to.equal('Payment received');
+      expect(el.shadowRoot!.activeElement).to.equal(part(el, 'heading'));
+    });
+  });
+
+  describe('when the payment is done', () => {
+    async function paidWith(action: CheckoutSession['postpayAction'], onSuccess?: (event: Event) => void) {
+      const api = new FakeCheckoutApi(makeLink());
+      api.onSimulate = (session) => ({ status: 'paid', paidAmount: session.cryptoAmount, remainingAmount: '0', txHash: '0xabc123', postpayAction: action });
+      const el = await toPay(api);
+      if (onSuccess) el.addEventListener('paylink-success', onSuccess);
+      await click(el, button(el, /Simulate/));
+      await view(el, 'done');
+      return el;
+    }
+
+    it('shows the merchant’s message and the payment’s details on the confirmation page', async () => {
+      const el = await paidWith(PAID_ACTION);
+      expect(heading(el)).to.equal('Payment received');
+      expect(text(part(el, 'message'))).to.equal('Your beans are on their way.');
+      const receipt = text(part(el, 'receipt'));
+      expect(receipt).to.contain('NGN 19,500.50 · 12.187813 USDT').and.contain('BNB Smart Chain').and.contain('0xabc123');
+    });
+
+    it('offers the way back to an https redirect (the page may cancel the navigation)', async () => {
+      const el = await paidWith({ redirect: true, showConfirmationPage: false, successMessage: 'Done', redirectUrl: 'https://shop.example/thanks' }, (event) =>
+        event.preventDefault(),
+      );
+      expect(has(el, 'primary')).to.equal(false);
+      expect(text(part(el, 'message'))).to.equal('Done');
+    });
+
+    it('refuses a javascript: redirect and shows the success message instead', async () => {
+      let navigated = false;
+      const el = await paidWith({ redirect: true, showConfirmationPage: false, successMessage: 'Paid, thanks', redirectUrl: 'javascript:alert(1)' }, () => (navigated = true));
+      expect(navigated).to.equal(true); // the event still fires…
+      expect(el.redirectTo).to.equal(''); // …but nothing navigates
+      expect(text(part(el, 'message'))).to.equal('Paid, thanks');
+      expect(el.shadowRoot!.querySelector('a')).to.equal(null);
+    });
+  });
+
+  describe('when the link is not found', () => {
+    it('says so and tells the page', async () => {
+      const api = new FakeCheckoutApi();
+      const el = document.createElement('paylink-checkout');
+      el.fetch = api.fetch;
+      el.slug = 'nope';
+      const error = oneEvent(el, 'paylink-error');
+      document.body.append(el);
+      expect((await error).detail.code).to.equal('not_found');
+      await view(el, 'notFound');
+      expect(heading(el)).to.equal('Payment link not found');
+      expect(status(el)).to.equal('Payment link not found');
+      el.remove();
+    });
+  });
+
+  describe('when the link is inactive', () => {
+    it('says payments are paused, with no way to pay', async () => {
+      const el = await mount(new FakeCheckoutApi(makeLink({ state: 'inactive', isActive: false })));
+      expect(heading(el)).to.equal('Payments are paused');
+      expect(el.shadowRoot!.querySelector('button')).to.equal(null);
+    });
+  });
+
+  describe('when the donation has closed', () => {
+    it('says when it closed, in the reader’s language', async () => {
+      const link = makeDonation({ state: 'closed', closesAt: '2024-05-01T12:00:00.000Z' });
+      const el = await mount(new FakeCheckoutApi(link));
+      expect(heading(el)).to.equal('This fundraiser has closed');
+      expect(text(part(el, 'state'))).to.match(/It closed on May 1, 2024/);
+      const fr = await mount(new FakeCheckoutApi(link), 'give1', 'fr');
+      expect(heading(fr)).to.equal('Cette collecte est terminée');
+      expect(text(part(fr, 'state'))).to.match(/1 mai 2024/);
+    });
+
+    it('shows the closed screen when the server refuses a session with 410', async () => {
+      const api = new FakeCheckoutApi(makeDonation());
+      api.override = (call) => (call.path.endsWith('/sessions') ? errorResponse(410, 'link_closed', 'Closed') : undefined);
+      const el = await mount(api);
+      await type(el, field(el, /Amount/), '1000');
+      await click(el, button(el, /USDT/));
+      await view(el, 'closed');
+    });
+  });
+
+  describe('when the quote expires', () => {
+    it('says so and starts again with a fresh quote', async () => {
+      const api = new FakeCheckoutApi(makeLink());
+      const el = await toPay(api);
+      const id = el.session!.id;
+      api.sessions.set(id, { ...api.sessions.get(id)!, status: 'expired' });
+      await view(el, 'expired');
+      expect(heading(el)).to.equal('This quote has expired');
+      expect(status(el)).to.equal('This quote has expired');
+      await click(el, button(el, /Start again/));
+      await view(el, 'amount');
+      await click(el, button(el, /USDT/));
+      await view(el, 'pay');
+      expect(api.callsTo('/sessions', 'POST')).to.have.length(2);
+    });
+  });
+
+  describe('when the customer sends too little', () => {
+    it('says what is left to send and keeps waiting', async () => {
+      const api = new FakeCheckoutApi(makeLink());
+      api.onSimulate = () => ({ status: 'underpaid', paidAmount: '5', remainingAmount: '7.187813' });
+      let successes = 0;
+      const el = await toPay(api);
+      el.addEventListener('paylink-success', () => successes++);
+      await click(el, button(el, /Simulate/));
+      await until(el, () => el.session?.status === 'underpaid', 'underpaid');
+      expect(heading(el)).to.equal('Payment incomplete');
+      expect(text(part(el, 'notice'))).to.equal('We received 5 USDT. Send the remaining 7.187813 USDT.');
+      expect(text(part(el, 'amount'))).to.equal('7.187813 USDT');
+      expect(status(el)).to.equal('Payment incomplete');
+      expect(successes).to.equal(0);
+    });
+  });
+
+  describe('when the network fails', () => {
+    it('offers to try again, and recovers', async () => {
+      const api = new FakeCheckoutApi(makeLink());
+      let offline = true;
+      api.override = () => (offline ? Promise.reject(new TypeError('Failed to fetch')) : undefined);
+      const el = await mount(api);
+      expect(heading(el)).to.equal('Connection failed');
+      offline = false;
+      await click(el, button(el, /Try again/));
+      await view(el, 'amount');
+      expect(heading(el)).to.equal('Coffee order');
+      expect(el.shadowRoot!.activeElement).to.equal(part(el, 'heading'));
+    });
+  });
+
+  describe('when the page reloads during a payment', () => {
+    it('resumes the pending session and counts the visit once', async () => {
+      const api = new FakeCheckoutApi(makeLink());
+      const first = await toPay(api);
+      const id = first.session!.id;
+      first.remove();
+      const again = await mount(api);
+      expect(again.view).to.equal('pay');
+      expect(again.session!.id).to.equal(id);
+      const visits = api.callsTo('/visits', 'POST');
+      expect(visits).to.have.length(2);
+      expect(visits[0]!.body).to.deep.equal({});
+      expect(visits[1]!.body).to.deep.equal({ visitId: 'visit-0001' });
+    });
+  });
+
+  describe('when themed and localized', () => {
+    it('follows theme="dark", reflects the theme property, and speaks French', async () => {
+      const api = new FakeCheckoutApi(makeLink());
+      const el = await mount(api, 'shop1', 'fr');
+      el.theme = 'dark';
+      await el.updateComplete;
+      expect(el.getAttribute('theme')).to.equal('dark');
+      expect(getComputedStyle(part(el, 'card')).backgroundColor).to.equal('rgb(23, 25, 30)');
+      expect(text(part(el, 'total'))).to.equal('Total 19 500,50 NGN'); // grouping and currency spaced by (narrow) no-break spaces
+      expect(parts(el, 'asset').map(text)[0]).to.match(/^Payer .* · USDT BNB Smart Chain$/);
+      el.style.setProperty('--paylink-bg', 'rgb(1, 2, 3)');
+      expect(getComputedStyle(part(el, 'card')).backgroundColor).to.equal('rgb(1, 2, 3)');
+    });
+  });
+
+  describe('against the real service', () => {
+    it('loads a real link, starts a session, takes a sandbox payment and confirms it', async function () {
+      const { slugs } = await (await fetch('/__test/seed')).json();
+      const el = await fixture<PaylinkCheckout>(html`<paylink-checkout slug=${slugs.store} locale="en"></paylink-checkout>`);
+      await until(el, () => el.view === 'amount', 'the real link');
+      expect(heading(el)).to.equal('Browser test store');
+      expect(text(part(el, 'total'))).to.equal('Total $9.00');
+      await click(el, button(el, /USDT/));
+      await view(el, 'pay');
+      expect(text(part(el, 'address'))).to.match(/^0x[0-9a-fA-F]{40}$/);
+      const success = oneEvent(el, 'paylink-success');
+      await click(el, button(el, /Simulate payment/));
+      expect((await success).detail.session.status).to.equal('paid');
+      await view(el, 'done');
+      expect(text(part(el, 'message'))).to.equal('Thanks from the real service!');
+      expect(text(part(el, 'receipt'))).to.match(/0x[0-9a-f]{64}/);
+    });
+
+    it('follows a payment made elsewhere over the live status stream', async function () {
+      const { slugs } = await (await fetch('/__test/seed')).json();
+      const el = await fixture<PaylinkCheckout>(html`<paylink-checkout slug=${slugs.simple}></paylink-checkout>`);
+      await until(el, () => el.view === 'amount', 'the real link');
+      await click(el, button(el, /cNGN/));
+      await view(el, 'pay');
+      await aTimeout(300);
+      // Another tab (or the chain) pays: the element hears it over SSE without polling.
+      await fetch(`/paylink/checkout/sessions/${el.session!.id}/simulate-payment`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      await until(el, () => el.view === 'done', 'the stream to report the payment');
+      expect(text(part(el, 'message'))).to.equal('Booked.');
+    });
+  });
+});

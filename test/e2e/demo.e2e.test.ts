@@ -1,0 +1,170 @@
+/**
+ * End to end against the real `paylink demo`, driven by Playwright in Debian's Chromium: a merchant
+ * creates a link in the admin; a customer on another origin pays it through the script-tag build
+ * (under a strict CSP with Trusted Types); the success message shows; the admin's counts and balance
+ * move; the merchant withdraws and sees it succeed. A screenshot of each step is written to
+ * `test-results/e2e/`.
+ */
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { startDemo, type RunningDemo } from '../../demo/server.js';
+
+const ARTIFACTS = path.resolve('test-results', 'e2e');
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-dev-shm-usage',
+];
+// A withdrawal address with a valid EIP-55 checksum.
+const PAYOUT_ADDRESS = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
+
+describe('paylink demo, end to end', { timeout: 240_000 }, () => {
+  let demo: RunningDemo;
+  let browser: Browser;
+  let shop: Server;
+  let shopOrigin: string;
+  let dataDir: string;
+  let merchant: Page;
+  let customer: Page;
+  let slug = '';
+  const cspViolations: string[] = [];
+  const pageErrors: string[] = [];
+
+  const shot = (page: Page, name: string) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
+
+  before(async () => {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    dataDir = mkdtempSync(path.join(os.tmpdir(), 'paylink-e2e-'));
+    demo = await startDemo({ port: 0, dataDir });
+    const manifest = JSON.parse(readFileSync('dist/manifest.json', 'utf8'));
+    const integrity = manifest['paylink-checkout.js'].integrity as string;
+
+    // The merchant's own shop: another origin (localhost vs 127.0.0.1), pasting the README snippet,
+    // with a CSP that allows only the Paylink origin's script and no inline code, and Trusted Types on.
+    shop = createServer((req, res) => {
+      const currentSlug = new URL(req.url ?? '/', 'http://x').searchParams.get('slug') ?? '';
+      res.writeHead(200, {
+        'content-type': 'text/html; charset=utf-8',
+        'content-security-policy': `default-src 'none'; script-src ${demo.url}; connect-src ${demo.url}; img-src data:; style-src 'self'; require-trusted-types-for 'script'; trusted-types lit-html; report-uri /csp`,
+      });
+      res.end(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Ada's shop</title>
+<script type="module" src="${demo.url}/dist/paylink-checkout.js" integrity="${integrity}" crossorigin="anonymous"></script>
+</head><body><h1>Ada's shop</h1>
+<paylink-checkout slug="${currentSlug}" api-base="${demo.url}/paylink"></paylink-checkout>
+</body></html>`);
+    });
+    await new Promise<void>((resolve) => shop.listen(0, '127.0.0.1', () => resolve()));
+    shopOrigin = `http://localhost:${(shop.address() as AddressInfo).port}`;
+
+    browser = await chromium.launch({ executablePath: process.env.CHROME_PATH ?? '/usr/bin/chromium', args: CHROMIUM_ARGS });
+    merchant = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+    customer = await (await browser.newContext({ viewport: { width: 480, height: 900 } })).newPage();
+    for (const page of [merchant, customer]) {
+      page.on('console', (message) => {
+        if (/Content Security Policy|Trusted Type/i.test(message.text())) cspViolations.push(message.text());
+      });
+      page.on('pageerror', (error) => pageErrors.push(error.message));
+    }
+  });
+
+  after(async () => {
+    await browser?.close();
+    await new Promise<void>((resolve) => (shop ? shop.close(() => resolve()) : resolve()));
+    await demo?.close();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('the merchant creates a link in the admin', async () => {
+    await merchant.goto(`${demo.url}/admin.html`);
+    await merchant.getByRole('button', { name: 'New link' }).click();
+    await merchant.getByLabel('Title').fill('Handmade ceramic mug');
+    await merchant.getByLabel('Description').fill('Stoneware, 350 ml, glazed by hand in Abeokuta.');
+    await merchant.getByLabel(/^Amount/).fill('15');
+    await shot(merchant, '1-merchant-fills-link-form');
+    await merchant.getByRole('button', { name: 'Create link' }).click();
+    const publicUrl = merchant.locator('[part~="public-url"]');
+    await publicUrl.waitFor();
+    const url = (await publicUrl.inputValue()).trim();
+    slug = url.split('/').at(-1)!;
+    assert.match(slug, /^[A-Za-z0-9]{10}$/, `the detail view shows the public URL (${url})`);
+    await shot(merchant, '2-merchant-sees-link-detail');
+  });
+
+  it('a customer on another origin pays it through the script-tag build', async () => {
+    await customer.goto(`${shopOrigin}/?slug=${slug}`);
+    await customer.getByRole('heading', { name: 'Handmade ceramic mug' }).waitFor();
+    await shot(customer, '3-customer-sees-checkout');
+    await customer.getByRole('button', { name: /Pay NGN 15\.00 · USDT/ }).click();
+    await customer.getByRole('button', { name: 'Simulate payment' }).waitFor();
+    await shot(customer, '4-customer-sees-address-and-qr');
+    const success = customer.evaluate(
+      () =>
+        new Promise<string>((resolve) =>
+          document.addEventListener('paylink-success', (event) => resolve((event as CustomEvent).detail.session.status), { once: true }),
+        ),
+    );
+    await customer.getByRole('button', { name: 'Simulate payment' }).click();
+    await customer.getByRole('heading', { name: 'Payment received' }).waitFor();
+    assert.equal(await success, 'paid', 'paylink-success fired with the server-confirmed status');
+    await shot(customer, '5-customer-sees-success');
+  });
+
+  it('the admin shows the visit, the payment and the balance', async () => {
+    await merchant.reload();
+    const row = merchant.locator('[part~="link-row"]', { hasText: 'Handmade ceramic mug' });
+    await row.waitFor();
+    await row.getByRole('button', { name: 'Handmade ceramic mug', exact: true }).click();
+    await merchant.locator('[part~="stat-payments"]').waitFor();
+    assert.match((await merchant.locator('[part~="stat-visits"]').textContent())!, /1/);
+    assert.match((await merchant.locator('[part~="stat-payments"]').textContent())!, /1/);
+    await shot(merchant, '6-merchant-sees-counts');
+    await merchant.getByRole('tab', { name: 'Balances and withdrawals' }).click();
+    const available = merchant.locator('[part~="balance-available"]').first();
+    await available.waitFor();
+    await merchant.waitForFunction(
+      () => {
+        const admin = document.querySelector('paylink-admin');
+        const text = admin?.shadowRoot?.textContent ?? '';
+        return /[1-9]/.test(text);
+      },
+      null,
+      { timeout: 10_000 },
+    );
+    await shot(merchant, '7-merchant-sees-balance');
+  });
+
+  it('the merchant withdraws and sees it succeed', async () => {
+    await merchant.getByLabel(/address/i).first().fill(PAYOUT_ADDRESS);
+    await merchant.getByRole('button', { name: /^Max/ }).click();
+    await merchant.getByRole('button', { name: 'Review withdrawal' }).click();
+    await merchant.getByRole('button', { name: 'Confirm withdrawal' }).click();
+    await merchant.getByText('Withdrawal requested').waitFor();
+    const row = merchant.locator('[part~="withdrawal-row"]').first();
+    await row.waitFor();
+    await merchant.waitForFunction(
+      () => {
+        const admin = document.querySelector('paylink-admin');
+        const rows = [...(admin?.shadowRoot?.querySelectorAll('*') ?? [])].filter((el) => el.getAttribute('part')?.split(' ').includes('withdrawal-row'));
+        return rows.some((el) => /Completed/.test(el.textContent ?? ''));
+      },
+      null,
+      { timeout: 20_000 },
+    );
+    await shot(merchant, '8-merchant-sees-withdrawal-succeed');
+  });
+
+  it('raised no CSP or Trusted Types violation and no page error', () => {
+    assert.deepEqual(cspViolations, []);
+    assert.deepEqual(pageErrors, []);
+  });
+});

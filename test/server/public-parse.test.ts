@@ -1,0 +1,215 @@
+/**
+ * The checkout's zod-free parsers must agree with the zod schemas the server builds responses with:
+ * same samples in, same verdict and the same value out.
+ */
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { CheckoutSession, PublicLink, VisitResult } from '../../src/core/schemas.js';
+import { parseCheckoutSession, parsePublicLink, parseVisitResult } from '../../src/core/public-parse.js';
+
+const link = {
+  id: 'lnk_1',
+  slug: 'Ab3dE6gH9k',
+  url: 'http://localhost/pay/Ab3dE6gH9k',
+  title: '<img src=x onerror=alert(1)>',
+  description: 'Beans',
+  linkType: 'Standard',
+  fiatAmount: '19500.50',
+  fiatCurrency: ['NGN', 'USD'],
+  prepayOptions: { collectAddress: true, collectPhone: false },
+  cart: {
+    items: [
+      { name: 'Yirgacheffe', quantity: 2, unitAmount: '8500', description: '250 g', imageUrl: 'https://x/y.png' },
+      { name: 'Filters', quantity: 1, unitAmount: '2500.50' },
+    ],
+  },
+  isActive: true,
+  closesAt: null,
+  minAmount: null,
+  maxAmount: null,
+  suggestedAmounts: [],
+  state: 'open',
+  assets: [
+    { assetId: 'USDT', blockchainId: 'bsc', networkName: 'BNB Smart Chain' },
+    { assetId: 'CNGN', blockchainId: 'bsc', networkName: 'BNB Smart Chain' },
+  ],
+  sandbox: true,
+};
+
+const donation = {
+  ...link,
+  linkType: 'Donation',
+  fiatAmount: '0.00',
+  cart: { items: [] },
+  closesAt: '2030-01-01T00:00:00.000Z',
+  minAmount: '500',
+  maxAmount: '2000000',
+  suggestedAmounts: ['1000', '5000.5'],
+  state: 'closed',
+};
+
+const session = {
+  id: 'ses_1',
+  slug: 'Ab3dE6gH9k',
+  status: 'awaiting_payment',
+  fiatAmount: '45.00',
+  fiatCurrency: 'USD',
+  assetId: 'USDT',
+  blockchainId: 'bsc',
+  networkName: 'BNB Smart Chain',
+  cryptoAmount: '45.000000',
+  paidAmount: '0',
+  remainingAmount: '45.000000',
+  payAddress: '0x52908400098527886E0F7030069857D2E4169EE7',
+  txHash: null,
+  expiresAt: '2030-01-01T00:15:00.000Z',
+  createdAt: '2030-01-01T00:00:00.000Z',
+  sandbox: true,
+  postpayAction: null,
+};
+
+const paid = {
+  ...session,
+  status: 'paid',
+  paidAmount: '45.000000',
+  remainingAmount: '0',
+  txHash: '0xabc',
+  postpayAction: { redirect: false, showConfirmationPage: true, successMessage: 'Thanks', redirectUrl: '' },
+};
+
+/** Returns a copy of `value` with `change` applied at a dotted path (`undefined` deletes). */
+function mutate(value: unknown, path: string, change: unknown): unknown {
+  const copy = structuredClone(value) as Record<string, unknown>;
+  const keys = path.split('.');
+  let node: Record<string, unknown> = copy;
+  for (const key of keys.slice(0, -1)) node = node[key] as Record<string, unknown>;
+  const last = keys.at(-1)!;
+  if (change === undefined) delete node[last];
+  else node[last] = change;
+  return copy;
+}
+
+type Outcome = { ok: true; value: unknown } | { ok: false };
+
+function zodOutcome(schema: { safeParse(v: unknown): { success: boolean; data?: unknown } }, value: unknown): Outcome {
+  const result = schema.safeParse(value);
+  return result.success ? { ok: true, value: result.data } : { ok: false };
+}
+
+function ourOutcome(parse: (v: unknown) => unknown, value: unknown): Outcome {
+  try {
+    return { ok: true, value: parse(value) };
+  } catch {
+    return { ok: false };
+  }
+}
+
+function agree(name: string, schema: Parameters<typeof zodOutcome>[0], parse: (v: unknown) => unknown, samples: unknown[]) {
+  test(`${name}: ${samples.length} samples get the verdict and value zod gives`, () => {
+    for (const [index, sample] of samples.entries()) {
+      assert.deepStrictEqual(ourOutcome(parse, sample), zodOutcome(schema, sample), `sample ${index}: ${JSON.stringify(sample)}`);
+    }
+  });
+}
+
+const linkVariants = (base: unknown) => [
+  base,
+  mutate(base, 'extra', 'dropped'),
+  mutate(base, 'userId', 'u_1'),
+  mutate(base, 'id', 1),
+  mutate(base, 'title', undefined),
+  mutate(base, 'linkType', 'DONATION'),
+  mutate(base, 'linkType', undefined),
+  mutate(base, 'fiatAmount', 19500.5),
+  mutate(base, 'fiatAmount', 'anything'),
+  mutate(base, 'fiatCurrency', 'NGN'),
+  mutate(base, 'fiatCurrency', []),
+  mutate(base, 'fiatCurrency', [1]),
+  mutate(base, 'prepayOptions', null),
+  mutate(base, 'prepayOptions.collectPhone', 'yes'),
+  mutate(base, 'prepayOptions.extra', 1),
+  mutate(base, 'cart', []),
+  mutate(base, 'cart.items', {}),
+  mutate(base, 'cart.items', [{ name: 'a', quantity: 1.5, unitAmount: '1' }]),
+  mutate(base, 'cart.items', [{ name: 'a', quantity: 2 ** 60, unitAmount: '1' }]),
+  mutate(base, 'cart.items', [{ name: 'a', quantity: -1, unitAmount: '1' }]),
+  mutate(base, 'cart.items', [{ name: 'a', quantity: 1, unitAmount: '1.' }]),
+  mutate(base, 'cart.items', [{ name: 'a', quantity: 1, unitAmount: '-1' }]),
+  mutate(base, 'cart.items', [{ name: 'a', quantity: 1, unitAmount: 1 }]),
+  mutate(base, 'cart.items', [{ name: 'a', quantity: 1, unitAmount: '1', description: null }]),
+  mutate(base, 'cart.items', [{ name: 'a', quantity: 1, unitAmount: '1', imageUrl: 5 }]),
+  mutate(base, 'cart.items', [{ name: 'a', quantity: '1', unitAmount: '1' }]),
+  mutate(base, 'isActive', 1),
+  mutate(base, 'closesAt', undefined),
+  mutate(base, 'closesAt', 5),
+  mutate(base, 'minAmount', '1e5'),
+  mutate(base, 'minAmount', undefined),
+  mutate(base, 'maxAmount', 10),
+  mutate(base, 'suggestedAmounts', undefined),
+  mutate(base, 'suggestedAmounts', ['1', '.5']),
+  mutate(base, 'suggestedAmounts', ['1', ' 5']),
+  mutate(base, 'state', 'OPEN'),
+  mutate(base, 'state', 'expired'),
+  mutate(base, 'assets', [{ assetId: 'BTC', blockchainId: 'bsc', networkName: 'x' }]),
+  mutate(base, 'assets', [{ assetId: 'USDT', blockchainId: 'bsc' }]),
+  mutate(base, 'assets', [{ assetId: 'CNGN', blockchainId: 'bsc', networkName: 'x', extra: true }]),
+  mutate(base, 'sandbox', 'true'),
+  null,
+  [],
+  'link',
+  42,
+];
+
+const sessionVariants = (base: unknown) => [
+  base,
+  mutate(base, 'extra', 1),
+  ...['awaiting_payment', 'paid', 'underpaid', 'overpaid', 'expired', 'pending', 'PAID', ''].map((s) => mutate(base, 'status', s)),
+  mutate(base, 'fiatAmount', 45),
+  mutate(base, 'fiatAmount', '45,00'),
+  mutate(base, 'fiatCurrency', ['USD']),
+  mutate(base, 'assetId', 'usdt'),
+  mutate(base, 'assetId', 'CNGN'),
+  mutate(base, 'cryptoAmount', '0.000001'),
+  mutate(base, 'cryptoAmount', ''),
+  mutate(base, 'paidAmount', null),
+  mutate(base, 'remainingAmount', undefined),
+  mutate(base, 'payAddress', 0),
+  mutate(base, 'txHash', undefined),
+  mutate(base, 'txHash', '0xdef'),
+  mutate(base, 'expiresAt', null),
+  mutate(base, 'createdAt', 1),
+  mutate(base, 'sandbox', undefined),
+  mutate(base, 'postpayAction', undefined),
+  mutate(base, 'postpayAction', { redirect: true, showConfirmationPage: false, successMessage: 'x' }),
+  mutate(base, 'postpayAction', { redirect: true, showConfirmationPage: false, successMessage: 'x', redirectUrl: 'javascript:1' }),
+  mutate(base, 'postpayAction', 'none'),
+  {},
+  undefined,
+];
+
+describe('public-parse agrees with the zod schemas', () => {
+  agree('PublicLink (standard)', PublicLink, parsePublicLink, linkVariants(link));
+  agree('PublicLink (donation)', PublicLink, parsePublicLink, linkVariants(donation));
+  agree('CheckoutSession (awaiting)', CheckoutSession, parseCheckoutSession, sessionVariants(session));
+  agree('CheckoutSession (paid)', CheckoutSession, parseCheckoutSession, sessionVariants(paid));
+  agree('VisitResult', VisitResult, parseVisitResult, [
+    { counted: true, visitId: 'abcdefgh' },
+    { counted: false, visitId: 'abcdefgh', extra: 1 },
+    { counted: 'yes', visitId: 'abcdefgh' },
+    { counted: true },
+    { visitId: 'x' },
+    null,
+  ]);
+
+  test('a refused value names the field that is wrong', () => {
+    assert.throws(() => parseCheckoutSession(mutate(session, 'status', 'pending')), /status/);
+    assert.throws(() => parsePublicLink(mutate(link, 'cart.items', [{ name: 'a', quantity: 1.5, unitAmount: '1' }])), /cart\.items\.0\.quantity/);
+  });
+
+  test('the parsers pull in no zod (the checkout bundle stays small)', async () => {
+    const { readFile } = await import('node:fs/promises');
+    const source = await readFile(new URL('../../src/core/public-parse.ts', import.meta.url), 'utf8');
+    assert.doesNotMatch(source, /^import (?!type)[^;]*from ['"]zod/m);
+    assert.doesNotMatch(source, /^import (?!type)[^;]*schemas\.js/m);
+  });
+});

@@ -1,0 +1,47 @@
+/**
+ * Vite configuration of the browser builds. `scripts/build.ts` (`npm run build`) runs one library
+ * build per script-tag bundle with `libraryBuild()`, so each file is self-contained: no imports,
+ * no shared chunks, Lit and the QR encoder inlined.
+ *
+ * Lit's decorators need TypeScript's legacy decorators and `useDefineForClassFields: false`
+ * (a native class field would shadow Lit's reactive accessors); both are set here explicitly so
+ * the build never depends on how the transformer reads tsconfig.json.
+ */
+import { fileURLToPath } from 'node:url';
+import { defineConfig, type InlineConfig } from 'vite';
+import { minifyLiteralsPlugin } from './scripts/minify-literals.js';
+
+const root = fileURLToPath(new URL('.', import.meta.url));
+
+const shared: InlineConfig = {
+  root,
+  configFile: false,
+  logLevel: 'warn',
+  plugins: [minifyLiteralsPlugin()],
+  oxc: {
+    decorator: { legacy: true },
+    typescript: { removeClassFieldsWithoutInitializer: true },
+    assumptions: { setPublicClassFields: true },
+  },
+};
+
+/** The config of one self-contained ES module bundle: `entry` (under src/) → `dist/<fileName>`. */
+export function libraryBuild(entry: string, fileName: string): InlineConfig {
+  return {
+    ...shared,
+    build: {
+      outDir: 'dist',
+      emptyOutDir: false,
+      target: 'es2022',
+      minify: true,
+      sourcemap: false,
+      reportCompressedSize: false,
+      copyPublicDir: false,
+      lib: { entry: fileURLToPath(new URL(entry, import.meta.url)), formats: ['es'], fileName: () => fileName },
+      // Vite keeps whitespace in ES library builds; a script-tag bundle wants it gone.
+      rolldownOptions: { output: { codeSplitting: false, minify: true } },
+    },
+  };
+}
+
+export default defineConfig({ ...shared, ...libraryBuild('./src/index.ts', 'paylink.js') });

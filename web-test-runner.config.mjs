@@ -1,0 +1,118 @@
+/**
+ * Browser tests (`npm run test:browser`): Chromium headless, TypeScript through esbuild with the
+ * project's tsconfig (legacy decorators, `useDefineForClassFields: false`).
+ *
+ * For the tests that talk to the real thing, the config starts the Paylink service in this process
+ * (PGlite in memory, sandbox chain), seeds a merchant and links, and serves on the test origin:
+ *   /paylink/checkout/*  → the service's /v1/checkout/* (a tiny stand-in for the proxy; SSE streams through)
+ *   /__test/seed         → `{slugs: {store, donation, simple}}`
+ */
+import { Readable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { esbuildPlugin } from '@web/dev-server-esbuild';
+import { chromeLauncher } from '@web/test-runner-chrome';
+import { register } from 'tsx/esm/api';
+
+register();
+
+const { startService } = await import('./src/server/service/serve.ts');
+const { createApiKey } = await import('./src/server/service/keys.ts');
+const { createLink } = await import('./src/server/service/payment-links.ts');
+
+/** The real service and its seed, started on first use (so configs that only list files stay fast). */
+let running;
+function realService() {
+  running ??= (async () => {
+    const service = await startService({ port: 0 });
+    const key = await createApiKey(service.db, { name: 'Browser tests' });
+    const principal = { integratorId: key.integratorId, userId: key.userId, keyId: key.keyId };
+    const base = { options: { collectAddress: false, collectPhone: false }, cart: { items: [] } };
+    const store = await createLink(service.db, principal, {
+      ...base,
+      title: 'Browser test store',
+      description: 'Two coffees',
+      fiatCurrency: ['USD'],
+      action: { successMessage: 'Thanks from the real service!', showConfirmationPage: true },
+      cart: { items: [{ name: 'Coffee', quantity: 2, unitAmount: '4.50' }] },
+    });
+    const donation = await createLink(service.db, principal, {
+      ...base,
+      title: 'Browser test fund',
+      description: 'Give what you like',
+      linkType: 'Donation',
+      fiatCurrency: 'NGN',
+      action: { successMessage: 'Thank you for giving.' },
+      minAmount: 500,
+      suggestedAmounts: [1000, 5000],
+    });
+    const simple = await createLink(service.db, principal, {
+      ...base,
+      title: 'Browser test consultation',
+      description: 'One hour',
+      fiatAmount: 45,
+      fiatCurrency: ['USD'],
+      action: { successMessage: 'Booked.' },
+    });
+    return { service, slugs: { store: store.slug, donation: donation.slug, simple: simple.slug } };
+  })();
+  return running;
+}
+
+const HOP_BY_HOP = new Set(['connection', 'content-encoding', 'content-length', 'keep-alive', 'transfer-encoding']);
+
+/** Serves `/__test/seed` and forwards `/paylink/checkout/*` to the real service. */
+async function realServiceMiddleware(ctx, next) {
+  if (ctx.path === '/__test/seed') {
+    const { slugs } = await realService();
+    ctx.body = { slugs };
+    return;
+  }
+  if (!ctx.path.startsWith('/paylink/checkout/')) return next();
+  const { service } = await realService();
+  const chunks = [];
+  for await (const chunk of ctx.req) chunks.push(chunk);
+  const upstream = await fetch(`${service.url}/v1${ctx.path.slice('/paylink'.length)}${ctx.search}`, {
+    method: ctx.method,
+    headers: { accept: ctx.get('accept') || '*/*', 'content-type': ctx.get('content-type') || 'application/json' },
+    body: ['GET', 'HEAD'].includes(ctx.method) ? undefined : Buffer.concat(chunks),
+  });
+  ctx.status = upstream.status;
+  upstream.headers.forEach((value, name) => HOP_BY_HOP.has(name) || ctx.set(name, value));
+  ctx.compress = false;
+  ctx.body = upstream.body ? Readable.fromWeb(upstream.body) : null;
+}
+
+export default {
+  files: ['test/browser/**/*.test.ts'],
+  nodeResolve: true,
+  concurrency: 1,
+  testsFinishTimeout: 180_000,
+  testFramework: { config: { timeout: 10_000 } },
+  browsers: [
+    chromeLauncher({
+      launchOptions: {
+        executablePath: process.env.CHROME_PATH || '/usr/bin/chromium',
+        headless: true,
+        args: [
+          '--no-sandbox',
+          '--disable-gpu',
+          '--disable-background-networking',
+          '--disable-component-update',
+          '--disable-sync',
+          '--no-first-run',
+          '--disable-dev-shm-usage',
+        ],
+      },
+    }),
+  ],
+  middleware: [realServiceMiddleware],
+  plugins: [
+    esbuildPlugin({ ts: true, tsconfig: fileURLToPath(new URL('./tsconfig.json', import.meta.url)) }),
+    {
+      name: 'paylink-real-service',
+      async serverStop() {
+        if (running) await (await running).service.close();
+      },
+    },
+  ],
+};
