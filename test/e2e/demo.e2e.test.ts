@@ -6,7 +6,7 @@
  * `test-results/e2e/`.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -39,12 +39,19 @@ describe('paylink demo, end to end', { timeout: 240_000 }, () => {
   let slug = '';
   const cspViolations: string[] = [];
   const pageErrors: string[] = [];
+  /** Everything a browser saw (every response's headers and body) and every line the demo logged. */
+  const browserVisible: string[] = [];
+  const logLines: string[] = [];
+  const realWrite = { out: process.stdout.write.bind(process.stdout), err: process.stderr.write.bind(process.stderr) };
 
   const shot = (page: Page, name: string) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
 
   before(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
     dataDir = mkdtempSync(path.join(os.tmpdir(), 'paylink-e2e-'));
+    // The demo runs in this process: keep a copy of every line it writes.
+    process.stdout.write = ((chunk: string | Uint8Array, ...rest: never[]) => (logLines.push(String(chunk)), realWrite.out(chunk, ...rest))) as typeof process.stdout.write;
+    process.stderr.write = ((chunk: string | Uint8Array, ...rest: never[]) => (logLines.push(String(chunk)), realWrite.err(chunk, ...rest))) as typeof process.stderr.write;
     demo = await startDemo({ port: 0, dataDir });
     const manifest = JSON.parse(readFileSync('dist/manifest.json', 'utf8'));
     const integrity = manifest['paylink-checkout.js'].integrity as string;
@@ -74,10 +81,19 @@ describe('paylink demo, end to end', { timeout: 240_000 }, () => {
         if (/Content Security Policy|Trusted Type/i.test(message.text())) cspViolations.push(message.text());
       });
       page.on('pageerror', (error) => pageErrors.push(error.message));
+      page.on('response', async (response) => {
+        browserVisible.push(JSON.stringify(await response.allHeaders()));
+        // Event streams never end; their events reach the page, which is scanned below.
+        if (!(response.headers()['content-type'] ?? '').includes('event-stream')) {
+          browserVisible.push(await response.text().catch(() => ''));
+        }
+      });
     }
   });
 
   after(async () => {
+    process.stdout.write = realWrite.out as typeof process.stdout.write;
+    process.stderr.write = realWrite.err as typeof process.stderr.write;
     await browser?.close();
     await new Promise<void>((resolve) => (shop ? shop.close(() => resolve()) : resolve()));
     await demo?.close();
@@ -161,6 +177,25 @@ describe('paylink demo, end to end', { timeout: 240_000 }, () => {
       { timeout: 20_000 },
     );
     await shot(merchant, '8-merchant-sees-withdrawal-succeed');
+  });
+
+  it('never showed the API key to a browser, a built file or a log line', async () => {
+    assert.match(demo.apiKey, /^pl_sk_/);
+    for (const page of [merchant, customer]) {
+      browserVisible.push(await page.content());
+      browserVisible.push(await page.evaluate(() => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }) + document.cookie));
+    }
+    assert.ok(browserVisible.length > 20, `the scan saw the traffic (${browserVisible.length} items)`);
+    assert.ok(logLines.length > 0, 'the scan saw the demo log');
+    const builtFiles = ['dist', '.'].flatMap((dir) =>
+      readdirSync(dir).filter((name) => /\.(js|json|html|css|md)$/.test(name)).map((name) => path.join(dir, name)),
+    );
+    const leaks = [
+      ...browserVisible.filter((text) => text.includes(demo.apiKey)).map((text) => `browser: ${text.slice(0, 120)}`),
+      ...logLines.filter((line) => line.includes(demo.apiKey)).map((line) => `log: ${line.slice(0, 120)}`),
+      ...builtFiles.filter((file) => readFileSync(file, 'utf8').includes(demo.apiKey)).map((file) => `file: ${file}`),
+    ];
+    assert.deepEqual(leaks, []);
   });
 
   it('raised no CSP or Trusted Types violation and no page error', () => {
