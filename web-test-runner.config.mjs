@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { esbuildPlugin } from '@web/dev-server-esbuild';
 import { chromeLauncher } from '@web/test-runner-chrome';
 import { register } from 'tsx/esm/api';
+import { CHROME_PATH, CHROMIUM_ARGS } from './test/support/chromium.mjs';
 
 register();
 
@@ -91,17 +92,9 @@ export default {
   browsers: [
     chromeLauncher({
       launchOptions: {
-        executablePath: process.env.CHROME_PATH || '/usr/bin/chromium',
+        executablePath: CHROME_PATH,
         headless: true,
-        args: [
-          '--no-sandbox',
-          '--disable-gpu',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--disable-sync',
-          '--no-first-run',
-          '--disable-dev-shm-usage',
-        ],
+        args: CHROMIUM_ARGS,
       },
     }),
   ],

@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
 import { startDemo } from '../demo/server.js';
+import { CHROME_PATH, CHROMIUM_ARGS } from '../test/support/chromium.mjs';
 
 export interface ReadyResult {
   readyMs: number;
@@ -17,16 +18,6 @@ export interface ReadyResult {
   longTasks: number;
   runs: number;
 }
-
-export const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-dev-shm-usage',
-];
 
 const OBSERVERS = `
   window.__cls = 0; window.__longTasks = 0;
@@ -44,7 +35,7 @@ function median(values: number[]): number {
 export async function runCheckoutReadyBench(runs = Number(process.env.BENCH_READY_RUNS ?? 15)): Promise<ReadyResult> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'paylink-ready-'));
   const demo = await startDemo({ port: 0, dataDir: dir });
-  const browser = await chromium.launch({ executablePath: process.env.CHROME_PATH ?? '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  const browser = await chromium.launch({ executablePath: CHROME_PATH, args: CHROMIUM_ARGS });
   try {
     const slug = demo.slugs.simple;
     const elementPage = `<!doctype html><meta charset="utf-8"><body>

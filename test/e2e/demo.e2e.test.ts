@@ -14,17 +14,9 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { startDemo, type RunningDemo } from '../../demo/server.js';
+import { CHROME_PATH, CHROMIUM_ARGS } from '../support/chromium.mjs';
 
 const ARTIFACTS = path.resolve('test-results', 'e2e');
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-dev-shm-usage',
-];
 // A withdrawal address with a valid EIP-55 checksum.
 const PAYOUT_ADDRESS = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
 
@@ -73,7 +65,7 @@ describe('paylink demo, end to end', { timeout: 240_000 }, () => {
     await new Promise<void>((resolve) => shop.listen(0, '127.0.0.1', () => resolve()));
     shopOrigin = `http://localhost:${(shop.address() as AddressInfo).port}`;
 
-    browser = await chromium.launch({ executablePath: process.env.CHROME_PATH ?? '/usr/bin/chromium', args: CHROMIUM_ARGS });
+    browser = await chromium.launch({ executablePath: CHROME_PATH, args: CHROMIUM_ARGS });
     merchant = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
     customer = await (await browser.newContext({ viewport: { width: 480, height: 900 } })).newPage();
     for (const page of [merchant, customer]) {

@@ -20,14 +20,11 @@ import { withdrawalRoutes } from './routes/withdrawals.js';
 export type { ServiceDeps } from './context.js';
 export type { MoneyDeps } from './money-deps.js';
 
-/** Hook for routes added by later modules (sessions, withdrawals, balance) without touching this file's flow. */
-export type RouteMounter = (app: Hono<AppEnv>, deps: ServiceDeps) => void;
-
 /**
  * Builds the app. The money routes' extra dependencies (rates, session events, the payout worker's
  * wake-up) default when left out; `serve.ts` passes them so it can run and stop them.
  */
-export function createApp(baseDeps: ServiceDeps & Partial<MoneyDeps>, extraRoutes: RouteMounter[] = []) {
+export function createApp(baseDeps: ServiceDeps & Partial<MoneyDeps>) {
   const deps = withMoneyDefaults(baseDeps);
   const app = new Hono<AppEnv>();
 
@@ -76,6 +73,5 @@ export function createApp(baseDeps: ServiceDeps & Partial<MoneyDeps>, extraRoute
   app.route('/v1/withdrawal', withdrawalRoutes(deps));
   app.route('/v1/balance', balanceRoutes(deps));
   hostedPageRoutes(app, deps);
-  for (const mount of extraRoutes) mount(app, deps);
   return app;
 }

@@ -1,6 +1,7 @@
 /** What every route of the service can reach: storage, the chain, configuration and the clock. */
 import type { Context } from 'hono';
 import type { z } from 'zod';
+import type { PageMeta } from '../../core/schemas.js';
 import type { ChainAdapter } from '../chain/types.js';
 import type { Database } from '../db/index.js';
 import { ApiError, fromZodError } from './errors.js';
@@ -39,4 +40,15 @@ export function parseWith<S extends z.ZodType>(schema: S, value: unknown, prefix
   const result = schema.safeParse(value);
   if (!result.success) throw fromZodError(result.error, prefix);
   return result.data;
+}
+
+/** The spec's page metadata (§2.5) of one page of `itemCount` items out of `totalItems`. */
+export function pageMeta(totalItems: number, itemCount: number, page: { page: number; limit: number }): PageMeta {
+  return {
+    totalItems,
+    itemCount,
+    itemsPerPage: page.limit,
+    totalPages: Math.ceil(totalItems / page.limit),
+    currentPage: page.page,
+  };
 }

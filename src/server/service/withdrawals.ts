@@ -24,7 +24,7 @@ import { CreateWithdrawalInput, ListWithdrawalsQuery, type FieldError, type With
 import { checkEvmAddress } from '../chain/evm.js';
 import { findNetwork, type ChainAdapter } from '../chain/types.js';
 import type { Database, Queryable } from '../db/index.js';
-import { parseWith } from './context.js';
+import { pageMeta, parseWith } from './context.js';
 import { ApiError, notFound, validationError } from './errors.js';
 import type { Principal } from './keys.js';
 import { assetAmount, reserveForWithdrawal } from './ledger.js';
@@ -263,12 +263,6 @@ export async function listWithdrawals(db: Queryable, principal: Principal, rawQu
   const totalItems = count.rows[0]?.total ?? 0;
   return {
     items: rows.map(toWithdrawal),
-    meta: {
-      totalItems,
-      itemCount: rows.length,
-      itemsPerPage: query.limit,
-      totalPages: Math.ceil(totalItems / query.limit),
-      currentPage: query.page,
-    },
+    meta: pageMeta(totalItems, rows.length, query),
   };
 }

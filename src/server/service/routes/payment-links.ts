@@ -1,7 +1,7 @@
 /** `/v1/payment-link*`: the spec's four link endpoints (§4.1–4.4), behind `X-API-KEY`. */
 import { Hono } from 'hono';
 import { CreatePaymentLinkInput, ListPaymentLinksQuery, UpdatePaymentLinkInput } from '../../../core/schemas.js';
-import { type AppEnv, type ServiceDeps, parseWith, readJsonBody } from '../context.js';
+import { type AppEnv, type ServiceDeps, pageMeta, parseWith, readJsonBody } from '../context.js';
 import { validationError } from '../errors.js';
 import { createLink, getLink, listLinks, toPaymentLink, updateLink } from '../payment-links.js';
 
@@ -26,13 +26,7 @@ export function paymentLinkRoutes(deps: ServiceDeps) {
       const { rows, totalItems } = await listLinks(db, c.get('principal'), query);
       return c.json({
         items: rows.map((row) => toPaymentLink(row, publicUrl, true)),
-        meta: {
-          totalItems,
-          itemCount: rows.length,
-          itemsPerPage: query.limit,
-          totalPages: Math.ceil(totalItems / query.limit),
-          currentPage: query.page,
-        },
+        meta: pageMeta(totalItems, rows.length, query),
       });
     })
     .get('/:id/single', async (c) => {
