@@ -68,6 +68,7 @@ export function safeRedirectUrl(session: CheckoutSession): string {
  * the quote's expiry, live status), then the merchant's success message, receipt or redirect.
  * A pending payment survives a reload: the session id is kept per slug in `localStorage`.
  *
+ * @tagname paylink-checkout
  * @summary Embeddable checkout for a Paylink payment link.
  *
  * @event paylink-ready - The link loaded. `detail.link` is its public view.
