@@ -69,6 +69,7 @@ export const adminStyles = css`
     align-items: center;
     justify-content: center;
     gap: 0.5rem;
+    width: auto;
     min-height: 44px;
     padding: 0.5rem 1rem;
     border: 1px solid var(--_border);
@@ -121,8 +122,11 @@ export const adminStyles = css`
     font-weight: 600;
   }
   a {
+    display: inline;
+    width: auto;
     min-height: 0;
     padding: 0;
+    text-align: inherit;
     border: 0;
     background: none;
     color: var(--_accent);
@@ -218,6 +222,20 @@ export const adminStyles = css`
   .mono {
     font-family: var(--_mono);
     font-size: 0.9em;
+    overflow-wrap: anywhere;
+  }
+  h2,
+  h3,
+  p,
+  dd {
+    overflow-wrap: anywhere;
+  }
+  /* In table cells 'anywhere' would shrink columns to one letter: break only words that do not fit. */
+  th,
+  td,
+  .sub,
+  .link-button {
+    overflow-wrap: break-word;
   }
 
   /* Frame: tabs and panels */
@@ -417,6 +435,16 @@ export const adminStyles = css`
     margin-top: 0.75rem;
     color: var(--_muted);
     font-size: 0.9375rem;
+  }
+  .pagination button {
+    flex: none;
+    padding-inline: 0.85rem;
+  }
+  .pagination [part~='page-info'] {
+    flex: 1 1 auto;
+    min-width: 0;
+    text-align: center;
+    text-wrap: balance;
   }
   .badge {
     display: inline-flex;
@@ -667,8 +695,13 @@ export const adminStyles = css`
   .description {
     max-width: 60ch;
   }
+  .detail-head > div:first-child {
+    flex: 1 1 20rem;
+    min-width: 0;
+  }
   .head-actions {
     display: flex;
+    flex-wrap: wrap;
     gap: 0.5rem;
   }
   .detail-grid {
@@ -850,9 +883,20 @@ export const adminStyles = css`
   .withdraw-done h2 {
     color: var(--_success);
   }
+  .history table {
+    font-size: 0.875rem;
+  }
+  .history th,
+  .history td {
+    padding: 0.6rem 0.65rem;
+  }
+  .history td.date {
+    min-width: 6.5rem;
+  }
   .address-cell .address-short,
-  td.date {
+  [part~='tx-hash'] {
     white-space: nowrap;
+    overflow-wrap: normal;
   }
 
   /* Sign-in */
