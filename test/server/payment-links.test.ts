@@ -389,6 +389,23 @@ for (const backend of backends()) {
         assert.equal((await call(t.url, 'GET', `/v1/checkout/${donation.slug}`)).body.state, 'closed');
       });
 
+      it('lets any page call it (CORS *), answers preflight, and keeps keyed routes out of CORS', async () => {
+        const link = (await create(standardLinkBody())).body;
+        const read = await call(t.url, 'GET', `/v1/checkout/${link.slug}`, { headers: { origin: 'https://shop.example' } });
+        assert.equal(read.headers.get('access-control-allow-origin'), '*');
+        const missing = await call(t.url, 'GET', '/v1/checkout/NoSuchSlug', { headers: { origin: 'https://shop.example' } });
+        assert.equal(missing.headers.get('access-control-allow-origin'), '*', 'errors are readable cross-origin too');
+        const preflight = await fetch(`${t.url}/v1/checkout/${link.slug}/sessions`, {
+          method: 'OPTIONS',
+          headers: { origin: 'https://shop.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+        });
+        assert.equal(preflight.status, 204);
+        assert.match(preflight.headers.get('access-control-allow-methods') ?? '', /POST/);
+        assert.match(preflight.headers.get('access-control-allow-headers') ?? '', /Content-Type/i);
+        const keyed = await call(t.url, 'GET', '/v1/payment-link', { key, headers: { origin: 'https://shop.example' } });
+        assert.equal(keyed.headers.get('access-control-allow-origin'), null);
+      });
+
       it('is 404 for an unknown slug', async () => {
         const res = await call(t.url, 'GET', '/v1/checkout/NoSuchSlug');
         assert.equal(res.status, 404);

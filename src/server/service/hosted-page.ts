@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import type { Hono } from 'hono';
 import type { AppEnv, ServiceDeps } from './context.js';
 import { ApiError } from './errors.js';
-import { getLinkBySlug } from './payment-links.js';
+import type { LinkCache } from './link-cache.js';
 
 const DIST_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../dist');
 
@@ -32,14 +32,14 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }
 
-export function hostedPageRoutes(app: Hono<AppEnv>, deps: ServiceDeps): void {
+export function hostedPageRoutes(app: Hono<AppEnv>, deps: ServiceDeps, links: LinkCache): void {
   app.get('/pay/:slug', async (c) => {
     let title = 'Payment link not found';
     let description = 'This payment link does not exist or was removed.';
     let status: 200 | 404 = 200;
     const slug = c.req.param('slug');
     try {
-      const link = await getLinkBySlug(deps.db, slug);
+      const link = await links.get(slug);
       title = link.title;
       description = link.description || `Pay ${link.title} with USDT or cNGN.`;
     } catch (error) {

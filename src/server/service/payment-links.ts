@@ -456,6 +456,9 @@ interface Transactional {
   transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
 }
 
+/** Every change of a link is announced on this channel (payload: its slug), for the caches of ./link-cache.ts. */
+export const LINK_CHANNEL = 'paylink_link_changed';
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export async function updateLink(
@@ -486,6 +489,7 @@ export async function updateLink(
       await adjustLinkCount(tx, row.integrator_id, row.link_type, row.is_active, -1);
       await adjustLinkCount(tx, row.integrator_id, draft.linkType, draft.isActive, 1);
     }
+    await tx.query('SELECT pg_notify($1, $2)', [LINK_CHANNEL, row.slug]);
     return updated.rows[0]!;
   });
 }

@@ -3,9 +3,10 @@ import { Hono } from 'hono';
 import { CreatePaymentLinkInput, ListPaymentLinksQuery, UpdatePaymentLinkInput } from '../../../core/schemas.js';
 import { type AppEnv, type ServiceDeps, pageMeta, parseWith, readJsonBody } from '../context.js';
 import { validationError } from '../errors.js';
+import type { LinkCache } from '../link-cache.js';
 import { createLink, getLink, listLinks, toPaymentLink, updateLink } from '../payment-links.js';
 
-export function paymentLinkRoutes(deps: ServiceDeps) {
+export function paymentLinkRoutes(deps: ServiceDeps, links: LinkCache) {
   const { db, publicUrl } = deps;
   return new Hono<AppEnv>()
     .post('/', async (c) => {
@@ -19,6 +20,7 @@ export function paymentLinkRoutes(deps: ServiceDeps) {
       const id = input.id ?? c.req.query('id');
       if (!id) throw validationError([{ path: 'id', message: 'Name the link to update by its id (in the body or ?id=)' }]);
       const row = await updateLink(db, c.get('principal'), id, input, deps.now());
+      links.invalidate(row.slug);
       return c.json(toPaymentLink(row, publicUrl, false), 200);
     })
     .get('/', async (c) => {
