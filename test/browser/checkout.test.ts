@@ -200,7 +200,9 @@ describe('<paylink-checkout>', () => {
       const api = new FakeCheckoutApi(makeDonation());
       const el = await mount(api);
       expect(parts(el, 'chip').map(text)).to.deep.equal(['NGN 1,000.00', 'NGN 5,000.00']);
+      expect(text(button(el, /USDT/)), 'no amount chosen yet: no "Pay NGN 0.00"').to.equal('Pay with USDT BNB Smart Chain');
       await click(el, parts(el, 'chip')[1]!);
+      expect(text(button(el, /USDT/))).to.equal('Pay NGN 5,000.00 · USDT BNB Smart Chain');
       expect(field(el, /Amount in NGN/).value).to.equal('5000');
       expect(parts(el, 'chip')[1]!.getAttribute('aria-pressed')).to.equal('true');
       await click(el, button(el, /USDT/));

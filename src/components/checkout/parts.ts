@@ -35,7 +35,8 @@ export const payButtons = (host: PaylinkCheckout): TemplateResult =>
     ${host.link!.assets.map(
       ({ assetId, networkName }) =>
         html`<button part="button primary asset" value=${assetId} ?disabled=${host.busy}>
-          ${host.t('pay', { amount: host.money(host.price) })} · ${assetName(assetId)} <small>${networkName}</small>
+          ${+host.price ? host.t('pay', { amount: host.money(host.price) }) + ' ·' : host.t('payWith')} ${assetName(assetId)}
+          <small>${networkName}</small>
         </button>`,
     )}
   </div>`;

@@ -60,6 +60,7 @@ export function hostedPageRoutes(app: Hono<AppEnv>, deps: ServiceDeps, links: Li
 <meta property="og:url" content="${escapeHtml(url)}">
 <meta name="twitter:card" content="summary">
 <meta name="robots" content="noindex">
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="/dist/hosted.css">
 <script type="module" src="/dist/paylink-checkout.js"></script>
 </head>
