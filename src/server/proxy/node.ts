@@ -5,7 +5,8 @@
  *
  * Express: mount it before any body parser (`app.use(toNodeHandler(proxy))` at the top, or
  * `app.use('/paylink', toNodeHandler(proxy))`). If `express.json()` (or another parser) already ran, the
- * parsed `req.body` is forwarded instead: objects as JSON, strings and Buffers as they are.
+ * parsed `req.body` is forwarded instead: objects as JSON, strings and Buffers as they are, always under
+ * the request's own `Content-Type` (so a form post stays a form post, and admin routes refuse it).
  * Requests outside the proxy's `basePath` go to `next()` when there is one, and get a 404 otherwise.
  */
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
@@ -50,8 +51,11 @@ async function handleNodeRequest(handler: FetchHandler, req: ExpressLikeRequest,
     if (!res.writableFinished) controller.abort();
   });
   const encrypted = (req.socket as { encrypted?: boolean }).encrypted === true;
-  const host = req.headers.host ?? 'localhost';
-  const url = `${encrypted ? 'https' : 'http'}://${host}${rawUrl.startsWith('/') ? rawUrl : `/${rawUrl}`}`;
+  // The path and query come from the request line alone (the same text the basePath gate read), under a
+  // fixed authority (so `//host/…` stays a path); the Host header only names the origin, and only when it
+  // is a plain host[:port].
+  const target = new URL(`http://localhost${rawUrl.startsWith('/') ? rawUrl : `/${rawUrl}`}`);
+  const url = `${encrypted ? 'https' : 'http'}://${safeHost(req.headers.host)}${target.pathname}${target.search}`;
 
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
@@ -77,7 +81,23 @@ async function handleNodeRequest(handler: FetchHandler, req: ExpressLikeRequest,
   await sendResponse(res, response, controller.signal);
 }
 
-/** The body a body parser already consumed, re-encoded; `undefined` when the stream is still unread. */
+/** `host[:port]` (a name, IPv4 or `[IPv6]`) as the client sent it; anything else is replaced by `localhost`. */
+function safeHost(host: string | undefined): string {
+  if (!host || !/^(?:[a-z0-9_.-]+|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i.test(host)) return 'localhost';
+  try {
+    new URL(`http://${host}/`); // e.g. 1.2.3.256 passes the pattern but is no host
+    return host;
+  } catch {
+    return 'localhost';
+  }
+}
+
+/**
+ * The body a body parser already consumed, re-encoded; `undefined` when the stream is still unread.
+ * The `Content-Type` is never changed: a parsed object is sent as JSON, and it is labelled JSON only if
+ * the client said so. (Relabelling a parsed form as JSON would let a cross-site form past the
+ * proxy's "admin bodies must be JSON" check.)
+ */
 function preParsedBody(req: ExpressLikeRequest, headers: Headers): string | Uint8Array<ArrayBuffer> | undefined {
   const consumed = req._body === true || (req.readableEnded && req.body !== undefined);
   if (!consumed) return undefined;
@@ -86,7 +106,8 @@ function preParsedBody(req: ExpressLikeRequest, headers: Headers): string | Uint
   if (body === undefined || body === null) return '';
   if (typeof body === 'string') return body;
   if (body instanceof Uint8Array) return new Uint8Array(body);
-  headers.set('content-type', 'application/json');
+  // A parsed object goes on as JSON under the client's own type: a form stays labelled a form (admin
+  // routes answer 415), while the service, which reads JSON whatever the type, still takes it on checkout routes.
   return JSON.stringify(body);
 }
 
@@ -133,7 +154,11 @@ async function sendResponse(res: ServerResponse, response: Response, signal?: Ab
 }
 
 export interface NodeFetchOptions {
-  /** Sockets per upstream host (keep-alive). Default 256. */
+  /**
+   * Sockets per upstream host (keep-alive) for ordinary calls. Default 256. Event streams
+   * (`Accept: text/event-stream`) use a pool of their own, without that cap, so open streams never
+   * leave the JSON calls waiting for a socket (the proxy caps streams per client instead).
+   */
   maxSockets?: number;
 }
 
@@ -148,6 +173,7 @@ export interface NodeFetchOptions {
 export function createNodeFetch(options: NodeFetchOptions = {}): typeof fetch {
   const agentOptions = { keepAlive: true, maxSockets: options.maxSockets ?? 256 };
   const agents = { http: new http.Agent(agentOptions), https: new https.Agent(agentOptions) };
+  const streamAgents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
   return (input, init = {}) => {
     const body = init.body;
     if (input instanceof Request || (body != null && typeof body !== 'string' && !(body instanceof Uint8Array))) {
@@ -164,8 +190,15 @@ export function createNodeFetch(options: NodeFetchOptions = {}): typeof fetch {
       const signal = init.signal;
       if (signal?.aborted) return reject(new DOMException('The operation was aborted', 'AbortError'));
       const secure = url.protocol === 'https:';
-      const request = (secure ? https : http).request(url, { method, headers, agent: secure ? agents.https : agents.http });
-      const onAbort = () => request.destroy(new DOMException('The operation was aborted', 'AbortError'));
+      const pool = /text\/event-stream/i.test(headers['accept'] ?? '') ? streamAgents : agents;
+      const request = (secure ? https : http).request(url, { method, headers, agent: secure ? pool.https : pool.http });
+      const onAbort = () => {
+        const error = new DOMException('The operation was aborted', 'AbortError');
+        request.destroy(error);
+        // A request still queued for a socket emits nothing when destroyed: settle here, or the proxy's
+        // timeout could not turn a saturated pool into a 504.
+        reject(error);
+      };
       signal?.addEventListener('abort', onAbort, { once: true });
       const done = () => signal?.removeEventListener('abort', onAbort);
       request.on('error', (error) => {

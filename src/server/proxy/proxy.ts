@@ -58,8 +58,25 @@ export interface PaylinkProxyOptions {
    * Leave unset unless a proxy you run sits in front: clients can write that header.
    */
   trustProxy?: boolean | number | undefined;
-  /** Custom rate-limit key (e.g. from `cf-connecting-ip`); wins over `clientIp` and `trustProxy`. */
+  /**
+   * Custom rate-limit key (e.g. from `cf-connecting-ip`); wins over `clientIp` and `trustProxy`.
+   * When no key can be found (no `clientKey`, no `clientIp`, no `incoming`), the request is neither
+   * rate-limited nor counted against the event-stream cap, and the proxy warns once: one shared
+   * bucket would throttle every customer at once.
+   */
   clientKey?: ((request: Request, info: ProxyRequestInfo | undefined) => string | undefined) | undefined;
+  /**
+   * Open event streams (`checkout/sessions/<id>/events`) one client may hold at once; 429 beyond.
+   * `false` for no cap. Default 4. (The checkout element falls back to polling on a refused stream.)
+   */
+  maxEventStreams?: number | false | undefined;
+  /**
+   * Origins besides the proxy's own that may send unsafe admin requests (POST, PATCH, PUT, DELETE).
+   * By default those are refused (403 `cross_site_request`) when `Sec-Fetch-Site` is `cross-site` or an
+   * `Origin` header names another origin, so a page elsewhere can't ride on the merchant's cookies.
+   * Callers that send no `Origin` (servers, curl) are not affected.
+   */
+  trustedAdminOrigins?: readonly string[] | undefined;
   /** How long to wait for the upstream's full answer (headers of an event stream) before a 504. Default 15 000 ms. */
   timeoutMs?: number | undefined;
   /** Largest request body forwarded (413 beyond). Default 256 KiB, as the service. */
@@ -93,6 +110,10 @@ const SUSPICIOUS_PATH = /%2e|%2f|%5c|%00|\\/i;
 
 const CHECKOUT_METHODS = new Set(['GET', 'HEAD', 'POST']);
 const ADMIN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PATCH', 'PUT', 'DELETE']);
+/** The one checkout route that answers with a long-lived event stream (after `basePath`). */
+const EVENT_STREAM_PATH = /^\/checkout\/sessions\/[^/]+\/events$/;
+/** What a client refused for too many open streams is told to wait (it polls meanwhile). */
+const STREAM_RETRY_AFTER_SECONDS = 5;
 const REDACTED = '[redacted]';
 
 /** The one error shape (DESIGN §4). */
@@ -123,6 +144,11 @@ export function createPaylinkProxy(options: PaylinkProxyOptions): PaylinkProxyHa
   const limiter: RateLimiter | undefined = options.rateLimit === false ? undefined : createRateLimiter(options.rateLimit ?? {});
   const redactor = createRedactor(apiKey);
   const isAuthorized = createAuthorizer(options);
+  const maxEventStreams = options.maxEventStreams === false ? undefined : (options.maxEventStreams ?? 4);
+  if (maxEventStreams !== undefined && !(maxEventStreams >= 1)) throw new RangeError('maxEventStreams must be >= 1 or false');
+  const streams = maxEventStreams === undefined ? undefined : createStreamCounter(maxEventStreams);
+  const trustedAdminOrigins = new Set((options.trustedAdminOrigins ?? []).map(normalizeOrigin));
+  let warnedNoClientKey = false;
 
   async function handle(request: Request, info?: ProxyRequestInfo): Promise<Response> {
     const url = new URL(request.url);
@@ -135,20 +161,41 @@ export function createPaylinkProxy(options: PaylinkProxyOptions): PaylinkProxyHa
       const cors = corsHeaders(request.headers.get('origin'));
       if (method === 'OPTIONS') return preflight(cors);
       if (!CHECKOUT_METHODS.has(method)) return withHeaders(proxyError(405, 'method_not_allowed', 'Method not allowed'), { ...cors, allow: 'GET, HEAD, POST, OPTIONS' });
-      if (limiter) {
-        const decision = limiter.take(clientKeyOf(request, info));
+      const eventStream = method === 'GET' && EVENT_STREAM_PATH.test(rest);
+      const key = limiter || (eventStream && streams) ? clientKeyOf(request, info) : undefined;
+      if (limiter && key !== undefined) {
+        const decision = limiter.take(key);
         if (!decision.allowed) {
           const seconds = String(decision.retryAfterSeconds);
           return proxyError(429, 'rate_limited', `Too many requests; retry in ${seconds} s`, { ...cors, 'retry-after': seconds });
         }
       }
-      const response = await forward(request, method, `/v1${rest}${url.search}`, false);
+      let release: (() => void) | undefined;
+      if (eventStream && streams && key !== undefined) {
+        release = streams.acquire(key);
+        if (!release) {
+          const seconds = String(STREAM_RETRY_AFTER_SECONDS);
+          return proxyError(429, 'too_many_streams', `Too many open event streams; retry in ${seconds} s`, { ...cors, 'retry-after': seconds });
+        }
+      }
+      let response: Response;
+      try {
+        response = await forward(request, method, `/v1${rest}${url.search}`, false, eventStream, release);
+      } catch (error) {
+        release?.();
+        throw error;
+      }
       return withHeaders(response, cors);
     }
 
     if (rest === '/admin' || rest.startsWith('/admin/')) {
       // No CORS on admin routes: a preflight gets no Access-Control-* headers, so other sites can't call them.
       if (method === 'OPTIONS') return new Response(null, { status: 204, headers: { allow: [...ADMIN_METHODS].join(', ') } });
+      // A second line behind "bodies must be JSON": a change another site's page asks for is refused
+      // before the merchant's cookies are even looked at.
+      if (method !== 'GET' && method !== 'HEAD' && isCrossSite(request, url)) {
+        return proxyError(403, 'cross_site_request', 'Admin changes must come from this site (or a trusted origin)');
+      }
       let allowed: boolean;
       try {
         allowed = await isAuthorized(request);
@@ -168,7 +215,31 @@ export function createPaylinkProxy(options: PaylinkProxyOptions): PaylinkProxyHa
     return proxyError(404, 'not_found', 'No such proxy route');
   }
 
-  function clientKeyOf(request: Request, info: ProxyRequestInfo | undefined): string {
+  /** `Sec-Fetch-Site: cross-site`, or an `Origin` that is neither the request's own nor trusted. */
+  function isCrossSite(request: Request, url: URL): boolean {
+    const origin = request.headers.get('origin');
+    if (origin !== null) {
+      const normalized = normalizeOrigin(origin);
+      if (trustedAdminOrigins.has(normalized)) return false;
+      if (!isSameOrigin(normalized, url)) return true;
+    }
+    return request.headers.get('sec-fetch-site')?.trim().toLowerCase() === 'cross-site';
+  }
+
+  /** The rate-limit key; `undefined` (with a warning, once) when this runtime gives no way to tell clients apart. */
+  function clientKeyOf(request: Request, info: ProxyRequestInfo | undefined): string | undefined {
+    const key = findClientKey(request, info);
+    if (key === undefined && !warnedNoClientKey) {
+      warnedNoClientKey = true;
+      console.warn(
+        'paylink proxy: no client address for this request, so it is not rate-limited. In this runtime, pass ' +
+          '{ clientIp } as the second argument or set the clientKey option (or trustProxy behind your own load balancer).',
+      );
+    }
+    return key;
+  }
+
+  function findClientKey(request: Request, info: ProxyRequestInfo | undefined): string | undefined {
     const custom = options.clientKey?.(request, info);
     if (custom) return custom;
     if (options.trustProxy) {
@@ -180,7 +251,7 @@ export function createPaylinkProxy(options: PaylinkProxyOptions): PaylinkProxyHa
       const forwarded = chain[Math.max(0, chain.length - hops)];
       if (forwarded) return forwarded;
     }
-    return info?.clientIp ?? info?.incoming?.socket?.remoteAddress ?? 'unknown';
+    return info?.clientIp || info?.incoming?.socket?.remoteAddress || undefined;
   }
 
   function corsHeaders(origin: string | null): Record<string, string> {
@@ -205,13 +276,40 @@ export function createPaylinkProxy(options: PaylinkProxyOptions): PaylinkProxyHa
     return new Response(null, { status: 204, headers });
   }
 
-  async function forward(request: Request, method: string, upstreamPath: string, withKey: boolean): Promise<Response> {
+  /**
+   * `release` (an event stream's slot) is called once the answer is settled: at once for anything but a
+   * live stream, else when the stream ends, fails, is cancelled or the client goes away.
+   */
+  async function forward(
+    request: Request,
+    method: string,
+    upstreamPath: string,
+    withKey: boolean,
+    eventStream = false,
+    release?: () => void,
+  ): Promise<Response> {
+    let streaming = false;
+    try {
+      const response = await forwardOnce(request, method, upstreamPath, withKey, eventStream);
+      if (release && response.body && /^text\/event-stream/i.test(response.headers.get('content-type') ?? '')) {
+        streaming = true;
+        return new Response(untilSettled(response.body, release, request.signal), { status: response.status, headers: response.headers });
+      }
+      return response;
+    } finally {
+      if (!streaming) release?.();
+    }
+  }
+
+  async function forwardOnce(request: Request, method: string, upstreamPath: string, withKey: boolean, eventStream: boolean): Promise<Response> {
     const headers = new Headers();
     for (const name of FORWARDED_REQUEST_HEADERS) {
       const value = request.headers.get(name);
       if (value !== null) headers.set(name, value);
     }
     if (withKey) headers.set('x-api-key', apiKey);
+    // Said explicitly, so `createNodeFetch` puts the stream on its own sockets whatever the client sent.
+    if (eventStream) headers.set('accept', 'text/event-stream');
 
     let body: Uint8Array<ArrayBuffer> | undefined;
     if (method !== 'GET' && method !== 'HEAD' && request.body) {
@@ -289,6 +387,75 @@ export function createPaylinkProxy(options: PaylinkProxyOptions): PaylinkProxyHa
   const handler = handle as PaylinkProxyHandler;
   Object.defineProperty(handler, 'basePath', { value: basePath, enumerable: true });
   return handler;
+}
+
+/** Per-client count of open event streams; `acquire` gives a one-shot release, or `undefined` at the cap. */
+function createStreamCounter(max: number) {
+  const open = new Map<string, number>();
+  return {
+    acquire(key: string): (() => void) | undefined {
+      const count = open.get(key) ?? 0;
+      if (count >= max) return undefined;
+      open.set(key, count + 1);
+      let released = false;
+      return () => {
+        if (released) return;
+        released = true;
+        const left = (open.get(key) ?? 1) - 1;
+        if (left > 0) open.set(key, left);
+        else open.delete(key);
+      };
+    },
+  };
+}
+
+/** Passes `source` on, calling `onSettled` once when it ends, fails, is cancelled, or `signal` aborts. */
+function untilSettled(source: ReadableStream<Uint8Array>, onSettled: () => void, signal: AbortSignal | undefined): ReadableStream<Uint8Array> {
+  const reader = source.getReader();
+  let settled = false;
+  const settle = () => {
+    if (settled) return;
+    settled = true;
+    signal?.removeEventListener('abort', settle);
+    onSettled();
+  };
+  if (signal?.aborted) settle();
+  else signal?.addEventListener('abort', settle, { once: true });
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { done, value } = await reader.read();
+        if (done) {
+          settle();
+          controller.close();
+        } else {
+          controller.enqueue(value);
+        }
+      } catch (error) {
+        settle();
+        controller.error(error);
+      }
+    },
+    cancel(reason) {
+      settle();
+      return reader.cancel(reason);
+    },
+  }, { highWaterMark: 0 });
+}
+
+/**
+ * Whether `origin` (normalized) is the origin `url` was requested on. An `https://` page on the same host
+ * also counts when the proxy sees plain `http://`: TLS ended at a load balancer in front of it.
+ */
+function isSameOrigin(origin: string, url: URL): boolean {
+  if (origin === url.origin.toLowerCase()) return true;
+  let parsed: URL;
+  try {
+    parsed = new URL(origin);
+  } catch {
+    return false; // `null` (sandboxed frames, privacy redirects) and anything unparsable
+  }
+  return parsed.protocol === 'https:' && url.protocol === 'http:' && parsed.host === url.host.toLowerCase();
 }
 
 function normalizeBasePath(basePath: string): string {
