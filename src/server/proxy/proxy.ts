@@ -24,6 +24,63 @@ export interface ProxyRequestInfo {
   incoming?: { socket?: { remoteAddress?: string | undefined } | undefined } | undefined;
 }
 
+/**
+ * @internal What the proxy needs of a request. `handle` builds it from a `Request`; the Node adapter
+ * builds a cheaper one straight from `IncomingMessage` (no `Request`, `Headers` or `AbortSignal` per call).
+ */
+export interface ProxyIncoming {
+  /** Upper case. */
+  readonly method: string;
+  /** The normalized path and query (as `URL` has them). */
+  readonly pathname: string;
+  readonly search: string;
+  /** A request header (lower-case name), repeated values joined with `, `; `null` when absent. */
+  header(name: string): string | null;
+  /** The client went away. */
+  readonly aborted: boolean;
+  /** Calls `listener` once when the client goes away (not if it already has); returns the unsubscribe. */
+  onAbort(listener: () => void): () => void;
+  /** The request body (only asked for methods other than GET and HEAD). */
+  body(): ReadableStream<Uint8Array> | null;
+  /** The full URL, origin included (for the same-origin check). */
+  url(): URL;
+  /** The request as a `Request` (for `authorize` and `clientKey`). */
+  request(): Request;
+}
+
+/** @internal The proxy's answer before it becomes a `Response` (or is written to a Node response). */
+export interface ProxyOutgoing {
+  status: number;
+  /** Lower-case names, one (joined) value each; a null-prototype object. */
+  headers: Record<string, string>;
+  /** Bytes; a stream only for a live event stream. */
+  body: Uint8Array | ReadableStream<Uint8Array> | null;
+}
+
+/** @internal The core the Node adapter calls directly (`handler[PROXY_CORE]`). */
+export type ProxyCore = (incoming: ProxyIncoming, info?: ProxyRequestInfo) => Promise<ProxyOutgoing>;
+/** @internal */
+export const PROXY_CORE: unique symbol = Symbol.for('paylink.proxy.core') as never;
+
+/** @internal A fetch's cheaper form (`createNodeFetch` has one): plain headers in, raw headers and bytes out, `abort()` instead of a signal. */
+export type RawFetch = (url: string, method: string, headers: Record<string, string>, body: Uint8Array | undefined) => RawCall;
+/** @internal */
+export interface RawCall {
+  answer: Promise<RawAnswer>;
+  /** Stops the call: rejects `answer` if still pending, cuts a live stream. */
+  abort(): void;
+}
+/** @internal */
+export interface RawAnswer {
+  status: number;
+  /** `[name, value, name, value, …]` as received. */
+  rawHeaders: string[];
+  /** The whole body; a stream for an event stream; `null` when there is none (HEAD, 204, 304). */
+  body: Uint8Array | ReadableStream<Uint8Array> | null;
+}
+/** @internal */
+export const RAW_FETCH: unique symbol = Symbol.for('paylink.proxy.rawFetch') as never;
+
 /** The proxy: a fetch handler. `info` is optional; pass `{ clientIp }` where your runtime knows it. */
 export interface PaylinkProxyHandler {
   (request: Request, info?: ProxyRequestInfo): Promise<Response>;
@@ -115,13 +172,54 @@ const EVENT_STREAM_PATH = /^\/checkout\/sessions\/[^/]+\/events$/;
 /** What a client refused for too many open streams is told to wait (it polls meanwhile). */
 const STREAM_RETRY_AFTER_SECONDS = 5;
 const REDACTED = '[redacted]';
+const ADMIN_ALLOW_HEADER = [...ADMIN_METHODS].join(', ');
+const VARY_ORIGIN: Readonly<Record<string, string>> = Object.freeze({ vary: 'Origin' });
+const EMPTY = new Uint8Array(0);
 
 /** The one error shape (DESIGN §4). */
 export function proxyError(statusCode: number, code: string, message: string, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify({ status: 'error', statusCode, code, message }), {
-    status: statusCode,
-    headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...headers },
-  });
+  return toResponse(errorOut(statusCode, code, message, headers));
+}
+
+const encoder = new TextEncoder();
+
+function errorOut(statusCode: number, code: string, message: string, headers: Record<string, string> = {}): ProxyOutgoing {
+  const out = headerRecord();
+  out['content-type'] = 'application/json; charset=utf-8';
+  out['cache-control'] = 'no-store';
+  for (const name of Object.keys(headers)) out[name.toLowerCase()] = headers[name]!;
+  return { status: statusCode, headers: out, body: encoder.encode(JSON.stringify({ status: 'error', statusCode, code, message })) };
+}
+
+function headerRecord(): Record<string, string> {
+  return Object.create(null) as Record<string, string>;
+}
+
+function toResponse(out: ProxyOutgoing): Response {
+  return new Response(out.body as BodyInit | null, { status: out.status, headers: out.headers });
+}
+
+/** A `ProxyIncoming` over a fetch `Request`. */
+function requestIncoming(request: Request): ProxyIncoming {
+  const url = new URL(request.url);
+  const signal = request.signal as AbortSignal | undefined;
+  return {
+    method: request.method.toUpperCase(),
+    pathname: url.pathname,
+    search: url.search,
+    header: (name) => request.headers.get(name),
+    get aborted() {
+      return signal?.aborted === true;
+    },
+    onAbort(listener) {
+      if (!signal) return () => {};
+      signal.addEventListener('abort', listener, { once: true });
+      return () => signal.removeEventListener('abort', listener);
+    },
+    body: () => request.body,
+    url: () => url,
+    request: () => request,
+  };
 }
 
 /** Builds the proxy handler. Throws at once on a missing key or a bad upstream, rather than on the first request. */
@@ -149,25 +247,29 @@ export function createPaylinkProxy(options: PaylinkProxyOptions): PaylinkProxyHa
   const streams = maxEventStreams === undefined ? undefined : createStreamCounter(maxEventStreams);
   const trustedAdminOrigins = new Set((options.trustedAdminOrigins ?? []).map(normalizeOrigin));
   let warnedNoClientKey = false;
+  const rawFetch = (options.fetch as { [RAW_FETCH]?: RawFetch } | undefined)?.[RAW_FETCH];
 
   async function handle(request: Request, info?: ProxyRequestInfo): Promise<Response> {
-    const url = new URL(request.url);
-    const path = url.pathname;
+    return toResponse(await core(requestIncoming(request), info));
+  }
+
+  async function core(incoming: ProxyIncoming, info?: ProxyRequestInfo): Promise<ProxyOutgoing> {
+    const path = incoming.pathname;
     if (!path.startsWith(`${basePath}/`) || SUSPICIOUS_PATH.test(path)) return notFound();
     const rest = path.slice(basePath.length);
-    const method = request.method.toUpperCase();
+    const method = incoming.method;
 
     if (rest === '/checkout' || rest.startsWith('/checkout/')) {
-      const cors = corsHeaders(request.headers.get('origin'));
+      const cors = corsHeaders(incoming.header('origin'));
       if (method === 'OPTIONS') return preflight(cors);
-      if (!CHECKOUT_METHODS.has(method)) return withHeaders(proxyError(405, 'method_not_allowed', 'Method not allowed'), { ...cors, allow: 'GET, HEAD, POST, OPTIONS' });
+      if (!CHECKOUT_METHODS.has(method)) return withHeaders(errorOut(405, 'method_not_allowed', 'Method not allowed'), { ...cors, allow: 'GET, HEAD, POST, OPTIONS' });
       const eventStream = method === 'GET' && EVENT_STREAM_PATH.test(rest);
-      const key = limiter || (eventStream && streams) ? clientKeyOf(request, info) : undefined;
+      const key = limiter || (eventStream && streams) ? clientKeyOf(incoming, info) : undefined;
       if (limiter && key !== undefined) {
         const decision = limiter.take(key);
         if (!decision.allowed) {
           const seconds = String(decision.retryAfterSeconds);
-          return proxyError(429, 'rate_limited', `Too many requests; retry in ${seconds} s`, { ...cors, 'retry-after': seconds });
+          return errorOut(429, 'rate_limited', `Too many requests; retry in ${seconds} s`, { ...cors, 'retry-after': seconds });
         }
       }
       let release: (() => void) | undefined;
@@ -175,12 +277,12 @@ export function createPaylinkProxy(options: PaylinkProxyOptions): PaylinkProxyHa
         release = streams.acquire(key);
         if (!release) {
           const seconds = String(STREAM_RETRY_AFTER_SECONDS);
-          return proxyError(429, 'too_many_streams', `Too many open event streams; retry in ${seconds} s`, { ...cors, 'retry-after': seconds });
+          return errorOut(429, 'too_many_streams', `Too many open event streams; retry in ${seconds} s`, { ...cors, 'retry-after': seconds });
         }
       }
-      let response: Response;
+      let response: ProxyOutgoing;
       try {
-        response = await forward(request, method, `/v1${rest}${url.search}`, false, eventStream, release);
+        response = await forward(incoming, method, `/v1${rest}${incoming.search}`, false, eventStream, release);
       } catch (error) {
         release?.();
         throw error;
@@ -190,45 +292,49 @@ export function createPaylinkProxy(options: PaylinkProxyOptions): PaylinkProxyHa
 
     if (rest === '/admin' || rest.startsWith('/admin/')) {
       // No CORS on admin routes: a preflight gets no Access-Control-* headers, so other sites can't call them.
-      if (method === 'OPTIONS') return new Response(null, { status: 204, headers: { allow: [...ADMIN_METHODS].join(', ') } });
+      if (method === 'OPTIONS') {
+        const headers = headerRecord();
+        headers.allow = ADMIN_ALLOW_HEADER;
+        return { status: 204, headers, body: null };
+      }
       // A second line behind "bodies must be JSON": a change another site's page asks for is refused
       // before the merchant's cookies are even looked at.
-      if (method !== 'GET' && method !== 'HEAD' && isCrossSite(request, url)) {
-        return proxyError(403, 'cross_site_request', 'Admin changes must come from this site (or a trusted origin)');
+      if (method !== 'GET' && method !== 'HEAD' && isCrossSite(incoming)) {
+        return errorOut(403, 'cross_site_request', 'Admin changes must come from this site (or a trusted origin)');
       }
       let allowed: boolean;
       try {
-        allowed = await isAuthorized(request);
+        allowed = await isAuthorized(incoming);
       } catch {
-        return proxyError(500, 'authorize_failed', 'The admin authorization check failed');
+        return errorOut(500, 'authorize_failed', 'The admin authorization check failed');
       }
-      if (!allowed) return proxyError(401, 'unauthorized', 'Admin routes need an authorized caller', { 'www-authenticate': 'Bearer realm="paylink-admin"' });
+      if (!allowed) return errorOut(401, 'unauthorized', 'Admin routes need an authorized caller', { 'www-authenticate': 'Bearer realm="paylink-admin"' });
       const tail = rest.slice('/admin'.length);
       if (!ADMIN_ALLOW_LIST.test(tail)) return notFound();
-      if (!ADMIN_METHODS.has(method)) return proxyError(405, 'method_not_allowed', 'Method not allowed');
-      return forward(request, method, `/v1${tail}${url.search}`, true);
+      if (!ADMIN_METHODS.has(method)) return errorOut(405, 'method_not_allowed', 'Method not allowed');
+      return forward(incoming, method, `/v1${tail}${incoming.search}`, true);
     }
     return notFound();
   }
 
   function notFound() {
-    return proxyError(404, 'not_found', 'No such proxy route');
+    return errorOut(404, 'not_found', 'No such proxy route');
   }
 
   /** `Sec-Fetch-Site: cross-site`, or an `Origin` that is neither the request's own nor trusted. */
-  function isCrossSite(request: Request, url: URL): boolean {
-    const origin = request.headers.get('origin');
+  function isCrossSite(incoming: ProxyIncoming): boolean {
+    const origin = incoming.header('origin');
     if (origin !== null) {
       const normalized = normalizeOrigin(origin);
       if (trustedAdminOrigins.has(normalized)) return false;
-      if (!isSameOrigin(normalized, url)) return true;
+      if (!isSameOrigin(normalized, incoming.url())) return true;
     }
-    return request.headers.get('sec-fetch-site')?.trim().toLowerCase() === 'cross-site';
+    return incoming.header('sec-fetch-site')?.trim().toLowerCase() === 'cross-site';
   }
 
   /** The rate-limit key; `undefined` (with a warning, once) when this runtime gives no way to tell clients apart. */
-  function clientKeyOf(request: Request, info: ProxyRequestInfo | undefined): string | undefined {
-    const key = findClientKey(request, info);
+  function clientKeyOf(incoming: ProxyIncoming, info: ProxyRequestInfo | undefined): string | undefined {
+    const key = findClientKey(incoming, info);
     if (key === undefined && !warnedNoClientKey) {
       warnedNoClientKey = true;
       console.warn(
@@ -239,12 +345,12 @@ export function createPaylinkProxy(options: PaylinkProxyOptions): PaylinkProxyHa
     return key;
   }
 
-  function findClientKey(request: Request, info: ProxyRequestInfo | undefined): string | undefined {
-    const custom = options.clientKey?.(request, info);
+  function findClientKey(incoming: ProxyIncoming, info: ProxyRequestInfo | undefined): string | undefined {
+    const custom = options.clientKey?.(incoming.request(), info);
     if (custom) return custom;
     if (options.trustProxy) {
       const hops = options.trustProxy === true ? 1 : Math.max(1, Math.floor(options.trustProxy));
-      const chain = (request.headers.get('x-forwarded-for') ?? '')
+      const chain = (incoming.header('x-forwarded-for') ?? '')
         .split(',')
         .map((part) => part.trim())
         .filter(Boolean);
@@ -254,11 +360,11 @@ export function createPaylinkProxy(options: PaylinkProxyOptions): PaylinkProxyHa
     return info?.clientIp || info?.incoming?.socket?.remoteAddress || undefined;
   }
 
-  function corsHeaders(origin: string | null): Record<string, string> {
+  function corsHeaders(origin: string | null): Readonly<Record<string, string>> {
     // Vary on every checkout answer, so a shared cache never serves one origin's CORS headers to another.
-    if (!origin) return { vary: 'Origin' };
+    if (!origin) return VARY_ORIGIN;
     const allowed = origins === '*' || origins.has(normalizeOrigin(origin));
-    if (!allowed) return { vary: 'Origin' };
+    if (!allowed) return VARY_ORIGIN;
     return {
       vary: 'Origin',
       'access-control-allow-origin': origins === '*' ? '*' : origin,
@@ -266,14 +372,14 @@ export function createPaylinkProxy(options: PaylinkProxyOptions): PaylinkProxyHa
     };
   }
 
-  function preflight(cors: Record<string, string>): Response {
-    const headers: Record<string, string> = { ...cors };
+  function preflight(cors: Readonly<Record<string, string>>): ProxyOutgoing {
+    const headers = Object.assign(headerRecord(), cors);
     if (cors['access-control-allow-origin']) {
       headers['access-control-allow-methods'] = 'GET, HEAD, POST, OPTIONS';
       headers['access-control-allow-headers'] = 'Content-Type, Accept, Last-Event-ID, Idempotency-Key';
       headers['access-control-max-age'] = '600';
     }
-    return new Response(null, { status: 204, headers });
+    return { status: 204, headers, body: null };
   }
 
   /**
@@ -281,63 +387,132 @@ export function createPaylinkProxy(options: PaylinkProxyOptions): PaylinkProxyHa
    * live stream, else when the stream ends, fails, is cancelled or the client goes away.
    */
   async function forward(
-    request: Request,
+    incoming: ProxyIncoming,
     method: string,
     upstreamPath: string,
     withKey: boolean,
     eventStream = false,
     release?: () => void,
-  ): Promise<Response> {
+  ): Promise<ProxyOutgoing> {
+    if (!release) return forwardOnce(incoming, method, upstreamPath, withKey, eventStream);
     let streaming = false;
     try {
-      const response = await forwardOnce(request, method, upstreamPath, withKey, eventStream);
-      if (release && response.body && /^text\/event-stream/i.test(response.headers.get('content-type') ?? '')) {
+      const response = await forwardOnce(incoming, method, upstreamPath, withKey, eventStream);
+      if (response.body instanceof ReadableStream) {
         streaming = true;
-        return new Response(untilSettled(response.body, release, request.signal), { status: response.status, headers: response.headers });
+        return { status: response.status, headers: response.headers, body: untilSettled(response.body, release, incoming) };
       }
       return response;
     } finally {
-      if (!streaming) release?.();
+      if (!streaming) release();
     }
   }
 
-  async function forwardOnce(request: Request, method: string, upstreamPath: string, withKey: boolean, eventStream: boolean): Promise<Response> {
-    const headers = new Headers();
+  function forwardOnce(incoming: ProxyIncoming, method: string, upstreamPath: string, withKey: boolean, eventStream: boolean): Promise<ProxyOutgoing> {
+    const headers: Record<string, string> = {};
     for (const name of FORWARDED_REQUEST_HEADERS) {
-      const value = request.headers.get(name);
-      if (value !== null) headers.set(name, value);
+      const value = incoming.header(name);
+      if (value !== null) headers[name] = value;
     }
-    if (withKey) headers.set('x-api-key', apiKey);
+    if (withKey) headers['x-api-key'] = apiKey;
     // Said explicitly, so `createNodeFetch` puts the stream on its own sockets whatever the client sent.
-    if (eventStream) headers.set('accept', 'text/event-stream');
+    if (eventStream) headers.accept = 'text/event-stream';
 
-    let body: Uint8Array<ArrayBuffer> | undefined;
-    if (method !== 'GET' && method !== 'HEAD' && request.body) {
-      const declared = Number(request.headers.get('content-length') ?? '0');
-      if (declared > maxBodyBytes) return proxyError(413, 'body_too_large', `The request body is larger than ${maxBodyBytes} bytes`);
-      const read = await readLimited(request.body, maxBodyBytes).catch(() => null);
-      if (read === null) return proxyError(400, 'unreadable_body', 'The request body could not be read');
-      if (read === 'too_large') return proxyError(413, 'body_too_large', `The request body is larger than ${maxBodyBytes} bytes`);
-      body = read;
-      // The service parses bodies as JSON whatever their type; insisting on JSON here means a
-      // cross-site form can't post to an admin route with the merchant's cookies (JSON needs a
-      // CORS preflight, which admin routes never grant).
-      if (withKey && body.byteLength > 0 && !isJson(headers.get('content-type'))) {
-        return proxyError(415, 'unsupported_media_type', 'Admin requests with a body must be application/json');
-      }
+    const requestBody = method !== 'GET' && method !== 'HEAD' ? incoming.body() : null;
+    if (requestBody) return forwardWithBody(incoming, method, upstreamPath, withKey, headers, requestBody);
+    return rawFetch
+      ? forwardRaw(rawFetch, incoming, method, upstreamPath, headers, undefined)
+      : forwardFetch(incoming, method, upstreamPath, headers, undefined);
+  }
+
+  async function forwardWithBody(
+    incoming: ProxyIncoming,
+    method: string,
+    upstreamPath: string,
+    withKey: boolean,
+    headers: Record<string, string>,
+    requestBody: ReadableStream<Uint8Array>,
+  ): Promise<ProxyOutgoing> {
+    const declared = Number(incoming.header('content-length') ?? '0');
+    if (declared > maxBodyBytes) return errorOut(413, 'body_too_large', `The request body is larger than ${maxBodyBytes} bytes`);
+    const read = await readLimited(requestBody, maxBodyBytes).catch(() => null);
+    if (read === null) return errorOut(400, 'unreadable_body', 'The request body could not be read');
+    if (read === 'too_large') return errorOut(413, 'body_too_large', `The request body is larger than ${maxBodyBytes} bytes`);
+    const body = read;
+    // The service parses bodies as JSON whatever their type; insisting on JSON here means a
+    // cross-site form can't post to an admin route with the merchant's cookies (JSON needs a
+    // CORS preflight, which admin routes never grant).
+    if (withKey && body.byteLength > 0 && !isJson(headers['content-type'] ?? null)) {
+      return errorOut(415, 'unsupported_media_type', 'Admin requests with a body must be application/json');
     }
+    return rawFetch
+      ? forwardRaw(rawFetch, incoming, method, upstreamPath, headers, body)
+      : forwardFetch(incoming, method, upstreamPath, headers, body);
+  }
 
+  /** Through `createNodeFetch`'s raw form: no `Request`, `Response`, `Headers` or `AbortSignal`. */
+  async function forwardRaw(
+    raw: RawFetch,
+    incoming: ProxyIncoming,
+    method: string,
+    upstreamPath: string,
+    headers: Record<string, string>,
+    body: Uint8Array | undefined,
+  ): Promise<ProxyOutgoing> {
+    let timedOut = false;
+    let call: RawCall;
+    try {
+      call = raw(upstream + upstreamPath, method, headers, body);
+    } catch {
+      return failure(false, incoming);
+    }
+    const timer = setTimeout(() => {
+      timedOut = true;
+      call.abort();
+    }, timeoutMs);
+    const stopListening = incoming.onAbort(() => call.abort());
+    let answer: RawAnswer;
+    try {
+      answer = await call.answer;
+    } catch {
+      clearTimeout(timer);
+      stopListening();
+      return failure(timedOut, incoming);
+    }
+    clearTimeout(timer);
+    const responseHeaders = redactor.rawHeaders(answer.rawHeaders);
+    const upstreamBody = answer.body;
+    if (upstreamBody instanceof ReadableStream) {
+      // A live stream: no timeout from here on and no buffering. The abort listener stays: when the
+      // client goes, the upstream stream is cut with it.
+      responseHeaders['x-accel-buffering'] = 'no';
+      return { status: answer.status, headers: responseHeaders, body: upstreamBody.pipeThrough(redactor.stream()) };
+    }
+    stopListening();
+    const status = answer.status;
+    const hasBody = method !== 'HEAD' && status !== 204 && status !== 304;
+    return { status, headers: responseHeaders, body: hasBody ? redactor.bytes(upstreamBody ?? EMPTY) : null };
+  }
+
+  /** Through a fetch (the global one, or the `fetch` option). */
+  async function forwardFetch(
+    incoming: ProxyIncoming,
+    method: string,
+    upstreamPath: string,
+    plainHeaders: Record<string, string>,
+    body: Uint8Array<ArrayBuffer> | undefined,
+  ): Promise<ProxyOutgoing> {
+    const headers = new Headers(plainHeaders);
     const controller = new AbortController();
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
       controller.abort();
     }, timeoutMs);
-    const onClientGone = () => controller.abort();
-    request.signal?.addEventListener('abort', onClientGone, { once: true });
+    const stopListening = incoming.onAbort(() => controller.abort());
     const cleanUp = () => {
       clearTimeout(timer);
-      request.signal?.removeEventListener('abort', onClientGone);
+      stopListening();
     };
 
     let upstreamResponse: Response;
@@ -352,7 +527,7 @@ export function createPaylinkProxy(options: PaylinkProxyOptions): PaylinkProxyHa
       });
     } catch {
       cleanUp();
-      return failure(timedOut, request);
+      return failure(timedOut, incoming);
     }
 
     const responseHeaders = redactor.headers(upstreamResponse.headers);
@@ -361,31 +536,32 @@ export function createPaylinkProxy(options: PaylinkProxyOptions): PaylinkProxyHa
       // A live stream: no timeout from here on and no buffering. The abort listener stays: when the
       // client goes, the upstream stream is cancelled with it.
       clearTimeout(timer);
-      responseHeaders.set('x-accel-buffering', 'no');
-      return new Response(upstreamResponse.body.pipeThrough(redactor.stream()), { status: upstreamResponse.status, headers: responseHeaders });
+      responseHeaders['x-accel-buffering'] = 'no';
+      return { status: upstreamResponse.status, headers: responseHeaders, body: upstreamResponse.body.pipeThrough(redactor.stream()) };
     }
 
     let bytes: Uint8Array;
     try {
       bytes = new Uint8Array(await upstreamResponse.arrayBuffer());
     } catch {
-      return failure(timedOut, request);
+      return failure(timedOut, incoming);
     } finally {
       cleanUp();
     }
     const status = upstreamResponse.status;
     const hasBody = method !== 'HEAD' && status !== 204 && status !== 304;
-    return new Response(hasBody ? (redactor.bytes(bytes) as Uint8Array<ArrayBuffer>) : null, { status, headers: responseHeaders });
+    return { status, headers: responseHeaders, body: hasBody ? redactor.bytes(bytes) : null };
   }
 
-  function failure(timedOut: boolean, request: Request): Response {
-    if (timedOut) return proxyError(504, 'upstream_timeout', 'The Paylink service did not answer in time');
-    if (request.signal?.aborted) return proxyError(499, 'client_closed', 'The client went away');
-    return proxyError(502, 'upstream_unavailable', 'The Paylink service could not be reached');
+  function failure(timedOut: boolean, incoming: ProxyIncoming): ProxyOutgoing {
+    if (timedOut) return errorOut(504, 'upstream_timeout', 'The Paylink service did not answer in time');
+    if (incoming.aborted) return errorOut(499, 'client_closed', 'The client went away');
+    return errorOut(502, 'upstream_unavailable', 'The Paylink service could not be reached');
   }
 
   const handler = handle as PaylinkProxyHandler;
   Object.defineProperty(handler, 'basePath', { value: basePath, enumerable: true });
+  Object.defineProperty(handler, PROXY_CORE, { value: core as ProxyCore });
   return handler;
 }
 
@@ -409,18 +585,19 @@ function createStreamCounter(max: number) {
   };
 }
 
-/** Passes `source` on, calling `onSettled` once when it ends, fails, is cancelled, or `signal` aborts. */
-function untilSettled(source: ReadableStream<Uint8Array>, onSettled: () => void, signal: AbortSignal | undefined): ReadableStream<Uint8Array> {
+/** Passes `source` on, calling `onSettled` once when it ends, fails, is cancelled, or the client goes. */
+function untilSettled(source: ReadableStream<Uint8Array>, onSettled: () => void, incoming: ProxyIncoming): ReadableStream<Uint8Array> {
   const reader = source.getReader();
   let settled = false;
+  let stopListening = () => {};
   const settle = () => {
     if (settled) return;
     settled = true;
-    signal?.removeEventListener('abort', settle);
+    stopListening();
     onSettled();
   };
-  if (signal?.aborted) settle();
-  else signal?.addEventListener('abort', settle, { once: true });
+  if (incoming.aborted) settle();
+  else stopListening = incoming.onAbort(settle);
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       try {
@@ -472,10 +649,12 @@ function isJson(type: string | null): boolean {
   return !!type && /^application\/([a-z0-9.+-]+\+)?json\s*(;|$)/i.test(type.trim());
 }
 
-function withHeaders(response: Response, extra: Record<string, string>): Response {
-  for (const [name, value] of Object.entries(extra)) {
-    if (name === 'vary') response.headers.append('vary', value);
-    else response.headers.set(name, value);
+function withHeaders(response: ProxyOutgoing, extra: Readonly<Record<string, string>>): ProxyOutgoing {
+  const headers = response.headers;
+  for (const name of Object.keys(extra)) {
+    const value = extra[name]!;
+    if (name === 'vary' && headers.vary !== undefined) headers.vary = `${headers.vary}, ${value}`;
+    else headers[name] = value;
   }
   return response;
 }
@@ -505,16 +684,16 @@ async function readLimited(stream: ReadableStream<Uint8Array>, limit: number): P
 }
 
 /** The admin check: the merchant's `authorize`, else a constant-time bearer-token compare, else nobody. */
-function createAuthorizer(options: PaylinkProxyOptions): (request: Request) => Promise<boolean> {
+function createAuthorizer(options: PaylinkProxyOptions): (incoming: ProxyIncoming) => Promise<boolean> {
   if (options.authorize) {
     const authorize = options.authorize;
-    return async (request) => (await authorize(request)) === true;
+    return async (incoming) => (await authorize(incoming.request())) === true;
   }
   const token = options.adminToken?.trim();
   if (!token) return async () => false;
   const expected = digest(token);
-  return async (request) => {
-    const header = request.headers.get('authorization') ?? '';
+  return async (incoming) => {
+    const header = incoming.header('authorization') ?? '';
     const match = /^Bearer\s+(.+)$/i.exec(header.trim());
     if (!match) return false;
     // Comparing digests keeps the time independent of where (and whether) the strings differ, and of their lengths.
@@ -535,7 +714,6 @@ function timingSafeEqual(a: Uint8Array, b: Uint8Array): boolean {
 
 /** Removes every occurrence of the key from headers, byte bodies and streams. */
 function createRedactor(secret: string) {
-  const encoder = new TextEncoder();
   const needle = encoder.encode(secret);
   const replacement = encoder.encode(REDACTED);
   const lowerSecret = secret.toLowerCase();
@@ -576,13 +754,30 @@ function createRedactor(secret: string) {
 
   return {
     bytes,
-    headers(source: Headers): Headers {
-      const out = new Headers();
+    /** The headers that may go back to the browser. */
+    headers(source: Headers): Record<string, string> {
+      const out = headerRecord();
       source.forEach((value, name) => {
         if (DROPPED_RESPONSE_HEADERS.has(name) || name.startsWith('access-control-')) return;
         if (value.toLowerCase().includes(lowerSecret)) return;
-        out.append(name, value);
+        const previous = out[name];
+        out[name] = previous === undefined ? value : `${previous}, ${value}`;
       });
+      return out;
+    },
+    /** The same from raw `[name, value, …]` pairs, joined per name first as `Headers` would. */
+    rawHeaders(raw: string[]): Record<string, string> {
+      const out = headerRecord();
+      for (let i = 0; i < raw.length; i += 2) {
+        const name = raw[i]!.toLowerCase();
+        if (DROPPED_RESPONSE_HEADERS.has(name) || name.startsWith('access-control-')) continue;
+        const value = raw[i + 1]!;
+        const previous = out[name];
+        out[name] = previous === undefined ? value : `${previous}, ${value}`;
+      }
+      for (const name of Object.keys(out)) {
+        if (out[name]!.toLowerCase().includes(lowerSecret)) delete out[name];
+      }
       return out;
     },
     /**
