@@ -59,6 +59,8 @@ export interface TestService {
   backend: Backend;
   url: string;
   db: Database;
+  /** The PostgreSQL database's connection string (absent on PGlite). */
+  databaseUrl?: string | undefined;
   service: RunningService;
   /** A fresh integrator with its own key. */
   newKey(): Promise<CreatedKey>;
@@ -72,6 +74,7 @@ export async function startTestService(backend: Backend, options: Omit<ServiceOp
     backend,
     url: service.url,
     db: database.db,
+    databaseUrl: database.url,
     service,
     newKey: () => database.db.transaction((tx) => createApiKey(tx)),
     close: async () => {

@@ -69,8 +69,10 @@ export interface ChainAdapter {
   depositAddress(request: { sessionId: string; blockchainId: string; assetId: AssetId }): Promise<string>;
   /**
    * Sends a withdrawal's funds. Resolves with the transaction hash, throws `PayoutError` when the
-   * payout failed for good (the funds are then returned to the balance). Any other error is
-   * treated as a failure as well; the withdrawal is never left half-done.
+   * payout failed for good (the funds are then returned to the balance). Any other error (or no
+   * answer within the worker's `payoutTimeoutMs`) means "outcome unknown": the withdrawal stays
+   * `processing` and the same request is sent again after the lease, so this must be idempotent
+   * per `withdrawalId`.
    */
   sendPayout(request: PayoutRequest): Promise<PayoutResult>;
   /**

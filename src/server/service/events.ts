@@ -4,8 +4,10 @@
  * notification goes out exactly when (and only if) the change commits, to every instance listening
  * on the same database. Each instance keeps one `LISTEN` (through `db.listen`) and fans the
  * notifications out to its local SSE streams, which re-read the session: the payload is only the
- * id, so nothing depends on message size or on the order notifications arrive in. The same code
- * runs on PGlite, where the one embedded connection hears its own notifications.
+ * id, so nothing depends on message size or on the order notifications arrive in. When the LISTEN
+ * connection drops, the database layer reconnects and LISTENs again, and every stream then re-reads
+ * its session once (what changed in the gap was not heard). The same code runs on PGlite, where the
+ * one embedded connection hears its own notifications.
  */
 import type { Database, Queryable } from '../db/index.js';
 
@@ -39,6 +41,11 @@ export function createSessionEvents(db: Database): SessionEvents {
   const dispatch = (payload: string) => {
     for (const subscriber of subscribers.get(payload) ?? []) subscriber.onChange();
   };
+  // The database lost and re-established the LISTEN connection (the subscription itself survives,
+  // so `listening` stays valid): notifications of the gap are lost, so every stream re-reads.
+  const resync = () => {
+    for (const set of subscribers.values()) for (const subscriber of set) subscriber.onChange();
+  };
 
   return {
     async subscribe(sessionId, subscriber) {
@@ -46,7 +53,7 @@ export function createSessionEvents(db: Database): SessionEvents {
       let set = subscribers.get(sessionId);
       if (!set) subscribers.set(sessionId, (set = new Set()));
       set.add(subscriber);
-      listening ??= db.listen(SESSION_CHANNEL, dispatch);
+      listening ??= db.listen(SESSION_CHANNEL, dispatch, resync);
       try {
         await listening;
       } catch (error) {

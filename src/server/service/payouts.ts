@@ -6,16 +6,26 @@
  * ever claiming the same withdrawal twice. Each claimed withdrawal is then paid out and finished
  * in its own transaction:
  * - success: `status = 'success'`, `txHash` set, ledger `withdrawal_payout` (pending − amount);
- * - failure: `status = 'failed'`, `failureReason` set, ledger `withdrawal_release`
- *   (pending − amount, available + amount): the funds are back.
+ * - failure, only on a `PayoutError` (the chain refused the payout for good): `status = 'failed'`,
+ *   `failureReason` set, ledger `withdrawal_release` (pending − amount, available + amount): the
+ *   funds are back;
+ * - any other error (a timeout, a lost RPC connection: the payout may or may not have gone out):
+ *   nothing is recorded; the withdrawal stays `processing` and is claimed again after the lease.
  * The finishing UPDATE only applies to a row still `processing`, and the ledger has a unique
- * (withdrawal, kind) index, so a withdrawal is finished, and its money moved, once.
+ * (withdrawal, kind) index, so a withdrawal is finished, and its money moved, once. A failure is
+ * also fenced by the claim's `attempts`: once the lease has run out and another worker has claimed
+ * the withdrawal again, only that attempt may fail it (an older attempt's refusal says nothing about
+ * the newer attempt, which may be paying right now). A success is recorded from any attempt: the
+ * funds went out either way.
  *
- * A withdrawal left `processing` by a crashed instance is claimed again after `leaseMs`; adapters
- * therefore make payouts idempotent per withdrawal id (the sandbox derives the hash from the id).
+ * A withdrawal left `processing` by a crashed instance (or by an unclear error) is claimed again
+ * after `leaseMs`; adapters therefore make payouts idempotent per withdrawal id (the sandbox derives
+ * the hash from the id). `sendPayout` is given `payoutTimeoutMs` (well under the lease), after which
+ * the attempt is abandoned unrecorded, so a hung chain call neither outlives its lease nor holds
+ * `stop()`.
  */
 import type { AssetId } from '../../core/money.js';
-import type { ChainAdapter } from '../chain/types.js';
+import { PayoutError, type ChainAdapter } from '../chain/types.js';
 import type { Database } from '../db/index.js';
 import { applyLedgerChange, assetAmount } from './ledger.js';
 
@@ -26,6 +36,17 @@ export interface PayoutWorkerOptions {
   batchSize?: number;
   /** After how long a `processing` withdrawal is presumed abandoned and claimed again, in ms (default 5 min). */
   leaseMs?: number;
+  /**
+   * How long one `sendPayout` may take before the attempt is abandoned (left `processing`, retried
+   * after the lease), in ms. Default: a fifth of `leaseMs`, at most 60 s. Keep it well under `leaseMs`.
+   */
+  payoutTimeoutMs?: number;
+}
+
+const DEFAULT_LEASE_MS = 5 * 60 * 1000;
+
+function defaultPayoutTimeout(leaseMs: number): number {
+  return Math.min(60_000, Math.floor(leaseMs / 5));
 }
 
 export interface PayoutWorker {
@@ -33,7 +54,7 @@ export interface PayoutWorker {
   kick(): void;
   /** One round: claims and finishes a batch; resolves with how many it handled. */
   runOnce(): Promise<number>;
-  /** Stops claiming, waits for the payouts in flight to finish. */
+  /** Stops claiming, waits for the payouts in flight to finish (each at most `payoutTimeoutMs`). */
   stop(): Promise<void>;
 }
 
@@ -44,6 +65,8 @@ interface ClaimedWithdrawal {
   asset_id: AssetId;
   blockchain_id: string;
   address: string;
+  /** The claim's attempt number: fences the failure of a stale attempt. */
+  attempts: number;
 }
 
 /** Claims up to `batchSize` withdrawals for this worker. */
@@ -57,29 +80,61 @@ export async function claimWithdrawals(db: Database, batchSize: number, leaseMs:
          ORDER BY created_at
          LIMIT $1
          FOR UPDATE SKIP LOCKED)
-       RETURNING id, integrator_id, amount, asset_id, blockchain_id, address`,
+       RETURNING id, integrator_id, amount, asset_id, blockchain_id, address, attempts`,
       [batchSize, leaseMs, now],
     );
     return rows;
   });
 }
 
-/** Pays one claimed withdrawal out and records the outcome. */
-async function payOut(db: Database, chain: ChainAdapter, now: () => Date, withdrawal: ClaimedWithdrawal): Promise<void> {
+class PayoutTimeoutError extends Error {
+  constructor(ms: number) {
+    super(`The payout did not complete within ${ms} ms`);
+    this.name = 'PayoutTimeoutError';
+  }
+}
+
+/** `promise`, or a `PayoutTimeoutError` after `ms`. */
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new PayoutTimeoutError(ms)), ms);
+  });
+  // The abandoned call may still settle later: nobody waits for it then, so it must not go unhandled.
+  promise.catch(() => {});
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Pays one claimed withdrawal out and records the outcome. An error that is not a `PayoutError`
+ * (the timeout included) records nothing: the payout may have gone out, so the withdrawal stays
+ * `processing` and is claimed again (and paid idempotently) after the lease.
+ */
+async function payOut(
+  db: Database,
+  chain: ChainAdapter,
+  now: () => Date,
+  withdrawal: ClaimedWithdrawal,
+  payoutTimeoutMs: number,
+): Promise<void> {
   const amount = assetAmount(withdrawal.amount);
   let outcome: { ok: true; txHash: string; sandbox: boolean } | { ok: false; reason: string };
   try {
-    const result = await chain.sendPayout({
+    const request = {
       withdrawalId: withdrawal.id,
       blockchainId: withdrawal.blockchain_id,
       assetId: withdrawal.asset_id,
       address: withdrawal.address,
       amount,
-    });
+    };
+    const result = await withTimeout(Promise.resolve().then(() => chain.sendPayout(request)), payoutTimeoutMs);
     outcome = { ok: true, txHash: result.txHash, sandbox: result.sandbox };
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    outcome = { ok: false, reason: (message || 'The payout failed').slice(0, 500) };
+    if (!(error instanceof PayoutError)) {
+      console.error('[paylink] payout outcome unknown; retried after the lease', withdrawal.id, error);
+      return;
+    }
+    outcome = { ok: false, reason: (error.message || 'The payout failed').slice(0, 500) };
   }
   await db.transaction(async (tx) => {
     const finished = outcome.ok
@@ -90,10 +145,10 @@ async function payOut(db: Database, chain: ChainAdapter, now: () => Date, withdr
         )
       : await tx.query(
           `UPDATE withdrawals SET status = 'failed', failure_reason = $2, updated_at = $3
-           WHERE id = $1 AND status = 'processing' RETURNING id`,
-          [withdrawal.id, outcome.reason, now()],
+           WHERE id = $1 AND status = 'processing' AND attempts = $4 RETURNING id`,
+          [withdrawal.id, outcome.reason, now(), withdrawal.attempts],
         );
-    if (finished.rows.length === 0) return; // finished elsewhere already
+    if (finished.rows.length === 0) return; // finished already, or claimed again by a newer attempt
     await applyLedgerChange(tx, {
       integratorId: withdrawal.integrator_id,
       assetId: withdrawal.asset_id,
@@ -108,12 +163,14 @@ async function payOut(db: Database, chain: ChainAdapter, now: () => Date, withdr
 /** One round of payouts: claims a batch and finishes each; resolves with how many it handled. */
 export async function processPayouts(
   deps: { db: Database; chain: ChainAdapter; now: () => Date },
-  options: Pick<PayoutWorkerOptions, 'batchSize' | 'leaseMs'> = {},
+  options: Pick<PayoutWorkerOptions, 'batchSize' | 'leaseMs' | 'payoutTimeoutMs'> = {},
 ): Promise<number> {
-  const claimed = await claimWithdrawals(deps.db, options.batchSize ?? 20, options.leaseMs ?? 5 * 60 * 1000, deps.now());
+  const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+  const payoutTimeoutMs = options.payoutTimeoutMs ?? defaultPayoutTimeout(leaseMs);
+  const claimed = await claimWithdrawals(deps.db, options.batchSize ?? 20, leaseMs, deps.now());
   await Promise.all(
     claimed.map((withdrawal) =>
-      payOut(deps.db, deps.chain, deps.now, withdrawal).catch((error) =>
+      payOut(deps.db, deps.chain, deps.now, withdrawal, payoutTimeoutMs).catch((error) =>
         // Left `processing`: claimed again after the lease.
         console.error('[paylink] payout could not be recorded', withdrawal.id, error),
       ),
@@ -129,12 +186,13 @@ export function startPayoutWorker(
 ): PayoutWorker {
   const pollIntervalMs = options.pollIntervalMs ?? 1000;
   const batchSize = options.batchSize ?? 20;
-  const leaseMs = options.leaseMs ?? 5 * 60 * 1000;
+  const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+  const payoutTimeoutMs = options.payoutTimeoutMs ?? defaultPayoutTimeout(leaseMs);
   let running = true;
   let wake: (() => void) | null = null;
   let kicked = false;
 
-  const runOnce = () => processPayouts(deps, { batchSize, leaseMs });
+  const runOnce = () => processPayouts(deps, { batchSize, leaseMs, payoutTimeoutMs });
 
   const loop = (async () => {
     while (running) {

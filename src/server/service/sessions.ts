@@ -11,9 +11,10 @@
  *   read and by a background sweep, against the service clock (`deps.now()`).
  *
  * Every transfer credits the integrator's balance by the amount received, in the transaction that
- * records it (ledger kind `payment`). A transfer that arrives AFTER expiry is still the merchant's
+ * records it (ledger kind `payment`). A transfer that arrives AFTER expiry, or after the session is
+ * already `paid`/`overpaid` (a second transfer reported by the chain), is still the merchant's
  * money: it is credited as ledger kind `late_payment` and kept in `late_amount`, but the session
- * stays `expired`, its `paidAmount` does not change and it is not counted as a link payment.
+ * keeps its status, `paidAmount` and `txHash`, and it is not counted as a link payment again.
  * A transfer is identified by its transaction hash: a hash is settled at most once per network
  * (unique constraint), so a transfer reported or simulated twice credits once.
  */
@@ -329,7 +330,8 @@ export async function settleIncomingTransfer(
     if (SETTLED_STATUSES.has(status) && options.refuseWhenSettled)
       throw new ApiError(409, 'already_paid', 'This checkout session is already paid');
 
-    const kind = status === 'expired' ? 'late_payment' : 'payment';
+    // Terminal sessions never change status again: a transfer after expiry or after settlement is late.
+    const kind = status === 'expired' || SETTLED_STATUSES.has(status) ? 'late_payment' : 'payment';
     const transferId = randomUUID();
     const inserted = await tx.query(
       `INSERT INTO chain_transfers (id, session_id, blockchain_id, tx_hash, asset_id, amount, to_address, kind, sandbox, received_at)
