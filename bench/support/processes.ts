@@ -2,14 +2,14 @@
  * Servers under benchmark run in their own processes so the load generator (this process) does not
  * share an event loop with them. Each waits for `/healthz` and is killed after.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort } from '../../test/support/postgres.js';
+import type { ChildProcess } from 'node:child_process';
+import { BIN, ROOT, exited, startHealthyProcess } from '../../test/support/processes.js';
 
-export const ROOT = path.resolve(import.meta.dirname, '..', '..');
-const BIN = path.join(ROOT, 'bin', 'paylink.mjs');
+export { ROOT, waitForHealth } from '../../test/support/processes.js';
 
 export interface BenchProcess {
   url: string;
@@ -17,39 +17,18 @@ export interface BenchProcess {
   stop(): Promise<void>;
 }
 
-export async function waitForHealth(url: string, child: ChildProcess, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`process exited with ${child.exitCode}`);
-    try {
-      if ((await fetch(`${url}/healthz`)).ok) return;
-    } catch {
-      // not yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`${url} did not become healthy`);
-}
-
 export async function startProcess(args: string[], env: Record<string, string> = {}, port?: number): Promise<BenchProcess> {
-  const listenPort = port ?? (await freePort());
-  const child = spawn(process.execPath, [...args, '--port', String(listenPort)], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const url = `http://127.0.0.1:${listenPort}`;
-  await waitForHealth(url, child);
+  const { url, child } = await startHealthyProcess(args, { env, ...(port === undefined ? {} : { port }) });
   return {
     url,
     child,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-        setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
-      }),
+    stop: async () => {
+      if (child.exitCode !== null) return;
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
+      child.kill('SIGTERM');
+      await exited(child);
+      clearTimeout(timer);
+    },
   };
 }
 

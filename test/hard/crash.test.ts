@@ -5,37 +5,19 @@
  * sum of its ledger entries (and is never negative).
  */
 import assert from 'node:assert/strict';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { openDatabase } from '../../src/server/db/index.js';
-import { freePort, postgresAvailable, startPostgresCluster, type PostgresCluster } from '../support/postgres.js';
+import { postgresAvailable, startPostgresCluster, type PostgresCluster } from '../support/postgres.js';
+import { BIN, exited, startHealthyProcess } from '../support/processes.js';
 import { GOOD_ADDRESS } from '../support/money.js';
 
-const BIN = path.resolve('bin/paylink.mjs');
-
-async function serve(storage: string[]): Promise<{ url: string; child: ChildProcess }> {
-  const port = await freePort();
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', String(port), ...storage], { stdio: ['ignore', 'ignore', 'pipe'] });
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`serve exited with ${child.exitCode}`);
-    try {
-      if ((await fetch(`${url}/healthz`)).ok) return { url, child };
-    } catch {
-      // starting
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error('serve did not start');
-}
-
-function stopped(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve())));
+function serve(storage: string[]) {
+  return startHealthyProcess([BIN, 'serve', ...storage], { stdio: ['ignore', 'ignore', 'pipe'] });
 }
 
 async function json(url: string, method: string, body?: unknown, headers: Record<string, string> = {}) {
@@ -87,7 +69,7 @@ async function storm(storage: string[]) {
   const workers = [...Array.from({ length: 6 }, pay), ...Array.from({ length: 6 }, withdraw)];
   await new Promise((resolve) => setTimeout(resolve, 2500));
   child.kill('SIGKILL');
-  await stopped(child);
+  await exited(child);
   running = false;
   await Promise.all(workers);
   assert.ok(paidSessions.length > 0, 'payments were acknowledged before the kill');
@@ -106,7 +88,7 @@ async function storm(storage: string[]) {
     assert.ok(linkAfter.body.paymentCount >= paidSessions.length, 'paymentCount kept every acknowledged payment');
   } finally {
     child.kill('SIGTERM');
-    await stopped(child);
+    await exited(child);
   }
 
   const db = await openDatabase(storage[0] === '--database-url' ? { databaseUrl: storage[1] } : { dataDir: storage[1] });

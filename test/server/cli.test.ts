@@ -3,37 +3,16 @@
  * service on that data, the key works with curl-like calls, and SIGTERM stops it cleanly.
  */
 import assert from 'node:assert/strict';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { freePort } from '../support/postgres.js';
+import { BIN, exited, startHealthyProcess } from '../support/processes.js';
 import { call, createPostgresDatabase, standardLinkBody } from '../support/service.js';
-
-const BIN = path.resolve('bin/paylink.mjs');
 
 function runCli(args: string[], env: Record<string, string> = {}) {
   return spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', env: { ...process.env, ...env }, timeout: 60_000 });
-}
-
-async function waitForHealth(url: string, child: ChildProcess): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}`);
-    try {
-      const res = await fetch(`${url}/healthz`);
-      if (res.ok) return;
-    } catch {
-      // Not listening yet.
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error('the service did not become healthy in 30 s');
-}
-
-function exitOf(child: ChildProcess): Promise<number | null> {
-  return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
 }
 
 describe('paylink command', () => {
@@ -55,11 +34,8 @@ describe('paylink command', () => {
     const key = created.stdout.trim().split('\n').at(-1)!;
     assert.match(key, /^pl_sk_[A-Za-z0-9]{32}$/, 'the key is alone on the last line of stdout');
 
-    const port = await freePort();
-    const child = spawn(process.execPath, [BIN, 'serve', '--port', String(port), ...storageArgs], { stdio: ['ignore', 'pipe', 'pipe'] });
-    const url = `http://127.0.0.1:${port}`;
+    const { url, child } = await startHealthyProcess([BIN, 'serve', ...storageArgs], { stdio: ['ignore', 'pipe', 'pipe'] });
     try {
-      await waitForHealth(url, child);
       const res = await call(url, 'POST', '/v1/payment-link', { key, body: standardLinkBody() });
       assert.equal(res.status, 201);
       assert.equal(res.body.url, `${url}/pay/${res.body.slug}`);
@@ -74,7 +50,7 @@ describe('paylink command', () => {
     } finally {
       child.kill('SIGTERM');
     }
-    assert.equal(await exitOf(child), 0, 'SIGTERM drains and exits 0');
+    assert.equal(await exited(child), 0, 'SIGTERM drains and exits 0');
   }
 
   it('keys create + serve on a PGlite data directory', async () => {

@@ -27,7 +27,7 @@ import type {
 } from '../../core/schemas.js';
 import type { ChainAdapter } from '../chain/types.js';
 import type { Queryable } from '../db/index.js';
-import { ApiError, notFound, validationError } from './errors.js';
+import { notFound, validationError } from './errors.js';
 import { randomAlphanumeric, type Principal } from './keys.js';
 
 /** The canonical, validated content of a link: what create and update both end in. */
@@ -602,4 +602,3 @@ export async function recordVisit(
 }
 
 export type { LinkRow };
-export { ApiError };
