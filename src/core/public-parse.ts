@@ -86,14 +86,24 @@ const publicLink = object<PublicLink>({
   maxAmount: nullable(decimal),
   suggestedAmounts: array(decimal),
   state: oneOf('open', 'inactive', 'closed'),
-  assets: array(object({ assetId, blockchainId: string, networkName: string })),
+  assets: array(
+    object({
+      assetId,
+      blockchainId: string,
+      networkName: string,
+      chainId: nullable(integer),
+      tokenAddress: nullable(string),
+      decimals: nullable(integer),
+      explorerUrl: nullable(string),
+    }),
+  ),
   sandbox: boolean,
 });
 
 const checkoutSession = object<CheckoutSession>({
   id: string,
   slug: string,
-  status: oneOf('awaiting_payment', 'paid', 'underpaid', 'overpaid', 'expired'),
+  status: oneOf('awaiting_payment', 'confirming', 'paid', 'underpaid', 'overpaid', 'expired'),
   fiatAmount: decimal,
   fiatCurrency: string,
   assetId,
@@ -110,6 +120,12 @@ const checkoutSession = object<CheckoutSession>({
   postpayAction: nullable(
     object({ redirect: boolean, showConfirmationPage: boolean, successMessage: string, redirectUrl: string }),
   ),
+  chainId: nullable(integer),
+  tokenAddress: nullable(string),
+  tokenDecimals: nullable(integer),
+  explorerUrl: nullable(string),
+  confirmations: nullable(integer),
+  requiredConfirmations: nullable(integer),
 });
 
 const visitResult = object<VisitResult>({ counted: boolean, visitId: string });

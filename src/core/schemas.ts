@@ -150,10 +150,23 @@ export const ListPaymentLinksQuery = z.object({
 // ---------------------------------------------------------------------------------------------
 // Public checkout API (DESIGN §4)
 
+/**
+ * An asset the checkout can be paid in, on one network. The chain fields let a wallet pay without
+ * the customer typing anything (EIP-681 QR, EIP-1193 `transfer`); they are null where the chain has
+ * no real token (the sandbox).
+ */
 export const CheckoutAsset = z.object({
   assetId: AssetIdSchema,
   blockchainId: z.string(),
   networkName: z.string(),
+  /** EIP-155 chain id of the network. */
+  chainId: z.number().int().nullable(),
+  /** The asset's ERC-20 contract, EIP-55 spelt. */
+  tokenAddress: z.string().nullable(),
+  /** The contract's `decimals()`. */
+  decimals: z.number().int().nullable(),
+  /** Block explorer base, without a trailing slash: a transaction is `${explorerUrl}/tx/${hash}`. */
+  explorerUrl: z.string().nullable(),
 });
 export type CheckoutAsset = z.infer<typeof CheckoutAsset>;
 
@@ -187,7 +200,11 @@ export const RecordVisitInput = z.object({ visitId: z.string().min(8).max(100).o
 export const VisitResult = z.object({ counted: z.boolean(), visitId: z.string() });
 export type VisitResult = z.infer<typeof VisitResult>;
 
-export const SessionStatus = z.enum(['awaiting_payment', 'paid', 'underpaid', 'overpaid', 'expired']);
+/**
+ * `confirming`: a transfer has been seen on chain and waits for its confirmations before it counts
+ * (real chains only; the sandbox credits at once).
+ */
+export const SessionStatus = z.enum(['awaiting_payment', 'confirming', 'paid', 'underpaid', 'overpaid', 'expired']);
 export type SessionStatus = z.infer<typeof SessionStatus>;
 
 export const StartSessionInput = z.object({
@@ -200,6 +217,13 @@ export const StartSessionInput = z.object({
       phone: z.string().max(40).optional(),
       email: z.string().max(254).optional(),
     })
+    .optional(),
+  /** The merchant's order id (DESIGN §6, §8). */
+  reference: z.string().max(200).optional(),
+  /** Up to 20 string pairs the merchant attaches; returned on the keyed session read and in webhooks. */
+  metadata: z
+    .record(z.string().min(1).max(40), z.string().max(500))
+    .refine((value) => Object.keys(value).length <= 20, 'metadata holds at most 20 keys')
     .optional(),
 });
 export type StartSessionInput = z.input<typeof StartSessionInput>;
@@ -223,6 +247,14 @@ export const CheckoutSession = z.object({
   createdAt: Timestamp,
   sandbox: z.boolean(),
   postpayAction: PostpayAction.nullable(),
+  /** The asset's chain facts, as in `CheckoutAsset` (null on the sandbox). */
+  chainId: z.number().int().nullable(),
+  tokenAddress: z.string().nullable(),
+  tokenDecimals: z.number().int().nullable(),
+  explorerUrl: z.string().nullable(),
+  /** While `confirming`: confirmations of the transfer seen so far and how many it needs; null otherwise. */
+  confirmations: z.number().int().nullable(),
+  requiredConfirmations: z.number().int().nullable(),
 });
 export type CheckoutSession = z.infer<typeof CheckoutSession>;
 

@@ -31,13 +31,16 @@ export function makeLink(overrides: Partial<PublicLink> = {}): PublicLink {
     suggestedAmounts: [],
     state: 'open',
     assets: [
-      { assetId: 'USDT', blockchainId: 'bsc', networkName: 'BNB Smart Chain' },
-      { assetId: 'CNGN', blockchainId: 'bsc', networkName: 'BNB Smart Chain' },
+      { assetId: 'USDT', blockchainId: 'bsc', networkName: 'BNB Smart Chain', ...SANDBOX_CHAIN_FACTS },
+      { assetId: 'CNGN', blockchainId: 'bsc', networkName: 'BNB Smart Chain', ...SANDBOX_CHAIN_FACTS },
     ],
     sandbox: true,
     ...overrides,
   };
 }
+
+/** What the sandbox chain reports of its assets: no real chain, so no token or explorer. */
+export const SANDBOX_CHAIN_FACTS = { chainId: null, tokenAddress: null, decimals: null, explorerUrl: null };
 
 export function makeDonation(overrides: Partial<PublicLink> = {}): PublicLink {
   return makeLink({
@@ -73,6 +76,12 @@ export function makeSession(overrides: Partial<CheckoutSession> = {}): CheckoutS
     createdAt: new Date().toISOString(),
     sandbox: true,
     postpayAction: null,
+    chainId: null,
+    tokenAddress: null,
+    tokenDecimals: null,
+    explorerUrl: null,
+    confirmations: null,
+    requiredConfirmations: null,
     ...overrides,
   };
 }

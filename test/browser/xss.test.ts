@@ -20,7 +20,7 @@ import {
   makeLink as makeAdminLink,
   makeWithdrawal,
 } from './admin-fake-api.js';
-import { FakeCheckoutApi, errorResponse as checkoutError, makeDonation, makeLink, makeSession } from './checkout-fake-api.js';
+import { FakeCheckoutApi, errorResponse as checkoutError, makeDonation, makeLink, makeSession, SANDBOX_CHAIN_FACTS } from './checkout-fake-api.js';
 
 declare global {
   interface Window {
@@ -170,7 +170,7 @@ describe('<paylink-checkout> renders server strings as text', () => {
             title: payload,
             description: payload,
             cart: { items: [{ name: payload, description: payload, quantity: 1, unitAmount: '10' }] },
-            assets: [{ assetId: 'USDT', blockchainId: 'bsc', networkName: payload }],
+            assets: [{ assetId: 'USDT', blockchainId: 'bsc', networkName: payload, ...SANDBOX_CHAIN_FACTS }],
           }),
         );
         const el = await mountCheckout(api);

@@ -21,6 +21,23 @@ export interface Network {
   aliases: string[];
   /** Assets this network carries. */
   assets: AssetId[];
+  /** EIP-155 chain id, where the network is a real EVM chain. */
+  chainId?: number | undefined;
+  /** Block explorer base without a trailing slash (a transaction is `${explorerUrl}/tx/${hash}`). */
+  explorerUrl?: string | undefined;
+  /** Each asset's ERC-20 contract (EIP-55) and its `decimals()`, where the chain has real tokens. */
+  tokens?: Partial<Record<AssetId, { address: string; decimals: number }>> | undefined;
+}
+
+/** The chain facts of `assetId` on `network` that the public checkout API returns (nulls on the sandbox). */
+export function assetChainFacts(network: Network | undefined, assetId: AssetId) {
+  const token = network?.tokens?.[assetId];
+  return {
+    chainId: network?.chainId ?? null,
+    tokenAddress: token?.address ?? null,
+    decimals: token?.decimals ?? null,
+    explorerUrl: network?.explorerUrl ?? null,
+  };
 }
 
 /** A transfer the chain saw arriving at a deposit address. */

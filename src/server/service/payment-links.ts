@@ -25,7 +25,7 @@ import type {
   PublicLink,
   UpdatePaymentLinkInput,
 } from '../../core/schemas.js';
-import type { ChainAdapter } from '../chain/types.js';
+import { assetChainFacts, type ChainAdapter } from '../chain/types.js';
 import type { Queryable } from '../db/index.js';
 import { notFound, validationError } from './errors.js';
 import { randomAlphanumeric, type Principal } from './keys.js';
@@ -370,7 +370,7 @@ export function toPublicLink(row: LinkRow, publicUrl: string, chain: ChainAdapte
     suggestedAmounts: link.suggestedAmounts ?? [],
     state: linkState(row, now),
     assets: chain.networks.flatMap((network) =>
-      network.assets.map((assetId) => ({ assetId, blockchainId: network.id, networkName: network.name })),
+      network.assets.map((assetId) => ({ assetId, blockchainId: network.id, networkName: network.name, ...assetChainFacts(network, assetId) })),
     ),
     sandbox: chain.sandbox,
   };

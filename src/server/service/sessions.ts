@@ -22,7 +22,7 @@ import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import { ASSET_DIGITS, compareDecimal, fiatDigits, formatFixed, fractionDigits, fromUnits, toDecimalString, toUnits, type AssetId } from '../../core/money.js';
 import { SimulatePaymentInput, StartSessionInput, type CheckoutSession, type FieldError, type SessionStatus } from '../../core/schemas.js';
-import type { IncomingTransfer } from '../chain/types.js';
+import { assetChainFacts, type ChainAdapter, type IncomingTransfer } from '../chain/types.js';
 import type { Queryable } from '../db/index.js';
 import { parseWith } from './context.js';
 import { ApiError, notFound, validationError } from './errors.js';
@@ -80,7 +80,7 @@ function units(value: string): bigint {
 }
 
 /** A session as the public API returns it. */
-function toCheckoutSession(row: SessionRow, sandbox: boolean): CheckoutSession {
+function toCheckoutSession(row: SessionRow, chain: ChainAdapter): CheckoutSession {
   const crypto = units(row.crypto_amount);
   const paid = units(row.paid_amount);
   const remaining = row.status === 'expired' || crypto <= paid ? 0n : crypto - paid;
@@ -101,7 +101,7 @@ function toCheckoutSession(row: SessionRow, sandbox: boolean): CheckoutSession {
     txHash: row.tx_hash,
     expiresAt: row.expires_at.toISOString(),
     createdAt: row.created_at.toISOString(),
-    sandbox,
+    sandbox: chain.sandbox,
     postpayAction: settled
       ? {
           redirect: row.redirect,
@@ -110,7 +110,15 @@ function toCheckoutSession(row: SessionRow, sandbox: boolean): CheckoutSession {
           redirectUrl: row.redirect_url,
         }
       : null,
+    ...chainFacts(chain, row),
+    confirmations: null,
+    requiredConfirmations: null,
   };
+}
+
+function chainFacts(chain: ChainAdapter, row: SessionRow) {
+  const { decimals, ...facts } = assetChainFacts(chain.networks.find((n) => n.id === row.blockchain_id), row.asset_id);
+  return { ...facts, tokenDecimals: decimals };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -237,7 +245,7 @@ export async function getSession(deps: MoneyServiceDeps, id: string): Promise<Ch
     });
     row = (await deps.db.query<SessionRow>(`${SESSION_SELECT} WHERE s.id = $1`, [id])).rows[0]!;
   }
-  return toCheckoutSession(row, deps.chain.sandbox);
+  return toCheckoutSession(row, deps.chain);
 }
 
 /** Marks every session whose quote has run out as `expired`; returns how many. Safe on many instances at once. */
