@@ -98,6 +98,7 @@ const publicLink = object<PublicLink>({
     }),
   ),
   sandbox: boolean,
+  merchantName: nullable(string),
 });
 
 const checkoutSession = object<CheckoutSession>({

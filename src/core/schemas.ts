@@ -193,6 +193,8 @@ export const PublicLink = z.object({
   state: LinkState,
   assets: z.array(CheckoutAsset),
   sandbox: z.boolean(),
+  /** The merchant's display name (`paylink keys create --name`), for the checkout's header; null when none was given. */
+  merchantName: z.string().nullable(),
 });
 export type PublicLink = z.infer<typeof PublicLink>;
 

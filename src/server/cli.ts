@@ -94,7 +94,7 @@ async function main(argv: string[]) {
       if (sub !== 'create') fail(`unknown keys command: ${sub ?? '(none)'}; try "paylink keys create"`);
       const db = await openDatabase({ databaseUrl, dataDir });
       try {
-        const created = await db.transaction((tx) => createApiKey(tx, { name: values.name ?? 'default' }));
+        const created = await db.transaction((tx) => createApiKey(tx, values.name === undefined ? {} : { name: values.name }));
         process.stderr.write(`integratorId ${created.integratorId}\nuserId ${created.userId}\n`);
         process.stdout.write(`${created.key}\n`);
       } finally {

@@ -35,6 +35,7 @@ export function makeLink(overrides: Partial<PublicLink> = {}): PublicLink {
       { assetId: 'CNGN', blockchainId: 'bsc', networkName: 'BNB Smart Chain', ...SANDBOX_CHAIN_FACTS },
     ],
     sandbox: true,
+    merchantName: 'Ada Stores',
     ...overrides,
   };
 }

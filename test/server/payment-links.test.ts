@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { createApiKey } from '../../src/server/service/keys.js';
 import { backends, call, donationLinkBody, standardLinkBody, startTestService, type TestService } from '../support/service.js';
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -379,6 +380,14 @@ for (const backend of backends()) {
         for (const hidden of ['userId', 'integratorId', 'visitedCount', 'paymentCount', 'postpayAction']) {
           assert.equal(hidden in res.body, false, `${hidden} must not be public`);
         }
+      });
+
+      it("names the merchant when its key was created with a name, and no one otherwise", async () => {
+        const link = (await create(standardLinkBody())).body;
+        assert.equal((await call(t.url, 'GET', `/v1/checkout/${link.slug}`)).body.merchantName, null);
+        const named = await t.db.transaction((tx) => createApiKey(tx, { name: 'Ada Stores' }));
+        const res = await call(t.url, 'POST', '/v1/payment-link', { key: named.key, body: standardLinkBody() });
+        assert.equal((await call(t.url, 'GET', `/v1/checkout/${res.body.slug}`)).body.merchantName, 'Ada Stores');
       });
 
       it('reports inactive and closed links', async () => {

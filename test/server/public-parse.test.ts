@@ -30,10 +30,19 @@ const link = {
   suggestedAmounts: [],
   state: 'open',
   assets: [
-    { assetId: 'USDT', blockchainId: 'bsc', networkName: 'BNB Smart Chain' },
-    { assetId: 'CNGN', blockchainId: 'bsc', networkName: 'BNB Smart Chain' },
+    {
+      assetId: 'USDT',
+      blockchainId: 'bsc',
+      networkName: 'BNB Smart Chain',
+      chainId: 56,
+      tokenAddress: '0x55d398326f99059fF775485246999027B3197955',
+      decimals: 18,
+      explorerUrl: 'https://bscscan.com',
+    },
+    { assetId: 'CNGN', blockchainId: 'bsc', networkName: 'BNB Smart Chain', chainId: null, tokenAddress: null, decimals: null, explorerUrl: null },
   ],
   sandbox: true,
+  merchantName: 'Ada Stores',
 };
 
 const donation = {
@@ -66,6 +75,24 @@ const session = {
   createdAt: '2030-01-01T00:00:00.000Z',
   sandbox: true,
   postpayAction: null,
+  chainId: null,
+  tokenAddress: null,
+  tokenDecimals: null,
+  explorerUrl: null,
+  confirmations: null,
+  requiredConfirmations: null,
+};
+
+const confirming = {
+  ...session,
+  status: 'confirming',
+  txHash: '0xabc',
+  chainId: 31337,
+  tokenAddress: '0x5FbDB2315678afecb367f032d93F642f64180aa3',
+  tokenDecimals: 18,
+  explorerUrl: 'https://bscscan.com',
+  confirmations: 1,
+  requiredConfirmations: 3,
 };
 
 const paid = {
@@ -154,6 +181,12 @@ const linkVariants = (base: unknown) => [
   mutate(base, 'assets', [{ assetId: 'USDT', blockchainId: 'bsc' }]),
   mutate(base, 'assets', [{ assetId: 'CNGN', blockchainId: 'bsc', networkName: 'x', extra: true }]),
   mutate(base, 'sandbox', 'true'),
+  mutate(base, 'assets', [{ assetId: 'USDT', blockchainId: 'bsc', networkName: 'x', chainId: '56', tokenAddress: null, decimals: null, explorerUrl: null }]),
+  mutate(base, 'assets', [{ assetId: 'USDT', blockchainId: 'bsc', networkName: 'x', chainId: 56, tokenAddress: null, decimals: 1.5, explorerUrl: null }]),
+  mutate(base, 'assets', [{ assetId: 'USDT', blockchainId: 'bsc', networkName: 'x', chainId: 56, tokenAddress: null, decimals: 18 }]),
+  mutate(base, 'merchantName', null),
+  mutate(base, 'merchantName', undefined),
+  mutate(base, 'merchantName', 7),
   null,
   [],
   'link',
@@ -163,7 +196,7 @@ const linkVariants = (base: unknown) => [
 const sessionVariants = (base: unknown) => [
   base,
   mutate(base, 'extra', 1),
-  ...['awaiting_payment', 'paid', 'underpaid', 'overpaid', 'expired', 'pending', 'PAID', ''].map((s) => mutate(base, 'status', s)),
+  ...['awaiting_payment', 'confirming', 'paid', 'underpaid', 'overpaid', 'expired', 'pending', 'PAID', ''].map((s) => mutate(base, 'status', s)),
   mutate(base, 'fiatAmount', 45),
   mutate(base, 'fiatAmount', '45,00'),
   mutate(base, 'fiatCurrency', ['USD']),
@@ -183,6 +216,15 @@ const sessionVariants = (base: unknown) => [
   mutate(base, 'postpayAction', { redirect: true, showConfirmationPage: false, successMessage: 'x' }),
   mutate(base, 'postpayAction', { redirect: true, showConfirmationPage: false, successMessage: 'x', redirectUrl: 'javascript:1' }),
   mutate(base, 'postpayAction', 'none'),
+  mutate(base, 'chainId', undefined),
+  mutate(base, 'chainId', 56.5),
+  mutate(base, 'tokenAddress', 5),
+  mutate(base, 'tokenDecimals', '18'),
+  mutate(base, 'explorerUrl', undefined),
+  mutate(base, 'confirmations', 2),
+  mutate(base, 'confirmations', -1),
+  mutate(base, 'requiredConfirmations', null),
+  mutate(base, 'requiredConfirmations', 'three'),
   {},
   undefined,
 ];
@@ -192,6 +234,12 @@ describe('public-parse agrees with the zod schemas', () => {
   agree('PublicLink (donation)', PublicLink, parsePublicLink, linkVariants(donation));
   agree('CheckoutSession (awaiting)', CheckoutSession, parseCheckoutSession, sessionVariants(session));
   agree('CheckoutSession (paid)', CheckoutSession, parseCheckoutSession, sessionVariants(paid));
+  agree('CheckoutSession (confirming)', CheckoutSession, parseCheckoutSession, sessionVariants(confirming));
+
+  test('the base samples are valid (so every variant is compared against a real answer)', () => {
+    for (const sample of [link, donation]) assert.deepEqual(parsePublicLink(sample), PublicLink.parse(sample));
+    for (const sample of [session, paid, confirming]) assert.deepEqual(parseCheckoutSession(sample), CheckoutSession.parse(sample));
+  });
   agree('VisitResult', VisitResult, parseVisitResult, [
     { counted: true, visitId: 'abcdefgh' },
     { counted: false, visitId: 'abcdefgh', extra: 1 },

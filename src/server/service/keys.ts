@@ -46,7 +46,8 @@ export async function createApiKey(
   db: Queryable,
   options: { name?: string; integratorId?: string; userId?: string } = {},
 ): Promise<CreatedKey> {
-  const name = options.name ?? 'default';
+  // The integrator's name is the merchant's display name on checkout pages: none unless given.
+  const name = options.name?.trim() ?? '';
   const integratorId = options.integratorId ?? randomUUID();
   const userId = options.userId ?? randomUUID();
   if (!options.integratorId) {
@@ -56,7 +57,7 @@ export async function createApiKey(
   const keyId = randomUUID();
   await db.query(
     'INSERT INTO api_keys (id, integrator_id, user_id, name, key_prefix, key_hash) VALUES ($1, $2, $3, $4, $5, $6)',
-    [keyId, integratorId, userId, name, key.slice(0, KEY_PREFIX.length + 4), hashApiKey(key)],
+    [keyId, integratorId, userId, name || 'default', key.slice(0, KEY_PREFIX.length + 4), hashApiKey(key)],
   );
   return { key, keyId, integratorId, userId };
 }

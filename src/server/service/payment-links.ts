@@ -272,6 +272,8 @@ interface LinkRow {
   created_at: Date;
   updated_at: Date;
   deleted_at: Date | null;
+  /** The owner's display name; only the public read by slug selects it. */
+  merchant_name?: string | null;
 }
 
 /** Trims the database's NUMERIC(30,6) rendering back to the currency's digits. */
@@ -373,6 +375,7 @@ export function toPublicLink(row: LinkRow, publicUrl: string, chain: ChainAdapte
       network.assets.map((assetId) => ({ assetId, blockchainId: network.id, networkName: network.name, ...assetChainFacts(network, assetId) })),
     ),
     sandbox: chain.sandbox,
+    merchantName: row.merchant_name || null,
   };
 }
 
@@ -507,7 +510,8 @@ export async function getLink(db: Queryable, principal: Principal, id: string): 
 export async function getLinkBySlug(db: Queryable, slug: string): Promise<LinkRow> {
   if (!/^[A-Za-z0-9]{1,64}$/.test(slug)) throw notFound('Payment link');
   const { rows } = await db.query<LinkRow>(
-    `SELECT ${COLUMNS} FROM payment_links WHERE slug = $1 AND deleted_at IS NULL`,
+    `SELECT ${COLUMNS}, (SELECT name FROM integrators i WHERE i.id = integrator_id) AS merchant_name
+     FROM payment_links WHERE slug = $1 AND deleted_at IS NULL`,
     [slug],
   );
   if (!rows[0]) throw notFound('Payment link');
