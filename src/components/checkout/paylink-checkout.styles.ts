@@ -1,18 +1,27 @@
-/** Styles of `<paylink-checkout>`; tokens and base controls come from `internal/styles.ts`. */
-import { css } from '@lit/reactive-element/css-tag.js';
+/**
+ * Styles of `<paylink-checkout>`, mobile first: one column that fits 320 px, nothing wider than
+ * the card (long addresses and hashes break inside their box). Tokens and base controls come from
+ * `internal/styles.ts`.
+ */
+import { css } from '../../internal/css-text.js';
 
 export default css`
-  [part~='card'] {
+  [part~=card] {
     display: flex;
     flex-direction: column;
+    gap: 1rem;
     max-width: var(--paylink-max-width, 28rem);
-    min-height: var(--paylink-min-height, 30rem);
-    padding: 1.5rem;
+    padding: 1.25rem;
     border: 1px solid var(--_border);
     border-radius: var(--paylink-radius, 12px);
     background: var(--_bg);
+    /* A long word (an address, a hash, a merchant's unspaced title) breaks rather than overflows. */
+    overflow-wrap: anywhere;
   }
-  [part~='card'] > div,
+  [aria-busy=true] {
+    min-height: var(--paylink-min-height, 20rem);
+  }
+  [part~=card] > div,
   form {
     display: flex;
     flex: 1;
@@ -22,32 +31,28 @@ export default css`
   h2 {
     font-size: 1.25rem;
     font-weight: 700;
+    line-height: 1.3;
     outline: 0;
   }
-  [part~='state'] {
+  [part~=state] {
     justify-content: center;
     align-items: center;
     text-align: center;
   }
   small,
   dt,
-  [part~='badge'],
-  [part~='hint'],
-  [part~='description'],
-  [part~='countdown'] {
+  [part~=badge],
+  [part~=description] {
     display: block;
     color: var(--_muted);
     font-size: 0.875rem;
   }
-  button small {
-    color: inherit;
-  }
-  [part~='status'] {
+  [part~=status] {
     position: fixed;
     clip-path: inset(50%);
   }
-  [part~='spinner'] {
-    display: inline-block;
+  [part~=spinner] {
+    flex: none;
     width: 1rem;
     height: 1rem;
     margin-right: 0.5rem;
@@ -62,73 +67,89 @@ export default css`
     }
   }
   li,
-  [part~='total'],
-  [part~='actions'],
-  [part~='pay-grid'],
-  dd {
+  dt,
+  [part~=total],
+  [part~=waiting],
+  [part~=wallet] {
     display: flex;
-    gap: 0.75rem;
+    gap: 0.5rem;
     align-items: center;
     justify-content: space-between;
+  }
+  [part~=waiting],
+  [part~=wallet] {
+    justify-content: center;
   }
   ul {
     padding: 0;
     list-style: none;
   }
-  [part~='item-name'],
-  [part~='value'] {
-    flex: 1;
-    overflow-wrap: anywhere;
+  [part~=item-total],
+  strong {
+    white-space: nowrap;
   }
-  [part~='price'],
-  [part~='success-icon'] {
+  [part~=price] {
     font-size: 2rem;
     font-weight: 700;
-    color: var(--paylink-success, var(--_accent));
   }
-  [part~='chip'] {
-    display: inline;
+  [part~=suggestions] {
+    display: flex;
+    flex-wrap: wrap;
+    gap: 0.5rem;
+  }
+  [part~=chip],
+  [part~=copy-button],
+  [part~=explorer] {
+    display: inline-block;
     width: auto;
-    margin: 0 0.5rem 0.5rem 0;
   }
-  [part~='asset'] {
-    margin-top: 0.5rem;
-  }
-  [part~='error'] {
+  [part~=error] {
     color: var(--_danger);
   }
-  [part~='actions'],
-  form > button {
-    margin-top: auto;
+  [part~=back],
+  [part~=change-asset] {
+    border: 0;
+    color: var(--_accent);
   }
-  [part~='pay-grid'] {
-    flex-wrap: wrap;
+  [part~=divider] {
+    text-align: center;
   }
-  [part~='qr'] {
-    flex: none;
-    width: 9.5rem;
-    height: 9.5rem;
-  }
-  [part~='pay-grid'] dl {
-    flex: 1 1 12rem;
+  [part~=qr] {
+    align-self: center;
+    width: min(100%, 13rem);
   }
   dl {
-    overflow-wrap: anywhere;
+    display: grid;
+    gap: 0.75rem;
   }
-  [part~='copy-button'] {
-    flex: none;
-    width: auto;
+  [part~=value],
+  [part~=hash] {
+    margin-right: 0.5rem;
+    font: 600 1.0625rem ui-monospace, monospace;
   }
-  [part~='value'] {
-    font-family: ui-monospace, monospace;
+  [part~=address] {
+    font-weight: 400;
   }
-  [part~='notice'],
-  [part~='warning'],
-  [part~='receipt'] {
+  [part~=notice],
+  [part~=warning],
+  [part~=receipt] {
     padding: 0.75rem;
     border-radius: 8px;
     background: var(--_tint);
     font-size: 0.875rem;
     text-align: start;
+  }
+  [part~=wallet-error] {
+    color: var(--_danger);
+  }
+  [part~=success-icon] {
+    width: 4rem;
+    fill: none;
+    stroke: var(--_success);
+    stroke-width: 1.5;
+    stroke-linecap: round;
+  }
+  [part~=receipt] {
+    align-self: stretch;
   }
 `;
