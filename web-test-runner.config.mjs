@@ -7,6 +7,8 @@
  *   /paylink/checkout/*  → the service's /v1/checkout/* (a tiny stand-in for the proxy; SSE streams through)
  *   /__test/seed         → `{slugs: {store, donation, simple}}`
  */
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
 import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { esbuildPlugin } from '@web/dev-server-esbuild';
@@ -101,6 +103,19 @@ export default {
   middleware: [realServiceMiddleware],
   plugins: [
     esbuildPlugin({ ts: true, tsconfig: fileURLToPath(new URL('./tsconfig.json', import.meta.url)) }),
+    {
+      // `executeServerCommand('paylink-screenshot', { name })`: the page as it is, to
+      // test-results/<name>.png (gitignored), for the checkout's screenshot tests.
+      name: 'paylink-screenshot',
+      async executeCommand({ command, payload, session }) {
+        if (command !== 'paylink-screenshot') return undefined;
+        if (!/^[\w/-]+$/.test(payload.name)) throw new Error(`Bad screenshot name ${payload.name}`);
+        const file = path.join('test-results', `${payload.name}.png`);
+        await mkdir(path.dirname(file), { recursive: true });
+        await session.browser.getPage(session.id).screenshot({ path: file, fullPage: true });
+        return true;
+      },
+    },
     {
       name: 'paylink-real-service',
       async serverStop() {

@@ -10,10 +10,8 @@ import '../../src/checkout.js';
 import type { PaylinkCheckout } from '../../src/components/checkout/paylink-checkout.js';
 import type { CheckoutSession } from '../../src/core/schemas.js';
 import { ADDRESS, FakeCheckoutApi, PAID_ACTION, makeLink } from './checkout-fake-api.js';
+import { FROM, FakeWallet, HASH, TOKEN, forgetWallets } from './checkout-fake-wallet.js';
 
-const TOKEN = '0x55d398326f99059fF775485246999027B3197955';
-const FROM = '0x1111111111111111111111111111111111111111';
-const HASH = '0x' + '5f'.repeat(32);
 const CHAIN_FACTS = { chainId: 56, tokenAddress: TOKEN, tokenDecimals: 18, explorerUrl: 'https://bscscan.com' };
 
 const text = (node: Element | null | undefined) => (node?.textContent ?? '').replace(/\s+/g, ' ').trim();
@@ -29,67 +27,8 @@ async function until(el: PaylinkCheckout, predicate: () => boolean, message: str
   await el.updateComplete;
 }
 
-/** A fake EIP-1193 wallet: records requests; `refuse` makes a method throw `{code}`. */
-class FakeWallet {
-  calls: { method: string; params?: unknown[] }[] = [];
-  chainId: number;
-  balance: bigint;
-  knowsChain: boolean;
-  refuse: Record<string, number> = {};
-  /** Resolves the pending eth_sendTransaction when set (to look at the screen while the wallet asks). */
-  hold?: Promise<void>;
-
-  constructor({ chainId = 56, balance = 10n ** 24n, knowsChain = true } = {}) {
-    this.chainId = chainId;
-    this.balance = balance;
-    this.knowsChain = knowsChain;
-  }
-
-  methods() {
-    return this.calls.map((call) => call.method);
-  }
-
-  request = async ({ method, params }: { method: string; params?: unknown[] }): Promise<unknown> => {
-    this.calls.push({ method, params });
-    if (this.refuse[method]) throw Object.assign(new Error('User rejected the request.'), { code: this.refuse[method] });
-    switch (method) {
-      case 'eth_requestAccounts':
-        return [FROM];
-      case 'eth_chainId':
-        return `0x${this.chainId.toString(16)}`;
-      case 'wallet_switchEthereumChain':
-        if (!this.knowsChain) throw Object.assign(new Error('Unrecognized chain ID'), { code: 4902 });
-        this.chainId = Number((params![0] as { chainId: string }).chainId);
-        return null;
-      case 'wallet_addEthereumChain':
-        this.knowsChain = true;
-        this.chainId = Number((params![0] as { chainId: string }).chainId);
-        return null;
-      case 'eth_call':
-        return `0x${this.balance.toString(16)}`;
-      case 'eth_sendTransaction':
-        await this.hold;
-        return HASH;
-    }
-    throw Object.assign(new Error(`Unsupported method ${method}`), { code: 4200 });
-  };
-
-  /** Announces this wallet the EIP-6963 way, now and on every request. */
-  announce(name: string) {
-    const detail = Object.freeze({ info: { uuid: crypto.randomUUID(), name, icon: 'data:image/svg+xml,<svg/>', rdns: `test.${name}` }, provider: this });
-    const send = () => window.dispatchEvent(new CustomEvent('eip6963:announceProvider', { detail }));
-    window.addEventListener('eip6963:requestProvider', send);
-    send();
-    cleanups.push(() => window.removeEventListener('eip6963:requestProvider', send));
-    return this;
-  }
-}
-
-let cleanups: (() => void)[] = [];
 afterEach(() => {
-  cleanups.forEach((cleanup) => cleanup());
-  cleanups = [];
-  delete (window as { ethereum?: unknown }).ethereum;
+  forgetWallets();
   localStorage.clear();
   sessionStorage.clear();
 });
@@ -255,7 +194,7 @@ describe('<paylink-checkout> paying from a wallet', () => {
   it('without a wallet, says to scan the code: the QR holds the EIP-681 transfer', async () => {
     const { el } = await payStep();
     expect(has(el, 'wallet')).to.equal(false);
-    expect(text(part(el, 'no-wallet'))).to.equal('No wallet here: scan the code with your wallet app.');
+    expect(text(part(el, 'no-wallet'))).to.equal('No wallet here: scan the code.');
     const qr = part(el, 'qr');
     expect(qr.getAttribute('aria-label')).to.equal('QR code of the payment');
     // Version 8 (49 modules + the quiet zone): an EIP-681 URI, not the 42-byte address (version 3).

@@ -540,6 +540,12 @@ describe('<paylink-checkout>', () => {
   });
 
   describe('against the real service', () => {
+    // Starting the service (PGlite, migrations, seed) is not what these tests time: do it first.
+    before(async function (this: { timeout(ms: number): void }) {
+      this.timeout(120_000);
+      await fetch('/__test/seed');
+    });
+
     it('loads a real link, starts a session, takes a sandbox payment and confirms it', async function () {
       const { slugs } = await (await fetch('/__test/seed')).json();
       const el = await fixture<PaylinkCheckout>(html`<paylink-checkout slug=${slugs.store} locale="en"></paylink-checkout>`);

@@ -36,8 +36,8 @@ export function checkoutCalls(base: string, customFetch: typeof fetch | undefine
   const root = `${base.replace(/\/+$/, '')}/checkout/`;
   const e = encodeURIComponent;
 
-  /** One call; `key` is a field every good answer has (a page served in the proxy's place has not). */
-  async function call<T>(path: string, key: string, body?: object): Promise<T> {
+  /** One call. Every good answer has an `id` (a visit: a `visitId`); a page served in the proxy's place has not. */
+  async function call<T>(path: string, body?: object): Promise<T> {
     let response: Response;
     try {
       response = await (customFetch ?? fetch)(root + path, {
@@ -52,17 +52,17 @@ export function checkoutCalls(base: string, customFetch: typeof fetch | undefine
     const { status } = response;
     const data = await response.json().catch(() => ({}));
     if (!response.ok) throw new PaylinkError(data.message, status, data.code ?? `http_${status}`, data.errors);
-    if (data[key] == null) throw new PaylinkError('Unexpected response', status, 'invalid_response');
+    if ((data.id ?? data.visitId) == null) throw new PaylinkError('Unexpected response', status, 'invalid_response');
     return data;
   }
-  const session = (id: string) => call<CheckoutSession>(`sessions/${e(id)}`, 'payAddress');
+  const session = (id: string) => call<CheckoutSession>(`sessions/${e(id)}`);
 
   return {
-    link: (slug) => call(e(slug), 'assets'),
-    visit: (slug, visitId) => call(`${e(slug)}/visits`, 'visitId', { visitId: visitId ?? undefined }),
-    start: (slug, input) => call(`${e(slug)}/sessions`, 'payAddress', input),
+    link: (slug) => call(e(slug)),
+    visit: (slug, visitId) => call(`${e(slug)}/visits`, { visitId: visitId ?? undefined }),
+    start: (slug, input) => call(`${e(slug)}/sessions`, input),
     session,
-    simulate: (id) => call(`sessions/${e(id)}/simulate-payment`, 'payAddress', {}),
+    simulate: (id) => call(`sessions/${e(id)}/simulate-payment`, {}),
     watch(id, onUpdate) {
       let stopped = false;
       let timer: ReturnType<typeof setTimeout>;

@@ -11,7 +11,7 @@ export default css`
     flex-direction: column;
     gap: 1rem;
     max-width: var(--paylink-max-width, 28rem);
-    padding: 1.25rem;
+    padding: 1rem;
     border: 1px solid var(--_border);
     border-radius: var(--paylink-radius, 12px);
     background: var(--_bg);
@@ -28,7 +28,7 @@ export default css`
     flex-direction: column;
     gap: 1rem;
   }
-  h2 {
+  [part~=heading] {
     font-size: 1.25rem;
     font-weight: 700;
     line-height: 1.3;
@@ -55,7 +55,6 @@ export default css`
     flex: none;
     width: 1rem;
     height: 1rem;
-    margin-right: 0.5rem;
     border: 3px solid var(--_border);
     border-top-color: var(--_accent);
     border-radius: 50%;
@@ -68,21 +67,33 @@ export default css`
   }
   li,
   dt,
+  dd,
   [part~=total],
   [part~=waiting],
   [part~=wallet] {
     display: flex;
-    gap: 0.5rem;
+    flex-wrap: wrap;
+    gap: 0.25rem 0.5rem;
     align-items: center;
     justify-content: space-between;
   }
-  [part~=waiting],
+  dd,
+  [part~=waiting] {
+    justify-content: start;
+  }
   [part~=wallet] {
     justify-content: center;
   }
   ul {
+    display: grid;
+    gap: 0.5rem;
     padding: 0;
     list-style: none;
+  }
+  [part~=total] {
+    padding-top: 0.75rem;
+    border-top: 1px solid var(--_border);
+    font-weight: 700;
   }
   [part~=item-total],
   strong {
@@ -97,10 +108,16 @@ export default css`
     flex-wrap: wrap;
     gap: 0.5rem;
   }
-  [part~=chip],
+  [part~=chip] {
+    flex: 1 0 auto;
+    width: auto;
+    padding: 0.5rem;
+    white-space: nowrap;
+  }
   [part~=copy-button],
   [part~=explorer] {
-    display: inline-block;
+    display: inline-flex;
+    align-items: center;
     width: auto;
   }
   [part~=error] {
@@ -124,10 +141,11 @@ export default css`
   }
   [part~=value],
   [part~=hash] {
-    margin-right: 0.5rem;
     font: 600 1.0625rem ui-monospace, monospace;
   }
   [part~=address] {
+    /* 42 characters in two even lines, at any width. */
+    max-width: 21ch;
     font-weight: 400;
   }
   [part~=notice],
