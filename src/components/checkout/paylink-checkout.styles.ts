@@ -90,6 +90,9 @@ export default css`
     padding: 0;
     list-style: none;
   }
+  [part~=item-name] {
+    flex: 1;
+  }
   [part~=total] {
     padding-top: 0.75rem;
     border-top: 1px solid var(--_border);
