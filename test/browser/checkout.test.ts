@@ -1,4 +1,5 @@
 import { aTimeout, expect, fixture, html, oneEvent, waitUntil } from '@open-wc/testing';
+import { sendKeys } from '@web/test-runner-commands';
 import '../../src/checkout.js';
 import type { PaylinkCheckout } from '../../src/components/checkout/paylink-checkout.js';
 import type { CheckoutSession, PublicLink } from '../../src/core/schemas.js';
@@ -520,6 +521,56 @@ describe('<paylink-checkout>', () => {
       expect(visits).to.have.length(2);
       expect(visits[0]!.body).to.deep.equal({});
       expect(visits[1]!.body).to.deep.equal({ visitId: 'visit-0001' });
+    });
+  });
+
+  describe('when used from the keyboard', () => {
+    it('takes a donation with Tab, Space, typing, the arrow keys and Enter', async () => {
+      const api = new FakeCheckoutApi(makeDonation());
+      const el = await mount(api);
+      const before = document.createElement('button');
+      before.textContent = 'Merchant page';
+      el.before(before);
+      before.focus();
+      await sendKeys({ press: 'Tab' });
+      expect(el.shadowRoot!.activeElement).to.equal(parts(el, 'chip')[0]);
+      await sendKeys({ press: 'Tab' });
+      await sendKeys({ press: 'Space' });
+      await el.updateComplete;
+      expect(parts(el, 'chip')[1]!.getAttribute('aria-pressed')).to.equal('true');
+      await sendKeys({ press: 'Tab' });
+      expect(el.shadowRoot!.activeElement).to.equal(field(el, /Amount/));
+      await sendKeys({ down: 'Control' });
+      await sendKeys({ press: 'a' });
+      await sendKeys({ up: 'Control' });
+      await sendKeys({ type: '2500' });
+      await el.updateComplete;
+      expect(field(el, /Amount/).value).to.equal('2500');
+      expect(parts(el, 'chip').map((chip) => chip.getAttribute('aria-pressed'))).to.deep.equal(['false', 'false']);
+      await sendKeys({ press: 'Tab' });
+      expect(el.shadowRoot!.activeElement).to.equal(part(el, 'assets'));
+      await sendKeys({ press: 'ArrowDown' });
+      await el.updateComplete;
+      expect(text(part(el, 'pay-button'))).to.contain('cNGN');
+      await sendKeys({ press: 'Tab' });
+      expect(el.shadowRoot!.activeElement).to.equal(part(el, 'pay-button'));
+      await sendKeys({ press: 'Enter' });
+      await view(el, 'pay');
+      expect(api.callsTo('/sessions', 'POST')[0]!.body).to.include({ assetId: 'CNGN', fiatAmount: '2500' });
+      expect(el.shadowRoot!.activeElement, 'focus moves to the new step').to.equal(part(el, 'heading'));
+      before.remove();
+    });
+
+    it('submits the amount with Enter in the field, and shows the refusal in place of the hint', async () => {
+      const api = new FakeCheckoutApi(makeDonation());
+      const el = await mount(api);
+      field(el, /Amount/).focus();
+      await sendKeys({ type: '100' });
+      await sendKeys({ press: 'Enter' });
+      await el.updateComplete;
+      expect(text(part(el, 'error'))).to.equal('Minimum NGN 500.00');
+      expect(has(el, 'hint'), 'the minimum is said once, as the error').to.equal(false);
+      expect(api.callsTo('/sessions')).to.have.length(0);
     });
   });
 
