@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { esbuildPlugin } from '@web/dev-server-esbuild';
 import { chromeLauncher } from '@web/test-runner-chrome';
 import { register } from 'tsx/esm/api';
+import { adminScreenshotPlugin } from './test/browser/admin-screenshot-plugin.mjs';
 import { CHROME_PATH, CHROMIUM_ARGS } from './test/support/chromium.mjs';
 
 register();
@@ -101,6 +102,7 @@ export default {
   middleware: [realServiceMiddleware],
   plugins: [
     esbuildPlugin({ ts: true, tsconfig: fileURLToPath(new URL('./tsconfig.json', import.meta.url)) }),
+    adminScreenshotPlugin(),
     {
       name: 'paylink-real-service',
       async serverStop() {

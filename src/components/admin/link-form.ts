@@ -10,6 +10,7 @@ import { FIAT_DIGITS, compareDecimal, fiatDigits, fractionDigits, fromUnits, isD
 import type { CreatePaymentLinkInput, PaymentLink, UpdatePaymentLinkInput } from '../../core/schemas.js';
 import { errorMessage, fieldErrorsFrom, normalizeAmount, type AdminHost } from './admin-context.js';
 import { describedBy, fieldError, ifDefined, invalid } from './fields.js';
+import { errorBox } from './templates.js';
 
 /** What happens once a customer has paid. */
 export type AfterPayment = 'message' | 'confirmation' | 'redirect';
@@ -531,7 +532,7 @@ export class LinkFormController {
       const id = `lf-item-${item.key}-${field}`;
       const error = this.errors[id];
       return html`<div class="cell">
-        <label for=${id} class="visually-hidden">${label}</label>
+        <label for=${id} class="item-label">${label}</label>
         <input
           id=${id}
           part="input item-${field}"
@@ -670,7 +671,7 @@ export class LinkFormController {
         </label>
         <p id="lf-active-hint" class="hint">${t('linkActiveHint')}</p>
       </div>
-      ${this.formError ? html`<div part="form-error" class="error-box" role="alert"><p>${this.formError}</p></div>` : nothing}
+      ${errorBox(this.host.text, this.formError, { part: 'form-error' })}
       <div class="form-actions">
         <button type="button" part="button cancel" @click=${() => this.actions.cancelled(this.editing)}>${t('cancel')}</button>
         <button type="submit" part="button primary submit" class="primary" ?disabled=${this.saving}>

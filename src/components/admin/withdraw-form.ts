@@ -15,6 +15,7 @@ import type { CreateWithdrawalInput } from '../../core/schemas.js';
 import { assetName } from '../../internal/localize.js';
 import { errorMessage, fieldErrorsFrom, isTransient, newIdempotencyKey, normalizeAmount, type AdminHost } from './admin-context.js';
 import { describedBy, fieldError, ifDefined, invalid } from './fields.js';
+import { errorBox } from './templates.js';
 
 /** The networks a withdrawal can use: one today (DESIGN §4), more are configuration. */
 export const NETWORKS = [{ id: 'bsc', nameKey: 'networkBsc' }] as const;
@@ -321,7 +322,7 @@ export class WithdrawController {
         <p id="wd-amount-available" class="hint">${t('availableHint', { amount: available === undefined ? '—' : text.crypto(available, this.assetId) })}</p>
         ${fieldError('wd-amount', amountError)}
       </div>
-      ${this.formError ? html`<div part="form-error" class="error-box" role="alert"><p>${this.formError}</p></div>` : nothing}
+      ${errorBox(text, this.formError, { part: 'form-error' })}
       <div class="form-actions">
         <button type="submit" part="button primary review" class="primary">${t('review')}</button>
       </div>
@@ -347,12 +348,7 @@ export class WithdrawController {
         <div><dt>${t('network')}</dt><dd part="confirm-network">${network ? t(network.nameKey) : body.blockchainId}</dd></div>
         <div><dt>${t('to')}</dt><dd part="confirm-address" class="mono address">${shown}</dd></div>
       </dl>
-      ${this.formError
-        ? html`<div part="form-error" class="error-box" role="alert">
-            <p>${this.formError}</p>
-            ${this.canRetry ? html`<p class="hint">${t('retryHint')}</p>` : nothing}
-          </div>`
-        : nothing}
+      ${errorBox(text, this.formError, { part: 'form-error', hint: this.canRetry ? t('retryHint') : undefined })}
       <div class="form-actions">
         <button type="button" part="button edit-withdrawal" ?disabled=${this.sending} @click=${() => this.back()}>${t('editWithdrawal')}</button>
         <button type="button" part="button primary confirm" class="primary" ?disabled=${this.sending} aria-disabled=${this.sending ? 'true' : 'false'}
