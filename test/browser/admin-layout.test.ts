@@ -159,8 +159,8 @@ describe('<paylink-admin> layout', () => {
 
   it('is accessible at 375 px', async () => {
     await atWidth(PHONE);
-    const el = await show('links');
-    await expect(el).to.be.accessible();
+    await expect(await show('links')).to.be.accessible();
+    await expect(await show('money', 'dark')).to.be.accessible();
   });
 
   describe('at 375 px', () => {

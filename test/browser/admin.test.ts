@@ -110,6 +110,36 @@ describe('<paylink-admin>', () => {
     });
   });
 
+  describe('when loading fails', () => {
+    it('says why in the list and loads again on Try again', async () => {
+      const api = seededApi();
+      let down = true;
+      api.intercept(() => (down ? errorResponse(502, 'upstream_unavailable', 'The payment service is unreachable') : undefined));
+      const el = await mount(api);
+      await waitUntil(() => $(el, '[part~="links-list"] [part~="error"]'), 'error shown');
+      const box = part(el, 'error');
+      expect(box.getAttribute('role')).to.equal('alert');
+      expect(text(box)).to.contain('The payment service is unreachable');
+      down = false;
+      await click(el, box.querySelector<HTMLElement>('[part~="retry"]')!);
+      await waitUntil(() => $$(el, '[part~="link-row"]').length === 3, 'links shown after retrying');
+      expect($(el, '[part~="error"]')).to.equal(null);
+    });
+
+    it('says why the balances are missing and loads them again on Try again', async () => {
+      const api = seededApi();
+      let down = true;
+      api.intercept((r) => (down && r.path.endsWith('/balance') ? errorResponse(503, 'unavailable', 'Balances are being recalculated') : undefined));
+      const el = await mount(api, { view: 'money' });
+      await waitUntil(() => $(el, '[part~="balances"] [part~="error"]'), 'error shown');
+      expect(text($(el, '[part~="balances"] [part~="error"]'))).to.contain('Balances are being recalculated');
+      down = false;
+      await click(el, $(el, '[part~="balances"] [part~="retry"]')!);
+      await waitUntil(() => text(part(el, 'balance-usdt')).includes('125.5'), 'balances shown after retrying');
+      expect($(el, '[part~="balances"] [part~="error"]')).to.equal(null);
+    });
+  });
+
   describe('when the proxy refuses a write as cross-site', () => {
     const REASON = 'Refused a cross-site write: this request came from https://shop.example, not from https://admin.example. Behind a reverse proxy that rewrites Host, set publicOrigin.';
     const refuseWrites = (api: FakeAdminApi, status = 403, code = 'cross_site_request') =>
