@@ -112,8 +112,11 @@ const frameStyles = css`
       padding: calc(var(--_space) * 0.75);
     }
     .sign-in {
-      margin: var(--_space) 0;
+      margin: calc(var(--_space) * 0.75);
       padding: var(--_space);
+    }
+    h2 {
+      font-size: 1.125rem;
     }
   }
 `;

@@ -158,6 +158,10 @@ export const templateStyles = css`
     .filters .field {
       max-width: none;
     }
+    /* Two selects share a line: the native arrow needs no padding of its own, the words need the room. */
+    .filters select {
+      padding-inline: 0.5rem 0.25rem;
+    }
     .table-wrap {
       min-height: 4rem;
       overflow: visible;
