@@ -24,7 +24,7 @@ export class LinksTab implements AdminTab {
   readonly label = 'tabLinks';
   /** The screen shown. */
   screen: Screen = 'list';
-  private readonly list: LinksListController;
+  private readonly links: LinksListController;
   private readonly form: LinkFormController;
   private readonly detail: LinkDetailController;
 
@@ -32,7 +32,7 @@ export class LinksTab implements AdminTab {
     private readonly host: AdminHost,
     private readonly options: LinksTabOptions,
   ) {
-    this.list = new LinksListController(host, {
+    this.links = new LinksListController(host, {
       openLink: (link) => this.showLink(link),
       editLink: (link) => this.editLink(link),
       createLink: () => this.editLink(undefined),
@@ -44,24 +44,24 @@ export class LinksTab implements AdminTab {
     this.detail = new LinkDetailController(host, {
       back: () => this.showList(),
       edit: (link) => this.editLink(link),
-      changed: (link) => this.list.replace(link),
+      changed: (link) => this.links.replace(link),
     });
   }
 
   async load(): Promise<void> {
-    if (this.screen === 'detail') await Promise.all([this.list.load(), this.detail.reload()]);
-    else await this.list.load();
+    if (this.screen === 'detail') await Promise.all([this.links.load(), this.detail.reload()]);
+    else await this.links.load();
   }
 
   render(): TemplateResult {
     if (this.screen === 'form') return this.form.render();
     if (this.screen === 'detail') return this.detail.render();
-    return this.list.render();
+    return this.links.render();
   }
 
   private showList(): void {
     this.screen = 'list';
-    void this.list.load();
+    void this.links.load();
     this.host.focusAfterRender('#links-heading');
   }
 
@@ -81,8 +81,8 @@ export class LinksTab implements AdminTab {
   private handleSaved(link: PaymentLink, created: boolean): void {
     this.host.announce(this.host.text.t(created ? 'linkCreated' : 'linkSaved', { title: link.title }));
     this.options.saved(link, created);
-    if (created) this.list.list.page = 1;
+    if (created) this.links.list.page = 1;
     this.showLink(link, false);
-    void this.list.load();
+    void this.links.load();
   }
 }

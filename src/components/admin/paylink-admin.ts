@@ -1,3 +1,10 @@
+/**
+ * `<paylink-admin>`: the frame of the merchant's console. It owns what every tab shares: the client
+ * and its credentials, the texts of the locale, the tab bar, the sign-in message, focus moves and
+ * the live region. Boundary: it knows its tabs only as `AdminTab`s (`links-tab.ts`, `money-tab.ts`);
+ * a tab owns its screens, requests (through `ResourceController`) and styles; validation rules come
+ * from `core/` and are not decided here.
+ */
 import { html, nothing, type PropertyValues, type TemplateResult } from 'lit';
 import { customElement, property, state } from 'lit/decorators.js';
 import { createPaylinkClient, type PaylinkClient } from '../../client/index.js';
