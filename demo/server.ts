@@ -17,7 +17,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { getRequestListener } from '@hono/node-server';
 import { openDatabase } from '../src/server/db/index.js';
-import { createNodeFetch, createPaylinkProxy, type ProxyRequestInfo } from '../src/server/proxy/index.js';
+import { createNodeUpstream, createPaylinkProxy, type ProxyRequestInfo } from '../src/server/proxy/index.js';
 import { startService } from '../src/server/service/serve.js';
 import { seedDemo } from './seed.js';
 
@@ -91,11 +91,12 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
     ? process.env.PAYLINK_ALLOWED_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean)
     : '*';
   const proxy = createPaylinkProxy({
-    upstream: service.url,
+    upstream: createNodeUpstream(service.url),
     apiKey: seed.apiKey,
     allowedOrigins,
     basePath: '/paylink',
-    fetch: createNodeFetch(),
+    // Behind a reverse proxy that rewrites Host, the origin visitors see (admin changes from it are same-site).
+    publicOrigin: process.env.PAYLINK_PUBLIC_ORIGIN,
     authorize: (request: Request) => {
       const bearer = request.headers.get('authorization')?.match(/^Bearer (.+)$/)?.[1];
       if (bearer && safeEqual(bearer, adminToken)) return true;
