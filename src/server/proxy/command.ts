@@ -84,7 +84,11 @@ function parseRateLimit(value: string | undefined): PaylinkProxyOptions['rateLim
   return { perSecond, burst: match[2] ? Number(match[2]) : Math.max(1, Math.ceil(perSecond * 6)) };
 }
 
-/** Starts the proxy server; `close()` drains in-flight requests (cutting event streams after 5 s). */
+/**
+ * Starts the proxy server; `close()` drains in-flight requests (cutting event streams after 5 s).
+ * The `node:http` server here is where limits on connections belong (header and body timeouts,
+ * connections per client): they act before the proxy's guards see a request.
+ */
 export async function startProxyServer(options: ProxyCommandOptions): Promise<RunningProxy> {
   const config = proxyOptionsFromEnv(options);
   const proxy = createPaylinkProxy({ ...config, upstream: createNodeUpstream(config.upstream) });

@@ -73,11 +73,14 @@ export class Exchange {
   }
 }
 
-/** Runs `guards` in order; the first verdict ends the chain. */
-export async function runGuards(guards: readonly Guard[], exchange: Exchange): Promise<GuardVerdict> {
-  for (const guard of guards) {
-    let verdict = guard(exchange);
-    if (verdict instanceof Promise) verdict = await verdict;
+/**
+ * Runs `guards` in order; the first verdict ends the chain. Synchronous until a guard answers with a
+ * promise, so a chain of synchronous guards costs no await.
+ */
+export function runGuards(guards: readonly Guard[], exchange: Exchange, from = 0): GuardVerdict | Promise<GuardVerdict> {
+  for (let i = from; i < guards.length; i++) {
+    const verdict = guards[i]!(exchange);
+    if (verdict instanceof Promise) return verdict.then((settled) => settled ?? runGuards(guards, exchange, i + 1));
     if (verdict) return verdict;
   }
   return undefined;

@@ -21,6 +21,16 @@
  * `node-upstream.ts`: over `node:http`) and `redact.ts` cleans the answer. `toNodeHandler` (`node.ts`)
  * adapts incoming Node requests and nothing else. This file only assembles: options → parts.
  *
+ * ## Where new protections go (issue 15)
+ *
+ * A check of one request is a guard (`exchange.ts` has the contract): write it in `guards/`, add it to
+ * `chainOf` below, and let the route table say where it applies (a flag on `ProxyArea` or `ProxyRoute`).
+ * Caps on event streams in total belong in `createStreamCounter`; per-client rate limits of particular
+ * routes are a `rateLimitGuard` over a limiter of their own; client identity (a trusted `X-Forwarded-For`)
+ * is `client-key.ts`. Limits that act before there is a request (slow headers and bodies, connections per
+ * client) belong to the Node server, `startProxyServer` in `command.ts`, not here: a fetch handler never
+ * sees a connection.
+ *
  * ## Why not Hono's middleware
  *
  * Hono's `cors`, `csrf` and `bodyLimit` cover three of the guards, but composing them means a Hono app
@@ -171,7 +181,9 @@ export function createPaylinkProxy(options: PaylinkProxyOptions): PaylinkProxyHa
     const exchange = new Exchange(incoming, info, match.area, match.rest, clientKey);
     let answer: ProxyOutgoing;
     try {
-      answer = (await runGuards(chains.get(match.area)!, exchange)) ?? (await serve(exchange));
+      let verdict = runGuards(chains.get(match.area)!, exchange);
+      if (verdict instanceof Promise) verdict = await verdict;
+      answer = verdict ?? (await serve(exchange));
     } catch (error) {
       exchange.settle();
       throw error;
