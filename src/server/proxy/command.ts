@@ -16,6 +16,7 @@ import { createNodeUpstream } from './node-upstream.js';
 import { toNodeHandler } from './node.js';
 import { createPaylinkProxy, type PaylinkProxyOptions } from './proxy.js';
 
+/** The command's flags (and its environment, for tests). */
 export interface ProxyCommandOptions {
   port: number;
   host?: string | undefined;
@@ -24,6 +25,7 @@ export interface ProxyCommandOptions {
   env?: Record<string, string | undefined>;
 }
 
+/** A started proxy server: where it listens, and how to stop it. */
 export interface RunningProxy {
   url: string;
   port: number;

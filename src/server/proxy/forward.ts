@@ -16,6 +16,7 @@ import type { Upstream, UpstreamAnswer, UpstreamCall } from './upstream.js';
 /** Request headers passed to the service; everything else a browser sends (its `X-API-KEY`, cookies, `Authorization`) is dropped. */
 export const FORWARDED_REQUEST_HEADERS: readonly string[] = ['accept', 'accept-language', 'content-type', 'idempotency-key', 'last-event-id', 'if-none-match', 'user-agent'];
 
+/** What the forwarder needs: where, with which key, how long, and how to clean answers. */
 export interface ForwarderOptions {
   upstream: Upstream;
   /** Sent as `X-API-KEY` on areas `withKey`. */
@@ -28,6 +29,7 @@ export interface ForwarderOptions {
 /** Forwards an exchange to `upstreamPath` (path and query below the upstream's URL). */
 export type Forwarder = (exchange: Exchange, upstreamPath: string) => Promise<ProxyOutgoing>;
 
+/** Builds the forwarder (see the module comment). */
 export function createForwarder(options: ForwarderOptions): Forwarder {
   const { upstream, apiKey, timeoutMs, redactor } = options;
 

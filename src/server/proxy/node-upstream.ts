@@ -11,6 +11,7 @@ import https from 'node:https';
 import { Readable } from 'node:stream';
 import { parseUpstreamUrl, type Upstream, type UpstreamAnswer, type UpstreamCall } from './upstream.js';
 
+/** Options of `createNodeUpstream`. */
 export interface NodeUpstreamOptions {
   /**
    * Sockets per upstream host (keep-alive) for ordinary calls. Default 256. Event streams use a pool

@@ -73,6 +73,7 @@ export interface PaylinkProxyHandler {
 /** Serves one script-tag bundle (`basePath/dist/<fileName>`): the service's `serveBundle` has this shape. */
 export type BundleServer = (request: Request, fileName: string) => Promise<Response>;
 
+/** Options of `createPaylinkProxy` (DESIGN §5). */
 export interface PaylinkProxyOptions {
   /**
    * The service: its URL, e.g. `http://127.0.0.1:8787` (the proxy adds `/v1`), reached with `fetch`;

@@ -36,6 +36,7 @@ export interface Redactor {
   stream(): TransformStream<Uint8Array, Uint8Array>;
 }
 
+/** A redactor for `secret` (the API key); a `TypeError` for an empty one. */
 export function createRedactor(secret: string): Redactor {
   if (!secret) throw new TypeError('createRedactor needs a non-empty secret');
   const needle = encoder.encode(secret);

@@ -12,6 +12,7 @@ export interface AuthorizeOptions {
   adminToken?: string | undefined;
 }
 
+/** Lets authorized callers through; 401 (or 500 when `authorize` throws) otherwise. */
 export function authorizeGuard(options: AuthorizeOptions): Guard {
   const isAuthorized = createAuthorizer(options);
   return async (exchange) => {

@@ -8,6 +8,7 @@
 import type { Guard } from '../exchange.js';
 import { errorOut } from '../messages.js';
 
+/** Reads and checks the body of anything but GET and HEAD into `exchange.body`; `jsonOnly` where the area takes JSON only. */
 export function bodyGuard(maxBodyBytes: number, jsonOnly: boolean): Guard {
   const tooLarge = () => errorOut(413, 'body_too_large', `The request body is larger than ${maxBodyBytes} bytes`);
   const read: Guard = async (exchange) => {

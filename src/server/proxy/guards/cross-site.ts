@@ -24,6 +24,7 @@ export interface CrossSiteOptions {
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
+/** Refuses unsafe methods sent from another site (403 `cross_site_request`, with the reason). */
 export function crossSiteGuard(options: CrossSiteOptions): Guard {
   const trusted = new Set((options.trustedAdminOrigins ?? []).map(normalizeOrigin));
   const publicOrigin = options.publicOrigin;

@@ -7,6 +7,7 @@ import type { Guard } from '../exchange.js';
 import { errorOut } from '../messages.js';
 import type { Router } from '../routes.js';
 
+/** Sets `exchange.route` from the table, or answers 404 / 405. */
 export function routeGuard(router: Router): Guard {
   return (exchange) => {
     const match = router.route(exchange.area, exchange.rest, exchange.incoming.method);

@@ -20,6 +20,7 @@ export interface StreamCounter {
   readonly open: number;
 }
 
+/** Counts open streams per client key, refusing past `maxPerClient` (a `RangeError` below 1). */
 export function createStreamCounter(maxPerClient: number): StreamCounter {
   if (!(maxPerClient >= 1)) throw new RangeError('maxEventStreams must be >= 1 or false');
   const byKey = new Map<string, number>();
