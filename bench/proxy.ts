@@ -6,6 +6,9 @@
  * (`PAYLINK_RATE_LIMIT=off`): every request comes from one address, and the point is the forwarding cost.
  * The targets take turns over a few rounds (each round starts one later: direct, proxy; proxy, direct; …)
  * so that drift in the machine's load hits all alike; each ratio is the median of the rounds' ratios.
+ * On Linux each row also has the CPU time its server process spent per request (from /proc: the proxy's
+ * own for the proxies, the service's for direct calls), which a loaded machine disturbs far less than
+ * throughput or latency.
  *
  * Optional targets in the same run:
  * - `BENCH_PROXY_BASELINE=<dir>`: the `paylink proxy` of another checkout (e.g. `git archive main` unpacked,
@@ -14,6 +17,7 @@
  *
  *   node --import tsx bench/proxy.ts     # BENCH_SECONDS=5 (per target and round) BENCH_CONNECTIONS=50 BENCH_ROUNDS=3
  */
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ROOT, binPath, startBenchService, startProcess, type BenchProcess } from './support/processes.js';
 import { load, type LoadResult } from './support/load.js';
@@ -21,16 +25,49 @@ import { load, type LoadResult } from './support/load.js';
 /** One target's rounds folded into one row, with its ratios to the direct calls of the same rounds. */
 export interface ProxyBenchRow extends LoadResult {
   target: string;
+  /** CPU time of the target's server process per request, in µs (median over the rounds; Linux only). */
+  cpuUsPerRequest?: number;
   /** target / direct, median over the rounds: requests per second (1 = no cost), latency (1 = no added latency). */
-  vsDirect: { requestsPerSecond: number; p50: number; p99: number };
-  /** target / the baseline proxy, when `BENCH_PROXY_BASELINE` is set (1 = same). */
-  vsBaseline?: { requestsPerSecond: number; p50: number; p99: number };
+  vsDirect: Ratios;
+  /** target / the baseline proxy, when `BENCH_PROXY_BASELINE` is set (1 = same; for CPU per request, lower is cheaper). */
+  vsBaseline?: Ratios & { cpuPerRequest?: number };
+}
+
+interface Ratios {
+  requestsPerSecond: number;
+  p50: number;
+  p99: number;
+}
+
+interface Run extends LoadResult {
+  cpuUsPerRequest?: number | undefined;
 }
 
 interface Target {
   name: string;
   url: string;
-  runs: LoadResult[];
+  pid: number | undefined;
+  runs: Run[];
+}
+
+/** utime + stime of `pid` in ms, from /proc (undefined where there is none). */
+function cpuMs(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    // Fields after the command name (which may hold spaces): state is 3rd, utime 14th, stime 15th.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // USER_HZ is 100 on Linux
+  } catch {
+    return undefined;
+  }
+}
+
+async function measure(target: Target, connections: number, durationSeconds: number): Promise<Run> {
+  const before = cpuMs(target.pid);
+  const run: Run = await load({ url: target.url, connections, durationSeconds });
+  const after = cpuMs(target.pid);
+  if (before !== undefined && after !== undefined && run.requests > 0) run.cpuUsPerRequest = ((after - before) * 1000) / run.requests;
+  return run;
 }
 
 const median = (values: number[]) => {
@@ -49,8 +86,14 @@ function ratios(a: LoadResult[], b: LoadResult[]) {
 /** Rounds of one target folded into one row: summed counts, mean throughput, median latencies. */
 function combine(target: Target, direct: Target, baseline: Target | undefined): ProxyBenchRow {
   const runs = target.runs;
+  const cpu = runs.every((run) => run.cpuUsPerRequest !== undefined) ? round2(median(runs.map((run) => run.cpuUsPerRequest!))) : undefined;
+  const cpuVsBaseline =
+    cpu !== undefined && baseline?.runs.every((run) => run.cpuUsPerRequest !== undefined)
+      ? round2(median(runs.map((run, i) => run.cpuUsPerRequest! / baseline.runs[i]!.cpuUsPerRequest!)))
+      : undefined;
   return {
     target: target.name,
+    ...(cpu !== undefined ? { cpuUsPerRequest: cpu } : {}),
     requestsPerSecond: Math.round(runs.reduce((sum, run) => sum + run.requestsPerSecond, 0) / runs.length),
     p50Ms: median(runs.map((run) => run.p50Ms)),
     p99Ms: median(runs.map((run) => run.p99Ms)),
@@ -58,7 +101,9 @@ function combine(target: Target, direct: Target, baseline: Target | undefined): 
     non2xx: runs.reduce((sum, run) => sum + run.non2xx, 0),
     errors: runs.reduce((sum, run) => sum + run.errors, 0),
     vsDirect: ratios(runs, direct.runs),
-    ...(baseline && target !== baseline && target !== direct ? { vsBaseline: ratios(runs, baseline.runs) } : {}),
+    ...(baseline && target !== baseline && target !== direct
+      ? { vsBaseline: { ...ratios(runs, baseline.runs), ...(cpuVsBaseline !== undefined ? { cpuPerRequest: cpuVsBaseline } : {}) } }
+      : {}),
   };
 }
 
@@ -81,23 +126,23 @@ export async function runProxyBench(options: { connections?: number; durationSec
     const { slug } = (await created.json()) as { slug: string };
     const proxyEnv = { PAYLINK_API_KEY: service.key, PAYLINK_RATE_LIMIT: 'off', PAYLINK_UPSTREAM: service.url };
 
-    const direct: Target = { name: 'direct: GET /v1/checkout/{slug}', url: `${service.url}/v1/checkout/${slug}`, runs: [] };
+    const direct: Target = { name: 'direct: GET /v1/checkout/{slug}', url: `${service.url}/v1/checkout/${slug}`, pid: service.child.pid, runs: [] };
     const targets: Target[] = [direct];
     const proxy = await startProcess([binPath(), 'proxy', '--upstream', service.url], proxyEnv);
     processes.push(proxy);
-    targets.push({ name: 'proxy: GET /paylink/checkout/{slug}', url: `${proxy.url}/paylink/checkout/${slug}`, runs: [] });
+    targets.push({ name: 'proxy: GET /paylink/checkout/{slug}', url: `${proxy.url}/paylink/checkout/${slug}`, pid: proxy.child.pid, runs: [] });
     let baseline: Target | undefined;
     if (process.env.BENCH_PROXY_BASELINE) {
       const bin = path.join(path.resolve(process.env.BENCH_PROXY_BASELINE), 'bin', 'paylink.mjs');
       const started = await startProcess([bin, 'proxy', '--upstream', service.url], proxyEnv);
       processes.push(started);
-      baseline = { name: 'baseline proxy (BENCH_PROXY_BASELINE)', url: `${started.url}/paylink/checkout/${slug}`, runs: [] };
+      baseline = { name: 'baseline proxy (BENCH_PROXY_BASELINE)', url: `${started.url}/paylink/checkout/${slug}`, pid: started.child.pid, runs: [] };
       targets.push(baseline);
     }
     if (process.env.BENCH_PROXY_HONO === '1') {
       const started = await startProcess(['--import', 'tsx', path.join(ROOT, 'bench', 'support', 'hono-proxy.ts')], proxyEnv);
       processes.push(started);
-      targets.push({ name: 'Hono middleware prototype', url: `${started.url}/paylink/checkout/${slug}`, runs: [] });
+      targets.push({ name: 'Hono middleware prototype', url: `${started.url}/paylink/checkout/${slug}`, pid: started.child.pid, runs: [] });
     }
 
     const reference = JSON.stringify(await (await fetch(direct.url)).json());
@@ -109,7 +154,7 @@ export async function runProxyBench(options: { connections?: number; durationSec
     for (let round = 0; round < rounds; round++) {
       for (let i = 0; i < targets.length; i++) {
         const target = targets[(round + i) % targets.length]!;
-        target.runs.push(await load({ url: target.url, connections, durationSeconds }));
+        target.runs.push(await measure(target, connections, durationSeconds));
       }
     }
     return targets.map((target) => combine(target, direct, baseline));
@@ -124,15 +169,16 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const seconds = Number(process.env.BENCH_SECONDS ?? 5);
   console.log(`${process.env.BENCH_CONNECTIONS ?? 50} connections, ${process.env.BENCH_ROUNDS ?? 3} rounds of ${seconds} s per target, taking turns, one run`);
   console.table(
-    rows.map(({ target, requestsPerSecond, p50Ms, p99Ms, non2xx, errors, vsDirect, vsBaseline }) => ({
+    rows.map(({ target, requestsPerSecond, p50Ms, p99Ms, non2xx, errors, cpuUsPerRequest, vsDirect, vsBaseline }) => ({
       target,
       'req/s': requestsPerSecond,
       'p50 ms': p50Ms,
       'p99 ms': p99Ms,
+      'CPU µs/req': cpuUsPerRequest ?? '',
       non2xx,
       errors,
       'vs direct (req/s, p50, p99)': `×${vsDirect.requestsPerSecond}, ×${vsDirect.p50}, ×${vsDirect.p99}`,
-      'vs baseline (req/s, p50, p99)': vsBaseline ? `×${vsBaseline.requestsPerSecond}, ×${vsBaseline.p50}, ×${vsBaseline.p99}` : '',
+      'vs baseline (req/s, p50, p99, CPU/req)': vsBaseline ? `×${vsBaseline.requestsPerSecond}, ×${vsBaseline.p50}, ×${vsBaseline.p99}, ×${vsBaseline.cpuPerRequest ?? '?'}` : '',
     })),
   );
 }

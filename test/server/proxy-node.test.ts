@@ -156,6 +156,38 @@ describe('createNodeUpstream', () => {
     }
   });
 
+  test('a GET whose reused keep-alive socket the service closed is sent again on a fresh one; a POST is not', async () => {
+    // A service that drops every connection on its second request, unanswered: the race of a
+    // keep-alive socket closed by the server just as the proxy reuses it.
+    let arrived = 0;
+    const perSocket = new WeakMap<object, number>();
+    const service = createServer((req, res) => {
+      arrived++;
+      const count = (perSocket.get(req.socket) ?? 0) + 1;
+      perSocket.set(req.socket, count);
+      if (count > 1) return void req.socket.destroy();
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end('{"ok":true}');
+      });
+    });
+    const url = await listen(service);
+    try {
+      const handler = proxyFor(createNodeUpstream(url));
+      assert.equal((await handler(new Request('http://merchant.test/paylink/checkout/a'))).status, 200);
+      assert.equal((await handler(new Request('http://merchant.test/paylink/checkout/b'))).status, 200, 'the GET came back as a 502');
+      assert.equal(arrived, 3, 'the GET went out twice: once on the dropped socket, once on a fresh one');
+
+      // The fresh socket has served one request: a POST now reuses it, and is dropped.
+      const post = await handler(new Request('http://merchant.test/paylink/checkout/a/visits', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }));
+      assert.equal(post.status, 502, 'a POST on a dropped socket is not sent again');
+      assert.equal(arrived, 4);
+    } finally {
+      await closeServer(service);
+    }
+  });
+
   test('502 when the service is down, 504 when it is slow', async () => {
     const gone = createServer();
     const goneUrl = await listen(gone);

@@ -132,39 +132,66 @@ export function createNodeFetch(options: NodeFetchOptions = {}): typeof fetch {
   };
 }
 
-/** One upstream request over the keep-alive pools. Event streams stream; other bodies are read whole. */
+/**
+ * One upstream request over the keep-alive pools. Event streams stream; other bodies are read whole.
+ * A GET or HEAD that fails on a reused keep-alive socket before any answer is sent once more on a fresh
+ * one: the service may have closed that socket as it was being reused (Node's docs describe the race),
+ * and a customer should not see a 502 for it. Other methods are never re-sent (the service may have acted).
+ */
 class NodeCall implements UpstreamCall {
   readonly answer: Promise<UpstreamAnswer>;
   /** Called when a live event stream's socket closes. */
   onStreamClose: (() => void) | undefined;
   private readonly method: string;
+  private readonly options: http.RequestOptions;
+  private readonly secure: boolean;
+  private readonly body: Uint8Array | undefined;
   private request: http.ClientRequest | undefined;
   private settled = false;
   private streaming = false;
+  private retried = false;
   private resolve!: (answer: UpstreamAnswer) => void;
   private reject!: (error: unknown) => void;
 
   constructor(target: Target, pools: Pools, stream: boolean, path: string, method: string, headers: Record<string, string>, body: Uint8Array | undefined) {
     this.method = method;
+    this.secure = target.secure;
+    this.body = body;
+    this.options = {
+      protocol: target.secure ? 'https:' : 'http:',
+      hostname: target.hostname,
+      port: target.port,
+      path,
+      method,
+      headers,
+      agent: target.secure ? (stream ? pools.streamHttps : pools.https) : stream ? pools.streamHttp : pools.http,
+    };
     this.answer = new Promise<UpstreamAnswer>((resolve, reject) => {
       this.resolve = resolve;
       this.reject = reject;
     });
+    this.send();
+  }
+
+  private send() {
     try {
-      const agent = target.secure ? (stream ? pools.streamHttps : pools.https) : stream ? pools.streamHttp : pools.http;
-      const request = (target.secure ? https : http).request({
-        protocol: target.secure ? 'https:' : 'http:',
-        hostname: target.hostname,
-        port: target.port,
-        path,
-        method,
-        headers,
-        agent,
-      });
+      const request = (this.secure ? https : http).request(this.options);
       this.request = request;
-      request.on('error', (error) => this.fail(error));
-      request.on('response', (incoming) => this.onResponse(incoming));
-      request.end(body);
+      let answered = false;
+      request.on('error', (error: NodeJS.ErrnoException) => {
+        const idempotent = this.method === 'GET' || this.method === 'HEAD';
+        if (!answered && !this.settled && !this.retried && idempotent && request.reusedSocket && (error.code === 'ECONNRESET' || error.code === 'EPIPE')) {
+          this.retried = true;
+          this.send();
+          return;
+        }
+        this.fail(error);
+      });
+      request.on('response', (incoming) => {
+        answered = true;
+        this.onResponse(incoming);
+      });
+      request.end(this.body);
     } catch (error) {
       this.fail(error);
     }
