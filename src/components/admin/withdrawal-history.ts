@@ -6,7 +6,7 @@
 import { html, nothing, type ReactiveController, type TemplateResult } from 'lit';
 import type { Withdrawal, WithdrawalList, WithdrawalStatus } from '../../core/schemas.js';
 import { errorMessage, type AdminHost } from './admin-context.js';
-import { NETWORKS } from './withdraw-form.js';
+import { networkName } from './withdraw-form.js';
 import { PollController } from './poll-controller.js';
 
 const STATUSES: WithdrawalStatus[] = ['pending', 'processing', 'success', 'failed'];
@@ -136,13 +136,12 @@ export class WithdrawalHistoryController implements ReactiveController {
   private renderRow(item: Withdrawal): TemplateResult {
     const text = this.host.text;
     const t = text.t.bind(text);
-    const network = NETWORKS.find((n) => n.id === item.blockchainId);
     return html`<tr part="withdrawal-row">
       <td class="date">${text.shortDateTime(item.createdAt)}</td>
       <th scope="row" class="num">${text.crypto(item.amount, item.assetId)}</th>
       <td class="mono address-cell">
         <span class="address-short" aria-hidden="true" title=${item.address}>${item.address.slice(0, 8)}…${item.address.slice(-6)}</span>
-        <span class="visually-hidden">${item.address}, ${network ? t(network.nameKey) : item.blockchainId}</span>
+        <span class="visually-hidden">${item.address}, ${networkName(item.blockchainId, text)}</span>
       </td>
       <td>
         <span part="badge withdrawal-status status-${item.status}" class="badge ${item.status}">
