@@ -62,6 +62,8 @@ export class WithdrawController implements ReactiveController {
   /** The key of the body last sent, kept while that body may be retried. */
   private attempt: { key: string; fingerprint: string } | undefined;
   private networksLoading: Promise<void> | undefined;
+  /** The client the networks were last asked through: new credentials ask again. */
+  private networksAskedWith: unknown;
 
   constructor(
     private readonly host: AdminHost,
@@ -70,12 +72,14 @@ export class WithdrawController implements ReactiveController {
     host.addController(this);
   }
 
-  hostConnected(): void {
-    if (!this.networks) void this.loadNetworks();
+  hostUpdated(): void {
+    // After the element's first render (its credentials are set by then), and again when they change.
+    if (!this.networks && !this.networksLoading && this.networksAskedWith !== this.host.api) void this.loadNetworks();
   }
 
-  /** Loads the configured networks (once; again after a failure). */
+  /** Loads the configured networks (once per client while it fails; once for good when it answers). */
   loadNetworks(): Promise<void> {
+    this.networksAskedWith = this.host.api;
     this.networksLoading ??= this.host.api.withdrawals
       .networks()
       .then(({ items }) => {

@@ -182,7 +182,6 @@ export function openApiDocument(): object {
       { name: 'Checkout', description: 'The keyless public API the checkout element and the hosted page call' },
       { name: 'Withdrawals', description: 'Crypto payouts from the balance (spec §4.5–4.6), behind `X-API-KEY`' },
       { name: 'Balance', description: 'Available and pending funds per asset, behind `X-API-KEY`' },
-      { name: 'Service', description: 'Health of the service' },
     ],
     components: {
       securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-KEY', description: 'An integrator API key (`paylink keys create`)' } },
@@ -190,18 +189,6 @@ export function openApiDocument(): object {
       responses: errorResponses(),
     },
     paths: {
-      '/healthz': {
-        get: {
-          operationId: 'getHealth',
-          summary: 'Whether the service is ready',
-          tags: ['Service'],
-          security: publicOperation,
-          responses: {
-            200: json({ type: 'object', properties: { status: { type: 'string', enum: ['ok'] } }, required: ['status'] }, 'Ready'),
-            404: { $ref: '#/components/responses/NotFound' },
-          },
-        },
-      },
       '/v1/payment-link': {
         post: {
           operationId: 'createPaymentLink',

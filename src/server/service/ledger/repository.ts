@@ -84,28 +84,40 @@ export interface Reservation {
   integratorId: string;
   assetId: AssetId;
   amount: string;
-  /** The withdrawal, already inserted in this transaction (its ledger entry refers to it). */
-  withdrawalId: string;
 }
 
+/** Adds a parameter to the statement being built and returns its placeholder (`$4`). */
+export type SqlParam = (value: unknown) => string;
+
 /**
- * Reserves a withdrawal's funds (available → pending) if, and only if, the available balance
- * covers them, together with its `withdrawal_reserve` ledger entry, in ONE statement: the
- * conditional UPDATE is the check and the row lock at once (two withdrawals can never both spend
- * the same funds), and a single round trip keeps the lock short under contention. Returns false,
- * having changed nothing, when the balance is short.
+ * Reserves funds (available → pending) if, and only if, the available balance covers them, records
+ * what they are reserved for, and writes the `withdrawal_reserve` ledger entry, all in ONE
+ * statement: the conditional UPDATE is the check and the row lock at once (two withdrawals can never
+ * both spend the same funds), and a single round trip keeps the lock short under contention.
+ * `record` is the owner's statement for the reserved-for row (the withdrawals room's INSERT): it
+ * selects FROM the CTE it is given (one row when the balance covered the amount, none otherwise) and
+ * RETURNs the row's `id`. Returns false, having changed nothing, when the balance is short.
  */
-export async function reserveFunds(tx: Queryable, reservation: Reservation): Promise<boolean> {
+export async function reserveFunds(tx: Queryable, reservation: Reservation, record: (param: SqlParam, reserved: string) => string): Promise<boolean> {
+  const params: unknown[] = [];
+  const param: SqlParam = (value) => {
+    params.push(value);
+    return `$${params.length}`;
+  };
+  const integrator = param(reservation.integratorId);
+  const asset = param(reservation.assetId);
+  const amount = `${param(reservation.amount)}::numeric`;
+  const recorded = record(param, 'reserved');
   const { rows } = await tx.query(
     `WITH reserved AS (
-       UPDATE balances SET available = available - $3::numeric, pending = pending + $3::numeric, updated_at = now()
-       WHERE integrator_id = $1 AND asset_id = $2 AND available >= $3::numeric
+       UPDATE balances SET available = available - ${amount}, pending = pending + ${amount}, updated_at = now()
+       WHERE integrator_id = ${integrator} AND asset_id = ${asset} AND available >= ${amount}
        RETURNING integrator_id
-     )
+     ), recorded AS (${recorded})
      INSERT INTO ledger_entries (id, integrator_id, asset_id, kind, available_delta, pending_delta, withdrawal_id)
-     SELECT $5, integrator_id, $2, 'withdrawal_reserve', -($3::numeric), $3::numeric, $4 FROM reserved
+     SELECT ${param(randomUUID())}, ${integrator}, ${asset}, 'withdrawal_reserve', -(${amount}), ${amount}, id FROM recorded
      RETURNING 1`,
-    [reservation.integratorId, reservation.assetId, reservation.amount, reservation.withdrawalId, randomUUID()],
+    params,
   );
   return rows.length === 1;
 }

@@ -18,8 +18,8 @@ import { pageMeta } from '../context.js';
 import { ApiError, notFound, ruleError, validationError } from '../errors.js';
 import { runIdempotent, type IdempotencyState, type StoredResponse } from '../idempotency/index.js';
 import type { Principal } from '../keys/index.js';
-import { assetAmount, reserveFunds } from '../ledger/index.js';
-import { discardUnreserved, findWithdrawal, insertPending, listWithdrawals as listRows, type WithdrawalRow } from './repository.js';
+import { assetAmount } from '../ledger/index.js';
+import { findWithdrawal, insertReserved, listWithdrawals as listRows, type WithdrawalRow } from './repository.js';
 import type { z } from 'zod';
 
 export type { WithdrawalRequest } from '../../../core/rules/withdrawal.js';
@@ -67,9 +67,9 @@ export interface WithdrawalOutcome extends StoredResponse {
 }
 
 /**
- * Creates a withdrawal: in one transaction, claims the idempotency key (if any), records the
+ * Creates a withdrawal: in one transaction, claims the idempotency key (if any), then records the
  * withdrawal and reserves its funds (available → pending, under the balance row's lock, with its
- * ledger entry). A short balance is a 422 that changes nothing.
+ * ledger entry) in one statement. A short balance is a 422 that changes nothing.
  */
 export async function createWithdrawal(
   db: Database,
@@ -83,11 +83,7 @@ export async function createWithdrawal(
   return db.transaction(async (tx) => {
     const outcome = await runIdempotent(tx, idempotency, principal.integratorId, fingerprint, async (): Promise<WithdrawalOutcome> => {
       const id = randomUUID();
-      // The row first, outside the balance lock; the reservation (one statement) takes the lock last.
-      await insertPending(tx, { id, integratorId: principal.integratorId, ...request, createdAt: now });
-      const reserved = await reserveFunds(tx, { integratorId: principal.integratorId, assetId: request.assetId, amount: request.amount, withdrawalId: id });
-      if (!reserved) {
-        await discardUnreserved(tx, id);
+      if (!(await insertReserved(tx, { id, integratorId: principal.integratorId, ...request, createdAt: now }))) {
         const error = new ApiError(422, 'insufficient_balance', `The available ${request.assetId} balance does not cover ${request.amount} ${request.assetId}`);
         return { statusCode: 422, body: { ...error.toJSON() } };
       }

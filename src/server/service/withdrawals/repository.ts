@@ -5,6 +5,7 @@
 import type { AssetId } from '../../../core/money.js';
 import type { WithdrawalStatus } from '../../../core/schemas.js';
 import type { Queryable } from '../../db/index.js';
+import { reserveFunds } from '../ledger/index.js';
 
 /** A withdrawal as stored. */
 export interface WithdrawalRow {
@@ -22,7 +23,7 @@ export interface WithdrawalRow {
 
 const COLUMNS = 'id, amount, asset_id, blockchain_id, address, status, tx_hash, failure_reason, created_at, updated_at';
 
-/** A new withdrawal, as `insertPending` records it. */
+/** A new withdrawal, as `insertReserved` records it. */
 export interface NewWithdrawal {
   id: string;
   integratorId: string;
@@ -33,18 +34,23 @@ export interface NewWithdrawal {
   createdAt: Date;
 }
 
-/** Records a new `pending` withdrawal in the caller's transaction (its funds are reserved next, by the ledger). */
-export async function insertPending(tx: Queryable, withdrawal: NewWithdrawal): Promise<void> {
-  await tx.query(
-    `INSERT INTO withdrawals (id, integrator_id, amount, asset_id, blockchain_id, address, status, created_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, 'pending', $7, $7)`,
-    [withdrawal.id, withdrawal.integratorId, withdrawal.amount, withdrawal.assetId, withdrawal.blockchainId, withdrawal.address, withdrawal.createdAt],
+/**
+ * Records a new `pending` withdrawal if, and only if, the ledger reserves its funds, in ONE statement
+ * with the reservation (`reserveFunds`): this room writes the withdrawal's row, the ledger its balance
+ * and entry. Returns false, having changed nothing, when the available balance is short.
+ */
+export function insertReserved(tx: Queryable, withdrawal: NewWithdrawal): Promise<boolean> {
+  return reserveFunds(
+    tx,
+    { integratorId: withdrawal.integratorId, assetId: withdrawal.assetId, amount: withdrawal.amount },
+    (param, reserved) => {
+      const createdAt = param(withdrawal.createdAt);
+      return `INSERT INTO withdrawals (id, integrator_id, amount, asset_id, blockchain_id, address, status, created_at, updated_at)
+        SELECT ${param(withdrawal.id)}, integrator_id, ${param(withdrawal.amount)}::numeric, ${param(withdrawal.assetId)},
+          ${param(withdrawal.blockchainId)}, ${param(withdrawal.address)}, 'pending', ${createdAt}, ${createdAt} FROM ${reserved}
+        RETURNING id`;
+    },
   );
-}
-
-/** Takes back a withdrawal inserted in this same transaction whose funds could not be reserved. */
-export async function discardUnreserved(tx: Queryable, id: string): Promise<void> {
-  await tx.query("DELETE FROM withdrawals WHERE id = $1 AND status = 'pending'", [id]);
 }
 
 /** One of the integrator's withdrawals, or undefined. */
