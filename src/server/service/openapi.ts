@@ -14,14 +14,14 @@ type Json = Record<string, unknown>;
 const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
 
 /** Request bodies (generated as zod's input) and everything a response carries (its output). */
-const REQUEST_SCHEMAS: Record<string, z.ZodType> = {
+const REQUEST_SCHEMAS = {
   CreatePaymentLinkInput: S.CreatePaymentLinkInput,
   UpdatePaymentLinkInput: S.UpdatePaymentLinkInput,
   RecordVisitInput: S.RecordVisitInput,
   StartSessionInput: S.StartSessionInput,
   SimulatePaymentInput: S.SimulatePaymentInput,
   CreateWithdrawalInput: S.CreateWithdrawalInput,
-};
+} satisfies Record<string, z.ZodType>;
 const RESPONSE_SCHEMAS: Record<string, z.ZodType> = {
   LinkType: S.LinkType,
   AssetId: S.AssetIdSchema,
@@ -86,9 +86,19 @@ function componentSchemas(schemas: Record<string, z.ZodType>, io: 'input' | 'out
   return clean(generated.schemas, io === 'input') as Record<string, unknown>;
 }
 
-function allSchemas(): Record<string, unknown> {
-  const schemas = { ...componentSchemas(RESPONSE_SCHEMAS, 'output'), ...componentSchemas(REQUEST_SCHEMAS, 'input') };
+/** The reusable schemas of responses (`components.schemas`). */
+function responseSchemas(): Record<string, unknown> {
+  const schemas = componentSchemas(RESPONSE_SCHEMAS, 'output');
   return typeNullables(schemas, schemas) as Record<string, unknown>;
+}
+
+/**
+ * The request bodies, each used by one operation and written inline there (so a reader of the
+ * operation sees its fields; what they share, such as `AssetId`, is still a reference).
+ */
+function requestSchemas(): Record<string, Json> {
+  const schemas = componentSchemas(REQUEST_SCHEMAS, 'input');
+  return typeNullables(schemas, schemas) as Record<string, Json>;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -158,7 +168,8 @@ function queryParameters(schema: z.ZodObject) {
   });
 }
 
-const body = (id: string) => ({ required: true, content: { 'application/json': { schema: ref(id) } } });
+let requests: Record<string, Json> | undefined;
+const body = (id: keyof typeof REQUEST_SCHEMAS) => ({ required: true, content: { 'application/json': { schema: (requests ??= requestSchemas())[id] } } });
 const keyed = [{ apiKey: [] }];
 const publicOperation: never[] = [];
 
@@ -185,7 +196,7 @@ export function openApiDocument(): object {
     ],
     components: {
       securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-KEY', description: 'An integrator API key (`paylink keys create`)' } },
-      schemas: allSchemas(),
+      schemas: responseSchemas(),
       responses: errorResponses(),
     },
     paths: {
