@@ -18,8 +18,8 @@ import { CHROME_PATH, CHROMIUM_ARGS } from './test/support/chromium.mjs';
 register();
 
 const { startService } = await import('./src/server/service/serve.ts');
-const { createApiKey } = await import('./src/server/service/keys.ts');
-const { createLink } = await import('./src/server/service/payment-links.ts');
+const { createApiKey } = await import('./src/server/service/keys/index.ts');
+const { createLink } = await import('./src/server/service/links/index.ts');
 
 /** The real service and its seed, started on first use (so configs that only list files stay fast). */
 let running;

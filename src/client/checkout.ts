@@ -4,15 +4,17 @@
  * or the proxy base (`/paylink`) from a page. Responses are parsed with the zod-free parsers of
  * `core/public-parse.ts`, so this file (on the checkout bundle's path) pulls in no zod.
  */
+import { readErrorBody } from '../core/errors.js';
 import { parseCheckoutSession, parsePublicLink, parseVisitResult } from '../core/public-parse.js';
+import { TERMINAL_STATUSES } from '../core/rules/session.js';
 import type { CheckoutSession, PublicLink, SessionStatus, StartSessionInput, VisitResult } from '../core/schemas.js';
 import { PaylinkError } from './errors.js';
 import type { RequestOptions, Transport } from './http.js';
 
 export type { CheckoutSession, PublicLink, SessionStatus, StartSessionInput, VisitResult };
 
-/** Statuses after which a session never changes again. */
-export const TERMINAL_STATUSES: ReadonlySet<SessionStatus> = new Set(['paid', 'overpaid', 'expired']);
+/** Statuses after which a session never changes again (defined once, in `core/rules/session.ts`). */
+export { TERMINAL_STATUSES };
 
 export interface WatchOptions {
   /** Stops watching when aborted. */
@@ -80,7 +82,10 @@ export function createPublicTransport(baseUrl: string, customFetch?: typeof fetc
       }
       const { status } = response;
       const data = await response.json().catch(() => ({}));
-      if (!response.ok) throw new PaylinkError(data.message, status, data.code ?? `http_${status}`, data.errors);
+      if (!response.ok) {
+        const error = readErrorBody(status, data);
+        throw new PaylinkError(error.message, status, error.code, error.errors);
+      }
       try {
         return parse(data);
       } catch {

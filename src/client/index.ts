@@ -136,5 +136,7 @@ export type {
   Withdrawal,
   WithdrawalCreated,
   WithdrawalList,
+  WithdrawalNetwork,
+  WithdrawalNetworkList,
   WithdrawalStatus,
 } from '../core/schemas.js';

@@ -4,7 +4,7 @@
  */
 import { parseArgs } from 'node:util';
 import { openDatabase } from './db/index.js';
-import { createApiKey } from './service/keys.js';
+import { createApiKey } from './service/keys/index.js';
 import { startService } from './service/serve.js';
 
 const USAGE = `Usage: paylink <command> [options]

@@ -9,7 +9,7 @@ import type { AdminHost } from './admin-context.js';
 import { PollController } from './poll-controller.js';
 import { PagedResource } from './resource-controller.js';
 import { pagedTable, type TableColumn } from './templates.js';
-import { NETWORKS } from './withdraw-form.js';
+import { networkName } from './withdraw-form.js';
 
 const STATUSES: WithdrawalStatus[] = ['pending', 'processing', 'success', 'failed'];
 const IN_FLIGHT: ReadonlySet<WithdrawalStatus> = new Set(['pending', 'processing']);
@@ -100,9 +100,8 @@ export class WithdrawalHistoryController {
         label: t('colAddress'),
         class: 'address-cell',
         cell: (item) => {
-          const network = NETWORKS.find((n) => n.id === item.blockchainId);
           return html`<span class="address-short mono" aria-hidden="true" title=${item.address}>${item.address.slice(0, 8)}…${item.address.slice(-6)}</span>
-            <span class="visually-hidden">${item.address}, ${network ? t(network.nameKey) : item.blockchainId}</span>`;
+            <span class="visually-hidden">${item.address}, ${networkName(item.blockchainId, text)}</span>`;
         },
       },
       {

@@ -2,10 +2,11 @@
  * The proxy's request and answer, runtime-neutral: `ProxyIncoming` is what every part reads of a request
  * (a fetch `Request` gives one through `requestIncoming`; the Node adapter builds a cheaper one straight
  * from `IncomingMessage`), `ProxyOutgoing` is what every part answers before it becomes a `Response` or is
- * written to a Node response. The one error shape (DESIGN §4) of the proxy's own answers is built here.
+ * written to a Node response. The proxy's own errors take the one error shape from `core/errors.ts`.
  *
  * Boundary: no Node imports, no policy. Guards, the router and the forwarder build on these types.
  */
+import { errorBody } from '../../core/errors.js';
 
 /** What a server adapter knows about the request beyond the `Request` itself. */
 export interface ProxyRequestInfo {
@@ -67,7 +68,7 @@ export function errorOut(statusCode: number, code: string, message: string, head
   out['content-type'] = 'application/json; charset=utf-8';
   out['cache-control'] = 'no-store';
   for (const name of Object.keys(headers)) out[name.toLowerCase()] = headers[name]!;
-  return { status: statusCode, headers: out, body: encoder.encode(JSON.stringify({ status: 'error', statusCode, code, message })) };
+  return { status: statusCode, headers: out, body: encoder.encode(JSON.stringify(errorBody(statusCode, code, message))) };
 }
 
 /** The one error shape (DESIGN §4) as a `Response`, for code around the proxy (e.g. a server's own 404). */

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import type { Hono } from 'hono';
 import type { AppEnv, ServiceDeps } from './context.js';
 import { ApiError } from './errors.js';
-import type { LinkCache } from './link-cache.js';
+import type { LinkCache } from './links/index.js';
 
 const DIST_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../dist');
 

@@ -1,6 +1,7 @@
 /**
- * Checkout session status events, across instances. A change of a session sends
- * `NOTIFY paylink_session_status, '<session id>'` inside the transaction that makes it, so the
+ * Checkout session status events, across instances. A change of a session is recorded as a
+ * `session.changed` event (./record.ts), which sends `NOTIFY paylink_session_status, '<session id>'`
+ * inside the transaction that makes it, so the
  * notification goes out exactly when (and only if) the change commits, to every instance listening
  * on the same database. Each instance keeps one `LISTEN` (through `db.listen`) and fans the
  * notifications out to its local SSE streams, which re-read the session: the payload is only the
@@ -9,14 +10,8 @@
  * its session once (what changed in the gap was not heard). The same code runs on PGlite, where the
  * one embedded connection hears its own notifications.
  */
-import type { Database, Queryable } from '../db/index.js';
-
-export const SESSION_CHANNEL = 'paylink_session_status';
-
-/** Announces that a session changed. Call it inside the transaction that changes the session. */
-export async function notifySessionChanged(tx: Queryable, sessionId: string): Promise<void> {
-  await tx.query('SELECT pg_notify($1, $2)', [SESSION_CHANNEL, sessionId]);
-}
+import type { Database } from '../../db/index.js';
+import { SESSION_CHANNEL } from './record.js';
 
 export interface SessionSubscriber {
   /** The session changed (on any instance): re-read it. */

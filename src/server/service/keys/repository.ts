@@ -1,9 +1,9 @@
 /**
- * API keys: created by `paylink keys create`, stored only as SHA-256 digests, each tied to one
- * integrator and one user.
+ * The SQL of `integrators` and `api_keys`: nothing else in the service writes these tables. Keys are
+ * stored only as SHA-256 digests, each tied to one integrator and one user.
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import type { Queryable } from '../db/index.js';
+import type { Queryable } from '../../db/index.js';
 
 /** Who a valid key speaks for. */
 export interface Principal {
@@ -27,6 +27,7 @@ export function randomAlphanumeric(count: number): string {
   return out;
 }
 
+/** The digest a key is stored and looked up by. */
 export function hashApiKey(key: string): string {
   return createHash('sha256').update(key).digest('hex');
 }
@@ -72,3 +73,24 @@ export async function findPrincipal(db: Queryable, key: string): Promise<Princip
   const row = rows[0];
   return row ? { keyId: row.id, integratorId: row.integrator_id, userId: row.user_id } : null;
 }
+
+/**
+ * Takes the integrator's next link number (1, 2, 3… in creation order). The UPDATE locks the
+ * integrator's row until the caller's transaction ends, so numbers stay gap-free and ordered.
+ */
+export async function nextLinkSeq(tx: Queryable, integratorId: string): Promise<string | number> {
+  const { rows } = await tx.query<{ link_seq: string | number }>(
+    'UPDATE integrators SET link_seq = link_seq + 1 WHERE id = $1 RETURNING link_seq',
+    [integratorId],
+  );
+  return rows[0]!.link_seq;
+}
+
+/**
+ * SQL fragments other rooms' reads may embed, so the columns of `integrators` are named only here:
+ * the last link number of the integrator whose id is `$n`, and the display name of an integrator id.
+ */
+export const integratorSql = {
+  lastLinkSeq: (param: string) => `(SELECT link_seq FROM integrators WHERE id = ${param})`,
+  displayName: (integratorIdColumn: string) => `(SELECT name FROM integrators i WHERE i.id = ${integratorIdColumn})`,
+};

@@ -24,10 +24,10 @@
  * the attempt is abandoned unrecorded, so a hung chain call neither outlives its lease nor holds
  * `stop()`.
  */
-import type { AssetId } from '../../core/money.js';
-import { PayoutError, type ChainAdapter } from '../chain/types.js';
-import type { Database } from '../db/index.js';
-import { applyLedgerChange, assetAmount } from './ledger.js';
+import { PayoutError, type ChainAdapter } from '../../chain/types.js';
+import type { Database, Queryable } from '../../db/index.js';
+import { applyLedgerChange, assetAmount } from '../ledger/index.js';
+import { claimDue, markFailed, markSucceeded, type ClaimedWithdrawal } from '../withdrawals/index.js';
 
 export interface PayoutWorkerOptions {
   /** How often an idle worker looks for work, in ms (default 1000). `kick()` wakes it sooner. */
@@ -58,33 +58,36 @@ export interface PayoutWorker {
   stop(): Promise<void>;
 }
 
-interface ClaimedWithdrawal {
-  id: string;
-  integrator_id: string;
-  amount: string;
-  asset_id: AssetId;
-  blockchain_id: string;
-  address: string;
-  /** The claim's attempt number: fences the failure of a stale attempt. */
-  attempts: number;
+/** Claims up to `batchSize` withdrawals for this worker, in a transaction of its own. */
+export async function claimWithdrawals(db: Database, batchSize: number, leaseMs: number, now: Date): Promise<ClaimedWithdrawal[]> {
+  return db.transaction((tx) => claimDue(tx, batchSize, leaseMs, now));
 }
 
-/** Claims up to `batchSize` withdrawals for this worker. */
-export async function claimWithdrawals(db: Database, batchSize: number, leaseMs: number, now: Date): Promise<ClaimedWithdrawal[]> {
-  return db.transaction(async (tx) => {
-    const { rows } = await tx.query<ClaimedWithdrawal>(
-      `UPDATE withdrawals SET status = 'processing', attempts = attempts + 1, claimed_at = now(), updated_at = $3
-       WHERE id IN (
-         SELECT id FROM withdrawals
-         WHERE status = 'pending' OR (status = 'processing' AND claimed_at < now() - make_interval(secs => $2::double precision / 1000))
-         ORDER BY created_at
-         LIMIT $1
-         FOR UPDATE SKIP LOCKED)
-       RETURNING id, integrator_id, amount, asset_id, blockchain_id, address, attempts`,
-      [batchSize, leaseMs, now],
-    );
-    return rows;
+/** What the chain said of a payout: sent (with its hash), or refused for good (with the reason). */
+export type PayoutOutcome = { ok: true; txHash: string; sandbox: boolean } | { ok: false; reason: string };
+
+/**
+ * Records a payout's outcome in the caller's transaction `tx`: the withdrawal's final status and the
+ * ledger entry that goes with it (`withdrawal_payout`: pending − amount; `withdrawal_release`:
+ * pending − amount, available + amount). Returns false, having changed nothing, when the withdrawal
+ * was finished already or claimed again by a newer attempt (a failure is fenced by `attempts`).
+ * Phase 2 records the `withdrawal.succeeded`/`withdrawal.failed` events here (`recordEvent`, ../events/).
+ */
+export async function finishPayout(tx: Queryable, withdrawal: ClaimedWithdrawal, outcome: PayoutOutcome, now: Date): Promise<boolean> {
+  const amount = assetAmount(withdrawal.amount);
+  const finished = outcome.ok
+    ? await markSucceeded(tx, withdrawal.id, outcome.txHash, outcome.sandbox, now)
+    : await markFailed(tx, withdrawal.id, outcome.reason, now, withdrawal.attempts);
+  if (!finished) return false;
+  await applyLedgerChange(tx, {
+    integratorId: withdrawal.integrator_id,
+    assetId: withdrawal.asset_id,
+    kind: outcome.ok ? 'withdrawal_payout' : 'withdrawal_release',
+    availableDelta: outcome.ok ? '0' : amount,
+    pendingDelta: `-${amount}`,
+    withdrawalId: withdrawal.id,
   });
+  return true;
 }
 
 class PayoutTimeoutError extends Error {
@@ -118,7 +121,7 @@ async function payOut(
   payoutTimeoutMs: number,
 ): Promise<void> {
   const amount = assetAmount(withdrawal.amount);
-  let outcome: { ok: true; txHash: string; sandbox: boolean } | { ok: false; reason: string };
+  let outcome: PayoutOutcome;
   try {
     const request = {
       withdrawalId: withdrawal.id,
@@ -136,28 +139,7 @@ async function payOut(
     }
     outcome = { ok: false, reason: (error.message || 'The payout failed').slice(0, 500) };
   }
-  await db.transaction(async (tx) => {
-    const finished = outcome.ok
-      ? await tx.query(
-          `UPDATE withdrawals SET status = 'success', tx_hash = $2, sandbox = $3, updated_at = $4
-           WHERE id = $1 AND status = 'processing' RETURNING id`,
-          [withdrawal.id, outcome.txHash, outcome.sandbox, now()],
-        )
-      : await tx.query(
-          `UPDATE withdrawals SET status = 'failed', failure_reason = $2, updated_at = $3
-           WHERE id = $1 AND status = 'processing' AND attempts = $4 RETURNING id`,
-          [withdrawal.id, outcome.reason, now(), withdrawal.attempts],
-        );
-    if (finished.rows.length === 0) return; // finished already, or claimed again by a newer attempt
-    await applyLedgerChange(tx, {
-      integratorId: withdrawal.integrator_id,
-      assetId: withdrawal.asset_id,
-      kind: outcome.ok ? 'withdrawal_payout' : 'withdrawal_release',
-      availableDelta: outcome.ok ? '0' : amount,
-      pendingDelta: `-${amount}`,
-      withdrawalId: withdrawal.id,
-    });
-  });
+  await db.transaction((tx) => finishPayout(tx, withdrawal, outcome, now()));
 }
 
 /** One round of payouts: claims a batch and finishes each; resolves with how many it handled. */

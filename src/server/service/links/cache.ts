@@ -3,14 +3,15 @@
  * and the hosted page), which every customer page load hits. Without it each view is a database
  * round trip; with it, a popular link costs one query per `ttlMs` per instance.
  *
- * Staleness is bounded twice: a change of a link sends `NOTIFY paylink_link_changed, '<slug>'` in
- * its transaction, and every instance listening drops its copy; and no copy outlives `ttlMs`, so a
- * missed notification costs at most that long. Nothing that moves money reads from here: starting a
+ * Staleness is bounded twice: a change of a link is recorded as a `link.changed` event, which
+ * sends `NOTIFY paylink_link_changed, '<slug>'` in its transaction, and every instance listening
+ * drops its copy; and no copy outlives `ttlMs`, so a missed notification costs at most that long. Nothing that moves money reads from here: starting a
  * session re-reads the link from the database.
  */
-import type { Database } from '../db/index.js';
-import { ApiError } from './errors.js';
-import { LINK_CHANNEL, getLinkBySlug, type LinkRow } from './payment-links.js';
+import type { Database } from '../../db/index.js';
+import { ApiError } from '../errors.js';
+import { LINK_CHANNEL } from '../events/index.js';
+import { getLinkBySlug, type LinkRow } from './domain.js';
 
 export interface LinkCache {
   /** The link, or the 404 `ApiError` for an unknown slug (also cached, against random-slug floods). */

@@ -8,7 +8,7 @@
  * `PAYLINK_RATES='{"NGN":"1600","CNGN":"1600"}'`, or with the `rates` option of `startService`.
  * cNGN is a naira stablecoin, so CNGN and NGN default to the same figure.
  */
-import { ASSET_DIGITS, fiatDigits, fromUnits, isDecimalString, toDecimalString, toUnits } from '../../core/money.js';
+import { ASSET_DIGITS, fiatDigits, fromUnits, isDecimalString, toDecimalString, toUnits } from '../../../core/money.js';
 
 /** Units of each currency or asset per 1 USD (decimal strings). Sandbox figures, not market data. */
 export const SANDBOX_RATES_PER_USD: Readonly<Record<string, string>> = {

@@ -1,16 +1,30 @@
 /**
- * `/v1/checkout/*` sessions: start one, read it, follow it live (SSE), and, on the sandbox chain,
- * simulate the customer's transfer. Keyless, like the rest of the checkout API.
+ * `/v1/checkout/*`: the keyless public API the checkout element calls (DESIGN §4, public checkout
+ * API): a link's public view and its visits (served with the links room's functions), and sessions:
+ * start one, read it, follow it live (SSE), and, on the sandbox chain, simulate the customer's transfer.
  */
+import { randomUUID } from 'node:crypto';
 import { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
-import type { AppEnv } from '../context.js';
-import { readJsonBody } from '../context.js';
+import { TERMINAL_STATUSES } from '../../../core/rules/session.js';
+import { RecordVisitInput } from '../../../core/schemas.js';
+import { type AppEnv, jsonBody, readJsonBody } from '../context.js';
+import { recordVisit, toPublicLink, type LinkCache } from '../links/index.js';
 import type { MoneyServiceDeps } from '../money-deps.js';
-import { getSession, simulatePayment, startSession, TERMINAL_STATUSES } from '../sessions.js';
+import { getSession, simulatePayment, startSession } from './domain.js';
 
-export function sessionRoutes(deps: MoneyServiceDeps) {
+export function checkoutRoutes(deps: MoneyServiceDeps, links: LinkCache) {
+  const { db, chain, publicUrl } = deps;
   return new Hono<AppEnv>()
+    .get('/:slug', async (c) => {
+      const row = await links.get(c.req.param('slug'));
+      return c.json(toPublicLink(row, publicUrl, chain, deps.now()));
+    })
+    .post('/:slug/visits', jsonBody(RecordVisitInput), async (c) => {
+      const { visitId = randomUUID() } = c.req.valid('json');
+      const counted = await recordVisit(db, c.req.param('slug'), visitId);
+      return c.json({ counted, visitId }, 200);
+    })
     .post('/:slug/sessions', async (c) => {
       const session = await startSession(deps, c.req.param('slug'), await readJsonBody(c));
       return c.json(session, 201);

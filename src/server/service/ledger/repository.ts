@@ -1,8 +1,8 @@
 /**
- * Balances and their ledger. A balance is one row per (integrator, asset) with `available` and
- * `pending` (reserved by withdrawals in flight); every change of it is a ledger entry written in
- * the same transaction, so for each account the sums of the entries' deltas equal the balance,
- * always. Nothing else in the service writes `balances` or `ledger_entries`.
+ * The SQL of `balances` and `ledger_entries`: nothing else in the service reads or writes them.
+ * A balance is one row per (integrator, asset) with `available` and `pending` (reserved by
+ * withdrawals in flight); every change of it is a ledger entry written in the same transaction, so
+ * for each account the sums of the entries' deltas equal the balance, always.
  *
  * Concurrency: each change is one `UPDATE … RETURNING` on the balance row. The UPDATE takes the
  * row lock, so on PostgreSQL concurrent changes of one account queue behind each other and each
@@ -11,9 +11,9 @@
  * backstop: no path can leave a balance below zero.
  */
 import { randomUUID } from 'node:crypto';
-import { ASSET_IDS, formatFixed, toDecimalString, type AssetId } from '../../core/money.js';
-import type { Balance } from '../../core/schemas.js';
-import type { Queryable } from '../db/index.js';
+import { ASSET_IDS, formatFixed, toDecimalString, type AssetId } from '../../../core/money.js';
+import type { Balance } from '../../../core/schemas.js';
+import type { Queryable } from '../../db/index.js';
 
 /** Why a balance changed. */
 export type LedgerKind =
@@ -79,39 +79,45 @@ export async function applyLedgerChange(tx: Queryable, change: LedgerChange): Pr
   await writeEntry(tx, change);
 }
 
-/** A withdrawal about to be recorded, as `reserveForWithdrawal` inserts it. */
-export interface WithdrawalDraft {
-  id: string;
+/** The funds a new withdrawal reserves. */
+export interface Reservation {
   integratorId: string;
   assetId: AssetId;
   amount: string;
-  blockchainId: string;
-  address: string;
-  createdAt: Date;
 }
 
+/** Adds a parameter to the statement being built and returns its placeholder (`$4`). */
+export type SqlParam = (value: unknown) => string;
+
 /**
- * Reserves a withdrawal's funds (available → pending) if, and only if, the available balance
- * covers them, and then records the withdrawal row and its `withdrawal_reserve` ledger entry, all
- * in ONE statement: the conditional UPDATE is the check and the row lock at once (two withdrawals
- * can never both spend the same funds), and a single round trip keeps the lock short under
- * contention. Returns false, having changed nothing, when the balance is short.
+ * Reserves funds (available → pending) if, and only if, the available balance covers them, records
+ * what they are reserved for, and writes the `withdrawal_reserve` ledger entry, all in ONE
+ * statement: the conditional UPDATE is the check and the row lock at once (two withdrawals can never
+ * both spend the same funds), and a single round trip keeps the lock short under contention.
+ * `record` is the owner's statement for the reserved-for row (the withdrawals room's INSERT): it
+ * selects FROM the CTE it is given (one row when the balance covered the amount, none otherwise) and
+ * RETURNs the row's `id`. Returns false, having changed nothing, when the balance is short.
  */
-export async function reserveForWithdrawal(tx: Queryable, draft: WithdrawalDraft): Promise<boolean> {
+export async function reserveFunds(tx: Queryable, reservation: Reservation, record: (param: SqlParam, reserved: string) => string): Promise<boolean> {
+  const params: unknown[] = [];
+  const param: SqlParam = (value) => {
+    params.push(value);
+    return `$${params.length}`;
+  };
+  const integrator = param(reservation.integratorId);
+  const asset = param(reservation.assetId);
+  const amount = `${param(reservation.amount)}::numeric`;
+  const recorded = record(param, 'reserved');
   const { rows } = await tx.query(
     `WITH reserved AS (
-       UPDATE balances SET available = available - $3::numeric, pending = pending + $3::numeric, updated_at = now()
-       WHERE integrator_id = $2 AND asset_id = $4 AND available >= $3::numeric
+       UPDATE balances SET available = available - ${amount}, pending = pending + ${amount}, updated_at = now()
+       WHERE integrator_id = ${integrator} AND asset_id = ${asset} AND available >= ${amount}
        RETURNING integrator_id
-     ), withdrawal AS (
-       INSERT INTO withdrawals (id, integrator_id, amount, asset_id, blockchain_id, address, status, created_at, updated_at)
-       SELECT $1, integrator_id, $3::numeric, $4, $5, $6, 'pending', $7, $7 FROM reserved
-       RETURNING id
-     )
+     ), recorded AS (${recorded})
      INSERT INTO ledger_entries (id, integrator_id, asset_id, kind, available_delta, pending_delta, withdrawal_id)
-     SELECT $8, $2, $4, 'withdrawal_reserve', -($3::numeric), $3::numeric, id FROM withdrawal
+     SELECT ${param(randomUUID())}, ${integrator}, ${asset}, 'withdrawal_reserve', -(${amount}), ${amount}, id FROM recorded
      RETURNING 1`,
-    [draft.id, draft.integratorId, draft.amount, draft.assetId, draft.blockchainId, draft.address, draft.createdAt, randomUUID()],
+    params,
   );
   return rows.length === 1;
 }
