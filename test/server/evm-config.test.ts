@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { inspect } from 'node:util';
 import { after, describe, it } from 'node:test';
 import { HDKey } from '@scure/bip32';
 import { mnemonicToSeedSync } from '@scure/bip39';
@@ -50,7 +51,7 @@ describe('parseEvmConfig', () => {
     assert.equal(config.confirmations, 3);
     assert.equal(config.pollMs, 1000);
     assert.equal(config.xpub, DEPOSIT_XPUB);
-    assert.equal(config.payoutKey, KEY);
+    assert.equal(config.payoutKey?.reveal(), KEY);
     assert.deepEqual(config.warnings, []);
   });
 
@@ -83,7 +84,7 @@ describe('parseEvmConfig', () => {
     assert.deepEqual(config.tokens, { USDT }, 'addresses come back EIP-55');
     assert.equal(config.confirmations, 12);
     assert.equal(config.pollMs, 250);
-    assert.equal(config.payoutKey, KEY);
+    assert.equal(config.payoutKey?.reveal(), KEY);
   });
 
   it('names every missing setting at once', () => {
@@ -137,6 +138,16 @@ describe('parseEvmConfig', () => {
     });
   }
 
+  it('keeps the payout key out of logs: printing or serialising the config shows it redacted', () => {
+    const config = parseEvmConfig(valid);
+    const body = KEY.slice(2);
+    for (const text of [JSON.stringify(config), inspect(config, { depth: 5 }), String(config.payoutKey), `${config.payoutKey}`]) {
+      assert.doesNotMatch(text, new RegExp(body), text);
+      assert.match(text, /redacted private key/);
+    }
+    assert.equal(config.payoutKey?.reveal(), KEY);
+  });
+
   it('never echoes the RPC URL (it may hold a provider key) or a private key in a message', () => {
     const secretUrl = 'gopher://secret-api-key@node.example';
     const secretKey = `0x${'ab'.repeat(33)}`;
@@ -168,7 +179,7 @@ describe('parseEvmConfig', () => {
     writeFileSync(file, `${KEY}\n`, { mode: 0o600 });
     const { PAYLINK_EVM_PAYOUT_KEY: _key, ...rest } = valid;
     const config = parseEvmConfig({ ...rest, PAYLINK_EVM_PAYOUT_KEY_FILE: file });
-    assert.equal(config.payoutKey, KEY);
+    assert.equal(config.payoutKey?.reveal(), KEY);
     assert.deepEqual(config.warnings, []);
 
     const missing = problemsOf({ ...rest, PAYLINK_EVM_PAYOUT_KEY_FILE: path.join(dir, 'nope.key') });

@@ -114,8 +114,8 @@ describe('EVM money in', () => {
       const b = chain.depositAddress(111);
       await t.setAutomine(false);
       try {
-        await t.sendToken(payer, usdt, a, 1n * E18);
-        await t.sendToken(payer, usdt, b, 2n * E18);
+        await t.sendToken(payer, usdt, a, 1n * E18, { mined: false });
+        await t.sendToken(payer, usdt, b, 2n * E18, { mined: false });
         await t.mine(1);
       } finally {
         await t.setAutomine(true);
@@ -169,7 +169,7 @@ describe('EVM money in', () => {
         chainId: t.chainId, type: 'eip1559', nonce: await t.client.getTransactionCount({ address: payer }), to: usdt, data,
         gas: 200_000n, maxFeePerGas: 10_000_000_000n, maxPriorityFeePerGas: 1_000_000_000n,
       });
-      await chain.broadcast(raw);
+      await t.mined((await chain.broadcast(raw)).txHash);
       const latest = await chain.latestBlock();
       const transfers = await chain.transfers({ fromBlock: latest, toBlock: latest, addresses: [deposit, elsewhere] });
       assert.deepEqual(
@@ -233,7 +233,9 @@ describe('EVM money in', () => {
       const deposit = chain.depositAddress(202);
       const nonce = await t.client.getTransactionCount({ address: payer });
       const raw = await t.signTokenTransfer(2, usdt, deposit, 11n * E18, nonce);
-      assert.equal((await chain.broadcast(raw)).outcome, 'sent');
+      const sent = await chain.broadcast(raw);
+      assert.equal(sent.outcome, 'sent');
+      await t.mined(sent.txHash);
       const latest = await chain.latestBlock();
       const [seen] = await chain.transfers({ fromBlock: latest, toBlock: latest, addresses: [deposit] });
       assert.ok(seen);
@@ -259,7 +261,7 @@ describe('EVM money in', () => {
       const deposit = chain.depositAddress(203);
       const nonce = await t.client.getTransactionCount({ address: payer });
       const raw = await t.signTokenTransfer(2, cngn, deposit, 4n * E6, nonce);
-      await chain.broadcast(raw);
+      await t.mined((await chain.broadcast(raw)).txHash);
       const latest = await chain.latestBlock();
       const [seen] = await chain.transfers({ fromBlock: latest, toBlock: latest, addresses: [deposit] });
       assert.ok(seen);

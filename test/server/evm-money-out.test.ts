@@ -8,8 +8,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { parseTransaction, type Address } from 'viem';
 import { classifyRefusal, connectEvmChain, type EvmChain } from '../../src/server/chain/evm/chain.js';
+import { SecretKey } from '../../src/server/chain/evm/config.js';
 import { EvmChainError } from '../../src/server/chain/evm/errors.js';
-import { startTestChain, type TestChain } from '../support/anvil.js';
+import { freeze, startTestChain, type TestChain } from '../support/anvil.js';
 
 const E18 = 10n ** 18n;
 const E6 = 10n ** 6n;
@@ -53,6 +54,7 @@ describe('EVM money out', () => {
     assert.equal(decoded.type, 'eip1559', 'anvil has a base fee, so EIP-1559 fees');
 
     assert.deepEqual(await chain.broadcast(signed.rawTransaction), { outcome: 'sent', txHash: signed.txHash });
+    await t.mined(signed.txHash);
     const receipt = await chain.receipt(signed.txHash);
     assert.equal(receipt.status, 'success');
     assert.equal(receipt.status === 'success' && receipt.confirmations, 1);
@@ -64,6 +66,7 @@ describe('EVM money out', () => {
     const to = recipient(2);
     const signed = await chain.signTokenTransfer({ nonce: await chain.pendingNonce(), assetId: 'CNGN', to, amount: '5' });
     assert.equal((await chain.broadcast(signed.rawTransaction)).outcome, 'sent');
+    await t.mined(signed.txHash);
     assert.deepEqual(await chain.broadcast(signed.rawTransaction), { outcome: 'nonce_too_low', txHash: signed.txHash });
     assert.deepEqual(await chain.broadcast(signed.rawTransaction), { outcome: 'nonce_too_low', txHash: signed.txHash });
     assert.equal((await chain.receipt(signed.txHash)).status, 'success');
@@ -110,6 +113,7 @@ describe('EVM money out', () => {
       // Signed with a gas limit of its own, it is mined, and fails.
       const signed = await chain.signTokenTransfer({ nonce: await chain.pendingNonce(), assetId: 'USDT', to, amount: '1', gas: 100_000n });
       assert.equal((await chain.broadcast(signed.rawTransaction)).outcome, 'sent');
+      assert.equal(await t.mined(signed.txHash), 'reverted');
       const receipt = await chain.receipt(signed.txHash);
       assert.equal(receipt.status, 'reverted');
       assert.ok(receipt.status === 'reverted' && receipt.blockNumber > 0 && receipt.gasUsed > 0n);
@@ -122,12 +126,12 @@ describe('EVM money out', () => {
   it('signs with fees and gas given without asking the node (a payout can be stored while the node is down)', async () => {
     const down = await connectEvmChain(chain.config);
     const fees = { type: 'eip1559' as const, maxFeePerGas: 5_000_000_000n, maxPriorityFeePerGas: 1_000_000_000n };
-    await t.node.process.kill('SIGSTOP');
+    const thaw = await freeze(t.node);
     try {
       const signed = await down.signTokenTransfer({ nonce: 999, assetId: 'USDT', to: recipient(5), amount: '1', fees, gas: 80_000n });
       assert.equal(parseTransaction(signed.rawTransaction).nonce, 999);
     } finally {
-      t.node.process.kill('SIGCONT');
+      thaw();
       await down.close();
     }
   });
@@ -153,7 +157,7 @@ describe('EVM money out', () => {
   });
 
   it('maps a sender without gas money to insufficient_funds (retryable: top up the hot wallet)', async () => {
-    const poor = await connectEvmChain({ ...chain.config, payoutKey: t.devKey(9) });
+    const poor = await connectEvmChain({ ...chain.config, payoutKey: new SecretKey(t.devKey(9)) });
     await t.setBalance(t.accounts[9]!, 0n);
     try {
       const signed = await poor.signTokenTransfer({ nonce: 0, assetId: 'USDT', to: recipient(8), amount: '1', gas: 60_000n });
@@ -176,6 +180,7 @@ describe('EVM fees on a chain without EIP-1559 (as BNB Smart Chain prices)', () 
       const signed = await chain.signTokenTransfer({ nonce: await chain.pendingNonce(), assetId: 'USDT', to: t.accounts[4]!, amount: '2' });
       assert.equal(parseTransaction(signed.rawTransaction).type, 'legacy');
       assert.equal((await chain.broadcast(signed.rawTransaction)).outcome, 'sent');
+      await t.mined(signed.txHash);
       assert.equal((await chain.receipt(signed.txHash)).status, 'success');
       assert.equal(await chain.tokenBalance('USDT', t.accounts[4]!), '2');
       await chain.close();

@@ -3,6 +3,7 @@
  * stage money moves: mine, snapshot/revert, reorg, set balances, deploy and mint the test token,
  * send from anvil's unlocked dev accounts, and an `EvmConfig` pointing at it all.
  */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import {
   createPublicClient,
   createTestClient,
@@ -20,6 +21,24 @@ import { accountXpubFromMnemonic } from '../../src/server/chain/evm/addresses.js
 import { startAnvil, type AnvilNode, type AnvilOptions } from '../../src/server/chain/evm/anvil.js';
 import { parseEvmConfig, type EvmConfig } from '../../src/server/chain/evm/config.js';
 import { deployTestToken, mintTestToken, setTestTokenPaused, TEST_TOKEN_ABI, type TokenOwner } from '../../src/server/chain/evm/test-token.js';
+
+/**
+ * Freezes a node (SIGSTOP): it holds its port but answers nothing, like a hung node. Resolves once
+ * every thread has stopped (a stop signal lands a moment after it is sent, and a request in that
+ * moment would still be answered). Returns the function that thaws it.
+ */
+export async function freeze(node: AnvilNode): Promise<() => void> {
+  node.process.kill('SIGSTOP');
+  const stat = `/proc/${node.pid}/task`;
+  const deadline = Date.now() + 2_000;
+  if (existsSync(stat)) {
+    const stopped = () => readdirSync(stat).every((task) => /\) [Tt] /.test(readFileSync(`${stat}/${task}/stat`, 'utf8')));
+    while (!stopped() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+  } else {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return () => node.process.kill('SIGCONT');
+}
 
 /** The deposit wallet of tests: BIP-39's first test vector, holding nothing on a fresh chain. */
 export const DEPOSIT_MNEMONIC = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
@@ -56,8 +75,11 @@ export interface TestChain {
   deployToken(token: { name: string; symbol: string; decimals: number }): Promise<Address>;
   mint(token: Address, to: Address, units: bigint): Promise<Hash>;
   setTokenPaused(token: Address, paused: boolean): Promise<Hash>;
-  /** A token transfer from an unlocked dev account (no signing); resolves once sent (mined, with automine). */
-  sendToken(from: Address, token: Address, to: Address, units: bigint): Promise<Hash>;
+  /**
+   * A token transfer from an unlocked dev account (no signing). Resolves once it is mined, or, with
+   * `{mined: false}` (for automine off), once the node has it.
+   */
+  sendToken(from: Address, token: Address, to: Address, units: bigint, options?: { mined?: boolean }): Promise<Hash>;
   /** Signs a token transfer from dev account `fromIndex` at `nonce` without sending it. */
   signTokenTransfer(fromIndex: number, token: Address, to: Address, units: bigint, nonce: number): Promise<Hex>;
   /** Sends native coin from an unlocked dev account. */
@@ -117,8 +139,12 @@ export async function startTestChain(options: AnvilOptions = {}): Promise<TestCh
     deployToken: (token) => deployTestToken(owner, token),
     mint: (token, to, units) => mintTestToken(owner, token, to, units),
     setTokenPaused: (token, paused) => setTestTokenPaused(owner, token, paused),
-    sendToken: (from, token, to, units) =>
-      wallet(from).writeContract({ address: token, abi: TEST_TOKEN_ABI, functionName: 'transfer', args: [to, units], chain: null, gas: 100_000n }),
+    async sendToken(from, token, to, units, { mined = true } = {}) {
+      const hash = await wallet(from).writeContract({ address: token, abi: TEST_TOKEN_ABI, functionName: 'transfer', args: [to, units], chain: null, gas: 100_000n });
+      // eth_sendTransaction can answer before its block is visible to reads.
+      if (mined) await client.waitForTransactionReceipt({ hash, pollingInterval: 10 });
+      return hash;
+    },
     async signTokenTransfer(fromIndex, token, to, units, nonce) {
       const block = await client.getBlock();
       return devAccount(fromIndex).signTransaction({

@@ -244,7 +244,7 @@ export class EvmChain {
     this.tokens = tokens;
     this.#options = options;
     this.#byToken = new Map(tokens.map((t) => [t.address.toLowerCase(), t]));
-    this.#hotAccount = config.payoutKey ? privateKeyToAccount(config.payoutKey) : undefined;
+    this.#hotAccount = config.payoutKey ? privateKeyToAccount(config.payoutKey.reveal()) : undefined;
     this.hotWallet = this.#hotAccount?.address;
     this.#deposits = config.xpub ? depositAddresses(config.xpub) : undefined;
     this.network = {

@@ -23,6 +23,32 @@ export const KNOWN_CHAINS: Readonly<Record<number, KnownChain>> = {
   31337: { name: 'Local chain', explorerUrl: undefined },
 };
 
+const REDACTED = '[redacted private key]';
+
+/**
+ * A private key that does not print: `String()`, `JSON.stringify()` and `console.log()` of it (or of
+ * a config holding it) show `[redacted private key]`. `reveal()` hands it to a signer.
+ */
+export class SecretKey {
+  readonly #value: `0x${string}`;
+  constructor(value: `0x${string}`) {
+    this.#value = value;
+  }
+  /** The key itself: for a signer, never for a log. */
+  reveal(): `0x${string}` {
+    return this.#value;
+  }
+  toString(): string {
+    return REDACTED;
+  }
+  toJSON(): string {
+    return REDACTED;
+  }
+  [Symbol.for('nodejs.util.inspect.custom')](): string {
+    return `SecretKey ${REDACTED}`;
+  }
+}
+
 /** The parsed settings of the EVM chain. */
 export interface EvmConfig {
   /** `PAYLINK_EVM_RPC_URL`: http(s) or ws(s). May embed a provider key: never log it. */
@@ -41,8 +67,8 @@ export interface EvmConfig {
   confirmations: number;
   /** `PAYLINK_EVM_XPUB`: account-level extended public key (m/44'/60'/0'). */
   xpub: string | undefined;
-  /** From `PAYLINK_EVM_PAYOUT_KEY_FILE` or `PAYLINK_EVM_PAYOUT_KEY`: the hot wallet's key, `0x` + 64 hex. */
-  payoutKey: `0x${string}` | undefined;
+  /** From `PAYLINK_EVM_PAYOUT_KEY_FILE` or `PAYLINK_EVM_PAYOUT_KEY`: the hot wallet's key. */
+  payoutKey: SecretKey | undefined;
   /** `PAYLINK_EVM_POLL_MS`: how often new blocks are scanned (default 1000). */
   pollMs: number;
   /** Advice that does not stop a start (e.g. a key file others can read). */
@@ -231,7 +257,7 @@ export function parseEvmConfig(env: Env = process.env, needs: EvmConfigNeeds = {
     tokens,
     confirmations,
     xpub,
-    payoutKey,
+    payoutKey: payoutKey ? new SecretKey(payoutKey) : undefined,
     pollMs,
     warnings,
   };

@@ -20,7 +20,7 @@ export {
   type TransactionStatus,
   type TransferCheck,
 } from './chain.js';
-export { checkAccountXpub, EvmConfigError, KNOWN_CHAINS, parseEvmConfig, type EvmConfig, type EvmConfigNeeds, type EvmConfigProblem, type KnownChain } from './config.js';
+export { checkAccountXpub, EvmConfigError, KNOWN_CHAINS, parseEvmConfig, SecretKey, type EvmConfig, type EvmConfigNeeds, type EvmConfigProblem, type KnownChain } from './config.js';
 export { EvmChainError, isRetryableChainError, type EvmErrorCode } from './errors.js';
 export { createEvmRpc, type EvmRpc, type RpcOptions } from './rpc.js';
 export { sendGasFromHotWallet, sweepDeposits, type SweepEvent, type SweepOptions, type SweepReport, type SweptAddress, type SweptToken } from './sweep.js';
