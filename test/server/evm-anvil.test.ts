@@ -30,8 +30,17 @@ describe('anvil', () => {
       assert.equal(await rpc(node.url, 'eth_chainId'), '0x1092');
       assert.equal(await rpc(node.url, 'eth_blockNumber'), '0x0');
       const [from, to] = (await rpc(node.url, 'eth_accounts')) as string[];
-      await rpc(node.url, 'eth_sendTransaction', [{ from, to, value: '0x1' }]);
-      assert.equal(await rpc(node.url, 'eth_blockNumber'), '0x1', 'one block per transaction');
+      const hash = await rpc(node.url, 'eth_sendTransaction', [{ from, to, value: '0x1' }]);
+      const receipt = async () => {
+        for (let i = 0; i < 200; i++) {
+          const found = (await rpc(node.url, 'eth_getTransactionReceipt', [hash])) as { blockNumber: string } | null;
+          if (found) return found;
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+        return null;
+      };
+      assert.equal((await receipt())?.blockNumber, '0x1', 'mined at once, in a block of its own');
+      assert.equal(await rpc(node.url, 'eth_blockNumber'), '0x1');
     } finally {
       await node.stop();
     }

@@ -23,13 +23,13 @@ import {
   formatUnits,
   getAddress,
   keccak256,
+  parseEventLogs,
   parseUnits,
   type Address,
   type Hex,
   type PrivateKeyAccount,
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { parseEventLogs } from 'viem';
 import type { AssetId } from '../../../core/money.js';
 import { BSC, type Network } from '../types.js';
 import { checkEvmAddress } from '../evm.js';
