@@ -65,6 +65,12 @@ const parts: Part[] = [
       return (Array.isArray(result) ? result : [result]) as Table;
     },
   },
+  {
+    name: 'evm',
+    title: "The EVM chain's own speed on anvil: block interval at 0.75 s, a transfer's round trip, raw eth_sendRawTransaction rate",
+    target: 'baselines for the chain adapter (block interval ≈ 1.0× the configured time)',
+    run: async () => (await import('./evm.js')).runEvmBench() as unknown as Promise<Table>,
+  },
 ];
 
 function toMarkdown(table: Table): string {
