@@ -7,4 +7,5 @@ export { startService, type RunningService, type ServiceOptions } from './servic
 export { openDatabase, migrate, DataDirInUseError, type Database, type OpenDatabaseOptions, type Queryable } from './db/index.js';
 export { createApiKey, type CreatedKey, type Principal } from './service/keys.js';
 export { createSandboxChain } from './chain/sandbox.js';
+export { createBundleHandler, serveBundle, type BundleHandler, type BundleHandlerOptions } from './bundles.js';
 export type { ChainAdapter, Network } from './chain/types.js';
