@@ -21,7 +21,12 @@ import { createNodeFetch, createPaylinkProxy, type ProxyRequestInfo } from '../s
 import { startService } from '../src/server/service/serve.js';
 import { seedDemo } from './seed.js';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+/**
+ * The package root: this module runs from demo/ in the repository and from lib/demo/ in the installed
+ * package (compiled), and the pages, assets and bundles sit at the root's demo/ and dist/ in both.
+ */
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const ROOT = [path.resolve(HERE, '..'), path.resolve(HERE, '..', '..')].find((dir) => existsSync(path.join(dir, 'demo', 'pages'))) ?? path.resolve(HERE, '..');
 const PAGES = path.join(ROOT, 'demo', 'pages');
 const ASSETS = path.join(ROOT, 'demo', 'assets');
 const SESSION_COOKIE = 'paylink_demo_session';
@@ -41,10 +46,14 @@ export interface RunningDemo {
   close(): Promise<void>;
 }
 
-/** Builds the script-tag bundles when they are missing, so `npm start` works right after `npm install`. */
+/**
+ * The script-tag bundles must be there: the package ships them, and in the repository `npm install`
+ * builds them (its `prepare` script). A repository checkout that lost them builds them again here.
+ */
 function ensureBuilt() {
   if (existsSync(path.join(ROOT, 'dist', 'paylink-checkout.js')) && existsSync(path.join(ROOT, 'dist', 'paylink.js'))) return;
-  process.stdout.write('Building the script-tag bundles (first start)…\n');
+  if (!existsSync(path.join(ROOT, 'scripts', 'build-dist.ts'))) throw new Error(`the script-tag bundles are missing from ${path.join(ROOT, 'dist')}: reinstall the package`);
+  process.stdout.write('Building the script-tag bundles…\n');
   const result = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/build.ts'], { cwd: ROOT, stdio: 'inherit' });
   if (result.status !== 0) throw new Error('the build failed; run `npm run build` to see why');
 }
