@@ -14,6 +14,7 @@ import type { AddressInfo } from 'node:net';
 import { parsePublicOrigin } from './guards/cross-site.js';
 import { createNodeUpstream } from './node-upstream.js';
 import { toNodeHandler } from './node.js';
+import { serveBundle } from '../bundles.js';
 import { createPaylinkProxy, type PaylinkProxyOptions } from './proxy.js';
 
 /** The command's flags (and its environment, for tests). */
@@ -93,7 +94,8 @@ function parseRateLimit(value: string | undefined): PaylinkProxyOptions['rateLim
  */
 export async function startProxyServer(options: ProxyCommandOptions): Promise<RunningProxy> {
   const config = proxyOptionsFromEnv(options);
-  const proxy = createPaylinkProxy({ ...config, upstream: createNodeUpstream(config.upstream) });
+  // The script-tag bundles of this package, at basePath/dist/* (Node only: they are read from disk).
+  const proxy = createPaylinkProxy({ ...config, upstream: createNodeUpstream(config.upstream), bundles: serveBundle });
   const nodeHandler = toNodeHandler(proxy);
   const server = createServer((req, res) => {
     if (req.url === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) {

@@ -11,6 +11,7 @@
  */
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import { serveBundle } from '../bundles.js';
 import { type AppEnv, type ServiceDeps } from './context.js';
 import { ApiError, internalError } from './errors.js';
 import { hostedPageRoutes } from './hosted-page.js';
@@ -85,5 +86,6 @@ export function createApp(baseDeps: ServiceDeps & Partial<MoneyDeps>) {
   app.route('/v1/withdrawal', withdrawalRoutes(deps));
   app.route('/v1/balance', balanceRoutes(deps));
   hostedPageRoutes(app, deps, links);
+  app.get('/dist/:file', (c) => serveBundle(c.req.raw, c.req.param('file')));
   return app;
 }
