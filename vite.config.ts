@@ -10,6 +10,7 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type InlineConfig } from 'vite';
 import { minifyLiteralsPlugin } from './scripts/minify-literals.js';
+import { noEvalPlugin } from './scripts/no-eval.js';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
 
@@ -17,7 +18,7 @@ const shared: InlineConfig = {
   root,
   configFile: false,
   logLevel: 'warn',
-  plugins: [minifyLiteralsPlugin()],
+  plugins: [minifyLiteralsPlugin(), noEvalPlugin()],
   oxc: {
     decorator: { legacy: true },
     typescript: { removeClassFieldsWithoutInitializer: true },

@@ -14,13 +14,14 @@ import { fileURLToPath } from 'node:url';
 import { esbuildPlugin } from '@web/dev-server-esbuild';
 import { chromeLauncher } from '@web/test-runner-chrome';
 import { register } from 'tsx/esm/api';
+import { adminScreenshotPlugin } from './test/browser/admin-screenshot-plugin.mjs';
 import { CHROME_PATH, CHROMIUM_ARGS } from './test/support/chromium.mjs';
 
 register();
 
 const { startService } = await import('./src/server/service/serve.ts');
-const { createApiKey } = await import('./src/server/service/keys.ts');
-const { createLink } = await import('./src/server/service/payment-links.ts');
+const { createApiKey } = await import('./src/server/service/keys/index.ts');
+const { createLink } = await import('./src/server/service/links/index.ts');
 
 /** The real service and its seed, started on first use (so configs that only list files stay fast). */
 let running;
@@ -103,6 +104,7 @@ export default {
   middleware: [realServiceMiddleware],
   plugins: [
     esbuildPlugin({ ts: true, tsconfig: fileURLToPath(new URL('./tsconfig.json', import.meta.url)) }),
+    adminScreenshotPlugin(),
     {
       // `executeServerCommand('paylink-screenshot', { name })`: the page as it is, to
       // test-results/<name>.png (gitignored), for the checkout's screenshot tests.

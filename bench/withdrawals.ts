@@ -13,7 +13,7 @@
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { openDatabase, type Database } from '../src/server/db/index.js';
-import { createApiKey } from '../src/server/service/keys.js';
+import { createApiKey } from '../src/server/service/keys/index.js';
 import { startService } from '../src/server/service/serve.js';
 import { postgresAvailable, startPostgresCluster } from '../test/support/postgres.js';
 

@@ -3,8 +3,8 @@
  * (suggested amounts, closing time) and a simple fixed-amount link. Seeded once per data directory.
  */
 import type { Database } from '../src/server/db/index.js';
-import { createApiKey, findPrincipal, type Principal } from '../src/server/service/keys.js';
-import { createLink } from '../src/server/service/payment-links.js';
+import { createApiKey, findPrincipal, type Principal } from '../src/server/service/keys/index.js';
+import { createLink } from '../src/server/service/links/index.js';
 
 export interface DemoSeed {
   apiKey: string;

@@ -17,11 +17,17 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { getRequestListener } from '@hono/node-server';
 import { openDatabase } from '../src/server/db/index.js';
-import { createNodeFetch, createPaylinkProxy, type ProxyRequestInfo } from '../src/server/proxy/index.js';
+import { createNodeUpstream, createPaylinkProxy, type ProxyRequestInfo } from '../src/server/proxy/index.js';
+import { serveBundle } from '../src/server/bundles.js';
 import { startService } from '../src/server/service/serve.js';
 import { seedDemo } from './seed.js';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+/**
+ * The package root: this module runs from demo/ in the repository and from lib/demo/ in the installed
+ * package (compiled), and the pages, assets and bundles sit at the root's demo/ and dist/ in both.
+ */
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const ROOT = [path.resolve(HERE, '..'), path.resolve(HERE, '..', '..')].find((dir) => existsSync(path.join(dir, 'demo', 'pages'))) ?? path.resolve(HERE, '..');
 const PAGES = path.join(ROOT, 'demo', 'pages');
 const ASSETS = path.join(ROOT, 'demo', 'assets');
 const SESSION_COOKIE = 'paylink_demo_session';
@@ -41,10 +47,14 @@ export interface RunningDemo {
   close(): Promise<void>;
 }
 
-/** Builds the script-tag bundles when they are missing, so `npm start` works right after `npm install`. */
+/**
+ * The script-tag bundles must be there: the package ships them, and in the repository `npm install`
+ * builds them (its `prepare` script). A repository checkout that lost them builds them again here.
+ */
 function ensureBuilt() {
   if (existsSync(path.join(ROOT, 'dist', 'paylink-checkout.js')) && existsSync(path.join(ROOT, 'dist', 'paylink.js'))) return;
-  process.stdout.write('Building the script-tag bundles (first start)…\n');
+  if (!existsSync(path.join(ROOT, 'scripts', 'build-dist.ts'))) throw new Error(`the script-tag bundles are missing from ${path.join(ROOT, 'dist')}: reinstall the package`);
+  process.stdout.write('Building the script-tag bundles…\n');
   const result = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/build.ts'], { cwd: ROOT, stdio: 'inherit' });
   if (result.status !== 0) throw new Error('the build failed; run `npm run build` to see why');
 }
@@ -91,11 +101,13 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
     ? process.env.PAYLINK_ALLOWED_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean)
     : '*';
   const proxy = createPaylinkProxy({
-    upstream: service.url,
+    upstream: createNodeUpstream(service.url),
     apiKey: seed.apiKey,
     allowedOrigins,
     basePath: '/paylink',
-    fetch: createNodeFetch(),
+    bundles: serveBundle,
+    // Behind a reverse proxy that rewrites Host, the origin visitors see (admin changes from it are same-site).
+    publicOrigin: process.env.PAYLINK_PUBLIC_ORIGIN,
     authorize: (request: Request) => {
       const bearer = request.headers.get('authorization')?.match(/^Bearer (.+)$/)?.[1];
       if (bearer && safeEqual(bearer, adminToken)) return true;

@@ -3,10 +3,10 @@
  * parser runs first anyway, the adapter forwards the parsed `req.body`.
  * The `authorize` hook reuses the shop's own login for `<paylink-admin>`: no second password.
  *
- * In your app: `import { createNodeFetch, createPaylinkProxy, toNodeHandler } from 'paylink/proxy';`
+ * In your app: `import { createNodeUpstream, createPaylinkProxy, toNodeHandler } from 'paylink/proxy';`
  */
 import express, { type Express } from 'express';
-import { createNodeFetch, createPaylinkProxy, toNodeHandler } from '../src/server/proxy/index.js';
+import { createNodeUpstream, createPaylinkProxy, toNodeHandler } from '../src/server/proxy/index.js';
 
 /** The shop's existing session check (here: a cookie that names a signed-in staff member). */
 export type SessionLookup = (cookieHeader: string | null) => Promise<{ staff: boolean } | undefined>;
@@ -17,12 +17,12 @@ export function createShopApp(options: { upstream: string; apiKey: string; findS
     '/paylink',
     toNodeHandler(
       createPaylinkProxy({
-        upstream: options.upstream,
+        // On Node: keep-alive node:http to the service, cheaper per call than the global fetch (a URL string works too).
+        upstream: createNodeUpstream(options.upstream),
         apiKey: options.apiKey,
         allowedOrigins: ['https://shop.example'],
         // Admin routes for signed-in staff only.
         authorize: async (request) => (await options.findSession(request.headers.get('cookie')))?.staff === true,
-        fetch: createNodeFetch(), // optional on Node: keep-alive node:http, cheaper than the global fetch
       }),
     ),
   );

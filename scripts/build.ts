@@ -1,14 +1,22 @@
 /**
- * `npm run build`: the script-tag bundles, each a self-contained ES module (DESIGN §2).
- * Prints raw (unminified), minified, gzip and brotli sizes and the SRI hash of each, writes
- * `dist/manifest.json` (`{file: {raw, bytes, gzip, brotli, integrity}}`, bytes = the shipped file), and
- * fails when `dist/paylink-checkout.js` is over its budget of 15,000 bytes gzipped.
+ * The script-tag bundles (`npm run build` runs this after `scripts/build-lib.ts`), each a self-contained
+ * ES module (DESIGN §2), under two names:
+ * - `dist/<name>.<version>.js` (e.g. `paylink-checkout.0.1.0.js`): the versioned file. Its bytes never
+ *   change for a published version, so it is served with an immutable cache.
+ * - `dist/<name>.js`: the alias of the current version, served with a short cache.
+ * Each versioned file gets `.br` and `.gz` siblings (compressed once here, served as they are by
+ * `src/server/bundles.ts`), and `dist/manifest.json` lists every bundle:
+ * `{"<name>.js": {versioned, raw, bytes, gzip, brotli, integrity}}` (bytes = the shipped file, raw =
+ * the same unminified, integrity = its SRI hash, the same for both names).
+ * Prints the sizes, refuses a bundle that imports or compiles code at run time (`eval`,
+ * `new Function`), and fails when `dist/paylink-checkout.js` is over 15,000 bytes gzipped.
  */
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { build } from 'vite';
 import { libraryBuild } from '../vite.config.js';
+import { findEvalCalls } from './no-eval.js';
 
 const CHECKOUT_BUDGET_GZIP = 15_000;
 const bundles = [
@@ -16,9 +24,13 @@ const bundles = [
   { entry: './src/index.ts', file: 'paylink.js' },
 ];
 
+const { version } = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
 const dist = new URL('../dist/', import.meta.url);
 await rm(dist, { recursive: true, force: true });
 await mkdir(dist, { recursive: true });
+
+/** `paylink-checkout.js` → `paylink-checkout.0.1.0.js`. */
+const versionedName = (file: string) => file.replace(/\.js$/, `.${version}.js`);
 
 /** Size of the same bundle unminified (in memory), to show what minifying saves. */
 async function rawSize(entry: string, file: string): Promise<number> {
@@ -29,25 +41,47 @@ async function rawSize(entry: string, file: string): Promise<number> {
   return Buffer.byteLength(output[0]!.code ?? '');
 }
 
-const manifest: Record<string, { raw: number; bytes: number; gzip: number; brotli: number; integrity: string }> = {};
+interface ManifestEntry {
+  versioned: string;
+  raw: number;
+  bytes: number;
+  gzip: number;
+  brotli: number;
+  integrity: string;
+}
+
+const manifest: Record<string, ManifestEntry> = {};
 for (const { entry, file } of bundles) {
   await build(libraryBuild(entry, file));
   const code = await readFile(new URL(file, dist));
-  if (/^\s*import\b|\bimport\(/m.test(code.toString('utf8'))) throw new Error(`${file} is not self-contained: it imports`);
+  const text = code.toString('utf8');
+  if (/^\s*import\b|\bimport\(/m.test(text)) throw new Error(`${file} is not self-contained: it imports`);
+  const evalCalls = findEvalCalls(text);
+  if (evalCalls.length) throw new Error(`${file} compiles code at run time:\n${evalCalls.map((c) => `  ${c.pattern}: …${c.context}…`).join('\n')}`);
+
+  const versioned = versionedName(file);
+  const gzip = gzipSync(code, { level: 9 });
+  const brotli = brotliCompressSync(code, {
+    params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT, [constants.BROTLI_PARAM_SIZE_HINT]: code.length },
+  });
+  await copyFile(new URL(file, dist), new URL(versioned, dist));
+  await writeFile(new URL(`${versioned}.gz`, dist), gzip);
+  await writeFile(new URL(`${versioned}.br`, dist), brotli);
   manifest[file] = {
+    versioned,
     raw: await rawSize(entry, file),
     bytes: code.length,
-    gzip: gzipSync(code, { level: 9 }).length,
-    brotli: brotliCompressSync(code, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }).length,
+    gzip: gzip.length,
+    brotli: brotli.length,
     integrity: `sha384-${createHash('sha384').update(code).digest('base64')}`,
   };
 }
 await writeFile(new URL('manifest.json', dist), `${JSON.stringify(manifest, null, 2)}\n`);
 
 const pad = (value: string | number, width: number) => String(value).padStart(width);
-console.log(`${'file'.padEnd(22)}${pad('raw', 9)}${pad('min', 9)}${pad('gzip', 9)}${pad('brotli', 9)}  integrity`);
-for (const [file, size] of Object.entries(manifest)) {
-  console.log(`${file.padEnd(22)}${pad(size.raw, 9)}${pad(size.bytes, 9)}${pad(size.gzip, 9)}${pad(size.brotli, 9)}  ${size.integrity}`);
+console.log(`${'file'.padEnd(28)}${pad('raw', 9)}${pad('min', 9)}${pad('gzip', 9)}${pad('brotli', 9)}  integrity`);
+for (const size of Object.values(manifest)) {
+  console.log(`${size.versioned.padEnd(28)}${pad(size.raw, 9)}${pad(size.bytes, 9)}${pad(size.gzip, 9)}${pad(size.brotli, 9)}  ${size.integrity}`);
 }
 
 const checkout = manifest['paylink-checkout.js']!;

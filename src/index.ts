@@ -3,6 +3,9 @@
  * Built to `dist/paylink.js` (both elements, self-contained).
  */
 
+// First: zod's JIT (`new Function`) must be off before any schema is built (see the module).
+import './internal/zod-jitless.js';
+
 // The checkout element.
 export * from './checkout.js';
 export { createCheckoutApi, TERMINAL_STATUSES } from './client/checkout.js';

@@ -39,7 +39,7 @@ export async function startBenchService(options: { databaseUrl?: string } = {}):
   const created = spawnSync(process.execPath, [BIN, 'keys', 'create', ...storage], { cwd: ROOT, encoding: 'utf8' });
   if (created.status !== 0) throw new Error(created.stderr);
   const key = created.stdout.trim().split('\n').at(-1)!;
-  const proc = await startProcess([BIN, 'serve', ...storage]);
+  const proc = await startProcess([BIN, 'serve', '--chain', 'sandbox', ...storage]);
   return {
     ...proc,
     key,

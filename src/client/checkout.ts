@@ -6,14 +6,15 @@
  * through its own lighter `components/checkout/checkout-api.ts`, for its 15 kB budget.)
  */
 import { parseCheckoutSession, parsePublicLink, parseVisitResult } from '../core/public-parse.js';
+import { TERMINAL_STATUSES } from '../core/rules/session.js';
 import type { CheckoutSession, PublicLink, SessionStatus, StartSessionInput, VisitResult } from '../core/schemas.js';
 import type { PaylinkError } from './errors.js';
 import type { RequestOptions, Transport } from './http.js';
 
 export type { CheckoutSession, PublicLink, SessionStatus, StartSessionInput, VisitResult };
 
-/** Statuses after which a session never changes again. */
-export const TERMINAL_STATUSES: ReadonlySet<SessionStatus> = new Set(['paid', 'overpaid', 'expired']);
+/** Statuses after which a session never changes again (defined once, in `core/rules/session.ts`). */
+export { TERMINAL_STATUSES };
 
 export interface WatchOptions {
   /** Stops watching when aborted. */

@@ -3,6 +3,7 @@
  * and field `errors`. Catch `PaylinkError` for all of them, or a subclass for one kind.
  * No zod, no DOM, no Node: this file is on the checkout's browser path.
  */
+import { readErrorBody } from '../core/errors.js';
 
 /** A field the server named as wrong: `path` is dotted (`cart.items.0.quantity`). */
 export interface PaylinkFieldError {
@@ -55,14 +56,7 @@ export class PaylinkNetworkError extends PaylinkError {}
 
 /** Builds the error of a non-2xx response from its status and (already parsed) JSON body. */
 export function errorFromResponse(status: number, body: unknown, retryAfterHeader?: string | null): PaylinkError {
-  const data = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
-  const code = typeof data.code === 'string' ? data.code : `http_${status}`;
-  const message = typeof data.message === 'string' ? data.message : `Request failed with status ${status}`;
-  const errors = Array.isArray(data.errors)
-    ? data.errors
-        .filter((e): e is Record<string, unknown> => typeof e === 'object' && e !== null)
-        .map((e) => ({ path: String(e.path ?? ''), message: String(e.message ?? '') }))
-    : [];
+  const { code, message, errors } = readErrorBody(status, body);
   const Kind =
     status === 400 || status === 413
       ? PaylinkValidationError

@@ -19,16 +19,13 @@
  *
  * Zero Node-only imports: this module runs in browsers, Node 20+, Deno, Bun and edge runtimes.
  */
+// First: zod's JIT (`new Function`) must be off before any schema is built (see the module).
+import '../internal/zod-jitless.js';
 import { createCheckoutApi, type CheckoutApi, type CheckoutApiOptions } from './checkout.js';
 import { createTransport, type TransportOptions } from './http.js';
 import { createBalanceResource, type BalanceResource } from './balance.js';
 import { createLinksResource, type LinksResource } from './links.js';
 import { createWithdrawalsResource, type WithdrawalsResource } from './withdrawals.js';
-import { config } from 'zod';
-
-// zod's fast path compiles parsers with `new Function`, which a strict Content-Security-Policy or
-// Trusted Types refuses (and reports). The client runs in merchants' pages: parse without it.
-config({ jitless: true });
 
 export interface PaylinkClientOptions {
   /**
@@ -136,5 +133,7 @@ export type {
   Withdrawal,
   WithdrawalCreated,
   WithdrawalList,
+  WithdrawalNetwork,
+  WithdrawalNetworkList,
   WithdrawalStatus,
 } from '../core/schemas.js';

@@ -11,6 +11,7 @@ import {
   Withdrawal,
   WithdrawalCreated,
   WithdrawalList,
+  WithdrawalNetworkList,
   type CreateWithdrawalInput,
   type WithdrawalStatus,
 } from '../core/schemas.js';
@@ -39,6 +40,8 @@ export interface WithdrawalsResource {
   list(params?: ListWithdrawalsParams, options?: RequestOptions): Promise<WithdrawalList>;
   /** One withdrawal by id, with its current `status`, `txHash` and `failureReason`. */
   get(params: string | { id: string }, options?: RequestOptions): Promise<Withdrawal>;
+  /** The networks a withdrawal can use (`blockchainId` is one of their ids or aliases), as the service is configured. */
+  networks(options?: RequestOptions): Promise<WithdrawalNetworkList>;
 }
 
 const isoOf = (value: string | Date | undefined) => (value instanceof Date ? value.toISOString() : value);
@@ -54,5 +57,6 @@ export function createWithdrawalsResource(transport: Transport): WithdrawalsReso
       }),
     get: (params, options = {}) =>
       transport.request('GET', `/withdrawal/${encodeURIComponent(idOf(params, 'withdrawals.get'))}`, (data) => Withdrawal.parse(data), options),
+    networks: (options = {}) => transport.request('GET', '/withdrawal/networks', (data) => WithdrawalNetworkList.parse(data), options),
   };
 }

@@ -2,20 +2,54 @@
  * The wire format of the Paylink service, as zod schemas. The server validates requests and
  * builds responses with these; the headless client parses every response with the same ones,
  * and `GET /v1/openapi.json` is generated from them. Isomorphic: no DOM, no Node.
+ *
+ * Request schemas check types and sizes only; what a value must mean (an amount, a currency, an
+ * address, a future date…) is the rules' to say (`core/rules/`), with messages the elements can
+ * translate. Every limit and pattern comes from `core/rules/limits.ts`, and the patterns the rules
+ * enforce are declared here as documentation (`.meta`) so the OpenAPI document states them.
+ * Response schemas are tolerant (the client must not break on a format it does not know); their
+ * formats are documentation only.
  */
 import { z } from 'zod';
 import { ASSET_IDS } from './money.js';
+import { LINK_TYPES } from './rules/link.js';
+import {
+  DECIMAL_PATTERN,
+  DEFAULT_PAGE_SIZE,
+  IDEMPOTENCY_KEY_PATTERN,
+  MAX_AMOUNT,
+  MAX_COUNT,
+  MAX_LENGTH,
+  MIN_LENGTH,
+  TX_HASH_PATTERN,
+} from './rules/limits.js';
+import { SESSION_STATUSES } from './rules/session.js';
+import { WITHDRAWAL_STATUSES } from './rules/withdrawal.js';
 
 // ---------------------------------------------------------------------------------------------
 // Shared pieces
 
+/**
+ * Every string of a request is built here, so a rule about request text applies to all of them
+ * at once: issue 15's refusal of NUL bytes belongs in this function (and in `core/rules/text.ts`).
+ */
+export function textSchema(max: number) {
+  return z.string().max(max);
+}
+
+/** A response field documented as `format` (uuid, date-time, uri, email), without making the client stricter. */
+const formatted = (format: string) => z.string().meta({ format });
+
 /** A decimal amount on the wire, e.g. `"12.50"`. Never a float. */
-export const DecimalString = z.string().regex(/^\d+(\.\d+)?$/, 'Expected a decimal amount such as "12.50"');
+export const DecimalString = z.string().regex(DECIMAL_PATTERN, 'Expected a decimal amount such as "12.50"');
 
 /** ISO 8601 timestamp in UTC with milliseconds. */
-export const Timestamp = z.string();
+export const Timestamp = formatted('date-time');
 
-export const LinkType = z.enum(['Standard', 'Donation']);
+/** An id the service made (a UUID). */
+const Id = formatted('uuid');
+
+export const LinkType = z.enum(LINK_TYPES);
 export type LinkType = z.infer<typeof LinkType>;
 
 export const AssetIdSchema = z.enum(ASSET_IDS);
@@ -25,7 +59,7 @@ export const CartItem = z.object({
   quantity: z.number().int(),
   unitAmount: DecimalString,
   description: z.string().optional(),
-  imageUrl: z.string().optional(),
+  imageUrl: formatted('uri').optional(),
 });
 export type CartItem = z.infer<typeof CartItem>;
 
@@ -58,15 +92,18 @@ export type PageMeta = z.infer<typeof PageMeta>;
  * a missing `linkType` reads as `Standard`, and `fiatAmount` may arrive as a number.
  */
 export const PaymentLink = z.object({
-  id: z.string(),
+  id: Id,
   slug: z.string(),
-  url: z.string(),
+  url: formatted('uri'),
   title: z.string(),
   description: z.string(),
   linkType: LinkType.default('Standard'),
-  userId: z.string(),
-  integratorId: z.string(),
-  fiatAmount: z.union([z.string(), z.number()]).transform((v) => String(v)),
+  userId: Id,
+  integratorId: Id,
+  fiatAmount: z
+    .union([z.string(), z.number()])
+    .transform((v) => String(v))
+    .pipe(z.string().meta({ pattern: DECIMAL_PATTERN.source, description: 'A decimal string with the price currency\'s digits' })),
   fiatCurrency: z.array(z.string()),
   prepayOptions: PrepayOptions,
   postpayAction: PostpayAction,
@@ -74,13 +111,13 @@ export const PaymentLink = z.object({
   isActive: z.boolean(),
   visitedCount: z.number().int(),
   paymentCount: z.number().int(),
-  closesAt: z.string().nullable().optional(),
+  closesAt: Timestamp.nullable().optional(),
   minAmount: DecimalString.nullable().optional(),
   maxAmount: DecimalString.nullable().optional(),
   suggestedAmounts: z.array(DecimalString).optional(),
   createdAt: Timestamp,
   updatedAt: Timestamp,
-  deletedAt: z.string().nullable(),
+  deletedAt: Timestamp.nullable(),
   __type: z.literal('PaymentLink').optional(),
 });
 export type PaymentLink = z.infer<typeof PaymentLink>;
@@ -88,18 +125,32 @@ export type PaymentLink = z.infer<typeof PaymentLink>;
 export const PaymentLinkList = z.object({ items: z.array(PaymentLink), meta: PageMeta });
 export type PaymentLinkList = z.infer<typeof PaymentLinkList>;
 
-const amountInput = z.union([z.number(), z.string()]);
+/**
+ * An amount in a request: a number or a decimal string (DESIGN §4). Only its size is checked here;
+ * `core/rules/amount.ts` reads it (and refuses negatives, exponents, extra digits), as documented.
+ */
+const amountInput = z.union([
+  z.number().meta({ minimum: 0, maximum: Number(MAX_AMOUNT) }),
+  textSchema(MAX_LENGTH.amountText).meta({ pattern: `^\\s*${DECIMAL_PATTERN.source.slice(1, -1)}\\s*$` }),
+]);
+
+/** One code or a list of codes (ISO 4217), as the spec's examples disagree. */
+const currencyInput = (list: z.ZodArray<z.ZodString>) => z.union([textSchema(MAX_LENGTH.currencyCode), list]);
+const currencyCodes = z.array(textSchema(MAX_LENGTH.currencyCode)).max(MAX_COUNT.fiatCurrencies);
+
+/** An absolute http(s) URL, or '' for none (`core/rules/link.ts` checks the scheme). */
+const urlInput = textSchema(MAX_LENGTH.url).meta({ format: 'uri' });
 
 /** Body of `POST /v1/payment-link` (spec §2.2 with DESIGN §4 tolerance). */
 export const CreatePaymentLinkInput = z.object({
-  title: z.string().trim().min(1, 'Title is required').max(200),
-  description: z.string().max(5000),
+  title: textSchema(MAX_LENGTH.title).trim().min(1, 'Title is required'),
+  description: textSchema(MAX_LENGTH.description),
   action: z.object({
-    successMessage: z.string().max(2000).optional(),
+    successMessage: textSchema(MAX_LENGTH.successMessage).optional(),
     redirect: z.boolean().optional(),
     showConfirmationPage: z.boolean().optional(),
-    redirectURL: z.string().max(2048).optional(),
-    redirectUrl: z.string().max(2048).optional(),
+    redirectURL: urlInput.optional(),
+    redirectUrl: urlInput.optional(),
     isActive: z.boolean().optional(),
   }),
   options: z.object({ collectAddress: z.boolean().optional(), collectPhone: z.boolean().optional() }),
@@ -107,30 +158,30 @@ export const CreatePaymentLinkInput = z.object({
     items: z
       .array(
         z.object({
-          name: z.string().trim().min(1, 'Item name is required').max(200),
-          quantity: z.number().int('Quantity must be a whole number').min(1).max(10000),
+          name: textSchema(MAX_LENGTH.itemName).trim().min(1, 'Item name is required'),
+          quantity: z.number().int('Quantity must be a whole number').min(1).max(MAX_COUNT.quantity),
           unitAmount: amountInput,
-          description: z.string().max(1000).optional(),
-          imageUrl: z.string().max(2048).optional(),
+          description: textSchema(MAX_LENGTH.itemDescription).optional(),
+          imageUrl: urlInput.optional(),
         }),
       )
-      .max(100),
-    fiatCurrency: z.union([z.string(), z.array(z.string())]).optional(),
+      .max(MAX_COUNT.cartItems),
+    fiatCurrency: currencyInput(currencyCodes).optional(),
     fiatAmount: amountInput.optional(),
   }),
-  fiatCurrency: z.union([z.string(), z.array(z.string()).min(1)]).optional(),
+  fiatCurrency: currencyInput(currencyCodes.min(1)).optional(),
   fiatAmount: amountInput.optional(),
-  linkType: z.string().optional(),
-  closesAt: z.string().nullable().optional(),
+  linkType: textSchema(MAX_LENGTH.linkType).meta({ description: '`Standard` or `Donation`, in any case' }).optional(),
+  closesAt: textSchema(MAX_LENGTH.dateText).meta({ format: 'date-time' }).nullable().optional(),
   minAmount: amountInput.nullable().optional(),
   maxAmount: amountInput.nullable().optional(),
-  suggestedAmounts: z.array(amountInput).max(8).optional(),
+  suggestedAmounts: z.array(amountInput).max(MAX_COUNT.suggestedAmounts).optional(),
 });
 export type CreatePaymentLinkInput = z.input<typeof CreatePaymentLinkInput>;
 
 /** Body of `PATCH /v1/payment-link`: every field optional, the link named by `id`. */
 export const UpdatePaymentLinkInput = CreatePaymentLinkInput.partial().extend({
-  id: z.string().optional(),
+  id: textSchema(MAX_LENGTH.id).meta({ format: 'uuid' }).optional(),
   action: CreatePaymentLinkInput.shape.action.partial().optional(),
   options: CreatePaymentLinkInput.shape.options.partial().optional(),
   cart: CreatePaymentLinkInput.shape.cart.partial().optional(),
@@ -138,13 +189,18 @@ export const UpdatePaymentLinkInput = CreatePaymentLinkInput.partial().extend({
 });
 export type UpdatePaymentLinkInput = z.input<typeof UpdatePaymentLinkInput>;
 
+/** `page` and `limit` of every list. */
+const paging = {
+  page: z.coerce.number().int().min(1).max(MAX_COUNT.page).default(1),
+  limit: z.coerce.number().int().min(1).max(MAX_COUNT.pageSize).default(DEFAULT_PAGE_SIZE),
+};
+
 /** Query of `GET /v1/payment-link`. */
 export const ListPaymentLinksQuery = z.object({
-  page: z.coerce.number().int().min(1).max(1_000_000).default(1),
-  limit: z.coerce.number().int().min(1).max(100).default(20),
-  linkType: z.string().optional(),
+  ...paging,
+  linkType: textSchema(MAX_LENGTH.linkType).meta({ description: '`Standard` or `Donation`, in any case' }).optional(),
   isActive: z.enum(['true', 'false']).optional(),
-  q: z.string().max(200).optional(),
+  q: textSchema(MAX_LENGTH.search).optional(),
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -166,7 +222,7 @@ export const CheckoutAsset = z.object({
   /** The contract's `decimals()`. */
   decimals: z.number().int().nullable(),
   /** Block explorer base, without a trailing slash: a transaction is `${explorerUrl}/tx/${hash}`. */
-  explorerUrl: z.string().nullable(),
+  explorerUrl: formatted('uri').nullable(),
 });
 export type CheckoutAsset = z.infer<typeof CheckoutAsset>;
 
@@ -175,9 +231,9 @@ export type LinkState = z.infer<typeof LinkState>;
 
 /** What `GET /v1/checkout/{slug}` returns: a link without owner ids or counts. */
 export const PublicLink = z.object({
-  id: z.string(),
+  id: Id,
   slug: z.string(),
-  url: z.string(),
+  url: formatted('uri'),
   title: z.string(),
   description: z.string(),
   linkType: LinkType,
@@ -186,7 +242,7 @@ export const PublicLink = z.object({
   prepayOptions: PrepayOptions,
   cart: z.object({ items: z.array(CartItem) }),
   isActive: z.boolean(),
-  closesAt: z.string().nullable(),
+  closesAt: Timestamp.nullable(),
   minAmount: DecimalString.nullable(),
   maxAmount: DecimalString.nullable(),
   suggestedAmounts: z.array(DecimalString),
@@ -198,7 +254,7 @@ export const PublicLink = z.object({
 });
 export type PublicLink = z.infer<typeof PublicLink>;
 
-export const RecordVisitInput = z.object({ visitId: z.string().min(8).max(100).optional() });
+export const RecordVisitInput = z.object({ visitId: textSchema(MAX_LENGTH.visitId).min(MIN_LENGTH.visitId).optional() });
 export const VisitResult = z.object({ counted: z.boolean(), visitId: z.string() });
 export type VisitResult = z.infer<typeof VisitResult>;
 
@@ -206,33 +262,36 @@ export type VisitResult = z.infer<typeof VisitResult>;
  * `confirming`: a transfer has been seen on chain and waits for its confirmations before it counts
  * (real chains only; the sandbox credits at once).
  */
-export const SessionStatus = z.enum(['awaiting_payment', 'confirming', 'paid', 'underpaid', 'overpaid', 'expired']);
+export const SessionStatus = z.enum(SESSION_STATUSES);
 export type SessionStatus = z.infer<typeof SessionStatus>;
 
 export const StartSessionInput = z.object({
-  assetId: z.string(),
-  fiatCurrency: z.string().optional(),
+  assetId: textSchema(MAX_LENGTH.assetId).meta({ description: 'An asset the link can be paid in (`USDT`, `CNGN`), in any case' }),
+  fiatCurrency: textSchema(MAX_LENGTH.currencyCode).optional(),
   fiatAmount: amountInput.optional(),
   customer: z
     .object({
-      address: z.string().max(500).optional(),
-      phone: z.string().max(40).optional(),
-      email: z.string().max(254).optional(),
+      address: textSchema(MAX_LENGTH.customerAddress).optional(),
+      phone: textSchema(MAX_LENGTH.phone)
+        .meta({ description: 'An international number (+ and 7 to 15 digits; spaces, dots, dashes and brackets are ignored)' })
+        .optional(),
+      email: textSchema(MAX_LENGTH.email).meta({ format: 'email' }).optional(),
     })
     .optional(),
   /** The merchant's order id (DESIGN §6, §8). */
-  reference: z.string().max(200).optional(),
+  reference: textSchema(MAX_LENGTH.reference).optional(),
   /** Up to 20 string pairs the merchant attaches; returned on the keyed session read and in webhooks. */
   metadata: z
-    .record(z.string().min(1).max(40), z.string().max(500))
-    .refine((value) => Object.keys(value).length <= 20, 'metadata holds at most 20 keys')
+    .record(textSchema(MAX_LENGTH.metadataKey).min(MIN_LENGTH.metadataKey), textSchema(MAX_LENGTH.metadataValue))
+    .refine((value) => Object.keys(value).length <= MAX_COUNT.metadataEntries, `metadata holds at most ${MAX_COUNT.metadataEntries} keys`)
+    .meta({ maxProperties: MAX_COUNT.metadataEntries })
     .optional(),
 });
 export type StartSessionInput = z.input<typeof StartSessionInput>;
 
 /** A checkout session (a quote and the payment made against it). */
 export const CheckoutSession = z.object({
-  id: z.string(),
+  id: Id,
   slug: z.string(),
   status: SessionStatus,
   fiatAmount: DecimalString,
@@ -253,7 +312,7 @@ export const CheckoutSession = z.object({
   chainId: z.number().int().nullable(),
   tokenAddress: z.string().nullable(),
   tokenDecimals: z.number().int().nullable(),
-  explorerUrl: z.string().nullable(),
+  explorerUrl: formatted('uri').nullable(),
   /** While `confirming`: confirmations of the transfer seen so far and how many it needs; null otherwise. */
   confirmations: z.number().int().nullable(),
   requiredConfirmations: z.number().int().nullable(),
@@ -267,20 +326,23 @@ export type CheckoutSession = z.infer<typeof CheckoutSession>;
  */
 export const SimulatePaymentInput = z.object({
   amount: amountInput.optional(),
-  txHash: z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'txHash must be 0x followed by 64 hexadecimal characters').optional(),
+  txHash: textSchema(66).regex(TX_HASH_PATTERN, 'txHash must be 0x followed by 64 hexadecimal characters').optional(),
 });
 
 // ---------------------------------------------------------------------------------------------
 // Money out (spec §2.3–2.4, §4.5–4.6; DESIGN §4)
 
-export const WithdrawalStatus = z.enum(['pending', 'processing', 'success', 'failed']);
+export const WithdrawalStatus = z.enum(WITHDRAWAL_STATUSES);
 export type WithdrawalStatus = z.infer<typeof WithdrawalStatus>;
 
 export const CreateWithdrawalInput = z.object({
   amount: amountInput,
-  address: z.string(),
-  blockchainId: z.string(),
-  assetId: z.string(),
+  address: textSchema(MAX_LENGTH.address).meta({
+    pattern: '^\\s*0x[0-9a-fA-F]{40}\\s*$',
+    description: 'An EVM address; a mixed-case address must pass its EIP-55 checksum',
+  }),
+  blockchainId: textSchema(MAX_LENGTH.blockchainId).meta({ description: 'A network of `GET /v1/withdrawal/networks`, by id or alias, in any case' }),
+  assetId: textSchema(MAX_LENGTH.assetId).meta({ description: '`USDT` or `CNGN`, in any case' }),
 });
 export type CreateWithdrawalInput = z.input<typeof CreateWithdrawalInput>;
 
@@ -288,12 +350,12 @@ export const WithdrawalCreated = z.object({
   message: z.string(),
   status: z.literal('success'),
   statusCode: z.literal(200),
-  id: z.string(),
+  id: Id,
 });
 export type WithdrawalCreated = z.infer<typeof WithdrawalCreated>;
 
 export const Withdrawal = z.object({
-  id: z.string(),
+  id: Id,
   amount: DecimalString,
   assetId: AssetIdSchema,
   blockchainId: z.string(),
@@ -309,13 +371,36 @@ export type Withdrawal = z.infer<typeof Withdrawal>;
 export const WithdrawalList = z.object({ items: z.array(Withdrawal), meta: PageMeta });
 export type WithdrawalList = z.infer<typeof WithdrawalList>;
 
+/** A `startDate`/`endDate` filter: an ISO 8601 date (a whole UTC day) or date-time, inclusive. */
+const dateFilter = textSchema(MAX_LENGTH.dateText).meta({ description: 'An ISO 8601 date (2025-01-31, a whole UTC day) or date-time; inclusive' });
+
 export const ListWithdrawalsQuery = z.object({
-  page: z.coerce.number().int().min(1).max(1_000_000).default(1),
-  limit: z.coerce.number().int().min(1).max(100).default(20),
+  ...paging,
   status: WithdrawalStatus.optional(),
-  startDate: z.string().optional(),
-  endDate: z.string().optional(),
+  startDate: dateFilter.optional(),
+  endDate: dateFilter.optional(),
 });
+
+/** A network withdrawals can use, as configured (`GET /v1/withdrawal/networks`). */
+export const WithdrawalNetwork = z.object({
+  id: z.string(),
+  name: z.string(),
+  aliases: z.array(z.string()),
+  assets: z.array(AssetIdSchema),
+  chainId: z.number().int().nullable(),
+  explorerUrl: formatted('uri').nullable(),
+});
+export type WithdrawalNetwork = z.infer<typeof WithdrawalNetwork>;
+
+export const WithdrawalNetworkList = z.object({ items: z.array(WithdrawalNetwork) });
+export type WithdrawalNetworkList = z.infer<typeof WithdrawalNetworkList>;
+
+/** The `Idempotency-Key` header of `POST /v1/withdrawal`. */
+export const IdempotencyKeyHeader = z
+  .string()
+  .min(MIN_LENGTH.idempotencyKey)
+  .max(MAX_LENGTH.idempotencyKey)
+  .regex(IDEMPOTENCY_KEY_PATTERN, 'Idempotency-Key must be 1 to 255 visible ASCII characters');
 
 export const BalanceItem = z.object({ assetId: AssetIdSchema, available: DecimalString, pending: DecimalString });
 export const Balance = z.object({ items: z.array(BalanceItem) });

@@ -1,6 +1,7 @@
 /**
- * The attributes and events of Paylink's elements as framework typings see them. One source for the
- * React, Preact and Vue declarations beside this file.
+ * The attributes and events of Paylink's elements as framework typings see them: one source for the
+ * React (`paylink/react`) and Vue (`paylink/vue`) declarations beside this file. The events' detail
+ * types come from the elements' own `GlobalEventHandlersEventMap` entries, so they cannot drift.
  */
 import type {
   PaylinkErrorDetail,
@@ -8,32 +9,74 @@ import type {
   PaylinkSessionDetail,
   PaylinkSuccessDetail,
 } from '../components/checkout/paylink-checkout.js';
+import type { AdminView } from '../components/admin/paylink-admin.js';
 
 export type { PaylinkErrorDetail, PaylinkReadyDetail, PaylinkSessionDetail, PaylinkSuccessDetail };
 
-/** Attributes of `<paylink-checkout>`. */
+/** The events of `<paylink-checkout>`, by name. */
+export interface PaylinkCheckoutEventMap {
+  'paylink-ready': GlobalEventHandlersEventMap['paylink-ready'];
+  'paylink-session': GlobalEventHandlersEventMap['paylink-session'];
+  'paylink-success': GlobalEventHandlersEventMap['paylink-success'];
+  'paylink-error': GlobalEventHandlersEventMap['paylink-error'];
+}
+
+/** The events of `<paylink-admin>`, by name. */
+export interface PaylinkAdminEventMap {
+  'paylink-auth-required': GlobalEventHandlersEventMap['paylink-auth-required'];
+  'paylink-link-saved': GlobalEventHandlersEventMap['paylink-link-saved'];
+  'paylink-withdrawal-created': GlobalEventHandlersEventMap['paylink-withdrawal-created'];
+}
+
+/** `paylink-link-saved` → `PaylinkLinkSaved`: how Vue (and our React components) name a listener after `on`. */
+export type PascalEventName<Name extends string> = Name extends `${infer Head}-${infer Tail}`
+  ? `${Capitalize<Head>}${PascalEventName<Tail>}`
+  : Capitalize<Name>;
+
+/** Listeners named `on` + the exact event name (`onpaylink-success`): how React 19 attaches them to custom elements. */
+export type ExactListeners<Events> = {
+  [Name in keyof Events & string as `on${Name}`]?: (event: Events[Name]) => void;
+};
+
+/** Listeners named `on` + the event name in PascalCase (`onPaylinkSuccess`): Vue's `@paylink-success`, our React components. */
+export type PascalListeners<Events> = {
+  [Name in keyof Events & string as `on${PascalEventName<Name>}`]?: (event: Events[Name]) => void;
+};
+
+/** Attributes of `<paylink-checkout>` as written in markup (kebab-case). */
 export interface PaylinkCheckoutAttributes {
   /** The payment link's slug. */
   slug: string;
   /** Where the merchant's proxy is mounted (default `/paylink`). */
-  'api-base'?: string;
+  'api-base'?: string | undefined;
   /** BCP 47 locale, e.g. `fr`. */
-  locale?: string;
+  locale?: string | undefined;
   /** Force the light or dark scheme. */
-  theme?: 'light' | 'dark';
+  theme?: 'light' | 'dark' | undefined;
+  /** The merchant's order id, sent with the payment session (at most 200 characters). */
+  reference?: string | undefined;
 }
 
-/** Attributes of `<paylink-admin>`. The bearer token is a property (`token`), never an attribute. */
+/** Attributes of `<paylink-admin>` as written in markup. The bearer token is a property (`token`), never an attribute. */
 export interface PaylinkAdminAttributes {
-  'api-base'?: string;
-  locale?: string;
-  theme?: 'light' | 'dark';
+  /** Where the merchant's proxy is mounted (default `/paylink`). */
+  'api-base'?: string | undefined;
+  /** BCP 47 locale, e.g. `fr`. */
+  locale?: string | undefined;
+  /** Force the light or dark scheme. */
+  theme?: 'light' | 'dark' | undefined;
+  /** The view shown first. */
+  view?: AdminView | undefined;
+  /** How often pending withdrawals are refreshed, in ms. */
+  'poll-interval'?: number | string | undefined;
+  /** The checkout script the embed snippet loads (default: `/dist/paylink-checkout.js` on the links' own origin). */
+  'checkout-src'?: string | undefined;
 }
 
-/** Listeners as React 19 and Preact attach them to custom elements: `on` + the exact event name. */
-export interface PaylinkCheckoutListeners {
-  'onpaylink-ready'?: (event: CustomEvent<PaylinkReadyDetail>) => void;
-  'onpaylink-session'?: (event: CustomEvent<PaylinkSessionDetail>) => void;
-  'onpaylink-success'?: (event: CustomEvent<PaylinkSuccessDetail>) => void;
-  'onpaylink-error'?: (event: CustomEvent<PaylinkErrorDetail>) => void;
-}
+/** `api-base` → `apiBase`. */
+type CamelName<Name extends string> = Name extends `${infer Head}-${infer Tail}` ? `${Head}${Capitalize<CamelName<Tail>>}` : Name;
+
+/** The same attributes named as properties (camelCase), as Vue props and our React components take them. */
+export type CamelAttributes<Attributes> = {
+  [Name in keyof Attributes as CamelName<Name & string>]: Attributes[Name];
+};

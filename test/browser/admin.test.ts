@@ -2,98 +2,7 @@ import { expect, fixture, html, waitUntil, aTimeout } from '@open-wc/testing';
 import '../../src/admin.js';
 import type { PaylinkAdmin } from '../../src/components/admin/paylink-admin.js';
 import { FakeAdminApi, errorResponse, makeLink, makeWithdrawal } from './admin-fake-api.js';
-
-const CHECKSUMMED = '0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359';
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
-
-// ---------------------------------------------------------------------------------------------
-// Helpers: everything is found by `part` or role inside the element's shadow root.
-
-function $(el: PaylinkAdmin, selector: string): HTMLElement | null {
-  return el.shadowRoot!.querySelector<HTMLElement>(selector);
-}
-function $$(el: PaylinkAdmin, selector: string): HTMLElement[] {
-  return [...el.shadowRoot!.querySelectorAll<HTMLElement>(selector)];
-}
-function part(el: PaylinkAdmin, name: string): HTMLElement {
-  const found = $(el, `[part~="${name}"]`);
-  if (!found) throw new Error(`No [part~="${name}"] in the admin`);
-  return found;
-}
-function text(node: Element | null | undefined): string {
-  return (node?.textContent ?? '').replace(/\s+/g, ' ').trim();
-}
-/** The control labelled `label` (by its `<label for>`). */
-function field(el: PaylinkAdmin, label: string | RegExp): HTMLInputElement {
-  const labels = $$(el, 'label');
-  const match = labels.find((l) => (typeof label === 'string' ? text(l) === label : label.test(text(l))));
-  if (!match) throw new Error(`No field labelled ${label}; labels: ${labels.map(text).join(' | ')}`);
-  const control = el.shadowRoot!.getElementById((match as HTMLLabelElement).htmlFor);
-  if (!control) throw new Error(`Label ${label} points at nothing`);
-  return control as HTMLInputElement;
-}
-async function type(el: PaylinkAdmin, control: HTMLInputElement, value: string) {
-  control.focus();
-  control.value = value;
-  control.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
-  await el.updateComplete;
-}
-async function choose(el: PaylinkAdmin, control: HTMLSelectElement | HTMLInputElement, value?: string) {
-  if (control instanceof HTMLSelectElement) control.value = value!;
-  else if (control.type === 'checkbox' || control.type === 'radio') control.checked = value === undefined ? !control.checked : value === 'on';
-  else control.value = value!;
-  control.dispatchEvent(new Event('change', { bubbles: true, composed: true }));
-  await el.updateComplete;
-}
-async function click(el: PaylinkAdmin, target: HTMLElement) {
-  target.click();
-  await el.updateComplete;
-}
-function button(el: PaylinkAdmin, name: string | RegExp): HTMLButtonElement {
-  const buttons = $$(el, 'button');
-  const match = buttons.find((b) => {
-    const accessible = b.getAttribute('aria-label') ?? text(b);
-    return typeof name === 'string' ? accessible === name : name.test(accessible);
-  });
-  if (!match) throw new Error(`No button ${name}; buttons: ${buttons.map((b) => b.getAttribute('aria-label') ?? text(b)).join(' | ')}`);
-  return match as HTMLButtonElement;
-}
-function errorFor(el: PaylinkAdmin, control: HTMLElement): string {
-  const ids = (control.getAttribute('aria-describedby') ?? '').split(/\s+/).filter((id) => id.endsWith('-error'));
-  return ids.map((id) => text(el.shadowRoot!.getElementById(id))).join(' ');
-}
-async function settle(el: PaylinkAdmin) {
-  await aTimeout(0);
-  await el.updateComplete;
-  await aTimeout(0);
-  await el.updateComplete;
-}
-
-async function mount(api: FakeAdminApi, attributes: { view?: string; locale?: string } = {}): Promise<PaylinkAdmin> {
-  const el = await fixture<PaylinkAdmin>(
-    html`<paylink-admin .fetch=${api.fetch} view=${attributes.view ?? 'links'} locale=${attributes.locale ?? 'en'} poll-interval="300"></paylink-admin>`,
-  );
-  await settle(el);
-  return el;
-}
-
-function seededApi(linkCount = 3): FakeAdminApi {
-  const api = new FakeAdminApi();
-  for (let i = 0; i < linkCount; i++) api.links.push(makeLink({ title: `Coffee beans ${i + 1}`, visitedCount: 40, paymentCount: 10 }));
-  return api;
-}
-
-async function openMoney(el: PaylinkAdmin) {
-  await click(el, $(el, '[role="tab"]#tab-money')!);
-  await waitUntil(() => $(el, '[part~="withdrawals-table"], [part~="empty"]') && text(part(el, 'balance-usdt')).includes('125.5'), 'money view loaded');
-}
-
-async function fillWithdrawal(el: PaylinkAdmin, address = CHECKSUMMED, amount = '20') {
-  await type(el, field(el, 'Destination address'), address);
-  await type(el, field(el, /^Amount/), amount);
-  await click(el, part(el, 'review'));
-  await waitUntil(() => $(el, '[part~="withdraw-confirm"]'), 'confirm step shown');
-}
+import { $, $$, CHECKSUMMED, UUID, button, choose, click, errorFor, field, fillWithdrawal, mount, openMoney, part, seededApi, settle, text, type } from './admin-helpers.js';
 
 describe('<paylink-admin>', () => {
   it('is accessible on the links list', async () => {
@@ -198,6 +107,117 @@ describe('<paylink-admin>', () => {
       signedIn = true;
       await click(el, button(el, 'Try again'));
       await waitUntil(() => $$(el, '[part~="link-row"]').length === 3, 'links shown after sign-in');
+    });
+  });
+
+  describe('when loading fails', () => {
+    it('says why in the list and loads again on Try again', async () => {
+      const api = seededApi();
+      let down = true;
+      api.intercept(() => (down ? errorResponse(502, 'upstream_unavailable', 'The payment service is unreachable') : undefined));
+      const el = await mount(api);
+      await waitUntil(() => $(el, '[part~="links-list"] [part~="error"]'), 'error shown');
+      const box = part(el, 'error');
+      expect(box.getAttribute('role')).to.equal('alert');
+      expect(text(box)).to.contain('The payment service is unreachable');
+      down = false;
+      await click(el, box.querySelector<HTMLElement>('[part~="retry"]')!);
+      await waitUntil(() => $$(el, '[part~="link-row"]').length === 3, 'links shown after retrying');
+      expect($(el, '[part~="error"]')).to.equal(null);
+    });
+
+    it('says why the balances are missing and loads them again on Try again', async () => {
+      const api = seededApi();
+      let down = true;
+      api.intercept((r) => (down && r.path.endsWith('/balance') ? errorResponse(503, 'unavailable', 'Balances are being recalculated') : undefined));
+      const el = await mount(api, { view: 'money' });
+      await waitUntil(() => $(el, '[part~="balances"] [part~="error"]'), 'error shown');
+      expect(text($(el, '[part~="balances"] [part~="error"]'))).to.contain('Balances are being recalculated');
+      down = false;
+      await click(el, $(el, '[part~="balances"] [part~="retry"]')!);
+      await waitUntil(() => text(part(el, 'balance-usdt')).includes('125.5'), 'balances shown after retrying');
+      expect($(el, '[part~="balances"] [part~="error"]')).to.equal(null);
+    });
+  });
+
+  describe('when the proxy refuses a write as cross-site', () => {
+    const REASON = 'Refused a cross-site write: this request came from https://shop.example, not from https://admin.example. Behind a reverse proxy that rewrites Host, set publicOrigin.';
+    const refuseWrites = (api: FakeAdminApi, status = 403, code = 'cross_site_request') =>
+      api.intercept((r) => (r.method === 'GET' ? undefined : errorResponse(status, code, REASON)));
+    const submitNewLink = async (el: PaylinkAdmin) => {
+      await click(el, part(el, 'new-link'));
+      await type(el, field(el, 'Title'), 'Yoga class');
+      await type(el, field(el, 'Amount (NGN)'), '7500');
+      await click(el, part(el, 'submit'));
+    };
+    const authEvents = (el: PaylinkAdmin) => {
+      const statuses: number[] = [];
+      el.addEventListener('paylink-auth-required', (e) => statuses.push(e.detail.status));
+      return statuses;
+    };
+
+    it('shows the proxy’s reason under the link form, keeps what was typed, and does not ask to sign in', async () => {
+      const api = seededApi(0);
+      refuseWrites(api);
+      const el = await mount(api);
+      const events = authEvents(el);
+      await submitNewLink(el);
+      await waitUntil(() => $(el, '[part~="link-form"] [part~="form-error"]'), 'the reason is shown on the form');
+      expect(text(part(el, 'form-error'))).to.contain(REASON);
+      expect(part(el, 'form-error').getAttribute('role')).to.equal('alert');
+      expect($(el, '[part~="sign-in"]'), 'no sign-in message').to.equal(null);
+      expect(events).to.deep.equal([]);
+      expect(field(el, 'Title').value).to.equal('Yoga class');
+      expect(field(el, 'Amount (NGN)').value).to.equal('7500');
+    });
+
+    it('shows the reason when pausing a link', async () => {
+      const api = seededApi(1);
+      refuseWrites(api);
+      const el = await mount(api);
+      await click(el, part(el, 'link-title'));
+      await click(el, part(el, 'toggle-active'));
+      await waitUntil(() => $(el, '[part~="link-detail"] [part~="error"]'), 'the reason is shown on the detail');
+      expect(text(part(el, 'error'))).to.contain(REASON);
+      expect($(el, '[part~="sign-in"]')).to.equal(null);
+      expect(text(part(el, 'link-detail'))).to.contain('Active');
+    });
+
+    it('shows the reason on the withdrawal form and keeps the withdrawal as typed', async () => {
+      const api = seededApi();
+      refuseWrites(api);
+      const el = await mount(api, { view: 'money' });
+      const events = authEvents(el);
+      await openMoney(el);
+      await fillWithdrawal(el, CHECKSUMMED, '20');
+      await click(el, part(el, 'confirm'));
+      await waitUntil(() => $(el, '[part~="withdraw-form"] [part~="form-error"]'), 'back on the form with the reason');
+      expect(text(part(el, 'form-error'))).to.contain(REASON);
+      expect($(el, '[part~="sign-in"]')).to.equal(null);
+      expect(events).to.deep.equal([]);
+      expect(field(el, 'Destination address').value).to.equal(CHECKSUMMED);
+    });
+
+    it('still asks to sign in when a write gets a 401', async () => {
+      const api = seededApi(0);
+      refuseWrites(api, 401, 'unauthorized');
+      const el = await mount(api);
+      const events = authEvents(el);
+      await submitNewLink(el);
+      await waitUntil(() => $(el, '[part~="sign-in"]'), 'sign-in shown');
+      expect(text(part(el, 'sign-in'))).to.contain('Sign in');
+      expect(text(part(el, 'sign-in'))).not.to.contain(REASON);
+      expect(events).to.deep.equal([401]);
+    });
+
+    it('still asks to sign in when the proxy’s authorize refuses with another 403', async () => {
+      const api = seededApi(0);
+      refuseWrites(api, 403, 'forbidden');
+      const el = await mount(api);
+      const events = authEvents(el);
+      await submitNewLink(el);
+      await waitUntil(() => $(el, '[part~="sign-in"]'), 'sign-in shown');
+      expect(events).to.deep.equal([403]);
     });
   });
 

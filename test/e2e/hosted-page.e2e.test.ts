@@ -9,7 +9,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { chromium, type Browser } from 'playwright-core';
-import { createApiKey } from '../../src/server/service/keys.js';
+import { createApiKey } from '../../src/server/service/keys/repository.js';
 import { CHROME_PATH, CHROMIUM_ARGS } from '../support/chromium.mjs';
 import { call, standardLinkBody, startTestService, type TestService } from '../support/service.js';
 

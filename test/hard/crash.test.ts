@@ -17,7 +17,7 @@ import { BIN, exited, startHealthyProcess } from '../support/processes.js';
 import { GOOD_ADDRESS } from '../support/money.js';
 
 function serve(storage: string[]) {
-  return startHealthyProcess([BIN, 'serve', ...storage], { stdio: ['ignore', 'ignore', 'pipe'] });
+  return startHealthyProcess([BIN, 'serve', '--chain', 'sandbox', ...storage], { stdio: ['ignore', 'ignore', 'pipe'] });
 }
 
 async function json(url: string, method: string, body?: unknown, headers: Record<string, string> = {}) {

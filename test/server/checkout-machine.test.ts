@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { afterEach, describe, test } from 'node:test';
 import { CheckoutMachine, type CheckoutEvents, type CheckoutHost } from '../../src/components/checkout/checkout-machine.js';
 import { checkCustomer } from '../../src/components/checkout/customer-rules.js';
+import { checkCustomer as serviceCheckCustomer } from '../../src/core/rules/customer.js';
 import en from '../../src/components/checkout/translations/en.js';
 import fr from '../../src/components/checkout/translations/fr.js';
 import type { Eip1193Provider } from '../../src/internal/evm-wallet.js';
@@ -263,6 +264,18 @@ describe('CheckoutMachine', () => {
       assert.deepEqual(checkCustomer({ address: ' ' }, { collectAddress: true, collectPhone: false }).errors, [
         { path: 'customer.address', key: 'customer.addressRequired' },
       ]);
+    });
+
+    test('refuse exactly what the service’s own check refuses (core/rules/customer.ts)', () => {
+      const samples = ['', ' ', '12 Marina Road', '+234 801 234 5678', '08012345678', '(0)801-234', '+1.415.555.0100', '12ab', '+1234567890123456'];
+      for (const collectAddress of [false, true])
+        for (const collectPhone of [false, true])
+          for (const address of samples)
+            for (const phone of samples) {
+              const asks = { collectAddress, collectPhone };
+              const service = serviceCheckCustomer({ address, phone }, asks).errors.map(({ path, key }) => ({ path, key }));
+              assert.deepEqual(checkCustomer({ address, phone }, asks).errors, service, JSON.stringify({ asks, address, phone }));
+            }
     });
 
     test('a national number is refused in the form, in words, before the service is asked', async () => {

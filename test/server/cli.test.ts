@@ -34,13 +34,19 @@ describe('paylink command', () => {
     const key = created.stdout.trim().split('\n').at(-1)!;
     assert.match(key, /^pl_sk_[A-Za-z0-9]{32}$/, 'the key is alone on the last line of stdout');
 
-    const { url, child } = await startHealthyProcess([BIN, 'serve', ...storageArgs], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const { url, child } = await startHealthyProcess([BIN, 'serve', '--chain', 'sandbox', ...storageArgs], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    child.stdout!.on('data', (chunk) => (stdout += chunk));
     try {
+      const checkout = await call(url, 'GET', `/v1/checkout/${(await call(url, 'POST', '/v1/payment-link', { key, body: standardLinkBody() })).body.slug}`);
+      assert.equal(checkout.body.sandbox, true, 'every checkout says sandbox');
+      assert.match(stdout, /sandbox chain/i, 'serve says on start that it runs the sandbox');
+      assert.match(stdout, /no real funds move/);
       const res = await call(url, 'POST', '/v1/payment-link', { key, body: standardLinkBody() });
       assert.equal(res.status, 201);
       assert.equal(res.body.url, `${url}/pay/${res.body.slug}`);
       const list = await call(url, 'GET', '/v1/payment-link', { key });
-      assert.equal(list.body.meta.totalItems, 1);
+      assert.equal(list.body.meta.totalItems, 2);
       const page = await fetch(`${url}/pay/${res.body.slug}`);
       assert.equal(page.status, 200);
       const html = await page.text();
@@ -69,9 +75,39 @@ describe('paylink command', () => {
   });
 
   it('refuses a bad port with a clear message', () => {
-    const res = runCli(['serve', '--port', 'eighty']);
+    const res = runCli(['serve', '--chain', 'sandbox', '--port', 'eighty']);
     assert.equal(res.status, 2);
     assert.match(res.stderr, /not a port number: eighty/);
+  });
+
+  it('serve never implies a chain: without --chain or PAYLINK_CHAIN it refuses and says why', () => {
+    const res = runCli(['serve', '--port', '0'], { PAYLINK_CHAIN: '' });
+    assert.equal(res.status, 2);
+    assert.match(res.stderr, /serve needs --chain sandbox or --chain evm \(or PAYLINK_CHAIN\)/);
+    assert.match(res.stderr, /anyone can mark a session paid/, 'it says what the sandbox means');
+    const unknown = runCli(['serve', '--chain', 'mainnet']);
+    assert.equal(unknown.status, 2);
+    assert.match(unknown.stderr, /unknown chain: mainnet \(expected sandbox or evm\)/);
+  });
+
+  it('--chain evm (or PAYLINK_CHAIN=evm) says it is not in this build yet', () => {
+    for (const [args, env] of [[['serve', '--chain', 'evm'], {}], [['serve'], { PAYLINK_CHAIN: 'evm' }], [['demo', '--chain', 'evm'], {}]] as const) {
+      const res = runCli([...args], env);
+      assert.equal(res.status, 2, args.join(' '));
+      assert.match(res.stderr, /--chain evm is not available in this build yet/);
+    }
+  });
+
+  it('PAYLINK_CHAIN=sandbox starts the service like --chain sandbox', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'paylink-cli-'));
+    dirs.push(dir);
+    const { url, child } = await startHealthyProcess([BIN, 'serve', '--data-dir', dir], { env: { PAYLINK_CHAIN: 'sandbox' } });
+    try {
+      assert.equal((await fetch(`${url}/healthz`)).status, 200);
+    } finally {
+      child.kill('SIGTERM');
+      await exited(child);
+    }
   });
 });
 

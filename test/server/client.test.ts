@@ -175,6 +175,16 @@ describe('through the proxy', () => {
     assert.equal(publicView.slug, created.slug);
   });
 
+  test('the admin reads the configured withdrawal networks through the proxy’s admin routes', async () => {
+    const client = createPaylinkClient({ baseUrl: `${proxyUrl}/paylink/admin`, token: ADMIN_TOKEN });
+    const { items } = await client.withdrawals.networks();
+    assert.deepEqual(
+      items.map(({ id, name, assets }) => ({ id, name, assets })),
+      [{ id: 'bsc', name: 'BNB Smart Chain', assets: ['USDT', 'CNGN'] }],
+    );
+    await assert.rejects(createPaylinkClient({ baseUrl: `${proxyUrl}/paylink/admin`, token: 'nope' }).withdrawals.networks(), PaylinkAuthError);
+  });
+
   test('a wrong token is a PaylinkAuthError; a browser-style client without a key reads checkout only', async () => {
     const wrong = createPaylinkClient({ baseUrl: `${proxyUrl}/paylink/admin`, token: 'nope' });
     await assert.rejects(wrong.links.list(), PaylinkAuthError);

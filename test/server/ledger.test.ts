@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { SANDBOX_FAILING_ADDRESS, createSandboxChain } from '../../src/server/chain/sandbox.js';
 import { fromUnits, toUnits } from '../../src/core/money.js';
-import { processPayouts } from '../../src/server/service/payouts.js';
+import { processPayouts } from '../../src/server/service/payouts/index.js';
 import { GOOD_ADDRESS, assertLedgerMatches, balanceOf, fund } from '../support/money.js';
 import { backends, call, startTestService, type TestService } from '../support/service.js';
 

@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { openDatabase, type Database } from '../../src/server/db/index.js';
-import { createApiKey } from '../../src/server/service/keys.js';
-import { createLinkCache } from '../../src/server/service/link-cache.js';
+import { createApiKey } from '../../src/server/service/keys/index.js';
+import { createLinkCache } from '../../src/server/service/links/index.js';
 import { startService, type RunningService } from '../../src/server/service/serve.js';
 import { eventually } from '../support/money.js';
 import { backends, call, openTestDatabase, standardLinkBody } from '../support/service.js';

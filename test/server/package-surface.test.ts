@@ -3,7 +3,8 @@
  * lists both elements with their attributes and events, and the package's subpath exports resolve.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 
 const pkg = JSON.parse(readFileSync('package.json', 'utf8'));
@@ -25,17 +26,34 @@ describe('package surface', () => {
     assert.ok(!names(admin.attributes).includes('token'), 'the admin token is a property, never an attribute');
   });
 
-  it('exports paylink, client, proxy and server entry points that load', async () => {
-    for (const subpath of ['./client', './proxy', './server']) {
-      const target = pkg.exports[subpath].default as string;
-      const module = await import(`../../${target}`);
-      assert.ok(Object.keys(module).length > 0, `${subpath} exports something`);
+  it('points every export at compiled JavaScript and its declarations in lib/', () => {
+    const subpaths = ['.', './checkout', './admin', './client', './proxy', './server', './webhooks', './react', './vue'];
+    assert.deepEqual(Object.keys(pkg.exports).filter((key) => !key.includes('json') && !key.includes('*')), subpaths);
+    for (const subpath of subpaths) {
+      const { types, default: code } = pkg.exports[subpath];
+      assert.match(types, /^\.\/lib\/.*\.d\.ts$/, subpath);
+      assert.equal(code, types.replace(/\.d\.ts$/, '.js'), subpath);
+      assert.ok(existsSync(code) && existsSync(types), `${subpath}: ${code} and ${types} are built`);
+      assert.doesNotMatch(readFileSync(code, 'utf8'), /^\s*@\w+\(/m, `${subpath}: no decorator syntax left`);
     }
-    const server = await import('../../src/server/index.js');
-    assert.equal(typeof server.startService, 'function');
-    const client = await import('../../src/client/index.js');
-    assert.equal(typeof client.createPaylinkClient, 'function');
-    const proxy = await import('../../src/server/proxy/index.js');
-    assert.equal(typeof proxy.createPaylinkProxy, 'function');
+    for (const file of pkg.sideEffects.filter((f: string) => !f.includes('*'))) assert.ok(existsSync(file), `sideEffects names ${file}, which exists`);
+  });
+
+  it('the Node entry points load from lib/ with plain Node (no TypeScript loader)', () => {
+    const script = `
+      const client = await import('paylink/client');
+      const proxy = await import('paylink/proxy');
+      const server = await import('paylink/server');
+      const webhooks = await import('paylink/webhooks');
+      console.log([typeof client.createPaylinkClient, typeof proxy.createPaylinkProxy, typeof server.startService, typeof server.serveBundle, typeof webhooks.verifyWebhook].join());`;
+    // Resolved through the package's own name and exports, in a process without tsx.
+    const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } });
+    assert.equal(result.status, 0, result.stderr);
+    assert.equal(result.stdout.trim(), 'function,function,function,function,function');
+  });
+
+  it('keeps build and test tools out of the runtime dependencies', () => {
+    for (const tool of ['tsx', 'uqr', 'typescript', 'vite', 'pg']) assert.equal(pkg.dependencies[tool], undefined, tool);
+    assert.deepEqual(pkg.peerDependenciesMeta.pg, { optional: true });
   });
 });

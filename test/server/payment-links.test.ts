@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createApiKey } from '../../src/server/service/keys.js';
+import { createApiKey } from '../../src/server/service/keys/index.js';
 import { backends, call, donationLinkBody, standardLinkBody, startTestService, type TestService } from '../support/service.js';
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;

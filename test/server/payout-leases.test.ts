@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createSandboxChain, sandboxPayoutHash } from '../../src/server/chain/sandbox.js';
 import { PayoutError, type ChainAdapter, type PayoutRequest, type PayoutResult } from '../../src/server/chain/types.js';
-import { processPayouts, startPayoutWorker } from '../../src/server/service/payouts.js';
+import { processPayouts, startPayoutWorker } from '../../src/server/service/payouts/index.js';
 import { GOOD_ADDRESS, assertLedgerMatches, balanceOf, countRows, fund } from '../support/money.js';
 import { backends, call, startTestService, type TestService } from '../support/service.js';
 

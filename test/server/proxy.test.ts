@@ -655,6 +655,24 @@ describe('paylink proxy command', () => {
     }
   });
 
+  test('serves the script-tag bundles at /paylink/dist/*, compressed and loadable cross-origin', async () => {
+    const running = await startProxyServer({ port: 0, upstream: svc.url, env: { PAYLINK_API_KEY: apiKey } });
+    try {
+      const response = await fetch(`${running.url}/paylink/dist/paylink-checkout.js`, {
+        headers: { 'accept-encoding': 'br, gzip', origin: 'https://storefront.example' },
+      });
+      assert.equal(response.status, 200);
+      assert.equal(response.headers.get('content-encoding'), 'br');
+      assert.equal(response.headers.get('access-control-allow-origin'), '*');
+      assert.match(response.headers.get('content-type') ?? '', /javascript/);
+      assert.match(await response.text(), /paylink-checkout/, 'the bundle itself, decompressed');
+      const unknown = await fetch(`${running.url}/paylink/dist/../package.json`);
+      assert.equal(unknown.status, 404);
+    } finally {
+      await running.close();
+    }
+  });
+
   test('the real command starts, answers /healthz and never prints the key', async () => {
     const child = spawn(process.execPath, ['bin/paylink.mjs', 'proxy', '--port', '0', '--upstream', svc.url], {
       env: { ...process.env, PAYLINK_API_KEY: apiKey, PAYLINK_ADMIN_TOKEN: ADMIN_TOKEN },

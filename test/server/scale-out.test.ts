@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { createSandboxChain } from '../../src/server/chain/sandbox.js';
 import type { ChainAdapter } from '../../src/server/chain/types.js';
 import { openDatabase, type Database } from '../../src/server/db/index.js';
-import { createApiKey } from '../../src/server/service/keys.js';
+import { createApiKey } from '../../src/server/service/keys/index.js';
 import { startService, type RunningService } from '../../src/server/service/serve.js';
 import {
   GOOD_ADDRESS,

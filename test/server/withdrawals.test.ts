@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { SANDBOX_FAILING_ADDRESS, sandboxPayoutHash } from '../../src/server/chain/sandbox.js';
 import { createSandboxChain } from '../../src/server/chain/sandbox.js';
-import { processPayouts } from '../../src/server/service/payouts.js';
+import { processPayouts } from '../../src/server/service/payouts/index.js';
 import {
   GOOD_ADDRESS,
   assertLedgerMatches,

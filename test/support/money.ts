@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import type { Database } from '../../src/server/db/index.js';
-import { reconcile } from '../../src/server/service/ledger.js';
+import { reconcile } from '../../src/server/service/ledger/index.js';
 import { call, standardLinkBody } from './service.js';
 
 /** A valid EIP-55 address (the EIP's own example). */

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { openDatabase, type Database } from '../../src/server/db/index.js';
-import { createApiKey, type CreatedKey } from '../../src/server/service/keys.js';
+import { createApiKey, type CreatedKey } from '../../src/server/service/keys/index.js';
 import { startService, type RunningService, type ServiceOptions } from '../../src/server/service/serve.js';
 
 export type Backend = 'pglite' | 'postgres';

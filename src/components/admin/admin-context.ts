@@ -4,9 +4,9 @@
  * helpers for amounts, field errors and idempotency keys. The parts render into the host's one shadow
  * root, so every `part` is reachable with `::part()` and every label sits beside its control.
  */
-import type { ReactiveControllerHost } from 'lit';
+import type { ReactiveControllerHost, TemplateResult } from 'lit';
 import type { PaylinkClient } from '../../client/index.js';
-import { PaylinkError, PaylinkNetworkError, type PaylinkFieldError } from '../../client/errors.js';
+import { PaylinkAuthError, PaylinkError, PaylinkNetworkError, type PaylinkFieldError } from '../../client/errors.js';
 import { Localizer } from '../../internal/localize.js';
 import en from './translations/en.js';
 import fr from './translations/fr.js';
@@ -68,6 +68,23 @@ export class AdminText {
   }
 }
 
+/**
+ * One tab of the console. `<paylink-admin>` renders the tab bar from its list of tabs, loads a tab
+ * when it is first shown (and again on `refresh()`), and tells it when it is shown or hidden. A new
+ * area (payments, webhooks) is one more class implementing this, one more `AdminView` name, and a
+ * label in the translation tables.
+ */
+export interface AdminTab {
+  /** The tab's label. */
+  readonly label: AdminKey;
+  /** Loads what the tab shows: on its first showing, on `refresh()`, after signing in again. */
+  load(): Promise<void>;
+  /** The tab was shown again (true) or hidden (false): refresh quietly, start or stop live updates. */
+  shown?(visible: boolean): void;
+  /** The tab panel's content. */
+  render(): TemplateResult;
+}
+
 /** What the admin's controllers need from `<paylink-admin>`. */
 export interface AdminHost extends ReactiveControllerHost, HTMLElement {
   /** The client for the admin routes, with the element's credentials. */
@@ -79,12 +96,23 @@ export interface AdminHost extends ReactiveControllerHost, HTMLElement {
   /** Announces `message` in the element's polite live region. */
   announce(message: string): void;
   /**
-   * Handles what every view handles the same way: a 401/403 switches the element to its sign-in
-   * message (and returns true). Other errors return false and are the caller's to show.
+   * Handles what every view handles the same way: an error that asks for a sign-in (`needsSignIn`)
+   * switches the element to its sign-in message (and returns true). Other errors return false and
+   * are the caller's to show.
    */
   handleAuthError(error: unknown): boolean;
   /** Moves focus to the first element of the shadow root matching `selector`, after the next render. */
   focusAfterRender(selector: string): void;
+}
+
+/**
+ * True when `error` means the merchant must sign in: a 401, or a 403 from the proxy's `authorize`.
+ * A 403 `cross_site_request` is not one: the proxy refused a write it took for cross-site (a reverse
+ * proxy rewriting `Host` without `publicOrigin` set, DESIGN §5), and signing in again would change
+ * nothing, so the view shows the proxy's reason instead.
+ */
+export function needsSignIn(error: unknown): error is PaylinkAuthError {
+  return error instanceof PaylinkAuthError && error.code !== 'cross_site_request';
 }
 
 /** A readable message for an error no field claimed. */

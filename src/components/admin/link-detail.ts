@@ -2,12 +2,14 @@
  * One link in detail: its visits and payments with the conversion between them (a small bar chart
  * with a text alternative), the public URL and a ready-to-paste embed snippet, each with a copy button.
  */
-import { html, nothing, type ReactiveController, type TemplateResult } from 'lit';
+import { html, nothing, type TemplateResult } from 'lit';
 import { cssVar } from '../../internal/css-var.js';
 import type { PaymentLink } from '../../core/schemas.js';
 import { FlashController } from '../../internal/flash-controller.js';
 import { errorMessage, type AdminHost } from './admin-context.js';
 import { isHttpUrl } from './link-form.js';
+import { ResourceController } from './resource-controller.js';
+import { errorBox } from './templates.js';
 
 export interface LinkDetailActions {
   back(): void;
@@ -31,75 +33,59 @@ export function embedSnippet(link: Pick<PaymentLink, 'slug' | 'url'>, scriptSrc?
   return `<script type="module" src="${src.replaceAll('"', '%22')}"></script>\n<paylink-checkout slug="${slug}"></paylink-checkout>`;
 }
 
-export class LinkDetailController implements ReactiveController {
-  link: PaymentLink | undefined;
-  loading = false;
-  error = '';
+export class LinkDetailController {
+  /** The link shown: set at once from the list, then refreshed for its latest counts. */
+  readonly resource: ResourceController<PaymentLink>;
+  /** Why the last change (pause or resume) was refused, or ''. */
+  writeError = '';
   toggling = false;
   /** Where the embed snippet loads the checkout from; derived from the link's URL when unset. */
   scriptSrc: string | undefined;
   private readonly flash: FlashController;
   private copyFailed = '';
-  private aborter: AbortController | undefined;
 
   constructor(
     private readonly host: AdminHost,
     private readonly actions: LinkDetailActions,
   ) {
-    host.addController(this);
+    this.resource = new ResourceController(host, {
+      fetch: (signal) => host.api.links.get(this.resource.data!.id, { signal }),
+      received: (fresh) => actions.changed(fresh),
+    });
     this.flash = new FlashController(host, 2500);
+  }
+
+  /** The link shown, if any. */
+  get link(): PaymentLink | undefined {
+    return this.resource.data;
   }
 
   /** Shows `link` at once and refreshes its counts from the service. */
   show(link: PaymentLink, refresh = true): void {
-    this.link = link;
-    this.error = '';
+    this.resource.set(link);
+    this.writeError = '';
     this.copyFailed = '';
-    this.host.requestUpdate();
     if (refresh) void this.reload();
   }
 
+  /** Loads the link shown again. */
   async reload(): Promise<void> {
-    const id = this.link?.id;
-    if (!id) return;
-    this.aborter?.abort();
-    const aborter = (this.aborter = new AbortController());
-    this.loading = true;
-    this.host.requestUpdate();
-    try {
-      const fresh = await this.host.api.links.get(id, { signal: aborter.signal });
-      if (this.link?.id === id) {
-        this.link = fresh;
-        this.actions.changed(fresh);
-      }
-    } catch (error) {
-      if (aborter.signal.aborted) return;
-      if (!this.host.handleAuthError(error)) this.error = errorMessage(this.host.text, error);
-    } finally {
-      if (this.aborter === aborter) {
-        this.loading = false;
-        this.host.requestUpdate();
-      }
-    }
-  }
-
-  hostDisconnected(): void {
-    this.aborter?.abort();
+    if (this.resource.data) await this.resource.load();
   }
 
   private async toggleActive(): Promise<void> {
     const link = this.link;
     if (!link || this.toggling) return;
     this.toggling = true;
-    this.error = '';
+    this.writeError = '';
     this.host.requestUpdate();
     try {
       const updated = await this.host.api.links.update({ id: link.id, isActive: !link.isActive });
-      this.link = updated;
+      this.resource.set(updated);
       this.actions.changed(updated);
       this.host.announce(this.host.text.t(updated.isActive ? 'nowActive' : 'nowInactive'));
     } catch (error) {
-      if (!this.host.handleAuthError(error)) this.error = errorMessage(this.host.text, error);
+      if (!this.host.handleAuthError(error)) this.writeError = errorMessage(this.host.text, error);
     } finally {
       this.toggling = false;
       this.host.requestUpdate();
@@ -172,7 +158,7 @@ export class LinkDetailController implements ReactiveController {
           : t('donorChooses')
         : text.money(link.fiatAmount, currency);
     const copied = this.flash.current;
-    return html`<article part="link-detail" class="detail" aria-labelledby="link-detail-heading" aria-busy=${this.loading ? 'true' : 'false'}>
+    return html`<article part="link-detail" class="detail" aria-labelledby="link-detail-heading" aria-busy=${this.resource.loading ? 'true' : 'false'}>
       <button type="button" part="button back" class="ghost" @click=${() => this.actions.back()}><span aria-hidden="true">←</span> ${t('backToLinks')}</button>
       <header class="detail-head">
         <div>
@@ -192,7 +178,7 @@ export class LinkDetailController implements ReactiveController {
           <button type="button" part="button primary edit-link" class="primary" @click=${() => this.actions.edit(link)}>${t('edit')}</button>
         </div>
       </header>
-      ${this.error ? html`<div part="error" class="error-box" role="alert"><p>${this.error}</p></div>` : nothing}
+      ${errorBox(text, this.resource.error, { retry: () => this.reload() })} ${errorBox(text, this.writeError)}
       <div class="detail-grid">
         ${this.renderChart(link)}
         <section part="share" class="card" aria-labelledby="ld-share">

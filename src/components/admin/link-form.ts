@@ -1,15 +1,18 @@
 /**
  * The form that creates and edits payment links of both kinds. What the merchant types lives in
  * the controller (`values`), never only in the DOM, so a failed save or a server error loses nothing.
- * The form checks what it can as the service would (`buildDraft` in the service is the authority),
- * and shows the service's own field errors beside the fields they name.
+ * The form runs the service's own rules (`resolveLinkDraft` of `core/rules/link.ts`) on the body it
+ * is about to send, so it refuses exactly what the service would, and shows the service's own field
+ * errors beside the fields they name.
  */
 import { html, nothing, type TemplateResult } from 'lit';
 import { PaylinkValidationError } from '../../client/errors.js';
-import { FIAT_DIGITS, compareDecimal, fiatDigits, fractionDigits, fromUnits, isDecimalString, toUnits } from '../../core/money.js';
+import { FIAT_DIGITS, fiatDigits, fractionDigits, fromUnits, isDecimalString, toUnits } from '../../core/money.js';
+import { EMPTY_LINK_DRAFT, draftOfLink, isHttpUrl, resolveLinkDraft } from '../../core/rules/link.js';
 import type { CreatePaymentLinkInput, PaymentLink, UpdatePaymentLinkInput } from '../../core/schemas.js';
 import { errorMessage, fieldErrorsFrom, normalizeAmount, type AdminHost } from './admin-context.js';
 import { describedBy, fieldError, ifDefined, invalid } from './fields.js';
+import { errorBox } from './templates.js';
 
 /** What happens once a customer has paid. */
 export type AfterPayment = 'message' | 'confirmation' | 'redirect';
@@ -65,15 +68,8 @@ export function toLocalDateTime(iso: string | null | undefined): string {
   return `${date.getFullYear()}-${two(date.getMonth() + 1)}-${two(date.getDate())}T${two(date.getHours())}:${two(date.getMinutes())}`;
 }
 
-/** True for an absolute http(s) URL with a host: the only kind of redirect the checkout follows. */
-export function isHttpUrl(value: string): boolean {
-  try {
-    const url = new URL(value);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
-  } catch {
-    return false;
-  }
-}
+/** True for an absolute http(s) URL with a host: the only kind of redirect the checkout follows (one rule, in core). */
+export { isHttpUrl };
 
 function emptyValues(): LinkFormValues {
   return {
@@ -204,72 +200,40 @@ export class LinkFormController {
     this.host.focusAfterRender('#lf-add-item');
   }
 
-  /** Checks what the service would refuse, by control id. */
-  private validate(): Record<string, string> {
+  /**
+   * Checks what is typed with the service's rules, on the very body a save would send: the errors
+   * by control id (what no control claims goes to `formError`). Empty when the service would accept it.
+   */
+  check(): Record<string, string> {
     const { t } = this.bound();
-    const v = this.values;
-    const errors: Record<string, string> = {};
-    const digits = fiatDigits(v.currency);
+    const digits = fiatDigits(this.values.currency);
     const example = digits === 0 ? '2500' : '25.50';
-    const sep = this.host.text.decimalSeparator;
-    const readAmount = (typed: string, id: string, required: boolean, positive = true): string | null => {
-      const amount = normalizeAmount(typed, sep);
-      if (amount === '') {
-        if (required) errors[id] = t('amountRequired', { example });
-        return null;
-      }
-      if (!isDecimalString(amount) || fractionDigits(amount) > digits) errors[id] = t('amountInvalid', { example, digits });
-      else if (positive && compareDecimal(amount, '0') <= 0) errors[id] = t('amountPositive');
-      else return amount;
-      return null;
-    };
-
-    if (!v.title.trim()) errors['lf-title'] = t('titleRequired');
-    if (v.linkType === 'Standard') {
-      if (v.items.length === 0) readAmount(v.amount, 'lf-amount', true);
-      for (const item of v.items) {
-        if (!item.name.trim()) errors[`lf-item-${item.key}-name`] = t('itemNameRequired');
-        const quantity = Number(item.quantity);
-        if (!/^\d+$/.test(item.quantity.trim()) || !Number.isInteger(quantity) || quantity < 1) errors[`lf-item-${item.key}-quantity`] = t('quantityInvalid');
-        readAmount(item.unitAmount, `lf-item-${item.key}-unit`, true);
-      }
-    } else {
-      const min = readAmount(v.minAmount, 'lf-min', false, false);
-      const max = readAmount(v.maxAmount, 'lf-max', false);
-      if (min !== null && max !== null && compareDecimal(min, max) > 0) errors['lf-min'] = t('minOverMax');
-      const suggested = this.suggestedList();
-      if (suggested === null) errors['lf-suggested'] = t('suggestedInvalid');
-      else if (suggested.some((a) => compareDecimal(a, '0') <= 0 || (min !== null && compareDecimal(a, min) < 0) || (max !== null && compareDecimal(a, max) > 0)))
-        errors['lf-suggested'] = t('suggestedOutOfRange');
-      // An unchanged closing time is not re-checked: a closed fundraiser stays editable.
-      if (v.closesAt && v.closesAt !== this.originalClosesAt) {
-        const closes = new Date(v.closesAt);
-        if (Number.isNaN(closes.getTime()) || closes.getTime() <= Date.now()) errors['lf-closes-at'] = t('closesAtPast');
-      }
+    const base = this.editing ? draftOfLink(this.editing) : EMPTY_LINK_DRAFT;
+    const { errors } = resolveLinkDraft(base, this.body(), new Date(), !this.editing);
+    const fields: Record<string, string> = {};
+    const unclaimed: string[] = [];
+    for (const error of errors) {
+      const message = t(error.key, { example, digits, ...error.params });
+      const control = this.controlOf(error.path);
+      if (control === undefined) unclaimed.push(message);
+      else fields[control] ??= message;
     }
-    if (v.after === 'redirect') {
-      const url = v.redirectUrl.trim();
-      if (!url) errors['lf-redirect-url'] = t('urlRequired');
-      else if (!isHttpUrl(url)) errors['lf-redirect-url'] = t('urlInvalid');
-    }
-    return errors;
+    this.formError = unclaimed.join(' ');
+    return fields;
   }
 
-  /** The suggested amounts as decimal strings, or null when one can't be read. */
-  private suggestedList(): string[] | null {
-    const digits = fiatDigits(this.values.currency);
+  /** The suggested amounts as typed, one decimal string (or unreadable text, which the rules refuse) each. */
+  private suggestedList(): string[] {
     const sep = this.host.text.decimalSeparator;
     // In a comma-decimal locale amounts are separated by semicolons or spaces as well as ", ".
-    const parts = this.values.suggestedAmounts
+    return this.values.suggestedAmounts
       .split(sep === ',' ? /;|\s+|,\s+/ : /[;,]/)
       .map((part) => normalizeAmount(part, sep))
       .filter((part) => part !== '');
-    if (parts.length > 8 || parts.some((part) => !isDecimalString(part) || fractionDigits(part) > digits)) return null;
-    return parts;
   }
 
-  /** The request body for what is typed (already validated). */
-  private body(): CreatePaymentLinkInput {
+  /** The request body for what is typed (`check()` says whether the service would accept it). */
+  body(): CreatePaymentLinkInput {
     const v = this.values;
     const sep = this.host.text.decimalSeparator;
     const body: CreatePaymentLinkInput = {
@@ -290,7 +254,7 @@ export class LinkFormController {
           v.linkType === 'Standard'
             ? v.items.map((item) => ({
                 name: item.name.trim(),
-                quantity: Number(item.quantity),
+                quantity: item.quantity.trim() === '' ? Number.NaN : Number(item.quantity),
                 unitAmount: normalizeAmount(item.unitAmount, sep),
                 ...(item.description ? { description: item.description } : {}),
                 ...(item.imageUrl ? { imageUrl: item.imageUrl } : {}),
@@ -300,12 +264,17 @@ export class LinkFormController {
     };
     if (v.linkType === 'Standard') {
       // With items the service sets the price to their total; sending it too could only disagree.
-      if (v.items.length === 0) body.fiatAmount = normalizeAmount(v.amount, sep);
+      // An empty amount is left out: the rules then ask for one (or for cart items).
+      if (v.items.length === 0 && v.amount.trim()) body.fiatAmount = normalizeAmount(v.amount, sep);
     } else {
-      if (!this.editing || v.closesAt !== this.originalClosesAt) body.closesAt = v.closesAt ? new Date(v.closesAt).toISOString() : null;
+      // An unchanged closing time is not sent, so it is not re-checked: a closed fundraiser stays editable.
+      if (!this.editing || v.closesAt !== this.originalClosesAt) {
+        const closesAt = new Date(v.closesAt);
+        body.closesAt = !v.closesAt ? null : Number.isNaN(closesAt.getTime()) ? v.closesAt : closesAt.toISOString();
+      }
       body.minAmount = v.minAmount.trim() ? normalizeAmount(v.minAmount, sep) : null;
       body.maxAmount = v.maxAmount.trim() ? normalizeAmount(v.maxAmount, sep) : null;
-      body.suggestedAmounts = this.suggestedList() ?? [];
+      body.suggestedAmounts = this.suggestedList();
     }
     return body;
   }
@@ -342,9 +311,8 @@ export class LinkFormController {
   private async handleSubmit(event: Event): Promise<void> {
     event.preventDefault();
     if (this.saving) return;
-    const errors = this.validate();
-    this.formError = '';
-    if (Object.keys(errors).length) {
+    const errors = this.check();
+    if (Object.keys(errors).length || this.formError) {
       this.showErrors(errors);
       return;
     }
@@ -531,7 +499,7 @@ export class LinkFormController {
       const id = `lf-item-${item.key}-${field}`;
       const error = this.errors[id];
       return html`<div class="cell">
-        <label for=${id} class="visually-hidden">${label}</label>
+        <label for=${id} class="item-label">${label}</label>
         <input
           id=${id}
           part="input item-${field}"
@@ -670,7 +638,7 @@ export class LinkFormController {
         </label>
         <p id="lf-active-hint" class="hint">${t('linkActiveHint')}</p>
       </div>
-      ${this.formError ? html`<div part="form-error" class="error-box" role="alert"><p>${this.formError}</p></div>` : nothing}
+      ${errorBox(this.host.text, this.formError, { part: 'form-error' })}
       <div class="form-actions">
         <button type="button" part="button cancel" @click=${() => this.actions.cancelled(this.editing)}>${t('cancel')}</button>
         <button type="submit" part="button primary submit" class="primary" ?disabled=${this.saving}>

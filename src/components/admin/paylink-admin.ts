@@ -1,22 +1,25 @@
+/**
+ * `<paylink-admin>`: the frame of the merchant's console. It owns what every tab shares: the client
+ * and its credentials, the texts of the locale, the tab bar, the sign-in message, focus moves and
+ * the live region. Boundary: it knows its tabs only as `AdminTab`s (`links-tab.ts`, `money-tab.ts`);
+ * a tab owns its screens, requests (through `ResourceController`) and styles; validation rules come
+ * from `core/` and are not decided here.
+ */
 import { html, nothing, type PropertyValues, type TemplateResult } from 'lit';
 import { customElement, property, state } from 'lit/decorators.js';
 import { createPaylinkClient, type PaylinkClient } from '../../client/index.js';
-import { PaylinkAuthError } from '../../client/errors.js';
 import type { PaymentLink } from '../../core/schemas.js';
 import { PaylinkElement } from '../../internal/paylink-element.js';
 import { tokens } from '../../internal/styles.js';
-import { AdminText, type AdminHost } from './admin-context.js';
-import { LinkDetailController } from './link-detail.js';
-import { LinkFormController } from './link-form.js';
-import { LinksListController } from './links-view.js';
-import { BalanceController } from './money-view.js';
+import { AdminText, needsSignIn, type AdminHost, type AdminTab } from './admin-context.js';
+import { LinksTab } from './links-tab.js';
+import { MoneyTab } from './money-tab.js';
 import { adminStyles } from './paylink-admin.styles.js';
-import { WithdrawController } from './withdraw-form.js';
-import { WithdrawalHistoryController } from './withdrawal-history.js';
 
-/** The two areas of the console. */
-export type AdminView = 'links' | 'money';
-type LinksScreen = 'list' | 'form' | 'detail';
+/** The tabs of the console, in the order of the tab bar. */
+export const ADMIN_VIEWS = ['links', 'money'] as const;
+/** One tab of the console: `links` (payment links) or `money` (balances and withdrawals). */
+export type AdminView = (typeof ADMIN_VIEWS)[number];
 
 /**
  * @summary The merchant's console: payment links (list, create, edit, counts, share) and money
@@ -25,9 +28,12 @@ type LinksScreen = 'list' | 'form' | 'detail';
  * Credentials: by default every request carries the merchant's own cookies (`credentials: 'include'`),
  * for a proxy whose `authorize` reads the merchant's session. Or set the `token` property (never an
  * attribute, so it is not in the page's markup) and requests carry `Authorization: Bearer <token>`.
- * A 401/403 shows a sign-in message (the `sign-in` slot replaces its text) and fires `paylink-auth-required`.
+ * A 401 (or a 403 from the proxy's `authorize`) shows a sign-in message (the `sign-in` slot replaces its
+ * text) and fires `paylink-auth-required`. A write the proxy refused as cross-site (403
+ * `cross_site_request`) shows the proxy's reason where the write was made instead: signing in
+ * again would not help, naming the public origin would (DESIGN §5).
  *
- * @event paylink-auth-required - The proxy refused the credentials (401/403). `detail: { status }`.
+ * @event paylink-auth-required - The proxy refused the credentials (401, or 403 from `authorize`). `detail: { status }`.
  * @event paylink-link-saved - A link was created or edited. `detail: { link, created }`.
  * @event paylink-withdrawal-created - The service accepted a withdrawal. `detail: { id }`.
  *
@@ -37,6 +43,8 @@ type LinksScreen = 'list' | 'form' | 'detail';
  * @csspart tabs - The tab list; each tab is `tab` and `tab-links` / `tab-money`.
  * @csspart panel - Each tab panel (`panel-links`, `panel-money`).
  * @csspart links-list - The list of links, with `filters`, `search`, `filter-kind`, `filter-active`, `links-table`, `link-row`, `pagination`.
+ * @csspart cell-label - A column's label beside each value when a table's rows are stacked (under 600 px).
+ * @csspart error - A view's error box (with a `retry` button when trying again can help); `form-error` under a form.
  * @csspart link-form - The create/edit form, with `input`, `field-error`, `cart`, `cart-item`, `cart-total`, `after-payment`, `active-toggle`, `submit`.
  * @csspart link-detail - One link, with `stats`, `chart`, `bar`, `public-url`, `embed-snippet`, `copy-url`, `copy-snippet`.
  * @csspart balances - The balance cards (`balance`, `balance-usdt`, `balance-cngn`).
@@ -65,28 +73,14 @@ type LinksScreen = 'list' | 'form' | 'detail';
 export class PaylinkAdmin extends PaylinkElement implements AdminHost {
   static override styles = [tokens, adminStyles];
 
-  private readonly linksList = new LinksListController(this, {
-    openLink: (link) => this.showLink(link),
-    editLink: (link) => this.editLink(link),
-    createLink: () => this.editLink(undefined),
-  });
-  private readonly linkForm = new LinkFormController(this, {
-    saved: (link, created) => this.handleLinkSaved(link, created),
-    cancelled: (editing) => (editing ? this.showLink(editing, false) : this.showList()),
-  });
-  private readonly linkDetail = new LinkDetailController(this, {
-    back: () => this.showList(),
-    edit: (link) => this.editLink(link),
-    changed: (link) => this.linksList.replace(link),
-  });
-  private readonly balances = new BalanceController(this);
-  private readonly withdraw = new WithdrawController(this, {
-    availableOf: (assetId) => this.balances.available(assetId),
-    submitted: (id) => this.handleWithdrawalCreated(id),
-  });
-  private readonly history = new WithdrawalHistoryController(this, { settled: () => void this.balances.load() });
+  private readonly tabs: Record<AdminView, AdminTab> = {
+    links: new LinksTab(this, {
+      saved: (link, created) => this.emit('paylink-link-saved', { link, created }),
+      checkoutSrc: () => this.checkoutSrc,
+    }),
+    money: new MoneyTab(this, { withdrawalCreated: (id) => this.emit('paylink-withdrawal-created', { id }) }),
+  };
 
-  @state() private linksScreen: LinksScreen = 'list';
   @state() private signedOut = false;
   @state() private announcement = '';
 
@@ -164,10 +158,10 @@ export class PaylinkAdmin extends PaylinkElement implements AdminHost {
   }
 
   handleAuthError(error: unknown): boolean {
-    if (!(error instanceof PaylinkAuthError)) return false;
+    if (!needsSignIn(error)) return false;
     if (!this.signedOut) {
       this.signedOut = true;
-      this.history.pause();
+      for (const view of ADMIN_VIEWS) this.tabs[view].shown?.(false);
       this.emit('paylink-auth-required', { status: error.status });
       this.focusAfterRender('#sign-in-heading');
     }
@@ -186,7 +180,7 @@ export class PaylinkAdmin extends PaylinkElement implements AdminHost {
   }
 
   protected override willUpdate(changed: PropertyValues<this>): void {
-    if (changed.has('view') && this.view !== 'links' && this.view !== 'money') this.view = 'links';
+    if (changed.has('view') && !ADMIN_VIEWS.includes(this.view)) this.view = 'links';
   }
 
   protected override updated(changed: PropertyValues<this>): void {
@@ -194,14 +188,22 @@ export class PaylinkAdmin extends PaylinkElement implements AdminHost {
     // Loading changes state; it starts after this update so as not to schedule one from inside it.
     if (credentialsChanged && this.loaded.size) {
       queueMicrotask(() => void this.refresh());
-    } else if (!this.signedOut && !this.loaded.has(this.view)) {
-      const view = this.view;
-      this.loaded.add(view);
-      queueMicrotask(() => void this.loadView(view));
-    } else if (changed.has('view') && changed.get('view') !== undefined) {
-      // Pending withdrawals are followed only while the money tab is shown.
-      if (this.view === 'money') queueMicrotask(() => void this.history.load(true));
-      else this.history.pause();
+    } else {
+      const previous = changed.get('view') as AdminView | undefined;
+      if (previous !== undefined && previous !== this.view) {
+        // A tab seen before is refreshed quietly; one shown for the first time loads below.
+        const seen = this.loaded.has(this.view);
+        const current = this.tabs[this.view];
+        queueMicrotask(() => {
+          this.tabs[previous]?.shown?.(false);
+          if (seen) current.shown?.(true);
+        });
+      }
+      if (!this.signedOut && !this.loaded.has(this.view)) {
+        const view = this.view;
+        this.loaded.add(view);
+        queueMicrotask(() => void this.loadView(view));
+      }
     }
     this.applyPendingFocus();
   }
@@ -220,12 +222,7 @@ export class PaylinkAdmin extends PaylinkElement implements AdminHost {
 
   private async loadView(view: AdminView): Promise<void> {
     this.loaded.add(view);
-    if (view === 'links') {
-      if (this.linksScreen === 'detail') await Promise.all([this.linksList.load(), this.linkDetail.reload()]);
-      else await this.linksList.load();
-    } else {
-      await Promise.all([this.balances.load(), this.history.load()]);
-    }
+    await this.tabs[view].load();
   }
 
   private selectView(view: AdminView, focusTab = false): void {
@@ -233,41 +230,8 @@ export class PaylinkAdmin extends PaylinkElement implements AdminHost {
     if (focusTab) this.focusAfterRender(`#tab-${view}`);
   }
 
-  private showList(): void {
-    this.linksScreen = 'list';
-    void this.linksList.load();
-    this.focusAfterRender('#links-heading');
-  }
-
-  private showLink(link: PaymentLink, refresh = true): void {
-    this.linksScreen = 'detail';
-    this.linkDetail.scriptSrc = this.checkoutSrc;
-    this.linkDetail.show(link, refresh);
-    this.focusAfterRender('#link-detail-heading');
-  }
-
-  private editLink(link: PaymentLink | undefined): void {
-    this.linksScreen = 'form';
-    this.linkForm.open(link);
-    this.focusAfterRender('#link-form-heading');
-  }
-
-  private handleLinkSaved(link: PaymentLink, created: boolean): void {
-    this.announce(this.text.t(created ? 'linkCreated' : 'linkSaved', { title: link.title }));
-    this.emit('paylink-link-saved', { link, created });
-    if (created) this.linksList.page = 1;
-    this.showLink(link, false);
-    void this.linksList.load();
-  }
-
-  private handleWithdrawalCreated(id: string): void {
-    this.emit('paylink-withdrawal-created', { id });
-    this.history.page = 1;
-    void Promise.all([this.balances.load(), this.history.load()]);
-  }
-
   private handleTabKeydown(event: KeyboardEvent): void {
-    const order: AdminView[] = ['links', 'money'];
+    const order = ADMIN_VIEWS;
     const index = order.indexOf(this.view);
     const next =
       event.key === 'ArrowRight' ? order[(index + 1) % order.length]
@@ -296,12 +260,6 @@ export class PaylinkAdmin extends PaylinkElement implements AdminHost {
     </button>`;
   }
 
-  private renderLinks(): TemplateResult {
-    if (this.linksScreen === 'form') return this.linkForm.render();
-    if (this.linksScreen === 'detail') return this.linkDetail.render();
-    return this.linksList.render();
-  }
-
   private renderSignIn(): TemplateResult {
     const t = this.text.t.bind(this.text);
     return html`<div part="sign-in" class="sign-in card" role="alert" aria-labelledby="sign-in-heading">
@@ -319,17 +277,13 @@ export class PaylinkAdmin extends PaylinkElement implements AdminHost {
       ${this.signedOut
         ? this.renderSignIn()
         : html`<div role="tablist" part="tabs" aria-label=${t('consoleLabel')} @keydown=${this.handleTabKeydown}>
-              ${this.renderTab('links', t('tabLinks'))} ${this.renderTab('money', t('tabMoney'))}
+              ${ADMIN_VIEWS.map((view) => this.renderTab(view, t(this.tabs[view].label)))}
             </div>
-            <div role="tabpanel" id="panel-links" part="panel panel-links" aria-labelledby="tab-links" ?hidden=${this.view !== 'links'}>
-              ${this.view === 'links' || this.loaded.has('links') ? this.renderLinks() : nothing}
-            </div>
-            <div role="tabpanel" id="panel-money" part="panel panel-money" aria-labelledby="tab-money" ?hidden=${this.view !== 'money'}>
-              ${this.view === 'money' || this.loaded.has('money')
-                ? html`${this.balances.render()}
-                    <div class="money-grid">${this.withdraw.render()} ${this.history.render()}</div>`
-                : nothing}
-            </div>`}
+            ${ADMIN_VIEWS.map(
+              (view) => html`<div role="tabpanel" id="panel-${view}" part="panel panel-${view}" aria-labelledby="tab-${view}" ?hidden=${this.view !== view}>
+                ${this.view === view || this.loaded.has(view) ? this.tabs[view].render() : nothing}
+              </div>`,
+            )}`}
     </div>`;
   }
 }

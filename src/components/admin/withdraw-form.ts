@@ -1,23 +1,35 @@
 /**
  * The withdrawal form: asset, network, destination address (checked as it is typed, EIP-55 included),
- * amount with "max", then a confirm step that repeats address and amount.
+ * amount with "max", then a confirm step that repeats address and amount. Review runs the service's
+ * own rules (`checkWithdrawal` of `core/rules/withdrawal.ts`) on the body it would send, against the
+ * networks the service is configured with (`GET /withdrawal/networks`), so it refuses exactly what
+ * the service would.
  *
  * Paying once: each submission carries an `Idempotency-Key`. The key is made when a body is first
  * sent and reused for every retry of that same body (after a timeout, a network error, a 5xx), so the
  * service applies it once however often it arrives; a changed body, or a definitive answer, gets a new
  * key next time. A second click while a request is in flight does nothing (the button is disabled too).
  */
-import { html, nothing, type TemplateResult } from 'lit';
+import { html, nothing, type ReactiveController, type TemplateResult } from 'lit';
 import { PaylinkConflictError, PaylinkRuleError, PaylinkValidationError } from '../../client/errors.js';
 import { checkAddress, toChecksumAddress } from '../../core/evm-address.js';
-import { ASSET_DIGITS, ASSET_IDS, compareDecimal, fractionDigits, isDecimalString, type AssetId } from '../../core/money.js';
+import { ASSET_IDS, compareDecimal, type AssetId } from '../../core/money.js';
+import { CRYPTO_DIGITS } from '../../core/rules/limits.js';
+import type { NetworkInfo } from '../../core/rules/networks.js';
+import { checkWithdrawal } from '../../core/rules/withdrawal.js';
 import type { CreateWithdrawalInput } from '../../core/schemas.js';
 import { assetName } from '../../internal/localize.js';
 import { errorMessage, fieldErrorsFrom, isTransient, newIdempotencyKey, normalizeAmount, type AdminHost } from './admin-context.js';
 import { describedBy, fieldError, ifDefined, invalid } from './fields.js';
+import { errorBox } from './templates.js';
 
-/** The networks a withdrawal can use: one today (DESIGN §4), more are configuration. */
-export const NETWORKS = [{ id: 'bsc', nameKey: 'networkBsc' }] as const;
+/** Names of the networks the service said it is configured with, by id (shared with the history's labels). */
+const configuredNames = new Map<string, string>();
+
+/** A network's name for people: as configured when the service has said, else its id (`bsc` has a translated name). */
+export function networkName(id: string, text: AdminHost['text']): string {
+  return configuredNames.get(id) ?? (id === 'bsc' ? text.t('networkBsc') : id);
+}
 
 export interface WithdrawActions {
   /** The available balance of `assetId`, once known. */
@@ -31,7 +43,7 @@ type Field = 'asset' | 'network' | 'address' | 'amount';
 
 const FIELD_IDS: Record<Field, string> = { asset: 'wd-asset', network: 'wd-network', address: 'wd-address', amount: 'wd-amount' };
 
-export class WithdrawController {
+export class WithdrawController implements ReactiveController {
   step: Step = 'edit';
   assetId: AssetId = 'USDT';
   blockchainId = 'bsc';
@@ -46,13 +58,46 @@ export class WithdrawController {
   sending = false;
   addressBlurred = false;
   lastCreated: { id: string; amount: string; assetId: string; address: string } | undefined;
+  /** The networks the service is configured with; undefined until `GET /withdrawal/networks` answered. */
+  networks: NetworkInfo[] | undefined;
   /** The key of the body last sent, kept while that body may be retried. */
   private attempt: { key: string; fingerprint: string } | undefined;
+  private networksLoading: Promise<void> | undefined;
+  /** The client the networks were last asked through: new credentials ask again. */
+  private networksAskedWith: unknown;
 
   constructor(
     private readonly host: AdminHost,
     private readonly actions: WithdrawActions,
   ) {
+    host.addController(this);
+  }
+
+  hostUpdated(): void {
+    // After the element's first render (its credentials are set by then), and again when they change.
+    if (!this.networks && !this.networksLoading && this.networksAskedWith !== this.host.api) void this.loadNetworks();
+  }
+
+  /** Loads the configured networks (once per client while it fails; once for good when it answers). */
+  loadNetworks(): Promise<void> {
+    this.networksAskedWith = this.host.api;
+    this.networksLoading ??= this.host.api.withdrawals
+      .networks()
+      .then(({ items }) => {
+        this.networks = items;
+        for (const network of items) configuredNames.set(network.id, network.name);
+        if (items.length && !items.some((network) => network.id === this.blockchainId)) this.blockchainId = items[0]!.id;
+        this.host.requestUpdate();
+      })
+      // Until they load (an older service has no such route), the form offers the network it holds and the service decides.
+      .catch(() => {})
+      .finally(() => (this.networksLoading = undefined));
+    return this.networksLoading;
+  }
+
+  /** The networks to offer and check against: the configured ones, or until they load the one chosen. */
+  private offeredNetworks(): NetworkInfo[] {
+    return this.networks ?? [{ id: this.blockchainId, name: networkName(this.blockchainId, this.host.text), aliases: [], assets: ASSET_IDS }];
   }
 
   /** The address verdict as typed, for the live message. */
@@ -71,11 +116,23 @@ export class WithdrawController {
     return singleCase ? { kind: 'note', message: t('addressNoChecksum') } : { kind: 'ok', message: t('addressOk') };
   }
 
+  /** The errors of the service's rules on the body a confirmation would send, by field, in the admin's words. */
+  private ruleErrors(): Partial<Record<Field, string>> {
+    const t = this.host.text.t.bind(this.host.text);
+    const check = checkWithdrawal(this.body(), this.offeredNetworks());
+    const errors: Partial<Record<Field, string>> = {};
+    if (check.ok) return errors;
+    const fieldOf: Record<string, Field> = { amount: 'amount', address: 'address', assetId: 'asset', blockchainId: 'network' };
+    for (const error of check.errors) {
+      const field = fieldOf[error.path];
+      if (field) errors[field] ??= t(error.key, { example: '25.5', digits: CRYPTO_DIGITS, ...error.params });
+    }
+    return errors;
+  }
+
   private amountError(): string | undefined {
     const t = this.host.text.t.bind(this.host.text);
     const amount = normalizeAmount(this.amount, this.host.text.decimalSeparator);
-    const digits = ASSET_DIGITS[this.assetId] ?? 6;
-    if (!isDecimalString(amount) || fractionDigits(amount) > digits || compareDecimal(amount, '0') <= 0) return t('withdrawAmountInvalid');
     const available = this.actions.availableOf(this.assetId);
     if (available !== undefined && compareDecimal(amount, available) > 0)
       return t('withdrawAmountOver', { amount: this.host.text.crypto(available, this.assetId) });
@@ -118,12 +175,13 @@ export class WithdrawController {
   private review(event: Event): void {
     event.preventDefault();
     this.addressBlurred = true;
-    const errors: Partial<Record<Field, string>> = {};
+    const errors = this.ruleErrors();
     const verdict = this.addressVerdict();
-    // With `addressBlurred` set the verdict is final: none, error, ok or note.
+    // With `addressBlurred` set the verdict is final: none, error, ok or note. Its words say more than the rule's.
     if (verdict.kind === 'none') errors.address = this.host.text.t('addressHint');
-    else if (verdict.kind === 'error') errors.address = verdict.message;
-    const amountError = this.amountError();
+    else if (verdict.kind === 'error' && errors.address) errors.address = verdict.message;
+    // The balance is the service's to check (422); saying so before asking saves a round trip.
+    const amountError = errors.amount ? undefined : this.amountError();
     if (amountError) errors.amount = amountError;
     this.errors = errors;
     this.formError = '';
@@ -268,7 +326,7 @@ export class WithdrawController {
               this.clearError('network');
               this.host.requestUpdate();
             }}>
-            ${NETWORKS.map((network) => html`<option value=${network.id} ?selected=${network.id === this.blockchainId}>${t(network.nameKey)}</option>`)}
+            ${this.offeredNetworks().map((network) => html`<option value=${network.id} ?selected=${network.id === this.blockchainId}>${network.name}</option>`)}
           </select>
           ${fieldError('wd-network', this.errors.network)}
         </div>
@@ -321,7 +379,7 @@ export class WithdrawController {
         <p id="wd-amount-available" class="hint">${t('availableHint', { amount: available === undefined ? '—' : text.crypto(available, this.assetId) })}</p>
         ${fieldError('wd-amount', amountError)}
       </div>
-      ${this.formError ? html`<div part="form-error" class="error-box" role="alert"><p>${this.formError}</p></div>` : nothing}
+      ${errorBox(text, this.formError, { part: 'form-error' })}
       <div class="form-actions">
         <button type="submit" part="button primary review" class="primary">${t('review')}</button>
       </div>
@@ -338,21 +396,16 @@ export class WithdrawController {
     } catch {
       // Already checked on review; show what was typed if not.
     }
-    const network = NETWORKS.find((n) => n.id === body.blockchainId);
+    const network = this.offeredNetworks().find((n) => n.id === body.blockchainId);
     return html`<section part="withdraw-confirm" class="withdraw-confirm" aria-labelledby="wd-confirm-heading">
       <h2 id="wd-confirm-heading" tabindex="-1">${t('confirmTitle')}</h2>
       <p class="hint">${t('confirmBody')}</p>
       <dl class="summary" part="confirm-summary">
         <div><dt>${t('youSend')}</dt><dd part="confirm-amount" class="big">${text.crypto(String(body.amount), body.assetId)}</dd></div>
-        <div><dt>${t('network')}</dt><dd part="confirm-network">${network ? t(network.nameKey) : body.blockchainId}</dd></div>
+        <div><dt>${t('network')}</dt><dd part="confirm-network">${network ? network.name : body.blockchainId}</dd></div>
         <div><dt>${t('to')}</dt><dd part="confirm-address" class="mono address">${shown}</dd></div>
       </dl>
-      ${this.formError
-        ? html`<div part="form-error" class="error-box" role="alert">
-            <p>${this.formError}</p>
-            ${this.canRetry ? html`<p class="hint">${t('retryHint')}</p>` : nothing}
-          </div>`
-        : nothing}
+      ${errorBox(text, this.formError, { part: 'form-error', hint: this.canRetry ? t('retryHint') : undefined })}
       <div class="form-actions">
         <button type="button" part="button edit-withdrawal" ?disabled=${this.sending} @click=${() => this.back()}>${t('editWithdrawal')}</button>
         <button type="button" part="button primary confirm" class="primary" ?disabled=${this.sending} aria-disabled=${this.sending ? 'true' : 'false'}

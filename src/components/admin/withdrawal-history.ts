@@ -3,11 +3,13 @@
  * on their way. While the page shown has a pending or processing withdrawal, a `PollController`
  * reloads it every `pollInterval` ms; polling stops as soon as none is left.
  */
-import { html, nothing, type ReactiveController, type TemplateResult } from 'lit';
-import type { Withdrawal, WithdrawalList, WithdrawalStatus } from '../../core/schemas.js';
-import { errorMessage, type AdminHost } from './admin-context.js';
-import { NETWORKS } from './withdraw-form.js';
+import { html, nothing, type TemplateResult } from 'lit';
+import type { Withdrawal, WithdrawalStatus } from '../../core/schemas.js';
+import type { AdminHost } from './admin-context.js';
 import { PollController } from './poll-controller.js';
+import { PagedResource } from './resource-controller.js';
+import { pagedTable, type TableColumn } from './templates.js';
+import { networkName } from './withdraw-form.js';
 
 const STATUSES: WithdrawalStatus[] = ['pending', 'processing', 'success', 'failed'];
 const IN_FLIGHT: ReadonlySet<WithdrawalStatus> = new Set(['pending', 'processing']);
@@ -27,25 +29,35 @@ export function dayBoundary(day: string, end: boolean): string | undefined {
   return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
 }
 
-export class WithdrawalHistoryController implements ReactiveController {
-  pageSize = 10;
-  page = 1;
-  status: '' | WithdrawalStatus = '';
-  fromDate = '';
-  toDate = '';
-  data: WithdrawalList | undefined;
-  loading = false;
-  error = '';
-  private sequence = 0;
-  private aborter: AbortController | undefined;
+/** The history's filters, as the merchant set them ('' for "any"): a status and two `YYYY-MM-DD` days. */
+export type HistoryFilters = { status: '' | WithdrawalStatus; fromDate: string; toDate: string };
+
+export class WithdrawalHistoryController {
+  /** The withdrawals shown, with their page and filters. */
+  readonly list: PagedResource<Withdrawal, HistoryFilters>;
   private readonly poll: PollController;
 
   constructor(
     private readonly host: AdminHost,
     private readonly actions: HistoryActions,
   ) {
-    host.addController(this);
-    this.poll = new PollController(host, () => this.load(true), () => host.pollInterval);
+    this.list = new PagedResource<Withdrawal, HistoryFilters>(host, {
+      pageSize: 10,
+      filters: { status: '', fromDate: '', toDate: '' },
+      fetch: ({ status, fromDate = '', toDate = '', ...query }, signal) => {
+        const startDate = dayBoundary(fromDate, false);
+        const endDate = dayBoundary(toDate, true);
+        return host.api.withdrawals.list(
+          { ...query, ...(status ? { status } : {}), ...(startDate ? { startDate } : {}), ...(endDate ? { endDate } : {}) },
+          { signal },
+        );
+      },
+      received: (data, previous) => {
+        this.noteChanges(previous?.items ?? [], data.items);
+        this.poll.setActive(data.items.some((item) => IN_FLIGHT.has(item.status)));
+      },
+    });
+    this.poll = new PollController(host, () => this.list.load({ quiet: true }), () => host.pollInterval);
   }
 
   /** True while pending withdrawals are being followed. */
@@ -53,57 +65,14 @@ export class WithdrawalHistoryController implements ReactiveController {
     return this.poll.polling;
   }
 
-  /** Loads the current page; `quiet` (a poll) keeps the table as is until the answer arrives. */
-  async load(quiet = false): Promise<void> {
-    this.aborter?.abort();
-    const aborter = (this.aborter = new AbortController());
-    const sequence = ++this.sequence;
-    if (!quiet) {
-      this.loading = true;
-      this.error = '';
-      this.host.requestUpdate();
-    }
-    try {
-      const startDate = dayBoundary(this.fromDate, false);
-      const endDate = dayBoundary(this.toDate, true);
-      const data = await this.host.api.withdrawals.list(
-        {
-          page: this.page,
-          limit: this.pageSize,
-          ...(this.status ? { status: this.status } : {}),
-          ...(startDate ? { startDate } : {}),
-          ...(endDate ? { endDate } : {}),
-        },
-        { signal: aborter.signal },
-      );
-      if (sequence !== this.sequence) return;
-      this.noteChanges(this.data?.items ?? [], data.items);
-      this.data = data;
-      this.error = '';
-      this.poll.setActive(data.items.some((item) => IN_FLIGHT.has(item.status)));
-    } catch (error) {
-      if (sequence !== this.sequence || aborter.signal.aborted) return;
-      if (this.host.handleAuthError(error)) {
-        this.poll.setActive(false);
-        return;
-      }
-      // A failed poll is not worth a banner: the next one will try again.
-      if (!quiet) this.error = errorMessage(this.host.text, error);
-    } finally {
-      if (sequence === this.sequence) {
-        this.loading = false;
-        this.host.requestUpdate();
-      }
-    }
+  /** Loads the current page; `quiet` (a poll, a return to the tab) keeps the table as is until the answer arrives. */
+  load(quiet = false): Promise<void> {
+    return this.list.load({ quiet });
   }
 
   /** Stops polling (e.g. when the money tab is hidden or the element signs out). */
   pause(): void {
     this.poll.setActive(false);
-  }
-
-  hostDisconnected(): void {
-    this.aborter?.abort();
   }
 
   /** Announces withdrawals that left pending/processing since the last load. */
@@ -121,51 +90,42 @@ export class WithdrawalHistoryController implements ReactiveController {
     if (settled) this.actions.settled();
   }
 
-  private filter(patch: Partial<Pick<this, 'status' | 'fromDate' | 'toDate'>>): void {
-    Object.assign(this, patch);
-    this.page = 1;
-    void this.load();
-  }
-
-  private goTo(page: number): void {
-    this.page = page;
-    void this.load();
-    this.host.focusAfterRender('#history-heading');
-  }
-
-  private renderRow(item: Withdrawal): TemplateResult {
+  private columns(): TableColumn<Withdrawal>[] {
     const text = this.host.text;
     const t = text.t.bind(text);
-    const network = NETWORKS.find((n) => n.id === item.blockchainId);
-    return html`<tr part="withdrawal-row">
-      <td class="date">${text.shortDateTime(item.createdAt)}</td>
-      <th scope="row" class="num">${text.crypto(item.amount, item.assetId)}</th>
-      <td class="mono address-cell">
-        <span class="address-short" aria-hidden="true" title=${item.address}>${item.address.slice(0, 8)}…${item.address.slice(-6)}</span>
-        <span class="visually-hidden">${item.address}, ${network ? t(network.nameKey) : item.blockchainId}</span>
-      </td>
-      <td>
-        <span part="badge withdrawal-status status-${item.status}" class="badge ${item.status}">
-          ${IN_FLIGHT.has(item.status) ? html`<span class="pulse" aria-hidden="true"></span>` : nothing}${t(`status_${item.status}`)}
-        </span>
-        ${item.failureReason ? html`<span class="sub">${item.failureReason}</span>` : nothing}
-        ${item.txHash
-          ? html`<span class="sub mono" part="tx-hash" title=${item.txHash}
-              ><span class="visually-hidden">${t('colTx')}: ${item.txHash}</span><span aria-hidden="true">${item.txHash.slice(0, 10)}…${item.txHash.slice(-4)}</span></span
-            >`
-          : nothing}
-      </td>
-    </tr>`;
+    return [
+      { label: t('colDate'), class: 'date', cell: (item) => text.shortDateTime(item.createdAt) },
+      { label: t('colAmount'), rowHeader: true, class: 'num', cell: (item) => text.crypto(item.amount, item.assetId) },
+      {
+        label: t('colAddress'),
+        class: 'address-cell',
+        cell: (item) => {
+          return html`<span class="address-short mono" aria-hidden="true" title=${item.address}>${item.address.slice(0, 8)}…${item.address.slice(-6)}</span>
+            <span class="visually-hidden">${item.address}, ${networkName(item.blockchainId, text)}</span>`;
+        },
+      },
+      {
+        label: t('colStatus'),
+        class: 'status-cell',
+        cell: (item) =>
+          html`<span part="badge withdrawal-status status-${item.status}" class="badge ${item.status}">
+              ${IN_FLIGHT.has(item.status) ? html`<span class="pulse" aria-hidden="true"></span>` : nothing}${t(`status_${item.status}`)}
+            </span>
+            ${item.failureReason ? html`<span class="sub">${item.failureReason}</span>` : nothing}
+            ${item.txHash
+              ? html`<span class="sub mono" part="tx-hash" title=${item.txHash}
+                  ><span class="visually-hidden">${t('colTx')}: ${item.txHash}</span><span aria-hidden="true">${item.txHash.slice(0, 10)}…${item.txHash.slice(-4)}</span></span
+                >`
+              : nothing}`,
+      },
+    ];
   }
 
   render(): TemplateResult {
     const text = this.host.text;
     const t = text.t.bind(text);
-    const meta = this.data?.meta;
-    const items = this.data?.items ?? [];
-    const pages = Math.max(meta?.totalPages ?? 1, 1);
-    const page = meta?.currentPage ?? this.page;
-    const filtered = Boolean(this.status || this.fromDate || this.toDate);
+    const { filters } = this.list;
+    const change = (name: keyof HistoryFilters) => (event: Event) => void this.list.filter({ [name]: (event.target as HTMLInputElement).value });
     return html`<section part="withdrawal-history" class="history" aria-labelledby="history-heading">
       <div class="toolbar">
         <h2 id="history-heading" tabindex="-1">${t('historyTitle')}</h2>
@@ -174,61 +134,36 @@ export class WithdrawalHistoryController implements ReactiveController {
       <div part="history-filters" class="filters" role="group" aria-label=${t('historyTitle')}>
         <div class="field">
           <label for="wh-status">${t('filterStatus')}</label>
-          <select id="wh-status" part="filter-status" @change=${(event: Event) => this.filter({ status: (event.target as HTMLSelectElement).value as '' | WithdrawalStatus })}>
-            <option value="" ?selected=${this.status === ''}>${t('statusAny')}</option>
-            ${STATUSES.map((status) => html`<option value=${status} ?selected=${this.status === status}>${t(`status_${status}`)}</option>`)}
+          <select id="wh-status" part="filter-status" @change=${change('status')}>
+            <option value="" ?selected=${filters.status === ''}>${t('statusAny')}</option>
+            ${STATUSES.map((status) => html`<option value=${status} ?selected=${filters.status === status}>${t(`status_${status}`)}</option>`)}
           </select>
         </div>
         <div class="field">
           <label for="wh-from">${t('fromDate')}</label>
-          <input id="wh-from" part="filter-from" type="date" .value=${this.fromDate} max=${this.toDate || nothing}
-            @change=${(event: Event) => this.filter({ fromDate: (event.target as HTMLInputElement).value })} />
+          <input id="wh-from" part="filter-from" type="date" .value=${filters.fromDate} max=${filters.toDate || nothing} @change=${change('fromDate')} />
         </div>
         <div class="field">
           <label for="wh-to">${t('toDate')}</label>
-          <input id="wh-to" part="filter-to" type="date" .value=${this.toDate} min=${this.fromDate || nothing}
-            @change=${(event: Event) => this.filter({ toDate: (event.target as HTMLInputElement).value })} />
+          <input id="wh-to" part="filter-to" type="date" .value=${filters.toDate} min=${filters.fromDate || nothing} @change=${change('toDate')} />
         </div>
-        ${filtered
-          ? html`<button type="button" part="button clear-filters" class="ghost" @click=${() => this.filter({ status: '', fromDate: '', toDate: '' })}>${t('clearFilters')}</button>`
+        ${this.list.filtered
+          ? html`<button type="button" part="button clear-filters" class="ghost" @click=${() => this.list.clearFilters()}>${t('clearFilters')}</button>`
           : nothing}
       </div>
-      ${this.error
-        ? html`<div part="error" class="error-box" role="alert">
-            <p>${this.error}</p>
-            <button type="button" part="button retry" @click=${() => this.load()}>${t('tryAgain')}</button>
-          </div>`
-        : nothing}
-      <!-- Focusable so that keyboard users can scroll the table sideways on a narrow screen. -->
-      <div class="table-wrap" role="region" tabindex="0" aria-label="${t('historyTitle')}, ${t('pageOf', { page, pages })}" aria-busy=${this.loading ? 'true' : 'false'}>
-        ${!this.data && this.loading
-          ? html`<p part="loading" class="placeholder">${t('loading')}</p>`
-          : this.data && items.length === 0
-            ? html`<p part="empty" class="placeholder">${filtered ? t('noWithdrawalsMatch') : t('noWithdrawals')}</p>`
-            : this.data
-              ? html`<table part="withdrawals-table">
-                  <caption class="visually-hidden">${t('historyTitle')}</caption>
-                  <thead>
-                    <tr>
-                      <th scope="col">${t('colDate')}</th>
-                      <th scope="col" class="num">${t('colAmount')}</th>
-                      <th scope="col">${t('colAddress')}</th>
-                      <th scope="col">${t('colStatus')}</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    ${items.map((item) => this.renderRow(item))}
-                  </tbody>
-                </table>`
-              : nothing}
-      </div>
-      ${meta && meta.totalItems > 0
-        ? html`<nav part="pagination history-pagination" class="pagination" aria-label="${t('historyTitle')} – ${t('pagination')}">
-            <button type="button" part="button previous-page" ?disabled=${page <= 1 || this.loading} @click=${() => this.goTo(page - 1)}>${t('previous')}</button>
-            <span part="page-info">${t('pageOf', { page, pages })}</span>
-            <button type="button" part="button next-page" ?disabled=${page >= pages || this.loading} @click=${() => this.goTo(page + 1)}>${t('next')}</button>
-          </nav>`
-        : nothing}
+      ${pagedTable({
+        text,
+        list: this.list,
+        label: t('historyTitle'),
+        part: 'withdrawals-table',
+        rowPart: 'withdrawal-row',
+        columns: this.columns(),
+        empty: t('noWithdrawals'),
+        emptyFiltered: t('noWithdrawalsMatch'),
+        paginationPart: 'history-pagination',
+        paginationLabel: `${t('historyTitle')} – ${t('pagination')}`,
+        paged: () => this.host.focusAfterRender('#history-heading'),
+      })}
     </section>`;
   }
 }

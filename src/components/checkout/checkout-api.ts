@@ -10,9 +10,6 @@
 import { PaylinkError } from '../../client/errors.js';
 import type { CheckoutSession, PublicLink, StartSessionInput, VisitResult } from '../../core/schemas.js';
 
-/** Statuses after which a session never changes again. */
-export const TERMINAL: ReadonlySet<string> = new Set(['paid', 'overpaid', 'expired']);
-
 /** The public checkout API as the element calls it. */
 export interface CheckoutCalls {
   link(slug: string): Promise<PublicLink>;

@@ -14,7 +14,8 @@ import { compareDecimal, fractionDigits, toUnits } from '../../core/money.js';
 import { payFromWallet, type TokenTransfer, type Wallet, type WalletFailure } from '../../internal/evm-wallet.js';
 import type { Localizer } from '../../internal/localize.js';
 import type { CheckoutSession, PublicLink } from '../../core/schemas.js';
-import { TERMINAL, checkoutCalls } from './checkout-api.js';
+import { TERMINAL_STATUSES as TERMINAL } from '../../core/rules/session.js';
+import { checkoutCalls } from './checkout-api.js';
 import { checkCustomer } from './customer-rules.js';
 import type en from './translations/en.js';
 

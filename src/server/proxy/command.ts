@@ -3,15 +3,21 @@
  * Env: `PAYLINK_API_KEY` (required), `PAYLINK_ADMIN_TOKEN` (without it the admin routes answer 401),
  * `PAYLINK_ALLOWED_ORIGINS` (comma list, or `*`), `PAYLINK_UPSTREAM` (when `--upstream` is not given),
  * `PAYLINK_TRUST_PROXY` (`1`/`true` or a hop count, when a load balancer you run sets `X-Forwarded-For`),
+ * `PAYLINK_PUBLIC_ORIGIN` (the origin browsers load your pages from, when a reverse proxy in front rewrites
+ * `Host`: admin changes from it are same-site),
  * `PAYLINK_RATE_LIMIT` (checkout requests per second per client, optionally `:burst`, e.g. `10:60`, the
  * default; or `off`).
  * `GET /healthz` answers `200 {"status":"ok"}`. The API key is never printed.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createNodeFetch, toNodeHandler } from './node.js';
+import { parsePublicOrigin } from './guards/cross-site.js';
+import { createNodeUpstream } from './node-upstream.js';
+import { toNodeHandler } from './node.js';
+import { serveBundle } from '../bundles.js';
 import { createPaylinkProxy, type PaylinkProxyOptions } from './proxy.js';
 
+/** The command's flags (and its environment, for tests). */
 export interface ProxyCommandOptions {
   port: number;
   host?: string | undefined;
@@ -20,6 +26,7 @@ export interface ProxyCommandOptions {
   env?: Record<string, string | undefined>;
 }
 
+/** A started proxy server: where it listens, and how to stop it. */
 export interface RunningProxy {
   url: string;
   port: number;
@@ -32,8 +39,11 @@ export class ProxyConfigError extends Error {
   override name = 'ProxyConfigError';
 }
 
+/** The proxy's options as the command reads them: `upstream` is the URL (the server adds the Node transport). */
+export type ProxyCommandConfig = PaylinkProxyOptions & { upstream: string };
+
 /** Reads the proxy's options from flags and environment, refusing to start without a key or upstream. */
-export function proxyOptionsFromEnv(options: ProxyCommandOptions): PaylinkProxyOptions {
+export function proxyOptionsFromEnv(options: ProxyCommandOptions): ProxyCommandConfig {
   const env = options.env ?? process.env;
   const apiKey = env.PAYLINK_API_KEY?.trim();
   if (!apiKey) throw new ProxyConfigError('PAYLINK_API_KEY is not set: the proxy needs the integrator API key (create one with "paylink keys create")');
@@ -50,12 +60,19 @@ export function proxyOptionsFromEnv(options: ProxyCommandOptions): PaylinkProxyO
     .map((origin) => origin.trim())
     .filter(Boolean);
   const trust = env.PAYLINK_TRUST_PROXY?.trim();
+  let publicOrigin: string | undefined;
+  try {
+    publicOrigin = parsePublicOrigin(env.PAYLINK_PUBLIC_ORIGIN);
+  } catch {
+    throw new ProxyConfigError(`PAYLINK_PUBLIC_ORIGIN must be an origin such as https://shop.example (scheme, host and port only); got ${env.PAYLINK_PUBLIC_ORIGIN}`);
+  }
   return {
     rateLimit: parseRateLimit(env.PAYLINK_RATE_LIMIT),
     upstream,
     apiKey,
     adminToken: env.PAYLINK_ADMIN_TOKEN?.trim() || undefined,
     allowedOrigins: origins.includes('*') ? '*' : origins,
+    publicOrigin,
     trustProxy: !trust || trust === '0' || trust === 'false' ? undefined : /^\d+$/.test(trust) ? Number(trust) : true,
   };
 }
@@ -70,9 +87,15 @@ function parseRateLimit(value: string | undefined): PaylinkProxyOptions['rateLim
   return { perSecond, burst: match[2] ? Number(match[2]) : Math.max(1, Math.ceil(perSecond * 6)) };
 }
 
-/** Starts the proxy server; `close()` drains in-flight requests (cutting event streams after 5 s). */
+/**
+ * Starts the proxy server; `close()` drains in-flight requests (cutting event streams after 5 s).
+ * The `node:http` server here is where limits on connections belong (header and body timeouts,
+ * connections per client): they act before the proxy's guards see a request.
+ */
 export async function startProxyServer(options: ProxyCommandOptions): Promise<RunningProxy> {
-  const proxy = createPaylinkProxy({ ...proxyOptionsFromEnv(options), fetch: createNodeFetch() });
+  const config = proxyOptionsFromEnv(options);
+  // The script-tag bundles of this package, at basePath/dist/* (Node only: they are read from disk).
+  const proxy = createPaylinkProxy({ ...config, upstream: createNodeUpstream(config.upstream), bundles: serveBundle });
   const nodeHandler = toNodeHandler(proxy);
   const server = createServer((req, res) => {
     if (req.url === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) {
@@ -119,7 +142,8 @@ export async function runProxyCommand(options: ProxyCommandOptions, onSignal: (c
   process.stdout.write(
     `paylink proxy listening on ${proxy.url}/paylink → ${config.upstream}\n` +
       `  admin routes: ${config.adminToken ? 'bearer PAYLINK_ADMIN_TOKEN' : 'disabled (set PAYLINK_ADMIN_TOKEN)'}\n` +
-      `  checkout CORS origins: ${origins}\n`,
+      `  checkout CORS origins: ${origins}\n` +
+      `  public origin: ${config.publicOrigin ?? 'from the Host header (set PAYLINK_PUBLIC_ORIGIN behind a reverse proxy that rewrites Host)'}\n`,
   );
   onSignal(proxy.close);
 }

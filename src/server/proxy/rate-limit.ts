@@ -5,6 +5,7 @@
  * Runtime-neutral: no Node imports, no timers (idle buckets are swept lazily).
  */
 
+/** The bucket's size and refill rate (the proxy's `rateLimit` option). */
 export interface RateLimitOptions {
   /** Requests a client may make at once (bucket size). Default 60. */
   burst?: number;
@@ -16,6 +17,7 @@ export interface RateLimitOptions {
   now?: () => number;
 }
 
+/** One `take`'s outcome. */
 export interface RateLimitDecision {
   allowed: boolean;
   /** Whole seconds until one more request is allowed (0 when allowed). */
@@ -24,6 +26,7 @@ export interface RateLimitDecision {
   remaining: number;
 }
 
+/** Per-client token buckets. */
 export interface RateLimiter {
   /** Takes one token from `clientKey`'s bucket. */
   take(clientKey: string): RateLimitDecision;
@@ -36,6 +39,7 @@ interface Bucket {
   updatedAt: number;
 }
 
+/** A limiter with `options` (defaults: burst 60, 10 per second, 100 000 clients). */
 export function createRateLimiter(options: RateLimitOptions = {}): RateLimiter {
   const burst = options.burst ?? 60;
   const perSecond = options.perSecond ?? 10;

@@ -1,21 +1,27 @@
 /**
  * The service's HTTP app. `createApp` builds it from its dependencies and listens nowhere:
  * tests call `app.request()`, and `serve.ts` puts it on a port.
+ *
+ * The service is made of rooms, one folder each, every room's boundary written at the top of its
+ * `index.ts`: links, sessions (with the public checkout API), withdrawals, ledger, payouts, keys,
+ * plus idempotency and events, which the money rooms share. Each table is written by exactly one
+ * room's repository; a room that needs another's table calls that room's functions inside its own
+ * transaction. This file only composes them: cross-cutting middleware (errors, body limit, CORS of
+ * the public API, `X-API-KEY`) and each room's routes under its prefix.
  */
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import { serveBundle } from '../bundles.js';
 import { type AppEnv, type ServiceDeps } from './context.js';
-import { ApiError } from './errors.js';
+import { ApiError, internalError } from './errors.js';
 import { hostedPageRoutes } from './hosted-page.js';
-import { findPrincipal } from './keys.js';
-import { createLinkCache } from './link-cache.js';
-import { openApiDocument } from './openapi.js';
+import { requireKey } from './keys/index.js';
+import { balanceRoutes } from './ledger/index.js';
+import { createLinkCache, paymentLinkRoutes } from './links/index.js';
 import { type MoneyDeps, withMoneyDefaults } from './money-deps.js';
-import { balanceRoutes } from './routes/balance.js';
-import { checkoutRoutes } from './routes/checkout.js';
-import { paymentLinkRoutes } from './routes/payment-links.js';
-import { sessionRoutes } from './routes/sessions.js';
-import { withdrawalRoutes } from './routes/withdrawals.js';
+import { openApiDocument } from './openapi.js';
+import { checkoutRoutes } from './sessions/index.js';
+import { withdrawalRoutes } from './withdrawals/index.js';
 
 export type { ServiceDeps } from './context.js';
 export type { MoneyDeps } from './money-deps.js';
@@ -35,7 +41,7 @@ export function createApp(baseDeps: ServiceDeps & Partial<MoneyDeps>) {
     }
     // Never a stack trace: the details go to the log, the caller gets the one shape.
     console.error('[paylink] unexpected error', error);
-    return c.json({ status: 'error', statusCode: 500, code: 'internal_error', message: 'Something went wrong on our side' }, 500);
+    return c.json(internalError().toJSON(), 500);
   });
   app.notFound((c) => c.json(new ApiError(404, 'not_found', `No route for ${c.req.method} ${c.req.path}`).toJSON(), 404));
 
@@ -69,24 +75,17 @@ export function createApp(baseDeps: ServiceDeps & Partial<MoneyDeps>) {
     await next();
   });
 
-  const requireKey = async (c: import('hono').Context<AppEnv>, next: () => Promise<void>) => {
-    const key = c.req.header('x-api-key');
-    if (!key) throw new ApiError(401, 'missing_api_key', 'Send your API key in the X-API-KEY header');
-    const principal = await findPrincipal(deps.db, key.trim());
-    if (!principal) throw new ApiError(401, 'invalid_api_key', 'The API key is not valid');
-    c.set('principal', principal);
-    await next();
-  };
+  const keyed = requireKey(deps.db);
   for (const prefix of ['/v1/payment-link', '/v1/withdrawal', '/v1/balance']) {
-    app.use(prefix, requireKey);
-    app.use(`${prefix}/*`, requireKey);
+    app.use(prefix, keyed);
+    app.use(`${prefix}/*`, keyed);
   }
 
   app.route('/v1/payment-link', paymentLinkRoutes(deps, links));
   app.route('/v1/checkout', checkoutRoutes(deps, links));
-  app.route('/v1/checkout', sessionRoutes(deps));
   app.route('/v1/withdrawal', withdrawalRoutes(deps));
   app.route('/v1/balance', balanceRoutes(deps));
   hostedPageRoutes(app, deps, links);
+  app.get('/dist/:file', (c) => serveBundle(c.req.raw, c.req.param('file')));
   return app;
 }

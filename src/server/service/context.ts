@@ -1,11 +1,16 @@
-/** What every route of the service can reach: storage, the chain, configuration and the clock. */
-import type { Context } from 'hono';
+/**
+ * What every room of the service shares: its dependencies (storage, the chain, configuration, the
+ * clock), the Hono environment, and validation at the edge (a JSON body or a query parsed with its
+ * zod schema before the handler runs, every refusal the one 400 shape).
+ */
+import type { Context, MiddlewareHandler } from 'hono';
 import type { z } from 'zod';
 import type { PageMeta } from '../../core/schemas.js';
 import type { ChainAdapter } from '../chain/types.js';
 import type { Database } from '../db/index.js';
 import { ApiError, fromZodError } from './errors.js';
-import type { Principal } from './keys.js';
+import type { IdempotencyState } from './idempotency/middleware.js';
+import type { Principal } from './keys/repository.js';
 
 export interface ServiceDeps {
   db: Database;
@@ -17,7 +22,12 @@ export interface ServiceDeps {
 }
 
 export interface AppEnv {
-  Variables: { principal: Principal };
+  Variables: {
+    /** The caller of a keyed route (set by `requireKey`, ./keys/auth.ts). */
+    principal: Principal;
+    /** The `Idempotency-Key` of a route that takes one (set by `idempotency()`, ./idempotency/middleware.ts). */
+    idempotency: IdempotencyState;
+  };
 }
 
 /** Reads a JSON object body. A missing, malformed or non-object body is a 400 that says so. */
@@ -40,6 +50,29 @@ export function parseWith<S extends z.ZodType>(schema: S, value: unknown, prefix
   const result = schema.safeParse(value);
   if (!result.success) throw fromZodError(result.error, prefix);
   return result.data;
+}
+
+/**
+ * Validation at the edge: the JSON body parsed with `schema`, for the handler as `c.req.valid('json')`.
+ * The body is read whatever its content type says (the spec's clients send JSON without one).
+ */
+export function jsonBody<S extends z.ZodType>(
+  schema: S,
+): MiddlewareHandler<AppEnv, string, { in: { json: z.input<S> }; out: { json: z.output<S> } }> {
+  return async (c, next) => {
+    c.req.addValidatedData('json', parseWith(schema, await readJsonBody(c)) as object);
+    await next();
+  };
+}
+
+/** Validation at the edge: the query parsed with `schema`, for the handler as `c.req.valid('query')`. */
+export function queryOf<S extends z.ZodType>(
+  schema: S,
+): MiddlewareHandler<AppEnv, string, { in: { query: z.input<S> }; out: { query: z.output<S> } }> {
+  return async (c, next) => {
+    c.req.addValidatedData('query', parseWith(schema, c.req.query()) as object);
+    await next();
+  };
 }
 
 /** The spec's page metadata (§2.5) of one page of `itemCount` items out of `totalItems`. */

@@ -1,9 +1,13 @@
 /**
  * The one error of the service. Every failure becomes `{status: "error", statusCode, code, message, errors?}`
- * through the app's `onError`, so a route only has to throw.
+ * (built by `errorBody` of `core/errors.ts`, the one builder of that shape) through the app's
+ * `onError`, so a route only has to throw.
  */
 import type { ZodError } from 'zod';
+import { errorBody } from '../../core/errors.js';
+import type { RuleError } from '../../core/rules/types.js';
 import type { FieldError } from '../../core/schemas.js';
+import { ruleMessage } from './messages.js';
 
 export class ApiError extends Error {
   constructor(
@@ -18,13 +22,7 @@ export class ApiError extends Error {
   }
 
   toJSON() {
-    return {
-      status: 'error' as const,
-      statusCode: this.statusCode,
-      code: this.code,
-      message: this.message,
-      ...(this.errors?.length ? { errors: this.errors } : {}),
-    };
+    return errorBody(this.statusCode, this.code, this.message, this.errors);
   }
 }
 
@@ -39,6 +37,11 @@ export function validationError(errors: FieldError[], message?: string): ApiErro
   );
 }
 
+/** The 400 of what the rules of `core/rules/` refused, in the API's English (./messages.ts). */
+export function ruleError(errors: readonly RuleError[]): ApiError {
+  return validationError(errors.map((error) => ({ path: error.path, message: ruleMessage(error) })));
+}
+
 /** Turns zod's issues into `errors[]` with dotted paths (`cart.items.0.quantity`). */
 export function fromZodError(error: ZodError, prefix = ''): ApiError {
   return validationError(
@@ -50,3 +53,6 @@ export function fromZodError(error: ZodError, prefix = ''): ApiError {
 }
 
 export const notFound = (what = 'Resource') => new ApiError(404, 'not_found', `${what} not found`);
+
+/** What a client sees of an error the service did not expect: never a stack trace, never a detail. */
+export const internalError = () => new ApiError(500, 'internal_error', 'Something went wrong on our side');

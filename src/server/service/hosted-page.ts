@@ -2,17 +2,12 @@
  * The hosted checkout page: each link's `url` (`{paylink_url}/<slug>`) opens `/pay/<slug>`, a
  * page of its own with the checkout element, so a link works when shared alone (chat, email,
  * social). It carries the link's title and description as preview metadata, and the built
- * script-tag bundle is served from `/dist/`.
+ * script-tag bundle is served from `/dist/` (src/server/bundles.ts, mounted in app.ts).
  */
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Hono } from 'hono';
 import type { AppEnv, ServiceDeps } from './context.js';
 import { ApiError } from './errors.js';
-import type { LinkCache } from './link-cache.js';
-
-const DIST_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../dist');
+import type { LinkCache } from './links/index.js';
 
 /** The Content-Security-Policy of hosted pages: no inline script, no eval, Trusted Types enforced. */
 export const HOSTED_PAGE_CSP = [
@@ -96,20 +91,4 @@ ${merchant ? `<header class="merchant"><span class="mark" aria-hidden="true">${e
     ),
   );
 
-  app.get('/dist/:file{[a-z0-9.-]+\\.(js|json|map)}', async (c) => {
-    const file = c.req.param('file');
-    let body: Buffer;
-    try {
-      body = await readFile(path.join(DIST_DIR, file));
-    } catch {
-      throw new ApiError(404, 'not_found', `dist/${file} is not built; run npm run build`);
-    }
-    const type = file.endsWith('.js') ? 'text/javascript' : 'application/json';
-    return c.body(new Uint8Array(body), 200, {
-      'content-type': `${type}; charset=utf-8`,
-      'cache-control': 'public, max-age=300',
-      'access-control-allow-origin': '*',
-      'cross-origin-resource-policy': 'cross-origin',
-    });
-  });
 }

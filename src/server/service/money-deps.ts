@@ -1,11 +1,11 @@
 /**
- * What the money routes (sessions, balance, withdrawals) need beyond `ServiceDeps`. `createApp`
+ * What the money rooms (sessions, ledger, withdrawals) need beyond `ServiceDeps`. `createApp`
  * fills in defaults for whatever the caller leaves out, so `createApp({db, chain, publicUrl, now})`
  * still gives a complete service (without a payout worker: that runs in `serve.ts`).
  */
 import type { ServiceDeps } from './context.js';
-import { createSessionEvents, type SessionEvents } from './events.js';
-import { createRateTable, type RateTable } from './rates.js';
+import { createSessionEvents, type SessionEvents } from './events/index.js';
+import { createRateTable, type RateTable } from './sessions/rates.js';
 
 export interface MoneyDeps {
   rates: RateTable;

@@ -1,68 +1,370 @@
-/** `GET /v1/openapi.json`, generated from the zod schemas that validate requests and shape responses. */
+/**
+ * `GET /v1/openapi.json`, generated from the zod schemas that validate requests and shape responses
+ * (`core/schemas.ts`, whose limits come from `core/rules/limits.ts`). Named schemas are reusable
+ * `components.schemas`; each operation lists only the error statuses it can answer with, every
+ * one of them the one error shape. `npm test` lints the document with Redocly's recommended rules
+ * (scripts/lint-openapi.ts).
+ */
 import { z } from 'zod';
+import { MAX_LENGTH, SLUG_PATTERN, UUID_PATTERN } from '../../core/rules/limits.js';
 import * as S from '../../core/schemas.js';
 
-const json = (schema: z.ZodType, io: 'input' | 'output' = 'output') =>
-  z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'openapi-3.0' });
+type Json = Record<string, unknown>;
 
-const body = (schema: z.ZodType) => ({ required: true, content: { 'application/json': { schema: json(schema, 'input') } } });
-const ok = (schema: z.ZodType, description = 'OK') => ({ description, content: { 'application/json': { schema: json(schema) } } });
-const error = { description: 'Error', content: { 'application/json': { schema: json(S.ErrorBody) } } };
-const errors = { 400: error, 401: error, 404: error, 409: error, 410: error, 422: error, 429: error };
-const apiKey = [{ apiKey: [] }];
+const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
+
+/** Request bodies (generated as zod's input) and everything a response carries (its output). */
+const REQUEST_SCHEMAS = {
+  CreatePaymentLinkInput: S.CreatePaymentLinkInput,
+  UpdatePaymentLinkInput: S.UpdatePaymentLinkInput,
+  RecordVisitInput: S.RecordVisitInput,
+  StartSessionInput: S.StartSessionInput,
+  SimulatePaymentInput: S.SimulatePaymentInput,
+  CreateWithdrawalInput: S.CreateWithdrawalInput,
+} satisfies Record<string, z.ZodType>;
+const RESPONSE_SCHEMAS: Record<string, z.ZodType> = {
+  LinkType: S.LinkType,
+  AssetId: S.AssetIdSchema,
+  SessionStatus: S.SessionStatus,
+  WithdrawalStatus: S.WithdrawalStatus,
+  LinkState: S.LinkState,
+  PageMeta: S.PageMeta,
+  CartItem: S.CartItem,
+  PrepayOptions: S.PrepayOptions,
+  PostpayAction: S.PostpayAction,
+  PaymentLink: S.PaymentLink,
+  PaymentLinkList: S.PaymentLinkList,
+  CheckoutAsset: S.CheckoutAsset,
+  PublicLink: S.PublicLink,
+  VisitResult: S.VisitResult,
+  CheckoutSession: S.CheckoutSession,
+  WithdrawalCreated: S.WithdrawalCreated,
+  Withdrawal: S.Withdrawal,
+  WithdrawalList: S.WithdrawalList,
+  WithdrawalNetwork: S.WithdrawalNetwork,
+  WithdrawalNetworkList: S.WithdrawalNetworkList,
+  BalanceItem: S.BalanceItem,
+  Balance: S.Balance,
+  FieldError: S.FieldError,
+  ErrorBody: S.ErrorBody,
+};
+
+/** Drops what OpenAPI 3.0 has no use for, and the closedness of responses (new fields may appear). */
+function clean(schema: unknown, closed: boolean): unknown {
+  if (Array.isArray(schema)) return schema.map((item) => clean(item, closed));
+  if (typeof schema !== 'object' || schema === null) return schema;
+  const out: Json = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (key === '$id' || key === '$schema') continue;
+    if (key === 'additionalProperties' && value === false && !closed) continue;
+    out[key] = clean(value, closed);
+  }
+  return out;
+}
+
+/**
+ * OpenAPI 3.0 needs a `type` beside `nullable`: zod writes a nullable reference as
+ * `{nullable, allOf: [$ref]}` (given the type of what it refers to here) and a nullable union as
+ * `{nullable, anyOf}` (the nullability moves into each branch).
+ */
+function typeNullables(schema: unknown, components: Record<string, unknown>): unknown {
+  if (Array.isArray(schema)) return schema.map((item) => typeNullables(item, components));
+  if (typeof schema !== 'object' || schema === null) return schema;
+  const node = Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, typeNullables(value, components)])) as Json;
+  if (node.nullable !== true || 'type' in node) return node;
+  const { nullable: _, ...rest } = node;
+  if (Array.isArray(rest.anyOf)) return { ...rest, anyOf: rest.anyOf.map((branch: Json) => ('type' in branch ? { ...branch, nullable: true } : branch)) };
+  const target = Array.isArray(rest.allOf) && (rest.allOf[0] as Json | undefined)?.$ref;
+  const type = typeof target === 'string' ? (components[target.split('/').at(-1)!] as Json | undefined)?.type : undefined;
+  return type ? { type, nullable: true, ...rest } : node;
+}
+
+function componentSchemas(schemas: Record<string, z.ZodType>, io: 'input' | 'output'): Record<string, unknown> {
+  const registry = z.registry<{ id: string }>();
+  for (const [id, schema] of Object.entries(schemas)) registry.add(schema, { id });
+  const generated = z.toJSONSchema(registry, { target: 'openapi-3.0', io, uri: (id) => ref(id).$ref });
+  return clean(generated.schemas, io === 'input') as Record<string, unknown>;
+}
+
+/** The reusable schemas of responses (`components.schemas`). */
+function responseSchemas(): Record<string, unknown> {
+  const schemas = componentSchemas(RESPONSE_SCHEMAS, 'output');
+  return typeNullables(schemas, schemas) as Record<string, unknown>;
+}
+
+/**
+ * The request bodies, each used by one operation and written inline there (so a reader of the
+ * operation sees its fields; what they share, such as `AssetId`, is still a reference).
+ */
+function requestSchemas(): Record<string, Json> {
+  const schemas = componentSchemas(REQUEST_SCHEMAS, 'input');
+  return typeNullables(schemas, schemas) as Record<string, Json>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Responses
+
+const ERRORS = {
+  400: ['BadRequest', 'The request is not valid: `errors` names each offending field'],
+  401: ['Unauthorized', 'No `X-API-KEY`, or one that is unknown or revoked'],
+  404: ['NotFound', 'No such resource (or not the caller’s)'],
+  409: ['Conflict', 'The request conflicts with an earlier one (a reused Idempotency-Key, a payment already made)'],
+  410: ['Gone', 'The donation is closed'],
+  413: ['PayloadTooLarge', 'The request body is larger than 256 KiB'],
+  422: ['Unprocessable', 'A business rule refused the request (e.g. insufficient balance, an inactive link)'],
+  429: ['TooManyRequests', 'Too many requests from this client: retry after `Retry-After` seconds'],
+} as const;
+type ErrorStatus = keyof typeof ERRORS;
+
+function errorResponses(): Record<string, unknown> {
+  const content = { 'application/json': { schema: ref('ErrorBody') } };
+  return Object.fromEntries(
+    Object.values(ERRORS).map(([name, description]) => [
+      name,
+      {
+        description,
+        content,
+        ...(name === 'TooManyRequests'
+          ? { headers: { 'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer', minimum: 0 } } } }
+          : {}),
+      },
+    ]),
+  );
+}
+
+const json = (schema: object, description: string) => ({ description, content: { 'application/json': { schema } } });
+
+/** An operation's responses: its success and exactly the error statuses it can answer with. */
+function responses(success: Record<number, unknown>, errors: ErrorStatus[]) {
+  return {
+    ...success,
+    ...Object.fromEntries(errors.map((status) => [status, { $ref: `#/components/responses/${ERRORS[status][0]}` }])),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Parameters
+
+const uuidParameter = (description: string) => ({
+  name: 'id',
+  in: 'path',
+  required: true,
+  description,
+  schema: { type: 'string', format: 'uuid', pattern: UUID_PATTERN.source, maxLength: 36 },
+});
+const slugParameter = {
+  name: 'slug',
+  in: 'path',
+  required: true,
+  description: 'The link’s slug (the end of its `url`)',
+  schema: { type: 'string', pattern: SLUG_PATTERN.source, maxLength: 64 },
+};
 
 function queryParameters(schema: z.ZodObject) {
-  return Object.entries(schema.shape).map(([name, field]) => ({
-    name,
-    in: 'query',
-    required: false,
-    schema: json(field as z.ZodType, 'input'),
-  }));
+  return Object.entries(schema.shape).map(([name, field]) => {
+    const generated = clean(z.toJSONSchema(field as z.ZodType, { target: 'openapi-3.0', io: 'input' }), false) as Json;
+    const { description, ...fieldSchema } = generated;
+    return { name, in: 'query', required: false, ...(description ? { description } : {}), schema: fieldSchema };
+  });
 }
+
+let requests: Record<string, Json> | undefined;
+const body = (id: keyof typeof REQUEST_SCHEMAS) => ({ required: true, content: { 'application/json': { schema: (requests ??= requestSchemas())[id] } } });
+const keyed = [{ apiKey: [] }];
+const publicOperation: never[] = [];
 
 let cached: object | undefined;
 
+/** The OpenAPI 3.0 document of the service (built once). */
 export function openApiDocument(): object {
   cached ??= {
     openapi: '3.0.3',
-    info: { title: 'Paylink: Payment Link and Crypto Withdrawal Service', version: '1.0.0' },
-    components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-KEY' } } },
+    info: {
+      title: 'Paylink: Payment Link and Crypto Withdrawal Service',
+      version: '1.0.0',
+      description:
+        'Payment links (Standard and Donation), their keyless public checkout API, balances and crypto withdrawals. ' +
+        'Every non-2xx answer is the one error shape (`ErrorBody`). Amounts are decimal strings; requests also take numbers.',
+      license: { name: 'MIT', url: 'https://opensource.org/licenses/MIT' },
+    },
+    servers: [{ url: '/', description: 'This service (the document is served by the API it describes)' }],
+    tags: [
+      { name: 'Payment links', description: 'The integrator’s links (spec §4.1–4.4), behind `X-API-KEY`' },
+      { name: 'Checkout', description: 'The keyless public API the checkout element and the hosted page call' },
+      { name: 'Withdrawals', description: 'Crypto payouts from the balance (spec §4.5–4.6), behind `X-API-KEY`' },
+      { name: 'Balance', description: 'Available and pending funds per asset, behind `X-API-KEY`' },
+    ],
+    components: {
+      securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-KEY', description: 'An integrator API key (`paylink keys create`)' } },
+      schemas: responseSchemas(),
+      responses: errorResponses(),
+    },
     paths: {
       '/v1/payment-link': {
-        post: { summary: 'Create a payment link', security: apiKey, requestBody: body(S.CreatePaymentLinkInput), responses: { 201: ok(S.PaymentLink, 'Created'), ...errors } },
-        patch: { summary: 'Update a payment link named by id', security: apiKey, requestBody: body(S.UpdatePaymentLinkInput), responses: { 200: ok(S.PaymentLink), ...errors } },
-        get: { summary: 'List payment links, newest first', security: apiKey, parameters: queryParameters(S.ListPaymentLinksQuery), responses: { 200: ok(S.PaymentLinkList), ...errors } },
+        post: {
+          operationId: 'createPaymentLink',
+          summary: 'Create a payment link',
+          tags: ['Payment links'],
+          security: keyed,
+          requestBody: body('CreatePaymentLinkInput'),
+          responses: responses({ 201: json(ref('PaymentLink'), 'Created') }, [400, 401, 413]),
+        },
+        patch: {
+          operationId: 'updatePaymentLink',
+          summary: 'Update a payment link named by `id` (in the body or `?id=`)',
+          tags: ['Payment links'],
+          security: keyed,
+          parameters: [{ name: 'id', in: 'query', required: false, description: 'The link, when the body does not name it', schema: { type: 'string', format: 'uuid', maxLength: MAX_LENGTH.id } }],
+          requestBody: body('UpdatePaymentLinkInput'),
+          responses: responses({ 200: json(ref('PaymentLink'), 'The updated link') }, [400, 401, 404, 413]),
+        },
+        get: {
+          operationId: 'listPaymentLinks',
+          summary: 'List payment links, newest first',
+          tags: ['Payment links'],
+          security: keyed,
+          parameters: queryParameters(S.ListPaymentLinksQuery),
+          responses: responses({ 200: json(ref('PaymentLinkList'), 'One page of links') }, [400, 401]),
+        },
       },
       '/v1/payment-link/{id}/single': {
-        get: { summary: 'Get one payment link', security: apiKey, parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }], responses: { 200: ok(S.PaymentLink), ...errors } },
+        get: {
+          operationId: 'getPaymentLink',
+          summary: 'Get one payment link',
+          tags: ['Payment links'],
+          security: keyed,
+          parameters: [uuidParameter('The link’s id')],
+          responses: responses({ 200: json(ref('PaymentLink'), 'The link') }, [401, 404]),
+        },
       },
       '/v1/checkout/{slug}': {
-        get: { summary: 'Public view of a link', parameters: [{ name: 'slug', in: 'path', required: true, schema: { type: 'string' } }], responses: { 200: ok(S.PublicLink), ...errors } },
+        get: {
+          operationId: 'getPublicLink',
+          summary: 'Public view of a link',
+          tags: ['Checkout'],
+          security: publicOperation,
+          parameters: [slugParameter],
+          responses: responses({ 200: json(ref('PublicLink'), 'The link, without owner ids or counts') }, [404, 429]),
+        },
       },
       '/v1/checkout/{slug}/visits': {
-        post: { summary: 'Count a visit', parameters: [{ name: 'slug', in: 'path', required: true, schema: { type: 'string' } }], requestBody: body(S.RecordVisitInput), responses: { 200: ok(S.VisitResult), ...errors } },
+        post: {
+          operationId: 'recordVisit',
+          summary: 'Count a visit (a repeat of the same `visitId` within 30 minutes counts once)',
+          tags: ['Checkout'],
+          security: publicOperation,
+          parameters: [slugParameter],
+          requestBody: body('RecordVisitInput'),
+          responses: responses({ 200: json(ref('VisitResult'), 'Whether the visit counted') }, [400, 404, 413, 429]),
+        },
       },
       '/v1/checkout/{slug}/sessions': {
-        post: { summary: 'Start a checkout session', parameters: [{ name: 'slug', in: 'path', required: true, schema: { type: 'string' } }], requestBody: body(S.StartSessionInput), responses: { 201: ok(S.CheckoutSession, 'Created'), ...errors } },
+        post: {
+          operationId: 'startCheckoutSession',
+          summary: 'Start a checkout session: a quote and an address to pay it at',
+          tags: ['Checkout'],
+          security: publicOperation,
+          parameters: [slugParameter],
+          requestBody: body('StartSessionInput'),
+          responses: responses({ 201: json(ref('CheckoutSession'), 'Created') }, [400, 404, 410, 413, 422, 429]),
+        },
       },
       '/v1/checkout/sessions/{id}': {
-        get: { summary: 'Get a checkout session', parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }], responses: { 200: ok(S.CheckoutSession), ...errors } },
+        get: {
+          operationId: 'getCheckoutSession',
+          summary: 'Get a checkout session',
+          tags: ['Checkout'],
+          security: publicOperation,
+          parameters: [uuidParameter('The session’s id')],
+          responses: responses({ 200: json(ref('CheckoutSession'), 'The session') }, [404, 429]),
+        },
       },
       '/v1/checkout/sessions/{id}/events': {
-        get: { summary: 'Server-Sent Events: one `status` event per change', parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }], responses: { 200: { description: 'text/event-stream' }, ...errors } },
+        get: {
+          operationId: 'streamCheckoutSession',
+          summary: 'Server-Sent Events: one `status` event (the session as JSON) per change, until a terminal status',
+          tags: ['Checkout'],
+          security: publicOperation,
+          parameters: [uuidParameter('The session’s id')],
+          responses: responses(
+            { 200: { description: 'An event stream', content: { 'text/event-stream': { schema: { type: 'string', description: '`event: status` with `data:` a CheckoutSession' } } } } },
+            [404, 429],
+          ),
+        },
       },
       '/v1/checkout/sessions/{id}/simulate-payment': {
-        post: { summary: 'Sandbox chain only: simulate an incoming transfer', parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }], requestBody: body(S.SimulatePaymentInput), responses: { 200: ok(S.CheckoutSession), ...errors } },
+        post: {
+          operationId: 'simulatePayment',
+          summary: 'Sandbox chain only: simulate an incoming transfer (404 on a real chain)',
+          tags: ['Checkout'],
+          security: publicOperation,
+          parameters: [uuidParameter('The session’s id')],
+          requestBody: body('SimulatePaymentInput'),
+          responses: responses({ 200: json(ref('CheckoutSession'), 'The session after the transfer') }, [400, 404, 409, 413, 429]),
+        },
       },
       '/v1/withdrawal': {
-        post: { summary: 'Create a crypto withdrawal', security: apiKey, parameters: [{ name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string' } }], requestBody: body(S.CreateWithdrawalInput), responses: { 200: ok(S.WithdrawalCreated), ...errors } },
-        get: { summary: 'List withdrawals', security: apiKey, parameters: queryParameters(S.ListWithdrawalsQuery), responses: { 200: ok(S.WithdrawalList), ...errors } },
+        post: {
+          operationId: 'createWithdrawal',
+          summary: 'Create a crypto withdrawal',
+          tags: ['Withdrawals'],
+          security: keyed,
+          parameters: [
+            {
+              name: 'Idempotency-Key',
+              in: 'header',
+              required: false,
+              description: 'A retry with the same key and body replays the first answer; with another body it is 409',
+              schema: { type: 'string', minLength: 1, maxLength: MAX_LENGTH.idempotencyKey, pattern: '^[\\x21-\\x7e]+$' },
+            },
+          ],
+          requestBody: body('CreateWithdrawalInput'),
+          responses: responses(
+            {
+              200: {
+                ...json(ref('WithdrawalCreated'), 'Accepted: the payout runs in the background'),
+                headers: { 'Idempotent-Replayed': { description: '`true` when this is the stored answer of an earlier request', schema: { type: 'string', enum: ['true'] } } },
+              },
+            },
+            [400, 401, 409, 413, 422],
+          ),
+        },
+        get: {
+          operationId: 'listWithdrawals',
+          summary: 'List withdrawals, newest first',
+          tags: ['Withdrawals'],
+          security: keyed,
+          parameters: queryParameters(S.ListWithdrawalsQuery),
+          responses: responses({ 200: json(ref('WithdrawalList'), 'One page of withdrawals') }, [400, 401]),
+        },
+      },
+      '/v1/withdrawal/networks': {
+        get: {
+          operationId: 'listWithdrawalNetworks',
+          summary: 'The networks a withdrawal can use, as configured',
+          tags: ['Withdrawals'],
+          security: keyed,
+          responses: responses({ 200: json(ref('WithdrawalNetworkList'), 'The configured networks') }, [401]),
+        },
       },
       '/v1/withdrawal/{id}': {
-        get: { summary: 'Get one withdrawal', security: apiKey, parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }], responses: { 200: ok(S.Withdrawal), ...errors } },
+        get: {
+          operationId: 'getWithdrawal',
+          summary: 'Get one withdrawal',
+          tags: ['Withdrawals'],
+          security: keyed,
+          parameters: [uuidParameter('The withdrawal’s id')],
+          responses: responses({ 200: json(ref('Withdrawal'), 'The withdrawal') }, [401, 404]),
+        },
       },
       '/v1/balance': {
-        get: { summary: 'Balances per asset', security: apiKey, responses: { 200: ok(S.Balance), ...errors } },
+        get: {
+          operationId: 'getBalance',
+          summary: 'Balances per asset',
+          tags: ['Balance'],
+          security: keyed,
+          responses: responses({ 200: json(ref('Balance'), 'Available and pending per asset') }, [401]),
+        },
       },
     },
   };

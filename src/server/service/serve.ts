@@ -11,10 +11,9 @@ import { createSandboxChain } from '../chain/sandbox.js';
 import type { ChainAdapter } from '../chain/types.js';
 import { openDatabase, type Database } from '../db/index.js';
 import { createApp } from './app.js';
-import { createSessionEvents } from './events.js';
-import { startPayoutWorker, type PayoutWorker, type PayoutWorkerOptions } from './payouts.js';
-import { createRateTable } from './rates.js';
-import { startExpirySweep } from './sessions.js';
+import { createSessionEvents } from './events/index.js';
+import { startPayoutWorker, type PayoutWorker, type PayoutWorkerOptions } from './payouts/index.js';
+import { createRateTable, startExpirySweep } from './sessions/index.js';
 
 export interface ServiceOptions {
   port?: number;
@@ -28,7 +27,7 @@ export interface ServiceOptions {
   now?: () => Date;
   /** An already open database to use instead of opening one. */
   db?: Database;
-  /** Rate overrides: units per USD, e.g. `{NGN: '1600'}` (see rates.ts; env `PAYLINK_RATES` too). */
+  /** Rate overrides: units per USD, e.g. `{NGN: '1600'}` (see sessions/rates.ts; env `PAYLINK_RATES` too). */
   rates?: Record<string, string | number>;
   /** Run the payout worker in this instance (default true). */
   payoutWorker?: boolean;

@@ -1,0 +1,22 @@
+/**
+ * The statuses of a checkout session and what they mean, defined once for the service, the client
+ * and the elements. Isomorphic: no DOM, no Node, no zod.
+ *
+ * `awaiting_payment` → (`confirming`, on real chains) → `paid` | `underpaid` | `overpaid`, and an open
+ * session → `expired` when its quote runs out.
+ */
+
+/** Every status a session can have. */
+export const SESSION_STATUSES = ['awaiting_payment', 'confirming', 'paid', 'underpaid', 'overpaid', 'expired'] as const;
+
+/** One session status. */
+export type SessionStatusName = (typeof SESSION_STATUSES)[number];
+
+/** Statuses in which a session still takes payments (its quote may still run out). */
+export const OPEN_STATUSES: ReadonlySet<SessionStatusName> = new Set(['awaiting_payment', 'underpaid']);
+
+/** Statuses of a session whose full amount (or more) arrived: the link counted one payment. */
+export const SETTLED_STATUSES: ReadonlySet<SessionStatusName> = new Set(['paid', 'overpaid']);
+
+/** Statuses after which a session never changes again (its event stream ends, watchers stop). */
+export const TERMINAL_STATUSES: ReadonlySet<SessionStatusName> = new Set(['paid', 'overpaid', 'expired']);

@@ -1,0 +1,10 @@
+/**
+ * # Room: idempotency
+ *
+ * Owns: the table `idempotency_keys` (./repository.ts), the `Idempotency-Key` middleware and the
+ * transactional `runIdempotent` (./middleware.ts), for any route whose effect must happen once.
+ *
+ * May touch: nothing else. A room that uses it calls `runIdempotent` inside its own transaction.
+ */
+export { idempotency, readIdempotencyKey, runIdempotent, type IdempotencyState } from './middleware.js';
+export type { StoredResponse } from './repository.js';

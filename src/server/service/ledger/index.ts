@@ -1,0 +1,25 @@
+/**
+ * # Room: ledger
+ *
+ * Owns: the tables `balances` and `ledger_entries` (./repository.ts holds all their SQL) and
+ * `GET /v1/balance` (./routes.ts).
+ *
+ * May touch: nothing of other rooms. Money moves only through this room, always inside the caller's
+ * transaction: `applyLedgerChange` (a payment credited, a payout finished or released) and
+ * `reserveFunds` (a withdrawal's reservation, in one statement with the withdrawals room's INSERT).
+ *
+ * Rules: every change of a balance is a ledger entry in the same transaction, so the sum of the
+ * entries equals the balance, always; the table's CHECKs keep every balance ≥ 0 whatever a caller does.
+ */
+export {
+  applyLedgerChange,
+  assetAmount,
+  getBalances,
+  reconcile,
+  reserveFunds,
+  type LedgerChange,
+  type LedgerKind,
+  type Reservation,
+  type SqlParam,
+} from './repository.js';
+export { balanceRoutes } from './routes.js';

@@ -1,0 +1,162 @@
+/**
+ * The SQL of `balances` and `ledger_entries`: nothing else in the service reads or writes them.
+ * A balance is one row per (integrator, asset) with `available` and `pending` (reserved by
+ * withdrawals in flight); every change of it is a ledger entry written in the same transaction, so
+ * for each account the sums of the entries' deltas equal the balance, always.
+ *
+ * Concurrency: each change is one `UPDATE … RETURNING` on the balance row. The UPDATE takes the
+ * row lock, so on PostgreSQL concurrent changes of one account queue behind each other and each
+ * re-checks its condition against the committed row (READ COMMITTED); on PGlite transactions are
+ * serialized anyway. The table's `CHECK (available >= 0)` and `CHECK (pending >= 0)` are the
+ * backstop: no path can leave a balance below zero.
+ */
+import { randomUUID } from 'node:crypto';
+import { ASSET_IDS, formatFixed, toDecimalString, type AssetId } from '../../../core/money.js';
+import type { Balance } from '../../../core/schemas.js';
+import type { Queryable } from '../../db/index.js';
+
+/** Why a balance changed. */
+export type LedgerKind =
+  /** A customer's transfer counted toward a checkout session. */
+  | 'payment'
+  /** A transfer that arrived after its session expired: the funds are the merchant's, but it is not a link payment. */
+  | 'late_payment'
+  /** A withdrawal was requested: available → pending. */
+  | 'withdrawal_reserve'
+  /** Its payout went out: pending → gone. */
+  | 'withdrawal_payout'
+  /** Its payout failed: pending → available. */
+  | 'withdrawal_release';
+
+export interface LedgerChange {
+  integratorId: string;
+  assetId: AssetId;
+  kind: LedgerKind;
+  /** Signed decimal strings. */
+  availableDelta: string;
+  pendingDelta: string;
+  transferId?: string;
+  withdrawalId?: string;
+}
+
+/** Six-decimal rendering of a NUMERIC from the database. */
+export function assetAmount(value: string | number): string {
+  return formatFixed(toDecimalString(String(value)) ?? '0', 6);
+}
+
+async function ensureAccount(tx: Queryable, integratorId: string, assetId: AssetId): Promise<void> {
+  await tx.query('INSERT INTO balances (integrator_id, asset_id) VALUES ($1, $2) ON CONFLICT DO NOTHING', [integratorId, assetId]);
+}
+
+async function writeEntry(tx: Queryable, change: LedgerChange): Promise<void> {
+  await tx.query(
+    `INSERT INTO ledger_entries (id, integrator_id, asset_id, kind, available_delta, pending_delta, transfer_id, withdrawal_id)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+    [
+      randomUUID(),
+      change.integratorId,
+      change.assetId,
+      change.kind,
+      change.availableDelta,
+      change.pendingDelta,
+      change.transferId ?? null,
+      change.withdrawalId ?? null,
+    ],
+  );
+}
+
+/**
+ * Applies a change to a balance and records it. Must run inside a transaction. A change that
+ * would take either side below zero fails on the table's CHECK, rolling the transaction back.
+ */
+export async function applyLedgerChange(tx: Queryable, change: LedgerChange): Promise<void> {
+  await ensureAccount(tx, change.integratorId, change.assetId);
+  await tx.query(
+    `UPDATE balances SET available = available + $3::numeric, pending = pending + $4::numeric, updated_at = now()
+     WHERE integrator_id = $1 AND asset_id = $2`,
+    [change.integratorId, change.assetId, change.availableDelta, change.pendingDelta],
+  );
+  await writeEntry(tx, change);
+}
+
+/** The funds a new withdrawal reserves. */
+export interface Reservation {
+  integratorId: string;
+  assetId: AssetId;
+  amount: string;
+}
+
+/** Adds a parameter to the statement being built and returns its placeholder (`$4`). */
+export type SqlParam = (value: unknown) => string;
+
+/**
+ * Reserves funds (available → pending) if, and only if, the available balance covers them, records
+ * what they are reserved for, and writes the `withdrawal_reserve` ledger entry, all in ONE
+ * statement: the conditional UPDATE is the check and the row lock at once (two withdrawals can never
+ * both spend the same funds), and a single round trip keeps the lock short under contention.
+ * `record` is the owner's statement for the reserved-for row (the withdrawals room's INSERT): it
+ * selects FROM the CTE it is given (one row when the balance covered the amount, none otherwise) and
+ * RETURNs the row's `id`. Returns false, having changed nothing, when the balance is short.
+ */
+export async function reserveFunds(tx: Queryable, reservation: Reservation, record: (param: SqlParam, reserved: string) => string): Promise<boolean> {
+  const params: unknown[] = [];
+  const param: SqlParam = (value) => {
+    params.push(value);
+    return `$${params.length}`;
+  };
+  const integrator = param(reservation.integratorId);
+  const asset = param(reservation.assetId);
+  const amount = `${param(reservation.amount)}::numeric`;
+  const recorded = record(param, 'reserved');
+  const { rows } = await tx.query(
+    `WITH reserved AS (
+       UPDATE balances SET available = available - ${amount}, pending = pending + ${amount}, updated_at = now()
+       WHERE integrator_id = ${integrator} AND asset_id = ${asset} AND available >= ${amount}
+       RETURNING integrator_id
+     ), recorded AS (${recorded})
+     INSERT INTO ledger_entries (id, integrator_id, asset_id, kind, available_delta, pending_delta, withdrawal_id)
+     SELECT ${param(randomUUID())}, ${integrator}, ${asset}, 'withdrawal_reserve', -(${amount}), ${amount}, id FROM recorded
+     RETURNING 1`,
+    params,
+  );
+  return rows.length === 1;
+}
+
+/** `GET /v1/balance`: every asset, zero when the integrator never held it. */
+export async function getBalances(db: Queryable, integratorId: string): Promise<Balance> {
+  const { rows } = await db.query<{ asset_id: AssetId; available: string; pending: string }>(
+    'SELECT asset_id, available, pending FROM balances WHERE integrator_id = $1',
+    [integratorId],
+  );
+  const byAsset = new Map(rows.map((row) => [row.asset_id, row]));
+  return {
+    items: ASSET_IDS.map((assetId) => {
+      const row = byAsset.get(assetId);
+      return { assetId, available: assetAmount(row?.available ?? '0'), pending: assetAmount(row?.pending ?? '0') };
+    }),
+  };
+}
+
+/**
+ * Sums of the ledger next to the balances, per asset, for audits and tests: in a healthy
+ * database `available === ledgerAvailable` and `pending === ledgerPending` for every row.
+ */
+export async function reconcile(
+  db: Queryable,
+  integratorId: string,
+): Promise<Array<{ assetId: AssetId; available: string; pending: string; ledgerAvailable: string; ledgerPending: string }>> {
+  const { rows } = await db.query<{ asset_id: AssetId; available: string; pending: string; la: string | null; lp: string | null }>(
+    `SELECT b.asset_id, b.available, b.pending,
+            (SELECT sum(available_delta) FROM ledger_entries e WHERE e.integrator_id = b.integrator_id AND e.asset_id = b.asset_id) AS la,
+            (SELECT sum(pending_delta) FROM ledger_entries e WHERE e.integrator_id = b.integrator_id AND e.asset_id = b.asset_id) AS lp
+     FROM balances b WHERE b.integrator_id = $1 ORDER BY b.asset_id`,
+    [integratorId],
+  );
+  return rows.map((row) => ({
+    assetId: row.asset_id,
+    available: assetAmount(row.available),
+    pending: assetAmount(row.pending),
+    ledgerAvailable: assetAmount(row.la ?? '0'),
+    ledgerPending: assetAmount(row.lp ?? '0'),
+  }));
+}

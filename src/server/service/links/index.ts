@@ -1,0 +1,30 @@
+/**
+ * # Room: links
+ *
+ * Owns: the tables `payment_links`, `integrator_link_counts` and `link_visits` (./repository.ts
+ * holds all their SQL), `/v1/payment-link*` (./routes.ts), the link's rules as the API applies them
+ * (./domain.ts, over `core/rules/link.ts`), its keyed and public views, visits, and the per-instance
+ * cache of links by slug (./cache.ts).
+ *
+ * May touch: the keys room's integrator row (`nextLinkSeq`, and the `integratorSql` read fragments)
+ * and domain events (`recordEvent`: `link.changed`). The sessions room serves the public checkout
+ * routes with this room's `getLinkBySlug`, `toPublicLink`, `linkState` and `recordVisit`, counts a
+ * settled payment with `countPayment` (in its own transaction), and reads a link's columns only
+ * through `linkSql`.
+ */
+export {
+  buildDraft,
+  createLink,
+  getLink,
+  getLinkBySlug,
+  linkState,
+  listLinks,
+  recordVisit,
+  toPaymentLink,
+  toPublicLink,
+  type LinkDraft,
+  type LinkRow,
+} from './domain.js';
+export { countPayment, linkSql } from './repository.js';
+export { createLinkCache, type LinkCache } from './cache.js';
+export { paymentLinkRoutes } from './routes.js';

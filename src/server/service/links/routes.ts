@@ -1,0 +1,36 @@
+/** `/v1/payment-link*`: the spec's four link endpoints (§4.1–4.4), behind `X-API-KEY`. */
+import { Hono } from 'hono';
+import { CreatePaymentLinkInput, ListPaymentLinksQuery, UpdatePaymentLinkInput } from '../../../core/schemas.js';
+import { type AppEnv, type ServiceDeps, jsonBody, pageMeta, queryOf } from '../context.js';
+import { validationError } from '../errors.js';
+import type { LinkCache } from './cache.js';
+import { createLink, getLink, listLinks, toPaymentLink, updateLink } from './domain.js';
+
+export function paymentLinkRoutes(deps: ServiceDeps, links: LinkCache) {
+  const { db, publicUrl } = deps;
+  return new Hono<AppEnv>()
+    .post('/', jsonBody(CreatePaymentLinkInput), async (c) => {
+      const row = await createLink(db, c.get('principal'), c.req.valid('json'), deps.now());
+      return c.json(toPaymentLink(row, publicUrl, false), 201);
+    })
+    .patch('/', jsonBody(UpdatePaymentLinkInput), async (c) => {
+      const input = c.req.valid('json');
+      const id = input.id ?? c.req.query('id');
+      if (!id) throw validationError([{ path: 'id', message: 'Name the link to update by its id (in the body or ?id=)' }]);
+      const row = await updateLink(db, c.get('principal'), id, input, deps.now());
+      links.invalidate(row.slug);
+      return c.json(toPaymentLink(row, publicUrl, false), 200);
+    })
+    .get('/', queryOf(ListPaymentLinksQuery), async (c) => {
+      const query = c.req.valid('query');
+      const { rows, totalItems } = await listLinks(db, c.get('principal'), query);
+      return c.json({
+        items: rows.map((row) => toPaymentLink(row, publicUrl, true)),
+        meta: pageMeta(totalItems, rows.length, query),
+      });
+    })
+    .get('/:id/single', async (c) => {
+      const row = await getLink(db, c.get('principal'), c.req.param('id'));
+      return c.json(toPaymentLink(row, publicUrl, true));
+    });
+}

@@ -1,0 +1,216 @@
+/**
+ * The payout worker: sends the funds of pending withdrawals through the chain adapter.
+ *
+ * Each round claims a batch in one statement (`… FOR UPDATE SKIP LOCKED`), marking it
+ * `processing`, so any number of workers on any number of instances share one queue without
+ * ever claiming the same withdrawal twice. Each claimed withdrawal is then paid out and finished
+ * in its own transaction:
+ * - success: `status = 'success'`, `txHash` set, ledger `withdrawal_payout` (pending − amount);
+ * - failure, only on a `PayoutError` (the chain refused the payout for good): `status = 'failed'`,
+ *   `failureReason` set, ledger `withdrawal_release` (pending − amount, available + amount): the
+ *   funds are back;
+ * - any other error (a timeout, a lost RPC connection: the payout may or may not have gone out):
+ *   nothing is recorded; the withdrawal stays `processing` and is claimed again after the lease.
+ * The finishing UPDATE only applies to a row still `processing`, and the ledger has a unique
+ * (withdrawal, kind) index, so a withdrawal is finished, and its money moved, once. A failure is
+ * also fenced by the claim's `attempts`: once the lease has run out and another worker has claimed
+ * the withdrawal again, only that attempt may fail it (an older attempt's refusal says nothing about
+ * the newer attempt, which may be paying right now). A success is recorded from any attempt: the
+ * funds went out either way.
+ *
+ * A withdrawal left `processing` by a crashed instance (or by an unclear error) is claimed again
+ * after `leaseMs`; adapters therefore make payouts idempotent per withdrawal id (the sandbox derives
+ * the hash from the id). `sendPayout` is given `payoutTimeoutMs` (well under the lease), after which
+ * the attempt is abandoned unrecorded, so a hung chain call neither outlives its lease nor holds
+ * `stop()`.
+ */
+import { PayoutError, type ChainAdapter } from '../../chain/types.js';
+import type { Database, Queryable } from '../../db/index.js';
+import { applyLedgerChange, assetAmount } from '../ledger/index.js';
+import { claimDue, markFailed, markSucceeded, type ClaimedWithdrawal } from '../withdrawals/index.js';
+
+export interface PayoutWorkerOptions {
+  /** How often an idle worker looks for work, in ms (default 1000). `kick()` wakes it sooner. */
+  pollIntervalMs?: number;
+  /** Withdrawals claimed per round (default 20). */
+  batchSize?: number;
+  /** After how long a `processing` withdrawal is presumed abandoned and claimed again, in ms (default 5 min). */
+  leaseMs?: number;
+  /**
+   * How long one `sendPayout` may take before the attempt is abandoned (left `processing`, retried
+   * after the lease), in ms. Default: a fifth of `leaseMs`, at most 60 s. Keep it well under `leaseMs`.
+   */
+  payoutTimeoutMs?: number;
+}
+
+const DEFAULT_LEASE_MS = 5 * 60 * 1000;
+
+function defaultPayoutTimeout(leaseMs: number): number {
+  return Math.min(60_000, Math.floor(leaseMs / 5));
+}
+
+export interface PayoutWorker {
+  /** Look for work now (after a withdrawal was created on this instance). */
+  kick(): void;
+  /** One round: claims and finishes a batch; resolves with how many it handled. */
+  runOnce(): Promise<number>;
+  /** Stops claiming, waits for the payouts in flight to finish (each at most `payoutTimeoutMs`). */
+  stop(): Promise<void>;
+}
+
+/** Claims up to `batchSize` withdrawals for this worker, in a transaction of its own. */
+export async function claimWithdrawals(db: Database, batchSize: number, leaseMs: number, now: Date): Promise<ClaimedWithdrawal[]> {
+  return db.transaction((tx) => claimDue(tx, batchSize, leaseMs, now));
+}
+
+/** What the chain said of a payout: sent (with its hash), or refused for good (with the reason). */
+export type PayoutOutcome = { ok: true; txHash: string; sandbox: boolean } | { ok: false; reason: string };
+
+/**
+ * Records a payout's outcome in the caller's transaction `tx`: the withdrawal's final status and the
+ * ledger entry that goes with it (`withdrawal_payout`: pending − amount; `withdrawal_release`:
+ * pending − amount, available + amount). Returns false, having changed nothing, when the withdrawal
+ * was finished already or claimed again by a newer attempt (a failure is fenced by `attempts`).
+ * Phase 2 records the `withdrawal.succeeded`/`withdrawal.failed` events here (`recordEvent`, ../events/).
+ */
+export async function finishPayout(tx: Queryable, withdrawal: ClaimedWithdrawal, outcome: PayoutOutcome, now: Date): Promise<boolean> {
+  const amount = assetAmount(withdrawal.amount);
+  const finished = outcome.ok
+    ? await markSucceeded(tx, withdrawal.id, outcome.txHash, outcome.sandbox, now)
+    : await markFailed(tx, withdrawal.id, outcome.reason, now, withdrawal.attempts);
+  if (!finished) return false;
+  await applyLedgerChange(tx, {
+    integratorId: withdrawal.integrator_id,
+    assetId: withdrawal.asset_id,
+    kind: outcome.ok ? 'withdrawal_payout' : 'withdrawal_release',
+    availableDelta: outcome.ok ? '0' : amount,
+    pendingDelta: `-${amount}`,
+    withdrawalId: withdrawal.id,
+  });
+  return true;
+}
+
+class PayoutTimeoutError extends Error {
+  constructor(ms: number) {
+    super(`The payout did not complete within ${ms} ms`);
+    this.name = 'PayoutTimeoutError';
+  }
+}
+
+/** `promise`, or a `PayoutTimeoutError` after `ms`. */
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new PayoutTimeoutError(ms)), ms);
+  });
+  // The abandoned call may still settle later: nobody waits for it then, so it must not go unhandled.
+  promise.catch(() => {});
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Pays one claimed withdrawal out and records the outcome. An error that is not a `PayoutError`
+ * (the timeout included) records nothing: the payout may have gone out, so the withdrawal stays
+ * `processing` and is claimed again (and paid idempotently) after the lease.
+ */
+async function payOut(
+  db: Database,
+  chain: ChainAdapter,
+  now: () => Date,
+  withdrawal: ClaimedWithdrawal,
+  payoutTimeoutMs: number,
+): Promise<void> {
+  const amount = assetAmount(withdrawal.amount);
+  let outcome: PayoutOutcome;
+  try {
+    const request = {
+      withdrawalId: withdrawal.id,
+      blockchainId: withdrawal.blockchain_id,
+      assetId: withdrawal.asset_id,
+      address: withdrawal.address,
+      amount,
+    };
+    const result = await withTimeout(Promise.resolve().then(() => chain.sendPayout(request)), payoutTimeoutMs);
+    outcome = { ok: true, txHash: result.txHash, sandbox: result.sandbox };
+  } catch (error) {
+    if (!(error instanceof PayoutError)) {
+      console.error('[paylink] payout outcome unknown; retried after the lease', withdrawal.id, error);
+      return;
+    }
+    outcome = { ok: false, reason: (error.message || 'The payout failed').slice(0, 500) };
+  }
+  await db.transaction((tx) => finishPayout(tx, withdrawal, outcome, now()));
+}
+
+/** One round of payouts: claims a batch and finishes each; resolves with how many it handled. */
+export async function processPayouts(
+  deps: { db: Database; chain: ChainAdapter; now: () => Date },
+  options: Pick<PayoutWorkerOptions, 'batchSize' | 'leaseMs' | 'payoutTimeoutMs'> = {},
+): Promise<number> {
+  const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+  const payoutTimeoutMs = options.payoutTimeoutMs ?? defaultPayoutTimeout(leaseMs);
+  const claimed = await claimWithdrawals(deps.db, options.batchSize ?? 20, leaseMs, deps.now());
+  await Promise.all(
+    claimed.map((withdrawal) =>
+      payOut(deps.db, deps.chain, deps.now, withdrawal, payoutTimeoutMs).catch((error) =>
+        // Left `processing`: claimed again after the lease.
+        console.error('[paylink] payout could not be recorded', withdrawal.id, error),
+      ),
+    ),
+  );
+  return claimed.length;
+}
+
+/** Starts a worker loop; it runs until `stop()`. */
+export function startPayoutWorker(
+  deps: { db: Database; chain: ChainAdapter; now: () => Date },
+  options: PayoutWorkerOptions = {},
+): PayoutWorker {
+  const pollIntervalMs = options.pollIntervalMs ?? 1000;
+  const batchSize = options.batchSize ?? 20;
+  const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+  const payoutTimeoutMs = options.payoutTimeoutMs ?? defaultPayoutTimeout(leaseMs);
+  let running = true;
+  let wake: (() => void) | null = null;
+  let kicked = false;
+
+  const runOnce = () => processPayouts(deps, { batchSize, leaseMs, payoutTimeoutMs });
+
+  const loop = (async () => {
+    while (running) {
+      let handled = 0;
+      try {
+        kicked = false;
+        handled = await runOnce();
+      } catch (error) {
+        if (running) console.error('[paylink] payout round failed', error);
+      }
+      if (!running) break;
+      if (handled > 0 || kicked) continue;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(() => {
+          wake = null;
+          resolve();
+        }, pollIntervalMs);
+        wake = () => {
+          clearTimeout(timer);
+          wake = null;
+          resolve();
+        };
+      });
+    }
+  })();
+
+  return {
+    kick() {
+      kicked = true;
+      wake?.();
+    },
+    runOnce,
+    async stop() {
+      running = false;
+      wake?.();
+      await loop;
+    },
+  };
+}

@@ -1,8 +1,0 @@
-/** `GET /v1/balance` (DESIGN §4): available and pending per asset, behind `X-API-KEY`. */
-import { Hono } from 'hono';
-import type { AppEnv, ServiceDeps } from '../context.js';
-import { getBalances } from '../ledger.js';
-
-export function balanceRoutes(deps: ServiceDeps) {
-  return new Hono<AppEnv>().get('/', async (c) => c.json(await getBalances(deps.db, c.get('principal').integratorId)));
-}

@@ -1,0 +1,282 @@
+/**
+ * Checkout sessions: a quote for one payment of one link, the deposit address to pay it at, and
+ * the transfers that pay it (settled by ./settlement.ts). The SQL is ./repository.ts's.
+ *
+ * Lifecycle (status, `core/rules/session.ts`):
+ * - `awaiting_payment`: nothing received yet; the quote holds until `expiresAt` (15 minutes).
+ * - `underpaid`: part received; `remainingAmount` says what is left; further transfers top it up.
+ * - `paid` / `overpaid`: the full amount (or more) arrived before expiry. Terminal. The link's
+ *   `paymentCount` is incremented once, in the transaction of the settling transfer.
+ * - `expired`: the quote ran out before the full amount arrived. Terminal. Evaluated lazily on every
+ *   read and by a background sweep, against the service clock (`deps.now()`).
+ */
+import { randomUUID } from 'node:crypto';
+import { compareDecimal, fiatDigits, formatFixed, fromUnits, toDecimalString, type AssetId } from '../../../core/money.js';
+import { checkAmount } from '../../../core/rules/amount.js';
+import { checkCustomer } from '../../../core/rules/customer.js';
+import { CRYPTO_DIGITS, isUuid, QUOTE_TTL_MS } from '../../../core/rules/limits.js';
+import { OPEN_STATUSES, SETTLED_STATUSES } from '../../../core/rules/session.js';
+import { RuleErrors } from '../../../core/rules/types.js';
+import { SimulatePaymentInput, StartSessionInput, type CheckoutSession, type FieldError } from '../../../core/schemas.js';
+import { assetChainFacts, type ChainAdapter } from '../../chain/types.js';
+import { parseWith } from '../context.js';
+import { ApiError, notFound, ruleError, validationError } from '../errors.js';
+import { recordEvent } from '../events/index.js';
+import { getLinkBySlug, linkState } from '../links/index.js';
+import type { MoneyServiceDeps } from '../money-deps.js';
+import { ruleMessage } from '../messages.js';
+import { compareAcross, convertFiat, quoteCrypto } from './rates.js';
+import { expireDue, expireSession, findSession, findTransferSession, insertSession, type SessionRow } from './repository.js';
+import { settleIncomingTransfer, units } from './settlement.js';
+import type { z } from 'zod';
+
+export { QUOTE_TTL_MS } from '../../../core/rules/limits.js';
+
+/** A session as the public API returns it. */
+function toCheckoutSession(row: SessionRow, chain: ChainAdapter): CheckoutSession {
+  const crypto = units(row.crypto_amount);
+  const paid = units(row.paid_amount);
+  const remaining = row.status === 'expired' || crypto <= paid ? 0n : crypto - paid;
+  const settled = SETTLED_STATUSES.has(row.status);
+  const { decimals, ...facts } = assetChainFacts(chain.networks.find((n) => n.id === row.blockchain_id), row.asset_id);
+  return {
+    id: row.id,
+    slug: row.slug,
+    status: row.status,
+    fiatAmount: formatFixed(toDecimalString(row.fiat_amount) ?? '0', fiatDigits(row.fiat_currency)),
+    fiatCurrency: row.fiat_currency,
+    assetId: row.asset_id,
+    blockchainId: row.blockchain_id,
+    networkName: row.network_name,
+    cryptoAmount: fromUnits(crypto, 6),
+    paidAmount: fromUnits(paid, 6),
+    remainingAmount: fromUnits(remaining, 6),
+    payAddress: row.pay_address,
+    txHash: row.tx_hash,
+    expiresAt: row.expires_at.toISOString(),
+    createdAt: row.created_at.toISOString(),
+    sandbox: chain.sandbox,
+    postpayAction: settled
+      ? {
+          redirect: row.redirect,
+          showConfirmationPage: row.show_confirmation_page,
+          successMessage: row.success_message,
+          redirectUrl: row.redirect_url,
+        }
+      : null,
+    ...facts,
+    tokenDecimals: decimals,
+    confirmations: null,
+    requiredConfirmations: null,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Starting a session
+
+type StartInput = z.output<typeof StartSessionInput>;
+
+/**
+ * `POST /v1/checkout/{slug}/sessions`. Standard links charge their fixed amount: a `fiatAmount`
+ * that differs from it is refused (400), so a client can never change the price. Donation links
+ * take the donor's `fiatAmount` (required), within the link's `minAmount`/`maxAmount`.
+ * `fiatCurrency` is one of the link's currencies (default its price currency, the first); in
+ * another currency the Standard price and the donation bounds are converted with the rate table.
+ * Customer details follow `core/rules/customer.ts`.
+ */
+export async function startSession(deps: MoneyServiceDeps, slug: string, body: unknown): Promise<CheckoutSession> {
+  const { db, chain, rates } = deps;
+  const link = await getLinkBySlug(db, slug);
+  // Validated after the link is found: an unknown slug is a 404 whatever the body says.
+  const input: StartInput = parseWith(StartSessionInput, body);
+  const now = deps.now();
+  const state = linkState(link, now);
+  if (state === 'inactive') throw new ApiError(422, 'link_inactive', 'This payment link is not active');
+  if (state === 'closed') throw new ApiError(410, 'link_closed', 'This donation is closed');
+
+  const errors: FieldError[] = [];
+  const fail = (path: string, message: string) => errors.push({ path, message });
+
+  const assetId = input.assetId.trim().toUpperCase() as AssetId;
+  const network = chain.networks.find((n) => n.assets.includes(assetId));
+  if (!network) fail('assetId', `assetId must be one of ${[...new Set(chain.networks.flatMap((n) => n.assets))].join(', ')}`);
+
+  const priceCurrency = link.fiat_currency[0] ?? 'NGN';
+  const fiatCurrency = input.fiatCurrency === undefined ? priceCurrency : input.fiatCurrency.trim().toUpperCase();
+  if (!link.fiat_currency.includes(fiatCurrency)) fail('fiatCurrency', `fiatCurrency must be one of ${link.fiat_currency.join(', ')}`);
+  else if (rates.perUsd(fiatCurrency) === undefined || (network && rates.perUsd(assetId) === undefined))
+    throw new ApiError(422, 'rate_unavailable', `No exchange rate is configured for ${fiatCurrency} to ${assetId}`);
+
+  const digits = fiatDigits(fiatCurrency);
+  let fiatAmount: string | null = null;
+  if (!errors.some((e) => e.path === 'fiatCurrency')) {
+    if (link.link_type === 'Standard') {
+      const price = formatFixed(toDecimalString(link.fiat_amount) ?? '0', fiatDigits(priceCurrency));
+      fiatAmount = convertFiat(rates, price, priceCurrency, fiatCurrency);
+      if (input.fiatAmount !== undefined && fiatAmount !== null) {
+        const sent = toDecimalString(input.fiatAmount);
+        if (sent === null || compareDecimal(sent, fiatAmount) !== 0)
+          fail('fiatAmount', `This link charges a fixed ${fiatAmount} ${fiatCurrency}; leave fiatAmount out or send exactly that`);
+      }
+    } else if (input.fiatAmount === undefined) {
+      fail('fiatAmount', 'Enter the amount you want to give (fiatAmount)');
+    } else {
+      const amountErrors = new RuleErrors();
+      const sent = checkAmount(input.fiatAmount, 'fiatAmount', { digits, unit: fiatCurrency, positive: true }, amountErrors);
+      for (const error of amountErrors.list) fail(error.path, ruleMessage(error));
+      if (sent !== null) {
+        const min = link.min_amount === null ? null : toDecimalString(link.min_amount);
+        const max = link.max_amount === null ? null : toDecimalString(link.max_amount);
+        if (min !== null && compareAcross(rates, sent, fiatCurrency, min, priceCurrency) < 0)
+          fail('fiatAmount', `The smallest amount accepted is ${formatFixed(min, fiatDigits(priceCurrency))} ${priceCurrency}`);
+        else if (max !== null && compareAcross(rates, sent, fiatCurrency, max, priceCurrency) > 0)
+          fail('fiatAmount', `The largest amount accepted is ${formatFixed(max, fiatDigits(priceCurrency))} ${priceCurrency}`);
+        else fiatAmount = formatFixed(sent, digits);
+      }
+    }
+  }
+
+  const { customer, errors: customerErrors } = checkCustomer(input.customer, { collectAddress: link.collect_address, collectPhone: link.collect_phone });
+  for (const error of customerErrors) fail(error.path, ruleMessage(error));
+
+  if (errors.length) throw validationError(errors);
+  if (!network || fiatAmount === null) throw new Error('unreachable: validated above');
+
+  const cryptoAmount = quoteCrypto(rates, fiatAmount, fiatCurrency, assetId);
+  if (cryptoAmount === null) throw new ApiError(422, 'rate_unavailable', `No exchange rate is configured for ${fiatCurrency} to ${assetId}`);
+
+  const id = randomUUID();
+  const payAddress = await chain.depositAddress({ sessionId: id, blockchainId: network.id, assetId });
+  const expiresAt = new Date(now.getTime() + QUOTE_TTL_MS);
+  const session = {
+    id,
+    linkId: link.id,
+    integratorId: link.integrator_id,
+    fiatAmount,
+    fiatCurrency,
+    assetId,
+    blockchainId: network.id,
+    networkName: network.name,
+    cryptoAmount,
+    payAddress,
+    customer,
+    expiresAt,
+    createdAt: now,
+  };
+  await insertSession(db, session);
+  // What was just written, answered without reading it back.
+  return toCheckoutSession(
+    {
+      id,
+      link_id: link.id,
+      integrator_id: link.integrator_id,
+      status: 'awaiting_payment',
+      fiat_amount: fiatAmount,
+      fiat_currency: fiatCurrency,
+      asset_id: assetId,
+      blockchain_id: network.id,
+      network_name: network.name,
+      crypto_amount: cryptoAmount,
+      paid_amount: '0',
+      late_amount: '0',
+      pay_address: payAddress,
+      tx_hash: null,
+      expires_at: expiresAt,
+      created_at: now,
+      slug: link.slug,
+      redirect: link.redirect,
+      show_confirmation_page: link.show_confirmation_page,
+      success_message: link.success_message,
+      redirect_url: link.redirect_url,
+    },
+    chain,
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading and expiring
+
+/**
+ * `GET /v1/checkout/sessions/{id}`. A session whose quote ran out is marked `expired` here (and its
+ * watchers notified) if the sweep has not done it yet.
+ */
+export async function getSession(deps: MoneyServiceDeps, id: string): Promise<CheckoutSession> {
+  if (!isUuid(id)) throw notFound('Checkout session');
+  let row = await findSession(deps.db, id);
+  if (!row) throw notFound('Checkout session');
+  const now = deps.now();
+  if (OPEN_STATUSES.has(row.status) && row.expires_at.getTime() <= now.getTime()) {
+    await deps.db.transaction(async (tx) => {
+      if (await expireSession(tx, id, now)) await recordEvent(tx, { type: 'session.changed', sessionId: id });
+    });
+    row = (await findSession(deps.db, id))!;
+  }
+  return toCheckoutSession(row, deps.chain);
+}
+
+/** Marks every session whose quote has run out as `expired`; returns how many. Safe on many instances at once. */
+export async function expireDueSessions(deps: Pick<MoneyServiceDeps, 'db' | 'now'>, batch = 500): Promise<number> {
+  const now = deps.now();
+  return deps.db.transaction(async (tx) => {
+    const ids = await expireDue(tx, now, batch);
+    for (const sessionId of ids) await recordEvent(tx, { type: 'session.changed', sessionId });
+    return ids.length;
+  });
+}
+
+/** Runs `expireDueSessions` every `intervalMs`; returns the stop function. */
+export function startExpirySweep(deps: Pick<MoneyServiceDeps, 'db' | 'now'>, intervalMs: number): () => Promise<void> {
+  let running: Promise<unknown> = Promise.resolve();
+  const timer = setInterval(() => {
+    running = running.then(() => expireDueSessions(deps)).catch((error) => console.error('[paylink] expiry sweep failed', error));
+  }, intervalMs);
+  timer.unref();
+  return async () => {
+    clearInterval(timer);
+    await running;
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Simulated payments
+
+/**
+ * `POST /v1/checkout/sessions/{id}/simulate-payment` (sandbox chain only): an incoming transfer of
+ * `amount` (default: what is left to pay, or the full amount once expired). Idempotency:
+ * - with `txHash`, a hash already recorded for this session changes nothing and returns the
+ *   session (200); a hash recorded for another session is 409 `tx_hash_conflict`;
+ * - a new transfer to a session that is already paid is 409 `already_paid`, decided under the
+ *   session's row lock, so two concurrent simulations of the full amount credit once.
+ */
+export async function simulatePayment(deps: MoneyServiceDeps, id: string, body: unknown): Promise<CheckoutSession> {
+  const { chain, db } = deps;
+  if (!chain.sandbox || !chain.simulateIncomingTransfer) throw new ApiError(404, 'not_found', 'simulate-payment exists only on the sandbox chain');
+  const input = parseWith(SimulatePaymentInput, body);
+  const session = await getSession(deps, id);
+
+  let amount: string | undefined;
+  if (input.amount !== undefined) {
+    const errors = new RuleErrors();
+    amount = checkAmount(input.amount, 'amount', { digits: CRYPTO_DIGITS, unit: session.assetId, positive: true }, errors) ?? undefined;
+    if (!errors.empty) throw ruleError(errors.list);
+  }
+
+  const txHash = input.txHash?.toLowerCase();
+  if (txHash) {
+    const seenFor = await findTransferSession(db, session.blockchainId, txHash);
+    if (seenFor === session.id) return session;
+    if (seenFor !== undefined) throw new ApiError(409, 'tx_hash_conflict', 'This transaction hash was already recorded for another session');
+  }
+  if (SETTLED_STATUSES.has(session.status)) throw new ApiError(409, 'already_paid', 'This checkout session is already paid');
+
+  if (amount === undefined) amount = compareDecimal(session.remainingAmount, '0') > 0 ? session.remainingAmount : session.cryptoAmount;
+  const transfer = await chain.simulateIncomingTransfer({
+    blockchainId: session.blockchainId,
+    assetId: session.assetId,
+    toAddress: session.payAddress,
+    amount,
+    txHash,
+  });
+  await settleIncomingTransfer(deps, transfer, { refuseWhenSettled: true });
+  return getSession(deps, id);
+}

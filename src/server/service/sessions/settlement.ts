@@ -1,0 +1,128 @@
+/**
+ * Settlement: an incoming transfer reported by the chain, recorded and credited once, in ONE
+ * transaction with the session's new status, the integrator's balance (ledger), the link's
+ * `paymentCount` (when this transfer settles the session) and the `session.changed` event.
+ *
+ * `settleTransfer` takes the caller's transaction, so the chain scanner of phase 2 can settle a
+ * confirmed transfer inside the transaction that also advances its cursor; `settleIncomingTransfer`
+ * runs it in a transaction of its own.
+ *
+ * Every transfer credits the integrator by the amount received (ledger kind `payment`). A transfer
+ * that arrives AFTER expiry, or after the session is already `paid`/`overpaid`, is still the
+ * merchant's money: it is credited as `late_payment` and kept in `late_amount`, but the session keeps
+ * its status, `paidAmount` and `txHash`, and it is not counted as a link payment again. A transfer is
+ * identified by its transaction hash: a hash is settled at most once per network (unique
+ * constraint), so a transfer reported or simulated twice credits once.
+ */
+import { randomUUID } from 'node:crypto';
+import { ASSET_DIGITS, compareDecimal, fractionDigits, fromUnits, toDecimalString, toUnits } from '../../../core/money.js';
+import { OPEN_STATUSES, SETTLED_STATUSES } from '../../../core/rules/session.js';
+import type { IncomingTransfer } from '../../chain/types.js';
+import type { Queryable } from '../../db/index.js';
+import { ApiError } from '../errors.js';
+import { recordEvent } from '../events/index.js';
+import { applyLedgerChange, assetAmount } from '../ledger/index.js';
+import { countPayment } from '../links/index.js';
+import type { MoneyServiceDeps } from '../money-deps.js';
+import { findTransferSession, insertTransfer, lockSessionByAddress, updateSettlement } from './repository.js';
+
+export interface SettleOptions {
+  /** Refuse (409 `already_paid`) a new transfer to a session that is already paid. */
+  refuseWhenSettled?: boolean;
+}
+
+/** An amount of a session's asset in 10^-6 units. */
+export function units(value: string): bigint {
+  return toUnits(assetAmount(value), 6);
+}
+
+/**
+ * Records `transfer` and credits the integrator in the caller's transaction `tx`. Returns the
+ * session's id and whether the transfer had already been recorded (then nothing changed).
+ */
+export async function settleTransfer(
+  tx: Queryable,
+  transfer: IncomingTransfer,
+  now: Date,
+  options: SettleOptions = {},
+): Promise<{ sessionId: string; duplicate: boolean }> {
+  const amount = toDecimalString(transfer.amount);
+  if (amount === null || compareDecimal(amount, '0') <= 0 || fractionDigits(amount) > (ASSET_DIGITS[transfer.assetId] ?? 6))
+    throw new ApiError(422, 'invalid_transfer', 'A transfer needs a positive amount with at most 6 decimals');
+  const txHash = transfer.txHash.toLowerCase();
+
+  const session = await lockSessionByAddress(tx, transfer.blockchainId, transfer.toAddress);
+  if (!session) throw new ApiError(404, 'unknown_deposit_address', 'No checkout session has this deposit address');
+  if (session.asset_id !== transfer.assetId)
+    throw new ApiError(422, 'asset_mismatch', `This session is paid in ${session.asset_id}, not ${transfer.assetId}`);
+
+  const seenFor = await findTransferSession(tx, transfer.blockchainId, txHash);
+  if (seenFor !== undefined) {
+    if (seenFor === session.id) return { sessionId: session.id, duplicate: true };
+    throw new ApiError(409, 'tx_hash_conflict', 'This transaction hash was already recorded for another session');
+  }
+
+  let status = session.status;
+  if (OPEN_STATUSES.has(status) && session.expires_at.getTime() <= now.getTime()) status = 'expired';
+  if (SETTLED_STATUSES.has(status) && options.refuseWhenSettled) throw new ApiError(409, 'already_paid', 'This checkout session is already paid');
+
+  // Terminal sessions never change status again: a transfer after expiry or after settlement is late.
+  const kind = status === 'expired' || SETTLED_STATUSES.has(status) ? 'late_payment' : 'payment';
+  const transferId = randomUUID();
+  const inserted = await insertTransfer(tx, {
+    id: transferId,
+    sessionId: session.id,
+    blockchainId: transfer.blockchainId,
+    txHash,
+    assetId: transfer.assetId,
+    amount,
+    toAddress: transfer.toAddress,
+    kind,
+    sandbox: transfer.sandbox,
+    receivedAt: now,
+  });
+  // Only a concurrent twin of this very hash gets here (the unique key decided against us).
+  if (!inserted) throw new ApiError(409, 'tx_hash_conflict', 'This transaction hash is being recorded already');
+
+  await applyLedgerChange(tx, {
+    integratorId: session.integrator_id,
+    assetId: session.asset_id,
+    kind,
+    availableDelta: amount,
+    pendingDelta: '0',
+    transferId,
+  });
+
+  const crypto = units(session.crypto_amount);
+  let paid = units(session.paid_amount);
+  let late = units(session.late_amount);
+  const received = toUnits(amount, 6);
+  if (kind === 'payment') {
+    paid += received;
+    status = paid < crypto ? 'underpaid' : paid === crypto ? 'paid' : 'overpaid';
+  } else {
+    late += received;
+  }
+  const settlesNow = !SETTLED_STATUSES.has(session.status) && SETTLED_STATUSES.has(status);
+  await updateSettlement(tx, {
+    id: session.id,
+    status,
+    paidAmount: fromUnits(paid, 6),
+    lateAmount: fromUnits(late, 6),
+    txHash: kind === 'payment' ? txHash : null,
+    settledAt: settlesNow ? now : null,
+    now,
+  });
+  if (settlesNow) await countPayment(tx, session.link_id);
+  await recordEvent(tx, { type: 'session.changed', sessionId: session.id });
+  return { sessionId: session.id, duplicate: false };
+}
+
+/** `settleTransfer` in a transaction of its own, on the service's clock. */
+export async function settleIncomingTransfer(
+  deps: Pick<MoneyServiceDeps, 'db' | 'now'>,
+  transfer: IncomingTransfer,
+  options: SettleOptions = {},
+): Promise<{ sessionId: string; duplicate: boolean }> {
+  return deps.db.transaction((tx) => settleTransfer(tx, transfer, deps.now(), options));
+}

@@ -1,0 +1,129 @@
+/**
+ * Withdrawals (spec §2.3–2.4, §4.5–4.6; DESIGN §4): the rules on the request (`core/rules/withdrawal.ts`,
+ * against the chain's configured networks), the reservation of funds, idempotency, and the reads.
+ * The payout itself runs in the background (../payouts/).
+ *
+ * A request that passes the rules must still be covered by the available balance of its asset:
+ * otherwise 422 `insufficient_balance`, which changes nothing (and is stored for its Idempotency-Key,
+ * like a success: it is the answer to that request).
+ */
+import { randomUUID } from 'node:crypto';
+import { isDateRange, parseDateBound } from '../../../core/rules/dates.js';
+import { isUuid } from '../../../core/rules/limits.js';
+import { checkWithdrawal, type WithdrawalInput, type WithdrawalRequest } from '../../../core/rules/withdrawal.js';
+import type { ListWithdrawalsQuery, Withdrawal, WithdrawalNetwork } from '../../../core/schemas.js';
+import type { ChainAdapter } from '../../chain/types.js';
+import type { Database, Queryable } from '../../db/index.js';
+import { pageMeta } from '../context.js';
+import { ApiError, notFound, ruleError, validationError } from '../errors.js';
+import { runIdempotent, type IdempotencyState, type StoredResponse } from '../idempotency/index.js';
+import type { Principal } from '../keys/index.js';
+import { assetAmount } from '../ledger/index.js';
+import { findWithdrawal, insertReserved, listWithdrawals as listRows, type WithdrawalRow } from './repository.js';
+import type { z } from 'zod';
+
+export type { WithdrawalRequest } from '../../../core/rules/withdrawal.js';
+
+/** Applies the rules to a request body (types already checked); throws one 400 naming every offending field. */
+export function parseWithdrawalRequest(input: WithdrawalInput, chain: ChainAdapter): WithdrawalRequest {
+  const check = checkWithdrawal(input, chain.networks);
+  if (!check.ok) throw ruleError(check.errors);
+  return check.request;
+}
+
+/** The networks withdrawals can use, from the chain's configuration (`GET /v1/withdrawal/networks`). */
+export function withdrawalNetworks(chain: ChainAdapter): WithdrawalNetwork[] {
+  return chain.networks.map((network) => ({
+    id: network.id,
+    name: network.name,
+    aliases: [...network.aliases],
+    assets: [...network.assets],
+    chainId: network.chainId ?? null,
+    explorerUrl: network.explorerUrl ?? null,
+  }));
+}
+
+/** A withdrawal as the API returns it. */
+export function toWithdrawal(row: WithdrawalRow): Withdrawal {
+  return {
+    id: row.id,
+    amount: assetAmount(row.amount),
+    assetId: row.asset_id,
+    blockchainId: row.blockchain_id,
+    address: row.address,
+    status: row.status,
+    txHash: row.tx_hash,
+    failureReason: row.failure_reason,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+/** The outcome of `POST /v1/withdrawal`: the status and body to send. */
+export interface WithdrawalOutcome extends StoredResponse {
+  statusCode: 200 | 422;
+  /** The new withdrawal's id when this call created one. */
+  createdId?: string;
+}
+
+/**
+ * Creates a withdrawal: in one transaction, claims the idempotency key (if any), then records the
+ * withdrawal and reserves its funds (available → pending, under the balance row's lock, with its
+ * ledger entry) in one statement. A short balance is a 422 that changes nothing.
+ */
+export async function createWithdrawal(
+  db: Database,
+  principal: Principal,
+  request: WithdrawalRequest,
+  idempotency: IdempotencyState | undefined,
+  now: Date,
+): Promise<WithdrawalOutcome> {
+  // What makes two requests the same one: the normalized request, the address in any case.
+  const fingerprint = ['POST /v1/withdrawal', request.amount, request.assetId, request.blockchainId, request.address.toLowerCase()];
+  return db.transaction(async (tx) => {
+    const outcome = await runIdempotent(tx, idempotency, principal.integratorId, fingerprint, async (): Promise<WithdrawalOutcome> => {
+      const id = randomUUID();
+      if (!(await insertReserved(tx, { id, integratorId: principal.integratorId, ...request, createdAt: now }))) {
+        const error = new ApiError(422, 'insufficient_balance', `The available ${request.assetId} balance does not cover ${request.amount} ${request.assetId}`);
+        return { statusCode: 422, body: { ...error.toJSON() } };
+      }
+      return {
+        statusCode: 200,
+        body: { message: `Withdrawal of ${request.amount} ${request.assetId} to ${request.address} initiated`, status: 'success', statusCode: 200, id },
+        createdId: id,
+      };
+    });
+    return outcome as WithdrawalOutcome;
+  });
+}
+
+/** `GET /v1/withdrawal/{id}`: the caller's own withdrawal, else 404. */
+export async function getWithdrawal(db: Queryable, principal: Principal, id: string): Promise<Withdrawal> {
+  if (!isUuid(id)) throw notFound('Withdrawal');
+  const row = await findWithdrawal(db, principal.integratorId, id);
+  if (!row) throw notFound('Withdrawal');
+  return toWithdrawal(row);
+}
+
+const dateMessage = (path: string) => `${path} must be an ISO 8601 date (2025-01-31) or date-time (2025-01-31T12:00:00Z)`;
+
+/** `GET /v1/withdrawal`: the caller's withdrawals, newest first, filtered (dates inclusive) and paged. */
+export async function listWithdrawals(db: Queryable, principal: Principal, query: z.output<typeof ListWithdrawalsQuery>) {
+  const start = query.startDate === undefined ? undefined : parseDateBound(query.startDate, 'start');
+  const end = query.endDate === undefined ? undefined : parseDateBound(query.endDate, 'end');
+  if (start === null) throw validationError([{ path: 'startDate', message: dateMessage('startDate') }]);
+  if (end === null) throw validationError([{ path: 'endDate', message: dateMessage('endDate') }]);
+  if (start && end && !isDateRange(start, end)) throw validationError([{ path: 'endDate', message: 'endDate must not be before startDate' }]);
+  const { rows, totalItems } = await listRows(
+    db,
+    principal.integratorId,
+    {
+      status: query.status,
+      createdFrom: start?.at,
+      createdBefore: end?.exclusive ? end.at : undefined,
+      createdUntil: end && !end.exclusive ? end.at : undefined,
+    },
+    query,
+  );
+  return { items: rows.map(toWithdrawal), meta: pageMeta(totalItems, rows.length, query) };
+}

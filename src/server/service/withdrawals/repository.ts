@@ -1,0 +1,153 @@
+/**
+ * The SQL of `withdrawals`: nothing else in the service reads or writes it. The payout worker
+ * (../payouts/) claims and finishes withdrawals through the functions at the end of this file.
+ */
+import type { AssetId } from '../../../core/money.js';
+import type { WithdrawalStatus } from '../../../core/schemas.js';
+import type { Queryable } from '../../db/index.js';
+import { reserveFunds } from '../ledger/index.js';
+
+/** A withdrawal as stored. */
+export interface WithdrawalRow {
+  id: string;
+  amount: string;
+  asset_id: AssetId;
+  blockchain_id: string;
+  address: string;
+  status: WithdrawalStatus;
+  tx_hash: string | null;
+  failure_reason: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const COLUMNS = 'id, amount, asset_id, blockchain_id, address, status, tx_hash, failure_reason, created_at, updated_at';
+
+/** A new withdrawal, as `insertReserved` records it. */
+export interface NewWithdrawal {
+  id: string;
+  integratorId: string;
+  assetId: AssetId;
+  amount: string;
+  blockchainId: string;
+  address: string;
+  createdAt: Date;
+}
+
+/**
+ * Records a new `pending` withdrawal if, and only if, the ledger reserves its funds, in ONE statement
+ * with the reservation (`reserveFunds`): this room writes the withdrawal's row, the ledger its balance
+ * and entry. Returns false, having changed nothing, when the available balance is short.
+ */
+export function insertReserved(tx: Queryable, withdrawal: NewWithdrawal): Promise<boolean> {
+  return reserveFunds(
+    tx,
+    { integratorId: withdrawal.integratorId, assetId: withdrawal.assetId, amount: withdrawal.amount },
+    (param, reserved) => {
+      const createdAt = param(withdrawal.createdAt);
+      return `INSERT INTO withdrawals (id, integrator_id, amount, asset_id, blockchain_id, address, status, created_at, updated_at)
+        SELECT ${param(withdrawal.id)}, integrator_id, ${param(withdrawal.amount)}::numeric, ${param(withdrawal.assetId)},
+          ${param(withdrawal.blockchainId)}, ${param(withdrawal.address)}, 'pending', ${createdAt}, ${createdAt} FROM ${reserved}
+        RETURNING id`;
+    },
+  );
+}
+
+/** One of the integrator's withdrawals, or undefined. */
+export async function findWithdrawal(db: Queryable, integratorId: string, id: string): Promise<WithdrawalRow | undefined> {
+  const { rows } = await db.query<WithdrawalRow>(`SELECT ${COLUMNS} FROM withdrawals WHERE id = $1 AND integrator_id = $2`, [id, integratorId]);
+  return rows[0];
+}
+
+/** Filters of `listWithdrawals`: `createdFrom` inclusive, `createdBefore` exclusive or `createdUntil` inclusive. */
+export interface WithdrawalFilter {
+  status?: WithdrawalStatus | undefined;
+  createdFrom?: Date | undefined;
+  createdBefore?: Date | undefined;
+  createdUntil?: Date | undefined;
+}
+
+/** One page of the integrator's withdrawals, newest first, and how many match in all. */
+export async function listWithdrawals(
+  db: Queryable,
+  integratorId: string,
+  filter: WithdrawalFilter,
+  page: { page: number; limit: number },
+): Promise<{ rows: WithdrawalRow[]; totalItems: number }> {
+  const where = ['integrator_id = $1'];
+  const params: unknown[] = [integratorId];
+  const add = (condition: string, value: unknown) => {
+    params.push(value);
+    where.push(condition.replace('?', `$${params.length}`));
+  };
+  if (filter.status !== undefined) add('status = ?', filter.status);
+  if (filter.createdFrom) add('created_at >= ?', filter.createdFrom);
+  if (filter.createdBefore) add('created_at < ?', filter.createdBefore);
+  if (filter.createdUntil) add('created_at <= ?', filter.createdUntil);
+  const condition = where.join(' AND ');
+  const count = await db.query<{ total: number }>(`SELECT count(*)::int AS total FROM withdrawals WHERE ${condition}`, params);
+  const { rows } = await db.query<WithdrawalRow>(
+    `SELECT ${COLUMNS} FROM withdrawals WHERE ${condition}
+     ORDER BY created_at DESC, id DESC LIMIT ${page.limit} OFFSET ${(page.page - 1) * page.limit}`,
+    params,
+  );
+  return { rows, totalItems: count.rows[0]?.total ?? 0 };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The payout worker's queue
+
+/** A withdrawal claimed for payout. */
+export interface ClaimedWithdrawal {
+  id: string;
+  integrator_id: string;
+  amount: string;
+  asset_id: AssetId;
+  blockchain_id: string;
+  address: string;
+  /** The claim's attempt number: fences the failure of a stale attempt. */
+  attempts: number;
+}
+
+/**
+ * Claims up to `batchSize` withdrawals (`pending`, or `processing` past their lease) in one
+ * statement, marking them `processing`: `FOR UPDATE SKIP LOCKED` lets any number of workers on any
+ * number of instances share the queue without ever claiming the same withdrawal twice.
+ */
+export async function claimDue(tx: Queryable, batchSize: number, leaseMs: number, now: Date): Promise<ClaimedWithdrawal[]> {
+  const { rows } = await tx.query<ClaimedWithdrawal>(
+    `UPDATE withdrawals SET status = 'processing', attempts = attempts + 1, claimed_at = now(), updated_at = $3
+     WHERE id IN (
+       SELECT id FROM withdrawals
+       WHERE status = 'pending' OR (status = 'processing' AND claimed_at < now() - make_interval(secs => $2::double precision / 1000))
+       ORDER BY created_at
+       LIMIT $1
+       FOR UPDATE SKIP LOCKED)
+     RETURNING id, integrator_id, amount, asset_id, blockchain_id, address, attempts`,
+    [batchSize, leaseMs, now],
+  );
+  return rows;
+}
+
+/** Marks a `processing` withdrawal paid out; false when it was finished already. Any attempt may record a success. */
+export async function markSucceeded(tx: Queryable, id: string, txHash: string, sandbox: boolean, now: Date): Promise<boolean> {
+  const { rows } = await tx.query(
+    `UPDATE withdrawals SET status = 'success', tx_hash = $2, sandbox = $3, updated_at = $4
+     WHERE id = $1 AND status = 'processing' RETURNING id`,
+    [id, txHash, sandbox, now],
+  );
+  return rows.length === 1;
+}
+
+/**
+ * Marks a `processing` withdrawal failed, only from the claim numbered `attempts` (an older
+ * attempt's refusal says nothing about a newer one); false when it does not apply.
+ */
+export async function markFailed(tx: Queryable, id: string, reason: string, now: Date, attempts: number): Promise<boolean> {
+  const { rows } = await tx.query(
+    `UPDATE withdrawals SET status = 'failed', failure_reason = $2, updated_at = $3
+     WHERE id = $1 AND status = 'processing' AND attempts = $4 RETURNING id`,
+    [id, reason, now, attempts],
+  );
+  return rows.length === 1;
+}

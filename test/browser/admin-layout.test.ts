@@ -1,0 +1,287 @@
+/**
+ * The admin's layout on a phone (375 px) and a desktop (1280 px): nothing runs off the side, every
+ * column of a table can be read, tabs fit, cart rows keep their labels, headings outrank labels.
+ * It also saves screenshots of each view at both widths, light and dark, under `test-results/`
+ * (gitignored) for a person to look at.
+ */
+import { expect, waitUntil } from '@open-wc/testing';
+import { executeServerCommand, setViewport } from '@web/test-runner-commands';
+import type { PaylinkAdmin } from '../../src/components/admin/paylink-admin.js';
+import { FakeAdminApi, makeLink, makeWithdrawal } from './admin-fake-api.js';
+import { $, $$, button, click, mount, openMoney, part, text, type } from './admin-helpers.js';
+
+const PHONE = { width: 375, height: 812 };
+const DESKTOP = { width: 1280, height: 900 };
+
+/** A merchant with varied data: long titles, both kinds, every status. */
+function realisticApi(): FakeAdminApi {
+  const api = new FakeAdminApi();
+  api.links.push(
+    makeLink({
+      title: 'Handmade leather weekender bag with brass buckles',
+      description: 'Free delivery within Lagos; ships in three days',
+      fiatAmount: '185000.00',
+      visitedCount: 12480,
+      paymentCount: 311,
+    }),
+    makeLink({ title: 'School roof appeal', linkType: 'Donation', fiatAmount: '0.00', minAmount: '500.00', maxAmount: '1000000.00', visitedCount: 940, paymentCount: 87 }),
+    makeLink({ title: 'Consultation', fiatAmount: '45.00', fiatCurrency: ['USD'], isActive: false, visitedCount: 12, paymentCount: 0 }),
+  );
+  api.withdrawals.push(
+    makeWithdrawal({ status: 'pending', txHash: null, amount: '1250.500000' }),
+    makeWithdrawal({ status: 'failed', failureReason: 'The network refused the transfer: gas price too low' }),
+    makeWithdrawal({ status: 'success', assetId: 'CNGN', amount: '98000.000000' }),
+  );
+  return api;
+}
+
+/** Gives the element the whole width of the page, as on a phone. */
+async function atWidth(size: { width: number; height: number }) {
+  await setViewport(size);
+  document.body.style.margin = '0';
+}
+
+/** True inside a box clipped to a pixel (text kept for screen readers only). */
+function clippedAway(node: Element): boolean {
+  for (let parent = node.parentElement; parent; parent = parent.parentElement) {
+    const rect = parent.getBoundingClientRect();
+    if ((rect.width <= 1 || rect.height <= 1) && getComputedStyle(parent).overflow === 'hidden') return true;
+  }
+  return false;
+}
+
+/** Everything in the admin that runs past its right or left edge, or scrolls sideways. */
+function overflows(el: PaylinkAdmin): string[] {
+  const problems: string[] = [];
+  if (el.scrollWidth > el.clientWidth) problems.push(`host scrolls: ${el.scrollWidth} > ${el.clientWidth}`);
+  const box = el.getBoundingClientRect();
+  for (const node of el.shadowRoot!.querySelectorAll<HTMLElement>('*')) {
+    const rect = node.getBoundingClientRect();
+    // Unrendered, hidden, or clipped to a pixel for screen readers only (with all it holds).
+    if (rect.width <= 1 || rect.height <= 1 || clippedAway(node)) continue;
+    const name = `${node.localName}${node.getAttribute('part') ? `[part="${node.getAttribute('part')}"]` : ''}${node.className ? `.${String(node.className).replace(/\s+/g, '.')}` : ''}`;
+    if (rect.right > box.right + 0.5 || rect.left < box.left - 0.5) problems.push(`${name} spans ${Math.round(rect.left)}–${Math.round(rect.right)} of ${Math.round(box.left)}–${Math.round(box.right)}`);
+    // Form controls scroll their own text; everything else must fit its box.
+    if (!/^(input|textarea|select)$/.test(node.localName) && node.clientWidth > 0 && node.scrollWidth > node.clientWidth + 1)
+      problems.push(`${name} scrolls sideways: ${node.scrollWidth} > ${node.clientWidth}`);
+  }
+  return problems;
+}
+
+function visible(node: Element | null): boolean {
+  if (!node) return false;
+  const rect = node.getBoundingClientRect();
+  return rect.width > 1 && rect.height > 1 && getComputedStyle(node).visibility !== 'hidden';
+}
+
+/**
+ * Checks that each row of `table` is a stacked card: every cell spans the row's width, and shows
+ * its column's header as a visible label (except a column whose header is for screen readers only),
+ * beside a visible value, inside the element.
+ */
+function expectStackedRows(el: PaylinkAdmin, table: HTMLElement) {
+  const host = el.getBoundingClientRect();
+  const headers = [...table.querySelectorAll('thead th')].map((th) => ({ label: text(th), hidden: !!th.querySelector('.visually-hidden') }));
+  const rows = [...table.querySelectorAll<HTMLElement>('tbody tr')];
+  expect(rows.length, 'rows to check').to.be.greaterThan(0);
+  for (const row of rows) {
+    const rowBox = row.getBoundingClientRect();
+    const cells = [...row.querySelectorAll<HTMLElement>(':scope > th, :scope > td')];
+    expect(cells).to.have.length(headers.length);
+    cells.forEach((cell, index) => {
+      const header = headers[index]!;
+      const where = `"${header.label}" of ${text(row).slice(0, 40)}`;
+      const cellBox = cell.getBoundingClientRect();
+      expect(cellBox.width, `${where} spans the card`).to.be.greaterThan(rowBox.width * 0.8);
+      expect(cellBox.right, `${where} inside the element`).to.be.at.most(host.right + 0.5);
+      const value = cell.querySelector('.cell-value');
+      expect(visible(value), `${where} shows its value`).to.equal(true);
+      const label = cell.querySelector<HTMLElement>('[part~="cell-label"]');
+      if (header.hidden) {
+        expect(visible(label), `${where} needs no label`).to.equal(false);
+        return;
+      }
+      expect(visible(label), `${where} shows its label`).to.equal(true);
+      expect(text(label)).to.equal(header.label);
+      const labelBox = label!.getBoundingClientRect();
+      expect(labelBox.right, `${where}: label before its value`).to.be.at.most(value!.getBoundingClientRect().left + 0.5);
+    });
+  }
+}
+
+async function screenshot(el: PaylinkAdmin, name: string) {
+  await el.updateComplete;
+  // Let transitions (bars, switches) finish so the picture shows the resting state.
+  await new Promise((resolve) => setTimeout(resolve, 450));
+  const rect = el.getBoundingClientRect();
+  await executeServerCommand('admin-screenshot', {
+    name,
+    clip: { x: rect.left + scrollX, y: rect.top + scrollY, width: Math.ceil(rect.width), height: Math.ceil(rect.height) },
+  });
+}
+
+type Screen = 'links' | 'link-form' | 'link-detail' | 'money';
+
+/** Mounts the admin and brings it to `screen`, filled in the way a merchant would have it. */
+async function show(screen: Screen, theme?: 'light' | 'dark'): Promise<PaylinkAdmin> {
+  const api = realisticApi();
+  const el = await mount(api, { view: screen === 'money' ? 'money' : 'links', ...(theme ? { theme } : {}) });
+  if (screen === 'money') {
+    await openMoney(el);
+    return el;
+  }
+  await waitUntil(() => $$(el, '[part~="link-row"]').length === 3, 'links shown');
+  if (screen === 'link-form') {
+    await click(el, part(el, 'new-link'));
+    await type(el, $(el, '#lf-title') as HTMLInputElement, 'Coffee subscription');
+    for (const [name, quantity, price] of [
+      ['Ethiopian Yirgacheffe, 1 kg', '2', '18500'],
+      ['Grinder', '1', '42000.50'],
+    ] as const) {
+      await click(el, button(el, /Add item/));
+      const row = $$(el, '[part~="cart-item"]').at(-1)!;
+      await type(el, row.querySelector('[part~="item-name"]')!, name);
+      await type(el, row.querySelector('[part~="item-quantity"]')!, quantity);
+      await type(el, row.querySelector('[part~="item-unit"]')!, price);
+    }
+  } else if (screen === 'link-detail') {
+    await click(el, part(el, 'link-title'));
+    await waitUntil(() => $(el, '[part~="stats"]'), 'detail shown');
+  }
+  return el;
+}
+
+describe('<paylink-admin> layout', () => {
+  afterEach(async () => {
+    document.body.style.margin = '';
+    await setViewport(DESKTOP);
+  });
+
+  it('is accessible at 375 px', async () => {
+    await atWidth(PHONE);
+    await expect(await show('links')).to.be.accessible();
+    await expect(await show('money', 'dark')).to.be.accessible();
+  });
+
+  describe('at 375 px', () => {
+    beforeEach(() => atWidth(PHONE));
+
+    for (const screen of ['links', 'link-form', 'link-detail', 'money'] as const) {
+      it(`runs nothing off the side on ${screen}`, async () => {
+        const el = await show(screen);
+        expect(el.getBoundingClientRect().width).to.equal(PHONE.width);
+        expect(overflows(el)).to.deep.equal([]);
+      });
+    }
+
+    it('shows every column of the links table as a labelled line of a stacked row', async () => {
+      const el = await show('links');
+      expectStackedRows(el, part(el, 'links-table'));
+      expect(visible(part(el, 'edit-link')), 'the edit action is on the card').to.equal(true);
+    });
+
+    it('shows every column of the withdrawal history as a labelled line of a stacked row', async () => {
+      const el = await show('money');
+      await waitUntil(() => $$(el, '[part~="withdrawal-row"]').length === 3);
+      expectStackedRows(el, part(el, 'withdrawals-table'));
+    });
+
+    it('keeps the table’s rows and headers for screen readers', async () => {
+      const el = await show('links');
+      const table = part(el, 'links-table');
+      expect(table.getAttribute('role')).to.equal('table');
+      expect([...table.querySelectorAll('thead th')].map((th) => th.getAttribute('role'))).to.deep.equal(Array(7).fill('columnheader'));
+      const header = table.querySelector('thead')!;
+      expect(getComputedStyle(header).display, 'column headers are clipped, not removed').not.to.equal('none');
+    });
+
+    it('fits the tabs on one line each', async () => {
+      const el = await show('links');
+      const tablist = $(el, '[role="tablist"]')!;
+      expect(tablist.scrollWidth).to.be.at.most(tablist.clientWidth);
+      for (const tab of $$(el, '[role="tab"]')) {
+        const lineHeight = parseFloat(getComputedStyle(tab).lineHeight);
+        expect(tab.getBoundingClientRect().height, `${text(tab)} on one line`).to.be.below(Math.max(lineHeight * 2, 48) + 1);
+        expect(tab.scrollWidth).to.be.at.most(tab.clientWidth);
+      }
+    });
+
+    it('keeps a visible label on every field of every cart row', async () => {
+      const el = await show('link-form');
+      const rows = $$(el, '[part~="cart-item"]');
+      expect(rows).to.have.length(2);
+      for (const row of rows) {
+        for (const input of row.querySelectorAll<HTMLInputElement>('input')) {
+          const label = row.querySelector(`label[for="${input.id}"]`);
+          expect(visible(label), `label of ${input.getAttribute('part')}`).to.equal(true);
+          expect(label!.getBoundingClientRect().bottom, 'label above its field').to.be.at.most(input.getBoundingClientRect().top + 0.5);
+        }
+      }
+    });
+
+    it('fits the network select inside the withdrawal form', async () => {
+      const el = await show('money');
+      const form = part(el, 'withdraw-form').getBoundingClientRect();
+      const network = part(el, 'network').getBoundingClientRect();
+      expect(network.right).to.be.at.most(form.right + 0.5);
+      expect(network.width, 'wide enough to read the network').to.be.greaterThan(form.width * 0.9);
+    });
+  });
+
+  describe('at 1280 px', () => {
+    beforeEach(() => atWidth(DESKTOP));
+
+    for (const screen of ['links', 'link-form', 'link-detail', 'money'] as const) {
+      it(`runs nothing off the side on ${screen}`, async () => {
+        const el = await show(screen);
+        expect(overflows(el)).to.deep.equal([]);
+      });
+    }
+
+    it('shows tables as tables: one line per link, column headers visible, no repeated labels', async () => {
+      const el = await show('links');
+      const table = part(el, 'links-table');
+      expect(visible(table.querySelector('thead th'))).to.equal(true);
+      expect($$(el, '[part~="cell-label"]').some(visible)).to.equal(false);
+      const row = $(el, '[part~="link-row"]')!;
+      const cells = [...row.children].map((cell) => cell.getBoundingClientRect());
+      expect(new Set(cells.map((cell) => Math.round(cell.top))).size, 'cells side by side').to.equal(1);
+    });
+
+    it('puts the withdrawal form beside the history', async () => {
+      const el = await show('money');
+      const form = part(el, 'withdraw-form').getBoundingClientRect();
+      const history = part(el, 'withdrawal-history').getBoundingClientRect();
+      expect(history.left).to.be.greaterThan(form.right);
+    });
+  });
+
+  it('makes section headings heavier than field labels', async () => {
+    await atWidth(DESKTOP);
+    const el = await show('link-form');
+    const weight = (node: Element | null) => Number(getComputedStyle(node!).fontWeight);
+    const size = (node: Element | null) => parseFloat(getComputedStyle(node!).fontSize);
+    const heading = part(el, 'link-form').querySelector('h2');
+    const label = $(el, 'label[for="lf-title"]');
+    const legend = part(el, 'cart').querySelector('legend');
+    expect(weight(heading)).to.be.greaterThan(weight(label));
+    expect(size(heading)).to.be.greaterThan(size(label));
+    expect(weight(legend), 'a group’s title outranks its fields').to.be.greaterThan(weight(label));
+  });
+
+  describe('screenshots under test-results/', () => {
+    for (const size of [PHONE, DESKTOP]) {
+      for (const theme of ['light', 'dark'] as const) {
+        it(`saves every view at ${size.width} px, ${theme}`, async () => {
+          await atWidth(size);
+          for (const screen of ['links', 'link-form', 'link-detail', 'money'] as const) {
+            const el = await show(screen, theme);
+            await screenshot(el, `admin-${screen}-${size.width}-${theme}`);
+            // Out of the way of the next one (the fixture's cleanup removes it).
+            el.parentElement!.style.display = 'none';
+          }
+        });
+      }
+    }
+  });
+});
