@@ -17,7 +17,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 export function readRetentionDays(value: string | undefined): number {
   if (value === undefined || value.trim() === '') return DEFAULT_RETENTION_DAYS;
   const days = Number(value.trim());
-  if (!Number.isSafeInteger(days) || days < 1) throw new Error(`PAYLINK_SESSION_RETENTION_DAYS must be a whole number of days (at least 1), not "${value}"`);
+  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(days) || days < 1) throw new Error(`PAYLINK_SESSION_RETENTION_DAYS must be a whole number of days (at least 1), not "${value}"`);
   return days;
 }
 

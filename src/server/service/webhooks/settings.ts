@@ -31,7 +31,7 @@ export interface WebhookSettings {
 export function readRetryBaseMs(value: string | undefined): number {
   if (value === undefined || value.trim() === '') return DEFAULT_RETRY_BASE_MS;
   const ms = Number(value.trim());
-  if (!Number.isSafeInteger(ms) || ms < 1)
+  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(ms) || ms < 1)
     throw new Error(`PAYLINK_WEBHOOK_RETRY_BASE_MS must be a whole number of milliseconds (at least 1), not "${value}"`);
   return ms;
 }
