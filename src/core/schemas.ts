@@ -588,17 +588,22 @@ export type WebhookDeliveryList = z.infer<typeof WebhookDeliveryList>;
 /** Query of `GET /v1/webhook-endpoint/{id}/deliveries`, newest first. */
 export const ListWebhookDeliveriesQuery = z.object({ ...paging, status: WebhookDeliveryStatus.optional() });
 
+/** `data.object` of a `webhook.test` event (`POST /v1/webhook-endpoint/{id}/test`): the endpoint, about no money. */
+export const WebhookTestObject = z.object({ id: Id, object: z.literal('webhook_endpoint'), url: z.string(), message: z.string() });
+export type WebhookTestObject = z.infer<typeof WebhookTestObject>;
+
 /**
- * The body of every delivery: `data.object` is the session (a `CheckoutSessionRecord`) or the
- * withdrawal (a `Withdrawal`) as the matching GET returned it when the event happened.
- * `paylink/webhooks`' `verifyWebhook` returns it, typed, once the signature checks out.
+ * The body of every delivery: `data.object` is the session (a `CheckoutSessionRecord`: the
+ * `checkout.session.*` and `payment.late` events) or the withdrawal (a `Withdrawal`: `withdrawal.*`) as
+ * the matching GET returned it when the event happened, or the endpoint for `webhook.test`.
+ * `paylink/webhooks`' `verifyWebhook` returns it once the signature checks out.
  */
 export const WebhookEvent = z.object({
   /** `evt_…`, the same on every delivery of this event (the `Paylink-Event-Id` header). */
   id: z.string(),
-  type: z.string(),
+  type: z.string().meta({ description: 'One of `WebhookEventType`, or `webhook.test`' }),
   createdAt: Timestamp,
-  data: z.object({ object: z.record(z.string(), z.unknown()) }),
+  data: z.object({ object: z.union([CheckoutSessionRecord, Withdrawal, WebhookTestObject]) }),
 });
 export type WebhookEvent = z.infer<typeof WebhookEvent>;
 
