@@ -25,7 +25,8 @@ const LEASE_MS = 1500;
 async function startChild(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join('test', 'support', 'webhook-child.ts')], {
     cwd: ROOT,
-    env: { ...process.env, CHILD_LEASE_MS: String(LEASE_MS), ...env },
+    // A long answer timeout: a held request stays in flight until the kill, however slow the machine is.
+    env: { ...process.env, CHILD_LEASE_MS: String(LEASE_MS), CHILD_TIMEOUT_MS: '120000', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const url = await new Promise<string>((resolve, reject) => {
@@ -100,9 +101,10 @@ for (const backend of backends()) {
         const second = await startChild(childEnv());
         const [inFlight] = await receiver.waitFor(1);
         const midSend = await payOn(second.url, slug);
-        await receiver.waitFor(2);
+        const [, alsoInFlight] = await receiver.waitFor(2);
         await kill(second.child);
         assert.equal(JSON.parse(inFlight!.body).data.object.id, unsent);
+        assert.equal(JSON.parse(alsoInFlight!.body).data.object.id, midSend, 'a hung endpoint does not hold up the next event');
 
         // 3. A new instance delivers both once the dead process's lease has run out.
         hold = false;

@@ -169,6 +169,38 @@ for (const backend of backends()) {
       }
     });
 
+    it('an endpoint that takes its time holds up no other delivery', async () => {
+      const slowService = await startTestService(backend, { payoutWorker: false, webhooks: { pollIntervalMs: 200 } });
+      const { key: slowKey } = await slowService.newKey();
+      let answerSlow: (() => void) | undefined;
+      const slow = await startReceiver((_, __, response) => {
+        answerSlow = () => response.writeHead(200).end();
+        return 'handled';
+      });
+      const fast = await startReceiver();
+      try {
+        for (const [target, events] of [[slow, ['checkout.session.paid']], [fast, ['checkout.session.underpaid']]] as const)
+          assert.equal((await call(slowService.url, 'POST', '/v1/webhook-endpoint', { key: slowKey, body: { url: `${target.url}/hooks`, events } })).status, 201);
+        const slug = await createUsdLink(slowService.url, slowKey, '2');
+        const paid = await startSession(slowService.url, slug);
+        await call(slowService.url, 'POST', `/v1/checkout/sessions/${paid.id}/simulate-payment`, { body: {} });
+        await slow.waitFor(1);
+        // The paid event's endpoint has not answered; an event after it still goes out.
+        const short = await startSession(slowService.url, slug);
+        await call(slowService.url, 'POST', `/v1/checkout/sessions/${short.id}/simulate-payment`, { body: { amount: '1' } });
+        await fast.waitFor(1);
+        answerSlow!();
+        const endpoints = (await call(slowService.url, 'GET', '/v1/webhook-endpoint', { key: slowKey })).body.items;
+        for (const endpoint of endpoints)
+          await eventually(async () => (await call(slowService.url, 'GET', `/v1/webhook-endpoint/${endpoint.id}/deliveries`, { key: slowKey })).body.items[0]?.status === 'delivered');
+        const slowLog = (await call(slowService.url, 'GET', `/v1/webhook-endpoint/${endpoints.find((e: { url: string }) => e.url.startsWith(slow.url)).id}/deliveries`, { key: slowKey })).body.items[0];
+        assert.equal(slowLog.attemptCount, 1, 'the slow endpoint answered its one attempt, within the timeout');
+      } finally {
+        await Promise.all([slow.close(), fast.close()]);
+        await slowService.close();
+      }
+    });
+
     it('expiry and payouts are announced: checkout.session.expired, withdrawal.succeeded, withdrawal.failed', async () => {
       const { key: apiKey } = await t.newKey();
       const { receiver, endpoint } = await endpointFor(apiKey, { events: ['checkout.session.expired', 'withdrawal.succeeded', 'withdrawal.failed'] });

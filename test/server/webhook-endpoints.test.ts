@@ -6,7 +6,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { createPaylinkClient } from '../../src/client/index.js';
 import { createSandboxChain } from '../../src/server/chain/sandbox.js';
+import { createPaylinkProxy } from '../../src/server/proxy/index.js';
 import { isPrivateAddress, resolveWebhookSettings, type ResolvedAddress } from '../../src/server/service/webhooks/index.js';
 import { countRows } from '../support/money.js';
 import { backends, call, startTestService, type TestService } from '../support/service.js';
@@ -128,6 +130,32 @@ for (const backend of backends()) {
       assert.equal((await api('PATCH', '/v1/webhook-endpoint', { url: 'https://shop.example/y' })).status, 400, 'an update names its endpoint');
       assert.equal((await api('PATCH', '/v1/webhook-endpoint', { id: endpoint.id, events: [] })).status, 400);
       assert.equal((await api('PATCH', '/v1/webhook-endpoint', { id: endpoint.id, isActive: 'no' })).status, 400);
+    });
+
+    it("the admin's calls through the proxy and the client: create, list, update, test, deliveries, retry, delete", async () => {
+      const { key: apiKey } = await t.newKey();
+      const proxy = createPaylinkProxy({ upstream: t.url, apiKey, adminToken: 'webhooks-admin-token', rateLimit: false });
+      const client = createPaylinkClient({
+        baseUrl: 'http://shop.test/paylink/admin',
+        token: 'webhooks-admin-token',
+        fetch: (input, init) => proxy(new Request(input, init)),
+      });
+      const receiver = await startReceiver();
+      try {
+        const created = await client.webhookEndpoints.create({ url: `${receiver.url}/hooks`, events: ['checkout.session.paid'], description: 'Shop' });
+        assert.match(created.secret, /^whsec_/);
+        assert.equal((await client.webhookEndpoints.list()).items[0]!.id, created.id);
+        assert.equal((await client.webhookEndpoints.update({ id: created.id, description: 'Shop (live)' })).description, 'Shop (live)');
+        const test = await client.webhookEndpoints.sendTestEvent(created.id);
+        assert.equal(test.status, 'delivered');
+        assert.equal(receiver.received.length, 1);
+        assert.equal((await client.webhookEndpoints.deliveries(created.id)).items[0]!.id, test.id);
+        assert.equal((await client.webhookDeliveries.retry(test.id)).attemptCount, 2);
+        assert.deepEqual(await client.webhookEndpoints.delete(created.id), { id: created.id, deleted: true });
+        assert.equal((await client.webhookEndpoints.list()).meta.totalItems, 0);
+      } finally {
+        await receiver.close();
+      }
     });
 
     it('on the sandbox chain, loopback and http:// endpoints are allowed', async () => {

@@ -9,7 +9,7 @@ import type { z } from 'zod';
 import { fiatDigits, formatFixed, toDecimalString } from '../../../core/money.js';
 import { isDateRange, parseDateBound } from '../../../core/rules/dates.js';
 import { isUuid } from '../../../core/rules/limits.js';
-import type { CheckoutSessionRecord, CheckoutSessionRecordList, ListCheckoutSessionsQuery } from '../../../core/schemas.js';
+import type { CheckoutSessionRecord, CheckoutSessionRecordList, FieldError, ListCheckoutSessionsQuery } from '../../../core/schemas.js';
 import type { Queryable } from '../../db/index.js';
 import { pageMeta } from '../context.js';
 import { notFound, validationError } from '../errors.js';
@@ -73,7 +73,7 @@ export async function listSessionRecords(
 ): Promise<CheckoutSessionRecordList> {
   const start = query.startDate === undefined ? undefined : parseDateBound(query.startDate, 'start');
   const end = query.endDate === undefined ? undefined : parseDateBound(query.endDate, 'end');
-  const errors = [];
+  const errors: FieldError[] = [];
   if (query.linkId !== undefined && !isUuid(query.linkId.trim())) errors.push({ path: 'linkId', message: 'linkId must be a payment link id (a UUID)' });
   if (start === null) errors.push({ path: 'startDate', message: dateMessage('startDate') });
   if (end === null) errors.push({ path: 'endDate', message: dateMessage('endDate') });
@@ -92,10 +92,7 @@ export async function listSessionRecords(
     },
     query,
   );
-  const transfers = await findTransfersOf(
-    db,
-    rows.map((row) => row.id),
-  );
+  const transfers = await findTransfersOf(db, rows.map((row) => row.id));
   return {
     items: rows.map((row) => toSessionRecord(row, transfers.filter((transfer) => transfer.session_id === row.id))),
     meta: pageMeta(totalItems, rows.length, query),

@@ -88,14 +88,22 @@ export interface ClaimedDelivery {
  */
 export async function claimDue(
   tx: Queryable,
-  claim: { claimId: string; now: Date; leaseMs: number; batch: number; onlyId?: string | undefined },
+  claim: {
+    claimId: string;
+    now: Date;
+    leaseMs: number;
+    batch: number;
+    onlyId?: string | undefined;
+    /** Deliveries this worker is sending right now: never claimed again by it, even once their lease has run out. */
+    skipIds?: readonly string[] | undefined;
+  },
 ): Promise<ClaimedDelivery[]> {
   const onlyOne = claim.onlyId !== undefined;
   const { rows } = await tx.query<ClaimedDelivery>(
     `WITH due AS (
        SELECT d.id FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
        WHERE d.status = 'pending' AND (d.claimed_until IS NULL OR d.claimed_until <= $2)
-         AND ${onlyOne ? 'd.id = $5' : 'd.next_attempt_at <= $2 AND e.is_active'}
+         AND ${onlyOne ? 'd.id = $5' : 'd.next_attempt_at <= $2 AND e.is_active AND d.id <> ALL($5::uuid[])'}
        ORDER BY d.next_attempt_at LIMIT $4 FOR UPDATE OF d SKIP LOCKED)
      UPDATE webhook_deliveries d SET claim_id = $1, claimed_until = $3
      FROM due, webhook_endpoints e, webhook_events ev
@@ -106,7 +114,7 @@ export async function claimDue(
       claim.now,
       new Date(claim.now.getTime() + claim.leaseMs),
       claim.batch,
-      ...(onlyOne ? [claim.onlyId] : []),
+      onlyOne ? claim.onlyId : [...(claim.skipIds ?? [])],
     ],
   );
   return rows;

@@ -2,9 +2,9 @@
  * The delivery worker (DESIGN §8): sends what the outbox holds, at least once, each attempt by one
  * instance.
  *
- * Each round claims a batch of due deliveries in one statement (`FOR UPDATE SKIP LOCKED`) under a
- * lease (`leaseMs`, well over the 10 s an attempt may take), sends them, and records each attempt in
- * its own transaction, only under the claim that made it. So any number of instances share the queue
+ * The worker claims due deliveries in one statement (`FOR UPDATE SKIP LOCKED`) under a lease
+ * (`leaseMs`, well over the 10 s an attempt may take), sends them, and records each attempt in its own
+ * transaction, only under the claim that made it (and never claims again what it is still sending). So any number of instances share the queue
  * and each attempt is made once; an instance that dies mid-send leaves its deliveries to the others
  * once the lease runs out, and they send the same event again (same id, new signature). Receivers
  * must therefore expect an event more than once and use its id to handle it once.
@@ -31,7 +31,7 @@ export interface WebhookDeps {
 export interface WebhookWorkerOptions {
   /** Longest an idle worker sleeps before looking again, in ms (default 5000); new events and due retries wake it sooner. */
   pollIntervalMs?: number;
-  /** Deliveries claimed (and sent concurrently) per round (default 20). */
+  /** Attempts in flight at once (default 20). */
   batchSize?: number;
 }
 
@@ -70,13 +70,22 @@ function logFailure(what: string, error: unknown): void {
   console.error(`[paylink] ${what}:`, error instanceof Error ? error.message : String(error));
 }
 
-/** One round: claims up to `batchSize` due deliveries and attempts them; resolves with how many it claimed. */
-export async function processDueDeliveries(deps: WebhookDeps, batchSize = 20): Promise<number> {
-  const claimed = await deps.db.transaction((tx) =>
-    claimDue(tx, { claimId: randomUUID(), now: deps.now(), leaseMs: deps.webhooks.leaseMs, batch: batchSize }),
-  );
-  await Promise.all(claimed.map((delivery) => attempt(deps, delivery).catch((error) => logFailure(`webhook delivery ${delivery.id} not recorded`, error))));
+/**
+ * Claims up to `batchSize` due deliveries (none of `skipIds`) and attempts them; resolves with how many
+ * it claimed once all are recorded.
+ */
+export async function processDueDeliveries(deps: WebhookDeps, batchSize = 20, skipIds: readonly string[] = []): Promise<number> {
+  const claimed = await claimBatch(deps, batchSize, skipIds);
+  await Promise.all(claimed.map((delivery) => attemptLogged(deps, delivery)));
   return claimed.length;
+}
+
+function claimBatch(deps: WebhookDeps, batch: number, skipIds: readonly string[]): Promise<ClaimedDelivery[]> {
+  return deps.db.transaction((tx) => claimDue(tx, { claimId: randomUUID(), now: deps.now(), leaseMs: deps.webhooks.leaseMs, batch, skipIds }));
+}
+
+function attemptLogged(deps: WebhookDeps, delivery: ClaimedDelivery): Promise<unknown> {
+  return attempt(deps, delivery).catch((error) => logFailure(`webhook delivery ${delivery.id} not recorded`, error));
 }
 
 /**
@@ -90,10 +99,15 @@ export async function deliverNow(deps: WebhookDeps, deliveryId: string): Promise
   return claimed ? attempt(deps, claimed) : false;
 }
 
-/** Starts a worker loop (listening for new events); it runs until `stop()`. */
+/**
+ * Starts a worker (listening for new events); it runs until `stop()`. Up to `batchSize` attempts are in
+ * flight at once, and a free slot is filled as soon as it frees: an endpoint that takes its full 10 s
+ * holds one slot, never the deliveries to everyone else.
+ */
 export function startWebhookWorker(deps: WebhookDeps, options: WebhookWorkerOptions = {}): WebhookWorker {
   const pollIntervalMs = options.pollIntervalMs ?? 5000;
-  const batchSize = options.batchSize ?? 20;
+  const concurrency = options.batchSize ?? 20;
+  const inFlight = new Map<string, Promise<unknown>>();
   let running = true;
   let kicked = false;
   let wake: (() => void) | null = null;
@@ -106,15 +120,29 @@ export function startWebhookWorker(deps: WebhookDeps, options: WebhookWorkerOpti
     return undefined;
   });
 
-  const runOnce = () => processDueDeliveries(deps, batchSize);
+  /** Claims what fits in the free slots and starts those attempts; resolves with how many it claimed. */
+  const fill = async (): Promise<number> => {
+    const free = concurrency - inFlight.size;
+    if (free <= 0) return 0;
+    const claimed = await claimBatch(deps, free, [...inFlight.keys()]);
+    for (const delivery of claimed) {
+      const done = attemptLogged(deps, delivery).finally(() => {
+        inFlight.delete(delivery.id);
+        kick(); // a slot is free, and a failed attempt may be due again soon
+      });
+      inFlight.set(delivery.id, done);
+    }
+    return claimed.length;
+  };
+
   const loop = (async () => {
     while (running) {
-      let handled = 0;
+      let claimed = 0;
       let wait = pollIntervalMs;
       try {
         kicked = false;
-        handled = await runOnce();
-        if (handled === 0 && running) {
+        claimed = await fill();
+        if (claimed === 0 && running && inFlight.size < concurrency) {
           const due = await nextDueAt(deps.db);
           // Not below 20 ms: a due delivery another worker is claiming right now must not make this one spin.
           if (due) wait = Math.min(pollIntervalMs, Math.max(20, due.getTime() - deps.now().getTime()));
@@ -123,7 +151,7 @@ export function startWebhookWorker(deps: WebhookDeps, options: WebhookWorkerOpti
         if (running) logFailure('webhook round failed', error);
       }
       if (!running) break;
-      if (handled > 0 || kicked) continue;
+      if ((claimed > 0 && inFlight.size < concurrency) || kicked) continue;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(() => {
           wake = null;
@@ -140,11 +168,12 @@ export function startWebhookWorker(deps: WebhookDeps, options: WebhookWorkerOpti
 
   return {
     kick,
-    runOnce,
+    runOnce: () => processDueDeliveries(deps, concurrency, [...inFlight.keys()]),
     async stop() {
       running = false;
       wake?.();
       await loop;
+      await Promise.all(inFlight.values());
       const unlisten = await listening;
       await unlisten?.().catch(() => {});
     },
