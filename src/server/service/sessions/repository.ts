@@ -212,29 +212,14 @@ export async function insertTransfer(tx: Queryable, transfer: NewTransfer): Prom
 // The merchant's view (DESIGN §8): sessions with what the customer entered, and their transfers
 
 /** A session as its merchant reads it, with its link's slug and title. */
-export interface SessionRecordRow {
-  id: string;
-  link_id: string;
-  integrator_id: string;
-  status: SessionStatus;
-  fiat_amount: string;
-  fiat_currency: string;
-  asset_id: AssetId;
-  blockchain_id: string;
-  network_name: string;
-  crypto_amount: string;
-  paid_amount: string;
-  late_amount: string;
-  pay_address: string;
+export interface SessionRecordRow
+  extends Omit<SessionRow, 'tx_hash' | 'redirect' | 'show_confirmation_page' | 'success_message' | 'redirect_url'> {
   reference: string | null;
   metadata: Record<string, string>;
   customer_address: string | null;
   customer_phone: string | null;
   customer_email: string | null;
-  created_at: Date;
   settled_at: Date | null;
-  expires_at: Date;
-  slug: string;
   link_title: string;
 }
 
