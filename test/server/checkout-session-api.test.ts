@@ -13,7 +13,9 @@ import { createPaylinkProxy } from '../../src/server/proxy/index.js';
 import { applyRetention } from '../../src/server/service/retention.js';
 import { expireDueSessions, settleIncomingTransfer } from '../../src/server/service/sessions/index.js';
 import { countRows, createUsdLink, openEventStream, startSession, testClock } from '../support/money.js';
-import { backends, call, startTestService, type TestService } from '../support/service.js';
+import { createApiKey } from '../../src/server/service/keys/index.js';
+import { startService } from '../../src/server/service/serve.js';
+import { backends, call, openTestDatabase, startTestService, type TestService } from '../support/service.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 const CUSTOMER = { address: '12 Marina Road, Ikoyi, Lagos', phone: '+234 803 555 0199', email: 'ada.obi@example.org' };
@@ -335,3 +337,46 @@ for (const backend of backends()) {
     });
   });
 }
+
+describe('the keyed session list is indexed (postgres)', { skip: !backends().includes('postgres') }, () => {
+  it('reads a page of each filter without scanning the table', async () => {
+    const database = await openTestDatabase('postgres');
+    try {
+      const { db } = database;
+      const { integratorId, key } = await db.transaction((tx) => createApiKey(tx));
+      const service = await startService({ db, payoutWorker: false, webhookWorker: false });
+      const slug = await createUsdLink(service.url, key, '1');
+      await service.close();
+      const { rows } = await db.query<{ id: string }>('SELECT id FROM payment_links WHERE slug = $1', [slug]);
+      const linkId = rows[0]!.id;
+      // 30,000 sessions of one integrator over a year: enough that a scan would show.
+      await db.query(
+        `INSERT INTO checkout_sessions (id, link_id, integrator_id, status, fiat_amount, fiat_currency, asset_id, blockchain_id, network_name,
+           crypto_amount, pay_address, expires_at, created_at, updated_at, reference)
+         SELECT gen_random_uuid(), $1, $2, CASE WHEN n % 3 = 0 THEN 'expired' ELSE 'awaiting_payment' END, 1, 'USD', 'USDT', 'bsc', 'BNB Smart Chain',
+           1, 'addr-' || n, now() - (n || ' minutes')::interval, now() - (n || ' minutes')::interval - interval '15 minutes', now(),
+           CASE WHEN n % 10 = 0 THEN 'order-' || n END
+         FROM generate_series(1, 30000) AS n`,
+        [linkId, integratorId],
+      );
+      await db.query('ANALYZE checkout_sessions');
+      const page = 'ORDER BY s.created_at DESC, s.id DESC LIMIT 20';
+      for (const [filter, params] of [
+        ['', []],
+        ['AND s.link_id = $2', [linkId]],
+        ['AND s.status = $2', ['expired']],
+        ['AND s.reference = $2', ['order-500']],
+        ['AND s.created_at >= $2 AND s.created_at < $3', [new Date(Date.now() - 40 * DAY), new Date(Date.now() - 39 * DAY)]],
+      ] as Array<[string, unknown[]]>) {
+        const plan = await db.query<{ 'QUERY PLAN': unknown }>(
+          `EXPLAIN (FORMAT JSON) SELECT s.id FROM checkout_sessions s WHERE s.integrator_id = $1 ${filter} ${page}`,
+          [integratorId, ...params],
+        );
+        const text = JSON.stringify(plan.rows[0]!['QUERY PLAN']);
+        assert.ok(!text.includes('"Seq Scan"'), `${filter || 'no filter'}: ${text.slice(0, 400)}`);
+      }
+    } finally {
+      await database.close();
+    }
+  });
+});
