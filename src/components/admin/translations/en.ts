@@ -145,6 +145,15 @@ const en = {
   'customer.phoneRequired': 'Enter the customer’s phone number.',
   'customer.phoneInvalid': 'Enter a phone number in international form, such as +2348012345678.',
   'customer.emailInvalid': 'Enter a valid email address.',
+  'metadata.tooMany': 'Use at most {max} metadata keys.',
+  'metadata.keyInvalid': 'Metadata keys are 1 to {max} characters.',
+  'metadata.valueInvalid': 'Metadata values are text.',
+  'webhook.urlRequired': 'Enter the address to send events to.',
+  'webhook.urlInvalid': 'Enter a full address starting with https://, without a password or #.',
+  'webhook.urlHttps': 'Use an https:// address.',
+  'webhook.urlPrivate': 'This address is on a private network: Paylink only sends events to public addresses.',
+  'webhook.eventsRequired': 'Choose at least one event.',
+  'webhook.eventUnknown': 'Choose events from the list.',
 
   // Link detail
   backToLinks: 'All links',
