@@ -371,6 +371,22 @@ describe('<paylink-admin> payments', () => {
       expect(Date.parse(endDate!)).to.be.at.most(Date.now());
     });
 
+    it('exports with the filters exactly as the list sends them', async () => {
+      const { api } = paymentsApi();
+      const el = await mountPayments(api);
+      const exports = catchExport(el);
+      await type(el, part(el, 'filter-reference') as HTMLInputElement, '  order-1042 ');
+      (part(el, 'payment-filters') as HTMLFormElement).requestSubmit();
+      await waitUntil(() => $$(el, '[part~="payment-row"]').length === 1);
+      const shown = Object.fromEntries(api.calls('GET', '/checkout-session').at(-1)!.url.searchParams);
+      await click(el, part(el, 'export-csv'));
+      await waitUntil(() => exports.length === 1);
+      const { endDate, page, limit, ...exported } = Object.fromEntries(api.calls('GET', '/checkout-session').at(-1)!.url.searchParams);
+      expect(exported).to.deep.equal({ reference: 'order-1042' });
+      expect({ ...exported, page: shown.page, limit: shown.limit }).to.deep.equal(shown);
+      expect(parseCsv(exports[0]!.csv).slice(1).map((row) => row[6])).to.deep.equal(['order-1042']);
+    });
+
     it('downloads the file with a byte-order mark when the page does not take it', async () => {
       const { api } = paymentsApi();
       const el = await mountPayments(api);

@@ -81,9 +81,9 @@ export class PaymentsListController implements ReactiveController {
     this.cancelExport();
   }
 
-  /** Loads the page shown, and the links of the link filter once. */
+  /** Loads the page shown, and (quietly: the list matters more) the links the link filter offers. */
   async load(quiet = false): Promise<void> {
-    await Promise.all([this.list.load({ quiet }), this.links.data ? undefined : this.links.load({ quiet: true })]);
+    await Promise.all([this.list.load({ quiet }), this.links.load({ quiet: true })]);
   }
 
   /** Shows the payments of `link` only (from its detail), from page 1. The caller loads. */
@@ -103,7 +103,8 @@ export class PaymentsListController implements ReactiveController {
     this.host.announce(t('exportStarted'));
     this.host.requestUpdate();
     try {
-      const payments = await fetchAllPayments(this.host, paymentsQuery(this.list.filters), aborter.signal, (fetched, total) => {
+      // The filters as the list sends them (trimmed, empty ones left out), so the file holds what the list shows.
+      const payments = await fetchAllPayments(this.host, paymentsQuery(this.list.query), aborter.signal, (fetched, total) => {
         this.exporting = { fetched, total };
         this.host.requestUpdate();
       });
