@@ -423,5 +423,13 @@ describe('<paylink-admin> layout', () => {
         }
       }
     }
+    // French runs longest: the phone is where it would show (the screens whose set-up reads no English).
+    for (const screen of ['links', 'payments', 'payment-detail', 'webhooks', 'webhook-form', 'webhook-detail'] as const) {
+      it(`saves ${screen} at 375 px in French`, async () => {
+        await atWidth(PHONE);
+        const el = await show(screen, 'light', 'fr');
+        await screenshot(el, `admin-${screen}-375-fr`);
+      });
+    }
   });
 });
