@@ -591,7 +591,8 @@ describe('<paylink-checkout>', () => {
   });
 
   describe('against the real service', () => {
-    // Starting the service (PGlite, migrations, seed) is not what these tests time: do it first.
+    // The config starts the service (PGlite, migrations, seed) on first use: that start is not what
+    // these tests time, and on a loaded machine it outlasts a test's 10 s.
     before(async function (this: { timeout(ms: number): void }) {
       this.timeout(120_000);
       await fetch('/__test/seed');
