@@ -11,7 +11,7 @@ export const assetName = (assetId: string) => (assetId == 'CNGN' ? 'cNGN' : asse
 /** Texts and formatters for one locale; unknown or malformed locales fall back to English. */
 export class Localizer<Messages extends Record<string, string> = Record<string, string>> {
   readonly locale: string = 'en';
-  private readonly table?: Messages;
+  readonly #table?: Messages;
 
   /** `tables` by language (`{ en, fr }`); `t()` needs them, the formats do not. */
   constructor(locale?: string, tables: Record<string, Messages> = {}) {
@@ -20,12 +20,12 @@ export class Localizer<Messages extends Record<string, string> = Record<string, 
     } catch {
       // A malformed `locale` attribute must not break the checkout: English it is.
     }
-    this.table = tables[this.locale.slice(0, 2)] ?? tables.en;
+    this.#table = tables[this.locale.slice(0, 2)] ?? tables.en;
   }
 
   /** The text of `key`, `{name}` placeholders filled from `values`. */
   t(key: keyof Messages, values: Record<string, string | number> = {}): string {
-    return this.table![key]!.replace(/\{(\w+)\}/g, (_, name: string) => String(values[name]));
+    return this.#table![key]!.replace(/\{(\w+)\}/g, (_, name: string) => String(values[name]));
   }
 
   /** A number formatted from its exact decimal string. */

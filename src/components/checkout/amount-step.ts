@@ -1,11 +1,12 @@
 /**
  * Step 1: what is being paid, ending with the asset choice and the pay button (or "Continue" to the
  * details). A Standard link shows its fixed amount, or its cart (quantities, line totals and total
- * computed exactly from decimal strings) — never editable. A Donation link offers the suggested
+ * computed exactly from decimal strings; the total is the link's price, which the service keeps equal
+ * to the cart's sum) — never editable. A Donation link offers the suggested
  * amounts and a free amount within the link's min/max, and says until when it is open.
  */
 import { html } from 'lit/html.js';
-import { fractionDigits, fromUnits, toUnits } from '../../core/money.js';
+import { fractionDigits, toUnits } from '../../core/money.js';
 import type { CheckoutMachine } from './checkout-machine.js';
 import { assetChoice, field, heading } from './parts.js';
 
@@ -16,9 +17,6 @@ export type AmountStepInput = Parameters<typeof assetChoice>[0] &
 export function renderAmountStep(m: AmountStepInput) {
   const { title, description, cart, linkType, fiatAmount, suggestedAmounts, minAmount, maxAmount, closesAt } = m.link!;
   const money = (amount: string) => m.money(amount);
-  // Scaled bigints at the widest precision in play: exact totals, never floats.
-  const digits = Math.max(m.l10n.digits(m.currency), ...cart.items.map((item) => fractionDigits(item.unitAmount)));
-  let total = 0n;
 
   return html`<form
     part="form"
@@ -34,15 +32,16 @@ export function renderAmountStep(m: AmountStepInput) {
     ${cart.items.length
       ? html`<ul part="cart">
             ${cart.items.map((item) => {
-              const line = toUnits(item.unitAmount, digits) * BigInt(item.quantity);
-              total += line;
+              // Exact: the price's digits as a bigint times the quantity, handed to Intl as `1700000e-2`, never a float.
+              const digits = fractionDigits(item.unitAmount);
+              const line = `${toUnits(item.unitAmount, digits) * BigInt(item.quantity)}e-${digits}`;
               return html`<li part="cart-item">
                 <span part="item-name">${item.name}<small>${item.description} ${item.quantity} × ${money(item.unitAmount)}</small></span>
-                <span part="item-total">${money(fromUnits(line, digits))}</span>
+                <span part="item-total">${money(line)}</span>
               </li>`;
             })}
           </ul>
-          <p part="total">${m.t('total')} <strong>${money(fromUnits(total, digits))}</strong></p>`
+          <p part="total">${m.t('total')} <strong>${money(fiatAmount)}</strong></p>`
       : linkType == 'Standard'
         ? html`<p part="price">${money(fiatAmount)}</p>`
         : html`<div part="suggestions" role="group" aria-label=${m.t('amountIn', { currency: m.currency })}>

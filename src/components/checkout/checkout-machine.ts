@@ -14,9 +14,11 @@ import { compareDecimal, fractionDigits, toUnits } from '../../core/money.js';
 import { payFromWallet, type TokenTransfer, type Wallet, type WalletFailure } from '../../internal/evm-wallet.js';
 import type { Localizer } from '../../internal/localize.js';
 import type { CheckoutSession, PublicLink } from '../../core/schemas.js';
+import { checkDelivery } from '../../core/rules/customer.js';
+import { MAX_AMOUNT } from '../../core/rules/limits.js';
+import type { RuleKey, RuleParams } from '../../core/rules/types.js';
 import { TERMINAL_STATUSES as TERMINAL } from '../../core/rules/session.js';
 import { checkoutCalls } from './checkout-api.js';
-import { checkCustomer } from './customer-rules.js';
 import type en from './translations/en.js';
 
 /** The checkout's texts (`translations/en.ts` and the tables with the same keys). */
@@ -128,37 +130,37 @@ export class CheckoutMachine {
   /** The hash of the transfer the wallet sent. */
   sentHash = '';
 
-  private generation = 0;
-  private retryAction: () => unknown = () => {};
+  #generation = 0;
+  #retryAction: () => unknown = () => {};
   /** Aborted when the host leaves the page: no answer lands on a detached element. */
-  private aborter = new AbortController();
-  private stopWatching = () => {};
-  private timer?: ReturnType<typeof setInterval>;
+  #aborter = new AbortController();
+  #stopWatching = () => {};
+  #timer?: ReturnType<typeof setInterval>;
 
   constructor(host: CheckoutHost) {
     Object.assign(this, host);
   }
 
   /** The checkout API on the current base and fetch; every call is aborted when the host leaves. */
-  private get api() {
-    return checkoutCalls(this.apiBase, this.fetch, this.aborter.signal);
+  get #api() {
+    return checkoutCalls(this.apiBase, this.fetch, this.#aborter.signal);
   }
 
   /** The host is on the page (again): requests may go out. */
   connect(): void {
-    if (this.aborter.signal.aborted) this.aborter = new AbortController();
+    if (this.#aborter.signal.aborted) this.#aborter = new AbortController();
   }
 
   /** The host left the page: abort requests, stop following the session and the clock. */
   disconnect(): void {
-    this.aborter.abort();
-    this.stop();
+    this.#aborter.abort();
+    this.#stop();
   }
 
   /** Stops following the session and counting down. */
-  private stop(): void {
-    this.stopWatching();
-    clearInterval(this.timer);
+  #stop(): void {
+    this.#stopWatching();
+    clearInterval(this.#timer);
   }
 
   /** A text of the locale. */
@@ -202,8 +204,8 @@ export class CheckoutMachine {
         ? this.t('badAmount', { amount: this.money(suggestedAmounts[0] ?? min ?? '10') })
         : min && compareDecimal(amount, min) < 0
           ? this.t('min', { amount: this.money(min) })
-          : max && compareDecimal(amount, max) > 0
-            ? this.t('max', { amount: this.money(max) })
+          : compareDecimal(amount, max ?? MAX_AMOUNT) > 0
+            ? this.t('max', { amount: this.money(max ?? MAX_AMOUNT) })
             : '';
   }
 
@@ -233,16 +235,16 @@ export class CheckoutMachine {
 
   /** Loads the link `slug` from the start (and resumes its pending session, if one is stored). */
   async load(slug: string): Promise<void> {
-    const generation = ++this.generation;
-    const { api } = this;
-    this.stop();
+    const generation = ++this.#generation;
+    const api = this.#api;
+    this.#stop();
     this.link = this.session = undefined;
-    this.retryAction = () => this.load(slug);
+    this.#retryAction = () => this.load(slug);
     this.show('loading');
     try {
       if (!slug) throw new PaylinkError('No slug', 404, 'not_found');
       const link = await api.link(slug);
-      if (generation != this.generation) return;
+      if (generation != this.#generation) return;
       this.link = link;
       if (!link.assets.some((asset) => asset.assetId == this.assetId)) this.assetId = link.assets[0]?.assetId ?? '';
       this.emit('paylink-ready', { link });
@@ -256,22 +258,22 @@ export class CheckoutMachine {
       // A pending payment survives a reload: pick up the session kept for this link.
       const id = this.store('localStorage', storageKey(slug));
       const session = id && (await api.session(id).catch(() => undefined));
-      if (generation != this.generation) return;
-      if (session && session.slug == slug && session.status != 'expired') this.follow(session);
+      if (generation != this.#generation) return;
+      if (session && session.slug == slug && session.status != 'expired') this.#follow(session);
       else this.show('amount');
     } catch (error) {
-      if (generation == this.generation) this.fail(error);
+      if (generation == this.#generation) this.#fail(error);
     }
   }
 
   /** Moves to `view`; `words` (if any) are said by the polite live region. */
   show(view: CheckoutView, words?: string): void {
     this.view = view;
-    this.say(words);
+    this.#say(words);
   }
 
   /** Says `words` in the live region (nothing for none), and renders. */
-  private say(words?: string): void {
+  #say(words?: string): void {
     if (words) this.announcement = words;
     this.changed();
   }
@@ -281,24 +283,27 @@ export class CheckoutMachine {
     if (path == 'fiatAmount') this.amountText = value;
     else this[path == 'customer.phone' ? 'phone' : 'address'] = value;
     this.errors = { ...this.errors, [path]: '' };
-    this.say();
+    this.#say();
   }
 
   /** Chooses the asset to pay in. */
   chooseAsset(assetId: string): void {
     this.assetId = assetId;
-    this.say();
+    this.#say();
   }
 
   /** The amount step is submitted: on to the details, or to the payment. */
   submitAmount(): void {
-    if (!this.invalid({ fiatAmount: this.amountProblem })) this.needsDetails ? this.show('details') : this.start();
+    if (!this.#invalid({ fiatAmount: this.amountProblem })) this.needsDetails ? this.show('details') : this.#start();
   }
 
   /** The details step is submitted: checked by the service's rule, then on to the payment. */
   submitDetails(): void {
-    const { errors } = checkCustomer({ address: this.address, phone: this.phone }, this.link!.prepayOptions);
-    if (!this.invalid(Object.fromEntries(errors.map((error) => [error.path, this.t(error.key)])))) this.start();
+    const errors: Record<string, string> = {};
+    // Each refusal of the rule goes straight into its field's error, in the customer's language.
+    const fail = (path: string, key: RuleKey, params?: RuleParams) => ((errors[path] = this.t(key as MessageKey, params)), null);
+    checkDelivery({ address: this.address, phone: this.phone }, this.link!.prepayOptions, { fail });
+    if (!this.#invalid(errors)) this.#start();
   }
 
   /**
@@ -306,7 +311,7 @@ export class CheckoutMachine {
    * expired quote: back to the step that ends with the asset choice, the amount and details kept.
    */
   changeAsset(): void {
-    this.stop();
+    this.#stop();
     this.store('localStorage', storageKey(this.link!.slug), null);
     this.session = undefined;
     this.show(this.needsDetails ? 'details' : 'amount');
@@ -314,29 +319,29 @@ export class CheckoutMachine {
 
   /** The button of the unhappy screens: retry what failed, or start again after an expired quote. */
   retry(): void {
-    this.view == 'expired' ? this.changeAsset() : this.retryAction();
+    this.view == 'expired' ? this.changeAsset() : this.#retryAction();
   }
 
   /** Runs `task` with the buttons disabled. */
-  private async busyWith(task: () => Promise<unknown>): Promise<void> {
+  async #busyWith(task: () => Promise<unknown>): Promise<void> {
     this.busy = true;
-    this.say();
+    this.#say();
     await task();
     this.busy = false;
-    this.say();
+    this.#say();
   }
 
   /** Sandbox only: the sandbox chain pays the session. */
   simulate(): Promise<void> {
     // On failure the live status still tells what happened.
-    return this.busyWith(() => this.api.simulate(this.session!.id).then((next) => this.apply(next), () => {}));
+    return this.#busyWith(() => this.#api.simulate(this.session!.id).then((next) => this.apply(next), () => {}));
   }
 
   /** Copies `text`, then says so on the button `key` and to screen readers. A refused clipboard claims nothing. */
   async copy(text: string, key: MessageKey): Promise<void> {
     await this.clipboard(text).then(() => {
       this.copied = key;
-      this.say(`${this.t('copied')}: ${this.t(key)}`);
+      this.#say(`${this.t('copied')}: ${this.t(key)}`);
     }, () => {});
   }
 
@@ -349,15 +354,15 @@ export class CheckoutMachine {
     const { networkName: network, assetId } = this.session!;
     const transfer = this.transfer!;
     this.walletError = '';
-    this.say(this.t('confirmWallet'));
-    return this.busyWith(() =>
+    this.#say(this.t('confirmWallet'));
+    return this.#busyWith(() =>
       payFromWallet(wallet.provider, transfer).then(
         (hash) => {
           this.sentHash = hash;
-          this.say(this.t('sent'));
+          this.#say(this.t('sent'));
         },
         (reason: WalletFailure) => {
-          this.say((this.walletError = this.t(reason, { network, chain: transfer.chainId, amount: this.l10n.crypto(this.due, assetId) })));
+          this.#say((this.walletError = this.t(reason, { network, chain: transfer.chainId, amount: this.l10n.crypto(this.due, assetId) })));
         },
       ),
     );
@@ -368,17 +373,17 @@ export class CheckoutMachine {
     const previous = this.session;
     const { status, slug, id } = session;
     this.session = session;
-    if (previous?.id == id && previous.status == status && previous.paidAmount == session.paidAmount) return this.say();
+    if (previous?.id == id && previous.status == status && previous.paidAmount == session.paidAmount) return this.#say();
     this.emit('paylink-session', { session });
     const pending = !TERMINAL.has(status);
     this.store('localStorage', storageKey(slug), pending ? id : null);
-    clearInterval(this.timer);
+    clearInterval(this.#timer);
     if (pending) {
       // The countdown: a render a second while the quote is held.
-      this.timer = setInterval(() => this.changed(), 1000);
+      this.#timer = setInterval(() => this.changed(), 1000);
       return this.show('pay', status == 'underpaid' ? this.t('underpaid') : status == 'confirming' ? this.progress : '');
     }
-    this.stop();
+    this.#stop();
     if (status == 'expired') return this.show('expired', this.t('expired'));
     const url = safeRedirectUrl(session);
     this.show('done', this.t('paid'));
@@ -387,19 +392,19 @@ export class CheckoutMachine {
   }
 
   /** Shows `session` and, while it can still change, follows its status live. */
-  private follow(session: CheckoutSession): void {
+  #follow(session: CheckoutSession): void {
     this.apply(session);
-    this.stopWatching();
-    if (!TERMINAL.has(session.status)) this.stopWatching = this.api.watch(session.id, (next) => this.apply(next));
+    this.#stopWatching();
+    if (!TERMINAL.has(session.status)) this.#stopWatching = this.#api.watch(session.id, (next) => this.apply(next));
   }
 
   /** Starts the payment session in the chosen asset, with the amount and details given. */
-  private start(): Promise<void> {
+  #start(): Promise<void> {
     const { link, reference, metadata, address, phone } = this;
     const { slug, linkType } = link!;
     this.walletError = this.sentHash = '';
-    return this.busyWith(() =>
-      this.api
+    return this.#busyWith(() =>
+      this.#api
         .start(
           slug,
           // Undefined fields stay out of the JSON; a detail the link does not ask for goes empty, which the service ignores.
@@ -413,7 +418,7 @@ export class CheckoutMachine {
           },
         )
         .then(
-          (session) => this.follow(session),
+          (session) => this.#follow(session),
           (error: PaylinkError) => {
             // The server's field errors go beside their fields, on the step that has them.
             const fields = Object.fromEntries(error.errors?.map((e) => [e.path, e.message]) ?? []);
@@ -421,18 +426,18 @@ export class CheckoutMachine {
             if (step) {
               this.emit('paylink-error', { code: 'validation_failed', message: error.message, error });
               this.show(step);
-              this.invalid(fields);
-            } else this.fail(error, () => this.show(this.needsDetails ? 'details' : 'amount'));
+              this.#invalid(fields);
+            } else this.#fail(error, () => this.show(this.needsDetails ? 'details' : 'amount'));
           },
         ),
     );
   }
 
   /** Shows the screen for `error` and tells the page. */
-  private fail(error: unknown, retry: () => unknown = this.retryAction): void {
+  #fail(error: unknown, retry: () => unknown = this.#retryAction): void {
     if ((error as Error).name == 'AbortError') return;
     const problem = error instanceof PaylinkError ? error : new PaylinkError(String(error), 0, 'network_error');
-    this.retryAction = retry;
+    this.#retryAction = retry;
     this.emit('paylink-error', { code: problem.code, message: problem.message, error: problem });
     const view =
       problem.status == 404 ? 'notFound' : problem.status == 410 ? 'closed' : problem.code == 'link_inactive' ? 'inactive' : 'error';
@@ -440,10 +445,10 @@ export class CheckoutMachine {
   }
 
   /** Puts field errors beside their fields (the host focuses the first); true when there is one. */
-  private invalid(errors: Partial<Record<FieldPath, string>>): boolean {
+  #invalid(errors: Partial<Record<FieldPath, string>>): boolean {
     this.errors = errors;
     this.focusInvalid = Object.values(errors).some(Boolean);
-    this.say();
+    this.#say();
     return this.focusInvalid;
   }
 }

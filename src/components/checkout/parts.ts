@@ -81,7 +81,7 @@ export function copyButton(m: Pick<CheckoutMachine, 'copied' | 't' | 'copy'>, te
  * the copy button copies), and a link to it on the network's explorer when there is one.
  */
 export function txHash(m: Pick<CheckoutMachine, 'copied' | 't' | 'copy'>, hash: string, explorerUrl: string | null): TemplateResult {
-  return html`<span part="hash" title=${hash}>${hash.length > 16 ? `${hash.slice(0, 8)}…${hash.slice(-6)}` : hash}</span>
+  return html`<span part="hash" title=${hash}>${hash.slice(0, 8)}…${hash.slice(-6)}</span>
     ${copyButton(m, hash, 'transaction')}
     ${/^https?:\/\//.test(explorerUrl!)
       ? html`<a part="button explorer" href="${explorerUrl}/tx/${encodeURIComponent(hash)}" target="_blank" rel="noreferrer">${m.t('explorer')}</a>`

@@ -69,8 +69,7 @@ export default css`
   dt,
   dd,
   [part~=total],
-  [part~=waiting],
-  [part~=wallet] {
+  [part~=waiting] {
     display: flex;
     flex-wrap: wrap;
     gap: 0.25rem 0.5rem;
@@ -80,9 +79,6 @@ export default css`
   dd,
   [part~=waiting] {
     justify-content: start;
-  }
-  [part~=wallet] {
-    justify-content: center;
   }
   ul {
     display: grid;

@@ -100,7 +100,7 @@ const PROPERTIES = ['slug', 'apiBase', 'locale', 'theme', 'reference', 'metadata
 export class PaylinkCheckout extends HTMLElement {
   static readonly observedAttributes = ['slug', 'api-base', 'locale', 'theme', 'reference'];
   /** One style sheet for every instance (made on first use). */
-  private static sheet?: CSSStyleSheet;
+  static #sheet?: CSSStyleSheet;
 
   /** The payment link's slug (the last part of its URL). Attribute `slug`. */
   declare slug: string;
@@ -121,13 +121,13 @@ export class PaylinkCheckout extends HTMLElement {
     for (const name of PROPERTIES)
       Object.defineProperty(this.prototype, name, {
         get(this: PaylinkCheckout) {
-          return this.values[name];
+          return this.#values[name];
         },
         set(this: PaylinkCheckout, value: unknown) {
-          if (value === this.values[name]) return;
-          this.values[name] = value;
-          this.dirty.add(name);
-          this.requestUpdate();
+          if (value === this.#values[name]) return;
+          this.#values[name] = value;
+          this.#dirty.add(name);
+          this.#requestUpdate();
         },
       });
   }
@@ -139,44 +139,44 @@ export class PaylinkCheckout extends HTMLElement {
     store: stored,
     navigate: (url) => location.assign(url),
     clipboard: (text) => navigator.clipboard.writeText(text),
-    changed: () => this.requestUpdate(),
+    changed: () => this.#requestUpdate(),
   });
 
   /** Resolves when the pending render (if any) is done. */
   updateComplete: Promise<void> = Promise.resolve();
   /** The values of the properties above. */
-  private values: Record<string, unknown> = { slug: '', apiBase: '/paylink', locale: '' };
+  #values: Record<string, unknown> = { slug: '', apiBase: '/paylink', locale: '' };
   /** Properties changed since the last render. */
-  private dirty = new Set<string>(['slug', 'locale']);
+  #dirty = new Set<string>(['slug', 'locale']);
   /** Properties set before the element was upgraded: applied when it connects. */
-  private early: [string, unknown][] = [];
-  private scheduled = false;
-  private connected = false;
-  private rendered = false;
+  #early: [string, unknown][] = [];
+  #scheduled = false;
+  #connected = false;
+  #rendered = false;
   /** Wallets that announced themselves (EIP-6963). */
-  private found: Wallet[] = [];
-  private stopDiscovery = () => {};
+  #found: Wallet[] = [];
+  #stopDiscovery = () => {};
   /** The view last rendered: focus moves to the heading of a new one. */
-  private shown?: CheckoutView;
-  private interacted = false;
+  #shown?: CheckoutView;
+  #interacted = false;
 
   constructor() {
     super();
     const root = this.attachShadow({ mode: 'open' });
     try {
-      if (!PaylinkCheckout.sheet) (PaylinkCheckout.sheet = new CSSStyleSheet()).replaceSync(tokensText + styles);
-      root.adoptedStyleSheets = [PaylinkCheckout.sheet];
+      if (!PaylinkCheckout.#sheet) (PaylinkCheckout.#sheet = new CSSStyleSheet()).replaceSync(tokensText + styles);
+      root.adoptedStyleSheets = [PaylinkCheckout.#sheet];
     } catch {
       // Safari before 16.4 has no constructable style sheets: the checkout works there, unstyled.
     }
     // A framework may set properties before this class is defined: they shadow the accessors.
     for (const name of PROPERTIES)
       if (Object.hasOwn(this, name)) {
-        this.early.push([name, this[name]]);
+        this.#early.push([name, this[name]]);
         delete this[name];
       }
     // Focus follows the customer's own actions: the first render never steals it from the page.
-    this.addEventListener('click', () => (this.interacted = true));
+    this.addEventListener('click', () => (this.#interacted = true));
   }
 
   /** Loads the link again from the start. */
@@ -185,23 +185,23 @@ export class PaylinkCheckout extends HTMLElement {
   }
 
   connectedCallback(): void {
-    for (const [name, value] of this.early.splice(0)) (this as Record<string, unknown>)[name] = value;
-    this.stopDiscovery = discoverWallets(window, (wallets) => {
-      this.found = wallets;
-      this.requestUpdate();
+    for (const [name, value] of this.#early.splice(0)) (this as Record<string, unknown>)[name] = value;
+    this.#stopDiscovery = discoverWallets(window, (wallets) => {
+      this.#found = wallets;
+      this.#requestUpdate();
     });
     this.machine.connect();
-    this.connected = true;
+    this.#connected = true;
     // Back on the page after a move: start over (a pending session resumes from storage); a
     // finished payment stays on its confirmation.
-    if (this.rendered && this.machine.view != 'done') this.dirty.add('slug');
-    this.requestUpdate();
+    if (this.#rendered && this.machine.view != 'done') this.#dirty.add('slug');
+    this.#requestUpdate();
   }
 
   disconnectedCallback(): void {
-    this.connected = false;
+    this.#connected = false;
     this.machine.disconnect();
-    this.stopDiscovery();
+    this.#stopDiscovery();
   }
 
   attributeChangedCallback(name: string, _previous: string | null, value: string | null): void {
@@ -209,23 +209,24 @@ export class PaylinkCheckout extends HTMLElement {
   }
 
   /** Schedules one render for everything changed in this task (once connected). */
-  private requestUpdate(): void {
-    if (this.scheduled || !this.connected) return;
-    this.scheduled = true;
-    this.updateComplete = Promise.resolve().then(() => this.update());
+  #requestUpdate(): void {
+    if (this.#scheduled || !this.#connected) return;
+    this.#scheduled = true;
+    this.updateComplete = Promise.resolve().then(() => this.#update());
   }
 
   /** Hands the changed properties to the machine, renders, and moves focus where the customer's action leads. */
-  private update(): void {
-    const { machine, dirty, theme } = this;
-    this.scheduled = false;
-    this.dirty = new Set();
+  #update(): void {
+    const { machine, theme } = this;
+    const dirty = this.#dirty;
+    this.#scheduled = false;
+    this.#dirty = new Set();
     if (dirty.has('locale')) machine.l10n = new Localizer(this.locale || document.documentElement.lang, { en, fr });
     if (dirty.has('theme')) theme ? this.setAttribute('theme', theme) : this.removeAttribute('theme');
     Object.assign(machine, { apiBase: this.apiBase, fetch: this.fetch, reference: this.reference, metadata: this.metadata });
     // Wallets that announce come first; an injected provider alone (EIP-1193) is the fallback.
     const injected = (window as { ethereum?: Eip1193Provider }).ethereum;
-    machine.wallets = this.found.length ? this.found : injected ? [{ name: '', provider: injected }] : [];
+    machine.wallets = this.#found.length ? this.#found : injected ? [{ name: '', provider: injected }] : [];
     if (dirty.has('slug') || dirty.has('apiBase') || dirty.has('fetch')) this.load();
     const { view } = machine;
     render(
@@ -244,11 +245,11 @@ export class PaylinkCheckout extends HTMLElement {
       </div>`,
       this.shadowRoot!,
     );
-    this.rendered = true;
+    this.#rendered = true;
     if (machine.focusInvalid) this.shadowRoot!.querySelector<HTMLElement>('[aria-invalid=true]')?.focus();
-    else if (view != this.shown && this.interacted) this.shadowRoot!.querySelector<HTMLElement>('[part~=heading]')?.focus();
+    else if (view != this.#shown && this.#interacted) this.shadowRoot!.querySelector<HTMLElement>('[part~=heading]')?.focus();
     machine.focusInvalid = false;
-    this.shown = view;
+    this.#shown = view;
   }
 }
 

@@ -25,6 +25,7 @@ const en = {
   phone: 'Phone number',
   'customer.addressRequired': 'Enter your address.',
   'customer.phoneRequired': 'Enter your number.',
+  'text.tooLong': 'At most {max} characters.',
   'customer.phoneInvalid': 'Use the international form: +234 801 234 5678.',
   assets: 'Pay in',
   pay: 'Pay {amount} · {asset}',
