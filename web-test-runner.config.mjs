@@ -6,6 +6,7 @@
  * (PGlite in memory, sandbox chain), seeds a merchant and links, and serves on the test origin:
  *   /paylink/checkout/*  → the service's /v1/checkout/* (a tiny stand-in for the proxy; SSE streams through)
  *   /__test/seed         → `{slugs: {store, donation, simple}}`
+ *   /__test/session/<id> → the keyed `GET /v1/checkout-session/<id>` (what the merchant's server reads)
  */
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
@@ -57,7 +58,7 @@ function realService() {
       fiatCurrency: ['USD'],
       action: { successMessage: 'Booked.' },
     });
-    return { service, slugs: { store: store.slug, donation: donation.slug, simple: simple.slug } };
+    return { service, key: key.key, slugs: { store: store.slug, donation: donation.slug, simple: simple.slug } };
   })();
   return running;
 }
@@ -69,6 +70,16 @@ async function realServiceMiddleware(ctx, next) {
   if (ctx.path === '/__test/seed') {
     const { slugs } = await realService();
     ctx.body = { slugs };
+    return;
+  }
+  // What the merchant's server reads (the keyed session, with reference and metadata): the test
+  // checks what the service stored, with the key that never reaches the page.
+  const keyed = /^\/__test\/session\/([\w-]+)$/.exec(ctx.path);
+  if (keyed) {
+    const { service, key } = await realService();
+    const upstream = await fetch(`${service.url}/v1/checkout-session/${keyed[1]}`, { headers: { 'x-api-key': key } });
+    ctx.status = upstream.status;
+    ctx.body = await upstream.json();
     return;
   }
   if (!ctx.path.startsWith('/paylink/checkout/')) return next();

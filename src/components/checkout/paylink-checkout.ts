@@ -95,7 +95,7 @@ const PROPERTIES = ['slug', 'apiBase', 'locale', 'theme', 'reference', 'metadata
  * @attribute {string} api-base - Where the merchant's Paylink proxy is mounted, default `/paylink` (property `apiBase`).
  * @attribute {string} locale - BCP 47 locale of texts and formats (property `locale`).
  * @attribute {'light' | 'dark'} theme - Forces a colour scheme; reflected (property `theme`).
- * @attribute {string} reference - The merchant's order id, sent with the payment session (property `reference`).
+ * @attribute {string} reference - The merchant's order id, sent with the payment session (property `reference`); see also the `metadata` property.
  */
 export class PaylinkCheckout extends HTMLElement {
   static readonly observedAttributes = ['slug', 'api-base', 'locale', 'theme', 'reference'];
@@ -110,9 +110,17 @@ export class PaylinkCheckout extends HTMLElement {
   declare locale: string;
   /** Forces the light or dark scheme; by default the reader's `prefers-color-scheme` decides. Attribute `theme`, reflected. */
   declare theme?: 'light' | 'dark';
-  /** The merchant's order id (up to 200 characters), sent with the payment session and returned in webhooks. Attribute `reference`. */
+  /**
+   * The merchant's order id (up to 200 characters), sent with the payment session; the merchant's
+   * server finds the payment by it (`GET /v1/checkout-session?reference=…`) and gets it back in
+   * webhooks. Attribute `reference`. Read when the session starts.
+   */
   declare reference?: string;
-  /** Up to 20 string pairs the merchant attaches to the payment session. Property only. */
+  /**
+   * Up to 20 string pairs (keys 1–40 characters, values up to 500) the merchant attaches to the
+   * payment session, returned on the keyed session read and in webhooks; never shown to the
+   * customer. Property only (`el.metadata = { cart: 'c_9' }`; React 19 and Vue set it as a property).
+   */
   declare metadata?: Record<string, string>;
   /** A `fetch` for every request (tests, or a merchant's instrumented fetch). Property only, never an attribute. */
   declare fetch?: typeof fetch;
