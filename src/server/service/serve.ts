@@ -1,6 +1,7 @@
 /**
  * Runs the service on a port: opens the database (migrating it), builds the app, starts the
- * background work (the payout worker and the session expiry sweep) and listens.
+ * background work (the payout worker, the session expiry sweep and, on a real chain, the chain
+ * scanner) and listens.
  * `close()` stops the background work (payouts in flight finish first), ends the SSE streams,
  * stops accepting, drains in-flight requests, then closes the database.
  */
@@ -13,7 +14,7 @@ import { openDatabase, type Database } from '../db/index.js';
 import { createApp } from './app.js';
 import { createSessionEvents } from './events/index.js';
 import { startPayoutWorker, type PayoutWorker, type PayoutWorkerOptions } from './payouts/index.js';
-import { createRateTable, startExpirySweep } from './sessions/index.js';
+import { createRateTable, startChainScanner, startExpirySweep, type ChainScanner, type ChainScannerOptions } from './sessions/index.js';
 
 export interface ServiceOptions {
   port?: number;
@@ -33,6 +34,8 @@ export interface ServiceOptions {
   payoutWorker?: boolean;
   /** Payout worker tuning; tests use a short `pollIntervalMs`. */
   payouts?: PayoutWorkerOptions;
+  /** Run the chain scanner in this instance, on a chain that has one (default true); tuning for tests. */
+  scanner?: boolean | ChainScannerOptions;
   /** How often the session expiry sweep runs, in ms (default 30 s). */
   expirySweepMs?: number;
   /** SSE heartbeat interval, in ms (default 15 s). */
@@ -47,6 +50,8 @@ export interface RunningService {
   app: ReturnType<typeof createApp>;
   /** This instance's payout worker (absent with `payoutWorker: false`). */
   payoutWorker: PayoutWorker | undefined;
+  /** This instance's chain scanner (real chains; absent on the sandbox or with `scanner: false`). */
+  scanner: ChainScanner | undefined;
   close(): Promise<void>;
 }
 
@@ -67,7 +72,11 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
   const now = options.now ?? (() => new Date());
   const sessionEvents = createSessionEvents(db);
   const worker = options.payoutWorker === false ? undefined : startPayoutWorker({ db, chain, now }, options.payouts);
-  const stopSweep = startExpirySweep({ db, now }, options.expirySweepMs ?? 30_000);
+  const scanner =
+    chain.incoming && options.scanner !== false
+      ? startChainScanner({ db, chain, now }, typeof options.scanner === 'object' ? options.scanner : {})
+      : undefined;
+  const stopSweep = startExpirySweep({ db, now, chain }, options.expirySweepMs ?? 30_000);
   const app = createApp({
     db,
     chain,
@@ -88,11 +97,12 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
     server,
     app,
     payoutWorker: worker,
+    scanner,
     close: () =>
       (closing ??= (async () => {
         // Background work first (a payout in flight is finished and recorded), and the SSE
         // streams are ended so they do not hold the drain.
-        await Promise.all([worker?.stop(), stopSweep(), sessionEvents.close()]);
+        await Promise.all([worker?.stop(), scanner?.stop(), stopSweep(), sessionEvents.close()]);
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           server.closeIdleConnections();

@@ -151,3 +151,17 @@ export async function markFailed(tx: Queryable, id: string, reason: string, now:
   );
   return rows.length === 1;
 }
+
+/** A withdrawal as the payout worker finishes it, locked until the caller's transaction ends. */
+export async function lockForPayout(tx: Queryable, id: string): Promise<(ClaimedWithdrawal & { status: WithdrawalStatus }) | undefined> {
+  const { rows } = await tx.query<ClaimedWithdrawal & { status: WithdrawalStatus }>(
+    'SELECT id, integrator_id, amount, asset_id, blockchain_id, address, attempts, status FROM withdrawals WHERE id = $1 FOR UPDATE',
+    [id],
+  );
+  return rows[0];
+}
+
+/** Shows the hash of a `processing` withdrawal's stored transaction (known before it is broadcast). */
+export async function setPayoutHash(tx: Queryable, id: string, txHash: string, now: Date): Promise<void> {
+  await tx.query(`UPDATE withdrawals SET tx_hash = $2, updated_at = $3 WHERE id = $1 AND status = 'processing'`, [id, txHash, now]);
+}
