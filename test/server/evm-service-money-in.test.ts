@@ -11,11 +11,13 @@
  * covered by the fault tests (evm-service-faults.test.ts).
  */
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { encodeFunctionData, parseUnits, type Address, type Hex } from 'viem';
 import type { ChainAdapter } from '../../src/server/chain/types.js';
 import type { Database } from '../../src/server/db/index.js';
 import { TEST_TOKEN_ABI } from '../../src/server/chain/evm/test-token.js';
+import { applyRetention } from '../../src/server/service/retention.js';
 import { assertLedgerMatches, balanceOf, countRows, createUsdLink, openEventStream, startSession, testClock } from '../support/money.js';
 import { backends, call, startTestService, type TestService } from '../support/service.js';
 import { manualScanner, readSession, startEvmFixture, type EvmFixture } from '../support/evm-service.js';
@@ -40,8 +42,13 @@ for (const backend of backends()) {
     before(async () => {
       f = await startEvmFixture();
       chain = await f.adapter({ confirmations: 3 });
-      t = await startTestService(backend, { chain, now: clock.now, payoutWorker: false, scanner: false, sseHeartbeatMs: 60_000 });
+      t = await startTestService(backend, { chain, now: clock.now, payoutWorker: false, scanner: false, webhookWorker: false, sseHeartbeatMs: 60_000 });
       ({ key, integratorId } = await t.newKey());
+      // An endpoint that listens (its deliveries are not sent here: the worker is off), so the webhook outbox is written.
+      await t.db.query(
+        `INSERT INTO webhook_endpoints (id, integrator_id, url, events, secret, created_at, updated_at) VALUES ($1, $2, 'https://merchant.example/hook', $3, 'whsec_test', now(), now())`,
+        [randomUUID(), integratorId, ['checkout.session.paid', 'checkout.session.underpaid', 'payment.late']],
+      );
       scanner = manualScanner({ db: t.db, chain, now: clock.now });
     });
     after(async () => {
@@ -112,6 +119,10 @@ for (const backend of backends()) {
           if (event.status === 'paid') break;
         }
         assert.deepEqual(seen, [['confirming', 1], ['confirming', 2], ['paid', null]], 'one SSE status event per change');
+        const webhooks = await t.db.query<{ type: string; body: string }>("SELECT type, body FROM webhook_events WHERE body::jsonb -> 'data' -> 'object' ->> 'id' = $1", [session.id]);
+        assert.deepEqual(webhooks.rows.map((row) => row.type), ['checkout.session.paid'], 'the merchant hears of it once, when it is paid');
+        const object = JSON.parse(webhooks.rows[0]!.body).data.object;
+        assert.deepEqual([object.status, object.paidAmount], ['paid', '5.000000']);
         const count = await t.db.query<{ n: number }>('SELECT payment_count::int AS n FROM payment_links WHERE slug = $1', [session.slug]);
         assert.equal(count.rows[0]!.n, 1);
       } finally {
@@ -165,6 +176,15 @@ for (const backend of backends()) {
       assert.deepEqual([after.status, after.paidAmount], ['awaiting_payment', '0.000000']);
       assert.equal(await credited(dust.id), 0);
       assert.equal(await countRows(t.db, 'incoming_transfers', "session_id = $1 AND status = 'ignored'", [dust.id]), 1);
+
+      // Retention (DESIGN §8) deletes never-paid sessions, but not one an on-chain transfer reached:
+      // its transfer record stays, and so does the session it points to.
+      const unpaid = await newSession('5');
+      await t.db.query(`UPDATE checkout_sessions SET status = 'expired', expires_at = $2 WHERE id = ANY($1)`, [[dust.id, unpaid.id], new Date(clock.now().getTime() - MINUTE)]);
+      await applyRetention(t.db, new Date(clock.now().getTime() + 31 * 24 * 60 * MINUTE), 30);
+      assert.equal(await countRows(t.db, 'checkout_sessions', 'id = $1', [unpaid.id]), 0, 'a session nothing reached is deleted');
+      assert.equal(await countRows(t.db, 'checkout_sessions', 'id = $1', [dust.id]), 1, 'the dust-paid session stays');
+      assert.equal(await countRows(t.db, 'incoming_transfers', 'session_id = $1', [dust.id]), 1);
     });
 
     it('a transfer made before expiry and confirmed after it is paid in time; one made after expiry is late', async () => {

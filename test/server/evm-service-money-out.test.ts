@@ -8,6 +8,7 @@
  * database get consecutive nonces and are each paid exactly once.
  */
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { createWalletClient, http, parseUnits, type Address } from 'viem';
 import { TEST_TOKEN_ABI } from '../../src/server/chain/evm/test-token.js';
@@ -64,8 +65,13 @@ for (const backend of backends()) {
       await f.t.mint(f.usdt, hot, parseUnits('1000000', 18));
       await f.t.mint(f.cngn, hot, parseUnits('1000000', 6));
       database = await openTestDatabase(backend);
-      service = await startService({ db: database.db, chain, scanner: false, payouts: WORKER });
+      service = await startService({ db: database.db, chain, scanner: false, webhookWorker: false, payouts: WORKER });
       ({ key, integratorId } = await database.db.transaction((tx) => createApiKey(tx)));
+      // An endpoint that listens (no worker sends to it here), so the webhook outbox is written.
+      await database.db.query(
+        `INSERT INTO webhook_endpoints (id, integrator_id, url, events, secret, created_at, updated_at) VALUES ($1, $2, 'https://merchant.example/hook', $3, 'whsec_test', now(), now())`,
+        [randomUUID(), integratorId, ['withdrawal.succeeded', 'withdrawal.failed']],
+      );
       await creditDirectly({ url: service.url, db: database.db }, chain, key, '5000');
       await creditDirectly({ url: service.url, db: database.db }, chain, key, '100', 'CNGN');
     });
@@ -97,6 +103,11 @@ for (const backend of backends()) {
         'SELECT nonce::int AS nonce, tx_hash, status, raw_transaction FROM payout_transactions WHERE withdrawal_id = $1 ORDER BY created_at',
         [withdrawalId],
       );
+    /** The webhook events written for a withdrawal: type, and the status and hash of the object they carry. */
+    const webhooksOf = async (withdrawalId: string) =>
+      (await database.db.query<{ type: string; body: string }>("SELECT type, body FROM webhook_events WHERE body::jsonb -> 'data' -> 'object' ->> 'id' = $1 ORDER BY created_at", [withdrawalId])).rows.map(
+        (row) => [row.type, JSON.parse(row.body).data.object.status, JSON.parse(row.body).data.object.txHash],
+      );
     const tokenUnits = (address: string, token = f.usdt) => f.t.client.readContract({ address: token, abi: TEST_TOKEN_ABI, functionName: 'balanceOf', args: [address as Address] });
 
     it('pays a withdrawal with one stored signed transaction, shown while processing, done at 3 confirmations', async () => {
@@ -120,6 +131,7 @@ for (const backend of backends()) {
       assert.equal(await f.t.client.getTransactionCount({ address: hot }), nonceBefore + 1);
       const receipt = await f.t.client.getTransactionReceipt({ hash: rows[0]!.tx_hash as `0x${string}` });
       assert.equal(receipt.status, 'success');
+      assert.deepEqual(await webhooksOf(id), [['withdrawal.succeeded', 'success', rows[0]!.tx_hash]], 'the merchant hears of it once, when it succeeded');
       await assertLedgerMatches(database.db, integratorId);
     });
 
@@ -187,6 +199,7 @@ for (const backend of backends()) {
       const failed = await record(id);
       assert.match(failed.failureReason, /reverted on chain/);
       assert.equal((await stored(id)).rows[0]!.status, 'reverted');
+      assert.deepEqual(await webhooksOf(id), [['withdrawal.failed', 'failed', (await stored(id)).rows[0]!.tx_hash]]);
       assert.equal((await balanceOf(service.url, key)).available, available, 'the funds are back');
       await assertLedgerMatches(database.db, integratorId);
     });
@@ -263,7 +276,7 @@ for (const backend of backends()) {
       for (const id of ids) assert.equal((await database.db.query<{ status: string }>('SELECT status FROM withdrawals WHERE id = $1', [id])).rows[0]!.status, 'processing');
       await f.t.mine(5); // confirmed while nobody watched
       hooks.sent.length = 0;
-      service = await startService({ db: database.db, chain, scanner: false, payouts: WORKER });
+      service = await startService({ db: database.db, chain, scanner: false, webhookWorker: false, payouts: WORKER });
       const until = Date.now() + 20_000;
       while (!(await Promise.all(ids.map(record))).every((r) => r.status === 'success')) {
         assert.ok(Date.now() < until, 'the restarted service finished both without a new block');
@@ -283,7 +296,7 @@ for (const backend of backends()) {
     it('50 concurrent withdrawals on two instances of one database: consecutive nonces, each paid exactly once', async () => {
       const secondDb: Database = database.url ? await openDatabase({ databaseUrl: database.url }) : database.db;
       const secondChain = hooked(await f.adapter({ confirmations: 3 })).chain;
-      const second = await startService({ db: secondDb, chain: secondChain, scanner: false, payouts: WORKER });
+      const second = await startService({ db: secondDb, chain: secondChain, scanner: false, webhookWorker: false, payouts: WORKER });
       try {
         const start = (await database.db.query<{ n: number }>('SELECT next_nonce::int AS n FROM payout_nonces')).rows[0]!.n;
         const recipients = Array.from({ length: 50 }, () => randomAddress());
