@@ -22,7 +22,6 @@
  */
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
 import { parseUnits, type Address } from 'viem';
 import { anvilAvailable } from '../src/server/chain/evm/anvil.js';
 import type { ChainAdapter } from '../src/server/chain/types.js';
@@ -32,6 +31,7 @@ import { startService, type RunningService } from '../src/server/service/serve.j
 import { creditDirectly, randomAddress, startEvmFixture, type EvmFixture } from '../test/support/evm-service.js';
 import { createUsdLink, startSession } from '../test/support/money.js';
 import { postgresAvailable, startPostgresCluster } from '../test/support/postgres.js';
+import { createPostgresDatabase } from '../test/support/service.js';
 import { blockTime, transfers } from './evm.js';
 
 /** One measured row (a type alias so it is assignable to `Record<string, unknown>`). */
@@ -141,18 +141,6 @@ async function timePayouts(f: EvmFixture, db: Database, count: number, payouts: 
   }
 }
 
-/** A fresh database on the cluster at `adminUrl`; resolves with its URL. */
-async function createDatabase(adminUrl: string): Promise<string> {
-  const name = `paylink_bench_${Math.random().toString(36).slice(2, 10)}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
-
 /** Runs the service-on-chain benchmark; empty (with a log line) where anvil is not installed. */
 export async function runEvmServiceBench(options: EvmServiceBenchOptions = {}): Promise<EvmServiceBenchRow[]> {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
@@ -185,6 +173,7 @@ export async function runEvmServiceBench(options: EvmServiceBenchOptions = {}): 
   }
   log(`  evm-service: ${withdrawals} concurrent withdrawals on PostgreSQL…`);
   const cluster = await startPostgresCluster();
+  process.env.PAYLINK_TEST_DATABASE_URL = cluster.url; // where createPostgresDatabase makes its databases
   const f = await startEvmFixture();
   try {
     await f.t.mint(f.usdt, f.t.accounts[1]!, parseUnits('1000000', 18));
@@ -192,7 +181,7 @@ export async function runEvmServiceBench(options: EvmServiceBenchOptions = {}): 
       ["serve's defaults (worker 1 s, receipts 1 s)", {}],
       ['tuned (worker 20 ms, receipts 50 ms)', { pollIntervalMs: 20, checkMs: 50 }],
     ] as const) {
-      const db = await openDatabase({ databaseUrl: await createDatabase(cluster.url), maxConnections: 20 });
+      const db = await openDatabase({ databaseUrl: (await createPostgresDatabase()).url, maxConnections: 20 });
       try {
         const { postedMs, storedMs, broadcastMs, successMs } = await timePayouts(f, db, withdrawals, payouts);
         log(`    ${label}: all posted ${round(postedMs)} ms, signed and stored ${round(storedMs)} ms, on chain ${round(broadcastMs)} ms, success ${round(successMs)} ms`);
