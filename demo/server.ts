@@ -155,7 +155,7 @@ const PAGE_CSP =
 
 /** What the pages say about the chain (`{{chainNote}}`). */
 const CHAIN_NOTES: Record<DemoChainName, string> = {
-  evm: 'on a local test chain this demo started: payments are real transfers of test tokens, made from the demo wallet at the bottom of the page, never real money',
+  evm: 'on a local test chain this demo started: payments are real transfers of test tokens, made from the demo wallet in the corner of the page, never real money',
   sandbox: 'on the sandbox chain: no real funds move',
 };
 
