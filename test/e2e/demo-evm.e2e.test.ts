@@ -247,7 +247,7 @@ describe('paylink demo without anvil', { timeout: 120_000 }, () => {
   const missing = { PAYLINK_ANVIL_BIN: path.join(os.tmpdir(), 'no-such-dir', 'anvil') };
 
   it('falls back to the sandbox, saying so in one line', async () => {
-    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'paylink-e2e-noanvil-'));
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'paylink-e2e-fallback-'));
     const demo = await startDemoProcess(['--data-dir', dataDir], missing);
     try {
       const lines = demo.output().split('\n').filter((line) => /anvil/.test(line));
