@@ -249,6 +249,37 @@ for (const backend of backends()) {
       await assertLedgerMatches(database.db, integratorId);
     });
 
+    it('at start, reconciles what a stopped service left pending: mined meanwhile → finished from its receipt, never sent again', async () => {
+      const { available } = await balanceOf(service.url, key);
+      const to = [randomAddress(), randomAddress()];
+      const ids = [await withdraw('6', to[0]!), await withdraw('7', to[1]!)];
+      // Broadcast (instant mining: mined at once), short of its 3 confirmations, when the service stops.
+      const deadline = Date.now() + 20_000;
+      while (!(await Promise.all(ids.map(stored))).every((r) => r.rows[0] && r.rows[0].status !== 'signed')) {
+        assert.ok(Date.now() < deadline, 'both payouts were broadcast');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      await service.close();
+      for (const id of ids) assert.equal((await database.db.query<{ status: string }>('SELECT status FROM withdrawals WHERE id = $1', [id])).rows[0]!.status, 'processing');
+      await f.t.mine(5); // confirmed while nobody watched
+      hooks.sent.length = 0;
+      service = await startService({ db: database.db, chain, scanner: false, payouts: WORKER });
+      const until = Date.now() + 20_000;
+      while (!(await Promise.all(ids.map(record))).every((r) => r.status === 'success')) {
+        assert.ok(Date.now() < until, 'the restarted service finished both without a new block');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      assert.deepEqual(hooks.sent, [], 'read from the receipts: nothing broadcast again');
+      for (const [i, id] of ids.entries()) {
+        const rows = (await stored(id)).rows;
+        assert.deepEqual(rows.map((r) => r.status), ['success']);
+        assert.equal((await record(id)).txHash, rows[0]!.tx_hash);
+        assert.equal(await tokenUnits(to[i]!), parseUnits(i ? '7' : '6', 18), 'paid once');
+      }
+      assert.equal((await balanceOf(service.url, key)).available, (Number(available) - 13).toFixed(6));
+      await assertLedgerMatches(database.db, integratorId);
+    });
+
     it('50 concurrent withdrawals on two instances of one database: consecutive nonces, each paid exactly once', async () => {
       const secondDb: Database = database.url ? await openDatabase({ databaseUrl: database.url }) : database.db;
       const secondChain = hooked(await f.adapter({ confirmations: 3 })).chain;

@@ -6,6 +6,7 @@
  * is refused.
  */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -20,6 +21,8 @@ import { startService, type RunningService } from '../../src/server/service/serv
 import { parseIndexRanges, runSweepCommand } from '../../src/server/sweep-command.js';
 import { DEPOSIT_MNEMONIC, DEPOSIT_XPUB } from '../support/anvil.js';
 import { createUsdLink, startSession } from '../support/money.js';
+import { BIN, ROOT, exited } from '../support/processes.js';
+import { startRpcProxy } from '../support/rpc-proxy.js';
 import { backends, call, createPostgresDatabase } from '../support/service.js';
 import { manualScanner, randomAddress, readSession, startEvmFixture, type EvmFixture } from '../support/evm-service.js';
 
@@ -49,9 +52,9 @@ for (const backend of backends()) {
       PAYLINK_EVM_PAYOUT_KEY: f.t.devKey(1),
       PAYLINK_EVM_POLL_MS: '20',
     });
-    const sweep = async (indexes?: string) => {
+    const sweep = async (indexes?: string, rpcUrl = f.t.url) => {
       const lines: string[] = [];
-      const code = await runSweepCommand({ mnemonicFile: path.join(dir, 'mnemonic'), to: undefined, indexes, ...storage, env: env(), out: (line) => lines.push(line) });
+      const code = await runSweepCommand({ mnemonicFile: path.join(dir, 'mnemonic'), to: undefined, indexes, ...storage, env: { ...env(), PAYLINK_EVM_RPC_URL: rpcUrl }, out: (line) => lines.push(line) });
       return { code, lines };
     };
     const units = (token: Address, address: string) => f.t.client.readContract({ address: token, abi: TEST_TOKEN_ABI, functionName: 'balanceOf', args: [address as Address] });
@@ -134,6 +137,71 @@ for (const backend of backends()) {
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
       assert.equal(payout.nonce, topUps.rows.at(-1)!.nonce + 1);
+    });
+
+    it('killed with its gas top-up signed and stored but not yet sent, a re-run resumes: that top-up is sent, never a second, and the tokens move', async () => {
+      const hot = chain.outgoing!.hotWallet as Address;
+      // What the service had under way is finished first, so the only transaction in flight is the sweep's.
+      const settled = Date.now() + 20_000;
+      while ((await service!.db.query("SELECT 1 FROM payout_transactions WHERE status IN ('signed', 'sent', 'mined')")).rows.length) {
+        assert.ok(Date.now() < settled, 'the earlier payout finished');
+        await f.t.mine(1);
+        await new Promise((resolve) => setTimeout(resolve, 30));
+      }
+      await service!.close();
+      service = undefined;
+      const index = 41;
+      await f.pay(deposits.address(index), 'USDT', '8');
+      const usdtBefore = await units(f.usdt, hot);
+      const nonceBefore = await f.t.client.getTransactionCount({ address: hot });
+      const proxy = await startRpcProxy(f.t.url);
+      try {
+        proxy.hold('eth_sendRawTransaction');
+        const storageArgs = storage.databaseUrl ? ['--database-url', storage.databaseUrl] : ['--data-dir', storage.dataDir];
+        const child = spawn(process.execPath, [BIN, 'sweep', '--mnemonic-file', path.join(dir, 'mnemonic'), '--indexes', String(index), ...storageArgs], {
+          cwd: ROOT,
+          env: { ...process.env, ...env(), PAYLINK_EVM_RPC_URL: proxy.url },
+          stdio: ['ignore', 'ignore', 'pipe'],
+        });
+        let stderr = '';
+        child.stderr!.on('data', (chunk) => (stderr += chunk));
+        const deadline = Date.now() + 60_000;
+        while (proxy.held('eth_sendRawTransaction') === 0) {
+          assert.ok(Date.now() < deadline && child.exitCode === null, `the sweep stored its top-up and is sending it (${stderr})`);
+          await new Promise((resolve) => setTimeout(resolve, 25));
+        }
+        child.kill('SIGKILL');
+        await exited(child);
+        proxy.release('eth_sendRawTransaction'); // lost with the process
+        assert.equal(await f.t.client.getTransactionCount({ address: hot }), nonceBefore, 'nothing reached the chain');
+        assert.equal(await units(f.usdt, deposits.address(index)), parseUnits('8', 18));
+
+        const again = await sweep(String(index), proxy.url);
+        assert.equal(again.code, 0, again.lines.join('\n'));
+        assert.match(again.lines.at(-1)!, /moved 8 USDT/);
+        assert.equal(await units(f.usdt, deposits.address(index)), 0n);
+        assert.equal((await units(f.usdt, hot)) - usdtBefore, parseUnits('8', 18));
+        await startOn();
+        const topUpsOf = () =>
+          service!.db.query<{ tx_hash: string; status: string; nonce: number }>(
+            "SELECT tx_hash, status, nonce::int AS nonce FROM payout_transactions WHERE purpose = 'gas_top_up' AND lower(to_address) = lower($1)",
+            [deposits.address(index)],
+          );
+        // The sweep leaves following its top-up to its confirmations to the service's payout worker.
+        const followed = Date.now() + 20_000;
+        while ((await topUpsOf()).rows.some((row) => row.status !== 'success')) {
+          assert.ok(Date.now() < followed, 'the service followed the top-up to its confirmation');
+          await f.t.mine(1);
+          await new Promise((resolve) => setTimeout(resolve, 30));
+        }
+        const topUps = await topUpsOf();
+        assert.equal(topUps.rows.length, 1, 'the top-up stored before the kill, and no second one');
+        assert.deepEqual([topUps.rows[0]!.status, topUps.rows[0]!.nonce], ['success', nonceBefore]);
+        assert.deepEqual([...new Set(proxy.forwardedTransactions)].slice(0, 1), [topUps.rows[0]!.tx_hash], 'the re-run first sent the stored top-up');
+        assert.equal(await f.t.client.getTransactionCount({ address: hot }), nonceBefore + 1, 'one hot-wallet transaction in all');
+      } finally {
+        await proxy.close();
+      }
     });
   });
 }

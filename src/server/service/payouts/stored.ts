@@ -30,7 +30,7 @@ import { randomUUID } from 'node:crypto';
 import { PayoutError, type ChainAdapter, type OutgoingChain, type PreparedTransaction } from '../../chain/types.js';
 import type { Database } from '../../db/index.js';
 import { assetAmount } from '../ledger/index.js';
-import { lockForPayout, setPayoutHash, type ClaimedWithdrawal } from '../withdrawals/index.js';
+import { lockForPayout, releaseClaim, setPayoutHash, type ClaimedWithdrawal } from '../withdrawals/index.js';
 import {
   claimUnfinished,
   finishStored,
@@ -265,16 +265,24 @@ export async function processStoredPayouts(deps: Deps, claimed: ClaimedWithdrawa
   const outgoing = outgoingOf(deps.chain);
   const log = options.log ?? ((line: string, error?: unknown) => console.error(line, error ?? ''));
   let progress = 0;
-  if (claimed.length) {
-    await ensureNonceSequence(deps);
-    const fresh: ClaimedWithdrawal[] = [];
-    for (const withdrawal of claimed) if (!(await liveTransactionOf(deps.db, withdrawal.id))) fresh.push(withdrawal);
+  const fresh: ClaimedWithdrawal[] = [];
+  for (const withdrawal of claimed) if (!(await liveTransactionOf(deps.db, withdrawal.id))) fresh.push(withdrawal);
+  if (fresh.length) {
     // Preparing reads the node: in parallel. Storing takes the nonce lock: one after another.
-    const prepared = await Promise.allSettled(fresh.map((withdrawal) => storePayout(deps, withdrawal)));
-    prepared.forEach((result, i) => {
-      if (result.status === 'rejected') reportOnce(log, fresh[i]!.id, `[paylink] payout of withdrawal ${fresh[i]!.id} not signed yet (retried)`, result.reason);
-      else progress++;
-    });
+    const prepared = await ensureNonceSequence(deps).then(
+      () => Promise.allSettled(fresh.map((withdrawal) => storePayout(deps, withdrawal))),
+      (error: unknown) => fresh.map(() => ({ status: 'rejected', reason: error }) as PromiseRejectedResult),
+    );
+    for (const [i, result] of prepared.entries()) {
+      const withdrawal = fresh[i]!;
+      if (result.status === 'fulfilled') {
+        progress++;
+        continue;
+      }
+      // Nothing was signed: back to the queue for the next round, not after the lease.
+      reportOnce(log, 'prepare', `[paylink] payouts wait: the chain did not answer while preparing withdrawal ${withdrawal.id}`, result.reason);
+      await releaseClaim(deps.db, withdrawal.id, withdrawal.attempts, deps.now());
+    }
   }
   const rows = await claimUnfinished(deps.db, outgoing.blockchainId, outgoing.hotWallet, options.checkMs ?? 1_000, options.limit ?? 100);
   for (const row of rows) {

@@ -8,10 +8,10 @@
  *
  * May touch, in its own transaction: the ledger (`reserveFunds`) and idempotency (`runIdempotent`).
  * The payouts room claims and finishes withdrawals through this room's repository functions
- * (`claimDue`, `markSucceeded`, `markFailed`, and on a real chain `lockForPayout` and `setPayoutHash`,
+ * (`claimDue`, `markSucceeded`, `markFailed`, and on a real chain `lockForPayout`, `releaseClaim` and `setPayoutHash`,
  * which shows a payout's transaction hash while it confirms); no one else writes the table.
  */
 export { createWithdrawal, getWithdrawal, listWithdrawals, parseWithdrawalRequest, toWithdrawal, withdrawalNetworks } from './domain.js';
 export type { WithdrawalOutcome, WithdrawalRequest } from './domain.js';
-export { claimDue, lockForPayout, markFailed, markSucceeded, setPayoutHash, type ClaimedWithdrawal } from './repository.js';
+export { claimDue, lockForPayout, markFailed, markSucceeded, releaseClaim, setPayoutHash, type ClaimedWithdrawal } from './repository.js';
 export { withdrawalRoutes } from './routes.js';
