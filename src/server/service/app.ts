@@ -20,7 +20,8 @@ import { balanceRoutes } from './ledger/index.js';
 import { createLinkCache, paymentLinkRoutes } from './links/index.js';
 import { type MoneyDeps, withMoneyDefaults } from './money-deps.js';
 import { openApiDocument } from './openapi.js';
-import { checkoutRoutes } from './sessions/index.js';
+import { checkoutRoutes, checkoutSessionRoutes } from './sessions/index.js';
+import { webhookDeliveryRoutes, webhookEndpointRoutes } from './webhooks/index.js';
 import { withdrawalRoutes } from './withdrawals/index.js';
 
 export type { ServiceDeps } from './context.js';
@@ -76,7 +77,7 @@ export function createApp(baseDeps: ServiceDeps & Partial<MoneyDeps>) {
   });
 
   const keyed = requireKey(deps.db);
-  for (const prefix of ['/v1/payment-link', '/v1/withdrawal', '/v1/balance']) {
+  for (const prefix of ['/v1/payment-link', '/v1/withdrawal', '/v1/balance', '/v1/checkout-session', '/v1/webhook-endpoint', '/v1/webhook-delivery']) {
     app.use(prefix, keyed);
     app.use(`${prefix}/*`, keyed);
   }
@@ -85,6 +86,9 @@ export function createApp(baseDeps: ServiceDeps & Partial<MoneyDeps>) {
   app.route('/v1/checkout', checkoutRoutes(deps, links));
   app.route('/v1/withdrawal', withdrawalRoutes(deps));
   app.route('/v1/balance', balanceRoutes(deps));
+  app.route('/v1/checkout-session', checkoutSessionRoutes(deps));
+  app.route('/v1/webhook-endpoint', webhookEndpointRoutes(deps));
+  app.route('/v1/webhook-delivery', webhookDeliveryRoutes(deps));
   hostedPageRoutes(app, deps, links);
   app.get('/dist/:file', (c) => serveBundle(c.req.raw, c.req.param('file')));
   return app;

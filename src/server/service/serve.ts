@@ -1,7 +1,7 @@
 /**
  * Runs the service on a port: opens the database (migrating it), builds the app, starts the
- * background work (the payout worker, the session expiry sweep and, on a real chain, the chain
- * scanner) and listens.
+ * background work (the payout worker, the webhook delivery worker, the session expiry sweep, the
+ * retention sweep and, on a real chain, the chain scanner) and listens.
  * `close()` stops the background work (payouts in flight finish first), ends the SSE streams,
  * stops accepting, drains in-flight requests, then closes the database.
  */
@@ -14,7 +14,9 @@ import { openDatabase, type Database } from '../db/index.js';
 import { createApp } from './app.js';
 import { createSessionEvents } from './events/index.js';
 import { startPayoutWorker, type PayoutWorker, type PayoutWorkerOptions } from './payouts/index.js';
+import { readRetentionDays, startRetentionSweep } from './retention.js';
 import { createRateTable, startChainScanner, startExpirySweep, type ChainScanner, type ChainScannerOptions } from './sessions/index.js';
+import { resolveWebhookSettings, startWebhookWorker, type WebhookSettings, type WebhookWorker, type WebhookWorkerOptions } from './webhooks/index.js';
 
 export interface ServiceOptions {
   port?: number;
@@ -40,6 +42,17 @@ export interface ServiceOptions {
   expirySweepMs?: number;
   /** SSE heartbeat interval, in ms (default 15 s). */
   sseHeartbeatMs?: number;
+  /** Run the webhook delivery worker in this instance (default true). */
+  webhookWorker?: boolean;
+  /**
+   * Webhook settings over the environment's (`PAYLINK_WEBHOOK_RETRY_BASE_MS`, `PAYLINK_WEBHOOK_ALLOW_PRIVATE`):
+   * tests shorten the retry base and the lease, and inject a DNS resolver.
+   */
+  webhooks?: Partial<WebhookSettings> & WebhookWorkerOptions;
+  /** Days a never-paid session is kept after it expired (default `PAYLINK_SESSION_RETENTION_DAYS`, else 30). */
+  retentionDays?: number;
+  /** How often the retention sweep runs, in ms (default 1 hour). */
+  retentionSweepMs?: number;
 }
 
 export interface RunningService {
@@ -52,12 +65,18 @@ export interface RunningService {
   payoutWorker: PayoutWorker | undefined;
   /** This instance's chain scanner (real chains; absent on the sandbox or with `scanner: false`). */
   scanner: ChainScanner | undefined;
+  /** This instance's webhook delivery worker (absent with `webhookWorker: false`). */
+  webhookWorker: WebhookWorker | undefined;
   close(): Promise<void>;
 }
 
 export async function startService(options: ServiceOptions = {}): Promise<RunningService> {
-  // A malformed rate override fails here, before anything is opened.
+  // A malformed rate override or setting fails here, before anything is opened.
   const rates = createRateTable(options.rates);
+  const chain = options.chain ?? createSandboxChain();
+  const { pollIntervalMs: webhookPollMs, batchSize: webhookBatch, ...webhookOverrides } = options.webhooks ?? {};
+  const webhooks = resolveWebhookSettings(chain.sandbox, webhookOverrides);
+  const retentionDays = options.retentionDays ?? readRetentionDays(process.env.PAYLINK_SESSION_RETENTION_DAYS);
   const db = options.db ?? (await openDatabase({ databaseUrl: options.databaseUrl, dataDir: options.dataDir }));
   const host = options.host ?? '127.0.0.1';
   const server = createServer();
@@ -68,7 +87,6 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
   const port = (server.address() as AddressInfo).port;
   const origin = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   const publicUrl = (options.publicUrl ?? process.env.PAYLINK_PUBLIC_URL ?? `${origin}/pay`).replace(/\/+$/, '');
-  const chain = options.chain ?? createSandboxChain();
   const now = options.now ?? (() => new Date());
   const sessionEvents = createSessionEvents(db);
   const worker = options.payoutWorker === false ? undefined : startPayoutWorker({ db, chain, now }, options.payouts);
@@ -77,6 +95,9 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
       ? startChainScanner({ db, chain, now }, typeof options.scanner === 'object' ? options.scanner : {})
       : undefined;
   const stopSweep = startExpirySweep({ db, now, chain }, options.expirySweepMs ?? 30_000);
+  const webhookWorker =
+    options.webhookWorker === false ? undefined : startWebhookWorker({ db, now, webhooks }, { pollIntervalMs: webhookPollMs, batchSize: webhookBatch });
+  const stopRetention = startRetentionSweep({ db, now }, retentionDays, options.retentionSweepMs ?? 60 * 60 * 1000);
   const app = createApp({
     db,
     chain,
@@ -86,6 +107,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
     sessionEvents,
     onWithdrawalCreated: () => worker?.kick(),
     sseHeartbeatMs: options.sseHeartbeatMs ?? 15_000,
+    webhooks,
   });
   server.on('request', getRequestListener(app.fetch));
 
@@ -98,11 +120,12 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
     app,
     payoutWorker: worker,
     scanner,
+    webhookWorker,
     close: () =>
       (closing ??= (async () => {
         // Background work first (a payout in flight is finished and recorded), and the SSE
         // streams are ended so they do not hold the drain.
-        await Promise.all([worker?.stop(), scanner?.stop(), stopSweep(), sessionEvents.close()]);
+        await Promise.all([worker?.stop(), scanner?.stop(), webhookWorker?.stop(), stopSweep(), stopRetention(), sessionEvents.close()]);
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           server.closeIdleConnections();
