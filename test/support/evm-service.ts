@@ -30,9 +30,12 @@ export interface EvmFixture {
   stop(): Promise<void>;
 }
 
-/** Starts anvil (instant mining unless `blockTime`) with the tokens deployed and the payers funded. */
-export async function startEvmFixture(options: { blockTime?: number; extraArgs?: string[] } = {}): Promise<EvmFixture> {
-  const t = await startTestChain({ blockTime: options.blockTime, extraArgs: options.extraArgs });
+/**
+ * Starts anvil (instant mining unless `blockTime`; chain id 31337 unless `chainId`) with the tokens
+ * deployed and the payers funded.
+ */
+export async function startEvmFixture(options: { blockTime?: number; extraArgs?: string[]; chainId?: number } = {}): Promise<EvmFixture> {
+  const t = await startTestChain({ blockTime: options.blockTime, extraArgs: options.extraArgs, chainId: options.chainId });
   const usdt = await t.deployToken({ name: 'Tether USD', symbol: 'USDT', decimals: 18 });
   const cngn = await t.deployToken({ name: 'Compliant Naira', symbol: 'cNGN', decimals: 6 });
   const other = await t.deployToken({ name: 'Other', symbol: 'OTH', decimals: 18 });
