@@ -124,6 +124,7 @@ describe('<paylink-checkout> paying from a wallet', () => {
     await payWith(el);
     expect(has(el, 'wallet'), 'no second payment').to.equal(false);
     expect(has(el, 'change-asset'), 'nothing to change once sent').to.equal(false);
+    for (const name of ['qr', 'amount', 'address']) expect(has(el, name), `no ${name} inviting a second payment`).to.equal(false);
     expect(text(part(el, 'waiting'))).to.equal('Sent. Waiting for the network…');
     expect(text(part(el, 'hash'))).to.equal('0x5f5f5f…5f5f5f');
     expect(part(el, 'hash').title).to.equal(HASH);
@@ -132,6 +133,7 @@ describe('<paylink-checkout> paying from a wallet', () => {
     await until(el, () => text(part(el, 'waiting')) === 'Confirming 1/3…', 'confirming 1/3');
     expect(el.machine.announcement).to.equal('Confirming 1/3…');
     expect(has(el, 'countdown'), 'the price no longer runs out').to.equal(false);
+    expect(has(el, 'qr') || has(el, 'address'), 'still nothing to pay again while confirming').to.equal(false);
     serverSays(api, el, { confirmations: 2 });
     await until(el, () => text(part(el, 'waiting')) === 'Confirming 2/3…', 'confirming 2/3');
     serverSays(api, el, { status: 'paid', paidAmount: '12.187813', remainingAmount: '0', postpayAction: PAID_ACTION });

@@ -51,6 +51,7 @@ describe('hosted checkout page', { timeout: 180_000 }, () => {
         await page.goto(`${t.url}/pay/${named}`);
         await page.getByRole('heading', { name: 'Two bags of Yirgacheffe' }).waitFor();
         assert.equal((await page.locator('header.merchant').textContent())?.trim(), 'AAda Stores');
+        assert.equal(await page.locator('h1').textContent(), 'Ada Stores', "the merchant's name is the page's heading");
         const layout = await page.evaluate(() => {
           const card = document.querySelector('paylink-checkout')!.shadowRoot!.querySelector('[part~=card]')!.getBoundingClientRect();
           const { scrollWidth, clientWidth } = document.documentElement;
@@ -69,7 +70,7 @@ describe('hosted checkout page', { timeout: 180_000 }, () => {
     const page = await browser.newPage({ viewport: { width: 375, height: 800 } });
     try {
       await page.goto(`${t.url}/pay/${unnamed}`);
-      await page.getByRole('heading', { name: 'Ceramic mug' }).waitFor();
+      await page.locator('paylink-checkout').getByRole('heading', { name: 'Ceramic mug' }).waitFor();
       assert.equal((await page.locator('header.merchant').textContent())?.trim(), 'CCeramic mug');
       await page.screenshot({ path: path.join(ARTIFACTS, 'unnamed-375.png'), fullPage: true });
       const missing = await page.goto(`${t.url}/pay/NoSuchLink1`);

@@ -44,6 +44,9 @@ export function renderPayStep(m: PayStepInput) {
   const confirming = status == 'confirming';
   const hash = (confirming && session.txHash) || m.sentHash;
   const exact = l10n.crypto(m.due, assetId);
+  // Once a transfer is on its way, the QR, amount and address go: shown beside a confirming payment they
+  // invite a second one. An underpaid session keeps them for the top-up.
+  const sent = hash && !underpaid;
 
   return html`<div part="pay">
     ${heading(underpaid ? m.t('underpaid') : m.t('send', { amount: exact }))}
@@ -62,9 +65,11 @@ export function renderPayStep(m: PayStepInput) {
             <small part="divider">${m.t('orScan')}</small>`
         : html`<p part="notice no-wallet">${m.t('noWallet')}</p>`
       : ''}
-    ${(transfer && qrCode(transferUri(transfer), m.t('qrPay'))) || qrCode(payAddress, m.t('qr'))}
+    ${sent ? '' : (transfer && qrCode(transferUri(transfer), m.t('qrPay'))) || qrCode(payAddress, m.t('qr'))}
     <dl part="pay-details">
-      <div>
+      ${sent
+        ? ''
+        : html`<div>
         <dt>${m.t('amount')} ${copyButton(m, m.due, 'amount')}</dt>
         <dd>
           <span part="value amount">${exact}</span>
@@ -74,7 +79,7 @@ export function renderPayStep(m: PayStepInput) {
       <div>
         <dt>${m.t('toAddress')} ${copyButton(m, payAddress, 'toAddress')}</dt>
         <dd><code part="value address">${payAddress}</code></dd>
-      </div>
+      </div>`}
       ${hash ? html`<div><dt>${m.t('transaction')}</dt><dd>${txHash(m, hash, session.explorerUrl)}</dd></div>` : ''}
     </dl>
     <p part="warning">${m.t('warning', { asset: assetName(assetId), network })}</p>

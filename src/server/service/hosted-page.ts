@@ -64,7 +64,7 @@ export function hostedPageRoutes(app: Hono<AppEnv>, deps: ServiceDeps, links: Li
 </head>
 <body>
 <main>
-${merchant ? `<header class="merchant"><span class="mark" aria-hidden="true">${escapeHtml([...merchant][0]!.toUpperCase())}</span>${escapeHtml(merchant)}</header>\n` : ''}<paylink-checkout slug="${escapeHtml(slug)}" api-base="/v1"></paylink-checkout>
+${merchant ? `<header class="merchant"><span class="mark" aria-hidden="true">${escapeHtml([...merchant][0]!.toUpperCase())}</span><h1>${escapeHtml(merchant)}</h1></header>\n` : ''}<paylink-checkout slug="${escapeHtml(slug)}" api-base="/v1"></paylink-checkout>
 <p class="powered">Secured by Paylink · crypto payments in USDT and cNGN</p>
 </main>
 </body>
@@ -83,6 +83,8 @@ ${merchant ? `<header class="merchant"><span class="mark" aria-hidden="true">${e
         '@media (prefers-color-scheme:dark){body{background:#0b0d12;color:#f2f3f5}}',
         'main{width:min(100%,30rem);margin:0 auto;padding:1.25rem 1rem 2rem}',
         '.merchant{display:flex;align-items:center;gap:.75rem;margin:0 0 1rem;font-size:1.125rem;font-weight:600;overflow-wrap:anywhere}',
+        // The page's one h1 (the checkout's steps are h2), in the header's own type.
+        '.merchant h1{font:inherit;margin:0}',
         '.mark{display:grid;flex:none;place-items:center;width:2.25rem;height:2.25rem;border-radius:50%;background:#4f46e5;color:#fff;font-weight:700}',
         'paylink-checkout{display:block}.powered{margin:1rem 0 0;text-align:center;font-size:.8rem;opacity:.7}',
       ].join(''),
