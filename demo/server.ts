@@ -3,24 +3,29 @@
  * proxy at `/paylink`, hosted pages at `/pay/<slug>`, the script-tag builds at `/dist/` and the demo
  * pages, all on one origin.
  *
- * Demo visitors are signed in to the admin without copying tokens: opening `/admin.html` sets an
- * HttpOnly, SameSite=Strict session cookie, and the proxy's `authorize` hook accepts it, the way a
- * merchant's own login would. `PAYLINK_ADMIN_TOKEN` (bearer) works too. The API key stays here.
+ * Demo visitors are signed in to the admin without copying tokens: opening `/admin.html` gives each
+ * visitor a session of their own in an HttpOnly, SameSite=Strict cookie (`Secure` over https), and the
+ * proxy's `authorize` hook accepts it, the way a merchant's own login would. `PAYLINK_ADMIN_TOKEN`
+ * (bearer) works too. The API key stays here. Requests naming a host the demo was not started for are
+ * refused (DNS rebinding; ./visitors.ts), and the server has the service's connection limits.
  */
 import { spawnSync } from 'node:child_process';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { getRequestListener } from '@hono/node-server';
+import { errorBody } from '../src/core/errors.js';
 import { openDatabase } from '../src/server/db/index.js';
+import { createLimitedServer } from '../src/server/limits/node-server.js';
+import { resolveConnectionLimits } from '../src/server/limits/options.js';
 import { createNodeUpstream, createPaylinkProxy, type ProxyRequestInfo } from '../src/server/proxy/index.js';
 import { serveBundle } from '../src/server/bundles.js';
 import { startService } from '../src/server/service/serve.js';
 import { seedDemo } from './seed.js';
+import { createAdminSessions, createHostCheck, readCookie, SESSION_COOKIE } from './visitors.js';
 
 /**
  * The package root: this module runs from demo/ in the repository and from lib/demo/ in the installed
@@ -30,7 +35,6 @@ const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = [path.resolve(HERE, '..'), path.resolve(HERE, '..', '..')].find((dir) => existsSync(path.join(dir, 'demo', 'pages'))) ?? path.resolve(HERE, '..');
 const PAGES = path.join(ROOT, 'demo', 'pages');
 const ASSETS = path.join(ROOT, 'demo', 'assets');
-const SESSION_COOKIE = 'paylink_demo_session';
 
 export interface DemoOptions {
   port: number;
@@ -65,14 +69,6 @@ function safeEqual(a: string, b: string): boolean {
   return left.length === right.length && timingSafeEqual(left, right);
 }
 
-function readCookie(request: Request, name: string): string | undefined {
-  for (const part of (request.headers.get('cookie') ?? '').split(';')) {
-    const [key, ...value] = part.trim().split('=');
-    if (key === name) return value.join('=');
-  }
-  return undefined;
-}
-
 export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
   ensureBuilt();
   const dataDir = options.dataDir ?? path.join('.paylink-data', 'demo');
@@ -86,7 +82,12 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
 
   // The demo's own server first, so its origin is known for the links' public URLs.
   const host = options.host ?? '127.0.0.1';
-  const server = createServer();
+  const connectionLimits = resolveConnectionLimits({}, process.env);
+  let listener: Parameters<typeof createLimitedServer>[0] = (_req, res) => {
+    res.statusCode = 503;
+    res.end();
+  };
+  const { server } = createLimitedServer((req, res) => listener(req, res), connectionLimits);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, host, () => resolve());
@@ -94,9 +95,17 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
   const port = (server.address() as AddressInfo).port;
   const origin = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
 
-  const service = await startService({ db, port: 0, host: '127.0.0.1', publicUrl: process.env.PAYLINK_PUBLIC_URL ?? `${origin}/pay` });
+  // The service's own port is reached only by the proxy below, from 127.0.0.1: its X-Forwarded-For names
+  // the visitor, so the service's per-client limits count visitors, not the proxy.
+  const service = await startService({ db, port: 0, host: '127.0.0.1', publicUrl: process.env.PAYLINK_PUBLIC_URL ?? `${origin}/pay`, trustProxy: ['127.0.0.1'] });
   const adminToken = process.env.PAYLINK_ADMIN_TOKEN || randomBytes(24).toString('base64url');
-  const sessionId = randomBytes(24).toString('base64url');
+  const sessions = createAdminSessions();
+  const hosts = createHostCheck({
+    listenHost: host,
+    origins: [process.env.PAYLINK_PUBLIC_ORIGIN, process.env.PAYLINK_PUBLIC_URL],
+    hosts: (process.env.PAYLINK_ALLOWED_HOSTS ?? '').split(','),
+  });
+  const publicOriginIsHttps = (process.env.PAYLINK_PUBLIC_ORIGIN ?? '').trim().toLowerCase().startsWith('https:');
   const allowedOrigins = process.env.PAYLINK_ALLOWED_ORIGINS
     ? process.env.PAYLINK_ALLOWED_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean)
     : '*';
@@ -108,11 +117,11 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
     bundles: serveBundle,
     // Behind a reverse proxy that rewrites Host, the origin visitors see (admin changes from it are same-site).
     publicOrigin: process.env.PAYLINK_PUBLIC_ORIGIN,
+    trustProxy: connectionLimits.trustProxy,
     authorize: (request: Request) => {
       const bearer = request.headers.get('authorization')?.match(/^Bearer (.+)$/)?.[1];
       if (bearer && safeEqual(bearer, adminToken)) return true;
-      const cookie = readCookie(request, SESSION_COOKIE);
-      return cookie !== undefined && safeEqual(cookie, sessionId);
+      return sessions.has(readCookie(request.headers.get('cookie'), SESSION_COOKIE));
     },
   });
 
@@ -130,12 +139,17 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
       .replaceAll('{{simple}}', seed.slugs.simple);
   };
 
-  const handle = async (request: Request, info?: ProxyRequestInfo): Promise<Response> => {
+  const handle = async (request: Request, info?: ProxyRequestInfo & Parameters<typeof service.app.fetch>[1]): Promise<Response> => {
     const url = new URL(request.url);
     const { pathname } = url;
+    if (pathname !== '/healthz' && !hosts.allows(request.headers.get('host'))) {
+      const message = `This demo answers for ${hosts.names.join(', ')} only (set PAYLINK_ALLOWED_HOSTS to add a host)`;
+      return Response.json(errorBody(403, 'host_not_allowed', message), { status: 403, headers: { 'cache-control': 'no-store' } });
+    }
     if (pathname === '/paylink' || pathname.startsWith('/paylink/')) return proxy(request, info);
     if (pathname.startsWith('/v1/') || pathname.startsWith('/pay/') || pathname.startsWith('/dist/') || pathname === '/healthz') {
-      return service.app.fetch(request);
+      // In process, with the visitor's socket, so the service's per-client limits count the visitor.
+      return service.app.fetch(request, info);
     }
     if (pathname.startsWith('/demo/assets/')) {
       const name = pathname.slice('/demo/assets/'.length);
@@ -154,10 +168,12 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
         "default-src 'none'; script-src 'self'; connect-src 'self'; img-src 'self' data: https:; style-src 'self'; base-uri 'none'; form-action 'none'; require-trusted-types-for 'script'; trusted-types lit-html",
       'referrer-policy': 'no-referrer',
     });
-    if (name === 'admin.html') headers.append('set-cookie', `${SESSION_COOKIE}=${sessionId}; Path=/; HttpOnly; SameSite=Strict`);
+    if (name === 'admin.html' && !sessions.has(readCookie(request.headers.get('cookie'), SESSION_COOKIE))) {
+      headers.append('set-cookie', sessions.issue(url.protocol === 'https:' || publicOriginIsHttps));
+    }
     return new Response(html, { headers });
   };
-  server.on('request', getRequestListener(handle));
+  listener = getRequestListener(handle);
 
   return {
     url: origin,

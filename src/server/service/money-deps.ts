@@ -12,7 +12,7 @@ export interface MoneyDeps {
   sessionEvents: SessionEvents;
   /** Called after a withdrawal commits: wakes this instance's payout worker, if any. */
   onWithdrawalCreated: () => void;
-  /** Interval of SSE heartbeat comments (and of the re-read that backs up NOTIFY), in ms. */
+  /** Interval of SSE heartbeat comments (and of the re-read that backs up NOTIFY), in ms; give `sessionEvents` the same. */
   sseHeartbeatMs: number;
 }
 
@@ -22,7 +22,7 @@ export function withMoneyDefaults(deps: ServiceDeps & Partial<MoneyDeps>): Money
   return {
     ...deps,
     rates: deps.rates ?? createRateTable(),
-    sessionEvents: deps.sessionEvents ?? createSessionEvents(deps.db),
+    sessionEvents: deps.sessionEvents ?? createSessionEvents(deps.db, { heartbeatMs: deps.sseHeartbeatMs }),
     onWithdrawalCreated: deps.onWithdrawalCreated ?? (() => {}),
     sseHeartbeatMs: deps.sseHeartbeatMs ?? 15_000,
   };

@@ -1,12 +1,26 @@
 /**
  * Runs the service on a port: opens the database (migrating it), builds the app, starts the
- * background work (the payout worker and the session expiry sweep) and listens.
+ * background work (the payout worker and the session expiry sweep) and listens, on a Node server with
+ * the limits of DESIGN §9 (`server/limits/`: header and body timeouts, connections per client and in
+ * total; the app adds event-stream caps and per-client rate limits). Every limit is an option here and
+ * an environment variable (`PAYLINK_*`, see `server/limits/options.ts`); options win.
  * `close()` stops the background work (payouts in flight finish first), ends the SSE streams,
  * stops accepting, drains in-flight requests, then closes the database.
  */
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
+import { createLimitedServer } from '../limits/node-server.js';
+import {
+  resolveConnectionLimits,
+  resolvePublicWriteLimits,
+  resolveStreamLimits,
+  type ConnectionLimitOptions,
+  type Env,
+  type PublicWriteLimitOptions,
+  type StreamLimitOptions,
+} from '../limits/options.js';
+import { defaultLogger, type Logger } from '../log.js';
 import { createSandboxChain } from '../chain/sandbox.js';
 import type { ChainAdapter } from '../chain/types.js';
 import { openDatabase, type Database } from '../db/index.js';
@@ -15,7 +29,8 @@ import { createSessionEvents } from './events/index.js';
 import { startPayoutWorker, type PayoutWorker, type PayoutWorkerOptions } from './payouts/index.js';
 import { createRateTable, startExpirySweep } from './sessions/index.js';
 
-export interface ServiceOptions {
+/** Options of `startService`; the limits' defaults and environment variables are in `server/limits/options.ts`. */
+export interface ServiceOptions extends ConnectionLimitOptions, StreamLimitOptions, PublicWriteLimitOptions {
   port?: number;
   host?: string;
   /** PGlite data directory (default in memory); ignored when `databaseUrl` is set. */
@@ -37,6 +52,10 @@ export interface ServiceOptions {
   expirySweepMs?: number;
   /** SSE heartbeat interval, in ms (default 15 s). */
   sseHeartbeatMs?: number;
+  /** Where log lines go (default stderr; `server/log.ts`). */
+  logger?: Logger;
+  /** Where `PAYLINK_*` settings are read from (default `process.env`). */
+  env?: Env;
 }
 
 export interface RunningService {
@@ -51,11 +70,20 @@ export interface RunningService {
 }
 
 export async function startService(options: ServiceOptions = {}): Promise<RunningService> {
-  // A malformed rate override fails here, before anything is opened.
+  // A malformed rate override or limit fails here, before anything is opened.
   const rates = createRateTable(options.rates);
+  const env = options.env ?? process.env;
+  const connectionLimits = resolveConnectionLimits(options, env);
+  const limits = { ...resolveStreamLimits(options, env), ...resolvePublicWriteLimits(options, env) };
+  const log = options.logger ?? defaultLogger;
   const db = options.db ?? (await openDatabase({ databaseUrl: options.databaseUrl, dataDir: options.dataDir }));
   const host = options.host ?? '127.0.0.1';
-  const server = createServer();
+  let listener: Parameters<typeof createLimitedServer>[0] = (_req, res) => {
+    res.statusCode = 503;
+    res.end();
+  };
+  const limited = createLimitedServer((req, res) => listener(req, res), connectionLimits, log);
+  const server = limited.server;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, host, () => resolve());
@@ -65,9 +93,10 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
   const publicUrl = (options.publicUrl ?? process.env.PAYLINK_PUBLIC_URL ?? `${origin}/pay`).replace(/\/+$/, '');
   const chain = options.chain ?? createSandboxChain();
   const now = options.now ?? (() => new Date());
-  const sessionEvents = createSessionEvents(db);
+  const sseHeartbeatMs = options.sseHeartbeatMs ?? 15_000;
+  const sessionEvents = createSessionEvents(db, { heartbeatMs: sseHeartbeatMs });
   const worker = options.payoutWorker === false ? undefined : startPayoutWorker({ db, chain, now }, options.payouts);
-  const stopSweep = startExpirySweep({ db, now }, options.expirySweepMs ?? 30_000);
+  const stopSweep = startExpirySweep({ db, now, log }, options.expirySweepMs ?? 30_000);
   const app = createApp({
     db,
     chain,
@@ -76,9 +105,12 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
     rates,
     sessionEvents,
     onWithdrawalCreated: () => worker?.kick(),
-    sseHeartbeatMs: options.sseHeartbeatMs ?? 15_000,
+    sseHeartbeatMs,
+    log,
+    clientAddress: limited.clientAddress,
+    limits,
   });
-  server.on('request', getRequestListener(app.fetch));
+  listener = getRequestListener(app.fetch);
 
   let closing: Promise<void> | undefined;
   return {
