@@ -35,9 +35,10 @@ export function createStreamCounter(maxPerClient: number | false, maxTotal: numb
   let open = 0;
   return {
     acquire(key) {
-      if (maxTotal !== false && open >= maxTotal) return 'total';
+      // The client's own cap first: a client holding its share is told so (429), even when the server is full too.
       const count = key === undefined ? 0 : (byKey.get(key) ?? 0);
       if (key !== undefined && maxPerClient !== false && count >= maxPerClient) return 'client';
+      if (maxTotal !== false && open >= maxTotal) return 'total';
       if (key !== undefined) byKey.set(key, count + 1);
       open++;
       let released = false;

@@ -184,7 +184,7 @@ export function createPaylinkProxy(options: PaylinkProxyOptions): PaylinkProxyHa
   const router = createRouter(basePath, PROXY_AREAS);
   const route = routeGuard(router);
   const crossSite = crossSiteGuard({ publicOrigin, trustedAdminOrigins: options.trustedAdminOrigins });
-  const authorize = authorizeGuard(options);
+  const authorize = authorizeGuard({ authorize: options.authorize, adminToken: options.adminToken, logger: log });
   const bundles = options.bundles;
 
   /** An area's policy as its chain: access first (so refused callers learn nothing of the routes), then the route, then limits. */
