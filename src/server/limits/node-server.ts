@@ -34,6 +34,8 @@ const MAX_LINGERING = 1_024;
 const RESERVED_FILES = 256;
 
 const CLIENT = Symbol('paylink.clientAddress');
+/** `clientError` codes that mean the client left, not that it sent something wrong. */
+const CLIENT_GONE = new Set(['ECONNRESET', 'EPIPE', 'HPE_INVALID_EOF_STATE']);
 
 /** A Node server with connection limits, and what it counts. */
 export interface LimitedServer {
@@ -145,7 +147,8 @@ export function createLimitedServer(listener: RequestListener, limits: Connectio
 
   server.on('clientError', (error: Error & { code?: string }, socket: Socket) => {
     const inProgress = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
-    if (refused.has(socket) || !socket.writable || inProgress?.headersSent || error.code === 'ECONNRESET') {
+    // The client went away (mid-request, or it reset): nobody to answer; the app logs a broken-off body.
+    if (refused.has(socket) || !socket.writable || inProgress?.headersSent || CLIENT_GONE.has(error.code ?? '')) {
       socket.destroy();
       return;
     }
@@ -160,7 +163,7 @@ export function createLimitedServer(listener: RequestListener, limits: Connectio
       default:
         answer = [400, 'Bad Request', 'bad_request', 'The request is not valid HTTP'];
     }
-    log.throttled('info', answer[2], 'malformed or slow requests closed', { status: answer[0] });
+    log.throttled('info', answer[2], 'malformed or slow requests closed', { status: answer[0], errorCode: error.code });
     socket.end(rawErrorResponse(...answer));
   });
 

@@ -25,7 +25,7 @@ import { createSandboxChain } from '../chain/sandbox.js';
 import type { ChainAdapter } from '../chain/types.js';
 import { openDatabase, type Database } from '../db/index.js';
 import { createApp } from './app.js';
-import { createSessionEvents } from './events/index.js';
+import { createSessionEvents, type SessionEvents } from './events/index.js';
 import { startPayoutWorker, type PayoutWorker, type PayoutWorkerOptions } from './payouts/index.js';
 import { createRateTable, startExpirySweep } from './sessions/index.js';
 
@@ -66,6 +66,10 @@ export interface RunningService {
   app: ReturnType<typeof createApp>;
   /** This instance's payout worker (absent with `payoutWorker: false`). */
   payoutWorker: PayoutWorker | undefined;
+  /** This instance's fan-out of session changes to its event streams (its `reads` count the database reads it made). */
+  sessionEvents: SessionEvents;
+  /** Connections open now (refused ones excluded). */
+  readonly openConnections: number;
   close(): Promise<void>;
 }
 
@@ -120,6 +124,10 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
     server,
     app,
     payoutWorker: worker,
+    sessionEvents,
+    get openConnections() {
+      return limited.openConnections;
+    },
     close: () =>
       (closing ??= (async () => {
         // Background work first (a payout in flight is finished and recorded), and the SSE
