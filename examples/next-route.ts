@@ -23,6 +23,8 @@ function paylink(request: Request): Promise<Response> {
 export const GET = paylink;
 export const POST = paylink;
 export const PATCH = paylink;
+/** Deleting a webhook endpoint from the admin. */
+export const DELETE = paylink;
 export const OPTIONS = paylink;
 /** Event streams must not be cached or statically rendered. */
 export const dynamic = 'force-dynamic';

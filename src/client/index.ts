@@ -7,7 +7,7 @@
  * ```
  *
  * Where requests go (`baseUrl`): every resource path (`/payment-link`, `/withdrawal`, `/balance`,
- * `/checkout/…`) is appended to the API root, and the API root is
+ * `/checkout-session`, `/webhook-endpoint`, `/webhook-delivery`, `/checkout/…`) is appended to the API root, and the API root is
  * - `baseUrl + "/v1"` when `baseUrl` is a bare origin (`https://api.paylink.example`,
  *   `http://127.0.0.1:8787`): that is the service itself;
  * - `baseUrl` as given when it has a path: a proxy's admin routes (`https://shop.example/paylink/admin`,
@@ -25,6 +25,13 @@ import { createCheckoutApi, type CheckoutApi, type CheckoutApiOptions } from './
 import { createTransport, type TransportOptions } from './http.js';
 import { createBalanceResource, type BalanceResource } from './balance.js';
 import { createLinksResource, type LinksResource } from './links.js';
+import { createSessionsResource, type SessionsResource } from './sessions.js';
+import {
+  createWebhookDeliveriesResource,
+  createWebhookEndpointsResource,
+  type WebhookDeliveriesResource,
+  type WebhookEndpointsResource,
+} from './webhooks.js';
 import { createWithdrawalsResource, type WithdrawalsResource } from './withdrawals.js';
 
 export interface PaylinkClientOptions {
@@ -51,6 +58,12 @@ export interface PaylinkClient {
   links: LinksResource;
   withdrawals: WithdrawalsResource;
   balance: BalanceResource;
+  /** The merchant's payments: its checkout sessions with the customer's details (keyed). */
+  sessions: SessionsResource;
+  /** Where webhook events go: endpoints, their delivery logs and test events. */
+  webhookEndpoints: WebhookEndpointsResource;
+  /** Resending one delivery. */
+  webhookDeliveries: WebhookDeliveriesResource;
   /** The public checkout API: what `<paylink-checkout>` calls (`getLink`, `recordVisit`, `startSession`, `getSession`, `watchSession`, …). */
   checkout: CheckoutApi;
   /** The API root the admin resources use, after the `/v1` rule. */
@@ -95,6 +108,9 @@ export function createPaylinkClient(options: PaylinkClientOptions): PaylinkClien
     links: createLinksResource(transport),
     withdrawals: createWithdrawalsResource(transport),
     balance: createBalanceResource(transport),
+    sessions: createSessionsResource(transport),
+    webhookEndpoints: createWebhookEndpointsResource(transport),
+    webhookDeliveries: createWebhookDeliveriesResource(transport),
     checkout: createCheckoutApi(checkoutTransport, options.checkoutOptions),
     baseUrl,
     checkoutBaseUrl,
@@ -136,4 +152,28 @@ export type {
   WithdrawalNetwork,
   WithdrawalNetworkList,
   WithdrawalStatus,
+  CheckoutSessionRecord,
+  CheckoutSessionRecordList,
+  CustomerDetails,
+  SessionTransfer,
+  CreateWebhookEndpointInput,
+  UpdateWebhookEndpointInput,
+  WebhookAttempt,
+  WebhookDelivery,
+  WebhookDeliveryList,
+  WebhookDeliveryStatus,
+  WebhookEndpoint,
+  WebhookEndpointCreated,
+  WebhookEndpointDeleted,
+  WebhookEndpointList,
+  WebhookEvent,
+  WebhookEventType,
 } from '../core/schemas.js';
+export type { SessionsResource, ListSessionsParams } from './sessions.js';
+export type {
+  WebhookEndpointsResource,
+  WebhookDeliveriesResource,
+  WebhookRef,
+  ListWebhookEndpointsParams,
+  ListWebhookDeliveriesParams,
+} from './webhooks.js';

@@ -25,6 +25,7 @@ import {
 } from './rules/limits.js';
 import { SESSION_STATUSES } from './rules/session.js';
 import { hasForbiddenCharacters, LINE_TEXT_PATTERN, MULTILINE_TEXT_PATTERN, type TextKind } from './rules/text.js';
+import { WEBHOOK_DELIVERY_STATUSES, WEBHOOK_EVENT_TYPES } from './rules/webhooks.js';
 import { WITHDRAWAL_STATUSES } from './rules/withdrawal.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -417,6 +418,206 @@ export const IdempotencyKeyHeader = z
 export const BalanceItem = z.object({ assetId: AssetIdSchema, available: DecimalString, pending: DecimalString });
 export const Balance = z.object({ items: z.array(BalanceItem) });
 export type Balance = z.infer<typeof Balance>;
+
+// ---------------------------------------------------------------------------------------------
+// The merchant's payments (DESIGN §8): keyed reads of checkout sessions, with what the customer entered
+
+/** A transfer paid into a session, as the keyed session read lists it. */
+export const SessionTransfer = z.object({
+  txHash: z.string(),
+  amount: DecimalString,
+  /** When it was credited (after its confirmations on a real chain); null while it still waits for them. */
+  confirmedAt: Timestamp.nullable(),
+  /** It arrived after the session expired or was already paid: credited to the balance, not counted toward the session. */
+  late: z.boolean(),
+});
+export type SessionTransfer = z.infer<typeof SessionTransfer>;
+
+/** What the customer typed at checkout; null where the link did not ask or the customer left it empty. */
+export const CustomerDetails = z.object({
+  address: z.string().nullable(),
+  phone: z.string().nullable(),
+  email: z.string().nullable(),
+});
+export type CustomerDetails = z.infer<typeof CustomerDetails>;
+
+/**
+ * A checkout session as its merchant sees it (`GET /v1/checkout-session/{id}`, the list's items, and
+ * `data.object` of the `checkout.session.*` and `payment.late` webhooks): the amounts, every transfer,
+ * the merchant's `reference` and `metadata`, and the customer's details. Never on a keyless route.
+ * A transaction's explorer page is `${explorerUrl}/tx/${txHash}`, with the `explorerUrl` of the
+ * session's network (`GET /v1/withdrawal/networks`; null on the sandbox).
+ */
+export const CheckoutSessionRecord = z.object({
+  id: Id,
+  linkId: Id,
+  /** The link's slug and title now (a renamed link shows its new title). */
+  slug: z.string(),
+  linkTitle: z.string(),
+  status: SessionStatus,
+  fiatAmount: DecimalString,
+  fiatCurrency: z.string(),
+  assetId: AssetIdSchema,
+  blockchainId: z.string(),
+  networkName: z.string(),
+  cryptoAmount: DecimalString,
+  /** Received before expiry and counted toward `cryptoAmount`. */
+  paidAmount: DecimalString,
+  /** Received after expiry or after settlement (credited, not counted). */
+  lateAmount: DecimalString,
+  payAddress: z.string(),
+  /** Every transfer to `payAddress`, oldest first. */
+  transfers: z.array(SessionTransfer),
+  /** The merchant's order id, as the checkout sent it; null when none was. */
+  reference: z.string().nullable(),
+  metadata: z.record(z.string(), z.string()),
+  customer: CustomerDetails,
+  createdAt: Timestamp,
+  /** When the session became `paid` or `overpaid`; null otherwise. */
+  paidAt: Timestamp.nullable(),
+  expiresAt: Timestamp,
+});
+export type CheckoutSessionRecord = z.infer<typeof CheckoutSessionRecord>;
+
+export const CheckoutSessionRecordList = z.object({ items: z.array(CheckoutSessionRecord), meta: PageMeta });
+export type CheckoutSessionRecordList = z.infer<typeof CheckoutSessionRecordList>;
+
+/** Query of `GET /v1/checkout-session`: filters on the session's creation time (inclusive), its link, status and reference. */
+export const ListCheckoutSessionsQuery = z.object({
+  ...paging,
+  linkId: textSchema(MAX_LENGTH.id).meta({ format: 'uuid', description: 'Only the sessions of this link' }).optional(),
+  status: SessionStatus.optional(),
+  reference: textSchema(MAX_LENGTH.reference).meta({ description: 'Only the sessions with exactly this reference (the merchant’s order id)' }).optional(),
+  startDate: dateFilter.optional(),
+  endDate: dateFilter.optional(),
+});
+
+// ---------------------------------------------------------------------------------------------
+// Webhooks (DESIGN §8)
+
+/** An event type an endpoint can subscribe to (`core/rules/webhooks.ts`). */
+export const WebhookEventType = z.enum(WEBHOOK_EVENT_TYPES);
+export type WebhookEventType = z.infer<typeof WebhookEventType>;
+
+/** A URL the service posts events to. Its secret is never part of it (see `WebhookEndpointCreated`). */
+export const WebhookEndpoint = z.object({
+  id: Id,
+  url: formatted('uri'),
+  description: z.string(),
+  /** The events it receives. */
+  events: z.array(WebhookEventType),
+  /** An inactive endpoint receives nothing (events meanwhile are not queued for it). */
+  isActive: z.boolean(),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+export type WebhookEndpoint = z.infer<typeof WebhookEndpoint>;
+
+/** What `POST /v1/webhook-endpoint` returns: the endpoint and its signing secret, shown this once. */
+export const WebhookEndpointCreated = WebhookEndpoint.extend({
+  /** `whsec_…`: verify deliveries with it (`verifyWebhook` of `paylink/webhooks`). Store it now: no call returns it again. */
+  secret: z.string(),
+});
+export type WebhookEndpointCreated = z.infer<typeof WebhookEndpointCreated>;
+
+export const WebhookEndpointList = z.object({ items: z.array(WebhookEndpoint), meta: PageMeta });
+export type WebhookEndpointList = z.infer<typeof WebhookEndpointList>;
+
+/** What `DELETE /v1/webhook-endpoint/{id}` returns. */
+export const WebhookEndpointDeleted = z.object({ id: Id, deleted: z.literal(true) });
+export type WebhookEndpointDeleted = z.infer<typeof WebhookEndpointDeleted>;
+
+const webhookUrlInput = textSchema(MAX_LENGTH.url).meta({
+  format: 'uri',
+  description: 'Where events are posted: an https:// URL on a public address (http:// and private addresses only on the sandbox chain or with PAYLINK_WEBHOOK_ALLOW_PRIVATE=1)',
+});
+const webhookEventsInput = z
+  .array(textSchema(MAX_LENGTH.webhookEventType).meta({ enum: [...WEBHOOK_EVENT_TYPES] }))
+  .max(MAX_COUNT.webhookEvents)
+  .meta({ description: 'The events to receive; every event when left out' });
+
+/** Body of `POST /v1/webhook-endpoint`. */
+export const CreateWebhookEndpointInput = z.object({
+  url: webhookUrlInput,
+  events: webhookEventsInput.optional(),
+  description: textSchema(MAX_LENGTH.webhookDescription).optional(),
+});
+export type CreateWebhookEndpointInput = z.input<typeof CreateWebhookEndpointInput>;
+
+/** Body of `PATCH /v1/webhook-endpoint`: the endpoint named by `id`, every other field optional. */
+export const UpdateWebhookEndpointInput = z.object({
+  id: textSchema(MAX_LENGTH.id).meta({ format: 'uuid' }),
+  url: webhookUrlInput.optional(),
+  events: webhookEventsInput.optional(),
+  description: textSchema(MAX_LENGTH.webhookDescription).optional(),
+  isActive: z.boolean().optional(),
+});
+export type UpdateWebhookEndpointInput = z.input<typeof UpdateWebhookEndpointInput>;
+
+/** Query of `GET /v1/webhook-endpoint`. */
+export const ListWebhookEndpointsQuery = z.object({ ...paging });
+
+export const WebhookDeliveryStatus = z.enum(WEBHOOK_DELIVERY_STATUSES);
+export type WebhookDeliveryStatus = z.infer<typeof WebhookDeliveryStatus>;
+
+/** One attempt to deliver an event. */
+export const WebhookAttempt = z.object({
+  at: Timestamp,
+  /** The endpoint's HTTP status; null when no answer came (refused, timed out, private address). */
+  statusCode: z.number().int().nullable(),
+  /** Why the attempt failed (`HTTP 500`, `timed out after 10 s`, …); null when it was delivered. */
+  error: z.string().nullable(),
+  durationMs: z.number().int(),
+});
+export type WebhookAttempt = z.infer<typeof WebhookAttempt>;
+
+/**
+ * One event on its way to one endpoint, and its log. Every attempt of a delivery sends the same
+ * event (`eventId`, the `Paylink-Event-Id` header) with a fresh signature.
+ */
+export const WebhookDelivery = z.object({
+  id: Id,
+  endpointId: Id,
+  /** `evt_…` */
+  eventId: z.string(),
+  /** One of `WebhookEventType`, or `webhook.test`. */
+  eventType: z.string(),
+  status: WebhookDeliveryStatus,
+  /** Attempts made so far. */
+  attemptCount: z.number().int(),
+  /** The attempts, oldest first (the latest 50 when there were more). */
+  attempts: z.array(WebhookAttempt),
+  /** When the next attempt is due (`pending` only); null otherwise. */
+  nextAttemptAt: Timestamp.nullable(),
+  deliveredAt: Timestamp.nullable(),
+  createdAt: Timestamp,
+});
+export type WebhookDelivery = z.infer<typeof WebhookDelivery>;
+
+export const WebhookDeliveryList = z.object({ items: z.array(WebhookDelivery), meta: PageMeta });
+export type WebhookDeliveryList = z.infer<typeof WebhookDeliveryList>;
+
+/** Query of `GET /v1/webhook-endpoint/{id}/deliveries`, newest first. */
+export const ListWebhookDeliveriesQuery = z.object({ ...paging, status: WebhookDeliveryStatus.optional() });
+
+/** `data.object` of a `webhook.test` event (`POST /v1/webhook-endpoint/{id}/test`): the endpoint, about no money. */
+export const WebhookTestObject = z.object({ id: Id, object: z.literal('webhook_endpoint'), url: z.string(), message: z.string() });
+export type WebhookTestObject = z.infer<typeof WebhookTestObject>;
+
+/**
+ * The body of every delivery: `data.object` is the session (a `CheckoutSessionRecord`: the
+ * `checkout.session.*` and `payment.late` events) or the withdrawal (a `Withdrawal`: `withdrawal.*`) as
+ * the matching GET returned it when the event happened, or the endpoint for `webhook.test`.
+ * `paylink/webhooks`' `verifyWebhook` returns it once the signature checks out.
+ */
+export const WebhookEvent = z.object({
+  /** `evt_…`, the same on every delivery of this event (the `Paylink-Event-Id` header). */
+  id: z.string(),
+  type: z.string().meta({ description: 'One of `WebhookEventType`, or `webhook.test`' }),
+  createdAt: Timestamp,
+  data: z.object({ object: z.union([CheckoutSessionRecord, Withdrawal, WebhookTestObject]) }),
+});
+export type WebhookEvent = z.infer<typeof WebhookEvent>;
 
 // ---------------------------------------------------------------------------------------------
 // Errors (DESIGN §4)

@@ -26,6 +26,7 @@ export interface PaylinkAdminEventMap {
   'paylink-auth-required': GlobalEventHandlersEventMap['paylink-auth-required'];
   'paylink-link-saved': GlobalEventHandlersEventMap['paylink-link-saved'];
   'paylink-withdrawal-created': GlobalEventHandlersEventMap['paylink-withdrawal-created'];
+  'paylink-payments-export': GlobalEventHandlersEventMap['paylink-payments-export'];
 }
 
 /** `paylink-link-saved` → `PaylinkLinkSaved`: how Vue (and our React components) name a listener after `on`. */

@@ -15,25 +15,17 @@
  * Verify the raw body exactly as received: parsing and re-serialising the JSON changes the bytes.
  * Web Crypto only, so it runs in Node 20+, Deno, Bun, Cloudflare Workers and browsers.
  */
+import { WEBHOOK_EVENT_TYPES, type WEBHOOK_TEST_EVENT_TYPE, type WebhookEventTypeName } from '../core/rules/webhooks.js';
 
-/** The event types a Paylink service sends. A newer service may send more: answer 2xx to the ones you do not handle. */
-export type PaylinkWebhookEventType =
-  | 'checkout.session.paid'
-  | 'checkout.session.underpaid'
-  | 'checkout.session.expired'
-  | 'payment.late'
-  | 'withdrawal.succeeded'
-  | 'withdrawal.failed';
+/**
+ * The event types a Paylink service sends: the six an endpoint subscribes to, and `webhook.test`, which
+ * the admin's "send test event" sends (its `data.object` names the endpoint; it is about no money).
+ * A newer service may send more: answer 2xx to the ones you do not handle.
+ */
+export type PaylinkWebhookEventType = WebhookEventTypeName | typeof WEBHOOK_TEST_EVENT_TYPE;
 
-/** Every event type of {@link PaylinkWebhookEventType}, for runtime checks. */
-export const PAYLINK_WEBHOOK_EVENT_TYPES: readonly PaylinkWebhookEventType[] = [
-  'checkout.session.paid',
-  'checkout.session.underpaid',
-  'checkout.session.expired',
-  'payment.late',
-  'withdrawal.succeeded',
-  'withdrawal.failed',
-];
+/** Every event type an endpoint can subscribe to (the six of {@link PaylinkWebhookEventType} but `webhook.test`), for runtime checks. */
+export const PAYLINK_WEBHOOK_EVENT_TYPES: readonly WebhookEventTypeName[] = WEBHOOK_EVENT_TYPES;
 
 /**
  * One webhook event. `data.object` is the checkout session or withdrawal the event is about, as the

@@ -2,8 +2,21 @@
  * An in-memory stand-in for the proxy's admin routes (`/paylink/admin/*`), injected into
  * `<paylink-admin>` as its `fetch`. It answers like the service (shapes from `core/schemas.ts`),
  * records every request, and lets a test answer one route its own way (`intercept`).
+ *
+ * The payments and webhooks routes follow the contract of DESIGN §8 (`core/schemas.ts`,
+ * `client/sessions.ts`, `client/webhooks.ts`): sessions filtered by link, status, exact reference
+ * and an inclusive creation range, newest first; endpoints whose secret only `POST` returns; test
+ * events and retries that make one attempt against `endpointAnswer` and answer the delivery after it.
  */
-import type { PaymentLink, Withdrawal } from '../../src/core/schemas.js';
+import { checkWebhookEndpoint, WEBHOOK_EVENT_TYPES } from '../../src/core/rules/webhooks.js';
+import type {
+  CheckoutSessionRecord,
+  PaymentLink,
+  WebhookDelivery,
+  WebhookEndpoint,
+  Withdrawal,
+  WithdrawalNetwork,
+} from '../../src/core/schemas.js';
 
 export interface RecordedRequest {
   method: string;
@@ -66,6 +79,88 @@ export function makeWithdrawal(overrides: Partial<Withdrawal> = {}): Withdrawal 
   };
 }
 
+let sessionCounter = 0;
+
+/** A uuid-shaped id, distinct per call (`kind` keeps the kinds apart when reading a failure). */
+function fakeUuid(kind: number, n: number): string {
+  return `${String(kind).padStart(8, '0')}-0000-4000-8000-${String(n).padStart(12, '0')}`;
+}
+
+/** A checkout session as the keyed read returns it, with `overrides` applied. */
+export function makeSession(overrides: Partial<CheckoutSessionRecord> = {}): CheckoutSessionRecord {
+  const n = ++sessionCounter;
+  const createdAt = new Date(Date.UTC(2025, 2, 1, 12) + n * 3_600_000).toISOString();
+  return {
+    id: fakeUuid(1, n),
+    linkId: 'lnk_1',
+    slug: 'Slug000001',
+    linkTitle: 'Coffee beans 1',
+    status: 'paid',
+    fiatAmount: '5000.00',
+    fiatCurrency: 'NGN',
+    assetId: 'USDT',
+    blockchainId: 'bsc',
+    networkName: 'BNB Smart Chain',
+    cryptoAmount: '3.250000',
+    paidAmount: '3.250000',
+    lateAmount: '0.000000',
+    payAddress: '0x8ba1f109551bD432803012645Ac136ddd64DBA72',
+    transfers: [{ txHash: `0x${n.toString(16).padStart(2, '0').repeat(32)}`, amount: '3.250000', confirmedAt: createdAt, late: false }],
+    reference: `order-${1000 + n}`,
+    metadata: {},
+    customer: { address: null, phone: null, email: null },
+    createdAt,
+    paidAt: createdAt,
+    expiresAt: new Date(Date.parse(createdAt) + 30 * 60_000).toISOString(),
+    ...overrides,
+  };
+}
+
+let endpointCounter = 0;
+
+/** A webhook endpoint as the service lists it (no secret), with `overrides` applied. */
+export function makeEndpoint(overrides: Partial<WebhookEndpoint> = {}): WebhookEndpoint {
+  const n = ++endpointCounter;
+  const at = new Date(Date.UTC(2025, 3, 1) + n * 60_000).toISOString();
+  return {
+    id: fakeUuid(2, n),
+    url: `https://shop.example/hooks/${n}`,
+    description: '',
+    events: [...WEBHOOK_EVENT_TYPES],
+    isActive: true,
+    createdAt: at,
+    updatedAt: at,
+    ...overrides,
+  };
+}
+
+let deliveryCounter = 0;
+
+/** A delivery of an event to `endpointId`, delivered at its first attempt unless `overrides` say otherwise. */
+export function makeDelivery(endpointId: string, overrides: Partial<WebhookDelivery> = {}): WebhookDelivery {
+  const n = ++deliveryCounter;
+  const at = new Date(Date.UTC(2025, 3, 2) + n * 60_000).toISOString();
+  return {
+    id: fakeUuid(3, n),
+    endpointId,
+    eventId: `evt_${String(n).padStart(16, '0')}`,
+    eventType: 'checkout.session.paid',
+    status: 'delivered',
+    attemptCount: 1,
+    attempts: [{ at, statusCode: 200, error: null, durationMs: 42 }],
+    nextAttemptAt: null,
+    deliveredAt: at,
+    createdAt: at,
+    ...overrides,
+  };
+}
+
+/** The instant an ISO date (a whole UTC day) or time filter starts or ends at; NaN when unreadable. */
+function boundOf(value: string, end: boolean): number {
+  if (/^\d{4}-\d{2}-\d{2}$/.test(value)) return Date.parse(`${value}T${end ? '23:59:59.999' : '00:00:00.000'}Z`);
+  return Date.parse(value);
+}
+
 export function json(status: number, body: unknown): Response {
   return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
 }
@@ -97,8 +192,58 @@ export class FakeAdminApi {
     { assetId: 'USDT', available: '125.500000', pending: '4.000000' },
     { assetId: 'CNGN', available: '0.000000', pending: '0.000000' },
   ];
+  /** The merchant's checkout sessions, in any order (the list answers newest first). */
+  sessions: CheckoutSessionRecord[] = [];
+  /** `GET /withdrawal/networks`: a real chain's network has an explorer; the sandbox's (`explorerUrl: null`) has none. */
+  networks: WithdrawalNetwork[] = [
+    { id: 'bsc', name: 'BNB Smart Chain (BEP-20)', aliases: ['bep20'], assets: ['USDT', 'CNGN'], chainId: 56, explorerUrl: 'https://bscscan.com' },
+  ];
+  /** Webhook endpoints with their secrets (which only `POST` answers with). */
+  endpoints: (WebhookEndpoint & { secret: string })[] = [];
+  deliveries: WebhookDelivery[] = [];
+  /** How the merchant's endpoint answers a test event or a retry: an HTTP status, or null for no answer. */
+  endpointAnswer: { statusCode: number | null; error: string | null } = { statusCode: 200, error: null };
   readonly requests: RecordedRequest[] = [];
   private interceptors: Interceptor[] = [];
+
+  /** Adds an endpoint as if created earlier (its secret unknown to the test). */
+  addEndpoint(overrides: Partial<WebhookEndpoint> = {}): WebhookEndpoint {
+    const endpoint = makeEndpoint(overrides);
+    this.endpoints.unshift({ ...endpoint, secret: `whsec_${'0'.repeat(32)}` });
+    return endpoint;
+  }
+
+  /** The sessions `GET /checkout-session` selects with the filters of `params` (any paging ignored), newest first. */
+  filterSessions(params: URLSearchParams): CheckoutSessionRecord[] {
+    const linkId = params.get('linkId');
+    const status = params.get('status');
+    const reference = params.get('reference');
+    const start = params.get('startDate');
+    const end = params.get('endDate');
+    return this.sessions
+      .filter((s) => !linkId || s.linkId === linkId)
+      .filter((s) => !status || s.status === status)
+      .filter((s) => reference === null || s.reference === reference)
+      .filter((s) => !start || Date.parse(s.createdAt) >= boundOf(start, false))
+      .filter((s) => !end || Date.parse(s.createdAt) <= boundOf(end, true))
+      .sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt));
+  }
+
+  /** One attempt at `delivery` against `endpointAnswer`, as the worker would make it. */
+  private attempt(delivery: WebhookDelivery): WebhookDelivery {
+    const at = new Date().toISOString();
+    const { statusCode, error } = this.endpointAnswer;
+    const ok = statusCode !== null && statusCode >= 200 && statusCode < 300;
+    const attempts = [...delivery.attempts, { at, statusCode, error: ok ? null : (error ?? `HTTP ${statusCode}`), durationMs: 37 }];
+    return {
+      ...delivery,
+      attempts,
+      attemptCount: delivery.attemptCount + 1,
+      status: ok ? 'delivered' : 'pending',
+      deliveredAt: ok ? at : null,
+      nextAttemptAt: ok ? null : new Date(Date.now() + 30_000).toISOString(),
+    };
+  }
 
   /** The fetch to give the element. */
   readonly fetch = async (input: RequestInfo | URL, init: RequestInit = {}): Promise<Response> => {
@@ -206,6 +351,73 @@ export class FakeAdminApi {
       return json(200, { message: 'Withdrawal created', status: 'success', statusCode: 200, id: created.id });
     }
     if (path === '/balance' && method === 'GET') return json(200, { items: this.balance });
+    if (path === '/withdrawal/networks' && method === 'GET') return json(200, { items: this.networks });
+    if (path === '/checkout-session' && method === 'GET') return json(200, page(this.filterSessions(url.searchParams), url));
+    const session = /^\/checkout-session\/([^/]+)$/.exec(path);
+    if (session && method === 'GET') {
+      const found = this.sessions.find((s) => s.id === decodeURIComponent(session[1]!));
+      return found ? json(200, found) : errorResponse(404, 'not_found', 'Checkout session not found');
+    }
+    return this.webhookRoute(request, path);
+  }
+
+  private webhookRoute(request: RecordedRequest, path: string): Response {
+    const { method, url } = request;
+    const withoutSecret = ({ secret: _, ...endpoint }: WebhookEndpoint & { secret: string }): WebhookEndpoint => endpoint;
+    const findEndpoint = (id: string) => this.endpoints.find((e) => e.id === decodeURIComponent(id));
+    const refused = (errors: { path: string; key: string }[]) =>
+      errorResponse(400, 'validation_error', 'Invalid webhook endpoint', errors.map((e) => ({ path: e.path, message: `${e.path}: ${e.key}` })));
+    if (path === '/webhook-endpoint' && method === 'POST') {
+      const check = checkWebhookEndpoint(request.body, { allowHttp: true, requireUrl: true });
+      if (check.errors.length) return refused(check.errors);
+      const endpoint = makeEndpoint({ url: check.fields.url!, events: check.fields.events ?? [...WEBHOOK_EVENT_TYPES], description: check.fields.description ?? '' });
+      const secret = `whsec_${Array.from(crypto.getRandomValues(new Uint8Array(24)), (b) => b.toString(16).padStart(2, '0')).join('')}`;
+      this.endpoints.unshift({ ...endpoint, secret });
+      return json(201, { ...endpoint, secret });
+    }
+    if (path === '/webhook-endpoint' && method === 'GET') return json(200, page(this.endpoints.map(withoutSecret), url));
+    if (path === '/webhook-endpoint' && method === 'PATCH') {
+      const index = this.endpoints.findIndex((e) => e.id === request.body.id);
+      if (index < 0) return errorResponse(404, 'not_found', 'Webhook endpoint not found');
+      const check = checkWebhookEndpoint(request.body, { allowHttp: true, requireUrl: false });
+      if (check.errors.length) return refused(check.errors);
+      const old = this.endpoints[index]!;
+      const isActive = typeof request.body.isActive === 'boolean' ? request.body.isActive : old.isActive;
+      this.endpoints[index] = { ...old, ...check.fields, isActive, updatedAt: new Date().toISOString() };
+      return json(200, withoutSecret(this.endpoints[index]!));
+    }
+    const one = /^\/webhook-endpoint\/([^/]+)(\/deliveries|\/test)?$/.exec(path);
+    if (one) {
+      const endpoint = findEndpoint(one[1]!);
+      if (!endpoint) return errorResponse(404, 'not_found', 'Webhook endpoint not found');
+      if (!one[2] && method === 'GET') return json(200, withoutSecret(endpoint));
+      if (!one[2] && method === 'DELETE') {
+        this.endpoints = this.endpoints.filter((e) => e !== endpoint);
+        this.deliveries = this.deliveries.filter((d) => d.endpointId !== endpoint.id);
+        return json(200, { id: endpoint.id, deleted: true });
+      }
+      if (one[2] === '/deliveries' && method === 'GET') {
+        const status = url.searchParams.get('status');
+        const log = this.deliveries
+          .filter((d) => d.endpointId === endpoint.id && (!status || d.status === status))
+          .sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt));
+        return json(200, page(log, url));
+      }
+      if (one[2] === '/test' && method === 'POST') {
+        const now = new Date().toISOString();
+        const fresh = makeDelivery(endpoint.id, { eventType: 'webhook.test', status: 'pending', attemptCount: 0, attempts: [], deliveredAt: null, createdAt: now });
+        const sent = this.attempt(fresh);
+        this.deliveries.unshift(sent);
+        return json(200, sent);
+      }
+    }
+    const retry = /^\/webhook-delivery\/([^/]+)\/retry$/.exec(path);
+    if (retry && method === 'POST') {
+      const index = this.deliveries.findIndex((d) => d.id === decodeURIComponent(retry[1]!));
+      if (index < 0) return errorResponse(404, 'not_found', 'Webhook delivery not found');
+      this.deliveries[index] = this.attempt(this.deliveries[index]!);
+      return json(200, this.deliveries[index]);
+    }
     return errorResponse(404, 'not_found', `No route ${method} ${path}`);
   }
 }

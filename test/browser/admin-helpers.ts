@@ -91,6 +91,18 @@ export async function openMoney(el: PaylinkAdmin) {
   await waitUntil(() => $(el, '[part~="withdrawals-table"], [part~="empty"]') && text(part(el, 'balance-usdt')).includes('125.5'), 'money view loaded');
 }
 
+/** Shows the tab of `view` as a click on it would, and waits for its first answer. */
+export async function openTab(el: PaylinkAdmin, view: 'links' | 'money' | 'payments' | 'webhooks') {
+  await click(el, $(el, `[role="tab"]#tab-${view}`)!);
+  await waitUntil(() => $(el, `#panel-${view} table, #panel-${view} [part~="empty"], #panel-${view} [part~="error"]`), `${view} loaded`);
+  await settle(el);
+}
+
+/** The focused element inside the admin's shadow root. */
+export function focused(el: PaylinkAdmin): HTMLElement | null {
+  return el.shadowRoot!.activeElement as HTMLElement | null;
+}
+
 export async function fillWithdrawal(el: PaylinkAdmin, address = CHECKSUMMED, amount = '20') {
   await type(el, field(el, 'Destination address'), address);
   await type(el, field(el, /^Amount/), amount);

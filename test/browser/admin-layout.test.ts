@@ -7,8 +7,8 @@
 import { expect, waitUntil } from '@open-wc/testing';
 import { executeServerCommand, setViewport } from '@web/test-runner-commands';
 import type { PaylinkAdmin } from '../../src/components/admin/paylink-admin.js';
-import { FakeAdminApi, makeLink, makeWithdrawal } from './admin-fake-api.js';
-import { $, $$, button, click, mount, openMoney, part, text, type } from './admin-helpers.js';
+import { FakeAdminApi, makeDelivery, makeLink, makeSession, makeWithdrawal } from './admin-fake-api.js';
+import { $, $$, button, click, field, mount, openMoney, openTab, part, settle, text, type } from './admin-helpers.js';
 
 const PHONE = { width: 375, height: 812 };
 const DESKTOP = { width: 1280, height: 900 };
@@ -31,6 +31,49 @@ function realisticApi(): FakeAdminApi {
     makeWithdrawal({ status: 'pending', txHash: null, amount: '1250.500000' }),
     makeWithdrawal({ status: 'failed', failureReason: 'The network refused the transfer: gas price too low' }),
     makeWithdrawal({ status: 'success', assetId: 'CNGN', amount: '98000.000000' }),
+  );
+  const bag = api.links[0]!;
+  api.sessions.push(
+    makeSession({ createdAt: '2025-03-01T09:00:00.000Z', linkId: bag.id, linkTitle: bag.title, status: 'expired', paidAmount: '0.000000', paidAt: null, transfers: [], reference: null }),
+    makeSession({ createdAt: '2025-03-02T09:00:00.000Z', linkId: bag.id, linkTitle: bag.title, status: 'confirming', paidAmount: '0.000000', paidAt: null,
+      customer: { address: null, phone: '+2348012345678', email: 'ngozi.okonkwo-adebayo@example.com' },
+      transfers: [{ txHash: `0x${'5e'.repeat(32)}`, amount: '120.500000', confirmedAt: null, late: false }] }),
+    makeSession({
+      createdAt: '2025-03-03T09:00:00.000Z',
+      linkId: bag.id,
+      linkTitle: bag.title,
+      status: 'paid',
+      fiatAmount: '185000.00',
+      cryptoAmount: '120.500000',
+      paidAmount: '120.500000',
+      lateAmount: '1.000000',
+      paidAt: '2025-03-03T09:04:00.000Z',
+      reference: 'order-2025-03-1042-LAGOS-EXPRESS',
+      metadata: { cart: '42', campaign: 'instagram-spring-sale-2025' },
+      customer: { address: 'Flat 4B, 12 Admiralty Way\nLekki Phase 1\nLagos 106104', phone: '+2348012345678', email: 'ada.lovelace@example.com' },
+      transfers: [
+        { txHash: `0x${'ab'.repeat(32)}`, amount: '120.500000', confirmedAt: '2025-03-03T09:04:00.000Z', late: false },
+        { txHash: `0x${'cd'.repeat(32)}`, amount: '1.000000', confirmedAt: '2025-03-03T11:00:00.000Z', late: true },
+      ],
+    }),
+  );
+  const endpoint = api.addEndpoint({
+    url: 'https://api.handmade-leather.example/integrations/paylink/webhooks/production',
+    description: 'Order fulfilment',
+    events: ['checkout.session.paid', 'checkout.session.underpaid', 'payment.late'],
+  });
+  api.addEndpoint({ url: 'https://erp.example/in', isActive: false });
+  api.deliveries.push(
+    makeDelivery(endpoint.id),
+    makeDelivery(endpoint.id, {
+      eventType: 'checkout.session.underpaid',
+      status: 'pending',
+      attemptCount: 3,
+      attempts: [{ at: '2025-04-02T10:00:00.000Z', statusCode: null, error: 'connect ECONNREFUSED: the endpoint refused the connection', durationMs: 14 }],
+      nextAttemptAt: '2025-04-02T10:04:00.000Z',
+      deliveredAt: null,
+    }),
+    makeDelivery(endpoint.id, { eventType: 'payment.late', status: 'failed', attempts: [{ at: '2025-04-05T10:00:00.000Z', statusCode: 503, error: 'HTTP 503', durationMs: 2300 }], deliveredAt: null }),
   );
   return api;
 }
@@ -120,14 +163,44 @@ async function screenshot(el: PaylinkAdmin, name: string) {
   });
 }
 
-type Screen = 'links' | 'link-form' | 'link-detail' | 'money';
+const SCREENS = ['links', 'link-form', 'link-detail', 'money', 'payments', 'payment-detail', 'webhooks', 'webhook-form', 'webhook-detail'] as const;
+type Screen = (typeof SCREENS)[number];
 
 /** Mounts the admin and brings it to `screen`, filled in the way a merchant would have it. */
-async function show(screen: Screen, theme?: 'light' | 'dark'): Promise<PaylinkAdmin> {
+async function show(screen: Screen, theme?: 'light' | 'dark', locale = 'en'): Promise<PaylinkAdmin> {
   const api = realisticApi();
-  const el = await mount(api, { view: screen === 'money' ? 'money' : 'links', ...(theme ? { theme } : {}) });
+  const el = await mount(api, { view: screen === 'money' ? 'money' : 'links', locale, ...(theme ? { theme } : {}) });
   if (screen === 'money') {
     await openMoney(el);
+    return el;
+  }
+  if (screen.startsWith('payment')) {
+    await openTab(el, 'payments');
+    await waitUntil(() => $$(el, '[part~="payment-row"]').length === 3, 'payments shown');
+    if (screen === 'payment-detail') {
+      await click(el, part(el, 'open-payment'));
+      await waitUntil(() => $(el, '[part~="explorer-link"]'), 'detail shown with its explorer links');
+    }
+    await settle(el);
+    return el;
+  }
+  if (screen.startsWith('webhook')) {
+    await openTab(el, 'webhooks');
+    await waitUntil(() => $$(el, '[part~="endpoint-row"]').length === 2, 'endpoints shown');
+    if (screen === 'webhook-form') {
+      await click(el, part(el, 'new-endpoint'));
+      await type(el, field(el, /Endpoint URL|URL du point/), 'https://shop.example/hooks');
+    } else if (screen === 'webhook-detail') {
+      // Just added: the secret on top, the log below (of the endpoint added before it).
+      await click(el, part(el, 'new-endpoint'));
+      await type(el, field(el, /Endpoint URL|URL du point/), 'https://api.handmade-leather.example/integrations/paylink/webhooks/staging');
+      await click(el, part(el, 'submit-endpoint'));
+      await waitUntil(() => $(el, '[part~="endpoint-secret"]'), 'secret shown');
+      api.deliveries = api.deliveries.map((delivery) => ({ ...delivery, endpointId: api.endpoints[0]!.id }));
+      await click(el, part(el, 'refresh-deliveries'));
+      await waitUntil(() => $$(el, '[part~="delivery-row"]').length === 3, 'deliveries shown');
+    }
+    await settle(el);
     return el;
   }
   await waitUntil(() => $$(el, '[part~="link-row"]').length === 3, 'links shown');
@@ -146,9 +219,25 @@ async function show(screen: Screen, theme?: 'light' | 'dark'): Promise<PaylinkAd
     }
   } else if (screen === 'link-detail') {
     await click(el, part(el, 'link-title'));
-    await waitUntil(() => $(el, '[part~="stats"]'), 'detail shown');
+    await waitUntil(() => $$(el, '[part~="link-payment-row"]').length === 3, 'detail shown with its payments');
   }
   return el;
+}
+
+/** Checks that the tab bar holds its four tabs on one line each, none cut, nothing to scroll. */
+function expectTabsFit(el: PaylinkAdmin, where: string) {
+  const tablist = $(el, '[role="tablist"]')!;
+  const tabs = $$(el, '[role="tab"]');
+  expect(tabs, where).to.have.length(4);
+  expect(tablist.scrollWidth, `${where}: the tab bar does not scroll`).to.be.at.most(tablist.clientWidth);
+  const bar = tablist.getBoundingClientRect();
+  for (const tab of tabs) {
+    const lineHeight = parseFloat(getComputedStyle(tab).lineHeight);
+    const box = tab.getBoundingClientRect();
+    expect(box.height, `${where}: ${text(tab)} on one line`).to.be.below(Math.max(lineHeight * 2, 48) + 1);
+    expect(tab.scrollWidth, `${where}: ${text(tab)} not cut`).to.be.at.most(tab.clientWidth);
+    expect(box.right, `${where}: ${text(tab)} inside the bar`).to.be.at.most(bar.right + 0.5);
+  }
 }
 
 describe('<paylink-admin> layout', () => {
@@ -161,18 +250,47 @@ describe('<paylink-admin> layout', () => {
     await atWidth(PHONE);
     await expect(await show('links')).to.be.accessible();
     await expect(await show('money', 'dark')).to.be.accessible();
+    await expect(await show('payment-detail', 'dark')).to.be.accessible();
+    await expect(await show('webhook-detail')).to.be.accessible();
   });
 
   describe('at 375 px', () => {
     beforeEach(() => atWidth(PHONE));
 
-    for (const screen of ['links', 'link-form', 'link-detail', 'money'] as const) {
+    for (const screen of SCREENS) {
       it(`runs nothing off the side on ${screen}`, async () => {
         const el = await show(screen);
         expect(el.getBoundingClientRect().width).to.equal(PHONE.width);
         expect(overflows(el)).to.deep.equal([]);
       });
     }
+
+    it('runs nothing off the side in French either', async () => {
+      for (const screen of ['payments', 'payment-detail', 'webhook-detail'] as const) {
+        const el = await show(screen, undefined, 'fr');
+        expect(overflows(el), screen).to.deep.equal([]);
+        el.parentElement!.style.display = 'none';
+      }
+    });
+
+    it('shows every column of the payments, a payment’s transactions and a link’s payments as labelled lines', async () => {
+      const list = await show('payments');
+      expectStackedRows(list, part(list, 'payments-table'));
+      expect(visible(part(list, 'open-payment')), 'the way to a payment is on the card').to.equal(true);
+      const detail = await show('payment-detail');
+      expectStackedRows(detail, part(detail, 'transactions-table'));
+      const link = await show('link-detail');
+      expectStackedRows(link, part(link, 'link-payments-table'));
+    });
+
+    it('shows every column of the endpoints and the deliveries as labelled lines', async () => {
+      const list = await show('webhooks');
+      expectStackedRows(list, part(list, 'endpoints-table'));
+      expect(visible(part(list, 'toggle-endpoint')), 'the switch is on the card').to.equal(true);
+      const detail = await show('webhook-detail');
+      expectStackedRows(detail, part(detail, 'deliveries-table'));
+      expect(visible(part(detail, 'retry-delivery')), 'retry is on the card').to.equal(true);
+    });
 
     it('shows every column of the links table as a labelled line of a stacked row', async () => {
       const el = await show('links');
@@ -195,15 +313,21 @@ describe('<paylink-admin> layout', () => {
       expect(getComputedStyle(header).display, 'column headers are clipped, not removed').not.to.equal('none');
     });
 
-    it('fits the tabs on one line each', async () => {
-      const el = await show('links');
-      const tablist = $(el, '[role="tablist"]')!;
-      expect(tablist.scrollWidth).to.be.at.most(tablist.clientWidth);
-      for (const tab of $$(el, '[role="tab"]')) {
-        const lineHeight = parseFloat(getComputedStyle(tab).lineHeight);
-        expect(tab.getBoundingClientRect().height, `${text(tab)} on one line`).to.be.below(Math.max(lineHeight * 2, 48) + 1);
-        expect(tab.scrollWidth).to.be.at.most(tab.clientWidth);
+    it('fits the four tabs on one line each, in English and in French', async () => {
+      for (const locale of ['en', 'fr']) {
+        const el = await show('links', undefined, locale);
+        expectTabsFit(el, locale);
+        el.parentElement!.style.display = 'none';
       }
+    });
+
+    it('shows short tab labels while each tab keeps its full name', async () => {
+      const el = await show('links');
+      const money = $(el, '#tab-money')!;
+      expect(getComputedStyle(money, '::after').content).to.contain('Balances');
+      // What a screen reader announces: the full labels, not the short ones on screen.
+      const names = await executeServerCommand<string[], { role: string }>('admin-accessible-names', { role: 'tab' });
+      expect(names).to.deep.equal(['Payment links', 'Balances and withdrawals', 'Payments', 'Webhooks']);
     });
 
     it('keeps a visible label on every field of every cart row', async () => {
@@ -228,10 +352,28 @@ describe('<paylink-admin> layout', () => {
     });
   });
 
+  it('fits the four tabs between the phone and the desktop, in English and in French', async () => {
+    for (const width of [480, 640, 760, 1024]) {
+      await atWidth({ width, height: 900 });
+      for (const locale of ['en', 'fr']) {
+        const el = await show('links', undefined, locale);
+        expectTabsFit(el, `${locale} at ${width} px`);
+        el.parentElement!.style.display = 'none';
+      }
+    }
+  });
+
   describe('at 1280 px', () => {
     beforeEach(() => atWidth(DESKTOP));
 
-    for (const screen of ['links', 'link-form', 'link-detail', 'money'] as const) {
+    it('shows the full tab labels', async () => {
+      const el = await show('links', undefined, 'fr');
+      expect(getComputedStyle($(el, '#tab-money')!, '::after').content).to.equal('none');
+      expect(visible($(el, '#tab-money .tab-label'))).to.equal(true);
+      expectTabsFit(el, 'fr');
+    });
+
+    for (const screen of SCREENS) {
       it(`runs nothing off the side on ${screen}`, async () => {
         const el = await show(screen);
         expect(overflows(el)).to.deep.equal([]);
@@ -272,16 +414,22 @@ describe('<paylink-admin> layout', () => {
   describe('screenshots under test-results/', () => {
     for (const size of [PHONE, DESKTOP]) {
       for (const theme of ['light', 'dark'] as const) {
-        it(`saves every view at ${size.width} px, ${theme}`, async () => {
-          await atWidth(size);
-          for (const screen of ['links', 'link-form', 'link-detail', 'money'] as const) {
+        for (const screen of SCREENS) {
+          it(`saves ${screen} at ${size.width} px, ${theme}`, async () => {
+            await atWidth(size);
             const el = await show(screen, theme);
             await screenshot(el, `admin-${screen}-${size.width}-${theme}`);
-            // Out of the way of the next one (the fixture's cleanup removes it).
-            el.parentElement!.style.display = 'none';
-          }
-        });
+          });
+        }
       }
+    }
+    // French runs longest: the phone is where it would show (the screens whose set-up reads no English).
+    for (const screen of ['links', 'payments', 'payment-detail', 'webhooks', 'webhook-form', 'webhook-detail'] as const) {
+      it(`saves ${screen} at 375 px in French`, async () => {
+        await atWidth(PHONE);
+        const el = await show(screen, 'light', 'fr');
+        await screenshot(el, `admin-${screen}-375-fr`);
+      });
     }
   });
 });

@@ -525,6 +525,13 @@ describe('<paylink-checkout>', () => {
   });
 
   describe('against the real service', () => {
+    // The config starts the service (PGlite, migrations, seed) on first use: that start is not what
+    // these tests time, and on a loaded machine it outlasts a test's 10 s.
+    before(async function (this: { timeout(ms: number): void }) {
+      this.timeout(120_000);
+      await fetch('/__test/seed');
+    });
+
     it('loads a real link, starts a session, takes a sandbox payment and confirms it', async function () {
       const { slugs } = await (await fetch('/__test/seed')).json();
       const el = await fixture<PaylinkCheckout>(html`<paylink-checkout slug=${slugs.store} locale="en"></paylink-checkout>`);

@@ -101,4 +101,37 @@ describe('the OpenAPI document', () => {
     assert.ok(doc.components.responses.TooManyRequests.headers['Retry-After']);
     assert.ok(doc.paths['/v1/checkout/{slug}/sessions'].post.responses['429']);
   });
+
+  it('documents the payments and webhooks of DESIGN §8, and what a delivery carries', () => {
+    const expected: Array<[string, string, string]> = [
+      ['/v1/checkout-session', 'get', 'CheckoutSessionRecordList'],
+      ['/v1/checkout-session/{id}', 'get', 'CheckoutSessionRecord'],
+      ['/v1/webhook-endpoint', 'post', 'WebhookEndpointCreated'],
+      ['/v1/webhook-endpoint', 'get', 'WebhookEndpointList'],
+      ['/v1/webhook-endpoint', 'patch', 'WebhookEndpoint'],
+      ['/v1/webhook-endpoint/{id}', 'get', 'WebhookEndpoint'],
+      ['/v1/webhook-endpoint/{id}', 'delete', 'WebhookEndpointDeleted'],
+      ['/v1/webhook-endpoint/{id}/deliveries', 'get', 'WebhookDeliveryList'],
+      ['/v1/webhook-endpoint/{id}/test', 'post', 'WebhookDelivery'],
+      ['/v1/webhook-delivery/{id}', 'get', 'WebhookDelivery'],
+      ['/v1/webhook-delivery/{id}/retry', 'post', 'WebhookDelivery'],
+    ];
+    for (const [path, method, schema] of expected) {
+      const operation = doc.paths[path]?.[method];
+      assert.ok(operation, `${method} ${path}`);
+      const success = Object.entries(operation.responses as Json).find(([code]) => code.startsWith('2'))![1] as Json;
+      assert.equal(success.content['application/json'].schema.$ref, `#/components/schemas/${schema}`, `${method} ${path}`);
+    }
+    const query = doc.paths['/v1/checkout-session'].get.parameters.map((p: Json) => p.name);
+    assert.deepEqual(query.sort(), ['endDate', 'limit', 'linkId', 'page', 'reference', 'startDate', 'status']);
+    assert.deepEqual(doc.components.schemas.WebhookEventType.enum, [
+      'checkout.session.paid', 'checkout.session.underpaid', 'checkout.session.expired', 'payment.late', 'withdrawal.succeeded', 'withdrawal.failed',
+    ]);
+    for (const field of ['customer', 'transfers', 'reference', 'metadata', 'paidAt'])
+      assert.ok(doc.components.schemas.CheckoutSessionRecord.properties[field], field);
+    assert.equal(doc.components.schemas.CheckoutSession.properties.customer, undefined, 'the keyless session has no customer');
+    const delivery = doc.paths['/v1/webhook-endpoint'].post.callbacks.event['{$request.body#/url}'].post;
+    assert.deepEqual(delivery.parameters.map((p: Json) => p.name), ['Paylink-Event-Id', 'Paylink-Signature']);
+    assert.equal(delivery.requestBody.content['application/json'].schema.$ref, '#/components/schemas/WebhookEvent');
+  });
 });

@@ -70,13 +70,17 @@ export class AdminText {
 
 /**
  * One tab of the console. `<paylink-admin>` renders the tab bar from its list of tabs, loads a tab
- * when it is first shown (and again on `refresh()`), and tells it when it is shown or hidden. A new
- * area (payments, webhooks) is one more class implementing this, one more `AdminView` name, and a
- * label in the translation tables.
+ * when it is first shown (and again on `refresh()`), and tells it when it is shown or hidden. An
+ * area is one class implementing this, one `AdminView` name, and a label in the translation tables.
  */
 export interface AdminTab {
   /** The tab's label. */
   readonly label: AdminKey;
+  /**
+   * A shorter label shown instead where the tab bar is narrow (a phone); the accessible name stays
+   * `label`, which contains it (WCAG 2.5.3, label in name).
+   */
+  readonly shortLabel?: AdminKey;
   /** Loads what the tab shows: on its first showing, on `refresh()`, after signing in again. */
   load(): Promise<void>;
   /** The tab was shown again (true) or hidden (false): refresh quietly, start or stop live updates. */
@@ -159,6 +163,36 @@ export function normalizeAmount(typed: string, decimalSeparator: string): string
     return value.replace(/\./g, '').replace(',', '.');
   }
   return value.replace(/,/g, '');
+}
+
+/**
+ * Copies `value` to the clipboard and says so (`copied`); where the page may not write the clipboard
+ * (permissions, a plain-http page) it says so and selects the text of `fieldSelector` for a manual
+ * copy. Resolves true when the clipboard took it; `failed` runs before the selection, so the view
+ * can show its message first.
+ */
+export async function copyToClipboard(
+  host: AdminHost,
+  value: string,
+  copied: string,
+  fieldSelector: string,
+  failed: () => void,
+): Promise<boolean> {
+  try {
+    if (!navigator.clipboard?.writeText) throw new Error('no clipboard');
+    await navigator.clipboard.writeText(value);
+    host.announce(copied);
+    return true;
+  } catch {
+    failed();
+    host.announce(host.text.t('copyFailed'));
+    host.requestUpdate();
+    await host.updateComplete;
+    const field = host.shadowRoot?.querySelector<HTMLInputElement | HTMLTextAreaElement>(fieldSelector);
+    field?.focus();
+    field?.select();
+    return false;
+  }
 }
 
 /** A fresh `Idempotency-Key`: one per withdrawal the merchant means to make. */

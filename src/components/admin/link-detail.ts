@@ -1,13 +1,15 @@
 /**
  * One link in detail: its visits and payments with the conversion between them (a small bar chart
- * with a text alternative), the public URL and a ready-to-paste embed snippet, each with a copy button.
+ * with a text alternative), the public URL and a ready-to-paste embed snippet, each with a copy button,
+ * and the link's payments (`link-payments.ts`).
  */
 import { html, nothing, type TemplateResult } from 'lit';
 import { cssVar } from '../../internal/css-var.js';
-import type { PaymentLink } from '../../core/schemas.js';
+import type { CheckoutSessionRecord, PaymentLink } from '../../core/schemas.js';
 import { FlashController } from '../../internal/flash-controller.js';
-import { errorMessage, type AdminHost } from './admin-context.js';
+import { copyToClipboard, errorMessage, type AdminHost } from './admin-context.js';
 import { isHttpUrl } from './link-form.js';
+import { LinkPaymentsController } from './link-payments.js';
 import { ResourceController } from './resource-controller.js';
 import { errorBox } from './templates.js';
 
@@ -15,6 +17,10 @@ export interface LinkDetailActions {
   back(): void;
   edit(link: PaymentLink): void;
   changed(link: PaymentLink): void;
+  /** Opens one of the link's payments. */
+  openPayment(payment: CheckoutSessionRecord, link: PaymentLink): void;
+  /** Opens the payments tab on the link's payments. */
+  allPayments(link: PaymentLink): void;
 }
 
 /** The `<script>` + element pair a merchant pastes to sell through `link` on their own pages. */
@@ -41,6 +47,8 @@ export class LinkDetailController {
   toggling = false;
   /** Where the embed snippet loads the checkout from; derived from the link's URL when unset. */
   scriptSrc: string | undefined;
+  /** The link's payments, below its figures. */
+  readonly payments: LinkPaymentsController;
   private readonly flash: FlashController;
   private copyFailed = '';
 
@@ -53,6 +61,10 @@ export class LinkDetailController {
       received: (fresh) => actions.changed(fresh),
     });
     this.flash = new FlashController(host, 2500);
+    this.payments = new LinkPaymentsController(host, {
+      openPayment: (payment) => this.link && actions.openPayment(payment, this.link),
+      allPayments: () => this.link && actions.allPayments(this.link),
+    });
   }
 
   /** The link shown, if any. */
@@ -60,17 +72,19 @@ export class LinkDetailController {
     return this.resource.data;
   }
 
-  /** Shows `link` at once and refreshes its counts from the service. */
+  /** Shows `link` at once and refreshes its counts (and always its payments) from the service. */
   show(link: PaymentLink, refresh = true): void {
     this.resource.set(link);
     this.writeError = '';
     this.copyFailed = '';
     if (refresh) void this.reload();
+    else void this.payments.show(link);
   }
 
-  /** Loads the link shown again. */
+  /** Loads the link shown, and its payments, again. */
   async reload(): Promise<void> {
-    if (this.resource.data) await this.resource.load();
+    const link = this.resource.data;
+    if (link) await Promise.all([this.resource.load(), this.payments.show(link)]);
   }
 
   private async toggleActive(): Promise<void> {
@@ -93,23 +107,12 @@ export class LinkDetailController {
   }
 
   private async copy(which: 'url' | 'snippet', value: string): Promise<void> {
-    const { t } = { t: this.host.text.t.bind(this.host.text) };
+    const t = this.host.text.t.bind(this.host.text);
     this.copyFailed = '';
-    try {
-      if (!navigator.clipboard?.writeText) throw new Error('no clipboard');
-      await navigator.clipboard.writeText(value);
-      this.flash.show(which);
-      this.host.announce(t(which === 'url' ? 'copiedUrl' : 'copiedSnippet'));
-    } catch {
-      // Without clipboard access (permissions, http page) the text is selected for a manual copy.
+    const copied = await copyToClipboard(this.host, value, t(which === 'url' ? 'copiedUrl' : 'copiedSnippet'), which === 'url' ? '#ld-url' : '#ld-snippet', () => {
       this.copyFailed = which;
-      this.host.announce(t('copyFailed'));
-      this.host.requestUpdate();
-      await this.host.updateComplete;
-      const field = this.host.shadowRoot?.querySelector<HTMLInputElement | HTMLTextAreaElement>(which === 'url' ? '#ld-url' : '#ld-snippet');
-      field?.focus();
-      field?.select();
-    }
+    });
+    if (copied) this.flash.show(which);
   }
 
   private renderChart(link: PaymentLink): TemplateResult {
@@ -206,6 +209,7 @@ export class LinkDetailController {
           ${this.copyFailed === 'snippet' ? html`<p part="field-error">${t('copyFailed')}</p>` : nothing}
         </section>
       </div>
+      ${this.payments.render()}
     </article>`;
   }
 }

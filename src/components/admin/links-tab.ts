@@ -1,7 +1,6 @@
 /**
- * The links tab: three screens, the list, the create/edit form and one link's detail, and the moves
- * between them (with focus on each screen's heading). A payments tab will have the same shape: a
- * list screen and a detail screen.
+ * The links tab: four screens, the list, the create/edit form, one link's detail and one of its
+ * payments, and the moves between them (with focus on each screen's heading).
  */
 import type { TemplateResult } from 'lit';
 import type { PaymentLink } from '../../core/schemas.js';
@@ -9,6 +8,8 @@ import type { AdminHost, AdminTab } from './admin-context.js';
 import { LinkDetailController } from './link-detail.js';
 import { LinkFormController } from './link-form.js';
 import { LinksListController } from './links-view.js';
+import type { NetworkDirectory } from './networks.js';
+import { PaymentDetailController } from './payment-detail.js';
 
 /** What the links tab asks of `<paylink-admin>`. */
 export interface LinksTabOptions {
@@ -16,17 +17,23 @@ export interface LinksTabOptions {
   saved(link: PaymentLink, created: boolean): void;
   /** Where the embed snippet loads the checkout from (the element's `checkout-src`). */
   checkoutSrc(): string | undefined;
+  /** Opens the payments tab on `link`'s payments. */
+  showPayments(link: PaymentLink): void;
+  /** The explorers of the service's networks, for a payment's transactions. */
+  networks: NetworkDirectory;
 }
 
-type Screen = 'list' | 'form' | 'detail';
+type Screen = 'list' | 'form' | 'detail' | 'payment';
 
 export class LinksTab implements AdminTab {
   readonly label = 'tabLinks';
+  readonly shortLabel = 'tabLinksShort';
   /** The screen shown. */
   screen: Screen = 'list';
   private readonly links: LinksListController;
   private readonly form: LinkFormController;
   private readonly detail: LinkDetailController;
+  private readonly payment: PaymentDetailController;
 
   constructor(
     private readonly host: AdminHost,
@@ -45,17 +52,34 @@ export class LinksTab implements AdminTab {
       back: () => this.showList(),
       edit: (link) => this.editLink(link),
       changed: (link) => this.links.replace(link),
+      openPayment: (payment) => {
+        this.screen = 'payment';
+        this.payment.show(payment);
+        this.host.focusAfterRender('#payment-detail-heading');
+      },
+      allPayments: (link) => options.showPayments(link),
+    });
+    this.payment = new PaymentDetailController(host, options.networks, {
+      backLabel: () => host.text.t('backToLink', { title: this.detail.link?.title ?? '' }),
+      back: () => {
+        const link = this.detail.link;
+        if (link) this.showLink(link, false);
+        else this.showList();
+        this.host.focusAfterRender('#ld-payments');
+      },
     });
   }
 
   async load(): Promise<void> {
     if (this.screen === 'detail') await Promise.all([this.links.load(), this.detail.reload()]);
+    else if (this.screen === 'payment') await Promise.all([this.links.load(), this.payment.reload()]);
     else await this.links.load();
   }
 
   render(): TemplateResult {
     if (this.screen === 'form') return this.form.render();
     if (this.screen === 'detail') return this.detail.render();
+    if (this.screen === 'payment') return this.payment.render();
     return this.links.render();
   }
 

@@ -16,6 +16,7 @@ export interface MoneyTabEvents {
 
 export class MoneyTab implements AdminTab {
   readonly label = 'tabMoney';
+  readonly shortLabel = 'tabMoneyShort';
   private readonly balances: BalanceController;
   private readonly withdraw: WithdrawController;
   private readonly history: WithdrawalHistoryController;

@@ -14,7 +14,9 @@ import { linkDetailStyles } from './link-detail.styles.js';
 import { linkFormStyles } from './link-form.styles.js';
 import { linksListStyles } from './links-view.styles.js';
 import { moneyStyles } from './money-view.styles.js';
+import { paymentsStyles } from './payments.styles.js';
 import { templateStyles } from './templates.styles.js';
+import { webhooksStyles } from './webhooks.styles.js';
 import { withdrawStyles } from './withdraw-form.styles.js';
 import { historyStyles } from './withdrawal-history.styles.js';
 
@@ -67,6 +69,7 @@ const frameStyles = css`
     scrollbar-width: thin;
   }
   [role='tab'] {
+    position: relative;
     flex: none;
     min-height: 48px;
     border: 0;
@@ -80,6 +83,24 @@ const frameStyles = css`
     color: var(--_fg);
     border-bottom-color: var(--_accent);
     background: var(--_bg);
+  }
+  /*
+   * Where the bar is too narrow for four long labels (a phone; French runs longest), a tab with a
+   * short label shows it instead: generated content with empty alternative text, so the tab's
+   * accessible name stays its full label, and the full label stays in the DOM for screen readers.
+   */
+  @container (width < 720px) {
+    [role='tab'][data-short] .tab-label {
+      position: absolute;
+      width: 1px;
+      height: 1px;
+      overflow: hidden;
+      clip: rect(0 0 0 0);
+      white-space: nowrap;
+    }
+    [role='tab'][data-short]::after {
+      content: attr(data-short) / '';
+    }
   }
   [role='tabpanel'] {
     padding: calc(var(--_space) * 1.25);
@@ -132,4 +153,6 @@ export const adminStyles: CSSResultGroup = [
   moneyStyles,
   withdrawStyles,
   historyStyles,
+  paymentsStyles,
+  webhooksStyles,
 ];

@@ -14,16 +14,26 @@ import { tokens } from '../../internal/styles.js';
 import { AdminText, needsSignIn, type AdminHost, type AdminTab } from './admin-context.js';
 import { LinksTab } from './links-tab.js';
 import { MoneyTab } from './money-tab.js';
+import { NetworkDirectory } from './networks.js';
 import { adminStyles } from './paylink-admin.styles.js';
+import { PaymentsTab } from './payments-tab.js';
+import { downloadCsv, type PaymentsExportDetail } from './payments-export.js';
+import { WebhooksTab } from './webhooks-tab.js';
 
 /** The tabs of the console, in the order of the tab bar. */
-export const ADMIN_VIEWS = ['links', 'money'] as const;
-/** One tab of the console: `links` (payment links) or `money` (balances and withdrawals). */
+export const ADMIN_VIEWS = ['links', 'money', 'payments', 'webhooks'] as const;
+/**
+ * One tab of the console: `links` (payment links), `money` (balances and withdrawals), `payments`
+ * (the checkout sessions of every link, with what the customer entered) or `webhooks` (endpoints and
+ * their deliveries).
+ */
 export type AdminView = (typeof ADMIN_VIEWS)[number];
 
 /**
- * @summary The merchant's console: payment links (list, create, edit, counts, share) and money
- * (balances, withdrawals and their history). Talks only to the proxy's admin routes under `api-base`.
+ * @summary The merchant's console: payment links (list, create, edit, counts, share, their payments),
+ * money (balances, withdrawals and their history), payments (every checkout session with the customer's
+ * details, filters, CSV export) and webhooks (endpoints, test events, deliveries and retries). Talks
+ * only to the proxy's admin routes under `api-base`.
  *
  * Credentials: by default every request carries the merchant's own cookies (`credentials: 'include'`),
  * for a proxy whose `authorize` reads the merchant's session. Or set the `token` property (never an
@@ -36,21 +46,27 @@ export type AdminView = (typeof ADMIN_VIEWS)[number];
  * @event paylink-auth-required - The proxy refused the credentials (401, or 403 from `authorize`). `detail: { status }`.
  * @event paylink-link-saved - A link was created or edited. `detail: { link, created }`.
  * @event paylink-withdrawal-created - The service accepted a withdrawal. `detail: { id }`.
+ * @event paylink-payments-export - A CSV export of the payments is ready. `detail: { fileName, csv, count }`. Cancelable: `preventDefault()` stops the download (to store or send the file yourself).
  *
  * @slot sign-in - What to show when the merchant must sign in (e.g. a link to your login page).
  *
  * @csspart base - The frame around everything.
- * @csspart tabs - The tab list; each tab is `tab` and `tab-links` / `tab-money`.
- * @csspart panel - Each tab panel (`panel-links`, `panel-money`).
+ * @csspart tabs - The tab list; each tab is `tab` and `tab-links` / `tab-money` / `tab-payments` / `tab-webhooks`.
+ * @csspart panel - Each tab panel (`panel-links`, `panel-money`, `panel-payments`, `panel-webhooks`).
  * @csspart links-list - The list of links, with `filters`, `search`, `filter-kind`, `filter-active`, `links-table`, `link-row`, `pagination`.
  * @csspart cell-label - A column's label beside each value when a table's rows are stacked (under 600 px).
  * @csspart error - A view's error box (with a `retry` button when trying again can help); `form-error` under a form.
  * @csspart link-form - The create/edit form, with `input`, `field-error`, `cart`, `cart-item`, `cart-total`, `after-payment`, `active-toggle`, `submit`.
- * @csspart link-detail - One link, with `stats`, `chart`, `bar`, `public-url`, `embed-snippet`, `copy-url`, `copy-snippet`.
+ * @csspart link-detail - One link, with `stats`, `chart`, `bar`, `public-url`, `embed-snippet`, `copy-url`, `copy-snippet`, and `link-payments` (`link-payments-table`, `link-payment-row`, `all-link-payments`).
  * @csspart balances - The balance cards (`balance`, `balance-usdt`, `balance-cngn`).
  * @csspart withdraw-form - The withdrawal form, with `address`, `address-status`, `withdraw-amount`, `max`, `review`.
  * @csspart withdraw-confirm - The confirm step, with `confirm-amount`, `confirm-address`, `confirm`.
  * @csspart withdrawal-history - The history, with `filter-status`, `filter-from`, `filter-to`, `withdrawals-table`, `withdrawal-row`.
+ * @csspart payments-list - The payments, with `export-csv`, `export-progress`, `payment-filters`, `filter-payment-status`, `filter-link`, `filter-reference`, `filter-payments-from`, `filter-payments-to`, `payments-table`, `payment-row`, `open-payment`.
+ * @csspart payment-detail - One payment, with `customer` (`customer-address`, `customer-phone`, `customer-email`), `amounts`, `tags` (`reference`, `metadata`), `transactions` (`transactions-table`, `transaction-row`, `explorer-link`, `tx-hash`).
+ * @csspart webhooks-list - The endpoints, with `new-endpoint`, `endpoints-table`, `endpoint-row`, `endpoint-url`, `toggle-endpoint`.
+ * @csspart webhook-form - The add/change form, with `wh-url`, `events`, `event-option`, `wh-description`, `submit-endpoint`.
+ * @csspart webhook-detail - One endpoint, with `endpoint-secret` (`secret`, `copy-secret`, `secret-saved`), `send-test`, `test-result`, `delete-endpoint`, `delete-confirm` (`confirm-delete`), `deliveries` (`deliveries-table`, `delivery-row`, `retry-delivery`).
  * @csspart badge - Status badges (`badge-active`, `status-pending`, …).
  * @csspart button - Every button; `primary` marks the main action of a view.
  * @csspart sign-in - The sign-in message.
@@ -73,12 +89,22 @@ export type AdminView = (typeof ADMIN_VIEWS)[number];
 export class PaylinkAdmin extends PaylinkElement implements AdminHost {
   static override styles = [tokens, adminStyles];
 
+  private readonly networks = new NetworkDirectory(this);
+  private readonly payments = new PaymentsTab(this, this.networks, {
+    exported: (file) => {
+      if (this.emit('paylink-payments-export', file, true)) downloadCsv(file.csv, file.fileName, this.renderRoot);
+    },
+  });
   private readonly tabs: Record<AdminView, AdminTab> = {
     links: new LinksTab(this, {
       saved: (link, created) => this.emit('paylink-link-saved', { link, created }),
       checkoutSrc: () => this.checkoutSrc,
+      showPayments: (link) => this.showLinkPayments(link),
+      networks: this.networks,
     }),
     money: new MoneyTab(this, { withdrawalCreated: (id) => this.emit('paylink-withdrawal-created', { id }) }),
+    payments: this.payments,
+    webhooks: new WebhooksTab(this),
   };
 
   @state() private signedOut = false;
@@ -87,7 +113,7 @@ export class PaylinkAdmin extends PaylinkElement implements AdminHost {
   /** Where the merchant's proxy is mounted; requests go to `${apiBase}/admin/…`. */
   @property({ attribute: 'api-base' }) apiBase = '/paylink';
 
-  /** The area shown: `links` (default) or `money`. Reflected, so it can be set in markup. */
+  /** The area shown: `links` (default), `money`, `payments` or `webhooks`. Reflected, so it can be set in markup. */
   @property({ reflect: true }) view: AdminView = 'links';
 
   /** Language of texts and `Intl` formats (`en`, `fr`, `fr-CA`, …). Defaults to the page's `lang`, then the browser's. */
@@ -225,6 +251,15 @@ export class PaylinkAdmin extends PaylinkElement implements AdminHost {
     await this.tabs[view].load();
   }
 
+  /** Opens the payments tab on `link`'s payments (from the link's detail). */
+  private showLinkPayments(link: PaymentLink): void {
+    this.payments.showLink(link);
+    // A tab loaded before is loaded again here; one shown for the first time loads as it appears.
+    if (this.loaded.has('payments')) void this.payments.load();
+    this.view = 'payments';
+    this.focusAfterRender('#payments-heading');
+  }
+
   private selectView(view: AdminView, focusTab = false): void {
     this.view = view;
     if (focusTab) this.focusAfterRender(`#tab-${view}`);
@@ -244,8 +279,11 @@ export class PaylinkAdmin extends PaylinkElement implements AdminHost {
     this.selectView(next, true);
   }
 
-  private renderTab(view: AdminView, label: string): TemplateResult {
+  private renderTab(view: AdminView): TemplateResult {
     const selected = this.view === view;
+    const { label, shortLabel } = this.tabs[view];
+    const t = this.text.t.bind(this.text);
+    // The short label is generated content with empty alternative text: the tab's name stays the long label.
     return html`<button
       type="button"
       role="tab"
@@ -254,10 +292,9 @@ export class PaylinkAdmin extends PaylinkElement implements AdminHost {
       aria-selected=${selected ? 'true' : 'false'}
       aria-controls="panel-${view}"
       tabindex=${selected ? '0' : '-1'}
+      data-short=${shortLabel ? t(shortLabel) : nothing}
       @click=${() => this.selectView(view)}
-    >
-      ${label}
-    </button>`;
+    ><span class="tab-label">${t(label)}</span></button>`;
   }
 
   private renderSignIn(): TemplateResult {
@@ -277,7 +314,7 @@ export class PaylinkAdmin extends PaylinkElement implements AdminHost {
       ${this.signedOut
         ? this.renderSignIn()
         : html`<div role="tablist" part="tabs" aria-label=${t('consoleLabel')} @keydown=${this.handleTabKeydown}>
-              ${ADMIN_VIEWS.map((view) => this.renderTab(view, t(this.tabs[view].label)))}
+              ${ADMIN_VIEWS.map((view) => this.renderTab(view))}
             </div>
             ${ADMIN_VIEWS.map(
               (view) => html`<div role="tabpanel" id="panel-${view}" part="panel panel-${view}" aria-labelledby="tab-${view}" ?hidden=${this.view !== view}>
@@ -296,5 +333,6 @@ declare global {
     'paylink-auth-required': CustomEvent<{ status: number }>;
     'paylink-link-saved': CustomEvent<{ link: PaymentLink; created: boolean }>;
     'paylink-withdrawal-created': CustomEvent<{ id: string }>;
+    'paylink-payments-export': CustomEvent<PaymentsExportDetail>;
   }
 }

@@ -86,6 +86,43 @@ function row<Item>(item: Item, columns: readonly TableColumn<Item>[], rowPart: s
   </tr>`;
 }
 
+/** The table of `items`, its caption `label` (for screen readers) and its column headers. */
+function table<Item>(items: readonly Item[], columns: readonly TableColumn<Item>[], label: string, part: string, rowPart: string): TemplateResult {
+  return html`<table role="table" part=${part}>
+    <caption class="visually-hidden">${label}</caption>
+    <thead role="rowgroup">
+      <tr role="row">
+        ${columns.map(
+          (column) =>
+            html`<th scope="col" role="columnheader" class=${column.class ?? nothing}>
+              ${column.labelHidden ? html`<span class="visually-hidden">${column.label}</span>` : column.label}
+            </th>`,
+        )}
+      </tr>
+    </thead>
+    <tbody role="rowgroup">
+      ${items.map((item) => row(item, columns, rowPart))}
+    </tbody>
+  </table>`;
+}
+
+/** What `itemsTable` shows: a short list that needs no paging (a payment's transactions). */
+export interface ItemsTableOptions<Item> {
+  items: readonly Item[];
+  /** The table's caption and the name of its scrolling region. */
+  label: string;
+  part: string;
+  rowPart: string;
+  columns: readonly TableColumn<Item>[];
+}
+
+/** A list shown whole as a table, with the paged table's looks and its stacked rows under 600 px. */
+export function itemsTable<Item>(options: ItemsTableOptions<Item>): TemplateResult {
+  return html`<div class="table-wrap" role="region" tabindex="0" aria-label=${options.label}>
+    ${table(options.items, options.columns, options.label, options.part, options.rowPart)}
+  </div>`;
+}
+
 /** A paged list as a table, with its error box, loading and empty states, and pagination. */
 export function pagedTable<Item>(options: PagedTableOptions<Item>): TemplateResult {
   const { text, list, columns, label } = options;
@@ -98,22 +135,7 @@ export function pagedTable<Item>(options: PagedTableOptions<Item>): TemplateResu
       : data && data.items.length === 0
         ? html`<p part="empty" class="placeholder">${list.filtered ? options.emptyFiltered : options.empty}</p>`
         : data
-          ? html`<table role="table" part=${options.part}>
-              <caption class="visually-hidden">${label}</caption>
-              <thead role="rowgroup">
-                <tr role="row">
-                  ${columns.map(
-                    (column) =>
-                      html`<th scope="col" role="columnheader" class=${column.class ?? nothing}>
-                        ${column.labelHidden ? html`<span class="visually-hidden">${column.label}</span>` : column.label}
-                      </th>`,
-                  )}
-                </tr>
-              </thead>
-              <tbody role="rowgroup">
-                ${data.items.map((item) => row(item, columns, options.rowPart))}
-              </tbody>
-            </table>`
+          ? table(data.items, columns, label, options.part, options.rowPart)
           : nothing;
   const go = (target: number) => {
     void list.goTo(target);

@@ -14,6 +14,8 @@
  * | `withdrawal.ts`, `networks.ts` | withdrawals, EVM addresses, configured networks |
  * | `customer.ts` | what a customer types: address, phone (the service's rule), email |
  * | `session.ts` | checkout session statuses (open, settled, terminal) |
+ * | `session-tags.ts` | a session's `reference` and `metadata` |
+ * | `webhooks.ts` | webhook event types, delivery states, an endpoint's `url`, `events`, `description` |
  */
 export * from './types.js';
 export * from './limits.js';
@@ -25,3 +27,5 @@ export * from './networks.js';
 export * from './withdrawal.js';
 export * from './customer.js';
 export * from './session.js';
+export * from './session-tags.js';
+export * from './webhooks.js';

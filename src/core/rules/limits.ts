@@ -34,6 +34,9 @@ export const MAX_LENGTH = {
   reference: 200,
   metadataKey: 40,
   metadataValue: 500,
+  webhookDescription: 500,
+  /** An event type as typed (`checkout.session.paid`). */
+  webhookEventType: 64,
   visitId: 100,
   assetId: 16,
   blockchainId: 64,
@@ -53,6 +56,8 @@ export const MAX_COUNT = {
   quantity: 10_000,
   suggestedAmounts: 8,
   metadataEntries: 20,
+  /** Event types named in one webhook endpoint body (there are 6; repeats are dropped). */
+  webhookEvents: 20,
   fiatCurrencies: 40,
   page: 1_000_000,
   pageSize: 100,

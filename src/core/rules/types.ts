@@ -50,6 +50,17 @@ export const RULE_KEYS = [
   'customer.phoneRequired',
   'customer.phoneInvalid',
   'customer.emailInvalid',
+  // A session's reference and metadata (core/rules/session.ts)
+  'metadata.tooMany',
+  'metadata.keyInvalid',
+  'metadata.valueInvalid',
+  // Webhook endpoints (core/rules/webhooks.ts)
+  'webhook.urlRequired',
+  'webhook.urlInvalid',
+  'webhook.urlHttps',
+  'webhook.urlPrivate',
+  'webhook.eventsRequired',
+  'webhook.eventUnknown',
 ] as const;
 
 /** The key of one message. */

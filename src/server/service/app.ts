@@ -22,7 +22,8 @@ import { balanceRoutes } from './ledger/index.js';
 import { createLinkCache, paymentLinkRoutes } from './links/index.js';
 import { type MoneyDeps, withMoneyDefaults } from './money-deps.js';
 import { openApiDocument } from './openapi.js';
-import { checkoutRoutes } from './sessions/index.js';
+import { checkoutRoutes, checkoutSessionRoutes } from './sessions/index.js';
+import { webhookDeliveryRoutes, webhookEndpointRoutes } from './webhooks/index.js';
 import { withdrawalRoutes } from './withdrawals/index.js';
 
 export type { ServiceDeps } from './context.js';
@@ -124,6 +125,9 @@ export function createApp(baseDeps: ServiceDeps & Partial<MoneyDeps>) {
   app.route('/v1/checkout', checkoutRoutes(deps, links));
   app.route('/v1/withdrawal', withdrawalRoutes(deps));
   app.route('/v1/balance', balanceRoutes(deps));
+  app.route('/v1/checkout-session', checkoutSessionRoutes(deps));
+  app.route('/v1/webhook-endpoint', webhookEndpointRoutes(deps));
+  app.route('/v1/webhook-delivery', webhookDeliveryRoutes(deps));
   hostedPageRoutes(app, deps, links);
   app.get('/dist/:file', (c) => serveBundle(c.req.raw, c.req.param('file')));
   return app;

@@ -45,6 +45,15 @@ export const API_MESSAGES: Readonly<Record<RuleKey, string>> = {
   'customer.phoneRequired': 'This link asks for your phone number',
   'customer.phoneInvalid': 'Enter a phone number in international form, such as +2348012345678',
   'customer.emailInvalid': 'Enter a valid email address',
+  'metadata.tooMany': 'metadata holds at most {max} keys',
+  'metadata.keyInvalid': 'metadata keys are 1 to {max} characters',
+  'metadata.valueInvalid': 'metadata values are strings',
+  'webhook.urlRequired': 'url is required: the https:// address Paylink posts events to',
+  'webhook.urlInvalid': 'url must be an absolute https:// URL, without user:password@ or #fragment',
+  'webhook.urlHttps': 'url must use https:// (http:// is allowed only on the sandbox chain or with PAYLINK_WEBHOOK_ALLOW_PRIVATE=1)',
+  'webhook.urlPrivate': 'url points at a private, loopback, link-local or metadata address, which this service does not post to (allowed only on the sandbox chain or with PAYLINK_WEBHOOK_ALLOW_PRIVATE=1)',
+  'webhook.eventsRequired': 'events needs at least one event type (leave it out for all of them)',
+  'webhook.eventUnknown': 'Unknown event type; one of {events}',
 };
 
 /** The API's text of one rule error. */

@@ -1,11 +1,12 @@
 /**
- * What the money rooms (sessions, ledger, withdrawals) need beyond `ServiceDeps`. `createApp`
+ * What the money rooms (sessions, ledger, withdrawals, webhooks) need beyond `ServiceDeps`. `createApp`
  * fills in defaults for whatever the caller leaves out, so `createApp({db, chain, publicUrl, now})`
  * still gives a complete service (without a payout worker: that runs in `serve.ts`).
  */
 import type { ServiceDeps } from './context.js';
 import { createSessionEvents, type SessionEvents } from './events/index.js';
 import { createRateTable, type RateTable } from './sessions/rates.js';
+import { resolveWebhookSettings, type WebhookSettings } from './webhooks/settings.js';
 
 export interface MoneyDeps {
   rates: RateTable;
@@ -14,6 +15,8 @@ export interface MoneyDeps {
   onWithdrawalCreated: () => void;
   /** Interval of SSE heartbeat comments (and of the re-read that backs up NOTIFY), in ms; give `sessionEvents` the same. */
   sseHeartbeatMs: number;
+  /** How webhooks are delivered: SSRF rule, retry base, timeouts (./webhooks/settings.ts). */
+  webhooks: WebhookSettings;
 }
 
 export type MoneyServiceDeps = ServiceDeps & MoneyDeps;
@@ -25,5 +28,6 @@ export function withMoneyDefaults(deps: ServiceDeps & Partial<MoneyDeps>): Money
     sessionEvents: deps.sessionEvents ?? createSessionEvents(deps.db, { heartbeatMs: deps.sseHeartbeatMs }),
     onWithdrawalCreated: deps.onWithdrawalCreated ?? (() => {}),
     sseHeartbeatMs: deps.sseHeartbeatMs ?? 15_000,
+    webhooks: deps.webhooks ?? resolveWebhookSettings(deps.chain.sandbox),
   };
 }

@@ -21,6 +21,8 @@ const REQUEST_SCHEMAS = {
   StartSessionInput: S.StartSessionInput,
   SimulatePaymentInput: S.SimulatePaymentInput,
   CreateWithdrawalInput: S.CreateWithdrawalInput,
+  CreateWebhookEndpointInput: S.CreateWebhookEndpointInput,
+  UpdateWebhookEndpointInput: S.UpdateWebhookEndpointInput,
 } satisfies Record<string, z.ZodType>;
 const RESPONSE_SCHEMAS: Record<string, z.ZodType> = {
   LinkType: S.LinkType,
@@ -45,6 +47,21 @@ const RESPONSE_SCHEMAS: Record<string, z.ZodType> = {
   WithdrawalNetworkList: S.WithdrawalNetworkList,
   BalanceItem: S.BalanceItem,
   Balance: S.Balance,
+  SessionTransfer: S.SessionTransfer,
+  CustomerDetails: S.CustomerDetails,
+  CheckoutSessionRecord: S.CheckoutSessionRecord,
+  CheckoutSessionRecordList: S.CheckoutSessionRecordList,
+  WebhookEventType: S.WebhookEventType,
+  WebhookEndpoint: S.WebhookEndpoint,
+  WebhookEndpointCreated: S.WebhookEndpointCreated,
+  WebhookEndpointList: S.WebhookEndpointList,
+  WebhookEndpointDeleted: S.WebhookEndpointDeleted,
+  WebhookDeliveryStatus: S.WebhookDeliveryStatus,
+  WebhookAttempt: S.WebhookAttempt,
+  WebhookDelivery: S.WebhookDelivery,
+  WebhookDeliveryList: S.WebhookDeliveryList,
+  WebhookTestObject: S.WebhookTestObject,
+  WebhookEvent: S.WebhookEvent,
   FieldError: S.FieldError,
   ErrorBody: S.ErrorBody,
 };
@@ -173,6 +190,29 @@ const body = (id: keyof typeof REQUEST_SCHEMAS) => ({ required: true, content: {
 const keyed = [{ apiKey: [] }];
 const publicOperation: never[] = [];
 
+/** What the service sends to an endpoint: the callback of `createWebhookEndpoint` (OpenAPI 3.0 has no `webhooks`). */
+const webhookDelivery = {
+  operationId: 'deliverWebhookEvent',
+  summary: 'One delivery of an event to the endpoint (the service sends it; verify it with `verifyWebhook`)',
+  tags: ['Webhooks'],
+  security: publicOperation,
+  parameters: [
+    { name: 'Paylink-Event-Id', in: 'header', required: true, description: 'The event id (`evt_…`), the same on every retry', schema: { type: 'string', maxLength: 64 } },
+    {
+      name: 'Paylink-Signature',
+      in: 'header',
+      required: true,
+      description: '`t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`',
+      schema: { type: 'string', maxLength: 1024 },
+    },
+  ],
+  requestBody: { required: true, content: { 'application/json': { schema: ref('WebhookEvent') } } },
+  responses: {
+    200: { description: 'Any 2xx within 10 s marks the delivery delivered' },
+    400: { description: 'Any other answer (a refused signature, say), a redirect, or none within 10 s: a failed attempt, retried' },
+  },
+};
+
 let cached: object | undefined;
 
 /** The OpenAPI 3.0 document of the service (built once). */
@@ -193,6 +233,21 @@ export function openApiDocument(): object {
       { name: 'Checkout', description: 'The keyless public API the checkout element and the hosted page call' },
       { name: 'Withdrawals', description: 'Crypto payouts from the balance (spec §4.5–4.6), behind `X-API-KEY`' },
       { name: 'Balance', description: 'Available and pending funds per asset, behind `X-API-KEY`' },
+      {
+        name: 'Payments',
+        description:
+          'The merchant’s checkout sessions with what the customer entered (delivery address, phone, email), the amounts and every transfer, behind `X-API-KEY`. The keyless checkout API never returns customer details.',
+      },
+      {
+        name: 'Webhooks',
+        description:
+          'Endpoints the service posts events to, and their delivery logs, behind `X-API-KEY`. A delivery is `POST <url>` with a `WebhookEvent` as JSON and the headers ' +
+          '`Paylink-Event-Id` (the event id, the same on every retry) and `Paylink-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>` ' +
+          '(check it with `verifyWebhook` of `paylink/webhooks`). A 2xx within 10 s is delivered; anything else (redirects are not followed) is retried after ' +
+          '`PAYLINK_WEBHOOK_RETRY_BASE_MS` (30 s), then doubling, for 3 days. Events: ' +
+          '`checkout.session.paid` (paid or overpaid), `checkout.session.underpaid`, `checkout.session.expired`, `payment.late`, `withdrawal.succeeded`, `withdrawal.failed`. ' +
+          'Endpoints at loopback, private, link-local or metadata addresses are refused (at creation and at every delivery) unless the chain is the sandbox or `PAYLINK_WEBHOOK_ALLOW_PRIVATE=1`.',
+      },
     ],
     components: {
       securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-KEY', description: 'An integrator API key (`paylink keys create`)' } },
@@ -355,6 +410,111 @@ export function openApiDocument(): object {
           security: keyed,
           parameters: [uuidParameter('The withdrawal’s id')],
           responses: responses({ 200: json(ref('Withdrawal'), 'The withdrawal') }, [401, 404]),
+        },
+      },
+      '/v1/checkout-session': {
+        get: {
+          operationId: 'listCheckoutSessionRecords',
+          summary: 'List the merchant’s checkout sessions (its payments), newest first',
+          tags: ['Payments'],
+          security: keyed,
+          parameters: queryParameters(S.ListCheckoutSessionsQuery),
+          responses: responses({ 200: json(ref('CheckoutSessionRecordList'), 'One page of sessions') }, [400, 401]),
+        },
+      },
+      '/v1/checkout-session/{id}': {
+        get: {
+          operationId: 'getCheckoutSessionRecord',
+          summary: 'Get one checkout session with its transfers, reference, metadata and customer details',
+          tags: ['Payments'],
+          security: keyed,
+          parameters: [uuidParameter('The session’s id')],
+          responses: responses({ 200: json(ref('CheckoutSessionRecord'), 'The session') }, [401, 404]),
+        },
+      },
+      '/v1/webhook-endpoint': {
+        post: {
+          operationId: 'createWebhookEndpoint',
+          summary: 'Add a webhook endpoint; the answer carries its signing secret, shown only here',
+          tags: ['Webhooks'],
+          security: keyed,
+          requestBody: body('CreateWebhookEndpointInput'),
+          responses: responses({ 201: json(ref('WebhookEndpointCreated'), 'Created, with `secret`') }, [400, 401, 413]),
+          callbacks: { event: { '{$request.body#/url}': { post: webhookDelivery } } },
+        },
+        get: {
+          operationId: 'listWebhookEndpoints',
+          summary: 'List webhook endpoints, newest first',
+          tags: ['Webhooks'],
+          security: keyed,
+          parameters: queryParameters(S.ListWebhookEndpointsQuery),
+          responses: responses({ 200: json(ref('WebhookEndpointList'), 'One page of endpoints') }, [400, 401]),
+        },
+        patch: {
+          operationId: 'updateWebhookEndpoint',
+          summary: 'Change the endpoint named by `id`: its url, events, description or isActive',
+          tags: ['Webhooks'],
+          security: keyed,
+          requestBody: body('UpdateWebhookEndpointInput'),
+          responses: responses({ 200: json(ref('WebhookEndpoint'), 'The updated endpoint') }, [400, 401, 404, 413]),
+        },
+      },
+      '/v1/webhook-endpoint/{id}': {
+        get: {
+          operationId: 'getWebhookEndpoint',
+          summary: 'Get one webhook endpoint (never its secret)',
+          tags: ['Webhooks'],
+          security: keyed,
+          parameters: [uuidParameter('The endpoint’s id')],
+          responses: responses({ 200: json(ref('WebhookEndpoint'), 'The endpoint') }, [401, 404]),
+        },
+        delete: {
+          operationId: 'deleteWebhookEndpoint',
+          summary: 'Delete a webhook endpoint, its pending deliveries and its log',
+          tags: ['Webhooks'],
+          security: keyed,
+          parameters: [uuidParameter('The endpoint’s id')],
+          responses: responses({ 200: json(ref('WebhookEndpointDeleted'), 'Deleted') }, [401, 404]),
+        },
+      },
+      '/v1/webhook-endpoint/{id}/deliveries': {
+        get: {
+          operationId: 'listWebhookDeliveries',
+          summary: 'The endpoint’s delivery log, newest first: attempts, status codes, errors, next retry',
+          tags: ['Webhooks'],
+          security: keyed,
+          parameters: [uuidParameter('The endpoint’s id'), ...queryParameters(S.ListWebhookDeliveriesQuery)],
+          responses: responses({ 200: json(ref('WebhookDeliveryList'), 'One page of deliveries') }, [400, 401, 404]),
+        },
+      },
+      '/v1/webhook-endpoint/{id}/test': {
+        post: {
+          operationId: 'sendWebhookTestEvent',
+          summary: 'Send a `webhook.test` event to the endpoint now (even an inactive one); answers with its delivery after that attempt (not retried on its own)',
+          tags: ['Webhooks'],
+          security: keyed,
+          parameters: [uuidParameter('The endpoint’s id')],
+          responses: responses({ 200: json(ref('WebhookDelivery'), 'The test delivery after its attempt') }, [401, 404]),
+        },
+      },
+      '/v1/webhook-delivery/{id}': {
+        get: {
+          operationId: 'getWebhookDelivery',
+          summary: 'Get one delivery and its attempts',
+          tags: ['Webhooks'],
+          security: keyed,
+          parameters: [uuidParameter('The delivery’s id')],
+          responses: responses({ 200: json(ref('WebhookDelivery'), 'The delivery') }, [401, 404]),
+        },
+      },
+      '/v1/webhook-delivery/{id}/retry': {
+        post: {
+          operationId: 'retryWebhookDelivery',
+          summary: 'Send the delivery’s event again now (same event id, new signature), whatever its status; answers with the delivery after that attempt',
+          tags: ['Webhooks'],
+          security: keyed,
+          parameters: [uuidParameter('The delivery’s id')],
+          responses: responses({ 200: json(ref('WebhookDelivery'), 'The delivery after the attempt') }, [401, 404]),
         },
       },
       '/v1/balance': {

@@ -1,9 +1,10 @@
 /**
  * Runs the service on a port: opens the database (migrating it), builds the app, starts the
- * background work (the payout worker and the session expiry sweep) and listens, on a Node server with
- * the limits of DESIGN §9 (`server/limits/`: header and body timeouts, connections per client and in
- * total; the app adds event-stream caps and per-client rate limits). Every limit is an option here and
- * an environment variable (`PAYLINK_*`, see `server/limits/options.ts`); options win.
+ * background work (the payout worker, the webhook delivery worker, the session expiry sweep and the
+ * retention sweep) and listens, on a Node server with the limits of DESIGN §9 (`server/limits/`: header
+ * and body timeouts, connections per client and in total; the app adds event-stream caps and per-client
+ * rate limits). Every limit is an option here and an environment variable (`PAYLINK_*`, see
+ * `server/limits/options.ts`); options win.
  * `close()` stops the background work (payouts in flight finish first), ends the SSE streams,
  * stops accepting, drains in-flight requests, then closes the database.
  */
@@ -27,7 +28,9 @@ import { openDatabase, type Database } from '../db/index.js';
 import { createApp } from './app.js';
 import { createSessionEvents, type SessionEvents } from './events/index.js';
 import { startPayoutWorker, type PayoutWorker, type PayoutWorkerOptions } from './payouts/index.js';
+import { readRetentionDays, startRetentionSweep } from './retention.js';
 import { createRateTable, startExpirySweep } from './sessions/index.js';
+import { resolveWebhookSettings, startWebhookWorker, type WebhookSettings, type WebhookWorker, type WebhookWorkerOptions } from './webhooks/index.js';
 
 /** Options of `startService`; the limits' defaults and environment variables are in `server/limits/options.ts`. */
 export interface ServiceOptions extends ConnectionLimitOptions, StreamLimitOptions, PublicWriteLimitOptions {
@@ -56,6 +59,17 @@ export interface ServiceOptions extends ConnectionLimitOptions, StreamLimitOptio
   logger?: Logger;
   /** Where `PAYLINK_*` settings are read from (default `process.env`). */
   env?: Env;
+  /** Run the webhook delivery worker in this instance (default true). */
+  webhookWorker?: boolean;
+  /**
+   * Webhook settings over the environment's (`PAYLINK_WEBHOOK_RETRY_BASE_MS`, `PAYLINK_WEBHOOK_ALLOW_PRIVATE`):
+   * tests shorten the retry base and the lease, and inject a DNS resolver.
+   */
+  webhooks?: Partial<WebhookSettings> & WebhookWorkerOptions;
+  /** Days a never-paid session is kept after it expired (default `PAYLINK_SESSION_RETENTION_DAYS`, else 30). */
+  retentionDays?: number;
+  /** How often the retention sweep runs, in ms (default 1 hour). */
+  retentionSweepMs?: number;
 }
 
 export interface RunningService {
@@ -66,6 +80,8 @@ export interface RunningService {
   app: ReturnType<typeof createApp>;
   /** This instance's payout worker (absent with `payoutWorker: false`). */
   payoutWorker: PayoutWorker | undefined;
+  /** This instance's webhook delivery worker (absent with `webhookWorker: false`). */
+  webhookWorker: WebhookWorker | undefined;
   /** This instance's fan-out of session changes to its event streams (its `reads` count the database reads it made). */
   sessionEvents: SessionEvents;
   /** Connections open now (refused ones excluded). */
@@ -74,12 +90,16 @@ export interface RunningService {
 }
 
 export async function startService(options: ServiceOptions = {}): Promise<RunningService> {
-  // A malformed rate override or limit fails here, before anything is opened.
+  // A malformed rate override, limit or setting fails here, before anything is opened.
   const rates = createRateTable(options.rates);
   const env = options.env ?? process.env;
   const connectionLimits = resolveConnectionLimits(options, env);
   const limits = { ...resolveStreamLimits(options, env), ...resolvePublicWriteLimits(options, env) };
   const log = options.logger ?? defaultLogger;
+  const chain = options.chain ?? createSandboxChain();
+  const { pollIntervalMs: webhookPollMs, batchSize: webhookBatch, ...webhookOverrides } = options.webhooks ?? {};
+  const webhooks = resolveWebhookSettings(chain.sandbox, webhookOverrides);
+  const retentionDays = options.retentionDays ?? readRetentionDays(env.PAYLINK_SESSION_RETENTION_DAYS);
   const db = options.db ?? (await openDatabase({ databaseUrl: options.databaseUrl, dataDir: options.dataDir }));
   const host = options.host ?? '127.0.0.1';
   let listener: Parameters<typeof createLimitedServer>[0] = (_req, res) => {
@@ -95,12 +115,14 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
   const port = (server.address() as AddressInfo).port;
   const origin = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   const publicUrl = (options.publicUrl ?? process.env.PAYLINK_PUBLIC_URL ?? `${origin}/pay`).replace(/\/+$/, '');
-  const chain = options.chain ?? createSandboxChain();
   const now = options.now ?? (() => new Date());
   const sseHeartbeatMs = options.sseHeartbeatMs ?? 15_000;
   const sessionEvents = createSessionEvents(db, { heartbeatMs: sseHeartbeatMs });
   const worker = options.payoutWorker === false ? undefined : startPayoutWorker({ db, chain, now }, options.payouts);
   const stopSweep = startExpirySweep({ db, now, log }, options.expirySweepMs ?? 30_000);
+  const webhookWorker =
+    options.webhookWorker === false ? undefined : startWebhookWorker({ db, now, webhooks }, { pollIntervalMs: webhookPollMs, batchSize: webhookBatch });
+  const stopRetention = startRetentionSweep({ db, now }, retentionDays, options.retentionSweepMs ?? 60 * 60 * 1000);
   const app = createApp({
     db,
     chain,
@@ -113,6 +135,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
     log,
     clientAddress: limited.clientAddress,
     limits,
+    webhooks,
   });
   listener = getRequestListener(app.fetch);
 
@@ -124,6 +147,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
     server,
     app,
     payoutWorker: worker,
+    webhookWorker,
     sessionEvents,
     get openConnections() {
       return limited.openConnections;
@@ -132,7 +156,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
       (closing ??= (async () => {
         // Background work first (a payout in flight is finished and recorded), and the SSE
         // streams are ended so they do not hold the drain.
-        await Promise.all([worker?.stop(), stopSweep(), sessionEvents.close()]);
+        await Promise.all([worker?.stop(), webhookWorker?.stop(), stopSweep(), stopRetention(), sessionEvents.close()]);
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           server.closeIdleConnections();

@@ -1,11 +1,16 @@
 /**
  * Recording a domain event: the one place where a room says "this happened, in this transaction".
  * An event recorded inside a transaction takes effect when (and only if) that transaction commits:
- * today each is a `NOTIFY` that every instance listening on the database hears (session streams,
- * link caches); the webhook outbox of phase 2 (DESIGN §8) is one more insert here, in the same
- * transaction, so an event is never sent for a change that rolled back, nor lost for one that committed.
+ * - `session.changed` and `link.changed` are a `NOTIFY` that every instance listening on the database
+ *   hears (session streams, link caches);
+ * - the six webhook events of DESIGN §8 are written to the webhook outbox (../webhooks/outbox.ts), in
+ *   the same transaction, followed by a `NOTIFY` that wakes the delivery workers of every instance. So
+ *   an event is never sent for a change that rolled back, nor lost for one that committed.
  */
+import type { WebhookEventTypeName } from '../../../core/rules/webhooks.js';
+import type { CheckoutSessionRecord, Withdrawal } from '../../../core/schemas.js';
 import type { Queryable } from '../../db/index.js';
+import { enqueueWebhookEvent } from '../webhooks/outbox.js';
 
 /** Checkout session changes, heard by the SSE streams of every instance (./session-events.ts). */
 export const SESSION_CHANNEL = 'paylink_session_status';
@@ -13,12 +18,31 @@ export const SESSION_CHANNEL = 'paylink_session_status';
 /** Link changes (payload: the slug), heard by the link caches of every instance (../links/cache.ts). */
 export const LINK_CHANNEL = 'paylink_link_changed';
 
+/** New webhook deliveries (payload: the event id), heard by the delivery workers of every instance (../webhooks/worker.ts). */
+export const WEBHOOK_CHANNEL = 'paylink_webhook_due';
+
+/**
+ * A change merchants hear of by webhook. `object` is the subject as its keyed GET returns it, read in the
+ * recording transaction (so it shows the change) and only when an endpoint of `integratorId` listens.
+ */
+interface Announcement<Type extends WebhookEventTypeName, Subject> {
+  type: Type;
+  integratorId: string;
+  /** When it happened, on the service clock. */
+  at: Date;
+  object: () => Promise<Subject>;
+}
+
 /** Something that happened to a room's data. */
 export type DomainEvent =
   /** A checkout session changed: its status, what was paid, or its expiry. */
   | { type: 'session.changed'; sessionId: string }
   /** A payment link's content or state changed. */
-  | { type: 'link.changed'; slug: string };
+  | { type: 'link.changed'; slug: string }
+  /** A session was paid (or overpaid), left underpaid by a transfer, or expired; a transfer came late. */
+  | Announcement<'checkout.session.paid' | 'checkout.session.underpaid' | 'checkout.session.expired' | 'payment.late', CheckoutSessionRecord>
+  /** A withdrawal's payout went out, or failed (its funds returned). */
+  | Announcement<'withdrawal.succeeded' | 'withdrawal.failed', Withdrawal>;
 
 /** Records `event` in the transaction `tx`. Call it from the transaction that makes the change. */
 export async function recordEvent(tx: Queryable, event: DomainEvent): Promise<void> {
@@ -29,5 +53,9 @@ export async function recordEvent(tx: Queryable, event: DomainEvent): Promise<vo
     case 'link.changed':
       await tx.query('SELECT pg_notify($1, $2)', [LINK_CHANNEL, event.slug]);
       return;
+    default: {
+      const eventId = await enqueueWebhookEvent(tx, event);
+      if (eventId !== undefined) await tx.query('SELECT pg_notify($1, $2)', [WEBHOOK_CHANNEL, eventId]);
+    }
   }
 }

@@ -253,4 +253,6 @@ export const linkSql = {
   /** The link's slug and post-payment action, as `slug, redirect, show_confirmation_page, success_message, redirect_url`. */
   sessionColumns: (alias: string) =>
     `${alias}.slug, ${alias}.redirect, ${alias}.show_confirmation_page, ${alias}.success_message, ${alias}.redirect_url`,
+  /** The link's slug and title, as `slug, link_title` (the merchant's view of a session). */
+  recordColumns: (alias: string) => `${alias}.slug, ${alias}.title AS link_title`,
 };

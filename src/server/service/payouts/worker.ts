@@ -28,7 +28,7 @@ import { PayoutError, type ChainAdapter } from '../../chain/types.js';
 import type { Database, Queryable } from '../../db/index.js';
 import { defaultLogger } from '../../log.js';
 import { applyLedgerChange, assetAmount } from '../ledger/index.js';
-import { claimDue, markFailed, markSucceeded, type ClaimedWithdrawal } from '../withdrawals/index.js';
+import { announceWithdrawal, claimDue, markFailed, markSucceeded, type ClaimedWithdrawal } from '../withdrawals/index.js';
 
 export interface PayoutWorkerOptions {
   /** How often an idle worker looks for work, in ms (default 1000). `kick()` wakes it sooner. */
@@ -72,7 +72,7 @@ export type PayoutOutcome = { ok: true; txHash: string; sandbox: boolean } | { o
  * ledger entry that goes with it (`withdrawal_payout`: pending − amount; `withdrawal_release`:
  * pending − amount, available + amount). Returns false, having changed nothing, when the withdrawal
  * was finished already or claimed again by a newer attempt (a failure is fenced by `attempts`).
- * Phase 2 records the `withdrawal.succeeded`/`withdrawal.failed` events here (`recordEvent`, ../events/).
+ * The `withdrawal.succeeded`/`withdrawal.failed` webhook is recorded here, in the same transaction.
  */
 export async function finishPayout(tx: Queryable, withdrawal: ClaimedWithdrawal, outcome: PayoutOutcome, now: Date): Promise<boolean> {
   const amount = assetAmount(withdrawal.amount);
@@ -88,6 +88,7 @@ export async function finishPayout(tx: Queryable, withdrawal: ClaimedWithdrawal,
     pendingDelta: `-${amount}`,
     withdrawalId: withdrawal.id,
   });
+  await announceWithdrawal(tx, outcome.ok ? 'withdrawal.succeeded' : 'withdrawal.failed', { id: withdrawal.id, integratorId: withdrawal.integrator_id }, now);
   return true;
 }
 

@@ -14,6 +14,7 @@ import { randomUUID } from 'node:crypto';
 import { compareDecimal, fiatDigits, formatFixed, fromUnits, toDecimalString, type AssetId } from '../../../core/money.js';
 import { checkAmount } from '../../../core/rules/amount.js';
 import { checkCustomer } from '../../../core/rules/customer.js';
+import { checkSessionTags } from '../../../core/rules/session-tags.js';
 import { CRYPTO_DIGITS, isUuid, QUOTE_TTL_MS } from '../../../core/rules/limits.js';
 import { OPEN_STATUSES, SETTLED_STATUSES } from '../../../core/rules/session.js';
 import { RuleErrors } from '../../../core/rules/types.js';
@@ -27,6 +28,7 @@ import { getLinkBySlug, linkState } from '../links/index.js';
 import type { MoneyServiceDeps } from '../money-deps.js';
 import { ruleMessage } from '../messages.js';
 import { compareAcross, convertFiat, quoteCrypto } from './rates.js';
+import { announceSession } from './records.js';
 import { expireDue, expireSession, findSession, findTransferSession, insertSession, type SessionRow } from './repository.js';
 import { settleIncomingTransfer, units } from './settlement.js';
 import type { z } from 'zod';
@@ -139,6 +141,8 @@ export async function startSession(deps: MoneyServiceDeps, slug: string, body: u
 
   const { customer, errors: customerErrors } = checkCustomer(input.customer, { collectAddress: link.collect_address, collectPhone: link.collect_phone });
   for (const error of customerErrors) fail(error.path, ruleMessage(error));
+  const { tags, errors: tagErrors } = checkSessionTags(input.reference, input.metadata);
+  for (const error of tagErrors) fail(error.path, ruleMessage(error));
 
   if (errors.length) throw validationError(errors);
   if (!network || fiatAmount === null) throw new Error('unreachable: validated above');
@@ -161,6 +165,7 @@ export async function startSession(deps: MoneyServiceDeps, slug: string, body: u
     cryptoAmount,
     payAddress,
     customer,
+    ...tags,
     expiresAt,
     createdAt: now,
   };
@@ -207,21 +212,36 @@ export async function getSession(deps: MoneyServiceDeps, id: string): Promise<Ch
   if (!row) throw notFound('Checkout session');
   const now = deps.now();
   if (OPEN_STATUSES.has(row.status) && row.expires_at.getTime() <= now.getTime()) {
-    await deps.db.transaction(async (tx) => {
-      if (await expireSession(tx, id, now)) await recordEvent(tx, { type: 'session.changed', sessionId: id });
-    });
+    await expireIfDue(deps, id, now);
     row = (await findSession(deps.db, id))!;
   }
   return toCheckoutSession(row, deps.chain);
+}
+
+/**
+ * Expires one open session whose quote has run out at `now`, if nothing else did first, announcing
+ * it (`session.changed`, `checkout.session.expired`) in the same transaction. True when this call expired it.
+ */
+export async function expireIfDue(deps: Pick<MoneyServiceDeps, 'db'>, id: string, now: Date): Promise<boolean> {
+  return deps.db.transaction(async (tx) => {
+    const expired = await expireSession(tx, id, now);
+    if (!expired) return false;
+    await recordEvent(tx, { type: 'session.changed', sessionId: id });
+    await announceSession(tx, 'checkout.session.expired', expired, now);
+    return true;
+  });
 }
 
 /** Marks every session whose quote has run out as `expired`; returns how many. Safe on many instances at once. */
 export async function expireDueSessions(deps: Pick<MoneyServiceDeps, 'db' | 'now'>, batch = 500): Promise<number> {
   const now = deps.now();
   return deps.db.transaction(async (tx) => {
-    const ids = await expireDue(tx, now, batch);
-    for (const sessionId of ids) await recordEvent(tx, { type: 'session.changed', sessionId });
-    return ids.length;
+    const expired = await expireDue(tx, now, batch);
+    for (const session of expired) {
+      await recordEvent(tx, { type: 'session.changed', sessionId: session.id });
+      await announceSession(tx, 'checkout.session.expired', session, now);
+    }
+    return expired.length;
   });
 }
 

@@ -9,10 +9,18 @@
  * May touch, in its own transactions: the ledger (`applyLedgerChange`), the links room (`countPayment`
  * when a transfer settles a session; its public views through `getLinkBySlug`, `toPublicLink`,
  * `linkState`, `recordVisit`; its columns only through `linkSql`) and domain events (`recordEvent`:
- * `session.changed`). Phase 2's chain scanner settles through `settleTransfer`; the `confirming`
- * status and the keyed `GET /v1/checkout-session` (DESIGN §8) belong here too.
+ * `session.changed`, and the session webhooks through `announceSession`). Phase 2's chain scanner
+ * settles through `settleTransfer`; the `confirming` status belongs here too.
+ *
+ * The merchant's view (DESIGN §8): the keyed `GET /v1/checkout-session[/{id}]` (./merchant-routes.ts,
+ * ./records.ts), the only place a session's customer details, reference and metadata are read, and the
+ * object of the `checkout.session.*` and `payment.late` webhooks. Retention of never-paid sessions:
+ * ./retention.ts.
  */
-export { expireDueSessions, getSession, simulatePayment, startExpirySweep, startSession, QUOTE_TTL_MS } from './domain.js';
+export { expireDueSessions, expireIfDue, getSession, simulatePayment, startExpirySweep, startSession, QUOTE_TTL_MS } from './domain.js';
+export { announceSession, getSessionRecord, listSessionRecords, readSessionRecord, toSessionRecord, type SessionEventType } from './records.js';
+export { checkoutSessionRoutes } from './merchant-routes.js';
+export { deleteNeverPaidSessions } from './retention.js';
 export { settleIncomingTransfer, settleTransfer, type SettleOptions } from './settlement.js';
 export { createRateTable, SANDBOX_RATES_PER_USD, type RateTable } from './rates.js';
 export { checkoutRoutes } from './routes.js';

@@ -50,6 +50,9 @@ export interface NewSession {
   cryptoAmount: string;
   payAddress: string;
   customer: { address: string | null; phone: string | null; email: string | null };
+  /** The merchant's order id and string pairs (`core/rules/session-tags.ts`). */
+  reference: string | null;
+  metadata: Record<string, string>;
   expiresAt: Date;
   createdAt: Date;
 }
@@ -58,8 +61,9 @@ export interface NewSession {
 export async function insertSession(db: Queryable, session: NewSession): Promise<void> {
   await db.query(
     `INSERT INTO checkout_sessions (id, link_id, integrator_id, status, fiat_amount, fiat_currency, asset_id, blockchain_id,
-       network_name, crypto_amount, pay_address, customer_address, customer_phone, customer_email, expires_at, created_at, updated_at)
-     VALUES ($1, $2, $3, 'awaiting_payment', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $15)`,
+       network_name, crypto_amount, pay_address, customer_address, customer_phone, customer_email, expires_at, created_at, updated_at,
+       reference, metadata)
+     VALUES ($1, $2, $3, 'awaiting_payment', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $15, $16, $17::jsonb)`,
     [
       session.id,
       session.linkId,
@@ -76,6 +80,8 @@ export async function insertSession(db: Queryable, session: NewSession): Promise
       session.customer.email,
       session.expiresAt,
       session.createdAt,
+      session.reference,
+      JSON.stringify(session.metadata),
     ],
   );
 }
@@ -86,27 +92,33 @@ export async function findSession(db: Queryable, id: string): Promise<SessionRow
   return rows[0];
 }
 
-/** Marks one open session `expired` if its quote has run out; true when this call expired it. */
-export async function expireSession(tx: Queryable, id: string, now: Date): Promise<boolean> {
-  const { rows } = await tx.query(
-    `UPDATE checkout_sessions SET status = 'expired', updated_at = $2
-     WHERE id = $1 AND status IN ('awaiting_payment', 'underpaid') AND expires_at <= $2 RETURNING id`,
-    [id, now],
-  );
-  return rows.length === 1;
+/** A session that was just expired: its id and its integrator (whose webhooks hear of it). */
+export interface ExpiredSession {
+  id: string;
+  integratorId: string;
 }
 
-/** Marks up to `batch` open sessions whose quote has run out `expired` (skipping rows others hold); returns their ids. */
-export async function expireDue(tx: Queryable, now: Date, batch: number): Promise<string[]> {
-  const { rows } = await tx.query<{ id: string }>(
+/** Marks one open session `expired` if its quote has run out; the session when this call expired it. */
+export async function expireSession(tx: Queryable, id: string, now: Date): Promise<ExpiredSession | undefined> {
+  const { rows } = await tx.query<{ id: string; integrator_id: string }>(
+    `UPDATE checkout_sessions SET status = 'expired', updated_at = $2
+     WHERE id = $1 AND status IN ('awaiting_payment', 'underpaid') AND expires_at <= $2 RETURNING id, integrator_id`,
+    [id, now],
+  );
+  return rows[0] && { id: rows[0].id, integratorId: rows[0].integrator_id };
+}
+
+/** Marks up to `batch` open sessions whose quote has run out `expired` (skipping rows others hold); returns them. */
+export async function expireDue(tx: Queryable, now: Date, batch: number): Promise<ExpiredSession[]> {
+  const { rows } = await tx.query<{ id: string; integrator_id: string }>(
     `UPDATE checkout_sessions SET status = 'expired', updated_at = $1
      WHERE id IN (SELECT id FROM checkout_sessions
                   WHERE status IN ('awaiting_payment', 'underpaid') AND expires_at <= $1
                   ORDER BY expires_at LIMIT ${batch} FOR UPDATE SKIP LOCKED)
-     RETURNING id`,
+     RETURNING id, integrator_id`,
     [now],
   );
-  return rows.map((row) => row.id);
+  return rows.map((row) => ({ id: row.id, integratorId: row.integrator_id }));
 }
 
 /** What settlement needs of a session, read under its row lock. */
@@ -194,4 +206,110 @@ export async function insertTransfer(tx: Queryable, transfer: NewTransfer): Prom
     ],
   );
   return rows.length === 1;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The merchant's view (DESIGN §8): sessions with what the customer entered, and their transfers
+
+/** A session as its merchant reads it, with its link's slug and title. */
+export interface SessionRecordRow
+  extends Omit<SessionRow, 'tx_hash' | 'redirect' | 'show_confirmation_page' | 'success_message' | 'redirect_url'> {
+  reference: string | null;
+  metadata: Record<string, string>;
+  customer_address: string | null;
+  customer_phone: string | null;
+  customer_email: string | null;
+  settled_at: Date | null;
+  link_title: string;
+}
+
+const RECORD_SELECT = `SELECT s.id, s.link_id, s.integrator_id, s.status, s.fiat_amount, s.fiat_currency, s.asset_id,
+  s.blockchain_id, s.network_name, s.crypto_amount, s.paid_amount, s.late_amount, s.pay_address, s.reference, s.metadata,
+  s.customer_address, s.customer_phone, s.customer_email, s.created_at, s.settled_at, s.expires_at, ${linkSql.recordColumns('l')}
+  FROM checkout_sessions s ${linkSql.join('l', 's.link_id')}`;
+
+/** One session as its merchant reads it; `integratorId` limits it to that integrator's (another's is undefined). */
+export async function findSessionRecord(db: Queryable, id: string, integratorId?: string): Promise<SessionRecordRow | undefined> {
+  const { rows } = await db.query<SessionRecordRow>(
+    integratorId === undefined ? `${RECORD_SELECT} WHERE s.id = $1` : `${RECORD_SELECT} WHERE s.id = $1 AND s.integrator_id = $2`,
+    integratorId === undefined ? [id] : [id, integratorId],
+  );
+  return rows[0];
+}
+
+/** Filters of `listSessionRecords`: `createdFrom` inclusive, `createdBefore` exclusive or `createdUntil` inclusive. */
+export interface SessionFilter {
+  linkId?: string | undefined;
+  status?: SessionStatus | undefined;
+  reference?: string | undefined;
+  createdFrom?: Date | undefined;
+  createdBefore?: Date | undefined;
+  createdUntil?: Date | undefined;
+}
+
+/** One page of an integrator's sessions, newest first, and how many match in all. */
+export async function listSessionRecords(
+  db: Queryable,
+  integratorId: string,
+  filter: SessionFilter,
+  page: { page: number; limit: number },
+): Promise<{ rows: SessionRecordRow[]; totalItems: number }> {
+  const where = ['s.integrator_id = $1'];
+  const params: unknown[] = [integratorId];
+  const add = (condition: string, value: unknown) => {
+    params.push(value);
+    where.push(condition.replace('?', `$${params.length}`));
+  };
+  if (filter.linkId !== undefined) add('s.link_id = ?', filter.linkId);
+  if (filter.status !== undefined) add('s.status = ?', filter.status);
+  if (filter.reference !== undefined) add('s.reference = ?', filter.reference);
+  if (filter.createdFrom) add('s.created_at >= ?', filter.createdFrom);
+  if (filter.createdBefore) add('s.created_at < ?', filter.createdBefore);
+  if (filter.createdUntil) add('s.created_at <= ?', filter.createdUntil);
+  const condition = where.join(' AND ');
+  const count = await db.query<{ total: number }>(`SELECT count(*)::int AS total FROM checkout_sessions s WHERE ${condition}`, params);
+  const { rows } = await db.query<SessionRecordRow>(
+    `${RECORD_SELECT} WHERE ${condition}
+     ORDER BY s.created_at DESC, s.id DESC LIMIT ${page.limit} OFFSET ${(page.page - 1) * page.limit}`,
+    params,
+  );
+  return { rows, totalItems: count.rows[0]?.total ?? 0 };
+}
+
+/** A transfer as the merchant's view lists it. */
+export interface TransferRow {
+  session_id: string;
+  tx_hash: string;
+  amount: string;
+  kind: 'payment' | 'late_payment';
+  received_at: Date;
+}
+
+/** Every transfer of these sessions, oldest first (at one instant, counted ones before late ones). */
+export async function findTransfersOf(db: Queryable, sessionIds: readonly string[]): Promise<TransferRow[]> {
+  if (sessionIds.length === 0) return [];
+  const { rows } = await db.query<TransferRow>(
+    `SELECT session_id, tx_hash, amount, kind, received_at FROM chain_transfers
+     WHERE session_id = ANY($1::uuid[]) ORDER BY received_at, kind = 'late_payment', id`,
+    [sessionIds],
+  );
+  return rows;
+}
+
+/**
+ * Retention: deletes up to `batch` sessions that expired before `expiredBefore` having received
+ * nothing (no transfer of any kind, so nothing in the ledger refers to them, directly or through a
+ * transfer); returns how many. Rows another instance holds are skipped.
+ */
+export async function deleteNeverPaidExpired(tx: Queryable, expiredBefore: Date, batch: number): Promise<number> {
+  const { rows } = await tx.query(
+    `DELETE FROM checkout_sessions WHERE id IN (
+       SELECT s.id FROM checkout_sessions s
+       WHERE s.status = 'expired' AND s.paid_amount = 0 AND s.late_amount = 0 AND s.expires_at < $1
+         AND NOT EXISTS (SELECT 1 FROM chain_transfers t WHERE t.session_id = s.id)
+       ORDER BY s.expires_at LIMIT ${batch} FOR UPDATE OF s SKIP LOCKED)
+     RETURNING id`,
+    [expiredBefore],
+  );
+  return rows.length;
 }

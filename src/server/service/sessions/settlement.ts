@@ -24,6 +24,7 @@ import { recordEvent } from '../events/index.js';
 import { applyLedgerChange, assetAmount } from '../ledger/index.js';
 import { countPayment } from '../links/index.js';
 import type { MoneyServiceDeps } from '../money-deps.js';
+import { announceSession } from './records.js';
 import { findTransferSession, insertTransfer, lockSessionByAddress, updateSettlement } from './repository.js';
 
 export interface SettleOptions {
@@ -115,6 +116,9 @@ export async function settleTransfer(
   });
   if (settlesNow) await countPayment(tx, session.link_id);
   await recordEvent(tx, { type: 'session.changed', sessionId: session.id });
+  // The merchant's webhook (DESIGN §8): paid once, when the session settles; late and underpaid per transfer.
+  const announced = settlesNow ? 'checkout.session.paid' : kind === 'late_payment' ? 'payment.late' : status === 'underpaid' ? 'checkout.session.underpaid' : null;
+  if (announced) await announceSession(tx, announced, { id: session.id, integratorId: session.integrator_id }, now);
   return { sessionId: session.id, duplicate: false };
 }
 

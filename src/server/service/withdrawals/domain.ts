@@ -16,6 +16,7 @@ import type { ChainAdapter } from '../../chain/types.js';
 import type { Database, Queryable } from '../../db/index.js';
 import { pageMeta } from '../context.js';
 import { ApiError, notFound, ruleError, validationError } from '../errors.js';
+import { recordEvent } from '../events/index.js';
 import { runIdempotent, type IdempotencyState, type StoredResponse } from '../idempotency/index.js';
 import type { Principal } from '../keys/index.js';
 import { assetAmount } from '../ledger/index.js';
@@ -126,4 +127,26 @@ export async function listWithdrawals(db: Queryable, principal: Principal, query
     query,
   );
   return { items: rows.map(toWithdrawal), meta: pageMeta(totalItems, rows.length, query) };
+}
+
+/**
+ * Announces `type` about a withdrawal in the transaction `tx` that finished it (DESIGN §8): its
+ * merchant's endpoints that listen receive it as `GET /v1/withdrawal/{id}` shows it after the change.
+ */
+export async function announceWithdrawal(
+  tx: Queryable,
+  type: 'withdrawal.succeeded' | 'withdrawal.failed',
+  withdrawal: { id: string; integratorId: string },
+  at: Date,
+): Promise<void> {
+  await recordEvent(tx, {
+    type,
+    integratorId: withdrawal.integratorId,
+    at,
+    object: async () => {
+      const row = await findWithdrawal(tx, withdrawal.integratorId, withdrawal.id);
+      if (!row) throw new Error(`announceWithdrawal: no withdrawal ${withdrawal.id} in this transaction`);
+      return toWithdrawal(row);
+    },
+  });
 }

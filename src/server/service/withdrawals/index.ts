@@ -6,11 +6,12 @@
  * networks at `/v1/withdrawal/networks`), and the request's rules as the API applies them (./domain.ts,
  * over `core/rules/withdrawal.ts`).
  *
- * May touch, in its own transaction: the ledger (`reserveFunds`) and idempotency (`runIdempotent`).
+ * May touch, in its own transaction: the ledger (`reserveFunds`) and idempotency (`runIdempotent`);
+ * in the payouts room's transaction, domain events (`announceWithdrawal`: the withdrawal webhooks).
  * The payouts room claims and finishes withdrawals through this room's repository functions
  * (`claimDue`, `markSucceeded`, `markFailed`); no one else writes the table.
  */
-export { createWithdrawal, getWithdrawal, listWithdrawals, parseWithdrawalRequest, toWithdrawal, withdrawalNetworks } from './domain.js';
+export { announceWithdrawal, createWithdrawal, getWithdrawal, listWithdrawals, parseWithdrawalRequest, toWithdrawal, withdrawalNetworks } from './domain.js';
 export type { WithdrawalOutcome, WithdrawalRequest } from './domain.js';
 export { claimDue, markFailed, markSucceeded, type ClaimedWithdrawal } from './repository.js';
 export { withdrawalRoutes } from './routes.js';

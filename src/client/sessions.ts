@@ -1,0 +1,51 @@
+/**
+ * `client.sessions`: the merchant's payments, i.e. its links' checkout sessions, with what the
+ * customer entered (`/checkout-session`, DESIGN §8). Keyed: call it from a back end with the API key,
+ * or from the admin through the proxy's admin routes. The keyless `client.checkout.getSession` never
+ * carries the customer's details; this does.
+ */
+import { CheckoutSessionRecord, CheckoutSessionRecordList, type SessionStatus } from '../core/schemas.js';
+import type { RequestOptions, Transport } from './http.js';
+import { idOf } from './links.js';
+
+/** Filters and paging of `sessions.list`. */
+export interface ListSessionsParams {
+  page?: number;
+  /** 1 to 100 (default 20). */
+  limit?: number;
+  /** Only this link's sessions. */
+  linkId?: string;
+  status?: SessionStatus;
+  /** Only the sessions with exactly this reference (your order id). */
+  reference?: string;
+  /** Created at or after: an ISO 8601 date (a whole UTC day) or time, or a Date. */
+  startDate?: string | Date;
+  /** Created at or before (inclusive): an ISO 8601 date (a whole UTC day) or time, or a Date. */
+  endDate?: string | Date;
+}
+
+export interface SessionsResource {
+  /** One page of the caller's checkout sessions, newest first. */
+  list(params?: ListSessionsParams, options?: RequestOptions): Promise<CheckoutSessionRecordList>;
+  /** One session with its transfers, reference, metadata and customer details; 404 when it is not the caller's. */
+  get(params: string | { id: string }, options?: RequestOptions): Promise<CheckoutSessionRecord>;
+}
+
+const isoOf = (value: string | Date | undefined) => (value instanceof Date ? value.toISOString() : value);
+
+export function createSessionsResource(transport: Transport): SessionsResource {
+  return {
+    list: (params = {}, options = {}) =>
+      transport.request('GET', '/checkout-session', (data) => CheckoutSessionRecordList.parse(data), {
+        ...options,
+        query: { ...params, startDate: isoOf(params.startDate), endDate: isoOf(params.endDate) },
+      }),
+    get: (params, options = {}) =>
+      transport.request(
+        'GET',
+        `/checkout-session/${encodeURIComponent(idOf(params, 'sessions.get'))}`,
+        (data) => CheckoutSessionRecord.parse(data),
+        options,
+      ),
+  };
+}

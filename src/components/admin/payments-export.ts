@@ -1,0 +1,116 @@
+/**
+ * The CSV export of the merchant's payments: every page of the filtered list (not just the one on
+ * screen), one row per checkout session, its values exactly as the API returns them (ISO times,
+ * decimal strings), so a spreadsheet or an accounting import reads the same figures as the API.
+ *
+ * The file is RFC 4180 (CRLF rows, a field quoted when it holds a quote, comma or line break, quotes
+ * doubled) with a UTF-8 byte-order mark so that Excel reads accents and `₦` right. What the
+ * customer or the merchant typed can reach a spreadsheet that evaluates formulas: a cell that starts
+ * with `=`, `+`, `-`, `@`, a tab or a carriage return is prefixed with `'`, which spreadsheets show
+ * as text (OWASP's advice against CSV injection). Phone numbers (`+234…`) are guarded too, which also
+ * keeps Excel from reading them as numbers.
+ */
+import type { ListSessionsParams } from '../../client/index.js';
+import type { CheckoutSessionRecord } from '../../core/schemas.js';
+import type { AdminHost } from './admin-context.js';
+
+/** The columns of the export, named as the API names the fields, with how each is read from a session. */
+export const PAYMENT_CSV_COLUMNS: readonly (readonly [string, (session: CheckoutSessionRecord) => string | null])[] = [
+  ['id', (s) => s.id],
+  ['createdAt', (s) => s.createdAt],
+  ['status', (s) => s.status],
+  ['linkId', (s) => s.linkId],
+  ['slug', (s) => s.slug],
+  ['linkTitle', (s) => s.linkTitle],
+  ['reference', (s) => s.reference],
+  ['fiatAmount', (s) => s.fiatAmount],
+  ['fiatCurrency', (s) => s.fiatCurrency],
+  ['assetId', (s) => s.assetId],
+  ['blockchainId', (s) => s.blockchainId],
+  ['networkName', (s) => s.networkName],
+  ['cryptoAmount', (s) => s.cryptoAmount],
+  ['paidAmount', (s) => s.paidAmount],
+  ['lateAmount', (s) => s.lateAmount],
+  ['payAddress', (s) => s.payAddress],
+  ['customerAddress', (s) => s.customer.address],
+  ['customerPhone', (s) => s.customer.phone],
+  ['customerEmail', (s) => s.customer.email],
+  ['paidAt', (s) => s.paidAt],
+  ['expiresAt', (s) => s.expiresAt],
+  // Space-separated: a hash never holds a space, and one cell keeps one row per payment.
+  ['txHashes', (s) => s.transfers.map((transfer) => transfer.txHash).join(' ')],
+  ['metadata', (s) => (Object.keys(s.metadata).length ? JSON.stringify(s.metadata) : '')],
+];
+
+/** A finished export (`paylink-payments-export`'s detail): the file's name, its CSV text (without the byte-order mark) and its row count. */
+export interface PaymentsExportDetail {
+  fileName: string;
+  csv: string;
+  count: number;
+}
+
+/** Items per request of an export: the most the API serves in one page. */
+export const EXPORT_PAGE_SIZE = 100;
+
+/** One CSV field: guarded against formula injection, then quoted if it must be. */
+export function csvCell(value: string | null | undefined): string {
+  let cell = value ?? '';
+  if (/^[=+\-@\t\r]/.test(cell)) cell = `'${cell}`;
+  return /[",\r\n]/.test(cell) ? `"${cell.replaceAll('"', '""')}"` : cell;
+}
+
+/** The CSV text of `sessions` (header row first, CRLF line ends, no byte-order mark). */
+export function paymentsCsv(sessions: readonly CheckoutSessionRecord[]): string {
+  const rows = [PAYMENT_CSV_COLUMNS.map(([name]) => csvCell(name)).join(',')];
+  for (const session of sessions) rows.push(PAYMENT_CSV_COLUMNS.map(([, read]) => csvCell(read(session))).join(','));
+  return `${rows.join('\r\n')}\r\n`;
+}
+
+/** `paylink-payments-2025-03-01.csv`, dated with the merchant's own day. */
+export function exportFileName(now: Date = new Date()): string {
+  const two = (n: number) => String(n).padStart(2, '0');
+  return `paylink-payments-${now.getFullYear()}-${two(now.getMonth() + 1)}-${two(now.getDate())}.csv`;
+}
+
+/**
+ * Fetches every session the filters `query` select, page by page, newest first. The list is held
+ * still for the export: sessions created after it started would push rows onto the next page and
+ * repeat them, so the end of the range is capped at the start time, and a row seen twice is kept once.
+ */
+export async function fetchAllPayments(
+  host: Pick<AdminHost, 'api'>,
+  query: Omit<ListSessionsParams, 'page' | 'limit'>,
+  signal: AbortSignal,
+  progress?: (fetched: number, total: number) => void,
+  startedAt: Date = new Date(),
+): Promise<CheckoutSessionRecord[]> {
+  const end = query.endDate === undefined ? undefined : new Date(query.endDate);
+  const endDate = end && !Number.isNaN(end.getTime()) && end < startedAt ? query.endDate : startedAt.toISOString();
+  const seen = new Set<string>();
+  const sessions: CheckoutSessionRecord[] = [];
+  for (let page = 1; ; page++) {
+    const answer = await host.api.sessions.list({ ...query, endDate, page, limit: EXPORT_PAGE_SIZE }, { signal });
+    for (const session of answer.items) {
+      if (seen.has(session.id)) continue;
+      seen.add(session.id);
+      sessions.push(session);
+    }
+    progress?.(sessions.length, answer.meta.totalItems);
+    if (answer.items.length === 0 || page >= answer.meta.totalPages) return sessions;
+  }
+}
+
+/** Saves `csv` as `fileName` through the browser's download (with a byte-order mark for Excel). */
+export function downloadCsv(csv: string, fileName: string, root: Node): void {
+  const url = URL.createObjectURL(new Blob(['\uFEFF', csv], { type: 'text/csv;charset=utf-8' }));
+  const anchor = document.createElement('a');
+  anchor.href = url;
+  anchor.download = fileName;
+  anchor.hidden = true;
+  // Firefox clicks only anchors that are in a document.
+  root.appendChild(anchor);
+  anchor.click();
+  anchor.remove();
+  // The download reads the blob after this returns: the URL must outlive the click.
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}

@@ -1,0 +1,26 @@
+/**
+ * `/v1/checkout-session*` (DESIGN §8), behind `X-API-KEY`: the merchant's payments, with the customer's
+ * details, reference, metadata and every transfer. Another integrator's session is a 404.
+ */
+import { Hono } from 'hono';
+import { ListCheckoutSessionsQuery } from '../../../core/schemas.js';
+import { type AppEnv, type ServiceDeps, queryOf } from '../context.js';
+import { OPEN_STATUSES } from '../../../core/rules/session.js';
+import { expireIfDue } from './domain.js';
+import { getSessionRecord, listSessionRecords } from './records.js';
+
+export function checkoutSessionRoutes(deps: ServiceDeps) {
+  const { db } = deps;
+  return new Hono<AppEnv>()
+    .get('/', queryOf(ListCheckoutSessionsQuery), async (c) => c.json(await listSessionRecords(db, c.get('principal'), c.req.valid('query'))))
+    .get('/:id', async (c) => {
+      const principal = c.get('principal');
+      const id = c.req.param('id');
+      let record = await getSessionRecord(db, principal, id);
+      // Like the keyless read: a quote that ran out reads as expired even before the sweep gets to it.
+      const now = deps.now();
+      if (OPEN_STATUSES.has(record.status) && Date.parse(record.expiresAt) <= now.getTime() && (await expireIfDue(deps, id, now)))
+        record = await getSessionRecord(db, principal, id);
+      return c.json(record);
+    });
+}

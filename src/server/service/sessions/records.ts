@@ -1,0 +1,125 @@
+/**
+ * The merchant's view of its checkout sessions (DESIGN §8): `GET /v1/checkout-session` and
+ * `GET /v1/checkout-session/{id}` (keyed; another integrator's session is a 404), and the same object
+ * as `data.object` of the session webhooks (`announceSession`). This is the only place a session's
+ * customer details, reference and metadata leave the service; the keyless reads (./domain.ts) never
+ * carry them.
+ */
+import type { z } from 'zod';
+import { fiatDigits, formatFixed, toDecimalString } from '../../../core/money.js';
+import { isDateRange, parseDateBound } from '../../../core/rules/dates.js';
+import { isUuid } from '../../../core/rules/limits.js';
+import type { CheckoutSessionRecord, CheckoutSessionRecordList, FieldError, ListCheckoutSessionsQuery } from '../../../core/schemas.js';
+import type { Queryable } from '../../db/index.js';
+import { pageMeta } from '../context.js';
+import { notFound, validationError } from '../errors.js';
+import { recordEvent } from '../events/index.js';
+import type { Principal } from '../keys/index.js';
+import { assetAmount } from '../ledger/index.js';
+import { findSessionRecord, findTransfersOf, listSessionRecords as listRows, type SessionRecordRow, type TransferRow } from './repository.js';
+
+/** A session row and its transfers as the merchant's API returns them. */
+export function toSessionRecord(row: SessionRecordRow, transfers: readonly TransferRow[]): CheckoutSessionRecord {
+  return {
+    id: row.id,
+    linkId: row.link_id,
+    slug: row.slug,
+    linkTitle: row.link_title,
+    status: row.status,
+    fiatAmount: formatFixed(toDecimalString(row.fiat_amount) ?? '0', fiatDigits(row.fiat_currency)),
+    fiatCurrency: row.fiat_currency,
+    assetId: row.asset_id,
+    blockchainId: row.blockchain_id,
+    networkName: row.network_name,
+    cryptoAmount: assetAmount(row.crypto_amount),
+    paidAmount: assetAmount(row.paid_amount),
+    lateAmount: assetAmount(row.late_amount),
+    payAddress: row.pay_address,
+    transfers: transfers.map((transfer) => ({
+      txHash: transfer.tx_hash,
+      amount: assetAmount(transfer.amount),
+      confirmedAt: transfer.received_at.toISOString(),
+      late: transfer.kind === 'late_payment',
+    })),
+    reference: row.reference,
+    metadata: row.metadata ?? {},
+    customer: { address: row.customer_address, phone: row.customer_phone, email: row.customer_email },
+    createdAt: row.created_at.toISOString(),
+    paidAt: row.settled_at?.toISOString() ?? null,
+    expiresAt: row.expires_at.toISOString(),
+  };
+}
+
+/** One session as its merchant sees it (read in `db`, which may be an open transaction), or undefined. */
+export async function readSessionRecord(db: Queryable, id: string, integratorId?: string): Promise<CheckoutSessionRecord | undefined> {
+  const row = await findSessionRecord(db, id, integratorId);
+  return row && toSessionRecord(row, await findTransfersOf(db, [row.id]));
+}
+
+/** `GET /v1/checkout-session/{id}`: the caller's own session, else 404. */
+export async function getSessionRecord(db: Queryable, principal: Principal, id: string): Promise<CheckoutSessionRecord> {
+  const record = isUuid(id) ? await readSessionRecord(db, id, principal.integratorId) : undefined;
+  if (!record) throw notFound('Checkout session');
+  return record;
+}
+
+const dateMessage = (path: string) => `${path} must be an ISO 8601 date (2025-01-31) or date-time (2025-01-31T12:00:00Z)`;
+
+/** `GET /v1/checkout-session`: the caller's sessions, newest first, filtered (dates inclusive, on creation) and paged. */
+export async function listSessionRecords(
+  db: Queryable,
+  principal: Principal,
+  query: z.output<typeof ListCheckoutSessionsQuery>,
+): Promise<CheckoutSessionRecordList> {
+  const start = query.startDate === undefined ? undefined : parseDateBound(query.startDate, 'start');
+  const end = query.endDate === undefined ? undefined : parseDateBound(query.endDate, 'end');
+  const errors: FieldError[] = [];
+  if (query.linkId !== undefined && !isUuid(query.linkId.trim())) errors.push({ path: 'linkId', message: 'linkId must be a payment link id (a UUID)' });
+  if (start === null) errors.push({ path: 'startDate', message: dateMessage('startDate') });
+  if (end === null) errors.push({ path: 'endDate', message: dateMessage('endDate') });
+  if (start && end && !isDateRange(start, end)) errors.push({ path: 'endDate', message: 'endDate must not be before startDate' });
+  if (errors.length) throw validationError(errors);
+  const { rows, totalItems } = await listRows(
+    db,
+    principal.integratorId,
+    {
+      linkId: query.linkId?.trim(),
+      status: query.status,
+      reference: query.reference?.trim() || undefined,
+      createdFrom: start?.at,
+      createdBefore: end?.exclusive ? end.at : undefined,
+      createdUntil: end && !end.exclusive ? end.at : undefined,
+    },
+    query,
+  );
+  const transfers = await findTransfersOf(db, rows.map((row) => row.id));
+  return {
+    items: rows.map((row) => toSessionRecord(row, transfers.filter((transfer) => transfer.session_id === row.id))),
+    meta: pageMeta(totalItems, rows.length, query),
+  };
+}
+
+/** The session webhooks (DESIGN §8). */
+export type SessionEventType = 'checkout.session.paid' | 'checkout.session.underpaid' | 'checkout.session.expired' | 'payment.late';
+
+/**
+ * Announces `type` about a session in the transaction `tx` that changed it: its merchant's endpoints
+ * that listen receive the session as `GET /v1/checkout-session/{id}` shows it after the change.
+ */
+export async function announceSession(
+  tx: Queryable,
+  type: SessionEventType,
+  session: { id: string; integratorId: string },
+  at: Date,
+): Promise<void> {
+  await recordEvent(tx, {
+    type,
+    integratorId: session.integratorId,
+    at,
+    object: async () => {
+      const record = await readSessionRecord(tx, session.id);
+      if (!record) throw new Error(`announceSession: no session ${session.id} in this transaction`);
+      return record;
+    },
+  });
+}

@@ -1,0 +1,44 @@
+/**
+ * `/v1/webhook-endpoint*` and `/v1/webhook-delivery*` (DESIGN §8), behind `X-API-KEY`. Besides the
+ * contract's calls: `POST /v1/webhook-endpoint/{id}/test` sends a test event, and
+ * `GET /v1/webhook-delivery/{id}` reads one delivery.
+ */
+import { Hono } from 'hono';
+import {
+  CreateWebhookEndpointInput,
+  ListWebhookDeliveriesQuery,
+  ListWebhookEndpointsQuery,
+  UpdateWebhookEndpointInput,
+} from '../../../core/schemas.js';
+import { type AppEnv, jsonBody, queryOf } from '../context.js';
+import {
+  createEndpoint,
+  deleteEndpoint,
+  getDelivery,
+  getEndpoint,
+  listDeliveries,
+  listEndpoints,
+  retryDelivery,
+  sendTestEvent,
+  updateEndpoint,
+} from './domain.js';
+import type { WebhookDeps } from './worker.js';
+
+export function webhookEndpointRoutes(deps: WebhookDeps) {
+  return new Hono<AppEnv>()
+    .post('/', jsonBody(CreateWebhookEndpointInput), async (c) => c.json(await createEndpoint(deps, c.get('principal'), c.req.valid('json')), 201))
+    .get('/', queryOf(ListWebhookEndpointsQuery), async (c) => c.json(await listEndpoints(deps, c.get('principal'), c.req.valid('query'))))
+    .patch('/', jsonBody(UpdateWebhookEndpointInput), async (c) => c.json(await updateEndpoint(deps, c.get('principal'), c.req.valid('json'))))
+    .get('/:id', async (c) => c.json(await getEndpoint(deps, c.get('principal'), c.req.param('id'))))
+    .delete('/:id', async (c) => c.json(await deleteEndpoint(deps, c.get('principal'), c.req.param('id'))))
+    .get('/:id/deliveries', queryOf(ListWebhookDeliveriesQuery), async (c) =>
+      c.json(await listDeliveries(deps, c.get('principal'), c.req.param('id'), c.req.valid('query'))),
+    )
+    .post('/:id/test', async (c) => c.json(await sendTestEvent(deps, c.get('principal'), c.req.param('id'))));
+}
+
+export function webhookDeliveryRoutes(deps: WebhookDeps) {
+  return new Hono<AppEnv>()
+    .get('/:id', async (c) => c.json(await getDelivery(deps, c.get('principal'), c.req.param('id'))))
+    .post('/:id/retry', async (c) => c.json(await retryDelivery(deps, c.get('principal'), c.req.param('id'))));
+}

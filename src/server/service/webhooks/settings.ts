@@ -1,0 +1,63 @@
+/**
+ * How this instance delivers webhooks: DESIGN §8's settings (`PAYLINK_WEBHOOK_RETRY_BASE_MS`,
+ * `PAYLINK_WEBHOOK_ALLOW_PRIVATE`) and the fixed parts of the contract (10 s to answer), read once
+ * at start so a wrong value stops the service with a sentence instead of delivering oddly.
+ */
+import { systemResolveHost, type ResolveHost } from './ssrf.js';
+
+/** First retry after 30 s, then doubling (DESIGN §8). */
+export const DEFAULT_RETRY_BASE_MS = 30_000;
+
+/** An endpoint has 10 s to answer 2xx (DESIGN §8). */
+export const DELIVERY_TIMEOUT_MS = 10_000;
+
+/** How long a worker holds a claimed delivery before another may take it: well over the 10 s an attempt may take. */
+export const DEFAULT_LEASE_MS = 60_000;
+
+export interface WebhookSettings {
+  /** Post to loopback/private/link-local addresses too (the sandbox chain, or `PAYLINK_WEBHOOK_ALLOW_PRIVATE=1`); also allows `http:` URLs. */
+  allowPrivate: boolean;
+  /** Delay before the first retry; each further one doubles it. */
+  retryBaseMs: number;
+  /** How long an endpoint has to answer. */
+  timeoutMs: number;
+  /** How long a claim holds a delivery (an instance that dies mid-send leaves it to others after this). */
+  leaseMs: number;
+  /** The DNS resolver deliveries and endpoint checks use (tests inject one). */
+  resolveHost: ResolveHost;
+}
+
+/** Reads `PAYLINK_WEBHOOK_RETRY_BASE_MS`: a whole number of milliseconds ≥ 1, or the default when unset. */
+export function readRetryBaseMs(value: string | undefined): number {
+  if (value === undefined || value.trim() === '') return DEFAULT_RETRY_BASE_MS;
+  const ms = Number(value.trim());
+  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(ms) || ms < 1)
+    throw new Error(`PAYLINK_WEBHOOK_RETRY_BASE_MS must be a whole number of milliseconds (at least 1), not "${value}"`);
+  return ms;
+}
+
+/** Reads `PAYLINK_WEBHOOK_ALLOW_PRIVATE`: `1`/`true` or `0`/`false`/unset. */
+export function readAllowPrivate(value: string | undefined): boolean {
+  const text = value?.trim().toLowerCase() ?? '';
+  if (text === '1' || text === 'true') return true;
+  if (text === '' || text === '0' || text === 'false') return false;
+  throw new Error(`PAYLINK_WEBHOOK_ALLOW_PRIVATE must be 1 or 0, not "${value}"`);
+}
+
+/**
+ * The settings of an instance: `overrides` first (the service's options), then the environment, then
+ * the defaults. Private addresses are allowed on the sandbox chain (everything there is a test).
+ */
+export function resolveWebhookSettings(
+  sandbox: boolean,
+  overrides: Partial<WebhookSettings> = {},
+  env: Record<string, string | undefined> = process.env,
+): WebhookSettings {
+  return {
+    allowPrivate: overrides.allowPrivate ?? (sandbox || readAllowPrivate(env.PAYLINK_WEBHOOK_ALLOW_PRIVATE)),
+    retryBaseMs: overrides.retryBaseMs ?? readRetryBaseMs(env.PAYLINK_WEBHOOK_RETRY_BASE_MS),
+    timeoutMs: overrides.timeoutMs ?? DELIVERY_TIMEOUT_MS,
+    leaseMs: overrides.leaseMs ?? DEFAULT_LEASE_MS,
+    resolveHost: overrides.resolveHost ?? systemResolveHost,
+  };
+}

@@ -1,0 +1,483 @@
+/**
+ * The package as its users get it: `npm pack` once, then fresh folders under the OS temp dir that
+ * install the tarball from npm's cache (the registry for the rest), each used the way its users work:
+ *
+ * 1. plain Node ESM: the client creates and lists links against a running service; the proxy mounted
+ *    in Express answers checkout and admin routes;
+ * 2. a Vite vanilla-ts app made by create-vite (its default tsconfig: strict, erasableSyntaxOnly,
+ *    noUnusedLocals, skipLibCheck): `tsc` and `vite build` pass, `<paylink-checkout>` fires
+ *    `paylink-ready` in Chromium, and importing `paylink/checkout` bundles no admin code;
+ * 3. React 19 TSX and a Vue 3 SFC (vue-tsc), also from create-vite: typed attributes and events, a
+ *    file of wrong usages that must fail to compile exactly where marked, and both render in Chromium;
+ * 4. `npx paylink serve --chain sandbox`, `keys create`, `proxy` and `demo` from the installed package.
+ *
+ * Figures (tarball, what a consumer installs, each build's gzip size) are printed as test
+ * diagnostics and written to test-results/consumer.json.
+ */
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { gzipSync } from 'node:zlib';
+import { chromium, type Browser } from 'playwright-core';
+import { CHROME_PATH, CHROMIUM_ARGS } from '../support/chromium.mjs';
+import { exited, waitForHealth } from '../support/processes.js';
+import { freePort } from '../support/postgres.js';
+
+const ROOT = path.resolve(import.meta.dirname, '..', '..');
+const APPS = path.join(import.meta.dirname, 'apps');
+/** The scaffolding users run (`npm create vite`), pinned so its templates do not move under the test. */
+const CREATE_VITE = 'create-vite@9.3.0';
+const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+const NPX = process.platform === 'win32' ? 'npx.cmd' : 'npx';
+
+/** The environment of a consumer's commands: no npm lifecycle variables of `npm test`, no TypeScript loader. */
+function consumerEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (name.startsWith('npm_') && !['npm_config_cache', 'npm_config_registry', 'npm_config_userconfig'].includes(name)) continue;
+    if (name === 'NODE_OPTIONS' || name.startsWith('PAYLINK_')) continue;
+    env[name] = value;
+  }
+  return { ...env, CI: 'true', ...extra };
+}
+
+interface Result {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+const children = new Set<ChildProcess>();
+
+/** Runs a command to its end; rejects after `timeoutMs`. */
+function run(command: string, args: string[], cwd: string, options: { env?: Record<string, string>; timeoutMs?: number } = {}): Promise<Result> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd, env: consumerEnv(options.env), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    children.add(child);
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (chunk) => (stdout += chunk));
+    child.stderr!.on('data', (chunk) => (stderr += chunk));
+    const timer = setTimeout(() => {
+      killGroup(child, 'SIGKILL');
+      reject(new Error(`${command} ${args.join(' ')} took over ${(options.timeoutMs ?? 180_000) / 1000} s\n${stdout}\n${stderr}`));
+    }, options.timeoutMs ?? 180_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      children.delete(child);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/** Asserts that a command succeeded, showing its output when it did not. */
+function ok(result: Result, what: string): Result {
+  assert.equal(result.code, 0, `${what} failed:\n${result.stdout}\n${result.stderr}`);
+  return result;
+}
+
+/**
+ * Signals a command's whole process group. `npx` does not pass SIGTERM on to the program it runs (it
+ * dies and leaves the program running), so each command runs in a group of its own and the group is
+ * signalled, as a terminal's Ctrl-C or a service manager does.
+ */
+function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-child.pid!, signal);
+  } catch {
+    // Already gone.
+  }
+}
+
+/** Starts a long-running command (through `npx`) and waits until `ready(output)` holds. */
+async function startProcess(args: string[], cwd: string, env: Record<string, string>, ready: (output: string) => boolean): Promise<{ child: ChildProcess; output: () => string }> {
+  const child = spawn(NPX, ['--no-install', ...args], { cwd, env: consumerEnv(env), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  children.add(child);
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const deadline = Date.now() + 120_000;
+  while (!ready(output)) {
+    if (child.exitCode !== null) throw new Error(`${args.join(' ')} exited with ${child.exitCode}:\n${output}`);
+    if (Date.now() > deadline) throw new Error(`${args.join(' ')} did not start:\n${output}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return { child, output: () => output };
+}
+
+/** SIGTERM to the command's group; resolves once every process of it has exited (SIGKILL after 20 s). */
+async function stop(child: ChildProcess): Promise<void> {
+  killGroup(child, 'SIGTERM');
+  await exited(child);
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    try {
+      process.kill(-child.pid!, 0);
+    } catch {
+      break; // the group is empty
+    }
+    if (Date.now() > deadline) {
+      killGroup(child, 'SIGKILL');
+      throw new Error(`${child.spawnargs.join(' ')} did not stop within 20 s of SIGTERM`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  children.delete(child);
+}
+
+function walk(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const full = path.join(dir, name);
+    return statSync(full).isDirectory() ? walk(full) : [full];
+  });
+}
+
+/** Serves a built app's folder (Vite's dist/) on a loopback port. */
+async function serveStatic(dir: string): Promise<{ url: string; server: Server }> {
+  const types: Record<string, string> = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.svg': 'image/svg+xml' };
+  const server = createServer((req, res) => {
+    const pathname = new URL(req.url ?? '/', 'http://x').pathname;
+    const file = path.join(dir, pathname === '/' ? 'index.html' : pathname);
+    if (!file.startsWith(dir) || !existsSync(file) || statSync(file).isDirectory()) {
+      res.writeHead(404).end();
+      return;
+    }
+    res.writeHead(200, { 'content-type': `${types[path.extname(file)] ?? 'application/octet-stream'}; charset=utf-8` }).end(readFileSync(file));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
+}
+
+/** Gzip bytes of the JavaScript of a Vite build (level 9, as `npm run build` measures ours). */
+function buildGzip(appDir: string): { files: number; bytes: number; gzip: number } {
+  const files = walk(path.join(appDir, 'dist')).filter((file) => file.endsWith('.js'));
+  const bytes = files.reduce((sum, file) => sum + statSync(file).size, 0);
+  const gzip = files.reduce((sum, file) => sum + gzipSync(readFileSync(file), { level: 9 }).length, 0);
+  return { files: files.length, bytes, gzip };
+}
+
+/** `tsc`/`vue-tsc` errors as `file:line`, from their `file(line,col): error` or `file:line:col - error` lines. */
+function errorLines(output: string): string[] {
+  const found = new Set<string>();
+  for (const match of output.matchAll(/^(\S+?)[(:](\d+)[,:]\d+\)?:? -? ?error/gm)) found.add(`${path.basename(match[1]!)}:${match[2]}`);
+  return [...found].sort();
+}
+
+/** The lines a must-fail file marks with a trailing `// ✗` or `<!-- ✗ -->`. */
+function markedLines(file: string): string[] {
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .flatMap((line, index) => (/(\/\/ ✗|<!-- ✗ -->)\s*$/.test(line) ? [`${path.basename(file)}:${index + 1}`] : []))
+    .sort();
+}
+
+/** The packages `name` brings into `node_modules` (itself included), resolved the way Node resolves them. */
+function installedClosure(appDir: string, name: string): { packages: number; bytes: number } {
+  const seen = new Set<string>();
+  const visit = (from: string, dependency: string) => {
+    for (let dir = from; ; dir = path.dirname(dir)) {
+      const candidate = path.join(dir, 'node_modules', dependency);
+      if (existsSync(path.join(candidate, 'package.json'))) {
+        if (seen.has(candidate)) return;
+        seen.add(candidate);
+        const manifest = JSON.parse(readFileSync(path.join(candidate, 'package.json'), 'utf8'));
+        const optional = Object.keys(manifest.optionalDependencies ?? {});
+        for (const next of [...Object.keys(manifest.dependencies ?? {}), ...optional]) visit(candidate, next);
+        return;
+      }
+      if (dir === path.dirname(dir) || dir === path.dirname(appDir)) return; // not installed (an optional one)
+    }
+  };
+  visit(appDir, name);
+  const size = (dir: string): number => walk(dir).reduce((sum, file) => sum + statSync(file).size, 0);
+  // A package's own folder, without the node_modules nested in it (counted as packages of their own).
+  const own = (dir: string) => readdirSync(dir).filter((entry) => entry !== 'node_modules').reduce((sum, entry) => {
+    const full = path.join(dir, entry);
+    return sum + (statSync(full).isDirectory() ? size(full) : statSync(full).size);
+  }, 0);
+  return { packages: seen.size, bytes: [...seen].reduce((sum, dir) => sum + own(dir), 0) };
+}
+
+const MB = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+
+describe('paylink as installed from its tarball', { timeout: 900_000 }, () => {
+  const work = mkdtempSync(path.join(os.tmpdir(), 'paylink-consumer-'));
+  const dirs = { node: path.join(work, 'node'), vanilla: path.join(work, 'vanilla'), react: path.join(work, 'react'), vue: path.join(work, 'vue') };
+  const figures: Record<string, unknown> = {};
+  let tarball = '';
+  let browser: Browser | undefined;
+  let service: { url: string; child: ChildProcess; key: string } | undefined;
+  let slug = '';
+  const servers: Server[] = [];
+
+  before(async () => {
+    // 1. The tarball, as `npm pack` (its prepack builds lib/ and dist/ from nothing) makes it.
+    const started = Date.now();
+    const packed = ok(await run(NPM, ['pack', '--json', '--pack-destination', work], ROOT, { timeoutMs: 300_000 }), 'npm pack');
+    const [info] = JSON.parse(packed.stdout.slice(packed.stdout.search(/^\[\s*$/m))) as [{ filename: string; size: number; unpackedSize: number; entryCount: number; files: { path: string }[] }];
+    tarball = path.join(work, info.filename);
+    figures.tarball = { file: info.filename, bytes: info.size, unpackedBytes: info.unpackedSize, files: info.entryCount, packSeconds: (Date.now() - started) / 1000 };
+    figures.tarballFiles = info.files.map((file) => file.path);
+
+    // 2. The folders: a plain Node one, and three made by create-vite as users make them.
+    mkdirSync(dirs.node);
+    cpSync(path.join(APPS, 'node'), dirs.node, { recursive: true });
+    writeFileSync(
+      path.join(dirs.node, 'package.json'),
+      JSON.stringify({ name: 'shop', private: true, type: 'module', dependencies: { paylink: `file:${tarball}`, express: '^4.21.2' } }, null, 2),
+    );
+    const scaffoldStarted = Date.now();
+    const templates = [['vanilla', 'vanilla-ts'], ['react', 'react-ts'], ['vue', 'vue-ts']] as const;
+    const scaffolds = await Promise.all(
+      templates.map(([kind, template]) => run(NPM, ['exec', '--yes', '--prefer-offline', '--', CREATE_VITE, kind, '--template', template, '--no-interactive', '--no-immediate'], work)),
+    );
+    scaffolds.forEach((result, index) => ok(result, `create-vite ${templates[index]![1]}`));
+    figures.scaffoldSeconds = (Date.now() - scaffoldStarted) / 1000;
+    for (const [kind] of templates) {
+      const dir = dirs[kind];
+      rmSync(path.join(dir, 'src'), { recursive: true, force: true });
+      cpSync(path.join(APPS, kind), dir, { recursive: true });
+      const manifest = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8'));
+      manifest.dependencies = { ...manifest.dependencies, paylink: `file:${tarball}` };
+      writeFileSync(path.join(dir, 'package.json'), JSON.stringify(manifest, null, 2));
+    }
+    // The wrong usages compile on their own, with the app's settings (they must fail).
+    writeFileSync(path.join(dirs.react, 'tsconfig.fail.json'), JSON.stringify({ extends: './tsconfig.app.json', compilerOptions: { tsBuildInfoFile: null }, include: ['fail'] }));
+    const vueApp = JSON.parse(readFileSync(path.join(dirs.vue, 'tsconfig.app.json'), 'utf8').replace(/^\s*\/\*.*\*\/\s*$/gm, ''));
+    // A misspelt event is an error only where the app asks vue-tsc to check unknown events.
+    vueApp.vueCompilerOptions = { strictTemplates: true };
+    writeFileSync(path.join(dirs.vue, 'tsconfig.app.json'), JSON.stringify(vueApp, null, 2));
+    writeFileSync(path.join(dirs.vue, 'tsconfig.fail.json'), JSON.stringify({ extends: './tsconfig.app.json', compilerOptions: { tsBuildInfoFile: null }, include: ['fail/*.vue'] }));
+
+    // 3. Install, all four at once: the tarball, the rest from npm's cache (the registry when missing).
+    const installStarted = Date.now();
+    const installs = await Promise.all(
+      Object.entries(dirs).map(async ([kind, dir]) => [kind, await run(NPM, ['install', '--prefer-offline', '--no-audit', '--no-fund'], dir, { timeoutMs: 400_000 })] as const),
+    );
+    for (const [kind, result] of installs) ok(result, `npm install (${kind})`);
+    figures.installSeconds = (Date.now() - installStarted) / 1000;
+  });
+
+  after(async () => {
+    await browser?.close();
+    for (const server of servers) server.close();
+    for (const child of children) killGroup(child, 'SIGKILL');
+    mkdirSync(path.join(ROOT, 'test-results'), { recursive: true });
+    writeFileSync(path.join(ROOT, 'test-results', 'consumer.json'), `${JSON.stringify({ ...figures, tarballFiles: undefined }, null, 2)}\n`);
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  it('packs lib/, dist/, the migrations, the demo, README and LICENSE, and nothing of the repository', (t) => {
+    const files = figures.tarballFiles as string[];
+    const { version } = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+    for (const file of [
+      'package.json',
+      'README.md',
+      'LICENSE',
+      'bin/paylink.mjs',
+      'lib/index.js',
+      'lib/index.d.ts',
+      'lib/checkout.js',
+      'lib/webhooks/index.js',
+      'lib/server/cli.js',
+      'lib/server/db/migrations/001_payment_links.sql',
+      'lib/demo/server.js',
+      'demo/pages/index.html',
+      'demo/assets/demo.css',
+      'dist/manifest.json',
+      'dist/paylink-checkout.js',
+      `dist/paylink-checkout.${version}.js`,
+      `dist/paylink-checkout.${version}.js.br`,
+      `dist/paylink-checkout.${version}.js.gz`,
+      'custom-elements.json',
+    ]) {
+      assert.ok(files.includes(file), `the tarball has ${file}`);
+    }
+    const unwanted = files.filter((file) => /^(src|test|bench|scripts|examples|node_modules)\/|\.tsbuildinfo$|^demo\/[^/]+\.ts$/.test(file));
+    assert.deepEqual(unwanted, []);
+    const { bytes, files: count, unpackedBytes } = figures.tarball as { bytes: number; files: number; unpackedBytes: number };
+    t.diagnostic(`tarball: ${(bytes / 1024).toFixed(0)} KiB, ${count} files (${MB(unpackedBytes)} unpacked)`);
+  });
+
+  it('plain Node: keys create, serve --chain sandbox, the client creates and lists links', async (t) => {
+    const dataDir = path.join(dirs.node, 'data');
+    const created = ok(await run(NPX, ['--no-install', 'paylink', 'keys', 'create', '--data-dir', dataDir, '--name', 'Consumer shop'], dirs.node), 'paylink keys create');
+    const key = created.stdout.trim().split('\n').at(-1)!;
+    assert.match(key, /^pl_sk_/);
+
+    const port = await freePort();
+    const { child, output } = await startProcess(['paylink', 'serve', '--chain', 'sandbox', '--data-dir', dataDir, '--port', String(port)], dirs.node, {}, (text) => text.includes('listening on'));
+    const url = `http://127.0.0.1:${port}`;
+    await waitForHealth(url, child);
+    assert.match(output(), /Sandbox chain: no real funds move/);
+    service = { url, child, key };
+
+    const result = JSON.parse(ok(await run('node', ['links.mjs'], dirs.node, { env: { PAYLINK_URL: url, PAYLINK_API_KEY: key } }), 'client').stdout);
+    assert.match(result.slug, /^[A-Za-z0-9]{10}$/);
+    assert.equal(result.url, `${url}/pay/${result.slug}`);
+    assert.deepEqual(result.listed, [result.slug]);
+    assert.equal(result.total, 1);
+    assert.equal(result.event, 'checkout.session.paid', 'paylink/webhooks verifies in plain Node');
+    slug = result.slug;
+    t.diagnostic(`service up from the installed package at ${url}`);
+  });
+
+  it('plain Node: the proxy mounted in Express answers checkout and admin routes', async () => {
+    assert.ok(service, 'the service runs');
+    const { child, output } = await startProcess(['node', 'shop.mjs'], dirs.node, { PAYLINK_URL: service.url, PAYLINK_API_KEY: service.key, PAYLINK_ADMIN_TOKEN: 'consumer-admin-token' }, (text) => /listening on \d+/.test(text));
+    try {
+      const shop = `http://127.0.0.1:${/listening on (\d+)/.exec(output())![1]}`;
+      const checkout = await fetch(`${shop}/paylink/checkout/${slug}`);
+      assert.equal(checkout.status, 200);
+      assert.equal((await checkout.json()).title, 'Consumer test order');
+      const admin = await fetch(`${shop}/paylink/admin/payment-link`, { headers: { authorization: 'Bearer consumer-admin-token' } });
+      assert.equal(admin.status, 200);
+      assert.equal((await admin.json()).items[0].slug, slug);
+      const refused = await fetch(`${shop}/paylink/admin/payment-link`);
+      assert.equal(refused.status, 401);
+      assert.equal((await refused.json()).status, 'error');
+      assert.equal((await fetch(shop)).status, 200, 'the shop itself still answers');
+      const bundle = await fetch(`${shop}/paylink/dist/paylink-checkout.js`, { headers: { 'accept-encoding': 'gzip' } });
+      assert.equal(bundle.status, 200, 'the proxy serves the bundles (bundles: serveBundle)');
+      assert.equal(bundle.headers.get('content-encoding'), 'gzip');
+      assert.equal(bundle.headers.get('access-control-allow-origin'), '*');
+    } finally {
+      await stop(child);
+    }
+  });
+
+  it('npx paylink proxy runs the standalone proxy', async () => {
+    assert.ok(service, 'the service runs');
+    const port = await freePort();
+    const { child } = await startProcess(
+      ['paylink', 'proxy', '--upstream', service.url, '--port', String(port)],
+      dirs.node,
+      { PAYLINK_API_KEY: service.key, PAYLINK_ADMIN_TOKEN: 'consumer-admin-token' },
+      (text) => text.length > 0,
+    );
+    try {
+      const url = `http://127.0.0.1:${port}`;
+      await waitForHealth(url, child);
+      const checkout = await fetch(`${url}/paylink/checkout/${slug}`);
+      assert.equal(checkout.status, 200);
+      const admin = await fetch(`${url}/paylink/admin/balance`, { headers: { authorization: 'Bearer consumer-admin-token' } });
+      assert.equal(admin.status, 200);
+      assert.ok(Array.isArray((await admin.json()).items));
+      const manifest = await fetch(`${url}/paylink/dist/manifest.json`);
+      assert.equal(manifest.status, 200, 'the standalone proxy serves the bundles');
+      assert.match((await manifest.json())['paylink-checkout.js'].integrity, /^sha384-/);
+    } finally {
+      await stop(child);
+    }
+  });
+
+  /** Opens a built app in Chromium with the link's slug and the service's API root; returns the text of each ready marker. */
+  async function openInChromium(appDir: string, readySelectors: string[]): Promise<string[]> {
+    assert.ok(service, 'the service runs');
+    browser ??= await chromium.launch({ executablePath: CHROME_PATH, args: CHROMIUM_ARGS });
+    const site = await serveStatic(path.join(appDir, 'dist'));
+    servers.push(site.server);
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    try {
+      await page.goto(`${site.url}/?slug=${slug}&api=${encodeURIComponent(`${service.url}/v1`)}`);
+      const texts: string[] = [];
+      for (const selector of readySelectors) {
+        await page.waitForSelector(selector, { timeout: 30_000 });
+        texts.push((await page.locator(selector).textContent()) ?? '');
+      }
+      // The element rendered the link itself, not only the event.
+      await page.getByRole('heading', { name: 'Consumer test order' }).first().waitFor({ timeout: 10_000 });
+      assert.deepEqual(errors, []);
+      return texts;
+    } finally {
+      await page.close();
+    }
+  }
+
+  it('Vite vanilla-ts: tsc and vite build pass, paylink/checkout bundles no admin code, paylink-ready fires in Chromium', async (t) => {
+    ok(await run(NPX, ['--no-install', 'tsc'], dirs.vanilla), 'tsc (vanilla-ts defaults)');
+    ok(await run(NPX, ['--no-install', 'vite', 'build'], dirs.vanilla), 'vite build');
+    const size = buildGzip(dirs.vanilla);
+    const code = walk(path.join(dirs.vanilla, 'dist')).filter((file) => file.endsWith('.js')).map((file) => readFileSync(file, 'utf8')).join('\n');
+    assert.doesNotMatch(code, /paylink-admin/, 'no admin element');
+    assert.doesNotMatch(code, /withdrawal|jitless|ZodError/i, 'no admin forms, no zod');
+    assert.doesNotMatch(code, /@(customElement|property|state|query)\(/, 'decorators compiled, not shipped raw');
+    assert.match(code, /paylink-checkout/, 'the element is in the bundle (the side-effect import was kept)');
+    assert.ok(size.gzip > 8_000 && size.gzip < 20_000, `the checkout-only build is the checkout's size (${size.gzip} B gzip)`);
+    figures.vanilla = size;
+    await openInChromium(dirs.vanilla, ['body[data-ready="Consumer test order"]']);
+    t.diagnostic(`vanilla-ts build: ${size.bytes} B, ${size.gzip} B gzip`);
+  });
+
+  /**
+   * The app type-checks as its template's build script does (`checker -b`), its file of wrong usages fails
+   * exactly on the lines it marks, and `vite build` passes. Returns the build's size.
+   */
+  async function checkAndBuild(appDir: string, checker: 'tsc' | 'vue-tsc', mustFail: string): Promise<ReturnType<typeof buildGzip>> {
+    ok(await run(NPX, ['--no-install', checker, '-b'], appDir), `${checker} -b`);
+    const refused = await run(NPX, ['--no-install', checker, '-p', 'tsconfig.fail.json'], appDir);
+    assert.notEqual(refused.code, 0, 'the wrong usages do not compile');
+    assert.deepEqual(errorLines(refused.stdout + refused.stderr), markedLines(path.join(appDir, mustFail)), refused.stdout);
+    ok(await run(NPX, ['--no-install', 'vite', 'build'], appDir), 'vite build');
+    return buildGzip(appDir);
+  }
+
+  it('React 19: typed component and element, wrong usages refused, both render in Chromium', async (t) => {
+    const size = await checkAndBuild(dirs.react, 'tsc', 'fail/must-fail.tsx');
+    figures.react = size;
+    // Both report paylink-ready: the component's onPaylinkReady and the element's own onpaylink-ready.
+    assert.deepEqual(await openInChromium(dirs.react, ['#ready-component', '#ready-element']), ['Consumer test order', 'Consumer test order']);
+    t.diagnostic(`react-ts build: ${size.bytes} B, ${size.gzip} B gzip`);
+  });
+
+  it('Vue 3 SFC: typed props and @paylink events under vue-tsc, wrong usages refused, renders in Chromium', async (t) => {
+    const size = await checkAndBuild(dirs.vue, 'vue-tsc', 'fail/MustFail.vue');
+    figures.vue = size;
+    assert.deepEqual(await openInChromium(dirs.vue, ['#ready']), ['Consumer test order']);
+    t.diagnostic(`vue-ts build: ${size.bytes} B, ${size.gzip} B gzip`);
+  });
+
+  it('npx paylink demo runs from the installed package', async () => {
+    const port = await freePort();
+    const { child } = await startProcess(['paylink', 'demo', '--port', String(port)], dirs.node, {}, (text) => text.includes('Paylink demo running at'));
+    try {
+      const url = `http://127.0.0.1:${port}`;
+      const home = await fetch(`${url}/`);
+      assert.equal(home.status, 200);
+      assert.match(await home.text(), /<paylink-checkout/);
+      const bundle = await fetch(`${url}/dist/paylink-checkout.js`, { headers: { 'accept-encoding': 'br' } });
+      assert.equal(bundle.status, 200);
+      assert.equal(bundle.headers.get('content-encoding'), 'br');
+      assert.equal((await fetch(`${url}/admin.html`)).status, 200);
+      assert.equal((await fetch(`${url}/paylink/admin/balance`)).status, 401, 'the proxy guards the admin routes');
+    } finally {
+      await stop(child);
+    }
+    assert.equal(existsSync(path.join(dirs.node, '.paylink-data', 'demo', 'paylink.lock')), false, 'the demo closed its database on SIGTERM');
+  });
+
+  it('what a consumer installs', (t) => {
+    const closure = installedClosure(dirs.node, 'paylink');
+    figures.install = { packages: closure.packages, bytes: closure.bytes };
+    assert.ok(closure.packages > 1);
+    for (const devOnly of ['tsx', 'uqr', 'typescript', 'vite', 'playwright-core', 'pg']) {
+      assert.ok(!existsSync(path.join(dirs.node, 'node_modules', devOnly)), `${devOnly} is not installed with paylink`);
+    }
+    t.diagnostic(`paylink brings ${closure.packages} packages, ${MB(closure.bytes)} on disk`);
+  });
+
+  it('the service stops cleanly on SIGTERM', async () => {
+    assert.ok(service);
+    await stop(service.child);
+    service = undefined;
+    assert.equal(existsSync(path.join(dirs.node, 'data', 'paylink.lock')), false, 'it closed its database');
+  });
+});

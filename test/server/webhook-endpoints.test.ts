@@ -1,0 +1,248 @@
+/**
+ * The webhook endpoints API (DESIGN §8) and its SSRF guard: create (the secret once), list, get,
+ * update, delete, each integrator's own; the rules on url/events/description; endpoints at loopback,
+ * private, link-local or metadata addresses refused at creation and, through DNS, at delivery time,
+ * unless the chain is the sandbox or PAYLINK_WEBHOOK_ALLOW_PRIVATE=1.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { createPaylinkClient } from '../../src/client/index.js';
+import { createSandboxChain } from '../../src/server/chain/sandbox.js';
+import { createPaylinkProxy } from '../../src/server/proxy/index.js';
+import { isPrivateAddress, resolveWebhookSettings, type ResolvedAddress } from '../../src/server/service/webhooks/index.js';
+import { countRows } from '../support/money.js';
+import { backends, call, startTestService, type TestService } from '../support/service.js';
+import { startReceiver } from '../support/webhook-receiver.js';
+
+describe('the SSRF rule', () => {
+  it('knows private, loopback, link-local, metadata and reserved addresses in every spelling', () => {
+    for (const address of [
+      '127.0.0.1', '127.8.9.10', '10.0.0.1', '172.16.0.1', '172.31.255.255', '192.168.1.1', '169.254.169.254', '100.100.100.200',
+      '0.0.0.0', '100.64.0.1', '198.18.0.1', '224.0.0.1', '255.255.255.255', '192.0.2.10',
+      '::1', '::', 'fe80::1', 'fd00:ec2::254', 'fc00::1', 'ff02::1', '::ffff:127.0.0.1', '::ffff:7f00:1', '::ffff:10.1.2.3',
+      '64:ff9b::a9fe:a9fe', '2002:c0a8:101::1', '2001:db8::1', 'not-an-address',
+    ])
+      assert.equal(isPrivateAddress(address), true, address);
+    for (const address of ['93.184.216.34', '8.8.8.8', '172.32.0.1', '192.169.0.1', '100.128.0.1', '2606:4700::1111', '::ffff:93.184.216.34', '64:ff9b::808:808'])
+      assert.equal(isPrivateAddress(address), false, address);
+  });
+
+  it('allows private endpoints on the sandbox chain, or with PAYLINK_WEBHOOK_ALLOW_PRIVATE=1, and reads the retry base', () => {
+    assert.equal(resolveWebhookSettings(true, {}, {}).allowPrivate, true);
+    assert.equal(resolveWebhookSettings(false, {}, {}).allowPrivate, false);
+    assert.equal(resolveWebhookSettings(false, {}, { PAYLINK_WEBHOOK_ALLOW_PRIVATE: '1' }).allowPrivate, true);
+    assert.equal(resolveWebhookSettings(false, {}, { PAYLINK_WEBHOOK_ALLOW_PRIVATE: '0' }).allowPrivate, false);
+    assert.throws(() => resolveWebhookSettings(false, {}, { PAYLINK_WEBHOOK_ALLOW_PRIVATE: 'yes please' }), /PAYLINK_WEBHOOK_ALLOW_PRIVATE must be 1 or 0/);
+    assert.equal(resolveWebhookSettings(false, {}, {}).retryBaseMs, 30_000);
+    assert.equal(resolveWebhookSettings(false, {}, { PAYLINK_WEBHOOK_RETRY_BASE_MS: '250' }).retryBaseMs, 250);
+    assert.throws(() => resolveWebhookSettings(false, {}, { PAYLINK_WEBHOOK_RETRY_BASE_MS: '0' }), /PAYLINK_WEBHOOK_RETRY_BASE_MS/);
+    assert.throws(() => resolveWebhookSettings(false, {}, { PAYLINK_WEBHOOK_RETRY_BASE_MS: '1e3' }), /whole number/);
+  });
+});
+
+for (const backend of backends()) {
+  describe(`webhook endpoints (${backend})`, () => {
+    let t: TestService;
+    let key: string;
+
+    before(async () => {
+      t = await startTestService(backend, { payoutWorker: false });
+      ({ key } = await t.newKey());
+    });
+    after(() => t.close());
+
+    const api = (method: string, path: string, body?: unknown, apiKey = key) => call(t.url, method, path, { key: apiKey, body });
+
+    it('create answers 201 with the secret, shown there only; list, get, update and delete manage the rest', async () => {
+      const created = await api('POST', '/v1/webhook-endpoint', { url: 'https://shop.example/hooks', description: ' Orders ' });
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+      const endpoint = created.body;
+      assert.match(endpoint.secret, /^whsec_[A-Za-z0-9_-]{43}$/);
+      assert.deepEqual(endpoint.events, ['checkout.session.paid', 'checkout.session.underpaid', 'checkout.session.expired', 'payment.late', 'withdrawal.succeeded', 'withdrawal.failed'], 'every event when none is named');
+      assert.equal(endpoint.description, 'Orders');
+      assert.equal(endpoint.isActive, true);
+      const second = (await api('POST', '/v1/webhook-endpoint', { url: 'https://erp.example/paylink', events: ['withdrawal.failed', 'payment.late'] })).body;
+      assert.deepEqual(second.events, ['payment.late', 'withdrawal.failed']);
+      assert.notEqual(second.secret, endpoint.secret);
+
+      const fetched = await api('GET', `/v1/webhook-endpoint/${endpoint.id}`);
+      assert.equal(fetched.status, 200);
+      assert.equal('secret' in fetched.body, false, 'the secret is never read again');
+      const { secret: _, ...withoutSecret } = endpoint;
+      assert.deepEqual(fetched.body, withoutSecret);
+
+      const list = await api('GET', '/v1/webhook-endpoint?limit=1');
+      assert.deepEqual(list.body.meta, { totalItems: 2, itemCount: 1, itemsPerPage: 1, totalPages: 2, currentPage: 1 });
+      assert.equal(list.body.items[0].id, second.id, 'newest first');
+      assert.ok(!JSON.stringify((await api('GET', '/v1/webhook-endpoint')).body).includes('whsec_'));
+
+      const updated = await api('PATCH', '/v1/webhook-endpoint', { id: endpoint.id, url: 'https://shop.example/v2/hooks', events: ['checkout.session.paid'], isActive: false });
+      assert.equal(updated.status, 200, JSON.stringify(updated.body));
+      assert.equal(updated.body.url, 'https://shop.example/v2/hooks');
+      assert.deepEqual(updated.body.events, ['checkout.session.paid']);
+      assert.equal(updated.body.isActive, false);
+      assert.equal(updated.body.description, 'Orders', 'what the body leaves out stays');
+      assert.ok(Date.parse(updated.body.updatedAt) >= Date.parse(endpoint.updatedAt));
+
+      const deleted = await api('DELETE', `/v1/webhook-endpoint/${endpoint.id}`);
+      assert.deepEqual(deleted.body, { id: endpoint.id, deleted: true });
+      assert.equal((await api('GET', `/v1/webhook-endpoint/${endpoint.id}`)).status, 404);
+      assert.equal((await api('DELETE', `/v1/webhook-endpoint/${endpoint.id}`)).status, 404);
+      assert.equal((await api('GET', `/v1/webhook-endpoint/${endpoint.id}/deliveries`)).status, 404);
+    });
+
+    it("is each integrator's own: another's endpoint is a 404 to read, change, delete, test or list the deliveries of", async () => {
+      const { key: otherKey } = await t.newKey();
+      const endpoint = (await api('POST', '/v1/webhook-endpoint', { url: 'https://shop.example/mine' })).body;
+      assert.equal((await api('GET', `/v1/webhook-endpoint/${endpoint.id}`, undefined, otherKey)).status, 404);
+      assert.equal((await api('PATCH', '/v1/webhook-endpoint', { id: endpoint.id, isActive: false }, otherKey)).status, 404);
+      assert.equal((await api('DELETE', `/v1/webhook-endpoint/${endpoint.id}`, undefined, otherKey)).status, 404);
+      assert.equal((await api('POST', `/v1/webhook-endpoint/${endpoint.id}/test`, undefined, otherKey)).status, 404);
+      assert.equal((await api('GET', `/v1/webhook-endpoint/${endpoint.id}/deliveries`, undefined, otherKey)).status, 404);
+      assert.equal((await api('GET', '/v1/webhook-endpoint', undefined, otherKey)).body.meta.totalItems, 0);
+      assert.equal((await api('GET', `/v1/webhook-endpoint/${endpoint.id}`)).body.isActive, true, 'unchanged');
+      assert.equal((await call(t.url, 'GET', '/v1/webhook-endpoint')).status, 401);
+      assert.equal((await call(t.url, 'POST', '/v1/webhook-endpoint', { body: { url: 'https://x.example' } })).status, 401);
+    });
+
+    it('refuses bad bodies with a 400 naming the field, creating nothing', async () => {
+      const before = await countRows(t.db, 'webhook_endpoints');
+      for (const [body, path] of [
+        [{}, 'url'],
+        [{ url: '' }, 'url'],
+        [{ url: 'shop.example/hooks' }, 'url'],
+        [{ url: 'ftp://shop.example/hooks' }, 'url'],
+        [{ url: 'https://user:pass@shop.example/hooks' }, 'url'],
+        [{ url: 'https://shop.example/hooks#x' }, 'url'],
+        [{ url: `https://shop.example/${'a'.repeat(2048)}` }, 'url'],
+        [{ url: 'https://shop.example/hooks', events: [] }, 'events'],
+        [{ url: 'https://shop.example/hooks', events: ['order.shipped'] }, 'events.0'],
+        [{ url: 'https://shop.example/hooks', events: 'payment.late' }, 'events'],
+        [{ url: 'https://shop.example/hooks', description: 'd'.repeat(501) }, 'description'],
+      ] as Array<[Record<string, unknown>, string]>) {
+        const response = await api('POST', '/v1/webhook-endpoint', body);
+        assert.equal(response.status, 400, JSON.stringify(body).slice(0, 80));
+        assert.equal(response.body.code, 'validation_failed');
+        assert.ok(response.body.errors.some((e: { path: string }) => e.path === path), `${JSON.stringify(response.body.errors)} names ${path}`);
+      }
+      assert.equal(await countRows(t.db, 'webhook_endpoints'), before);
+      const endpoint = (await api('POST', '/v1/webhook-endpoint', { url: 'https://shop.example/x' })).body;
+      assert.equal((await api('PATCH', '/v1/webhook-endpoint', { url: 'https://shop.example/y' })).status, 400, 'an update names its endpoint');
+      assert.equal((await api('PATCH', '/v1/webhook-endpoint', { id: endpoint.id, events: [] })).status, 400);
+      assert.equal((await api('PATCH', '/v1/webhook-endpoint', { id: endpoint.id, isActive: 'no' })).status, 400);
+    });
+
+    it("the admin's calls through the proxy and the client: create, list, update, test, deliveries, retry, delete", async () => {
+      const { key: apiKey } = await t.newKey();
+      const proxy = createPaylinkProxy({ upstream: t.url, apiKey, adminToken: 'webhooks-admin-token', rateLimit: false });
+      const client = createPaylinkClient({
+        baseUrl: 'http://shop.test/paylink/admin',
+        token: 'webhooks-admin-token',
+        fetch: (input, init) => proxy(new Request(input, init)),
+      });
+      const receiver = await startReceiver();
+      try {
+        const created = await client.webhookEndpoints.create({ url: `${receiver.url}/hooks`, events: ['checkout.session.paid'], description: 'Shop' });
+        assert.match(created.secret, /^whsec_/);
+        assert.equal((await client.webhookEndpoints.list()).items[0]!.id, created.id);
+        assert.equal((await client.webhookEndpoints.update({ id: created.id, description: 'Shop (live)' })).description, 'Shop (live)');
+        const test = await client.webhookEndpoints.sendTestEvent(created.id);
+        assert.equal(test.status, 'delivered');
+        assert.equal(receiver.received.length, 1);
+        assert.equal((await client.webhookEndpoints.deliveries(created.id)).items[0]!.id, test.id);
+        assert.equal((await client.webhookDeliveries.retry(test.id)).attemptCount, 2);
+        assert.deepEqual(await client.webhookEndpoints.delete(created.id), { id: created.id, deleted: true });
+        assert.equal((await client.webhookEndpoints.list()).meta.totalItems, 0);
+      } finally {
+        await receiver.close();
+      }
+    });
+
+    it('on the sandbox chain, loopback and http:// endpoints are allowed', async () => {
+      const created = await api('POST', '/v1/webhook-endpoint', { url: 'http://127.0.0.1:3000/hooks' });
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+    });
+  });
+
+  describe(`the SSRF guard on a real chain (${backend})`, () => {
+    let t: TestService;
+    let key: string;
+    /** The DNS the service sees: each name's addresses, changed by the tests. */
+    const dns = new Map<string, string[]>();
+    const resolveHost = async (hostname: string): Promise<ResolvedAddress[]> => {
+      const addresses = dns.get(hostname);
+      if (!addresses) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
+      return addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+    };
+
+    before(async () => {
+      // Not the sandbox: private endpoints are refused (the chain's payouts and payments are not used here).
+      const chain = { ...createSandboxChain(), sandbox: false };
+      t = await startTestService(backend, { chain, payoutWorker: false, webhooks: { resolveHost, retryBaseMs: 60_000, allowPrivate: undefined } });
+      ({ key } = await t.newKey());
+    });
+    after(() => t.close());
+
+    const create = (url: string) => call(t.url, 'POST', '/v1/webhook-endpoint', { key, body: { url } });
+
+    it('refuses at creation and on update an endpoint that is, or resolves to, a private address, or uses http://', async () => {
+      dns.set('localhost', ['127.0.0.1', '::1']);
+      dns.set('internal.shop.example', ['93.184.216.34', '10.0.0.7']);
+      dns.set('metadata.shop.example', ['169.254.169.254']);
+      dns.set('public.shop.example', ['93.184.216.34']);
+      for (const url of [
+        'https://127.0.0.1/hooks',
+        'https://10.1.2.3/hooks',
+        'https://192.168.0.10:8443/hooks',
+        'https://169.254.169.254/latest/meta-data',
+        'https://[::1]/hooks',
+        'https://[fd00:ec2::254]/hooks',
+        'https://[::ffff:127.0.0.1]/hooks',
+        'https://2130706433/hooks',
+        'https://localhost/hooks',
+        'https://internal.shop.example/hooks',
+        'https://metadata.shop.example/hooks',
+      ]) {
+        const response = await create(url);
+        assert.equal(response.status, 400, url);
+        assert.equal(response.body.errors[0].path, 'url');
+        assert.match(response.body.errors[0].message, /private, loopback, link-local/, url);
+      }
+      const http = await create('http://public.shop.example/hooks');
+      assert.equal(http.status, 400);
+      assert.match(http.body.errors[0].message, /https/);
+
+      const endpoint = await create('https://public.shop.example/hooks');
+      assert.equal(endpoint.status, 201, JSON.stringify(endpoint.body));
+      const moved = await call(t.url, 'PATCH', '/v1/webhook-endpoint', { key, body: { id: endpoint.body.id, url: 'https://metadata.shop.example/x' } });
+      assert.equal(moved.status, 400);
+      assert.equal((await call(t.url, 'GET', `/v1/webhook-endpoint/${endpoint.body.id}`, { key })).body.url, 'https://public.shop.example/hooks');
+      assert.equal((await create('https://not-yet-in-dns.shop.example/hooks')).status, 201, 'a name that does not resolve yet is checked at delivery');
+    });
+
+    it('checks DNS again at delivery: a name that now resolves to loopback is refused without connecting', async () => {
+      const receiver = await startReceiver();
+      try {
+        const port = new URL(receiver.url).port;
+        dns.set('rebinding.shop.example', ['93.184.216.34']);
+        const endpoint = await create(`https://rebinding.shop.example:${port}/hooks`);
+        assert.equal(endpoint.status, 201);
+        dns.set('rebinding.shop.example', ['127.0.0.1']);
+        const test = await call(t.url, 'POST', `/v1/webhook-endpoint/${endpoint.body.id}/test`, { key });
+        assert.equal(test.status, 200);
+        assert.equal(test.body.status, 'failed');
+        assert.equal(test.body.attempts[0].statusCode, null);
+        assert.match(test.body.attempts[0].error, /^Refused: rebinding\.shop\.example resolves to 127\.0\.0\.1/);
+        assert.equal(receiver.connections, 0, 'no connection reached the loopback address');
+
+        // A literal private address stored before the rule (or by hand) is refused at delivery too.
+        await t.db.query('UPDATE webhook_endpoints SET url = $1 WHERE id = $2', [`https://127.0.0.1:${port}/hooks`, endpoint.body.id]);
+        const literal = await call(t.url, 'POST', `/v1/webhook-delivery/${test.body.id}/retry`, { key });
+        assert.match(literal.body.attempts.at(-1).error, /^Refused: 127\.0\.0\.1 is a private/);
+        assert.equal(receiver.connections, 0);
+      } finally {
+        await receiver.close();
+      }
+    });
+  });
+}
