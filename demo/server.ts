@@ -19,7 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { getRequestListener } from '@hono/node-server';
 import { errorBody } from '../src/core/errors.js';
 import { openDatabase } from '../src/server/db/index.js';
-import { createLimitedServer } from '../src/server/limits/node-server.js';
+import { createLimitedServer, LISTEN_BACKLOG } from '../src/server/limits/node-server.js';
 import { resolveConnectionLimits } from '../src/server/limits/options.js';
 import { createNodeUpstream, createPaylinkProxy, type ProxyRequestInfo } from '../src/server/proxy/index.js';
 import { serveBundle } from '../src/server/bundles.js';
@@ -90,7 +90,7 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
   const { server } = createLimitedServer((req, res) => listener(req, res), connectionLimits);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port, host, () => resolve());
+    server.listen({ port: options.port, host, backlog: LISTEN_BACKLOG }, () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
   const origin = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;

@@ -33,6 +33,13 @@ const MAX_LINGERING = 1_024;
 /** File descriptors kept for the database, files and outgoing sockets when the total cap is derived from the file limit. */
 const RESERVED_FILES = 256;
 
+/**
+ * The accept queue to ask for when listening (the kernel caps it at `net.core.somaxconn`). Node's 511
+ * overflows under a burst of connections even when every one is refused at once, and a customer's SYN
+ * that arrives then is dropped and retried after a second: the flood would delay everyone.
+ */
+export const LISTEN_BACKLOG = 4096;
+
 const CLIENT = Symbol('paylink.clientAddress');
 /** `clientError` codes that mean the client left, not that it sent something wrong. */
 const CLIENT_GONE = new Set(['ECONNRESET', 'EPIPE', 'HPE_INVALID_EOF_STATE']);

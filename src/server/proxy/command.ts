@@ -13,7 +13,7 @@
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createLimitedServer } from '../limits/node-server.js';
+import { createLimitedServer, LISTEN_BACKLOG } from '../limits/node-server.js';
 import { LimitConfigError, parseRateLimit, resolveConnectionLimits, resolveStreamLimits, LIMIT_DEFAULTS, type ConnectionLimits } from '../limits/options.js';
 import { defaultLogger } from '../log.js';
 import { parsePublicOrigin } from './guards/cross-site.js';
@@ -118,7 +118,7 @@ export async function startProxyServer(options: ProxyCommandOptions): Promise<Ru
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port, host, () => resolve());
+    server.listen({ port: options.port, host, backlog: LISTEN_BACKLOG }, () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
   let closing: Promise<void> | undefined;

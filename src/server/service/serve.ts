@@ -11,7 +11,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
-import { createLimitedServer } from '../limits/node-server.js';
+import { createLimitedServer, LISTEN_BACKLOG } from '../limits/node-server.js';
 import {
   resolveConnectionLimits,
   resolvePublicWriteLimits,
@@ -110,7 +110,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
   const server = limited.server;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => resolve());
+    server.listen({ port: options.port ?? 0, host, backlog: LISTEN_BACKLOG }, () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
   const origin = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
