@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { backends, call, callFrom, standardLinkBody, startTestService, type ApiResponse, type TestService } from '../support/service.js';
-import { openEventStreamFrom, parseRawAnswer, rawConnection, sleep } from '../support/attack.js';
+import { openEventStreamFrom, parseRawAnswer, rawConnection, sleep, until } from '../support/attack.js';
 
 const ATTACKER = '127.0.0.2';
 const CUSTOMER = '127.0.0.1';
@@ -103,9 +103,10 @@ describe('connections per client and in total (pglite)', () => {
   after(() => t.close());
 
   it('a client past its cap gets a quick 503 in the one shape and is closed; other clients are served', async () => {
+    const base = t.service.openConnections;
     const held = Array.from({ length: 2 }, () => rawConnection(t.url, ATTACKER));
     try {
-      await sleep(150);
+      await until(() => t.service.openConnections === base + 2, 'the two held connections');
       const refused = await rawConnection(t.url, ATTACKER).closed;
       const answer = parseRawAnswer(refused.data);
       assert.equal(answer.status, 503);
@@ -124,7 +125,7 @@ describe('connections per client and in total (pglite)', () => {
 
       held[0]!.socket.destroy();
       await held[0]!.closed;
-      await sleep(100);
+      await until(() => t.service.openConnections === base + 1, 'the freed slot');
       assert.equal((await callFrom(ATTACKER, t.url, 'GET', '/healthz')).status, 200, 'a freed slot is taken again');
     } finally {
       for (const connection of held) connection.socket.destroy();
@@ -135,17 +136,20 @@ describe('connections per client and in total (pglite)', () => {
   it("a trusted proxy's connections are not capped per address; its clients' requests in flight are, by X-Forwarded-For", async () => {
     const slowFrom = (client: string) =>
       rawConnection(t.url, PROXY, `POST /v1/checkout/x/visits HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: ${client}\r\nContent-Type: application/json\r\nContent-Length: 10\r\n\r\n{`);
+    const base = t.service.openConnections;
     const inFlight = [slowFrom('198.51.100.7'), slowFrom('198.51.100.7')];
     try {
-      await sleep(150);
+      await until(() => t.service.openConnections === base + 2, 'the two requests in flight');
+      await sleep(150); // their headers parsed
       const third = await callFrom(PROXY, t.url, 'GET', '/healthz', { headers: { 'x-forwarded-for': '198.51.100.7' } });
       assert.equal(third.status, 503, 'the forwarded client has its two requests in flight');
       assert.equal(third.body.code, 'too_many_connections');
       assert.equal((await callFrom(PROXY, t.url, 'GET', '/healthz', { headers: { 'x-forwarded-for': '198.51.100.8' } })).status, 200, "another of the proxy's clients is served");
       assert.equal((await callFrom(PROXY, t.url, 'GET', '/healthz')).status, 200, 'the proxy holds four connections, past the per-address cap of two');
       // An untrusted peer's X-Forwarded-For is ignored: its own address is capped.
+      const opened = t.service.openConnections;
       const untrusted = [rawConnection(t.url, ATTACKER), rawConnection(t.url, ATTACKER)];
-      await sleep(100);
+      await until(() => t.service.openConnections === opened + 2, "the untrusted peer's connections");
       const refused = await callFrom(ATTACKER, t.url, 'GET', '/healthz', { headers: { 'x-forwarded-for': '203.0.113.99' } });
       assert.equal(refused.status, 503);
       for (const connection of untrusted) connection.socket.destroy();
@@ -162,8 +166,7 @@ describe('the total connection cap (pglite)', () => {
     const t = await startTestService('pglite', { payoutWorker: false, maxConnectionsTotal: 3 });
     const held = ['127.0.0.2', '127.0.0.3', '127.0.0.4'].map((address) => rawConnection(t.url, address));
     try {
-      await sleep(150);
-      assert.equal(t.service.openConnections, 3);
+      await until(() => t.service.openConnections === 3, 'three held connections');
       const refused = await rawConnection(t.url, '127.0.0.5', 'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n').closed;
       const answer = parseRawAnswer(refused.data);
       assert.equal(answer.status, 503);
@@ -171,7 +174,7 @@ describe('the total connection cap (pglite)', () => {
       assert.equal(answer.headers['retry-after'], '5');
       held[1]!.socket.destroy();
       await held[1]!.closed;
-      await sleep(100);
+      await until(() => t.service.openConnections === 2, 'the freed connection');
       assert.equal((await callFrom('127.0.0.5', t.url, 'GET', '/healthz')).status, 200);
     } finally {
       for (const connection of held) connection.socket.destroy();
@@ -211,7 +214,8 @@ describe('event streams per client and in total (pglite)', () => {
       assert.equal((await call(t.url, 'POST', `/v1/checkout/sessions/${id}/simulate-payment`, { body: {} })).status, 200);
       for (const stream of open) assert.equal((await stream.next()).status, 'paid', 'every admitted stream still hears the payment');
       // A paid session's streams end, which frees their slots.
-      await sleep(200);
+      await until(() => open.every((stream) => stream.ended), 'the paid session\'s streams to end');
+      await sleep(50); // the server's side of the close
       const again = await openEventStreamFrom(t.url, path, '127.0.0.4');
       assert.equal(again.status, 200);
       again.close();

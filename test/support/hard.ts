@@ -9,7 +9,7 @@
  * answered, how fast a customer's `/healthz`, link load and session start answered meanwhile, the
  * service's resident memory, and the rows written.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { fork, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
 import net from 'node:net';
@@ -307,6 +307,19 @@ export function watchCustomer(routes: CustomerRoutes, pid: number) {
   };
 }
 
+/** Runs `attack` while a customer watches (see `watchCustomer`); the customer stops however the attack ends. */
+export async function whileCustomerWatches<T>(routes: CustomerRoutes, pid: number, attack: () => Promise<T>): Promise<[T, CustomerFigures]> {
+  const customer = watchCustomer(routes, pid);
+  let result: T;
+  let figures: CustomerFigures;
+  try {
+    result = await attack();
+  } finally {
+    figures = await customer.stop();
+  }
+  return [result, figures];
+}
+
 function newProbe(): ProbeFigures {
   return { count: 0, maxMs: 0, bad: [] };
 }
@@ -415,23 +428,24 @@ export async function streamFlood(base: string, sessionId: string, addresses: st
   const streams: EventStreamClient[] = [];
   const openPerAddress = new Map<string, number>();
   const path = `/v1/checkout/sessions/${sessionId}/events`;
-  for (let i = 0; i < perAddress; i++) {
-    const batch = addresses.map(async (address) => {
-      figures.attempted++;
-      try {
-        const stream = await openEventStreamFrom(base, path, address);
-        figures.statuses[stream.status] = (figures.statuses[stream.status] ?? 0) + 1;
-        if (stream.status === 200) {
-          streams.push(stream);
-          openPerAddress.set(address, (openPerAddress.get(address) ?? 0) + 1);
-        } else if (stream.headers['retry-after'] && stream.body?.status === 'error' && stream.body?.statusCode === stream.status) {
-          figures.refusalsInShape++;
-        }
-      } catch {
-        figures.statuses[0] = (figures.statuses[0] ?? 0) + 1;
+  const openOne = async (address: string) => {
+    figures.attempted++;
+    try {
+      const stream = await openEventStreamFrom(base, path, address);
+      figures.statuses[stream.status] = (figures.statuses[stream.status] ?? 0) + 1;
+      if (stream.status === 200) {
+        streams.push(stream);
+        openPerAddress.set(address, (openPerAddress.get(address) ?? 0) + 1);
+      } else if (stream.headers['retry-after'] && stream.body?.status === 'error' && stream.body?.statusCode === stream.status) {
+        figures.refusalsInShape++;
       }
-    });
-    await Promise.all(batch);
+    } catch {
+      figures.statuses[0] = (figures.statuses[0] ?? 0) + 1;
+    }
+  };
+  // Ten addresses at a time, each opening all of its streams at once.
+  for (let at = 0; at < addresses.length; at += 10) {
+    await Promise.all(addresses.slice(at, at + 10).flatMap((address) => Array.from({ length: perAddress }, () => openOne(address))));
   }
   figures.open = streams.length;
   figures.maxOpenPerAddress = Math.max(0, ...openPerAddress.values());
@@ -458,6 +472,22 @@ export async function payAndFanOut(base: string, sessionId: string, streams: Eve
   return { paymentStatus: paid.status, paymentMs: paid.ms, allHeardMs: Math.round(performance.now() - started), heardBy, of: streams.length };
 }
 
+/**
+ * The stream flood, then, 3 s later with the streams still open, the resident memory of `pid` and a
+ * payment of the session and its fan-out; then the streams are closed.
+ */
+export async function streamFloodAndPay(base: string, sessionId: string, addresses: string[], perAddress: number, pid: number) {
+  const { figures, streams } = await streamFlood(base, sessionId, addresses, perAddress);
+  try {
+    await sleep(3_000);
+    const rssWithStreamsMb = residentMb(pid);
+    const payment = await payAndFanOut(base, sessionId, streams);
+    return { flood: figures, rssWithStreamsMb, payment };
+  } finally {
+    for (const stream of streams) stream.close();
+  }
+}
+
 // -------------------------------------------------------------------------------------------------
 // Floods of public writes
 
@@ -472,16 +502,20 @@ export interface FloodFigures {
   accepted: unknown[];
 }
 
-/** `count` POSTs of `bodyOf(i)` to `url` from `localAddress`, `concurrency` at a time over keep-alive connections. */
-export async function postFlood(url: string, count: number, localAddress: string, bodyOf: (i: number) => unknown, concurrency = 16): Promise<FloodFigures> {
+/**
+ * `count` POSTs to `url` from `localAddress`, `concurrency` at a time over keep-alive connections: session
+ * starts (`body: 'session'`) or visits with a random visitId each (`'visit'`).
+ */
+export async function postFlood(url: string, count: number, localAddress: string, body: 'session' | 'visit', concurrency = 16): Promise<FloodFigures> {
+  const bodyOf = body === 'session' ? () => CUSTOMER_SESSION : () => ({ visitId: crypto.randomUUID() });
   const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
   const figures: FloodFigures = { sent: 0, statuses: {}, ms: 0, withRetryAfter: 0, accepted: [] };
   const started = performance.now();
   let next = 0;
   const worker = async () => {
     while (next < count) {
-      const i = next++;
-      const answer = await timedRequest(url, { method: 'POST', json: bodyOf(i), localAddress, agent, timeoutMs: 15_000 });
+      next++;
+      const answer = await timedRequest(url, { method: 'POST', json: bodyOf(), localAddress, agent, timeoutMs: 15_000 });
       figures.sent++;
       figures.statuses[answer.status] = (figures.statuses[answer.status] ?? 0) + 1;
       if (answer.headers['retry-after']) figures.withRetryAfter++;
@@ -521,6 +555,30 @@ export async function abortedUploads(base: string, slug: string, count: number):
 }
 
 // -------------------------------------------------------------------------------------------------
+// The attacker's process
+
+/** The floods the attacker's process runs (test/support/hard-attacker.ts). */
+export const floods = { slowFlood, streamFloodAndPay, postFlood };
+export type FloodName = keyof typeof floods;
+
+/** Runs `floods[name](...args)` in an attacker process of its own and resolves with its figures. */
+function fromAttacker<Name extends FloodName>(name: Name, ...args: Parameters<(typeof floods)[Name]>): ReturnType<(typeof floods)[Name]> {
+  return new Promise((resolve, reject) => {
+    const attacker = fork(path.join(import.meta.dirname, 'hard-attacker.ts'), { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+    let answered = false;
+    attacker.once('message', (figures) => {
+      answered = true;
+      resolve(figures as never);
+    });
+    attacker.once('error', reject);
+    attacker.once('exit', (code) => {
+      if (!answered) reject(new Error(`the attacker exited with ${code} before answering`));
+    });
+    attacker.send({ name, args });
+  }) as ReturnType<(typeof floods)[Name]>;
+}
+
+// -------------------------------------------------------------------------------------------------
 // The attacks of issue 15, each on a stack of its own
 
 /** Connections the attack opens per attacker address (three addresses). */
@@ -546,11 +604,11 @@ export async function slowConnectionAttack(cluster: PostgresCluster, via: 'servi
   try {
     const before = await stack.rows();
     const routes = customerRoutes(stack, via);
-    const customer = watchCustomer(routes, via === 'proxy' ? stack.proxyPid! : stack.servicePid);
     const target = via === 'proxy' ? stack.proxyUrl! : stack.serviceUrl;
     const visitsPath = via === 'proxy' ? `/paylink/checkout/${stack.slug}/visits` : `/v1/checkout/${stack.slug}/visits`;
-    const flood = await slowFlood(target, visitsPath, attackerAddresses(3), SLOW_CONNECTIONS_PER_ADDRESS, SLOW_DURATION_MS);
-    const customerFigures = await customer.stop();
+    const [flood, customerFigures] = await whileCustomerWatches(routes, via === 'proxy' ? stack.proxyPid! : stack.servicePid, () =>
+      fromAttacker('slowFlood', target, visitsPath, attackerAddresses(3), SLOW_CONNECTIONS_PER_ADDRESS, SLOW_DURATION_MS),
+    );
     const after = await stack.rows();
     const aliveAfter = (await timedRequest(routes.healthz)).status === 200;
     return { flood, customer: customerFigures, visitsWritten: after.visits - before.visits, aliveAfter };
@@ -579,22 +637,16 @@ export interface StreamAttackFigures {
  */
 export async function streamAttack(cluster: PostgresCluster, root?: string, env?: Record<string, string>): Promise<StreamAttackFigures> {
   const stack = await startStack(cluster, { root, env });
-  const open: EventStreamClient[] = [];
   try {
     const routes = customerRoutes(stack);
     const session = await timedRequest(routes.sessions, { method: 'POST', json: CUSTOMER_SESSION });
     if (session.status !== 201) throw new Error(`session start failed: ${session.status}`);
     const sessionId = (JSON.parse(session.text) as { id: string }).id;
-    const customer = watchCustomer(routes, stack.servicePid);
-    const { figures: flood, streams } = await streamFlood(stack.serviceUrl, sessionId, attackerAddresses(STREAM_ADDRESSES, 3), STREAMS_PER_ADDRESS);
-    open.push(...streams);
-    await sleep(3_000);
-    const rssWithStreamsMb = residentMb(stack.servicePid);
-    const payment = await payAndFanOut(stack.serviceUrl, sessionId, streams);
-    const customerFigures = await customer.stop();
-    return { flood, customer: customerFigures, rssWithStreamsMb, payment };
+    const [attack, customerFigures] = await whileCustomerWatches(routes, stack.servicePid, () =>
+      fromAttacker('streamFloodAndPay', stack.serviceUrl, sessionId, attackerAddresses(STREAM_ADDRESSES, 3), STREAMS_PER_ADDRESS, stack.servicePid),
+    );
+    return { ...attack, customer: customerFigures };
   } finally {
-    for (const stream of open) stream.close();
     await stack.close();
   }
 }
@@ -620,10 +672,10 @@ export async function writeFloodAttack(cluster: PostgresCluster, what: 'sessions
   try {
     const before = await stack.rows();
     const routes = customerRoutes(stack);
-    const customer = watchCustomer(routes, stack.servicePid);
     const url = what === 'sessions' ? routes.sessions : `${stack.serviceUrl}/v1/checkout/${stack.slug}/visits`;
-    const flood = await postFlood(url, FLOOD_COUNT, attackerAddresses(1)[0]!, what === 'sessions' ? () => CUSTOMER_SESSION : () => ({ visitId: crypto.randomUUID() }));
-    const customerFigures = await customer.stop();
+    const [flood, customerFigures] = await whileCustomerWatches(routes, stack.servicePid, () =>
+      fromAttacker('postFlood', url, FLOOD_COUNT, attackerAddresses(1)[0]!, what === 'sessions' ? 'session' : 'visit'),
+    );
     const after = await stack.rows();
     return {
       flood,
