@@ -6,7 +6,10 @@
  * (PGlite in memory, sandbox chain), seeds a merchant and links, and serves on the test origin:
  *   /paylink/checkout/*  → the service's /v1/checkout/* (a tiny stand-in for the proxy; SSE streams through)
  *   /__test/seed         → `{slugs: {store, donation, simple}}`
+ *   /__test/session/<id> → the keyed `GET /v1/checkout-session/<id>` (what the merchant's server reads)
  */
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
 import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { esbuildPlugin } from '@web/dev-server-esbuild';
@@ -55,7 +58,7 @@ function realService() {
       fiatCurrency: ['USD'],
       action: { successMessage: 'Booked.' },
     });
-    return { service, slugs: { store: store.slug, donation: donation.slug, simple: simple.slug } };
+    return { service, key: key.key, slugs: { store: store.slug, donation: donation.slug, simple: simple.slug } };
   })();
   return running;
 }
@@ -67,6 +70,16 @@ async function realServiceMiddleware(ctx, next) {
   if (ctx.path === '/__test/seed') {
     const { slugs } = await realService();
     ctx.body = { slugs };
+    return;
+  }
+  // What the merchant's server reads (the keyed session, with reference and metadata): the test
+  // checks what the service stored, with the key that never reaches the page.
+  const keyed = /^\/__test\/session\/([\w-]+)$/.exec(ctx.path);
+  if (keyed) {
+    const { service, key } = await realService();
+    const upstream = await fetch(`${service.url}/v1/checkout-session/${keyed[1]}`, { headers: { 'x-api-key': key } });
+    ctx.status = upstream.status;
+    ctx.body = await upstream.json();
     return;
   }
   if (!ctx.path.startsWith('/paylink/checkout/')) return next();
@@ -103,6 +116,19 @@ export default {
   plugins: [
     esbuildPlugin({ ts: true, tsconfig: fileURLToPath(new URL('./tsconfig.json', import.meta.url)) }),
     adminScreenshotPlugin(),
+    {
+      // `executeServerCommand('paylink-screenshot', { name })`: the page as it is, to
+      // test-results/<name>.png (gitignored), for the checkout's screenshot tests.
+      name: 'paylink-screenshot',
+      async executeCommand({ command, payload, session }) {
+        if (command !== 'paylink-screenshot') return undefined;
+        if (!/^[\w/-]+$/.test(payload.name)) throw new Error(`Bad screenshot name ${payload.name}`);
+        const file = path.join('test-results', `${payload.name}.png`);
+        await mkdir(path.dirname(file), { recursive: true });
+        await session.browser.getPage(session.id).screenshot({ path: file, fullPage: true });
+        return true;
+      },
+    },
     {
       name: 'paylink-real-service',
       async serverStop() {

@@ -37,7 +37,7 @@ function median(values: number[]): number {
 
 export async function runCheckoutReadyBench(runs = Number(process.env.BENCH_READY_RUNS ?? 15)): Promise<ReadyResult> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'paylink-ready-'));
-  const demo = await startDemo({ port: 0, dataDir: dir });
+  const demo = await startDemo({ port: 0, dataDir: dir, chain: 'sandbox' });
   const browser = await chromium.launch({ executablePath: CHROME_PATH, args: CHROMIUM_ARGS });
   try {
     const slug = demo.slugs.simple;

@@ -61,7 +61,7 @@ function summarise(scenario: string, samples: number[], elapsedMs: number, ratio
 }
 
 /** Times the interval between new blocks on a 0.75 s chain, as a 10 ms poller sees them. */
-async function blockTime(blocks: number): Promise<EvmBenchRow> {
+export async function blockTime(blocks: number): Promise<EvmBenchRow> {
   const t = await startTestChain({ blockTime: 0.75 });
   try {
     const intervals: number[] = [];
@@ -89,7 +89,7 @@ async function blockTime(blocks: number): Promise<EvmBenchRow> {
 }
 
 /** Sign → broadcast → receipt, one at a time, and a burst of pre-signed transfers, on instant mining. */
-async function transfers(count: number, concurrency: number): Promise<EvmBenchRow[]> {
+export async function transfers(count: number, concurrency: number): Promise<EvmBenchRow[]> {
   const t = await startTestChain();
   try {
     const usdt = await t.deployToken({ name: 'Tether USD', symbol: 'USDT', decimals: 18 });

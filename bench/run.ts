@@ -71,6 +71,12 @@ const parts: Part[] = [
     target: 'baselines for the chain adapter (block interval ≈ 1.0× the configured time)',
     run: async () => (await import('./evm.js')).runEvmBench() as unknown as Promise<Table>,
   },
+  {
+    name: 'evm-service',
+    title: 'The service on anvil: customer transfer → paid (3 confirmations) vs the block interval; 50 concurrent withdrawals on PostgreSQL vs the raw eth_sendRawTransaction rate',
+    target: 'reported as ratios to the chain measured in the same run',
+    run: async () => (await import('./evm-service.js')).runEvmServiceBench() as unknown as Promise<Table>,
+  },
 ];
 
 function toMarkdown(table: Table): string {

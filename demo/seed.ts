@@ -1,18 +1,30 @@
 /**
- * Demo data: one sandbox integrator with a store link (Standard, with a cart), a donation link
- * (suggested amounts, closing time) and a simple fixed-amount link. Seeded once per data directory.
+ * Demo data: one integrator with a store link (Standard, with a cart), a donation link (suggested
+ * amounts, closing time) and a simple fixed-amount link. Seeded once per data directory. On the
+ * demo's local chain, also a few sessions paid by real transfers (`seedPayments`), so the merchant
+ * has a balance to withdraw that the ledger can account for, credited the one way money comes in:
+ * the scanner seeing the transfer.
  */
+import { parseUnits } from 'viem';
 import type { Database } from '../src/server/db/index.js';
+import type { RunningService } from '../src/server/service/serve.js';
 import { createApiKey, findPrincipal, type Principal } from '../src/server/service/keys/index.js';
 import { createLink } from '../src/server/service/links/index.js';
 
+import type { DemoChain } from './chain.js';
+
+/** The demo's merchant and links. */
 export interface DemoSeed {
   apiKey: string;
   principal: Principal;
   slugs: { store: string; donation: string; simple: string };
 }
 
-export async function seedDemo(db: Database, existingKey?: string): Promise<DemoSeed> {
+/**
+ * Seeds the demo merchant and its three links once per database; with the key of an earlier run
+ * (`existingKey`), finds them again instead.
+ */
+export async function seedDemo(db: Database, existingKey?: string, merchantName = 'Demo merchant (sandbox)'): Promise<DemoSeed> {
   if (existingKey) {
     const principal = await findPrincipal(db, existingKey);
     if (principal) {
@@ -25,7 +37,7 @@ export async function seedDemo(db: Database, existingKey?: string): Promise<Demo
       }
     }
   }
-  const created = await db.transaction((tx) => createApiKey(tx, { name: 'Demo merchant (sandbox)' }));
+  const created = await db.transaction((tx) => createApiKey(tx, { name: merchantName }));
   const principal: Principal = { integratorId: created.integratorId, userId: created.userId, keyId: created.keyId };
   const store = await createLink(db, principal, {
     title: 'Lagos Coffee Roasters — order',
@@ -64,4 +76,57 @@ export async function seedDemo(db: Database, existingKey?: string): Promise<Demo
     cart: { items: [] },
   });
   return { apiKey: created.key, principal, slugs: { store: store.slug, donation: donation.slug, simple: simple.slug } };
+}
+
+/** The seed's payments: which link, in what, for how much (donations only). */
+const SEED_PAYMENTS = [
+  { link: 'simple', assetId: 'USDT' },
+  { link: 'simple', assetId: 'USDT' },
+  { link: 'donation', assetId: 'CNGN', fiatAmount: 20000 },
+] as const;
+
+/**
+ * Pays a few sessions of the seeded links with real token transfers from the tokens' owner, mines
+ * the blocks that confirm them, and waits until the scanner has credited each (paid). Resolves with
+ * each session and the hash of the transfer that paid it.
+ */
+export async function seedPayments(
+  service: Pick<RunningService, 'app'>,
+  chain: DemoChain,
+  slugs: DemoSeed['slugs'],
+  timeoutMs = 20_000,
+): Promise<Array<{ sessionId: string; txHash: string }>> {
+  const call = async (method: string, path: string, body?: unknown) => {
+    const response = await service.app.request(path, {
+      method,
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const json = (await response.json()) as Record<string, unknown>;
+    if (!response.ok) throw new Error(`seeding the demo: ${method} ${path} answered ${response.status}: ${JSON.stringify(json)}`);
+    return json;
+  };
+  const paid: Array<{ sessionId: string; txHash: string }> = [];
+  for (const payment of SEED_PAYMENTS) {
+    const session = await call('POST', `/v1/checkout/${slugs[payment.link]}/sessions`, {
+      assetId: payment.assetId,
+      ...('fiatAmount' in payment ? { fiatAmount: payment.fiatAmount } : {}),
+    });
+    const token = chain.tokens[payment.assetId];
+    const units = parseUnits(String(session.cryptoAmount), token.decimals);
+    const txHash = await chain.payFromOwner(token, session.payAddress as `0x${string}`, units);
+    paid.push({ sessionId: String(session.id), txHash });
+  }
+  // Instant mining put each transfer in a block of its own; enough blocks on top confirm them all.
+  await chain.mine(chain.config.confirmations);
+  const deadline = Date.now() + timeoutMs;
+  for (const { sessionId } of paid) {
+    for (;;) {
+      const session = await call('GET', `/v1/checkout/sessions/${sessionId}`);
+      if (session.status === 'paid') break;
+      if (Date.now() > deadline) throw new Error(`seeding the demo: session ${sessionId} is ${String(session.status)}, not paid, after ${timeoutMs} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+  return paid;
 }

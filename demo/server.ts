@@ -1,7 +1,15 @@
 /**
- * `paylink demo` (`npm start`): the service (PGlite, sandbox chain, seeded merchant and links), the
- * proxy at `/paylink`, hosted pages at `/pay/<slug>`, the script-tag builds at `/dist/` and the demo
- * pages, all on one origin.
+ * `paylink demo` (`npm start`): the service (PGlite, seeded merchant and links), the proxy at
+ * `/paylink`, hosted pages at `/pay/<slug>`, the script-tag builds at `/dist/` and the demo pages,
+ * all on one origin.
+ *
+ * The chain (DESIGN §3): by default a local EVM node the demo starts itself (demo/chain.ts: anvil,
+ * USDT and cNGN test tokens, a few real paid sessions as seed, and a demo wallet the pages can pay
+ * with, demo/wallet.ts), so a visitor's payment and the merchant's withdrawal are real transactions
+ * on that chain. That chain starts empty each run, so its database does too (a fresh PGlite in
+ * `--data-dir`, default `.paylink-data/demo-evm`; `--database-url` is for the sandbox only).
+ * `--chain sandbox` runs the sandbox chain on a persistent data directory instead, and so does the
+ * default where anvil is not installed (a package installed without dev dependencies), saying so.
  *
  * Demo visitors are signed in to the admin without copying tokens: opening `/admin.html` gives each
  * visitor a session of their own in an HttpOnly, SameSite=Strict cookie (`Secure` over https), and the
@@ -12,20 +20,24 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { getRequestListener } from '@hono/node-server';
 import { errorBody } from '../src/core/errors.js';
-import { openDatabase } from '../src/server/db/index.js';
+import { connectEvmAdapter } from '../src/server/chain/evm/adapter.js';
+import type { ChainAdapter } from '../src/server/chain/types.js';
+import { openDatabase, type Database } from '../src/server/db/index.js';
 import { createLimitedServer, LISTEN_BACKLOG } from '../src/server/limits/node-server.js';
 import { resolveConnectionLimits } from '../src/server/limits/options.js';
 import { createNodeUpstream, createPaylinkProxy, type ProxyRequestInfo } from '../src/server/proxy/index.js';
 import { serveBundle } from '../src/server/bundles.js';
 import { startService } from '../src/server/service/serve.js';
-import { seedDemo } from './seed.js';
+import { anvilMissing, DEMO_BLOCK_TIME, DEMO_MNEMONIC, startDemoChain, type DemoChain } from './chain.js';
+import { seedDemo, seedPayments } from './seed.js';
 import { createAdminSessions, createHostCheck, readCookie, SESSION_COOKIE } from './visitors.js';
+import { createDemoWallet } from './wallet.js';
 
 /**
  * The package root: this module runs from demo/ in the repository and from lib/demo/ in the installed
@@ -36,11 +48,41 @@ const ROOT = [path.resolve(HERE, '..'), path.resolve(HERE, '..', '..')].find((di
 const PAGES = path.join(ROOT, 'demo', 'pages');
 const ASSETS = path.join(ROOT, 'demo', 'assets');
 
+/** The chains the demo runs on. */
+export type DemoChainName = 'evm' | 'sandbox';
+
 export interface DemoOptions {
   port: number;
   host?: string | undefined;
+  /**
+   * The PGlite data directory (default `.paylink-data/demo` on the sandbox; `.paylink-data/demo-evm`
+   * on the local chain, where each run starts on a fresh copy of an empty database).
+   */
   dataDir?: string | undefined;
+  /** Sandbox only: a PostgreSQL database instead of PGlite. */
   databaseUrl?: string | undefined;
+  /**
+   * `evm` (a local anvil node started by the demo) or `sandbox`. Left out: `evm`, or the sandbox
+   * where anvil is not installed (then `fallback` says why). Asked for and not installed: an error.
+   */
+  chain?: DemoChainName | undefined;
+}
+
+/** What the demo started on its local chain (absent on the sandbox). */
+export interface DemoChainInfo {
+  rpcUrl: string;
+  chainId: number;
+  /** The anvil process: stopped with the demo. */
+  pid: number;
+  tokens: Record<'USDT' | 'CNGN', { address: string; decimals: number }>;
+  demoWallet: string;
+  hotWallet: string;
+  /** The public mnemonic every demo key comes from. */
+  mnemonic: string;
+  confirmations: number;
+  blockTime: number;
+  /** Sessions the seed paid with real transfers at start. */
+  seedPayments: Array<{ sessionId: string; txHash: string }>;
 }
 
 export interface RunningDemo {
@@ -48,7 +90,30 @@ export interface RunningDemo {
   apiKey: string;
   adminToken: string;
   slugs: { store: string; donation: string; simple: string };
+  /** The chain it runs on. */
+  chain: DemoChainName;
+  /** Why the demo runs on the sandbox though the EVM chain was not declined (anvil missing). */
+  fallback: string | undefined;
+  /** The local chain, on `evm`. */
+  evm: DemoChainInfo | undefined;
   close(): Promise<void>;
+}
+
+/** Thrown when `--chain evm` was asked for and anvil is not installed. */
+export class DemoChainUnavailableError extends Error {
+  constructor(reason: string) {
+    super(`${reason}. Run the demo with --chain sandbox instead, or install the dev dependencies`);
+    this.name = 'DemoChainUnavailableError';
+  }
+}
+
+/** The chain to run on, and why the default fell back to the sandbox. */
+function chooseChain(asked: DemoChainName | undefined): { chain: DemoChainName; fallback: string | undefined } {
+  if (asked === 'sandbox') return { chain: 'sandbox', fallback: undefined };
+  const missing = anvilMissing();
+  if (!missing) return { chain: 'evm', fallback: undefined };
+  if (asked === 'evm') throw new DemoChainUnavailableError(missing);
+  return { chain: 'sandbox', fallback: missing };
 }
 
 /**
@@ -69,147 +134,312 @@ function safeEqual(a: string, b: string): boolean {
   return left.length === right.length && timingSafeEqual(left, right);
 }
 
-export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
-  ensureBuilt();
-  const dataDir = options.dataDir ?? path.join('.paylink-data', 'demo');
-  if (!options.databaseUrl) await mkdir(dataDir, { recursive: true });
-  const db = await openDatabase({ databaseUrl: options.databaseUrl, dataDir: options.databaseUrl ? undefined : dataDir });
-  const keyFile = path.join(options.databaseUrl ? '.paylink-data' : dataDir, 'demo-api-key');
-  const previousKey = await readFile(keyFile, 'utf8').then((text) => text.trim(), () => undefined);
-  const seed = await seedDemo(db, previousKey);
-  await mkdir(path.dirname(keyFile), { recursive: true });
-  await writeFile(keyFile, `${seed.apiKey}\n`, { mode: 0o600 });
+/** The local chain demo's directory: `--data-dir`, else `.paylink-data/demo-evm`. */
+function evmDemoDir(options: Pick<DemoOptions, 'dataDir'>): string {
+  return options.dataDir ?? path.join('.paylink-data', 'demo-evm');
+}
 
-  // The demo's own server first, so its origin is known for the links' public URLs.
-  const host = options.host ?? '127.0.0.1';
-  const connectionLimits = resolveConnectionLimits({}, process.env);
-  let listener: Parameters<typeof createLimitedServer>[0] = (_req, res) => {
-    res.statusCode = 503;
-    res.end();
-  };
-  const { server } = createLimitedServer((req, res) => listener(req, res), connectionLimits);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen({ port: options.port, host, backlog: LISTEN_BACKLOG }, () => resolve());
-  });
-  const port = (server.address() as AddressInfo).port;
-  const origin = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
+/** Where the demo writes its API key: in its data directory (the local chain's, or the sandbox's). */
+export function demoKeyFile(options: Pick<DemoOptions, 'dataDir' | 'databaseUrl'>, chain: DemoChainName): string {
+  if (chain === 'evm') return path.join(evmDemoDir(options), 'demo-api-key');
+  return path.join(options.databaseUrl ? '.paylink-data' : (options.dataDir ?? path.join('.paylink-data', 'demo')), 'demo-api-key');
+}
 
-  // The service's own port is reached only by the proxy below, from 127.0.0.1: its X-Forwarded-For names
-  // the visitor, so the service's per-client limits count visitors, not the proxy.
-  const service = await startService({ db, port: 0, host: '127.0.0.1', publicUrl: process.env.PAYLINK_PUBLIC_URL ?? `${origin}/pay`, trustProxy: ['127.0.0.1'] });
-  const adminToken = process.env.PAYLINK_ADMIN_TOKEN || randomBytes(24).toString('base64url');
-  const sessions = createAdminSessions();
-  const hosts = createHostCheck({
-    listenHost: host,
-    origins: [process.env.PAYLINK_PUBLIC_ORIGIN, process.env.PAYLINK_PUBLIC_URL],
-    hosts: (process.env.PAYLINK_ALLOWED_HOSTS ?? '').split(','),
-  });
-  const publicOriginIsHttps = (process.env.PAYLINK_PUBLIC_ORIGIN ?? '').trim().toLowerCase().startsWith('https:');
-  const allowedOrigins = process.env.PAYLINK_ALLOWED_ORIGINS
-    ? process.env.PAYLINK_ALLOWED_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean)
-    : '*';
-  const proxy = createPaylinkProxy({
-    upstream: createNodeUpstream(service.url),
-    apiKey: seed.apiKey,
-    allowedOrigins,
-    basePath: '/paylink',
-    bundles: serveBundle,
-    // Behind a reverse proxy that rewrites Host, the origin visitors see (admin changes from it are same-site).
-    publicOrigin: process.env.PAYLINK_PUBLIC_ORIGIN,
-    trustProxy: connectionLimits.trustProxy,
-    authorize: (request: Request) => {
-      const bearer = request.headers.get('authorization')?.match(/^Bearer (.+)$/)?.[1];
-      if (bearer && safeEqual(bearer, adminToken)) return true;
-      return sessions.has(readCookie(request.headers.get('cookie'), SESSION_COOKIE));
-    },
-  });
+/** The Content-Security-Policy of the demo pages: scripts and connections to this origin only, Trusted Types on. */
+const PAGE_CSP =
+  "default-src 'none'; script-src 'self'; connect-src 'self'; img-src 'self' data: https:; style-src 'self'; base-uri 'none'; form-action 'none'; require-trusted-types-for 'script'; trusted-types lit-html";
 
-  const manifest = await readFile(path.join(ROOT, 'dist', 'manifest.json'), 'utf8').then(JSON.parse, () => ({}));
-  const integrity: string = manifest['paylink-checkout.js']?.integrity ?? '';
+/** What the pages say about the chain (`{{chainNote}}`). */
+const CHAIN_NOTES: Record<DemoChainName, string> = {
+  evm: 'on a local test chain this demo started: payments are real transfers of test tokens, made from the demo wallet in the corner of the page, never real money',
+  sandbox: 'on the sandbox chain: no real funds move',
+};
 
-  const page = async (name: string): Promise<string | undefined> => {
-    if (!/^[a-z-]+\.html$/.test(name)) return undefined;
-    const text = await readFile(path.join(PAGES, name), 'utf8').catch(() => undefined);
-    return text
-      ?.replaceAll('{{origin}}', origin)
-      .replaceAll('{{integrity}}', integrity)
-      .replaceAll('{{store}}', seed.slugs.store)
-      .replaceAll('{{donation}}', seed.slugs.donation)
-      .replaceAll('{{simple}}', seed.slugs.simple);
-  };
+/** True while process `pid` runs (on this host). */
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
 
-  const handle = async (request: Request, info?: ProxyRequestInfo & Parameters<typeof service.app.fetch>[1]): Promise<Response> => {
-    const url = new URL(request.url);
-    const { pathname } = url;
-    if (pathname !== '/healthz' && !hosts.allows(request.headers.get('host'))) {
-      const message = `This demo answers for ${hosts.names.join(', ')} only (set PAYLINK_ALLOWED_HOSTS to add a host)`;
-      return Response.json(errorBody(403, 'host_not_allowed', message), { status: 403, headers: { 'cache-control': 'no-store' } });
-    }
-    if (pathname === '/paylink' || pathname.startsWith('/paylink/')) return proxy(request, info);
-    if (pathname.startsWith('/v1/') || pathname.startsWith('/pay/') || pathname.startsWith('/dist/') || pathname === '/healthz') {
-      // In process, with the visitor's socket, so the service's per-client limits count the visitor.
-      return service.app.fetch(request, info);
-    }
-    if (pathname.startsWith('/demo/assets/')) {
-      const name = pathname.slice('/demo/assets/'.length);
-      if (!/^[a-z-]+\.(css|js)$/.test(name)) return new Response('Not found', { status: 404 });
-      const body = await readFile(path.join(ASSETS, name)).catch(() => undefined);
-      if (!body) return new Response('Not found', { status: 404 });
-      const type = name.endsWith('.css') ? 'text/css' : 'text/javascript';
-      return new Response(new Uint8Array(body), { headers: { 'content-type': `${type}; charset=utf-8` } });
-    }
-    const name = pathname === '/' ? 'index.html' : pathname.slice(1);
-    const html = await page(name);
-    if (html === undefined) return new Response('Not found', { status: 404, headers: { 'content-type': 'text/plain' } });
-    const headers = new Headers({
-      'content-type': 'text/html; charset=utf-8',
-      'content-security-policy':
-        "default-src 'none'; script-src 'self'; connect-src 'self'; img-src 'self' data: https:; style-src 'self'; base-uri 'none'; form-action 'none'; require-trusted-types-for 'script'; trusted-types lit-html",
-      'referrer-policy': 'no-referrer',
-    });
-    if (name === 'admin.html' && !sessions.has(readCookie(request.headers.get('cookie'), SESSION_COOKIE))) {
-      headers.append('set-cookie', sessions.issue(url.protocol === 'https:' || publicOriginIsHttps));
-    }
-    return new Response(html, { headers });
-  };
-  listener = getRequestListener(handle);
-
+/**
+ * A fresh, migrated PGlite database for one run of the local chain demo (its chain starts empty, so
+ * its data must too), opened in `<dir>/run-<pid>` and deleted on close. Creating a PGlite cluster
+ * takes seconds (initdb), opening one a fraction of that: the first run keeps a migrated, empty
+ * cluster as `<dir>/template` and later runs copy it. Runs of processes that are gone are cleared.
+ */
+async function openFreshDatabase(dir: string): Promise<Database> {
+  await mkdir(dir, { recursive: true });
+  for (const name of await readdir(dir)) {
+    const pid = /^run-(\d+)$/.exec(name)?.[1];
+    if (pid && !running(Number(pid))) await rm(path.join(dir, name), { recursive: true, force: true });
+  }
+  const template = path.join(dir, 'template');
+  if (!existsSync(path.join(template, 'PG_VERSION'))) {
+    // Made aside and renamed into place, so a demo starting beside this one never copies half of it.
+    const making = path.join(dir, `template-${process.pid}`);
+    await rm(making, { recursive: true, force: true });
+    await (await openDatabase({ dataDir: making })).close();
+    await rm(template, { recursive: true, force: true });
+    await rename(making, template).catch(() => rm(making, { recursive: true, force: true }));
+  }
+  const runDir = path.join(dir, `run-${process.pid}`);
+  await rm(runDir, { recursive: true, force: true });
+  await cp(template, runDir, { recursive: true });
+  // A newer version's migrations apply to the copy on open.
+  const db = await openDatabase({ dataDir: runDir });
   return {
-    url: origin,
-    apiKey: seed.apiKey,
-    adminToken,
-    slugs: seed.slugs,
+    ...db,
     close: async () => {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeIdleConnections();
-        setTimeout(() => server.closeAllConnections(), 3000).unref();
-      });
-      await service.close();
       await db.close();
+      await rm(runDir, { recursive: true, force: true });
     },
   };
 }
 
+export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
+  ensureBuilt();
+  const { chain: chainName, fallback } = chooseChain(options.chain);
+  // Everything started so far, stopped in reverse order by close() or by a failed start.
+  const closers: Array<() => Promise<void>> = [];
+  const closeAll = async () => {
+    for (const close of closers.splice(0).reverse()) await close();
+  };
+  try {
+    // On the local chain everything starts empty: the chain first (it fails fastest), then a fresh
+    // database that matches it. The sandbox keeps its data directory between runs, as before.
+    // Both take seconds (anvil and its contracts; PGlite's WebAssembly), so they start side by side.
+    const dataDir = options.dataDir ?? path.join('.paylink-data', 'demo');
+    if (chainName === 'sandbox' && !options.databaseUrl) await mkdir(dataDir, { recursive: true });
+    const [chainStart, dbOpen] = await Promise.allSettled([
+      chainName === 'evm' ? startDemoChain() : undefined,
+      chainName === 'evm' ? openFreshDatabase(evmDemoDir(options)) : openDatabase({ databaseUrl: options.databaseUrl, dataDir: options.databaseUrl ? undefined : dataDir }),
+    ]);
+    const local: DemoChain | undefined = chainStart.status === 'fulfilled' ? chainStart.value : undefined;
+    if (local) closers.push(() => local.stop());
+    if (dbOpen.status === 'fulfilled') closers.push(() => dbOpen.value.close());
+    if (chainStart.status === 'rejected') throw chainStart.reason;
+    if (dbOpen.status === 'rejected') throw dbOpen.reason;
+    const db = dbOpen.value;
+    const adapter: ChainAdapter | undefined = local ? await connectEvmAdapter(local.config, { waitMs: 5_000, log: () => {} }) : undefined;
+    if (adapter?.close) closers.push(async () => adapter.close?.());
+
+    const keyFile = demoKeyFile(options, chainName);
+    const previousKey = local ? undefined : await readFile(keyFile, 'utf8').then((text) => text.trim(), () => undefined);
+    const seed = await seedDemo(db, previousKey, local ? 'Demo merchant (local chain)' : 'Demo merchant (sandbox)');
+    await mkdir(path.dirname(keyFile), { recursive: true });
+    await writeFile(keyFile, `${seed.apiKey}\n`, { mode: 0o600 });
+
+    // The demo's own server first, so its origin is known for the links' public URLs.
+    const host = options.host ?? '127.0.0.1';
+    const connectionLimits = resolveConnectionLimits({}, process.env);
+    let listener: Parameters<typeof createLimitedServer>[0] = (_req, res) => {
+      res.statusCode = 503;
+      res.end();
+    };
+    const { server } = createLimitedServer((req, res) => listener(req, res), connectionLimits);
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen({ port: options.port, host, backlog: LISTEN_BACKLOG }, () => resolve());
+    });
+    closers.push(
+      () =>
+        new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeIdleConnections();
+          setTimeout(() => server.closeAllConnections(), 3000).unref();
+        }),
+    );
+    const port = (server.address() as AddressInfo).port;
+    const origin = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
+
+    const service = await startService({
+      db,
+      port: 0,
+      host: '127.0.0.1',
+      publicUrl: process.env.PAYLINK_PUBLIC_URL ?? `${origin}/pay`,
+      // The service's own port is reached only by the proxy below, from 127.0.0.1: its X-Forwarded-For
+      // names the visitor, so the service's per-client limits count visitors, not the proxy.
+      trustProxy: ['127.0.0.1'],
+      ...(adapter ? { chain: adapter } : {}),
+    });
+    // Stopped after the demo's server has drained (as `serve` does), before the database closes.
+    closers.splice(closers.length - 1, 0, () => service.close());
+
+    const wallet = local ? createDemoWallet(local, origin) : undefined;
+    let evm: DemoChainInfo | undefined;
+    if (local) {
+      // A few real payments, confirmed before the block clock starts, so the admin opens on a balance.
+      const paid = await seedPayments(service, local, seed.slugs);
+      await local.startBlockClock();
+      evm = {
+        rpcUrl: local.rpcUrl,
+        chainId: local.chainId,
+        pid: local.node.pid,
+        tokens: {
+          USDT: { address: local.tokens.USDT.address, decimals: local.tokens.USDT.decimals },
+          CNGN: { address: local.tokens.CNGN.address, decimals: local.tokens.CNGN.decimals },
+        },
+        demoWallet: local.demoWallet.address,
+        hotWallet: local.hotWallet.address,
+        mnemonic: DEMO_MNEMONIC,
+        confirmations: local.config.confirmations,
+        blockTime: DEMO_BLOCK_TIME,
+        seedPayments: paid,
+      };
+    }
+
+    const adminToken = process.env.PAYLINK_ADMIN_TOKEN || randomBytes(24).toString('base64url');
+    const sessions = createAdminSessions();
+    const hosts = createHostCheck({
+      listenHost: host,
+      origins: [process.env.PAYLINK_PUBLIC_ORIGIN, process.env.PAYLINK_PUBLIC_URL],
+      hosts: (process.env.PAYLINK_ALLOWED_HOSTS ?? '').split(','),
+    });
+    const publicOriginIsHttps = (process.env.PAYLINK_PUBLIC_ORIGIN ?? '').trim().toLowerCase().startsWith('https:');
+    const allowedOrigins = process.env.PAYLINK_ALLOWED_ORIGINS
+      ? process.env.PAYLINK_ALLOWED_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean)
+      : '*';
+    const proxy = createPaylinkProxy({
+      upstream: createNodeUpstream(service.url),
+      apiKey: seed.apiKey,
+      allowedOrigins,
+      basePath: '/paylink',
+      bundles: serveBundle,
+      // Behind a reverse proxy that rewrites Host, the origin visitors see (admin changes from it are same-site).
+      publicOrigin: process.env.PAYLINK_PUBLIC_ORIGIN,
+      trustProxy: connectionLimits.trustProxy,
+      authorize: (request: Request) => {
+        const bearer = request.headers.get('authorization')?.match(/^Bearer (.+)$/)?.[1];
+        if (bearer && safeEqual(bearer, adminToken)) return true;
+        return sessions.has(readCookie(request.headers.get('cookie'), SESSION_COOKIE));
+      },
+    });
+
+    const manifest = await readFile(path.join(ROOT, 'dist', 'manifest.json'), 'utf8').then(JSON.parse, () => ({}));
+    const integrity: string = manifest['paylink-checkout.js']?.integrity ?? '';
+
+    const page = async (name: string): Promise<string | undefined> => {
+      if (!/^[a-z-]+\.html$/.test(name)) return undefined;
+      const text = await readFile(path.join(PAGES, name), 'utf8').catch(() => undefined);
+      return text
+        ?.replaceAll('{{origin}}', origin)
+        .replaceAll('{{integrity}}', integrity)
+        .replaceAll('{{chainNote}}', CHAIN_NOTES[chainName])
+        .replaceAll('{{store}}', seed.slugs.store)
+        .replaceAll('{{donation}}', seed.slugs.donation)
+        .replaceAll('{{simple}}', seed.slugs.simple);
+    };
+
+    const handle = async (request: Request, info?: ProxyRequestInfo & Parameters<typeof service.app.fetch>[1]): Promise<Response> => {
+      const url = new URL(request.url);
+      const { pathname } = url;
+      if (pathname !== '/healthz' && !hosts.allows(request.headers.get('host'))) {
+        const message = `This demo answers for ${hosts.names.join(', ')} only (set PAYLINK_ALLOWED_HOSTS to add a host)`;
+        return Response.json(errorBody(403, 'host_not_allowed', message), { status: 403, headers: { 'cache-control': 'no-store' } });
+      }
+      if (pathname === '/paylink' || pathname.startsWith('/paylink/')) return proxy(request, info);
+      if (pathname.startsWith('/v1/') || pathname.startsWith('/pay/') || pathname.startsWith('/dist/') || pathname === '/healthz') {
+        // In process, with the visitor's socket, so the service's per-client limits count the visitor.
+        return service.app.fetch(request, info);
+      }
+      if (pathname === '/demo/wallet' || pathname.startsWith('/demo/wallet/')) {
+        // On the sandbox there is no wallet: the pages' script finds nothing and stays out of sight.
+        if (!wallet) return new Response(JSON.stringify({ error: { code: 'not_found', message: 'the demo wallet runs only on the local chain' } }), { status: 404, headers: { 'content-type': 'application/json' } });
+        return wallet.handle(request, info?.incoming?.socket?.remoteAddress ?? 'unknown');
+      }
+      if (pathname.startsWith('/demo/assets/')) {
+        const name = pathname.slice('/demo/assets/'.length);
+        if (!/^[a-z-]+\.(css|js)$/.test(name)) return new Response('Not found', { status: 404 });
+        const body = await readFile(path.join(ASSETS, name)).catch(() => undefined);
+        if (!body) return new Response('Not found', { status: 404 });
+        const type = name.endsWith('.css') ? 'text/css' : 'text/javascript';
+        return new Response(new Uint8Array(body), { headers: { 'content-type': `${type}; charset=utf-8` } });
+      }
+      const name = pathname === '/' ? 'index.html' : pathname.slice(1);
+      const html = await page(name);
+      if (html === undefined) return new Response('Not found', { status: 404, headers: { 'content-type': 'text/plain' } });
+      const headers = new Headers({ 'content-type': 'text/html; charset=utf-8', 'content-security-policy': PAGE_CSP, 'referrer-policy': 'no-referrer' });
+      if (name === 'admin.html' && !sessions.has(readCookie(request.headers.get('cookie'), SESSION_COOKIE))) {
+        headers.append('set-cookie', sessions.issue(url.protocol === 'https:' || publicOriginIsHttps));
+      }
+      return new Response(html, { headers });
+    };
+    listener = getRequestListener(handle);
+
+    let closing: Promise<void> | undefined;
+    return {
+      url: origin,
+      apiKey: seed.apiKey,
+      adminToken,
+      slugs: seed.slugs,
+      chain: chainName,
+      fallback,
+      evm,
+      close: () => (closing ??= closeAll()),
+    };
+  } catch (error) {
+    await closeAll().catch(() => undefined);
+    throw error;
+  }
+}
+
+/** The lines `paylink demo` prints on start. */
+export function describeDemo(demo: RunningDemo, options: Pick<DemoOptions, 'dataDir' | 'databaseUrl'>): string {
+  const { url, slugs, evm } = demo;
+  const chain = evm
+    ? `local EVM chain ${evm.chainId}: real transactions of test tokens, never real money`
+    : 'sandbox chain: no real funds move';
+  const lines = [
+    '',
+    `Paylink demo running at ${url}  (${chain})`,
+    '',
+    `  Embed gallery     ${url}/`,
+    `  Store (cart)      ${url}/store.html`,
+    `  Donation          ${url}/donate.html`,
+    `  Dark, French      ${url}/dark.html`,
+    `  Merchant admin    ${url}/admin.html   (signed in by a demo session cookie)`,
+    `  Hosted checkout   ${url}/pay/${slugs.store}`,
+    `  Proxy             ${url}/paylink   (admin bearer token: ${demo.adminToken})`,
+    `  Service API       ${url}/v1   (API key in ${demoKeyFile(options, demo.chain)})`,
+    '',
+  ];
+  if (evm) {
+    const blocks = `a block every ${evm.blockTime} s, ${evm.confirmations} confirmations before a payment counts`;
+    lines.push(
+      `Local chain (anvil, pid ${evm.pid}, stopped with the demo)`,
+      `  RPC URL           ${evm.rpcUrl}   (chain id ${evm.chainId}; ${blocks})`,
+      `  USDT (test)       ${evm.tokens.USDT.address}   (${evm.tokens.USDT.decimals} decimals, as on BNB Smart Chain)`,
+      `  cNGN (test)       ${evm.tokens.CNGN.address}   (${evm.tokens.CNGN.decimals} decimals)`,
+      `  Demo wallet       ${evm.demoWallet}   (pays in the demo pages; holds test USDT and cNGN)`,
+      `  Hot wallet        ${evm.hotWallet}   (sends the merchant's withdrawals)`,
+      `  Seed              ${evm.seedPayments.length} sessions paid by real transfers at start`,
+      `  Mnemonic          "${evm.mnemonic}"`,
+      `                    PUBLIC test mnemonic (anvil's): every demo key comes from it. Never send real funds to these addresses.`,
+      '',
+    );
+  }
+  return lines.join('\n');
+}
+
 export async function runDemo(options: DemoOptions, onSignal: (close: () => Promise<void>) => void): Promise<void> {
-  const demo = await startDemo(options);
-  const { url, slugs } = demo;
-  process.stdout.write(
-    [
-      '',
-      `Paylink demo running at ${url}  (sandbox chain: no real funds move)`,
-      '',
-      `  Embed gallery     ${url}/`,
-      `  Store (cart)      ${url}/store.html`,
-      `  Donation          ${url}/donate.html`,
-      `  Dark, French      ${url}/dark.html`,
-      `  Merchant admin    ${url}/admin.html   (signed in by a demo session cookie)`,
-      `  Hosted checkout   ${url}/pay/${slugs.store}`,
-      `  Proxy             ${url}/paylink   (admin bearer token: ${demo.adminToken})`,
-      `  Service API       ${url}/v1   (sandbox API key in ${options.databaseUrl ? '.paylink-data' : options.dataDir ?? '.paylink-data/demo'}/demo-api-key)`,
-      '',
-    ].join('\n'),
-  );
+  let demo: RunningDemo;
+  try {
+    demo = await startDemo(options);
+  } catch (error) {
+    if (!(error instanceof DemoChainUnavailableError)) throw error;
+    process.stderr.write(`paylink: ${error.message}\n`);
+    process.exit(1);
+  }
+  if (demo.fallback) {
+    process.stdout.write(`paylink: ${demo.fallback}, so the demo runs on the sandbox chain (no real funds move); install the dev dependencies for a local EVM chain, or pass --chain sandbox.\n`);
+  }
+  if (demo.chain === 'evm' && options.databaseUrl) {
+    process.stdout.write('paylink: the local chain demo does not use --database-url (DATABASE_URL): its chain starts empty each run, and so does its database. Pass --chain sandbox to keep the demo in PostgreSQL.\n');
+  }
+  process.stdout.write(`${describeDemo(demo, options)}\n`);
   onSignal(demo.close);
 }

@@ -2,13 +2,13 @@
  * The `checkout` resource: the keyless public API a customer's browser calls (DESIGN §4).
  * Paths are relative to the transport's base: `https://host/v1` when talking to the service,
  * or the proxy base (`/paylink`) from a page. Responses are parsed with the zod-free parsers of
- * `core/public-parse.ts`, so this file (on the checkout bundle's path) pulls in no zod.
+ * `core/public-parse.ts`, so this file pulls in no zod. (`<paylink-checkout>` makes the same calls
+ * through its own lighter `components/checkout/checkout-api.ts`, for its 15 kB budget.)
  */
-import { readErrorBody } from '../core/errors.js';
 import { parseCheckoutSession, parsePublicLink, parseVisitResult } from '../core/public-parse.js';
 import { TERMINAL_STATUSES } from '../core/rules/session.js';
 import type { CheckoutSession, PublicLink, SessionStatus, StartSessionInput, VisitResult } from '../core/schemas.js';
-import { PaylinkError } from './errors.js';
+import type { PaylinkError } from './errors.js';
 import type { RequestOptions, Transport } from './http.js';
 
 export type { CheckoutSession, PublicLink, SessionStatus, StartSessionInput, VisitResult };
@@ -50,49 +50,6 @@ export interface CheckoutApi {
   watchSession(id: string, onUpdate: (session: CheckoutSession) => void, options?: WatchOptions): () => void;
   /** Sandbox chain only: pays `amount` (default: the whole `cryptoAmount`) into the session. */
   simulatePayment(id: string, params?: { amount?: string | undefined }, options?: RequestOptions): Promise<CheckoutSession>;
-}
-
-/**
- * A transport for the keyless public checkout API alone: JSON in and out, every failure a
- * `PaylinkError` with the server's `status`, `code`, `message` and field `errors` (status 0,
- * code `network_error` when no response came; `invalid_response` for an unexpected body). Unlike
- * `createTransport` (./http.js) it has no API key, token, query strings or idempotency keys, and
- * no error subclasses: the checkout element uses it to fit its 15 kB budget. Use `createTransport`
- * for anything else.
- */
-export function createPublicTransport(baseUrl: string, customFetch?: typeof fetch): Transport {
-  const url = (path: string) => baseUrl.replace(/\/+$/, '') + path;
-  const send: typeof fetch = customFetch ?? ((input, init) => fetch(input, init));
-  return {
-    baseUrl,
-    url,
-    fetch: send,
-    options: { baseUrl, fetch: customFetch },
-    async request(method, path, parse, { body, signal } = {}) {
-      let response: Response;
-      try {
-        response = await send(url(path), {
-          method,
-          signal: signal ?? null,
-          headers: { accept: 'application/json', 'content-type': 'application/json' },
-          body: body ? JSON.stringify(body) : null,
-        });
-      } catch (cause) {
-        throw (cause as Error).name == 'AbortError' ? cause : new PaylinkError('Could not reach the Paylink API', 0, 'network_error');
-      }
-      const { status } = response;
-      const data = await response.json().catch(() => ({}));
-      if (!response.ok) {
-        const error = readErrorBody(status, data);
-        throw new PaylinkError(error.message, status, error.code, error.errors);
-      }
-      try {
-        return parse(data);
-      } catch {
-        throw new PaylinkError('Unexpected response', status, 'invalid_response');
-      }
-    },
-  };
 }
 
 /** Builds the checkout resource on a transport (`createTransport` from `./http.js`). */

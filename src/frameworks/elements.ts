@@ -58,6 +58,18 @@ export interface PaylinkCheckoutAttributes {
   reference?: string | undefined;
 }
 
+/**
+ * Properties of `<paylink-checkout>` that have no attribute (an object can't be written in markup).
+ * React 19 and Vue set a prop the element has as a property, so `metadata={{ cart: 'c_9' }}` works in both.
+ */
+export interface PaylinkCheckoutProperties {
+  /**
+   * Up to 20 string pairs (keys 1–40 characters, values up to 500) sent with the payment session;
+   * the merchant reads them back on the keyed session read and in webhooks (DESIGN §6, §8).
+   */
+  metadata?: Record<string, string> | undefined;
+}
+
 /** Attributes of `<paylink-admin>` as written in markup. The bearer token is a property (`token`), never an attribute. */
 export interface PaylinkAdminAttributes {
   /** Where the merchant's proxy is mounted (default `/paylink`). */

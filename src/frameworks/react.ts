@@ -24,6 +24,7 @@ import type {
   PaylinkAdminEventMap,
   PaylinkCheckoutAttributes,
   PaylinkCheckoutEventMap,
+  PaylinkCheckoutProperties,
 } from './elements.js';
 
 export type * from './elements.js';
@@ -33,15 +34,19 @@ type IntrinsicProps<Element> = DetailedHTMLProps<HTMLAttributes<Element>, Elemen
 declare module 'react' {
   namespace JSX {
     interface IntrinsicElements {
-      'paylink-checkout': IntrinsicProps<PaylinkCheckoutElement> & PaylinkCheckoutAttributes & ExactListeners<PaylinkCheckoutEventMap>;
+      'paylink-checkout': IntrinsicProps<PaylinkCheckoutElement> &
+        PaylinkCheckoutAttributes &
+        PaylinkCheckoutProperties &
+        ExactListeners<PaylinkCheckoutEventMap>;
       'paylink-admin': IntrinsicProps<PaylinkAdminElement> & PaylinkAdminAttributes & ExactListeners<PaylinkAdminEventMap>;
     }
   }
 }
 
-/** Props of `<PaylinkCheckout>`: the element's attributes in camelCase, `onPaylink…` listeners, `ref` to the element. */
+/** Props of `<PaylinkCheckout>`: the element's attributes in camelCase, `metadata`, `onPaylink…` listeners, `ref` to the element. */
 export type PaylinkCheckoutProps = HTMLAttributes<PaylinkCheckoutElement> &
   CamelAttributes<PaylinkCheckoutAttributes> &
+  PaylinkCheckoutProperties &
   PascalListeners<PaylinkCheckoutEventMap> & { ref?: Ref<PaylinkCheckoutElement> | undefined };
 
 /**

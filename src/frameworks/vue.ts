@@ -16,13 +16,16 @@ import type {
   PaylinkAdminEventMap,
   PaylinkCheckoutAttributes,
   PaylinkCheckoutEventMap,
+  PaylinkCheckoutProperties,
 } from './elements.js';
 
 export type * from './elements.js';
 
 declare module 'vue' {
   interface GlobalComponents {
-    'paylink-checkout': DefineComponent<CamelAttributes<PaylinkCheckoutAttributes> & PascalListeners<PaylinkCheckoutEventMap>>;
+    'paylink-checkout': DefineComponent<
+      CamelAttributes<PaylinkCheckoutAttributes> & PaylinkCheckoutProperties & PascalListeners<PaylinkCheckoutEventMap>
+    >;
     'paylink-admin': DefineComponent<CamelAttributes<PaylinkAdminAttributes> & PascalListeners<PaylinkAdminEventMap>>;
   }
 }

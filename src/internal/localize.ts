@@ -1,36 +1,31 @@
 /**
- * Texts and formats for a locale: one translation table per language (`translations/en.ts` is
- * the fallback) and `Intl` for money, numbers and dates. Amounts stay decimal strings all the way
- * into `Intl.NumberFormat`, which formats a numeric string exactly (no float rounding).
+ * Texts and formats for a locale: the texts from the translation tables an element brings (each
+ * element keeps its own, `en` being the fallback) and `Intl` for money, numbers and dates. Amounts
+ * stay decimal strings all the way into `Intl.NumberFormat`, which formats a numeric string exactly
+ * (no float rounding). DOM-free: it runs in Node as well.
  */
-import en from './translations/en.js';
-import fr from './translations/fr.js';
-
-export type Messages = typeof en;
-export type MessageKey = keyof Messages;
-
-const tables: Record<string, Messages> = { en, fr };
 
 /** Display name of an asset (cNGN is written with a lower-case c by its issuer). */
 export const assetName = (assetId: string) => (assetId == 'CNGN' ? 'cNGN' : assetId);
 
 /** Texts and formatters for one locale; unknown or malformed locales fall back to English. */
-export class Localizer {
+export class Localizer<Messages extends Record<string, string> = Record<string, string>> {
   readonly locale: string = 'en';
-  private readonly table: Messages = en;
+  readonly #table?: Messages;
 
-  constructor(locale?: string) {
+  /** `tables` by language (`{ en, fr }`); `t()` needs them, the formats do not. */
+  constructor(locale?: string, tables: Record<string, Messages> = {}) {
     try {
-      this.locale = Intl.getCanonicalLocales(locale || navigator.language)[0]!;
-      this.table = tables[this.locale.slice(0, 2)] ?? en;
+      this.locale = Intl.getCanonicalLocales(locale || globalThis.navigator?.language)[0] ?? 'en';
     } catch {
       // A malformed `locale` attribute must not break the checkout: English it is.
     }
+    this.#table = tables[this.locale.slice(0, 2)] ?? tables.en;
   }
 
   /** The text of `key`, `{name}` placeholders filled from `values`. */
-  t(key: MessageKey, values: Record<string, string | number> = {}): string {
-    return this.table[key].replace(/\{(\w+)\}/g, (_, name: string) => String(values[name]));
+  t(key: keyof Messages, values: Record<string, string | number> = {}): string {
+    return this.#table![key]!.replace(/\{(\w+)\}/g, (_, name: string) => String(values[name]));
   }
 
   /** A number formatted from its exact decimal string. */
@@ -51,9 +46,12 @@ export class Localizer {
     return new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits!;
   }
 
-  /** A crypto amount and its asset, up to 6 decimals: `25.12 USDT`. */
+  /**
+   * A crypto amount and its asset with all its digits (`25.12 USDT`, `12.187813 USDT`): never
+   * rounded, since it may be the exact amount to send (up to a token's 18 decimals).
+   */
   crypto(amount: string, assetId: string): string {
-    return `${this.number(amount, { maximumFractionDigits: 6 })} ${assetName(assetId)}`;
+    return `${this.number(amount, { maximumFractionDigits: 18 })} ${assetName(assetId)}`;
   }
 
   /** A timestamp as a long date and short time in the reader's time zone. */

@@ -1,14 +1,19 @@
 /**
- * A minimal QR Code encoder (ISO/IEC 18004) for what the checkout shows: a wallet address.
- * Byte mode, error correction level M, versions 1–3 (up to 42 bytes: an EVM address fits
- * exactly), and one fixed mask — any mask gives a valid symbol; choosing by penalty only helps
- * marginal scanners. These limits keep it under 1 kB gzipped, where `uqr` (every mode, version and
- * renderer) costs 3.9 kB of the checkout's 15 kB budget. It follows Project Nayuki's reference
- * encoder; `test/server/qr-encode.test.ts` checks it module for module against `uqr`.
+ * A minimal QR Code encoder (ISO/IEC 18004) for what the checkout shows: an EIP-681 payment URI
+ * (`ethereum:<token>@<chain>/transfer?address=…&uint256=…`, about 150 bytes) or a bare address.
+ * Byte mode, error correction level M, versions 1–9 (up to 180 bytes; the character count stays
+ * 8 bits below version 10), and one fixed mask — any mask gives a valid symbol; choosing by penalty
+ * only helps marginal scanners. These limits keep it near 1 kB gzipped, where `uqr` (every mode,
+ * version and renderer) costs 3.9 kB of the checkout's 15 kB budget. It follows Project Nayuki's
+ * reference encoder; `test/server/qr-encode.test.ts` checks it module for module against `uqr`.
  */
 
 /** The mask pattern used: (x + y) mod 3 == 0 (number 3 of the standard). */
 export const QR_MASK = 3;
+
+/** Level M, versions 1–9: error correction codewords per block, and blocks. */
+const EC_PER_BLOCK = [10, 16, 26, 18, 24, 16, 18, 22, 22];
+const BLOCKS = [1, 1, 1, 2, 2, 4, 4, 4, 5];
 
 /** Multiplies in GF(2^8) modulo x^8 + x^4 + x^3 + x^2 + 1. */
 function multiply(x: number, y: number): number {
@@ -17,45 +22,63 @@ function multiply(x: number, y: number): number {
   return z;
 }
 
-/** The modules (true = dark) of the QR code of `text`, without the quiet zone. */
-export function encodeQr(text: string): boolean[][] {
-  const bytes = new TextEncoder().encode(text);
-  // Versions 1–3 at level M: data codewords 16, 28, 44; error correction 10, 16, 26 (one block).
-  const version = [14, 26, 42].findIndex((capacity) => bytes.length <= capacity) + 1;
-  if (!version) throw new RangeError('Text too long for this QR encoder');
-  const ecLength = [10, 16, 26][version - 1]!;
-  const dataLength = [16, 28, 44][version - 1]!;
+/** Codewords a version holds (data and error correction): its modules less the function patterns, over 8. */
+function rawCodewords(version: number): number {
+  const align = version > 1 ? ((version / 7) | 0) + 2 : 0;
+  let modules = (16 * version + 128) * version + 64;
+  if (align) modules -= (25 * align - 10) * align - 55 + (version > 6 ? 36 : 0);
+  return modules >> 3;
+}
 
-  // Mode 0100 (byte), 8-bit length, the bytes, terminator 0000 — a half-byte shift of
-  // [length, ...bytes] — then pad codewords 0xEC 0x11 …
-  const header = [bytes.length, ...bytes];
-  const data = [0x40 | (bytes.length >> 4), ...header.map((byte, i) => ((byte << 4) | ((header[i + 1] ?? 0) >> 4)) & 255)];
-  for (let pad = 0xec; data.length < dataLength; pad ^= 0xfd) data.push(pad);
-
-  // Reed–Solomon: generator polynomial of degree ecLength, then the remainder of the data.
-  const divisor = Array<number>(ecLength).fill(0);
-  divisor[ecLength - 1] = 1;
-  for (let i = 0, root = 1; i < ecLength; i++, root = multiply(root, 2)) {
+/** The Reed–Solomon remainder (`length` codewords) of `data`. */
+function errorCorrection(data: number[], length: number): number[] {
+  const divisor = Array<number>(length).fill(0);
+  divisor[length - 1] = 1;
+  for (let i = 0, root = 1; i < length; i++, root = multiply(root, 2)) {
     divisor.forEach((_, j) => (divisor[j] = multiply(divisor[j]!, root) ^ (divisor[j + 1] ?? 0)));
   }
-  const codewords = data.slice();
-  const remainder = Array<number>(ecLength).fill(0);
+  const remainder = Array<number>(length).fill(0);
   for (const byte of data) {
     const factor = byte ^ remainder.shift()!;
     remainder.push(0);
     divisor.forEach((coefficient, j) => (remainder[j]! ^= multiply(coefficient, factor)));
   }
-  codewords.push(...remainder);
+  return remainder;
+}
 
-  // Function patterns: timing lines, three finders, the alignment pattern (version 2+), format.
+/** The modules (true = dark) of the QR code of `text`, without the quiet zone. */
+export function encodeQr(text: string): boolean[][] {
+  const bytes = new TextEncoder().encode(text);
+  // The smallest version whose data codewords hold the 12 header bits, the bytes and the terminator.
+  const version = EC_PER_BLOCK.findIndex((ec, i) => bytes.length + 2 <= rawCodewords(i + 1) - ec * BLOCKS[i]!) + 1;
+  if (!version) throw new RangeError('Text too long for this QR encoder');
+  const ecLength = EC_PER_BLOCK[version - 1]!;
+  const blocks = BLOCKS[version - 1]!;
+  const raw = rawCodewords(version);
+
+  // Mode 0100 (byte), 8-bit length, the bytes, terminator 0000 — a half-byte shift of
+  // [length, ...bytes] — then pad codewords 0xEC 0x11 …
+  const header = [bytes.length, ...bytes];
+  const data = [0x40 | (bytes.length >> 4), ...header.map((byte, i) => ((byte << 4) | ((header[i + 1] ?? 0) >> 4)) & 255)];
+  for (let pad = 0xec; data.length < raw - ecLength * blocks; pad ^= 0xfd) data.push(pad);
+
+  // Split into blocks (the last ones one codeword longer), each followed by its error correction,
+  // then interleave: codeword i of every block in turn.
+  const short = blocks - (raw % blocks);
+  const shortData = ((raw / blocks) | 0) - ecLength;
+  const split: number[][] = [];
+  for (let i = 0, at = 0; i < blocks; i++) {
+    const part = data.slice(at, (at += shortData + (i < short ? 0 : 1)));
+    split.push([...part, ...(i < short ? [-1] : []), ...errorCorrection(part, ecLength)]);
+  }
+  const codewords = split[0]!.flatMap((_, i) => split.map((block) => block[i]!)).filter((byte) => byte >= 0);
+
+  // Function patterns (timing lines, three finders, alignment patterns, format and version) go
+  // into a grid where -1 marks a module still free for data.
   const size = version * 4 + 17;
-  const grid = Array.from({ length: size }, () => Array<boolean>(size).fill(false));
-  const reserved = grid.map((row) => row.slice());
+  const grid = Array.from({ length: size }, () => Array<number>(size).fill(-1));
   const set = (x: number, y: number, dark: unknown) => {
-    if (grid[y] && x >= 0 && x < size) {
-      grid[y]![x] = !!dark;
-      reserved[y]![x] = true;
-    }
+    if (grid[y] && x >= 0 && x < size) grid[y]![x] = dark ? 1 : 0;
   };
   const square = (cx: number, cy: number, radius: number, light: number[]) => {
     for (let dy = -radius; dy <= radius; dy++)
@@ -68,7 +91,15 @@ export function encodeQr(text: string): boolean[][] {
   square(3, 3, 4, [2, 4]);
   square(size - 4, 3, 4, [2, 4]);
   square(3, size - 4, 4, [2, 4]);
-  if (version > 1) square(size - 7, size - 7, 2, [1]);
+  if (version > 1) {
+    // Centres at 6, then evenly spaced (an even step) back from size - 7; none on a finder.
+    const count = ((version / 7) | 0) + 2;
+    const step = (((version * 8 + count * 3 + 5) / (count * 4 - 4)) | 0) * 2;
+    const centres = [6];
+    for (let at = size - 7; centres.length < count; at -= step) centres.splice(1, 0, at);
+    for (const y of centres)
+      for (const x of centres) if (!((x == 6 && y == 6) || (x == 6 && y == size - 7) || (x == size - 7 && y == 6))) square(x, y, 2, [1]);
+  }
   // Format: level M (00) and the mask, BCH-extended, XORed with 101010000010010; drawn twice.
   let format = QR_MASK;
   for (let i = 0; i < 10; i++) format = (format << 1) ^ ((format >>> 9) * 0x537);
@@ -79,6 +110,18 @@ export function encodeQr(text: string): boolean[][] {
     set(i < 8 ? size - 1 - i : i < 9 ? 7 : 14 - i, 8, bit);
   }
   set(8, size - 8, 1);
+  // Version 7+: the version, BCH-extended to 18 bits, in two 6×3 blocks.
+  if (version > 6) {
+    let bits = version;
+    for (let i = 0; i < 12; i++) bits = (bits << 1) ^ ((bits >>> 11) * 0x1f25);
+    bits |= version << 12;
+    for (let i = 0; i < 18; i++) {
+      const a = size - 11 + (i % 3);
+      const b = (i / 3) | 0;
+      set(a, b, (bits >>> i) & 1);
+      set(b, a, (bits >>> i) & 1);
+    }
+  }
 
   // Codewords in the zigzag order, two columns at a time from the right, masked as they go.
   let index = 0;
@@ -88,11 +131,11 @@ export function encodeQr(text: string): boolean[][] {
       for (let j = 0; j < 2; j++) {
         const x = right - j;
         const y = (right + 1) & 2 ? vertical : size - 1 - vertical;
-        if (!reserved[y]![x]) {
+        if (grid[y]![x]! < 0) {
           const bit = index < codewords.length * 8 && (codewords[index >>> 3]! >>> (7 - (index++ & 7))) & 1;
-          grid[y]![x] = !bit == !((x + y) % 3);
+          grid[y]![x] = +(!bit == !((x + y) % 3));
         }
       }
   }
-  return grid;
+  return grid.map((row) => row.map(Boolean));
 }

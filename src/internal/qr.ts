@@ -1,13 +1,13 @@
 /**
- * A QR code as an inline SVG from a lit `svg` template (no innerHTML, so it is fine under Trusted
- * Types and a strict CSP): one path of dark runs, crisp at any size.
+ * A QR code as an inline SVG from a lit template (no innerHTML, so it is fine under Trusted Types
+ * and a strict CSP): one path of dark runs, crisp at any size.
  */
-import { html, svg, type TemplateResult } from 'lit/html.js';
+import { html, type TemplateResult } from 'lit/html.js';
 import { encodeQr } from './qr-encode.js';
 
 /**
  * Renders `text` as a QR code with a 4-module quiet zone; `label` is its accessible name. A text
- * the encoder cannot take (over 42 bytes) renders nothing: the address and its copy button remain.
+ * the encoder cannot take (over 180 bytes) renders nothing.
  */
 export function qrCode(text: string, label: string): TemplateResult | string {
   let rows: boolean[][];
@@ -25,6 +25,6 @@ export function qrCode(text: string, label: string): TemplateResult | string {
     }
   });
   return html`<svg part="qr" role="img" aria-label=${label} viewBox="0 0 ${box} ${box}">
-    <rect width="100%" height="100%" fill="#fff"></rect>${svg`<path d=${path}></path>`}
+    <rect width="100%" height="100%" fill="#fff"></rect><path d=${path}></path>
   </svg>`;
 }

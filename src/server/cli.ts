@@ -1,5 +1,5 @@
 /**
- * The `paylink` command (DESIGN §3): serve, keys create, proxy, demo.
+ * The `paylink` command (DESIGN §3): serve, sweep, keys create, proxy, demo.
  * Flags win over environment variables, which win over defaults.
  */
 import { parseArgs } from 'node:util';
@@ -13,11 +13,14 @@ const USAGE = `Usage: paylink <command> [options]
 
 Commands:
   serve        Run the service        --chain sandbox|evm [--port 8787] [--host 127.0.0.1] [--data-dir .paylink-data] [--database-url URL]
+  sweep        Move deposits' tokens to the hot wallet   --mnemonic-file F [--to ADDRESS] [--indexes 0-99,120] [--data-dir D | --database-url URL]
   keys create  Create an API key      [--data-dir D | --database-url URL] [--name N]
   proxy        Run the proxy          [--port 8788] --upstream URL   (env PAYLINK_API_KEY, PAYLINK_ADMIN_TOKEN, PAYLINK_ALLOWED_ORIGINS)
-  demo         Service + proxy + demo pages on one origin   [--port 5173] [--chain sandbox]
+  demo         Service + proxy + demo pages on one origin   [--port 5173] [--chain evm|sandbox]
 
 Environment: PORT, PAYLINK_CHAIN, PAYLINK_DATA_DIR, DATABASE_URL, PAYLINK_PUBLIC_URL.
+EVM chain (serve --chain evm, sweep): PAYLINK_EVM_RPC_URL, PAYLINK_EVM_CHAIN_ID, PAYLINK_EVM_NETWORK, PAYLINK_EVM_TOKENS,
+  PAYLINK_EVM_CONFIRMATIONS, PAYLINK_EVM_XPUB, PAYLINK_EVM_PAYOUT_KEY_FILE (or PAYLINK_EVM_PAYOUT_KEY), PAYLINK_EVM_POLL_MS.
 `;
 
 /** Why `serve` needs `--chain`: the chain decides whether money is real, so it is never implied. */
@@ -36,6 +39,9 @@ const OPTIONS = {
   name: { type: 'string' },
   upstream: { type: 'string' },
   chain: { type: 'string' },
+  'mnemonic-file': { type: 'string' },
+  to: { type: 'string' },
+  indexes: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -59,12 +65,39 @@ function chainName(value: string | undefined): ChainName | undefined {
 }
 
 /**
- * The EVM chain adapter from DESIGN §7's settings. Not in this build yet: issue 12 replaces this
- * function with the real adapter (its settings come from `PAYLINK_EVM_*`).
+ * The EVM chain adapter from DESIGN §7's settings (`PAYLINK_EVM_*`). A missing or bad setting exits
+ * 2 with one line per problem; a node that is down is waited for (a line per try); a node of another
+ * chain id, or a token that is no ERC-20 contract, exits 1 with the reason.
  */
 async function createEvmChainFromEnv(): Promise<ChainAdapter> {
-  process.stderr.write('paylink: --chain evm is not available in this build yet; use --chain sandbox for now.\n');
-  process.exit(2);
+  const { EvmConfigError, parseEvmConfig } = await import('./chain/evm/config.js');
+  const { connectEvmAdapter } = await import('./chain/evm/adapter.js');
+  let config;
+  try {
+    config = parseEvmConfig(process.env);
+  } catch (error) {
+    if (!(error instanceof EvmConfigError)) throw error;
+    process.stderr.write(`paylink: ${error.message}\n`);
+    process.exit(2);
+  }
+  for (const warning of config.warnings) process.stderr.write(`paylink: ${warning}\n`);
+  try {
+    return await connectEvmAdapter(config);
+  } catch (error) {
+    process.stderr.write(`paylink: cannot use the EVM node: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  }
+}
+
+/** How `serve` describes a real chain on start. */
+function describeChain(chain: ChainAdapter): string {
+  const network = chain.networks[0];
+  const tokens = Object.entries(network?.tokens ?? {}).map(([asset, token]) => `${asset} ${token.address} (${token.decimals} decimals)`);
+  return [
+    `EVM chain: ${network?.name} (chain id ${network?.chainId}, network id "${network?.id}"), ${chain.incoming?.confirmations} confirmations.`,
+    `Tokens: ${tokens.join(', ')}.`,
+    chain.outgoing ? `Payouts from the hot wallet ${chain.outgoing.hotWallet}.` : 'No hot wallet: withdrawals wait.',
+  ].join('\n');
 }
 
 /** The adapter of the named chain. */
@@ -94,7 +127,7 @@ function closeOnSignal(close: () => Promise<void>) {
 /** What the CLI uses of the demo module (demo/server.ts). */
 interface DemoModule {
   runDemo(
-    options: { port: number; host?: string | undefined; dataDir?: string | undefined; databaseUrl?: string | undefined },
+    options: { port: number; host?: string | undefined; dataDir?: string | undefined; databaseUrl?: string | undefined; chain?: ChainName | undefined },
     onSignal: (close: () => Promise<void>) => void,
   ): Promise<void>;
 }
@@ -128,8 +161,9 @@ async function main(argv: string[]) {
   switch (command) {
     case 'serve': {
       if (!chain) fail(CHAIN_REQUIRED);
+      const adapter = await createChain(chain);
       const service = await startService({
-        chain: await createChain(chain),
+        chain: adapter,
         port: parsePort(values.port ?? process.env.PORT, 8787),
         host: values.host ?? '127.0.0.1',
         databaseUrl,
@@ -140,8 +174,28 @@ async function main(argv: string[]) {
       process.stdout.write(`paylink service listening on ${service.url} (${storage}, ${chain} chain)\n`);
       if (chain === 'sandbox') {
         process.stdout.write('Sandbox chain: no real funds move, and anyone can mark a session paid. For tests and test mode only.\n');
+      } else {
+        process.stdout.write(`${describeChain(adapter)}\n`);
       }
-      closeOnSignal(service.close);
+      closeOnSignal(async () => {
+        await service.close();
+        await adapter.close?.();
+      });
+      return;
+    }
+    case 'sweep': {
+      const { runSweepCommand, UsageError } = await import('./sweep-command.js');
+      const { EvmConfigError } = await import('./chain/evm/config.js');
+      try {
+        process.exitCode = await runSweepCommand({ mnemonicFile: values['mnemonic-file'], to: values.to, indexes: values.indexes, databaseUrl, dataDir });
+      } catch (error) {
+        if (error instanceof UsageError) fail(error.message);
+        if (error instanceof EvmConfigError) {
+          process.stderr.write(`paylink: ${error.message}\n`);
+          process.exit(2);
+        }
+        throw error;
+      }
       return;
     }
     case 'keys': {
@@ -162,10 +216,11 @@ async function main(argv: string[]) {
       return;
     }
     case 'demo': {
-      // The demo runs on the sandbox until the EVM chain lands (issue 12).
-      if (chain === 'evm') await createEvmChainFromEnv();
       const { runDemo } = await loadDemo();
-      await runDemo({ port: parsePort(values.port ?? process.env.PORT, 5173), host: values.host, dataDir: values['data-dir'] ?? process.env.PAYLINK_DATA_DIR, databaseUrl }, closeOnSignal);
+      await runDemo(
+        { port: parsePort(values.port ?? process.env.PORT, 5173), host: values.host, dataDir: values['data-dir'] ?? process.env.PAYLINK_DATA_DIR, databaseUrl, chain },
+        closeOnSignal,
+      );
       return;
     }
     default:

@@ -130,7 +130,8 @@ export class FakeCheckoutApi {
   }
 
   fetch = async (input: RequestInfo | URL, init: RequestInit = {}): Promise<Response> => {
-    const url = new URL(String(input), location.href);
+    // Relative to the page in a browser; any origin in Node (the machine's unit tests).
+    const url = new URL(String(input), globalThis.location?.href ?? 'http://localhost/');
     const call: Call = {
       method: init.method ?? 'GET',
       path: url.pathname,

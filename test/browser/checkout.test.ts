@@ -1,4 +1,5 @@
 import { aTimeout, expect, fixture, html, oneEvent, waitUntil } from '@open-wc/testing';
+import { sendKeys } from '@web/test-runner-commands';
 import '../../src/checkout.js';
 import type { PaylinkCheckout } from '../../src/components/checkout/paylink-checkout.js';
 import type { CheckoutSession, PublicLink } from '../../src/core/schemas.js';
@@ -38,6 +39,13 @@ async function type(el: PaylinkCheckout, control: HTMLInputElement, value: strin
   control.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
   await el.updateComplete;
 }
+/** Chooses the asset `assetId` in the asset selector, as a customer would. */
+async function chooseAsset(el: PaylinkCheckout, assetId: string) {
+  const select = part(el, 'assets') as HTMLSelectElement;
+  select.value = assetId;
+  select.dispatchEvent(new Event('change', { bubbles: true, composed: true }));
+  await el.updateComplete;
+}
 async function click(el: PaylinkCheckout, target: HTMLElement) {
   target.click();
   await el.updateComplete;
@@ -46,13 +54,13 @@ async function until(el: PaylinkCheckout, predicate: () => boolean, message: str
   await waitUntil(predicate, message, { timeout: 4000 });
   await el.updateComplete;
 }
-async function view(el: PaylinkCheckout, wanted: PaylinkCheckout['view']) {
-  await until(el, () => el.view === wanted, `view ${wanted}, still ${el.view}: ${text(el.shadowRoot!.querySelector('[part~=card]'))}`);
+async function view(el: PaylinkCheckout, wanted: PaylinkCheckout['machine']['view']) {
+  await until(el, () => el.machine.view === wanted, `view ${wanted}, still ${el.machine.view}: ${text(el.shadowRoot!.querySelector('[part~=card]'))}`);
 }
 
 async function mount(api: FakeCheckoutApi, slug = [...api.links.keys()][0] ?? 'missing', locale = 'en') {
   const el = await fixture<PaylinkCheckout>(html`<paylink-checkout slug=${slug} locale=${locale} .fetch=${api.fetch}></paylink-checkout>`);
-  await until(el, () => el.view !== 'loading', 'the link to load');
+  await until(el, () => el.machine.view !== 'loading', 'the link to load');
   return el;
 }
 
@@ -135,7 +143,7 @@ describe('<paylink-checkout>', () => {
     partial.onSimulate = () => ({ status: 'underpaid', paidAmount: '5', remainingAmount: '7.187813' });
     const underpaid = await toPay(partial);
     await click(underpaid, button(underpaid, /Simulate/));
-    await until(underpaid, () => underpaid.session?.status === 'underpaid', 'underpaid');
+    await until(underpaid, () => underpaid.machine.session?.status === 'underpaid', 'underpaid');
     await audit(underpaid, 'underpaid');
   });
 
@@ -170,7 +178,7 @@ describe('<paylink-checkout>', () => {
       expect(items[0]).to.contain('Yirgacheffe 250 g').and.contain('2 × NGN 8,500.00').and.contain('NGN 17,000.00');
       expect(items[1]).to.contain('1 × NGN 2,500.50');
       expect(text(part(el, 'total'))).to.equal('Total NGN 19,500.50');
-      expect(el.shadowRoot!.querySelector('input')).to.equal(null);
+      expect(el.shadowRoot!.querySelector('input:not([type=radio]), textarea'), 'nothing to edit: only the asset to choose').to.equal(null);
     });
 
     it('prices a link without cart in big type and pays it with no amount in the request', async () => {
@@ -188,10 +196,17 @@ describe('<paylink-checkout>', () => {
       expect(el.shadowRoot!.querySelector('img, b')).to.equal(null);
     });
 
-    it('names each asset with its network on the pay buttons', async () => {
-      const el = await mount(new FakeCheckoutApi(makeLink()));
-      const assets = parts(el, 'asset').map(text);
-      expect(assets).to.deep.equal(['Pay NGN 19,500.50 · USDT BNB Smart Chain', 'Pay NGN 19,500.50 · cNGN BNB Smart Chain']);
+    it('offers one choice of asset, each naming its network, and one pay button that fits a phone', async () => {
+      const api = new FakeCheckoutApi(makeLink());
+      const el = await mount(api);
+      expect(parts(el, 'asset').map(text)).to.deep.equal(['USDT · BNB Smart Chain', 'cNGN · BNB Smart Chain']);
+      expect((part(el, 'assets') as HTMLSelectElement).value).to.equal('USDT');
+      expect(parts(el, 'pay-button').map(text)).to.deep.equal(['Pay NGN 19,500.50 · USDT']);
+      await chooseAsset(el, 'CNGN');
+      expect(text(part(el, 'pay-button'))).to.equal('Pay NGN 19,500.50 · cNGN');
+      await click(el, part(el, 'pay-button'));
+      await view(el, 'pay');
+      expect(api.callsTo('/sessions', 'POST')[0]!.body!.assetId).to.equal('CNGN');
     });
   });
 
@@ -200,9 +215,9 @@ describe('<paylink-checkout>', () => {
       const api = new FakeCheckoutApi(makeDonation());
       const el = await mount(api);
       expect(parts(el, 'chip').map(text)).to.deep.equal(['NGN 1,000.00', 'NGN 5,000.00']);
-      expect(text(button(el, /USDT/)), 'no amount chosen yet: no "Pay NGN 0.00"').to.equal('Pay with USDT BNB Smart Chain');
+      expect(text(button(el, /USDT/)), 'no amount chosen yet: no "Pay NGN 0.00"').to.equal('Pay with USDT');
       await click(el, parts(el, 'chip')[1]!);
-      expect(text(button(el, /USDT/))).to.equal('Pay NGN 5,000.00 · USDT BNB Smart Chain');
+      expect(text(button(el, /USDT/))).to.equal('Pay NGN 5,000.00 · USDT');
       expect(field(el, /Amount in NGN/).value).to.equal('5000');
       expect(parts(el, 'chip')[1]!.getAttribute('aria-pressed')).to.equal('true');
       await click(el, button(el, /USDT/));
@@ -272,7 +287,7 @@ describe('<paylink-checkout>', () => {
       await type(el, address, '12 Marina');
       await type(el, phone, '12ab');
       await click(el, button(el, /USDT/));
-      expect(parts(el, 'error').map(text).filter(Boolean)).to.deep.equal(['Enter 7 to 15 digits.']);
+      expect(parts(el, 'error').map(text).filter(Boolean)).to.deep.equal(['Use the international form: +234 801 234 5678.']);
       expect(api.callsTo('/sessions')).to.have.length(0);
       await type(el, phone, '+234 801 234 5678');
       await click(el, button(el, /USDT/));
@@ -353,7 +368,7 @@ describe('<paylink-checkout>', () => {
       const api = new FakeCheckoutApi(makeLink({ sandbox: false }));
       const el = await toPay(api);
       expect(has(el, 'simulate')).to.equal(false);
-      const id = el.session!.id;
+      const id = el.machine.session!.id;
       api.sessions.set(id, { ...api.sessions.get(id)!, status: 'paid', paidAmount: '12.187813', txHash: '0xfeed', postpayAction: PAID_ACTION });
       await view(el, 'done');
       expect(api.callsTo(`/sessions/${id}`, 'GET').length).to.be.greaterThan(0);
@@ -393,7 +408,7 @@ describe('<paylink-checkout>', () => {
       let navigated = false;
       const el = await paidWith({ redirect: true, showConfirmationPage: false, successMessage: 'Paid, thanks', redirectUrl: 'javascript:alert(1)' }, () => (navigated = true));
       expect(navigated).to.equal(true); // the event still fires…
-      expect(el.redirectTo).to.equal(''); // …but nothing navigates
+      expect(el.machine.redirectTo).to.equal(''); // …but nothing navigates
       expect(text(part(el, 'message'))).to.equal('Paid, thanks');
       expect(el.shadowRoot!.querySelector('a')).to.equal(null);
     });
@@ -448,7 +463,7 @@ describe('<paylink-checkout>', () => {
     it('says so and starts again with a fresh quote', async () => {
       const api = new FakeCheckoutApi(makeLink());
       const el = await toPay(api);
-      const id = el.session!.id;
+      const id = el.machine.session!.id;
       api.sessions.set(id, { ...api.sessions.get(id)!, status: 'expired' });
       await view(el, 'expired');
       expect(heading(el)).to.equal('This quote has expired');
@@ -469,7 +484,7 @@ describe('<paylink-checkout>', () => {
       const el = await toPay(api);
       el.addEventListener('paylink-success', () => successes++);
       await click(el, button(el, /Simulate/));
-      await until(el, () => el.session?.status === 'underpaid', 'underpaid');
+      await until(el, () => el.machine.session?.status === 'underpaid', 'underpaid');
       expect(heading(el)).to.equal('Payment incomplete');
       expect(text(part(el, 'notice'))).to.equal('We received 5 USDT. Send the remaining 7.187813 USDT.');
       expect(text(part(el, 'amount'))).to.equal('7.187813 USDT');
@@ -497,15 +512,65 @@ describe('<paylink-checkout>', () => {
     it('resumes the pending session and counts the visit once', async () => {
       const api = new FakeCheckoutApi(makeLink());
       const first = await toPay(api);
-      const id = first.session!.id;
+      const id = first.machine.session!.id;
       first.remove();
       const again = await mount(api);
-      expect(again.view).to.equal('pay');
-      expect(again.session!.id).to.equal(id);
+      expect(again.machine.view).to.equal('pay');
+      expect(again.machine.session!.id).to.equal(id);
       const visits = api.callsTo('/visits', 'POST');
       expect(visits).to.have.length(2);
       expect(visits[0]!.body).to.deep.equal({});
       expect(visits[1]!.body).to.deep.equal({ visitId: 'visit-0001' });
+    });
+  });
+
+  describe('when used from the keyboard', () => {
+    it('takes a donation with Tab, Space, typing, the arrow keys and Enter', async () => {
+      const api = new FakeCheckoutApi(makeDonation());
+      const el = await mount(api);
+      const before = document.createElement('button');
+      before.textContent = 'Merchant page';
+      el.before(before);
+      before.focus();
+      await sendKeys({ press: 'Tab' });
+      expect(el.shadowRoot!.activeElement).to.equal(parts(el, 'chip')[0]);
+      await sendKeys({ press: 'Tab' });
+      await sendKeys({ press: 'Space' });
+      await el.updateComplete;
+      expect(parts(el, 'chip')[1]!.getAttribute('aria-pressed')).to.equal('true');
+      await sendKeys({ press: 'Tab' });
+      expect(el.shadowRoot!.activeElement).to.equal(field(el, /Amount/));
+      await sendKeys({ down: 'Control' });
+      await sendKeys({ press: 'a' });
+      await sendKeys({ up: 'Control' });
+      await sendKeys({ type: '2500' });
+      await el.updateComplete;
+      expect(field(el, /Amount/).value).to.equal('2500');
+      expect(parts(el, 'chip').map((chip) => chip.getAttribute('aria-pressed'))).to.deep.equal(['false', 'false']);
+      await sendKeys({ press: 'Tab' });
+      expect(el.shadowRoot!.activeElement).to.equal(part(el, 'assets'));
+      await sendKeys({ press: 'ArrowDown' });
+      await el.updateComplete;
+      expect(text(part(el, 'pay-button'))).to.contain('cNGN');
+      await sendKeys({ press: 'Tab' });
+      expect(el.shadowRoot!.activeElement).to.equal(part(el, 'pay-button'));
+      await sendKeys({ press: 'Enter' });
+      await view(el, 'pay');
+      expect(api.callsTo('/sessions', 'POST')[0]!.body).to.include({ assetId: 'CNGN', fiatAmount: '2500' });
+      expect(el.shadowRoot!.activeElement, 'focus moves to the new step').to.equal(part(el, 'heading'));
+      before.remove();
+    });
+
+    it('submits the amount with Enter in the field, and shows the refusal in place of the hint', async () => {
+      const api = new FakeCheckoutApi(makeDonation());
+      const el = await mount(api);
+      field(el, /Amount/).focus();
+      await sendKeys({ type: '100' });
+      await sendKeys({ press: 'Enter' });
+      await el.updateComplete;
+      expect(text(part(el, 'error'))).to.equal('Minimum NGN 500.00');
+      expect(has(el, 'hint'), 'the minimum is said once, as the error').to.equal(false);
+      expect(api.callsTo('/sessions')).to.have.length(0);
     });
   });
 
@@ -518,7 +583,8 @@ describe('<paylink-checkout>', () => {
       expect(el.getAttribute('theme')).to.equal('dark');
       expect(getComputedStyle(part(el, 'card')).backgroundColor).to.equal('rgb(23, 25, 30)');
       expect(text(part(el, 'total'))).to.equal('Total 19 500,50 NGN'); // grouping and currency spaced by (narrow) no-break spaces
-      expect(parts(el, 'asset').map(text)[0]).to.match(/^Payer .* · USDT BNB Smart Chain$/);
+      expect(text(part(el, 'pay-button'))).to.match(/^Payer 19\s500,50\sNGN · USDT$/);
+      expect(parts(el, 'asset').map(text)[0]).to.equal('USDT · BNB Smart Chain');
       el.style.setProperty('--paylink-bg', 'rgb(1, 2, 3)');
       expect(getComputedStyle(part(el, 'card')).backgroundColor).to.equal('rgb(1, 2, 3)');
     });
@@ -535,7 +601,7 @@ describe('<paylink-checkout>', () => {
     it('loads a real link, starts a session, takes a sandbox payment and confirms it', async function () {
       const { slugs } = await (await fetch('/__test/seed')).json();
       const el = await fixture<PaylinkCheckout>(html`<paylink-checkout slug=${slugs.store} locale="en"></paylink-checkout>`);
-      await until(el, () => el.view === 'amount', 'the real link');
+      await until(el, () => el.machine.view === 'amount', 'the real link');
       expect(heading(el)).to.equal('Browser test store');
       expect(text(part(el, 'total'))).to.equal('Total $9.00');
       await click(el, button(el, /USDT/));
@@ -546,19 +612,35 @@ describe('<paylink-checkout>', () => {
       expect((await success).detail.session.status).to.equal('paid');
       await view(el, 'done');
       expect(text(part(el, 'message'))).to.equal('Thanks from the real service!');
-      expect(text(part(el, 'receipt'))).to.match(/0x[0-9a-f]{64}/);
+      expect(part(el, 'hash').title).to.match(/^0x[0-9a-f]{64}$/);
+    });
+
+    it('sends the merchant’s reference and metadata with the session, and the service stores them', async function () {
+      const { slugs } = await (await fetch('/__test/seed')).json();
+      const el = await fixture<PaylinkCheckout>(html`<paylink-checkout slug=${slugs.store} reference="order-1042"></paylink-checkout>`);
+      el.metadata = { cart: 'c_9', channel: 'web' };
+      await until(el, () => el.machine.view === 'amount', 'the real link');
+      const started = oneEvent(el, 'paylink-session');
+      await click(el, button(el, /USDT/));
+      const { session } = (await started).detail;
+      // The keyed read is the merchant's server's (the key never reaches the page; the test runner holds it).
+      const stored = await (await fetch(`/__test/session/${session.id}`)).json();
+      expect(stored.id).to.equal(session.id);
+      expect(stored.reference).to.equal('order-1042');
+      expect(stored.metadata).to.deep.equal({ cart: 'c_9', channel: 'web' });
     });
 
     it('follows a payment made elsewhere over the live status stream', async function () {
       const { slugs } = await (await fetch('/__test/seed')).json();
       const el = await fixture<PaylinkCheckout>(html`<paylink-checkout slug=${slugs.simple}></paylink-checkout>`);
-      await until(el, () => el.view === 'amount', 'the real link');
+      await until(el, () => el.machine.view === 'amount', 'the real link');
+      await chooseAsset(el, 'CNGN');
       await click(el, button(el, /cNGN/));
       await view(el, 'pay');
       await aTimeout(300);
       // Another tab (or the chain) pays: the element hears it over SSE without polling.
-      await fetch(`/paylink/checkout/sessions/${el.session!.id}/simulate-payment`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
-      await until(el, () => el.view === 'done', 'the stream to report the payment');
+      await fetch(`/paylink/checkout/sessions/${el.machine.session!.id}/simulate-payment`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      await until(el, () => el.machine.view === 'done', 'the stream to report the payment');
       expect(text(part(el, 'message'))).to.equal('Booked.');
     });
   });

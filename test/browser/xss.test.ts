@@ -138,13 +138,13 @@ async function cClick(el: PaylinkCheckout, target: HTMLElement) {
   target.click();
   await el.updateComplete;
 }
-async function view(el: PaylinkCheckout, wanted: PaylinkCheckout['view']) {
-  await waitUntil(() => el.view === wanted, `view ${wanted}, still ${el.view}`, { timeout: 4000 });
+async function view(el: PaylinkCheckout, wanted: PaylinkCheckout['machine']['view']) {
+  await waitUntil(() => el.machine.view === wanted, `view ${wanted}, still ${el.machine.view}`, { timeout: 4000 });
   await el.updateComplete;
 }
 async function mountCheckout(api: FakeCheckoutApi, slug = [...api.links.keys()][0] ?? 'missing') {
   const el = await fixture<PaylinkCheckout>(html`<paylink-checkout slug=${slug} locale="en" .fetch=${api.fetch}></paylink-checkout>`);
-  await waitUntil(() => el.view !== 'loading', 'the link to load', { timeout: 4000 });
+  await waitUntil(() => el.machine.view !== 'loading', 'the link to load', { timeout: 4000 });
   await el.updateComplete;
   return el;
 }
@@ -174,7 +174,7 @@ describe('<paylink-checkout> renders server strings as text', () => {
           }),
         );
         const el = await mountCheckout(api);
-        expect(el.view).to.equal('amount');
+        expect(el.machine.view).to.equal('amount');
         expect(text(cPart(el, 'heading'))).to.equal(payload);
         expect(text(cPart(el, 'description'))).to.equal(payload);
         expect(occurrences(text(cPart(el, 'item-name')), payload)).to.equal(2);
@@ -208,8 +208,10 @@ describe('<paylink-checkout> renders server strings as text', () => {
         );
         expect(text(cPart(el, 'message'))).to.equal(payload);
         const receipt = [...cPart(el, 'receipt').querySelectorAll('dd')].map(text);
-        expect(receipt.filter((value) => value === payload)).to.have.length(2);
-        expect(el.redirectTo).to.equal('');
+        expect(receipt.filter((value) => value === payload)).to.have.length(1);
+        // The hash is shown shortened to its ends; the whole of it is the title.
+        expect(cPart(el, 'hash').title).to.equal(payload);
+        expect(el.machine.redirectTo).to.equal('');
         expect(navigations).to.deep.equal([]);
         await expectInert(el, 'receipt');
       });
@@ -259,7 +261,7 @@ describe('<paylink-checkout> renders server strings as text', () => {
         const missing = new FakeCheckoutApi();
         missing.override = () => checkoutError(404, 'not_found', payload);
         const notFound = await mountCheckout(missing, 'nope');
-        expect(notFound.view).to.equal('notFound');
+        expect(notFound.machine.view).to.equal('notFound');
         await expectInert(notFound, 'not found screen');
       });
     });
@@ -288,7 +290,7 @@ describe('<paylink-checkout> follows only http(s) redirects', () => {
       const el = await paidWith({ redirect: true, showConfirmationPage: false, successMessage: 'Paid, thanks', redirectUrl }, {}, () => successes++);
       expect(successes).to.equal(1);
       await aTimeout(50);
-      expect(el.redirectTo).to.equal('');
+      expect(el.machine.redirectTo).to.equal('');
       expect(navigations).to.deep.equal([]);
       expect(text(cPart(el, 'message'))).to.equal('Paid, thanks');
       expect(el.shadowRoot!.querySelector('a')).to.equal(null);
@@ -300,7 +302,7 @@ describe('<paylink-checkout> follows only http(s) redirects', () => {
     const el = await paidWith({ redirect: true, showConfirmationPage: false, successMessage: 'Done', redirectUrl: 'https://shop.example/thanks?order=1' });
     await waitUntil(() => navigations.length > 0, 'the navigation');
     expect(navigations).to.deep.equal(['https://shop.example/thanks?order=1']);
-    expect(el.redirectTo).to.equal('https://shop.example/thanks?order=1');
+    expect(el.machine.redirectTo).to.equal('https://shop.example/thanks?order=1');
     expect(cPart(el, 'primary').getAttribute('href')).to.equal('https://shop.example/thanks?order=1');
     await expectInert(el, 'https redirect');
   });
@@ -311,7 +313,7 @@ describe('<paylink-checkout> follows only http(s) redirects', () => {
     );
     await aTimeout(50);
     expect(navigations).to.deep.equal([]);
-    expect(el.redirectTo).to.equal('');
+    expect(el.machine.redirectTo).to.equal('');
     expect(text(cPart(el, 'message'))).to.equal('Done');
     await expectInert(el, 'cancelled redirect');
   });
@@ -320,7 +322,7 @@ describe('<paylink-checkout> follows only http(s) redirects', () => {
     const el = await paidWith({ redirect: false, showConfirmationPage: false, successMessage: 'Done', redirectUrl: 'https://shop.example/thanks' });
     await aTimeout(50);
     expect(navigations).to.deep.equal([]);
-    expect(el.redirectTo).to.equal('');
+    expect(el.machine.redirectTo).to.equal('');
   });
 
   it('never follows a redirect from a resumed session that is not paid', async () => {
@@ -331,7 +333,7 @@ describe('<paylink-checkout> follows only http(s) redirects', () => {
     );
     localStorage.setItem('paylink:session:shop1', 'ses_9');
     const el = await mountCheckout(api);
-    expect(el.view).to.equal('pay');
+    expect(el.machine.view).to.equal('pay');
     await aTimeout(50);
     expect(navigations).to.deep.equal([]);
   });

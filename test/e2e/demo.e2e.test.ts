@@ -44,7 +44,8 @@ describe('paylink demo, end to end', { timeout: 240_000 }, () => {
     // The demo runs in this process: keep a copy of every line it writes.
     process.stdout.write = ((chunk: string | Uint8Array, ...rest: never[]) => (logLines.push(String(chunk)), realWrite.out(chunk, ...rest))) as typeof process.stdout.write;
     process.stderr.write = ((chunk: string | Uint8Array, ...rest: never[]) => (logLines.push(String(chunk)), realWrite.err(chunk, ...rest))) as typeof process.stderr.write;
-    demo = await startDemo({ port: 0, dataDir });
+    // This test pays with the sandbox's "Simulate payment"; the local chain has its own (demo-evm.e2e.test.ts).
+    demo = await startDemo({ port: 0, dataDir, chain: 'sandbox' });
     const manifest = JSON.parse(readFileSync('dist/manifest.json', 'utf8'));
     const integrity = manifest['paylink-checkout.js'].integrity as string;
 

@@ -90,11 +90,14 @@ describe('paylink command', () => {
     assert.match(unknown.stderr, /unknown chain: mainnet \(expected sandbox or evm\)/);
   });
 
-  it('--chain evm (or PAYLINK_CHAIN=evm) says it is not in this build yet', () => {
-    for (const [args, env] of [[['serve', '--chain', 'evm'], {}], [['serve'], { PAYLINK_CHAIN: 'evm' }], [['demo', '--chain', 'evm'], {}]] as const) {
-      const res = runCli([...args], env);
+  // The EVM chain landed (issue 12): without its settings, --chain evm names every one that is missing.
+  it('--chain evm (or PAYLINK_CHAIN=evm) without the PAYLINK_EVM_* settings refuses and names them', () => {
+    const unset = Object.fromEntries(Object.keys(process.env).filter((name) => name.startsWith('PAYLINK_EVM_')).map((name) => [name, '']));
+    for (const [args, env] of [[['serve', '--chain', 'evm'], {}], [['serve'], { PAYLINK_CHAIN: 'evm' }]] as const) {
+      const res = runCli([...args], { ...unset, ...env });
       assert.equal(res.status, 2, args.join(' '));
-      assert.match(res.stderr, /--chain evm is not available in this build yet/);
+      assert.match(res.stderr, /The EVM chain is not configured correctly/);
+      for (const name of ['PAYLINK_EVM_RPC_URL', 'PAYLINK_EVM_CHAIN_ID', 'PAYLINK_EVM_TOKENS', 'PAYLINK_EVM_XPUB', 'PAYLINK_EVM_PAYOUT_KEY_FILE']) assert.match(res.stderr, new RegExp(name));
     }
   });
 

@@ -10,8 +10,16 @@ import { QR_MASK, encodeQr } from '../../src/internal/qr-encode.js';
 const reference = (text: string) => encode(text, { ecc: 'M', maskPattern: QR_MASK, border: 0, boostEcc: false });
 
 test('texts of every supported version give the reference symbol, module for module', () => {
-  const texts = ['hi', 'a short text', 'x'.repeat(14), 'y'.repeat(15), 'a text for version two', 'z'.repeat(26), 'w'.repeat(27)];
-  for (const text of texts) assert.deepEqual(encodeQr(text), reference(text).data, text);
+  // The longest text of each version 1–9 at level M, and one byte more (the next version).
+  const capacities = [14, 26, 42, 62, 84, 106, 122, 152, 180];
+  const texts = ['hi', 'a short text', 'a text for version two'];
+  for (const capacity of capacities) texts.push('x'.repeat(capacity), 'y'.repeat(capacity + 1));
+  for (const text of texts.filter((text) => text.length <= 180)) {
+    const symbol = encodeQr(text);
+    assert.equal(symbol.length, reference(text).size, `version of ${text.length} bytes`);
+    assert.deepEqual(symbol, reference(text).data, text);
+  }
+  assert.equal(encodeQr('x'.repeat(180)).length, 9 * 4 + 17);
 });
 
 test('EVM addresses (42 bytes, mixed or lower case) fit version 3 and match the reference', () => {
@@ -22,6 +30,19 @@ test('EVM addresses (42 bytes, mixed or lower case) fit version 3 and match the 
   }
 });
 
-test('a text longer than 42 bytes is refused', () => {
-  assert.throws(() => encodeQr('x'.repeat(43)), RangeError);
+test('EIP-681 token transfers (18-decimal amounts, long chain ids) match the reference', () => {
+  const token = '0x55d398326f99059fF775485246999027B3197955';
+  const to = '0x52908400098527886E0F7030069857D2E4169EE7';
+  for (const [chain, units] of [
+    [56, '12187813000000000000'],
+    [31337, '100000000000000000000000'],
+    [56, '1'],
+  ] as const) {
+    const uri = `ethereum:${token}@${chain}/transfer?address=${to}&uint256=${units}`;
+    assert.deepEqual(encodeQr(uri), reference(uri).data, uri);
+  }
+});
+
+test('a text longer than 180 bytes (version 10 and up) is refused', () => {
+  assert.throws(() => encodeQr('x'.repeat(181)), RangeError);
 });

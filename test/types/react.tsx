@@ -12,6 +12,7 @@ export function Checkout() {
       locale="fr"
       theme="dark"
       reference="order-42"
+      metadata={{ cart: 'c_9', channel: 'web' }}
       onpaylink-ready={(event) => console.log(event.detail.link.title)}
       onpaylink-success={(event) => console.log(event.detail.session.txHash)}
       onpaylink-error={(event) => console.log(event.detail.code, event.detail.error.message)}
@@ -33,6 +34,8 @@ export const wrongHandler = (
   // @ts-expect-error a handler of another event's detail type
   <paylink-checkout slug="x" onpaylink-ready={(event: CustomEvent<PaylinkSuccessDetail>) => console.log(event.detail.session)} />
 );
+// @ts-expect-error metadata holds strings only
+export const numberMetadata = <paylink-checkout slug="x" metadata={{ items: 3 }} />;
 // @ts-expect-error the token is a property, never an attribute
 export const tokenAttribute = <paylink-admin token="secret" />;
 
@@ -44,6 +47,8 @@ export function Components() {
         slug="AbCdEf1234"
         apiBase="/paylink"
         theme="dark"
+        reference="order-42"
+        metadata={{ cart: 'c_9' }}
         className="checkout"
         ref={(element: CheckoutElement | null) => element?.focus()}
         onPaylinkSuccess={(event) => console.log(event.detail.session.status)}

@@ -12,6 +12,8 @@ export const props: CheckoutProps = {
   apiBase: '/paylink',
   locale: 'fr',
   theme: 'dark',
+  reference: 'order-42',
+  metadata: { cart: 'c_9' },
   onPaylinkSuccess: (event) => console.log(event.detail.session.status),
   onPaylinkReady: (event) => console.log(event.detail.link.title),
 };
@@ -23,3 +25,5 @@ export const bad: CheckoutProps = { slug: 'x', theme: 'blue' };
 export const misspelt: CheckoutProps = { slug: 'x', onPaylinkSucess: () => {} };
 // @ts-expect-error the detail of paylink-success has no `link`
 export const wrongDetail: CheckoutProps = { slug: 'x', onPaylinkSuccess: (event) => console.log(event.detail.link) };
+// @ts-expect-error metadata holds strings only
+export const numberMetadata: CheckoutProps = { slug: 'x', metadata: { items: 3 } };

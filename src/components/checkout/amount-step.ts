@@ -1,64 +1,66 @@
 /**
- * Step 1: what is being paid, ending with the asset choice (or "Continue" to the details). A Standard link shows its fixed amount, or its cart (quantities,
- * line totals and total computed exactly from decimal strings) — never editable. A Donation link
- * offers the suggested amounts and a free amount within the link's min/max.
+ * Step 1: what is being paid, ending with the asset choice and the pay button (or "Continue" to the
+ * details). A Standard link shows its fixed amount, or its cart (quantities, line totals and total
+ * computed exactly from decimal strings; the total is the link's price, which the service keeps equal
+ * to the cart's sum) — never editable. A Donation link offers the suggested
+ * amounts and a free amount within the link's min/max, and says until when it is open.
  */
 import { html } from 'lit/html.js';
-import { fractionDigits, fromUnits, toUnits } from '../../core/money.js';
-import type { PaylinkCheckout } from './paylink-checkout.js';
-import { field, heading, payButtons } from './parts.js';
+import { fractionDigits, toUnits } from '../../core/money.js';
+import type { CheckoutMachine } from './checkout-machine.js';
+import { assetChoice, field, heading } from './parts.js';
 
-export function renderAmountStep(host: PaylinkCheckout) {
-  const { title, description, cart, linkType, fiatAmount, suggestedAmounts, minAmount, maxAmount } = host.link!;
-  const money = (amount: string) => host.money(amount);
-  // Scaled bigints at the widest precision in play: exact totals, never floats.
-  const digits = Math.max(host.l10n.digits(host.currency), ...cart.items.map((item) => fractionDigits(item.unitAmount)));
-  let total = 0n;
+/** What the amount step renders and calls. */
+export type AmountStepInput = Parameters<typeof assetChoice>[0] &
+  Pick<CheckoutMachine, 'amountText' | 'currency' | 'errors' | 'edit' | 'l10n' | 'needsDetails' | 'submitAmount'>;
 
-  return html`<form part="form" novalidate @submit=${(event: Event) => host.handleAmount(event)}>
+export function renderAmountStep(m: AmountStepInput) {
+  const { title, description, cart, linkType, fiatAmount, suggestedAmounts, minAmount, maxAmount, closesAt } = m.link!;
+  const money = (amount: string) => m.money(amount);
+
+  return html`<form
+    part="form"
+    novalidate
+    @submit=${(event: Event) => {
+      event.preventDefault();
+      m.submitAmount();
+    }}
+  >
     ${heading(title)}
     <p part="description">${description}</p>
+    ${closesAt ? html`<small part="closes">${m.t('closes', { date: m.l10n.date(closesAt) })}</small>` : ''}
     ${cart.items.length
       ? html`<ul part="cart">
             ${cart.items.map((item) => {
-              const line = toUnits(item.unitAmount, digits) * BigInt(item.quantity);
-              total += line;
+              // Exact: the price's digits as a bigint times the quantity, handed to Intl as `1700000e-2`, never a float.
+              const digits = fractionDigits(item.unitAmount);
+              const line = `${toUnits(item.unitAmount, digits) * BigInt(item.quantity)}e-${digits}`;
               return html`<li part="cart-item">
                 <span part="item-name">${item.name}<small>${item.description} ${item.quantity} × ${money(item.unitAmount)}</small></span>
-                <span part="item-total">${money(fromUnits(line, digits))}</span>
+                <span part="item-total">${money(line)}</span>
               </li>`;
             })}
           </ul>
-          <p part="total">${host.t('total')} <strong>${money(fromUnits(total, digits))}</strong></p>`
+          <p part="total">${m.t('total')} <strong>${money(fiatAmount)}</strong></p>`
       : linkType == 'Standard'
         ? html`<p part="price">${money(fiatAmount)}</p>`
-        : html`<div part="suggestions" role="group" aria-label=${host.t('amountIn', { currency: host.currency })}>
+        : html`<div part="suggestions" role="group" aria-label=${m.t('amountIn', { currency: m.currency })}>
               ${suggestedAmounts.map(
                 (amount) =>
-                  html`<button type="button" part="button chip" aria-pressed=${host.price == amount} @click=${() => host.edit('fiatAmount', amount)}>
+                  html`<button type="button" part="button chip" aria-pressed=${m.price == amount} @click=${() => m.edit('fiatAmount', amount)}>
                     ${money(amount)}
                   </button>`,
               )}
             </div>
             ${field(
-              host,
+              m,
               'fiatAmount',
-              host.t('amountIn', { currency: host.currency }),
-              (invalid, onInput) =>
-                html`<input
-                  id="fiatAmount"
-                  part="input"
-                  inputmode="decimal"
-                  autocomplete="off"
-                  .value=${host.amountText}
-                  aria-invalid=${invalid}
-                  aria-describedby="fiatAmount-error fiatAmount-hint"
-                  @input=${onInput}
-                />`,
-              [minAmount && host.t('min', { amount: money(minAmount) }), maxAmount && host.t('max', { amount: money(maxAmount) })]
+              m.t('amountIn', { currency: m.currency }),
+              m.amountText,
+              [minAmount && m.t('min', { amount: money(minAmount) }), maxAmount && m.t('max', { amount: money(maxAmount) })]
                 .filter(Boolean)
                 .join(' · '),
             )}`}
-    ${host.needsDetails ? html`<button part="button primary">${host.t('next')}</button>` : payButtons(host)}
+    ${m.needsDetails ? html`<button part="button primary">${m.t('next')}</button>` : assetChoice(m)}
   </form>`;
 }

@@ -1,30 +1,35 @@
 /**
- * Step 4, reached only when the server reports the session paid: the merchant's success message,
- * a receipt (amount, what was sent, network, transaction) when the link asks for a
- * confirmation page, or the way back to the merchant when it redirects (http/https only).
+ * Step 4, reached only when the server reports the session paid: a drawn check mark, the
+ * merchant's success message, a receipt (amount, what was sent, network, transaction with copy and
+ * explorer link) when the link asks for a confirmation page, or the way back to the merchant when
+ * it redirects (http/https only).
  */
 import { html } from 'lit/html.js';
-import type { PaylinkCheckout } from './paylink-checkout.js';
-import { heading } from './parts.js';
+import type { CheckoutMachine } from './checkout-machine.js';
+import { heading, txHash } from './parts.js';
 
-export function renderDoneStep(host: PaylinkCheckout) {
-  const { l10n, redirectTo } = host;
-  const { postpayAction: action, ...session } = host.session!;
-  const rows = [
-    ['amount', `${l10n.money(session.fiatAmount, session.fiatCurrency)} · ${l10n.crypto(session.paidAmount, session.assetId)}`],
-    ['network', session.networkName],
-    ['transaction', session.txHash],
-  ] as const;
+/** What the done step renders and calls. */
+export type DoneStepInput = Pick<CheckoutMachine, 'session' | 'l10n' | 't' | 'redirectTo' | 'copied' | 'copy'>;
+
+export function renderDoneStep(m: DoneStepInput) {
+  const { l10n, redirectTo } = m;
+  const { postpayAction: action, fiatAmount, fiatCurrency, paidAmount, assetId, networkName, txHash: hash, explorerUrl } = m.session!;
 
   return html`<div part="state done">
-    <span part="success-icon">✓</span>
-    ${heading(host.t('paid'))}
-    <p part="message">${action?.successMessage || host.t('thanks')}</p>
+    <svg part="success-icon" viewBox="0 0 24 24" aria-hidden="true"><circle cx="12" cy="12" r="11" /><path d="M7 12.5l3 3 7-7" /></svg>
+    ${heading(m.t('paid'))}
+    <p part="message">${action?.successMessage || m.t('thanks')}</p>
     ${redirectTo
-      ? html`<p>${host.t('redirecting')}</p>
-          <a part="button primary" href=${redirectTo}>${host.t('next')}</a>`
+      ? html`<p>${m.t('redirecting')}</p>
+          <a part="button primary" href=${redirectTo}>${m.t('next')}</a>`
       : action?.showConfirmationPage
-        ? html`<dl part="receipt">${rows.map(([key, value]) => (value ? html`<dt>${host.t(key)}</dt><dd>${value}</dd>` : ''))}</dl>`
+        ? html`<dl part="receipt">
+            <dt>${m.t('amount')}</dt>
+            <dd>${l10n.money(fiatAmount, fiatCurrency)} · ${l10n.crypto(paidAmount, assetId)}</dd>
+            <dt>${m.t('network')}</dt>
+            <dd>${networkName}</dd>
+            ${hash ? html`<dt>${m.t('transaction')}</dt><dd>${txHash(m, hash, explorerUrl)}</dd>` : ''}
+          </dl>`
         : ''}
   </div>`;
 }

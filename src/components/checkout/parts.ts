@@ -1,42 +1,89 @@
-/** Small pieces the checkout's steps share. */
+/** Small pieces the checkout's steps share. Each takes what it renders and the callbacks it calls. */
 import { html, type TemplateResult } from 'lit/html.js';
 import { assetName } from '../../internal/localize.js';
-import type { PaylinkCheckout } from './paylink-checkout.js';
+import type { CheckoutMachine, FieldPath, MessageKey } from './checkout-machine.js';
 
 /** The heading of a step or state; focused (tabindex -1) when the customer moves to it. */
 export const heading = (text: string): TemplateResult => html`<h2 part="heading" tabindex="-1">${text}</h2>`;
 
 /**
- * A labelled text field. Its error (from the form or the server, keyed by `path`) and its hint
- * sit below it and describe it (aria-describedby); typing clears the error.
+ * A labelled text field: the donation amount, the delivery address (a textarea) or the phone, with
+ * autofill hints. Its error (from the form or the server, keyed by `path`) takes the place of its
+ * hint (never both: a refused minimum is said once) and describes it; typing clears the error.
  */
-export function field(
-  host: PaylinkCheckout,
-  path: 'fiatAmount' | 'customer.address' | 'customer.phone',
-  label: string,
-  control: (invalid: boolean, onInput: (event: Event) => void) => TemplateResult,
-  hint?: string,
-): TemplateResult {
-  const error = host.errors[path];
+export function field(m: Pick<CheckoutMachine, 'errors' | 'edit'>, path: FieldPath, label: string, value: string, hint = ''): TemplateResult {
+  const error = m.errors[path];
+  const phone = path == 'customer.phone';
+  const onInput = (event: Event) => m.edit(path, (event.target as HTMLInputElement).value);
   return html`<div part="field">
     <label part="label" for=${path}>${label}</label>
-    ${control(!!error, (event) => host.edit(path, (event.target as HTMLInputElement).value))}
-    <small part="hint" id="${path}-hint">${hint}</small>
-    <small part="error" id="${path}-error">${error}</small>
+    ${path == 'customer.address'
+      ? html`<textarea
+          id=${path}
+          part="input"
+          rows="3"
+          autocomplete="street-address"
+          required
+          maxlength="500"
+          .value=${value}
+          aria-invalid=${!!error}
+          aria-describedby="${path}-error"
+          @input=${onInput}
+        ></textarea>`
+      : html`<input
+          id=${path}
+          part="input"
+          type=${phone ? 'tel' : 'text'}
+          inputmode=${phone ? 'tel' : 'decimal'}
+          autocomplete=${phone ? 'tel' : 'off'}
+          ?required=${phone}
+          maxlength="40"
+          .value=${value}
+          aria-invalid=${!!error}
+          aria-describedby="${path}-error ${path}-hint"
+          @input=${onInput}
+        />`}
+    ${error ? html`<small part="error" id="${path}-error">${error}</small>` : html`<small part="hint" id="${path}-hint">${hint}</small>`}
   </div>`;
 }
 
 /**
- * The asset choice that ends the form: one submit button per asset, naming its network
- * ("USDT · BNB Smart Chain"); the one pressed starts the payment in that asset.
+ * The end of the last form step: one asset selector (a native select: a phone opens its own
+ * picker; each option names the asset's network) and one pay button, which names the amount only
+ * while it is payable: "Pay NGN 5,000.00 · USDT".
  */
-export const payButtons = (host: PaylinkCheckout): TemplateResult =>
-  html`<div part="assets" role="group" aria-label=${host.t('payWith')}>
-    ${host.link!.assets.map(
-      ({ assetId, networkName }) =>
-        html`<button part="button primary asset" value=${assetId} ?disabled=${host.busy}>
-          ${+host.price ? host.t('pay', { amount: host.money(host.price) }) + ' ·' : host.t('payWith')} ${assetName(assetId)}
-          <small>${networkName}</small>
-        </button>`,
-    )}
-  </div>`;
+export function assetChoice(m: Pick<CheckoutMachine, 'link' | 'assetId' | 'busy' | 'amountProblem' | 'price' | 't' | 'money' | 'chooseAsset'>) {
+  const asset = assetName(m.assetId);
+  return html`<div part="field">
+      <label part="label" for="asset">${m.t('assets')}</label>
+      <select id="asset" part="input assets" @change=${(event: Event) => m.chooseAsset((event.target as HTMLSelectElement).value)}>
+        ${m.link!.assets.map(
+          ({ assetId, networkName }) =>
+            html`<option part="asset" value=${assetId} ?selected=${assetId == m.assetId}>${assetName(assetId)} · ${networkName}</option>`,
+        )}
+      </select>
+    </div>
+    <button part="button primary pay-button" ?disabled=${m.busy}>
+      ${m.amountProblem ? m.t('payWith', { name: asset }) : m.t('pay', { amount: m.money(m.price), asset })}
+    </button>`;
+}
+
+/** A copy button for `text`, labelled by what it copies (`key`); it says "Copied" once used. */
+export function copyButton(m: Pick<CheckoutMachine, 'copied' | 't' | 'copy'>, text: string, key: MessageKey): TemplateResult {
+  const done = m.copied == key;
+  return html`<button type="button" part="button copy-button" aria-label="${m.t(done ? 'copied' : 'copy')}: ${m.t(key)}" @click=${() => m.copy(text, key)}>
+    ${done ? '✓ ' + m.t('copied') : m.t('copy')}
+  </button>`;
+}
+
+/**
+ * A transaction hash, shortened to its ends (`0x5f2c9a…b41e07`; the whole hash is its title and what
+ * the copy button copies), and a link to it on the network's explorer when there is one.
+ */
+export function txHash(m: Pick<CheckoutMachine, 'copied' | 't' | 'copy'>, hash: string, explorerUrl: string | null): TemplateResult {
+  return html`<span part="hash" title=${hash}>${hash.slice(0, 8)}…${hash.slice(-6)}</span>
+    ${copyButton(m, hash, 'transaction')}
+    ${/^https?:\/\//.test(explorerUrl!)
+      ? html`<a part="button explorer" href="${explorerUrl}/tx/${encodeURIComponent(hash)}" target="_blank" rel="noreferrer">${m.t('explorer')}</a>`
+      : ''}`;
+}

@@ -1,47 +1,96 @@
 /**
- * Step 3, once the customer chose an asset (the buttons that end the amount or details step, each
- * naming its network): a QR code of the address, the exact amount and the address each with a
- * copy button, the time the price is held, the live status, and on the sandbox chain a "Simulate
- * payment" button. Underpaid says what is left to send.
+ * Step 3, once the customer chose an asset: pay from a browser wallet (one button per wallet found,
+ * each refusal in its own words), or scan the QR code (the EIP-681 transfer where the chain has a
+ * token, else the address) or copy the exact amount and the address; the fiat it stands for, the
+ * time the price is held, the live status (`confirming n/N` once the transfer is seen, with its
+ * hash and explorer link), "Change asset" while nothing is paid, and on the sandbox chain
+ * "Simulate payment". Underpaid says what is left to send.
  */
 import { html } from 'lit/html.js';
+import { transferUri } from '../../internal/evm-wallet.js';
 import { assetName } from '../../internal/localize.js';
 import { qrCode } from '../../internal/qr.js';
-import type { PaylinkCheckout } from './paylink-checkout.js';
-import { heading } from './parts.js';
+import type { CheckoutMachine } from './checkout-machine.js';
+import { copyButton, heading, txHash } from './parts.js';
 
-export function renderPayStep(host: PaylinkCheckout) {
-  const { l10n, busy } = host;
-  const session = host.session!;
+/** What the pay step renders and calls. */
+export type PayStepInput = Pick<
+  CheckoutMachine,
+  | 'session'
+  | 'l10n'
+  | 't'
+  | 'busy'
+  | 'copied'
+  | 'copy'
+  | 'due'
+  | 'transfer'
+  | 'progress'
+  | 'wallets'
+  | 'walletError'
+  | 'sentHash'
+  | 'payWithWallet'
+  | 'simulate'
+  | 'changeAsset'
+  | 'countdown'
+>;
 
-  const { status, assetId, paidAmount, remainingAmount, payAddress } = session;
+export function renderPayStep(m: PayStepInput) {
+  const { l10n, busy, transfer } = m;
+  // On a real chain only the wallet makes the step busy (the sandbox has no wallet, only "Simulate").
+  const asking = busy && transfer;
+  const session = m.session!;
+  const { status, assetId, payAddress, networkName: network } = session;
   const underpaid = status == 'underpaid';
-  const amount = underpaid ? remainingAmount : session.cryptoAmount;
-  const asset = assetName(assetId);
-  const copy = (text: string, label: 'amount' | 'toAddress') => {
-    const done = host.copied == label;
-    return html`<button part="button copy-button" aria-label="${host.t(done ? 'copied' : 'copy')}: ${host.t(label)}" @click=${() => host.copy(text, label)}>
-      ${done ? '✓ ' + host.t('copied') : host.t('copy')}
-    </button>`;
-  };
+  const confirming = status == 'confirming';
+  const hash = (confirming && session.txHash) || m.sentHash;
+  const exact = l10n.crypto(m.due, assetId);
 
   return html`<div part="pay">
-    ${heading(underpaid ? host.t('underpaid') : host.t('send', { amount: l10n.crypto(amount, assetId) }))}
+    ${heading(underpaid ? m.t('underpaid') : m.t('send', { amount: exact }))}
     ${underpaid
-      ? html`<p part="notice">${host.t('underpaidBody', { paid: l10n.crypto(paidAmount, assetId), left: l10n.crypto(remainingAmount, assetId) })}</p>`
+      ? html`<p part="notice">${m.t('underpaidBody', { paid: l10n.crypto(session.paidAmount, assetId), left: l10n.crypto(session.remainingAmount, assetId) })}</p>`
       : ''}
-    <div part="pay-grid">
-      ${qrCode(payAddress, host.t('qr'))}
-      <dl>
-        <dt>${host.t('amount')}</dt>
-        <dd><span part="value amount">${amount} ${asset}</span>${copy(amount, 'amount')}</dd>
-        <dt>${host.t('toAddress')}</dt>
-        <dd><code part="value address">${payAddress}</code>${copy(payAddress, 'toAddress')}</dd>
-      </dl>
-    </div>
-    <p part="warning">${host.t('warning', { asset, network: session.networkName })}</p>
-    <p part="waiting"><span part="spinner"></span>${host.t('waiting')}</p>
-    <p part="countdown" role="timer">${host.t('expiresIn', { time: host.countdown.text })}</p>
-    ${session.sandbox ? html`<button part="button simulate" ?disabled=${busy} @click=${() => host.simulate()}>${host.t('simulate')}</button>` : ''}
+    ${transfer && !hash
+      ? m.wallets.length
+        ? html`${m.wallets.map(
+              (wallet) =>
+                html`<button part="button primary wallet" ?disabled=${busy} @click=${() => m.payWithWallet(wallet)}>
+                  ${m.t('payWith', { name: wallet.name || m.t('wallet') })}
+                </button>`,
+            )}
+            ${m.walletError ? html`<p part="notice wallet-error">${m.walletError}</p>` : ''}
+            <small part="divider">${m.t('orScan')}</small>`
+        : html`<p part="notice no-wallet">${m.t('noWallet')}</p>`
+      : ''}
+    ${(transfer && qrCode(transferUri(transfer), m.t('qrPay'))) || qrCode(payAddress, m.t('qr'))}
+    <dl part="pay-details">
+      <div>
+        <dt>${m.t('amount')} ${copyButton(m, m.due, 'amount')}</dt>
+        <dd>
+          <span part="value amount">${exact}</span>
+          ${underpaid ? '' : html`<small part="fiat">${l10n.money(session.fiatAmount, session.fiatCurrency)}</small>`}
+        </dd>
+      </div>
+      <div>
+        <dt>${m.t('toAddress')} ${copyButton(m, payAddress, 'toAddress')}</dt>
+        <dd><code part="value address">${payAddress}</code></dd>
+      </div>
+      ${hash ? html`<div><dt>${m.t('transaction')}</dt><dd>${txHash(m, hash, session.explorerUrl)}</dd></div>` : ''}
+    </dl>
+    <p part="warning">${m.t('warning', { asset: assetName(assetId), network })}</p>
+    <p part="waiting">
+      <span part="spinner"></span>${asking
+        ? m.t('confirmWallet')
+        : confirming
+            ? m.progress
+            : hash
+              ? m.t('sent')
+              : m.t('waiting')}
+    </p>
+    ${confirming ? '' : html`<small part="countdown" role="timer">${m.t('expiresIn', { time: m.countdown })}</small>`}
+    ${session.sandbox ? html`<button part="button simulate" ?disabled=${busy} @click=${() => m.simulate()}>${m.t('simulate')}</button>` : ''}
+    ${status == 'awaiting_payment' && !hash && !asking
+      ? html`<button part="button change-asset" type="button" @click=${() => m.changeAsset()}>${m.t('changeAsset')}</button>`
+      : ''}
   </div>`;
 }

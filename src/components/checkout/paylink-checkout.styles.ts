@@ -1,56 +1,60 @@
-/** Styles of `<paylink-checkout>`; tokens and base controls come from `internal/styles.ts`. */
-import { css } from '@lit/reactive-element/css-tag.js';
+/**
+ * Styles of `<paylink-checkout>`, mobile first: one column that fits 320 px, nothing wider than
+ * the card (long addresses and hashes break inside their box). Tokens and base controls come from
+ * `internal/styles.ts`.
+ */
+import { css } from '../../internal/css-text.js';
 
 export default css`
-  [part~='card'] {
+  [part~=card] {
     display: flex;
     flex-direction: column;
+    gap: 1rem;
     max-width: var(--paylink-max-width, 28rem);
-    min-height: var(--paylink-min-height, 30rem);
-    padding: 1.5rem;
+    padding: 1rem;
     border: 1px solid var(--_border);
     border-radius: var(--paylink-radius, 12px);
     background: var(--_bg);
+    /* A long word (an address, a hash, a merchant's unspaced title) breaks rather than overflows. */
+    overflow-wrap: anywhere;
   }
-  [part~='card'] > div,
+  [aria-busy=true] {
+    min-height: var(--paylink-min-height, 20rem);
+  }
+  [part~=card] > div,
   form {
     display: flex;
     flex: 1;
     flex-direction: column;
     gap: 1rem;
   }
-  h2 {
+  [part~=heading] {
     font-size: 1.25rem;
     font-weight: 700;
+    line-height: 1.3;
     outline: 0;
   }
-  [part~='state'] {
+  [part~=state] {
     justify-content: center;
     align-items: center;
     text-align: center;
   }
   small,
   dt,
-  [part~='badge'],
-  [part~='hint'],
-  [part~='description'],
-  [part~='countdown'] {
+  [part~=badge],
+  [part~=description] {
     display: block;
     color: var(--_muted);
     font-size: 0.875rem;
   }
-  button small {
-    color: inherit;
-  }
-  [part~='status'] {
+  [part~=status] {
     position: fixed;
     clip-path: inset(50%);
   }
-  [part~='spinner'] {
-    display: inline-block;
+  [part~=spinner] {
+    flex: none;
     width: 1rem;
     height: 1rem;
-    margin-right: 0.5rem;
     border: 3px solid var(--_border);
     border-top-color: var(--_accent);
     border-radius: 50%;
@@ -62,73 +66,107 @@ export default css`
     }
   }
   li,
-  [part~='total'],
-  [part~='actions'],
-  [part~='pay-grid'],
-  dd {
+  dt,
+  dd,
+  [part~=total],
+  [part~=waiting] {
     display: flex;
-    gap: 0.75rem;
+    flex-wrap: wrap;
+    gap: 0.25rem 0.5rem;
     align-items: center;
     justify-content: space-between;
   }
+  dd,
+  [part~=waiting] {
+    justify-content: start;
+  }
   ul {
+    display: grid;
+    gap: 0.5rem;
     padding: 0;
     list-style: none;
   }
-  [part~='item-name'],
-  [part~='value'] {
+  [part~=item-name] {
     flex: 1;
-    overflow-wrap: anywhere;
   }
-  [part~='price'],
-  [part~='success-icon'] {
+  [part~=total] {
+    padding-top: 0.75rem;
+    border-top: 1px solid var(--_border);
+    font-weight: 700;
+  }
+  [part~=item-total],
+  strong {
+    white-space: nowrap;
+  }
+  [part~=price] {
     font-size: 2rem;
     font-weight: 700;
-    color: var(--paylink-success, var(--_accent));
   }
-  [part~='chip'] {
-    display: inline;
+  [part~=suggestions] {
+    display: flex;
+    flex-wrap: wrap;
+    gap: 0.5rem;
+  }
+  [part~=chip] {
+    flex: 1 0 auto;
     width: auto;
-    margin: 0 0.5rem 0.5rem 0;
+    padding: 0.5rem;
+    white-space: nowrap;
   }
-  [part~='asset'] {
-    margin-top: 0.5rem;
+  [part~=copy-button],
+  [part~=explorer] {
+    display: inline-flex;
+    align-items: center;
+    width: auto;
   }
-  [part~='error'] {
+  [part~=error] {
     color: var(--_danger);
   }
-  [part~='actions'],
-  form > button {
-    margin-top: auto;
+  [part~=back],
+  [part~=change-asset] {
+    border: 0;
+    color: var(--_accent);
   }
-  [part~='pay-grid'] {
-    flex-wrap: wrap;
+  [part~=divider] {
+    text-align: center;
   }
-  [part~='qr'] {
-    flex: none;
-    width: 9.5rem;
-    height: 9.5rem;
-  }
-  [part~='pay-grid'] dl {
-    flex: 1 1 12rem;
+  [part~=qr] {
+    align-self: center;
+    width: min(100%, 13rem);
   }
   dl {
-    overflow-wrap: anywhere;
+    display: grid;
+    gap: 0.75rem;
   }
-  [part~='copy-button'] {
-    flex: none;
-    width: auto;
+  [part~=value],
+  [part~=hash] {
+    font: 600 1.0625rem ui-monospace, monospace;
   }
-  [part~='value'] {
-    font-family: ui-monospace, monospace;
+  [part~=address] {
+    /* 42 characters in two even lines, at any width. */
+    max-width: 21ch;
+    font-weight: 400;
   }
-  [part~='notice'],
-  [part~='warning'],
-  [part~='receipt'] {
+  [part~=notice],
+  [part~=warning],
+  [part~=receipt] {
     padding: 0.75rem;
     border-radius: 8px;
     background: var(--_tint);
     font-size: 0.875rem;
     text-align: start;
+  }
+  [part~=wallet-error] {
+    color: var(--_danger);
+  }
+  [part~=success-icon] {
+    width: 4rem;
+    fill: none;
+    stroke: var(--_success);
+    stroke-width: 1.5;
+    stroke-linecap: round;
+  }
+  [part~=receipt] {
+    align-self: stretch;
   }
 `;

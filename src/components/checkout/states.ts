@@ -4,26 +4,31 @@
  * (start again; says what was received, if anything).
  */
 import { html } from 'lit/html.js';
-import type { PaylinkCheckout } from './paylink-checkout.js';
+import type { CheckoutMachine } from './checkout-machine.js';
 import { heading } from './parts.js';
 
-export function renderState(host: PaylinkCheckout) {
-  const { view, link, session, l10n } = host;
+/** What the state screens render and call. */
+export type StateInput = Pick<CheckoutMachine, 'view' | 'link' | 'session' | 'l10n' | 't' | 'retry'>;
+
+export function renderState(m: StateInput) {
+  const { view, link, session, l10n } = m;
   const state = view as 'loading' | 'notFound' | 'inactive' | 'closed' | 'error' | 'expired';
   const paid = session && +session.paidAmount ? l10n.crypto(session.paidAmount, session.assetId) : '';
   const action = state == 'error' ? 'retry' : state == 'expired' ? 'startAgain' : '';
   return html`<div part="state ${state}">
     ${state == 'loading'
-      ? html`<span part="spinner"></span>${host.t('loading')}`
-      : html`${heading(host.t(state))}
+      ? html`<span part="spinner"></span>${m.t('loading')}`
+      : html`${heading(m.t(state))}
           <p>
             ${state == 'closed' && link?.closesAt
-              ? host.t('closedBody', { date: l10n.date(link.closesAt) })
+              ? m.t('closedBody', { date: l10n.date(link.closesAt) })
               : state == 'expired'
-                ? host.t('expiredBody', { time: l10n.date(session!.expiresAt) })
-                : host.t(state == 'closed' ? 'inactiveBody' : `${state}Body`)}
+                ? m.t('expiredBody', { time: l10n.date(session!.expiresAt) })
+                : state == 'error'
+                  ? m.t('errorBody')
+                  : ''}
           </p>
-          ${paid && state == 'expired' ? html`<p part="notice">${host.t('expiredPaid', { paid })}</p>` : ''}
-          ${action ? html`<button part="button primary" @click=${() => host.handleRetry()}>${host.t(action)}</button>` : ''}`}
+          ${paid && state == 'expired' ? html`<p part="notice">${m.t('expiredPaid', { paid })}</p>` : ''}
+          ${action ? html`<button part="button primary" @click=${() => m.retry()}>${m.t(action)}</button>` : ''}`}
   </div>`;
 }

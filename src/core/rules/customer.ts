@@ -1,15 +1,16 @@
 /**
  * The rules of what a customer types before paying (DESIGN §4, public checkout API): the delivery
  * address and phone a link may ask for, and an optional email. The service runs them on `POST
- * /v1/checkout/{slug}/sessions`; the checkout element is to run the same (phase 2 wires it), so a
- * number the form accepts is one the service accepts.
+ * /v1/checkout/{slug}/sessions`; the checkout element runs `checkDelivery` (the same rule, without the
+ * email it never asks) on its form, so what the form accepts is what the service accepts
+ * (`test/server/checkout-parity.test.ts`).
  *
  * The phone rule is the service's: an international number (an optional `+`, then 7 to 15 digits
  * not starting with 0) once spaces, dots, dashes and brackets are dropped. A national number such as
  * `08012345678` is refused: it can't be dialled from abroad, and the merchant can't tell its country.
  * Isomorphic: no DOM, no Node, no zod.
  */
-import { MAX_LENGTH } from './limits.js';
+import { MAX_ADDRESS_LENGTH, MAX_EMAIL_LENGTH, MAX_PHONE_LENGTH } from './limits.js';
 import { checkText } from './text.js';
 import { RuleErrors, type RuleError } from './types.js';
 
@@ -41,22 +42,40 @@ export interface CustomerDetails {
   email: string | null;
 }
 
-/** Checks a customer's details against what the link asks for (`collectAddress`, `collectPhone`). */
+/**
+ * Checks the delivery details a link asks for (`collectAddress`, `collectPhone`), adding errors to
+ * `errors`; returns them as stored. The part of `checkCustomer` that the checkout element runs on
+ * its form (it asks no email), apart so the element's bundle carries no email rule.
+ */
+export function checkDelivery(
+  input: CustomerInput | undefined,
+  asks: { collectAddress: boolean; collectPhone: boolean },
+  errors: Pick<RuleErrors, 'fail'>,
+): { address: string | null; phone: string | null } {
+  const address = input?.address?.trim() ?? '';
+  const phoneInput = input?.phone?.trim() ?? '';
+  let phone: string | null = null;
+  if (asks.collectAddress && address === '') errors.fail('customer.address', 'customer.addressRequired');
+  else checkText(address, 'customer.address', { max: MAX_ADDRESS_LENGTH }, errors);
+  if (phoneInput === '') {
+    if (asks.collectPhone) errors.fail('customer.phone', 'customer.phoneRequired');
+  } else if (
+    // Its length as typed (spaces and brackets included), then the number itself.
+    checkText(phoneInput, 'customer.phone', { max: MAX_PHONE_LENGTH }, errors) !== null &&
+    (phone = normalizePhone(phoneInput)) === null
+  )
+    errors.fail('customer.phone', 'customer.phoneInvalid');
+  return { address: address || null, phone };
+}
+
+/** Checks a customer's details (delivery, as `checkDelivery`, and an optional email) against what the link asks for. */
 export function checkCustomer(
   input: CustomerInput | undefined,
   asks: { collectAddress: boolean; collectPhone: boolean },
 ): { customer: CustomerDetails; errors: RuleError[] } {
   const errors = new RuleErrors();
-  const address = input?.address?.trim() ?? '';
-  const phoneInput = input?.phone?.trim() ?? '';
+  const delivery = checkDelivery(input, asks, errors);
   const email = input?.email?.trim() ?? '';
-  let phone: string | null = null;
-  if (asks.collectAddress && address === '') errors.fail('customer.address', 'customer.addressRequired');
-  else checkText(address, 'customer.address', { max: MAX_LENGTH.customerAddress }, errors);
-  if (phoneInput !== '') {
-    phone = normalizePhone(phoneInput);
-    if (phone === null) errors.fail('customer.phone', 'customer.phoneInvalid');
-  } else if (asks.collectPhone) errors.fail('customer.phone', 'customer.phoneRequired');
-  if (email !== '' && (email.length > MAX_LENGTH.email || !isEmail(email))) errors.fail('customer.email', 'customer.emailInvalid');
-  return { customer: { address: address || null, phone, email: email || null }, errors: errors.list };
+  if (email !== '' && (email.length > MAX_EMAIL_LENGTH || !isEmail(email))) errors.fail('customer.email', 'customer.emailInvalid');
+  return { customer: { ...delivery, email: email || null }, errors: errors.list };
 }

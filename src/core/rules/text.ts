@@ -52,7 +52,7 @@ export function checkText(
   value: string,
   path: string,
   rule: TextRule,
-  errors: RuleErrors,
+  errors: Pick<RuleErrors, 'fail'>,
   options: { trim?: boolean } = {},
 ): string | null {
   const text = options.trim ? value.trim() : value;

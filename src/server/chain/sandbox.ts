@@ -3,7 +3,7 @@
  * clearly marked as sandbox data (`sandbox: true` on transfers and payouts).
  *
  * - Deposit addresses are derived from the session id (keccak-256), so they are distinct per
- *   session and stable across instances.
+ *   session and stable across instances (the deposit index the service allocates is not needed).
  * - Incoming transfers exist only when simulated (`simulateIncomingTransfer`, behind
  *   `POST /v1/checkout/sessions/{id}/simulate-payment`); a simulated hash is random unless given.
  * - Payout hashes are `0x` + keccak-256 of `paylink-sandbox-payout:<withdrawal id>`: the same
@@ -15,7 +15,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { checkEvmAddress, keccakHex } from './evm.js';
-import { BSC, PayoutError, type ChainAdapter, type Network, type PayoutRequest } from './types.js';
+import { BSC, PayoutError, type ChainAdapter, type IncomingTransfer, type Network, type PayoutRequest, type PayoutResult } from './types.js';
 
 /** A payout to this address always fails on the sandbox chain. */
 export const SANDBOX_FAILING_ADDRESS = '0x000000000000000000000000000000000000fa11';
@@ -35,7 +35,14 @@ export function sandboxPayoutHash(withdrawalId: string): string {
   return `0x${keccakHex(`paylink-sandbox-payout:${withdrawalId}`)}`;
 }
 
-export function createSandboxChain(options: SandboxChainOptions = {}): ChainAdapter {
+/** The sandbox chain: a `ChainAdapter` whose payouts are direct and whose transfers are simulated. */
+export interface SandboxChain extends ChainAdapter {
+  sendPayout(request: PayoutRequest): Promise<PayoutResult>;
+  simulateIncomingTransfer(request: { blockchainId: string; assetId: IncomingTransfer['assetId']; toAddress: string; amount: string; txHash?: string | undefined }): Promise<IncomingTransfer>;
+}
+
+/** A sandbox chain: credits simulated transfers at once and pays out without moving anything. */
+export function createSandboxChain(options: SandboxChainOptions = {}): SandboxChain {
   const networks = options.networks ?? [BSC];
   const envFailing = (process.env.PAYLINK_SANDBOX_FAIL_ADDRESSES ?? '').split(',').map((a) => a.trim()).filter(Boolean);
   const failing = new Set((options.failingAddresses ?? [SANDBOX_FAILING_ADDRESS, ...envFailing]).map((a) => a.toLowerCase()));

@@ -1,13 +1,19 @@
 /**
  * The chain adapter: the only part of the service that talks to a blockchain. The service is
- * written against this interface; the built-in implementation is the sandbox (./sandbox.ts).
+ * written against this interface; the built-in implementations are the sandbox (./sandbox.ts) and
+ * the EVM chain (./evm/adapter.ts).
  *
  * The adapter never touches the database. Money moves in the service, in transactions:
- * - money in: the adapter hands out a deposit address per checkout session and reports the
- *   transfers that reach it (`IncomingTransfer`); the service settles each one once, keyed by its
- *   transaction hash (see `settleIncomingTransfer` in ../service/sessions.ts);
- * - money out: the payout worker (../service/payouts.ts) calls `sendPayout` for a withdrawal it has
- *   claimed; the adapter sends the funds or throws `PayoutError`.
+ * - money in: the service allocates a deposit index per checkout session (a database sequence) and
+ *   the adapter turns it into the address the customer pays. The sandbox reports a transfer at once
+ *   (`simulateIncomingTransfer`) and the service credits it at once. A real chain has `incoming`:
+ *   the sessions room's scanner (../service/sessions/scanner.ts) reads its transfers block range by
+ *   block range, follows their confirmations and credits each once, through the same settlement
+ *   (`settleTransfer` in ../service/sessions/settlement.ts);
+ * - money out: on the sandbox the payout worker (../service/payouts/) calls `sendPayout` for a
+ *   withdrawal it has claimed. A real chain has `outgoing` instead: the worker has it prepare and
+ *   sign one transaction per withdrawal, stores it with its nonce before anything is sent, then
+ *   broadcasts that stored transaction (again, after any crash) and follows its receipt.
  */
 import type { AssetId } from '../../core/money.js';
 
@@ -40,18 +46,29 @@ export function assetChainFacts(network: Network | undefined, assetId: AssetId) 
   };
 }
 
-/** A transfer the chain saw arriving at a deposit address. */
+/** A transfer the chain saw arriving at a deposit address, as settlement credits it. */
 export interface IncomingTransfer {
   blockchainId: string;
-  /** Lowercase `0x` + 64 hex. One hash is settled at most once per network. */
+  /** Lowercase `0x` + 64 hex. */
   txHash: string;
+  /**
+   * The transfer's log index in its block (real chains; absent on the sandbox). A transfer is
+   * credited once per network + transaction hash + log index; on the sandbox, once per hash.
+   */
+  logIndex?: number | undefined;
   assetId: AssetId;
   /** The deposit address it reached. */
   toAddress: string;
-  /** Decimal string with at most the asset's digits. */
+  /** Decimal string with at most the asset's digits (6). */
   amount: string;
   /** True when no real funds moved (the sandbox chain). */
   sandbox: boolean;
+  /**
+   * When the customer paid (real chains: the time of the block that first held the transfer).
+   * A transfer that arrived before its session expired counts as paid in time, however long its
+   * confirmations took. Default: the moment it is settled.
+   */
+  arrivedAt?: Date | undefined;
 }
 
 /** What the payout worker asks the chain to send. */
@@ -78,20 +95,141 @@ export class PayoutError extends Error {
   }
 }
 
+/** What the service asks for a new checkout session's deposit address. */
+export interface DepositAddressRequest {
+  sessionId: string;
+  blockchainId: string;
+  assetId: AssetId;
+  /**
+   * The session's deposit index, from the database's `deposit_index_seq`: never given twice.
+   * Real chains derive the address from it (child 0/n of the deposit xpub); the sandbox ignores it.
+   */
+  index: number;
+}
+
+/** An ERC-20 Transfer to a deposit address, as a real chain's scanner reads it. */
+export interface ObservedTransfer {
+  blockchainId: string;
+  assetId: AssetId;
+  /** The token contract (EIP-55). */
+  token: string;
+  /** Sender and recipient (the deposit address), EIP-55. */
+  from: string;
+  to: string;
+  /** Exact decimal string with ALL of the token's digits (an 18-decimal token keeps 18). */
+  amount: string;
+  /** Lowercase `0x` + 64 hex. */
+  txHash: string;
+  /** Position of the log in its block: changes when a reorg moves the transaction. */
+  logIndex: number;
+  /**
+   * Position among the transaction's transfers of this token to this address (almost always 0):
+   * stays the same when a reorg moves the transaction, so `(txHash, token, to, ordinal)` names the
+   * transfer for good.
+   */
+  ordinal: number;
+  blockNumber: number;
+  /** Lowercase. */
+  blockHash: string;
+  /** The block's timestamp: when the customer paid. */
+  blockTime: Date;
+}
+
+/** Where a transfer seen earlier stands now (see `IncomingChain.recheck`). */
+export type ObservedTransferCheck =
+  /** In a canonical block: the one it was seen in, or (`moved: true`) another, with its new position. */
+  | { status: 'mined'; moved: boolean; confirmations: number; transfer: ObservedTransfer }
+  /** Its transaction is back in the mempool: not a payment yet. */
+  | { status: 'pending' }
+  /** No longer on the chain (reorged out, or re-mined reverted or changed): never credit it. */
+  | { status: 'gone' };
+
+/**
+ * Money in on a real chain: what the scanner reads. Every method may throw while the node is down
+ * or slow; the scanner then keeps what it has and tries again.
+ */
+export interface IncomingChain {
+  /** The network these transfers are on (`Network.id`). */
+  readonly blockchainId: string;
+  /** Confirmations before a transfer is credited (`PAYLINK_EVM_CONFIRMATIONS`). */
+  readonly confirmations: number;
+  /** How often to look for new blocks, in ms (`PAYLINK_EVM_POLL_MS`). */
+  readonly pollMs: number;
+  latestBlock(): Promise<number>;
+  /** The hash (lowercase) of canonical block `number`, or null when the node has none yet. */
+  blockHash(number: number): Promise<string | null>;
+  /** The configured tokens' transfers to any of `addresses` in blocks `fromBlock`…`toBlock`, oldest first. */
+  transfers(query: { fromBlock: number; toBlock: number; addresses: readonly string[] }): Promise<ObservedTransfer[]>;
+  /** Re-checks a transfer seen earlier by its transaction's receipt, in a canonical block. */
+  recheck(transfer: ObservedTransfer, context?: { latestBlock?: number }): Promise<ObservedTransferCheck>;
+}
+
+/** A transaction the chain prepared (fees and gas read from the node) and can sign with any nonce. */
+export interface PreparedTransaction {
+  /** What it does, for logs: `transfer 12.5 USDT to 0x…`. */
+  readonly description: string;
+  /** The recipient of the transaction (a token contract for a token transfer). */
+  readonly to: string;
+}
+
+/** A signed transaction: the exact bytes to store before broadcasting them. */
+export interface SignedRawTransaction {
+  /** `0x…` serialized transaction; broadcast it as often as needed. */
+  rawTransaction: string;
+  /** Lowercase; known before broadcast. */
+  txHash: string;
+}
+
+/** What a node said to a broadcast; every outcome means "follow the receipt". */
+export type BroadcastOutcome = 'sent' | 'already_known' | 'nonce_too_low' | 'replacement_underpriced';
+
+/** A stored transaction's state on the chain. */
+export type TransactionState =
+  | { status: 'pending' }
+  | { status: 'success' | 'reverted'; blockNumber: number; confirmations: number };
+
+/**
+ * Money out on a real chain: one hot wallet whose nonces the service allocates under a database
+ * lock. Preparing reads the node; signing never does, so a transaction is signed and stored in the
+ * transaction that takes its nonce. Any error but `PayoutError` means "try again later".
+ */
+export interface OutgoingChain {
+  readonly blockchainId: string;
+  /** The hot wallet (EIP-55): signs payouts and gas top-ups, owns the nonce sequence. */
+  readonly hotWallet: string;
+  /** Confirmations before a payout counts as done (or as reverted). */
+  readonly confirmations: number;
+  /** The hot wallet's next nonce, counting the node's mempool: where the stored sequence starts. */
+  pendingNonce(): Promise<number>;
+  /** How many of the hot wallet's transactions are mined: nonces below it are used for good. */
+  minedNonce(): Promise<number>;
+  /** Fees and gas of a payout's token transfer. Throws `PayoutError` when it would revert now. */
+  preparePayout(request: PayoutRequest): Promise<PreparedTransaction>;
+  /** A native-coin (gas money) transfer of `value` wei from the hot wallet to `to`. */
+  prepareGasTopUp(to: string, value: bigint): Promise<PreparedTransaction>;
+  /** A transfer of nothing from the hot wallet to itself: fills a nonce whose transaction the node refused. */
+  prepareNonceFiller(): Promise<PreparedTransaction>;
+  /** Signs `prepared` with `nonce`. Local: no node call. */
+  sign(prepared: PreparedTransaction, nonce: number): Promise<SignedRawTransaction>;
+  /** Sends a stored transaction. Throws `PayoutError` when the node refuses it for good. */
+  broadcast(rawTransaction: string): Promise<BroadcastOutcome>;
+  state(txHash: string): Promise<TransactionState>;
+}
+
 export interface ChainAdapter {
   /** True for the sandbox: no real funds move, and `simulate-payment` exists. */
   readonly sandbox: boolean;
   readonly networks: readonly Network[];
   /** The address a customer pays a checkout session at; distinct per session. */
-  depositAddress(request: { sessionId: string; blockchainId: string; assetId: AssetId }): Promise<string>;
+  depositAddress(request: DepositAddressRequest): Promise<string>;
   /**
-   * Sends a withdrawal's funds. Resolves with the transaction hash, throws `PayoutError` when the
-   * payout failed for good (the funds are then returned to the balance). Any other error (or no
-   * answer within the worker's `payoutTimeoutMs`) means "outcome unknown": the withdrawal stays
-   * `processing` and the same request is sent again after the lease, so this must be idempotent
-   * per `withdrawalId`.
+   * Direct payouts (the sandbox): sends a withdrawal's funds. Resolves with the transaction hash,
+   * throws `PayoutError` when the payout failed for good (the funds are then returned to the
+   * balance). Any other error (or no answer within the worker's `payoutTimeoutMs`) means "outcome
+   * unknown": the withdrawal stays `processing` and the same request is sent again after the
+   * lease, so this must be idempotent per `withdrawalId`. A chain with `outgoing` has none.
    */
-  sendPayout(request: PayoutRequest): Promise<PayoutResult>;
+  sendPayout?(request: PayoutRequest): Promise<PayoutResult>;
   /**
    * Sandbox only: fabricates an incoming transfer to `toAddress`, as if a customer had paid.
    * Absent on real chains, which is what makes `simulate-payment` a 404 there.
@@ -103,6 +241,12 @@ export interface ChainAdapter {
     amount: string;
     txHash?: string | undefined;
   }): Promise<IncomingTransfer>;
+  /** Real chains: the transfers the scanner reads and confirms. */
+  readonly incoming?: IncomingChain | undefined;
+  /** Real chains: payouts as stored signed transactions. */
+  readonly outgoing?: OutgoingChain | undefined;
+  /** Releases the node connection (the creator calls it after the service has stopped). */
+  close?(): Promise<void>;
 }
 
 /** Finds the network named by an id or one of its aliases, case-insensitively. */

@@ -31,12 +31,15 @@ export function hostedPageRoutes(app: Hono<AppEnv>, deps: ServiceDeps, links: Li
   app.get('/pay/:slug', async (c) => {
     let title = 'Payment link not found';
     let description = 'This payment link does not exist or was removed.';
+    // Who is asking to be paid: the integrator's display name, else the link's own title.
+    let merchant = '';
     let status: 200 | 404 = 200;
     const slug = c.req.param('slug');
     try {
       const link = await links.get(slug);
       title = link.title;
       description = link.description || `Pay ${link.title} with USDT or cNGN.`;
+      merchant = link.merchant_name || link.title;
     } catch (error) {
       if (!(error instanceof ApiError) || error.statusCode !== 404) throw error;
       status = 404;
@@ -61,7 +64,7 @@ export function hostedPageRoutes(app: Hono<AppEnv>, deps: ServiceDeps, links: Li
 </head>
 <body>
 <main>
-<paylink-checkout slug="${escapeHtml(slug)}" api-base="/v1"></paylink-checkout>
+${merchant ? `<header class="merchant"><span class="mark" aria-hidden="true">${escapeHtml([...merchant][0]!.toUpperCase())}</span>${escapeHtml(merchant)}</header>\n` : ''}<paylink-checkout slug="${escapeHtml(slug)}" api-base="/v1"></paylink-checkout>
 <p class="powered">Secured by Paylink · crypto payments in USDT and cNGN</p>
 </main>
 </body>
@@ -72,7 +75,17 @@ export function hostedPageRoutes(app: Hono<AppEnv>, deps: ServiceDeps, links: Li
 
   app.get('/dist/hosted.css', (c) =>
     c.body(
-      `html{color-scheme:light dark}body{margin:0;min-height:100vh;display:grid;place-items:start center;background:Canvas;color:CanvasText;font:16px/1.5 system-ui,sans-serif}main{width:min(100%,28rem);padding:2rem 1rem}paylink-checkout{display:block}.powered{text-align:center;font-size:.8rem;opacity:.7}`,
+      // Phone first: 1rem side margins inside the width (border-box, so the card's border is never
+      // clipped), the merchant's name above the card, the page a shade off the card's background.
+      [
+        'html{color-scheme:light dark}*{box-sizing:border-box}',
+        'body{margin:0;min-height:100vh;background:#f6f7fb;color:#14171f;font:16px/1.5 system-ui,sans-serif}',
+        '@media (prefers-color-scheme:dark){body{background:#0b0d12;color:#f2f3f5}}',
+        'main{width:min(100%,30rem);margin:0 auto;padding:1.25rem 1rem 2rem}',
+        '.merchant{display:flex;align-items:center;gap:.75rem;margin:0 0 1rem;font-size:1.125rem;font-weight:600;overflow-wrap:anywhere}',
+        '.mark{display:grid;flex:none;place-items:center;width:2.25rem;height:2.25rem;border-radius:50%;background:#4f46e5;color:#fff;font-weight:700}',
+        'paylink-checkout{display:block}.powered{margin:1rem 0 0;text-align:center;font-size:.8rem;opacity:.7}',
+      ].join(''),
       200,
       { 'content-type': 'text/css; charset=utf-8', 'cache-control': 'public, max-age=300' },
     ),

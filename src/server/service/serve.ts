@@ -1,10 +1,10 @@
 /**
  * Runs the service on a port: opens the database (migrating it), builds the app, starts the
- * background work (the payout worker, the webhook delivery worker, the session expiry sweep and the
- * retention sweep) and listens, on a Node server with the limits of DESIGN §9 (`server/limits/`: header
- * and body timeouts, connections per client and in total; the app adds event-stream caps and per-client
- * rate limits). Every limit is an option here and an environment variable (`PAYLINK_*`, see
- * `server/limits/options.ts`); options win.
+ * background work (the payout worker, the webhook delivery worker, the session expiry sweep, the
+ * retention sweep and, on a real chain, the chain scanner) and listens, on a Node server with the limits
+ * of DESIGN §9 (`server/limits/`: header and body timeouts, connections per client and in total; the app
+ * adds event-stream caps and per-client rate limits). Every limit is an option here and an environment
+ * variable (`PAYLINK_*`, see `server/limits/options.ts`); options win.
  * `close()` stops the background work (payouts in flight finish first), ends the SSE streams,
  * stops accepting, drains in-flight requests, then closes the database.
  */
@@ -29,7 +29,7 @@ import { createApp } from './app.js';
 import { createSessionEvents, type SessionEvents } from './events/index.js';
 import { startPayoutWorker, type PayoutWorker, type PayoutWorkerOptions } from './payouts/index.js';
 import { readRetentionDays, startRetentionSweep } from './retention.js';
-import { createRateTable, startExpirySweep } from './sessions/index.js';
+import { createRateTable, startChainScanner, startExpirySweep, type ChainScanner, type ChainScannerOptions } from './sessions/index.js';
 import { resolveWebhookSettings, startWebhookWorker, type WebhookSettings, type WebhookWorker, type WebhookWorkerOptions } from './webhooks/index.js';
 
 /** Options of `startService`; the limits' defaults and environment variables are in `server/limits/options.ts`. */
@@ -51,6 +51,8 @@ export interface ServiceOptions extends ConnectionLimitOptions, StreamLimitOptio
   payoutWorker?: boolean;
   /** Payout worker tuning; tests use a short `pollIntervalMs`. */
   payouts?: PayoutWorkerOptions;
+  /** Run the chain scanner in this instance, on a chain that has one (default true); tuning for tests. */
+  scanner?: boolean | ChainScannerOptions;
   /** How often the session expiry sweep runs, in ms (default 30 s). */
   expirySweepMs?: number;
   /** SSE heartbeat interval, in ms (default 15 s). */
@@ -80,6 +82,8 @@ export interface RunningService {
   app: ReturnType<typeof createApp>;
   /** This instance's payout worker (absent with `payoutWorker: false`). */
   payoutWorker: PayoutWorker | undefined;
+  /** This instance's chain scanner (real chains; absent on the sandbox or with `scanner: false`). */
+  scanner: ChainScanner | undefined;
   /** This instance's webhook delivery worker (absent with `webhookWorker: false`). */
   webhookWorker: WebhookWorker | undefined;
   /** This instance's fan-out of session changes to its event streams (its `reads` count the database reads it made). */
@@ -119,7 +123,11 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
   const sseHeartbeatMs = options.sseHeartbeatMs ?? 15_000;
   const sessionEvents = createSessionEvents(db, { heartbeatMs: sseHeartbeatMs });
   const worker = options.payoutWorker === false ? undefined : startPayoutWorker({ db, chain, now }, options.payouts);
-  const stopSweep = startExpirySweep({ db, now, log }, options.expirySweepMs ?? 30_000);
+  const scanner =
+    chain.incoming && options.scanner !== false
+      ? startChainScanner({ db, chain, now }, typeof options.scanner === 'object' ? options.scanner : {})
+      : undefined;
+  const stopSweep = startExpirySweep({ db, now, log, chain }, options.expirySweepMs ?? 30_000);
   const webhookWorker =
     options.webhookWorker === false ? undefined : startWebhookWorker({ db, now, webhooks }, { pollIntervalMs: webhookPollMs, batchSize: webhookBatch });
   const stopRetention = startRetentionSweep({ db, now }, retentionDays, options.retentionSweepMs ?? 60 * 60 * 1000);
@@ -147,6 +155,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
     server,
     app,
     payoutWorker: worker,
+    scanner,
     webhookWorker,
     sessionEvents,
     get openConnections() {
@@ -156,7 +165,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
       (closing ??= (async () => {
         // Background work first (a payout in flight is finished and recorded), and the SSE
         // streams are ended so they do not hold the drain.
-        await Promise.all([worker?.stop(), webhookWorker?.stop(), stopSweep(), stopRetention(), sessionEvents.close()]);
+        await Promise.all([worker?.stop(), webhookWorker?.stop(), scanner?.stop(), stopSweep(), stopRetention(), sessionEvents.close()]);
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           server.closeIdleConnections();

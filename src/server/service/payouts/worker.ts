@@ -23,12 +23,19 @@
  * the hash from the id). `sendPayout` is given `payoutTimeoutMs` (well under the lease), after which
  * the attempt is abandoned unrecorded, so a hung chain call neither outlives its lease nor holds
  * `stop()`.
+ *
+ * That is the sandbox's way (`chain.sendPayout`). A real chain (`chain.outgoing`) pays through
+ * stored signed transactions instead (./stored.ts): the claim is the same, then each withdrawal gets
+ * one nonce and one signed transaction, stored before it is broadcast, and succeeds (or fails) once
+ * its transaction has its confirmations.
  */
 import { PayoutError, type ChainAdapter } from '../../chain/types.js';
 import type { Database, Queryable } from '../../db/index.js';
 import { defaultLogger } from '../../log.js';
 import { applyLedgerChange, assetAmount } from '../ledger/index.js';
 import { announceWithdrawal, claimDue, markFailed, markSucceeded, type ClaimedWithdrawal } from '../withdrawals/index.js';
+import { countUnfinished } from './repository.js';
+import { processStoredPayouts, type StoredPayoutOptions } from './stored.js';
 
 export interface PayoutWorkerOptions {
   /** How often an idle worker looks for work, in ms (default 1000). `kick()` wakes it sooner. */
@@ -42,6 +49,10 @@ export interface PayoutWorkerOptions {
    * after the lease), in ms. Default: a fifth of `leaseMs`, at most 60 s. Keep it well under `leaseMs`.
    */
   payoutTimeoutMs?: number;
+  /** Real chains: how often each unfinished transaction's receipt is read, in ms (default 1000). */
+  checkMs?: number;
+  /** Real chains: how long a sent transaction without a receipt waits before it is broadcast again (default 15 s). */
+  rebroadcastMs?: number;
 }
 
 const DEFAULT_LEASE_MS = 5 * 60 * 1000;
@@ -132,7 +143,9 @@ async function payOut(
       address: withdrawal.address,
       amount,
     };
-    const result = await withTimeout(Promise.resolve().then(() => chain.sendPayout(request)), payoutTimeoutMs);
+    const send = chain.sendPayout;
+    if (!send) throw new Error('this chain has no direct payouts (it pays through stored transactions)');
+    const result = await withTimeout(Promise.resolve().then(() => send.call(chain, request)), payoutTimeoutMs);
     outcome = { ok: true, txHash: result.txHash, sandbox: result.sandbox };
   } catch (error) {
     if (!(error instanceof PayoutError)) {
@@ -147,11 +160,15 @@ async function payOut(
 /** One round of payouts: claims a batch and finishes each; resolves with how many it handled. */
 export async function processPayouts(
   deps: { db: Database; chain: ChainAdapter; now: () => Date },
-  options: Pick<PayoutWorkerOptions, 'batchSize' | 'leaseMs' | 'payoutTimeoutMs'> = {},
+  options: Pick<PayoutWorkerOptions, 'batchSize' | 'leaseMs' | 'payoutTimeoutMs' | 'checkMs' | 'rebroadcastMs'> = {},
 ): Promise<number> {
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
   const payoutTimeoutMs = options.payoutTimeoutMs ?? defaultPayoutTimeout(leaseMs);
   const claimed = await claimWithdrawals(deps.db, options.batchSize ?? 20, leaseMs, deps.now());
+  if (deps.chain.outgoing) {
+    const stored: StoredPayoutOptions = { checkMs: options.checkMs, rebroadcastMs: options.rebroadcastMs };
+    return processStoredPayouts(deps, claimed, stored);
+  }
   await Promise.all(
     claimed.map((withdrawal) =>
       payOut(deps.db, deps.chain, deps.now, withdrawal, payoutTimeoutMs).catch((error) =>
@@ -176,9 +193,15 @@ export function startPayoutWorker(
   let wake: (() => void) | null = null;
   let kicked = false;
 
-  const runOnce = () => processPayouts(deps, { batchSize, leaseMs, payoutTimeoutMs });
+  const runOnce = () => processPayouts(deps, { batchSize, leaseMs, payoutTimeoutMs, checkMs: options.checkMs, rebroadcastMs: options.rebroadcastMs });
 
   const loop = (async () => {
+    const outgoing = deps.chain.outgoing;
+    if (outgoing) {
+      // The first round follows every unfinished transaction: what a crash or an outage left behind.
+      const unfinished = await countUnfinished(deps.db, outgoing.blockchainId, outgoing.hotWallet).catch(() => 0);
+      if (unfinished > 0) console.error(`[paylink] payouts: reconciling ${unfinished} stored transaction(s) with the chain`);
+    }
     while (running) {
       let handled = 0;
       try {

@@ -4,11 +4,16 @@
  *
  * Lifecycle (status, `core/rules/session.ts`):
  * - `awaiting_payment`: nothing received yet; the quote holds until `expiresAt` (15 minutes).
+ * - `confirming` (real chains): a transfer made before `expiresAt` was seen on chain and waits for
+ *   its confirmations (`confirmations` of `requiredConfirmations`); it cannot expire meanwhile. The
+ *   sandbox credits at once and never shows it. See ./scanner.ts.
  * - `underpaid`: part received; `remainingAmount` says what is left; further transfers top it up.
  * - `paid` / `overpaid`: the full amount (or more) arrived before expiry. Terminal. The link's
  *   `paymentCount` is incremented once, in the transaction of the settling transfer.
  * - `expired`: the quote ran out before the full amount arrived. Terminal. Evaluated lazily on every
- *   read and by a background sweep, against the service clock (`deps.now()`).
+ *   read and by a background sweep, against the service clock (`deps.now()`). On a real chain, only
+ *   once the scanner has read the chain up to `expiresAt`: while the node is down, an unpaid session
+ *   stays `awaiting_payment`, because a transfer made in time may not have been seen yet.
  */
 import { randomUUID } from 'node:crypto';
 import { compareDecimal, fiatDigits, formatFixed, fromUnits, toDecimalString, type AssetId } from '../../../core/money.js';
@@ -29,7 +34,7 @@ import type { MoneyServiceDeps } from '../money-deps.js';
 import { ruleMessage } from '../messages.js';
 import { compareAcross, convertFiat, quoteCrypto } from './rates.js';
 import { announceSession } from './records.js';
-import { expireDue, expireSession, findSession, findTransferSession, insertSession, type SessionRow } from './repository.js';
+import { expireDue, expireSession, findSession, findTransferSession, insertSession, nextDepositIndex, type SessionRow } from './repository.js';
 import { settleIncomingTransfer, units } from './settlement.js';
 import type { z } from 'zod';
 
@@ -55,7 +60,8 @@ function toCheckoutSession(row: SessionRow, chain: ChainAdapter): CheckoutSessio
     paidAmount: fromUnits(paid, 6),
     remainingAmount: fromUnits(remaining, 6),
     payAddress: row.pay_address,
-    txHash: row.tx_hash,
+    // While confirming, the transfer being confirmed (its explorer link is what the customer wants).
+    txHash: row.tx_hash ?? row.pending_tx_hash ?? null,
     expiresAt: row.expires_at.toISOString(),
     createdAt: row.created_at.toISOString(),
     sandbox: chain.sandbox,
@@ -69,8 +75,8 @@ function toCheckoutSession(row: SessionRow, chain: ChainAdapter): CheckoutSessio
       : null,
     ...facts,
     tokenDecimals: decimals,
-    confirmations: null,
-    requiredConfirmations: null,
+    confirmations: row.status === 'confirming' ? (row.confirmations ?? 0) : null,
+    requiredConfirmations: row.status === 'confirming' ? (chain.incoming?.confirmations ?? null) : null,
   };
 }
 
@@ -151,7 +157,8 @@ export async function startSession(deps: MoneyServiceDeps, slug: string, body: u
   if (cryptoAmount === null) throw new ApiError(422, 'rate_unavailable', `No exchange rate is configured for ${fiatCurrency} to ${assetId}`);
 
   const id = randomUUID();
-  const payAddress = await chain.depositAddress({ sessionId: id, blockchainId: network.id, assetId });
+  const depositIndex = await nextDepositIndex(db);
+  const payAddress = await chain.depositAddress({ sessionId: id, blockchainId: network.id, assetId, index: depositIndex });
   const expiresAt = new Date(now.getTime() + QUOTE_TTL_MS);
   const session = {
     id,
@@ -164,6 +171,7 @@ export async function startSession(deps: MoneyServiceDeps, slug: string, body: u
     networkName: network.name,
     cryptoAmount,
     payAddress,
+    depositIndex,
     customer,
     ...tags,
     expiresAt,
@@ -187,6 +195,8 @@ export async function startSession(deps: MoneyServiceDeps, slug: string, body: u
       late_amount: '0',
       pay_address: payAddress,
       tx_hash: null,
+      confirmations: null,
+      pending_tx_hash: null,
       expires_at: expiresAt,
       created_at: now,
       slug: link.slug,
@@ -219,12 +229,13 @@ export async function getSession(deps: MoneyServiceDeps, id: string): Promise<Ch
 }
 
 /**
- * Expires one open session whose quote has run out at `now`, if nothing else did first, announcing
- * it (`session.changed`, `checkout.session.expired`) in the same transaction. True when this call expired it.
+ * Expires one open session whose quote has run out at `now` (on a real chain, once the scanner has
+ * read past its expiry), if nothing else did first, announcing it (`session.changed`,
+ * `checkout.session.expired`) in the same transaction. True when this call expired it.
  */
-export async function expireIfDue(deps: Pick<MoneyServiceDeps, 'db'>, id: string, now: Date): Promise<boolean> {
+export async function expireIfDue(deps: Pick<MoneyServiceDeps, 'db'> & { chain?: ChainAdapter }, id: string, now: Date): Promise<boolean> {
   return deps.db.transaction(async (tx) => {
-    const expired = await expireSession(tx, id, now);
+    const expired = await expireSession(tx, id, now, deps.chain?.incoming !== undefined);
     if (!expired) return false;
     await recordEvent(tx, { type: 'session.changed', sessionId: id });
     await announceSession(tx, 'checkout.session.expired', expired, now);
@@ -232,11 +243,14 @@ export async function expireIfDue(deps: Pick<MoneyServiceDeps, 'db'>, id: string
   });
 }
 
-/** Marks every session whose quote has run out as `expired`; returns how many. Safe on many instances at once. */
-export async function expireDueSessions(deps: Pick<MoneyServiceDeps, 'db' | 'now'>, batch = 500): Promise<number> {
+/**
+ * Marks every session whose quote has run out as `expired` (on a real chain, once the scanner has
+ * read past its expiry); returns how many. Safe on many instances at once.
+ */
+export async function expireDueSessions(deps: Pick<MoneyServiceDeps, 'db' | 'now'> & { chain?: ChainAdapter }, batch = 500): Promise<number> {
   const now = deps.now();
   return deps.db.transaction(async (tx) => {
-    const expired = await expireDue(tx, now, batch);
+    const expired = await expireDue(tx, now, batch, deps.chain?.incoming !== undefined);
     for (const session of expired) {
       await recordEvent(tx, { type: 'session.changed', sessionId: session.id });
       await announceSession(tx, 'checkout.session.expired', session, now);
@@ -246,7 +260,7 @@ export async function expireDueSessions(deps: Pick<MoneyServiceDeps, 'db' | 'now
 }
 
 /** Runs `expireDueSessions` every `intervalMs`; returns the stop function. */
-export function startExpirySweep(deps: Pick<MoneyServiceDeps, 'db' | 'now' | 'log'>, intervalMs: number): () => Promise<void> {
+export function startExpirySweep(deps: Pick<MoneyServiceDeps, 'db' | 'now' | 'log'> & { chain?: ChainAdapter }, intervalMs: number): () => Promise<void> {
   const log = deps.log ?? defaultLogger;
   let running: Promise<unknown> = Promise.resolve();
   const timer = setInterval(() => {

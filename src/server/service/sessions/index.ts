@@ -2,6 +2,7 @@
  * # Room: sessions
  *
  * Owns: the tables `checkout_sessions` and `chain_transfers` (./repository.ts holds all their SQL),
+ * `incoming_transfers` and `chain_cursors` (./incoming-repository.ts: a real chain's scanner, ./scanner.ts),
  * the whole keyless `/v1/checkout/*` API (./routes.ts: a link's public view and visits, sessions,
  * their SSE stream, simulated payments), quotes (./rates.ts), expiry, and settlement
  * (./settlement.ts: `settleTransfer(tx, …)` takes the caller's transaction).
@@ -9,8 +10,9 @@
  * May touch, in its own transactions: the ledger (`applyLedgerChange`), the links room (`countPayment`
  * when a transfer settles a session; its public views through `getLinkBySlug`, `toPublicLink`,
  * `linkState`, `recordVisit`; its columns only through `linkSql`) and domain events (`recordEvent`:
- * `session.changed`, and the session webhooks through `announceSession`). Phase 2's chain scanner
- * settles through `settleTransfer`; the `confirming` status belongs here too.
+ * `session.changed`, and the session webhooks through `announceSession`). The chain scanner
+ * (./scanner.ts) settles through `settleTransfer` too, at N confirmations; the `confirming` status
+ * belongs here.
  *
  * The merchant's view (DESIGN §8): the keyed `GET /v1/checkout-session[/{id}]` (./merchant-routes.ts,
  * ./records.ts), the only place a session's customer details, reference and metadata are read, and the
@@ -24,3 +26,5 @@ export { deleteNeverPaidSessions } from './retention.js';
 export { settleIncomingTransfer, settleTransfer, type SettleOptions } from './settlement.js';
 export { createRateTable, SANDBOX_RATES_PER_USD, type RateTable } from './rates.js';
 export { checkoutRoutes } from './routes.js';
+export { createChainScanner, creditableAmount, startChainScanner, type ChainScanner, type ChainScannerOptions } from './scanner.js';
+export { depositIndexesWithTransfers } from './incoming-repository.js';

@@ -1,6 +1,7 @@
 /**
  * The SQL of `checkout_sessions` and `chain_transfers`: nothing else in the service reads or writes
- * them. A session's read joins its link through the links room's `linkSql` fragment.
+ * them. A session's read joins its link through the links room's `linkSql` fragment. (The transfers
+ * a real chain's scanner follows before they count are ./incoming-repository.ts's.)
  */
 import type { AssetId } from '../../../core/money.js';
 import type { SessionStatus } from '../../../core/schemas.js';
@@ -25,6 +26,9 @@ export interface SessionRow {
   tx_hash: string | null;
   expires_at: Date;
   created_at: Date;
+  /** While `confirming`: the least-confirmed transfer still waiting (its confirmations and hash). */
+  confirmations?: number | null;
+  pending_tx_hash?: string | null;
   slug: string;
   redirect: boolean;
   show_confirmation_page: boolean;
@@ -32,9 +36,15 @@ export interface SessionRow {
   redirect_url: string;
 }
 
+/** The transfer a `confirming` session waits on longest (CASE: not looked for in any other status). */
+const WAITING_TRANSFER = `FROM incoming_transfers t WHERE t.session_id = s.id AND t.status = 'seen' ORDER BY t.confirmations, t.seen_at LIMIT 1`;
+
 const SESSION_SELECT = `SELECT s.id, s.link_id, s.integrator_id, s.status, s.fiat_amount, s.fiat_currency, s.asset_id,
   s.blockchain_id, s.network_name, s.crypto_amount, s.paid_amount, s.late_amount, s.pay_address, s.tx_hash,
-  s.expires_at, s.created_at, ${linkSql.sessionColumns('l')}
+  s.expires_at, s.created_at,
+  CASE WHEN s.status = 'confirming' THEN (SELECT t.confirmations ${WAITING_TRANSFER}) END AS confirmations,
+  CASE WHEN s.status = 'confirming' THEN (SELECT t.tx_hash ${WAITING_TRANSFER}) END AS pending_tx_hash,
+  ${linkSql.sessionColumns('l')}
   FROM checkout_sessions s ${linkSql.join('l', 's.link_id')}`;
 
 /** A new session, as `insertSession` records it. */
@@ -49,6 +59,8 @@ export interface NewSession {
   networkName: string;
   cryptoAmount: string;
   payAddress: string;
+  /** From `nextDepositIndex`: the address is derived from it on real chains. */
+  depositIndex: number;
   customer: { address: string | null; phone: string | null; email: string | null };
   /** The merchant's order id and string pairs (`core/rules/session-tags.ts`). */
   reference: string | null;
@@ -57,13 +69,22 @@ export interface NewSession {
   createdAt: Date;
 }
 
+/**
+ * The next deposit index (`deposit_index_seq`): each is given once, ever, so a deposit address
+ * derived from it belongs to one session only.
+ */
+export async function nextDepositIndex(db: Queryable): Promise<number> {
+  const { rows } = await db.query<{ n: string }>(`SELECT nextval('deposit_index_seq')::text AS n`);
+  return Number(rows[0]!.n);
+}
+
 /** Records a new `awaiting_payment` session. */
 export async function insertSession(db: Queryable, session: NewSession): Promise<void> {
   await db.query(
     `INSERT INTO checkout_sessions (id, link_id, integrator_id, status, fiat_amount, fiat_currency, asset_id, blockchain_id,
        network_name, crypto_amount, pay_address, customer_address, customer_phone, customer_email, expires_at, created_at, updated_at,
-       reference, metadata)
-     VALUES ($1, $2, $3, 'awaiting_payment', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $15, $16, $17::jsonb)`,
+       deposit_index, reference, metadata)
+     VALUES ($1, $2, $3, 'awaiting_payment', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $15, $16, $17, $18::jsonb)`,
     [
       session.id,
       session.linkId,
@@ -80,6 +101,7 @@ export async function insertSession(db: Queryable, session: NewSession): Promise
       session.customer.email,
       session.expiresAt,
       session.createdAt,
+      session.depositIndex,
       session.reference,
       JSON.stringify(session.metadata),
     ],
@@ -92,6 +114,17 @@ export async function findSession(db: Queryable, id: string): Promise<SessionRow
   return rows[0];
 }
 
+/**
+ * On a network a scanner reads (`scanned`), an unpaid session may expire only once the scanner has
+ * read every block up to its expiry (`chain_cursors.covered_until`): while the node is down or the
+ * scanner catches up, a transfer made in time may still be unseen, so the session stays open.
+ */
+function coveredSql(scanned: boolean, table: string): string {
+  return scanned
+    ? ` AND EXISTS (SELECT 1 FROM chain_cursors c WHERE c.blockchain_id = ${table}.blockchain_id AND c.covered_until >= ${table}.expires_at)`
+    : '';
+}
+
 /** A session that was just expired: its id and its integrator (whose webhooks hear of it). */
 export interface ExpiredSession {
   id: string;
@@ -99,21 +132,21 @@ export interface ExpiredSession {
 }
 
 /** Marks one open session `expired` if its quote has run out; the session when this call expired it. */
-export async function expireSession(tx: Queryable, id: string, now: Date): Promise<ExpiredSession | undefined> {
+export async function expireSession(tx: Queryable, id: string, now: Date, scanned = false): Promise<ExpiredSession | undefined> {
   const { rows } = await tx.query<{ id: string; integrator_id: string }>(
     `UPDATE checkout_sessions SET status = 'expired', updated_at = $2
-     WHERE id = $1 AND status IN ('awaiting_payment', 'underpaid') AND expires_at <= $2 RETURNING id, integrator_id`,
+     WHERE id = $1 AND status IN ('awaiting_payment', 'underpaid') AND expires_at <= $2${coveredSql(scanned, 'checkout_sessions')} RETURNING id, integrator_id`,
     [id, now],
   );
   return rows[0] && { id: rows[0].id, integratorId: rows[0].integrator_id };
 }
 
 /** Marks up to `batch` open sessions whose quote has run out `expired` (skipping rows others hold); returns them. */
-export async function expireDue(tx: Queryable, now: Date, batch: number): Promise<ExpiredSession[]> {
+export async function expireDue(tx: Queryable, now: Date, batch: number, scanned = false): Promise<ExpiredSession[]> {
   const { rows } = await tx.query<{ id: string; integrator_id: string }>(
     `UPDATE checkout_sessions SET status = 'expired', updated_at = $1
-     WHERE id IN (SELECT id FROM checkout_sessions
-                  WHERE status IN ('awaiting_payment', 'underpaid') AND expires_at <= $1
+     WHERE id IN (SELECT id FROM checkout_sessions s
+                  WHERE status IN ('awaiting_payment', 'underpaid') AND expires_at <= $1${coveredSql(scanned, 's')}
                   ORDER BY expires_at LIMIT ${batch} FOR UPDATE SKIP LOCKED)
      RETURNING id, integrator_id`,
     [now],
@@ -164,11 +197,14 @@ export async function updateSettlement(
 // ---------------------------------------------------------------------------------------------
 // chain_transfers
 
-/** The session a transfer hash was recorded for on `blockchainId`, or undefined. */
-export async function findTransferSession(db: Queryable, blockchainId: string, txHash: string): Promise<string | undefined> {
+/**
+ * The session a transfer was recorded for on `blockchainId`, or undefined: by hash and log index on
+ * a real chain, by hash alone on the sandbox (no log index).
+ */
+export async function findTransferSession(db: Queryable, blockchainId: string, txHash: string, logIndex?: number): Promise<string | undefined> {
   const { rows } = await db.query<{ session_id: string }>(
-    'SELECT session_id FROM chain_transfers WHERE blockchain_id = $1 AND tx_hash = $2',
-    [blockchainId, txHash],
+    'SELECT session_id FROM chain_transfers WHERE blockchain_id = $1 AND tx_hash = $2 AND coalesce(log_index, -1) = $3',
+    [blockchainId, txHash, logIndex ?? -1],
   );
   return rows[0]?.session_id;
 }
@@ -185,13 +221,15 @@ export interface NewTransfer {
   kind: 'payment' | 'late_payment';
   sandbox: boolean;
   receivedAt: Date;
+  /** Real chains: the log index (the key is network + hash + log index). */
+  logIndex?: number | undefined;
 }
 
-/** Records a transfer once; false when the same hash was recorded concurrently (the unique key decided). */
+/** Records a transfer once; false when the same transfer was recorded concurrently (the unique key decided). */
 export async function insertTransfer(tx: Queryable, transfer: NewTransfer): Promise<boolean> {
   const { rows } = await tx.query(
-    `INSERT INTO chain_transfers (id, session_id, blockchain_id, tx_hash, asset_id, amount, to_address, kind, sandbox, received_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT DO NOTHING RETURNING id`,
+    `INSERT INTO chain_transfers (id, session_id, blockchain_id, tx_hash, asset_id, amount, to_address, kind, sandbox, received_at, log_index)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT DO NOTHING RETURNING id`,
     [
       transfer.id,
       transfer.sessionId,
@@ -203,6 +241,7 @@ export async function insertTransfer(tx: Queryable, transfer: NewTransfer): Prom
       transfer.kind,
       transfer.sandbox,
       transfer.receivedAt,
+      transfer.logIndex ?? null,
     ],
   );
   return rows.length === 1;
@@ -299,7 +338,8 @@ export async function findTransfersOf(db: Queryable, sessionIds: readonly string
 /**
  * Retention: deletes up to `batch` sessions that expired before `expiredBefore` having received
  * nothing (no transfer of any kind, so nothing in the ledger refers to them, directly or through a
- * transfer); returns how many. Rows another instance holds are skipped.
+ * transfer; nor any on-chain transfer the scanner recorded, dust or reorged out included, whose
+ * record keeps its session); returns how many. Rows another instance holds are skipped.
  */
 export async function deleteNeverPaidExpired(tx: Queryable, expiredBefore: Date, batch: number): Promise<number> {
   const { rows } = await tx.query(
@@ -307,6 +347,7 @@ export async function deleteNeverPaidExpired(tx: Queryable, expiredBefore: Date,
        SELECT s.id FROM checkout_sessions s
        WHERE s.status = 'expired' AND s.paid_amount = 0 AND s.late_amount = 0 AND s.expires_at < $1
          AND NOT EXISTS (SELECT 1 FROM chain_transfers t WHERE t.session_id = s.id)
+         AND NOT EXISTS (SELECT 1 FROM incoming_transfers i WHERE i.session_id = s.id)
        ORDER BY s.expires_at LIMIT ${batch} FOR UPDATE OF s SKIP LOCKED)
      RETURNING id`,
     [expiredBefore],

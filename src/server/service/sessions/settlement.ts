@@ -11,12 +11,18 @@
  * that arrives AFTER expiry, or after the session is already `paid`/`overpaid`, is still the
  * merchant's money: it is credited as `late_payment` and kept in `late_amount`, but the session keeps
  * its status, `paidAmount` and `txHash`, and it is not counted as a link payment again. A transfer is
- * identified by its transaction hash: a hash is settled at most once per network (unique
- * constraint), so a transfer reported or simulated twice credits once.
+ * identified by network + transaction hash + log index (on the sandbox, which has no log index, by
+ * hash alone): it is settled at most once (unique constraint), so a transfer reported or simulated
+ * twice credits once.
+ *
+ * On a real chain a transfer is settled once it has its confirmations, which may be after the quote
+ * ran out: what decides "in time" is when it arrived (`arrivedAt`, the time of its block), and a
+ * session `confirming` is open (its status before the transfer follows from what it has been paid).
  */
 import { randomUUID } from 'node:crypto';
 import { ASSET_DIGITS, compareDecimal, fractionDigits, fromUnits, toDecimalString, toUnits } from '../../../core/money.js';
 import { OPEN_STATUSES, SETTLED_STATUSES } from '../../../core/rules/session.js';
+import type { SessionStatus } from '../../../core/schemas.js';
 import type { IncomingTransfer } from '../../chain/types.js';
 import type { Queryable } from '../../db/index.js';
 import { ApiError } from '../errors.js';
@@ -30,6 +36,13 @@ import { findTransferSession, insertTransfer, lockSessionByAddress, updateSettle
 export interface SettleOptions {
   /** Refuse (409 `already_paid`) a new transfer to a session that is already paid. */
   refuseWhenSettled?: boolean;
+  /**
+   * Another transfer to this session, made in time, is still waiting for its confirmations: the
+   * session stays `confirming` rather than `underpaid` (or `expired`).
+   */
+  othersConfirming?: boolean;
+  /** The id of the `chain_transfers` row to write (the scanner links its own record to it); default random. */
+  transferId?: string;
 }
 
 /** An amount of a session's asset in 10^-6 units. */
@@ -57,19 +70,27 @@ export async function settleTransfer(
   if (session.asset_id !== transfer.assetId)
     throw new ApiError(422, 'asset_mismatch', `This session is paid in ${session.asset_id}, not ${transfer.assetId}`);
 
-  const seenFor = await findTransferSession(tx, transfer.blockchainId, txHash);
+  const seenFor = await findTransferSession(tx, transfer.blockchainId, txHash, transfer.logIndex);
   if (seenFor !== undefined) {
     if (seenFor === session.id) return { sessionId: session.id, duplicate: true };
     throw new ApiError(409, 'tx_hash_conflict', 'This transaction hash was already recorded for another session');
   }
 
-  let status = session.status;
-  if (OPEN_STATUSES.has(status) && session.expires_at.getTime() <= now.getTime()) status = 'expired';
+  const crypto = units(session.crypto_amount);
+  let paid = units(session.paid_amount);
+  let late = units(session.late_amount);
+  // A `confirming` session is open: before its transfers it was awaiting payment, or underpaid.
+  let status: SessionStatus = session.status === 'confirming' ? (paid > 0n ? 'underpaid' : 'awaiting_payment') : session.status;
+  const arrivedAt = transfer.arrivedAt ?? now;
+  const arrivedLate = OPEN_STATUSES.has(status) && session.expires_at.getTime() <= arrivedAt.getTime();
+  if (arrivedLate) status = 'expired';
   if (SETTLED_STATUSES.has(status) && options.refuseWhenSettled) throw new ApiError(409, 'already_paid', 'This checkout session is already paid');
 
   // Terminal sessions never change status again: a transfer after expiry or after settlement is late.
   const kind = status === 'expired' || SETTLED_STATUSES.has(status) ? 'late_payment' : 'payment';
-  const transferId = randomUUID();
+  // A late transfer does not close a session that another transfer, made in time, is still confirming.
+  if (arrivedLate && options.othersConfirming) status = session.status;
+  const transferId = options.transferId ?? randomUUID();
   const inserted = await insertTransfer(tx, {
     id: transferId,
     sessionId: session.id,
@@ -81,6 +102,7 @@ export async function settleTransfer(
     kind,
     sandbox: transfer.sandbox,
     receivedAt: now,
+    logIndex: transfer.logIndex,
   });
   // Only a concurrent twin of this very hash gets here (the unique key decided against us).
   if (!inserted) throw new ApiError(409, 'tx_hash_conflict', 'This transaction hash is being recorded already');
@@ -94,13 +116,11 @@ export async function settleTransfer(
     transferId,
   });
 
-  const crypto = units(session.crypto_amount);
-  let paid = units(session.paid_amount);
-  let late = units(session.late_amount);
   const received = toUnits(amount, 6);
   if (kind === 'payment') {
     paid += received;
     status = paid < crypto ? 'underpaid' : paid === crypto ? 'paid' : 'overpaid';
+    if (status === 'underpaid' && options.othersConfirming) status = 'confirming';
   } else {
     late += received;
   }

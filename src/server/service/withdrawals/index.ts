@@ -9,9 +9,10 @@
  * May touch, in its own transaction: the ledger (`reserveFunds`) and idempotency (`runIdempotent`);
  * in the payouts room's transaction, domain events (`announceWithdrawal`: the withdrawal webhooks).
  * The payouts room claims and finishes withdrawals through this room's repository functions
- * (`claimDue`, `markSucceeded`, `markFailed`); no one else writes the table.
+ * (`claimDue`, `markSucceeded`, `markFailed`, and on a real chain `lockForPayout`, `releaseClaim` and `setPayoutHash`,
+ * which shows a payout's transaction hash while it confirms); no one else writes the table.
  */
 export { announceWithdrawal, createWithdrawal, getWithdrawal, listWithdrawals, parseWithdrawalRequest, toWithdrawal, withdrawalNetworks } from './domain.js';
 export type { WithdrawalOutcome, WithdrawalRequest } from './domain.js';
-export { claimDue, markFailed, markSucceeded, type ClaimedWithdrawal } from './repository.js';
+export { claimDue, lockForPayout, markFailed, markSucceeded, releaseClaim, setPayoutHash, type ClaimedWithdrawal } from './repository.js';
 export { withdrawalRoutes } from './routes.js';

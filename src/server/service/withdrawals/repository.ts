@@ -151,3 +151,30 @@ export async function markFailed(tx: Queryable, id: string, reason: string, now:
   );
   return rows.length === 1;
 }
+
+/** A withdrawal as the payout worker finishes it, locked until the caller's transaction ends. */
+export async function lockForPayout(tx: Queryable, id: string): Promise<(ClaimedWithdrawal & { status: WithdrawalStatus }) | undefined> {
+  const { rows } = await tx.query<ClaimedWithdrawal & { status: WithdrawalStatus }>(
+    'SELECT id, integrator_id, amount, asset_id, blockchain_id, address, attempts, status FROM withdrawals WHERE id = $1 FOR UPDATE',
+    [id],
+  );
+  return rows[0];
+}
+
+/** Shows the hash of a `processing` withdrawal's stored transaction (known before it is broadcast). */
+export async function setPayoutHash(tx: Queryable, id: string, txHash: string, now: Date): Promise<void> {
+  await tx.query(`UPDATE withdrawals SET tx_hash = $2, updated_at = $3 WHERE id = $1 AND status = 'processing'`, [id, txHash, now]);
+}
+
+/**
+ * Gives a claimed withdrawal back to the queue (`pending`) when its payout could not even be
+ * prepared (the node is down): nothing was signed, so the next round may claim it at once instead of
+ * after the lease. Only the claim numbered `attempts` may do so.
+ */
+export async function releaseClaim(db: Queryable, id: string, attempts: number, now: Date): Promise<boolean> {
+  const { rows } = await db.query(
+    `UPDATE withdrawals SET status = 'pending', claimed_at = NULL, updated_at = $2 WHERE id = $1 AND status = 'processing' AND attempts = $3 RETURNING id`,
+    [id, now, attempts],
+  );
+  return rows.length === 1;
+}

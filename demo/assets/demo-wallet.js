@@ -1,0 +1,199 @@
+// The demo wallet of the demo pages (only when the demo runs on its local chain): an EIP-1193
+// provider announced through EIP-6963, so a checkout's "Pay with wallet" finds it, and a small
+// panel that pays the open checkout session from it ("Send from demo wallet"). Every request goes
+// to the demo server (/demo/wallet/rpc), which relays reads to the demo's anvil node and signs only
+// transfers of the demo's test tokens from the demo wallet. It lives in the demo pages, never in
+// the checkout bundle. No innerHTML: the pages run with Trusted Types.
+
+const info = await fetch('/demo/wallet', { headers: { accept: 'application/json' } })
+  .then((response) => (response.ok ? response.json() : null))
+  .catch(() => null);
+
+if (info) {
+  let nextId = 0;
+  /** One JSON-RPC request through the demo server; errors keep their EIP-1193 code. */
+  const rpc = async (method, params = []) => {
+    const response = await fetch('/demo/wallet/rpc', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: ++nextId, method, params }),
+    });
+    const body = await response.json().catch(() => ({ error: { code: -32603, message: `the demo wallet answered ${response.status}` } }));
+    if (body.error) throw Object.assign(new Error(body.error.message), { code: body.error.code });
+    return body.result;
+  };
+
+  const listeners = new Map();
+  /** The EIP-1193 provider. */
+  const provider = Object.freeze({
+    isPaylinkDemoWallet: true,
+    request: ({ method, params } = {}) => rpc(method, Array.isArray(params) ? params : params === undefined ? [] : [params]),
+    on(event, listener) {
+      listeners.set(event, [...(listeners.get(event) ?? []), listener]);
+      return provider;
+    },
+    removeListener(event, listener) {
+      listeners.set(event, (listeners.get(event) ?? []).filter((l) => l !== listener));
+      return provider;
+    },
+  });
+
+  const icon =
+    'data:image/svg+xml,' +
+    encodeURIComponent(
+      '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#3b5bdb"/>' +
+        '<rect x="6" y="10" width="20" height="14" rx="3" fill="#fff"/><circle cx="21" cy="17" r="2" fill="#3b5bdb"/>' +
+        '<text x="16" y="8" font-size="6" text-anchor="middle" fill="#fff" font-family="sans-serif">TEST</text></svg>',
+    );
+  const uuid = crypto.randomUUID ? crypto.randomUUID() : '6b1f1d7e-0d3c-4f57-9a55-6e0c1a1d2e3f';
+  const detail = Object.freeze({ info: Object.freeze({ uuid, name: info.name, icon, rdns: 'dev.paylink.demo-wallet' }), provider });
+  const announce = () => window.dispatchEvent(new CustomEvent('eip6963:announceProvider', { detail }));
+  window.addEventListener('eip6963:requestProvider', announce);
+  announce();
+
+  // ---- The panel -------------------------------------------------------------------------------
+  const el = (tag, props = {}, ...children) => {
+    const node = Object.assign(document.createElement(tag), props);
+    node.append(...children);
+    return node;
+  };
+  const short = (hex) => `${hex.slice(0, 8)}…${hex.slice(-6)}`;
+  const tokenOf = (address) => info.tokens.find((t) => t.address.toLowerCase() === String(address).toLowerCase());
+  /** Base units of a decimal string (never floats). */
+  const toUnits = (amount, decimals) => {
+    const [whole, fraction = ''] = String(amount).split('.');
+    if (fraction.replace(/0+$/, '').length > decimals) throw new Error(`${amount} has more than ${decimals} decimals`);
+    return BigInt(whole + fraction.padEnd(decimals, '0').slice(0, decimals));
+  };
+  const fromUnits = (units, decimals) => {
+    const text = units.toString().padStart(decimals + 1, '0');
+    const whole = text.slice(0, text.length - decimals);
+    const fraction = text.slice(text.length - decimals).replace(/0+$/, '').slice(0, 2);
+    return `${Number(whole).toLocaleString('en')}${fraction ? `.${fraction}` : ''}`;
+  };
+  const word = (hex) => hex.replace(/^0x/, '').toLowerCase().padStart(64, '0');
+
+  const balances = el('dl', { className: 'dw-balances' });
+  const sessionLine = el('p', { className: 'dw-session' }, 'Open a payment in a checkout on this page (choose USDT or cNGN), then pay it from here.');
+  const status = el('p', { className: 'dw-status', role: 'status' });
+  const send = el('button', { type: 'button', className: 'dw-button dw-send', disabled: true }, 'Send from demo wallet');
+  const faucet = el('button', { type: 'button', className: 'dw-button' }, 'Get test tokens');
+  const panel = el(
+    'aside',
+    { className: 'demo-wallet' },
+    el('h2', { id: 'demo-wallet-title' }, 'Demo wallet ', el('span', { className: 'dw-badge' }, 'local test chain')),
+    el('p', { className: 'dw-note' }, info.notice),
+    el('p', { className: 'dw-address' }, 'Address ', el('code', {}, info.address)),
+    balances,
+    sessionLine,
+    el('div', { className: 'dw-actions' }, send, faucet),
+    status,
+  );
+  panel.setAttribute('aria-labelledby', 'demo-wallet-title');
+  document.body.append(panel);
+
+  const refreshBalances = async () => {
+    try {
+      const rows = await Promise.all(
+        info.tokens.map(async (token) => [token, BigInt(await rpc('eth_call', [{ to: token.address, data: `0x70a08231${word(info.address)}` }, 'latest']))]),
+      );
+      balances.replaceChildren(...rows.flatMap(([token, units]) => [el('dt', {}, token.symbol), el('dd', {}, fromUnits(units, token.decimals))]));
+    } catch (error) {
+      status.textContent = `Could not read the balances: ${error.message}`;
+    }
+  };
+  refreshBalances();
+
+  /** The session a checkout on this page last reported, while it can still be paid. */
+  let open = null;
+  let following = null;
+  document.addEventListener('paylink-session', (event) => {
+    const session = event.detail?.session;
+    if (!session) return;
+    const payable = ['awaiting_payment', 'underpaid'].includes(session.status) && session.chainId === info.chainId && tokenOf(session.tokenAddress);
+    if (payable) {
+      open = session;
+      const amount = session.status === 'underpaid' ? session.remainingAmount : session.cryptoAmount;
+      sessionLine.textContent = `Open payment: ${amount} ${tokenOf(session.tokenAddress).symbol} to ${session.payAddress}`;
+    } else if (open && open.id === session.id) {
+      open = null;
+      sessionLine.textContent = `That payment is ${session.status}. Open another to pay it from here.`;
+    }
+    send.disabled = !open;
+  });
+
+  faucet.addEventListener('click', async () => {
+    faucet.disabled = true;
+    status.textContent = 'Minting test tokens…';
+    try {
+      const response = await fetch('/demo/wallet/faucet', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      const body = await response.json();
+      status.textContent = response.ok ? `Minted ${body.minted.USDT} USDT and ${body.minted.CNGN} cNGN (test tokens).` : body.error.message;
+      await refreshBalances();
+    } catch (error) {
+      status.textContent = `The faucet failed: ${error.message}`;
+    } finally {
+      faucet.disabled = false;
+    }
+  });
+
+  /** Follows a sent transfer: its confirmations on the chain and the session's status in the service. */
+  const follow = async (hash, session) => {
+    const mine = (following = {});
+    const deadline = Date.now() + 120_000;
+    while (following === mine && Date.now() < deadline) {
+      let chainPart = 'waiting for the next block';
+      try {
+        const receipt = await rpc('eth_getTransactionReceipt', [hash]);
+        if (receipt) {
+          if (receipt.status !== '0x1') {
+            status.textContent = `Transfer ${short(hash)} reverted.`;
+            return;
+          }
+          const head = BigInt(await rpc('eth_blockNumber'));
+          const depth = head - BigInt(receipt.blockNumber) + 1n;
+          chainPart = `in block ${BigInt(receipt.blockNumber)}, ${depth} confirmation${depth === 1n ? '' : 's'} on chain`;
+        }
+        const response = await fetch(`/paylink/checkout/sessions/${encodeURIComponent(session.id)}`);
+        const now = response.ok ? await response.json() : null;
+        const servicePart = !now
+          ? ''
+          : now.status === 'confirming'
+            ? `; the service counts ${now.confirmations} of ${now.requiredConfirmations} confirmations`
+            : `; the session is ${now.status}`;
+        status.textContent = `Transfer ${short(hash)} ${chainPart}${servicePart}.`;
+        if (now && !['awaiting_payment', 'confirming'].includes(now.status)) {
+          refreshBalances();
+          return;
+        }
+      } catch (error) {
+        status.textContent = `Transfer ${short(hash)} sent; could not read its progress: ${error.message}`;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  };
+
+  send.addEventListener('click', async () => {
+    const session = open;
+    if (!session) return;
+    const token = tokenOf(session.tokenAddress);
+    const amount = session.status === 'underpaid' ? session.remainingAmount : session.cryptoAmount;
+    send.disabled = true;
+    status.textContent = `Sending ${amount} ${token.symbol}…`;
+    try {
+      const units = toUnits(amount, session.tokenDecimals ?? token.decimals);
+      const [from] = await provider.request({ method: 'eth_requestAccounts' });
+      const hash = await provider.request({
+        method: 'eth_sendTransaction',
+        params: [{ from, to: token.address, data: `0xa9059cbb${word(session.payAddress)}${units.toString(16).padStart(64, '0')}` }],
+      });
+      status.textContent = `Transfer ${short(hash)} sent; waiting for the next block.`;
+      refreshBalances();
+      await follow(hash, session);
+    } catch (error) {
+      status.textContent = `Not sent: ${error.message}`;
+    } finally {
+      send.disabled = !open;
+    }
+  });
+}

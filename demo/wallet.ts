@@ -1,0 +1,232 @@
+/**
+ * The demo wallet's server side: the pages' EIP-1193 provider (demo/assets/demo-wallet.js) sends its
+ * JSON-RPC requests here, and this relays them to the demo's own anvil node, or answers them itself.
+ *
+ * It is a wallet anyone on the demo page may use, so it is fenced in:
+ * - only the methods a token payment needs: chain reads are relayed to the local node (never to any
+ *   other URL), account and network requests are answered here, and `eth_sendTransaction` is signed
+ *   here with the demo wallet's key, for an ERC-20 `transfer` of one of the demo's tokens, from the
+ *   demo wallet, with no native value: nothing else is ever signed (no `eth_sign`, no typed data);
+ * - same-origin JSON only (a cross-site page cannot drive it: the Origin header must be the demo's
+ *   own, and a JSON content type forces a preflight that nothing here answers);
+ * - small bodies, no batches, and a rate limit per client address (reads, sends and faucet apart).
+ *
+ * Routes (under `/demo/wallet`): `GET` the wallet's description, `POST …/rpc` one JSON-RPC request,
+ * `POST …/faucet` test tokens for the demo wallet.
+ */
+import { createWalletClient, decodeFunctionData, getAddress, http, parseUnits, type Address, type Hex } from 'viem';
+import { TEST_TOKEN_ABI } from '../src/server/chain/evm/test-token.js';
+import type { DemoChain, DemoToken } from './chain.js';
+
+/** What the wallet calls itself in the pages (EIP-6963 `info.name`). */
+export const DEMO_WALLET_NAME = 'Paylink demo wallet (local test chain)';
+
+/** Largest JSON-RPC body accepted, in bytes (a transfer is ~300). */
+const MAX_BODY_BYTES = 8 * 1024;
+
+/** Chain reads relayed as they are to the local node. */
+const RELAYED = new Set([
+  'eth_chainId',
+  'net_version',
+  'eth_blockNumber',
+  'eth_call',
+  'eth_estimateGas',
+  'eth_gasPrice',
+  'eth_maxPriorityFeePerGas',
+  'eth_feeHistory',
+  'eth_getBalance',
+  'eth_getCode',
+  'eth_getTransactionCount',
+  'eth_getTransactionByHash',
+  'eth_getTransactionReceipt',
+  'eth_getBlockByNumber',
+  'eth_getBlockByHash',
+]);
+
+/** What the faucet gives per press. */
+const FAUCET = { USDT: '100', CNGN: '100000' } as const;
+
+/** A token bucket per client address: `burst` at once, refilled at `perSecond`. */
+export function rateLimiter(perSecond: number, burst: number, now: () => number = Date.now) {
+  const buckets = new Map<string, { tokens: number; at: number }>();
+  return (client: string): boolean => {
+    const time = now();
+    const bucket = buckets.get(client) ?? { tokens: burst, at: time };
+    bucket.tokens = Math.min(burst, bucket.tokens + ((time - bucket.at) / 1000) * perSecond);
+    bucket.at = time;
+    buckets.set(client, bucket);
+    // A bounded map: visitors that went quiet are forgotten (a full bucket is the default anyway).
+    if (buckets.size > 10_000) for (const [key, value] of buckets) if (value.tokens >= burst) buckets.delete(key);
+    if (bucket.tokens < 1) return false;
+    bucket.tokens -= 1;
+    return true;
+  };
+}
+
+/** A JSON-RPC error (EIP-1193 codes: 4001 rejected, 4200 unsupported, 4902 unknown chain; -326xx JSON-RPC). */
+class RpcError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const json = (body: unknown, status = 200) =>
+  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' } });
+
+const problem = (status: number, code: string, message: string) => json({ error: { code, message } }, status);
+
+/** The demo wallet's HTTP handler, for a running demo chain; `origin` is the demo's own. */
+export function createDemoWallet(chain: DemoChain, origin: string) {
+  const account = chain.demoWallet;
+  const tokens: DemoToken[] = [chain.tokens.USDT, chain.tokens.CNGN];
+  const tokenAt = (address: string) => tokens.find((token) => token.address.toLowerCase() === address.toLowerCase());
+  const wallet = createWalletClient({ account, transport: http(chain.rpcUrl, { retryCount: 0 }) });
+  const reads = rateLimiter(20, 60);
+  const sends = rateLimiter(1, 5);
+  const faucets = rateLimiter(0.2, 3);
+  const chainHex = `0x${chain.chainId.toString(16)}`;
+  // One send at a time: the wallet's nonce is read per transaction, so two at once would collide.
+  let queue: Promise<unknown> = Promise.resolve();
+  const serially = <T>(task: () => Promise<T>): Promise<T> => {
+    const run = queue.then(task, task);
+    queue = run.catch(() => undefined);
+    return run;
+  };
+
+  async function relay(method: string, params: unknown[]): Promise<unknown> {
+    const response = await fetch(chain.rpcUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+      signal: AbortSignal.timeout(10_000),
+    });
+    const body = (await response.json()) as { result?: unknown; error?: { code?: number; message?: string } };
+    if (body.error) throw new RpcError(typeof body.error.code === 'number' ? body.error.code : -32603, String(body.error.message ?? 'the node refused the request'));
+    return body.result;
+  }
+
+  /** Checks a transaction request and signs and sends it; only ERC-20 transfers of the demo tokens. */
+  async function sendTransaction(request: unknown): Promise<Hex> {
+    if (typeof request !== 'object' || request === null) throw new RpcError(-32602, 'eth_sendTransaction takes one transaction object');
+    const { from, to, data, value } = request as Record<string, unknown>;
+    if (from !== undefined && (typeof from !== 'string' || from.toLowerCase() !== account.address.toLowerCase())) {
+      throw new RpcError(4100, `the demo wallet sends only from its own account ${account.address}`);
+    }
+    const token = typeof to === 'string' ? tokenAt(to) : undefined;
+    if (!token) throw new RpcError(4200, `the demo wallet sends only demo USDT and cNGN transfers (to ${tokens.map((t) => t.address).join(' or ')})`);
+    if (value !== undefined && value !== null && !/^0x0*$/i.test(String(value))) throw new RpcError(4200, 'the demo wallet sends no native coin');
+    if (typeof data !== 'string' || !/^0xa9059cbb[0-9a-fA-F]{128}$/.test(data)) throw new RpcError(4200, 'the demo wallet sends only ERC-20 transfer(address,uint256) calls');
+    const { args } = decodeFunctionData({ abi: TEST_TOKEN_ABI, data: data as Hex });
+    const [recipient, units] = args as [Address, bigint];
+    if (units <= 0n) throw new RpcError(-32602, 'the transfer amount must be more than 0');
+    if (/^0x0{40}$/i.test(recipient)) throw new RpcError(-32602, 'the demo wallet does not send to the zero address');
+    return serially(async () => {
+      const balance = await chain.client.readContract({ address: token.address, abi: TEST_TOKEN_ABI, functionName: 'balanceOf', args: [account.address] });
+      if (balance < units) throw new RpcError(-32000, `the demo wallet holds too little ${token.symbol}: press "Get test tokens"`);
+      return wallet.writeContract({ address: token.address, abi: TEST_TOKEN_ABI, functionName: 'transfer', args: [getAddress(recipient), units], chain: null });
+    });
+  }
+
+  async function answer(method: string, params: unknown[]): Promise<unknown> {
+    switch (method) {
+      case 'eth_accounts':
+      case 'eth_requestAccounts':
+        return [account.address];
+      case 'wallet_switchEthereumChain':
+      case 'wallet_addEthereumChain': {
+        const wanted = (params[0] as { chainId?: unknown } | undefined)?.chainId;
+        if (typeof wanted === 'string' && wanted.toLowerCase() === chainHex) return null;
+        throw new RpcError(4902, `the demo wallet knows only the demo's local chain (${chainHex})`);
+      }
+      case 'eth_sendTransaction':
+        return sendTransaction(params[0]);
+      default:
+        if (RELAYED.has(method)) return relay(method, params);
+        throw new RpcError(4200, `the demo wallet does not support ${method}`);
+    }
+  }
+
+  /** Refuses what did not come from a demo page: another origin, or not JSON. */
+  function refuseForeign(request: Request): Response | undefined {
+    const from = request.headers.get('origin');
+    if (from !== origin && request.headers.get('sec-fetch-site') !== 'same-origin') {
+      return problem(403, 'cross_site_request', 'the demo wallet answers only the demo pages of its own origin');
+    }
+    if (!(request.headers.get('content-type') ?? '').toLowerCase().startsWith('application/json')) {
+      return problem(415, 'unsupported_media_type', 'send JSON (content-type: application/json)');
+    }
+    return undefined;
+  }
+
+  async function readBody(request: Request): Promise<unknown> {
+    const declared = Number(request.headers.get('content-length') ?? '0');
+    if (declared > MAX_BODY_BYTES) throw new RpcError(-32600, `the request is larger than ${MAX_BODY_BYTES} bytes`);
+    const text = await request.text();
+    if (Buffer.byteLength(text) > MAX_BODY_BYTES) throw new RpcError(-32600, `the request is larger than ${MAX_BODY_BYTES} bytes`);
+    try {
+      return JSON.parse(text);
+    } catch {
+      throw new RpcError(-32700, 'the body is not JSON');
+    }
+  }
+
+  async function handleRpc(request: Request, client: string): Promise<Response> {
+    let id: unknown = null;
+    try {
+      const body = await readBody(request);
+      if (Array.isArray(body)) throw new RpcError(-32600, 'the demo wallet takes one request at a time (no batches)');
+      if (typeof body !== 'object' || body === null) throw new RpcError(-32600, 'a JSON-RPC request is an object');
+      const { method, params = [] } = body as { method?: unknown; params?: unknown };
+      id = (body as { id?: unknown }).id ?? null;
+      if (typeof id !== 'string' && typeof id !== 'number' && id !== null) id = null;
+      if (typeof method !== 'string') throw new RpcError(-32600, 'method must be a string');
+      if (!Array.isArray(params) || params.length > 4) throw new RpcError(-32602, 'params must be an array of at most 4 items');
+      const limit = method === 'eth_sendTransaction' ? sends : reads;
+      if (!limit(client)) return json({ jsonrpc: '2.0', id, error: { code: -32005, message: 'too many requests to the demo wallet: wait a moment' } }, 429);
+      return json({ jsonrpc: '2.0', id, result: await answer(method, params) });
+    } catch (error) {
+      if (error instanceof RpcError) return json({ jsonrpc: '2.0', id, error: { code: error.code, message: error.message } });
+      // The node's own failure: say so without its details (the node URL stays here).
+      return json({ jsonrpc: '2.0', id, error: { code: -32603, message: 'the demo chain did not answer' } });
+    }
+  }
+
+  async function handleFaucet(client: string): Promise<Response> {
+    if (!faucets(client)) return problem(429, 'rate_limited', 'the faucet gives once every few seconds: wait a moment');
+    try {
+      await chain.mint(chain.tokens.USDT, account.address, parseUnits(FAUCET.USDT, chain.tokens.USDT.decimals));
+      await chain.mint(chain.tokens.CNGN, account.address, parseUnits(FAUCET.CNGN, chain.tokens.CNGN.decimals));
+    } catch {
+      return problem(502, 'chain_unavailable', 'the demo chain did not mint the test tokens; try again');
+    }
+    return json({ minted: { USDT: FAUCET.USDT, CNGN: FAUCET.CNGN } });
+  }
+
+  /** What the pages' script needs to announce the wallet. */
+  const description = {
+    name: DEMO_WALLET_NAME,
+    address: account.address,
+    chainId: chain.chainId,
+    tokens: tokens.map(({ assetId, symbol, address, decimals }) => ({ assetId, symbol, address, decimals })),
+    notice: 'A wallet of the demo: test tokens on a local chain the demo started, not real money. Its key comes from a public test mnemonic.',
+  };
+
+  return {
+    description,
+    /** Answers `/demo/wallet` and below; `client` is the caller's address (for the rate limits). */
+    async handle(request: Request, client: string): Promise<Response> {
+      const { pathname } = new URL(request.url);
+      if (pathname === '/demo/wallet' && request.method === 'GET') return json(description);
+      if (pathname === '/demo/wallet/rpc' || pathname === '/demo/wallet/faucet') {
+        if (request.method !== 'POST') return problem(405, 'method_not_allowed', 'use POST');
+        const refused = refuseForeign(request);
+        if (refused) return refused;
+        return pathname === '/demo/wallet/rpc' ? handleRpc(request, client) : handleFaucet(client);
+      }
+      return problem(404, 'not_found', 'no such demo wallet route');
+    },
+  };
+}

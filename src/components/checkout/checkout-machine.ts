@@ -1,0 +1,458 @@
+/**
+ * The checkout as a state machine, without DOM: load the link, take the amount, the customer's
+ * details and the asset, start and follow the payment session, and pay it from a browser wallet.
+ * Everything the machine cannot do itself (network, storage, clipboard, navigation, events, timers,
+ * rendering) it asks of its `CheckoutHost`; `<paylink-checkout>` is one host, the unit tests
+ * (`test/server/checkout-machine.test.ts`) another. Its fields are the state the steps render; its
+ * methods are the steps' callbacks.
+ *
+ *     loading → amount → [details] → pay ⇄ (change asset) → done | expired
+ *          ↘ notFound | inactive | closed | error (retry)
+ */
+import { PaylinkError } from '../../client/errors.js';
+import { compareDecimal, fractionDigits, toUnits } from '../../core/money.js';
+import { payFromWallet, type TokenTransfer, type Wallet, type WalletFailure } from '../../internal/evm-wallet.js';
+import type { Localizer } from '../../internal/localize.js';
+import type { CheckoutSession, PublicLink } from '../../core/schemas.js';
+import { checkDelivery } from '../../core/rules/customer.js';
+import { MAX_AMOUNT } from '../../core/rules/limits.js';
+import type { RuleKey, RuleParams } from '../../core/rules/types.js';
+import { TERMINAL_STATUSES as TERMINAL } from '../../core/rules/session.js';
+import { checkoutCalls } from './checkout-api.js';
+import type en from './translations/en.js';
+
+/** The checkout's texts (`translations/en.ts` and the tables with the same keys). */
+export type Messages = typeof en;
+/** The key of one text. */
+export type MessageKey = keyof Messages;
+
+/** What the checkout shows: a step of the payment, or one of its unhappy states. */
+export type CheckoutView = 'loading' | 'notFound' | 'inactive' | 'closed' | 'error' | 'amount' | 'details' | 'pay' | 'expired' | 'done';
+
+/** A field the customer fills, named by its path in the API's field errors. */
+export type FieldPath = 'fiatAmount' | 'customer.address' | 'customer.phone';
+
+/** `paylink-ready`: the link loaded (whatever its state). */
+export interface PaylinkReadyDetail {
+  link: PublicLink;
+}
+/** `paylink-session`: a payment session started or resumed, or its status changed. */
+export interface PaylinkSessionDetail {
+  session: CheckoutSession;
+}
+/** `paylink-success`: the service reported the session `paid` or `overpaid`. */
+export interface PaylinkSuccessDetail {
+  session: CheckoutSession;
+}
+/** `paylink-error`: an error screen or a field error appeared. */
+export interface PaylinkErrorDetail {
+  /** The server's code (`not_found`, `link_closed`, `link_inactive`, `validation_failed`…) or `network_error`. */
+  code: string;
+  message: string;
+  error: PaylinkError;
+}
+
+/** The events the checkout sends, by name. */
+export interface CheckoutEvents {
+  'paylink-ready': PaylinkReadyDetail;
+  'paylink-session': PaylinkSessionDetail;
+  'paylink-success': PaylinkSuccessDetail;
+  'paylink-error': PaylinkErrorDetail;
+}
+
+/** What the machine asks of the page it runs in; the machine takes these functions as its own methods. */
+export interface CheckoutHost {
+  /** Sends an event; false when a listener cancelled a cancelable one. */
+  emit<K extends keyof CheckoutEvents>(name: K, detail: CheckoutEvents[K], cancelable?: boolean): boolean;
+  /** Reads, writes (`value`) or removes (`null`) a storage entry; null when storage is off. */
+  store(area: 'localStorage' | 'sessionStorage', key: string, value?: string | null): string | null;
+  /** Leaves for `url` (the merchant's redirect, already checked to be http(s)). */
+  navigate(url: string): void;
+  /** Puts `text` on the clipboard; rejects when the browser refuses. */
+  clipboard(text: string): Promise<void>;
+  /** The state changed (or a second passed on the quote's clock): render it. */
+  changed(): void;
+}
+
+const storageKey = (slug: string) => `paylink:session:${slug}`;
+
+/** The redirect target of a paid session: only an absolute `http:`/`https:` URL, else ''. */
+export function safeRedirectUrl(session: CheckoutSession): string {
+  const action = session.postpayAction;
+  try {
+    const url = new URL(action!.redirectUrl);
+    return action!.redirect && /^https?:$/.test(url.protocol) ? url.href : '';
+  } catch {
+    return '';
+  }
+}
+
+/** The checkout's state and transitions; see the module comment. */
+export class CheckoutMachine {
+  // Inputs, set by the host.
+  /** Where the merchant's Paylink proxy is mounted. */
+  apiBase = '/paylink';
+  /** The `fetch` of every request (the global one by default). */
+  fetch?: typeof fetch | undefined;
+  /** Texts and formats of the host's locale. */
+  l10n!: Localizer<Messages>;
+  /** The merchant's order id, sent with the session. */
+  reference?: string | undefined;
+  /** The merchant's string pairs, sent with the session. */
+  metadata?: Record<string, string> | undefined;
+  /** The browser wallets found in the page. */
+  wallets: Wallet[] = [];
+
+  // State.
+  view: CheckoutView = 'loading';
+  link?: PublicLink | undefined;
+  session?: CheckoutSession | undefined;
+  /** The donation amount as typed. */
+  amountText = '';
+  address = '';
+  phone = '';
+  /** The asset chosen to pay in. */
+  assetId = '';
+  /** Field errors by path, from the form or the server. */
+  errors: Partial<Record<FieldPath, string>> = {};
+  /** A request is under way: its buttons are disabled. */
+  busy = false;
+  /** Where the paid checkout is leaving for (http/https only). */
+  redirectTo = '';
+  /** What the polite live region says. */
+  announcement = '';
+  /** What was copied last (its button says so until the next copy). */
+  copied = '';
+  /** Set when fields were refused: the host focuses the first one, then clears it. */
+  focusInvalid = false;
+  /** Why the last wallet payment stopped, in words. */
+  walletError = '';
+  /** The hash of the transfer the wallet sent. */
+  sentHash = '';
+
+  #generation = 0;
+  #retryAction: () => unknown = () => {};
+  /** Aborted when the host leaves the page: no answer lands on a detached element. */
+  #aborter = new AbortController();
+  #stopWatching = () => {};
+  #timer?: ReturnType<typeof setInterval>;
+
+  constructor(host: CheckoutHost) {
+    Object.assign(this, host);
+  }
+
+  /** The checkout API on the current base and fetch; every call is aborted when the host leaves. */
+  get #api() {
+    return checkoutCalls(this.apiBase, this.fetch, this.#aborter.signal);
+  }
+
+  /** The host is on the page (again): requests may go out. */
+  connect(): void {
+    if (this.#aborter.signal.aborted) this.#aborter = new AbortController();
+  }
+
+  /** The host left the page: abort requests, stop following the session and the clock. */
+  disconnect(): void {
+    this.#aborter.abort();
+    this.#stop();
+  }
+
+  /** Stops following the session and counting down. */
+  #stop(): void {
+    this.#stopWatching();
+    clearInterval(this.#timer);
+  }
+
+  /** A text of the locale. */
+  t(key: MessageKey, values?: Record<string, string | number>): string {
+    return this.l10n.t(key, values);
+  }
+
+  /** A fiat amount in the link's currency. */
+  money(amount: string): string {
+    return this.l10n.money(amount, this.currency);
+  }
+
+  /** The currency the link is priced in. */
+  get currency(): string {
+    return this.link!.fiatCurrency[0]!;
+  }
+
+  /** The link asks for the customer's address or phone. */
+  get needsDetails(): boolean {
+    const { collectAddress, collectPhone } = this.link!.prepayOptions;
+    return collectAddress || collectPhone;
+  }
+
+  /** The fiat amount to pay: the link's, or the donor's as typed (a canonical decimal, '' when unreadable). */
+  get price(): string {
+    const link = this.link!;
+    if (link.linkType == 'Standard') return link.fiatAmount;
+    // `1 000,50` (fr) or `1,000.50` (en) → `1000.50`: drop group separators, then a comma is the decimal point.
+    const group = this.l10n.number('1.5').charAt(1) == ',' ? '.' : ',';
+    const text = this.amountText.replace(/\s/g, '').replace(new RegExp(`\\${group}(?=\\d{3}(\\D|$))`, 'g'), '').replace(',', '.');
+    return /^\d+(\.\d+)?$/.test(text) ? text : '';
+  }
+
+  /** Why the amount cannot be paid as it stands ('' when it can). */
+  get amountProblem(): string {
+    const { minAmount: min, maxAmount: max, suggestedAmounts, linkType } = this.link!;
+    const amount = this.price;
+    return linkType == 'Standard'
+      ? ''
+      : !amount || fractionDigits(amount) > this.l10n.digits(this.currency) || !compareDecimal(amount, '0')
+        ? this.t('badAmount', { amount: this.money(suggestedAmounts[0] ?? min ?? '10') })
+        : min && compareDecimal(amount, min) < 0
+          ? this.t('min', { amount: this.money(min) })
+          : compareDecimal(amount, max ?? MAX_AMOUNT) > 0
+            ? this.t('max', { amount: this.money(max ?? MAX_AMOUNT) })
+            : '';
+  }
+
+  /** The crypto amount still to send in the session. */
+  get due(): string {
+    const session = this.session!;
+    return session.status == 'underpaid' ? session.remainingAmount : session.cryptoAmount;
+  }
+
+  /** The ERC-20 transfer that pays the session; undefined where the chain has no token (the sandbox). */
+  get transfer(): TokenTransfer | undefined {
+    const { chainId, tokenAddress: token, tokenDecimals, payAddress: to } = this.session!;
+    return chainId && token && tokenDecimals != null ? { chainId, token, to, units: toUnits(this.due, tokenDecimals) } : undefined;
+  }
+
+  /** `Confirming n/N…` while a seen transfer gathers its confirmations. */
+  get progress(): string {
+    const { confirmations, requiredConfirmations } = this.session!;
+    return this.t('confirming', { n: confirmations ?? 0, total: requiredConfirmations ?? '?' });
+  }
+
+  /** The time the price is still held, `m:ss` (minutes may pass 59; never negative). */
+  get countdown(): string {
+    const left = Math.max(0, Math.ceil((Date.parse(this.session!.expiresAt) - Date.now()) / 1000));
+    return `${(left / 60) | 0}:${String(left % 60).padStart(2, '0')}`;
+  }
+
+  /** Loads the link `slug` from the start (and resumes its pending session, if one is stored). */
+  async load(slug: string): Promise<void> {
+    const generation = ++this.#generation;
+    const api = this.#api;
+    this.#stop();
+    this.link = this.session = undefined;
+    this.#retryAction = () => this.load(slug);
+    this.show('loading');
+    try {
+      if (!slug) throw new PaylinkError('No slug', 404, 'not_found');
+      const link = await api.link(slug);
+      if (generation != this.#generation) return;
+      this.link = link;
+      if (!link.assets.some((asset) => asset.assetId == this.assetId)) this.assetId = link.assets[0]?.assetId ?? '';
+      this.emit('paylink-ready', { link });
+      // Counted once per page view: reloads send back the same visit id.
+      const visitKey = `paylink:visit:${slug}`;
+      api.visit(slug, this.store('sessionStorage', visitKey)).then(
+        (visit) => this.store('sessionStorage', visitKey, visit.visitId),
+        () => {},
+      );
+      if (link.state != 'open') return this.show(link.state, this.t(link.state));
+      // A pending payment survives a reload: pick up the session kept for this link.
+      const id = this.store('localStorage', storageKey(slug));
+      const session = id && (await api.session(id).catch(() => undefined));
+      if (generation != this.#generation) return;
+      if (session && session.slug == slug && session.status != 'expired') this.#follow(session);
+      else this.show('amount');
+    } catch (error) {
+      if (generation == this.#generation) this.#fail(error);
+    }
+  }
+
+  /** Moves to `view`; `words` (if any) are said by the polite live region. */
+  show(view: CheckoutView, words?: string): void {
+    this.view = view;
+    this.#say(words);
+  }
+
+  /** Says `words` in the live region (nothing for none), and renders. */
+  #say(words?: string): void {
+    if (words) this.announcement = words;
+    this.changed();
+  }
+
+  /** Stores what the customer typed in the field `path` and clears its error. */
+  edit(path: FieldPath, value: string): void {
+    if (path == 'fiatAmount') this.amountText = value;
+    else this[path == 'customer.phone' ? 'phone' : 'address'] = value;
+    this.errors = { ...this.errors, [path]: '' };
+    this.#say();
+  }
+
+  /** Chooses the asset to pay in. */
+  chooseAsset(assetId: string): void {
+    this.assetId = assetId;
+    this.#say();
+  }
+
+  /** The amount step is submitted: on to the details, or to the payment. */
+  submitAmount(): void {
+    if (!this.#invalid({ fiatAmount: this.amountProblem })) this.needsDetails ? this.show('details') : this.#start();
+  }
+
+  /** The details step is submitted: checked by the service's rule, then on to the payment. */
+  submitDetails(): void {
+    const errors: Record<string, string> = {};
+    // Each refusal of the rule goes straight into its field's error, in the customer's language.
+    const fail = (path: string, key: RuleKey, params?: RuleParams) => ((errors[path] = this.t(key as MessageKey, params)), null);
+    checkDelivery({ address: this.address, phone: this.phone }, this.link!.prepayOptions, { fail });
+    if (!this.#invalid(errors)) this.#start();
+  }
+
+  /**
+   * Leaves the session (before anything was paid into it) to pay in another asset, or after an
+   * expired quote: back to the step that ends with the asset choice, the amount and details kept.
+   */
+  changeAsset(): void {
+    this.#stop();
+    this.store('localStorage', storageKey(this.link!.slug), null);
+    this.session = undefined;
+    this.show(this.needsDetails ? 'details' : 'amount');
+  }
+
+  /** The button of the unhappy screens: retry what failed, or start again after an expired quote. */
+  retry(): void {
+    this.view == 'expired' ? this.changeAsset() : this.#retryAction();
+  }
+
+  /** Runs `task` with the buttons disabled. */
+  async #busyWith(task: () => Promise<unknown>): Promise<void> {
+    this.busy = true;
+    this.#say();
+    await task();
+    this.busy = false;
+    this.#say();
+  }
+
+  /** Sandbox only: the sandbox chain pays the session. */
+  simulate(): Promise<void> {
+    // On failure the live status still tells what happened.
+    return this.#busyWith(() => this.#api.simulate(this.session!.id).then((next) => this.apply(next), () => {}));
+  }
+
+  /** Copies `text`, then says so on the button `key` and to screen readers. A refused clipboard claims nothing. */
+  async copy(text: string, key: MessageKey): Promise<void> {
+    await this.clipboard(text).then(() => {
+      this.copied = key;
+      this.#say(`${this.t('copied')}: ${this.t(key)}`);
+    }, () => {});
+  }
+
+  /**
+   * Pays the session from `wallet`: connect, network, balance, send. Each refusal gets its own
+   * words in `walletError` and leaves the button to try again; a sent transfer is then followed by
+   * the session's own status (confirming n/N, then paid).
+   */
+  payWithWallet(wallet: Wallet): Promise<void> {
+    const { networkName: network, assetId } = this.session!;
+    const transfer = this.transfer!;
+    this.walletError = '';
+    this.#say(this.t('confirmWallet'));
+    return this.#busyWith(() =>
+      payFromWallet(wallet.provider, transfer).then(
+        (hash) => {
+          this.sentHash = hash;
+          this.#say(this.t('sent'));
+        },
+        (reason: WalletFailure) => {
+          this.#say((this.walletError = this.t(reason, { network, chain: transfer.chainId, amount: this.l10n.crypto(this.due, assetId) })));
+        },
+      ),
+    );
+  }
+
+  /** Takes in what the server says about the session: the only way to "done". */
+  apply(session: CheckoutSession): void {
+    const previous = this.session;
+    const { status, slug, id } = session;
+    this.session = session;
+    if (previous?.id == id && previous.status == status && previous.paidAmount == session.paidAmount) return this.#say();
+    this.emit('paylink-session', { session });
+    const pending = !TERMINAL.has(status);
+    this.store('localStorage', storageKey(slug), pending ? id : null);
+    clearInterval(this.#timer);
+    if (pending) {
+      // The countdown: a render a second while the quote is held.
+      this.#timer = setInterval(() => this.changed(), 1000);
+      return this.show('pay', status == 'underpaid' ? this.t('underpaid') : status == 'confirming' ? this.progress : '');
+    }
+    this.#stop();
+    if (status == 'expired') return this.show('expired', this.t('expired'));
+    const url = safeRedirectUrl(session);
+    this.show('done', this.t('paid'));
+    // Cancelling the event keeps the customer here (e.g. to route with the merchant's own router).
+    if (this.emit('paylink-success', { session }, true) && url) this.navigate((this.redirectTo = url));
+  }
+
+  /** Shows `session` and, while it can still change, follows its status live. */
+  #follow(session: CheckoutSession): void {
+    this.apply(session);
+    this.#stopWatching();
+    if (!TERMINAL.has(session.status)) this.#stopWatching = this.#api.watch(session.id, (next) => this.apply(next));
+  }
+
+  /** Starts the payment session in the chosen asset, with the amount and details given. */
+  #start(): Promise<void> {
+    const { link, reference, metadata, address, phone } = this;
+    const { slug, linkType } = link!;
+    this.walletError = this.sentHash = '';
+    return this.#busyWith(() =>
+      this.#api
+        .start(
+          slug,
+          // Undefined fields stay out of the JSON; a detail the link does not ask for goes empty, which the service ignores.
+          {
+            assetId: this.assetId,
+            fiatCurrency: this.currency,
+            fiatAmount: linkType == 'Donation' ? this.price : undefined,
+            customer: this.needsDetails ? { address: address.trim(), phone: phone.trim() } : undefined,
+            reference,
+            metadata,
+          },
+        )
+        .then(
+          (session) => this.#follow(session),
+          (error: PaylinkError) => {
+            // The server's field errors go beside their fields, on the step that has them.
+            const fields = Object.fromEntries(error.errors?.map((e) => [e.path, e.message]) ?? []);
+            const step = fields.fiatAmount ? 'amount' : Object.keys(fields).some((path) => path.startsWith('customer.')) ? 'details' : '';
+            if (step) {
+              this.emit('paylink-error', { code: 'validation_failed', message: error.message, error });
+              this.show(step);
+              this.#invalid(fields);
+            } else this.#fail(error, () => this.show(this.needsDetails ? 'details' : 'amount'));
+          },
+        ),
+    );
+  }
+
+  /** Shows the screen for `error` and tells the page. */
+  #fail(error: unknown, retry: () => unknown = this.#retryAction): void {
+    if ((error as Error).name == 'AbortError') return;
+    const problem = error instanceof PaylinkError ? error : new PaylinkError(String(error), 0, 'network_error');
+    this.#retryAction = retry;
+    this.emit('paylink-error', { code: problem.code, message: problem.message, error: problem });
+    const view =
+      problem.status == 404 ? 'notFound' : problem.status == 410 ? 'closed' : problem.code == 'link_inactive' ? 'inactive' : 'error';
+    this.show(view, this.t(view));
+  }
+
+  /** Puts field errors beside their fields (the host focuses the first); true when there is one. */
+  #invalid(errors: Partial<Record<FieldPath, string>>): boolean {
+    this.errors = errors;
+    this.focusInvalid = Object.values(errors).some(Boolean);
+    this.#say();
+    return this.focusInvalid;
+  }
+}
+
+// The host's functions become the machine's own methods (see the constructor).
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
+export interface CheckoutMachine extends CheckoutHost {}

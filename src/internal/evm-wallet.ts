@@ -1,0 +1,109 @@
+/**
+ * Paying from a browser wallet with no wallet library: EIP-6963 discovery (else the injected
+ * `window.ethereum`, EIP-1193), then connect, switch (or add) the network, check the token balance
+ * and send the ERC-20 `transfer` of the exact amount. Also the EIP-681 URI of that transfer, for the
+ * QR code. Amounts are integers of the token's base units (bigint), never floats. DOM-free: the
+ * discovery takes the window as an `EventTarget`, so all of it runs in Node against a fake provider.
+ */
+
+/** An EIP-1193 provider: what a browser wallet exposes. */
+export interface Eip1193Provider {
+  request(args: { method: string; params?: unknown[] }): Promise<unknown>;
+}
+
+/** A wallet found in the page: announced by EIP-6963 (with its name), or the injected provider (no name). */
+export interface Wallet {
+  name: string;
+  provider: Eip1193Provider;
+}
+
+/** One ERC-20 transfer: `units` base units of `token` to `to`, on the EIP-155 chain `chainId`. */
+export interface TokenTransfer {
+  chainId: number;
+  token: string;
+  to: string;
+  units: bigint;
+}
+
+/**
+ * Why paying from the wallet stopped (what `payFromWallet` rejects with): the customer declined
+ * (`rejected`, EIP-1193 code 4001), the wallet stayed on another network (`wrongNetwork`), the
+ * wallet does not know the network and we have no parameters to add it (`addNetwork`), the token
+ * balance is short (`funds`), or anything else (`walletFailed`). The reasons are the checkout's
+ * message keys.
+ */
+export type WalletFailure = 'rejected' | 'wrongNetwork' | 'addNetwork' | 'funds' | 'walletFailed';
+
+/** Networks a wallet may not know, with what `wallet_addEthereumChain` needs to add them: BNB Smart Chain. */
+const KNOWN_NETWORKS: Record<number, object> = {
+  56: {
+    chainName: 'BNB Smart Chain',
+    nativeCurrency: { name: 'BNB', symbol: 'BNB', decimals: 18 },
+    rpcUrls: ['https://bsc-dataseed.bnbchain.org'],
+  },
+};
+
+/** Lists the wallets of the page as they announce themselves (EIP-6963); returns a function that stops listening. */
+export function discoverWallets(target: EventTarget, onChange: (wallets: Wallet[]) => void): () => void {
+  const wallets: Wallet[] = [];
+  const listener = (event: Event) => {
+    const { info, provider } = (event as CustomEvent).detail ?? {};
+    // A wallet may announce again (on each request): one entry per provider.
+    if (typeof provider?.request != 'function' || wallets.some((wallet) => wallet.provider == provider)) return;
+    wallets.push({ name: String(info?.name ?? ''), provider });
+    onChange(wallets.slice());
+  };
+  target.addEventListener('eip6963:announceProvider', listener);
+  target.dispatchEvent(new Event('eip6963:requestProvider'));
+  return () => target.removeEventListener('eip6963:announceProvider', listener);
+}
+
+/** A 32-byte ABI word of a hex address or an amount. */
+const word = (value: string | bigint) =>
+  (typeof value == 'bigint' ? value.toString(16) : value.slice(2).toLowerCase()).padStart(64, '0');
+
+/** The calldata of ERC-20 `transfer(to, units)`: selector a9059cbb, then two 32-byte words. */
+export const transferData = (to: string, units: bigint): string => `0xa9059cbb${word(to)}${word(units)}`;
+
+/** The EIP-681 URI of the transfer: a wallet that scans it fills in token, network, recipient and amount. */
+export const transferUri = ({ token, chainId, to, units }: TokenTransfer): string =>
+  `ethereum:${token}@${chainId}/transfer?address=${to}&uint256=${units}`;
+
+/** The EIP-1193 error code of `error` (MetaMask mobile nests it in `data.originalError`). */
+const code = (error: unknown) => {
+  const { code, data } = (error ?? {}) as { code?: number; data?: { originalError?: { code?: number } } };
+  return data?.originalError?.code ?? code;
+};
+
+/**
+ * Pays `transfer` from the wallet behind `provider`: connects, moves the wallet to the transfer's
+ * network (adding it when the wallet does not know it and we can), checks the token balance, then
+ * asks the wallet to send. Resolves with the transaction hash; rejects with a `WalletFailure`
+ * saying why not.
+ */
+export async function payFromWallet(provider: Eip1193Provider, transfer: TokenTransfer): Promise<string> {
+  const request = (method: string, ...params: unknown[]) => provider.request({ method, params });
+  const chain = `0x${transfer.chainId.toString(16)}`;
+  try {
+    const [from] = (await request('eth_requestAccounts')) as string[];
+    const onChain = async () => Number(await request('eth_chainId')) == transfer.chainId;
+    if (!(await onChain())) {
+      try {
+        await request('wallet_switchEthereumChain', { chainId: chain });
+      } catch (error) {
+        if (code(error) != 4902) throw code(error) == 4001 ? 'wrongNetwork' : 'walletFailed';
+        const network = KNOWN_NETWORKS[transfer.chainId];
+        if (!network) throw 'addNetwork';
+        await request('wallet_addEthereumChain', { chainId: chain, ...network });
+      }
+      // Some wallets answer before switching, or not at all: check where the wallet is now.
+      if (!(await onChain())) throw 'wrongNetwork';
+    }
+    const balance = BigInt((await request('eth_call', { to: transfer.token, data: `0x70a08231${word(from!)}` }, 'latest')) as string);
+    if (balance < transfer.units) throw 'funds';
+    return (await request('eth_sendTransaction', { from, to: transfer.token, data: transferData(transfer.to, transfer.units) })) as string;
+  } catch (error) {
+    // Our own reasons pass through; the wallet's errors become one.
+    throw typeof error == 'string' ? (error as WalletFailure) : code(error) == 4001 ? 'rejected' : 'walletFailed';
+  }
+}

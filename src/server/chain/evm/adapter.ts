@@ -1,0 +1,221 @@
+/**
+ * The EVM chain as the service's `ChainAdapter` (../types.ts): deposit addresses from the xpub,
+ * `incoming` for the sessions room's scanner and `outgoing` for the payout worker. It keeps no
+ * state: nonces, stored transactions and the scanner's cursor live in the database, under the
+ * service's locks, so any number of instances share one hot wallet.
+ *
+ * `connectEvmAdapter` is what `paylink serve --chain evm` runs: it waits for a node that is down
+ * (saying so), and refuses for good a node of another chain or a token that is not a contract.
+ */
+import { getAddress, type Address, type Hex } from 'viem';
+import type { AssetId } from '../../../core/money.js';
+import {
+  PayoutError,
+  type ChainAdapter,
+  type IncomingChain,
+  type ObservedTransfer,
+  type ObservedTransferCheck,
+  type OutgoingChain,
+  type PreparedTransaction,
+  type TransactionState,
+} from '../types.js';
+import { connectEvmChain, NATIVE_TRANSFER_GAS, type EvmChain, type EvmChainOptions, type EvmTransfer, type FeeQuote } from './chain.js';
+import type { EvmConfig } from './config.js';
+import { EvmChainError } from './errors.js';
+
+/** A transaction with its fees and gas fixed, waiting for a nonce. */
+interface EvmPrepared extends PreparedTransaction {
+  readonly kind: 'token' | 'native';
+  /** Who receives the tokens or the coin (for a token transfer, `to` is the token contract). */
+  readonly recipient: Address;
+  readonly assetId?: AssetId;
+  readonly amount?: string;
+  readonly value?: bigint;
+  readonly fees: FeeQuote;
+  readonly gas: bigint;
+}
+
+/**
+ * Fees with headroom for a transaction that may wait in the database before it is broadcast:
+ * the priority fee as quoted, and at least three times the base fee, so it stays includable
+ * through a run of full blocks. The stored bytes are re-sent as they are, never re-priced.
+ */
+function withHeadroom(fees: FeeQuote): FeeQuote {
+  if (fees.type === 'legacy') return { type: 'legacy', gasPrice: (fees.gasPrice * 5n) / 4n };
+  return { ...fees, maxFeePerGas: fees.maxFeePerGas + fees.maxFeePerGas / 2n };
+}
+
+/** The `ObservedTransfer` of a library transfer, with its block's time. */
+function observed(chain: EvmChain, transfer: EvmTransfer, blockTime: Date): ObservedTransfer {
+  return { ...transfer, blockchainId: chain.network.id, blockTime };
+}
+
+/** The library's transfer of an `ObservedTransfer` (what `recheckTransfer` takes). */
+function libraryTransfer(transfer: ObservedTransfer): EvmTransfer {
+  return {
+    assetId: transfer.assetId,
+    token: getAddress(transfer.token),
+    from: getAddress(transfer.from),
+    to: getAddress(transfer.to),
+    amount: transfer.amount,
+    txHash: transfer.txHash as Hex,
+    logIndex: transfer.logIndex,
+    blockNumber: transfer.blockNumber,
+    blockHash: transfer.blockHash as Hex,
+    ordinal: transfer.ordinal,
+  };
+}
+
+/** Turns a refusal for good into `PayoutError` (the withdrawal fails, its funds come back). */
+function refusalOf(error: unknown, what: string): unknown {
+  if (error instanceof EvmChainError && !error.retryable) return new PayoutError(`${what}: ${error.message}`);
+  return error;
+}
+
+/** The `ChainAdapter` of a connected EVM chain. `close()` closes the node connection. */
+export function createEvmChainAdapter(chain: EvmChain): ChainAdapter {
+  const network = chain.network;
+  const blockTimes = new Map<number, { hash: string; time: Date }>();
+
+  /** Timestamps of blocks holding transfers (one call per block, cached by number and hash). */
+  const blockTime = async (number: number, hash: string): Promise<Date> => {
+    const cached = blockTimes.get(number);
+    if (cached?.hash === hash) return cached.time;
+    const block = await chain.rpc.call('eth_getBlockByNumber', (client) => client.getBlock({ blockHash: hash as Hex }));
+    const time = new Date(Number(block.timestamp) * 1000);
+    if (blockTimes.size > 10_000) blockTimes.clear();
+    blockTimes.set(number, { hash, time });
+    return time;
+  };
+
+  const incoming: IncomingChain = {
+    blockchainId: network.id,
+    confirmations: chain.confirmations,
+    pollMs: chain.config.pollMs,
+    latestBlock: () => chain.latestBlock(),
+    blockHash: (number) => chain.blockHash(number),
+    async transfers(query) {
+      const found = await chain.transfers(query);
+      const out: ObservedTransfer[] = [];
+      for (const transfer of found) out.push(observed(chain, transfer, await blockTime(transfer.blockNumber, transfer.blockHash)));
+      return out;
+    },
+    async recheck(transfer, context = {}): Promise<ObservedTransferCheck> {
+      const check = await chain.recheckTransfer(libraryTransfer(transfer), context);
+      if (check.status === 'pending' || check.status === 'gone') return check;
+      return {
+        status: 'mined',
+        moved: check.status === 'moved',
+        confirmations: check.confirmations,
+        transfer: { ...observed(chain, check.transfer, transfer.blockTime) },
+      };
+    },
+  };
+
+  const hotWallet = chain.hotWallet;
+  const outgoing: OutgoingChain | undefined = hotWallet && {
+    blockchainId: network.id,
+    hotWallet,
+    confirmations: chain.confirmations,
+    pendingNonce: () => chain.pendingNonce(),
+    minedNonce: () => chain.latestNonce(),
+    async preparePayout(request) {
+      const token = chain.token(request.assetId);
+      try {
+        const fees = withHeadroom(await chain.feeQuote());
+        // Estimate with a signature-free dry run: a transfer that would revert now (the hot wallet
+        // holds too little, the token is paused) is refused before any nonce is taken.
+        const probe = await chain.signTokenTransfer({ nonce: 0, assetId: request.assetId, to: request.address, amount: request.amount, fees });
+        const prepared: EvmPrepared = {
+          kind: 'token',
+          description: `transfer ${request.amount} ${request.assetId} to ${request.address}`,
+          to: token.address,
+          recipient: getAddress(request.address),
+          assetId: request.assetId,
+          amount: request.amount,
+          fees,
+          gas: probe.gas,
+        };
+        return prepared;
+      } catch (error) {
+        if (error instanceof RangeError || error instanceof TypeError) throw new PayoutError(error.message);
+        throw refusalOf(error, `The ${request.assetId} transfer cannot be sent`);
+      }
+    },
+    async prepareGasTopUp(to, value) {
+      const recipient = getAddress(to);
+      const prepared: EvmPrepared = { kind: 'native', description: `gas top-up of ${value} wei to ${recipient}`, to: recipient, recipient, value, fees: withHeadroom(await chain.feeQuote()), gas: NATIVE_TRANSFER_GAS };
+      return prepared;
+    },
+    async prepareNonceFiller() {
+      // 1 wei to itself: the cheapest transaction that uses a nonce (a native transfer must move something).
+      const prepared: EvmPrepared = { kind: 'native', description: 'nonce filler (1 wei to itself)', to: hotWallet, recipient: hotWallet, value: 1n, fees: withHeadroom(await chain.feeQuote()), gas: NATIVE_TRANSFER_GAS };
+      return prepared;
+    },
+    async sign(preparedTransaction, nonce) {
+      const prepared = preparedTransaction as EvmPrepared;
+      const signed =
+        prepared.kind === 'token'
+          ? await chain.signTokenTransfer({ nonce, assetId: prepared.assetId!, to: prepared.recipient, amount: prepared.amount!, fees: prepared.fees, gas: prepared.gas })
+          : await chain.signNativeTransfer({ nonce, to: prepared.recipient, value: prepared.value!, fees: prepared.fees });
+      return { rawTransaction: signed.rawTransaction, txHash: signed.txHash };
+    },
+    async broadcast(rawTransaction) {
+      try {
+        return (await chain.broadcast(rawTransaction as Hex)).outcome;
+      } catch (error) {
+        throw refusalOf(error, 'The node refused the transaction');
+      }
+    },
+    async state(txHash): Promise<TransactionState> {
+      const receipt = await chain.receipt(txHash as Hex);
+      if (receipt.status === 'pending') return receipt;
+      return { status: receipt.status, blockNumber: receipt.blockNumber, confirmations: receipt.confirmations };
+    },
+  };
+
+  return {
+    sandbox: false,
+    networks: [network],
+    async depositAddress({ index }) {
+      return chain.depositAddress(index);
+    },
+    incoming,
+    outgoing: outgoing || undefined,
+    close: () => chain.close(),
+  };
+}
+
+/** How `connectEvmAdapter` reports while it waits for a node. */
+export interface ConnectEvmOptions extends EvmChainOptions {
+  /** Progress lines (default: stderr). */
+  log?: (line: string) => void;
+  /** Give up after this long, in ms (default: wait as long as it takes). */
+  waitMs?: number | undefined;
+  /** First retry delay, doubled up to 10 s (default 1 s). */
+  retryDelayMs?: number | undefined;
+}
+
+/**
+ * Connects to the node of `config` and adapts it. A node that is down, slow or failing is waited
+ * for (a line says so at each try); a node of another chain id, or a token that is not an ERC-20
+ * contract, throws at once (`EvmChainError` with `retryable: false`).
+ */
+export async function connectEvmAdapter(config: EvmConfig, options: ConnectEvmOptions = {}): Promise<ChainAdapter> {
+  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const started = Date.now();
+  let delay = options.retryDelayMs ?? 1_000;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const chain = await connectEvmChain(config, options);
+      if (attempt > 1) log(`paylink: the EVM node answers now (chain ${config.chainId}).`);
+      return createEvmChainAdapter(chain);
+    } catch (error) {
+      if (!(error instanceof EvmChainError) || !error.retryable) throw error;
+      if (options.waitMs !== undefined && Date.now() - started + delay > options.waitMs) throw error;
+      log(`paylink: waiting for the EVM node (chain ${config.chainId}): ${error.message}; trying again in ${Math.round(delay / 1000)} s`);
+      await new Promise((resolve) => setTimeout(resolve, delay));
+      delay = Math.min(delay * 2, 10_000);
+    }
+  }
+}

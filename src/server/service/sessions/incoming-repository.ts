@@ -1,0 +1,229 @@
+/**
+ * The SQL of `incoming_transfers` (what a real chain's scanner saw, before and after it counts) and
+ * `chain_cursors` (how far it has read): nothing else in the service reads or writes them. The
+ * scanner (./scanner.ts) calls these inside its own short transactions, never across a node call.
+ */
+import type { AssetId } from '../../../core/money.js';
+import type { SessionStatus } from '../../../core/schemas.js';
+import type { ObservedTransfer } from '../../chain/types.js';
+import type { Queryable } from '../../db/index.js';
+
+// ---------------------------------------------------------------------------------------------
+// chain_cursors
+
+/** A network's scanner progress. */
+export interface ChainCursor {
+  /** Blocks below it have been read. */
+  nextBlock: number;
+  coveredUntil: Date | null;
+}
+
+/** The cursor of `blockchainId`, or undefined before the first scan. */
+export async function readCursor(db: Queryable, blockchainId: string, options: { lock?: boolean } = {}): Promise<ChainCursor | undefined> {
+  const { rows } = await db.query<{ next_block: string; covered_until: Date | null }>(
+    `SELECT next_block::text AS next_block, covered_until FROM chain_cursors WHERE blockchain_id = $1${options.lock ? ' FOR UPDATE' : ''}`,
+    [blockchainId],
+  );
+  const row = rows[0];
+  return row && { nextBlock: Number(row.next_block), coveredUntil: row.covered_until };
+}
+
+/** Creates the cursor at `nextBlock` unless another instance did first. */
+export async function createCursor(db: Queryable, blockchainId: string, nextBlock: number, now: Date): Promise<void> {
+  await db.query(
+    'INSERT INTO chain_cursors (blockchain_id, next_block, updated_at) VALUES ($1, $2, $3) ON CONFLICT (blockchain_id) DO NOTHING',
+    [blockchainId, nextBlock, now],
+  );
+}
+
+/**
+ * Moves the cursor forward (never back: another instance may have read further) and, when the scan
+ * reached the chain's tip, records that every transfer mined before `coveredUntil` has been seen.
+ */
+export async function advanceCursor(tx: Queryable, blockchainId: string, nextBlock: number, coveredUntil: Date | null, now: Date): Promise<void> {
+  await tx.query(
+    `UPDATE chain_cursors SET next_block = GREATEST(next_block, $2),
+       covered_until = CASE WHEN $3::timestamptz IS NULL THEN covered_until ELSE GREATEST(coalesce(covered_until, $3::timestamptz), $3::timestamptz) END,
+       updated_at = $4
+     WHERE blockchain_id = $1`,
+    [blockchainId, nextBlock, coveredUntil, now],
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// incoming_transfers
+
+/** A transfer being followed (status `seen`), with what its session needs. */
+export interface WaitingTransfer {
+  id: string;
+  session_id: string;
+  tx_hash: string;
+  asset_id: AssetId;
+  token_address: string;
+  from_address: string;
+  to_address: string;
+  ordinal: number;
+  amount: string;
+  log_index: number;
+  block_number: number | null;
+  block_hash: string | null;
+  block_time: Date;
+  confirmations: number;
+}
+
+const WAITING_COLUMNS = `id, session_id, tx_hash, asset_id, token_address, from_address, to_address, ordinal, amount::text AS amount,
+  log_index, block_number::int AS block_number, block_hash, block_time, confirmations`;
+
+/**
+ * The deposit addresses to watch on `blockchainId`: sessions not settled yet, and every session
+ * whose quote ran out after `closedSince` (late and extra payments are the merchant's money too).
+ */
+export async function watchedAddresses(db: Queryable, blockchainId: string, closedSince: Date): Promise<string[]> {
+  const { rows } = await db.query<{ pay_address: string }>(
+    `SELECT pay_address FROM checkout_sessions
+     WHERE blockchain_id = $1 AND (status IN ('awaiting_payment', 'underpaid', 'confirming') OR expires_at > $2)`,
+    [blockchainId, closedSince],
+  );
+  return rows.map((row) => row.pay_address);
+}
+
+/** A session as the scanner decides on it, under its row lock. */
+export interface ScannedSession {
+  id: string;
+  status: SessionStatus;
+  asset_id: AssetId;
+  paid_amount: string;
+  expires_at: Date;
+}
+
+/** Locks the session paid at `payAddress` (the same lock settlement takes), or undefined. */
+export async function lockSessionForScan(tx: Queryable, blockchainId: string, payAddress: string): Promise<ScannedSession | undefined> {
+  const { rows } = await tx.query<ScannedSession>(
+    `SELECT id, status, asset_id, paid_amount::text AS paid_amount, expires_at FROM checkout_sessions
+     WHERE blockchain_id = $1 AND lower(pay_address) = lower($2) FOR UPDATE`,
+    [blockchainId, payAddress],
+  );
+  return rows[0];
+}
+
+/** Locks a session by id (the same lock settlement takes). */
+export async function lockSessionById(tx: Queryable, id: string): Promise<ScannedSession | undefined> {
+  const { rows } = await tx.query<ScannedSession>(
+    'SELECT id, status, asset_id, paid_amount::text AS paid_amount, expires_at FROM checkout_sessions WHERE id = $1 FOR UPDATE',
+    [id],
+  );
+  return rows[0];
+}
+
+/** Sets a session's status (the scanner's moves: into `confirming`, and back when its transfer is gone). */
+export async function setSessionStatus(tx: Queryable, id: string, from: SessionStatus, to: SessionStatus, now: Date): Promise<boolean> {
+  const { rows } = await tx.query('UPDATE checkout_sessions SET status = $3, updated_at = $4 WHERE id = $1 AND status = $2 RETURNING id', [id, from, to, now]);
+  return rows.length === 1;
+}
+
+/**
+ * Records a transfer the first time it is seen, or brings back one that had gone (its transaction
+ * was mined again after a reorg dropped it). Returns its id when it is (again) waiting, or null when
+ * it was known already.
+ */
+export async function recordSeen(tx: Queryable, sessionId: string, transfer: ObservedTransfer, id: string, now: Date): Promise<string | null> {
+  const { rows } = await tx.query<{ id: string }>(
+    `INSERT INTO incoming_transfers AS t (id, session_id, blockchain_id, tx_hash, asset_id, token_address, from_address, to_address, ordinal,
+       amount, log_index, block_number, block_hash, block_time, status, confirmations, seen_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, 'seen', 0, $15, $15)
+     ON CONFLICT (blockchain_id, tx_hash, lower(token_address), lower(to_address), ordinal) DO UPDATE
+       SET status = 'seen', log_index = EXCLUDED.log_index, block_number = EXCLUDED.block_number, block_hash = EXCLUDED.block_hash,
+           confirmations = 0, updated_at = EXCLUDED.updated_at
+       WHERE t.status = 'gone' AND t.amount = EXCLUDED.amount
+     RETURNING t.id`,
+    [
+      id,
+      sessionId,
+      transfer.blockchainId,
+      transfer.txHash,
+      transfer.assetId,
+      transfer.token,
+      transfer.from,
+      transfer.to,
+      transfer.ordinal,
+      transfer.amount,
+      transfer.logIndex,
+      transfer.blockNumber,
+      transfer.blockHash,
+      transfer.blockTime,
+      now,
+    ],
+  );
+  return rows[0]?.id ?? null;
+}
+
+/** The transfers still waiting on `blockchainId`, oldest first. */
+export async function waitingTransfers(db: Queryable, blockchainId: string, limit: number): Promise<WaitingTransfer[]> {
+  const { rows } = await db.query<WaitingTransfer>(
+    `SELECT ${WAITING_COLUMNS} FROM incoming_transfers WHERE blockchain_id = $1 AND status = 'seen' ORDER BY seen_at, id LIMIT ${limit}`,
+    [blockchainId],
+  );
+  return rows;
+}
+
+/** Locks one transfer if it is still waiting. */
+export async function lockWaiting(tx: Queryable, id: string): Promise<WaitingTransfer | undefined> {
+  const { rows } = await tx.query<WaitingTransfer>(`SELECT ${WAITING_COLUMNS} FROM incoming_transfers WHERE id = $1 AND status = 'seen' FOR UPDATE`, [id]);
+  return rows[0];
+}
+
+/** Moves a waiting transfer to where the chain has it now (another block, or none: back in the mempool). */
+export async function moveWaiting(
+  tx: Queryable,
+  id: string,
+  position: { logIndex: number; blockNumber: number | null; blockHash: string | null; confirmations: number },
+  now: Date,
+): Promise<void> {
+  await tx.query(
+    `UPDATE incoming_transfers SET log_index = $2, block_number = $3, block_hash = $4, confirmations = $5, updated_at = $6 WHERE id = $1 AND status = 'seen'`,
+    [id, position.logIndex, position.blockNumber, position.blockHash, position.confirmations, now],
+  );
+}
+
+/** Sets a waiting transfer's confirmations; true when they changed (an event is due). */
+export async function setConfirmations(tx: Queryable, id: string, confirmations: number, now: Date): Promise<boolean> {
+  const { rows } = await tx.query(
+    `UPDATE incoming_transfers SET confirmations = $2, updated_at = $3 WHERE id = $1 AND status = 'seen' AND confirmations <> $2 RETURNING id`,
+    [id, confirmations, now],
+  );
+  return rows.length === 1;
+}
+
+/** Ends a waiting transfer: `gone` (never credited), `ignored`, or `credited` with its `chain_transfers` row. */
+export async function closeWaiting(tx: Queryable, id: string, status: 'gone' | 'ignored' | 'credited', now: Date, transferId: string | null = null): Promise<boolean> {
+  const { rows } = await tx.query(
+    `UPDATE incoming_transfers SET status = $2, transfer_id = $3, updated_at = $4 WHERE id = $1 AND status = 'seen' RETURNING id`,
+    [id, status, transferId, now],
+  );
+  return rows.length === 1;
+}
+
+/** Whether another transfer to the session, made before its quote ran out, is still waiting. */
+export async function othersWaitingInTime(tx: Queryable, sessionId: string, exceptId: string): Promise<boolean> {
+  const { rows } = await tx.query(
+    `SELECT 1 FROM incoming_transfers t JOIN checkout_sessions s ON s.id = t.session_id
+     WHERE t.session_id = $1 AND t.id <> $2 AND t.status = 'seen' AND t.block_time < s.expires_at LIMIT 1`,
+    [sessionId, exceptId],
+  );
+  return rows.length > 0;
+}
+
+/**
+ * The deposit indexes on `blockchainId` whose address received a transfer the scanner saw (what
+ * `paylink sweep` empties), ascending.
+ */
+export async function depositIndexesWithTransfers(db: Queryable, blockchainId: string): Promise<number[]> {
+  const { rows } = await db.query<{ n: string }>(
+    `SELECT DISTINCT s.deposit_index::text AS n, s.deposit_index FROM checkout_sessions s
+     WHERE s.blockchain_id = $1 AND s.deposit_index IS NOT NULL
+       AND EXISTS (SELECT 1 FROM incoming_transfers t WHERE t.session_id = s.id)
+     ORDER BY s.deposit_index`,
+    [blockchainId],
+  );
+  return rows.map((row) => Number(row.n));
+}

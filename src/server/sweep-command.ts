@@ -1,0 +1,112 @@
+/**
+ * `paylink sweep --mnemonic-file F [--to ADDRESS] [--indexes 0-99,120]` (DESIGN §3, §7): moves the
+ * tokens that deposit addresses received to the hot wallet (or `--to`), topping up their gas from
+ * the hot wallet. A process of its own: it holds the deposit wallet's mnemonic, which the service
+ * never sees.
+ *
+ * Which addresses: every deposit index whose address the service saw a transfer to (from the
+ * database: `--data-dir` or `--database-url`, like `keys create`; a PGlite data dir that `serve`
+ * holds is refused by its lock), plus the `--indexes` given. Idempotent and resumable: every
+ * decision comes from the chain (../chain/evm/sweep.ts), and the gas top-ups take their nonces from
+ * the payouts' sequence under its database lock, stored before they are broadcast, so a sweep and
+ * the payout workers never collide on the hot wallet's nonces.
+ */
+import { readFileSync } from 'node:fs';
+import { formatEther, type Address } from 'viem';
+import { createEvmChainAdapter } from './chain/evm/adapter.js';
+import { connectEvmChain } from './chain/evm/chain.js';
+import { parseEvmConfig } from './chain/evm/config.js';
+import { MAX_DEPOSIT_INDEX } from './chain/evm/addresses.js';
+import { sweepDeposits, type SweepEvent } from './chain/evm/sweep.js';
+import { openDatabase } from './db/index.js';
+import { processStoredPayouts, sendStoredGasTopUp } from './service/payouts/index.js';
+import { depositIndexesWithTransfers } from './service/sessions/index.js';
+
+export interface SweepCommandOptions {
+  mnemonicFile: string | undefined;
+  to: string | undefined;
+  indexes: string | undefined;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  /** The `PAYLINK_EVM_*` settings (default `process.env`). */
+  env?: Record<string, string | undefined>;
+  out?: (line: string) => void;
+}
+
+/** Parses `0-99,120` into the listed indexes; throws a `UsageError` that says what is wrong. */
+export function parseIndexRanges(text: string): number[] {
+  const out = new Set<number>();
+  for (const part of text.split(',').map((p) => p.trim()).filter(Boolean)) {
+    const match = /^(\d+)(?:-(\d+))?$/.exec(part);
+    const from = match ? Number(match[1]) : NaN;
+    const to = match?.[2] !== undefined ? Number(match[2]) : from;
+    if (!match || !(from <= to) || to > MAX_DEPOSIT_INDEX) throw new UsageError(`--indexes: "${part}" is not an index or a range such as 0-99`);
+    if (to - from > 100_000) throw new UsageError(`--indexes: ${part} is more than 100,000 addresses; sweep it in parts`);
+    for (let n = from; n <= to; n++) out.add(n);
+  }
+  if (out.size === 0) throw new UsageError('--indexes lists no index (e.g. 0-99,120)');
+  return [...out].sort((a, b) => a - b);
+}
+
+function describe(event: SweepEvent): string {
+  switch (event.type) {
+    case 'waiting':
+      return `  #${event.index} ${event.address}: waiting (${event.reason})`;
+    case 'top-up':
+      return `  #${event.index} ${event.address}: gas top-up ${formatEther(event.value)} (${event.txHash})`;
+    case 'transfer':
+      return `  #${event.index} ${event.address}: ${event.amount} ${event.assetId} → ${event.txHash}`;
+  }
+}
+
+/** Runs the sweep; resolves with the exit code. */
+export async function runSweepCommand(options: SweepCommandOptions): Promise<number> {
+  const out = options.out ?? ((line: string) => process.stdout.write(`${line}\n`));
+  if (!options.mnemonicFile) throw new UsageError('sweep needs --mnemonic-file FILE (the deposit wallet\'s BIP-39 words, which the service never holds)');
+  let mnemonic: string;
+  try {
+    mnemonic = readFileSync(options.mnemonicFile, 'utf8').trim().split(/\s+/).join(' ');
+  } catch (error) {
+    throw new UsageError(`--mnemonic-file ${options.mnemonicFile} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+  const extra = options.indexes === undefined ? [] : parseIndexRanges(options.indexes);
+  // The hot wallet pays the gas top-ups, so its key is needed even with --to; the xpub, when set, is checked against the mnemonic.
+  const config = parseEvmConfig(options.env ?? process.env, { xpub: false, payoutKey: true });
+  for (const warning of config.warnings) process.stderr.write(`paylink: ${warning}\n`);
+
+  const db = await openDatabase({ databaseUrl: options.databaseUrl, dataDir: options.dataDir });
+  try {
+    const chain = await connectEvmChain(config);
+    const adapter = createEvmChainAdapter(chain);
+    try {
+      const deps = { db, chain: adapter, now: () => new Date() };
+      // First, any hot-wallet transaction stored but not yet taken by a node (an earlier sweep's top-up).
+      await processStoredPayouts(deps, [], { checkMs: 0 });
+      const fromDatabase = await depositIndexesWithTransfers(db, chain.network.id);
+      const indexes = [...new Set([...fromDatabase, ...extra])].sort((a, b) => a - b);
+      out(`Sweeping ${indexes.length} deposit address(es) on ${chain.network.name} (chain ${chain.config.chainId}) to ${options.to ?? chain.hotWallet}`);
+      const report = await sweepDeposits({
+        chain,
+        mnemonic,
+        indexes,
+        destination: options.to,
+        sendGas: async (to: Address, value: bigint) => (await sendStoredGasTopUp(deps, to, value)) as `0x${string}`,
+        onProgress: (event) => out(describe(event)),
+      });
+      for (const entry of report.addresses)
+        for (const token of entry.tokens) if (token.status !== 'success') out(`  #${entry.index} ${entry.address}: ${token.amount} ${token.assetId} ${token.status}${token.reason ? ` (${token.reason})` : ''}`);
+      const moved = Object.entries(report.moved).map(([asset, amount]) => `${amount} ${asset}`);
+      out(`Done: ${report.checked} checked, ${report.addresses.length} held tokens; moved ${moved.length ? moved.join(', ') : 'nothing'}.`);
+      return report.addresses.some((entry) => entry.tokens.some((token) => token.status !== 'success')) ? 1 : 0;
+    } finally {
+      await chain.close();
+    }
+  } finally {
+    await db.close();
+  }
+}
+
+/** A mistake in the command line: printed with the usage, exit code 2. */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}

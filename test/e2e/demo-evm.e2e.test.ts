@@ -1,0 +1,274 @@
+/**
+ * End to end against `paylink demo` on its default chain, run as the command a visitor runs (the
+ * compiled CLI: `npm run build` first): it starts anvil with the demo's test tokens; a visitor pays a
+ * link from the demo wallet in the gallery page, the confirmations count up and the session is paid;
+ * the merchant withdraws in the admin and the payout is a real, successful transaction on anvil; on
+ * SIGTERM the demo stops anvil (no orphan). Without anvil (PAYLINK_ANVIL_BIN naming a missing file,
+ * as on a package installed without dev dependencies) the demo says so in one line and runs on the
+ * sandbox. Timings are reported as test diagnostics. Screenshots go to `test-results/e2e-evm/`.
+ */
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { CHROME_PATH, CHROMIUM_ARGS } from '../support/chromium.mjs';
+import { BIN, exited, ROOT } from '../support/processes.js';
+
+const ARTIFACTS = path.resolve('test-results', 'e2e-evm');
+// A withdrawal address with a valid EIP-55 checksum.
+const PAYOUT_ADDRESS = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
+
+interface DemoProcess {
+  child: ChildProcess;
+  url: string;
+  output: () => string;
+  startedMs: number;
+}
+
+/** Runs `paylink demo <args>` and resolves once it has printed its URL and, on the local chain, its chain. */
+async function startDemoProcess(args: string[], env: Record<string, string> = {}): Promise<DemoProcess> {
+  const started = performance.now();
+  const child = spawn(process.execPath, [BIN, 'demo', '--port', '0', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let text = '';
+  child.stdout!.on('data', (chunk) => (text += chunk));
+  child.stderr!.on('data', (chunk) => (text += chunk));
+  const deadline = Date.now() + 90_000;
+  while (!/Paylink demo running at (\S+)/.test(text) || (/\(local EVM chain/.test(text) && !/Mnemonic/.test(text))) {
+    if (child.exitCode !== null) throw new Error(`the demo exited with ${child.exitCode}:\n${text}`);
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`the demo did not start in 90 s:\n${text}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return { child, url: /Paylink demo running at (\S+)/.exec(text)![1]!, output: () => text, startedMs: performance.now() - started };
+}
+
+async function stopDemo(demo: DemoProcess): Promise<number | null> {
+  if (demo.child.exitCode !== null) return demo.child.exitCode;
+  demo.child.kill('SIGTERM');
+  return exited(demo.child);
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function rpc(url: string, method: string, params: unknown[] = []): Promise<any> {
+  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+  const body = (await response.json()) as { result?: unknown; error?: { message: string } };
+  if (body.error) throw new Error(body.error.message);
+  return body.result;
+}
+
+/** A JSON-RPC request to the demo wallet's relay, as the pages send it (or not: `headers` overrides). */
+async function walletCall(demo: DemoProcess, body: unknown, headers: Record<string, string> = {}) {
+  const response = await fetch(`${demo.url}/demo/wallet/rpc`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', origin: demo.url, ...headers },
+    body: JSON.stringify(body),
+  });
+  return { status: response.status, body: (await response.json()) as any };
+}
+
+describe('paylink demo on its local chain, end to end', { timeout: 300_000 }, () => {
+  let demo: DemoProcess;
+  let dataDir: string;
+  let browser: Browser;
+  let visitor: Page;
+  let merchant: Page;
+  let rpcUrl = '';
+  let anvilPid = 0;
+  let usdt = '';
+  let demoWallet = '';
+  const pageErrors: string[] = [];
+  const cspViolations: string[] = [];
+  const shot = (page: Page, name: string) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
+
+  before(async () => {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    dataDir = mkdtempSync(path.join(os.tmpdir(), 'paylink-e2e-evm-'));
+    demo = await startDemoProcess(['--data-dir', dataDir]);
+    const out = demo.output();
+    rpcUrl = /RPC URL\s+(\S+)/.exec(out)![1]!;
+    anvilPid = Number(/anvil, pid (\d+)/.exec(out)![1]);
+    usdt = /USDT \(test\)\s+(0x[0-9a-fA-F]{40})/.exec(out)![1]!;
+    demoWallet = /Demo wallet\s+(0x[0-9a-fA-F]{40})/.exec(out)![1]!;
+    browser = await chromium.launch({ executablePath: CHROME_PATH, args: CHROMIUM_ARGS });
+    visitor = await (await browser.newContext({ viewport: { width: 1280, height: 1000 } })).newPage();
+    merchant = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+    for (const page of [visitor, merchant]) {
+      page.on('pageerror', (error) => pageErrors.push(error.message));
+      page.on('console', (message) => {
+        if (/Content.Security.Policy|Trusted.?(Type|Script|HTML)/i.test(message.text())) cspViolations.push(message.text());
+      });
+    }
+  });
+
+  after(async () => {
+    await browser?.close();
+    if (demo) await stopDemo(demo);
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('starts anvil with the test tokens and prints what it started, the public mnemonic included', async (t) => {
+    t.diagnostic(`demo start (spawn to printed, lib/ compiled): ${Math.round(demo.startedMs)} ms`);
+    const out = demo.output();
+    assert.match(out, /Paylink demo running at http:\/\/127\.0\.0\.1:\d+ {2}\(local EVM chain 31337/);
+    assert.equal(Number(await rpc(rpcUrl, 'eth_chainId')), 31337, 'the printed RPC URL is the chain');
+    assert.ok(alive(anvilPid), 'the printed pid is a running anvil');
+    assert.notEqual(await rpc(rpcUrl, 'eth_getCode', [usdt, 'latest']), '0x', 'USDT is a deployed contract');
+    assert.equal(BigInt(await rpc(rpcUrl, 'eth_call', [{ to: usdt, data: '0x313ce567' }, 'latest'])), 18n, 'USDT has 18 decimals, as on BSC');
+    assert.match(out, /Mnemonic\s+"test test test test test test test test test test test junk"/);
+    assert.match(out, /PUBLIC test mnemonic/);
+    assert.match(out, /3 sessions paid by real transfers at start/);
+    // The node holds no unlocked account: every demo transaction is signed by the demo itself.
+    assert.deepEqual(await rpc(rpcUrl, 'eth_accounts'), []);
+  });
+
+  it('the relay signs only demo-token transfers from the demo wallet, for its own pages', async () => {
+    const transfer = (to: string, data: string, extra: Record<string, unknown> = {}) =>
+      walletCall(demo, { jsonrpc: '2.0', id: 7, method: 'eth_sendTransaction', params: [{ from: demoWallet, to, data, ...extra }] });
+    const amount = (1n).toString(16).padStart(64, '0');
+    const recipient = PAYOUT_ADDRESS.slice(2).toLowerCase().padStart(64, '0');
+    const crossSite = await walletCall(demo, { jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }, { origin: 'http://evil.example' });
+    assert.equal(crossSite.status, 403, 'another origin is refused');
+    const notJson = await fetch(`${demo.url}/demo/wallet/rpc`, { method: 'POST', headers: { 'content-type': 'text/plain', origin: demo.url }, body: '{}' });
+    assert.equal(notJson.status, 415);
+    assert.equal((await walletCall(demo, { jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] })).body.result, '0x7a69');
+    assert.equal((await walletCall(demo, { jsonrpc: '2.0', id: 1, method: 'personal_sign', params: ['0x00', demoWallet] })).body.error.code, 4200);
+    assert.equal((await walletCall(demo, { jsonrpc: '2.0', id: 1, method: 'anvil_setBalance', params: [demoWallet, '0x1'] })).body.error.code, 4200);
+    assert.equal((await walletCall(demo, [{ jsonrpc: '2.0', id: 1, method: 'eth_chainId' }])).body.error.code, -32600, 'no batches');
+    assert.equal((await transfer(PAYOUT_ADDRESS, '0x')).body.error.code, 4200, 'no call to anything but a demo token');
+    assert.equal((await transfer(usdt, `0x095ea7b3${recipient}${amount}`)).body.error.code, 4200, 'no approve: transfers only');
+    assert.equal((await transfer(usdt, `0xa9059cbb${recipient}${amount}`, { value: '0x1' })).body.error.code, 4200, 'no native value');
+    const otherFrom = await walletCall(demo, { jsonrpc: '2.0', id: 1, method: 'eth_sendTransaction', params: [{ from: PAYOUT_ADDRESS, to: usdt, data: `0xa9059cbb${recipient}${amount}` }] });
+    assert.equal(otherFrom.body.error.code, 4100, 'only from the demo wallet');
+    const switched = await walletCall(demo, { jsonrpc: '2.0', id: 1, method: 'wallet_switchEthereumChain', params: [{ chainId: '0x38' }] });
+    assert.equal(switched.body.error.code, 4902, 'it knows only the local chain');
+  });
+
+  it('a visitor pays a link from the demo wallet: confirmations count up, the session is paid', async (t) => {
+    await visitor.goto(`${demo.url}/`);
+    const wallet = visitor.getByRole('complementary', { name: /Demo wallet/ });
+    await wallet.waitFor();
+    assert.match((await wallet.textContent())!, /not real money/);
+    const card = visitor.getByRole('region', { name: 'Fixed amount' });
+    await card.getByRole('button', { name: /^Pay .*USDT/ }).click();
+    const send = wallet.getByRole('button', { name: 'Send from demo wallet' });
+    await visitor.waitForFunction(() => {
+      const button = [...document.querySelectorAll('aside button')].find((b) => b.textContent === 'Send from demo wallet') as HTMLButtonElement | undefined;
+      return button && !button.disabled;
+    });
+    await shot(visitor, '1-visitor-sees-open-payment-and-demo-wallet');
+    const success = visitor.evaluate(
+      () =>
+        new Promise<{ status: string; txHash: string | null }>((resolve) =>
+          document.addEventListener('paylink-success', (event) => resolve((event as CustomEvent).detail.session), { once: true }),
+        ),
+    );
+    const sent = performance.now();
+    await send.click();
+    const status = wallet.getByRole('status');
+    // The service's own count, as it climbs (the panel reads the session through the proxy).
+    await status.filter({ hasText: /the service counts [12] of 3 confirmations/ }).waitFor({ timeout: 30_000 });
+    await shot(visitor, '2-visitor-sees-confirmations');
+    const session = await success;
+    const paidAfter = performance.now() - sent;
+    assert.equal(session.status, 'paid');
+    await card.getByRole('heading', { name: 'Payment received' }).waitFor();
+    await status.filter({ hasText: /the session is paid/ }).waitFor();
+    await shot(visitor, '3-visitor-sees-paid');
+    t.diagnostic(`demo wallet transfer (click) to paylink-success (paid): ${Math.round(paidAfter)} ms at 1 s blocks and 3 confirmations`);
+    const receipt = await rpc(rpcUrl, 'eth_getTransactionReceipt', [session.txHash]);
+    assert.equal(receipt.status, '0x1', 'the payment is a real transaction on anvil');
+    assert.equal(receipt.from.toLowerCase(), demoWallet.toLowerCase(), 'sent from the demo wallet');
+    assert.equal(receipt.to.toLowerCase(), usdt.toLowerCase(), 'a USDT transfer');
+  });
+
+  it('the merchant withdraws the balance in the admin: a real payout on anvil, Completed', async (t) => {
+    await merchant.goto(`${demo.url}/admin.html`);
+    await merchant.getByRole('tab', { name: 'Balances and withdrawals' }).click();
+    // Seeded 90 USDT plus the visitor's 45.
+    await merchant.waitForFunction(() => /135/.test(document.querySelector('paylink-admin')?.shadowRoot?.textContent ?? ''), null, { timeout: 15_000 });
+    await shot(merchant, '4-merchant-sees-balance');
+    await merchant.getByLabel(/address/i).first().fill(PAYOUT_ADDRESS);
+    await merchant.getByRole('button', { name: /^Max/ }).click();
+    await merchant.getByRole('button', { name: 'Review withdrawal' }).click();
+    const requested = performance.now();
+    await merchant.getByRole('button', { name: 'Confirm withdrawal' }).click();
+    await merchant.getByText('Withdrawal requested').waitFor();
+    await merchant.waitForFunction(
+      () => {
+        const admin = document.querySelector('paylink-admin');
+        const rows = [...(admin?.shadowRoot?.querySelectorAll('*') ?? [])].filter((el) => el.getAttribute('part')?.split(' ').includes('withdrawal-row'));
+        return rows.some((el) => /Completed/.test(el.textContent ?? ''));
+      },
+      null,
+      { timeout: 30_000 },
+    );
+    t.diagnostic(`withdrawal confirmed to Completed in the admin: ${Math.round(performance.now() - requested)} ms`);
+    await shot(merchant, '5-merchant-sees-withdrawal-completed');
+
+    const key = readFileSync(path.join(dataDir, 'demo-api-key'), 'utf8').trim();
+    const list = (await (await fetch(`${demo.url}/v1/withdrawal`, { headers: { 'x-api-key': key } })).json()) as { items: Array<Record<string, any>> };
+    const withdrawal = list.items.find((item) => item.status === 'success');
+    assert.ok(withdrawal, JSON.stringify(list.items));
+    assert.match(String(withdrawal.txHash), /^0x[0-9a-f]{64}$/);
+    const receipt = await rpc(rpcUrl, 'eth_getTransactionReceipt', [withdrawal.txHash]);
+    assert.equal(receipt.status, '0x1', 'the payout is a mined, successful transaction on anvil');
+    const balance = BigInt(await rpc(rpcUrl, 'eth_call', [{ to: usdt, data: `0x70a08231${PAYOUT_ADDRESS.slice(2).toLowerCase().padStart(64, '0')}` }, 'latest']));
+    assert.equal(balance, 135n * 10n ** 18n, 'the recipient holds the 135 USDT withdrawn');
+  });
+
+  it('raised no page error and no CSP or Trusted Types violation', () => {
+    assert.deepEqual(pageErrors, []);
+    assert.deepEqual(cspViolations, []);
+  });
+
+  it('stops anvil when it stops (SIGTERM): no orphan node, no database left behind', async () => {
+    assert.equal(await stopDemo(demo), 0);
+    const deadline = Date.now() + 5_000;
+    while (alive(anvilPid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(alive(anvilPid), false, `anvil (pid ${anvilPid}) is gone`);
+    assert.deepEqual(readdirSync(dataDir).filter((name) => name.startsWith('run-')), [], 'the run database is deleted');
+  });
+});
+
+describe('paylink demo without anvil', { timeout: 120_000 }, () => {
+  const missing = { PAYLINK_ANVIL_BIN: path.join(os.tmpdir(), 'no-such-dir', 'anvil') };
+
+  it('falls back to the sandbox, saying so in one line', async () => {
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'paylink-e2e-fallback-'));
+    const demo = await startDemoProcess(['--data-dir', dataDir], missing);
+    try {
+      const lines = demo.output().split('\n').filter((line) => /anvil/.test(line));
+      assert.equal(lines.length, 1, demo.output());
+      assert.match(lines[0]!, /^paylink: anvil is not installed: .*no-such-dir.* so the demo runs on the sandbox chain \(no real funds move\)/);
+      assert.match(demo.output(), /\(sandbox chain: no real funds move\)/);
+      assert.equal((await fetch(`${demo.url}/demo/wallet`)).status, 404, 'no demo wallet on the sandbox');
+      const page = await (await fetch(`${demo.url}/`)).text();
+      assert.match(page, /on the sandbox chain: no real funds move/);
+    } finally {
+      assert.equal(await stopDemo(demo), 0);
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('--chain evm without anvil refuses with the reason instead of falling back', async () => {
+    const child = spawn(process.execPath, [BIN, 'demo', '--port', '0', '--chain', 'evm'], { cwd: ROOT, env: { ...process.env, ...missing }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let text = '';
+    child.stderr!.on('data', (chunk) => (text += chunk));
+    assert.equal(await exited(child), 1);
+    assert.match(text, /anvil is not installed: .*no-such-dir.*--chain sandbox/);
+    assert.equal(existsSync(path.join(ROOT, '.paylink-data', 'demo-evm', `run-${child.pid}`)), false);
+  });
+});

@@ -1,0 +1,98 @@
+/**
+ * The service on a real local chain, for the integration tests of issue 12: anvil with USDT (18
+ * decimals, as on BSC) and cNGN (6) deployed, a payer holding both, the EVM adapter connected to it,
+ * and helpers to pay a session, read it and drive the scanner by hand.
+ */
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { getAddress, parseUnits, type Address, type Hash } from 'viem';
+import { connectEvmAdapter } from '../../src/server/chain/evm/adapter.js';
+import type { EvmChainOptions } from '../../src/server/chain/evm/chain.js';
+import type { ChainAdapter } from '../../src/server/chain/types.js';
+import { createChainScanner } from '../../src/server/service/sessions/index.js';
+import { startTestChain, type TestChain } from './anvil.js';
+import { call } from './service.js';
+
+export interface EvmFixture {
+  t: TestChain;
+  usdt: Address;
+  cngn: Address;
+  /** A token the service is not configured with. */
+  other: Address;
+  /** Dev accounts that hold a million of each token. */
+  payers: Address[];
+  /** A new adapter on this chain (each service instance gets its own connection). */
+  adapter(options?: { confirmations?: number; rpcUrl?: string; hotWalletIndex?: number } & EvmChainOptions): Promise<ChainAdapter>;
+  /** Units of `amount` (a decimal string) of a token. */
+  units(asset: 'USDT' | 'CNGN', amount: string): bigint;
+  /** Sends `amount` of `asset` from `payer` (default payers[0]) to `to`, mined. */
+  pay(to: string, asset: 'USDT' | 'CNGN', amount: string, payer?: Address): Promise<Hash>;
+  stop(): Promise<void>;
+}
+
+/** Starts anvil (instant mining unless `blockTime`) with the tokens deployed and the payers funded. */
+export async function startEvmFixture(options: { blockTime?: number; extraArgs?: string[] } = {}): Promise<EvmFixture> {
+  const t = await startTestChain({ blockTime: options.blockTime, extraArgs: options.extraArgs });
+  const usdt = await t.deployToken({ name: 'Tether USD', symbol: 'USDT', decimals: 18 });
+  const cngn = await t.deployToken({ name: 'Compliant Naira', symbol: 'cNGN', decimals: 6 });
+  const other = await t.deployToken({ name: 'Other', symbol: 'OTH', decimals: 18 });
+  const payers = [t.accounts[2]!, t.accounts[3]!, t.accounts[4]!];
+  for (const payer of payers) {
+    await t.mint(usdt, payer, parseUnits('1000000', 18));
+    await t.mint(cngn, payer, parseUnits('1000000', 6));
+    await t.mint(other, payer, parseUnits('1000000', 18));
+  }
+  const units = (asset: 'USDT' | 'CNGN', amount: string) => parseUnits(amount, asset === 'USDT' ? 18 : 6);
+  return {
+    t,
+    usdt,
+    cngn,
+    other,
+    payers,
+    units,
+    async adapter({ confirmations = 3, rpcUrl, hotWalletIndex, ...chainOptions } = {}) {
+      const config = t.config({ tokens: { USDT: usdt, CNGN: cngn }, confirmations, rpcUrl, hotWalletIndex });
+      return connectEvmAdapter(config, { timeoutMs: 2_000, retries: 1, retryDelayMs: 20, ...chainOptions, log: () => {} });
+    },
+    pay: (to, asset, amount, payer = payers[0]!) => t.sendToken(payer, asset === 'USDT' ? usdt : cngn, to as Address, units(asset, amount)),
+    stop: () => t.stop(),
+  };
+}
+
+/** A scanner driven by hand (`runOnce`), for tests that decide when a round happens. */
+export function manualScanner(deps: Parameters<typeof createChainScanner>[0], options: Parameters<typeof createChainScanner>[1] = {}) {
+  return createChainScanner(deps, { log: () => {}, ...options });
+}
+
+/** Reads a session through the public API. */
+export async function readSession(url: string, id: string) {
+  const res = await call(url, 'GET', `/v1/checkout/sessions/${id}`);
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  return res.body;
+}
+
+/**
+ * Credits `amount` of `assetId` to the key's integrator through the settlement, as if a customer
+ * had paid a session (a made-up transfer): for payout tests, where the money's origin is not the point.
+ */
+export async function creditDirectly(
+  service: { url: string; db: import('../../src/server/db/index.js').Database },
+  chain: ChainAdapter,
+  key: string,
+  amount: string,
+  assetId: 'USDT' | 'CNGN' = 'USDT',
+): Promise<void> {
+  const { createUsdLink, startSession } = await import('./money.js');
+  const { settleIncomingTransfer } = await import('../../src/server/service/sessions/index.js');
+  const slug = await createUsdLink(service.url, key, assetId === 'USDT' ? amount : '1');
+  const session = await startSession(service.url, slug, { assetId });
+  await settleIncomingTransfer(
+    { db: service.db, now: () => new Date() },
+    { blockchainId: chain.networks[0]!.id, txHash: `0x${randomBytes(32).toString('hex')}`, logIndex: 0, assetId, toAddress: session.payAddress, amount, sandbox: false },
+  );
+}
+
+/** A fresh address nobody holds the key of (a payout recipient). */
+export function randomAddress(): Address {
+  return getAddress(`0x${randomBytes(20).toString('hex')}`);
+}
