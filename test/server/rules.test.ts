@@ -118,6 +118,10 @@ describe('core rules', () => {
         assert.ok(hasForbiddenCharacters(value, 'line'), JSON.stringify(value));
         assert.ok(hasForbiddenCharacters(value, 'multiline'), JSON.stringify(value));
       }
+      for (const value of ['title\u000b', '\u000cTitle']) {
+        assert.ok(hasForbiddenCharacters(value, 'line'), `${JSON.stringify(value)}: only tab and line breaks are forgiven around a one-line text`);
+        assert.ok(hasForbiddenCharacters(value, 'multiline'), JSON.stringify(value));
+      }
       for (const value of ['a\nb', 'a\tb', 'a\r\nb']) {
         assert.ok(hasForbiddenCharacters(value, 'line'), JSON.stringify(value));
         assert.ok(!hasForbiddenCharacters(value, 'multiline'), JSON.stringify(value));

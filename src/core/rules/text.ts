@@ -17,7 +17,7 @@ export type TextKind = 'line' | 'multiline';
 
 /**
  * What a one-line text may be, as a JSON Schema (ECMA-262) pattern: no C0 control character. (The check
- * itself also forgives control characters in the whitespace around the text, e.g. a pasted title's
+ * itself also forgives tab and line breaks in the whitespace around the text, e.g. a pasted title's
  * trailing newline, which is trimmed anyway; the pattern states the stricter rule a client can rely on.)
  */
 export const LINE_TEXT_PATTERN = '^[^\\u0000-\\u001F]*$';
@@ -32,7 +32,9 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 
 /** True when `value` holds a character no text of `kind` may hold (see the module comment). */
 export function hasForbiddenCharacters(value: string, kind: TextKind = 'line'): boolean {
-  const allowed = kind === 'line' ? LINE_TEXT.test(value.trim()) : MULTILINE_TEXT.test(value);
+  // A one-line text forgives tab and line breaks only in the whitespace trimmed around it, never the
+  // other controls (a vertical tab or form feed is no more welcome at the end of a title than inside it).
+  const allowed = MULTILINE_TEXT.test(value) && (kind === 'multiline' || LINE_TEXT.test(value.trim()));
   return !allowed || LONE_SURROGATE.test(value);
 }
 
