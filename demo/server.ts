@@ -11,27 +11,32 @@
  * `--chain sandbox` runs the sandbox chain on a persistent data directory instead, and so does the
  * default where anvil is not installed (a package installed without dev dependencies), saying so.
  *
- * Demo visitors are signed in to the admin without copying tokens: opening `/admin.html` sets an
- * HttpOnly, SameSite=Strict session cookie, and the proxy's `authorize` hook accepts it, the way a
- * merchant's own login would. `PAYLINK_ADMIN_TOKEN` (bearer) works too. The API key stays here.
+ * Demo visitors are signed in to the admin without copying tokens: opening `/admin.html` gives each
+ * visitor a session of their own in an HttpOnly, SameSite=Strict cookie (`Secure` over https), and the
+ * proxy's `authorize` hook accepts it, the way a merchant's own login would. `PAYLINK_ADMIN_TOKEN`
+ * (bearer) works too. The API key stays here. Requests naming a host the demo was not started for are
+ * refused (DNS rebinding; ./visitors.ts), and the server has the service's connection limits.
  */
 import { spawnSync } from 'node:child_process';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { cp, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { getRequestListener } from '@hono/node-server';
+import { errorBody } from '../src/core/errors.js';
 import { connectEvmAdapter } from '../src/server/chain/evm/adapter.js';
 import type { ChainAdapter } from '../src/server/chain/types.js';
 import { openDatabase, type Database } from '../src/server/db/index.js';
+import { createLimitedServer, LISTEN_BACKLOG } from '../src/server/limits/node-server.js';
+import { resolveConnectionLimits } from '../src/server/limits/options.js';
 import { createNodeUpstream, createPaylinkProxy, type ProxyRequestInfo } from '../src/server/proxy/index.js';
 import { serveBundle } from '../src/server/bundles.js';
 import { startService } from '../src/server/service/serve.js';
 import { anvilMissing, DEMO_BLOCK_TIME, DEMO_MNEMONIC, startDemoChain, type DemoChain } from './chain.js';
 import { seedDemo, seedPayments } from './seed.js';
+import { createAdminSessions, createHostCheck, readCookie, SESSION_COOKIE } from './visitors.js';
 import { createDemoWallet } from './wallet.js';
 
 /**
@@ -42,7 +47,6 @@ const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = [path.resolve(HERE, '..'), path.resolve(HERE, '..', '..')].find((dir) => existsSync(path.join(dir, 'demo', 'pages'))) ?? path.resolve(HERE, '..');
 const PAGES = path.join(ROOT, 'demo', 'pages');
 const ASSETS = path.join(ROOT, 'demo', 'assets');
-const SESSION_COOKIE = 'paylink_demo_session';
 
 /** The chains the demo runs on. */
 export type DemoChainName = 'evm' | 'sandbox';
@@ -128,14 +132,6 @@ function safeEqual(a: string, b: string): boolean {
   const left = Buffer.from(a);
   const right = Buffer.from(b);
   return left.length === right.length && timingSafeEqual(left, right);
-}
-
-function readCookie(request: Request, name: string): string | undefined {
-  for (const part of (request.headers.get('cookie') ?? '').split(';')) {
-    const [key, ...value] = part.trim().split('=');
-    if (key === name) return value.join('=');
-  }
-  return undefined;
 }
 
 /** The local chain demo's directory: `--data-dir`, else `.paylink-data/demo-evm`. */
@@ -239,10 +235,15 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
 
     // The demo's own server first, so its origin is known for the links' public URLs.
     const host = options.host ?? '127.0.0.1';
-    const server = createServer();
+    const connectionLimits = resolveConnectionLimits({}, process.env);
+    let listener: Parameters<typeof createLimitedServer>[0] = (_req, res) => {
+      res.statusCode = 503;
+      res.end();
+    };
+    const { server } = createLimitedServer((req, res) => listener(req, res), connectionLimits);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(options.port, host, () => resolve());
+      server.listen({ port: options.port, host, backlog: LISTEN_BACKLOG }, () => resolve());
     });
     closers.push(
       () =>
@@ -260,6 +261,9 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
       port: 0,
       host: '127.0.0.1',
       publicUrl: process.env.PAYLINK_PUBLIC_URL ?? `${origin}/pay`,
+      // The service's own port is reached only by the proxy below, from 127.0.0.1: its X-Forwarded-For
+      // names the visitor, so the service's per-client limits count visitors, not the proxy.
+      trustProxy: ['127.0.0.1'],
       ...(adapter ? { chain: adapter } : {}),
     });
     // Stopped after the demo's server has drained (as `serve` does), before the database closes.
@@ -289,7 +293,13 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
     }
 
     const adminToken = process.env.PAYLINK_ADMIN_TOKEN || randomBytes(24).toString('base64url');
-    const sessionId = randomBytes(24).toString('base64url');
+    const sessions = createAdminSessions();
+    const hosts = createHostCheck({
+      listenHost: host,
+      origins: [process.env.PAYLINK_PUBLIC_ORIGIN, process.env.PAYLINK_PUBLIC_URL],
+      hosts: (process.env.PAYLINK_ALLOWED_HOSTS ?? '').split(','),
+    });
+    const publicOriginIsHttps = (process.env.PAYLINK_PUBLIC_ORIGIN ?? '').trim().toLowerCase().startsWith('https:');
     const allowedOrigins = process.env.PAYLINK_ALLOWED_ORIGINS
       ? process.env.PAYLINK_ALLOWED_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean)
       : '*';
@@ -301,11 +311,11 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
       bundles: serveBundle,
       // Behind a reverse proxy that rewrites Host, the origin visitors see (admin changes from it are same-site).
       publicOrigin: process.env.PAYLINK_PUBLIC_ORIGIN,
+      trustProxy: connectionLimits.trustProxy,
       authorize: (request: Request) => {
         const bearer = request.headers.get('authorization')?.match(/^Bearer (.+)$/)?.[1];
         if (bearer && safeEqual(bearer, adminToken)) return true;
-        const cookie = readCookie(request, SESSION_COOKIE);
-        return cookie !== undefined && safeEqual(cookie, sessionId);
+        return sessions.has(readCookie(request.headers.get('cookie'), SESSION_COOKIE));
       },
     });
 
@@ -324,12 +334,17 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
         .replaceAll('{{simple}}', seed.slugs.simple);
     };
 
-    const handle = async (request: Request, info?: ProxyRequestInfo): Promise<Response> => {
+    const handle = async (request: Request, info?: ProxyRequestInfo & Parameters<typeof service.app.fetch>[1]): Promise<Response> => {
       const url = new URL(request.url);
       const { pathname } = url;
+      if (pathname !== '/healthz' && !hosts.allows(request.headers.get('host'))) {
+        const message = `This demo answers for ${hosts.names.join(', ')} only (set PAYLINK_ALLOWED_HOSTS to add a host)`;
+        return Response.json(errorBody(403, 'host_not_allowed', message), { status: 403, headers: { 'cache-control': 'no-store' } });
+      }
       if (pathname === '/paylink' || pathname.startsWith('/paylink/')) return proxy(request, info);
       if (pathname.startsWith('/v1/') || pathname.startsWith('/pay/') || pathname.startsWith('/dist/') || pathname === '/healthz') {
-        return service.app.fetch(request);
+        // In process, with the visitor's socket, so the service's per-client limits count the visitor.
+        return service.app.fetch(request, info);
       }
       if (pathname === '/demo/wallet' || pathname.startsWith('/demo/wallet/')) {
         // On the sandbox there is no wallet: the pages' script finds nothing and stays out of sight.
@@ -348,10 +363,12 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
       const html = await page(name);
       if (html === undefined) return new Response('Not found', { status: 404, headers: { 'content-type': 'text/plain' } });
       const headers = new Headers({ 'content-type': 'text/html; charset=utf-8', 'content-security-policy': PAGE_CSP, 'referrer-policy': 'no-referrer' });
-      if (name === 'admin.html') headers.append('set-cookie', `${SESSION_COOKIE}=${sessionId}; Path=/; HttpOnly; SameSite=Strict`);
+      if (name === 'admin.html' && !sessions.has(readCookie(request.headers.get('cookie'), SESSION_COOKIE))) {
+        headers.append('set-cookie', sessions.issue(url.protocol === 'https:' || publicOriginIsHttps));
+      }
       return new Response(html, { headers });
     };
-    server.on('request', getRequestListener(handle));
+    listener = getRequestListener(handle);
 
     let closing: Promise<void> | undefined;
     return {

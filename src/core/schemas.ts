@@ -24,6 +24,7 @@ import {
   TX_HASH_PATTERN,
 } from './rules/limits.js';
 import { SESSION_STATUSES } from './rules/session.js';
+import { hasForbiddenCharacters, LINE_TEXT_PATTERN, MULTILINE_TEXT_PATTERN, type TextKind } from './rules/text.js';
 import { WEBHOOK_DELIVERY_STATUSES, WEBHOOK_EVENT_TYPES } from './rules/webhooks.js';
 import { WITHDRAWAL_STATUSES } from './rules/withdrawal.js';
 
@@ -31,11 +32,19 @@ import { WITHDRAWAL_STATUSES } from './rules/withdrawal.js';
 // Shared pieces
 
 /**
- * Every string of a request is built here, so a rule about request text applies to all of them
- * at once: issue 15's refusal of NUL bytes belongs in this function (and in `core/rules/text.ts`).
+ * Every string of a request is built here, so a rule about request text applies to all of them at
+ * once: at most `max` UTF-16 code units, and none of the characters `core/rules/text.ts` refuses (NUL
+ * and the other control characters; in a one-line field, line breaks and tabs too), with its pattern
+ * stated in the OpenAPI document. A field's own `pattern`, where it has a stricter one, replaces it there.
  */
-export function textSchema(max: number) {
-  return z.string().max(max);
+export function textSchema(max: number, kind: TextKind = 'line') {
+  return z
+    .string()
+    .max(max)
+    .refine((value) => !hasForbiddenCharacters(value, kind), {
+      message: kind === 'line' ? 'Must not contain control characters (such as NUL, tabs or line breaks)' : 'Must not contain control characters (such as NUL)',
+    })
+    .meta({ pattern: kind === 'line' ? LINE_TEXT_PATTERN : MULTILINE_TEXT_PATTERN });
 }
 
 /** A response field documented as `format` (uuid, date-time, uri, email), without making the client stricter. */
@@ -145,9 +154,9 @@ const urlInput = textSchema(MAX_LENGTH.url).meta({ format: 'uri' });
 /** Body of `POST /v1/payment-link` (spec §2.2 with DESIGN §4 tolerance). */
 export const CreatePaymentLinkInput = z.object({
   title: textSchema(MAX_LENGTH.title).trim().min(1, 'Title is required'),
-  description: textSchema(MAX_LENGTH.description),
+  description: textSchema(MAX_LENGTH.description, 'multiline'),
   action: z.object({
-    successMessage: textSchema(MAX_LENGTH.successMessage).optional(),
+    successMessage: textSchema(MAX_LENGTH.successMessage, 'multiline').optional(),
     redirect: z.boolean().optional(),
     showConfirmationPage: z.boolean().optional(),
     redirectURL: urlInput.optional(),
@@ -162,7 +171,7 @@ export const CreatePaymentLinkInput = z.object({
           name: textSchema(MAX_LENGTH.itemName).trim().min(1, 'Item name is required'),
           quantity: z.number().int('Quantity must be a whole number').min(1).max(MAX_COUNT.quantity),
           unitAmount: amountInput,
-          description: textSchema(MAX_LENGTH.itemDescription).optional(),
+          description: textSchema(MAX_LENGTH.itemDescription, 'multiline').optional(),
           imageUrl: urlInput.optional(),
         }),
       )
@@ -272,7 +281,7 @@ export const StartSessionInput = z.object({
   fiatAmount: amountInput.optional(),
   customer: z
     .object({
-      address: textSchema(MAX_LENGTH.customerAddress).optional(),
+      address: textSchema(MAX_LENGTH.customerAddress, 'multiline').optional(),
       phone: textSchema(MAX_LENGTH.phone)
         .meta({ description: 'An international number (+ and 7 to 15 digits; spaces, dots, dashes and brackets are ignored)' })
         .optional(),
@@ -283,7 +292,7 @@ export const StartSessionInput = z.object({
   reference: textSchema(MAX_LENGTH.reference).optional(),
   /** Up to 20 string pairs the merchant attaches; returned on the keyed session read and in webhooks. */
   metadata: z
-    .record(textSchema(MAX_LENGTH.metadataKey).min(MIN_LENGTH.metadataKey), textSchema(MAX_LENGTH.metadataValue))
+    .record(textSchema(MAX_LENGTH.metadataKey).min(MIN_LENGTH.metadataKey), textSchema(MAX_LENGTH.metadataValue, 'multiline'))
     .refine((value) => Object.keys(value).length <= MAX_COUNT.metadataEntries, `metadata holds at most ${MAX_COUNT.metadataEntries} keys`)
     .meta({ maxProperties: MAX_COUNT.metadataEntries })
     .optional(),
@@ -327,7 +336,10 @@ export type CheckoutSession = z.infer<typeof CheckoutSession>;
  */
 export const SimulatePaymentInput = z.object({
   amount: amountInput.optional(),
-  txHash: textSchema(66).regex(TX_HASH_PATTERN, 'txHash must be 0x followed by 64 hexadecimal characters').optional(),
+  txHash: textSchema(66)
+    .regex(TX_HASH_PATTERN, 'txHash must be 0x followed by 64 hexadecimal characters')
+    .meta({ pattern: TX_HASH_PATTERN.source })
+    .optional(),
 });
 
 // ---------------------------------------------------------------------------------------------

@@ -19,6 +19,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
+import { defaultLogger } from './log.js';
 
 /** Cache of a versioned file: its bytes never change for a version. */
 export const IMMUTABLE_CACHE = 'public, max-age=31536000, immutable';
@@ -164,7 +165,7 @@ export function createBundleHandler(options: BundleHandlerOptions = {}): BundleH
     if (loaded?.version === version) return loaded;
     loading = load(version).catch((error: unknown) => {
       // A manifest caught mid-rewrite reads again on the next request (its time changes once written).
-      console.error('[paylink] cannot read the bundles of', distDir, error);
+      defaultLogger.error('bundles_unreadable', 'cannot read the bundles', { error });
       return undefined;
     });
     return loading;

@@ -26,6 +26,10 @@ import {
   normalizePhone,
   parseDateBound,
   parseDateTime,
+  DATE_RANGE,
+  hasForbiddenCharacters,
+  LINE_TEXT_PATTERN,
+  MULTILINE_TEXT_PATTERN,
   resolveLinkDraft,
   type LinkInput,
   type NetworkInfo,
@@ -88,6 +92,53 @@ describe('core rules', () => {
       assert.ok(!isDateRange(parseDateBound('2031-03-02', 'start')!, end));
       assert.equal(parseDateBound('2031-02-30', 'start'), null);
     });
+
+    it('refuses dates outside 1970–9999 and offsets no time zone has (they were 500s in the database)', () => {
+      for (const bad of ['0000-01-01T00:00:00Z', '1969-12-31T23:59:59Z', '9999-12-31T23:59:59-12:00', '2030-06-01T12:00:00-23:59', '2030-06-01T12:00:00+14:30', '2030-06-01T12:00:00+05:60', '2030-02-29T00:00:00Z'])
+        assert.equal(parseDateTime(bad), null, bad);
+      for (const [good, iso] of [
+        ['1970-01-01T00:00:00Z', '1970-01-01T00:00:00.000Z'],
+        ['9999-12-31T23:59:59.999Z', '9999-12-31T23:59:59.999Z'],
+        ['2030-06-01T12:00:00-12:00', '2030-06-02T00:00:00.000Z'],
+        ['2030-06-01T12:00:00+1400', '2030-05-31T22:00:00.000Z'],
+        ['2028-02-29T08:30:15.123456Z', '2028-02-29T08:30:15.123Z'],
+        ['0099-01-01T00:00:00Z', null],
+      ] as const)
+        assert.equal(parseDateTime(good)?.toISOString() ?? null, iso, good);
+      assert.equal(parseDateBound('0000-01-01', 'start'), null);
+      assert.equal(parseDateBound('9999-12-31', 'end'), null, 'its end is the next midnight, in year 10000');
+      assert.equal(parseDateBound('9999-12-30', 'end')?.at.toISOString(), '9999-12-31T00:00:00.000Z');
+      assert.equal(DATE_RANGE.min, Date.UTC(1970, 0, 1));
+    });
+  });
+
+  describe('text', () => {
+    it('refuses NUL and other control characters, allowing tab and line breaks only where text spans lines', () => {
+      for (const value of ['a\u0000b', '\u0000', 'a\u0007', 'a\u001bb', 'a\u0001', 'lone \ud800 half', 'lone \udc00 half']) {
+        assert.ok(hasForbiddenCharacters(value, 'line'), JSON.stringify(value));
+        assert.ok(hasForbiddenCharacters(value, 'multiline'), JSON.stringify(value));
+      }
+      for (const value of ['title\u000b', '\u000cTitle']) {
+        assert.ok(hasForbiddenCharacters(value, 'line'), `${JSON.stringify(value)}: only tab and line breaks are forgiven around a one-line text`);
+        assert.ok(hasForbiddenCharacters(value, 'multiline'), JSON.stringify(value));
+      }
+      for (const value of ['a\nb', 'a\tb', 'a\r\nb']) {
+        assert.ok(hasForbiddenCharacters(value, 'line'), JSON.stringify(value));
+        assert.ok(!hasForbiddenCharacters(value, 'multiline'), JSON.stringify(value));
+      }
+      for (const value of ['', 'Coffee beans', 'Café ☕ 𝔘', ' padded\n', '\ttabbed ', 'a\u007fb'])
+        assert.ok(!hasForbiddenCharacters(value, 'line'), JSON.stringify(value));
+    });
+
+    it('states the rule as the patterns the OpenAPI document carries, no looser than the check', () => {
+      fc.assert(
+        fc.property(fc.string({ unit: 'binary', maxLength: 20 }), (value) => {
+          if (new RegExp(LINE_TEXT_PATTERN).test(value) && !/[\ud800-\udfff]/.test(value)) assert.ok(!hasForbiddenCharacters(value, 'line'));
+          if (new RegExp(MULTILINE_TEXT_PATTERN).test(value) && !/[\ud800-\udfff]/.test(value)) assert.ok(!hasForbiddenCharacters(value, 'multiline'));
+          if (hasForbiddenCharacters(value, 'multiline')) assert.ok(hasForbiddenCharacters(value, 'line'));
+        }),
+      );
+    });
   });
 
   describe('payment links', () => {
@@ -115,6 +166,7 @@ describe('core rules', () => {
       ['a cart with a fractional quantity', { fiatAmount: undefined, cart: { items: [{ name: 'A', quantity: 1.5, unitAmount: 5 }] } }, 'cart.items.0.quantity', 'link.quantityInvalid'],
       ['a cart item without a name', { fiatAmount: undefined, cart: { items: [{ name: ' ', quantity: 1, unitAmount: 5 }] } }, 'cart.items.0.name', 'link.itemNameRequired'],
       ['an http image', { fiatAmount: undefined, cart: { items: [{ name: 'A', quantity: 1, unitAmount: 5, imageUrl: 'http://x.example/a.png' }] } }, 'cart.items.0.imageUrl', 'link.imageUrlInvalid'],
+      ['a cart whose total passes the cap', { fiatAmount: undefined, cart: { items: Array.from({ length: 100 }, () => ({ name: 'A', quantity: 10_000, unitAmount: MAX_AMOUNT })) } }, 'fiatAmount', 'amount.tooLarge'],
       ['a javascript: redirect', { action: { redirect: true, redirectUrl: 'javascript:alert(1)' } }, 'action.redirectUrl', 'link.redirectUrlInvalid'],
       ['a redirect without a URL', { action: { redirect: true } }, 'action.redirectUrl', 'link.redirectUrlRequired'],
       ['donation extras on a Standard link', { closesAt: '2099-01-01T00:00:00Z' }, 'closesAt', 'link.donationOnly'],
@@ -175,6 +227,7 @@ describe('core rules', () => {
       ['an unknown network', { blockchainId: 'ethereum' }, 'blockchainId', 'withdrawal.networkUnsupported'],
       ['a short address', { address: valid.address.slice(0, 41) }, 'address', 'address.format'],
       ['a bad checksum', { address: valid.address.replace('aAeb', 'aaeb') }, 'address', 'address.checksum'],
+      ['the zero address', { address: '0x0000000000000000000000000000000000000000' }, 'address', 'address.format'],
     ];
     for (const [what, overrides, path, key] of cases)
       it(`refuses ${what}`, () => {

@@ -3,6 +3,7 @@
  * test run's PostgreSQL server, plus a small fetch helper.
  */
 import { randomBytes } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
 import pg from 'pg';
 import { openDatabase, type Database } from '../../src/server/db/index.js';
 import { createApiKey, type CreatedKey } from '../../src/server/service/keys/index.js';
@@ -67,9 +68,16 @@ export interface TestService {
   close(): Promise<void>;
 }
 
+/**
+ * The per-client limits on public writes that functional tests lift unless they set them: they start
+ * dozens of sessions and visits from 127.0.0.1, which is the attack those limits stop (tested on their
+ * own in test/server/attack-*.test.ts and test/hard/). Connection and stream caps stay at their defaults.
+ */
+const FUNCTIONAL_TEST_LIMITS: Partial<ServiceOptions> = { sessionRateLimit: false, visitRateLimit: false, maxVisitsPerClient: false };
+
 export async function startTestService(backend: Backend, options: Omit<ServiceOptions, 'db'> = {}): Promise<TestService> {
   const database = await openTestDatabase(backend);
-  const service = await startService({ ...options, db: database.db });
+  const service = await startService({ ...FUNCTIONAL_TEST_LIMITS, ...options, db: database.db });
   return {
     backend,
     url: service.url,
@@ -112,6 +120,44 @@ export async function call<T = any>(
     // Not JSON: the test sees the text.
   }
   return { status: response.status, body: parsed as T, headers: response.headers };
+}
+
+/**
+ * `call` from a given local address (`127.0.0.x`: the whole 127/8 range is the loopback on Linux), so
+ * a test can be many clients, or an attacker apart from the customers. A new connection per call.
+ */
+export function callFrom<T = any>(
+  localAddress: string,
+  baseUrl: string,
+  method: string,
+  path: string,
+  options: { key?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {},
+): Promise<ApiResponse<T>> {
+  const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
+  if (options.key) headers['x-api-key'] = options.key;
+  const body = options.rawBody ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
+  if (body !== undefined) headers['content-type'] ??= 'application/json';
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(new URL(path, baseUrl), { method, headers, localAddress, agent: false }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('error', reject);
+      response.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        let parsed: unknown = text;
+        try {
+          parsed = text ? JSON.parse(text) : undefined;
+        } catch {
+          // Not JSON: the test sees the text.
+        }
+        const responseHeaders = new Headers();
+        for (const [name, value] of Object.entries(response.headers)) if (typeof value === 'string') responseHeaders.set(name, value);
+        resolve({ status: response.statusCode ?? 0, body: parsed as T, headers: responseHeaders });
+      });
+    });
+    request.on('error', reject);
+    request.end(body);
+  });
 }
 
 /** The spec's example body of a Standard link, with overrides. */

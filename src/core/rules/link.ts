@@ -8,7 +8,7 @@
 import { FIAT_DIGITS, compareDecimal, fiatDigits, fractionDigits, fromUnits, toDecimalString, toUnits } from '../money.js';
 import { checkAmount } from './amount.js';
 import { parseDateTime } from './dates.js';
-import { MAX_COUNT, MAX_LENGTH } from './limits.js';
+import { MAX_AMOUNT, MAX_COUNT, MAX_LENGTH } from './limits.js';
 import { checkText } from './text.js';
 import { RuleErrors, type RuleError } from './types.js';
 
@@ -285,7 +285,9 @@ function resolveStandard(draft: LinkDraft, input: LinkInput, errors: RuleErrors,
       draft.cartItems.reduce((sum, item) => sum + toUnits(item.unitAmount, digits) * BigInt(item.quantity), 0n),
       digits,
     );
-    if (amountGiven && compareDecimal(draft.fiatAmount, total) !== 0) errors.fail(amountPath, 'link.cartTotal', { total });
+    // Each line is within the cap, but their total must be too: it becomes the link's price.
+    if (compareDecimal(total, MAX_AMOUNT) > 0) errors.fail(amountGiven ? amountPath : 'fiatAmount', 'amount.tooLarge', { max: MAX_AMOUNT });
+    else if (amountGiven && compareDecimal(draft.fiatAmount, total) !== 0) errors.fail(amountPath, 'link.cartTotal', { total });
     else if (amountGiven || itemsGiven || compareDecimal(draft.fiatAmount, total) !== 0) draft.fiatAmount = total;
   }
   if (compareDecimal(draft.fiatAmount, '0') <= 0 && errors.empty) errors.fail('fiatAmount', 'link.amountRequired');

@@ -2,11 +2,41 @@
  * Rules of free text: every string a person types (titles, descriptions, messages, names, customer
  * details) goes through `checkText`, so a rule about text is written once here.
  *
- * This is where text refusals belong: issue 15 adds NUL bytes (and other bytes PostgreSQL can't
- * store) here and in `textSchema` of `core/schemas.ts`, which builds every zod string of a request.
+ * Characters text can't hold (issue 15): NUL (PostgreSQL refuses it, which used to be a 500), the other
+ * C0 control characters, and halves of surrogate pairs (they have no UTF-8 form, so storing them would
+ * silently change the text). A field of several lines (a description, a delivery address) may hold tab,
+ * line feed and carriage return; a one-line field (a title, an id, a code) none of them, except as
+ * surrounding whitespace that is trimmed anyway. `textSchema` of `core/schemas.ts`, which builds every
+ * zod string of a request, refuses them with these patterns, and states them in the OpenAPI document.
  * Isomorphic: no DOM, no Node, no zod.
  */
 import type { RuleErrors } from './types.js';
+
+/** Whether a text field may span lines (tab, LF and CR allowed inside it). */
+export type TextKind = 'line' | 'multiline';
+
+/**
+ * What a one-line text may be, as a JSON Schema (ECMA-262) pattern: no C0 control character. (The check
+ * itself also forgives tab and line breaks in the whitespace around the text, e.g. a pasted title's
+ * trailing newline, which is trimmed anyway; the pattern states the stricter rule a client can rely on.)
+ */
+export const LINE_TEXT_PATTERN = '^[^\\u0000-\\u001F]*$';
+
+/** What a text of several lines may be: no C0 control character but tab, line feed and carriage return. */
+export const MULTILINE_TEXT_PATTERN = '^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F]*$';
+
+const LINE_TEXT = new RegExp(LINE_TEXT_PATTERN);
+const MULTILINE_TEXT = new RegExp(MULTILINE_TEXT_PATTERN);
+/** Half of a surrogate pair without its other half. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** True when `value` holds a character no text of `kind` may hold (see the module comment). */
+export function hasForbiddenCharacters(value: string, kind: TextKind = 'line'): boolean {
+  // A one-line text forgives tab and line breaks only in the whitespace trimmed around it, never the
+  // other controls (a vertical tab or form feed is no more welcome at the end of a title than inside it).
+  const allowed = MULTILINE_TEXT.test(value) && (kind === 'multiline' || LINE_TEXT.test(value.trim()));
+  return !allowed || LONE_SURROGATE.test(value);
+}
 
 /** What a text field allows. */
 export interface TextRule {

@@ -4,7 +4,8 @@
  * - `assetId`: an asset some configured network carries, any case (kept uppercase);
  * - `blockchainId`: a configured network by id or alias, any case (kept as its canonical id),
  *   carrying that asset;
- * - `address`: `0x` + 40 hex; mixed case must pass EIP-55 (kept in its checksummed spelling);
+ * - `address`: `0x` + 40 hex, not the zero address; mixed case must pass EIP-55 (kept in its
+ *   checksummed spelling);
  * - `amount`: a number or decimal string, > 0, at most 6 decimals, at most `MAX_AMOUNT`.
  * Whether the balance covers the amount is the service's to say (422), not a rule of the request.
  * Isomorphic: no DOM, no Node, no zod.
@@ -50,6 +51,14 @@ export function checkEvmAddress(value: string, path: string, errors: RuleErrors)
   }
 }
 
+/**
+ * True for the zero address (`0x` and forty zeros): nobody holds its key, so a payout sent there is
+ * burned (many tokens refuse it outright). A withdrawal to it is refused like a malformed address.
+ */
+export function isZeroAddress(address: string): boolean {
+  return /^0x0{40}$/.test(address.trim());
+}
+
 /** Applies the rules to a withdrawal body against the configured `networks`, naming every offending field. */
 export function checkWithdrawal(input: WithdrawalInput, networks: readonly NetworkInfo[]): WithdrawalCheck {
   const errors = new RuleErrors();
@@ -65,7 +74,8 @@ export function checkWithdrawal(input: WithdrawalInput, networks: readonly Netwo
     errors.fail('blockchainId', 'withdrawal.networkUnsupported', { networks: networks.map((n) => `${n.id} (${n.name})`).join(', ') });
   else if (knownAsset && !network.assets.includes(assetId)) errors.fail('assetId', 'withdrawal.networkAsset', { network: network.name, asset: assetId });
 
-  const address = checkEvmAddress(input.address, 'address', errors);
+  let address = checkEvmAddress(input.address, 'address', errors);
+  if (address !== null && isZeroAddress(address)) address = errors.fail('address', 'address.format');
   if (!errors.empty || !network || address === null || amount === null) return { ok: false, errors: errors.list };
   return { ok: true, request: { amount, assetId, blockchainId: network.id, address } };
 }

@@ -9,6 +9,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
+import { defaultLogger } from '../log.js';
 
 /** Something SQL can be sent to: the database itself or an open transaction. */
 export interface Queryable {
@@ -287,7 +288,7 @@ async function openPostgres(connectionString: string, max: number): Promise<Data
             try {
               subscription.onReconnect?.();
             } catch (error) {
-              console.error('[paylink] a LISTEN reconnect handler failed', error);
+              defaultLogger.error('listen_handler_failed', 'a LISTEN reconnect handler failed', { error });
             }
           }
       }

@@ -1,15 +1,18 @@
 /**
- * Who the client is, for per-client limits (rate limit, event-stream cap): the merchant's `clientKey`,
- * else the trusted `X-Forwarded-For` hop (`trustProxy`), else the socket address the adapter passed.
+ * Who the client is, for per-client limits (rate limit, event-stream caps): the merchant's `clientKey`,
+ * else the socket address the adapter passed, or the `X-Forwarded-For` entry `trustProxy` believes
+ * (`server/limits/client-address.ts`, the service's rules too).
  *
- * Boundary: the one place the proxy decides client identity; issue 15's per-client caps count by it.
+ * Boundary: the one place the proxy decides client identity; every per-client cap counts by it, and
+ * the forwarder tells the service the same client (`X-Forwarded-For`).
  */
+import { createClientAddressResolver, type TrustProxy } from '../limits/client-address.js';
 import type { ClientKeyResolver } from './exchange.js';
 import type { ProxyRequestInfo } from './messages.js';
 
 /** The options that decide client identity (see `PaylinkProxyOptions`). */
 export interface ClientKeyOptions {
-  trustProxy?: boolean | number | undefined;
+  trustProxy?: TrustProxy;
   clientKey?: ((request: Request, info: ProxyRequestInfo | undefined) => string | undefined) | undefined;
   /** Where the one warning about a runtime without client addresses goes. Default `console.warn`. */
   warn?: ((message: string) => void) | undefined;
@@ -17,25 +20,21 @@ export interface ClientKeyOptions {
 
 /**
  * The resolver. When no key can be found (no `clientKey`, no `clientIp`, no `incoming`), the request is
- * neither rate-limited nor counted, and the proxy warns once: one shared bucket would throttle every
- * customer at once.
+ * not rate-limited and its event streams count in the total only, and the proxy warns once: one shared
+ * bucket would throttle every customer at once.
  */
 export function createClientKeyResolver(options: ClientKeyOptions): ClientKeyResolver {
   const custom = options.clientKey;
-  const hops = options.trustProxy ? (options.trustProxy === true ? 1 : Math.max(1, Math.floor(options.trustProxy))) : 0;
+  const address = createClientAddressResolver(options.trustProxy);
   const warn = options.warn ?? ((message: string) => console.warn(message));
   let warned = false;
 
   return (incoming, info) => {
     let key: string | undefined = custom?.(incoming.request(), info) || undefined;
-    if (key === undefined && hops > 0) {
-      const chain = (incoming.header('x-forwarded-for') ?? '')
-        .split(',')
-        .map((part) => part.trim())
-        .filter(Boolean);
-      key = chain[Math.max(0, chain.length - hops)];
+    if (key === undefined) {
+      const peer = info?.clientIp || info?.incoming?.socket?.remoteAddress || undefined;
+      key = address(peer, address.trusting ? incoming.header('x-forwarded-for') : null);
     }
-    key ??= info?.clientIp || info?.incoming?.socket?.remoteAddress || undefined;
     if (key === undefined && !warned) {
       warned = true;
       warn(

@@ -6,11 +6,16 @@
  * `PAYLINK_PUBLIC_ORIGIN` (the origin browsers load your pages from, when a reverse proxy in front rewrites
  * `Host`: admin changes from it are same-site),
  * `PAYLINK_RATE_LIMIT` (checkout requests per second per client, optionally `:burst`, e.g. `10:60`, the
- * default; or `off`).
+ * default; or `off`), and the limits of DESIGN §9 shared with the service (`server/limits/options.ts`:
+ * `PAYLINK_HEADERS_TIMEOUT_MS`, `PAYLINK_BODY_TIMEOUT_MS`, `PAYLINK_MAX_CONNECTIONS_PER_CLIENT`,
+ * `PAYLINK_MAX_CONNECTIONS_TOTAL`, `PAYLINK_MAX_EVENT_STREAMS_PER_CLIENT`, `PAYLINK_MAX_EVENT_STREAMS_TOTAL`, …).
  * `GET /healthz` answers `200 {"status":"ok"}`. The API key is never printed.
  */
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createLimitedServer, LISTEN_BACKLOG } from '../limits/node-server.js';
+import { LimitConfigError, parseRateLimit, resolveConnectionLimits, resolveStreamLimits, LIMIT_DEFAULTS, type ConnectionLimits } from '../limits/options.js';
+import { defaultLogger } from '../log.js';
 import { parsePublicOrigin } from './guards/cross-site.js';
 import { createNodeUpstream } from './node-upstream.js';
 import { toNodeHandler } from './node.js';
@@ -39,8 +44,11 @@ export class ProxyConfigError extends Error {
   override name = 'ProxyConfigError';
 }
 
-/** The proxy's options as the command reads them: `upstream` is the URL (the server adds the Node transport). */
-export type ProxyCommandConfig = PaylinkProxyOptions & { upstream: string };
+/**
+ * The proxy's options as the command reads them: `upstream` is the URL (the server adds the Node
+ * transport), and the Node server's connection limits.
+ */
+export type ProxyCommandConfig = PaylinkProxyOptions & { upstream: string; connectionLimits: ConnectionLimits };
 
 /** Reads the proxy's options from flags and environment, refusing to start without a key or upstream. */
 export function proxyOptionsFromEnv(options: ProxyCommandOptions): ProxyCommandConfig {
@@ -59,56 +67,58 @@ export function proxyOptionsFromEnv(options: ProxyCommandOptions): ProxyCommandC
     .split(',')
     .map((origin) => origin.trim())
     .filter(Boolean);
-  const trust = env.PAYLINK_TRUST_PROXY?.trim();
   let publicOrigin: string | undefined;
   try {
     publicOrigin = parsePublicOrigin(env.PAYLINK_PUBLIC_ORIGIN);
   } catch {
     throw new ProxyConfigError(`PAYLINK_PUBLIC_ORIGIN must be an origin such as https://shop.example (scheme, host and port only); got ${env.PAYLINK_PUBLIC_ORIGIN}`);
   }
+  let connectionLimits: ConnectionLimits;
+  let streams: ReturnType<typeof resolveStreamLimits>;
+  let rateLimit: PaylinkProxyOptions['rateLimit'];
+  try {
+    connectionLimits = resolveConnectionLimits({}, env);
+    streams = resolveStreamLimits({}, env, LIMIT_DEFAULTS.proxyMaxEventStreamsPerClient);
+    rateLimit = parseRateLimit(env.PAYLINK_RATE_LIMIT, 'PAYLINK_RATE_LIMIT');
+  } catch (error) {
+    if (error instanceof LimitConfigError) throw new ProxyConfigError(error.message);
+    throw error;
+  }
   return {
-    rateLimit: parseRateLimit(env.PAYLINK_RATE_LIMIT),
+    rateLimit,
+    connectionLimits,
+    ...streams,
     upstream,
     apiKey,
     adminToken: env.PAYLINK_ADMIN_TOKEN?.trim() || undefined,
     allowedOrigins: origins.includes('*') ? '*' : origins,
     publicOrigin,
-    trustProxy: !trust || trust === '0' || trust === 'false' ? undefined : /^\d+$/.test(trust) ? Number(trust) : true,
+    trustProxy: connectionLimits.trustProxy,
   };
-}
-
-function parseRateLimit(value: string | undefined): PaylinkProxyOptions['rateLimit'] {
-  const text = value?.trim().toLowerCase();
-  if (!text) return undefined;
-  if (text === 'off' || text === 'false' || text === '0') return false;
-  const match = /^(\d+(?:\.\d+)?)(?::(\d+))?$/.exec(text);
-  if (!match) throw new ProxyConfigError(`PAYLINK_RATE_LIMIT must be "off" or requests per second with an optional burst, e.g. "10:60"; got ${value}`);
-  const perSecond = Number(match[1]);
-  return { perSecond, burst: match[2] ? Number(match[2]) : Math.max(1, Math.ceil(perSecond * 6)) };
 }
 
 /**
  * Starts the proxy server; `close()` drains in-flight requests (cutting event streams after 5 s).
- * The `node:http` server here is where limits on connections belong (header and body timeouts,
- * connections per client): they act before the proxy's guards see a request.
+ * The `node:http` server is the limited one of `server/limits/node-server.ts` (header and body timeouts,
+ * connections per client and in total): they act before the proxy's guards see a request.
  */
 export async function startProxyServer(options: ProxyCommandOptions): Promise<RunningProxy> {
-  const config = proxyOptionsFromEnv(options);
+  const { connectionLimits, ...config } = proxyOptionsFromEnv(options);
   // The script-tag bundles of this package, at basePath/dist/* (Node only: they are read from disk).
-  const proxy = createPaylinkProxy({ ...config, upstream: createNodeUpstream(config.upstream), bundles: serveBundle });
+  const proxy = createPaylinkProxy({ ...config, upstream: createNodeUpstream(config.upstream), bundles: serveBundle, logger: defaultLogger });
   const nodeHandler = toNodeHandler(proxy);
-  const server = createServer((req, res) => {
+  const { server } = createLimitedServer((req, res) => {
     if (req.url === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) {
       res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
       res.end(req.method === 'HEAD' ? undefined : JSON.stringify({ status: 'ok' }));
       return;
     }
     nodeHandler(req, res);
-  });
+  }, connectionLimits, defaultLogger);
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port, host, () => resolve());
+    server.listen({ port: options.port, host, backlog: LISTEN_BACKLOG }, () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
   let closing: Promise<void> | undefined;

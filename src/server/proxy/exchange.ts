@@ -4,9 +4,9 @@
  * possibly leaving something for later: headers every answer carries (CORS), a body it read, a
  * cleanup for when the answer has settled (an event-stream slot).
  *
- * Boundary: the place new protections plug in (issue 15: per-client connection and stream caps,
- * slow-body timeouts, stricter limits per route): write a guard, add it to the chain `proxy.ts` builds
- * from the route table. Guards never forward; the forwarder never refuses.
+ * Boundary: the place new protections of one request plug in (stream caps, stricter limits per route):
+ * write a guard, add it to the chain `proxy.ts` builds from the route table. Guards never forward; the
+ * forwarder never refuses. (Limits on connections act earlier, in the Node server: `server/limits/`.)
  */
 import type { ProxyIncoming, ProxyOutgoing, ProxyRequestInfo } from './messages.js';
 import type { ProxyArea, ProxyRoute } from './routes.js';
@@ -33,6 +33,8 @@ export class Exchange {
   answerHeaders: Readonly<Record<string, string>> | undefined;
   /** The request body, once the body guard has read and checked it. */
   body: Uint8Array | undefined;
+  /** The request's id (`X-Request-Id`, `server/log.ts`): answered, forwarded upstream, and on its log lines. */
+  requestId = '';
   private cleanups: (() => void)[] | undefined;
   private readonly resolveClientKey: ClientKeyResolver;
   private clientKeyResolved = false;

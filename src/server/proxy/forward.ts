@@ -3,11 +3,14 @@
  * turns the answer into what may go back to the browser. It adds the key where the area says so,
  * passes only an allow-list of request headers, times the call out (504), maps a service that can't be
  * reached to 502, and redacts every answer; live event streams flow through unbuffered and outlive the
- * timeout, cut when their client goes.
+ * timeout, cut when their client goes. The service hears the request's id (`X-Request-Id`) and who the
+ * client is (`X-Forwarded-For`: the key the proxy counts it by, never what the browser wrote), which it
+ * believes when its `trustProxy` names this proxy.
  *
  * Boundary: forwarding only. It never refuses a request (guards do) and knows no transport (the
  * `Upstream` does).
  */
+import type { Logger } from '../log.js';
 import type { Exchange } from './exchange.js';
 import { EMPTY, errorOut, type ProxyIncoming, type ProxyOutgoing } from './messages.js';
 import type { Redactor } from './redact.js';
@@ -24,6 +27,8 @@ export interface ForwarderOptions {
   /** How long to wait for the whole answer (an event stream's headers) before a 504. */
   timeoutMs: number;
   redactor: Redactor;
+  /** Where an unreachable or slow service is reported (folded to a line per 10 s). */
+  log?: Logger | undefined;
 }
 
 /** Forwards an exchange to `upstreamPath` (path and query below the upstream's URL). */
@@ -31,7 +36,12 @@ export type Forwarder = (exchange: Exchange, upstreamPath: string) => Promise<Pr
 
 /** Builds the forwarder (see the module comment). */
 export function createForwarder(options: ForwarderOptions): Forwarder {
-  const { upstream, apiKey, timeoutMs, redactor } = options;
+  const { upstream, apiKey, timeoutMs, redactor, log } = options;
+  const fail = (exchange: Exchange, timedOut: boolean): ProxyOutgoing => {
+    const answer = failure(timedOut, exchange.incoming);
+    if (answer.status !== 499) log?.throttled('warn', timedOut ? 'upstream_timeout' : 'upstream_unavailable', 'the Paylink service failed to answer', { requestId: exchange.requestId, status: answer.status });
+    return answer;
+  };
 
   return async (exchange, path) => {
     const incoming = exchange.incoming;
@@ -42,16 +52,19 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
       if (value !== null) headers[name] = value;
     }
     if (exchange.area.withKey) headers['x-api-key'] = apiKey;
+    if (exchange.requestId) headers['x-request-id'] = exchange.requestId;
+    const client = exchange.clientKey();
+    if (client !== undefined && FORWARDABLE_CLIENT.test(client)) headers['x-forwarded-for'] = client;
     const stream = exchange.route?.stream === true;
     // Said explicitly, so the upstream sends a stream (and the Node upstream uses its stream pool) whatever the client asked.
     if (stream) headers.accept = 'text/event-stream';
-    if (incoming.aborted) return failure(false, incoming);
+    if (incoming.aborted) return fail(exchange, false);
 
     let call: UpstreamCall;
     try {
       call = upstream.send({ method, path, headers, body: method === 'GET' || method === 'HEAD' ? undefined : exchange.body, stream });
     } catch {
-      return failure(false, incoming);
+      return fail(exchange, false);
     }
     let timedOut = false;
     const timer = setTimeout(() => {
@@ -65,7 +78,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
     } catch {
       clearTimeout(timer);
       stopListening();
-      return failure(timedOut, incoming);
+      return fail(exchange, timedOut);
     }
     clearTimeout(timer);
     const status = answer.status;
@@ -81,6 +94,9 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
     return { status, headers: responseHeaders, body: hasBody ? redactor.bytes(answer.body ?? EMPTY) : null };
   };
 }
+
+/** A client key that can go upstream as an `X-Forwarded-For` entry: an address, or a plain id a `clientKey` function made. */
+const FORWARDABLE_CLIENT = /^[A-Za-z0-9.:_-]{1,64}$/;
 
 function failure(timedOut: boolean, incoming: ProxyIncoming): ProxyOutgoing {
   if (timedOut) return errorOut(504, 'upstream_timeout', 'The Paylink service did not answer in time');

@@ -3,15 +3,19 @@
  * and lets browsers reach exactly what the route table (`routes.ts`) lists:
  *
  * - `basePath/checkout/*` → upstream `/v1/checkout/*`: public and keyless, CORS for `allowedOrigins`,
- *   rate-limited per client, event streams capped per client;
+ *   rate-limited per client, event streams capped per client and in total;
  * - `basePath/admin/*` → upstream `/v1/*` for `payment-link`, `withdrawal`, `balance`, `checkout-session`,
  *   `webhook-endpoint` and `webhook-delivery` only, with `X-API-KEY` added, for callers `authorize(request)`
  *   accepts (default: `Authorization: Bearer <adminToken>`), refusing changes sent from other sites;
+ *   every answer `Cache-Control: no-store`;
  * - `basePath/dist/<file>` → the script-tag bundles, through the `bundles` option.
  *
  * What a browser sends is filtered to a short allow-list of headers (so its `X-API-KEY`, cookies and
  * `Authorization` never reach the service); the key never appears in a response: upstream headers and
- * bodies that contain it are redacted, and the proxy's own errors never echo requests.
+ * bodies that contain it are redacted, and the proxy's own errors never echo requests. Every request
+ * has an id (`X-Request-Id`: the client's when it is a plain id, else a new one), answered, sent to the
+ * service and written on the proxy's log lines; the service hears who the client is in `X-Forwarded-For`
+ * (the address the proxy counts it by), which it believes when its `trustProxy` names the proxy.
  *
  * ## Parts
  *
@@ -21,15 +25,16 @@
  * `node-upstream.ts`: over `node:http`) and `redact.ts` cleans the answer. `toNodeHandler` (`node.ts`)
  * adapts incoming Node requests and nothing else. This file only assembles: options → parts.
  *
- * ## Where new protections go (issue 15)
+ * ## Where protections go (issue 15)
  *
  * A check of one request is a guard (`exchange.ts` has the contract): write it in `guards/`, add it to
  * `chainOf` below, and let the route table say where it applies (a flag on `ProxyArea` or `ProxyRoute`).
- * Caps on event streams in total belong in `createStreamCounter`; per-client rate limits of particular
- * routes are a `rateLimitGuard` over a limiter of their own; client identity (a trusted `X-Forwarded-For`)
- * is `client-key.ts`. Limits that act before there is a request (slow headers and bodies, connections per
- * client) belong to the Node server, `startProxyServer` in `command.ts`, not here: a fetch handler never
- * sees a connection.
+ * Event streams are counted per client and in total by the counter the service uses too
+ * (`server/limits/stream-counter.ts`); per-client rate limits of particular routes are a `rateLimitGuard`
+ * over a limiter of their own; client identity (a trusted `X-Forwarded-For`) is `client-key.ts` over
+ * `server/limits/client-address.ts`. Limits that act before there is a request (slow headers and bodies,
+ * connections per client and in total) belong to the Node server (`server/limits/node-server.ts`, which
+ * `startProxyServer` in `command.ts` runs), not here: a fetch handler never sees a connection.
  *
  * ## Why not Hono's middleware
  *
@@ -49,6 +54,9 @@
  * Runtime-neutral (Web `Request`/`Response`/`fetch` only, outside `node*.ts`): runs in Node (see
  * `toNodeHandler`), Hono, Next.js route handlers, Deno, Bun and workers.
  */
+import type { TrustProxy } from '../limits/client-address.js';
+import { LIMIT_DEFAULTS } from '../limits/options.js';
+import { defaultLogger, requestIdFrom, type Logger } from '../log.js';
 import { createClientKeyResolver } from './client-key.js';
 import { Exchange, runGuards, type Guard } from './exchange.js';
 import { createForwarder } from './forward.js';
@@ -107,11 +115,12 @@ export interface PaylinkProxyOptions {
   /** Per-client limit on the checkout routes, or `false` to turn it off. Default 60 burst, 10/s. */
   rateLimit?: RateLimitOptions | false | undefined;
   /**
-   * Take the client address from `X-Forwarded-For` (for the rate limit) instead of the socket:
-   * `true` trusts one proxy hop (the last entry, added by your load balancer), a number that many hops.
-   * Leave unset unless a proxy you run sits in front: clients can write that header.
+   * Take the client address from `X-Forwarded-For` (for the per-client limits) instead of the socket:
+   * `true` trusts one proxy hop (the last entry, added by your load balancer), a number that many hops,
+   * a list of addresses and CIDR ranges (`['10.0.0.0/8']`) only those peers. Leave unset unless a proxy
+   * you run sits in front: clients can write that header.
    */
-  trustProxy?: boolean | number | undefined;
+  trustProxy?: TrustProxy;
   /**
    * Custom rate-limit key (e.g. from `cf-connecting-ip`); wins over `clientIp` and `trustProxy`.
    * When no key can be found (no `clientKey`, no `clientIp`, no `incoming`), the request is neither
@@ -123,7 +132,11 @@ export interface PaylinkProxyOptions {
    * Open event streams (`checkout/sessions/<id>/events`) one client may hold at once; 429 beyond.
    * `false` for no cap. Default 4. (The checkout element falls back to polling on a refused stream.)
    */
+  maxEventStreamsPerClient?: number | false | undefined;
+  /** The same as `maxEventStreamsPerClient` (its first name); `maxEventStreamsPerClient` wins when both are given. */
   maxEventStreams?: number | false | undefined;
+  /** Open event streams in all; 503 beyond. `false` for no cap. Default 1 000. */
+  maxEventStreamsTotal?: number | false | undefined;
   /**
    * The origin browsers load your pages from (`https://shop.example`), when a reverse proxy in front
    * rewrites `Host` (nginx does by default): admin changes from that origin are then recognised as
@@ -141,6 +154,8 @@ export interface PaylinkProxyOptions {
   timeoutMs?: number | undefined;
   /** Largest request body forwarded (413 beyond). Default 256 KiB, as the service. */
   maxBodyBytes?: number | undefined;
+  /** Where the proxy's log lines go (`server/log.ts`; default stderr): unexpected errors, refused streams, an unreachable service. */
+  logger?: Logger | undefined;
   /** With a URL `upstream`: the fetch it is reached with (default the global one; tests inject one). */
   fetch?: typeof fetch | undefined;
   /**
@@ -160,13 +175,16 @@ export function createPaylinkProxy(options: PaylinkProxyOptions): PaylinkProxyHa
   const maxBodyBytes = options.maxBodyBytes ?? 256 * 1024;
   const publicOrigin = parsePublicOrigin(options.publicOrigin);
   const limiter = options.rateLimit === false ? undefined : createRateLimiter(options.rateLimit ?? {});
-  const streams = options.maxEventStreams === false ? undefined : createStreamCounter(options.maxEventStreams ?? 4);
+  const log = options.logger ?? defaultLogger;
+  const perClientStreams = options.maxEventStreamsPerClient ?? options.maxEventStreams ?? LIMIT_DEFAULTS.proxyMaxEventStreamsPerClient;
+  const totalStreams = options.maxEventStreamsTotal ?? LIMIT_DEFAULTS.maxEventStreamsTotal;
+  const streams = perClientStreams === false && totalStreams === false ? undefined : createStreamCounter(perClientStreams, totalStreams);
   const clientKey = createClientKeyResolver(options);
-  const forward = createForwarder({ upstream, apiKey, timeoutMs: options.timeoutMs ?? 15_000, redactor: createRedactor(apiKey) });
+  const forward = createForwarder({ upstream, apiKey, timeoutMs: options.timeoutMs ?? 15_000, redactor: createRedactor(apiKey), log });
   const router = createRouter(basePath, PROXY_AREAS);
   const route = routeGuard(router);
   const crossSite = crossSiteGuard({ publicOrigin, trustedAdminOrigins: options.trustedAdminOrigins });
-  const authorize = authorizeGuard(options);
+  const authorize = authorizeGuard({ authorize: options.authorize, adminToken: options.adminToken, logger: log });
   const bundles = options.bundles;
 
   /** An area's policy as its chain: access first (so refused callers learn nothing of the routes), then the route, then limits. */
@@ -177,7 +195,7 @@ export function createPaylinkProxy(options: PaylinkProxyOptions): PaylinkProxyHa
     if (area.auth === 'admin') chain.push(authorize);
     chain.push(route);
     if (area.rateLimit && limiter) chain.push(rateLimitGuard(limiter));
-    if (streams && area.routes.some((candidate) => candidate.stream)) chain.push(streamsGuard(streams));
+    if (streams && area.routes.some((candidate) => candidate.stream)) chain.push(streamsGuard(streams, log));
     if (area.body !== 'none') chain.push(bodyGuard(maxBodyBytes, area.body === 'json'));
     return chain;
   }
@@ -187,6 +205,7 @@ export function createPaylinkProxy(options: PaylinkProxyOptions): PaylinkProxyHa
     const match = router.area(incoming.pathname);
     if (!match) return notFound();
     const exchange = new Exchange(incoming, info, match.area, match.rest, clientKey);
+    exchange.requestId = requestIdFrom(incoming.header('x-request-id'));
     let answer: ProxyOutgoing;
     try {
       let verdict = runGuards(chains.get(match.area)!, exchange);
@@ -194,13 +213,18 @@ export function createPaylinkProxy(options: PaylinkProxyOptions): PaylinkProxyHa
       answer = verdict ?? (await serve(exchange));
     } catch (error) {
       exchange.settle();
-      throw error;
+      // A failing `authorize`, `clientKey` or adapter: the one shape out, one line in the log (never the request).
+      log.error('internal_error', 'the proxy failed', { requestId: exchange.requestId, method: incoming.method, route: match.area.name, error });
+      answer = errorOut(500, 'internal_error', 'The proxy failed');
     }
     if (exchange.holdsResources) {
       if (answer.body instanceof ReadableStream) answer.body = untilSettled(answer.body, () => exchange.settle(), incoming);
       else exchange.settle();
     }
     if (exchange.answerHeaders) withHeaders(answer, exchange.answerHeaders);
+    // The service answers the id the proxy sent it; the proxy's own answers carry it too.
+    answer.headers['x-request-id'] ??= exchange.requestId;
+    if (match.area.noStore) answer.headers['cache-control'] = 'no-store';
     return answer;
   }
 

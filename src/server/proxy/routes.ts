@@ -48,6 +48,8 @@ export interface ProxyArea {
   readonly body: 'any' | 'json' | 'none';
   /** The `X-API-KEY` goes upstream with these requests (only ever with `auth: 'admin'`). */
   readonly withKey: boolean;
+  /** Every answer, refusals included, is `Cache-Control: no-store` (the merchant's data must sit in no cache). */
+  readonly noStore?: boolean;
   readonly routes: readonly ProxyRoute[];
 }
 
@@ -84,6 +86,7 @@ export const PROXY_AREAS: readonly ProxyArea[] = [
     refuseCrossSiteWrites: true,
     body: 'json',
     withKey: true,
+    noStore: true,
     routes: [
       { path: '/payment-link/*', methods: [...READ, 'POST', 'PATCH'] },
       { path: '/withdrawal/*', methods: [...READ, 'POST'] },

@@ -6,12 +6,14 @@
  * `index.ts`: links, sessions (with the public checkout API), withdrawals, ledger, payouts, keys,
  * plus idempotency and events, which the money rooms share. Each table is written by exactly one
  * room's repository; a room that needs another's table calls that room's functions inside its own
- * transaction. This file only composes them: cross-cutting middleware (errors, body limit, CORS of
- * the public API, `X-API-KEY`) and each room's routes under its prefix.
+ * transaction. This file only composes them: cross-cutting middleware (the request id, errors and
+ * their log lines, body limit, CORS of the public API, `X-API-KEY` and `Cache-Control: no-store` on
+ * keyed answers) and each room's routes under its prefix.
  */
-import { Hono } from 'hono';
+import { Hono, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { serveBundle } from '../bundles.js';
+import { defaultLogger, requestIdFrom } from '../log.js';
 import { type AppEnv, type ServiceDeps } from './context.js';
 import { ApiError, internalError } from './errors.js';
 import { hostedPageRoutes } from './hosted-page.js';
@@ -28,20 +30,54 @@ export type { ServiceDeps } from './context.js';
 export type { MoneyDeps } from './money-deps.js';
 
 /**
+ * The prefixes of the keyed API (`X-API-KEY`): every answer under them, refusals included, is
+ * `Cache-Control: no-store` (balances, withdrawals and the merchant's customers must not sit in a shared
+ * or browser cache). By prefix, so a route added under one inherits both.
+ */
+export const KEYED_PREFIXES = [
+  '/v1/payment-link',
+  '/v1/withdrawal',
+  '/v1/balance',
+  '/v1/checkout-session',
+  '/v1/webhook-endpoint',
+  '/v1/webhook-delivery',
+] as const;
+
+/**
  * Builds the app. The money routes' extra dependencies (rates, session events, the payout worker's
  * wake-up) default when left out; `serve.ts` passes them so it can run and stop them.
  */
 export function createApp(baseDeps: ServiceDeps & Partial<MoneyDeps>) {
   const deps = withMoneyDefaults(baseDeps);
+  const log = deps.log ?? defaultLogger;
   const links = createLinkCache(deps.db);
   const app = new Hono<AppEnv>();
+
+  // First thing: the request's id, answered in `X-Request-Id` and written on its log lines. Set before
+  // the handler builds its response, so the Node adapter does not rebuild it (see the CORS note below).
+  app.use(async (c, next) => {
+    const incoming = (c.env as AppEnv['Bindings'] | undefined)?.incoming;
+    const header = incoming ? incoming.headers['x-request-id'] : c.req.header('x-request-id');
+    const id = requestIdFrom(typeof header === 'string' ? header : undefined);
+    c.set('requestId', id);
+    c.header('x-request-id', id);
+    await next();
+  });
 
   app.onError((error, c) => {
     if (error instanceof ApiError) {
       return c.json(error.toJSON(), error.statusCode as 400, error.headers);
     }
-    // Never a stack trace: the details go to the log, the caller gets the one shape.
-    console.error('[paylink] unexpected error', error);
+    const context = { requestId: c.get('requestId'), method: c.req.method, route: c.req.routePath };
+    const incoming = (c.env as AppEnv['Bindings'] | undefined)?.incoming;
+    if (incoming && (incoming.readableAborted || incoming.destroyed) && !incoming.complete) {
+      // The client broke off its upload: nobody reads the answer, and it is no fault of ours.
+      log.info('body_aborted', 'the client broke off the request body', context);
+      return c.json(new ApiError(400, 'unreadable_body', 'The request body could not be read').toJSON(), 400);
+    }
+    // Never a stack trace to the caller, never request data in the log: the one shape out, the error's
+    // class, SQLSTATE, quote-blanked message and frames in (server/log.ts).
+    log.error('internal_error', 'unexpected error', { ...context, error });
     return c.json(internalError().toJSON(), 500);
   });
   app.notFound((c) => c.json(new ApiError(404, 'not_found', `No route for ${c.req.method} ${c.req.path}`).toJSON(), 404));
@@ -77,9 +113,12 @@ export function createApp(baseDeps: ServiceDeps & Partial<MoneyDeps>) {
   });
 
   const keyed = requireKey(deps.db);
-  for (const prefix of ['/v1/payment-link', '/v1/withdrawal', '/v1/balance', '/v1/checkout-session', '/v1/webhook-endpoint', '/v1/webhook-delivery']) {
-    app.use(prefix, keyed);
-    app.use(`${prefix}/*`, keyed);
+  const noStore: MiddlewareHandler<AppEnv> = (c, next) => {
+    c.header('cache-control', 'no-store');
+    return next();
+  };
+  for (const prefix of KEYED_PREFIXES) {
+    for (const path of [prefix, `${prefix}/*`]) app.use(path, noStore, keyed);
   }
 
   app.route('/v1/payment-link', paymentLinkRoutes(deps, links));

@@ -3,11 +3,17 @@
  * clock), the Hono environment, and validation at the edge (a JSON body or a query parsed with its
  * zod schema before the handler runs, every refusal the one 400 shape).
  */
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { z } from 'zod';
 import type { PageMeta } from '../../core/schemas.js';
 import type { ChainAdapter } from '../chain/types.js';
 import type { Database } from '../db/index.js';
+import type { ClientAddressResolver } from '../limits/client-address.js';
+import { clientAddressOf } from '../limits/node-server.js';
+import type { PublicWriteLimitOptions, StreamLimitOptions } from '../limits/options.js';
+import type { Logger } from '../log.js';
+import { isJson } from '../proxy/guards/body.js';
 import { ApiError, fromZodError } from './errors.js';
 import type { IdempotencyState } from './idempotency/middleware.js';
 import type { Principal } from './keys/repository.js';
@@ -19,10 +25,23 @@ export interface ServiceDeps {
   publicUrl: string;
   /** The clock; tests move it to expire quotes and close donations. */
   now: () => Date;
+  /** Where log lines go (`server/log.ts`); default stderr. */
+  log?: Logger | undefined;
+  /**
+   * Who a request's client is, for the per-client limits (default: the socket's peer, where the Node
+   * server passes one; `serve.ts` passes its server's, which follows `trustProxy`).
+   */
+  clientAddress?: ClientAddressResolver | undefined;
+  /** Caps on event streams and limits on public writes (defaults in `server/limits/options.ts`). */
+  limits?: (StreamLimitOptions & PublicWriteLimitOptions) | undefined;
 }
 
 export interface AppEnv {
+  /** What `@hono/node-server` passes as the env; absent under `app.request()` and other runtimes. */
+  Bindings: { incoming?: IncomingMessage; outgoing?: ServerResponse };
   Variables: {
+    /** This request's id (`X-Request-Id`, see `server/log.ts`), set first thing. */
+    requestId: string;
     /** The caller of a keyed route (set by `requireKey`, ./keys/auth.ts). */
     principal: Principal;
     /** The `Idempotency-Key` of a route that takes one (set by `idempotency()`, ./idempotency/middleware.ts). */
@@ -30,10 +49,28 @@ export interface AppEnv {
   };
 }
 
-/** Reads a JSON object body. A missing, malformed or non-object body is a 400 that says so. */
+/**
+ * The client of a request, for per-client limits: its socket's peer, or the `X-Forwarded-For` entry
+ * `resolver` trusts. Undefined when there is no socket to ask (`app.request()`, other runtimes): such a
+ * request is counted in the totals only.
+ */
+export function clientOf(c: Context<AppEnv>, resolver: ClientAddressResolver): string | undefined {
+  const incoming = (c.env as AppEnv['Bindings'] | undefined)?.incoming;
+  return incoming ? clientAddressOf(incoming, resolver) : undefined;
+}
+
+/**
+ * Reads a JSON object body. An empty body is `{}` (whatever its type); anything else must be labelled
+ * JSON (`application/json`, or `…+json`), else 415: a `text/plain` or form body is never parsed as JSON,
+ * so a page on another site can't post one without a CORS preflight. A missing, malformed or non-object
+ * body is a 400 that says so.
+ */
 export async function readJsonBody(c: Context): Promise<Record<string, unknown>> {
   const text = await c.req.text();
   if (text.trim() === '') return {};
+  if (!isJson(c.req.header('content-type') ?? null)) {
+    throw new ApiError(415, 'unsupported_media_type', 'The request body must be JSON, sent with Content-Type: application/json');
+  }
   let body: unknown;
   try {
     body = JSON.parse(text);
@@ -52,10 +89,7 @@ export function parseWith<S extends z.ZodType>(schema: S, value: unknown, prefix
   return result.data;
 }
 
-/**
- * Validation at the edge: the JSON body parsed with `schema`, for the handler as `c.req.valid('json')`.
- * The body is read whatever its content type says (the spec's clients send JSON without one).
- */
+/** Validation at the edge: the JSON body (see `readJsonBody`) parsed with `schema`, for the handler as `c.req.valid('json')`. */
 export function jsonBody<S extends z.ZodType>(
   schema: S,
 ): MiddlewareHandler<AppEnv, string, { in: { json: z.input<S> }; out: { json: z.output<S> } }> {

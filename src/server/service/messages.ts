@@ -9,7 +9,7 @@ import { fillMessage, type RuleError, type RuleKey } from '../../core/rules/type
 export const API_MESSAGES: Readonly<Record<RuleKey, string>> = {
   'text.required': '{field} is required',
   'text.tooLong': '{field} is longer than {max} characters',
-  'date.invalid': '{field} must be an ISO 8601 date-time, such as 2030-01-31T18:00:00Z',
+  'date.invalid': '{field} must be an ISO 8601 date-time between 1970 and 9999 (offsets from -12:00 to +14:00), such as 2030-01-31T18:00:00Z',
   'date.notFuture': '{field} must be in the future',
   'date.range': 'endDate must not be before startDate',
   'amount.required': '{field} is required: an amount such as 12.50',
@@ -39,7 +39,7 @@ export const API_MESSAGES: Readonly<Record<RuleKey, string>> = {
   'withdrawal.assetUnsupported': 'assetId must be one of {assets}',
   'withdrawal.networkUnsupported': 'blockchainId must name a supported network: {networks}',
   'withdrawal.networkAsset': '{network} does not carry {asset}',
-  'address.format': 'address must be an EVM address: 0x followed by 40 hexadecimal characters',
+  'address.format': 'address must be an EVM address a payout can reach: 0x followed by 40 hexadecimal characters, not the zero address',
   'address.checksum': 'address fails its EIP-55 checksum (a character is mistyped or its case is wrong)',
   'customer.addressRequired': 'This link asks for your address',
   'customer.phoneRequired': 'This link asks for your phone number',

@@ -13,7 +13,7 @@ export interface MoneyDeps {
   sessionEvents: SessionEvents;
   /** Called after a withdrawal commits: wakes this instance's payout worker, if any. */
   onWithdrawalCreated: () => void;
-  /** Interval of SSE heartbeat comments (and of the re-read that backs up NOTIFY), in ms. */
+  /** Interval of SSE heartbeat comments (and of the re-read that backs up NOTIFY), in ms; give `sessionEvents` the same. */
   sseHeartbeatMs: number;
   /** How webhooks are delivered: SSRF rule, retry base, timeouts (./webhooks/settings.ts). */
   webhooks: WebhookSettings;
@@ -25,7 +25,7 @@ export function withMoneyDefaults(deps: ServiceDeps & Partial<MoneyDeps>): Money
   return {
     ...deps,
     rates: deps.rates ?? createRateTable(),
-    sessionEvents: deps.sessionEvents ?? createSessionEvents(deps.db),
+    sessionEvents: deps.sessionEvents ?? createSessionEvents(deps.db, { heartbeatMs: deps.sseHeartbeatMs }),
     onWithdrawalCreated: deps.onWithdrawalCreated ?? (() => {}),
     sseHeartbeatMs: deps.sseHeartbeatMs ?? 15_000,
     webhooks: deps.webhooks ?? resolveWebhookSettings(deps.chain.sandbox),

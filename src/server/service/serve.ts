@@ -1,24 +1,39 @@
 /**
  * Runs the service on a port: opens the database (migrating it), builds the app, starts the
  * background work (the payout worker, the webhook delivery worker, the session expiry sweep, the
- * retention sweep and, on a real chain, the chain scanner) and listens.
+ * retention sweep and, on a real chain, the chain scanner) and listens, on a Node server with the limits
+ * of DESIGN §9 (`server/limits/`: header and body timeouts, connections per client and in total; the app
+ * adds event-stream caps and per-client rate limits). Every limit is an option here and an environment
+ * variable (`PAYLINK_*`, see `server/limits/options.ts`); options win.
  * `close()` stops the background work (payouts in flight finish first), ends the SSE streams,
  * stops accepting, drains in-flight requests, then closes the database.
  */
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
+import { createLimitedServer, LISTEN_BACKLOG } from '../limits/node-server.js';
+import {
+  resolveConnectionLimits,
+  resolvePublicWriteLimits,
+  resolveStreamLimits,
+  type ConnectionLimitOptions,
+  type Env,
+  type PublicWriteLimitOptions,
+  type StreamLimitOptions,
+} from '../limits/options.js';
+import { defaultLogger, type Logger } from '../log.js';
 import { createSandboxChain } from '../chain/sandbox.js';
 import type { ChainAdapter } from '../chain/types.js';
 import { openDatabase, type Database } from '../db/index.js';
 import { createApp } from './app.js';
-import { createSessionEvents } from './events/index.js';
+import { createSessionEvents, type SessionEvents } from './events/index.js';
 import { startPayoutWorker, type PayoutWorker, type PayoutWorkerOptions } from './payouts/index.js';
 import { readRetentionDays, startRetentionSweep } from './retention.js';
 import { createRateTable, startChainScanner, startExpirySweep, type ChainScanner, type ChainScannerOptions } from './sessions/index.js';
 import { resolveWebhookSettings, startWebhookWorker, type WebhookSettings, type WebhookWorker, type WebhookWorkerOptions } from './webhooks/index.js';
 
-export interface ServiceOptions {
+/** Options of `startService`; the limits' defaults and environment variables are in `server/limits/options.ts`. */
+export interface ServiceOptions extends ConnectionLimitOptions, StreamLimitOptions, PublicWriteLimitOptions {
   port?: number;
   host?: string;
   /** PGlite data directory (default in memory); ignored when `databaseUrl` is set. */
@@ -42,6 +57,10 @@ export interface ServiceOptions {
   expirySweepMs?: number;
   /** SSE heartbeat interval, in ms (default 15 s). */
   sseHeartbeatMs?: number;
+  /** Where log lines go (default stderr; `server/log.ts`). */
+  logger?: Logger;
+  /** Where `PAYLINK_*` settings are read from (default `process.env`). */
+  env?: Env;
   /** Run the webhook delivery worker in this instance (default true). */
   webhookWorker?: boolean;
   /**
@@ -67,34 +86,48 @@ export interface RunningService {
   scanner: ChainScanner | undefined;
   /** This instance's webhook delivery worker (absent with `webhookWorker: false`). */
   webhookWorker: WebhookWorker | undefined;
+  /** This instance's fan-out of session changes to its event streams (its `reads` count the database reads it made). */
+  sessionEvents: SessionEvents;
+  /** Connections open now (refused ones excluded). */
+  readonly openConnections: number;
   close(): Promise<void>;
 }
 
 export async function startService(options: ServiceOptions = {}): Promise<RunningService> {
-  // A malformed rate override or setting fails here, before anything is opened.
+  // A malformed rate override, limit or setting fails here, before anything is opened.
   const rates = createRateTable(options.rates);
+  const env = options.env ?? process.env;
+  const connectionLimits = resolveConnectionLimits(options, env);
+  const limits = { ...resolveStreamLimits(options, env), ...resolvePublicWriteLimits(options, env) };
+  const log = options.logger ?? defaultLogger;
   const chain = options.chain ?? createSandboxChain();
   const { pollIntervalMs: webhookPollMs, batchSize: webhookBatch, ...webhookOverrides } = options.webhooks ?? {};
   const webhooks = resolveWebhookSettings(chain.sandbox, webhookOverrides);
-  const retentionDays = options.retentionDays ?? readRetentionDays(process.env.PAYLINK_SESSION_RETENTION_DAYS);
+  const retentionDays = options.retentionDays ?? readRetentionDays(env.PAYLINK_SESSION_RETENTION_DAYS);
   const db = options.db ?? (await openDatabase({ databaseUrl: options.databaseUrl, dataDir: options.dataDir }));
   const host = options.host ?? '127.0.0.1';
-  const server = createServer();
+  let listener: Parameters<typeof createLimitedServer>[0] = (_req, res) => {
+    res.statusCode = 503;
+    res.end();
+  };
+  const limited = createLimitedServer((req, res) => listener(req, res), connectionLimits, log);
+  const server = limited.server;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => resolve());
+    server.listen({ port: options.port ?? 0, host, backlog: LISTEN_BACKLOG }, () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
   const origin = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   const publicUrl = (options.publicUrl ?? process.env.PAYLINK_PUBLIC_URL ?? `${origin}/pay`).replace(/\/+$/, '');
   const now = options.now ?? (() => new Date());
-  const sessionEvents = createSessionEvents(db);
+  const sseHeartbeatMs = options.sseHeartbeatMs ?? 15_000;
+  const sessionEvents = createSessionEvents(db, { heartbeatMs: sseHeartbeatMs });
   const worker = options.payoutWorker === false ? undefined : startPayoutWorker({ db, chain, now }, options.payouts);
   const scanner =
     chain.incoming && options.scanner !== false
       ? startChainScanner({ db, chain, now }, typeof options.scanner === 'object' ? options.scanner : {})
       : undefined;
-  const stopSweep = startExpirySweep({ db, now, chain }, options.expirySweepMs ?? 30_000);
+  const stopSweep = startExpirySweep({ db, now, log, chain }, options.expirySweepMs ?? 30_000);
   const webhookWorker =
     options.webhookWorker === false ? undefined : startWebhookWorker({ db, now, webhooks }, { pollIntervalMs: webhookPollMs, batchSize: webhookBatch });
   const stopRetention = startRetentionSweep({ db, now }, retentionDays, options.retentionSweepMs ?? 60 * 60 * 1000);
@@ -106,10 +139,13 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
     rates,
     sessionEvents,
     onWithdrawalCreated: () => worker?.kick(),
-    sseHeartbeatMs: options.sseHeartbeatMs ?? 15_000,
+    sseHeartbeatMs,
+    log,
+    clientAddress: limited.clientAddress,
+    limits,
     webhooks,
   });
-  server.on('request', getRequestListener(app.fetch));
+  listener = getRequestListener(app.fetch);
 
   let closing: Promise<void> | undefined;
   return {
@@ -121,6 +157,10 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
     payoutWorker: worker,
     scanner,
     webhookWorker,
+    sessionEvents,
+    get openConnections() {
+      return limited.openConnections;
+    },
     close: () =>
       (closing ??= (async () => {
         // Background work first (a payout in flight is finished and recorded), and the SSE

@@ -3,6 +3,7 @@
  * `Authorization: Bearer <adminToken>` compared in constant time, else nobody. 401 `unauthorized`
  * otherwise; an `authorize` that throws is a 500 without its message (it might hold anything).
  */
+import type { Logger } from '../../log.js';
 import type { Guard } from '../exchange.js';
 import { errorOut, type ProxyIncoming } from '../messages.js';
 
@@ -10,6 +11,8 @@ import { errorOut, type ProxyIncoming } from '../messages.js';
 export interface AuthorizeOptions {
   authorize?: ((request: Request) => boolean | Promise<boolean>) | undefined;
   adminToken?: string | undefined;
+  /** Where a throwing `authorize` is logged (its code and the request id; never the error's text or the request). */
+  logger?: Logger | undefined;
 }
 
 /** Lets authorized callers through; 401 (or 500 when `authorize` throws) otherwise. */
@@ -20,6 +23,7 @@ export function authorizeGuard(options: AuthorizeOptions): Guard {
     try {
       allowed = await isAuthorized(exchange.incoming);
     } catch {
+      options.logger?.error('authorize_failed', 'the admin authorization check threw', { requestId: exchange.requestId });
       return errorOut(500, 'authorize_failed', 'The admin authorization check failed');
     }
     if (allowed) return undefined;

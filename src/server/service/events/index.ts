@@ -3,12 +3,12 @@
  *
  * Owns: domain events (./record.ts: `recordEvent(tx, event)`, the one place a change is announced,
  * inside its own transaction) and this instance's fan-out of session changes to its SSE streams
- * (./session-events.ts). The six webhook events of DESIGN §8 go through `recordEvent` too: it hands
- * them to the webhooks room's outbox (`enqueueWebhookEvent`), in the same transaction, and wakes the
- * delivery workers with a NOTIFY.
+ * (./session-events.ts: one read per change, shared by all the streams of a session). The six webhook
+ * events of DESIGN §8 go through `recordEvent` too: it hands them to the webhooks room's outbox
+ * (`enqueueWebhookEvent`), in the same transaction, and wakes the delivery workers with a NOTIFY.
  *
  * May touch: no table of its own; the webhook outbox only through `enqueueWebhookEvent`. Every room
  * records its events through `recordEvent`; none calls `pg_notify` itself.
  */
 export { LINK_CHANNEL, SESSION_CHANNEL, WEBHOOK_CHANNEL, recordEvent, type DomainEvent } from './record.js';
-export { createSessionEvents, type SessionEvents, type SessionSubscriber } from './session-events.js';
+export { createSessionEvents, type ReadCause, type SessionEvents, type SessionEventsOptions, type SessionSubscriber } from './session-events.js';

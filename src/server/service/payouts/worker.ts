@@ -31,6 +31,7 @@
  */
 import { PayoutError, type ChainAdapter } from '../../chain/types.js';
 import type { Database, Queryable } from '../../db/index.js';
+import { defaultLogger } from '../../log.js';
 import { applyLedgerChange, assetAmount } from '../ledger/index.js';
 import { announceWithdrawal, claimDue, markFailed, markSucceeded, type ClaimedWithdrawal } from '../withdrawals/index.js';
 import { countUnfinished } from './repository.js';
@@ -148,7 +149,7 @@ async function payOut(
     outcome = { ok: true, txHash: result.txHash, sandbox: result.sandbox };
   } catch (error) {
     if (!(error instanceof PayoutError)) {
-      console.error('[paylink] payout outcome unknown; retried after the lease', withdrawal.id, error);
+      defaultLogger.error('payout_outcome_unknown', 'payout outcome unknown; retried after the lease', { withdrawalId: withdrawal.id, error });
       return;
     }
     outcome = { ok: false, reason: (error.message || 'The payout failed').slice(0, 500) };
@@ -172,7 +173,7 @@ export async function processPayouts(
     claimed.map((withdrawal) =>
       payOut(deps.db, deps.chain, deps.now, withdrawal, payoutTimeoutMs).catch((error) =>
         // Left `processing`: claimed again after the lease.
-        console.error('[paylink] payout could not be recorded', withdrawal.id, error),
+        defaultLogger.error('payout_unrecorded', 'payout could not be recorded', { withdrawalId: withdrawal.id, error }),
       ),
     ),
   );
@@ -207,7 +208,7 @@ export function startPayoutWorker(
         kicked = false;
         handled = await runOnce();
       } catch (error) {
-        if (running) console.error('[paylink] payout round failed', error);
+        if (running) defaultLogger.error('payout_round_failed', 'payout round failed', { error });
       }
       if (!running) break;
       if (handled > 0 || kicked) continue;

@@ -27,6 +27,7 @@ import { SimulatePaymentInput, StartSessionInput, type CheckoutSession, type Fie
 import { assetChainFacts, type ChainAdapter } from '../../chain/types.js';
 import { parseWith } from '../context.js';
 import { ApiError, notFound, ruleError, validationError } from '../errors.js';
+import { defaultLogger } from '../../log.js';
 import { recordEvent } from '../events/index.js';
 import { getLinkBySlug, linkState } from '../links/index.js';
 import type { MoneyServiceDeps } from '../money-deps.js';
@@ -259,10 +260,11 @@ export async function expireDueSessions(deps: Pick<MoneyServiceDeps, 'db' | 'now
 }
 
 /** Runs `expireDueSessions` every `intervalMs`; returns the stop function. */
-export function startExpirySweep(deps: Pick<MoneyServiceDeps, 'db' | 'now'> & { chain?: ChainAdapter }, intervalMs: number): () => Promise<void> {
+export function startExpirySweep(deps: Pick<MoneyServiceDeps, 'db' | 'now' | 'log'> & { chain?: ChainAdapter }, intervalMs: number): () => Promise<void> {
+  const log = deps.log ?? defaultLogger;
   let running: Promise<unknown> = Promise.resolve();
   const timer = setInterval(() => {
-    running = running.then(() => expireDueSessions(deps)).catch((error) => console.error('[paylink] expiry sweep failed', error));
+    running = running.then(() => expireDueSessions(deps)).catch((error: unknown) => log.error('expiry_sweep_failed', 'the session expiry sweep failed', { error }));
   }, intervalMs);
   timer.unref();
   return async () => {

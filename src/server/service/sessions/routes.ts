@@ -2,30 +2,77 @@
  * `/v1/checkout/*`: the keyless public API the checkout element calls (DESIGN §4, public checkout
  * API): a link's public view and its visits (served with the links room's functions), and sessions:
  * start one, read it, follow it live (SSE), and, on the sandbox chain, simulate the customer's transfer.
+ *
+ * What faces the internet here is limited per client (DESIGN §9, issue 15; `server/limits/options.ts`
+ * has the defaults): session starts and visits by a token bucket each (429 with `Retry-After`, before
+ * the body is read or the database touched), the visits one client adds to a link's `visitedCount`
+ * (more are answered `counted: false` and write nothing), and open event streams per client and in total.
  */
 import { randomUUID } from 'node:crypto';
-import { Hono } from 'hono';
-import { streamSSE } from 'hono/streaming';
+import { Hono, type MiddlewareHandler } from 'hono';
+import { streamSSE, type SSEStreamingApi } from 'hono/streaming';
 import { TERMINAL_STATUSES } from '../../../core/rules/session.js';
-import { RecordVisitInput } from '../../../core/schemas.js';
-import { type AppEnv, jsonBody, readJsonBody } from '../context.js';
+import { RecordVisitInput, type CheckoutSession } from '../../../core/schemas.js';
+import { createClientAddressResolver } from '../../limits/client-address.js';
+import { resolvePublicWriteLimits, resolveStreamLimits } from '../../limits/options.js';
+import { createStreamCounter, streamRefusalError } from '../../limits/stream-counter.js';
+import { defaultLogger } from '../../log.js';
+import { createRateLimiter, type RateLimiter } from '../../proxy/rate-limit.js';
+import { type AppEnv, clientOf, jsonBody, readJsonBody } from '../context.js';
+import { ApiError } from '../errors.js';
 import { recordVisit, toPublicLink, type LinkCache } from '../links/index.js';
 import type { MoneyServiceDeps } from '../money-deps.js';
 import { getSession, simulatePayment, startSession } from './domain.js';
+import { createVisitGate } from './visit-gate.js';
 
 export function checkoutRoutes(deps: MoneyServiceDeps, links: LinkCache) {
   const { db, chain, publicUrl } = deps;
+  const log = deps.log ?? defaultLogger;
+  const clientAddress = deps.clientAddress ?? createClientAddressResolver(undefined);
+  const writes = resolvePublicWriteLimits(deps.limits);
+  const streamCaps = resolveStreamLimits(deps.limits);
+  const streams = createStreamCounter(streamCaps.maxEventStreamsPerClient, streamCaps.maxEventStreamsTotal);
+  const visitGate = writes.maxVisitsPerClient === false ? undefined : createVisitGate({ maxPerClient: writes.maxVisitsPerClient });
+
+  /** A token per request from the client's bucket; 429 past it, before anything is read. */
+  const rateLimited = (limiter: RateLimiter | undefined, what: string): MiddlewareHandler<AppEnv> => {
+    if (!limiter) return (_c, next) => next();
+    return (c, next) => {
+      const client = clientOf(c, clientAddress);
+      if (client === undefined) return next();
+      const decision = limiter.take(client);
+      if (decision.allowed) return next();
+      const seconds = String(decision.retryAfterSeconds);
+      log.throttled('warn', 'rate_limited', `${what} refused past the per-client rate limit`, { requestId: c.get('requestId'), client });
+      throw new ApiError(429, 'rate_limited', `Too many ${what}; retry in ${seconds} s`, undefined, { 'retry-after': seconds });
+    };
+  };
+  const sessionsLimited = rateLimited(writes.sessionRateLimit === false ? undefined : createRateLimiter(writes.sessionRateLimit), 'checkout sessions');
+  const visitsLimited = rateLimited(writes.visitRateLimit === false ? undefined : createRateLimiter(writes.visitRateLimit), 'visits');
+
   return new Hono<AppEnv>()
     .get('/:slug', async (c) => {
       const row = await links.get(c.req.param('slug'));
       return c.json(toPublicLink(row, publicUrl, chain, deps.now()));
     })
-    .post('/:slug/visits', jsonBody(RecordVisitInput), async (c) => {
+    .post('/:slug/visits', visitsLimited, jsonBody(RecordVisitInput), async (c) => {
       const { visitId = randomUUID() } = c.req.valid('json');
-      const counted = await recordVisit(db, c.req.param('slug'), visitId);
+      const slug = c.req.param('slug');
+      const client = clientOf(c, clientAddress);
+      const seat = client === undefined ? undefined : visitGate?.take(client, slug);
+      if (seat === false) {
+        // This client has added its share of visits to this link lately: answered, not counted, nothing written.
+        await links.get(slug); // still a 404 for a link that does not exist
+        return c.json({ counted: false, visitId }, 200);
+      }
+      const counted = await recordVisit(db, slug, visitId).catch((error: unknown) => {
+        seat?.giveBack();
+        throw error;
+      });
+      if (!counted) seat?.giveBack();
       return c.json({ counted, visitId }, 200);
     })
-    .post('/:slug/sessions', async (c) => {
+    .post('/:slug/sessions', sessionsLimited, async (c) => {
       const session = await startSession(deps, c.req.param('slug'), await readJsonBody(c));
       return c.json(session, 201);
     })
@@ -36,71 +83,132 @@ export function checkoutRoutes(deps: MoneyServiceDeps, links: LinkCache) {
     })
     .get('/sessions/:id/events', async (c) => {
       const id = c.req.param('id');
-      await getSession(deps, id); // 404 as JSON before any stream starts
+      const client = clientOf(c, clientAddress);
+      const release = streams.acquire(client);
+      if (typeof release === 'string') {
+        const refusal = streamRefusalError(release);
+        log.throttled('warn', refusal.code, 'event streams refused', { requestId: c.get('requestId'), client, open: streams.open });
+        throw new ApiError(refusal.status, refusal.code, refusal.message, undefined, { 'retry-after': refusal.retryAfter });
+      }
+      let feed: SessionFeed;
+      try {
+        feed = await SessionFeed.open(deps, id); // a 404 as JSON before any stream starts
+      } catch (error) {
+        release();
+        throw error;
+      }
       c.header('X-Accel-Buffering', 'no');
-      return streamSSE(c, (stream) => followSession(deps, id, stream));
+      return streamSSE(c, async (stream) => {
+        try {
+          await feed.follow(stream, deps.sseHeartbeatMs);
+        } finally {
+          release();
+        }
+      });
     });
 }
 
 /**
- * Streams `event: status` with the session JSON: first the current state, then one event per
- * change, until a terminal status (then the stream closes). Changes arrive through NOTIFY from any
- * instance; every heartbeat also re-reads the session, so a lost notification (or an expiry no one
- * else noticed) still reaches the client within one heartbeat.
+ * One stream's view of its session's topic (./events/session-events.ts): the topic reads the session
+ * once per change for all its streams, and each stream writes what it has not written yet. Streams
+ * `event: status` with the session JSON: first the current state, then one event per change, until a
+ * terminal status (then the stream closes). A read that finds nothing new writes a heartbeat comment.
  */
-async function followSession(
-  deps: MoneyServiceDeps,
-  id: string,
-  stream: import('hono/streaming').SSEStreamingApi,
-): Promise<void> {
-  let changed = false;
-  let closing = false;
-  let wake: (() => void) | null = null;
-  const unsubscribe = await deps.sessionEvents
-    .subscribe(id, {
-      onChange: () => {
-        changed = true;
-        wake?.();
+class SessionFeed {
+  private latest: CheckoutSession | null = null;
+  private heartbeat = false;
+  private ended = false;
+  private wake: (() => void) | null = null;
+  private unsubscribe: () => void = () => {};
+
+  private constructor() {}
+
+  /** Subscribes to `id` and waits for its first read: the session (or its 404) as of now. */
+  static async open(deps: MoneyServiceDeps, id: string): Promise<SessionFeed> {
+    const feed = new SessionFeed();
+    let first!: { resolve(): void; reject(error: unknown): void };
+    const firstRead = new Promise<void>((resolve, reject) => (first = { resolve, reject }));
+    let started = false;
+    feed.unsubscribe = await deps.sessionEvents.subscribe<CheckoutSession>(id, {
+      read: () => getSession(deps, id),
+      onRead: (session, cause) => {
+        feed.take(session, cause);
+        if (!started) {
+          started = true;
+          first.resolve();
+        }
+      },
+      onReadError: (error) => {
+        if (!started) {
+          started = true;
+          first.reject(error);
+        }
+        feed.end();
       },
       onClose: () => {
-        closing = true;
-        wake?.();
+        if (!started) {
+          started = true;
+          first.reject(new ApiError(503, 'shutting_down', 'The service is stopping; retry in a moment'));
+        }
+        feed.end();
       },
-    })
-    .catch(() => null);
-  if (!unsubscribe) return;
-  stream.onAbort(() => {
-    closing = true;
-    wake?.();
-  });
-  let last = '';
-  try {
-    while (!closing && !stream.aborted) {
-      changed = false;
-      const session = await getSession(deps, id);
-      const json = JSON.stringify(session);
-      if (json !== last) {
-        await stream.writeSSE({ event: 'status', data: json });
-        last = json;
-      }
-      if (TERMINAL_STATUSES.has(session.status)) break;
-      const heartbeat = await new Promise<boolean>((resolve) => {
-        if (changed || closing) return resolve(false);
-        const timer = setTimeout(() => {
-          wake = null;
-          resolve(true);
-        }, deps.sseHeartbeatMs);
-        wake = () => {
-          clearTimeout(timer);
-          wake = null;
-          resolve(false);
-        };
-      });
-      if (heartbeat && !closing && !stream.aborted) await stream.write(': heartbeat\n\n');
+    });
+    try {
+      await firstRead;
+    } catch (error) {
+      feed.unsubscribe();
+      throw error;
     }
-  } catch {
-    // The client went away or the service is stopping: nothing to tell anyone.
-  } finally {
-    unsubscribe();
+    return feed;
+  }
+
+  private take(session: CheckoutSession, cause: string) {
+    this.latest = session;
+    if (cause === 'heartbeat') this.heartbeat = true;
+    this.wake?.();
+  }
+
+  private end() {
+    this.ended = true;
+    this.wake?.();
+  }
+
+  /** Writes the session's states (and heartbeats) until it is terminal, the client goes or the service stops. */
+  async follow(stream: SSEStreamingApi, heartbeatMs: number): Promise<void> {
+    stream.onAbort(() => this.end());
+    let written = '';
+    try {
+      while (!this.ended && !stream.aborted) {
+        const session = this.latest;
+        const heartbeat = this.heartbeat;
+        this.latest = null;
+        this.heartbeat = false;
+        if (session) {
+          const json = JSON.stringify(session);
+          if (json !== written) {
+            await stream.writeSSE({ event: 'status', data: json });
+            written = json;
+          } else if (heartbeat) {
+            await stream.write(': heartbeat\n\n');
+          }
+          if (TERMINAL_STATUSES.has(session.status)) break;
+        }
+        if (this.latest || this.ended) continue;
+        // Nothing new: wait for the topic (a change, a heartbeat read) or the end. The timer is a
+        // backstop only: the topic's heartbeat read is what normally wakes a quiet stream.
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, heartbeatMs * 2);
+          this.wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        this.wake = null;
+      }
+    } catch {
+      // The client went away or the service is stopping: nothing to tell anyone.
+    } finally {
+      this.unsubscribe();
+    }
   }
 }

@@ -106,7 +106,7 @@ export async function getWithdrawal(db: Queryable, principal: Principal, id: str
   return toWithdrawal(row);
 }
 
-const dateMessage = (path: string) => `${path} must be an ISO 8601 date (2025-01-31) or date-time (2025-01-31T12:00:00Z)`;
+const dateMessage = (path: string) => `${path} must be an ISO 8601 date (2025-01-31) or date-time (2025-01-31T12:00:00Z) between 1970 and 9999`;
 
 /** `GET /v1/withdrawal`: the caller's withdrawals, newest first, filtered (dates inclusive) and paged. */
 export async function listWithdrawals(db: Queryable, principal: Principal, query: z.output<typeof ListWithdrawalsQuery>) {
