@@ -124,7 +124,7 @@ describe('<paylink-checkout> paying from a wallet', () => {
     await payWith(el);
     expect(has(el, 'wallet'), 'no second payment').to.equal(false);
     expect(has(el, 'change-asset'), 'nothing to change once sent').to.equal(false);
-    for (const name of ['qr', 'amount', 'address']) expect(has(el, name), `no ${name} inviting a second payment`).to.equal(false);
+    for (const name of ['qr', 'amount', 'address', 'warning']) expect(has(el, name), `no ${name} inviting a second payment`).to.equal(false);
     expect(text(part(el, 'waiting'))).to.equal('Sent. Waiting for the network…');
     expect(text(part(el, 'hash'))).to.equal('0x5f5f5f…5f5f5f');
     expect(part(el, 'hash').title).to.equal(HASH);

@@ -82,7 +82,7 @@ export function renderPayStep(m: PayStepInput) {
       </div>`}
       ${hash ? html`<div><dt>${m.t('transaction')}</dt><dd>${txHash(m, hash, session.explorerUrl)}</dd></div>` : ''}
     </dl>
-    <p part="warning">${m.t('warning', { asset: assetName(assetId), network })}</p>
+    ${sent ? '' : html`<p part="warning">${m.t('warning', { asset: assetName(assetId), network })}</p>`}
     <p part="waiting">
       <span part="spinner"></span>${asking
         ? m.t('confirmWallet')
