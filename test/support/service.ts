@@ -98,28 +98,37 @@ export interface ApiResponse<T = any> {
   headers: Headers;
 }
 
-/** Sends one JSON request and returns status, parsed body and headers. */
-export async function call<T = any>(
-  baseUrl: string,
-  method: string,
-  path: string,
-  options: { key?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {},
-): Promise<ApiResponse<T>> {
+/** What `call` and `callFrom` take besides the method and path. */
+export interface CallOptions {
+  key?: string;
+  body?: unknown;
+  rawBody?: string;
+  headers?: Record<string, string>;
+}
+
+/** The headers and body of one JSON request, as both `call` and `callFrom` send it. */
+function jsonRequest(options: CallOptions): { headers: Record<string, string>; body: string | undefined } {
   const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
   if (options.key) headers['x-api-key'] = options.key;
-  let body: string | undefined;
-  if (options.rawBody !== undefined) body = options.rawBody;
-  else if (options.body !== undefined) body = JSON.stringify(options.body);
+  const body = options.rawBody ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
   if (body !== undefined) headers['content-type'] ??= 'application/json';
-  const response = await fetch(baseUrl + path, { method, headers, body });
-  const text = await response.text();
-  let parsed: unknown = text;
+  return { headers, body };
+}
+
+/** A response body parsed as JSON, or its text when it is not JSON (undefined when empty). */
+function parseBody(text: string): unknown {
   try {
-    parsed = text ? JSON.parse(text) : undefined;
+    return text ? JSON.parse(text) : undefined;
   } catch {
-    // Not JSON: the test sees the text.
+    return text; // Not JSON: the test sees the text.
   }
-  return { status: response.status, body: parsed as T, headers: response.headers };
+}
+
+/** Sends one JSON request and returns status, parsed body and headers. */
+export async function call<T = any>(baseUrl: string, method: string, path: string, options: CallOptions = {}): Promise<ApiResponse<T>> {
+  const { headers, body } = jsonRequest(options);
+  const response = await fetch(baseUrl + path, { method, headers, body });
+  return { status: response.status, body: parseBody(await response.text()) as T, headers: response.headers };
 }
 
 /**
@@ -131,28 +140,18 @@ export function callFrom<T = any>(
   baseUrl: string,
   method: string,
   path: string,
-  options: { key?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {},
+  options: CallOptions = {},
 ): Promise<ApiResponse<T>> {
-  const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
-  if (options.key) headers['x-api-key'] = options.key;
-  const body = options.rawBody ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
-  if (body !== undefined) headers['content-type'] ??= 'application/json';
+  const { headers, body } = jsonRequest(options);
   return new Promise((resolve, reject) => {
     const request = httpRequest(new URL(path, baseUrl), { method, headers, localAddress, agent: false }, (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
       response.on('error', reject);
       response.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let parsed: unknown = text;
-        try {
-          parsed = text ? JSON.parse(text) : undefined;
-        } catch {
-          // Not JSON: the test sees the text.
-        }
         const responseHeaders = new Headers();
         for (const [name, value] of Object.entries(response.headers)) if (typeof value === 'string') responseHeaders.set(name, value);
-        resolve({ status: response.statusCode ?? 0, body: parsed as T, headers: responseHeaders });
+        resolve({ status: response.statusCode ?? 0, body: parseBody(Buffer.concat(chunks).toString('utf8')) as T, headers: responseHeaders });
       });
     });
     request.on('error', reject);
