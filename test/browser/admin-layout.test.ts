@@ -256,6 +256,15 @@ function expectTabsFit(el: PaylinkAdmin, where: string) {
   }
 }
 
+/** Checks the tab bar of the links view in English, then in French (its labels run longest). */
+async function expectTabsFitInEnglishAndFrench(where: string) {
+  for (const locale of ['en', 'fr']) {
+    const el = await show('links', undefined, locale);
+    expectTabsFit(el, `${locale}${where ? ` in ${where}` : ''}`);
+    el.parentElement!.style.display = 'none';
+  }
+}
+
 describe('<paylink-admin> layout', () => {
   afterEach(async () => {
     document.body.style.margin = '';
@@ -329,13 +338,7 @@ describe('<paylink-admin> layout', () => {
       expect(getComputedStyle(header).display, 'column headers are clipped, not removed').not.to.equal('none');
     });
 
-    it('fits the four tabs on one line each, in English and in French', async () => {
-      for (const locale of ['en', 'fr']) {
-        const el = await show('links', undefined, locale);
-        expectTabsFit(el, locale);
-        el.parentElement!.style.display = 'none';
-      }
-    });
+    it('fits the four tabs on one line each, in English and in French', () => expectTabsFitInEnglishAndFrench(''));
 
     it('shows short tab labels while each tab keeps its full name', async () => {
       const el = await show('links');
@@ -390,13 +393,7 @@ describe('<paylink-admin> layout', () => {
           });
         }
 
-        it('fits the four tabs, in English and in French', async () => {
-          for (const locale of ['en', 'fr']) {
-            const el = await show('links', undefined, locale);
-            expectTabsFit(el, locale);
-            el.parentElement!.style.display = 'none';
-          }
-        });
+        it('fits the four tabs, in English and in French', () => expectTabsFitInEnglishAndFrench(narrow.name));
 
         it('wraps a transaction’s hash inside its card on the payment detail', async () => {
           const el = await show('payment-detail');
