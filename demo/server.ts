@@ -470,7 +470,8 @@ export function describeDemo(demo: RunningDemo, options: Pick<DemoOptions, 'data
  * a SIGTERM to npm ends npm and the shell, never this process, which would keep its port and its
  * anvil node. A parent that changes (the orphan is adopted by init or a subreaper) means whoever
  * started the demo has stopped, so the demo stops the way SIGTERM stops it. Windows keeps the first
- * parent id, so there it never fires.
+ * parent id, so there it never fires. `runDemo` watches only under npm (`npm start`, `npx`): a demo
+ * started on its own, say with nohup, outlives the shell that started it, as any program does.
  */
 export function stopWhenOrphaned(intervalMs = 250): () => void {
   const parent = process.ppid;
@@ -490,7 +491,7 @@ export async function runDemo(options: DemoOptions, onSignal: (close: () => Prom
   const early = (signal: NodeJS.Signals) => (stopAsked ??= signal);
   process.on('SIGTERM', early);
   process.on('SIGINT', early);
-  stopWhenOrphaned();
+  if (process.env.npm_lifecycle_event) stopWhenOrphaned();
   let demo: RunningDemo;
   try {
     demo = await startDemo(options);
