@@ -99,7 +99,9 @@ async function realServiceMiddleware(ctx, next) {
 
 export default {
   files: ['test/browser/**/*.test.ts'],
-  nodeResolve: true,
+  // Lit's production build, as the bundles ship it: the dev server would pick the `development` export
+  // condition by default, whose Lit prints "Lit is in dev mode" in every test file.
+  nodeResolve: { exportConditions: ['production'] },
   concurrency: 1,
   testsFinishTimeout: 180_000,
   testFramework: { config: { timeout: 10_000 } },

@@ -1,5 +1,5 @@
 /**
- * The `paylink` command (DESIGN §3): serve, sweep, keys create, proxy, demo.
+ * The `paylink` command (DESIGN §3): serve, sweep, keys create, keys xpub, proxy, demo.
  * Flags win over environment variables, which win over defaults.
  */
 import { parseArgs } from 'node:util';
@@ -15,6 +15,7 @@ Commands:
   serve        Run the service        --chain sandbox|evm [--port 8787] [--host 127.0.0.1] [--data-dir .paylink-data] [--database-url URL]
   sweep        Move deposits' tokens to the hot wallet   --mnemonic-file F [--to ADDRESS] [--indexes 0-99,120] [--data-dir D | --database-url URL]
   keys create  Create an API key      [--data-dir D | --database-url URL] [--name N]
+  keys xpub    The deposit xpub for PAYLINK_EVM_XPUB, and its first addresses   --mnemonic-file F
   proxy        Run the proxy          [--port 8788] --upstream URL   (env PAYLINK_API_KEY, PAYLINK_ADMIN_TOKEN, PAYLINK_ALLOWED_ORIGINS)
   demo         Service + proxy + demo pages on one origin   [--port 5173] [--chain evm|sandbox]
 
@@ -184,7 +185,8 @@ async function main(argv: string[]) {
       return;
     }
     case 'sweep': {
-      const { runSweepCommand, UsageError } = await import('./sweep-command.js');
+      const { runSweepCommand } = await import('./sweep-command.js');
+      const { UsageError } = await import('./mnemonic-file.js');
       const { EvmConfigError } = await import('./chain/evm/config.js');
       try {
         process.exitCode = await runSweepCommand({ mnemonicFile: values['mnemonic-file'], to: values.to, indexes: values.indexes, databaseUrl, dataDir });
@@ -199,7 +201,20 @@ async function main(argv: string[]) {
       return;
     }
     case 'keys': {
-      if (sub !== 'create') fail(`unknown keys command: ${sub ?? '(none)'}; try "paylink keys create"`);
+      if (sub === 'xpub') {
+        const { xpubReport } = await import('./keys-xpub-command.js');
+        const { UsageError } = await import('./mnemonic-file.js');
+        try {
+          const report = xpubReport(values['mnemonic-file']);
+          process.stderr.write(`${report.lines.join('\n')}\n`);
+          process.stdout.write(`${report.xpub}\n`);
+        } catch (error) {
+          if (error instanceof UsageError) fail(error.message);
+          throw error;
+        }
+        return;
+      }
+      if (sub !== 'create') fail(`unknown keys command: ${sub ?? '(none)'}; try "paylink keys create" or "paylink keys xpub"`);
       const db = await openDatabase({ databaseUrl, dataDir });
       try {
         const created = await db.transaction((tx) => createApiKey(tx, values.name === undefined ? {} : { name: values.name }));

@@ -406,7 +406,9 @@ export class FakeAdminApi {
       if (one[2] === '/test' && method === 'POST') {
         const now = new Date().toISOString();
         const fresh = makeDelivery(endpoint.id, { eventType: 'webhook.test', status: 'pending', attemptCount: 0, attempts: [], deliveredAt: null, createdAt: now });
-        const sent = this.attempt(fresh);
+        const tried = this.attempt(fresh);
+        // As the service: a test event is not retried on its own, so a failed one is `failed` with no next attempt.
+        const sent: WebhookDelivery = tried.status === 'delivered' ? tried : { ...tried, status: 'failed', nextAttemptAt: null };
         this.deliveries.unshift(sent);
         return json(200, sent);
       }

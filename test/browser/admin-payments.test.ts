@@ -231,15 +231,38 @@ describe('<paylink-admin> payments', () => {
 
     it('shows the hashes without links on the sandbox, which has no explorer', async () => {
       const { api } = paymentsApi();
-      api.networks = api.networks.map((network) => ({ ...network, explorerUrl: null }));
+      // As the sandbox reports its network: no chain id, no explorer.
+      api.networks = api.networks.map((network) => ({ ...network, chainId: null, explorerUrl: null }));
       const el = await mountPayments(api);
       await openDetail(el, 0);
       await waitUntil(() => api.calls('GET', '/withdrawal/networks').length > 0);
       await settle(el);
       expect($(el, '[part~="explorer-link"]')).to.equal(null);
       expect(text(part(el, 'transactions-table'))).to.contain(HASH);
-      expect(text(part(el, 'no-explorer'))).to.contain('Test mode');
+      expect(text(part(el, 'no-explorer'))).to.contain('Test mode').and.contain('sandbox');
       await expect(el).to.be.accessible();
+    });
+
+    it('says a local test chain is one, not the sandbox, from the chain id the service reports', async () => {
+      const { api } = paymentsApi();
+      api.networks = [{ id: 'bsc', name: 'Local chain', aliases: [], assets: ['USDT', 'CNGN'], chainId: 31337, explorerUrl: null }];
+      const el = await mountPayments(api);
+      await openDetail(el, 0);
+      await waitUntil(() => $(el, '[part~="no-explorer"]'), 'the note once the networks are known');
+      const note = text(part(el, 'no-explorer'));
+      expect(note).to.contain('Local test chain').and.contain('chain id 31337');
+      expect(note).not.to.match(/sandbox|Test mode/);
+    });
+
+    it('on a real network without a known explorer says only that', async () => {
+      const { api } = paymentsApi();
+      api.networks = [{ id: 'bsc', name: 'BNB Smart Chain', aliases: [], assets: ['USDT', 'CNGN'], chainId: 56, explorerUrl: null }];
+      const el = await mountPayments(api);
+      await openDetail(el, 0);
+      await waitUntil(() => $(el, '[part~="no-explorer"]'), 'the note once the networks are known');
+      const note = text(part(el, 'no-explorer'));
+      expect(note).to.contain('knows no block explorer for BNB Smart Chain');
+      expect(note).not.to.match(/sandbox|Test mode|local/i);
     });
 
     it('says when the link asked for nothing, and goes back to the list with the keyboard', async () => {

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -26,6 +26,42 @@ describe('paylink command', () => {
     const unknown = runCli(['launch']);
     assert.equal(unknown.status, 2);
     assert.match(unknown.stderr, /unknown command: launch/);
+  });
+
+  it('keys xpub prints the deposit xpub alone on stdout and its first addresses, never the words', async () => {
+    const { mnemonicToAccount } = await import('viem/accounts');
+    const { ANVIL_MNEMONIC } = await import('../../src/server/chain/evm/anvil.js');
+    const { depositAddresses } = await import('../../src/server/chain/evm/addresses.js');
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'paylink-xpub-'));
+    dirs.push(dir);
+    const words = path.join(dir, 'deposit-words.txt');
+    // As a merchant may save them: one word a line, a trailing newline.
+    writeFileSync(words, `${ANVIL_MNEMONIC.split(' ').join('\n')}\n`, { mode: 0o600 });
+    const run = runCli(['keys', 'xpub', '--mnemonic-file', words]);
+    assert.equal(run.status, 0, run.stderr);
+    const xpub = run.stdout.trim();
+    assert.match(xpub, /^xpub[1-9A-HJ-NP-Za-km-z]{100,}$/, 'stdout is the xpub alone, ready for PAYLINK_EVM_XPUB=$(…)');
+    // The addresses a wallet shows for these words (viem's own derivation) are the ones printed, in order.
+    const expected = [0, 1, 2, 3, 4].map((n) => mnemonicToAccount(ANVIL_MNEMONIC, { addressIndex: n }).address);
+    assert.deepEqual(expected.map((_, n) => depositAddresses(xpub).address(n)), expected, 'the xpub derives the wallet’s addresses');
+    const printed = [...run.stderr.matchAll(/^ {2}(\d) {2}(0x[0-9a-fA-F]{40})$/gm)].map((match) => match[2]);
+    assert.deepEqual(printed, expected);
+    assert.match(run.stderr, /m\/44'\/60'\/0'/);
+    assert.match(run.stderr, /PAYLINK_EVM_XPUB/);
+    for (const output of [run.stdout, run.stderr]) {
+      assert.ok(!output.includes('junk') && !output.includes('test test'), 'never a word of the mnemonic');
+      assert.ok(!/xprv/.test(output), 'never a private key');
+    }
+
+    const missing = runCli(['keys', 'xpub']);
+    assert.equal(missing.status, 2);
+    assert.match(missing.stderr, /keys xpub needs --mnemonic-file FILE/);
+    const wrong = path.join(dir, 'wrong.txt');
+    writeFileSync(wrong, 'correct horse battery staple zebra nothing like bip39 words at all here\n');
+    const bad = runCli(['keys', 'xpub', '--mnemonic-file', wrong]);
+    assert.equal(bad.status, 2);
+    assert.match(bad.stderr, /not a valid BIP-39 English phrase/);
+    assert.ok(!bad.stderr.includes('horse') && bad.stdout === '', 'a bad phrase is not echoed either');
   });
 
   async function serveAndUse(storageArgs: string[]) {

@@ -87,6 +87,7 @@ export class PaymentDetailController {
     const text = this.host.text;
     const t = text.t.bind(text);
     const explorer = payment.transfers.some((transfer) => this.networks.transactionUrl(payment.blockchainId, transfer.txHash));
+    const noExplorer = explorer ? undefined : this.networks.noExplorerReason(payment.blockchainId);
     // A plain block, not a landmark: the table's own scrolling region already carries this name.
     return html`<div part="transactions" class="card span-all">
       <h3 id="pd-transactions">${t('transactionsTitle')}</h3>
@@ -108,7 +109,9 @@ export class PaymentDetailController {
                 },
               ],
             })}
-            ${explorer ? nothing : html`<p part="no-explorer" class="hint">${t('noExplorer')}</p>`}`}
+            ${noExplorer
+              ? html`<p part="no-explorer" class="hint">${t(noExplorer.key, { network: payment.networkName, chainId: noExplorer.chainId })}</p>`
+              : nothing}`}
     </div>`;
   }
 

@@ -122,7 +122,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
   const now = options.now ?? (() => new Date());
   const sseHeartbeatMs = options.sseHeartbeatMs ?? 15_000;
   const sessionEvents = createSessionEvents(db, { heartbeatMs: sseHeartbeatMs });
-  const worker = options.payoutWorker === false ? undefined : startPayoutWorker({ db, chain, now }, options.payouts);
+  const worker = options.payoutWorker === false ? undefined : startPayoutWorker({ db, chain, now, log }, options.payouts);
   const scanner =
     chain.incoming && options.scanner !== false
       ? startChainScanner({ db, chain, now }, typeof options.scanner === 'object' ? options.scanner : {})

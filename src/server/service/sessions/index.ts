@@ -28,3 +28,4 @@ export { createRateTable, SANDBOX_RATES_PER_USD, type RateTable } from './rates.
 export { checkoutRoutes } from './routes.js';
 export { createChainScanner, creditableAmount, startChainScanner, type ChainScanner, type ChainScannerOptions } from './scanner.js';
 export { depositIndexesWithTransfers } from './incoming-repository.js';
+export { isDepositAddressOf } from './repository.js';

@@ -180,6 +180,18 @@ export async function lockSessionByAddress(tx: Queryable, blockchainId: string, 
   return rows[0];
 }
 
+/**
+ * True when `address` (any case) is where one of `integratorId`'s sessions on `blockchainId` is paid:
+ * the scanner reads every transfer to it as a payment of that session (a late one once it ended).
+ */
+export async function isDepositAddressOf(db: Queryable, integratorId: string, blockchainId: string, address: string): Promise<boolean> {
+  const { rows } = await db.query<{ found: number }>(
+    'SELECT 1 AS found FROM checkout_sessions WHERE blockchain_id = $1 AND lower(pay_address) = lower($2) AND integrator_id = $3',
+    [blockchainId, address, integratorId],
+  );
+  return rows.length > 0;
+}
+
 /** Writes what a transfer changed of a locked session. */
 export async function updateSettlement(
   tx: Queryable,
