@@ -97,7 +97,9 @@ const PROPERTIES = ['slug', 'apiBase', 'locale', 'theme', 'reference', 'metadata
  * @attribute {'light' | 'dark'} theme - Forces a colour scheme; reflected (property `theme`).
  * @attribute {string} reference - The merchant's order id, sent with the payment session (property `reference`); see also the `metadata` property.
  */
-export class PaylinkCheckout extends HTMLElement {
+// Where there is no DOM (Node, a server component, an SSR build) the module still loads: the class
+// then stands on `Object` and is never defined, as Lit's own elements do on their server shim.
+export class PaylinkCheckout extends ((globalThis.HTMLElement || Object) as typeof HTMLElement) {
   static readonly observedAttributes = ['slug', 'api-base', 'locale', 'theme', 'reference'];
   /** One style sheet for every instance (made on first use). */
   static #sheet?: CSSStyleSheet;
@@ -261,8 +263,8 @@ export class PaylinkCheckout extends HTMLElement {
   }
 }
 
-// Both bundles may land on one page: the first definition wins.
-customElements.get('paylink-checkout') || customElements.define('paylink-checkout', PaylinkCheckout);
+// Both bundles may land on one page: the first definition wins. No registry (a server): no element.
+globalThis.customElements?.get('paylink-checkout') || globalThis.customElements?.define('paylink-checkout', PaylinkCheckout);
 
 declare global {
   interface HTMLElementTagNameMap {
