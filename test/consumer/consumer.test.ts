@@ -453,8 +453,11 @@ describe('paylink as installed from its tarball', { timeout: 900_000 }, () => {
       await page.waitForTimeout(200); // the last frame's layout-shift entries are delivered after it
       const { upgradeShift, layoutShift } = await page.evaluate(() => {
         const { shifts, readyAt = Infinity } = window as unknown as { shifts: [number, number][]; readyAt?: number };
-        const sum = (list: [number, number][]) => list.reduce((total, [, value]) => total + value, 0);
-        return { upgradeShift: sum(shifts.filter(([at]) => at < readyAt)), layoutShift: sum(shifts) };
+        // No named function in here: the test's TypeScript loader would name it with a helper the page lacks.
+        return {
+          upgradeShift: shifts.filter(([at]) => at < readyAt).reduce((total, [, value]) => total + value, 0),
+          layoutShift: shifts.reduce((total, [, value]) => total + value, 0),
+        };
       });
       assert.deepEqual(errors, []);
       return { texts, upgradeShift, layoutShift };
