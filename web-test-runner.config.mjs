@@ -16,6 +16,7 @@ import { esbuildPlugin } from '@web/dev-server-esbuild';
 import { chromeLauncher } from '@web/test-runner-chrome';
 import { register } from 'tsx/esm/api';
 import { adminScreenshotPlugin } from './test/browser/admin-screenshot-plugin.mjs';
+import { reactEsmPlugin } from './test/browser/react-esm-plugin.mjs';
 import { CHROME_PATH, CHROMIUM_ARGS } from './test/support/chromium.mjs';
 
 register();
@@ -116,6 +117,7 @@ export default {
   ],
   middleware: [realServiceMiddleware],
   plugins: [
+    reactEsmPlugin(),
     esbuildPlugin({ ts: true, tsconfig: fileURLToPath(new URL('./tsconfig.json', import.meta.url)) }),
     adminScreenshotPlugin(),
     {

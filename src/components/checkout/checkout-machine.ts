@@ -121,17 +121,18 @@ export class CheckoutMachine {
   redirectTo = '';
   /** What the polite live region says. */
   announcement = '';
-  /** What was copied last (its button says so until the next copy). */
-  copied = '';
-  /** Set when fields were refused: the host focuses the first one, then clears it. */
-  focusInvalid = false;
+  /** What was copied last (its button says so until the next copy); unset until a copy. */
+  copied?: string;
+  /** Set when fields were refused: the host focuses the first one, then clears it (unset reads as false). */
+  focusInvalid?: boolean;
   /** Why the last wallet payment stopped, in words. */
   walletError = '';
   /** The hash of the transfer the wallet sent. */
   sentHash = '';
 
   #generation = 0;
-  #retryAction: () => unknown = () => {};
+  // Set by the first `load()`: only the screens it leads to offer a retry.
+  #retryAction!: () => unknown;
   /** Aborted when the host leaves the page: no answer lands on a detached element. */
   #aborter = new AbortController();
   #stopWatching = () => {};
