@@ -187,19 +187,22 @@ export function medianRatio(values: readonly Ratio[]): Ratio | undefined {
 }
 
 /**
- * A positive ratio as a decimal string of at most `significant` significant digits, cut toward zero
- * (`1/1550` → `0.00064516129032258064516` at 20): the digits a rate is recorded with. Cutting, not
- * rounding up, keeps a price that the exact ratio converts to a whole number of units (1550 NGN at
- * 1550 per USD is 1 USDT) from growing a unit when the quote is rounded up.
+ * A positive ratio as a decimal string of `significant` significant digits, or `minDecimals` digits
+ * after the point where that is more, cut toward zero (`1/1550` → `0.00064516129032258064516` at 20):
+ * the digits a rate is recorded with. Cutting, not rounding up, keeps a price that the exact ratio
+ * converts to a whole number of units (1550 NGN at 1550 per USD is 1 USDT) from growing a unit when
+ * the quote is rounded up.
  */
-export function ratioToDecimal(value: Ratio, significant: number): string {
+export function ratioToDecimal(value: Ratio, significant: number, minDecimals = 0): string {
   // 10^shift × num / den has `significant` or `significant + 1` digits before the point.
   let shift = significant - (value.num.toString().length - value.den.toString().length);
-  let units = shift >= 0 ? (value.num * 10n ** BigInt(shift)) / value.den : value.num / (value.den * 10n ** BigInt(-shift));
+  const exact = (places: number) => (places >= 0 ? (value.num * 10n ** BigInt(places)) / value.den : value.num / (value.den * 10n ** BigInt(-places)));
+  let units = exact(shift);
   if (units.toString().length > significant) {
     units /= 10n;
     shift -= 1;
   }
+  if (shift < minDecimals) units = exact((shift = minDecimals));
   const text = shift >= 0 ? fromUnits(units, shift) : `${units}${'0'.repeat(-shift)}`;
   return toDecimalString(text)!;
 }

@@ -304,7 +304,7 @@ export type StartSessionInput = z.input<typeof StartSessionInput>;
  * asset's decimals. Null on sessions quoted before rates were recorded.
  */
 export const QuoteRate = z.object({
-  /** Asset units per one unit of `fiatCurrency` (a decimal string of up to 20 significant digits). */
+  /** Asset units per one unit of `fiatCurrency`: a decimal string, 20 significant digits (24 decimals at least), cut toward zero. */
   rate: DecimalString.nullable(),
   /** The sources behind the rate: `static`, `coingecko`, `coinbase`, `+`-joined when several were combined by their median, and a `peg:ASSET=CURRENCY` that priced the asset. */
   rateSource: z.string().nullable(),

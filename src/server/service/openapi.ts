@@ -130,6 +130,7 @@ const ERRORS = {
   413: ['PayloadTooLarge', 'The request body is larger than 256 KiB'],
   422: ['Unprocessable', 'A business rule refused the request (e.g. insufficient balance, an inactive link)'],
   429: ['TooManyRequests', 'Too many requests from this client: retry after `Retry-After` seconds'],
+  503: ['ServiceUnavailable', '`rate_unavailable`: no exchange rate fresher than `PAYLINK_RATES_MAX_AGE_S` for the pair; retry after `Retry-After` seconds (sessions already quoted keep their quote)'],
 } as const;
 type ErrorStatus = keyof typeof ERRORS;
 
@@ -141,7 +142,7 @@ function errorResponses(): Record<string, unknown> {
       {
         description,
         content,
-        ...(name === 'TooManyRequests'
+        ...(name === 'TooManyRequests' || name === 'ServiceUnavailable'
           ? { headers: { 'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer', minimum: 0 } } } }
           : {}),
       },
@@ -316,12 +317,12 @@ export function openApiDocument(): object {
       '/v1/checkout/{slug}/sessions': {
         post: {
           operationId: 'startCheckoutSession',
-          summary: 'Start a checkout session: a quote and an address to pay it at',
+          summary: 'Start a checkout session: a quote (at the market rate it records: `rate`, `rateSource`, `rateAt`) and an address to pay it at',
           tags: ['Checkout'],
           security: publicOperation,
           parameters: [slugParameter],
           requestBody: body('StartSessionInput'),
-          responses: responses({ 201: json(ref('CheckoutSession'), 'Created') }, [400, 404, 410, 413, 422, 429]),
+          responses: responses({ 201: json(ref('CheckoutSession'), 'Created') }, [400, 404, 410, 413, 422, 429, 503]),
         },
       },
       '/v1/checkout/sessions/{id}': {

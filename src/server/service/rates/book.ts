@@ -41,7 +41,7 @@ export interface PerUsdRate {
 
 /** The rate a session is quoted with. */
 export interface PairRate {
-  /** Asset units per one unit of the currency: a decimal string of 20 significant digits, cut toward zero. */
+  /** Asset units per one unit of the currency: a decimal string of 20 significant digits (24 decimals at least), cut toward zero. */
   rate: string;
   /** The sources behind it, `+`-joined in configured order (`coingecko+coinbase`), and its peg (`peg:CNGN=NGN`). */
   source: string;
@@ -70,8 +70,12 @@ export interface RateBookDeps {
 
 /** Values 10× or more apart from what they are checked against are nonsense. */
 const NONSENSE_FACTOR = 10n;
-/** Significant digits a rate is recorded with. */
+/**
+ * The digits a rate is recorded with: 20 significant, and at least 24 after the point, so that the cut
+ * costs less than a millionth of a unit on any amount a link may ask (`MAX_AMOUNT`, 10^12).
+ */
 const RATE_DIGITS = 20;
+const RATE_DECIMALS = 24;
 const ONE: Ratio = { num: 1n, den: 1n };
 
 interface Kept {
@@ -157,7 +161,7 @@ export class RateBook {
     const ages = [asset.at, fiat.at].filter((at): at is number => at !== null);
     const sources = this.settings.sources.filter((source) => asset.sources.includes(source) || fiat.sources.includes(source));
     return {
-      rate: ratioToDecimal(divideRatio(asset.value, fiat.value), RATE_DIGITS),
+      rate: ratioToDecimal(divideRatio(asset.value, fiat.value), RATE_DIGITS, RATE_DECIMALS),
       source: [...sources, ...(asset.peg ? [`peg:${asset.peg}`] : [])].join('+'),
       at: ages.length ? new Date(Math.min(...ages)) : now,
     };
