@@ -185,6 +185,8 @@ export class RateBook {
 
   async #refresh(): Promise<void> {
     const fetched = this.#sources.filter((source) => !source.readNow);
+    // A value is as old as the question that got it: dated when asked, not when the answer came.
+    const at = this.#now().getTime();
     const signal = AbortSignal.any([this.#aborter.signal, AbortSignal.timeout(this.settings.timeoutMs)]);
     const readings = await Promise.all(
       fetched.map((source) =>
@@ -195,7 +197,6 @@ export class RateBook {
       ),
     );
     if (this.#aborter.signal.aborted) return;
-    const at = this.#now().getTime();
     const problems = new Set<string>();
     const report = (source: RateSourceName, reason: string, code: string, message: string, fields: Record<string, string | number> = {}) => {
       const key = `${source}|${fields.currency ?? ''}|${reason}`;
@@ -262,7 +263,7 @@ export class RateBook {
       }
     }
     this.#problems = problems;
-    this.#announce(new Date(at));
+    this.#announce(this.#now());
   }
 
   /** Logs when the set of stale pairs changes (and, once, that a fetched book starts stale). */
