@@ -39,8 +39,9 @@ export function libraryBuild(entry: string, fileName: string): InlineConfig {
       reportCompressedSize: false,
       copyPublicDir: false,
       lib: { entry: fileURLToPath(new URL(entry, import.meta.url)), formats: ['es'], fileName: () => fileName },
-      // Vite keeps whitespace in ES library builds; a script-tag bundle wants it gone.
-      rolldownOptions: { output: { codeSplitting: false, minify: true } },
+      // Vite keeps whitespace in ES library builds, and the minifier keeps `/* @__PURE__ */` notes
+      // for a later bundler; a script-tag bundle is the last step and wants both gone.
+      rolldownOptions: { output: { codeSplitting: false, minify: true, comments: false } },
     },
   };
 }
