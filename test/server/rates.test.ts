@@ -126,6 +126,14 @@ describe('the rate book', () => {
     time.advance(MINUTE);
     await rates.refresh();
     assert.equal(rates.pair('USDT', 'NGN')!.rate, '0.0000625', 'a redenomination holds');
+    // A spike and back: the answer after it, at the believed level, is believed at once.
+    base.answer = coinbaseBody({ NGN: '160000', USDT: '1' });
+    time.advance(MINUTE);
+    await rates.refresh();
+    base.answer = coinbaseBody({ NGN: '16100', USDT: '1' });
+    time.advance(MINUTE);
+    await rates.refresh();
+    assert.deepEqual(rates.pair('USDT', 'NGN'), { rate: '0.000062111801242236024844', source: 'coinbase', at: time.now() });
   });
 
   it('skips a source that fails, times out or answers nonsense, once logged with a code and its name, never a body; the others still quote', async () => {

@@ -18,9 +18,10 @@
  *
  * **Nonsense is skipped.** A reading that fails (error, timeout, HTTP status, not the documented
  * shape) or a value that is missing, zero, negative or not a number is skipped, and so is a value 10×
- * or more away from the same source's previous answer (a one-off jump; the same level again is
- * believed, as a real redenomination would be) or from the median of the other sources. Each is
- * logged once when it starts, with a code, the source and the currency, never the body.
+ * or more away from the same source's previous answer and its last believed one (a one-off jump; the
+ * same level again is believed, as a real redenomination would be) or from the median of the other
+ * sources. Each is logged once when it starts, with a code, the source and the currency, never the
+ * body.
  *
  * **Readiness.** Every configured pair (assets × `currencies`) has a fresh rate, or it is stale;
  * `/readyz` answers it, and the log says when the set of stale pairs changes.
@@ -225,9 +226,12 @@ export class RateBook {
         report(name, reason, 'rate_value_invalid', `${name} answered no usable rate for ${currency} (${reason.replace('_', ' ')}): skipped`, { currency });
       }
       for (const [currency, value] of result.reading.values) {
+        // A jump: 10× from the previous answer and from the last believed one (so the answer after a
+        // one-off spike, back at the believed level, is believed; and a level held twice is too).
         const before = previous.get(currency);
+        const believed = this.#kept.get(currency)?.get(name)?.value;
         previous.set(currency, value);
-        if (before && apartByFactor(value, before, NONSENSE_FACTOR)) {
+        if (before && apartByFactor(value, before, NONSENSE_FACTOR) && (!believed || apartByFactor(value, believed, NONSENSE_FACTOR))) {
           report(name, 'jump', 'rate_value_outlier', `${name}'s rate for ${currency} moved 10× or more since its previous answer: skipped once`, { currency });
           continue;
         }
@@ -256,10 +260,15 @@ export class RateBook {
       }
     }
 
+    // What was wrong and no longer is: a source that answers again (once, whatever its failures were),
+    // and a currency a source that answers rates usably again.
+    const failing = (keys: Set<string>) => new Set([...keys].filter((key) => key.split('|')[1] === '').map((key) => key.split('|')[0]!));
+    const [failedBefore, failedNow] = [failing(this.#problems), failing(problems)];
+    for (const source of failedBefore) if (!failedNow.has(source)) this.#log.info('rate_source_recovered', `${source} answers again`, { source });
     for (const key of this.#problems) {
-      const [source, currency] = key.split('|');
-      if (!problems.has(key)) {
-        this.#log.info('rate_source_recovered', `${source} answers${currency ? ` a usable rate for ${currency}` : ''} again`, { source: source!, ...(currency ? { currency } : {}) });
+      const [source, currency] = key.split('|') as [string, string];
+      if (currency && !problems.has(key) && !failedNow.has(source)) {
+        this.#log.info('rate_source_recovered', `${source} answers a usable rate for ${currency} again`, { source, currency });
       }
     }
     this.#problems = problems;
