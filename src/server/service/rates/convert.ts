@@ -51,7 +51,7 @@ export function rateUnavailable(book: RateBook, fiatCurrency: string, assetId: s
   return new ApiError(
     503,
     'rate_unavailable',
-    `No current exchange rate for ${assetId} in ${fiatCurrency}: prices are not quoted from a rate older than ${book.settings.maxAgeMs / 1000} s. Try again shortly`,
+    `No current exchange rate for ${assetId} in ${fiatCurrency}: no rate source gave one in the last ${book.settings.maxAgeMs / 1000} s. Try again shortly`,
     undefined,
     { 'retry-after': String(Math.max(1, Math.ceil(book.settings.refreshMs / 1000))) },
   );
