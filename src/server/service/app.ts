@@ -3,7 +3,7 @@
  * tests call `app.request()`, and `serve.ts` puts it on a port.
  *
  * The service is made of rooms, one folder each, every room's boundary written at the top of its
- * `index.ts`: links, sessions (with the public checkout API), withdrawals, ledger, payouts, keys,
+ * `index.ts`: links, sessions (with the public checkout API), withdrawals, ledger, payouts, keys, rates,
  * plus idempotency and events, which the money rooms share. Each table is written by exactly one
  * room's repository; a room that needs another's table calls that room's functions inside its own
  * transaction. This file only composes them: cross-cutting middleware (the request id, errors and
