@@ -33,6 +33,7 @@ import { createLimitedServer, LISTEN_BACKLOG } from '../src/server/limits/node-s
 import { resolveConnectionLimits } from '../src/server/limits/options.js';
 import { createNodeUpstream, createPaylinkProxy, type ProxyRequestInfo } from '../src/server/proxy/index.js';
 import { serveBundle } from '../src/server/bundles.js';
+import { describeRateSettings, type RateSettings } from '../src/server/service/rates/index.js';
 import { startService } from '../src/server/service/serve.js';
 import { anvilMissing, DEMO_BLOCK_TIME, DEMO_MNEMONIC, startDemoChain, type DemoChain } from './chain.js';
 import { seedDemo, seedPayments } from './seed.js';
@@ -96,6 +97,8 @@ export interface RunningDemo {
   fallback: string | undefined;
   /** The local chain, on `evm`. */
   evm: DemoChainInfo | undefined;
+  /** Where its prices come from: the static table unless `PAYLINK_RATES_SOURCES` names others. */
+  rates: RateSettings;
   close(): Promise<void>;
 }
 
@@ -187,6 +190,14 @@ async function withDemoWallet(response: Response): Promise<Response> {
   const headers = new Headers(response.headers);
   headers.delete('content-length');
   return new Response(html.replace('</head>', `${DEMO_WALLET_SCRIPT}\n</head>`), { status: response.status, headers });
+}
+
+/** What the demo's pages say about prices, in one sentence. */
+function pricesNote(rates: RateSettings): string {
+  if (rates.sources.length === 1 && rates.sources[0] === 'static') {
+    return 'Prices come from the static table built into Paylink (demo figures, not market data); a real deployment names its market sources in PAYLINK_RATES_SOURCES.';
+  }
+  return `Prices come from the market: ${rates.sources.join(' and ')}${rates.sources.length > 1 ? ' (their median)' : ''}, fetched every ${rates.refreshMs / 1000} s.`;
 }
 
 /** True while process `pid` runs (on this host). */
@@ -299,6 +310,8 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
       // names the visitor, so the service's per-client limits count visitors, not the proxy.
       trustProxy: ['127.0.0.1'],
       ...(adapter ? { chain: adapter } : {}),
+      // The demo prices from the table, on purpose and saying so, unless PAYLINK_RATES_SOURCES names market sources.
+      rateSettings: process.env.PAYLINK_RATES_SOURCES?.trim() ? {} : { sources: ['static'] },
     });
     // Stopped after the demo's server has drained (as `serve` does), before the database closes.
     closers.push(() => service.close());
@@ -367,6 +380,7 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
         .replaceAll('{{integrity}}', integrity)
         .replaceAll('{{checkoutFile}}', checkoutFile)
         .replaceAll('{{chainNote}}', CHAIN_NOTES[chainName])
+        .replaceAll('{{pricesNote}}', pricesNote(service.rates.settings))
         .replaceAll('{{store}}', seed.slugs.store)
         .replaceAll('{{donation}}', seed.slugs.donation)
         .replaceAll('{{simple}}', seed.slugs.simple);
@@ -382,7 +396,7 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
       if (pathname === '/paylink' || pathname.startsWith('/paylink/')) return proxy(request, info);
       // A hosted page carries the demo wallet too on the local chain, so a link shared alone can be paid.
       if (pathname.startsWith('/pay/') && wallet) return withDemoWallet(await service.app.fetch(request, info));
-      if (pathname.startsWith('/v1/') || pathname.startsWith('/pay/') || pathname.startsWith('/dist/') || pathname === '/healthz') {
+      if (pathname.startsWith('/v1/') || pathname.startsWith('/pay/') || pathname.startsWith('/dist/') || pathname === '/healthz' || pathname === '/readyz') {
         // In process, with the visitor's socket, so the service's per-client limits count the visitor.
         return service.app.fetch(request, info);
       }
@@ -419,6 +433,7 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
       chain: chainName,
       fallback,
       evm,
+      rates: service.rates.settings,
       close: () => (closing ??= closeAll()),
     };
   } catch (error) {
@@ -445,6 +460,8 @@ export function describeDemo(demo: RunningDemo, options: Pick<DemoOptions, 'data
     `  Hosted checkout   ${url}/pay/${slugs.store}`,
     `  Proxy             ${url}/paylink   (its routes; admin bearer token: ${demo.adminToken})`,
     `  Service API       ${url}/v1/openapi.json   (the API's OpenAPI document; API key in ${demoKeyFile(options, demo.chain)})`,
+    '',
+    describeRateSettings(demo.rates),
     '',
   ];
   if (evm) {

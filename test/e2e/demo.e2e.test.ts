@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { startDemo, type RunningDemo } from '../../demo/server.js';
+import { describeDemo, startDemo, type RunningDemo } from '../../demo/server.js';
 import { CHROME_PATH, CHROMIUM_ARGS } from '../support/chromium.mjs';
 
 const ARTIFACTS = path.resolve('test-results', 'e2e');
@@ -103,6 +103,15 @@ describe('paylink demo, end to end', { timeout: 240_000 }, () => {
     await new Promise<void>((resolve) => (shop ? shop.close(() => resolve()) : resolve()));
     await demo?.close();
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('says where its prices come from, in its start lines and on its pages', async () => {
+    assert.deepEqual(demo.rates.sources, ['static']);
+    assert.match(describeDemo(demo, { dataDir }), /Prices: the static table \(sandbox figures, not market data\)\./);
+    for (const page of ['/', '/store.html', '/donate.html']) {
+      const html = await (await fetch(`${demo.url}${page}`)).text();
+      assert.match(html, /<p class="note" id="prices-note">Prices come from the static table built into Paylink \(demo figures, not market data\)/, page);
+    }
   });
 
   it('the merchant creates a link in the admin', async () => {

@@ -78,6 +78,7 @@ describe('paylink command', () => {
       assert.equal(checkout.body.sandbox, true, 'every checkout says sandbox');
       assert.match(stdout, /sandbox chain/i, 'serve says on start that it runs the sandbox');
       assert.match(stdout, /no real funds move/);
+      assert.match(stdout, /Prices: the static table \(sandbox figures, not market data\)\./, 'serve says where prices come from');
       const res = await call(url, 'POST', '/v1/payment-link', { key, body: standardLinkBody() });
       assert.equal(res.status, 201);
       assert.equal(res.body.url, `${url}/pay/${res.body.slug}`);
@@ -135,6 +136,33 @@ describe('paylink command', () => {
       assert.match(res.stderr, /The EVM chain is not configured correctly/);
       for (const name of ['PAYLINK_EVM_RPC_URL', 'PAYLINK_EVM_CHAIN_ID', 'PAYLINK_EVM_TOKENS', 'PAYLINK_EVM_XPUB', 'PAYLINK_EVM_PAYOUT_KEY_FILE']) assert.match(res.stderr, new RegExp(name));
     }
+  });
+
+  it('serve --chain evm never implies its prices: without PAYLINK_RATES_SOURCES it refuses, says why, and asks no node', async () => {
+    const { DEPOSIT_XPUB } = await import('../support/anvil.js');
+    const unset = Object.fromEntries(Object.keys(process.env).filter((name) => /^PAYLINK_(EVM|RATES)/.test(name)).map((name) => [name, '']));
+    const chain = {
+      // Complete and valid, so that the refusal is the prices' alone: the node at port 9 is never asked.
+      PAYLINK_EVM_RPC_URL: 'http://127.0.0.1:9',
+      PAYLINK_EVM_CHAIN_ID: '56',
+      PAYLINK_EVM_TOKENS: 'USDT=0x55d398326f99059ff775485246999027b3197955',
+      PAYLINK_EVM_XPUB: DEPOSIT_XPUB,
+      PAYLINK_EVM_PAYOUT_KEY: `0x${'ab'.repeat(32)}`,
+    };
+    const res = runCli(['serve', '--chain', 'evm', '--port', '0'], { ...unset, ...chain });
+    assert.equal(res.status, 2, res.stderr);
+    assert.match(res.stderr, /PAYLINK_RATES_SOURCES is not set: on a real chain the price a customer pays comes from it, so it is never implied/);
+    assert.match(res.stderr, /set PAYLINK_RATES_SOURCES=static to quote with it on purpose/, 'the table only when said');
+    assert.doesNotMatch(res.stderr, /waiting for the EVM node|The EVM chain is not configured/);
+    // Nothing configured at all: one run names the prices and the chain's settings together.
+    const bare = runCli(['serve', '--chain', 'evm'], unset);
+    assert.equal(bare.status, 2);
+    assert.match(bare.stderr, /PAYLINK_RATES_SOURCES is not set/);
+    assert.match(bare.stderr, /PAYLINK_EVM_RPC_URL/);
+    // A source that does not exist is refused on the sandbox too.
+    const unknown = runCli(['serve', '--chain', 'sandbox', '--port', '0'], { PAYLINK_RATES_SOURCES: 'coingecko,oracle' });
+    assert.equal(unknown.status, 2);
+    assert.match(unknown.stderr, /PAYLINK_RATES_SOURCES: unknown source oracle \(expected coingecko, coinbase, static\)/);
   });
 
   it('PAYLINK_CHAIN=sandbox starts the service like --chain sandbox', async () => {

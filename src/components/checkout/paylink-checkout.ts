@@ -57,7 +57,7 @@ const PROPERTIES = ['slug', 'apiBase', 'locale', 'theme', 'reference', 'metadata
  * @csspart card - The frame of the checkout; while loading it reserves its height (`--paylink-min-height`) so the page does not jump.
  * @csspart heading - The heading of each step and state (focused when the customer moves to a new one).
  * @csspart badge - "Test mode", on sandbox links.
- * @csspart state - An unhappy or final screen; also carries its name: `loading`, `notFound`, `inactive`, `closed`, `error`, `expired`, `done`.
+ * @csspart state - An unhappy or final screen; also carries its name: `loading`, `notFound`, `inactive`, `closed`, `error`, `rates` (no current exchange rate), `expired`, `done`.
  * @csspart spinner - The busy indicator (still when the reader prefers reduced motion).
  * @csspart form - A step's form. @csspart description - The link's description. @csspart closes - Until when a fundraiser is open.
  * @csspart cart - The list of cart items. @csspart cart-item - One item. @csspart item-name - Its name and quantity × price.
@@ -73,6 +73,7 @@ const PROPERTIES = ['slug', 'apiBase', 'locale', 'theme', 'reference', 'metadata
  * @csspart divider - "or scan with your wallet app". @csspart no-wallet - What to do when the browser has no wallet.
  * @csspart qr - The QR code (SVG): the EIP-681 transfer, or the address on the sandbox. @csspart pay-details - Amount and address.
  * @csspart value - The amount or address to copy. @csspart amount - The exact amount to send. @csspart fiat - What it stands for in fiat.
+ * @csspart rate - The exchange rate of the quote (`1 USDT = NGN 1,612.40`).
  * @csspart address - The address to pay. @csspart copy-button - The copy buttons ("Copied" once used).
  * @csspart hash - A transaction hash, shortened (the whole hash is its title). @csspart explorer - The link to the transaction on the explorer.
  * @csspart warning - The "only this asset on this network" warning.

@@ -160,7 +160,7 @@ const ERRORS = {
   429: ['TooManyRequests', 'Too many requests from this client: retry after `Retry-After` seconds'],
   415: ['UnsupportedMediaType', 'The request body is not JSON (`Content-Type: application/json`)'],
   500: ['ServerError', 'The service failed unexpectedly (never for bad input); nothing was half done'],
-  503: ['ServiceUnavailable', 'Too many connections or requests in progress (from this client, or in all): retry after `Retry-After` seconds'],
+  503: ['ServiceUnavailable', 'Too many connections or requests in progress (from this client, or in all), or `rate_unavailable`: no exchange rate fresher than `PAYLINK_RATES_MAX_AGE_S` for the pair (sessions already quoted keep their quote); retry after `Retry-After` seconds'],
 } as const;
 type ErrorStatus = keyof typeof ERRORS;
 
@@ -366,12 +366,12 @@ export function openApiDocument(): object {
       '/v1/checkout/{slug}/sessions': {
         post: {
           operationId: 'startCheckoutSession',
-          summary: 'Start a checkout session: a quote and an address to pay it at',
+          summary: 'Start a checkout session: a quote (at the market rate it records: `rate`, `rateSource`, `rateAt`) and an address to pay it at',
           tags: ['Checkout'],
           security: publicOperation,
           parameters: [slugParameter],
           requestBody: body('StartSessionInput'),
-          responses: responses({ 201: json(ref('CheckoutSession'), 'Created') }, [400, 404, 410, 413, 422, 429]),
+          responses: responses({ 201: json(ref('CheckoutSession'), 'Created') }, [400, 404, 410, 413, 422, 429, 503]),
         },
       },
       '/v1/checkout/sessions/{id}': {

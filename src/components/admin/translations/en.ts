@@ -288,6 +288,8 @@ const en = {
   amountDue: 'Amount due',
   received: 'Received',
   receivedLate: 'Received late',
+  exchangeRate: 'Exchange rate',
+  rateDetail: '{rate} {asset} per {currency}, from {source}, {date}',
   payAddress: 'Payment address',
   paidAt: 'Paid',
   expiresAt: 'Quote expires',

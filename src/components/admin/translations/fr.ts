@@ -276,6 +276,8 @@ const fr: typeof en = {
   amountDue: 'Montant dû',
   received: 'Reçu',
   receivedLate: 'Reçu en retard',
+  exchangeRate: 'Taux de change',
+  rateDetail: '{rate} {asset} par {currency}, source {source}, {date}',
   payAddress: 'Adresse de paiement',
   paidAt: 'Payé le',
   expiresAt: 'Le prix expire',
