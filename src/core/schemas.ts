@@ -288,8 +288,17 @@ export const StartSessionInput = z.object({
       email: textSchema(MAX_LENGTH.email).meta({ format: 'email' }).optional(),
     })
     .optional(),
-  /** The merchant's order id (DESIGN §6, §8). */
-  reference: textSchema(MAX_LENGTH.reference).optional(),
+  /**
+   * What the page says the payment is for (the element's `client-reference`). Anyone can change a
+   * page, so it is stored as the session's `clientReference`, never as its `reference`: only an order
+   * the merchant's server created names the merchant's order.
+   */
+  reference: textSchema(MAX_LENGTH.reference)
+    .meta({
+      description:
+        'What the page says the payment is for (up to 200 characters). Stored as the session’s `clientReference`, never as its `reference`: anyone can change a page, so only an order created with the API key (`POST /v1/order`) names the merchant’s order',
+    })
+    .optional(),
   /** Up to 20 string pairs the merchant attaches; returned on the keyed session read and in webhooks. */
   metadata: z
     .record(textSchema(MAX_LENGTH.metadataKey).min(MIN_LENGTH.metadataKey), textSchema(MAX_LENGTH.metadataValue, 'multiline'))
@@ -468,9 +477,14 @@ export const CheckoutSessionRecord = z.object({
   payAddress: z.string(),
   /** Every transfer to `payAddress`, oldest first. */
   transfers: z.array(SessionTransfer),
-  /** The merchant's order id, as the checkout sent it; null when none was. */
+  /** The merchant's order id: the order's `reference` (`POST /v1/order`); null for a payment link's session. */
   reference: z.string().nullable(),
   metadata: z.record(z.string(), z.string()),
+  /**
+   * What the page said the payment was for (a keyless start's `reference`, the element's
+   * `client-reference`); null when it said nothing. Anyone can change a page: never ship on it.
+   */
+  clientReference: z.string().nullable(),
   customer: CustomerDetails,
   createdAt: Timestamp,
   /** When the session became `paid` or `overpaid`; null otherwise. */

@@ -54,8 +54,11 @@ export interface PaylinkCheckoutAttributes {
   locale?: string | undefined;
   /** Force the light or dark scheme. */
   theme?: 'light' | 'dark' | undefined;
-  /** The merchant's order id, sent with the payment session (at most 200 characters). */
-  reference?: string | undefined;
+  /**
+   * What the page says the payment is for (at most 200 characters), stored as the session's
+   * `clientReference`: anyone can change a page, so it never names the merchant's order.
+   */
+  'client-reference'?: string | undefined;
 }
 
 /**

@@ -69,7 +69,7 @@ function elementProps(props: object, renamed: Record<string, string>): Record<st
 
 /** `<paylink-checkout>` with camelCase props and `onPaylinkReady`, `onPaylinkSession`, `onPaylinkSuccess`, `onPaylinkError`. */
 export function PaylinkCheckout(props: PaylinkCheckoutProps): ReactElement {
-  return React.createElement('paylink-checkout', elementProps(props, { apiBase: 'api-base' }));
+  return React.createElement('paylink-checkout', elementProps(props, { apiBase: 'api-base', clientReference: 'client-reference' }));
 }
 
 /** `<paylink-admin>` with camelCase props and `onPaylinkAuthRequired`, `onPaylinkLinkSaved`, `onPaylinkWithdrawalCreated`. */

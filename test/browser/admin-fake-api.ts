@@ -108,6 +108,7 @@ export function makeSession(overrides: Partial<CheckoutSessionRecord> = {}): Che
     transfers: [{ txHash: `0x${n.toString(16).padStart(2, '0').repeat(32)}`, amount: '3.250000', confirmedAt: createdAt, late: false }],
     reference: `order-${1000 + n}`,
     metadata: {},
+    clientReference: null,
     customer: { address: null, phone: null, email: null },
     createdAt,
     paidAt: createdAt,

@@ -615,9 +615,9 @@ describe('<paylink-checkout>', () => {
       expect(part(el, 'hash').title).to.match(/^0x[0-9a-f]{64}$/);
     });
 
-    it('sends the merchant’s reference and metadata with the session, and the service stores them', async function () {
+    it('sends the page’s client-reference and metadata with the session; the service keeps the reference as clientReference only', async function () {
       const { slugs } = await (await fetch('/__test/seed')).json();
-      const el = await fixture<PaylinkCheckout>(html`<paylink-checkout slug=${slugs.store} reference="order-1042"></paylink-checkout>`);
+      const el = await fixture<PaylinkCheckout>(html`<paylink-checkout slug=${slugs.store} client-reference="cart-1042"></paylink-checkout>`);
       el.metadata = { cart: 'c_9', channel: 'web' };
       await until(el, () => el.machine.view === 'amount', 'the real link');
       const started = oneEvent(el, 'paylink-session');
@@ -626,7 +626,8 @@ describe('<paylink-checkout>', () => {
       // The keyed read is the merchant's server's (the key never reaches the page; the test runner holds it).
       const stored = await (await fetch(`/__test/session/${session.id}`)).json();
       expect(stored.id).to.equal(session.id);
-      expect(stored.reference).to.equal('order-1042');
+      expect(stored.clientReference).to.equal('cart-1042');
+      expect(stored.reference, 'only the merchant’s server names its order').to.equal(null);
       expect(stored.metadata).to.deep.equal({ cart: 'c_9', channel: 'web' });
     });
 

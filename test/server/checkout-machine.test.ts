@@ -232,9 +232,9 @@ describe('CheckoutMachine', () => {
       assert.equal(api.callsTo('/sessions', 'POST').length, 0);
     });
 
-    test('starts the session with the amount, the chosen asset, and the merchant’s reference and metadata', async () => {
+    test('starts the session with the amount, the chosen asset, and the page’s client reference (as `reference`) and metadata', async () => {
       const { machine, api } = await donation();
-      machine.reference = 'order-42';
+      machine.clientReference = 'cart-42';
       machine.metadata = { cart: 'c_9' };
       machine.edit('fiatAmount', '5000');
       machine.chooseAsset('CNGN');
@@ -244,7 +244,7 @@ describe('CheckoutMachine', () => {
         assetId: 'CNGN',
         fiatCurrency: 'NGN',
         fiatAmount: '5000',
-        reference: 'order-42',
+        reference: 'cart-42',
         metadata: { cart: 'c_9' },
       });
       assert.equal(machine.view, 'pay');

@@ -33,6 +33,7 @@ const record: CheckoutSessionRecord = {
   transfers: [{ txHash: `0x${'ab'.repeat(32)}`, amount: '1.250000', confirmedAt: AT, late: false }],
   reference: 'order-1042',
   metadata: { cart: '42' },
+  clientReference: null,
   customer: { address: '1 Marina, Lagos', phone: '+2348012345678', email: null },
   createdAt: AT,
   paidAt: AT,

@@ -26,7 +26,9 @@ describe('webhook recipes', () => {
 
   async function paySession(reference: string) {
     const slug = await createUsdLink(t.url, key, '3');
-    const session = await startSession(t.url, slug, { assetId: 'USDT', reference });
+    const session = await startSession(t.url, slug, { assetId: 'USDT' });
+    // The merchant's reference, as an order's session carries it (a page's word would be clientReference).
+    await t.db.query('UPDATE checkout_sessions SET reference = $2 WHERE id = $1', [session.id, reference]);
     await call(t.url, 'POST', `/v1/checkout/sessions/${session.id}/simulate-payment`, { body: {} });
     return session.id as string;
   }

@@ -11,7 +11,7 @@ export function Checkout() {
       api-base="/paylink"
       locale="fr"
       theme="dark"
-      reference="order-42"
+      client-reference="cart-42"
       metadata={{ cart: 'c_9', channel: 'web' }}
       onpaylink-ready={(event) => console.log(event.detail.link.title)}
       onpaylink-success={(event) => console.log(event.detail.session.txHash)}
@@ -47,7 +47,7 @@ export function Components() {
         slug="AbCdEf1234"
         apiBase="/paylink"
         theme="dark"
-        reference="order-42"
+        clientReference="cart-42"
         metadata={{ cart: 'c_9' }}
         className="checkout"
         ref={(element: CheckoutElement | null) => element?.focus()}

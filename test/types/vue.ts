@@ -12,7 +12,7 @@ export const props: CheckoutProps = {
   apiBase: '/paylink',
   locale: 'fr',
   theme: 'dark',
-  reference: 'order-42',
+  clientReference: 'cart-42',
   metadata: { cart: 'c_9' },
   onPaylinkSuccess: (event) => console.log(event.detail.session.status),
   onPaylinkReady: (event) => console.log(event.detail.link.title),

@@ -96,8 +96,8 @@ export class CheckoutMachine {
   fetch?: typeof fetch | undefined;
   /** Texts and formats of the host's locale. */
   l10n!: Localizer<Messages>;
-  /** The merchant's order id, sent with the session. */
-  reference?: string | undefined;
+  /** What the page says the payment is for, sent as the session's `reference` (stored as its `clientReference`). */
+  clientReference?: string | undefined;
   /** The merchant's string pairs, sent with the session. */
   metadata?: Record<string, string> | undefined;
   /** The browser wallets found in the page. */
@@ -400,7 +400,7 @@ export class CheckoutMachine {
 
   /** Starts the payment session in the chosen asset, with the amount and details given. */
   #start(): Promise<void> {
-    const { link, reference, metadata, address, phone } = this;
+    const { link, clientReference, metadata, address, phone } = this;
     const { slug, linkType } = link!;
     this.walletError = this.sentHash = '';
     return this.#busyWith(() =>
@@ -413,7 +413,7 @@ export class CheckoutMachine {
             fiatCurrency: this.currency,
             fiatAmount: linkType == 'Donation' ? this.price : undefined,
             customer: this.needsDetails ? { address: address.trim(), phone: phone.trim() } : undefined,
-            reference,
+            reference: clientReference,
             metadata,
           },
         )

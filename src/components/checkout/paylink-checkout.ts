@@ -35,7 +35,7 @@ function stored(area: 'localStorage' | 'sessionStorage', key: string, value?: st
 }
 
 /** The element's properties: each set re-renders (attributes map onto the first five). */
-const PROPERTIES = ['slug', 'apiBase', 'locale', 'theme', 'reference', 'metadata', 'fetch'] as const;
+const PROPERTIES = ['slug', 'apiBase', 'locale', 'theme', 'clientReference', 'metadata', 'fetch'] as const;
 
 /**
  * The checkout a customer sees on a merchant's page: pick or confirm the amount, give the details
@@ -95,10 +95,11 @@ const PROPERTIES = ['slug', 'apiBase', 'locale', 'theme', 'reference', 'metadata
  * @attribute {string} api-base - Where the merchant's Paylink proxy is mounted, default `/paylink` (property `apiBase`).
  * @attribute {string} locale - BCP 47 locale of texts and formats (property `locale`).
  * @attribute {'light' | 'dark'} theme - Forces a colour scheme; reflected (property `theme`).
- * @attribute {string} reference - The merchant's order id, sent with the payment session (property `reference`); see also the `metadata` property.
+ * @attribute {string} client-reference - What the page says the payment is for, sent with the payment session and stored as its
+ *   `clientReference` (property `clientReference`): anyone can change a page, so it is never the merchant's `reference`. See also `metadata`.
  */
 export class PaylinkCheckout extends HTMLElement {
-  static readonly observedAttributes = ['slug', 'api-base', 'locale', 'theme', 'reference'];
+  static readonly observedAttributes = ['slug', 'api-base', 'locale', 'theme', 'client-reference'];
   /** One style sheet for every instance (made on first use). */
   static #sheet?: CSSStyleSheet;
 
@@ -111,11 +112,12 @@ export class PaylinkCheckout extends HTMLElement {
   /** Forces the light or dark scheme; by default the reader's `prefers-color-scheme` decides. Attribute `theme`, reflected. */
   declare theme?: 'light' | 'dark';
   /**
-   * The merchant's order id (up to 200 characters), sent with the payment session; the merchant's
-   * server finds the payment by it (`GET /v1/checkout-session?reference=…`) and gets it back in
-   * webhooks. Attribute `reference`. Read when the session starts.
+   * What the page says the payment is for (up to 200 characters: a cart id, a note), sent with the
+   * payment session and stored as its `clientReference`, which the merchant sees in its payments and
+   * webhooks. Anyone can change a page, so it never names the merchant's order: an order the shop's
+   * server created does. Attribute `client-reference`. Read when the session starts.
    */
-  declare reference?: string;
+  declare clientReference?: string;
   /**
    * Up to 20 string pairs (keys 1–40 characters, values up to 500) the merchant attaches to the
    * payment session, returned on the keyed session read and in webhooks; never shown to the
@@ -213,7 +215,7 @@ export class PaylinkCheckout extends HTMLElement {
   }
 
   attributeChangedCallback(name: string, _previous: string | null, value: string | null): void {
-    (this as Record<string, unknown>)[name == 'api-base' ? 'apiBase' : name] = value ?? undefined;
+    (this as Record<string, unknown>)[name == 'api-base' ? 'apiBase' : name == 'client-reference' ? 'clientReference' : name] = value ?? undefined;
   }
 
   /** Schedules one render for everything changed in this task (once connected). */
@@ -231,7 +233,7 @@ export class PaylinkCheckout extends HTMLElement {
     this.#dirty = new Set();
     if (dirty.has('locale')) machine.l10n = new Localizer(this.locale || document.documentElement.lang, { en, fr });
     if (dirty.has('theme')) theme ? this.setAttribute('theme', theme) : this.removeAttribute('theme');
-    Object.assign(machine, { apiBase: this.apiBase, fetch: this.fetch, reference: this.reference, metadata: this.metadata });
+    Object.assign(machine, { apiBase: this.apiBase, fetch: this.fetch, clientReference: this.clientReference, metadata: this.metadata });
     // Wallets that announce come first; an injected provider alone (EIP-1193) is the fallback.
     const injected = (window as { ethereum?: Eip1193Provider }).ethereum;
     machine.wallets = this.#found.length ? this.#found : injected ? [{ name: '', provider: injected }] : [];

@@ -317,6 +317,10 @@ export function openApiDocument(): object {
         post: {
           operationId: 'startCheckoutSession',
           summary: 'Start a checkout session: a quote and an address to pay it at',
+          description:
+            'Keyless: anyone can call it with any body. A `reference` sent here is what the page says the payment is for: it is stored as the session’s ' +
+            '`clientReference` and never as its `reference`, so a page can’t make its payment look like the merchant’s order. Only an order created with the ' +
+            'API key (`POST /v1/order`) gives its sessions a `reference`.',
           tags: ['Checkout'],
           security: publicOperation,
           parameters: [slugParameter],

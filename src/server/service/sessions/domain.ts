@@ -173,7 +173,10 @@ export async function startSession(deps: MoneyServiceDeps, slug: string, body: u
     payAddress,
     depositIndex,
     customer,
-    ...tags,
+    // Only the merchant names its order: what the page sent as `reference` is kept as what it said.
+    reference: null,
+    metadata: tags.metadata,
+    clientReference: tags.reference,
     expiresAt,
     createdAt: now,
   };

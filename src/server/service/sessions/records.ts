@@ -43,6 +43,7 @@ export function toSessionRecord(row: SessionRecordRow, transfers: readonly Trans
     })),
     reference: row.reference,
     metadata: row.metadata ?? {},
+    clientReference: row.client_reference,
     customer: { address: row.customer_address, phone: row.customer_phone, email: row.customer_email },
     createdAt: row.created_at.toISOString(),
     paidAt: row.settled_at?.toISOString() ?? null,

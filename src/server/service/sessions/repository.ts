@@ -62,9 +62,11 @@ export interface NewSession {
   /** From `nextDepositIndex`: the address is derived from it on real chains. */
   depositIndex: number;
   customer: { address: string | null; phone: string | null; email: string | null };
-  /** The merchant's order id and string pairs (`core/rules/session-tags.ts`). */
+  /** The merchant's order id and string pairs (`core/rules/session-tags.ts`): an order's, or none. */
   reference: string | null;
   metadata: Record<string, string>;
+  /** What the page said the payment was for (a keyless start's `reference`): never trusted. */
+  clientReference: string | null;
   expiresAt: Date;
   createdAt: Date;
 }
@@ -83,8 +85,8 @@ export async function insertSession(db: Queryable, session: NewSession): Promise
   await db.query(
     `INSERT INTO checkout_sessions (id, link_id, integrator_id, status, fiat_amount, fiat_currency, asset_id, blockchain_id,
        network_name, crypto_amount, pay_address, customer_address, customer_phone, customer_email, expires_at, created_at, updated_at,
-       deposit_index, reference, metadata)
-     VALUES ($1, $2, $3, 'awaiting_payment', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $15, $16, $17, $18::jsonb)`,
+       deposit_index, reference, metadata, client_reference)
+     VALUES ($1, $2, $3, 'awaiting_payment', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $15, $16, $17, $18::jsonb, $19)`,
     [
       session.id,
       session.linkId,
@@ -104,6 +106,7 @@ export async function insertSession(db: Queryable, session: NewSession): Promise
       session.depositIndex,
       session.reference,
       JSON.stringify(session.metadata),
+      session.clientReference,
     ],
   );
 }
@@ -255,6 +258,7 @@ export interface SessionRecordRow
   extends Omit<SessionRow, 'tx_hash' | 'redirect' | 'show_confirmation_page' | 'success_message' | 'redirect_url'> {
   reference: string | null;
   metadata: Record<string, string>;
+  client_reference: string | null;
   customer_address: string | null;
   customer_phone: string | null;
   customer_email: string | null;
@@ -264,7 +268,7 @@ export interface SessionRecordRow
 
 const RECORD_SELECT = `SELECT s.id, s.link_id, s.integrator_id, s.status, s.fiat_amount, s.fiat_currency, s.asset_id,
   s.blockchain_id, s.network_name, s.crypto_amount, s.paid_amount, s.late_amount, s.pay_address, s.reference, s.metadata,
-  s.customer_address, s.customer_phone, s.customer_email, s.created_at, s.settled_at, s.expires_at, ${linkSql.recordColumns('l')}
+  s.client_reference, s.customer_address, s.customer_phone, s.customer_email, s.created_at, s.settled_at, s.expires_at, ${linkSql.recordColumns('l')}
   FROM checkout_sessions s ${linkSql.join('l', 's.link_id')}`;
 
 /** One session as its merchant reads it; `integratorId` limits it to that integrator's (another's is undefined). */
