@@ -93,6 +93,7 @@ export function makeSession(overrides: Partial<CheckoutSessionRecord> = {}): Che
   return {
     id: fakeUuid(1, n),
     linkId: 'lnk_1',
+    orderId: null,
     slug: 'Slug000001',
     linkTitle: 'Coffee beans 1',
     status: 'paid',

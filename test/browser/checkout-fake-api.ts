@@ -62,6 +62,7 @@ export function makeSession(overrides: Partial<CheckoutSession> = {}): CheckoutS
   return {
     id: 'ses_1',
     slug: 'shop1',
+    orderId: null,
     status: 'awaiting_payment',
     fiatAmount: '19500.50',
     fiatCurrency: 'NGN',

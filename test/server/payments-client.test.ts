@@ -20,6 +20,7 @@ const record: CheckoutSessionRecord = {
   linkId: LINK_ID,
   slug: 'AbCdE12345',
   linkTitle: 'Order 1042',
+  orderId: null,
   status: 'paid',
   fiatAmount: '2000.00',
   fiatCurrency: 'NGN',

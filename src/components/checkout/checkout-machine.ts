@@ -376,7 +376,7 @@ export class CheckoutMachine {
     if (previous?.id == id && previous.status == status && previous.paidAmount == session.paidAmount) return this.#say();
     this.emit('paylink-session', { session });
     const pending = !TERMINAL.has(status);
-    this.store('localStorage', storageKey(slug), pending ? id : null);
+    this.store('localStorage', storageKey(slug!), pending ? id : null);
     clearInterval(this.#timer);
     if (pending) {
       // The countdown: a render a second while the quote is held.
