@@ -9,6 +9,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { createPaylinkClient, PaylinkConflictError, PaylinkGoneError, PaylinkNotFoundError, PaylinkValidationError } from '../../src/client/index.js';
+import { createPaylinkProxy } from '../../src/server/proxy/index.js';
 import { expireDueOrders } from '../../src/server/service/orders/index.js';
 import { expireDueSessions } from '../../src/server/service/sessions/index.js';
 import { assertLedgerMatches, balanceOf, countRows, createUsdLink, createUsdOrder, startOrderSession, startSession } from '../support/money.js';
@@ -450,6 +452,43 @@ for (const backend of backends()) {
         assert.equal((await call(t.url, 'GET', `/v1/checkout/orders/${lazy.id}`)).body.state, 'expired');
         const reused = await keyed('POST', '/v1/order', apiKey, { fiatAmount: '4', fiatCurrency: 'USD', reference: 'order-lazy' });
         assert.equal(reused.status, 201, 'a due order frees its reference');
+      });
+    });
+
+    describe('client.orders and client.checkout, directly and through the proxy', () => {
+      it('create (idempotent with idempotencyKey), list, get and cancel; the public view and a session; errors as classes', async () => {
+        const { key: apiKey } = await t.newKey();
+        const direct = createPaylinkClient({ baseUrl: t.url, apiKey });
+        const proxy = createPaylinkProxy({ upstream: t.url, apiKey, adminToken: 'orders-admin-token', rateLimit: false });
+        const viaProxy = createPaylinkClient({
+          baseUrl: 'http://shop.test/paylink/admin',
+          token: 'orders-admin-token',
+          fetch: (input, init) => proxy(new Request(input, init)),
+        });
+        for (const [name, client] of [['direct', direct], ['proxy', viaProxy]] as const) {
+          const body = { fiatAmount: '42.00', fiatCurrency: 'USD', reference: `client-${name}`, metadata: { via: name } };
+          const order = await client.orders.create(body, { idempotencyKey: `client-order-${name}` });
+          assert.equal(order.status, 'open', name);
+          assert.equal((await client.orders.create(body, { idempotencyKey: `client-order-${name}` })).id, order.id, `${name}: a retry gets the same order`);
+          await assert.rejects(client.orders.create({ ...body, fiatAmount: '1' }, { idempotencyKey: `client-order-${name}` }), PaylinkConflictError);
+          await assert.rejects(client.orders.create(body), (error) => error instanceof PaylinkConflictError && error.code === 'reference_in_use');
+          await assert.rejects(client.orders.create({ ...body, reference: '' }), (error) => error instanceof PaylinkValidationError && error.errors[0]!.path === 'reference');
+          assert.deepEqual(await client.orders.get(order.id), order);
+          const page = await client.orders.list({ status: 'open', reference: `client-${name}`, startDate: new Date(Date.parse(order.createdAt) - 1000) });
+          assert.deepEqual(page.items.map((item) => item.id), [order.id]);
+
+          const view = await client.checkout.getOrder(order.id);
+          assert.equal(view.fiatAmount, '42.00');
+          assert.equal('reference' in view, false);
+          const session = await client.checkout.startOrderSession(order.id, { assetId: 'USDT' });
+          assert.equal(session.orderId, order.id);
+          const record = await client.sessions.get(session.id);
+          assert.equal(record.reference, `client-${name}`);
+
+          assert.equal((await client.orders.cancel(order)).status, 'cancelled');
+          await assert.rejects(client.checkout.startOrderSession(order.id, { assetId: 'USDT' }), (error) => error instanceof PaylinkGoneError && error.code === 'order_cancelled');
+          await assert.rejects(client.orders.get('0f9a7c1e-2b3d-4e5f-8a9b-0c1d2e3f4a5b'), PaylinkNotFoundError);
+        }
       });
     });
 
