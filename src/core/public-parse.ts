@@ -114,7 +114,7 @@ const publicOrder = object<PublicOrder>({
   fiatCurrency: string,
   cart,
   prepayOptions,
-  state: oneOf('open', 'paid', 'expired', 'cancelled'),
+  state: oneOf('open', 'paid', 'closed'),
   expiresAt: string,
   assets,
   sandbox: boolean,

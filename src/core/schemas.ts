@@ -590,8 +590,15 @@ export const ListOrdersQuery = z.object({
 });
 
 /**
+ * Where an order stands for a customer: `open` (payable), `paid`, or `closed` (it expired, or the
+ * merchant cancelled it: either way it can no longer be paid).
+ */
+export const OrderState = z.enum(['open', 'paid', 'closed']);
+export type OrderState = z.infer<typeof OrderState>;
+
+/**
  * What `GET /v1/checkout/orders/{id}` returns (keyless): what the customer pays and in what. Never the
- * order's reference, metadata or customer; `state` is the order's status.
+ * order's reference, metadata or customer.
  */
 export const PublicOrder = z.object({
   id: Id,
@@ -602,7 +609,7 @@ export const PublicOrder = z.object({
   fiatCurrency: z.string(),
   cart: z.object({ items: z.array(CartItem) }),
   prepayOptions: PrepayOptions,
-  state: OrderStatus,
+  state: OrderState,
   expiresAt: Timestamp,
   assets: z.array(CheckoutAsset),
   sandbox: z.boolean(),

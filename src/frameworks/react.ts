@@ -25,6 +25,7 @@ import type {
   PaylinkCheckoutAttributes,
   PaylinkCheckoutEventMap,
   PaylinkCheckoutProperties,
+  PaylinkCheckoutTarget,
 } from './elements.js';
 
 export type * from './elements.js';
@@ -36,6 +37,7 @@ declare module 'react' {
     interface IntrinsicElements {
       'paylink-checkout': IntrinsicProps<PaylinkCheckoutElement> &
         PaylinkCheckoutAttributes &
+        PaylinkCheckoutTarget &
         PaylinkCheckoutProperties &
         ExactListeners<PaylinkCheckoutEventMap>;
       'paylink-admin': IntrinsicProps<PaylinkAdminElement> & PaylinkAdminAttributes & ExactListeners<PaylinkAdminEventMap>;
@@ -46,6 +48,7 @@ declare module 'react' {
 /** Props of `<PaylinkCheckout>`: the element's attributes in camelCase, `metadata`, `onPaylink…` listeners, `ref` to the element. */
 export type PaylinkCheckoutProps = HTMLAttributes<PaylinkCheckoutElement> &
   CamelAttributes<PaylinkCheckoutAttributes> &
+  PaylinkCheckoutTarget &
   PaylinkCheckoutProperties &
   PascalListeners<PaylinkCheckoutEventMap> & { ref?: Ref<PaylinkCheckoutElement> | undefined };
 

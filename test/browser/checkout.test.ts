@@ -442,11 +442,11 @@ describe('<paylink-checkout>', () => {
     it('says when it closed, in the reader’s language', async () => {
       const link = makeDonation({ state: 'closed', closesAt: '2024-05-01T12:00:00.000Z' });
       const el = await mount(new FakeCheckoutApi(link));
-      expect(heading(el)).to.equal('This fundraiser has closed');
-      expect(text(part(el, 'state'))).to.match(/It closed on May 1, 2024/);
+      expect(heading(el)).to.equal('Payments are closed');
+      expect(text(part(el, 'state'))).to.match(/Closed since May 1, 2024/);
       const fr = await mount(new FakeCheckoutApi(link), 'give1', 'fr');
-      expect(heading(fr)).to.equal('Cette collecte est terminée');
-      expect(text(part(fr, 'state'))).to.match(/1 mai 2024/);
+      expect(heading(fr)).to.equal('Les paiements sont clos');
+      expect(text(part(fr, 'state'))).to.match(/Clos depuis le 1 mai 2024/);
     });
 
     it('shows the closed screen when the server refuses a session with 410', async () => {

@@ -222,7 +222,7 @@ const orderVariants = (base: unknown) => [
   mutate(base, 'fiatCurrency', undefined),
   mutate(base, 'cart.items', [{ name: 'a', quantity: 1.5, unitAmount: '1' }]),
   mutate(base, 'prepayOptions.collectPhone', undefined),
-  ...['open', 'paid', 'expired', 'cancelled', 'closed', 'inactive', 'OPEN'].map((state) => mutate(base, 'state', state)),
+  ...['open', 'paid', 'closed', 'expired', 'cancelled', 'inactive', 'OPEN'].map((state) => mutate(base, 'state', state)),
   mutate(base, 'expiresAt', null),
   mutate(base, 'assets', [{ assetId: 'BTC', blockchainId: 'bsc', networkName: 'x' }]),
   mutate(base, 'sandbox', undefined),

@@ -34,21 +34,25 @@ function stored(area: 'localStorage' | 'sessionStorage', key: string, value?: st
   }
 }
 
-/** The element's properties: each set re-renders (attributes map onto the first five). */
-const PROPERTIES = ['slug', 'apiBase', 'locale', 'theme', 'clientReference', 'metadata', 'fetch'] as const;
+/** The properties the machine takes as they are (`CheckoutMachine`'s inputs of the same names). */
+const MACHINE_INPUTS = ['apiBase', 'clientReference', 'metadata', 'fetch'] as const;
+
+/** The element's properties: each set re-renders (the attributes map onto all but `metadata` and `fetch`). */
+const PROPERTIES = ['slug', 'order', 'locale', 'theme', ...MACHINE_INPUTS] as const;
 
 /**
- * The checkout a customer sees on a merchant's page: pick or confirm the amount, give the details
+ * The checkout a customer sees on a merchant's page, for a payment link (`slug`) or an order the
+ * shop's server created (`order`): pick or confirm the amount (an order's is shown, never edited), give the details
  * the merchant asks for, choose USDT or cNGN, then pay from a browser wallet (EIP-6963 / EIP-1193)
  * or to the address shown (EIP-681 QR, copy buttons, countdown to the quote's expiry, live status
  * with confirmations), then the merchant's success message, receipt or redirect. A pending payment
- * survives a reload: the session id is kept per slug in `localStorage`. The states and transitions
+ * survives a reload: the session id is kept per slug (or order) in `localStorage`. The states and transitions
  * live in `CheckoutMachine` (DOM-free); this element wires attributes, events and rendering.
  *
  * @tagname paylink-checkout
- * @summary Embeddable checkout for a Paylink payment link.
+ * @summary Embeddable checkout for a Paylink payment link or order.
  *
- * @event paylink-ready - The link loaded. `detail.link` is its public view.
+ * @event paylink-ready - The link (or order) loaded. `detail.link` is its public view.
  * @event paylink-session - A session started, resumed, or changed status. `detail.session`.
  * @event paylink-success - The service reported the payment `paid` (or `overpaid`); never fired on a guess.
  *   Cancelable: `preventDefault()` stops the merchant's redirect (to route it yourself).
@@ -57,7 +61,7 @@ const PROPERTIES = ['slug', 'apiBase', 'locale', 'theme', 'clientReference', 'me
  * @csspart card - The frame of the checkout; while loading it reserves its height (`--paylink-min-height`) so the page does not jump.
  * @csspart heading - The heading of each step and state (focused when the customer moves to a new one).
  * @csspart badge - "Test mode", on sandbox links.
- * @csspart state - An unhappy or final screen; also carries its name: `loading`, `notFound`, `inactive`, `closed`, `error`, `expired`, `done`.
+ * @csspart state - An unhappy or final screen; also carries its name: `loading`, `notFound`, `inactive`, `closed`, `paid` (an order paid already), `error`, `expired`, `done`.
  * @csspart spinner - The busy indicator (still when the reader prefers reduced motion).
  * @csspart form - A step's form. @csspart description - The link's description. @csspart closes - Until when a fundraiser is open.
  * @csspart cart - The list of cart items. @csspart cart-item - One item. @csspart item-name - Its name and quantity × price.
@@ -92,6 +96,7 @@ const PROPERTIES = ['slug', 'apiBase', 'locale', 'theme', 'clientReference', 'me
  * @cssproperty --paylink-max-width - Width of the card (28rem).
  *
  * @attribute {string} slug - The payment link's slug (property `slug`).
+ * @attribute {string} order - The id of an order the shop's server created (`POST /v1/order`), paid instead of a link (property `order`).
  * @attribute {string} api-base - Where the merchant's Paylink proxy is mounted, default `/paylink` (property `apiBase`).
  * @attribute {string} locale - BCP 47 locale of texts and formats (property `locale`).
  * @attribute {'light' | 'dark'} theme - Forces a colour scheme; reflected (property `theme`).
@@ -99,12 +104,17 @@ const PROPERTIES = ['slug', 'apiBase', 'locale', 'theme', 'clientReference', 'me
  *   `clientReference` (property `clientReference`): anyone can change a page, so it is never the merchant's `reference`. See also `metadata`.
  */
 export class PaylinkCheckout extends HTMLElement {
-  static readonly observedAttributes = ['slug', 'api-base', 'locale', 'theme', 'client-reference'];
+  static readonly observedAttributes = ['slug', 'order', 'api-base', 'locale', 'theme', 'client-reference'];
   /** One style sheet for every instance (made on first use). */
   static #sheet?: CSSStyleSheet;
 
   /** The payment link's slug (the last part of its URL). Attribute `slug`. */
   declare slug: string;
+  /**
+   * The id of an order the shop's server created (`POST /v1/order`), to pay instead of a link: its
+   * amount, currency and cart are the order's, shown and never edited. Attribute `order`.
+   */
+  declare order?: string;
   /** Where the merchant's Paylink proxy is mounted (default `/paylink`); calls go to `${apiBase}/checkout/…`. Attribute `api-base`. */
   declare apiBase: string;
   /** BCP 47 locale of texts and formats (`en`, `fr-FR`…). Default: the page's `lang`, then the browser's. Attribute `locale`. */
@@ -189,9 +199,9 @@ export class PaylinkCheckout extends HTMLElement {
     this.addEventListener('click', () => (this.#interacted = true));
   }
 
-  /** Loads the link again from the start. */
+  /** Loads the link (or the order) again from the start. */
   load(): Promise<void> {
-    return this.machine.load(this.slug);
+    return this.machine.load(this.slug, this.order);
   }
 
   connectedCallback(): void {
@@ -215,7 +225,8 @@ export class PaylinkCheckout extends HTMLElement {
   }
 
   attributeChangedCallback(name: string, _previous: string | null, value: string | null): void {
-    (this as Record<string, unknown>)[name == 'api-base' ? 'apiBase' : name == 'client-reference' ? 'clientReference' : name] = value ?? undefined;
+    // `api-base` → `apiBase`, `client-reference` → `clientReference`.
+    (this as Record<string, unknown>)[name.replace(/-(.)/g, (_, letter: string) => letter.toUpperCase())] = value ?? undefined;
   }
 
   /** Schedules one render for everything changed in this task (once connected). */
@@ -233,11 +244,11 @@ export class PaylinkCheckout extends HTMLElement {
     this.#dirty = new Set();
     if (dirty.has('locale')) machine.l10n = new Localizer(this.locale || document.documentElement.lang, { en, fr });
     if (dirty.has('theme')) theme ? this.setAttribute('theme', theme) : this.removeAttribute('theme');
-    Object.assign(machine, { apiBase: this.apiBase, fetch: this.fetch, clientReference: this.clientReference, metadata: this.metadata });
+    for (const name of MACHINE_INPUTS) (machine as unknown as Record<string, unknown>)[name] = this[name];
     // Wallets that announce come first; an injected provider alone (EIP-1193) is the fallback.
     const injected = (window as { ethereum?: Eip1193Provider }).ethereum;
     machine.wallets = this.#found.length ? this.#found : injected ? [{ name: '', provider: injected }] : [];
-    if (dirty.has('slug') || dirty.has('apiBase') || dirty.has('fetch')) this.load();
+    if (['slug', 'order', 'apiBase', 'fetch'].some((name) => dirty.has(name))) this.load();
     const { view } = machine;
     render(
       html`<div part="card" aria-busy=${view == 'loading'}>

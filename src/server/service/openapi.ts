@@ -67,6 +67,7 @@ const RESPONSE_SCHEMAS: Record<string, z.ZodType> = {
   OrderStatus: S.OrderStatus,
   Order: S.Order,
   OrderList: S.OrderList,
+  OrderState: S.OrderState,
   PublicOrder: S.PublicOrder,
   FieldError: S.FieldError,
   ErrorBody: S.ErrorBody,

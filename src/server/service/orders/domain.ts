@@ -82,7 +82,7 @@ export function toPublicOrder(row: OrderRow, chain: ChainAdapter): PublicOrder {
     fiatCurrency: order.fiatCurrency,
     cart: order.cart,
     prepayOptions: order.prepayOptions,
-    state: order.status,
+    state: order.status === 'open' || order.status === 'paid' ? order.status : 'closed',
     expiresAt: order.expiresAt,
     assets: payableAssets(chain),
     sandbox: chain.sandbox,
