@@ -7,6 +7,7 @@ const en = {
   consoleLabel: 'Paylink admin',
   tabLinks: 'Payment links',
   tabMoney: 'Balances and withdrawals',
+  tabOrders: 'Orders',
   tabPayments: 'Payments',
   tabWebhooks: 'Webhooks',
   // Where the tab bar is narrow; each is a word of the label above (the tab's accessible name).
@@ -277,6 +278,27 @@ const en = {
   exporting: 'Exporting… {fetched} of {total} payments.',
   exportDone: 'Exported {count} payments to {file}.',
   exportDoneOne: 'Exported 1 payment to {file}.',
+
+  // Orders
+  ordersTitle: 'Orders',
+  ordersIntro: 'Orders your shop’s server created for its carts (POST /v1/order, or client.orders.create). Each is paid once, at its own price.',
+  filterOrders: 'Filter orders',
+  order_open: 'Open',
+  order_paid: 'Paid',
+  order_expired: 'Expired',
+  order_cancelled: 'Cancelled',
+  untitledOrder: 'Untitled',
+  orderExpiresOn: 'Until {date}',
+  orderPage: 'Page',
+  orderPaymentsNamed: 'Payments of order {reference}',
+  noOrders: 'No orders yet. Your shop’s server creates them with its API key; they appear here with their status.',
+  noOrdersMatch: 'No orders match these filters.',
+  ordersCount: '{count} orders',
+  ordersOne: '1 order',
+  ordersLoaded: 'Showing page {page} of {pages}, {count} orders in all.',
+  orderLabel: 'Order',
+  clientReference: 'What the page said',
+  clientReferenceHint: 'Sent by the page (its client-reference): anyone can change a page, so never ship on it. The reference is your server’s.',
 
   // Payment detail
   backToPayments: 'All payments',
