@@ -34,9 +34,9 @@ import { getLinkBySlug, linkState } from '../links/index.js';
 import type { MoneyServiceDeps } from '../money-deps.js';
 import { expireDueOrders, lockOrder, readOrder, type OrderRow } from '../orders/index.js';
 import { ruleMessage } from '../messages.js';
-import { compareAcross, convertFiat, quoteCrypto } from './rates.js';
+import { compareAcross, convertFiat, quoteCrypto, rateUnavailable } from '../rates/index.js';
 import { announceSession } from './records.js';
-import { expireDue, expireSession, findSession, findTransferSession, insertSession, nextDepositIndex, type NewSession, type SessionRow } from './repository.js';
+import { expireDue, expireSession, findSession, findTransferSession, insertSession, nextDepositIndex, rateFields, type NewSession, type SessionRow } from './repository.js';
 import { settleIncomingTransfer, units } from './settlement.js';
 import type { z } from 'zod';
 
@@ -60,6 +60,7 @@ function toCheckoutSession(row: SessionRow, chain: ChainAdapter): CheckoutSessio
     blockchainId: row.blockchain_id,
     networkName: row.network_name,
     cryptoAmount: fromUnits(crypto, 6),
+    ...rateFields(row),
     paidAmount: fromUnits(paid, 6),
     remainingAmount: fromUnits(remaining, 6),
     payAddress: row.pay_address,
@@ -118,8 +119,10 @@ function networkFor(chain: ChainAdapter, assetId: AssetId, blockchainId: string 
  */
 async function openSession(deps: MoneyServiceDeps, spec: SessionSpec, now: Date, guard?: (tx: Queryable) => Promise<void>): Promise<CheckoutSession> {
   const { db, chain, rates } = deps;
-  const cryptoAmount = quoteCrypto(rates, spec.fiatAmount, spec.fiatCurrency, spec.assetId);
-  if (cryptoAmount === null) throw new ApiError(422, 'rate_unavailable', `No exchange rate is configured for ${spec.fiatCurrency} to ${spec.assetId}`);
+  // Quotes read the book in memory, at this one instant: no database or network work.
+  const quote = quoteCrypto(rates, spec.fiatAmount, spec.fiatCurrency, spec.assetId, now);
+  if (!quote) throw rateUnavailable(rates, spec.fiatCurrency, spec.assetId);
+  const { cryptoAmount } = quote;
   const id = randomUUID();
   const depositIndex = await nextDepositIndex(db);
   const payAddress = await chain.depositAddress({ sessionId: id, blockchainId: spec.network.id, assetId: spec.assetId, index: depositIndex });
@@ -136,6 +139,9 @@ async function openSession(deps: MoneyServiceDeps, spec: SessionSpec, now: Date,
     blockchainId: spec.network.id,
     networkName: spec.network.name,
     cryptoAmount,
+    rate: quote.rate,
+    rateSource: quote.source,
+    rateAt: quote.at,
     payAddress,
     depositIndex,
     customer: spec.customer,
@@ -165,6 +171,9 @@ async function openSession(deps: MoneyServiceDeps, spec: SessionSpec, now: Date,
       blockchain_id: spec.network.id,
       network_name: spec.network.name,
       crypto_amount: cryptoAmount,
+      rate: quote.rate,
+      rate_source: quote.source,
+      rate_at: quote.at,
       paid_amount: '0',
       late_amount: '0',
       pay_address: payAddress,
@@ -185,7 +194,9 @@ async function openSession(deps: MoneyServiceDeps, spec: SessionSpec, now: Date,
  * that differs from it is refused (400), so a client can never change the price. Donation links
  * take the donor's `fiatAmount` (required), within the link's `minAmount`/`maxAmount`.
  * `fiatCurrency` is one of the link's currencies (default its price currency, the first); in
- * another currency the Standard price and the donation bounds are converted with the rate table.
+ * another currency the Standard price and the donation bounds are converted with the rates. Every
+ * rate is read from the rates room's book in memory at one instant; without a fresh one the answer is
+ * 503 `rate_unavailable`. The session records the rate it was quoted with (`rate`, `rateSource`, `rateAt`).
  * Customer details follow `core/rules/customer.ts`. A `reference` is what the page says: it is kept
  * as the session's `clientReference`, never as its `reference` (only an order names the merchant's).
  */
@@ -208,16 +219,18 @@ export async function startSession(deps: MoneyServiceDeps, slug: string, body: u
   const priceCurrency = link.fiat_currency[0] ?? 'NGN';
   const fiatCurrency = input.fiatCurrency === undefined ? priceCurrency : input.fiatCurrency.trim().toUpperCase();
   if (!link.fiat_currency.includes(fiatCurrency)) fail('fiatCurrency', `fiatCurrency must be one of ${link.fiat_currency.join(', ')}`);
-  else if (rates.perUsd(fiatCurrency) === undefined || (network && rates.perUsd(assetId) === undefined))
-    throw new ApiError(422, 'rate_unavailable', `No exchange rate is configured for ${fiatCurrency} to ${assetId}`);
+  // Quotes read the book in memory, at this one instant: no database or network work.
+  else if (network && !rates.pair(assetId, fiatCurrency, now)) throw rateUnavailable(rates, fiatCurrency, assetId);
+  const unavailable = () => rateUnavailable(rates, fiatCurrency, assetId);
 
   const digits = fiatDigits(fiatCurrency);
   let fiatAmount: string | null = null;
   if (!errors.some((e) => e.path === 'fiatCurrency')) {
     if (link.link_type === 'Standard') {
       const price = formatFixed(toDecimalString(link.fiat_amount) ?? '0', fiatDigits(priceCurrency));
-      fiatAmount = convertFiat(rates, price, priceCurrency, fiatCurrency);
-      if (input.fiatAmount !== undefined && fiatAmount !== null) refuseOtherAmount(input.fiatAmount, fiatAmount, fiatCurrency, 'link', fail);
+      fiatAmount = convertFiat(rates, price, priceCurrency, fiatCurrency, now) ?? null;
+      if (fiatAmount === null) throw unavailable();
+      if (input.fiatAmount !== undefined) refuseOtherAmount(input.fiatAmount, fiatAmount, fiatCurrency, 'link', fail);
     } else if (input.fiatAmount === undefined) {
       fail('fiatAmount', 'Enter the amount you want to give (fiatAmount)');
     } else {
@@ -227,9 +240,14 @@ export async function startSession(deps: MoneyServiceDeps, slug: string, body: u
       if (sent !== null) {
         const min = link.min_amount === null ? null : toDecimalString(link.min_amount);
         const max = link.max_amount === null ? null : toDecimalString(link.max_amount);
-        if (min !== null && compareAcross(rates, sent, fiatCurrency, min, priceCurrency) < 0)
+        const against = (bound: string) => {
+          const order = compareAcross(rates, sent, fiatCurrency, bound, priceCurrency, now);
+          if (order === undefined) throw unavailable();
+          return order;
+        };
+        if (min !== null && against(min) < 0)
           fail('fiatAmount', `The smallest amount accepted is ${formatFixed(min, fiatDigits(priceCurrency))} ${priceCurrency}`);
-        else if (max !== null && compareAcross(rates, sent, fiatCurrency, max, priceCurrency) > 0)
+        else if (max !== null && against(max) > 0)
           fail('fiatAmount', `The largest amount accepted is ${formatFixed(max, fiatDigits(priceCurrency))} ${priceCurrency}`);
         else fiatAmount = formatFixed(sent, digits);
       }
@@ -324,8 +342,7 @@ export async function startOrderSession(deps: MoneyServiceDeps, orderId: string,
   if (input.fiatCurrency !== undefined && input.fiatCurrency.trim().toUpperCase() !== fiatCurrency)
     fail('fiatCurrency', `This order is priced in ${fiatCurrency}; leave fiatCurrency out or send exactly that`);
   if (input.fiatAmount !== undefined) refuseOtherAmount(input.fiatAmount, fiatAmount, fiatCurrency, 'order', fail);
-  if (network && (rates.perUsd(fiatCurrency) === undefined || rates.perUsd(assetId) === undefined))
-    throw new ApiError(422, 'rate_unavailable', `No exchange rate is configured for ${fiatCurrency} to ${assetId}`);
+  if (network && !rates.pair(assetId, fiatCurrency, now)) throw rateUnavailable(rates, fiatCurrency, assetId);
   const customer = checkedCustomer(input.customer, { collectAddress: order.collect_address, collectPhone: order.collect_phone }, fail);
   const { tags, errors: tagErrors } = checkSessionTags(input.reference, undefined);
   for (const error of tagErrors) fail(error.path, ruleMessage(error));
