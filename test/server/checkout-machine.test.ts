@@ -233,7 +233,7 @@ describe('CheckoutMachine', () => {
       assert.deepEqual(api.callsTo(`/orders/${ORDER}/sessions`, 'POST')[0]!.body, { assetId: 'USDT', fiatCurrency: 'USD', reference: 'cart-9' });
       assert.equal(machine.view, 'pay');
       assert.equal(machine.session!.orderId, ORDER);
-      assert.equal(host.storage.get(`localStorage:paylink:session:${ORDER}`), machine.session!.id, 'kept by order id for a reload');
+      assert.equal(host.storage.get(`localStorage:paylink:session:orders/${ORDER}`), machine.session!.id, 'kept by order id for a reload');
 
       const again = new CheckoutMachine(host);
       machines.push(again);

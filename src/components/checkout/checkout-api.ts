@@ -59,7 +59,7 @@ export function checkoutCalls(base: string, customFetch: typeof fetch | undefine
   const session = (id: string) => call<CheckoutSession>(`sessions/${e(id)}`);
 
   return {
-    link: (path) => call(path),
+    link: call,
     visit: (path, visitId) => call(`${path}/visits`, { visitId: visitId ?? undefined }),
     start: (path, input) => call(`${path}/sessions`, input),
     session,

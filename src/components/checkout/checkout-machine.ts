@@ -141,9 +141,10 @@ export class CheckoutMachine {
   sentHash = '';
 
   #generation = 0;
-  /** Where the pending session of what is being paid is kept: by link slug, or by order id (the two never look alike). */
-  #stored!: string;
-  /** Where its calls go: the slug, or `orders/<id>` (URL-encoded). */
+  /**
+   * What is paid, as its calls name it: the slug, or `orders/<id>` (URL-encoded). Its pending session
+   * is kept under `paylink:session:<path>`, so a link and an order never share one.
+   */
   #path!: string;
   // Set by the first `load()`: only the screens it leads to offer a retry.
   #retryAction!: () => unknown;
@@ -256,7 +257,6 @@ export class CheckoutMachine {
     const generation = ++this.#generation;
     const api = this.#api;
     const key = order || slug;
-    this.#stored = 'paylink:session:' + key;
     const path = (this.#path = (order ? 'orders/' : '') + encodeURIComponent(key));
     this.#stop();
     this.link = this.session = undefined;
@@ -266,7 +266,7 @@ export class CheckoutMachine {
       if (!key) throw new PaylinkError('No slug', 404, 'not_found');
       const link = await api.link<Payable>(path);
       if (generation != this.#generation) return;
-      const { state } = (this.link = link);
+      this.link = link;
       if (!link.assets.some((asset) => asset.assetId == this.assetId)) this.assetId = link.assets[0]?.assetId ?? '';
       this.emit('paylink-ready', { link });
       // Counted once per page view: reloads send back the same visit id. (An order has no visits.)
@@ -276,9 +276,9 @@ export class CheckoutMachine {
           (visit) => this.store('sessionStorage', visitKey, visit.visitId),
           () => {},
         );
-      if (state != 'open') return this.show(state, this.t(state));
+      if (link.state != 'open') return this.show(link.state, this.t(link.state));
       // A pending payment survives a reload: pick up the session kept for this link or order.
-      const id = this.store('localStorage', this.#stored);
+      const id = this.store('localStorage', 'paylink:session:' + this.#path);
       const session = id && (await api.session(id).catch(() => undefined));
       if (generation != this.#generation) return;
       if (session && (session.slug ?? session.orderId) == key && session.status != 'expired') this.#follow(session);
@@ -334,7 +334,7 @@ export class CheckoutMachine {
    */
   changeAsset(): void {
     this.#stop();
-    this.store('localStorage', this.#stored, null);
+    this.store('localStorage', 'paylink:session:' + this.#path, null);
     this.session = undefined;
     this.show(this.needsDetails ? 'details' : 'amount');
   }
@@ -398,7 +398,7 @@ export class CheckoutMachine {
     if (previous?.id == id && previous.status == status && previous.paidAmount == session.paidAmount) return this.#say();
     this.emit('paylink-session', { session });
     const pending = !TERMINAL.has(status);
-    this.store('localStorage', this.#stored, pending ? id : null);
+    this.store('localStorage', 'paylink:session:' + this.#path, pending ? id : null);
     clearInterval(this.#timer);
     if (pending) {
       // The countdown: a render a second while the quote is held.

@@ -34,11 +34,15 @@ function stored(area: 'localStorage' | 'sessionStorage', key: string, value?: st
   }
 }
 
-/** The properties the machine takes as they are (`CheckoutMachine`'s inputs of the same names). */
-const MACHINE_INPUTS = ['apiBase', 'clientReference', 'metadata', 'fetch'] as const;
-
-/** The element's properties: each set re-renders (the attributes map onto all but `metadata` and `fetch`). */
-const PROPERTIES = ['slug', 'order', 'locale', 'theme', ...MACHINE_INPUTS] as const;
+/**
+ * The element's properties: each set re-renders (the attributes map onto all but `metadata` and
+ * `fetch`). Listed so that two runs of them are slices (one list is fewer bytes than three): the
+ * first four (re)load what is paid; the middle four go to the machine as they are
+ * (`CheckoutMachine`'s inputs of the same names).
+ */
+const PROPERTIES = ['slug', 'order', 'apiBase', 'fetch', 'clientReference', 'metadata', 'locale', 'theme'] as const;
+const LOADS = PROPERTIES.slice(0, 4);
+const MACHINE_INPUTS = PROPERTIES.slice(2, 6) as ('apiBase' | 'fetch' | 'clientReference' | 'metadata')[];
 
 /**
  * The checkout a customer sees on a merchant's page, for a payment link (`slug`) or an order the
@@ -107,7 +111,7 @@ const PROPERTIES = ['slug', 'order', 'locale', 'theme', ...MACHINE_INPUTS] as co
 // Where there is no DOM (Node, a server component, an SSR build) the module still loads: the class
 // then stands on `Object` and is never defined, as Lit's own elements do on their server shim.
 export class PaylinkCheckout extends ((globalThis.HTMLElement || Object) as typeof HTMLElement) {
-  static readonly observedAttributes = ['slug', 'order', 'api-base', 'locale', 'theme', 'client-reference'];
+  static readonly observedAttributes = ['slug', 'order', 'api-base', 'client-reference', 'locale', 'theme'];
   /** One style sheet for every instance (made on first use). */
   static #sheet?: CSSStyleSheet;
 
@@ -230,7 +234,7 @@ export class PaylinkCheckout extends ((globalThis.HTMLElement || Object) as type
 
   attributeChangedCallback(name: string, _previous: string | null, value: string | null): void {
     // `api-base` → `apiBase`, `client-reference` → `clientReference`.
-    (this as Record<string, unknown>)[name.replace(/-(.)/g, (_, letter: string) => letter.toUpperCase())] = value ?? undefined;
+    (this as Record<string, unknown>)[name == 'api-base' ? 'apiBase' : name == 'client-reference' ? 'clientReference' : name] = value ?? undefined;
   }
 
   /** Schedules one render for everything changed in this task (once connected). */
@@ -252,7 +256,7 @@ export class PaylinkCheckout extends ((globalThis.HTMLElement || Object) as type
     // Wallets that announce come first; an injected provider alone (EIP-1193) is the fallback.
     const injected = (window as { ethereum?: Eip1193Provider }).ethereum;
     machine.wallets = this.#found?.length ? this.#found : injected ? [{ name: '', provider: injected }] : [];
-    if (['slug', 'order', 'apiBase', 'fetch'].some((name) => dirty.has(name))) this.load();
+    if (LOADS.some((name) => dirty.has(name))) this.load();
     const { view } = machine;
     render(
       html`<div part="card" aria-busy=${view == 'loading'}>
