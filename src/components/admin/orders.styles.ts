@@ -13,9 +13,12 @@ export const ordersStyles = css`
     flex: 2 1 12rem;
     max-width: 18rem;
   }
-  [part~='orders-table'] .amount-cell,
-  [part~='orders-table'] .date {
-    white-space: nowrap;
+  /* On one line in a table's columns; a stacked card (a phone) wraps them like any value. */
+  @container (width >= 600px) {
+    [part~='orders-table'] .amount-cell,
+    [part~='orders-table'] .date {
+      white-space: nowrap;
+    }
   }
   [part~='orders-table'] .status-cell .sub {
     display: block;
