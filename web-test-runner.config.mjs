@@ -7,6 +7,7 @@
  *   /paylink/checkout/*  → the service's /v1/checkout/* (a tiny stand-in for the proxy; SSE streams through)
  *   /__test/seed         → `{slugs: {store, donation, simple}}`
  *   /__test/session/<id> → the keyed `GET /v1/checkout-session/<id>` (what the merchant's server reads)
+ *   POST /__test/order   → a new order (`POST /v1/order` with the key, the JSON body as given): what a shop's server does
  */
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
@@ -79,6 +80,19 @@ async function realServiceMiddleware(ctx, next) {
   if (keyed) {
     const { service, key } = await realService();
     const upstream = await fetch(`${service.url}/v1/checkout-session/${keyed[1]}`, { headers: { 'x-api-key': key } });
+    ctx.status = upstream.status;
+    ctx.body = await upstream.json();
+    return;
+  }
+  if (ctx.path === '/__test/order' && ctx.method === 'POST') {
+    const { service, key } = await realService();
+    const chunks = [];
+    for await (const chunk of ctx.req) chunks.push(chunk);
+    const upstream = await fetch(`${service.url}/v1/order`, {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      body: Buffer.concat(chunks),
+    });
     ctx.status = upstream.status;
     ctx.body = await upstream.json();
     return;

@@ -5,13 +5,13 @@
  * `core/public-parse.ts`, so this file pulls in no zod. (`<paylink-checkout>` makes the same calls
  * through its own lighter `components/checkout/checkout-api.ts`, for its 15 kB budget.)
  */
-import { parseCheckoutSession, parsePublicLink, parseVisitResult } from '../core/public-parse.js';
+import { parseCheckoutSession, parsePublicLink, parsePublicOrder, parseVisitResult } from '../core/public-parse.js';
 import { TERMINAL_STATUSES } from '../core/rules/session.js';
-import type { CheckoutSession, PublicLink, SessionStatus, StartSessionInput, VisitResult } from '../core/schemas.js';
+import type { CheckoutSession, PublicLink, PublicOrder, SessionStatus, StartOrderSessionInput, StartSessionInput, VisitResult } from '../core/schemas.js';
 import type { PaylinkError } from './errors.js';
 import type { RequestOptions, Transport } from './http.js';
 
-export type { CheckoutSession, PublicLink, SessionStatus, StartSessionInput, VisitResult };
+export type { CheckoutSession, PublicLink, PublicOrder, SessionStatus, StartOrderSessionInput, StartSessionInput, VisitResult };
 
 /** Statuses after which a session never changes again (defined once, in `core/rules/session.ts`). */
 export { TERMINAL_STATUSES };
@@ -41,6 +41,13 @@ export interface CheckoutApi {
   recordVisit(slug: string, params?: { visitId?: string | undefined }, options?: RequestOptions): Promise<VisitResult>;
   /** Starts a payment: a quote in `assetId` and an address to pay to. */
   startSession(slug: string, input: StartSessionInput, options?: RequestOptions): Promise<CheckoutSession>;
+  /** The public view of an order (no reference, metadata or customer). 404 (`PaylinkNotFoundError`) when there is none. */
+  getOrder(id: string, options?: RequestOptions): Promise<PublicOrder>;
+  /**
+   * Starts a payment of an order, for the order's own amount. `PaylinkConflictError` (`order_paid`) once
+   * it is paid, `PaylinkGoneError` (`order_expired`, `order_cancelled`) once it can't be.
+   */
+  startOrderSession(id: string, input: StartOrderSessionInput, options?: RequestOptions): Promise<CheckoutSession>;
   getSession(id: string, options?: RequestOptions): Promise<CheckoutSession>;
   /**
    * Calls `onUpdate` with the session now and on every change, over Server-Sent Events, falling
@@ -56,6 +63,7 @@ export interface CheckoutApi {
 export function createCheckoutApi(transport: Transport, apiOptions: CheckoutApiOptions = {}): CheckoutApi {
   const slugPath = (slug: string) => `/checkout/${encodeURIComponent(slug)}`;
   const sessionPath = (id: string) => `/checkout/sessions/${encodeURIComponent(id)}`;
+  const orderPath = (id: string) => `/checkout/orders/${encodeURIComponent(id)}`;
   const getSession = (id: string, options?: RequestOptions) => transport.request('GET', sessionPath(id), parseCheckoutSession, options);
 
   return {
@@ -64,6 +72,9 @@ export function createCheckoutApi(transport: Transport, apiOptions: CheckoutApiO
       transport.request('POST', `${slugPath(slug)}/visits`, parseVisitResult, { ...options, body: { visitId: params.visitId } }),
     startSession: (slug, input, options) =>
       transport.request('POST', `${slugPath(slug)}/sessions`, parseCheckoutSession, { ...options, body: input }),
+    getOrder: (id, options) => transport.request('GET', orderPath(id), parsePublicOrder, options),
+    startOrderSession: (id, input, options) =>
+      transport.request('POST', `${orderPath(id)}/sessions`, parseCheckoutSession, { ...options, body: input }),
     getSession,
     simulatePayment: (id, params = {}, options) =>
       transport.request('POST', `${sessionPath(id)}/simulate-payment`, parseCheckoutSession, { ...options, body: { amount: params.amount } }),

@@ -6,7 +6,7 @@
  * const link = await paylink.links.create({ title: 'Order 42', … });
  * ```
  *
- * Where requests go (`baseUrl`): every resource path (`/payment-link`, `/withdrawal`, `/balance`,
+ * Where requests go (`baseUrl`): every resource path (`/payment-link`, `/order`, `/withdrawal`, `/balance`,
  * `/checkout-session`, `/webhook-endpoint`, `/webhook-delivery`, `/checkout/…`) is appended to the API root, and the API root is
  * - `baseUrl + "/v1"` when `baseUrl` is a bare origin (`https://api.paylink.example`,
  *   `http://127.0.0.1:8787`): that is the service itself;
@@ -25,6 +25,7 @@ import { createCheckoutApi, type CheckoutApi, type CheckoutApiOptions } from './
 import { createTransport, type TransportOptions } from './http.js';
 import { createBalanceResource, type BalanceResource } from './balance.js';
 import { createLinksResource, type LinksResource } from './links.js';
+import { createOrdersResource, type OrdersResource } from './orders.js';
 import { createSessionsResource, type SessionsResource } from './sessions.js';
 import {
   createWebhookDeliveriesResource,
@@ -56,6 +57,8 @@ export interface PaylinkClientOptions {
 
 export interface PaylinkClient {
   links: LinksResource;
+  /** Orders your server creates for its own cart (keyed): `create`, `list`, `get`, `cancel`. */
+  orders: OrdersResource;
   withdrawals: WithdrawalsResource;
   balance: BalanceResource;
   /** The merchant's payments: its checkout sessions with the customer's details (keyed). */
@@ -64,7 +67,7 @@ export interface PaylinkClient {
   webhookEndpoints: WebhookEndpointsResource;
   /** Resending one delivery. */
   webhookDeliveries: WebhookDeliveriesResource;
-  /** The public checkout API: what `<paylink-checkout>` calls (`getLink`, `recordVisit`, `startSession`, `getSession`, `watchSession`, …). */
+  /** The public checkout API: what `<paylink-checkout>` calls (`getLink`, `getOrder`, `recordVisit`, `startSession`, `startOrderSession`, `getSession`, `watchSession`, …). */
   checkout: CheckoutApi;
   /** The API root the admin resources use, after the `/v1` rule. */
   readonly baseUrl: string;
@@ -106,6 +109,7 @@ export function createPaylinkClient(options: PaylinkClientOptions): PaylinkClien
   const checkoutTransport = checkoutBaseUrl === baseUrl ? transport : createTransport({ ...transportOptions, baseUrl: checkoutBaseUrl });
   return {
     links: createLinksResource(transport),
+    orders: createOrdersResource(transport),
     withdrawals: createWithdrawalsResource(transport),
     balance: createBalanceResource(transport),
     sessions: createSessionsResource(transport),
@@ -133,9 +137,10 @@ export {
 } from './errors.js';
 export { createTransport, type RequestOptions, type Transport, type TransportOptions } from './http.js';
 export type { LinksResource, ListPaymentLinksParams, UpdatePaymentLinkParams, LinkRef } from './links.js';
+export type { OrdersResource, ListOrdersParams } from './orders.js';
 export type { WithdrawalsResource, ListWithdrawalsParams } from './withdrawals.js';
 export type { BalanceResource } from './balance.js';
-export type { CheckoutSession, PublicLink, SessionStatus, StartSessionInput, VisitResult } from './checkout.js';
+export type { CheckoutSession, PublicLink, PublicOrder, SessionStatus, StartOrderSessionInput, StartSessionInput, VisitResult } from './checkout.js';
 export { createCheckoutApi, TERMINAL_STATUSES, type CheckoutApi, type CheckoutApiOptions, type WatchOptions } from './checkout.js';
 export type {
   Balance,
@@ -168,6 +173,10 @@ export type {
   WebhookEndpointList,
   WebhookEvent,
   WebhookEventType,
+  CreateOrderInput,
+  Order,
+  OrderList,
+  OrderStatus,
 } from '../core/schemas.js';
 export type { SessionsResource, ListSessionsParams } from './sessions.js';
 export type {

@@ -47,6 +47,9 @@ export function idOf(ref: string | { id: string }, what: string): string {
   return id;
 }
 
+/** A date filter as the API takes it: an ISO string as given, a `Date` as its ISO instant. */
+export const isoOf = (value: string | Date | undefined) => (value instanceof Date ? value.toISOString() : value);
+
 export function createLinksResource(transport: Transport): LinksResource {
   return {
     create: (params, options = {}) =>

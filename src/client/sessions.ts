@@ -6,7 +6,7 @@
  */
 import { CheckoutSessionRecord, CheckoutSessionRecordList, type SessionStatus } from '../core/schemas.js';
 import type { RequestOptions, Transport } from './http.js';
-import { idOf } from './links.js';
+import { idOf, isoOf } from './links.js';
 
 /** Filters and paging of `sessions.list`. */
 export interface ListSessionsParams {
@@ -30,8 +30,6 @@ export interface SessionsResource {
   /** One session with its transfers, reference, metadata and customer details; 404 when it is not the caller's. */
   get(params: string | { id: string }, options?: RequestOptions): Promise<CheckoutSessionRecord>;
 }
-
-const isoOf = (value: string | Date | undefined) => (value instanceof Date ? value.toISOString() : value);
 
 export function createSessionsResource(transport: Transport): SessionsResource {
   return {

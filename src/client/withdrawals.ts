@@ -16,7 +16,7 @@ import {
   type WithdrawalStatus,
 } from '../core/schemas.js';
 import type { RequestOptions, Transport } from './http.js';
-import { idOf } from './links.js';
+import { idOf, isoOf } from './links.js';
 
 /** Filters and paging of `withdrawals.list`. */
 export interface ListWithdrawalsParams {
@@ -43,8 +43,6 @@ export interface WithdrawalsResource {
   /** The networks a withdrawal can use (`blockchainId` is one of their ids or aliases), as the service is configured. */
   networks(options?: RequestOptions): Promise<WithdrawalNetworkList>;
 }
-
-const isoOf = (value: string | Date | undefined) => (value instanceof Date ? value.toISOString() : value);
 
 export function createWithdrawalsResource(transport: Transport): WithdrawalsResource {
   return {

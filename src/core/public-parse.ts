@@ -1,12 +1,12 @@
 /**
- * Zod-free parsers for the three public checkout responses (`PublicLink`, `CheckoutSession`,
+ * Zod-free parsers for the public checkout responses (`PublicLink`, `PublicOrder`, `CheckoutSession`,
  * `VisitResult`). They accept exactly what the zod schemas of `schemas.ts` accept for these types
  * and return the same value (unknown keys dropped), so the browser path can parse every response
  * without shipping zod: the checkout bundle has a hard 15 kB gzip budget.
  * `test/server/public-parse.test.ts` feeds the same samples to both and expects agreement.
  * Isomorphic: no DOM, no Node.
  */
-import type { CheckoutSession, PublicLink, VisitResult } from './schemas.js';
+import type { CheckoutSession, PublicLink, PublicOrder, VisitResult } from './schemas.js';
 
 type Parse<T> = (value: unknown, path: string) => T;
 
@@ -59,6 +59,30 @@ const object =
 
 const assetId = oneOf('USDT', 'CNGN');
 
+const prepayOptions = object({ collectAddress: boolean, collectPhone: boolean });
+const cart = object({
+  items: array(
+    object({
+      name: string,
+      quantity: integer,
+      unitAmount: decimal,
+      description: optional(string),
+      imageUrl: optional(string),
+    }),
+  ),
+});
+const assets = array(
+  object({
+    assetId,
+    blockchainId: string,
+    networkName: string,
+    chainId: nullable(integer),
+    tokenAddress: nullable(string),
+    decimals: nullable(integer),
+    explorerUrl: nullable(string),
+  }),
+);
+
 const publicLink = object<PublicLink>({
   id: string,
   slug: string,
@@ -68,42 +92,39 @@ const publicLink = object<PublicLink>({
   linkType: oneOf('Standard', 'Donation'),
   fiatAmount: string,
   fiatCurrency: array(string),
-  prepayOptions: object({ collectAddress: boolean, collectPhone: boolean }),
-  cart: object({
-    items: array(
-      object({
-        name: string,
-        quantity: integer,
-        unitAmount: decimal,
-        description: optional(string),
-        imageUrl: optional(string),
-      }),
-    ),
-  }),
+  prepayOptions,
+  cart,
   isActive: boolean,
   closesAt: nullable(string),
   minAmount: nullable(decimal),
   maxAmount: nullable(decimal),
   suggestedAmounts: array(decimal),
   state: oneOf('open', 'inactive', 'closed'),
-  assets: array(
-    object({
-      assetId,
-      blockchainId: string,
-      networkName: string,
-      chainId: nullable(integer),
-      tokenAddress: nullable(string),
-      decimals: nullable(integer),
-      explorerUrl: nullable(string),
-    }),
-  ),
+  assets,
+  sandbox: boolean,
+  merchantName: nullable(string),
+});
+
+const publicOrder = object<PublicOrder>({
+  id: string,
+  url: string,
+  title: string,
+  description: string,
+  fiatAmount: decimal,
+  fiatCurrency: string,
+  cart,
+  prepayOptions,
+  state: oneOf('open', 'paid', 'closed'),
+  expiresAt: string,
+  assets,
   sandbox: boolean,
   merchantName: nullable(string),
 });
 
 const checkoutSession = object<CheckoutSession>({
   id: string,
-  slug: string,
+  slug: nullable(string),
+  orderId: nullable(string),
   status: oneOf('awaiting_payment', 'confirming', 'paid', 'underpaid', 'overpaid', 'expired'),
   fiatAmount: decimal,
   fiatCurrency: string,
@@ -136,6 +157,8 @@ const visitResult = object<VisitResult>({ counted: boolean, visitId: string });
 
 /** Parses `GET /checkout/{slug}`; throws a `TypeError` naming the field on anything `PublicLink` (zod) would refuse. */
 export const parsePublicLink = (data: unknown): PublicLink => publicLink(data, '');
+/** Parses `GET /checkout/orders/{id}`; throws a `TypeError` naming the field on anything `PublicOrder` (zod) would refuse. */
+export const parsePublicOrder = (data: unknown): PublicOrder => publicOrder(data, '');
 /** Parses a checkout session; throws a `TypeError` naming the field on anything `CheckoutSession` (zod) would refuse. */
 export const parseCheckoutSession = (data: unknown): CheckoutSession => checkoutSession(data, '');
 /** Parses `POST /checkout/{slug}/visits`; throws a `TypeError` naming the field on anything `VisitResult` (zod) would refuse. */

@@ -13,6 +13,7 @@
 import { z } from 'zod';
 import { ASSET_IDS } from './money.js';
 import { LINK_TYPES } from './rules/link.js';
+import { MAX_ORDER_TTL_MS, ORDER_STATUSES, ORDER_TTL_MS } from './rules/order.js';
 import {
   DECIMAL_PATTERN,
   DEFAULT_PAGE_SIZE,
@@ -288,8 +289,17 @@ export const StartSessionInput = z.object({
       email: textSchema(MAX_LENGTH.email).meta({ format: 'email' }).optional(),
     })
     .optional(),
-  /** The merchant's order id (DESIGN §6, §8). */
-  reference: textSchema(MAX_LENGTH.reference).optional(),
+  /**
+   * What the page says the payment is for (the element's `client-reference`). Anyone can change a
+   * page, so it is stored as the session's `clientReference`, never as its `reference`: only an order
+   * the merchant's server created names the merchant's order.
+   */
+  reference: textSchema(MAX_LENGTH.reference)
+    .meta({
+      description:
+        'What the page says the payment is for (up to 200 characters). Stored as the session’s `clientReference`, never as its `reference`: anyone can change a page, so only an order created with the API key (`POST /v1/order`) names the merchant’s order',
+    })
+    .optional(),
   /** Up to 20 string pairs the merchant attaches; returned on the keyed session read and in webhooks. */
   metadata: z
     .record(textSchema(MAX_LENGTH.metadataKey).min(MIN_LENGTH.metadataKey), textSchema(MAX_LENGTH.metadataValue, 'multiline'))
@@ -315,7 +325,10 @@ export const QuoteRate = z.object({
 /** A checkout session (a quote and the payment made against it). */
 export const CheckoutSession = z.object({
   id: Id,
-  slug: z.string(),
+  /** The payment link's slug; null for a session of an order. */
+  slug: z.string().nullable(),
+  /** The order it pays (`GET /v1/checkout/orders/{id}`); null for a session of a payment link. */
+  orderId: Id.nullable(),
   status: SessionStatus,
   fiatAmount: DecimalString,
   fiatCurrency: z.string(),
@@ -464,10 +477,13 @@ export type CustomerDetails = z.infer<typeof CustomerDetails>;
  */
 export const CheckoutSessionRecord = z.object({
   id: Id,
-  linkId: Id,
-  /** The link's slug and title now (a renamed link shows its new title). */
-  slug: z.string(),
-  linkTitle: z.string(),
+  /** The payment link it pays; null for a session of an order. */
+  linkId: Id.nullable(),
+  /** The link's slug and title now (a renamed link shows its new title); null for a session of an order. */
+  slug: z.string().nullable(),
+  linkTitle: z.string().nullable(),
+  /** The order it pays (`GET /v1/order/{id}`); null for a session of a payment link. */
+  orderId: Id.nullable(),
   status: SessionStatus,
   fiatAmount: DecimalString,
   fiatCurrency: z.string(),
@@ -483,9 +499,14 @@ export const CheckoutSessionRecord = z.object({
   payAddress: z.string(),
   /** Every transfer to `payAddress`, oldest first. */
   transfers: z.array(SessionTransfer),
-  /** The merchant's order id, as the checkout sent it; null when none was. */
+  /** The merchant's order id: the order's `reference` (`POST /v1/order`); null for a payment link's session. */
   reference: z.string().nullable(),
   metadata: z.record(z.string(), z.string()),
+  /**
+   * What the page said the payment was for (a keyless start's `reference`, the element's
+   * `client-reference`); null when it said nothing. Anyone can change a page: never ship on it.
+   */
+  clientReference: z.string().nullable(),
   customer: CustomerDetails,
   createdAt: Timestamp,
   /** When the session became `paid` or `overpaid`; null otherwise. */
@@ -506,6 +527,127 @@ export const ListCheckoutSessionsQuery = z.object({
   startDate: dateFilter.optional(),
   endDate: dateFilter.optional(),
 });
+
+// ---------------------------------------------------------------------------------------------
+// Orders a shop creates (`POST /v1/order`, `core/rules/order.ts`)
+
+/** `open` until paid in full (`paid`), cancelled by the merchant (`cancelled`) or past `expiresAt` (`expired`). */
+export const OrderStatus = z.enum(ORDER_STATUSES);
+export type OrderStatus = z.infer<typeof OrderStatus>;
+
+/** What a paid order's checkout does: the merchant's message, its confirmation page, or a redirect. */
+const orderPostpayInput = z.object({
+  successMessage: textSchema(MAX_LENGTH.successMessage, 'multiline').optional(),
+  redirectUrl: urlInput.meta({ description: 'Where the paid customer is sent: an absolute http(s) URL, or empty for none' }).optional(),
+  showConfirmationPage: z.boolean().meta({ description: 'Show the payment’s confirmation (default true)' }).optional(),
+});
+
+/** Body of `POST /v1/order`. Amounts follow the price currency's digits; `cart.items` total `fiatAmount`. */
+export const CreateOrderInput = z.object({
+  fiatAmount: amountInput.meta({ description: 'The price, in `fiatCurrency` (defaults to the cart’s total; with items, must equal it)' }).optional(),
+  fiatCurrency: textSchema(MAX_LENGTH.currencyCode).meta({ description: 'The ISO 4217 code of the price, such as `USD`' }),
+  reference: textSchema(MAX_LENGTH.reference).meta({
+    description: 'Your id of the order (1 to 200 characters): its sessions and webhooks carry it. While an order for it is open, another is 409',
+  }),
+  title: textSchema(MAX_LENGTH.title).optional(),
+  description: textSchema(MAX_LENGTH.description, 'multiline').optional(),
+  cart: z.object({ items: CreatePaymentLinkInput.shape.cart.shape.items }).optional(),
+  metadata: StartSessionInput.shape.metadata,
+  prepayOptions: z.object({ collectAddress: z.boolean().optional(), collectPhone: z.boolean().optional() }).optional(),
+  postpayAction: orderPostpayInput.optional(),
+  expiresAt: textSchema(MAX_LENGTH.dateText)
+    .meta({
+      format: 'date-time',
+      description: `Until when it can be paid: in the future, at most ${MAX_ORDER_TTL_MS / 86_400_000} days away (default ${ORDER_TTL_MS / 3_600_000} hours)`,
+    })
+    .nullable()
+    .optional(),
+});
+export type CreateOrderInput = z.input<typeof CreateOrderInput>;
+
+/**
+ * An order as its merchant sees it (`GET /v1/order/{id}`, the list's items, and `data.object` of
+ * `order.paid`). `url` is its hosted checkout page (`{paylink_url}/order/<id>`).
+ */
+export const Order = z.object({
+  id: Id,
+  status: OrderStatus,
+  url: formatted('uri'),
+  reference: z.string(),
+  title: z.string(),
+  description: z.string(),
+  fiatAmount: DecimalString,
+  fiatCurrency: z.string(),
+  cart: z.object({ items: z.array(CartItem) }),
+  metadata: z.record(z.string(), z.string()),
+  prepayOptions: PrepayOptions,
+  postpayAction: PostpayAction,
+  /** The session that paid it (`GET /v1/checkout-session/{id}`); null until paid. */
+  paidSessionId: Id.nullable(),
+  paidAt: Timestamp.nullable(),
+  cancelledAt: Timestamp.nullable(),
+  expiresAt: Timestamp,
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+export type Order = z.infer<typeof Order>;
+
+export const OrderList = z.object({ items: z.array(Order), meta: PageMeta });
+export type OrderList = z.infer<typeof OrderList>;
+
+/** Query of `GET /v1/order`: newest first, by status, exact reference and creation time (inclusive). */
+export const ListOrdersQuery = z.object({
+  ...paging,
+  status: OrderStatus.optional(),
+  reference: textSchema(MAX_LENGTH.reference).meta({ description: 'Only the orders with exactly this reference' }).optional(),
+  startDate: dateFilter.optional(),
+  endDate: dateFilter.optional(),
+});
+
+/**
+ * Where an order stands for a customer: `open` (payable), `paid`, or `closed` (it expired, or the
+ * merchant cancelled it: either way it can no longer be paid).
+ */
+export const OrderState = z.enum(['open', 'paid', 'closed']);
+export type OrderState = z.infer<typeof OrderState>;
+
+/**
+ * What `GET /v1/checkout/orders/{id}` returns (keyless): what the customer pays and in what. Never the
+ * order's reference, metadata or customer.
+ */
+export const PublicOrder = z.object({
+  id: Id,
+  url: formatted('uri'),
+  title: z.string(),
+  description: z.string(),
+  fiatAmount: DecimalString,
+  fiatCurrency: z.string(),
+  cart: z.object({ items: z.array(CartItem) }),
+  prepayOptions: PrepayOptions,
+  state: OrderState,
+  expiresAt: Timestamp,
+  assets: z.array(CheckoutAsset),
+  sandbox: z.boolean(),
+  /** The merchant's display name, for the checkout's header; null when none was given. */
+  merchantName: z.string().nullable(),
+});
+export type PublicOrder = z.infer<typeof PublicOrder>;
+
+/**
+ * Body of `POST /v1/checkout/orders/{id}/sessions` (keyless). The amount is the order's: a
+ * `fiatAmount` or `fiatCurrency` other than the order's is refused. A `reference` is what the page
+ * says, stored as the session's `clientReference`; the session carries the order's own `reference`
+ * and `metadata`.
+ */
+export const StartOrderSessionInput = z.object({
+  assetId: StartSessionInput.shape.assetId,
+  blockchainId: textSchema(MAX_LENGTH.blockchainId).meta({ description: 'The network to pay on (id or alias), when the asset is on more than one' }).optional(),
+  customer: StartSessionInput.shape.customer,
+  fiatAmount: amountInput.meta({ description: 'Optional; if sent, must be the order’s own amount' }).optional(),
+  fiatCurrency: textSchema(MAX_LENGTH.currencyCode).meta({ description: 'Optional; if sent, must be the order’s own currency' }).optional(),
+  reference: StartSessionInput.shape.reference,
+});
+export type StartOrderSessionInput = z.input<typeof StartOrderSessionInput>;
 
 // ---------------------------------------------------------------------------------------------
 // Webhooks (DESIGN §8)
@@ -621,7 +763,8 @@ export type WebhookTestObject = z.infer<typeof WebhookTestObject>;
 
 /**
  * The body of every delivery: `data.object` is the session (a `CheckoutSessionRecord`: the
- * `checkout.session.*` and `payment.late` events) or the withdrawal (a `Withdrawal`: `withdrawal.*`) as
+ * `checkout.session.*` and `payment.late` events), the order (an `Order`: `order.paid`) or the
+ * withdrawal (a `Withdrawal`: `withdrawal.*`) as
  * the matching GET returned it when the event happened, or the endpoint for `webhook.test`.
  * `paylink/webhooks`' `verifyWebhook` returns it once the signature checks out.
  */
@@ -630,7 +773,7 @@ export const WebhookEvent = z.object({
   id: z.string(),
   type: z.string().meta({ description: 'One of `WebhookEventType`, or `webhook.test`' }),
   createdAt: Timestamp,
-  data: z.object({ object: z.union([CheckoutSessionRecord, Withdrawal, WebhookTestObject]) }),
+  data: z.object({ object: z.union([CheckoutSessionRecord, Order, Withdrawal, WebhookTestObject]) }),
 });
 export type WebhookEvent = z.infer<typeof WebhookEvent>;
 

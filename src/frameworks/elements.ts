@@ -44,19 +44,30 @@ export type PascalListeners<Events> = {
   [Name in keyof Events & string as `on${PascalEventName<Name>}`]?: (event: Events[Name]) => void;
 };
 
-/** Attributes of `<paylink-checkout>` as written in markup (kebab-case). */
+/**
+ * Attributes of `<paylink-checkout>` as written in markup (kebab-case). It pays a link (`slug`) or an
+ * order (`order`): `PaylinkCheckoutTarget` says one of them must be there.
+ */
 export interface PaylinkCheckoutAttributes {
   /** The payment link's slug. */
-  slug: string;
+  slug?: string | undefined;
+  /** The id of an order the shop's server created (`POST /v1/order`), paid instead of a link. */
+  order?: string | undefined;
   /** Where the merchant's proxy is mounted (default `/paylink`). */
   'api-base'?: string | undefined;
   /** BCP 47 locale, e.g. `fr`. */
   locale?: string | undefined;
   /** Force the light or dark scheme. */
   theme?: 'light' | 'dark' | undefined;
-  /** The merchant's order id, sent with the payment session (at most 200 characters). */
-  reference?: string | undefined;
+  /**
+   * What the page says the payment is for (at most 200 characters), stored as the session's
+   * `clientReference`: anyone can change a page, so it never names the merchant's order.
+   */
+  'client-reference'?: string | undefined;
 }
+
+/** What `<paylink-checkout>` pays: a link's `slug` or an `order` id (the order wins when both are given). */
+export type PaylinkCheckoutTarget = { slug: string; order?: string | undefined } | { order: string; slug?: string | undefined };
 
 /**
  * Properties of `<paylink-checkout>` that have no attribute (an object can't be written in markup).

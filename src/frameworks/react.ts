@@ -26,6 +26,7 @@ import type {
   PaylinkCheckoutAttributes,
   PaylinkCheckoutEventMap,
   PaylinkCheckoutProperties,
+  PaylinkCheckoutTarget,
 } from './elements.js';
 
 export type * from './elements.js';
@@ -37,6 +38,7 @@ declare module 'react' {
     interface IntrinsicElements {
       'paylink-checkout': IntrinsicProps<PaylinkCheckoutElement> &
         PaylinkCheckoutAttributes &
+        PaylinkCheckoutTarget &
         PaylinkCheckoutProperties &
         ExactListeners<PaylinkCheckoutEventMap>;
       'paylink-admin': IntrinsicProps<PaylinkAdminElement> & PaylinkAdminAttributes & ExactListeners<PaylinkAdminEventMap>;
@@ -47,6 +49,7 @@ declare module 'react' {
 /** Props of `<PaylinkCheckout>`: the element's attributes in camelCase, `metadata`, `onPaylink…` listeners, `ref` to the element. */
 export type PaylinkCheckoutProps = HTMLAttributes<PaylinkCheckoutElement> &
   CamelAttributes<PaylinkCheckoutAttributes> &
+  PaylinkCheckoutTarget &
   PaylinkCheckoutProperties &
   PascalListeners<PaylinkCheckoutEventMap> & { ref?: Ref<PaylinkCheckoutElement> | undefined };
 
@@ -119,7 +122,7 @@ const ADMIN_EVENTS = ['paylink-auth-required', 'paylink-link-saved', 'paylink-wi
  * passes handlers from a client component of its own.
  */
 export function PaylinkCheckout(props: PaylinkCheckoutProps): ReactElement {
-  return usePaylinkElement('paylink-checkout', props, CHECKOUT_EVENTS, { apiBase: 'api-base' });
+  return usePaylinkElement('paylink-checkout', props, CHECKOUT_EVENTS, { apiBase: 'api-base', clientReference: 'client-reference' });
 }
 
 /** `<paylink-admin>` with camelCase props and `onPaylinkAuthRequired`, `onPaylinkLinkSaved`, `onPaylinkWithdrawalCreated`, `onPaylinkPaymentsExport`. */

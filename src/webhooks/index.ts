@@ -24,7 +24,7 @@ import { WEBHOOK_EVENT_TYPES, type WEBHOOK_TEST_EVENT_TYPE, type WebhookEventTyp
  */
 export type PaylinkWebhookEventType = WebhookEventTypeName | typeof WEBHOOK_TEST_EVENT_TYPE;
 
-/** Every event type an endpoint can subscribe to (the six of {@link PaylinkWebhookEventType} but `webhook.test`), for runtime checks. */
+/** Every event type an endpoint can subscribe to (each of {@link PaylinkWebhookEventType} but `webhook.test`), for runtime checks. */
 export const PAYLINK_WEBHOOK_EVENT_TYPES: readonly WebhookEventTypeName[] = WEBHOOK_EVENT_TYPES;
 
 /**

@@ -11,6 +11,7 @@
 import { checkWebhookEndpoint, WEBHOOK_EVENT_TYPES } from '../../src/core/rules/webhooks.js';
 import type {
   CheckoutSessionRecord,
+  Order,
   PaymentLink,
   WebhookDelivery,
   WebhookEndpoint,
@@ -93,6 +94,7 @@ export function makeSession(overrides: Partial<CheckoutSessionRecord> = {}): Che
   return {
     id: fakeUuid(1, n),
     linkId: 'lnk_1',
+    orderId: null,
     slug: 'Slug000001',
     linkTitle: 'Coffee beans 1',
     status: 'paid',
@@ -111,10 +113,41 @@ export function makeSession(overrides: Partial<CheckoutSessionRecord> = {}): Che
     transfers: [{ txHash: `0x${n.toString(16).padStart(2, '0').repeat(32)}`, amount: '3.250000', confirmedAt: createdAt, late: false }],
     reference: `order-${1000 + n}`,
     metadata: {},
+    clientReference: null,
     customer: { address: null, phone: null, email: null },
     createdAt,
     paidAt: createdAt,
     expiresAt: new Date(Date.parse(createdAt) + 30 * 60_000).toISOString(),
+    ...overrides,
+  };
+}
+
+let orderCounter = 0;
+
+/** An order as the keyed read returns it (open, created an hour apart), with `overrides` applied. */
+export function makeOrder(overrides: Partial<Order> = {}): Order {
+  const n = ++orderCounter;
+  const createdAt = new Date(Date.UTC(2025, 5, 1, 9) + n * 3_600_000).toISOString();
+  const id = fakeUuid(4, n);
+  return {
+    id,
+    status: 'open',
+    url: `https://pay.example.com/pay/order/${id}`,
+    reference: `order-${2000 + n}`,
+    title: `Order ${2000 + n}`,
+    description: '',
+    fiatAmount: '149.00',
+    fiatCurrency: 'USD',
+    cart: { items: [] },
+    metadata: {},
+    prepayOptions: { collectAddress: false, collectPhone: false },
+    postpayAction: { redirect: false, showConfirmationPage: true, successMessage: '', redirectUrl: '' },
+    paidSessionId: null,
+    paidAt: null,
+    cancelledAt: null,
+    expiresAt: new Date(Date.parse(createdAt) + 24 * 3_600_000).toISOString(),
+    createdAt,
+    updatedAt: createdAt,
     ...overrides,
   };
 }
@@ -197,6 +230,8 @@ export class FakeAdminApi {
   ];
   /** The merchant's checkout sessions, in any order (the list answers newest first). */
   sessions: CheckoutSessionRecord[] = [];
+  /** The orders the shop's server created, in any order (the list answers newest first). */
+  orders: Order[] = [];
   /** `GET /withdrawal/networks`: a real chain's network has an explorer; the sandbox's (`explorerUrl: null`) has none. */
   networks: WithdrawalNetwork[] = [
     { id: 'bsc', name: 'BNB Smart Chain (BEP-20)', aliases: ['bep20'], assets: ['USDT', 'CNGN'], chainId: 56, explorerUrl: 'https://bscscan.com' },
@@ -356,6 +391,15 @@ export class FakeAdminApi {
     if (path === '/balance' && method === 'GET') return json(200, { items: this.balance });
     if (path === '/withdrawal/networks' && method === 'GET') return json(200, { items: this.networks });
     if (path === '/checkout-session' && method === 'GET') return json(200, page(this.filterSessions(url.searchParams), url));
+    if (path === '/order' && method === 'GET') {
+      const status = url.searchParams.get('status');
+      const reference = url.searchParams.get('reference');
+      const orders = this.orders
+        .filter((order) => !status || order.status === status)
+        .filter((order) => reference === null || order.reference === reference)
+        .sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt));
+      return json(200, page(orders, url));
+    }
     const session = /^\/checkout-session\/([^/]+)$/.exec(path);
     if (session && method === 'GET') {
       const found = this.sessions.find((s) => s.id === decodeURIComponent(session[1]!));

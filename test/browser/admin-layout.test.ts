@@ -7,7 +7,7 @@
 import { expect, waitUntil } from '@open-wc/testing';
 import { executeServerCommand, setViewport } from '@web/test-runner-commands';
 import type { PaylinkAdmin } from '../../src/components/admin/paylink-admin.js';
-import { FakeAdminApi, makeDelivery, makeLink, makeSession, makeWithdrawal } from './admin-fake-api.js';
+import { FakeAdminApi, makeDelivery, makeLink, makeOrder, makeSession, makeWithdrawal } from './admin-fake-api.js';
 import { $, $$, button, click, field, mount, openMoney, openTab, part, settle, text, type } from './admin-helpers.js';
 
 const PHONE = { width: 375, height: 812 };
@@ -56,6 +56,11 @@ function realisticApi(): FakeAdminApi {
         { txHash: `0x${'cd'.repeat(32)}`, amount: '1.000000', confirmedAt: '2025-03-03T11:00:00.000Z', late: true },
       ],
     }),
+  );
+  api.orders.push(
+    makeOrder({ reference: 'wc-order-2025-03-1042-LAGOS-EXPRESS', title: 'Handmade leather weekender bag, gift wrapped', fiatAmount: '185000.00', fiatCurrency: 'NGN' }),
+    makeOrder({ status: 'paid', paidAt: '2025-06-01T12:00:00.000Z', paidSessionId: '00000001-0000-4000-8000-000000000001' }),
+    makeOrder({ status: 'cancelled', cancelledAt: '2025-06-01T13:00:00.000Z', title: '' }),
   );
   const endpoint = api.addEndpoint({
     url: 'https://api.handmade-leather.example/integrations/paylink/webhooks/production',
@@ -179,7 +184,7 @@ async function screenshot(el: PaylinkAdmin, name: string) {
   });
 }
 
-const SCREENS = ['links', 'link-form', 'link-detail', 'money', 'payments', 'payment-detail', 'webhooks', 'webhook-form', 'webhook-detail'] as const;
+const SCREENS = ['links', 'link-form', 'link-detail', 'money', 'orders', 'payments', 'payment-detail', 'webhooks', 'webhook-form', 'webhook-detail'] as const;
 type Screen = (typeof SCREENS)[number];
 
 /** Mounts the admin and brings it to `screen`, filled in the way a merchant would have it. */
@@ -188,6 +193,12 @@ async function show(screen: Screen, theme?: 'light' | 'dark', locale = 'en'): Pr
   const el = await mount(api, { view: screen === 'money' ? 'money' : 'links', locale, ...(theme ? { theme } : {}) });
   if (screen === 'money') {
     await openMoney(el);
+    return el;
+  }
+  if (screen === 'orders') {
+    await openTab(el, 'orders');
+    await waitUntil(() => $$(el, '[part~="order-row"]').length === 3, 'orders shown');
+    await settle(el);
     return el;
   }
   if (screen.startsWith('payment')) {
@@ -240,11 +251,11 @@ async function show(screen: Screen, theme?: 'light' | 'dark', locale = 'en'): Pr
   return el;
 }
 
-/** Checks that the tab bar holds its four tabs on one line each, none cut, nothing to scroll. */
+/** Checks that the tab bar holds its five tabs on one line each, none cut, nothing to scroll. */
 function expectTabsFit(el: PaylinkAdmin, where: string) {
   const tablist = $(el, '[role="tablist"]')!;
   const tabs = $$(el, '[role="tab"]');
-  expect(tabs, where).to.have.length(4);
+  expect(tabs, where).to.have.length(5);
   expect(tablist.scrollWidth, `${where}: the tab bar does not scroll`).to.be.at.most(tablist.clientWidth);
   const bar = tablist.getBoundingClientRect();
   for (const tab of tabs) {
@@ -338,7 +349,7 @@ describe('<paylink-admin> layout', () => {
       expect(getComputedStyle(header).display, 'column headers are clipped, not removed').not.to.equal('none');
     });
 
-    it('fits the four tabs on one line each, in English and in French', () => expectTabsFitInEnglishAndFrench(''));
+    it('fits the five tabs on one line each, in English and in French', () => expectTabsFitInEnglishAndFrench(''));
 
     it('shows short tab labels while each tab keeps its full name', async () => {
       const el = await show('links');
@@ -346,7 +357,7 @@ describe('<paylink-admin> layout', () => {
       expect(getComputedStyle(money, '::after').content).to.contain('Balances');
       // What a screen reader announces: the full labels, not the short ones on screen.
       const names = await executeServerCommand<string[], { role: string }>('admin-accessible-names', { role: 'tab' });
-      expect(names).to.deep.equal(['Payment links', 'Balances and withdrawals', 'Payments', 'Webhooks']);
+      expect(names).to.deep.equal(['Payment links', 'Balances and withdrawals', 'Payments', 'Orders', 'Webhooks']);
     });
 
     it('keeps a visible label on every field of every cart row', async () => {
@@ -393,7 +404,7 @@ describe('<paylink-admin> layout', () => {
           });
         }
 
-        it('fits the four tabs, in English and in French', () => expectTabsFitInEnglishAndFrench(narrow.name));
+        it('fits the five tabs, in English and in French', () => expectTabsFitInEnglishAndFrench(narrow.name));
 
         it('wraps a transaction’s hash inside its card on the payment detail', async () => {
           const el = await show('payment-detail');
@@ -409,7 +420,7 @@ describe('<paylink-admin> layout', () => {
     }
   });
 
-  it('fits the four tabs between the phone and the desktop, in English and in French', async () => {
+  it('fits the five tabs between the phone and the desktop, in English and in French', async () => {
     for (const width of [480, 640, 760, 1024]) {
       await atWidth({ width, height: 900 });
       for (const locale of ['en', 'fr']) {

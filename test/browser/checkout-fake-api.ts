@@ -1,9 +1,9 @@
 /**
  * A fake Paylink checkout API for `<paylink-checkout>` tests: a `fetch` that serves
- * `/paylink/checkout/*` from in-memory links and sessions, records every call, and lets a test
+ * `/paylink/checkout/*` from in-memory links, orders and sessions, records every call, and lets a test
  * override any answer. Injected through the element's `fetch` property; no globals patched.
  */
-import type { CheckoutSession, PublicLink } from '../../src/core/schemas.js';
+import type { CheckoutSession, PublicLink, PublicOrder } from '../../src/core/schemas.js';
 
 export const ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';
 
@@ -58,10 +58,31 @@ export function makeDonation(overrides: Partial<PublicLink> = {}): PublicLink {
   });
 }
 
+/** An order's public view, as `GET /checkout/orders/{id}` returns it, with `overrides` applied. */
+export function makeOrder(overrides: Partial<PublicOrder> = {}): PublicOrder {
+  return {
+    id: '0f9a7c1e-2b3d-4e5f-8a9b-0c1d2e3f4a5b',
+    url: 'http://localhost/pay/order/0f9a7c1e-2b3d-4e5f-8a9b-0c1d2e3f4a5b',
+    title: 'Order 1042',
+    description: 'Two lamps',
+    fiatAmount: '1500.00',
+    fiatCurrency: 'USD',
+    cart: { items: [{ name: 'Lamp', quantity: 2, unitAmount: '750.00' }] },
+    prepayOptions: { collectAddress: false, collectPhone: false },
+    state: 'open',
+    expiresAt: new Date(Date.now() + 24 * 3_600_000).toISOString(),
+    assets: makeLink().assets,
+    sandbox: true,
+    merchantName: 'Lamp Shop',
+    ...overrides,
+  };
+}
+
 export function makeSession(overrides: Partial<CheckoutSession> = {}): CheckoutSession {
   return {
     id: 'ses_1',
     slug: 'shop1',
+    orderId: null,
     status: 'awaiting_payment',
     fiatAmount: '19500.50',
     fiatCurrency: 'NGN',
@@ -108,6 +129,7 @@ export interface Call {
 
 export class FakeCheckoutApi {
   links = new Map<string, PublicLink>();
+  orders = new Map<string, PublicOrder>();
   sessions = new Map<string, CheckoutSession>();
   calls: Call[] = [];
   /** Answers a call instead of the fake when it returns a Response. */
@@ -154,6 +176,26 @@ export class FakeCheckoutApi {
         return json(paid);
       }
       return json(session);
+    }
+    if (route[0] === 'orders') {
+      const order = this.orders.get(route[1]!);
+      if (!order) return errorResponse(404, 'not_found', 'Order not found');
+      if (route[2] !== 'sessions') return json(order);
+      if (order.state === 'paid') return errorResponse(409, 'order_paid', 'This order is already paid');
+      if (order.state === 'closed') return errorResponse(410, 'order_expired', 'This order has expired');
+      const id = `ses_${this.sessions.size + 1}`;
+      const session = makeSession({
+        id,
+        slug: null,
+        orderId: order.id,
+        assetId: call.body!.assetId as 'USDT',
+        fiatAmount: order.fiatAmount,
+        fiatCurrency: order.fiatCurrency,
+        sandbox: order.sandbox,
+        ...this.nextSession,
+      });
+      this.sessions.set(id, session);
+      return json(session, 201);
     }
     const link = this.links.get(route[0]!);
     if (!link) return errorResponse(404, 'not_found', 'No such payment link');

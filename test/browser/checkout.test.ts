@@ -471,11 +471,11 @@ describe('<paylink-checkout>', () => {
     it('says when it closed, in the reader’s language', async () => {
       const link = makeDonation({ state: 'closed', closesAt: '2024-05-01T12:00:00.000Z' });
       const el = await mount(new FakeCheckoutApi(link));
-      expect(heading(el)).to.equal('This fundraiser has closed');
-      expect(text(part(el, 'state'))).to.match(/It closed on May 1, 2024/);
+      expect(heading(el)).to.equal('Payments are closed');
+      expect(text(part(el, 'state'))).to.match(/Closed since May 1, 2024/);
       const fr = await mount(new FakeCheckoutApi(link), 'give1', 'fr');
-      expect(heading(fr)).to.equal('Cette collecte est terminée');
-      expect(text(part(fr, 'state'))).to.match(/1 mai 2024/);
+      expect(heading(fr)).to.equal('Les paiements sont clos');
+      expect(text(part(fr, 'state'))).to.match(/Clos depuis le 1 mai 2024/);
     });
 
     it('shows the closed screen when the server refuses a session with 410', async () => {
@@ -672,9 +672,9 @@ describe('<paylink-checkout>', () => {
       expect(part(el, 'hash').title).to.match(/^0x[0-9a-f]{64}$/);
     });
 
-    it('sends the merchant’s reference and metadata with the session, and the service stores them', async function () {
+    it('sends the page’s client-reference and metadata with the session; the service keeps the reference as clientReference only', async function () {
       const { slugs } = await (await fetch('/__test/seed')).json();
-      const el = await fixture<PaylinkCheckout>(html`<paylink-checkout slug=${slugs.store} reference="order-1042"></paylink-checkout>`);
+      const el = await fixture<PaylinkCheckout>(html`<paylink-checkout slug=${slugs.store} client-reference="cart-1042"></paylink-checkout>`);
       el.metadata = { cart: 'c_9', channel: 'web' };
       await until(el, () => el.machine.view === 'amount', 'the real link');
       const started = oneEvent(el, 'paylink-session');
@@ -683,7 +683,8 @@ describe('<paylink-checkout>', () => {
       // The keyed read is the merchant's server's (the key never reaches the page; the test runner holds it).
       const stored = await (await fetch(`/__test/session/${session.id}`)).json();
       expect(stored.id).to.equal(session.id);
-      expect(stored.reference).to.equal('order-1042');
+      expect(stored.clientReference).to.equal('cart-1042');
+      expect(stored.reference, 'only the merchant’s server names its order').to.equal(null);
       expect(stored.metadata).to.deep.equal({ cart: 'c_9', channel: 'web' });
     });
 

@@ -11,7 +11,7 @@ import en from '../../src/components/checkout/translations/en.js';
 import fr from '../../src/components/checkout/translations/fr.js';
 import type { Eip1193Provider } from '../../src/internal/evm-wallet.js';
 import { Localizer } from '../../src/internal/localize.js';
-import { FakeCheckoutApi, PAID_ACTION, errorResponse, makeDonation, makeLink } from '../browser/checkout-fake-api.js';
+import { FakeCheckoutApi, PAID_ACTION, errorResponse, makeDonation, makeLink, makeOrder } from '../browser/checkout-fake-api.js';
 
 const TOKEN = '0x55d398326f99059fF775485246999027B3197955';
 const PAY_TO = '0x52908400098527886E0F7030069857D2E4169EE7';
@@ -149,7 +149,7 @@ describe('CheckoutMachine', () => {
       assert.equal(machine.view, 'inactive');
       await machine.load('over');
       assert.equal(machine.view, 'closed');
-      assert.equal(machine.announcement, 'This fundraiser has closed');
+      assert.equal(machine.announcement, 'Payments are closed');
 
       let offline = true;
       const flaky = new FakeCheckoutApi(makeLink());
@@ -208,6 +208,74 @@ describe('CheckoutMachine', () => {
     });
   });
 
+  describe('an order', () => {
+    const ORDER = makeOrder().id;
+    function orderMachine(overrides: Parameters<typeof makeOrder>[0] = {}) {
+      const api = new FakeCheckoutApi();
+      const order = makeOrder(overrides);
+      api.orders.set(order.id, order);
+      return { api, order, ...machineOn(api) };
+    }
+
+    test('loads its public view to the amount step at its own price, counts no visit, and pays through its own sessions', async () => {
+      const { api, machine, host, order } = orderMachine();
+      machine.clientReference = 'cart-9';
+      await machine.load('', ORDER);
+      await settle();
+      assert.equal(machine.view, 'amount');
+      assert.equal(machine.currency, 'USD');
+      assert.equal(machine.price, '1500.00', 'the order’s amount, never edited');
+      assert.equal(machine.amountProblem, '');
+      assert.deepEqual((host.events[0]!.detail as { link: unknown }).link, order, 'paylink-ready carries the order’s view');
+      assert.equal(api.callsTo('/visits').length, 0);
+      machine.submitAmount();
+      await settle();
+      assert.deepEqual(api.callsTo(`/orders/${ORDER}/sessions`, 'POST')[0]!.body, { assetId: 'USDT', fiatCurrency: 'USD', reference: 'cart-9' });
+      assert.equal(machine.view, 'pay');
+      assert.equal(machine.session!.orderId, ORDER);
+      assert.equal(host.storage.get(`localStorage:paylink:session:orders/${ORDER}`), machine.session!.id, 'kept by order id for a reload');
+
+      const again = new CheckoutMachine(host);
+      machines.push(again);
+      again.fetch = api.fetch;
+      again.l10n = machine.l10n;
+      await again.load('', ORDER);
+      assert.equal(again.view, 'pay', 'a reload resumes the order’s session');
+      assert.equal(again.session!.id, machine.session!.id);
+    });
+
+    test('a paid order says so; a closed one (expired or cancelled) says payments are closed; so do their refusals at start', async () => {
+      const paid = orderMachine({ state: 'paid' });
+      await paid.machine.load('', ORDER);
+      assert.equal(paid.machine.view, 'paid');
+      assert.equal(paid.machine.announcement, 'Payment received');
+      const closed = orderMachine({ state: 'closed' });
+      await closed.machine.load('', ORDER);
+      assert.equal(closed.machine.view, 'closed');
+      const missing = orderMachine();
+      await missing.machine.load('', '5a0e2b1c-0000-4000-8000-000000000000');
+      assert.equal(missing.machine.view, 'notFound');
+
+      // Paid in another tab, or expired, while this one was open: the start's 409 and 410 get the same screens.
+      for (const [state, view] of [['paid', 'paid'], ['closed', 'closed']] as const) {
+        const { machine, order, host } = orderMachine();
+        await machine.load('', ORDER);
+        order.state = state;
+        machine.submitAmount();
+        await settle();
+        assert.equal(machine.view, view, state);
+        assert.equal((host.events.at(-1)!.detail as { code: string }).code, state === 'paid' ? 'order_paid' : 'order_expired');
+      }
+    });
+
+    test('an untitled order is headed by its amount', async () => {
+      const { machine } = orderMachine({ title: '' });
+      await machine.load('', ORDER);
+      assert.equal(machine.link!.title, '');
+      assert.equal(machine.money(machine.price), '$1,500.00');
+    });
+  });
+
   describe('the donor’s amount', () => {
     async function donation(locale = 'en') {
       const api = new FakeCheckoutApi(makeDonation());
@@ -251,9 +319,9 @@ describe('CheckoutMachine', () => {
       assert.equal(api.callsTo('/sessions', 'POST').length, 0);
     });
 
-    test('starts the session with the amount, the chosen asset, and the merchant’s reference and metadata', async () => {
+    test('starts the session with the amount, the chosen asset, and the page’s client reference (as `reference`) and metadata', async () => {
       const { machine, api } = await donation();
-      machine.reference = 'order-42';
+      machine.clientReference = 'cart-42';
       machine.metadata = { cart: 'c_9' };
       machine.edit('fiatAmount', '5000');
       machine.chooseAsset('CNGN');
@@ -263,7 +331,7 @@ describe('CheckoutMachine', () => {
         assetId: 'CNGN',
         fiatCurrency: 'NGN',
         fiatAmount: '5000',
-        reference: 'order-42',
+        reference: 'cart-42',
         metadata: { cart: 'c_9' },
       });
       assert.equal(machine.view, 'pay');

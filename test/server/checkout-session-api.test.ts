@@ -71,17 +71,20 @@ for (const backend of backends()) {
     const keyed = (path: string, apiKey = key) => call(t.url, 'GET', path, { key: apiKey });
 
     describe('reference and metadata', () => {
-      it('are stored with the session and returned on the keyed read only', async () => {
+      it('are stored with the session (a keyless reference as clientReference) and returned on the keyed read only', async () => {
         const slug = await createUsdLink(t.url, key, '10');
         const session = await startSession(t.url, slug, { assetId: 'USDT', reference: '  order-1042 ', metadata: { cart: 'c_9', note: 'gift wrap' } });
         assert.equal('reference' in session, false, 'the keyless answer does not echo them');
+        assert.equal('clientReference' in session, false);
         assert.equal('metadata' in session, false);
         const record = (await keyed(`/v1/checkout-session/${session.id}`)).body;
-        assert.equal(record.reference, 'order-1042', 'trimmed');
+        assert.equal(record.clientReference, 'order-1042', 'trimmed');
+        assert.equal(record.reference, null, 'a page never names the merchant’s order');
         assert.deepEqual(record.metadata, { cart: 'c_9', note: 'gift wrap' });
         const bare = await startSession(t.url, slug);
         const bareRecord = (await keyed(`/v1/checkout-session/${bare.id}`)).body;
         assert.equal(bareRecord.reference, null);
+        assert.equal(bareRecord.clientReference, null);
         assert.deepEqual(bareRecord.metadata, {});
       });
 
@@ -125,7 +128,7 @@ for (const backend of backends()) {
         assert.deepEqual(Object.keys(record).sort(), [
           'assetId', 'blockchainId', 'createdAt', 'cryptoAmount', 'customer', 'expiresAt', 'fiatAmount', 'fiatCurrency', 'id', 'lateAmount',
           'linkId', 'linkTitle', 'metadata', 'networkName', 'paidAmount', 'paidAt', 'payAddress', 'rate', 'rateAt', 'rateSource', 'reference',
-          'slug', 'status', 'transfers',
+          'slug', 'status', 'transfers', 'clientReference', 'orderId',
         ].sort());
         assert.equal(record.linkId, link.id);
         assert.equal(record.linkTitle, 'Lamp');
@@ -185,6 +188,11 @@ for (const backend of backends()) {
         await simulate(b1.id, '1');
         clock.advance(1000);
         const b2 = await startSession(t.url, linkB, { assetId: 'USDT', reference: 'order-1' });
+        // What a page sends is only its word (clientReference): the reference filter finds none of it.
+        assert.deepEqual((await keyed('/v1/checkout-session?reference=order-1', apiKey)).body.items, []);
+        // The merchant's references, as an order's sessions carry them.
+        for (const [session, reference] of [[a1, 'order-1'], [a2, 'order-2'], [b1, 'order-3'], [b2, 'order-1']] as const)
+          await t.db.query('UPDATE checkout_sessions SET reference = $2 WHERE id = $1', [session.id, reference]);
 
         const list = async (query: string) => {
           const response = await keyed(`/v1/checkout-session${query}`, apiKey);

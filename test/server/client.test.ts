@@ -200,12 +200,22 @@ describe('through the proxy', () => {
 });
 
 describe('README example: examples/node-client.ts', () => {
-  test('creates the payment page of an order; a bad order names its fields', async () => {
-    const { createPaymentPageForOrder } = await import('../../examples/node-client.js');
-    const url = await createPaymentPageForOrder({ id: 'A-1001', title: 'Two coffees', total: '7.50', currency: 'USD' }, { baseUrl: svc.url, apiKey });
-    assert.match(url, /\/pay\/[A-Za-z0-9]+$/);
+  test('creates the order on the shop’s server, finds it again on a reload, replaces an expired one; a bad price names its field', async () => {
+    const { paylinkClient, paylinkOrderFor } = await import('../../examples/node-client.js');
+    const paylink = paylinkClient({ baseUrl: svc.url, apiKey });
+    const order = { id: 'A-1001', title: 'Two coffees', total: '7.50', currency: 'USD', items: [{ name: 'Coffee', quantity: 2, unitAmount: '3.75' }], paylinkOrderId: null as string | null };
+    const made = await paylinkOrderFor(paylink, order);
+    assert.deepEqual([made.status, made.reference, made.fiatAmount, made.fiatCurrency], ['open', 'A-1001', '7.50', 'USD']);
+    assert.match(made.url, /\/pay\/order\/[0-9a-f-]{36}$/);
+    assert.equal((await paylinkOrderFor(paylink, order)).id, made.id, 'a retry before it was remembered gets the same order (Idempotency-Key)');
+    order.paylinkOrderId = made.id;
+    assert.equal((await paylinkOrderFor(paylink, order)).id, made.id, 'a reload finds it');
+    await paylink.orders.cancel(made.id);
+    const again = await paylinkOrderFor(paylink, order);
+    assert.notEqual(again.id, made.id, 'one that can no longer be paid is replaced');
+    assert.equal(again.status, 'open');
     await assert.rejects(
-      createPaymentPageForOrder({ id: 'A-1002', title: 'Bad', total: '7.505', currency: 'USD' }, { baseUrl: svc.url, apiKey }),
+      paylinkOrderFor(paylink, { ...order, id: 'A-1002', total: '7.505', items: [], paylinkOrderId: null }),
       /Paylink refused the order: .*fiatAmount/,
     );
   });

@@ -127,9 +127,9 @@ describe('the OpenAPI document', () => {
     const query = doc.paths['/v1/checkout-session'].get.parameters.map((p: Json) => p.name);
     assert.deepEqual(query.sort(), ['endDate', 'limit', 'linkId', 'page', 'reference', 'startDate', 'status']);
     assert.deepEqual(doc.components.schemas.WebhookEventType.enum, [
-      'checkout.session.paid', 'checkout.session.underpaid', 'checkout.session.expired', 'payment.late', 'withdrawal.succeeded', 'withdrawal.failed',
+      'checkout.session.paid', 'checkout.session.underpaid', 'checkout.session.expired', 'payment.late', 'order.paid', 'withdrawal.succeeded', 'withdrawal.failed',
     ]);
-    for (const field of ['customer', 'transfers', 'reference', 'metadata', 'paidAt'])
+    for (const field of ['customer', 'transfers', 'reference', 'metadata', 'paidAt', 'orderId', 'clientReference'])
       assert.ok(doc.components.schemas.CheckoutSessionRecord.properties[field], field);
     assert.equal(doc.components.schemas.CheckoutSession.properties.customer, undefined, 'the keyless session has no customer');
     const delivery = doc.paths['/v1/webhook-endpoint'].post.callbacks.event['{$request.body#/url}'].post;

@@ -20,6 +20,7 @@ const record: CheckoutSessionRecord = {
   linkId: LINK_ID,
   slug: 'AbCdE12345',
   linkTitle: 'Order 1042',
+  orderId: null,
   status: 'paid',
   fiatAmount: '2000.00',
   fiatCurrency: 'NGN',
@@ -36,6 +37,7 @@ const record: CheckoutSessionRecord = {
   transfers: [{ txHash: `0x${'ab'.repeat(32)}`, amount: '1.250000', confirmedAt: AT, late: false }],
   reference: 'order-1042',
   metadata: { cart: '42' },
+  clientReference: null,
   customer: { address: '1 Marina, Lagos', phone: '+2348012345678', email: null },
   createdAt: AT,
   paidAt: AT,
@@ -210,7 +212,8 @@ describe('the rules behind the contract', () => {
     assert.deepEqual(checkWebhookEndpoint({}, { allowHttp: true, requireUrl: true }).errors.map((e) => e.key), ['webhook.urlRequired']);
     assert.deepEqual(checkWebhookEndpoint({ events: [] }, { allowHttp: true, requireUrl: false }).errors.map((e) => e.key), ['webhook.eventsRequired']);
     assert.deepEqual(checkWebhookEndpoint({ events: ['order.shipped'] }, { allowHttp: true, requireUrl: false }).errors.map((e) => e.path), ['events.0']);
-    assert.equal(WEBHOOK_EVENT_TYPES.length, 6);
+    assert.equal(WEBHOOK_EVENT_TYPES.length, 7);
+    assert.ok(WEBHOOK_EVENT_TYPES.includes('order.paid'), 'order.paid, once per order');
     assert.equal(CreateWebhookEndpointInput.safeParse({ url: 'https://x.example', events: Array(21).fill('payment.late') }).success, false);
   });
 });

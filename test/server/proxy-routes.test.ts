@@ -84,6 +84,10 @@ describe('admin routes (DESIGN §5 and §8)', () => {
     ['GET', '/payment-link/l1/single', '/v1/payment-link/l1/single'],
     ['POST', '/payment-link', '/v1/payment-link'],
     ['PATCH', '/payment-link', '/v1/payment-link'],
+    ['POST', '/order', '/v1/order'],
+    ['GET', '/order?status=open&page=2', '/v1/order?status=open&page=2'],
+    ['GET', '/order/o1', '/v1/order/o1'],
+    ['POST', '/order/o1/cancel', '/v1/order/o1/cancel'],
     ['GET', '/withdrawal/w1', '/v1/withdrawal/w1'],
     ['POST', '/withdrawal', '/v1/withdrawal'],
     ['GET', '/balance', '/v1/balance'],
@@ -125,6 +129,7 @@ describe('admin routes (DESIGN §5 and §8)', () => {
       ['POST', '/checkout-session', 'GET, HEAD, OPTIONS'],
       ['PUT', '/payment-link', 'GET, HEAD, POST, PATCH, OPTIONS'],
       ['DELETE', '/withdrawal/w1', 'GET, HEAD, POST, OPTIONS'],
+      ['PATCH', '/order/o1', 'GET, HEAD, POST, OPTIONS'],
     ] as const) {
       const response = await handler(new Request(`http://merchant.test/paylink/admin${path}`, { method, headers: { ...ADMIN, 'content-type': 'application/json' }, body: method === 'DELETE' ? undefined : '{}' }));
       assert.equal(response.status, 405, `${method} ${path}`);

@@ -4,8 +4,8 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CheckoutSession, PublicLink, VisitResult } from '../../src/core/schemas.js';
-import { parseCheckoutSession, parsePublicLink, parseVisitResult } from '../../src/core/public-parse.js';
+import { CheckoutSession, PublicLink, PublicOrder, VisitResult } from '../../src/core/schemas.js';
+import { parseCheckoutSession, parsePublicLink, parsePublicOrder, parseVisitResult } from '../../src/core/public-parse.js';
 
 const link = {
   id: 'lnk_1',
@@ -57,9 +57,26 @@ const donation = {
   state: 'closed',
 };
 
+const order = {
+  id: '0f9a7c1e-2b3d-4e5f-8a9b-0c1d2e3f4a5b',
+  url: 'http://localhost/pay/order/0f9a7c1e-2b3d-4e5f-8a9b-0c1d2e3f4a5b',
+  title: 'Order 1042',
+  description: '',
+  fiatAmount: '1500.00',
+  fiatCurrency: 'USD',
+  cart: link.cart,
+  prepayOptions: { collectAddress: false, collectPhone: true },
+  state: 'open',
+  expiresAt: '2030-01-02T00:00:00.000Z',
+  assets: link.assets,
+  sandbox: false,
+  merchantName: null,
+};
+
 const session = {
   id: 'ses_1',
   slug: 'Ab3dE6gH9k',
+  orderId: null,
   status: 'awaiting_payment',
   fiatAmount: '45.00',
   fiatCurrency: 'USD',
@@ -196,9 +213,36 @@ const linkVariants = (base: unknown) => [
   42,
 ];
 
+const orderSession = { ...session, slug: null, orderId: order.id };
+
+const orderVariants = (base: unknown) => [
+  base,
+  mutate(base, 'extra', 'dropped'),
+  mutate(base, 'reference', 'dropped'),
+  mutate(base, 'fiatAmount', 1500),
+  mutate(base, 'fiatAmount', '1,500.00'),
+  mutate(base, 'fiatCurrency', ['USD']),
+  mutate(base, 'fiatCurrency', undefined),
+  mutate(base, 'cart.items', [{ name: 'a', quantity: 1.5, unitAmount: '1' }]),
+  mutate(base, 'prepayOptions.collectPhone', undefined),
+  ...['open', 'paid', 'closed', 'expired', 'cancelled', 'inactive', 'OPEN'].map((state) => mutate(base, 'state', state)),
+  mutate(base, 'expiresAt', null),
+  mutate(base, 'assets', [{ assetId: 'BTC', blockchainId: 'bsc', networkName: 'x' }]),
+  mutate(base, 'sandbox', undefined),
+  mutate(base, 'merchantName', 'Ada Stores'),
+  mutate(base, 'merchantName', undefined),
+  null,
+  'order',
+];
+
 const sessionVariants = (base: unknown) => [
   base,
   mutate(base, 'extra', 1),
+  mutate(base, 'slug', null),
+  mutate(base, 'slug', undefined),
+  mutate(base, 'orderId', undefined),
+  mutate(base, 'orderId', 7),
+  mutate(base, 'orderId', order.id),
   ...['awaiting_payment', 'confirming', 'paid', 'underpaid', 'overpaid', 'expired', 'pending', 'PAID', ''].map((s) => mutate(base, 'status', s)),
   mutate(base, 'fiatAmount', 45),
   mutate(base, 'fiatAmount', '45,00'),
@@ -246,10 +290,13 @@ describe('public-parse agrees with the zod schemas', () => {
   agree('CheckoutSession (awaiting)', CheckoutSession, parseCheckoutSession, sessionVariants(session));
   agree('CheckoutSession (paid)', CheckoutSession, parseCheckoutSession, sessionVariants(paid));
   agree('CheckoutSession (confirming)', CheckoutSession, parseCheckoutSession, sessionVariants(confirming));
+  agree('CheckoutSession (of an order)', CheckoutSession, parseCheckoutSession, sessionVariants(orderSession));
+  agree('PublicOrder', PublicOrder, parsePublicOrder, orderVariants(order));
 
   test('the base samples are valid (so every variant is compared against a real answer)', () => {
     for (const sample of [link, donation]) assert.deepEqual(parsePublicLink(sample), PublicLink.parse(sample));
-    for (const sample of [session, paid, confirming]) assert.deepEqual(parseCheckoutSession(sample), CheckoutSession.parse(sample));
+    for (const sample of [session, paid, confirming, orderSession]) assert.deepEqual(parseCheckoutSession(sample), CheckoutSession.parse(sample));
+    assert.deepEqual(parsePublicOrder(order), PublicOrder.parse(order));
   });
   agree('VisitResult', VisitResult, parseVisitResult, [
     { counted: true, visitId: 'abcdefgh' },

@@ -1,8 +1,9 @@
 /**
  * Market rates in the running service, against local servers speaking CoinGecko's and Coinbase's
- * documented formats: quotes follow the served rate and each session records it (public read, keyed
- * read, webhook); a changed rate reaches new sessions within a refresh while sessions already quoted
- * keep theirs; stale rates answer 503 `rate_unavailable` and `/readyz` names the stale pairs.
+ * documented formats: quotes follow the served rate and each session records it, an order's as a
+ * link's (public read, keyed read, webhook); a changed rate reaches new sessions within a refresh while
+ * sessions already quoted keep theirs; stale rates answer 503 `rate_unavailable` (to an order's
+ * sessions too) and `/readyz` names the stale pairs.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -62,6 +63,13 @@ for (const backend of backends()) {
       return link.body.slug as string;
     };
     const start = (slug: string, assetId = 'USDT') => call(t.url, 'POST', `/v1/checkout/${slug}/sessions`, { body: { assetId } });
+    let orders = 0;
+    const nairaOrder = async (amount: number) => {
+      const order = await call(t.url, 'POST', '/v1/order', { key, body: { fiatAmount: amount, fiatCurrency: 'NGN', reference: `rates-order-${++orders}` } });
+      assert.equal(order.status, 201, JSON.stringify(order.body));
+      return order.body.id as string;
+    };
+    const startOrder = (id: string) => call(t.url, 'POST', `/v1/checkout/orders/${id}/sessions`, { body: { assetId: 'USDT' } });
 
     it('quotes at the served rate and records it on the session, its keyed read and its webhook', async () => {
       const slug = await nairaLink(16_000);
@@ -84,6 +92,16 @@ for (const backend of backends()) {
       const object = JSON.parse(delivery!.body).data.object;
       assert.deepEqual([object.id, object.rate, object.rateSource, object.rateAt], [session.id, '0.000625', 'coingecko+coinbase', session.rateAt]);
 
+      // An order's session is quoted and recorded the same way.
+      const ordered = await startOrder(await nairaOrder(16_000));
+      assert.equal(ordered.status, 201, JSON.stringify(ordered.body));
+      assert.deepEqual(
+        [ordered.body.cryptoAmount, ordered.body.rate, ordered.body.rateSource, ordered.body.rateAt],
+        ['10.000000', '0.000625', 'coingecko+coinbase', clock.now().toISOString()],
+      );
+      const orderRecord = (await call(t.url, 'GET', `/v1/checkout-session/${ordered.body.id}`, { key })).body;
+      assert.deepEqual([orderRecord.rate, orderRecord.rateSource, orderRecord.rateAt], [ordered.body.rate, ordered.body.rateSource, ordered.body.rateAt]);
+
       // cNGN: neither provider rates it; its peg prices it at par with the naira.
       const cngn = (await start(slug, 'CNGN')).body;
       assert.deepEqual([cngn.cryptoAmount, cngn.rate, cngn.rateSource], ['16000.000000', '1', 'peg:CNGN=NGN']);
@@ -103,6 +121,7 @@ for (const backend of backends()) {
 
     it('stale rates: 503 rate_unavailable, /readyz names the stale pairs, quoted sessions keep their quote; fresh again once a source answers', async () => {
       const slug = await nairaLink(20_000);
+      const order = await nairaOrder(20_000);
       const quoted = (await start(slug)).body;
       assert.deepEqual(await call(t.url, 'GET', '/readyz').then((r) => [r.status, r.body.status]), [200, 'ready']);
 
@@ -115,6 +134,8 @@ for (const backend of backends()) {
       assert.equal(refused.body.status, 'error');
       assert.match(refused.body.message, /No current exchange rate for USDT in NGN/);
       assert.equal(refused.headers.get('retry-after'), '1');
+      const orderRefused = await startOrder(order);
+      assert.deepEqual([orderRefused.status, orderRefused.body.code], [503, 'rate_unavailable'], 'an order’s session needs a fresh rate too');
 
       const ready = await call(t.url, 'GET', '/readyz');
       assert.equal(ready.status, 503);

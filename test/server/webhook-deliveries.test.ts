@@ -88,7 +88,8 @@ for (const backend of backends()) {
         }
         assert.deepEqual(events[1]!.data.object, afterPaid, 'the paid event carries the session as the keyed GET showed it then');
         assert.equal(events[1]!.data.object.customer.phone, '+2348012345678');
-        assert.equal(events[1]!.data.object.reference, 'order-1042');
+        assert.equal(events[1]!.data.object.clientReference, 'order-1042', 'what the page said');
+        assert.equal(events[1]!.data.object.reference, null, 'never the merchant’s reference');
         assert.equal(events[0]!.data.object.status, 'underpaid');
         assert.equal(events[2]!.data.object.lateAmount, '1.000000');
 

@@ -38,6 +38,20 @@ export async function startSession(url: string, slug: string, body: Record<strin
   return session.body;
 }
 
+/** Creates an order of `amount` USD (USD→USDT is 1:1 in the sandbox table) named `reference`, with overrides; returns it. */
+export async function createUsdOrder(url: string, key: string, amount: string, reference: string, overrides: Record<string, unknown> = {}) {
+  const order = await call(url, 'POST', '/v1/order', { key, body: { fiatAmount: amount, fiatCurrency: 'USD', reference, ...overrides } });
+  assert.equal(order.status, 201, JSON.stringify(order.body));
+  return order.body as { id: string; url: string; status: string; reference: string; fiatAmount: string; expiresAt: string };
+}
+
+/** Starts a session of order `orderId` (keyless), asserting 201. */
+export async function startOrderSession(url: string, orderId: string, body: Record<string, unknown> = { assetId: 'USDT' }) {
+  const session = await call(url, 'POST', `/v1/checkout/orders/${orderId}/sessions`, { body });
+  assert.equal(session.status, 201, JSON.stringify(session.body));
+  return session.body;
+}
+
 /**
  * Credits `amount` USDT (or CNGN) to the key's integrator the way a customer would: a link, a
  * session, a simulated transfer of the full amount.

@@ -11,7 +11,7 @@ export function Checkout() {
       api-base="/paylink"
       locale="fr"
       theme="dark"
-      reference="order-42"
+      client-reference="cart-42"
       metadata={{ cart: 'c_9', channel: 'web' }}
       onpaylink-ready={(event) => console.log(event.detail.link.title)}
       onpaylink-success={(event) => console.log(event.detail.session.txHash)}
@@ -24,8 +24,9 @@ export function Admin() {
   return <paylink-admin api-base="/paylink" theme="light" view="money" onpaylink-link-saved={(event) => console.log(event.detail.link.slug, event.detail.created)} />;
 }
 
-// @ts-expect-error slug is required
+// @ts-expect-error a slug or an order is required
 export const missingSlug = <paylink-checkout />;
+export const anOrder = <paylink-checkout order="0f9a7c1e-2b3d-4e5f-8a9b-0c1d2e3f4a5b" client-reference="cart-9" />;
 // @ts-expect-error theme is light or dark
 export const badTheme = <paylink-checkout slug="x" theme="blue" />;
 // @ts-expect-error the detail of paylink-success has no `link`
@@ -47,7 +48,7 @@ export function Components() {
         slug="AbCdEf1234"
         apiBase="/paylink"
         theme="dark"
-        reference="order-42"
+        clientReference="cart-42"
         metadata={{ cart: 'c_9' }}
         className="checkout"
         ref={(element: CheckoutElement | null) => element?.focus()}
@@ -63,7 +64,8 @@ export function Components() {
 export const misspelt = <PaylinkCheckout slug="x" onPaylinkSucess={() => {}} />;
 // @ts-expect-error the detail of paylink-success has no `link`
 export const componentWrongDetail = <PaylinkCheckout slug="x" onPaylinkSuccess={(event) => console.log(event.detail.link)} />;
-// @ts-expect-error slug is required
+// @ts-expect-error a slug or an order is required
 export const componentMissingSlug = <PaylinkCheckout apiBase="/paylink" />;
+export const componentOrder = <PaylinkCheckout order="0f9a7c1e-2b3d-4e5f-8a9b-0c1d2e3f4a5b" />;
 // @ts-expect-error an unknown prop
 export const componentUnknown = <PaylinkCheckout slug="x" unknownProp />;

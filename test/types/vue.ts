@@ -12,13 +12,14 @@ export const props: CheckoutProps = {
   apiBase: '/paylink',
   locale: 'fr',
   theme: 'dark',
-  reference: 'order-42',
+  clientReference: 'cart-42',
   metadata: { cart: 'c_9' },
   onPaylinkSuccess: (event) => console.log(event.detail.session.status),
   onPaylinkReady: (event) => console.log(event.detail.link.title),
 };
 export const adminProps: AdminProps = { apiBase: '/paylink', onPaylinkLinkSaved: (event) => console.log(event.detail.created) };
 export const vnode = h('paylink-checkout', { slug: 'AbCdEf1234' });
+export const orderProps: CheckoutProps = { order: '0f9a7c1e-2b3d-4e5f-8a9b-0c1d2e3f4a5b' };
 // @ts-expect-error theme is light or dark
 export const bad: CheckoutProps = { slug: 'x', theme: 'blue' };
 // @ts-expect-error a misspelt event

@@ -5,7 +5,7 @@
 import { html, type TemplateResult } from 'lit';
 import type { CheckoutSessionRecord, PaymentLink } from '../../core/schemas.js';
 import type { AdminHost } from './admin-context.js';
-import { paymentButton, sessionBadge } from './payment-detail.js';
+import { paymentButton, referenceCell, sessionBadge } from './payment-detail.js';
 import { PagedResource } from './resource-controller.js';
 import { pagedTable, type TableColumn } from './templates.js';
 
@@ -51,7 +51,7 @@ export class LinkPaymentsController {
         cell: (payment) => paymentButton(text, payment, (chosen) => this.actions.openPayment(chosen)),
       },
       { label: t('colStatus'), cell: (payment) => sessionBadge(text, payment.status) },
-      { label: t('reference'), cell: (payment) => (payment.reference ? html`<span class="mono">${payment.reference}</span>` : '—') },
+      { label: t('reference'), cell: (payment) => referenceCell(text, payment) },
       { label: t('colDate'), class: 'date', cell: (payment) => text.shortDateTime(payment.createdAt) },
     ];
   }

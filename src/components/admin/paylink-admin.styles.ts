@@ -14,6 +14,7 @@ import { linkDetailStyles } from './link-detail.styles.js';
 import { linkFormStyles } from './link-form.styles.js';
 import { linksListStyles } from './links-view.styles.js';
 import { moneyStyles } from './money-view.styles.js';
+import { ordersStyles } from './orders.styles.js';
 import { paymentsStyles } from './payments.styles.js';
 import { templateStyles } from './templates.styles.js';
 import { webhooksStyles } from './webhooks.styles.js';
@@ -58,7 +59,11 @@ const frameStyles = css`
     position: relative;
   }
 
-  /* Tabs never wrap: on a bar too narrow for all of them, the bar scrolls sideways. */
+  /*
+   * A tab's label never wraps. Where the bar is too narrow for all five even with short labels (a
+   * phone in French), the tabs wrap onto a second row, sharing each row's width, rather than hide a tab
+   * behind a sideways scroll.
+   */
   [role='tablist'] {
     display: flex;
     gap: 0.25rem;
@@ -85,11 +90,11 @@ const frameStyles = css`
     background: var(--_bg);
   }
   /*
-   * Where the bar is too narrow for four long labels (a phone; French runs longest), a tab with a
-   * short label shows it instead: generated content with empty alternative text, so the tab's
+   * Where the bar is too narrow for five long labels (a phone, a tablet; French runs longest), a tab
+   * with a short label shows it instead: generated content with empty alternative text, so the tab's
    * accessible name stays its full label, and the full label stays in the DOM for screen readers.
    */
-  @container (width < 720px) {
+  @container (width < 880px) {
     [role='tab'][data-short] .tab-label {
       position: absolute;
       width: 1px;
@@ -122,12 +127,14 @@ const frameStyles = css`
 
   @container (width < 600px) {
     [role='tablist'] {
+      flex-wrap: wrap;
       gap: 0;
-      padding-inline: 0.25rem;
+      padding-inline: 0.125rem;
     }
     [role='tab'] {
-      padding-inline: 0.6rem;
-      font-size: 0.875rem;
+      flex: 1 1 auto;
+      padding-inline: 0.375rem;
+      font-size: 0.8125rem;
     }
     [role='tabpanel'] {
       padding: calc(var(--_space) * 0.75);
@@ -161,5 +168,6 @@ export const adminStyles: CSSResultGroup = [
   withdrawStyles,
   historyStyles,
   paymentsStyles,
+  ordersStyles,
   webhooksStyles,
 ];

@@ -8,32 +8,33 @@
 import { html, nothing, type PropertyValues, type TemplateResult } from 'lit';
 import { customElement, property, state } from 'lit/decorators.js';
 import { createPaylinkClient, type PaylinkClient } from '../../client/index.js';
-import type { PaymentLink } from '../../core/schemas.js';
+import type { Order, PaymentLink } from '../../core/schemas.js';
 import { PaylinkElement } from '../../internal/paylink-element.js';
 import { tokens } from '../../internal/styles.js';
 import { AdminText, needsSignIn, type AdminHost, type AdminTab } from './admin-context.js';
 import { LinksTab } from './links-tab.js';
 import { MoneyTab } from './money-tab.js';
 import { NetworkDirectory } from './networks.js';
+import { OrdersTab } from './orders-tab.js';
 import { adminStyles } from './paylink-admin.styles.js';
 import { PaymentsTab } from './payments-tab.js';
 import { downloadCsv, type PaymentsExportDetail } from './payments-export.js';
 import { WebhooksTab } from './webhooks-tab.js';
 
 /** The tabs of the console, in the order of the tab bar. */
-export const ADMIN_VIEWS = ['links', 'money', 'payments', 'webhooks'] as const;
+export const ADMIN_VIEWS = ['links', 'money', 'payments', 'orders', 'webhooks'] as const;
 /**
- * One tab of the console: `links` (payment links), `money` (balances and withdrawals), `payments`
- * (the checkout sessions of every link, with what the customer entered) or `webhooks` (endpoints and
- * their deliveries).
+ * One tab of the console: `links` (payment links), `money` (balances and withdrawals), `payments` (the
+ * checkout sessions of every link and order, with what the customer entered), `orders` (the orders the
+ * shop's server created) or `webhooks` (endpoints and their deliveries).
  */
 export type AdminView = (typeof ADMIN_VIEWS)[number];
 
 /**
  * @summary The merchant's console: payment links (list, create, edit, counts, share, their payments),
  * money (balances, withdrawals and their history), payments (every checkout session with the customer's
- * details, filters, CSV export) and webhooks (endpoints, test events, deliveries and retries). Talks
- * only to the proxy's admin routes under `api-base`.
+ * details, filters, CSV export), orders (those the shop's server created, by status) and webhooks
+ * (endpoints, test events, deliveries and retries). Talks only to the proxy's admin routes under `api-base`.
  *
  * Credentials: by default every request carries the merchant's own cookies (`credentials: 'include'`),
  * for a proxy whose `authorize` reads the merchant's session. Or set the `token` property (never an
@@ -51,8 +52,8 @@ export type AdminView = (typeof ADMIN_VIEWS)[number];
  * @slot sign-in - What to show when the merchant must sign in (e.g. a link to your login page).
  *
  * @csspart base - The frame around everything.
- * @csspart tabs - The tab list; each tab is `tab` and `tab-links` / `tab-money` / `tab-payments` / `tab-webhooks`.
- * @csspart panel - Each tab panel (`panel-links`, `panel-money`, `panel-payments`, `panel-webhooks`).
+ * @csspart tabs - The tab list; each tab is `tab` and `tab-links` / `tab-money` / `tab-payments` / `tab-orders` / `tab-webhooks`.
+ * @csspart panel - Each tab panel (`panel-links`, `panel-money`, `panel-payments`, `panel-orders`, `panel-webhooks`).
  * @csspart links-list - The list of links, with `filters`, `search`, `filter-kind`, `filter-active`, `links-table`, `link-row`, `pagination`.
  * @csspart cell-label - A column's label beside each value when a table's rows are stacked (under 600 px).
  * @csspart error - A view's error box (with a `retry` button when trying again can help); `form-error` under a form.
@@ -62,6 +63,7 @@ export type AdminView = (typeof ADMIN_VIEWS)[number];
  * @csspart withdraw-form - The withdrawal form, with `address`, `address-status`, `withdraw-amount`, `max`, `review`.
  * @csspart withdraw-confirm - The confirm step, with `confirm-amount`, `confirm-address`, `confirm`.
  * @csspart withdrawal-history - The history, with `filter-status`, `filter-from`, `filter-to`, `withdrawals-table`, `withdrawal-row`.
+ * @csspart orders-list - The orders, with `order-filters`, `filter-order-status`, `filter-order-reference`, `orders-table`, `order-row`, `order-status`, `order-payments`, `order-page`, `orders-pagination`.
  * @csspart payments-list - The payments, with `export-csv`, `export-progress`, `payment-filters`, `filter-payment-status`, `filter-link`, `filter-reference`, `filter-payments-from`, `filter-payments-to`, `payments-table`, `payment-row`, `open-payment`.
  * @csspart payment-detail - One payment, with `customer` (`customer-address`, `customer-phone`, `customer-email`), `amounts`, `tags` (`reference`, `metadata`), `transactions` (`transactions-table`, `transaction-row`, `explorer-link`, `tx-hash`).
  * @csspart webhooks-list - The endpoints, with `new-endpoint`, `endpoints-table`, `endpoint-row`, `endpoint-url`, `toggle-endpoint`.
@@ -103,6 +105,7 @@ export class PaylinkAdmin extends PaylinkElement implements AdminHost {
       networks: this.networks,
     }),
     money: new MoneyTab(this, { withdrawalCreated: (id) => this.emit('paylink-withdrawal-created', { id }) }),
+    orders: new OrdersTab(this, { showPayments: (order) => this.showOrderPayments(order) }),
     payments: this.payments,
     webhooks: new WebhooksTab(this),
   };
@@ -113,7 +116,7 @@ export class PaylinkAdmin extends PaylinkElement implements AdminHost {
   /** Where the merchant's proxy is mounted; requests go to `${apiBase}/admin/…`. */
   @property({ attribute: 'api-base' }) apiBase = '/paylink';
 
-  /** The area shown: `links` (default), `money`, `payments` or `webhooks`. Reflected, so it can be set in markup. */
+  /** The area shown: `links` (default), `money`, `payments`, `orders` or `webhooks`. Reflected, so it can be set in markup. */
   @property({ reflect: true }) view: AdminView = 'links';
 
   /** Language of texts and `Intl` formats (`en`, `fr`, `fr-CA`, …). Defaults to the page's `lang`, then the browser's. */
@@ -249,6 +252,14 @@ export class PaylinkAdmin extends PaylinkElement implements AdminHost {
   private async loadView(view: AdminView): Promise<void> {
     this.loaded.add(view);
     await this.tabs[view].load();
+  }
+
+  /** Opens the payments tab on `order`'s payments (from the orders list): those of its reference. */
+  private showOrderPayments(order: Order): void {
+    this.payments.showReference(order.reference);
+    if (this.loaded.has('payments')) void this.payments.load();
+    this.view = 'payments';
+    this.focusAfterRender('#payments-heading');
   }
 
   /** Opens the payments tab on `link`'s payments (from the link's detail). */

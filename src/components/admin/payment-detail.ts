@@ -1,9 +1,10 @@
 /**
  * One payment (a checkout session) in detail: what the customer gave (delivery address, phone,
  * email), the amounts (price, crypto due, received, received late, the exchange rate of the quote with
- * its sources and time), the merchant's reference and
- * metadata, and every transfer with a link to its page on the network's explorer. Shown from the
- * payments list and from a link's detail; the owner says where "back" goes.
+ * its sources and time), its order (if it pays one), the merchant's reference and metadata, what the
+ * page said (`clientReference`, marked as the page's word), and every transfer with a link to its page
+ * on the network's explorer. Shown from the payments list and from a link's detail; the owner says
+ * where "back" goes.
  */
 import { html, nothing, type TemplateResult } from 'lit';
 import { compareDecimal } from '../../core/money.js';
@@ -27,6 +28,24 @@ const TONES: Record<SessionStatus, string> = {
 /** A session's status as a badge (`part="badge session-status status-paid"`). */
 export function sessionBadge(text: AdminText, status: SessionStatus): TemplateResult {
   return html`<span part="badge session-status status-${status}" class="badge ${TONES[status]}">${text.t(`session_${status}`)}</span>`;
+}
+
+/** What a payment is for: its link's title, or an order badge (an order's sessions have no link). */
+export function paidFor(text: AdminText, payment: CheckoutSessionRecord): TemplateResult | string {
+  return payment.linkTitle ?? html`<span part="badge order-badge" class="badge waiting">${text.t('orderLabel')}</span>`;
+}
+
+/**
+ * A payment's reference in a list: the merchant's (an order's), else what the page said, marked as
+ * such (anyone can change a page), else a dash.
+ */
+export function referenceCell(text: AdminText, payment: CheckoutSessionRecord): TemplateResult | string {
+  if (payment.reference) return html`<span class="mono">${payment.reference}</span>`;
+  if (payment.clientReference)
+    return html`<span part="client-reference" class="sub" title=${text.t('clientReferenceHint')}
+      >${text.t('clientReference')}: <span class="mono">${payment.clientReference}</span></span
+    >`;
+  return '—';
 }
 
 /** The button that opens a payment from a list: its amount, named with its date for screen readers. */
@@ -135,7 +154,7 @@ export class PaymentDetailController {
           <h2 id="payment-detail-heading" tabindex="-1">${t('paymentOf', { amount: text.money(payment.fiatAmount, payment.fiatCurrency) })}</h2>
           <p class="meta">
             ${sessionBadge(text, payment.status)}
-            <span part="payment-link">${payment.linkTitle}</span>
+            <span part="payment-link">${paidFor(text, payment)}</span>
             ${payment.reference ? html`<span part="payment-reference">${t('reference')}: <strong>${payment.reference}</strong></span>` : nothing}
             <span>${t('createdOn', { date: text.shortDateTime(payment.createdAt) })}</span>
           </p>
@@ -181,7 +200,11 @@ export class PaymentDetailController {
         <section part="tags" class="card" aria-labelledby="pd-tags">
           <h3 id="pd-tags">${t('referenceTitle')}</h3>
           <dl class="facts">
+            ${payment.orderId ? detail(t('orderLabel'), html`<span class="mono">${payment.orderId}</span>`, 'order-id') : nothing}
             ${detail(t('reference'), payment.reference ?? notGiven, 'reference')}
+            ${payment.clientReference
+              ? detail(t('clientReference'), html`<span class="mono">${payment.clientReference}</span><span class="sub">${t('clientReferenceHint')}</span>`, 'client-reference')
+              : nothing}
             ${detail(
               t('metadata'),
               metadata.length

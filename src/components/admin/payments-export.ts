@@ -40,6 +40,9 @@ export const PAYMENT_CSV_COLUMNS: readonly (readonly [string, (session: Checkout
   // Space-separated: a hash never holds a space, and one cell keeps one row per payment.
   ['txHashes', (s) => s.transfers.map((transfer) => transfer.txHash).join(' ')],
   ['metadata', (s) => (Object.keys(s.metadata).length ? JSON.stringify(s.metadata) : '')],
+  // After the first columns, so a sheet that reads those by position reads them still.
+  ['orderId', (s) => s.orderId],
+  ['clientReference', (s) => s.clientReference],
 ];
 
 /** A finished export (`paylink-payments-export`'s detail): the file's name, its CSV text (without the byte-order mark) and its row count. */

@@ -51,6 +51,12 @@ export class PaymentsTab implements AdminTab {
     if (visible && !this.payments.list.loading) void this.payments.load(true);
   }
 
+  /** Shows the payments of the merchant's `reference` (an order's), from page 1. The caller loads the tab. */
+  showReference(reference: string): void {
+    this.screen = 'list';
+    this.payments.showReference(reference);
+  }
+
   /** Shows the payments of `link` (from its detail), from page 1. The caller loads the tab. */
   showLink(link: Pick<PaymentLink, 'id' | 'title'>): void {
     this.screen = 'list';

@@ -1,6 +1,6 @@
 /**
- * The payments list: every checkout session of the merchant's links, newest first, filtered by
- * status, link, reference (the merchant's order id, matched exactly) and a range of days, with paging
+ * The payments list: every checkout session of the merchant's links and orders, newest first, filtered
+ * by status, link, reference (the merchant's order id, matched exactly) and a range of days, with paging
  * and a CSV export of the whole filtered list. Its `PagedResource` owns the requests; the export asks
  * for the same filters (`paymentsQuery`), so the file holds what the list would show page after page.
  */
@@ -9,10 +9,10 @@ import type { ListSessionsParams } from '../../client/index.js';
 import { SESSION_STATUSES } from '../../core/rules/session.js';
 import type { CheckoutSessionRecord, PaymentLink, SessionStatus } from '../../core/schemas.js';
 import { errorMessage, type AdminHost } from './admin-context.js';
-import { paymentButton, sessionBadge } from './payment-detail.js';
+import { paidFor, paymentButton, referenceCell, sessionBadge } from './payment-detail.js';
 import { exportFileName, fetchAllPayments, paymentsCsv, type PaymentsExportDetail } from './payments-export.js';
 import { PagedResource, ResourceController } from './resource-controller.js';
-import { errorBox, pagedTable, type TableColumn } from './templates.js';
+import { clearFiltersButton, errorBox, pagedTable, referenceFilter, type TableColumn } from './templates.js';
 import { dayBoundary } from './withdrawal-history.js';
 
 /** The list's filters, as the merchant set them ('' for "any"); the days are `YYYY-MM-DD` in the merchant's time zone. */
@@ -41,8 +41,6 @@ export interface PaymentsListActions {
   /** An export is ready: save it (or hand it to the page). */
   exported(file: PaymentsExportDetail): void;
 }
-
-const REFERENCE_PAUSE_MS = 300;
 
 export class PaymentsListController implements ReactiveController {
   /** The payments shown, with their page and filters. */
@@ -90,6 +88,12 @@ export class PaymentsListController implements ReactiveController {
   showLink(link: Pick<PaymentLink, 'id' | 'title'>): void {
     this.knownLinks.set(link.id, link.title);
     this.list.filters = { ...NO_PAYMENT_FILTERS, linkId: link.id };
+    this.list.page = 1;
+  }
+
+  /** Shows the payments with exactly `reference` (an order's) only, from page 1. The caller loads. */
+  showReference(reference: string): void {
+    this.list.filters = { ...NO_PAYMENT_FILTERS, reference };
     this.list.page = 1;
   }
 
@@ -150,8 +154,8 @@ export class PaymentsListController implements ReactiveController {
           html`${paymentButton(text, payment, (chosen) => this.actions.openPayment(chosen))}<span class="sub">${text.crypto(payment.cryptoAmount, payment.assetId)}</span>`,
       },
       { label: t('colStatus'), cell: (payment) => sessionBadge(text, payment.status) },
-      { label: t('colLink'), class: 'link-cell', cell: (payment) => payment.linkTitle },
-      { label: t('reference'), class: 'reference-cell', cell: (payment) => (payment.reference ? html`<span class="mono">${payment.reference}</span>` : '—') },
+      { label: t('colLink'), class: 'link-cell', cell: (payment) => paidFor(text, payment) },
+      { label: t('reference'), class: 'reference-cell', cell: (payment) => referenceCell(text, payment) },
       {
         label: t('colCustomer'),
         class: 'customer-cell',
@@ -212,12 +216,7 @@ export class PaymentsListController implements ReactiveController {
             ${this.linkOptions().map((link) => html`<option value=${link.id} ?selected=${filters.linkId === link.id}>${link.title}</option>`)}
           </select>
         </div>
-        <div class="field reference-field">
-          <label for="pay-reference">${t('reference')}</label>
-          <input id="pay-reference" part="filter-reference" type="search" autocomplete="off" spellcheck="false" .value=${filters.reference}
-            placeholder=${t('referencePlaceholder')}
-            @input=${(event: Event) => void this.list.filter({ reference: (event.target as HTMLInputElement).value }, REFERENCE_PAUSE_MS)} />
-        </div>
+        ${referenceFilter(text, this.list, 'pay-reference', 'filter-reference')}
         <div class="field">
           <label for="pay-from">${t('fromDate')}</label>
           <input id="pay-from" part="filter-payments-from" type="date" .value=${filters.fromDate} max=${filters.toDate || nothing} @change=${change('fromDate')} />
@@ -226,9 +225,7 @@ export class PaymentsListController implements ReactiveController {
           <label for="pay-to">${t('toDate')}</label>
           <input id="pay-to" part="filter-payments-to" type="date" .value=${filters.toDate} min=${filters.fromDate || nothing} @change=${change('toDate')} />
         </div>
-        ${this.list.filtered
-          ? html`<button type="button" part="button clear-filters" class="ghost" @click=${() => this.list.clearFilters()}>${t('clearFilters')}</button>`
-          : nothing}
+        ${clearFiltersButton(text, this.list)}
       </form>
       ${pagedTable({
         text,

@@ -154,3 +154,26 @@ export function pagedTable<Item>(options: PagedTableOptions<Item>): TemplateResu
         </nav>`
       : nothing}`;
 }
+
+/** How long the reference filter waits after the last key before it asks (one request per pause, not per key). */
+const REFERENCE_PAUSE_MS = 300;
+
+/**
+ * A list's exact-reference filter (the merchant's order id): a search field that filters `list` once
+ * typing pauses. `id` names the input for its label; `part` is its part name.
+ */
+export function referenceFilter(text: AdminText, list: PagedResource<unknown, { reference: string }>, id: string, part: string): TemplateResult {
+  return html`<div class="field reference-field">
+    <label for=${id}>${text.t('reference')}</label>
+    <input id=${id} part=${part} type="search" autocomplete="off" spellcheck="false" .value=${list.filters.reference}
+      placeholder=${text.t('referencePlaceholder')}
+      @input=${(event: Event) => void list.filter({ reference: (event.target as HTMLInputElement).value }, REFERENCE_PAUSE_MS)} />
+  </div>`;
+}
+
+/** "Clear filters", shown only while a filter of `list` is set. */
+export function clearFiltersButton(text: AdminText, list: Pick<PagedResource<unknown, Record<string, string>>, 'filtered' | 'clearFilters'>): TemplateResult | typeof nothing {
+  return list.filtered
+    ? html`<button type="button" part="button clear-filters" class="ghost" @click=${() => list.clearFilters()}>${text.t('clearFilters')}</button>`
+    : nothing;
+}

@@ -8,7 +8,7 @@ import type { Withdrawal, WithdrawalStatus } from '../../core/schemas.js';
 import type { AdminHost } from './admin-context.js';
 import { PollController } from './poll-controller.js';
 import { PagedResource } from './resource-controller.js';
-import { pagedTable, type TableColumn } from './templates.js';
+import { clearFiltersButton, pagedTable, type TableColumn } from './templates.js';
 import { networkName } from './withdraw-form.js';
 
 const STATUSES: WithdrawalStatus[] = ['pending', 'processing', 'success', 'failed'];
@@ -147,9 +147,7 @@ export class WithdrawalHistoryController {
           <label for="wh-to">${t('toDate')}</label>
           <input id="wh-to" part="filter-to" type="date" .value=${filters.toDate} min=${filters.fromDate || nothing} @change=${change('toDate')} />
         </div>
-        ${this.list.filtered
-          ? html`<button type="button" part="button clear-filters" class="ghost" @click=${() => this.list.clearFilters()}>${t('clearFilters')}</button>`
-          : nothing}
+        ${clearFiltersButton(text, this.list)}
       </div>
       ${pagedTable({
         text,

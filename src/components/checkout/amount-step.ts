@@ -1,9 +1,10 @@
 /**
  * Step 1: what is being paid, ending with the asset choice and the pay button (or "Continue" to the
- * details). A Standard link shows its fixed amount, or its cart (quantities, line totals and total
- * computed exactly from decimal strings; the total is the link's price, which the service keeps equal
- * to the cart's sum) — never editable. A Donation link offers the suggested
- * amounts and a free amount within the link's min/max, and says until when it is open.
+ * details). A Standard link (and an order, paid the same way) shows its fixed amount, or its cart
+ * (quantities, line totals and total computed exactly from decimal strings; the total is the price,
+ * which the service keeps equal to the cart's sum) — never editable; an untitled order is headed by
+ * its amount. A Donation link offers the suggested amounts and a free amount within the link's
+ * min/max, and says until when it is open.
  */
 import { html } from 'lit/html.js';
 import { fractionDigits, toUnits } from '../../core/money.js';
@@ -26,7 +27,7 @@ export function renderAmountStep(m: AmountStepInput) {
       m.submitAmount();
     }}
   >
-    ${heading(title)}
+    ${heading(title || money(fiatAmount))}
     <p part="description">${description}</p>
     ${closesAt ? html`<small part="closes">${m.t('closes', { date: m.l10n.date(closesAt) })}</small>` : ''}
     ${cart.items.length
@@ -42,10 +43,10 @@ export function renderAmountStep(m: AmountStepInput) {
             })}
           </ul>
           <p part="total">${m.t('total')} <strong>${money(fiatAmount)}</strong></p>`
-      : linkType == 'Standard'
+      : linkType != 'Donation'
         ? html`<p part="price">${money(fiatAmount)}</p>`
         : html`<div part="suggestions" role="group" aria-label=${m.t('amountIn', { currency: m.currency })}>
-              ${suggestedAmounts.map(
+              ${suggestedAmounts!.map(
                 (amount) =>
                   html`<button type="button" part="button chip" aria-pressed=${m.price == amount} @click=${() => m.edit('fiatAmount', amount)}>
                     ${money(amount)}

@@ -8,14 +8,18 @@
  * for a body that is not the API's). DOM-free: it needs only `fetch` and, to stream, `EventSource`.
  */
 import { PaylinkError } from '../../client/errors.js';
-import type { CheckoutSession, PublicLink, StartSessionInput, VisitResult } from '../../core/schemas.js';
+import type { CheckoutSession, StartSessionInput, VisitResult } from '../../core/schemas.js';
 
-/** The public checkout API as the element calls it. */
+/**
+ * The public checkout API as the element calls it. `path` names what is paid, URL-encoded: a link's
+ * slug, or `orders/<id>` for an order.
+ */
 export interface CheckoutCalls {
-  link(slug: string): Promise<PublicLink>;
-  /** Counts one visit; `visitId` (from a first count) makes a reload count once. */
-  visit(slug: string, visitId?: string | null): Promise<VisitResult>;
-  start(slug: string, input: StartSessionInput): Promise<CheckoutSession>;
+  /** The public view of a link (`PublicLink`) or an order (`PublicOrder`). */
+  link<T>(path: string): Promise<T>;
+  /** Counts one visit of a link; `visitId` (from a first count) makes a reload count once. */
+  visit(path: string, visitId?: string | null): Promise<VisitResult>;
+  start(path: string, input: StartSessionInput): Promise<CheckoutSession>;
   session(id: string): Promise<CheckoutSession>;
   /** Sandbox only: pays the whole session. */
   simulate(id: string): Promise<CheckoutSession>;
@@ -55,9 +59,9 @@ export function checkoutCalls(base: string, customFetch: typeof fetch | undefine
   const session = (id: string) => call<CheckoutSession>(`sessions/${e(id)}`);
 
   return {
-    link: (slug) => call(e(slug)),
-    visit: (slug, visitId) => call(`${e(slug)}/visits`, { visitId: visitId ?? undefined }),
-    start: (slug, input) => call(`${e(slug)}/sessions`, input),
+    link: call,
+    visit: (path, visitId) => call(`${path}/visits`, { visitId: visitId ?? undefined }),
+    start: (path, input) => call(`${path}/sessions`, input),
     session,
     simulate: (id) => call(`sessions/${e(id)}/simulate-payment`, {}),
     watch(id, onUpdate) {

@@ -7,13 +7,16 @@
  * methods are the steps' callbacks.
  *
  *     loading → amount → [details] → pay ⇄ (change asset) → done | expired
- *          ↘ notFound | inactive | closed | error (retry)
+ *          ↘ notFound | inactive | closed | paid | error (retry)
+ *
+ * An order (`order`, created by the shop's server) is paid through the same steps: its public view
+ * stands for a Standard link's, so its amount (or cart) is shown, never edited.
  */
 import { PaylinkError } from '../../client/errors.js';
 import { compareDecimal, fractionDigits, toUnits } from '../../core/money.js';
 import { payFromWallet, type TokenTransfer, type Wallet, type WalletFailure } from '../../internal/evm-wallet.js';
 import type { Localizer } from '../../internal/localize.js';
-import type { CheckoutSession, PublicLink } from '../../core/schemas.js';
+import type { CheckoutSession, PublicLink, PublicOrder } from '../../core/schemas.js';
 import { checkDelivery } from '../../core/rules/customer.js';
 import { MAX_AMOUNT } from '../../core/rules/limits.js';
 import type { RuleKey, RuleParams } from '../../core/rules/types.js';
@@ -27,14 +30,22 @@ export type Messages = typeof en;
 export type MessageKey = keyof Messages;
 
 /** What the checkout shows: a step of the payment, or one of its unhappy states. */
-export type CheckoutView = 'loading' | 'notFound' | 'inactive' | 'closed' | 'error' | 'rates' | 'amount' | 'details' | 'pay' | 'expired' | 'done';
+export type CheckoutView = 'loading' | 'notFound' | 'inactive' | 'closed' | 'paid' | 'error' | 'rates' | 'amount' | 'details' | 'pay' | 'expired' | 'done';
 
 /** A field the customer fills, named by its path in the API's field errors. */
 export type FieldPath = 'fiatAmount' | 'customer.address' | 'customer.phone';
 
-/** `paylink-ready`: the link loaded (whatever its state). */
+/**
+ * What the steps show and pay: a link's public view, or an order's, which is paid as a Standard
+ * link's (its own amount, never edited): it has one currency and no link type, donation bounds or
+ * closing time.
+ */
+export type Payable = PublicLink | (PublicOrder & Partial<Pick<PublicLink, 'linkType' | 'closesAt' | 'minAmount' | 'maxAmount' | 'suggestedAmounts'>>);
+
+/** `paylink-ready`: the link (or the order) loaded, whatever its state. */
 export interface PaylinkReadyDetail {
-  link: PublicLink;
+  /** The link's public view; for an order, the order's (`state` is then `open`, `paid` or `closed`). */
+  link: Payable;
 }
 /** `paylink-session`: a payment session started or resumed, or its status changed. */
 export interface PaylinkSessionDetail {
@@ -46,7 +57,7 @@ export interface PaylinkSuccessDetail {
 }
 /** `paylink-error`: an error screen or a field error appeared. */
 export interface PaylinkErrorDetail {
-  /** The server's code (`not_found`, `link_closed`, `link_inactive`, `validation_failed`…) or `network_error`. */
+  /** The server's code (`not_found`, `link_closed`, `link_inactive`, `order_paid`, `order_expired`, `validation_failed`…) or `network_error`. */
   code: string;
   message: string;
   error: PaylinkError;
@@ -74,7 +85,6 @@ export interface CheckoutHost {
   changed(): void;
 }
 
-const storageKey = (slug: string) => `paylink:session:${slug}`;
 
 /** The redirect target of a paid session: only an absolute `http:`/`https:` URL, else ''. */
 export function safeRedirectUrl(session: CheckoutSession): string {
@@ -96,8 +106,8 @@ export class CheckoutMachine {
   fetch?: typeof fetch | undefined;
   /** Texts and formats of the host's locale. */
   l10n!: Localizer<Messages>;
-  /** The merchant's order id, sent with the session. */
-  reference?: string | undefined;
+  /** What the page says the payment is for, sent as the session's `reference` (stored as its `clientReference`). */
+  clientReference?: string | undefined;
   /** The merchant's string pairs, sent with the session. */
   metadata?: Record<string, string> | undefined;
   /** The browser wallets found in the page. */
@@ -105,7 +115,7 @@ export class CheckoutMachine {
 
   // State.
   view: CheckoutView = 'loading';
-  link?: PublicLink | undefined;
+  link?: Payable | undefined;
   session?: CheckoutSession | undefined;
   /** The donation amount as typed. */
   amountText = '';
@@ -131,6 +141,11 @@ export class CheckoutMachine {
   sentHash = '';
 
   #generation = 0;
+  /**
+   * What is paid, as its calls name it: the slug, or `orders/<id>` (URL-encoded). Its pending session
+   * is kept under `paylink:session:<path>`, so a link and an order never share one.
+   */
+  #path!: string;
   // Set by the first `load()`: only the screens it leads to offer a retry.
   #retryAction!: () => unknown;
   /** Aborted when the host leaves the page: no answer lands on a detached element. */
@@ -174,9 +189,9 @@ export class CheckoutMachine {
     return this.l10n.money(amount, this.currency);
   }
 
-  /** The currency the link is priced in. */
+  /** The currency the link is priced in (its first; an order's only). */
   get currency(): string {
-    return this.link!.fiatCurrency[0]!;
+    return [this.link!.fiatCurrency].flat()[0]!;
   }
 
   /** The link asks for the customer's address or phone. */
@@ -188,7 +203,7 @@ export class CheckoutMachine {
   /** The fiat amount to pay: the link's, or the donor's as typed (a canonical decimal, '' when unreadable). */
   get price(): string {
     const link = this.link!;
-    if (link.linkType == 'Standard') return link.fiatAmount;
+    if (link.linkType != 'Donation') return link.fiatAmount;
     // `1 000,50` (fr) or `1,000.50` (en) → `1000.50`: drop group separators, then a comma is the decimal point.
     const group = this.l10n.number('1.5').charAt(1) == ',' ? '.' : ',';
     const text = this.amountText.replace(/\s/g, '').replace(new RegExp(`\\${group}(?=\\d{3}(\\D|$))`, 'g'), '').replace(',', '.');
@@ -199,10 +214,10 @@ export class CheckoutMachine {
   get amountProblem(): string {
     const { minAmount: min, maxAmount: max, suggestedAmounts, linkType } = this.link!;
     const amount = this.price;
-    return linkType == 'Standard'
+    return linkType != 'Donation'
       ? ''
       : !amount || fractionDigits(amount) > this.l10n.digits(this.currency) || !compareDecimal(amount, '0')
-        ? this.t('badAmount', { amount: this.money(suggestedAmounts[0] ?? min ?? '10') })
+        ? this.t('badAmount', { amount: this.money(suggestedAmounts![0] ?? min ?? '10') })
         : min && compareDecimal(amount, min) < 0
           ? this.t('min', { amount: this.money(min) })
           : compareDecimal(amount, max ?? MAX_AMOUNT) > 0
@@ -234,33 +249,39 @@ export class CheckoutMachine {
     return `${(left / 60) | 0}:${String(left % 60).padStart(2, '0')}`;
   }
 
-  /** Loads the link `slug` from the start (and resumes its pending session, if one is stored). */
-  async load(slug: string): Promise<void> {
+  /**
+   * Loads the link `slug`, or the order `order` (which wins), from the start, and resumes its pending
+   * session, if one is stored.
+   */
+  async load(slug: string, order?: string): Promise<void> {
     const generation = ++this.#generation;
     const api = this.#api;
+    const key = order || slug;
+    const path = (this.#path = (order ? 'orders/' : '') + encodeURIComponent(key));
     this.#stop();
     this.link = this.session = undefined;
-    this.#retryAction = () => this.load(slug);
+    this.#retryAction = () => this.load(slug, order);
     this.show('loading');
     try {
-      if (!slug) throw new PaylinkError('No slug', 404, 'not_found');
-      const link = await api.link(slug);
+      if (!key) throw new PaylinkError('No slug', 404, 'not_found');
+      const link = await api.link<Payable>(path);
       if (generation != this.#generation) return;
       this.link = link;
       if (!link.assets.some((asset) => asset.assetId == this.assetId)) this.assetId = link.assets[0]?.assetId ?? '';
       this.emit('paylink-ready', { link });
-      // Counted once per page view: reloads send back the same visit id.
+      // Counted once per page view: reloads send back the same visit id. (An order has no visits.)
       const visitKey = `paylink:visit:${slug}`;
-      api.visit(slug, this.store('sessionStorage', visitKey)).then(
-        (visit) => this.store('sessionStorage', visitKey, visit.visitId),
-        () => {},
-      );
+      order ||
+        api.visit(path, this.store('sessionStorage', visitKey)).then(
+          (visit) => this.store('sessionStorage', visitKey, visit.visitId),
+          () => {},
+        );
       if (link.state != 'open') return this.show(link.state, this.t(link.state));
-      // A pending payment survives a reload: pick up the session kept for this link.
-      const id = this.store('localStorage', storageKey(slug));
+      // A pending payment survives a reload: pick up the session kept for this link or order.
+      const id = this.store('localStorage', 'paylink:session:' + this.#path);
       const session = id && (await api.session(id).catch(() => undefined));
       if (generation != this.#generation) return;
-      if (session && session.slug == slug && session.status != 'expired') this.#follow(session);
+      if (session && (session.slug ?? session.orderId) == key && session.status != 'expired') this.#follow(session);
       else this.show('amount');
     } catch (error) {
       if (generation == this.#generation) this.#fail(error);
@@ -313,7 +334,7 @@ export class CheckoutMachine {
    */
   changeAsset(): void {
     this.#stop();
-    this.store('localStorage', storageKey(this.link!.slug), null);
+    this.store('localStorage', 'paylink:session:' + this.#path, null);
     this.session = undefined;
     this.show(this.needsDetails ? 'details' : 'amount');
   }
@@ -372,12 +393,12 @@ export class CheckoutMachine {
   /** Takes in what the server says about the session: the only way to "done". */
   apply(session: CheckoutSession): void {
     const previous = this.session;
-    const { status, slug, id } = session;
+    const { status, id } = session;
     this.session = session;
     if (previous?.id == id && previous.status == status && previous.paidAmount == session.paidAmount) return this.#say();
     this.emit('paylink-session', { session });
     const pending = !TERMINAL.has(status);
-    this.store('localStorage', storageKey(slug), pending ? id : null);
+    this.store('localStorage', 'paylink:session:' + this.#path, pending ? id : null);
     clearInterval(this.#timer);
     if (pending) {
       // The countdown: a render a second while the quote is held.
@@ -401,20 +422,20 @@ export class CheckoutMachine {
 
   /** Starts the payment session in the chosen asset, with the amount and details given. */
   #start(): Promise<void> {
-    const { link, reference, metadata, address, phone } = this;
-    const { slug, linkType } = link!;
+    const { link, clientReference, metadata, address, phone } = this;
+    const { linkType } = link!;
     this.walletError = this.sentHash = '';
     return this.#busyWith(() =>
       this.#api
         .start(
-          slug,
+          this.#path,
           // Undefined fields stay out of the JSON; a detail the link does not ask for goes empty, which the service ignores.
           {
             assetId: this.assetId,
             fiatCurrency: this.currency,
             fiatAmount: linkType == 'Donation' ? this.price : undefined,
             customer: this.needsDetails ? { address: address.trim(), phone: phone.trim() } : undefined,
-            reference,
+            reference: clientReference,
             metadata,
           },
         )
@@ -442,7 +463,17 @@ export class CheckoutMachine {
     this.emit('paylink-error', { code: problem.code, message: problem.message, error: problem });
     // No fresh exchange rate (503 `rate_unavailable`): its own words, and "Try again" goes back to the asset choice.
     const view =
-      problem.status == 404 ? 'notFound' : problem.status == 410 ? 'closed' : problem.code == 'link_inactive' ? 'inactive' : problem.code == 'rate_unavailable' ? 'rates' : 'error';
+      problem.status == 404
+        ? 'notFound'
+        : problem.status == 409
+          ? 'paid'
+          : problem.status == 410
+            ? 'closed'
+            : problem.code == 'link_inactive'
+              ? 'inactive'
+              : problem.code == 'rate_unavailable'
+                ? 'rates'
+                : 'error';
     this.show(view, this.t(view));
   }
 

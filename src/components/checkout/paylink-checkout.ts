@@ -34,21 +34,29 @@ function stored(area: 'localStorage' | 'sessionStorage', key: string, value?: st
   }
 }
 
-/** The element's properties: each set re-renders (attributes map onto the first five). */
-const PROPERTIES = ['slug', 'apiBase', 'locale', 'theme', 'reference', 'metadata', 'fetch'] as const;
+/**
+ * The element's properties: each set re-renders (the attributes map onto all but `metadata` and
+ * `fetch`). Listed so that two runs of them are slices (one list is fewer bytes than three): the
+ * first four (re)load what is paid; the middle four go to the machine as they are
+ * (`CheckoutMachine`'s inputs of the same names).
+ */
+const PROPERTIES = ['slug', 'order', 'apiBase', 'fetch', 'clientReference', 'metadata', 'locale', 'theme'] as const;
+const LOADS = PROPERTIES.slice(0, 4);
+const MACHINE_INPUTS = PROPERTIES.slice(2, 6) as ('apiBase' | 'fetch' | 'clientReference' | 'metadata')[];
 
 /**
- * The checkout a customer sees on a merchant's page: pick or confirm the amount, give the details
+ * The checkout a customer sees on a merchant's page, for a payment link (`slug`) or an order the
+ * shop's server created (`order`): pick or confirm the amount (an order's is shown, never edited), give the details
  * the merchant asks for, choose USDT or cNGN, then pay from a browser wallet (EIP-6963 / EIP-1193)
  * or to the address shown (EIP-681 QR, copy buttons, countdown to the quote's expiry, live status
  * with confirmations), then the merchant's success message, receipt or redirect. A pending payment
- * survives a reload: the session id is kept per slug in `localStorage`. The states and transitions
+ * survives a reload: the session id is kept per slug (or order) in `localStorage`. The states and transitions
  * live in `CheckoutMachine` (DOM-free); this element wires attributes, events and rendering.
  *
  * @tagname paylink-checkout
- * @summary Embeddable checkout for a Paylink payment link.
+ * @summary Embeddable checkout for a Paylink payment link or order.
  *
- * @event paylink-ready - The link loaded. `detail.link` is its public view.
+ * @event paylink-ready - The link (or order) loaded. `detail.link` is its public view.
  * @event paylink-session - A session started, resumed, or changed status. `detail.session`.
  * @event paylink-success - The service reported the payment `paid` (or `overpaid`); never fired on a guess.
  *   Cancelable: `preventDefault()` stops the merchant's redirect (to route it yourself).
@@ -57,7 +65,7 @@ const PROPERTIES = ['slug', 'apiBase', 'locale', 'theme', 'reference', 'metadata
  * @csspart card - The frame of the checkout; while loading it reserves its height (`--paylink-min-height`) so the page does not jump.
  * @csspart heading - The heading of each step and state (focused when the customer moves to a new one).
  * @csspart badge - "Test mode", on sandbox links.
- * @csspart state - An unhappy or final screen; also carries its name: `loading`, `notFound`, `inactive`, `closed`, `error`, `rates` (no current exchange rate), `expired`, `done`.
+ * @csspart state - An unhappy or final screen; also carries its name: `loading`, `notFound`, `inactive`, `closed`, `paid` (an order paid already), `error`, `rates` (no current exchange rate), `expired`, `done`.
  * @csspart spinner - The busy indicator (still when the reader prefers reduced motion).
  * @csspart form - A step's form. @csspart description - The link's description. @csspart closes - Until when a fundraiser is open.
  * @csspart cart - The list of cart items. @csspart cart-item - One item. @csspart item-name - Its name and quantity × price.
@@ -93,20 +101,27 @@ const PROPERTIES = ['slug', 'apiBase', 'locale', 'theme', 'reference', 'metadata
  * @cssproperty --paylink-max-width - Width of the card (28rem).
  *
  * @attribute {string} slug - The payment link's slug (property `slug`).
+ * @attribute {string} order - The id of an order the shop's server created (`POST /v1/order`), paid instead of a link (property `order`).
  * @attribute {string} api-base - Where the merchant's Paylink proxy is mounted, default `/paylink` (property `apiBase`).
  * @attribute {string} locale - BCP 47 locale of texts and formats (property `locale`).
  * @attribute {'light' | 'dark'} theme - Forces a colour scheme; reflected (property `theme`).
- * @attribute {string} reference - The merchant's order id, sent with the payment session (property `reference`); see also the `metadata` property.
+ * @attribute {string} client-reference - What the page says the payment is for, sent with the payment session and stored as its
+ *   `clientReference` (property `clientReference`): anyone can change a page, so it is never the merchant's `reference`. See also `metadata`.
  */
 // Where there is no DOM (Node, a server component, an SSR build) the module still loads: the class
 // then stands on `Object` and is never defined, as Lit's own elements do on their server shim.
 export class PaylinkCheckout extends ((globalThis.HTMLElement || Object) as typeof HTMLElement) {
-  static readonly observedAttributes = ['slug', 'api-base', 'locale', 'theme', 'reference'];
+  static readonly observedAttributes = ['slug', 'order', 'api-base', 'client-reference', 'locale', 'theme'];
   /** One style sheet for every instance (made on first use). */
   static #sheet?: CSSStyleSheet;
 
   /** The payment link's slug (the last part of its URL). Attribute `slug`. */
   declare slug: string;
+  /**
+   * The id of an order the shop's server created (`POST /v1/order`), to pay instead of a link: its
+   * amount, currency and cart are the order's, shown and never edited. Attribute `order`.
+   */
+  declare order?: string;
   /** Where the merchant's Paylink proxy is mounted (default `/paylink`); calls go to `${apiBase}/checkout/…`. Attribute `api-base`. */
   declare apiBase: string;
   /** BCP 47 locale of texts and formats (`en`, `fr-FR`…). Default: the page's `lang`, then the browser's. Attribute `locale`. */
@@ -114,11 +129,12 @@ export class PaylinkCheckout extends ((globalThis.HTMLElement || Object) as type
   /** Forces the light or dark scheme; by default the reader's `prefers-color-scheme` decides. Attribute `theme`, reflected. */
   declare theme?: 'light' | 'dark';
   /**
-   * The merchant's order id (up to 200 characters), sent with the payment session; the merchant's
-   * server finds the payment by it (`GET /v1/checkout-session?reference=…`) and gets it back in
-   * webhooks. Attribute `reference`. Read when the session starts.
+   * What the page says the payment is for (up to 200 characters: a cart id, a note), sent with the
+   * payment session and stored as its `clientReference`, which the merchant sees in its payments and
+   * webhooks. Anyone can change a page, so it never names the merchant's order: an order the shop's
+   * server created does. Attribute `client-reference`. Read when the session starts.
    */
-  declare reference?: string;
+  declare clientReference?: string;
   /**
    * Up to 20 string pairs (keys 1–40 characters, values up to 500) the merchant attaches to the
    * payment session, returned on the keyed session read and in webhooks; never shown to the
@@ -192,9 +208,9 @@ export class PaylinkCheckout extends ((globalThis.HTMLElement || Object) as type
     this.addEventListener('click', () => (this.#interacted = true));
   }
 
-  /** Loads the link again from the start. */
+  /** Loads the link (or the order) again from the start. */
   load(): Promise<void> {
-    return this.machine.load(this.slug);
+    return this.machine.load(this.slug, this.order);
   }
 
   connectedCallback(): void {
@@ -217,7 +233,8 @@ export class PaylinkCheckout extends ((globalThis.HTMLElement || Object) as type
   }
 
   attributeChangedCallback(name: string, _previous: string | null, value: string | null): void {
-    (this as Record<string, unknown>)[name == 'api-base' ? 'apiBase' : name] = value ?? undefined;
+    // `api-base` → `apiBase`, `client-reference` → `clientReference`.
+    (this as Record<string, unknown>)[name == 'api-base' ? 'apiBase' : name == 'client-reference' ? 'clientReference' : name] = value ?? undefined;
   }
 
   /** Schedules one render for everything changed in this task (once connected). */
@@ -235,11 +252,11 @@ export class PaylinkCheckout extends ((globalThis.HTMLElement || Object) as type
     this.#dirty = new Set();
     if (dirty.has('locale')) machine.l10n = new Localizer(this.locale || document.documentElement.lang, { en, fr });
     if (dirty.has('theme')) theme ? this.setAttribute('theme', theme) : this.removeAttribute('theme');
-    Object.assign(machine, { apiBase: this.apiBase, fetch: this.fetch, reference: this.reference, metadata: this.metadata });
+    for (const name of MACHINE_INPUTS) (machine as unknown as Record<string, unknown>)[name] = this[name];
     // Wallets that announce come first; an injected provider alone (EIP-1193) is the fallback.
     const injected = (window as { ethereum?: Eip1193Provider }).ethereum;
     machine.wallets = this.#found?.length ? this.#found : injected ? [{ name: '', provider: injected }] : [];
-    if (dirty.has('slug') || dirty.has('apiBase') || dirty.has('fetch')) this.load();
+    if (LOADS.some((name) => dirty.has(name))) this.load();
     const { view } = machine;
     render(
       html`<div part="card" aria-busy=${view == 'loading'}>

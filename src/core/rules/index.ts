@@ -14,7 +14,8 @@
  * | `withdrawal.ts`, `networks.ts` | withdrawals, EVM addresses, configured networks |
  * | `customer.ts` | what a customer types: address, phone (the service's rule), email |
  * | `session.ts` | checkout session statuses (open, settled, terminal) |
- * | `session-tags.ts` | a session's `reference` and `metadata` |
+ * | `session-tags.ts` | a session's or an order's `reference` and `metadata` |
+ * | `order.ts` | orders a shop creates: `resolveOrderDraft`, the order statuses, the default and longest life |
  * | `webhooks.ts` | webhook event types, delivery states, an endpoint's `url`, `events`, `description` |
  */
 export * from './types.js';
@@ -28,4 +29,5 @@ export * from './withdrawal.js';
 export * from './customer.js';
 export * from './session.js';
 export * from './session-tags.js';
+export * from './order.js';
 export * from './webhooks.js';

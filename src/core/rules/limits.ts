@@ -67,7 +67,7 @@ export const MAX_COUNT = {
   quantity: 10_000,
   suggestedAmounts: 8,
   metadataEntries: 20,
-  /** Event types named in one webhook endpoint body (there are 6; repeats are dropped). */
+  /** Event types named in one webhook endpoint body (there are 7; repeats are dropped). */
   webhookEvents: 20,
   fiatCurrencies: 40,
   page: 1_000_000,

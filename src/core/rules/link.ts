@@ -6,7 +6,7 @@
  * Isomorphic: no DOM, no Node, no zod.
  */
 import { FIAT_DIGITS, compareDecimal, fiatDigits, fractionDigits, fromUnits, toDecimalString, toUnits } from '../money.js';
-import { checkAmount } from './amount.js';
+import { checkAmount, type AmountRule } from './amount.js';
 import { parseDateTime } from './dates.js';
 import { MAX_AMOUNT, MAX_COUNT, MAX_LENGTH } from './limits.js';
 import { checkText } from './text.js';
@@ -89,9 +89,7 @@ export interface LinkInput {
   options?: { collectAddress?: boolean | undefined; collectPhone?: boolean | undefined } | undefined;
   cart?:
     | {
-        items?:
-          | Array<{ name: string; quantity: number; unitAmount: Amount; description?: string | undefined; imageUrl?: string | undefined }>
-          | undefined;
+        items?: CartItemInput[] | undefined;
         fiatCurrency?: string | string[] | undefined;
         fiatAmount?: Amount | undefined;
       }
@@ -162,6 +160,78 @@ export function readLinkType(value: string): LinkKind | null {
   return LINK_TYPES.find((type) => type.toLowerCase() === wanted) ?? null;
 }
 
+/** One cart line of a request, with its types already checked. */
+export interface CartItemInput {
+  name: string;
+  quantity: number;
+  unitAmount: Amount;
+  description?: string | undefined;
+  imageUrl?: string | undefined;
+}
+
+/**
+ * Reads currency codes (one, or a list) as stored: trimmed, upper case, each known (ISO 4217 with its
+ * digits in `FIAT_DIGITS`), without repeats. Null, with an error on `path`, when there is none or one
+ * is unknown.
+ */
+export function readCurrencyCodes(input: string | readonly string[], path: string, errors: RuleErrors): string[] | null {
+  const codes = (typeof input === 'string' ? [input] : input).map((c) => c.trim().toUpperCase());
+  const unknown = codes.filter((code) => !(code in FIAT_DIGITS));
+  if (codes.length === 0) return errors.fail(path, 'link.currencyRequired');
+  if (unknown.length) return errors.fail(path, 'link.currencyUnsupported', { codes: unknown.join(', ') });
+  return [...new Set(codes)];
+}
+
+/**
+ * Reads the lines of a cart (`cart.items`): a name, a whole quantity, a unit amount of `amountRule`,
+ * an optional description and https image. Returns the lines that passed; every refusal is on its
+ * `cart.items.<n>.<field>` path.
+ */
+export function readCartItems(items: readonly CartItemInput[], amountRule: AmountRule, errors: RuleErrors): LinkCartItem[] {
+  if (items.length > MAX_COUNT.cartItems) errors.fail('cart.items', 'link.tooManyItems', { max: MAX_COUNT.cartItems });
+  const lines: LinkCartItem[] = [];
+  items.forEach((item, index) => {
+    const path = `cart.items.${index}`;
+    const name = checkText(item.name, `${path}.name`, { max: MAX_LENGTH.itemName }, errors, { trim: true });
+    if (name === '') errors.fail(`${path}.name`, 'link.itemNameRequired');
+    if (!Number.isInteger(item.quantity) || item.quantity < 1 || item.quantity > MAX_COUNT.quantity)
+      errors.fail(`${path}.quantity`, 'link.quantityInvalid', { max: MAX_COUNT.quantity });
+    if (item.description !== undefined) checkText(item.description, `${path}.description`, { max: MAX_LENGTH.itemDescription }, errors);
+    if (item.imageUrl !== undefined && item.imageUrl !== '') {
+      if (item.imageUrl.length > MAX_LENGTH.url) errors.fail(`${path}.imageUrl`, 'text.tooLong', { max: MAX_LENGTH.url });
+      else if (!isHttpUrl(item.imageUrl, ['https:'])) errors.fail(`${path}.imageUrl`, 'link.imageUrlInvalid');
+    }
+    const unitAmount = checkAmount(item.unitAmount, `${path}.unitAmount`, amountRule, errors);
+    if (unitAmount === null) return;
+    lines.push({
+      name: name ?? item.name,
+      quantity: item.quantity,
+      unitAmount,
+      ...(item.description ? { description: item.description } : {}),
+      ...(item.imageUrl ? { imageUrl: item.imageUrl } : {}),
+    });
+  });
+  return lines;
+}
+
+/** The exact total of cart lines (unit amounts × quantities) with the currency's `digits`. */
+export function cartTotal(items: readonly LinkCartItem[], digits: number): string {
+  return fromUnits(
+    items.reduce((sum, item) => sum + toUnits(item.unitAmount, digits) * BigInt(item.quantity), 0n),
+    digits,
+  );
+}
+
+/**
+ * Reads where a paid customer is sent: '' for nowhere, else an absolute `http:`/`https:` URL (the
+ * only kind the checkout follows). Null, with an error on `path`, otherwise.
+ */
+export function checkRedirectUrl(url: string, path: string, errors: RuleErrors): string | null {
+  if (url.length > MAX_LENGTH.url) return errors.fail(path, 'text.tooLong', { max: MAX_LENGTH.url });
+  if (url.trim() !== '' && !isHttpUrl(url.trim())) return errors.fail(path, 'link.redirectUrlInvalid');
+  return url.trim();
+}
+
 /** What `resolveLinkDraft` found: the new draft, valid only when `errors` is empty. */
 export interface LinkResolution {
   draft: LinkDraft;
@@ -190,12 +260,8 @@ export function resolveLinkDraft(base: Readonly<LinkDraft>, input: LinkInput, no
   // fiatCurrency and fiatAmount may sit at the top level or, as some spec examples show, inside cart.
   const currencyInput = input.fiatCurrency ?? input.cart?.fiatCurrency;
   if (currencyInput !== undefined) {
-    const path = input.fiatCurrency !== undefined ? 'fiatCurrency' : 'cart.fiatCurrency';
-    const codes = (Array.isArray(currencyInput) ? currencyInput : [currencyInput]).map((c) => c.trim().toUpperCase());
-    const unknown = codes.filter((code) => !(code in FIAT_DIGITS));
-    if (codes.length === 0) errors.fail(path, 'link.currencyRequired');
-    else if (unknown.length) errors.fail(path, 'link.currencyUnsupported', { codes: unknown.join(', ') });
-    else draft.fiatCurrency = [...new Set(codes)];
+    const codes = readCurrencyCodes(currencyInput, input.fiatCurrency !== undefined ? 'fiatCurrency' : 'cart.fiatCurrency', errors);
+    if (codes) draft.fiatCurrency = codes;
   }
   const currency = draft.fiatCurrency[0] ?? 'NGN';
   const digits = fiatDigits(currency);
@@ -207,31 +273,7 @@ export function resolveLinkDraft(base: Readonly<LinkDraft>, input: LinkInput, no
   if (amountGiven) draft.fiatAmount = checkAmount(amountValue, amountPath, amountRule, errors) ?? draft.fiatAmount;
 
   const items = input.cart?.items;
-  if (items !== undefined) {
-    if (items.length > MAX_COUNT.cartItems) errors.fail('cart.items', 'link.tooManyItems', { max: MAX_COUNT.cartItems });
-    draft.cartItems = [];
-    items.forEach((item, index) => {
-      const path = `cart.items.${index}`;
-      const name = checkText(item.name, `${path}.name`, { max: MAX_LENGTH.itemName }, errors, { trim: true });
-      if (name === '') errors.fail(`${path}.name`, 'link.itemNameRequired');
-      if (!Number.isInteger(item.quantity) || item.quantity < 1 || item.quantity > MAX_COUNT.quantity)
-        errors.fail(`${path}.quantity`, 'link.quantityInvalid', { max: MAX_COUNT.quantity });
-      if (item.description !== undefined) checkText(item.description, `${path}.description`, { max: MAX_LENGTH.itemDescription }, errors);
-      if (item.imageUrl !== undefined && item.imageUrl !== '') {
-        if (item.imageUrl.length > MAX_LENGTH.url) errors.fail(`${path}.imageUrl`, 'text.tooLong', { max: MAX_LENGTH.url });
-        else if (!isHttpUrl(item.imageUrl, ['https:'])) errors.fail(`${path}.imageUrl`, 'link.imageUrlInvalid');
-      }
-      const unitAmount = checkAmount(item.unitAmount, `${path}.unitAmount`, amountRule, errors);
-      if (unitAmount === null) return;
-      draft.cartItems.push({
-        name: name ?? item.name,
-        quantity: item.quantity,
-        unitAmount,
-        ...(item.description ? { description: item.description } : {}),
-        ...(item.imageUrl ? { imageUrl: item.imageUrl } : {}),
-      });
-    });
-  }
+  if (items !== undefined) draft.cartItems = readCartItems(items, amountRule, errors);
 
   const action = input.action;
   if (action) {
@@ -242,10 +284,8 @@ export function resolveLinkDraft(base: Readonly<LinkDraft>, input: LinkInput, no
     if (action.isActive !== undefined) draft.isActive = action.isActive;
     const url = action.redirectUrl ?? action.redirectURL;
     if (url !== undefined) {
-      const path = action.redirectUrl !== undefined ? 'action.redirectUrl' : 'action.redirectURL';
-      if (url.length > MAX_LENGTH.url) errors.fail(path, 'text.tooLong', { max: MAX_LENGTH.url });
-      else if (url.trim() !== '' && !isHttpUrl(url.trim())) errors.fail(path, 'link.redirectUrlInvalid');
-      else draft.redirectUrl = url.trim();
+      const redirectUrl = checkRedirectUrl(url, action.redirectUrl !== undefined ? 'action.redirectUrl' : 'action.redirectURL', errors);
+      if (redirectUrl !== null) draft.redirectUrl = redirectUrl;
     }
   }
   if (input.isActive !== undefined) draft.isActive = input.isActive;
@@ -281,10 +321,7 @@ function resolveStandard(draft: LinkDraft, input: LinkInput, errors: RuleErrors,
     if (fractionDigits(item.unitAmount) > digits) errors.fail(`cart.items.${index}.unitAmount`, 'amount.decimals', { unit: currency, digits });
   });
   if (draft.cartItems.length > 0 && errors.empty) {
-    const total = fromUnits(
-      draft.cartItems.reduce((sum, item) => sum + toUnits(item.unitAmount, digits) * BigInt(item.quantity), 0n),
-      digits,
-    );
+    const total = cartTotal(draft.cartItems, digits);
     // Each line is within the cap, but their total must be too: it becomes the link's price.
     if (compareDecimal(total, MAX_AMOUNT) > 0) errors.fail(amountGiven ? amountPath : 'fiatAmount', 'amount.tooLarge', { max: MAX_AMOUNT });
     else if (amountGiven && compareDecimal(draft.fiatAmount, total) !== 0) errors.fail(amountPath, 'link.cartTotal', { total });

@@ -1,23 +1,24 @@
 /**
- * What a merchant attaches to a checkout session (DESIGN §6, §8): its `reference` (the order id, the
- * element's `reference` attribute) and `metadata` (the element's `metadata` property). Kept apart from
- * `session.ts`, which the checkout bundle loads, so the statuses stay free of the text rules.
- * Isomorphic: no DOM, no Node, no zod.
+ * The tags of a checkout session or an order: a `reference` and `metadata`. Who sent them decides what
+ * they mean: an order's (created with the API key) are the merchant's and its sessions carry them; a
+ * keyless session start's `reference` is what the page said (the element's `client-reference`), stored
+ * as `clientReference` and never trusted. Kept apart from `session.ts`, which the checkout bundle
+ * loads, so the statuses stay free of the text rules. Isomorphic: no DOM, no Node, no zod.
  */
 import { MAX_COUNT, MAX_LENGTH, MIN_LENGTH } from './limits.js';
 import { checkText } from './text.js';
 import { RuleErrors, type RuleError } from './types.js';
 
-/** The merchant's tags of a session, as stored: `reference` null when none was given, `metadata` `{}`. */
+/** Tags as stored: `reference` null when none was given, `metadata` `{}`. */
 export interface SessionTags {
   reference: string | null;
   metadata: Record<string, string>;
 }
 
 /**
- * Checks the `reference` (the merchant's order id: ≤ 200 characters, trimmed, empty = none) and
- * `metadata` (≤ 20 pairs of strings, keys 1 to 40 characters, values ≤ 500) a session is started with.
- * They are the merchant's, returned on the keyed session read and in webhooks, never on the keyless one.
+ * Checks a `reference` (≤ 200 characters, trimmed, empty = none) and `metadata` (≤ 20 pairs of
+ * strings, keys 1 to 40 characters, values ≤ 500). They are returned on the keyed reads and in
+ * webhooks, never on a keyless one.
  */
 export function checkSessionTags(
   reference: string | undefined,

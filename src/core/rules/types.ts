@@ -50,7 +50,12 @@ export const RULE_KEYS = [
   'customer.phoneRequired',
   'customer.phoneInvalid',
   'customer.emailInvalid',
-  // A session's reference and metadata (core/rules/session.ts)
+  // Orders (core/rules/order.ts)
+  'order.referenceRequired',
+  'order.currencyRequired',
+  'order.amountRequired',
+  'order.expiresTooLate',
+  // A session's or an order's reference and metadata (core/rules/session-tags.ts)
   'metadata.tooMany',
   'metadata.keyInvalid',
   'metadata.valueInvalid',

@@ -16,6 +16,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'checkout.session.underpaid',
   'checkout.session.expired',
   'payment.late',
+  'order.paid',
   'withdrawal.succeeded',
   'withdrawal.failed',
 ] as const;

@@ -57,7 +57,7 @@ const READ = ['GET', 'HEAD'] as const;
 
 /**
  * The table. Checkout: the service's public, keyless routes. Admin: the integrator's resources (links,
- * withdrawals, balance; the merchant's payments and webhooks of DESIGN §8), with the key added, for
+ * orders, withdrawals, balance; the merchant's payments and webhooks of DESIGN §8), with the key added, for
  * authorized callers only. Dist: the script-tag bundles, served locally.
  */
 export const PROXY_AREAS: readonly ProxyArea[] = [
@@ -89,6 +89,7 @@ export const PROXY_AREAS: readonly ProxyArea[] = [
     noStore: true,
     routes: [
       { path: '/payment-link/*', methods: [...READ, 'POST', 'PATCH'] },
+      { path: '/order/*', methods: [...READ, 'POST'] },
       { path: '/withdrawal/*', methods: [...READ, 'POST'] },
       { path: '/balance', methods: READ },
       { path: '/checkout-session/*', methods: READ },

@@ -3,7 +3,7 @@
  * tests call `app.request()`, and `serve.ts` puts it on a port.
  *
  * The service is made of rooms, one folder each, every room's boundary written at the top of its
- * `index.ts`: links, sessions (with the public checkout API), withdrawals, ledger, payouts, keys, rates,
+ * `index.ts`: links, orders, sessions (with the public checkout API), withdrawals, ledger, payouts, keys, rates,
  * plus idempotency and events, which the money rooms share. Each table is written by exactly one
  * room's repository; a room that needs another's table calls that room's functions inside its own
  * transaction. This file only composes them: cross-cutting middleware (the request id, errors and
@@ -22,8 +22,9 @@ import { balanceRoutes } from './ledger/index.js';
 import { createLinkCache, paymentLinkRoutes } from './links/index.js';
 import { type MoneyDeps, withMoneyDefaults } from './money-deps.js';
 import { openApiDocument } from './openapi.js';
+import { orderRoutes } from './orders/index.js';
 import { readinessAnswer } from './rates/index.js';
-import { checkoutRoutes, checkoutSessionRoutes } from './sessions/index.js';
+import { checkoutRoutes, checkoutSessionRoutes, closeOrderSessions } from './sessions/index.js';
 import { webhookDeliveryRoutes, webhookEndpointRoutes } from './webhooks/index.js';
 import { withdrawalRoutes } from './withdrawals/index.js';
 
@@ -42,6 +43,7 @@ export const KEYED_PREFIXES = [
   '/v1/checkout-session',
   '/v1/webhook-endpoint',
   '/v1/webhook-delivery',
+  '/v1/order',
 ] as const;
 
 /**
@@ -130,6 +132,7 @@ export function createApp(baseDeps: ServiceDeps & Partial<MoneyDeps>) {
   app.route('/v1/checkout-session', checkoutSessionRoutes(deps));
   app.route('/v1/webhook-endpoint', webhookEndpointRoutes(deps));
   app.route('/v1/webhook-delivery', webhookDeliveryRoutes(deps));
+  app.route('/v1/order', orderRoutes(deps, closeOrderSessions));
   hostedPageRoutes(app, deps, links);
   app.get('/dist/:file', (c) => serveBundle(c.req.raw, c.req.param('file')));
   return app;

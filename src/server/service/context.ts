@@ -6,7 +6,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { z } from 'zod';
-import type { PageMeta } from '../../core/schemas.js';
+import { isDateRange, parseDateBound } from '../../core/rules/dates.js';
+import type { FieldError, PageMeta } from '../../core/schemas.js';
 import type { ChainAdapter } from '../chain/types.js';
 import type { Database } from '../db/index.js';
 import type { ClientAddressResolver } from '../limits/client-address.js';
@@ -106,6 +107,32 @@ export function queryOf<S extends z.ZodType>(
   return async (c, next) => {
     c.req.addValidatedData('query', parseWith(schema, c.req.query()) as object);
     await next();
+  };
+}
+
+/** The creation-time bounds of a list's `startDate`/`endDate` filter: from inclusive, and before (exclusive) or until (inclusive). */
+export interface CreationRange {
+  createdFrom?: Date | undefined;
+  createdBefore?: Date | undefined;
+  createdUntil?: Date | undefined;
+}
+
+const dateMessage = (path: string) => `${path} must be an ISO 8601 date (2025-01-31) or date-time (2025-01-31T12:00:00Z)`;
+
+/**
+ * Reads a list's `startDate`/`endDate` (each a date, a whole UTC day, or a date-time; both inclusive,
+ * on the creation time), adding a field error to `errors` for each that is not one or a range that is empty.
+ */
+export function creationRange(query: { startDate?: string | undefined; endDate?: string | undefined }, errors: FieldError[]): CreationRange {
+  const start = query.startDate === undefined ? undefined : parseDateBound(query.startDate, 'start');
+  const end = query.endDate === undefined ? undefined : parseDateBound(query.endDate, 'end');
+  if (start === null) errors.push({ path: 'startDate', message: dateMessage('startDate') });
+  if (end === null) errors.push({ path: 'endDate', message: dateMessage('endDate') });
+  if (start && end && !isDateRange(start, end)) errors.push({ path: 'endDate', message: 'endDate must not be before startDate' });
+  return {
+    createdFrom: start?.at,
+    createdBefore: end?.exclusive ? end.at : undefined,
+    createdUntil: end && !end.exclusive ? end.at : undefined,
   };
 }
 

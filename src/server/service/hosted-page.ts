@@ -1,13 +1,15 @@
 /**
- * The hosted checkout page: each link's `url` (`{paylink_url}/<slug>`) opens `/pay/<slug>`, a
- * page of its own with the checkout element, so a link works when shared alone (chat, email,
- * social). It carries the link's title and description as preview metadata, and the built
- * script-tag bundle is served from `/dist/` (src/server/bundles.ts, mounted in app.ts).
+ * The hosted checkout pages: each link's `url` (`{paylink_url}/<slug>`) opens `/pay/<slug>`, and each
+ * order's (`{paylink_url}/order/<id>`) opens `/pay/order/<id>`: a page of its own with the checkout
+ * element, so a link or an order works when shared alone (chat, email, social, a shop's redirect). It
+ * carries the title and description as preview metadata (never an order's reference or metadata), and
+ * the built script-tag bundle is served from `/dist/` (src/server/bundles.ts, mounted in app.ts).
  */
 import type { Hono } from 'hono';
 import type { AppEnv, ServiceDeps } from './context.js';
 import { ApiError } from './errors.js';
 import type { LinkCache } from './links/index.js';
+import { readOrder } from './orders/index.js';
 
 /** The Content-Security-Policy of hosted pages: no inline script, no eval, Trusted Types enforced. */
 export const HOSTED_PAGE_CSP = [
@@ -27,25 +29,21 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }
 
-export function hostedPageRoutes(app: Hono<AppEnv>, deps: ServiceDeps, links: LinkCache): void {
-  app.get('/pay/:slug', async (c) => {
-    let title = 'Payment link not found';
-    let description = 'This payment link does not exist or was removed.';
-    // Who is asking to be paid: the integrator's display name, else the link's own title.
-    let merchant = '';
-    let status: 200 | 404 = 200;
-    const slug = c.req.param('slug');
-    try {
-      const link = await links.get(slug);
-      title = link.title;
-      description = link.description || `Pay ${link.title} with USDT or cNGN.`;
-      merchant = link.merchant_name || link.title;
-    } catch (error) {
-      if (!(error instanceof ApiError) || error.statusCode !== 404) throw error;
-      status = 404;
-    }
-    const url = `${deps.publicUrl}/${slug}`;
-    const html = `<!doctype html>
+/** What a hosted page shows: its preview metadata, who asks to be paid, and the checkout's own attribute. */
+interface HostedPage {
+  title: string;
+  description: string;
+  /** Who is asking to be paid ('' for nobody: a page that found nothing). */
+  merchant: string;
+  /** The page's public URL (`og:url`). */
+  url: string;
+  /** The checkout's `slug="…"` or `order="…"`. */
+  checkout: { name: 'slug' | 'order'; value: string };
+}
+
+function hostedPageHtml(page: HostedPage): string {
+  const { title, description, merchant, url, checkout } = page;
+  return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -64,13 +62,55 @@ export function hostedPageRoutes(app: Hono<AppEnv>, deps: ServiceDeps, links: Li
 </head>
 <body>
 <main>
-${merchant ? `<header class="merchant"><span class="mark" aria-hidden="true">${escapeHtml([...merchant][0]!.toUpperCase())}</span><h1>${escapeHtml(merchant)}</h1></header>\n` : ''}<paylink-checkout slug="${escapeHtml(slug)}" api-base="/v1"></paylink-checkout>
+${merchant ? `<header class="merchant"><span class="mark" aria-hidden="true">${escapeHtml([...merchant][0]!.toUpperCase())}</span><h1>${escapeHtml(merchant)}</h1></header>\n` : ''}<paylink-checkout ${checkout.name}="${escapeHtml(checkout.value)}" api-base="/v1"></paylink-checkout>
 <p class="powered">Secured by Paylink · crypto payments in USDT and cNGN</p>
 </main>
 </body>
 </html>
 `;
-    return c.html(html, status, { 'content-security-policy': HOSTED_PAGE_CSP, 'referrer-policy': 'no-referrer', 'x-content-type-options': 'nosniff' });
+}
+
+/** Runs `find`; undefined for its 404 (the page still renders, answered 404, with the checkout's own not-found screen). */
+async function orNotFound<T>(find: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await find();
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.statusCode !== 404) throw error;
+    return undefined;
+  }
+}
+
+const PAGE_HEADERS = { 'content-security-policy': HOSTED_PAGE_CSP, 'referrer-policy': 'no-referrer', 'x-content-type-options': 'nosniff' };
+
+export function hostedPageRoutes(app: Hono<AppEnv>, deps: ServiceDeps, links: LinkCache): void {
+  // An order's page (`{paylink_url}/order/<id>`): before `/pay/:slug`, which is one segment only anyway.
+  app.get('/pay/order/:id', async (c) => {
+    const id = c.req.param('id');
+    const order = await orNotFound(() => readOrder(deps.db, id, deps.now()));
+    const title = order ? order.title || `Order from ${order.merchant_name || 'the shop'}` : 'Order not found';
+    const html = hostedPageHtml({
+      title,
+      description: order ? order.description || `Pay ${title} with USDT or cNGN.` : 'This order does not exist or was removed.',
+      // Who is asking to be paid: the integrator's display name, else the order's own title.
+      merchant: order ? order.merchant_name || order.title : '',
+      url: `${deps.publicUrl}/order/${id}`,
+      checkout: { name: 'order', value: id },
+    });
+    return c.html(html, order ? 200 : 404, PAGE_HEADERS);
+  });
+
+  app.get('/pay/:slug', async (c) => {
+    const slug = c.req.param('slug');
+    const link = await orNotFound(() => links.get(slug));
+    const html = hostedPageHtml({
+      title: link ? link.title : 'Payment link not found',
+      description: link ? link.description || `Pay ${link.title} with USDT or cNGN.` : 'This payment link does not exist or was removed.',
+      // Who is asking to be paid: the integrator's display name, else the link's own title.
+      merchant: link ? link.merchant_name || link.title : '',
+      url: `${deps.publicUrl}/${slug}`,
+      checkout: { name: 'slug', value: slug },
+    });
+    return c.html(html, link ? 200 : 404, PAGE_HEADERS);
   });
 
   app.get('/dist/hosted.css', (c) =>

@@ -23,6 +23,8 @@ const REQUEST_SCHEMAS = {
   CreateWithdrawalInput: S.CreateWithdrawalInput,
   CreateWebhookEndpointInput: S.CreateWebhookEndpointInput,
   UpdateWebhookEndpointInput: S.UpdateWebhookEndpointInput,
+  CreateOrderInput: S.CreateOrderInput,
+  StartOrderSessionInput: S.StartOrderSessionInput,
 } satisfies Record<string, z.ZodType>;
 const RESPONSE_SCHEMAS: Record<string, z.ZodType> = {
   LinkType: S.LinkType,
@@ -62,6 +64,11 @@ const RESPONSE_SCHEMAS: Record<string, z.ZodType> = {
   WebhookDeliveryList: S.WebhookDeliveryList,
   WebhookTestObject: S.WebhookTestObject,
   WebhookEvent: S.WebhookEvent,
+  OrderStatus: S.OrderStatus,
+  Order: S.Order,
+  OrderList: S.OrderList,
+  OrderState: S.OrderState,
+  PublicOrder: S.PublicOrder,
   FieldError: S.FieldError,
   ErrorBody: S.ErrorBody,
 };
@@ -154,7 +161,7 @@ const ERRORS = {
   401: ['Unauthorized', 'No `X-API-KEY`, or one that is unknown or revoked'],
   404: ['NotFound', 'No such resource (or not the caller’s)'],
   409: ['Conflict', 'The request conflicts with an earlier one (a reused Idempotency-Key, a payment already made)'],
-  410: ['Gone', 'The donation is closed'],
+  410: ['Gone', 'The donation is closed, or the order expired or was cancelled'],
   413: ['PayloadTooLarge', 'The request body is larger than 256 KiB'],
   422: ['Unprocessable', 'A business rule refused the request (e.g. insufficient balance, an inactive link)'],
   429: ['TooManyRequests', 'Too many requests from this client: retry after `Retry-After` seconds'],
@@ -219,6 +226,14 @@ function queryParameters(schema: z.ZodObject) {
 let requests: Record<string, Json> | undefined;
 const body = (id: keyof typeof REQUEST_SCHEMAS) => ({ required: true, content: { 'application/json': { schema: (requests ??= requestSchemas())[id] } } });
 const keyed = [{ apiKey: [] }];
+const idempotencyKeyHeader = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description: 'A retry with the same key and body replays the first answer; with another body it is 409',
+  schema: { type: 'string', minLength: 1, maxLength: MAX_LENGTH.idempotencyKey, pattern: '^[\\x21-\\x7e]+$' },
+};
+const replayedHeader = { 'Idempotent-Replayed': { description: '`true` when this is the stored answer of an earlier request', schema: { type: 'string', enum: ['true'] } } };
 const publicOperation: never[] = [];
 
 /** What the service sends to an endpoint: the callback of `createWebhookEndpoint` (OpenAPI 3.0 has no `webhooks`). */
@@ -280,6 +295,12 @@ export function openApiDocument(): object {
     ],
     tags: [
       { name: 'Payment links', description: 'The integrator’s links (spec §4.1–4.4), behind `X-API-KEY`' },
+      {
+        name: 'Orders',
+        description:
+          'Orders a shop’s server creates for its own cart at its own price, behind `X-API-KEY`: only the key sets an order’s amount, currency, `reference` and `metadata`, and its sessions carry them. ' +
+          'Its `url` is a hosted checkout page; the keyless `/v1/checkout/orders/{id}` routes show and pay it. Paid once: the first session that settles it marks it `paid` (`order.paid`); a later transfer to another of its sessions is a late payment.',
+      },
       { name: 'Checkout', description: 'The keyless public API the checkout element and the hosted page call' },
       { name: 'Withdrawals', description: 'Crypto payouts from the balance (spec §4.5–4.6), behind `X-API-KEY`' },
       { name: 'Balance', description: 'Available and pending funds per asset, behind `X-API-KEY`' },
@@ -295,7 +316,7 @@ export function openApiDocument(): object {
           '`Paylink-Event-Id` (the event id, the same on every retry) and `Paylink-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>` ' +
           '(check it with `verifyWebhook` of `paylink/webhooks`). A 2xx within 10 s is delivered; anything else (redirects are not followed) is retried after ' +
           '`PAYLINK_WEBHOOK_RETRY_BASE_MS` (30 s), then doubling, for 3 days. Events: ' +
-          '`checkout.session.paid` (paid or overpaid), `checkout.session.underpaid`, `checkout.session.expired`, `payment.late`, `withdrawal.succeeded`, `withdrawal.failed`. ' +
+          '`checkout.session.paid` (paid or overpaid), `checkout.session.underpaid`, `checkout.session.expired`, `payment.late`, `order.paid` (once per order), `withdrawal.succeeded`, `withdrawal.failed`. ' +
           'Endpoints at loopback, private, link-local or metadata addresses are refused (at creation and at every delivery) unless the chain is the sandbox or `PAYLINK_WEBHOOK_ALLOW_PRIVATE=1`.',
       },
     ],
@@ -367,11 +388,39 @@ export function openApiDocument(): object {
         post: {
           operationId: 'startCheckoutSession',
           summary: 'Start a checkout session: a quote (at the market rate it records: `rate`, `rateSource`, `rateAt`) and an address to pay it at',
+          description:
+            'Keyless: anyone can call it with any body. A `reference` sent here is what the page says the payment is for: it is stored as the session’s ' +
+            '`clientReference` and never as its `reference`, so a page can’t make its payment look like the merchant’s order. Only an order created with the ' +
+            'API key (`POST /v1/order`) gives its sessions a `reference`.',
           tags: ['Checkout'],
           security: publicOperation,
           parameters: [slugParameter],
           requestBody: body('StartSessionInput'),
           responses: responses({ 201: json(ref('CheckoutSession'), 'Created') }, [400, 404, 410, 413, 422, 429, 503]),
+        },
+      },
+      '/v1/checkout/orders/{id}': {
+        get: {
+          operationId: 'getPublicOrder',
+          summary: 'Public view of an order: what the customer pays and in what (never its reference, metadata or customer)',
+          tags: ['Checkout'],
+          security: publicOperation,
+          parameters: [uuidParameter('The order’s id')],
+          responses: responses({ 200: json(ref('PublicOrder'), 'The order') }, [404, 429]),
+        },
+      },
+      '/v1/checkout/orders/{id}/sessions': {
+        post: {
+          operationId: 'startOrderSession',
+          summary: 'Start a checkout session of an order, for the order’s own amount (it can’t be changed)',
+          description:
+            'The session carries the order’s `reference` and `metadata`; a `reference` sent here is what the page says and is stored as `clientReference`. ' +
+            'The quote holds 15 minutes, never past the order’s `expiresAt`. 409 `order_paid` once the order is paid; 410 `order_expired` or `order_cancelled` once it can’t be.',
+          tags: ['Checkout'],
+          security: publicOperation,
+          parameters: [uuidParameter('The order’s id')],
+          requestBody: body('StartOrderSessionInput'),
+          responses: responses({ 201: json(ref('CheckoutSession'), 'Created') }, [400, 404, 409, 410, 413, 422, 429, 503]),
         },
       },
       '/v1/checkout/sessions/{id}': {
@@ -414,23 +463,10 @@ export function openApiDocument(): object {
           summary: 'Create a crypto withdrawal',
           tags: ['Withdrawals'],
           security: keyed,
-          parameters: [
-            {
-              name: 'Idempotency-Key',
-              in: 'header',
-              required: false,
-              description: 'A retry with the same key and body replays the first answer; with another body it is 409',
-              schema: { type: 'string', minLength: 1, maxLength: MAX_LENGTH.idempotencyKey, pattern: '^[\\x21-\\x7e]+$' },
-            },
-          ],
+          parameters: [idempotencyKeyHeader],
           requestBody: body('CreateWithdrawalInput'),
           responses: responses(
-            {
-              200: {
-                ...json(ref('WithdrawalCreated'), 'Accepted: the payout runs in the background'),
-                headers: { 'Idempotent-Replayed': { description: '`true` when this is the stored answer of an earlier request', schema: { type: 'string', enum: ['true'] } } },
-              },
-            },
+            { 200: { ...json(ref('WithdrawalCreated'), 'Accepted: the payout runs in the background'), headers: replayedHeader } },
             [400, 401, 409, 413, 422],
           ),
         },
@@ -460,6 +496,49 @@ export function openApiDocument(): object {
           security: keyed,
           parameters: [uuidParameter('The withdrawal’s id')],
           responses: responses({ 200: json(ref('Withdrawal'), 'The withdrawal') }, [401, 404]),
+        },
+      },
+      '/v1/order': {
+        post: {
+          operationId: 'createOrder',
+          summary: 'Create an order: your price for your cart, named by your reference',
+          description:
+            'While an order of the same `reference` is open, 409 `reference_in_use` (one whose time is up and that nothing can still pay is expired first). ' +
+            '`expiresAt` defaults to 24 hours. `url` is the hosted page, `{paylink_url}/order/<id>`; or render `<paylink-checkout order="<id>">`.',
+          tags: ['Orders'],
+          security: keyed,
+          parameters: [idempotencyKeyHeader],
+          requestBody: body('CreateOrderInput'),
+          responses: responses({ 201: { ...json(ref('Order'), 'Created (or the replay of the request that created it)'), headers: replayedHeader } }, [400, 401, 409, 413]),
+        },
+        get: {
+          operationId: 'listOrders',
+          summary: 'List orders, newest first',
+          tags: ['Orders'],
+          security: keyed,
+          parameters: queryParameters(S.ListOrdersQuery),
+          responses: responses({ 200: json(ref('OrderList'), 'One page of orders') }, [400, 401]),
+        },
+      },
+      '/v1/order/{id}': {
+        get: {
+          operationId: 'getOrder',
+          summary: 'Get one order',
+          tags: ['Orders'],
+          security: keyed,
+          parameters: [uuidParameter('The order’s id')],
+          responses: responses({ 200: json(ref('Order'), 'The order') }, [401, 404]),
+        },
+      },
+      '/v1/order/{id}/cancel': {
+        post: {
+          operationId: 'cancelOrder',
+          summary: 'Cancel an open order: its sessions awaiting payment close (a later transfer to one is a late payment)',
+          description: 'A paid order is 409 `order_paid`. An order already cancelled or expired is answered as it is (200), so a retried cancel is safe.',
+          tags: ['Orders'],
+          security: keyed,
+          parameters: [uuidParameter('The order’s id')],
+          responses: responses({ 200: json(ref('Order'), 'The order, cancelled') }, [401, 404, 409]),
         },
       },
       '/v1/checkout-session': {

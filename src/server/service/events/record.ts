@@ -3,12 +3,12 @@
  * An event recorded inside a transaction takes effect when (and only if) that transaction commits:
  * - `session.changed` and `link.changed` are a `NOTIFY` that every instance listening on the database
  *   hears (session streams, link caches);
- * - the six webhook events of DESIGN §8 are written to the webhook outbox (../webhooks/outbox.ts), in
+ * - the webhook events are written to the webhook outbox (../webhooks/outbox.ts), in
  *   the same transaction, followed by a `NOTIFY` that wakes the delivery workers of every instance. So
  *   an event is never sent for a change that rolled back, nor lost for one that committed.
  */
 import type { WebhookEventTypeName } from '../../../core/rules/webhooks.js';
-import type { CheckoutSessionRecord, Withdrawal } from '../../../core/schemas.js';
+import type { CheckoutSessionRecord, Order, Withdrawal } from '../../../core/schemas.js';
 import type { Queryable } from '../../db/index.js';
 import { enqueueWebhookEvent } from '../webhooks/outbox.js';
 
@@ -41,6 +41,8 @@ export type DomainEvent =
   | { type: 'link.changed'; slug: string }
   /** A session was paid (or overpaid), left underpaid by a transfer, or expired; a transfer came late. */
   | Announcement<'checkout.session.paid' | 'checkout.session.underpaid' | 'checkout.session.expired' | 'payment.late', CheckoutSessionRecord>
+  /** An order was paid in full (once per order). */
+  | Announcement<'order.paid', Order>
   /** A withdrawal's payout went out, or failed (its funds returned). */
   | Announcement<'withdrawal.succeeded' | 'withdrawal.failed', Withdrawal>;
 

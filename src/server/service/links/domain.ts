@@ -7,7 +7,7 @@ import type { z } from 'zod';
 import { formatFixed, fiatDigits, toDecimalString } from '../../../core/money.js';
 import { isUuid, SLUG_PATTERN } from '../../../core/rules/limits.js';
 import { EMPTY_LINK_DRAFT, readLinkType, resolveLinkDraft, type LinkDraft, type LinkInput } from '../../../core/rules/link.js';
-import type { LinkState, ListPaymentLinksQuery, PaymentLink, PublicLink } from '../../../core/schemas.js';
+import type { CheckoutAsset, LinkState, ListPaymentLinksQuery, PaymentLink, PublicLink } from '../../../core/schemas.js';
 import { assetChainFacts, type ChainAdapter } from '../../chain/types.js';
 import type { Queryable } from '../../db/index.js';
 import { notFound, ruleError, validationError } from '../errors.js';
@@ -117,6 +117,13 @@ export function linkState(row: Pick<LinkRow, 'is_active' | 'link_type' | 'closes
   return 'open';
 }
 
+/** Every asset a checkout can be paid in, on each network that carries it (the public views' `assets`). */
+export function payableAssets(chain: ChainAdapter): CheckoutAsset[] {
+  return chain.networks.flatMap((network) =>
+    network.assets.map((assetId) => ({ assetId, blockchainId: network.id, networkName: network.name, ...assetChainFacts(network, assetId) })),
+  );
+}
+
 /** The keyless view of `GET /v1/checkout/{slug}`: no owner ids, no counts, no post-payment action. */
 export function toPublicLink(row: LinkRow, publicUrl: string, chain: ChainAdapter, now: Date): PublicLink {
   const link = toPaymentLink(row, publicUrl, false);
@@ -137,9 +144,7 @@ export function toPublicLink(row: LinkRow, publicUrl: string, chain: ChainAdapte
     maxAmount: link.maxAmount ?? null,
     suggestedAmounts: link.suggestedAmounts ?? [],
     state: linkState(row, now),
-    assets: chain.networks.flatMap((network) =>
-      network.assets.map((assetId) => ({ assetId, blockchainId: network.id, networkName: network.name, ...assetChainFacts(network, assetId) })),
-    ),
+    assets: payableAssets(chain),
     sandbox: chain.sandbox,
     merchantName: row.merchant_name || null,
   };

@@ -19,6 +19,7 @@ export {
   getLinkBySlug,
   linkState,
   listLinks,
+  payableAssets,
   recordVisit,
   toPaymentLink,
   toPublicLink,

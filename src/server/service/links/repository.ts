@@ -245,14 +245,20 @@ export async function countPayment(tx: Queryable, linkId: string): Promise<void>
 
 /**
  * SQL fragments other rooms' reads may embed, so the columns of `payment_links` are named only here:
- * a checkout session's read joins its link for the slug and the post-payment action.
+ * a checkout session's read joins its link (when it pays one) for the slug, title and post-payment action.
  */
 export const linkSql = {
-  /** `JOIN payment_links <alias> ON <alias>.id = <linkIdColumn>`. */
-  join: (alias: string, linkIdColumn: string) => `JOIN payment_links ${alias} ON ${alias}.id = ${linkIdColumn}`,
-  /** The link's slug and post-payment action, as `slug, redirect, show_confirmation_page, success_message, redirect_url`. */
-  sessionColumns: (alias: string) =>
-    `${alias}.slug, ${alias}.redirect, ${alias}.show_confirmation_page, ${alias}.success_message, ${alias}.redirect_url`,
-  /** The link's slug and title, as `slug, link_title` (the merchant's view of a session). */
-  recordColumns: (alias: string) => `${alias}.slug, ${alias}.title AS link_title`,
+  /** `LEFT JOIN payment_links <alias> ON <alias>.id = <linkIdColumn>` (a session of an order has no link). */
+  join: (alias: string, linkIdColumn: string) => `LEFT JOIN payment_links ${alias} ON ${alias}.id = ${linkIdColumn}`,
+  /** The link's slug. */
+  slug: (alias: string) => `${alias}.slug`,
+  /** The link's title. */
+  title: (alias: string) => `${alias}.title`,
+  /** The link's post-payment action, column by column. */
+  postpay: (alias: string) => ({
+    redirect: `${alias}.redirect`,
+    show_confirmation_page: `${alias}.show_confirmation_page`,
+    success_message: `${alias}.success_message`,
+    redirect_url: `${alias}.redirect_url`,
+  }),
 };

@@ -23,18 +23,20 @@ import { checkSessionTags } from '../../../core/rules/session-tags.js';
 import { CRYPTO_DIGITS, isUuid, QUOTE_TTL_MS } from '../../../core/rules/limits.js';
 import { OPEN_STATUSES, SETTLED_STATUSES } from '../../../core/rules/session.js';
 import { RuleErrors } from '../../../core/rules/types.js';
-import { SimulatePaymentInput, StartSessionInput, type CheckoutSession, type FieldError } from '../../../core/schemas.js';
-import { assetChainFacts, type ChainAdapter } from '../../chain/types.js';
+import { SimulatePaymentInput, StartOrderSessionInput, StartSessionInput, type CheckoutSession, type FieldError } from '../../../core/schemas.js';
+import { assetChainFacts, findNetwork, type ChainAdapter, type Network } from '../../chain/types.js';
+import type { Queryable } from '../../db/index.js';
 import { parseWith } from '../context.js';
 import { ApiError, notFound, ruleError, validationError } from '../errors.js';
 import { defaultLogger } from '../../log.js';
 import { recordEvent } from '../events/index.js';
 import { getLinkBySlug, linkState } from '../links/index.js';
 import type { MoneyServiceDeps } from '../money-deps.js';
+import { expireDueOrders, lockOrder, readOrder, type OrderRow } from '../orders/index.js';
 import { ruleMessage } from '../messages.js';
 import { compareAcross, convertFiat, quoteCrypto, rateUnavailable } from '../rates/index.js';
 import { announceSession } from './records.js';
-import { expireDue, expireSession, findSession, findTransferSession, insertSession, nextDepositIndex, rateFields, type SessionRow } from './repository.js';
+import { expireDue, expireSession, findSession, findTransferSession, insertSession, nextDepositIndex, rateFields, type NewSession, type SessionRow } from './repository.js';
 import { settleIncomingTransfer, units } from './settlement.js';
 import type { z } from 'zod';
 
@@ -50,6 +52,7 @@ function toCheckoutSession(row: SessionRow, chain: ChainAdapter): CheckoutSessio
   return {
     id: row.id,
     slug: row.slug,
+    orderId: row.order_id,
     status: row.status,
     fiatAmount: formatFixed(toDecimalString(row.fiat_amount) ?? '0', fiatDigits(row.fiat_currency)),
     fiatCurrency: row.fiat_currency,
@@ -86,6 +89,106 @@ function toCheckoutSession(row: SessionRow, chain: ChainAdapter): CheckoutSessio
 
 type StartInput = z.output<typeof StartSessionInput>;
 
+/** What a new session pays, at what price, for whom; the same for a link's session and an order's. */
+interface SessionSpec
+  extends Pick<NewSession, 'linkId' | 'orderId' | 'integratorId' | 'fiatAmount' | 'fiatCurrency' | 'assetId' | 'customer' | 'reference' | 'metadata' | 'clientReference'> {
+  network: Network;
+  slug: string | null;
+  postpay: Pick<SessionRow, 'redirect' | 'show_confirmation_page' | 'success_message' | 'redirect_url'>;
+  /** The quote holds 15 minutes, but never past this (an order's own end). */
+  latestExpiry?: Date;
+}
+
+/** The network that carries `assetId` (the one named by `blockchainId`, when given), or a field error. */
+function networkFor(chain: ChainAdapter, assetId: AssetId, blockchainId: string | undefined, fail: (path: string, message: string) => void): Network | undefined {
+  const carrying = chain.networks.filter((n) => n.assets.includes(assetId));
+  if (carrying.length === 0) {
+    fail('assetId', `assetId must be one of ${[...new Set(chain.networks.flatMap((n) => n.assets))].join(', ')}`);
+    return undefined;
+  }
+  if (blockchainId === undefined) return carrying[0];
+  const named = findNetwork(carrying, blockchainId);
+  if (!named) fail('blockchainId', `blockchainId must name a network that carries ${assetId}: ${carrying.map((n) => n.id).join(', ')}`);
+  return named;
+}
+
+/**
+ * Quotes `spec` in its asset, gives it a deposit address and records it as `awaiting_payment`. With
+ * `guard`, the record is written in one transaction with it (an order's sessions: the guard holds the
+ * order and refuses when it can no longer be paid).
+ */
+async function openSession(deps: MoneyServiceDeps, spec: SessionSpec, now: Date, guard?: (tx: Queryable) => Promise<void>): Promise<CheckoutSession> {
+  const { db, chain, rates } = deps;
+  // Quotes read the book in memory, at this one instant: no database or network work.
+  const quote = quoteCrypto(rates, spec.fiatAmount, spec.fiatCurrency, spec.assetId, now);
+  if (!quote) throw rateUnavailable(rates, spec.fiatCurrency, spec.assetId);
+  const { cryptoAmount } = quote;
+  const id = randomUUID();
+  const depositIndex = await nextDepositIndex(db);
+  const payAddress = await chain.depositAddress({ sessionId: id, blockchainId: spec.network.id, assetId: spec.assetId, index: depositIndex });
+  const quoteEnd = now.getTime() + QUOTE_TTL_MS;
+  const expiresAt = new Date(spec.latestExpiry ? Math.min(quoteEnd, spec.latestExpiry.getTime()) : quoteEnd);
+  const session: NewSession = {
+    id,
+    linkId: spec.linkId,
+    orderId: spec.orderId,
+    integratorId: spec.integratorId,
+    fiatAmount: spec.fiatAmount,
+    fiatCurrency: spec.fiatCurrency,
+    assetId: spec.assetId,
+    blockchainId: spec.network.id,
+    networkName: spec.network.name,
+    cryptoAmount,
+    rate: quote.rate,
+    rateSource: quote.source,
+    rateAt: quote.at,
+    payAddress,
+    depositIndex,
+    customer: spec.customer,
+    reference: spec.reference,
+    metadata: spec.metadata,
+    clientReference: spec.clientReference,
+    expiresAt,
+    createdAt: now,
+  };
+  if (guard)
+    await db.transaction(async (tx) => {
+      await guard(tx);
+      await insertSession(tx, session);
+    });
+  else await insertSession(db, session);
+  // What was just written, answered without reading it back.
+  return toCheckoutSession(
+    {
+      id,
+      link_id: spec.linkId,
+      order_id: spec.orderId,
+      integrator_id: spec.integratorId,
+      status: 'awaiting_payment',
+      fiat_amount: spec.fiatAmount,
+      fiat_currency: spec.fiatCurrency,
+      asset_id: spec.assetId,
+      blockchain_id: spec.network.id,
+      network_name: spec.network.name,
+      crypto_amount: cryptoAmount,
+      rate: quote.rate,
+      rate_source: quote.source,
+      rate_at: quote.at,
+      paid_amount: '0',
+      late_amount: '0',
+      pay_address: payAddress,
+      tx_hash: null,
+      confirmations: null,
+      pending_tx_hash: null,
+      expires_at: expiresAt,
+      created_at: now,
+      slug: spec.slug,
+      ...spec.postpay,
+    },
+    chain,
+  );
+}
+
 /**
  * `POST /v1/checkout/{slug}/sessions`. Standard links charge their fixed amount: a `fiatAmount`
  * that differs from it is refused (400), so a client can never change the price. Donation links
@@ -94,7 +197,8 @@ type StartInput = z.output<typeof StartSessionInput>;
  * another currency the Standard price and the donation bounds are converted with the rates. Every
  * rate is read from the rates room's book in memory at one instant; without a fresh one the answer is
  * 503 `rate_unavailable`. The session records the rate it was quoted with (`rate`, `rateSource`, `rateAt`).
- * Customer details follow `core/rules/customer.ts`.
+ * Customer details follow `core/rules/customer.ts`. A `reference` is what the page says: it is kept
+ * as the session's `clientReference`, never as its `reference` (only an order names the merchant's).
  */
 export async function startSession(deps: MoneyServiceDeps, slug: string, body: unknown): Promise<CheckoutSession> {
   const { db, chain, rates } = deps;
@@ -110,8 +214,7 @@ export async function startSession(deps: MoneyServiceDeps, slug: string, body: u
   const fail = (path: string, message: string) => errors.push({ path, message });
 
   const assetId = input.assetId.trim().toUpperCase() as AssetId;
-  const network = chain.networks.find((n) => n.assets.includes(assetId));
-  if (!network) fail('assetId', `assetId must be one of ${[...new Set(chain.networks.flatMap((n) => n.assets))].join(', ')}`);
+  const network = networkFor(chain, assetId, undefined, fail);
 
   const priceCurrency = link.fiat_currency[0] ?? 'NGN';
   const fiatCurrency = input.fiatCurrency === undefined ? priceCurrency : input.fiatCurrency.trim().toUpperCase();
@@ -127,11 +230,7 @@ export async function startSession(deps: MoneyServiceDeps, slug: string, body: u
       const price = formatFixed(toDecimalString(link.fiat_amount) ?? '0', fiatDigits(priceCurrency));
       fiatAmount = convertFiat(rates, price, priceCurrency, fiatCurrency, now) ?? null;
       if (fiatAmount === null) throw unavailable();
-      if (input.fiatAmount !== undefined) {
-        const sent = toDecimalString(input.fiatAmount);
-        if (sent === null || compareDecimal(sent, fiatAmount) !== 0)
-          fail('fiatAmount', `This link charges a fixed ${fiatAmount} ${fiatCurrency}; leave fiatAmount out or send exactly that`);
-      }
+      if (input.fiatAmount !== undefined) refuseOtherAmount(input.fiatAmount, fiatAmount, fiatCurrency, 'link', fail);
     } else if (input.fiatAmount === undefined) {
       fail('fiatAmount', 'Enter the amount you want to give (fiatAmount)');
     } else {
@@ -155,74 +254,130 @@ export async function startSession(deps: MoneyServiceDeps, slug: string, body: u
     }
   }
 
-  const { customer, errors: customerErrors } = checkCustomer(input.customer, { collectAddress: link.collect_address, collectPhone: link.collect_phone });
-  for (const error of customerErrors) fail(error.path, ruleMessage(error));
+  const customer = checkedCustomer(input.customer, { collectAddress: link.collect_address, collectPhone: link.collect_phone }, fail);
   const { tags, errors: tagErrors } = checkSessionTags(input.reference, input.metadata);
   for (const error of tagErrors) fail(error.path, ruleMessage(error));
 
   if (errors.length) throw validationError(errors);
   if (!network || fiatAmount === null) throw new Error('unreachable: validated above');
 
-  const quote = quoteCrypto(rates, fiatAmount, fiatCurrency, assetId, now);
-  if (!quote) throw unavailable();
-  const { cryptoAmount } = quote;
-
-  const id = randomUUID();
-  const depositIndex = await nextDepositIndex(db);
-  const payAddress = await chain.depositAddress({ sessionId: id, blockchainId: network.id, assetId, index: depositIndex });
-  const expiresAt = new Date(now.getTime() + QUOTE_TTL_MS);
-  const session = {
-    id,
-    linkId: link.id,
-    integratorId: link.integrator_id,
-    fiatAmount,
-    fiatCurrency,
-    assetId,
-    blockchainId: network.id,
-    networkName: network.name,
-    cryptoAmount,
-    rate: quote.rate,
-    rateSource: quote.source,
-    rateAt: quote.at,
-    payAddress,
-    depositIndex,
-    customer,
-    ...tags,
-    expiresAt,
-    createdAt: now,
-  };
-  await insertSession(db, session);
-  // What was just written, answered without reading it back.
-  return toCheckoutSession(
+  return openSession(
+    deps,
     {
-      id,
-      link_id: link.id,
-      integrator_id: link.integrator_id,
-      status: 'awaiting_payment',
-      fiat_amount: fiatAmount,
-      fiat_currency: fiatCurrency,
-      asset_id: assetId,
-      blockchain_id: network.id,
-      network_name: network.name,
-      crypto_amount: cryptoAmount,
-      rate: quote.rate,
-      rate_source: quote.source,
-      rate_at: quote.at,
-      paid_amount: '0',
-      late_amount: '0',
-      pay_address: payAddress,
-      tx_hash: null,
-      confirmations: null,
-      pending_tx_hash: null,
-      expires_at: expiresAt,
-      created_at: now,
+      linkId: link.id,
+      orderId: null,
+      integratorId: link.integrator_id,
+      fiatAmount,
+      fiatCurrency,
+      assetId,
+      network,
+      customer,
+      // Only the merchant names its order: what the page sent as `reference` is kept as what it said.
+      reference: null,
+      metadata: tags.metadata,
+      clientReference: tags.reference,
       slug: link.slug,
-      redirect: link.redirect,
-      show_confirmation_page: link.show_confirmation_page,
-      success_message: link.success_message,
-      redirect_url: link.redirect_url,
+      postpay: {
+        redirect: link.redirect,
+        show_confirmation_page: link.show_confirmation_page,
+        success_message: link.success_message,
+        redirect_url: link.redirect_url,
+      },
     },
-    chain,
+    now,
+  );
+}
+
+/** Refuses (400 on `fiatAmount`) an amount other than the fixed `price`: a page can never change it. */
+function refuseOtherAmount(sentAmount: string | number, price: string, currency: string, what: 'link' | 'order', fail: (path: string, message: string) => void) {
+  const sent = toDecimalString(sentAmount);
+  if (sent === null || compareDecimal(sent, price) !== 0)
+    fail('fiatAmount', `This ${what} charges a fixed ${price} ${currency}; leave fiatAmount out or send exactly that`);
+}
+
+/** The customer's details as stored, by `core/rules/customer.ts`; its refusals go to `fail`. */
+function checkedCustomer(
+  input: StartInput['customer'],
+  asks: { collectAddress: boolean; collectPhone: boolean },
+  fail: (path: string, message: string) => void,
+): NewSession['customer'] {
+  const { customer, errors } = checkCustomer(input, asks);
+  for (const error of errors) fail(error.path, ruleMessage(error));
+  return customer;
+}
+
+/** Why an order that is not open can't be paid: 409 once paid, 410 once expired or cancelled. */
+function orderClosedError(status: OrderRow['status']): ApiError {
+  if (status === 'paid') return new ApiError(409, 'order_paid', 'This order is already paid');
+  if (status === 'cancelled') return new ApiError(410, 'order_cancelled', 'This order was cancelled by the merchant');
+  return new ApiError(410, 'order_expired', 'This order has expired');
+}
+
+/**
+ * `POST /v1/checkout/orders/{id}/sessions` (keyless): a session for the order's own amount and
+ * currency (a `fiatAmount` or `fiatCurrency` other than the order's is a 400), carrying the order's
+ * `reference` and `metadata`; a `reference` the page sends is its `clientReference`. The quote holds 15
+ * minutes but never past the order's `expiresAt`. 409 `order_paid` once the order is paid, 410
+ * `order_expired` / `order_cancelled` once it can't be; decided again under the order's lock as the
+ * session is written, so no session starts on an order being paid at that moment.
+ */
+export async function startOrderSession(deps: MoneyServiceDeps, orderId: string, body: unknown): Promise<CheckoutSession> {
+  const { db, chain, rates } = deps;
+  const now = deps.now();
+  const order = await readOrder(db, orderId, now);
+  // Validated after the order is found: an unknown order is a 404 whatever the body says.
+  const input = parseWith(StartOrderSessionInput, body);
+  const payable = (row: OrderRow) => {
+    if (row.status !== 'open') throw orderClosedError(row.status);
+    if (row.expires_at.getTime() <= now.getTime()) throw orderClosedError('expired');
+  };
+  payable(order);
+
+  const errors: FieldError[] = [];
+  const fail = (path: string, message: string) => errors.push({ path, message });
+  const assetId = input.assetId.trim().toUpperCase() as AssetId;
+  const network = networkFor(chain, assetId, input.blockchainId, fail);
+  const fiatCurrency = order.fiat_currency;
+  const fiatAmount = formatFixed(toDecimalString(order.fiat_amount) ?? '0', fiatDigits(fiatCurrency));
+  if (input.fiatCurrency !== undefined && input.fiatCurrency.trim().toUpperCase() !== fiatCurrency)
+    fail('fiatCurrency', `This order is priced in ${fiatCurrency}; leave fiatCurrency out or send exactly that`);
+  if (input.fiatAmount !== undefined) refuseOtherAmount(input.fiatAmount, fiatAmount, fiatCurrency, 'order', fail);
+  if (network && !rates.pair(assetId, fiatCurrency, now)) throw rateUnavailable(rates, fiatCurrency, assetId);
+  const customer = checkedCustomer(input.customer, { collectAddress: order.collect_address, collectPhone: order.collect_phone }, fail);
+  const { tags, errors: tagErrors } = checkSessionTags(input.reference, undefined);
+  for (const error of tagErrors) fail(error.path, ruleMessage(error));
+  if (errors.length) throw validationError(errors);
+  if (!network) throw new Error('unreachable: validated above');
+
+  return openSession(
+    deps,
+    {
+      linkId: null,
+      orderId: order.id,
+      integratorId: order.integrator_id,
+      fiatAmount,
+      fiatCurrency,
+      assetId,
+      network,
+      customer,
+      reference: order.reference,
+      metadata: order.metadata,
+      clientReference: tags.reference,
+      slug: null,
+      postpay: {
+        redirect: order.redirect_url !== '',
+        show_confirmation_page: order.show_confirmation_page,
+        success_message: order.success_message,
+        redirect_url: order.redirect_url,
+      },
+      latestExpiry: order.expires_at,
+    },
+    now,
+    async (tx) => {
+      const locked = await lockOrder(tx, order.id, 'share');
+      if (!locked) throw notFound('Order');
+      payable(locked);
+    },
   );
 }
 
@@ -276,12 +431,18 @@ export async function expireDueSessions(deps: Pick<MoneyServiceDeps, 'db' | 'now
   });
 }
 
-/** Runs `expireDueSessions` every `intervalMs`; returns the stop function. */
+/**
+ * Runs `expireDueSessions`, then the orders room's `expireDueOrders` (an order expires once none of its
+ * sessions can still pay it), every `intervalMs`; returns the stop function.
+ */
 export function startExpirySweep(deps: Pick<MoneyServiceDeps, 'db' | 'now' | 'log'> & { chain?: ChainAdapter }, intervalMs: number): () => Promise<void> {
   const log = deps.log ?? defaultLogger;
   let running: Promise<unknown> = Promise.resolve();
   const timer = setInterval(() => {
-    running = running.then(() => expireDueSessions(deps)).catch((error: unknown) => log.error('expiry_sweep_failed', 'the session expiry sweep failed', { error }));
+    running = running
+      .then(() => expireDueSessions(deps))
+      .then(() => expireDueOrders(deps))
+      .catch((error: unknown) => log.error('expiry_sweep_failed', 'the expiry sweep of sessions and orders failed', { error }));
   }, intervalMs);
   timer.unref();
   return async () => {

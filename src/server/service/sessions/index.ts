@@ -9,7 +9,11 @@
  *
  * May touch, in its own transactions: the ledger (`applyLedgerChange`), the links room (`countPayment`
  * when a transfer settles a session; its public views through `getLinkBySlug`, `toPublicLink`,
- * `linkState`, `recordVisit`; its columns only through `linkSql`) and domain events (`recordEvent`:
+ * `linkState`, `recordVisit`; its columns only through `linkSql`), the orders room (an order's public
+ * view and sessions through `readOrder`, `toPublicOrder`, `lockOrder`; `lockOrderForPayment` and
+ * `markOrderPaid` when a transfer settles an order's session, which pays the order once and closes its
+ * other sessions; `expireDueOrders` in the expiry sweep; its columns only through `orderSql`) and
+ * domain events (`recordEvent`:
  * `session.changed`, and the session webhooks through `announceSession`). The chain scanner
  * (./scanner.ts) settles through `settleTransfer` too, at N confirmations; the `confirming` status
  * belongs here.
@@ -19,11 +23,11 @@
  * object of the `checkout.session.*` and `payment.late` webhooks. Retention of never-paid sessions:
  * ./retention.ts.
  */
-export { expireDueSessions, expireIfDue, getSession, simulatePayment, startExpirySweep, startSession, QUOTE_TTL_MS } from './domain.js';
+export { expireDueSessions, expireIfDue, getSession, simulatePayment, startExpirySweep, startOrderSession, startSession, QUOTE_TTL_MS } from './domain.js';
 export { announceSession, getSessionRecord, listSessionRecords, readSessionRecord, toSessionRecord, type SessionEventType } from './records.js';
 export { checkoutSessionRoutes } from './merchant-routes.js';
 export { deleteNeverPaidSessions } from './retention.js';
-export { settleIncomingTransfer, settleTransfer, type SettleOptions } from './settlement.js';
+export { closeOrderSessions, settleIncomingTransfer, settleTransfer, type SettleOptions } from './settlement.js';
 export { checkoutRoutes } from './routes.js';
 export { createChainScanner, creditableAmount, startChainScanner, type ChainScanner, type ChainScannerOptions } from './scanner.js';
 export { depositIndexesWithTransfers } from './incoming-repository.js';

@@ -7,11 +7,10 @@
  */
 import type { z } from 'zod';
 import { fiatDigits, formatFixed, toDecimalString } from '../../../core/money.js';
-import { isDateRange, parseDateBound } from '../../../core/rules/dates.js';
 import { isUuid } from '../../../core/rules/limits.js';
 import type { CheckoutSessionRecord, CheckoutSessionRecordList, FieldError, ListCheckoutSessionsQuery } from '../../../core/schemas.js';
 import type { Queryable } from '../../db/index.js';
-import { pageMeta } from '../context.js';
+import { creationRange, pageMeta } from '../context.js';
 import { notFound, validationError } from '../errors.js';
 import { recordEvent } from '../events/index.js';
 import type { Principal } from '../keys/index.js';
@@ -25,6 +24,7 @@ export function toSessionRecord(row: SessionRecordRow, transfers: readonly Trans
     linkId: row.link_id,
     slug: row.slug,
     linkTitle: row.link_title,
+    orderId: row.order_id,
     status: row.status,
     fiatAmount: formatFixed(toDecimalString(row.fiat_amount) ?? '0', fiatDigits(row.fiat_currency)),
     fiatCurrency: row.fiat_currency,
@@ -44,6 +44,7 @@ export function toSessionRecord(row: SessionRecordRow, transfers: readonly Trans
     })),
     reference: row.reference,
     metadata: row.metadata ?? {},
+    clientReference: row.client_reference,
     customer: { address: row.customer_address, phone: row.customer_phone, email: row.customer_email },
     createdAt: row.created_at.toISOString(),
     paidAt: row.settled_at?.toISOString() ?? null,
@@ -64,33 +65,20 @@ export async function getSessionRecord(db: Queryable, principal: Principal, id: 
   return record;
 }
 
-const dateMessage = (path: string) => `${path} must be an ISO 8601 date (2025-01-31) or date-time (2025-01-31T12:00:00Z)`;
-
 /** `GET /v1/checkout-session`: the caller's sessions, newest first, filtered (dates inclusive, on creation) and paged. */
 export async function listSessionRecords(
   db: Queryable,
   principal: Principal,
   query: z.output<typeof ListCheckoutSessionsQuery>,
 ): Promise<CheckoutSessionRecordList> {
-  const start = query.startDate === undefined ? undefined : parseDateBound(query.startDate, 'start');
-  const end = query.endDate === undefined ? undefined : parseDateBound(query.endDate, 'end');
   const errors: FieldError[] = [];
   if (query.linkId !== undefined && !isUuid(query.linkId.trim())) errors.push({ path: 'linkId', message: 'linkId must be a payment link id (a UUID)' });
-  if (start === null) errors.push({ path: 'startDate', message: dateMessage('startDate') });
-  if (end === null) errors.push({ path: 'endDate', message: dateMessage('endDate') });
-  if (start && end && !isDateRange(start, end)) errors.push({ path: 'endDate', message: 'endDate must not be before startDate' });
+  const created = creationRange(query, errors);
   if (errors.length) throw validationError(errors);
   const { rows, totalItems } = await listRows(
     db,
     principal.integratorId,
-    {
-      linkId: query.linkId?.trim(),
-      status: query.status,
-      reference: query.reference?.trim() || undefined,
-      createdFrom: start?.at,
-      createdBefore: end?.exclusive ? end.at : undefined,
-      createdUntil: end && !end.exclusive ? end.at : undefined,
-    },
+    { linkId: query.linkId?.trim(), status: query.status, reference: query.reference?.trim() || undefined, ...created },
     query,
   );
   const transfers = await findTransfersOf(db, rows.map((row) => row.id));

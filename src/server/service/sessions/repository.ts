@@ -1,17 +1,20 @@
 /**
  * The SQL of `checkout_sessions` and `chain_transfers`: nothing else in the service reads or writes
- * them. A session's read joins its link through the links room's `linkSql` fragment. (The transfers
- * a real chain's scanner follows before they count are ./incoming-repository.ts's.)
+ * them. A session pays a link or an order: its read joins both through the links room's `linkSql`
+ * and the orders room's `orderSql` fragments. (The transfers a real chain's scanner follows before
+ * they count are ./incoming-repository.ts's.)
  */
 import { toDecimalString, type AssetId } from '../../../core/money.js';
 import type { SessionStatus } from '../../../core/schemas.js';
 import type { Queryable } from '../../db/index.js';
 import { linkSql } from '../links/index.js';
+import { orderSql } from '../orders/index.js';
 
-/** A session as read, with its link's slug and post-payment action. */
+/** A session as read, with its link's slug and its link's or order's post-payment action. */
 export interface SessionRow {
   id: string;
-  link_id: string;
+  link_id: string | null;
+  order_id: string | null;
   integrator_id: string;
   status: SessionStatus;
   fiat_amount: string;
@@ -33,7 +36,7 @@ export interface SessionRow {
   /** While `confirming`: the least-confirmed transfer still waiting (its confirmations and hash). */
   confirmations?: number | null;
   pending_tx_hash?: string | null;
-  slug: string;
+  slug: string | null;
   redirect: boolean;
   show_confirmation_page: boolean;
   success_message: string;
@@ -43,18 +46,28 @@ export interface SessionRow {
 /** The transfer a `confirming` session waits on longest (CASE: not looked for in any other status). */
 const WAITING_TRANSFER = `FROM incoming_transfers t WHERE t.session_id = s.id AND t.status = 'seen' ORDER BY t.confirmations, t.seen_at LIMIT 1`;
 
-const SESSION_SELECT = `SELECT s.id, s.link_id, s.integrator_id, s.status, s.fiat_amount, s.fiat_currency, s.asset_id,
+/** The post-payment action of a session: its link's, or its order's. */
+const POSTPAY = (['redirect', 'show_confirmation_page', 'success_message', 'redirect_url'] as const)
+  .map((column) => `coalesce(${linkSql.postpay('l')[column]}, ${orderSql.postpay('o')[column]}) AS ${column}`)
+  .join(', ');
+
+/** A session's link and order (a session has one or the other). */
+const JOINS = `${linkSql.join('l', 's.link_id')} ${orderSql.join('o', 's.order_id')}`;
+
+const SESSION_SELECT = `SELECT s.id, s.link_id, s.order_id, s.integrator_id, s.status, s.fiat_amount, s.fiat_currency, s.asset_id,
   s.blockchain_id, s.network_name, s.crypto_amount, s.rate, s.rate_source, s.rate_at, s.paid_amount, s.late_amount, s.pay_address, s.tx_hash,
   s.expires_at, s.created_at,
   CASE WHEN s.status = 'confirming' THEN (SELECT t.confirmations ${WAITING_TRANSFER}) END AS confirmations,
   CASE WHEN s.status = 'confirming' THEN (SELECT t.tx_hash ${WAITING_TRANSFER}) END AS pending_tx_hash,
-  ${linkSql.sessionColumns('l')}
-  FROM checkout_sessions s ${linkSql.join('l', 's.link_id')}`;
+  ${linkSql.slug('l')} AS slug, ${POSTPAY}
+  FROM checkout_sessions s ${JOINS}`;
 
 /** A new session, as `insertSession` records it. */
 export interface NewSession {
   id: string;
-  linkId: string;
+  /** The link it pays, or the order (one of the two). */
+  linkId: string | null;
+  orderId: string | null;
   integratorId: string;
   fiatAmount: string;
   fiatCurrency: string;
@@ -70,9 +83,11 @@ export interface NewSession {
   /** From `nextDepositIndex`: the address is derived from it on real chains. */
   depositIndex: number;
   customer: { address: string | null; phone: string | null; email: string | null };
-  /** The merchant's order id and string pairs (`core/rules/session-tags.ts`). */
+  /** The merchant's order id and string pairs (`core/rules/session-tags.ts`): an order's, or none. */
   reference: string | null;
   metadata: Record<string, string>;
+  /** What the page said the payment was for (a keyless start's `reference`): never trusted. */
+  clientReference: string | null;
   expiresAt: Date;
   createdAt: Date;
 }
@@ -91,8 +106,8 @@ export async function insertSession(db: Queryable, session: NewSession): Promise
   await db.query(
     `INSERT INTO checkout_sessions (id, link_id, integrator_id, status, fiat_amount, fiat_currency, asset_id, blockchain_id,
        network_name, crypto_amount, pay_address, customer_address, customer_phone, customer_email, expires_at, created_at, updated_at,
-       deposit_index, reference, metadata, rate, rate_source, rate_at)
-     VALUES ($1, $2, $3, 'awaiting_payment', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $15, $16, $17, $18::jsonb, $19, $20, $21)`,
+       deposit_index, reference, metadata, client_reference, order_id, rate, rate_source, rate_at)
+     VALUES ($1, $2, $3, 'awaiting_payment', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $15, $16, $17, $18::jsonb, $19, $20, $21, $22, $23)`,
     [
       session.id,
       session.linkId,
@@ -112,6 +127,8 @@ export async function insertSession(db: Queryable, session: NewSession): Promise
       session.depositIndex,
       session.reference,
       JSON.stringify(session.metadata),
+      session.clientReference,
+      session.orderId,
       session.rate,
       session.rateSource,
       session.rateAt,
@@ -177,7 +194,8 @@ export async function expireDue(tx: Queryable, now: Date, batch: number, scanned
 /** What settlement needs of a session, read under its row lock. */
 export interface LockedSession {
   id: string;
-  link_id: string;
+  link_id: string | null;
+  order_id: string | null;
   integrator_id: string;
   status: SessionStatus;
   asset_id: AssetId;
@@ -187,17 +205,49 @@ export interface LockedSession {
   expires_at: Date;
 }
 
-/**
- * Locks the session paid at `payAddress` on `blockchainId` until the caller's transaction ends: the
- * lock orders every transfer to one session, across instances.
- */
-export async function lockSessionByAddress(tx: Queryable, blockchainId: string, payAddress: string): Promise<LockedSession | undefined> {
-  const { rows } = await tx.query<LockedSession>(
-    `SELECT id, link_id, integrator_id, status, asset_id, crypto_amount, paid_amount, late_amount, expires_at
-     FROM checkout_sessions WHERE blockchain_id = $1 AND lower(pay_address) = lower($2) FOR UPDATE`,
+/** The session paid at `payAddress` on `blockchainId`, and its order (if it pays one), without a lock. */
+export async function findSessionByAddress(db: Queryable, blockchainId: string, payAddress: string): Promise<{ id: string; order_id: string | null } | undefined> {
+  const { rows } = await db.query<{ id: string; order_id: string | null }>(
+    'SELECT id, order_id FROM checkout_sessions WHERE blockchain_id = $1 AND lower(pay_address) = lower($2)',
     [blockchainId, payAddress],
   );
   return rows[0];
+}
+
+/** The order session `id` pays, or undefined (a session of a link, or no such session). */
+export async function orderOfSession(db: Queryable, id: string): Promise<string | undefined> {
+  const { rows } = await db.query<{ order_id: string | null }>('SELECT order_id FROM checkout_sessions WHERE id = $1', [id]);
+  return rows[0]?.order_id ?? undefined;
+}
+
+/**
+ * Locks session `id` until the caller's transaction ends: the lock orders every transfer to one
+ * session, across instances. (A session of an order is locked after its order.)
+ */
+export async function lockSessionForSettlement(tx: Queryable, id: string): Promise<LockedSession | undefined> {
+  const { rows } = await tx.query<LockedSession>(
+    `SELECT id, link_id, order_id, integrator_id, status, asset_id, crypto_amount, paid_amount, late_amount, expires_at
+     FROM checkout_sessions WHERE id = $1 FOR UPDATE`,
+    [id],
+  );
+  return rows[0];
+}
+
+/**
+ * Closes (`expired`) the sessions of order `orderId` still awaiting payment or underpaid, but
+ * `exceptId`, once the order can no longer be paid (paid by another session, or cancelled); returns
+ * them. A session another transaction holds is skipped: that transaction is settling a transfer to
+ * it, and settlement sees the order closed. A transfer to a closed session is a late payment.
+ */
+export async function closeSessionsOfOrder(tx: Queryable, orderId: string, now: Date, exceptId: string | null): Promise<ExpiredSession[]> {
+  const { rows } = await tx.query<{ id: string; integrator_id: string }>(
+    `UPDATE checkout_sessions SET status = 'expired', updated_at = $2
+     WHERE id IN (SELECT id FROM checkout_sessions WHERE order_id = $1 AND id IS DISTINCT FROM $3::uuid
+                  AND status IN ('awaiting_payment', 'underpaid') FOR UPDATE SKIP LOCKED)
+     RETURNING id, integrator_id`,
+    [orderId, now, exceptId],
+  );
+  return rows.map((row) => ({ id: row.id, integratorId: row.integrator_id }));
 }
 
 /**
@@ -282,21 +332,23 @@ export async function insertTransfer(tx: Queryable, transfer: NewTransfer): Prom
 // ---------------------------------------------------------------------------------------------
 // The merchant's view (DESIGN §8): sessions with what the customer entered, and their transfers
 
-/** A session as its merchant reads it, with its link's slug and title. */
+/** A session as its merchant reads it, with its link's slug and title (null for a session of an order). */
 export interface SessionRecordRow
   extends Omit<SessionRow, 'tx_hash' | 'redirect' | 'show_confirmation_page' | 'success_message' | 'redirect_url'> {
   reference: string | null;
   metadata: Record<string, string>;
+  client_reference: string | null;
   customer_address: string | null;
   customer_phone: string | null;
   customer_email: string | null;
   settled_at: Date | null;
-  link_title: string;
+  link_title: string | null;
 }
 
-const RECORD_SELECT = `SELECT s.id, s.link_id, s.integrator_id, s.status, s.fiat_amount, s.fiat_currency, s.asset_id,
+const RECORD_SELECT = `SELECT s.id, s.link_id, s.order_id, s.integrator_id, s.status, s.fiat_amount, s.fiat_currency, s.asset_id,
   s.blockchain_id, s.network_name, s.crypto_amount, s.rate, s.rate_source, s.rate_at, s.paid_amount, s.late_amount, s.pay_address, s.reference, s.metadata,
-  s.customer_address, s.customer_phone, s.customer_email, s.created_at, s.settled_at, s.expires_at, ${linkSql.recordColumns('l')}
+  s.client_reference, s.customer_address, s.customer_phone, s.customer_email, s.created_at, s.settled_at, s.expires_at,
+  ${linkSql.slug('l')} AS slug, ${linkSql.title('l')} AS link_title
   FROM checkout_sessions s ${linkSql.join('l', 's.link_id')}`;
 
 /** One session as its merchant reads it; `integratorId` limits it to that integrator's (another's is undefined). */

@@ -1,6 +1,7 @@
 /**
  * `/v1/checkout/*`: the keyless public API the checkout element calls (DESIGN §4, public checkout
- * API): a link's public view and its visits (served with the links room's functions), and sessions:
+ * API): a link's public view and its visits (served with the links room's functions), an order's
+ * public view (the orders room's) and sessions of either:
  * start one, read it, follow it live (SSE), and, on the sandbox chain, simulate the customer's transfer.
  *
  * What faces the internet here is limited per client (DESIGN §9, issue 15; `server/limits/options.ts`
@@ -22,7 +23,8 @@ import { type AppEnv, clientOf, jsonBody, readJsonBody } from '../context.js';
 import { ApiError } from '../errors.js';
 import { recordVisit, toPublicLink, type LinkCache } from '../links/index.js';
 import type { MoneyServiceDeps } from '../money-deps.js';
-import { getSession, simulatePayment, startSession } from './domain.js';
+import { readOrder, toPublicOrder } from '../orders/index.js';
+import { getSession, simulatePayment, startOrderSession, startSession } from './domain.js';
 import { createVisitGate } from './visit-gate.js';
 
 export function checkoutRoutes(deps: MoneyServiceDeps, links: LinkCache) {
@@ -51,6 +53,12 @@ export function checkoutRoutes(deps: MoneyServiceDeps, links: LinkCache) {
   const visitsLimited = rateLimited(writes.visitRateLimit === false ? undefined : createRateLimiter(writes.visitRateLimit), 'visits');
 
   return new Hono<AppEnv>()
+    // An order's public view and its sessions (before the link routes, whose `:slug` they would shadow).
+    .get('/orders/:id', async (c) => c.json(toPublicOrder(await readOrder(db, c.req.param('id'), deps.now()), chain)))
+    .post('/orders/:id/sessions', sessionsLimited, async (c) => {
+      const session = await startOrderSession(deps, c.req.param('id'), await readJsonBody(c));
+      return c.json(session, 201);
+    })
     .get('/:slug', async (c) => {
       const row = await links.get(c.req.param('slug'));
       return c.json(toPublicLink(row, publicUrl, chain, deps.now()));

@@ -39,6 +39,7 @@ import { OPEN_STATUSES } from '../../../core/rules/session.js';
 import type { ChainAdapter, IncomingChain, ObservedTransfer } from '../../chain/types.js';
 import type { Database, Queryable } from '../../db/index.js';
 import { recordEvent } from '../events/index.js';
+import { lockOrderForPayment } from '../orders/index.js';
 import {
   advanceCursor,
   closeWaiting,
@@ -56,6 +57,7 @@ import {
   watchedAddresses,
   type WaitingTransfer,
 } from './incoming-repository.js';
+import { orderOfSession } from './repository.js';
 import { settleTransfer } from './settlement.js';
 
 export interface ChainScannerOptions {
@@ -199,7 +201,9 @@ export function createChainScanner(deps: ScannerDeps, options: ChainScannerOptio
       return dropTransfer(row, 'ignored');
     }
     await db.transaction(async (tx) => {
-      // The session first, then the transfer: the order every path takes, so instances never deadlock.
+      // Its order (if any), the session, then the transfer: the order every path takes, so instances never deadlock.
+      const orderId = await orderOfSession(tx, row.session_id);
+      if (orderId) await lockOrderForPayment(tx, orderId);
       await lockSessionById(tx, row.session_id);
       const locked = await lockWaiting(tx, row.id);
       if (!locked) return; // credited (or dropped) by another instance meanwhile

@@ -30,8 +30,9 @@ import { recordEvent } from '../events/index.js';
 import { applyLedgerChange, assetAmount } from '../ledger/index.js';
 import { countPayment } from '../links/index.js';
 import type { MoneyServiceDeps } from '../money-deps.js';
+import { lockOrderForPayment, markOrderPaid } from '../orders/index.js';
 import { announceSession } from './records.js';
-import { findTransferSession, insertTransfer, lockSessionByAddress, updateSettlement } from './repository.js';
+import { closeSessionsOfOrder, findSessionByAddress, findTransferSession, insertTransfer, lockSessionForSettlement, updateSettlement } from './repository.js';
 
 export interface SettleOptions {
   /** Refuse (409 `already_paid`) a new transfer to a session that is already paid. */
@@ -65,7 +66,10 @@ export async function settleTransfer(
     throw new ApiError(422, 'invalid_transfer', 'A transfer needs a positive amount with at most 6 decimals');
   const txHash = transfer.txHash.toLowerCase();
 
-  const session = await lockSessionByAddress(tx, transfer.blockchainId, transfer.toAddress);
+  // A session of an order is locked after its order, as every path that changes both does (no deadlock).
+  const target = await findSessionByAddress(tx, transfer.blockchainId, transfer.toAddress);
+  const order = target?.order_id ? await lockOrderForPayment(tx, target.order_id) : undefined;
+  const session = target && (await lockSessionForSettlement(tx, target.id));
   if (!session) throw new ApiError(404, 'unknown_deposit_address', 'No checkout session has this deposit address');
   if (session.asset_id !== transfer.assetId)
     throw new ApiError(422, 'asset_mismatch', `This session is paid in ${session.asset_id}, not ${transfer.assetId}`);
@@ -82,7 +86,10 @@ export async function settleTransfer(
   // A `confirming` session is open: before its transfers it was awaiting payment, or underpaid.
   let status: SessionStatus = session.status === 'confirming' ? (paid > 0n ? 'underpaid' : 'awaiting_payment') : session.status;
   const arrivedAt = transfer.arrivedAt ?? now;
-  const arrivedLate = OPEN_STATUSES.has(status) && session.expires_at.getTime() <= arrivedAt.getTime();
+  // An order is paid once: when another session paid it (or the merchant cancelled it), this session
+  // can no longer pay it, whenever its transfer arrived; it closes, and the transfer is late.
+  const orderClosed = order !== undefined && order.status !== 'open' && order.paid_session_id !== session.id;
+  const arrivedLate = OPEN_STATUSES.has(status) && (orderClosed || session.expires_at.getTime() <= arrivedAt.getTime());
   if (arrivedLate) status = 'expired';
   if (SETTLED_STATUSES.has(status) && options.refuseWhenSettled) throw new ApiError(409, 'already_paid', 'This checkout session is already paid');
 
@@ -134,12 +141,29 @@ export async function settleTransfer(
     settledAt: settlesNow ? now : null,
     now,
   });
-  if (settlesNow) await countPayment(tx, session.link_id);
+  if (settlesNow && session.link_id) await countPayment(tx, session.link_id);
+  if (settlesNow && order) {
+    // The first session to settle pays the order; its other sessions close (a transfer to one later is late).
+    await markOrderPaid(tx, order, session.id, now);
+    await closeOrderSessions(tx, order.id, now, session.id);
+  }
   await recordEvent(tx, { type: 'session.changed', sessionId: session.id });
   // The merchant's webhook (DESIGN §8): paid once, when the session settles; late and underpaid per transfer.
   const announced = settlesNow ? 'checkout.session.paid' : kind === 'late_payment' ? 'payment.late' : status === 'underpaid' ? 'checkout.session.underpaid' : null;
   if (announced) await announceSession(tx, announced, { id: session.id, integratorId: session.integrator_id }, now);
   return { sessionId: session.id, duplicate: false };
+}
+
+/**
+ * Closes the sessions of order `orderId` that can no longer pay it (it was paid by `exceptId`, or
+ * cancelled), in the caller's transaction, and tells their watchers and the merchant
+ * (`checkout.session.expired`). The caller holds the order's lock.
+ */
+export async function closeOrderSessions(tx: Queryable, orderId: string, now: Date, exceptId: string | null = null): Promise<void> {
+  for (const closed of await closeSessionsOfOrder(tx, orderId, now, exceptId)) {
+    await recordEvent(tx, { type: 'session.changed', sessionId: closed.id });
+    await announceSession(tx, 'checkout.session.expired', closed, now);
+  }
 }
 
 /** `settleTransfer` in a transaction of its own, on the service's clock. */
