@@ -529,7 +529,7 @@ export type WebhookEndpointDeleted = z.infer<typeof WebhookEndpointDeleted>;
 
 const webhookUrlInput = textSchema(MAX_LENGTH.url).meta({
   format: 'uri',
-  description: 'Where events are posted: an https:// URL on a public address (http:// and private addresses only on the sandbox chain or with PAYLINK_WEBHOOK_ALLOW_PRIVATE=1)',
+  description: 'Where events are posted: an https:// URL on a public address (http:// and non-public addresses only when the service runs with PAYLINK_WEBHOOK_ALLOW_PRIVATE=1)',
 });
 const webhookEventsInput = z
   .array(textSchema(MAX_LENGTH.webhookEventType).meta({ enum: [...WEBHOOK_EVENT_TYPES] }))

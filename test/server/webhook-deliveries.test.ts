@@ -2,7 +2,7 @@
  * Webhook deliveries end to end (DESIGN §8): real changes (payments, expiry, payouts) reach a real
  * HTTP endpoint on loopback, signed so that `verifyWebhook` accepts them with the endpoint's secret,
  * once per event, retried with exponential backoff under one event id, logged, retried by hand, and
- * given up after 3 days. On the sandbox chain, so loopback endpoints are allowed.
+ * given up after 3 days. Private endpoints allowed (`allowPrivate`, as `PAYLINK_WEBHOOK_ALLOW_PRIVATE=1`), for the loopback receiver.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -35,7 +35,7 @@ for (const backend of backends()) {
       t = await startTestService(backend, {
         now: clock.now,
         payouts: { pollIntervalMs: 20 },
-        webhooks: { retryBaseMs: RETRY_BASE_MS, pollIntervalMs: 200, timeoutMs: 1500, leaseMs: 5000 },
+        webhooks: { allowPrivate: true, retryBaseMs: RETRY_BASE_MS, pollIntervalMs: 200, timeoutMs: 1500, leaseMs: 5000 },
       });
       ({ key } = await t.newKey());
     });
@@ -170,7 +170,7 @@ for (const backend of backends()) {
     });
 
     it('an endpoint that takes its time holds up no other delivery', async () => {
-      const slowService = await startTestService(backend, { payoutWorker: false, webhooks: { pollIntervalMs: 200 } });
+      const slowService = await startTestService(backend, { payoutWorker: false, webhooks: { allowPrivate: true, pollIntervalMs: 200 } });
       const { key: slowKey } = await slowService.newKey();
       let answerSlow: (() => void) | undefined;
       const slow = await startReceiver((_, __, response) => {

@@ -246,7 +246,7 @@ export function openApiDocument(): object {
           '(check it with `verifyWebhook` of `paylink/webhooks`). A 2xx within 10 s is delivered; anything else (redirects are not followed) is retried after ' +
           '`PAYLINK_WEBHOOK_RETRY_BASE_MS` (30 s), then doubling, for 3 days. Events: ' +
           '`checkout.session.paid` (paid or overpaid), `checkout.session.underpaid`, `checkout.session.expired`, `payment.late`, `withdrawal.succeeded`, `withdrawal.failed`. ' +
-          'Endpoints at loopback, private, link-local or metadata addresses are refused (at creation and at every delivery) unless the chain is the sandbox or `PAYLINK_WEBHOOK_ALLOW_PRIVATE=1`.',
+          'Endpoints at loopback, private, link-local, metadata or otherwise non-public addresses are refused (at creation and at every delivery), on every chain, unless the service runs with `PAYLINK_WEBHOOK_ALLOW_PRIVATE=1`.',
       },
     ],
     components: {

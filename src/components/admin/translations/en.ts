@@ -328,7 +328,7 @@ const en = {
   addEndpointTitle: 'Add a webhook endpoint',
   editEndpointTitle: 'Change the endpoint',
   endpointUrl: 'Endpoint URL',
-  endpointUrlHint: 'The https:// address on your server that receives the events.',
+  endpointUrlHint: 'The https:// address on your server that receives the events. A local http:// receiver (your own machine, for development) needs the service started with PAYLINK_WEBHOOK_ALLOW_PRIVATE=1.',
   eventsLegend: 'Events to send',
   eventsHint: 'Your endpoint receives only these.',
   'eventHint_checkout.session.paid': 'A customer paid in full (or more).',

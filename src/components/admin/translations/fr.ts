@@ -314,7 +314,7 @@ const fr: typeof en = {
   addEndpointTitle: 'Ajouter un point de terminaison',
   editEndpointTitle: 'Modifier le point de terminaison',
   endpointUrl: 'URL du point de terminaison',
-  endpointUrlHint: 'L’adresse https:// de votre serveur qui reçoit les événements.',
+  endpointUrlHint: 'L’adresse https:// de votre serveur qui reçoit les événements. Un récepteur local en http:// (votre propre machine, pour le développement) demande que le service soit lancé avec PAYLINK_WEBHOOK_ALLOW_PRIVATE=1.',
   eventsLegend: 'Événements à envoyer',
   eventsHint: 'Votre point de terminaison ne reçoit que ceux-ci.',
   'eventHint_checkout.session.paid': 'Un client a payé la totalité (ou plus).',

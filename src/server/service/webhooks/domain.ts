@@ -83,7 +83,7 @@ async function checkEndpointInput(deps: WebhookDeps, input: { url?: string | und
       await checkHost(new URL(fields.url).hostname, resolveHost);
     } catch (error) {
       if (error instanceof PrivateAddressError)
-        throw validationError([{ path: 'url', message: `${ruleMessage({ path: 'url', key: 'webhook.urlPrivate' })} (${error.message})` }]);
+        throw validationError([{ path: 'url', message: `${ruleMessage({ path: 'url', key: 'webhook.urlPrivate' })} (host ${error.hostname})` }]);
     }
   }
   return fields;
