@@ -42,7 +42,10 @@ export function textSchema(max: number, kind: TextKind = 'line') {
     .string()
     .max(max)
     .refine((value) => !hasForbiddenCharacters(value, kind), {
-      message: kind === 'line' ? 'Must not contain control characters (such as NUL, tabs or line breaks)' : 'Must not contain control characters (such as NUL)',
+      message:
+        kind === 'line'
+          ? 'Must not contain control characters (such as NUL, tabs, line breaks or bidirectional overrides)'
+          : 'Must not contain control characters (such as NUL)',
     })
     .meta({ pattern: kind === 'line' ? LINE_TEXT_PATTERN : MULTILINE_TEXT_PATTERN });
 }

@@ -214,6 +214,15 @@ describe('<paylink-admin> payments', () => {
       expect(api.calls('GET', `/checkout-session/${detailed.id}`), 'read again for its latest state').to.have.length(1);
     });
 
+    it('links an email only when it is an address and nothing else: one stored with header fields shows as text', async () => {
+      const api = new FakeAdminApi();
+      api.sessions.push(makeSession({ customer: { address: null, phone: null, email: 'support@shop.example?bcc=thief%40evil.example' } }));
+      const el = await mountPayments(api);
+      await openDetail(el, 0);
+      expect(part(el, 'customer-email').querySelector('a'), 'no mailto: link that would copy someone in').to.equal(null);
+      expect(text(part(el, 'customer-email'))).to.equal('support@shop.example?bcc=thief%40evil.example');
+    });
+
     it('links each transaction to its page on the network’s explorer', async () => {
       const { api } = paymentsApi();
       const el = await mountPayments(api);

@@ -15,6 +15,7 @@ import type { PublicWriteLimitOptions, StreamLimitOptions } from '../limits/opti
 import type { Logger } from '../log.js';
 import { isJson } from '../proxy/guards/body.js';
 import { ApiError, fromZodError } from './errors.js';
+import { parseJsonKeepingDigits } from './exact-json.js';
 import type { IdempotencyState } from './idempotency/middleware.js';
 import type { Principal } from './keys/repository.js';
 
@@ -63,7 +64,8 @@ export function clientOf(c: Context<AppEnv>, resolver: ClientAddressResolver): s
  * Reads a JSON object body. An empty body is `{}` (whatever its type); anything else must be labelled
  * JSON (`application/json`, or `…+json`), else 415: a `text/plain` or form body is never parsed as JSON,
  * so a page on another site can't post one without a CORS preflight. A missing, malformed or non-object
- * body is a 400 that says so.
+ * body is a 400 that says so. A number a double would round reaches the rules as the text of its digits
+ * (./exact-json.ts), so `10.000000000000000000000000000001` is refused as its string is, not rounded to 10.
  */
 export async function readJsonBody(c: Context): Promise<Record<string, unknown>> {
   const text = await c.req.text();
@@ -73,7 +75,7 @@ export async function readJsonBody(c: Context): Promise<Record<string, unknown>>
   }
   let body: unknown;
   try {
-    body = JSON.parse(text);
+    body = parseJsonKeepingDigits(text);
   } catch {
     throw new ApiError(400, 'invalid_json', 'The request body is not valid JSON');
   }

@@ -169,6 +169,15 @@ const uuidParameter = (description: string) => ({
   description,
   schema: { type: 'string', format: 'uuid', pattern: UUID_PATTERN.source, maxLength: 36 },
 });
+/** The optional `Idempotency-Key` of a keyed POST, and the header that marks a replayed answer. */
+const idempotencyKeyParameter = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description: 'A retry with the same key and body replays the first answer; with another body it is 409',
+  schema: { type: 'string', minLength: 1, maxLength: MAX_LENGTH.idempotencyKey, pattern: '^[\\x21-\\x7e]+$' },
+};
+const replayedHeader = { 'Idempotent-Replayed': { description: '`true` when this is the stored answer of an earlier request', schema: { type: 'string', enum: ['true'] } } };
 const slugParameter = {
   name: 'slug',
   in: 'path',
@@ -261,8 +270,9 @@ export function openApiDocument(): object {
           summary: 'Create a payment link',
           tags: ['Payment links'],
           security: keyed,
+          parameters: [idempotencyKeyParameter],
           requestBody: body('CreatePaymentLinkInput'),
-          responses: responses({ 201: json(ref('PaymentLink'), 'Created') }, [400, 401, 413]),
+          responses: responses({ 201: { ...json(ref('PaymentLink'), 'Created'), headers: replayedHeader } }, [400, 401, 409, 413]),
         },
         patch: {
           operationId: 'updatePaymentLink',
@@ -364,22 +374,11 @@ export function openApiDocument(): object {
           summary: 'Create a crypto withdrawal',
           tags: ['Withdrawals'],
           security: keyed,
-          parameters: [
-            {
-              name: 'Idempotency-Key',
-              in: 'header',
-              required: false,
-              description: 'A retry with the same key and body replays the first answer; with another body it is 409',
-              schema: { type: 'string', minLength: 1, maxLength: MAX_LENGTH.idempotencyKey, pattern: '^[\\x21-\\x7e]+$' },
-            },
-          ],
+          parameters: [idempotencyKeyParameter],
           requestBody: body('CreateWithdrawalInput'),
           responses: responses(
             {
-              200: {
-                ...json(ref('WithdrawalCreated'), 'Accepted: the payout runs in the background'),
-                headers: { 'Idempotent-Replayed': { description: '`true` when this is the stored answer of an earlier request', schema: { type: 'string', enum: ['true'] } } },
-              },
+              200: { ...json(ref('WithdrawalCreated'), 'Accepted: the payout runs in the background'), headers: replayedHeader },
             },
             [400, 401, 409, 413, 422],
           ),
@@ -438,8 +437,9 @@ export function openApiDocument(): object {
           summary: 'Add a webhook endpoint; the answer carries its signing secret, shown only here',
           tags: ['Webhooks'],
           security: keyed,
+          parameters: [idempotencyKeyParameter],
           requestBody: body('CreateWebhookEndpointInput'),
-          responses: responses({ 201: json(ref('WebhookEndpointCreated'), 'Created, with `secret`') }, [400, 401, 413]),
+          responses: responses({ 201: { ...json(ref('WebhookEndpointCreated'), 'Created, with `secret`'), headers: replayedHeader } }, [400, 401, 409, 413]),
           callbacks: { event: { '{$request.body#/url}': { post: webhookDelivery } } },
         },
         get: {
@@ -513,8 +513,8 @@ export function openApiDocument(): object {
           summary: 'Send the delivery’s event again now (same event id, new signature), whatever its status; answers with the delivery after that attempt',
           tags: ['Webhooks'],
           security: keyed,
-          parameters: [uuidParameter('The delivery’s id')],
-          responses: responses({ 200: json(ref('WebhookDelivery'), 'The delivery after the attempt') }, [401, 404]),
+          parameters: [uuidParameter('The delivery’s id'), idempotencyKeyParameter],
+          responses: responses({ 200: { ...json(ref('WebhookDelivery'), 'The delivery after the attempt'), headers: replayedHeader } }, [400, 401, 404, 409]),
         },
       },
       '/v1/balance': {

@@ -8,7 +8,8 @@
  * the delivery worker (./worker.ts) and each attempt (./sender.ts); the SSRF guard (./ssrf.ts); and this
  * instance's delivery settings (./settings.ts).
  *
- * May touch: nothing of another room. It does not know sessions or withdrawals: the rooms that change
+ * May touch: idempotency (`runIdempotent`, for the `Idempotency-Key` of a create or a retry), nothing
+ * else of another room. It does not know sessions or withdrawals: the rooms that change
  * them build the event's object (`announceSession`, `announceWithdrawal`) and record it through the
  * events room.
  */
