@@ -163,10 +163,10 @@ for (const backend of backends()) {
 
     it("the admin's calls through the proxy and the client: create, list, update, test, deliveries, retry, delete", async () => {
       const { key: apiKey } = await t.newKey();
-      const proxy = createPaylinkProxy({ upstream: t.url, apiKey, adminToken: 'webhooks-admin-token', rateLimit: false });
+      const proxy = createPaylinkProxy({ upstream: t.url, apiKey, adminToken: 'webhooks-admin-token-0123456789abcdef', rateLimit: false });
       const client = createPaylinkClient({
         baseUrl: 'http://shop.test/paylink/admin',
-        token: 'webhooks-admin-token',
+        token: 'webhooks-admin-token-0123456789abcdef',
         fetch: (input, init) => proxy(new Request(input, init)),
       });
       const receiver = await startReceiver();

@@ -38,8 +38,12 @@ export interface ServiceDeps {
 }
 
 export interface AppEnv {
-  /** What `@hono/node-server` passes as the env; absent under `app.request()` and other runtimes. */
-  Bindings: { incoming?: IncomingMessage; outgoing?: ServerResponse };
+  /**
+   * What `@hono/node-server` passes as the env; absent under `app.request()` and other runtimes. A host
+   * that calls `app.fetch` in its own process (the demo, in front of its own proxy) may state the
+   * client it resolved itself as `clientAddress`: only code in the process can set it, never a request.
+   */
+  Bindings: { incoming?: IncomingMessage; outgoing?: ServerResponse; clientAddress?: string | undefined };
   Variables: {
     /** This request's id (`X-Request-Id`, see `server/log.ts`), set first thing. */
     requestId: string;
@@ -51,13 +55,14 @@ export interface AppEnv {
 }
 
 /**
- * The client of a request, for per-client limits: its socket's peer, or the `X-Forwarded-For` entry
- * `resolver` trusts. Undefined when there is no socket to ask (`app.request()`, other runtimes): such a
- * request is counted in the totals only.
+ * The client of a request, for per-client limits: the one an in-process host stated, else its socket's
+ * peer, or the `X-Forwarded-For` entry `resolver` trusts. Undefined when there is no socket to ask
+ * (`app.request()`, other runtimes): such a request is counted in the totals only.
  */
 export function clientOf(c: Context<AppEnv>, resolver: ClientAddressResolver): string | undefined {
-  const incoming = (c.env as AppEnv['Bindings'] | undefined)?.incoming;
-  return incoming ? clientAddressOf(incoming, resolver) : undefined;
+  const env = c.env as AppEnv['Bindings'] | undefined;
+  if (env?.clientAddress !== undefined) return env.clientAddress;
+  return env?.incoming ? clientAddressOf(env.incoming, resolver) : undefined;
 }
 
 /**

@@ -70,7 +70,7 @@ ${merchant ? `<header class="merchant"><span class="mark" aria-hidden="true">${e
 </body>
 </html>
 `;
-    return c.html(html, status, { 'content-security-policy': HOSTED_PAGE_CSP, 'referrer-policy': 'no-referrer', 'x-content-type-options': 'nosniff' });
+    return c.html(html, status, { 'content-security-policy': HOSTED_PAGE_CSP, 'x-frame-options': 'DENY', 'referrer-policy': 'no-referrer', 'x-content-type-options': 'nosniff' });
   });
 
   app.get('/dist/hosted.css', (c) =>
