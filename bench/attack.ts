@@ -102,7 +102,7 @@ const attacks: Record<string, { title: string; run(cluster: PostgresCluster, roo
     },
   },
   demo: {
-    title: `The demo's pages: framing headers, ${PAGE_FLOOD_COUNT.toLocaleString('en')} anonymous admin page loads from one address after a visitor signed in, 100 session starts with rotating X-Forwarded-For`,
+    title: `The demo's pages: framing headers, ${PAGE_FLOOD_COUNT.toLocaleString('en')} anonymous admin page loads from one address after a visitor signed in, 100 + 100 session starts from 127.0.0.1 with rotating X-Forwarded-For`,
     async run(_cluster, root) {
       const figures = await demoVisitorAttacks(root);
       return {

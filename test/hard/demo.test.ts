@@ -33,9 +33,11 @@ describe('the demo under attack', () => {
     assert.equal(figures.pageFlood.statuses[200], PAGE_FLOOD_COUNT, `every page load answered: ${say}`);
     assert.equal(figures.visitorAfter, 200, `the visitor is still signed in: ${say}`);
     assert.ok(figures.rssAfterMb - figures.rssBeforeMb < 100, `memory stayed bounded: ${say}`);
-    // The session limit: a burst of 20, then one per 5 s, for the one visitor however it names itself.
-    assert.ok((figures.rotatingService[201] ?? 0) <= 22, `straight to the service: ${say}`);
-    assert.ok((figures.rotatingProxy[201] ?? 0) <= 22, `through the proxy: ${say}`);
+    // The session limit: a burst of 20, then one per 5 s, for the one visitor however it names itself,
+    // straight to the service or through the proxy (the same visitor: the proxy hands it over as it is).
+    const created = (figures.rotatingService[201] ?? 0) + (figures.rotatingProxy[201] ?? 0);
+    assert.ok(created >= 20 && created <= 24, `one visitor's allowance: ${say}`);
+    assert.equal((figures.rotatingService[429] ?? 0) + (figures.rotatingProxy[429] ?? 0), 200 - created, `the rest refused: ${say}`);
   });
 });
 

@@ -7,7 +7,8 @@
  * - the wallet relay: one `eth_call` of a loop with 2^40 gas, then calls of a block's worth of gas from
  *   three addresses for 20 s, while the demo's chain is watched for blocks;
  * - the admin sessions: a visitor signs in, then 10,050 anonymous loads of the admin page from one address;
- * - `X-Forwarded-For`: session starts from one address that writes another address into the header each time;
+ * - `X-Forwarded-For`: session starts from the loopback itself (the peer the demo used to trust), each
+ *   naming another client in that header;
  * - the admin token: a proxy started with a one-character token, and 300 wrong tokens from one address;
  * - the API's edges, on `paylink serve --chain sandbox`: a webhook endpoint on the loopback, a keyed
  *   create sent twice, a number with 30 decimals, a title with a bidi override, an email with `?bcc=`.
@@ -19,7 +20,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { sleep } from './attack.js';
 import { startReceiver } from './webhook-receiver.js';
-import { attackerAddresses, fromAttacker, residentMb, startStack, timedRequest, type Timed } from './hard.js';
+import { attackerAddresses, CUSTOMER, fromAttacker, residentMb, startStack, timedRequest, type Timed } from './hard.js';
 import { freePort, type PostgresCluster } from './postgres.js';
 import { ROOT, exited } from './processes.js';
 
@@ -265,7 +266,7 @@ export interface DemoVisitorFigures {
   visitorAfter: number;
   rssBeforeMb: number;
   rssAfterMb: number;
-  /** 100 session starts from one address, each with another `X-Forwarded-For`: straight to the service, and through the proxy. */
+  /** 100 session starts from 127.0.0.1, each with another `X-Forwarded-For`: straight to the service, then through the proxy (one visitor's allowance for both). */
   rotatingService: Record<string, number>;
   rotatingProxy: Record<string, number>;
 }
@@ -286,9 +287,11 @@ export async function demoVisitorAttacks(root?: string): Promise<DemoVisitorFigu
     const pageFlood = await fromAttacker('getFlood', `${demo.url}/admin.html`, PAGE_FLOOD_COUNT, attackerAddresses(1)[0]!);
     const rssAfterMb = residentMb(demo.pid);
     const visitorAfter = (await timedRequest(`${demo.url}/paylink/admin/balance`, { headers: { cookie } })).status;
+    // From 127.0.0.1, the address the demo's own proxy reached the service from; the printed link asks for an address and a phone.
     const sessions = (base: string) => `${demo.url}${base}/${demo.slug}/sessions`;
-    const rotatingService = (await fromAttacker('headerFlood', sessions('/v1/checkout'), 100, attackerAddresses(1, 8)[0]!, 'forwarded-for', { assetId: 'USDT' })).statuses;
-    const rotatingProxy = (await fromAttacker('headerFlood', sessions('/paylink/checkout'), 100, attackerAddresses(1, 9)[0]!, 'forwarded-for', { assetId: 'USDT' })).statuses;
+    const start = { assetId: 'USDT', customer: { address: '1 Marina, Lagos', phone: '+2348012345678' } };
+    const rotatingService = (await fromAttacker('headerFlood', sessions('/v1/checkout'), 100, CUSTOMER, 'forwarded-for', start)).statuses;
+    const rotatingProxy = (await fromAttacker('headerFlood', sessions('/paylink/checkout'), 100, CUSTOMER, 'forwarded-for', start)).statuses;
     return { framing, pageFlood, visitorAfter, rssBeforeMb, rssAfterMb, rotatingService, rotatingProxy };
   } finally {
     await demo.close();
