@@ -99,6 +99,22 @@ function gasOf(call: Record<string, unknown>): bigint | undefined {
   throw new RpcError(-32602, 'gas must be a hex quantity');
 }
 
+/**
+ * A queue that runs its tasks one at a time, in order; with `maxWaiting` tasks already in it, another
+ * is refused at once with "busy" (a JSON-RPC -32005).
+ */
+function oneAtATime(maxWaiting: number) {
+  let queue: Promise<unknown> = Promise.resolve();
+  let waiting = 0;
+  return <T>(task: () => Promise<T>): Promise<T> => {
+    if (waiting >= maxWaiting) return Promise.reject(new RpcError(-32005, 'the demo chain is busy: try again in a moment'));
+    waiting++;
+    const run = queue.then(task, task).finally(() => waiting--);
+    queue = run.catch(() => undefined);
+    return run;
+  };
+}
+
 /** What the faucet gives per press. */
 const FAUCET = { USDT: '100', CNGN: '100000' } as const;
 
@@ -145,12 +161,7 @@ export function createDemoWallet(chain: DemoChain, origin: string) {
   const faucets = rateLimiter(0.2, 3);
   const chainHex = `0x${chain.chainId.toString(16)}`;
   // One send at a time: the wallet's nonce is read per transaction, so two at once would collide.
-  let queue: Promise<unknown> = Promise.resolve();
-  const serially = <T>(task: () => Promise<T>): Promise<T> => {
-    const run = queue.then(task, task);
-    queue = run.catch(() => undefined);
-    return run;
-  };
+  const serially = oneAtATime(Infinity);
 
   // The node's block gas limit, read once (anvil's does not change); no call may ask for more.
   let blockGasLimit: Promise<bigint> | undefined;
@@ -163,15 +174,7 @@ export function createDemoWallet(chain: DemoChain, origin: string) {
       },
     ));
   // Executing reads, one at a time: the node mines between them.
-  let calls: Promise<unknown> = Promise.resolve();
-  let waitingCalls = 0;
-  const oneCallAtATime = <T>(task: () => Promise<T>): Promise<T> => {
-    if (waitingCalls >= MAX_WAITING_CALLS) return Promise.reject(new RpcError(-32005, 'the demo chain is busy: try again in a moment'));
-    waitingCalls++;
-    const run = calls.then(task, task).finally(() => waitingCalls--);
-    calls = run.catch(() => undefined);
-    return run;
-  };
+  const oneCallAtATime = oneAtATime(MAX_WAITING_CALLS);
 
   /** Relays an allowed read (see `RELAYED`), after its checks; calls that run code one at a time. */
   async function relayRead(method: string, params: unknown[]): Promise<unknown> {
