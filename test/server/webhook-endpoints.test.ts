@@ -253,10 +253,12 @@ for (const backend of backends()) {
         assert.match(response.body.errors[0].message, /private, loopback, link-local/, url);
         if (/\.example|localhost/.test(url))
           assert.doesNotMatch(JSON.stringify(response.body), /10\.0\.0\.7|169\.254\.169\.254|127\.0\.0\.1|::1\b/, `${url}: the refusal names no resolved address`);
+        // A developer with a receiver on their own machine learns how to allow it.
+        assert.match(response.body.errors[0].message, /start the service with PAYLINK_WEBHOOK_ALLOW_PRIVATE=1/, url);
       }
       const http = await create('http://public.shop.example/hooks');
       assert.equal(http.status, 400);
-      assert.match(http.body.errors[0].message, /https/);
+      assert.match(http.body.errors[0].message, /https:\/\/.*local http:\/\/ receiver.*PAYLINK_WEBHOOK_ALLOW_PRIVATE=1/);
 
       const endpoint = await create('https://public.shop.example/hooks');
       assert.equal(endpoint.status, 201, JSON.stringify(endpoint.body));

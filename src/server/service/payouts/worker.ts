@@ -31,7 +31,7 @@
  */
 import { PayoutError, type ChainAdapter } from '../../chain/types.js';
 import type { Database, Queryable } from '../../db/index.js';
-import { defaultLogger } from '../../log.js';
+import { defaultLogger, type Logger } from '../../log.js';
 import { applyLedgerChange, assetAmount } from '../ledger/index.js';
 import { announceWithdrawal, claimDue, markFailed, markSucceeded, type ClaimedWithdrawal } from '../withdrawals/index.js';
 import { countUnfinished } from './repository.js';
@@ -132,6 +132,7 @@ async function payOut(
   now: () => Date,
   withdrawal: ClaimedWithdrawal,
   payoutTimeoutMs: number,
+  log: Logger,
 ): Promise<void> {
   const amount = assetAmount(withdrawal.amount);
   let outcome: PayoutOutcome;
@@ -149,7 +150,7 @@ async function payOut(
     outcome = { ok: true, txHash: result.txHash, sandbox: result.sandbox };
   } catch (error) {
     if (!(error instanceof PayoutError)) {
-      defaultLogger.error('payout_outcome_unknown', 'payout outcome unknown; retried after the lease', { withdrawalId: withdrawal.id, error });
+      log.error('payout_outcome_unknown', 'payout outcome unknown; retried after the lease', { withdrawalId: withdrawal.id, error });
       return;
     }
     outcome = { ok: false, reason: (error.message || 'The payout failed').slice(0, 500) };
@@ -157,9 +158,17 @@ async function payOut(
   await db.transaction((tx) => finishPayout(tx, withdrawal, outcome, now()));
 }
 
+/** What the payout worker works with; `log` is where its error lines go (default stderr, `server/log.ts`). */
+export interface PayoutDeps {
+  db: Database;
+  chain: ChainAdapter;
+  now: () => Date;
+  log?: Logger | undefined;
+}
+
 /** One round of payouts: claims a batch and finishes each; resolves with how many it handled. */
 export async function processPayouts(
-  deps: { db: Database; chain: ChainAdapter; now: () => Date },
+  deps: PayoutDeps,
   options: Pick<PayoutWorkerOptions, 'batchSize' | 'leaseMs' | 'payoutTimeoutMs' | 'checkMs' | 'rebroadcastMs'> = {},
 ): Promise<number> {
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
@@ -169,11 +178,12 @@ export async function processPayouts(
     const stored: StoredPayoutOptions = { checkMs: options.checkMs, rebroadcastMs: options.rebroadcastMs };
     return processStoredPayouts(deps, claimed, stored);
   }
+  const log = deps.log ?? defaultLogger;
   await Promise.all(
     claimed.map((withdrawal) =>
-      payOut(deps.db, deps.chain, deps.now, withdrawal, payoutTimeoutMs).catch((error) =>
+      payOut(deps.db, deps.chain, deps.now, withdrawal, payoutTimeoutMs, log).catch((error) =>
         // Left `processing`: claimed again after the lease.
-        defaultLogger.error('payout_unrecorded', 'payout could not be recorded', { withdrawalId: withdrawal.id, error }),
+        log.error('payout_unrecorded', 'payout could not be recorded', { withdrawalId: withdrawal.id, error }),
       ),
     ),
   );
@@ -182,7 +192,7 @@ export async function processPayouts(
 
 /** Starts a worker loop; it runs until `stop()`. */
 export function startPayoutWorker(
-  deps: { db: Database; chain: ChainAdapter; now: () => Date },
+  deps: PayoutDeps,
   options: PayoutWorkerOptions = {},
 ): PayoutWorker {
   const pollIntervalMs = options.pollIntervalMs ?? 1000;
@@ -208,7 +218,7 @@ export function startPayoutWorker(
         kicked = false;
         handled = await runOnce();
       } catch (error) {
-        if (running) defaultLogger.error('payout_round_failed', 'payout round failed', { error });
+        if (running) (deps.log ?? defaultLogger).error('payout_round_failed', 'payout round failed', { error });
       }
       if (!running) break;
       if (handled > 0 || kicked) continue;

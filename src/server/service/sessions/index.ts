@@ -4,7 +4,7 @@
  * Owns: the tables `checkout_sessions` and `chain_transfers` (./repository.ts holds all their SQL),
  * `incoming_transfers` and `chain_cursors` (./incoming-repository.ts: a real chain's scanner, ./scanner.ts),
  * the whole keyless `/v1/checkout/*` API (./routes.ts: a link's public view and visits, sessions,
- * their SSE stream, simulated payments), quotes (./rates.ts), expiry, and settlement
+ * their SSE stream, simulated payments), quotes (with the rates room's book), expiry, and settlement
  * (./settlement.ts: `settleTransfer(tx, …)` takes the caller's transaction).
  *
  * May touch, in its own transactions: the ledger (`applyLedgerChange`), the links room (`countPayment`
@@ -24,7 +24,7 @@ export { announceSession, getSessionRecord, listSessionRecords, readSessionRecor
 export { checkoutSessionRoutes } from './merchant-routes.js';
 export { deleteNeverPaidSessions } from './retention.js';
 export { settleIncomingTransfer, settleTransfer, type SettleOptions } from './settlement.js';
-export { createRateTable, SANDBOX_RATES_PER_USD, type RateTable } from './rates.js';
 export { checkoutRoutes } from './routes.js';
 export { createChainScanner, creditableAmount, startChainScanner, type ChainScanner, type ChainScannerOptions } from './scanner.js';
 export { depositIndexesWithTransfers } from './incoming-repository.js';
+export { isDepositAddressOf } from './repository.js';
