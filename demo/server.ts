@@ -164,7 +164,7 @@ function ensureBuilt() {
   if (result.status !== 0) throw new Error('the build failed; run `npm run build` to see why');
 }
 
-/** A setting the demo can't start with (a short `PAYLINK_ADMIN_TOKEN`), with the sentence that says how to fix it. */
+/** A setting the demo can't start with (a short `PAYLINK_ADMIN_TOKEN`, a wrong `PAYLINK_WEBHOOK_ALLOW_PRIVATE`), with the sentence that says how to fix it. */
 export class DemoConfigError extends Error {
   override name = 'DemoConfigError';
 }
@@ -182,6 +182,22 @@ function demoAdminToken(configured: string | undefined): string {
 function isLoopbackHost(host: string): boolean {
   const bare = host.replace(/^\[|\]$/g, '').toLowerCase();
   return bare === 'localhost' || bare === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(bare);
+}
+
+/**
+ * Whether the demo's service posts webhooks to non-public addresses: as `PAYLINK_WEBHOOK_ALLOW_PRIVATE`
+ * says when it is set, else only while the demo listens on a loopback address. Every visitor of the
+ * demo gets an admin session, so on `0.0.0.0` or a network address anyone who reaches the demo could
+ * otherwise have it post signed requests into the network it sits in; on the loopback the only visitor
+ * is the developer, and the only private receiver worth reaching is on their own machine.
+ */
+export function demoAllowsPrivateWebhooks(listenHost: string, env: Record<string, string | undefined> = process.env): boolean {
+  if (!env.PAYLINK_WEBHOOK_ALLOW_PRIVATE?.trim()) return isLoopbackHost(listenHost);
+  try {
+    return readAllowPrivate(env.PAYLINK_WEBHOOK_ALLOW_PRIVATE);
+  } catch (error) {
+    throw new DemoConfigError((error as Error).message);
+  }
 }
 
 /**
@@ -311,6 +327,7 @@ async function openFreshDatabase(dir: string): Promise<Database> {
 export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
   // Settings first: a refusal costs nothing started.
   const adminToken = demoAdminToken(process.env.PAYLINK_ADMIN_TOKEN);
+  const allowPrivateWebhooks = demoAllowsPrivateWebhooks(options.host ?? '127.0.0.1');
   ensureBuilt();
   const { chain: chainName, fallback } = chooseChain(options.chain);
   // Everything started so far, stopped in reverse order by close() or by a failed start; the demo's
@@ -374,7 +391,7 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
       // Everything reaches the service in this process, with the visitor resolved here; its own port
       // believes no X-Forwarded-For (anyone on this machine could write one).
       trustProxy: false,
-      webhooks: { allowPrivate: process.env.PAYLINK_WEBHOOK_ALLOW_PRIVATE?.trim() ? readAllowPrivate(process.env.PAYLINK_WEBHOOK_ALLOW_PRIVATE) : isLoopbackHost(host) },
+      webhooks: { allowPrivate: allowPrivateWebhooks },
       ...(adapter ? { chain: adapter } : {}),
       // The demo prices from the table, on purpose and saying so, unless PAYLINK_RATES_SOURCES names market sources.
       rateSettings: process.env.PAYLINK_RATES_SOURCES?.trim() ? {} : { sources: ['static'] },

@@ -70,6 +70,26 @@ for (const backend of backends()) {
       assert.equal(sameKeyOtherRoute.status, 409, 'a key names one request, whatever its route');
     });
 
+    it('POST /v1/webhook-endpoint/{id}/test: a replay answers the first test delivery and sends nothing again', async () => {
+      const endpoint = (await post('/v1/webhook-endpoint', { url: `${receiver.url}/test-once` })).body;
+      const received = receiver.received.length;
+      const first = await post(`/v1/webhook-endpoint/${endpoint.id}/test`, undefined, 'test-1');
+      assert.equal(first.status, 200, JSON.stringify(first.body));
+      assert.equal(first.body.status, 'delivered');
+      assert.equal(receiver.received.length, received + 1);
+      const again = await post(`/v1/webhook-endpoint/${endpoint.id}/test`, undefined, 'test-1');
+      assert.equal(again.status, 200);
+      assert.deepEqual(again.body, first.body, 'the same delivery');
+      assert.equal(again.headers.get('idempotent-replayed'), 'true');
+      assert.equal(receiver.received.length, received + 1, 'the replay sent nothing');
+      const other = (await post('/v1/webhook-endpoint', { url: `${receiver.url}/test-other` })).body;
+      assert.equal((await post(`/v1/webhook-endpoint/${other.id}/test`, undefined, 'test-1')).status, 409, 'the key with another endpoint');
+      assert.equal(receiver.received.length, received + 1);
+      const without = [await post(`/v1/webhook-endpoint/${endpoint.id}/test`, undefined), await post(`/v1/webhook-endpoint/${endpoint.id}/test`, undefined)];
+      assert.notEqual(without[0].body.id, without[1].body.id, 'without a key, each request sends a test');
+      assert.equal(receiver.received.length, received + 3);
+    });
+
     it('POST /v1/webhook-delivery/{id}/retry: a replay answers the first attempt and sends nothing again', async () => {
       const endpoint = (await post('/v1/webhook-endpoint', { url: `${receiver.url}/retry` })).body;
       const test = await post(`/v1/webhook-endpoint/${endpoint.id}/test`, undefined);

@@ -17,7 +17,7 @@ import { after, before, describe, it } from 'node:test';
 import { createPublicClient, http } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import type { DemoChain } from '../../demo/chain.js';
-import { DemoConfigError, startDemo, type RunningDemo } from '../../demo/server.js';
+import { demoAllowsPrivateWebhooks, DemoConfigError, startDemo, type RunningDemo } from '../../demo/server.js';
 import { createAdminSessions, readCookie, SESSION_COOKIE } from '../../demo/visitors.js';
 import { createDemoWallet } from '../../demo/wallet.js';
 import { callFrom } from '../support/service.js';
@@ -145,6 +145,17 @@ describe('demo wallet relay', () => {
     assert.ok(answers.filter((answer) => answer.result === '0x').length >= 8, 'the queue served its share');
     const busy = answers.filter((answer) => answer.error);
     for (const answer of busy) assert.match(answer.error!.message, /busy/);
+  });
+});
+
+describe('demo webhooks to private addresses', () => {
+  it('are allowed while the demo listens on the loopback, refused on any other address, unless PAYLINK_WEBHOOK_ALLOW_PRIVATE says otherwise', () => {
+    for (const host of ['127.0.0.1', '127.0.0.2', 'localhost', '::1', '[::1]']) assert.equal(demoAllowsPrivateWebhooks(host, {}), true, host);
+    // Reached from other machines: every visitor's admin session could make it post into the network.
+    for (const host of ['0.0.0.0', '::', '192.168.1.20', '10.0.0.5', 'demo.shop.example']) assert.equal(demoAllowsPrivateWebhooks(host, {}), false, host);
+    assert.equal(demoAllowsPrivateWebhooks('0.0.0.0', { PAYLINK_WEBHOOK_ALLOW_PRIVATE: '1' }), true, 'the developer may say so');
+    assert.equal(demoAllowsPrivateWebhooks('127.0.0.1', { PAYLINK_WEBHOOK_ALLOW_PRIVATE: '0' }), false, 'and may refuse them on the loopback too');
+    assert.throws(() => demoAllowsPrivateWebhooks('127.0.0.1', { PAYLINK_WEBHOOK_ALLOW_PRIVATE: 'yes' }), (error: Error) => error instanceof DemoConfigError && /must be 1 or 0/.test(error.message));
   });
 });
 

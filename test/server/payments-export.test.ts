@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { guardFormulas, paymentsCsv, PAYMENT_CSV_COLUMNS } from '../../src/components/admin/payments-export.js';
 import { makeSession } from '../browser/admin-fake-api.js';
+import { readCsv } from '../support/csv.js';
 
 /** What an attacker types where a customer or a merchant types (reference, title, address, email, metadata). */
 const PAYLOADS = [
@@ -44,31 +45,6 @@ const FORMULA = /^[=+\-@\t\r\uff1d\uff0b\uff0d\uff20]/;
 /** True when a spreadsheet would read `cell` as a formula (after what it skips). */
 function startsFormula(cell: string): boolean {
   return FORMULA.test(cell) || FORMULA.test(cell.replace(SKIPPED, ''));
-}
-
-/**
- * Reads CSV text with `separator`, quote-aware but lenient as spreadsheets are: a quote opens a quoted
- * part anywhere in a field, `""` inside one is a quote, and a quote that closes is followed by whatever
- * comes (another separator than the file's leaves the rest of the line in the field).
- */
-function readCsv(text: string, separator: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let field = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const char = text[i]!;
-    if (quoted) {
-      if (char === '"' && text[i + 1] === '"') (field += '"'), i++;
-      else if (char === '"') quoted = false;
-      else field += char;
-    } else if (char === '"') quoted = true;
-    else if (char === separator) row.push(field), (field = '');
-    else if (char === '\r' && text[i + 1] === '\n') row.push(field), rows.push(row), (row = []), (field = ''), i++;
-    else field += char;
-  }
-  if (field !== '' || row.length) row.push(field), rows.push(row);
-  return rows;
 }
 
 /** The cells of the text split with no regard for quotes, on `separator` and on line breaks. */

@@ -543,8 +543,8 @@ export function openApiDocument(): object {
           summary: 'Send a `webhook.test` event to the endpoint now (even an inactive one); answers with its delivery after that attempt (not retried on its own)',
           tags: ['Webhooks'],
           security: keyed,
-          parameters: [uuidParameter('The endpoint’s id')],
-          responses: responses({ 200: json(ref('WebhookDelivery'), 'The test delivery after its attempt') }, [401, 404]),
+          parameters: [uuidParameter('The endpoint’s id'), idempotencyKeyParameter],
+          responses: responses({ 200: { ...json(ref('WebhookDelivery'), 'The test delivery after its attempt'), headers: replayedHeader } }, [400, 401, 404, 409]),
         },
       },
       '/v1/webhook-delivery/{id}': {

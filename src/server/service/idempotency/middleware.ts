@@ -1,7 +1,8 @@
 /**
  * `Idempotency-Key` as reusable Hono middleware, for any route whose effect must happen once
  * however often a request is retried: every keyed POST that creates or sends something
- * (`POST /v1/withdrawal`, `/v1/payment-link`, `/v1/webhook-endpoint`, `/v1/webhook-delivery/{id}/retry`).
+ * (`POST /v1/withdrawal`, `/v1/payment-link`, `/v1/webhook-endpoint`, `/v1/webhook-endpoint/{id}/test`,
+ * `/v1/webhook-delivery/{id}/retry`).
  *
  * The middleware reads and checks the header (1–255 visible ASCII characters; a malformed key is a
  * 400 before anything else runs) and marks a replayed answer with `Idempotent-Replayed: true`. The

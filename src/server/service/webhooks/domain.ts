@@ -219,9 +219,10 @@ export async function retryDelivery(deps: WebhookDeps, principal: Principal, id:
 /**
  * `POST /v1/webhook-endpoint/{id}/test`: a `webhook.test` event for this endpoint alone, sent now
  * (even to an inactive endpoint), signed like any other; answers with its delivery after that attempt.
- * A test is not retried on its own (a manual retry sends it again).
+ * A test is not retried on its own (a manual retry sends it again). With an `Idempotency-Key`, a
+ * retried request answers the first test's delivery and sends nothing more.
  */
-export async function sendTestEvent(deps: WebhookDeps, principal: Principal, endpointId: string): Promise<WebhookDelivery> {
+export async function sendTestEvent(deps: WebhookDeps, principal: Principal, endpointId: string, idempotency?: IdempotencyState): Promise<StoredResponse> {
   const endpoint = await ownEndpoint(deps, principal, endpointId);
   const now = deps.now();
   const eventId = newEventId();
@@ -232,10 +233,18 @@ export async function sendTestEvent(deps: WebhookDeps, principal: Principal, end
     url: endpoint.url,
     message: 'A test event from Paylink: this endpoint receives and verifies deliveries. It is about no payment.',
   };
-  await deps.db.transaction(async (tx) => {
-    await insertEvent(tx, { id: eventId, integratorId: principal.integratorId, type: WEBHOOK_TEST_EVENT_TYPE, body: eventBody(eventId, WEBHOOK_TEST_EVENT_TYPE, now, object), createdAt: now });
-    await insertDeliveries(tx, { ids: [deliveryId], endpointIds: [endpoint.id], eventId, dueAt: now, retryUntil: now });
-  });
-  await deliverNow(deps, deliveryId);
-  return getDelivery(deps, principal, deliveryId);
+  return runIdempotentAcross(
+    deps.db,
+    idempotency,
+    principal.integratorId,
+    ['POST /v1/webhook-endpoint/test', endpoint.id],
+    async (tx) => {
+      await insertEvent(tx, { id: eventId, integratorId: principal.integratorId, type: WEBHOOK_TEST_EVENT_TYPE, body: eventBody(eventId, WEBHOOK_TEST_EVENT_TYPE, now, object), createdAt: now });
+      await insertDeliveries(tx, { ids: [deliveryId], endpointIds: [endpoint.id], eventId, dueAt: now, retryUntil: now });
+    },
+    async () => {
+      await deliverNow(deps, deliveryId);
+      return { statusCode: 200, body: { ...(await getDelivery(deps, principal, deliveryId)) } };
+    },
+  );
 }

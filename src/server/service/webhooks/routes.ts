@@ -38,7 +38,10 @@ export function webhookEndpointRoutes(deps: WebhookDeps) {
     .get('/:id/deliveries', queryOf(ListWebhookDeliveriesQuery), async (c) =>
       c.json(await listDeliveries(deps, c.get('principal'), c.req.param('id'), c.req.valid('query'))),
     )
-    .post('/:id/test', async (c) => c.json(await sendTestEvent(deps, c.get('principal'), c.req.param('id'))));
+    .post('/:id/test', idempotency(), async (c) => {
+      const answer = await sendTestEvent(deps, c.get('principal'), c.req.param('id'), c.get('idempotency'));
+      return c.json(answer.body, answer.statusCode as 200);
+    });
 }
 
 export function webhookDeliveryRoutes(deps: WebhookDeps) {
