@@ -282,6 +282,29 @@ for (const backend of backends()) {
       }
     });
 
+    it('a test event or a retry is attempted by the request itself, even with a worker that looks for due deliveries all the time', async () => {
+      // The request makes its delivery due and claims it in one transaction: a worker polling in between
+      // would otherwise take it first, and the answer would come before any attempt ("pending").
+      const busy = await startTestService(backend, { payoutWorker: false, webhooks: { allowPrivate: true, pollIntervalMs: 1 } });
+      const receiver = await startReceiver();
+      try {
+        const { key: apiKey } = await busy.newKey();
+        const endpoint = (await call(busy.url, 'POST', '/v1/webhook-endpoint', { key: apiKey, body: { url: `${receiver.url}/hooks` } })).body;
+        for (let round = 0; round < 15; round++) {
+          const test = await call(busy.url, 'POST', `/v1/webhook-endpoint/${endpoint.id}/test`, { key: apiKey });
+          assert.equal(test.body.status, 'delivered', `test event, round ${round}`);
+          assert.equal(test.body.attemptCount, 1);
+          const retried = await call(busy.url, 'POST', `/v1/webhook-delivery/${test.body.id}/retry`, { key: apiKey });
+          assert.equal(retried.body.status, 'delivered', `retry, round ${round}`);
+          assert.equal(retried.body.attemptCount, 2);
+        }
+        assert.equal(receiver.received.length, 30, 'each sent once');
+      } finally {
+        await receiver.close();
+        await busy.close();
+      }
+    });
+
     it('gives up once the next retry would fall past 3 days after the event', async () => {
       const { key: apiKey } = await t.newKey();
       const receiver = await startReceiver(() => 500);

@@ -22,7 +22,7 @@ import { notFound, ruleError, validationError } from '../errors.js';
 import { runIdempotent, runIdempotentAcross, storedAnswer, type IdempotencyState, type StoredResponse } from '../idempotency/index.js';
 import type { Principal } from '../keys/index.js';
 import { ruleMessage } from '../messages.js';
-import { findDelivery, insertDeliveries, listDeliveries as listDeliveryRows, scheduleNow, type DeliveryRow } from './delivery-repository.js';
+import { findDelivery, insertDeliveries, listDeliveries as listDeliveryRows, scheduleNow, type ClaimedDelivery, type DeliveryRow } from './delivery-repository.js';
 import {
   deleteEndpoint as deleteEndpointRow,
   findEndpoint,
@@ -34,7 +34,7 @@ import {
 import { insertEvent } from './event-repository.js';
 import { eventBody, newEventId } from './outbox.js';
 import { checkHost, PrivateAddressError } from './ssrf.js';
-import { deliverNow, type WebhookDeps } from './worker.js';
+import { attemptNow, claimNow, type WebhookDeps } from './worker.js';
 
 /** An endpoint as the API returns it: never its secret. */
 export function toWebhookEndpoint(row: EndpointRow): WebhookEndpoint {
@@ -201,6 +201,7 @@ export async function getDelivery(deps: WebhookDeps, principal: Principal, id: s
  */
 export async function retryDelivery(deps: WebhookDeps, principal: Principal, id: string, idempotency?: IdempotencyState): Promise<StoredResponse> {
   if (!isUuid(id)) throw notFound('Webhook delivery');
+  let claimed: ClaimedDelivery | undefined;
   return runIdempotentAcross(
     deps.db,
     idempotency,
@@ -208,9 +209,10 @@ export async function retryDelivery(deps: WebhookDeps, principal: Principal, id:
     ['POST /v1/webhook-delivery/retry', id],
     async (tx) => {
       if (!(await scheduleNow(tx, principal.integratorId, id, deps.now()))) throw notFound('Webhook delivery');
+      claimed = await claimNow(tx, deps, id);
     },
     async () => {
-      await deliverNow(deps, id);
+      await attemptNow(deps, claimed);
       return { statusCode: 200, body: { ...(await getDelivery(deps, principal, id)) } };
     },
   );
@@ -233,6 +235,7 @@ export async function sendTestEvent(deps: WebhookDeps, principal: Principal, end
     url: endpoint.url,
     message: 'A test event from Paylink: this endpoint receives and verifies deliveries. It is about no payment.',
   };
+  let claimed: ClaimedDelivery | undefined;
   return runIdempotentAcross(
     deps.db,
     idempotency,
@@ -241,9 +244,10 @@ export async function sendTestEvent(deps: WebhookDeps, principal: Principal, end
     async (tx) => {
       await insertEvent(tx, { id: eventId, integratorId: principal.integratorId, type: WEBHOOK_TEST_EVENT_TYPE, body: eventBody(eventId, WEBHOOK_TEST_EVENT_TYPE, now, object), createdAt: now });
       await insertDeliveries(tx, { ids: [deliveryId], endpointIds: [endpoint.id], eventId, dueAt: now, retryUntil: now });
+      claimed = await claimNow(tx, deps, deliveryId);
     },
     async () => {
-      await deliverNow(deps, deliveryId);
+      await attemptNow(deps, claimed);
       return { statusCode: 200, body: { ...(await getDelivery(deps, principal, deliveryId)) } };
     },
   );

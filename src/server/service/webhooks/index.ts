@@ -42,7 +42,8 @@ export {
 } from './settings.js';
 export { checkHost, guardedLookup, isPrivateAddress, PrivateAddressError, systemResolveHost, type ResolveHost, type ResolvedAddress } from './ssrf.js';
 export {
-  deliverNow,
+  attemptNow,
+  claimNow,
   processDueDeliveries,
   retryDelayMs,
   startWebhookWorker,
