@@ -302,12 +302,13 @@ describe('paylink as installed from its tarball', { timeout: 900_000 }, () => {
     rmSync(work, { recursive: true, force: true });
   });
 
-  it('packs lib/, dist/, the migrations, the demo, README and LICENSE, and nothing of the repository', (t) => {
+  it('packs lib/, dist/, the migrations, the demo, README, docs/ and LICENSE, and nothing of the repository', (t) => {
     const files = figures.tarballFiles as string[];
     const { version } = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
     for (const file of [
       'package.json',
       'README.md',
+      'docs/going-live.md',
       'LICENSE',
       'bin/paylink.mjs',
       'lib/index.js',
