@@ -1,9 +1,10 @@
 /**
- * The attacks of issue 15, before and after: `node --import tsx bench/attack.ts --before <tree>` runs each
- * attack of `npm run test:hard` (test/support/hard.ts) against the `paylink` command of an older tree (its
- * lib/ built: `npm run build:lib` there) and of this one, and prints one Markdown table per attack with the
- * figures side by side. Without `--before`, only this tree. `--only slow,streams,…` picks attacks.
- * Takes about 5 minutes per tree; not part of `npm run bench` (it needs the other tree and PostgreSQL).
+ * The attacks of `npm run test:hard`, before and after: `node --import tsx bench/attack.ts --before <tree>`
+ * runs each attack (test/support/hard.ts: the service and the proxy; test/support/hard-demo.ts: the demo's
+ * wallet relay, sessions and headers, and the admin token) against the `paylink` command of an older tree
+ * (its lib/ and dist/ built: `npm run build` there) and of this one, and prints one Markdown table per
+ * attack with the figures side by side. Without `--before`, only this tree. `--only slow,streams,…` picks
+ * attacks. Takes about 7 minutes per tree; not part of `npm run bench` (it needs the other tree and PostgreSQL).
  */
 import { parseArgs } from 'node:util';
 import {
@@ -15,6 +16,7 @@ import {
   STREAMS_PER_ADDRESS,
   type CustomerFigures,
 } from '../test/support/hard.js';
+import { adminTokenAttack, demoVisitorAttacks, edgesAttack, PAGE_FLOOD_COUNT, relayGasAttack, RELAY_ATTACK_MS } from '../test/support/hard-demo.js';
 import { startPostgresCluster, type PostgresCluster } from '../test/support/postgres.js';
 
 type Figures = Record<string, string | number | boolean>;
@@ -80,6 +82,66 @@ const attacks: Record<string, { title: string; run(cluster: PostgresCluster, roo
         'visitedCount added': figures.visitedCountAdded,
         'visit rows added': figures.rowsAdded,
         ...customer(figures.customer),
+      };
+    },
+  },
+  relay: {
+    title: `The demo's wallet relay: one eth_call of a loop with 2^40 gas, and loops of 30,000,000 gas from 3 addresses for ${RELAY_ATTACK_MS / 1000} s; the chain watched for blocks`,
+    async run(_cluster, root) {
+      const figures = await relayGasAttack(root);
+      return {
+        'the 2^40 call': figures.hugeCall,
+        'flood: calls sent': figures.flood.sent,
+        'flood: run by the node': figures.flood.ran,
+        'flood: refused by the relay': JSON.stringify(figures.flood.refused),
+        'flood: slowest answer (ms)': figures.flood.maxMs,
+        'blocks mined (one a second expected)': figures.blocksMined,
+        'longest without a block (ms)': figures.longestWithoutBlockMs,
+        'block number reads stuck > 2 s': figures.stuckReads,
+      };
+    },
+  },
+  demo: {
+    title: `The demo's pages: framing headers, ${PAGE_FLOOD_COUNT.toLocaleString('en')} anonymous admin page loads from one address after a visitor signed in, 100 + 100 session starts from 127.0.0.1 with rotating X-Forwarded-For`,
+    async run(_cluster, root) {
+      const figures = await demoVisitorAttacks(root);
+      return {
+        ...Object.fromEntries(Object.entries(figures.framing).map(([page, framing]) => [`${page}: X-Frame-Options / frame-ancestors`, framing])),
+        'page loads answered': JSON.stringify(figures.pageFlood.statuses),
+        'page loads took (ms)': figures.pageFlood.ms,
+        "the visitor's admin call after (200: still signed in)": figures.visitorAfter,
+        'demo RSS before → after (MB)': `${figures.rssBeforeMb} → ${figures.rssAfterMb}`,
+        'rotating X-Forwarded-For, straight to the service': JSON.stringify(figures.rotatingService),
+        'rotating X-Forwarded-For, through the proxy': JSON.stringify(figures.rotatingProxy),
+      };
+    },
+  },
+  token: {
+    title: 'The admin token: `paylink proxy` with PAYLINK_ADMIN_TOKEN=a; then 300 wrong bearer tokens from one address',
+    async run(cluster, root) {
+      const figures = await adminTokenAttack(cluster, root);
+      return {
+        'proxy with a one-character token': figures.shortTokenProxy,
+        'wrong tokens answered': JSON.stringify(figures.guesses.statuses),
+        'took (ms)': figures.guesses.ms,
+        'refusals with Retry-After': figures.guesses.withRetryAfter,
+        'the right token, from the guessing address': figures.rightTokenFromGuesser,
+        'the right token, from another address': figures.rightTokenElsewhere,
+        'log lines admin_auth_failed': figures.failureLines,
+        'a guessed token in the log': figures.tokenInLog,
+      };
+    },
+  },
+  edges: {
+    title: 'The API at its edges, on `paylink serve --chain sandbox`',
+    async run(cluster, root) {
+      const figures = await edgesAttack(cluster, root);
+      return {
+        'webhook endpoint at http://127.0.0.1 (sandbox)': figures.loopbackEndpoint,
+        'links from two creates with one Idempotency-Key': figures.linksForOneKey,
+        'fiatAmount 10.000000000000000000000000000001 as a number': figures.thirtyDecimals,
+        'title with U+202E': figures.bidiTitle,
+        'customer email with ?bcc=': figures.bccEmail,
       };
     },
   },

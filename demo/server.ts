@@ -14,13 +14,25 @@
  * Demo visitors are signed in to the admin without copying tokens: opening `/admin.html` gives each
  * visitor a session of their own in an HttpOnly, SameSite=Strict cookie (`Secure` over https), and the
  * proxy's `authorize` hook accepts it, the way a merchant's own login would. `PAYLINK_ADMIN_TOKEN`
- * (bearer) works too. The API key stays here. Requests naming a host the demo was not started for are
- * refused (DNS rebinding; ./visitors.ts), and the server has the service's connection limits.
+ * (bearer, at least 32 characters, else the demo refuses to start) works too. The API key stays here.
+ * Requests naming a host the demo was not started for are refused (DNS rebinding; ./visitors.ts), the
+ * server has the service's connection limits, and no page may be framed (`frame-ancestors 'none'`,
+ * `X-Frame-Options: DENY`: a framed admin could be clicked through by another site).
+ *
+ * Who a visitor is (for every per-client limit: sessions, visits, the wallet's rate limits, admin
+ * sessions, failed sign-ins) is resolved once, here, from the visitor's socket, and `X-Forwarded-For`
+ * only from the peers `PAYLINK_TRUST_PROXY` names (none by default: a visitor on the loopback writes
+ * that header as easily as anyone). The service runs in this process and is handed that client
+ * directly, by the in-process calls and the proxy's in-process upstream alike; its own port trusts no
+ * header. Webhook endpoints on the loopback or a private network are allowed
+ * (`PAYLINK_WEBHOOK_ALLOW_PRIVATE=1`) while the demo listens on a loopback address, where the only
+ * private network it reaches is the developer's own machine, and otherwise only when that variable says so.
  */
 import { spawnSync } from 'node:child_process';
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { cp, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,12 +41,14 @@ import { errorBody } from '../src/core/errors.js';
 import { connectEvmAdapter } from '../src/server/chain/evm/adapter.js';
 import type { ChainAdapter } from '../src/server/chain/types.js';
 import { openDatabase, type Database } from '../src/server/db/index.js';
-import { createLimitedServer, LISTEN_BACKLOG } from '../src/server/limits/node-server.js';
+import { clientAddressOf, createLimitedServer, LISTEN_BACKLOG } from '../src/server/limits/node-server.js';
 import { resolveConnectionLimits } from '../src/server/limits/options.js';
-import { createNodeUpstream, createPaylinkProxy, type ProxyRequestInfo } from '../src/server/proxy/index.js';
+import { checkAdminToken, createBearerCheck } from '../src/server/proxy/guards/authorize.js';
+import { createFetchUpstream, createPaylinkProxy } from '../src/server/proxy/index.js';
 import { serveBundle } from '../src/server/bundles.js';
 import { describeRateSettings, type RateSettings } from '../src/server/service/rates/index.js';
-import { startService } from '../src/server/service/serve.js';
+import { startService, type RunningService } from '../src/server/service/serve.js';
+import { readAllowPrivate } from '../src/server/service/webhooks/settings.js';
 import { anvilMissing, DEMO_BLOCK_TIME, DEMO_MNEMONIC, startDemoChain, type DemoChain } from './chain.js';
 import { seedDemo, seedPayments } from './seed.js';
 import { createAdminSessions, createHostCheck, readCookie, SESSION_COOKIE } from './visitors.js';
@@ -150,10 +164,75 @@ function ensureBuilt() {
   if (result.status !== 0) throw new Error('the build failed; run `npm run build` to see why');
 }
 
-function safeEqual(a: string, b: string): boolean {
-  const left = Buffer.from(a);
-  const right = Buffer.from(b);
-  return left.length === right.length && timingSafeEqual(left, right);
+/** A setting the demo can't start with (a short `PAYLINK_ADMIN_TOKEN`, a wrong `PAYLINK_WEBHOOK_ALLOW_PRIVATE`), with the sentence that says how to fix it. */
+export class DemoConfigError extends Error {
+  override name = 'DemoConfigError';
+}
+
+/** `PAYLINK_ADMIN_TOKEN` when it is set (at least 32 characters, else a `DemoConfigError`), or a new random one. */
+function demoAdminToken(configured: string | undefined): string {
+  try {
+    return checkAdminToken(configured, 'PAYLINK_ADMIN_TOKEN') ?? randomBytes(32).toString('base64url');
+  } catch (error) {
+    throw new DemoConfigError((error as Error).message);
+  }
+}
+
+/** True for the addresses of the loopback interface (`127.0.0.0/8`, `::1`, `localhost`). */
+function isLoopbackHost(host: string): boolean {
+  const bare = host.replace(/^\[|\]$/g, '').toLowerCase();
+  return bare === 'localhost' || bare === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(bare);
+}
+
+/**
+ * Whether the demo's service posts webhooks to non-public addresses: as `PAYLINK_WEBHOOK_ALLOW_PRIVATE`
+ * says when it is set, else only while the demo listens on a loopback address. Every visitor of the
+ * demo gets an admin session, so on `0.0.0.0` or a network address anyone who reaches the demo could
+ * otherwise have it post signed requests into the network it sits in; on the loopback the only visitor
+ * is the developer, and the only private receiver worth reaching is on their own machine.
+ */
+export function demoAllowsPrivateWebhooks(listenHost: string, env: Record<string, string | undefined> = process.env): boolean {
+  if (!env.PAYLINK_WEBHOOK_ALLOW_PRIVATE?.trim()) return isLoopbackHost(listenHost);
+  try {
+    return readAllowPrivate(env.PAYLINK_WEBHOOK_ALLOW_PRIVATE);
+  } catch (error) {
+    throw new DemoConfigError((error as Error).message);
+  }
+}
+
+/**
+ * The service in this process as the proxy's upstream: no socket and no `X-Forwarded-For` to trust,
+ * the client the proxy resolved handed over as the service's `clientAddress`. An event stream is cut
+ * when the proxy aborts the call (its client went away): Hono ends a stream when its body is cancelled.
+ */
+function inProcessUpstream(service: RunningService) {
+  return createFetchUpstream(service.url, async (input, init) => {
+    const request = new Request(input, init);
+    const response = await service.app.fetch(request, { clientAddress: request.headers.get('x-forwarded-for') ?? undefined });
+    const signal = init?.signal;
+    if (!response.body || !signal) return response;
+    const reader = response.body.getReader();
+    signal.addEventListener('abort', () => void reader.cancel().catch(() => undefined), { once: true });
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        const { done, value } = await reader.read();
+        if (done) controller.close();
+        else controller.enqueue(value);
+      },
+      cancel: (reason) => reader.cancel(reason),
+    });
+    return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+  });
+}
+
+/** Every demo page refuses to be framed: the CSP's `frame-ancestors 'none'` and, for older browsers, `X-Frame-Options`. */
+function unframeable(response: Response): Response {
+  if (!(response.headers.get('content-type') ?? '').startsWith('text/html')) return response;
+  response.headers.set('x-frame-options', 'DENY');
+  const csp = response.headers.get('content-security-policy');
+  if (!csp) response.headers.set('content-security-policy', "frame-ancestors 'none'");
+  else if (!/(^|;)\s*frame-ancestors\s/.test(csp)) response.headers.set('content-security-policy', `${csp}; frame-ancestors 'none'`);
+  return response;
 }
 
 /** The local chain demo's directory: `--data-dir`, else `.paylink-data/demo-evm`. */
@@ -169,7 +248,7 @@ export function demoKeyFile(options: Pick<DemoOptions, 'dataDir' | 'databaseUrl'
 
 /** The Content-Security-Policy of the demo pages: scripts and connections to this origin only, Trusted Types on. */
 const PAGE_CSP =
-  "default-src 'none'; script-src 'self'; connect-src 'self'; img-src 'self' data: https:; style-src 'self'; base-uri 'none'; form-action 'none'; require-trusted-types-for 'script'; trusted-types lit-html";
+  "default-src 'none'; script-src 'self'; connect-src 'self'; img-src 'self' data: https:; style-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'; require-trusted-types-for 'script'; trusted-types lit-html";
 
 /** What the pages say about the chain (`{{chainNote}}`). */
 const CHAIN_NOTES: Record<DemoChainName, string> = {
@@ -246,6 +325,9 @@ async function openFreshDatabase(dir: string): Promise<Database> {
 }
 
 export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
+  // Settings first: a refusal costs nothing started.
+  const adminToken = demoAdminToken(process.env.PAYLINK_ADMIN_TOKEN);
+  const allowPrivateWebhooks = demoAllowsPrivateWebhooks(options.host ?? '127.0.0.1');
   ensureBuilt();
   const { chain: chainName, fallback } = chooseChain(options.chain);
   // Everything started so far, stopped in reverse order by close() or by a failed start; the demo's
@@ -266,7 +348,7 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
       res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '2' });
       res.end(JSON.stringify(errorBody(503, 'starting', 'The demo is starting: try again in a few seconds')));
     };
-    const { server } = createLimitedServer((req, res) => listener(req, res), connectionLimits);
+    const { server, clientAddress } = createLimitedServer((req, res) => listener(req, res), connectionLimits);
     await listenOn(server, options.port, host);
     stopServer = () =>
       new Promise<void>((resolve) => {
@@ -306,9 +388,10 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
       port: 0,
       host: '127.0.0.1',
       publicUrl: process.env.PAYLINK_PUBLIC_URL ?? `${origin}/pay`,
-      // The service's own port is reached only by the proxy below, from 127.0.0.1: its X-Forwarded-For
-      // names the visitor, so the service's per-client limits count visitors, not the proxy.
-      trustProxy: ['127.0.0.1'],
+      // Everything reaches the service in this process, with the visitor resolved here; its own port
+      // believes no X-Forwarded-For (anyone on this machine could write one).
+      trustProxy: false,
+      webhooks: { allowPrivate: allowPrivateWebhooks },
       ...(adapter ? { chain: adapter } : {}),
       // The demo prices from the table, on purpose and saying so, unless PAYLINK_RATES_SOURCES names market sources.
       rateSettings: process.env.PAYLINK_RATES_SOURCES?.trim() ? {} : { sources: ['static'] },
@@ -339,8 +422,10 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
       };
     }
 
-    const adminToken = process.env.PAYLINK_ADMIN_TOKEN || randomBytes(24).toString('base64url');
     const sessions = createAdminSessions();
+    const bearerMatches = createBearerCheck(adminToken);
+    /** The visitor of a request, by the demo's own rules (its socket, and `X-Forwarded-For` only as `PAYLINK_TRUST_PROXY` says). */
+    const visitorOf = (info: { incoming?: IncomingMessage } | undefined) => (info?.incoming ? clientAddressOf(info.incoming, clientAddress) : undefined);
     const hosts = createHostCheck({
       listenHost: host,
       origins: [process.env.PAYLINK_PUBLIC_ORIGIN, process.env.PAYLINK_PUBLIC_URL],
@@ -351,7 +436,7 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
       ? process.env.PAYLINK_ALLOWED_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean)
       : '*';
     const proxy = createPaylinkProxy({
-      upstream: createNodeUpstream(service.url),
+      upstream: inProcessUpstream(service),
       apiKey: seed.apiKey,
       allowedOrigins,
       basePath: '/paylink',
@@ -359,11 +444,8 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
       // Behind a reverse proxy that rewrites Host, the origin visitors see (admin changes from it are same-site).
       publicOrigin: process.env.PAYLINK_PUBLIC_ORIGIN,
       trustProxy: connectionLimits.trustProxy,
-      authorize: (request: Request) => {
-        const bearer = request.headers.get('authorization')?.match(/^Bearer (.+)$/)?.[1];
-        if (bearer && safeEqual(bearer, adminToken)) return true;
-        return sessions.has(readCookie(request.headers.get('cookie'), SESSION_COOKIE));
-      },
+      authorize: async (request: Request) =>
+        sessions.has(readCookie(request.headers.get('cookie'), SESSION_COOKIE)) || (await bearerMatches(request.headers.get('authorization'))),
     });
 
     const manifest = await readFile(path.join(ROOT, 'dist', 'manifest.json'), 'utf8').then(JSON.parse, () => ({}));
@@ -386,7 +468,9 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
         .replaceAll('{{simple}}', seed.slugs.simple);
     };
 
-    const handle = async (request: Request, info?: ProxyRequestInfo & Parameters<typeof service.app.fetch>[1]): Promise<Response> => {
+    type NodeEnv = { incoming?: IncomingMessage; outgoing?: ServerResponse };
+    const handle = async (request: Request, info?: NodeEnv): Promise<Response> => unframeable(await route(request, info));
+    const route = async (request: Request, info?: NodeEnv): Promise<Response> => {
       const url = new URL(request.url);
       const { pathname } = url;
       if (pathname !== '/healthz' && !hosts.allows(request.headers.get('host'))) {
@@ -395,15 +479,15 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
       }
       if (pathname === '/paylink' || pathname.startsWith('/paylink/')) return proxy(request, info);
       // A hosted page carries the demo wallet too on the local chain, so a link shared alone can be paid.
-      if (pathname.startsWith('/pay/') && wallet) return withDemoWallet(await service.app.fetch(request, info));
+      // In process, with the visitor as resolved here, so the service's per-client limits count the visitor.
+      if (pathname.startsWith('/pay/') && wallet) return withDemoWallet(await service.app.fetch(request, { ...info, clientAddress: visitorOf(info) }));
       if (pathname.startsWith('/v1/') || pathname.startsWith('/pay/') || pathname.startsWith('/dist/') || pathname === '/healthz' || pathname === '/readyz') {
-        // In process, with the visitor's socket, so the service's per-client limits count the visitor.
-        return service.app.fetch(request, info);
+        return service.app.fetch(request, { ...info, clientAddress: visitorOf(info) });
       }
       if (pathname === '/demo/wallet' || pathname.startsWith('/demo/wallet/')) {
         // On the sandbox there is no wallet: the pages' script finds nothing and stays out of sight.
         if (!wallet) return new Response(JSON.stringify({ error: { code: 'not_found', message: 'the demo wallet runs only on the local chain' } }), { status: 404, headers: { 'content-type': 'application/json' } });
-        return wallet.handle(request, info?.incoming?.socket?.remoteAddress ?? 'unknown');
+        return wallet.handle(request, visitorOf(info) ?? 'unknown');
       }
       if (pathname.startsWith('/demo/assets/')) {
         const name = pathname.slice('/demo/assets/'.length);
@@ -418,11 +502,12 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
       if (html === undefined) return new Response('Not found', { status: 404, headers: { 'content-type': 'text/plain' } });
       const headers = new Headers({ 'content-type': 'text/html; charset=utf-8', 'content-security-policy': PAGE_CSP, 'referrer-policy': 'no-referrer' });
       if (name === 'admin.html' && !sessions.has(readCookie(request.headers.get('cookie'), SESSION_COOKIE))) {
-        headers.append('set-cookie', sessions.issue(url.protocol === 'https:' || publicOriginIsHttps));
+        headers.append('set-cookie', sessions.issue(url.protocol === 'https:' || publicOriginIsHttps, visitorOf(info) ?? 'unknown'));
       }
       return new Response(html, { headers });
     };
-    listener = getRequestListener(handle);
+    // An HTTP/1 server: its env is always `{ incoming: IncomingMessage, outgoing: ServerResponse }`.
+    listener = getRequestListener((request, env) => handle(request, env as NodeEnv));
 
     let closing: Promise<void> | undefined;
     return {
@@ -513,7 +598,7 @@ export async function runDemo(options: DemoOptions, onSignal: (close: () => Prom
   try {
     demo = await startDemo(options);
   } catch (error) {
-    if (!(error instanceof DemoChainUnavailableError || error instanceof DemoPortInUseError)) throw error;
+    if (!(error instanceof DemoChainUnavailableError || error instanceof DemoPortInUseError || error instanceof DemoConfigError)) throw error;
     process.stderr.write(`paylink: ${error.message}\n`);
     process.exit(1);
   } finally {

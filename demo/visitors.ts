@@ -10,7 +10,10 @@
  *   is a host too (an address can't be re-pointed). Anything else is a 403 in the one error shape.
  * - **Sessions.** Opening the admin page gives the visitor a session of their own (a random id, kept
  *   here, 12 hours), in a cookie `HttpOnly; SameSite=Strict; Path=/`, `Secure` when the page was served
- *   over https. The proxy's `authorize` accepts a request whose cookie names a live session.
+ *   over https. The proxy's `authorize` accepts a request whose cookie names a live session. Sessions
+ *   are counted per client address (at most 20 each): a client that opens the page over and over
+ *   (10,000 anonymous loads) replaces its own oldest sessions, never another visitor's; when all
+ *   10,000 places are taken, the oldest session of the client holding the most goes.
  */
 import { randomBytes } from 'node:crypto';
 
@@ -78,8 +81,8 @@ export function createHostCheck(options: HostCheckOptions): HostCheck {
 export interface AdminSessions {
   /** True when `id` names a live session. */
   has(id: string | undefined): boolean;
-  /** A new session; returns its `Set-Cookie` value. */
-  issue(secure: boolean): string;
+  /** A new session for the visitor at address `client`; returns its `Set-Cookie` value. */
+  issue(secure: boolean, client: string): string;
   /** Live sessions (for tests). */
   readonly size: number;
 }
@@ -88,8 +91,10 @@ export interface AdminSessions {
 export interface AdminSessionOptions {
   /** How long a session lives, in ms. Default 12 hours. */
   ttlMs?: number;
-  /** Sessions kept at most; the oldest go first. Default 10 000 (a visitor is 60 bytes). */
+  /** Sessions kept at most. Default 10 000 (a visitor is about 100 bytes). */
   maxSessions?: number;
+  /** Sessions one client address keeps at most; its oldest go first. Default 20 (a household, an office). */
+  maxSessionsPerClient?: number;
   now?: () => number;
 }
 
@@ -97,28 +102,52 @@ export interface AdminSessionOptions {
 export function createAdminSessions(options: AdminSessionOptions = {}): AdminSessions {
   const ttlMs = options.ttlMs ?? 12 * 60 * 60 * 1000;
   const maxSessions = options.maxSessions ?? 10_000;
+  const maxPerClient = options.maxSessionsPerClient ?? 20;
   const now = options.now ?? Date.now;
-  const expiries = new Map<string, number>(); // insertion order = age
+  const sessions = new Map<string, { expiresAt: number; client: string }>();
+  /** Each client's session ids, oldest first. */
+  const byClient = new Map<string, Set<string>>();
+  const remove = (id: string) => {
+    const session = sessions.get(id);
+    if (!session) return;
+    sessions.delete(id);
+    const ids = byClient.get(session.client)!;
+    ids.delete(id);
+    if (ids.size === 0) byClient.delete(session.client);
+  };
+  const oldestOf = (client: string) => byClient.get(client)?.values().next().value;
+  /** The client holding the most sessions (an attacker's, when the places run out). */
+  const busiestClient = () => {
+    let busiest: string | undefined;
+    let most = 0;
+    for (const [client, ids] of byClient) if (ids.size > most) (busiest = client), (most = ids.size);
+    return busiest;
+  };
   return {
     has(id) {
       if (id === undefined) return false;
-      const expiresAt = expiries.get(id);
-      if (expiresAt === undefined) return false;
-      if (expiresAt > now()) return true;
-      expiries.delete(id);
+      const session = sessions.get(id);
+      if (session === undefined) return false;
+      if (session.expiresAt > now()) return true;
+      remove(id);
       return false;
     },
-    issue(secure) {
-      if (expiries.size >= maxSessions) {
-        const oldest = expiries.keys().next().value;
-        if (oldest !== undefined) expiries.delete(oldest);
+    issue(secure, client) {
+      if ((byClient.get(client)?.size ?? 0) >= maxPerClient) remove(oldestOf(client)!);
+      else if (sessions.size >= maxSessions) {
+        // Expired sessions go first; then the busiest client's oldest, never one visitor's only session for another's flood.
+        for (const [id, session] of sessions) if (session.expiresAt <= now()) remove(id);
+        if (sessions.size >= maxSessions) remove(oldestOf(busiestClient()!)!);
       }
       const id = randomBytes(24).toString('base64url');
-      expiries.set(id, now() + ttlMs);
+      sessions.set(id, { expiresAt: now() + ttlMs, client });
+      let ids = byClient.get(client);
+      if (!ids) byClient.set(client, (ids = new Set()));
+      ids.add(id);
       return `${SESSION_COOKIE}=${id}; Path=/; Max-Age=${Math.floor(ttlMs / 1000)}; HttpOnly; SameSite=Strict${secure ? '; Secure' : ''}`;
     },
     get size() {
-      return expiries.size;
+      return sessions.size;
     },
   };
 }

@@ -3,10 +3,17 @@
  * JSON-RPC requests here, and this relays them to the demo's own anvil node, or answers them itself.
  *
  * It is a wallet anyone on the demo page may use, so it is fenced in:
- * - only the methods a token payment needs: chain reads are relayed to the local node (never to any
- *   other URL), account and network requests are answered here, and `eth_sendTransaction` is signed
- *   here with the demo wallet's key, for an ERC-20 `transfer` of one of the demo's tokens, from the
- *   demo wallet, with no native value: nothing else is ever signed (no `eth_sign`, no typed data);
+ * - only the methods a token payment needs: chain reads of an allow-list are relayed to the local node
+ *   (never to any other URL), each with the params it takes and nothing more; account and network
+ *   requests are answered here, and `eth_sendTransaction` is signed here with the demo wallet's key,
+ *   for an ERC-20 `transfer` of one of the demo's tokens, from the demo wallet, with no native value:
+ *   nothing else is ever signed (no `eth_sign`, no typed data);
+ * - the chain keeps mining whatever a visitor asks: anvil runs an `eth_call` with whatever gas it is
+ *   given (2^40 gas of a loop held its executor for minutes, and no block came), so an `eth_call` or
+ *   `eth_estimateGas` that asks for more gas than a block holds is refused, as is one with a state or
+ *   block override (a third or fourth param: code and balances of the caller's choosing), before the
+ *   node sees it; and the node runs one call at a time for the relay (a few more wait; past them, the
+ *   relay answers "busy"), so blocks are mined between calls;
  * - same-origin JSON only (a cross-site page cannot drive it: the Origin header must be the demo's
  *   own, and a JSON content type forces a preflight that nothing here answers);
  * - small bodies, no batches, and a rate limit per client address (reads, sends and faucet apart).
@@ -24,24 +31,89 @@ export const DEMO_WALLET_NAME = 'Paylink demo wallet (local test chain)';
 /** Largest JSON-RPC body accepted, in bytes (a transfer is ~300). */
 const MAX_BODY_BYTES = 8 * 1024;
 
-/** Chain reads relayed as they are to the local node. */
-const RELAYED = new Set([
-  'eth_chainId',
-  'net_version',
-  'eth_blockNumber',
-  'eth_call',
-  'eth_estimateGas',
-  'eth_gasPrice',
-  'eth_maxPriorityFeePerGas',
-  'eth_feeHistory',
-  'eth_getBalance',
-  'eth_getCode',
-  'eth_getTransactionCount',
-  'eth_getTransactionByHash',
-  'eth_getTransactionReceipt',
-  'eth_getBlockByNumber',
-  'eth_getBlockByHash',
-]);
+/** What one param of a relayed read may be. */
+type ParamRule = (value: unknown) => boolean;
+
+const hex = (pattern: RegExp): ParamRule => (value) => typeof value === 'string' && pattern.test(value);
+const BLOCK: ParamRule = hex(/^(latest|pending|earliest|safe|finalized|0x[0-9a-fA-F]{1,16})$/);
+const HASH: ParamRule = hex(/^0x[0-9a-fA-F]{64}$/);
+const ADDRESS: ParamRule = hex(/^0x[0-9a-fA-F]{40}$/);
+const BOOLEAN: ParamRule = (value) => typeof value === 'boolean';
+const BLOCK_COUNT: ParamRule = (value) => (typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= 1024) || hex(/^0x[0-9a-fA-F]{1,3}$/)(value);
+const PERCENTILES: ParamRule = (value) => Array.isArray(value) && value.length <= 100 && value.every((p) => typeof p === 'number' && p >= 0 && p <= 100);
+/** A call object: the fields of a transaction request, nothing else (no EIP-7702 authorizations, no blobs). */
+const CALL_FIELDS = new Set(['from', 'to', 'gas', 'gasPrice', 'maxFeePerGas', 'maxPriorityFeePerGas', 'value', 'data', 'input', 'nonce', 'type', 'chainId', 'accessList']);
+const CALL: ParamRule = (value) => typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).every((key) => CALL_FIELDS.has(key));
+
+/**
+ * The chain reads relayed to the local node, each with the rules of its params: the required ones
+ * first, then the optional ones. A request with a param more, or one that breaks its rule, is refused.
+ * (So `eth_call` takes no state override, its third param, nor block override, its fourth;
+ * `eth_estimateGas` no state override, its third.)
+ */
+const RELAYED: Readonly<Record<string, { required: ParamRule[]; optional: ParamRule[] }>> = {
+  eth_chainId: { required: [], optional: [] },
+  net_version: { required: [], optional: [] },
+  eth_blockNumber: { required: [], optional: [] },
+  eth_gasPrice: { required: [], optional: [] },
+  eth_maxPriorityFeePerGas: { required: [], optional: [] },
+  eth_call: { required: [CALL], optional: [BLOCK] },
+  eth_estimateGas: { required: [CALL], optional: [BLOCK] },
+  eth_feeHistory: { required: [BLOCK_COUNT, BLOCK], optional: [PERCENTILES] },
+  eth_getBalance: { required: [ADDRESS], optional: [BLOCK] },
+  eth_getCode: { required: [ADDRESS], optional: [BLOCK] },
+  eth_getTransactionCount: { required: [ADDRESS], optional: [BLOCK] },
+  eth_getTransactionByHash: { required: [HASH], optional: [] },
+  eth_getTransactionReceipt: { required: [HASH], optional: [] },
+  eth_getBlockByNumber: { required: [BLOCK], optional: [BOOLEAN] },
+  eth_getBlockByHash: { required: [HASH], optional: [BOOLEAN] },
+};
+
+/** Reads that make the node run code: one at a time, and a few waiting at most. */
+const EXECUTING = new Set(['eth_call', 'eth_estimateGas']);
+/** Executing reads that may wait for the node at once; past them the relay answers "busy". */
+const MAX_WAITING_CALLS = 8;
+
+/** Checks a relayed read's params against its rules (see `RELAYED`); throws the JSON-RPC error that says what is wrong. */
+function checkParams(method: string, params: unknown[]): void {
+  const rules = RELAYED[method]!;
+  // Trailing nulls are "not given", as nodes read them.
+  let given = params.length;
+  while (given > 0 && (params[given - 1] === null || params[given - 1] === undefined)) given--;
+  if (EXECUTING.has(method) && given > 2) {
+    throw new RpcError(-32602, `the demo wallet relays ${method} without a ${given > 3 ? 'block' : 'state'} override`);
+  }
+  if (given < rules.required.length || given > rules.required.length + rules.optional.length) {
+    throw new RpcError(-32602, `${method} takes ${rules.required.length}${rules.optional.length ? ` to ${rules.required.length + rules.optional.length}` : ''} params here`);
+  }
+  const all = [...rules.required, ...rules.optional];
+  for (let i = 0; i < given; i++) if (!all[i]!(params[i])) throw new RpcError(-32602, `${method}: param ${i + 1} is not what it takes`);
+}
+
+/** The gas a call object asks for, or undefined when it names none; a JSON-RPC error when it is no quantity. */
+function gasOf(call: Record<string, unknown>): bigint | undefined {
+  const gas = call.gas;
+  if (gas === undefined || gas === null) return undefined;
+  if (typeof gas === 'string' && /^0x[0-9a-fA-F]{1,64}$/.test(gas)) return BigInt(gas);
+  if (typeof gas === 'number' && Number.isSafeInteger(gas) && gas >= 0) return BigInt(gas);
+  throw new RpcError(-32602, 'gas must be a hex quantity');
+}
+
+/**
+ * A queue that runs its tasks one at a time, in order; with `maxWaiting` tasks already in it, another
+ * is refused at once with "busy" (a JSON-RPC -32005).
+ */
+function oneAtATime(maxWaiting: number) {
+  let queue: Promise<unknown> = Promise.resolve();
+  let waiting = 0;
+  return <T>(task: () => Promise<T>): Promise<T> => {
+    if (waiting >= maxWaiting) return Promise.reject(new RpcError(-32005, 'the demo chain is busy: try again in a moment'));
+    waiting++;
+    const run = queue.then(task, task).finally(() => waiting--);
+    queue = run.catch(() => undefined);
+    return run;
+  };
+}
 
 /** What the faucet gives per press. */
 const FAUCET = { USDT: '100', CNGN: '100000' } as const;
@@ -89,12 +161,30 @@ export function createDemoWallet(chain: DemoChain, origin: string) {
   const faucets = rateLimiter(0.2, 3);
   const chainHex = `0x${chain.chainId.toString(16)}`;
   // One send at a time: the wallet's nonce is read per transaction, so two at once would collide.
-  let queue: Promise<unknown> = Promise.resolve();
-  const serially = <T>(task: () => Promise<T>): Promise<T> => {
-    const run = queue.then(task, task);
-    queue = run.catch(() => undefined);
-    return run;
-  };
+  const serially = oneAtATime(Infinity);
+
+  // The node's block gas limit, read once (anvil's does not change); no call may ask for more.
+  let blockGasLimit: Promise<bigint> | undefined;
+  const gasLimit = () =>
+    (blockGasLimit ??= relay('eth_getBlockByNumber', ['latest', false]).then(
+      (block) => BigInt((block as { gasLimit: string }).gasLimit),
+      (error: unknown) => {
+        blockGasLimit = undefined;
+        throw error;
+      },
+    ));
+  // Executing reads, one at a time: the node mines between them.
+  const oneCallAtATime = oneAtATime(MAX_WAITING_CALLS);
+
+  /** Relays an allowed read (see `RELAYED`), after its checks; calls that run code one at a time. */
+  async function relayRead(method: string, params: unknown[]): Promise<unknown> {
+    checkParams(method, params);
+    if (!EXECUTING.has(method)) return relay(method, params);
+    const gas = gasOf(params[0] as Record<string, unknown>);
+    const limit = await gasLimit();
+    if (gas !== undefined && gas > limit) throw new RpcError(-32602, `${method} asks for ${gas} gas, more than a block of the demo chain holds (${limit})`);
+    return oneCallAtATime(() => relay(method, params));
+  }
 
   async function relay(method: string, params: unknown[]): Promise<unknown> {
     const response = await fetch(chain.rpcUrl, {
@@ -144,7 +234,7 @@ export function createDemoWallet(chain: DemoChain, origin: string) {
       case 'eth_sendTransaction':
         return sendTransaction(params[0]);
       default:
-        if (RELAYED.has(method)) return relay(method, params);
+        if (Object.hasOwn(RELAYED, method)) return relayRead(method, params);
         throw new RpcError(4200, `the demo wallet does not support ${method}`);
     }
   }

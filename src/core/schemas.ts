@@ -43,7 +43,10 @@ export function textSchema(max: number, kind: TextKind = 'line') {
     .string()
     .max(max)
     .refine((value) => !hasForbiddenCharacters(value, kind), {
-      message: kind === 'line' ? 'Must not contain control characters (such as NUL, tabs or line breaks)' : 'Must not contain control characters (such as NUL)',
+      message:
+        kind === 'line'
+          ? 'Must not contain control characters (such as NUL, tabs, line breaks or bidirectional overrides)'
+          : 'Must not contain control characters (such as NUL)',
     })
     .meta({ pattern: kind === 'line' ? LINE_TEXT_PATTERN : MULTILINE_TEXT_PATTERN });
 }
@@ -686,7 +689,7 @@ export type WebhookEndpointDeleted = z.infer<typeof WebhookEndpointDeleted>;
 
 const webhookUrlInput = textSchema(MAX_LENGTH.url).meta({
   format: 'uri',
-  description: 'Where events are posted: an https:// URL on a public address (http:// and private addresses only on the sandbox chain or with PAYLINK_WEBHOOK_ALLOW_PRIVATE=1)',
+  description: 'Where events are posted: an https:// URL on a public address (http:// and non-public addresses only when the service runs with PAYLINK_WEBHOOK_ALLOW_PRIVATE=1)',
 });
 const webhookEventsInput = z
   .array(textSchema(MAX_LENGTH.webhookEventType).meta({ enum: [...WEBHOOK_EVENT_TYPES] }))

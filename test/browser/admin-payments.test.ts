@@ -9,6 +9,7 @@ import type { PaylinkAdmin } from '../../src/components/admin/paylink-admin.js';
 import type { CheckoutSessionRecord } from '../../src/core/schemas.js';
 import { FakeAdminApi, errorResponse, makeLink, makeSession } from './admin-fake-api.js';
 import { $, $$, choose, click, focused, mount, openTab, part, settle, text, type } from './admin-helpers.js';
+import { readCsv } from '../support/csv.js';
 
 const HASH = `0x${'ab'.repeat(32)}`;
 
@@ -57,25 +58,10 @@ async function openDetail(el: PaylinkAdmin, row = 0) {
   await settle(el);
 }
 
-/** Reads RFC 4180 CSV text into rows of fields. */
+/** Reads the export's RFC 4180 text into rows of fields. */
 function parseCsv(csv: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let field = '';
-  let quoted = false;
-  for (let i = 0; i < csv.length; i++) {
-    const char = csv[i]!;
-    if (quoted) {
-      if (char === '"' && csv[i + 1] === '"') (field += '"'), i++;
-      else if (char === '"') quoted = false;
-      else field += char;
-    } else if (char === '"') quoted = true;
-    else if (char === ',') row.push(field), (field = '');
-    else if (char === '\r' && csv[i + 1] === '\n') row.push(field), rows.push(row), (row = []), (field = ''), i++;
-    else field += char;
-  }
-  expect(field, 'the file ends with a line break').to.equal('');
-  return rows;
+  expect(csv.endsWith('\r\n'), 'the file ends with a line break').to.equal(true);
+  return readCsv(csv);
 }
 
 /** What each column of the export must hold for `s`: the API's value, with `'` before a leading = + - @. */
@@ -220,6 +206,15 @@ describe('<paylink-admin> payments', () => {
         ['channel', 'instagram'],
       ]);
       expect(api.calls('GET', `/checkout-session/${detailed.id}`), 'read again for its latest state').to.have.length(1);
+    });
+
+    it('links an email only when it is an address and nothing else: one stored with header fields shows as text', async () => {
+      const api = new FakeAdminApi();
+      api.sessions.push(makeSession({ customer: { address: null, phone: null, email: 'support@shop.example?bcc=thief%40evil.example' } }));
+      const el = await mountPayments(api);
+      await openDetail(el, 0);
+      expect(part(el, 'customer-email').querySelector('a'), 'no mailto: link that would copy someone in').to.equal(null);
+      expect(text(part(el, 'customer-email'))).to.equal('support@shop.example?bcc=thief%40evil.example');
     });
 
     it('links each transaction to its page on the network’s explorer', async () => {

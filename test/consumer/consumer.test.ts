@@ -360,13 +360,13 @@ describe('paylink as installed from its tarball', { timeout: 900_000 }, () => {
 
   it('plain Node: the proxy mounted in Express answers checkout and admin routes', async () => {
     assert.ok(service, 'the service runs');
-    const { child, output } = await startProcess(['node', 'shop.mjs'], dirs.node, { PAYLINK_URL: service.url, PAYLINK_API_KEY: service.key, PAYLINK_ADMIN_TOKEN: 'consumer-admin-token' }, (text) => /listening on \d+/.test(text));
+    const { child, output } = await startProcess(['node', 'shop.mjs'], dirs.node, { PAYLINK_URL: service.url, PAYLINK_API_KEY: service.key, PAYLINK_ADMIN_TOKEN: 'consumer-admin-token-0123456789abcdef' }, (text) => /listening on \d+/.test(text));
     try {
       const shop = `http://127.0.0.1:${/listening on (\d+)/.exec(output())![1]}`;
       const checkout = await fetch(`${shop}/paylink/checkout/${slug}`);
       assert.equal(checkout.status, 200);
       assert.equal((await checkout.json()).title, 'Consumer test order');
-      const admin = await fetch(`${shop}/paylink/admin/payment-link`, { headers: { authorization: 'Bearer consumer-admin-token' } });
+      const admin = await fetch(`${shop}/paylink/admin/payment-link`, { headers: { authorization: 'Bearer consumer-admin-token-0123456789abcdef' } });
       assert.equal(admin.status, 200);
       assert.equal((await admin.json()).items[0].slug, slug);
       const refused = await fetch(`${shop}/paylink/admin/payment-link`);
@@ -388,7 +388,7 @@ describe('paylink as installed from its tarball', { timeout: 900_000 }, () => {
     const { child } = await startProcess(
       ['paylink', 'proxy', '--upstream', service.url, '--port', String(port)],
       dirs.node,
-      { PAYLINK_API_KEY: service.key, PAYLINK_ADMIN_TOKEN: 'consumer-admin-token' },
+      { PAYLINK_API_KEY: service.key, PAYLINK_ADMIN_TOKEN: 'consumer-admin-token-0123456789abcdef' },
       (text) => text.length > 0,
     );
     try {
@@ -396,7 +396,7 @@ describe('paylink as installed from its tarball', { timeout: 900_000 }, () => {
       await waitForHealth(url, child);
       const checkout = await fetch(`${url}/paylink/checkout/${slug}`);
       assert.equal(checkout.status, 200);
-      const admin = await fetch(`${url}/paylink/admin/balance`, { headers: { authorization: 'Bearer consumer-admin-token' } });
+      const admin = await fetch(`${url}/paylink/admin/balance`, { headers: { authorization: 'Bearer consumer-admin-token-0123456789abcdef' } });
       assert.equal(admin.status, 200);
       assert.ok(Array.isArray((await admin.json()).items));
       const manifest = await fetch(`${url}/paylink/dist/manifest.json`);

@@ -14,7 +14,7 @@ import { parseRawAnswer, rawConnection, sleep } from '../support/attack.js';
 import { callFrom, call, standardLinkBody, startTestService, type TestService } from '../support/service.js';
 
 const API_KEY = 'pl_sk_attack_proxy_test_key_0123456789abcdef';
-const ADMIN = 'admin-token-for-attack-tests';
+const ADMIN = 'admin-token-for-attack-tests-0123456789';
 
 /** A fake upstream that answers `{ ok: true }` (or an event stream) and records what reached it. */
 function recordingFetch(captured: Request[]): typeof fetch {

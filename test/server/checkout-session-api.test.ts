@@ -219,10 +219,10 @@ for (const backend of backends()) {
         assert.deepEqual(page2.meta, { totalItems: 4, itemCount: 1, itemsPerPage: 3, totalPages: 2, currentPage: 2 });
 
         // The same list through the client over the proxy's admin routes, as the admin reads it.
-        const proxy = createPaylinkProxy({ upstream: t.url, apiKey, adminToken: 'payments-admin-token', rateLimit: false });
+        const proxy = createPaylinkProxy({ upstream: t.url, apiKey, adminToken: 'payments-admin-token-0123456789abcdef', rateLimit: false });
         const client = createPaylinkClient({
           baseUrl: 'http://shop.test/paylink/admin',
-          token: 'payments-admin-token',
+          token: 'payments-admin-token-0123456789abcdef',
           fetch: (input, init) => proxy(new Request(input, init)),
         });
         const viaProxy = await client.sessions.list({ linkId: linkAId, status: 'paid' });
@@ -249,7 +249,7 @@ for (const backend of backends()) {
     });
 
     it('customer details appear in no keyless answer and no log line', async () => {
-      const proxy = createPaylinkProxy({ upstream: t.url, apiKey: key, adminToken: 'payments-admin-token', rateLimit: false, allowedOrigins: ['http://shop.test'] });
+      const proxy = createPaylinkProxy({ upstream: t.url, apiKey: key, adminToken: 'payments-admin-token-0123456789abcdef', rateLimit: false, allowedOrigins: ['http://shop.test'] });
       const { lines } = await captureLogs(async () => {
         const slug = await createUsdLink(t.url, key, '9', { options: { collectAddress: true, collectPhone: true } });
         const answers: Array<[string, string]> = [];

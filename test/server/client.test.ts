@@ -20,7 +20,7 @@ import {
 import { createPaylinkProxy, toNodeHandler } from '../../src/server/proxy/index.js';
 import { standardLinkBody, startTestService, type TestService } from '../support/service.js';
 
-const ADMIN_TOKEN = 'client-test-admin-token-abcdef';
+const ADMIN_TOKEN = 'client-test-admin-token-abcdef-0123456789';
 
 /** A fake fetch that answers `body` with `status` and records every request. */
 function fakeFetch(body: unknown, status = 200, headers: Record<string, string> = {}) {

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { createClientKeyResolver } from '../../src/server/proxy/client-key.js';
 import { Exchange, runGuards, type Guard } from '../../src/server/proxy/exchange.js';
-import { authorizeGuard } from '../../src/server/proxy/guards/authorize.js';
+import { ADMIN_FAILURE_LIMIT, authorizeGuard } from '../../src/server/proxy/guards/authorize.js';
 import { bodyGuard } from '../../src/server/proxy/guards/body.js';
 import { corsGuard, optionsGuard } from '../../src/server/proxy/guards/cors.js';
 import { crossSiteGuard, parsePublicOrigin } from '../../src/server/proxy/guards/cross-site.js';
@@ -16,7 +16,9 @@ import { routeGuard } from '../../src/server/proxy/guards/route.js';
 import { createStreamCounter, streamsGuard } from '../../src/server/proxy/guards/streams.js';
 import { requestIncoming, type ProxyIncoming, type ProxyOutgoing } from '../../src/server/proxy/messages.js';
 import { createRateLimiter } from '../../src/server/proxy/rate-limit.js';
+import { createPaylinkProxy } from '../../src/server/proxy/proxy.js';
 import { createRouter, PROXY_AREAS, type ProxyArea } from '../../src/server/proxy/routes.js';
+import { createLogger } from '../../src/server/log.js';
 
 const checkout = PROXY_AREAS.find((area) => area.name === 'checkout')!;
 const admin = PROXY_AREAS.find((area) => area.name === 'admin')!;
@@ -216,11 +218,13 @@ describe('cross-site guard', () => {
 describe('authorize guard', () => {
   const adminExchange = (headers: Record<string, string> = {}) => exchangeFor('http://merchant.test/paylink/admin/balance', { headers });
 
+  const TOKEN = 'token-0123456789-0123456789abcdef';
+
   test('the bearer token passes; a wrong, missing or malformed one is a 401 with WWW-Authenticate', async () => {
-    const guard = authorizeGuard({ adminToken: ' token-0123456789 ' });
-    assert.equal(await verdictOf(guard, adminExchange({ authorization: 'Bearer token-0123456789' })), undefined);
-    assert.equal(await verdictOf(guard, adminExchange({ authorization: 'bearer   token-0123456789' })), undefined, 'scheme in any case');
-    for (const authorization of [undefined, 'Bearer token-0123456789x', 'token-0123456789', 'Basic dG9rZW4=']) {
+    const guard = authorizeGuard({ adminToken: ` ${TOKEN} ` });
+    assert.equal(await verdictOf(guard, adminExchange({ authorization: `Bearer ${TOKEN}` })), undefined);
+    assert.equal(await verdictOf(guard, adminExchange({ authorization: `bearer   ${TOKEN}` })), undefined, 'scheme in any case');
+    for (const authorization of [undefined, `Bearer ${TOKEN}x`, TOKEN, 'Basic dG9rZW4=']) {
       const refused = await verdictOf(guard, adminExchange(authorization ? { authorization } : {}));
       assert.equal(refused?.status, 401, String(authorization));
       assert.equal(errorOf(refused).code, 'unauthorized');
@@ -229,9 +233,9 @@ describe('authorize guard', () => {
   });
 
   test('authorize decides instead of the token; a throw is a 500 that does not carry its message', async () => {
-    const byCookie = authorizeGuard({ adminToken: 'token', authorize: async (request) => request.headers.get('cookie') === 'staff=1' });
+    const byCookie = authorizeGuard({ adminToken: TOKEN, authorize: async (request) => request.headers.get('cookie') === 'staff=1' });
     assert.equal(await verdictOf(byCookie, adminExchange({ cookie: 'staff=1' })), undefined);
-    assert.equal((await verdictOf(byCookie, adminExchange({ authorization: 'Bearer token' })))?.status, 401);
+    assert.equal((await verdictOf(byCookie, adminExchange({ authorization: `Bearer ${TOKEN}` })))?.status, 401);
     const broken = await verdictOf(authorizeGuard({ authorize: () => { throw new Error('db password hunter2'); } }), adminExchange());
     assert.equal(broken?.status, 500);
     const error = errorOf(broken);
@@ -243,6 +247,43 @@ describe('authorize guard', () => {
     for (const adminToken of [undefined, '', '   ']) {
       assert.equal((await verdictOf(authorizeGuard({ adminToken }), adminExchange({ authorization: 'Bearer ' })))?.status, 401);
     }
+  });
+
+  test('a token shorter than 32 characters is refused at once, with how to make one', () => {
+    for (const adminToken of ['a', 'admin', 'x'.repeat(31), ` ${'x'.repeat(31)} `]) {
+      assert.throws(() => authorizeGuard({ adminToken }), (error: Error) => error instanceof TypeError && /at least 32 characters/.test(error.message) && /randomBytes\(32\)\.toString\('base64url'\)/.test(error.message), JSON.stringify(adminToken));
+      assert.throws(() => createPaylinkProxy({ upstream: 'http://upstream.test', apiKey: 'key', adminToken }), /at least 32 characters/);
+    }
+    assert.doesNotThrow(() => authorizeGuard({ adminToken: 'x'.repeat(32) }));
+  });
+
+  test('failed attempts are limited per client (429 with Retry-After, before the token is even checked) and logged with a code, never the token', async () => {
+    const lines: string[] = [];
+    let now = 0;
+    const guard = authorizeGuard({ adminToken: TOKEN, logger: createLogger((line) => lines.push(line)), failureLimit: { ...ADMIN_FAILURE_LIMIT, now: () => now } });
+    const from = (clientIp: string, authorization: string) => exchangeFor('http://merchant.test/paylink/admin/balance', { headers: { authorization } }, { clientIp });
+    const statuses: number[] = [];
+    for (let i = 0; i < 300; i++) statuses.push((await verdictOf(guard, from('203.0.113.9', `Bearer guess-${i}-0123456789abcdef0123456789`)))?.status ?? 200);
+    assert.deepEqual(statuses.slice(0, 10), Array(10).fill(401), 'ten tries at once');
+    assert.deepEqual(statuses.slice(10), Array(290).fill(429), 'then refused without a look at the token');
+    const limited = await verdictOf(guard, from('203.0.113.9', `Bearer ${TOKEN}`));
+    assert.equal(limited?.status, 429, 'the right token too, while the client is limited: a guess that hits learns nothing');
+    assert.match(limited?.headers['retry-after'] ?? '', /^\d+$/);
+    assert.equal(errorOf(limited).code, 'rate_limited');
+    assert.equal(await verdictOf(guard, from('198.51.100.7', `Bearer ${TOKEN}`)), undefined, 'another client is not affected');
+    const byCookie = authorizeGuard({ authorize: (request) => request.headers.get('cookie') === 'staff=1', failureLimit: { ...ADMIN_FAILURE_LIMIT, now: () => now } });
+    for (let i = 0; i < 12; i++) await verdictOf(byCookie, from('203.0.113.9', `Bearer guess-${i}`));
+    const cookie = exchangeFor('http://merchant.test/paylink/admin/balance', { headers: { cookie: 'staff=1' } }, { clientIp: '203.0.113.9' });
+    assert.equal(await verdictOf(byCookie, cookie), undefined, "a session cookie still works from a limited client: it guesses nothing");
+    const anonymous = exchangeFor('http://merchant.test/paylink/admin/balance', {}, { clientIp: '203.0.113.9' });
+    assert.equal((await verdictOf(byCookie, anonymous))?.status, 401, 'no credentials: a 401, not an attempt');
+    now += 5_000;
+    assert.equal(await verdictOf(guard, from('203.0.113.9', `Bearer ${TOKEN}`)), undefined, 'one attempt back every 5 s');
+    const failed = lines.map((line) => JSON.parse(line)).filter((line) => line.code === 'admin_auth_failed');
+    assert.equal(failed.length, 10);
+    assert.equal(failed[0].client, '203.0.113.9');
+    assert.ok(lines.some((line) => JSON.parse(line).code === 'admin_auth_limited'));
+    assert.ok(!lines.join('\n').includes('guess-'), 'no token in the log');
   });
 });
 

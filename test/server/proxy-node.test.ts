@@ -9,7 +9,7 @@ import { describe, test } from 'node:test';
 import { createFetchUpstream, createNodeUpstream, createPaylinkProxy, toNodeHandler, type PaylinkProxyOptions } from '../../src/server/proxy/index.js';
 
 const API_KEY = 'pl_sk_node_test_key_0123456789abcdef';
-const ADMIN = { authorization: 'Bearer admin-token-node' };
+const ADMIN = { authorization: 'Bearer admin-token-node-0123456789abcdef0123' };
 
 async function listen(server: Server): Promise<string> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -47,7 +47,7 @@ async function fakeService(answer?: (req: IncomingMessage, res: ServerResponse) 
 }
 
 function proxyFor(upstream: PaylinkProxyOptions['upstream'], overrides: Partial<PaylinkProxyOptions> = {}) {
-  return createPaylinkProxy({ upstream, apiKey: API_KEY, adminToken: 'admin-token-node', rateLimit: false, ...overrides });
+  return createPaylinkProxy({ upstream, apiKey: API_KEY, adminToken: 'admin-token-node-0123456789abcdef0123', rateLimit: false, ...overrides });
 }
 
 /** A raw node:http request (so the test sees exactly what the server did with the connection). */

@@ -13,7 +13,7 @@ import { ProxyConfigError, proxyOptionsFromEnv, startProxyServer } from '../../s
 import { createNodeUpstream, createPaylinkProxy, toNodeHandler, type PaylinkProxyOptions } from '../../src/server/proxy/index.js';
 
 const API_KEY = 'pl_sk_public_origin_test_key_0123456789';
-const ADMIN_TOKEN = 'admin-token-public-origin';
+const ADMIN_TOKEN = 'admin-token-public-origin-0123456789abcdef';
 const SHOP = 'https://shop.example';
 
 async function listen(server: Server): Promise<string> {

@@ -12,7 +12,7 @@ import { createPaylinkProxy, toNodeHandler, type PaylinkProxyOptions } from '../
 import { compilePath, createRouter, PROXY_AREAS } from '../../src/server/proxy/routes.js';
 
 const API_KEY = 'pl_sk_routes_test_key_0123456789abcdef';
-const ADMIN = { authorization: 'Bearer admin-token-routes' };
+const ADMIN = { authorization: 'Bearer admin-token-routes-0123456789abcdef0123' };
 
 /** A fake service (as an injected fetch) that answers `{ ok: true }` and records what reached it. */
 function recordingFetch(captured: Request[] = []): typeof fetch {
@@ -23,7 +23,7 @@ function recordingFetch(captured: Request[] = []): typeof fetch {
 }
 
 function proxyWith(overrides: Partial<PaylinkProxyOptions> = {}) {
-  return createPaylinkProxy({ upstream: 'http://upstream.test', apiKey: API_KEY, adminToken: 'admin-token-routes', rateLimit: false, ...overrides });
+  return createPaylinkProxy({ upstream: 'http://upstream.test', apiKey: API_KEY, adminToken: 'admin-token-routes-0123456789abcdef0123', rateLimit: false, ...overrides });
 }
 
 async function errorOf(response: Response) {

@@ -645,6 +645,21 @@ describe('paylink proxy command', () => {
     assert.match(stderr, /PAYLINK_API_KEY/);
   });
 
+  test('refuses to start with a PAYLINK_ADMIN_TOKEN shorter than 32 characters, saying how to make one', async () => {
+    assert.throws(() => proxyOptionsFromEnv({ port: 0, upstream: svc.url, env: { PAYLINK_API_KEY: apiKey, PAYLINK_ADMIN_TOKEN: 'a' } }), /PAYLINK_ADMIN_TOKEN must be at least 32 characters/);
+    const child = spawn(process.execPath, ['bin/paylink.mjs', 'proxy', '--port', '0', '--upstream', svc.url], {
+      env: { ...process.env, PAYLINK_API_KEY: apiKey, PAYLINK_ADMIN_TOKEN: 'a' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    assert.equal(code, 2);
+    assert.match(stderr, /PAYLINK_ADMIN_TOKEN must be at least 32 characters/);
+    assert.match(stderr, /node -e "console\.log\(require\('crypto'\)\.randomBytes\(32\)\.toString\('base64url'\)\)"/);
+    assert.doesNotMatch(stderr, /^\s+at /m, 'one line, no stack');
+  });
+
   test('reads the environment: admin token, allowed origins; serves /healthz', async () => {
     const running = await startProxyServer({
       port: 0,

@@ -21,6 +21,7 @@ import {
   fillMessage,
   findNetwork,
   isDateRange,
+  isEmail,
   isHttpUrl,
   isUuid,
   normalizePhone,
@@ -126,8 +127,19 @@ describe('core rules', () => {
         assert.ok(hasForbiddenCharacters(value, 'line'), JSON.stringify(value));
         assert.ok(!hasForbiddenCharacters(value, 'multiline'), JSON.stringify(value));
       }
-      for (const value of ['', 'Coffee beans', 'Café ☕ 𝔘', ' padded\n', '\ttabbed ', 'a\u007fb'])
+      for (const value of ['', 'Coffee beans', 'Café ☕ 𝔘', ' padded\n', '\ttabbed ', 'a\u007fb', 'متجر القهوة', 'חנות'])
         assert.ok(!hasForbiddenCharacters(value, 'line'), JSON.stringify(value));
+    });
+
+    it('refuses bidirectional controls in a one-line text (a title that reads backwards), not in text of several lines', () => {
+      for (const control of ['\u202a', '\u202b', '\u202c', '\u202d', '\u202e', '\u2066', '\u2067', '\u2068', '\u2069', '\u200e', '\u200f', '\u061c']) {
+        const value = `Invoice ${control}fdp.exe`;
+        assert.ok(hasForbiddenCharacters(value, 'line'), JSON.stringify(value));
+        assert.ok(hasForbiddenCharacters(`${value} `, 'line'), 'at the end too');
+        assert.ok(hasForbiddenCharacters(`${control}Invoice`, 'line'), 'at the start too');
+        assert.ok(!new RegExp(LINE_TEXT_PATTERN).test(value), 'the pattern says so');
+        assert.ok(!hasForbiddenCharacters(value, 'multiline'), 'right-to-left writing in a description may need them');
+      }
     });
 
     it('states the rule as the patterns the OpenAPI document carries, no looser than the check', () => {
@@ -261,6 +273,38 @@ describe('core rules', () => {
         errors: [],
       });
       assert.deepEqual(checkCustomer({ email: 'not-an-email' }, { collectAddress: false, collectPhone: false }).errors, [
+        { path: 'customer.email', key: 'customer.emailInvalid' },
+      ]);
+    });
+
+    it('takes an email that is an address and nothing else: no header fields, no percent tricks, no second address', () => {
+      for (const good of ['ada@example.com', ' ada.lovelace+shop@mail.example.co.uk ', "o'brien@example.ie", 'chidi_okafor@example.ng', 'user@xn--80ak6aa92e.xn--p1ai', 'jörg@bücher.example', 'a@b.io'])
+        assert.equal(isEmail(good), true, good);
+      for (const bad of [
+        'support@shop.example?bcc=thief%40evil.example',
+        'support@shop.example?subject=Refund&body=Send%20to%20me',
+        'support%40shop.example@evil.example',
+        'support@shop.example%0Abcc:thief@evil.example',
+        'support@shop.example\nbcc: thief@evil.example',
+        'support@shop.example,thief@evil.example',
+        'support@shop.example;thief@evil.example',
+        'support@shop.example#x',
+        '"support"@shop.example',
+        'support@[127.0.0.1]',
+        'support@shop.example\u202e',
+        'support\u200b@shop.example',
+        'sup port@shop.example',
+        '.ada@example.com',
+        'ada..l@example.com',
+        'ada@-example.com',
+        'ada@example',
+        'ada@example.c',
+        '@example.com',
+        `${'a'.repeat(65)}@example.com`,
+        `ada@${'a'.repeat(250)}.com`,
+      ])
+        assert.equal(isEmail(bad), false, JSON.stringify(bad));
+      assert.deepEqual(checkCustomer({ email: 'support@shop.example?bcc=thief%40evil.example' }, { collectAddress: false, collectPhone: false }).errors, [
         { path: 'customer.email', key: 'customer.emailInvalid' },
       ]);
     });

@@ -137,6 +137,9 @@ for (const backend of backends()) {
           [{ address: '1 Marina, Lagos', phone: 'call me' }, 'customer.phone'],
           [{ address: '1 Marina, Lagos', phone: '+12' }, 'customer.phone'],
           [{ address: '1 Marina, Lagos', phone: '+2348012345678', email: 'not-an-email' }, 'customer.email'],
+          // An address with header fields would become a mailto: link that copies someone else in.
+          [{ address: '1 Marina, Lagos', phone: '+2348012345678', email: 'support@shop.example?bcc=thief%40evil.example' }, 'customer.email'],
+          [{ address: '1 Marina, Lagos', phone: '+2348012345678', email: 'support%40shop.example@evil.example' }, 'customer.email'],
         ];
         for (const [customer, path] of cases) {
           const response = await post(link.slug, { assetId: 'USDT', ...(customer ? { customer } : {}) });

@@ -145,7 +145,7 @@ for (const backend of backends()) {
     before(async () => {
       database = await openTestDatabase(backend);
       secondDb = database.url ? await openDatabase({ databaseUrl: database.url }) : database.db;
-      const options = { payoutWorker: false, webhooks: { pollIntervalMs: 20, retryBaseMs: 20, batchSize: 3 } };
+      const options = { payoutWorker: false, webhooks: { allowPrivate: true, pollIntervalMs: 20, retryBaseMs: 20, batchSize: 3 } };
       a = await startService({ ...options, db: database.db });
       b = await startService({ ...options, db: secondDb });
     });

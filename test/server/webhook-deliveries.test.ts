@@ -2,7 +2,7 @@
  * Webhook deliveries end to end (DESIGN §8): real changes (payments, expiry, payouts) reach a real
  * HTTP endpoint on loopback, signed so that `verifyWebhook` accepts them with the endpoint's secret,
  * once per event, retried with exponential backoff under one event id, logged, retried by hand, and
- * given up after 3 days. On the sandbox chain, so loopback endpoints are allowed.
+ * given up after 3 days. Private endpoints allowed (`allowPrivate`, as `PAYLINK_WEBHOOK_ALLOW_PRIVATE=1`), for the loopback receiver.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -35,7 +35,7 @@ for (const backend of backends()) {
       t = await startTestService(backend, {
         now: clock.now,
         payouts: { pollIntervalMs: 20 },
-        webhooks: { retryBaseMs: RETRY_BASE_MS, pollIntervalMs: 200, timeoutMs: 1500, leaseMs: 5000 },
+        webhooks: { allowPrivate: true, retryBaseMs: RETRY_BASE_MS, pollIntervalMs: 200, timeoutMs: 1500, leaseMs: 5000 },
       });
       ({ key } = await t.newKey());
     });
@@ -171,7 +171,7 @@ for (const backend of backends()) {
     });
 
     it('an endpoint that takes its time holds up no other delivery', async () => {
-      const slowService = await startTestService(backend, { payoutWorker: false, webhooks: { pollIntervalMs: 200 } });
+      const slowService = await startTestService(backend, { payoutWorker: false, webhooks: { allowPrivate: true, pollIntervalMs: 200 } });
       const { key: slowKey } = await slowService.newKey();
       let answerSlow: (() => void) | undefined;
       const slow = await startReceiver((_, __, response) => {
@@ -280,6 +280,29 @@ for (const backend of backends()) {
         assert.equal((await call(t.url, 'POST', '/v1/webhook-delivery/not-a-uuid/retry', { key: apiKey })).status, 404);
       } finally {
         await receiver.close();
+      }
+    });
+
+    it('a test event or a retry is attempted by the request itself, even with a worker that looks for due deliveries all the time', async () => {
+      // The request makes its delivery due and claims it in one transaction: a worker polling in between
+      // would otherwise take it first, and the answer would come before any attempt ("pending").
+      const busy = await startTestService(backend, { payoutWorker: false, webhooks: { allowPrivate: true, pollIntervalMs: 1 } });
+      const receiver = await startReceiver();
+      try {
+        const { key: apiKey } = await busy.newKey();
+        const endpoint = (await call(busy.url, 'POST', '/v1/webhook-endpoint', { key: apiKey, body: { url: `${receiver.url}/hooks` } })).body;
+        for (let round = 0; round < 15; round++) {
+          const test = await call(busy.url, 'POST', `/v1/webhook-endpoint/${endpoint.id}/test`, { key: apiKey });
+          assert.equal(test.body.status, 'delivered', `test event, round ${round}`);
+          assert.equal(test.body.attemptCount, 1);
+          const retried = await call(busy.url, 'POST', `/v1/webhook-delivery/${test.body.id}/retry`, { key: apiKey });
+          assert.equal(retried.body.status, 'delivered', `retry, round ${round}`);
+          assert.equal(retried.body.attemptCount, 2);
+        }
+        assert.equal(receiver.received.length, 30, 'each sent once');
+      } finally {
+        await receiver.close();
+        await busy.close();
       }
     });
 

@@ -1,13 +1,13 @@
 /**
  * The webhook endpoints API (DESIGN §8) and its SSRF guard: create (the secret once), list, get,
  * update, delete, each integrator's own; the rules on url/events/description; endpoints at loopback,
- * private, link-local or metadata addresses refused at creation and, through DNS, at delivery time,
- * unless the chain is the sandbox or PAYLINK_WEBHOOK_ALLOW_PRIVATE=1.
+ * private, link-local, metadata or otherwise non-public addresses refused at creation and, through DNS,
+ * at delivery time, on every chain (the sandbox too), unless PAYLINK_WEBHOOK_ALLOW_PRIVATE=1; a refusal
+ * never names the address a host resolved to.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createPaylinkClient } from '../../src/client/index.js';
-import { createSandboxChain } from '../../src/server/chain/sandbox.js';
 import { createPaylinkProxy } from '../../src/server/proxy/index.js';
 import { isPrivateAddress, resolveWebhookSettings, type ResolvedAddress } from '../../src/server/service/webhooks/index.js';
 import { countRows } from '../support/money.js';
@@ -27,16 +27,44 @@ describe('the SSRF rule', () => {
       assert.equal(isPrivateAddress(address), false, address);
   });
 
-  it('allows private endpoints on the sandbox chain, or with PAYLINK_WEBHOOK_ALLOW_PRIVATE=1, and reads the retry base', () => {
-    assert.equal(resolveWebhookSettings(true, {}, {}).allowPrivate, true);
-    assert.equal(resolveWebhookSettings(false, {}, {}).allowPrivate, false);
-    assert.equal(resolveWebhookSettings(false, {}, { PAYLINK_WEBHOOK_ALLOW_PRIVATE: '1' }).allowPrivate, true);
-    assert.equal(resolveWebhookSettings(false, {}, { PAYLINK_WEBHOOK_ALLOW_PRIVATE: '0' }).allowPrivate, false);
-    assert.throws(() => resolveWebhookSettings(false, {}, { PAYLINK_WEBHOOK_ALLOW_PRIVATE: 'yes please' }), /PAYLINK_WEBHOOK_ALLOW_PRIVATE must be 1 or 0/);
-    assert.equal(resolveWebhookSettings(false, {}, {}).retryBaseMs, 30_000);
-    assert.equal(resolveWebhookSettings(false, {}, { PAYLINK_WEBHOOK_RETRY_BASE_MS: '250' }).retryBaseMs, 250);
-    assert.throws(() => resolveWebhookSettings(false, {}, { PAYLINK_WEBHOOK_RETRY_BASE_MS: '0' }), /PAYLINK_WEBHOOK_RETRY_BASE_MS/);
-    assert.throws(() => resolveWebhookSettings(false, {}, { PAYLINK_WEBHOOK_RETRY_BASE_MS: '1e3' }), /whole number/);
+  it('refuses every special-purpose IPv6 range and every form that carries a non-public IPv4 address', () => {
+    for (const [address, what] of [
+      ['::ffff:0:7f00:1', 'IPv4-translated loopback (::ffff:0:0:0/96)'],
+      ['::ffff:0:a00:1', 'IPv4-translated 10.0.0.1'],
+      ['::7f00:1', 'IPv4-compatible loopback (deprecated ::/96)'],
+      ['64:ff9b::7f00:1', 'NAT64 of loopback'],
+      ['64:ff9b:1::808:808', 'local-use NAT64 (64:ff9b:1::/48)'],
+      ['2002:7f00:1::1', '6to4 of loopback'],
+      ['2002:a9fe:a9fe::1', '6to4 of the metadata address'],
+      ['2001::1', 'Teredo (2001::/32)'],
+      ['2001:0:4136:e378:8000:63bf:3fff:fdd2', 'Teredo'],
+      ['2001:2::1', 'benchmarking (2001:2::/48)'],
+      ['2001:10::1', 'ORCHID (2001:10::/28)'],
+      ['2001:20::1', 'ORCHIDv2 (2001:20::/28)'],
+      ['3fff::1', 'documentation (3fff::/20)'],
+      ['5f00::1', 'segment routing (5f00::/16)'],
+      ['100::1', 'discard-only (100::/64)'],
+      ['fec0::1', 'site-local'],
+      ['4000::1', 'outside global unicast (2000::/3)'],
+      ['fe80::1%eth0', 'link-local with a zone'],
+      ['192.88.99.1', '6to4 relay anycast'],
+      ['192.0.0.170', 'IETF protocol assignments'],
+    ])
+      assert.equal(isPrivateAddress(address), true, `${address}: ${what}`);
+    for (const address of ['2002:808:808::1', '::ffff:0:808:808', '2a00:1450:4001:80b::200e'])
+      assert.equal(isPrivateAddress(address), false, `${address} reaches a public address`);
+  });
+
+  it('allows private endpoints only with PAYLINK_WEBHOOK_ALLOW_PRIVATE=1 (on every chain), and reads the retry base', () => {
+    assert.equal(resolveWebhookSettings({}, {}).allowPrivate, false);
+    assert.equal(resolveWebhookSettings({}, { PAYLINK_WEBHOOK_ALLOW_PRIVATE: '1' }).allowPrivate, true);
+    assert.equal(resolveWebhookSettings({}, { PAYLINK_WEBHOOK_ALLOW_PRIVATE: '0' }).allowPrivate, false);
+    assert.equal(resolveWebhookSettings({ allowPrivate: true }, {}).allowPrivate, true);
+    assert.throws(() => resolveWebhookSettings({}, { PAYLINK_WEBHOOK_ALLOW_PRIVATE: 'yes please' }), /PAYLINK_WEBHOOK_ALLOW_PRIVATE must be 1 or 0/);
+    assert.equal(resolveWebhookSettings({}, {}).retryBaseMs, 30_000);
+    assert.equal(resolveWebhookSettings({}, { PAYLINK_WEBHOOK_RETRY_BASE_MS: '250' }).retryBaseMs, 250);
+    assert.throws(() => resolveWebhookSettings({}, { PAYLINK_WEBHOOK_RETRY_BASE_MS: '0' }), /PAYLINK_WEBHOOK_RETRY_BASE_MS/);
+    assert.throws(() => resolveWebhookSettings({}, { PAYLINK_WEBHOOK_RETRY_BASE_MS: '1e3' }), /whole number/);
   });
 });
 
@@ -46,7 +74,8 @@ for (const backend of backends()) {
     let key: string;
 
     before(async () => {
-      t = await startTestService(backend, { payoutWorker: false });
+      // The admin's calls below post to a receiver on 127.0.0.1: private endpoints allowed, as in development.
+      t = await startTestService(backend, { payoutWorker: false, webhooks: { allowPrivate: true } });
       ({ key } = await t.newKey());
     });
     after(() => t.close());
@@ -134,10 +163,10 @@ for (const backend of backends()) {
 
     it("the admin's calls through the proxy and the client: create, list, update, test, deliveries, retry, delete", async () => {
       const { key: apiKey } = await t.newKey();
-      const proxy = createPaylinkProxy({ upstream: t.url, apiKey, adminToken: 'webhooks-admin-token', rateLimit: false });
+      const proxy = createPaylinkProxy({ upstream: t.url, apiKey, adminToken: 'webhooks-admin-token-0123456789abcdef', rateLimit: false });
       const client = createPaylinkClient({
         baseUrl: 'http://shop.test/paylink/admin',
-        token: 'webhooks-admin-token',
+        token: 'webhooks-admin-token-0123456789abcdef',
         fetch: (input, init) => proxy(new Request(input, init)),
       });
       const receiver = await startReceiver();
@@ -158,13 +187,23 @@ for (const backend of backends()) {
       }
     });
 
-    it('on the sandbox chain, loopback and http:// endpoints are allowed', async () => {
+    it('with PAYLINK_WEBHOOK_ALLOW_PRIVATE=1, loopback and http:// endpoints are allowed', async () => {
       const created = await api('POST', '/v1/webhook-endpoint', { url: 'http://127.0.0.1:3000/hooks' });
       assert.equal(created.status, 201, JSON.stringify(created.body));
     });
+
+    it("a failed connection's reason in the delivery log names its code, not the address connected to", async () => {
+      const receiver = await startReceiver();
+      const url = `${receiver.url}/hooks`;
+      await receiver.close(); // nothing listens there now
+      const endpoint = (await api('POST', '/v1/webhook-endpoint', { url })).body;
+      const test = await api('POST', `/v1/webhook-endpoint/${endpoint.id}/test`);
+      assert.equal(test.body.status, 'failed');
+      assert.equal(test.body.attempts[0].error, 'ECONNREFUSED: the connection was refused');
+    });
   });
 
-  describe(`the SSRF guard on a real chain (${backend})`, () => {
+  describe(`the SSRF guard, on the sandbox chain as on any (${backend})`, () => {
     let t: TestService;
     let key: string;
     /** The DNS the service sees: each name's addresses, changed by the tests. */
@@ -176,9 +215,8 @@ for (const backend of backends()) {
     };
 
     before(async () => {
-      // Not the sandbox: private endpoints are refused (the chain's payouts and payments are not used here).
-      const chain = { ...createSandboxChain(), sandbox: false };
-      t = await startTestService(backend, { chain, payoutWorker: false, webhooks: { resolveHost, retryBaseMs: 60_000, allowPrivate: undefined } });
+      // The sandbox chain, with PAYLINK_WEBHOOK_ALLOW_PRIVATE unset: a sandbox key is no licence to reach the private network.
+      t = await startTestService(backend, { payoutWorker: false, env: {}, webhooks: { resolveHost, retryBaseMs: 60_000 } });
       ({ key } = await t.newKey());
     });
     after(() => t.close());
@@ -202,11 +240,19 @@ for (const backend of backends()) {
         'https://localhost/hooks',
         'https://internal.shop.example/hooks',
         'https://metadata.shop.example/hooks',
+        'https://[::ffff:0:7f00:1]/hooks',
+        'https://[2001::a9fe:a9fe]/hooks',
+        'https://[64:ff9b::a00:7]/hooks',
+        'https://[2002:a00:7::1]/hooks',
+        'https://[3fff::1]/hooks',
+        'https://[5f00::1]/hooks',
       ]) {
         const response = await create(url);
         assert.equal(response.status, 400, url);
         assert.equal(response.body.errors[0].path, 'url');
         assert.match(response.body.errors[0].message, /private, loopback, link-local/, url);
+        if (/\.example|localhost/.test(url))
+          assert.doesNotMatch(JSON.stringify(response.body), /10\.0\.0\.7|169\.254\.169\.254|127\.0\.0\.1|::1\b/, `${url}: the refusal names no resolved address`);
         // A developer with a receiver on their own machine learns how to allow it.
         assert.match(response.body.errors[0].message, /start the service with PAYLINK_WEBHOOK_ALLOW_PRIVATE=1/, url);
       }
@@ -234,13 +280,14 @@ for (const backend of backends()) {
         assert.equal(test.status, 200);
         assert.equal(test.body.status, 'failed');
         assert.equal(test.body.attempts[0].statusCode, null);
-        assert.match(test.body.attempts[0].error, /^Refused: rebinding\.shop\.example resolves to 127\.0\.0\.1/);
+        assert.match(test.body.attempts[0].error, /^Refused: rebinding\.shop\.example is, or resolves to, a private/);
+        assert.doesNotMatch(test.body.attempts[0].error, /127\.0\.0\.1/, 'the delivery log does not say what the name resolved to');
         assert.equal(receiver.connections, 0, 'no connection reached the loopback address');
 
         // A literal private address stored before the rule (or by hand) is refused at delivery too.
         await t.db.query('UPDATE webhook_endpoints SET url = $1 WHERE id = $2', [`https://127.0.0.1:${port}/hooks`, endpoint.body.id]);
         const literal = await call(t.url, 'POST', `/v1/webhook-delivery/${test.body.id}/retry`, { key });
-        assert.match(literal.body.attempts.at(-1).error, /^Refused: 127\.0\.0\.1 is a private/);
+        assert.match(literal.body.attempts.at(-1).error, /^Refused: 127\.0\.0\.1 is, or resolves to, a private/);
         assert.equal(receiver.connections, 0);
       } finally {
         await receiver.close();

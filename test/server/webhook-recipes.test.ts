@@ -24,7 +24,7 @@ describe('webhook recipes', () => {
   let key: string;
 
   before(async () => {
-    t = await startTestService('pglite', { payoutWorker: false, webhooks: { pollIntervalMs: 50, retryBaseMs: 50 } });
+    t = await startTestService('pglite', { payoutWorker: false, webhooks: { allowPrivate: true, pollIntervalMs: 50, retryBaseMs: 50 } });
     ({ key } = await t.newKey());
   });
   after(() => t.close());

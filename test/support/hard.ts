@@ -16,6 +16,7 @@ import net from 'node:net';
 import path from 'node:path';
 import pg from 'pg';
 import { openEventStreamFrom, sleep, type EventStreamClient } from './attack.js';
+import type { demoFloods } from './hard-demo.js';
 import { freePort, type PostgresCluster } from './postgres.js';
 import { ROOT, exited, waitForHealth } from './processes.js';
 
@@ -45,6 +46,8 @@ export interface Stack {
   databaseUrl: string;
   /** The service's stderr lines so far. */
   serviceLog: string[];
+  /** The proxy's stderr lines so far (empty without a proxy). */
+  proxyLog: string[];
   /** Row counts of the tables an attacker could fill, and the link's visit count. */
   rows(): Promise<Rows>;
   close(): Promise<void>;
@@ -92,6 +95,7 @@ export async function startStack(cluster: PostgresCluster, options: StackOptions
 
   const children: ChildProcess[] = [];
   const serviceLog: string[] = [];
+  const proxyLog: string[] = [];
   const start = async (args: string[], env: Record<string, string>, log?: string[]) => {
     const port = await freePort();
     // `ulimit -n` in a shell that then becomes the command: the limit applies to the paylink process itself.
@@ -125,7 +129,7 @@ export async function startStack(cluster: PostgresCluster, options: StackOptions
     if (link.status !== 201) throw new Error(`link creation failed: ${link.status} ${link.text}`);
     const slug = (JSON.parse(link.text) as { slug: string }).slug;
     const proxy = options.proxy
-      ? await start(['proxy', '--upstream', service.url], { PAYLINK_API_KEY: apiKey, PAYLINK_ADMIN_TOKEN: adminToken })
+      ? await start(['proxy', '--upstream', service.url], { PAYLINK_API_KEY: apiKey, PAYLINK_ADMIN_TOKEN: adminToken }, proxyLog)
       : undefined;
 
     const pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
@@ -139,6 +143,7 @@ export async function startStack(cluster: PostgresCluster, options: StackOptions
       slug,
       databaseUrl,
       serviceLog,
+      proxyLog,
       async rows() {
         const { rows } = await pool.query(
           `SELECT (SELECT count(*) FROM payment_links)::int AS links, (SELECT count(*) FROM checkout_sessions)::int AS sessions,
@@ -557,12 +562,13 @@ export async function abortedUploads(base: string, slug: string, count: number):
 // -------------------------------------------------------------------------------------------------
 // The attacker's process
 
-/** The floods the attacker's process runs (test/support/hard-attacker.ts). */
+/** The floods the attacker's process runs (test/support/hard-attacker.ts), with those of test/support/hard-demo.ts. */
 export const floods = { slowFlood, streamFloodAndPay, postFlood };
-export type FloodName = keyof typeof floods;
+type AllFloods = typeof floods & typeof demoFloods;
+export type FloodName = keyof AllFloods;
 
 /** Runs `floods[name](...args)` in an attacker process of its own and resolves with its figures. */
-function fromAttacker<Name extends FloodName>(name: Name, ...args: Parameters<(typeof floods)[Name]>): ReturnType<(typeof floods)[Name]> {
+export function fromAttacker<Name extends FloodName>(name: Name, ...args: Parameters<AllFloods[Name]>): ReturnType<AllFloods[Name]> {
   return new Promise((resolve, reject) => {
     const attacker = fork(path.join(import.meta.dirname, 'hard-attacker.ts'), { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
     let answered = false;
@@ -575,7 +581,7 @@ function fromAttacker<Name extends FloodName>(name: Name, ...args: Parameters<(t
       if (!answered) reject(new Error(`the attacker exited with ${code} before answering`));
     });
     attacker.send({ name, args });
-  }) as ReturnType<(typeof floods)[Name]>;
+  }) as ReturnType<AllFloods[Name]>;
 }
 
 // -------------------------------------------------------------------------------------------------

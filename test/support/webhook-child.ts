@@ -13,6 +13,8 @@ const service = await startService({
   payoutWorker: false,
   webhookWorker: process.env.CHILD_WEBHOOK_WORKER !== '0',
   webhooks: {
+    // Its receivers listen on 127.0.0.1: private endpoints allowed, as PAYLINK_WEBHOOK_ALLOW_PRIVATE=1 does.
+    allowPrivate: true,
     leaseMs: Number(process.env.CHILD_LEASE_MS ?? 60_000),
     timeoutMs: Number(process.env.CHILD_TIMEOUT_MS ?? 10_000),
     pollIntervalMs: 50,

@@ -8,6 +8,7 @@
  */
 import { html, nothing, type TemplateResult } from 'lit';
 import { compareDecimal } from '../../core/money.js';
+import { isEmail } from '../../core/rules/customer.js';
 import { assetName } from '../../internal/localize.js';
 import type { CheckoutSessionRecord, SessionStatus, SessionTransfer } from '../../core/schemas.js';
 import type { AdminHost, AdminText } from './admin-context.js';
@@ -53,6 +54,14 @@ export function paymentButton(text: AdminText, payment: CheckoutSessionRecord, o
   const amount = text.money(payment.fiatAmount, payment.fiatCurrency);
   return html`<button type="button" part="open-payment" class="link-button" aria-label=${text.t('openPayment', { amount, date: text.shortDateTime(payment.createdAt) })}
     @click=${() => open(payment)}>${amount}</button>`;
+}
+
+/**
+ * A customer's email as a `mailto:` link when it is an address and nothing else; otherwise as text. A
+ * value stored before the rule (`shop@example.com?bcc=…`) would make a link that writes to others too.
+ */
+function emailLink(email: string): TemplateResult {
+  return isEmail(email) ? html`<a href=${`mailto:${email.trim()}`}>${email}</a>` : html`<span class="address-text">${email}</span>`;
 }
 
 /** What the detail asks of its owner. */
@@ -169,7 +178,7 @@ export class PaymentDetailController {
             : html`<dl class="facts">
                 ${detail(t('deliveryAddress'), customer.address === null ? notGiven : html`<span class="address-text">${customer.address}</span>`, 'customer-address')}
                 ${detail(t('phone'), customer.phone === null ? notGiven : html`<a href=${phoneHref}>${customer.phone}</a>`, 'customer-phone')}
-                ${detail(t('email'), customer.email === null ? notGiven : html`<a href="mailto:${customer.email}">${customer.email}</a>`, 'customer-email')}
+                ${detail(t('email'), customer.email === null ? notGiven : emailLink(customer.email), 'customer-email')}
               </dl>`}
         </section>
         <section part="amounts" class="card" aria-labelledby="pd-amounts">

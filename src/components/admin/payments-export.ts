@@ -3,12 +3,16 @@
  * screen), one row per checkout session, its values exactly as the API returns them (ISO times,
  * decimal strings), so a spreadsheet or an accounting import reads the same figures as the API.
  *
- * The file is RFC 4180 (CRLF rows, a field quoted when it holds a quote, comma or line break, quotes
- * doubled) with a UTF-8 byte-order mark so that Excel reads accents and `₦` right. What the
- * customer or the merchant typed can reach a spreadsheet that evaluates formulas: a cell that starts
- * with `=`, `+`, `-`, `@`, a tab or a carriage return is prefixed with `'`, which spreadsheets show
- * as text (OWASP's advice against CSV injection). Phone numbers (`+234…`) are guarded too, which also
- * keeps Excel from reading them as numbers.
+ * The file is RFC 4180 (CRLF rows, every field quoted, quotes doubled) with a UTF-8 byte-order mark so
+ * that Excel reads accents and `₦` right. What the customer or the merchant typed can reach a
+ * spreadsheet that evaluates formulas, and not always through a reader that splits on commas: in
+ * locales whose list separator is `;` (most of Europe), a spreadsheet splits the same line on `;`, and
+ * a naive import splits on tabs or line breaks. So a formula is defused wherever a cell could begin in
+ * any of those readings: at the start of a value and after every `,` `;` tab or line break in it, a `'`
+ * goes before a run of spaces, quotes and invisible characters that leads to `=`, `+`, `-`, `@`, a tab
+ * or a carriage return, or their fullwidth forms (`＝ ＋ － ＠`), which spreadsheets read as text
+ * (OWASP's advice against CSV injection). Phone numbers (`+234…`) are guarded too, which also keeps
+ * Excel from reading them as numbers.
  */
 import type { ListSessionsParams } from '../../client/index.js';
 import type { CheckoutSessionRecord } from '../../core/schemas.js';
@@ -55,11 +59,25 @@ export interface PaymentsExportDetail {
 /** Items per request of an export: the most the API serves in one page. */
 export const EXPORT_PAGE_SIZE = 100;
 
-/** One CSV field: guarded against formula injection, then quoted if it must be. */
+/**
+ * What leads to a formula, past what spreadsheets skip: spaces, quotes and invisible characters
+ * (zero-width spaces and joiners, word joiner, byte-order mark, soft hyphen, bidi marks), then a
+ * character that starts a formula, in ASCII or fullwidth.
+ */
+const LEADS_TO_FORMULA = '[\\s"\\u00ad\\u180e\\u200b-\\u200f\\u202a-\\u202e\\u2060-\\u2064\\u2066-\\u2069\\ufeff]*[=+\\-@\\t\\r\\uff1d\\uff0b\\uff0d\\uff20]';
+/** A separator or line break inside a value, where a cell begins in some reading of the file. */
+const SEPARATOR_BEFORE_FORMULA = new RegExp(`([,;\\t\\r\\n])(?=${LEADS_TO_FORMULA})`, 'g');
+const FORMULA_AT_START = new RegExp(`^(?=${LEADS_TO_FORMULA})`);
+
+/** A value defused against formula injection (see the module comment): a `'` wherever a cell could start with a formula. */
+export function guardFormulas(value: string): string {
+  const inside = value.replace(SEPARATOR_BEFORE_FORMULA, "$1'");
+  return FORMULA_AT_START.test(inside) ? `'${inside}` : inside;
+}
+
+/** One CSV field: guarded against formula injection, then quoted. */
 export function csvCell(value: string | null | undefined): string {
-  let cell = value ?? '';
-  if (/^[=+\-@\t\r]/.test(cell)) cell = `'${cell}`;
-  return /[",\r\n]/.test(cell) ? `"${cell.replaceAll('"', '""')}"` : cell;
+  return `"${guardFormulas(value ?? '').replaceAll('"', '""')}"`;
 }
 
 /** The CSV text of `sessions` (header row first, CRLF line ends, no byte-order mark). */

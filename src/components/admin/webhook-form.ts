@@ -2,8 +2,8 @@
  * The form that adds a webhook endpoint or changes one: its URL, the events it receives (all of them
  * to begin with), a description. It runs the service's own rules (`checkWebhookEndpoint` of
  * `core/rules/webhooks.ts`) on what it is about to send and shows the service's field errors beside
- * their fields. `http://` is left to the service to refuse: only it knows whether it runs on the
- * sandbox chain, where local endpoints are allowed.
+ * their fields. `http://` is left to the service to refuse: only it knows whether it allows local
+ * endpoints (`PAYLINK_WEBHOOK_ALLOW_PRIVATE=1`, for a receiver on the developer's own machine).
  */
 import { html, nothing, type TemplateResult } from 'lit';
 import { PaylinkValidationError } from '../../client/errors.js';

@@ -14,8 +14,18 @@ import { MAX_ADDRESS_LENGTH, MAX_EMAIL_LENGTH, MAX_PHONE_LENGTH } from './limits
 import { checkText } from './text.js';
 import { RuleErrors, type RuleError } from './types.js';
 
-/** An email address: something@something.tld, without spaces. */
-export const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+/**
+ * An email address and nothing else: a local part of letters, digits and the RFC 5322 atom characters
+ * in dot-separated runs, `@`, then a domain of dot-separated labels (letters, digits, inner hyphens)
+ * ending in a top-level domain of letters (or a punycode one). Letters may be any script's. Never `?`
+ * (a `mailto:` link's header fields start there: `?bcc=…`), `%` (percent-encoded tricks such as
+ * `%40` for a second `@`), `#`, quotes, brackets, spaces or control and invisible characters.
+ */
+export const EMAIL_PATTERN =
+  /^[\p{L}\p{M}\p{N}!$&'*+/=^_`{|}~-]+(?:\.[\p{L}\p{M}\p{N}!$&'*+/=^_`{|}~-]+)*@(?:[\p{L}\p{M}\p{N}](?:[\p{L}\p{M}\p{N}-]{0,61}[\p{L}\p{M}\p{N}])?\.)+(?:[\p{L}\p{M}]{2,63}|xn--[a-z0-9-]{1,59})$/iu;
+
+/** The longest local part (before the `@`) of an address (RFC 5321). */
+const MAX_LOCAL_PART_LENGTH = 64;
 
 /** The phone number in the form the service stores (`+2348012345678`), or null when it is not an international number. */
 export function normalizePhone(value: string): string | null {
@@ -23,9 +33,10 @@ export function normalizePhone(value: string): string | null {
   return /^\+?[1-9]\d{6,14}$/.test(compact) ? compact : null;
 }
 
-/** True when `value` is an email address (surrounding spaces ignored). */
+/** True when `value` is an email address and nothing else (see `EMAIL_PATTERN`; surrounding spaces ignored). */
 export function isEmail(value: string): boolean {
-  return EMAIL_PATTERN.test(value.trim());
+  const address = value.trim();
+  return address.length <= MAX_EMAIL_LENGTH && address.indexOf('@') <= MAX_LOCAL_PART_LENGTH && EMAIL_PATTERN.test(address);
 }
 
 /** What the customer sent, with its types already checked. */
@@ -76,6 +87,6 @@ export function checkCustomer(
   const errors = new RuleErrors();
   const delivery = checkDelivery(input, asks, errors);
   const email = input?.email?.trim() ?? '';
-  if (email !== '' && (email.length > MAX_EMAIL_LENGTH || !isEmail(email))) errors.fail('customer.email', 'customer.emailInvalid');
+  if (email !== '' && !isEmail(email)) errors.fail('customer.email', 'customer.emailInvalid');
   return { customer: { ...delivery, email: email || null }, errors: errors.list };
 }

@@ -65,8 +65,8 @@ export interface WebhookEndpointFields {
 /** Options of {@link checkWebhookEndpoint}. */
 export interface WebhookEndpointRuleOptions {
   /**
-   * Allow `http:` URLs. The service allows them only where private endpoints are allowed (the sandbox
-   * chain, or `PAYLINK_WEBHOOK_ALLOW_PRIVATE=1`): a delivery carries the customer's details, which
+   * Allow `http:` URLs. The service allows them only where private endpoints are allowed
+   * (`PAYLINK_WEBHOOK_ALLOW_PRIVATE=1`): a delivery carries the customer's details, which
    * must not cross the internet in clear.
    */
   allowHttp: boolean;

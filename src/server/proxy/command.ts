@@ -1,6 +1,7 @@
 /**
  * `paylink proxy [--port 8788] [--host 127.0.0.1] --upstream URL`: the proxy as a standalone server.
- * Env: `PAYLINK_API_KEY` (required), `PAYLINK_ADMIN_TOKEN` (without it the admin routes answer 401),
+ * Env: `PAYLINK_API_KEY` (required), `PAYLINK_ADMIN_TOKEN` (at least 32 characters, else the proxy refuses
+ * to start and says how to make one; without it the admin routes answer 401),
  * `PAYLINK_ALLOWED_ORIGINS` (comma list, or `*`), `PAYLINK_UPSTREAM` (when `--upstream` is not given),
  * `PAYLINK_TRUST_PROXY` (`1`/`true` or a hop count, when a load balancer you run sets `X-Forwarded-For`),
  * `PAYLINK_PUBLIC_ORIGIN` (the origin browsers load your pages from, when a reverse proxy in front rewrites
@@ -16,6 +17,7 @@ import type { AddressInfo } from 'node:net';
 import { createLimitedServer, LISTEN_BACKLOG } from '../limits/node-server.js';
 import { LimitConfigError, parseRateLimit, resolveConnectionLimits, resolveStreamLimits, LIMIT_DEFAULTS, type ConnectionLimits } from '../limits/options.js';
 import { defaultLogger } from '../log.js';
+import { checkAdminToken } from './guards/authorize.js';
 import { parsePublicOrigin } from './guards/cross-site.js';
 import { createNodeUpstream } from './node-upstream.js';
 import { toNodeHandler } from './node.js';
@@ -73,6 +75,12 @@ export function proxyOptionsFromEnv(options: ProxyCommandOptions): ProxyCommandC
   } catch {
     throw new ProxyConfigError(`PAYLINK_PUBLIC_ORIGIN must be an origin such as https://shop.example (scheme, host and port only); got ${env.PAYLINK_PUBLIC_ORIGIN}`);
   }
+  let adminToken: string | undefined;
+  try {
+    adminToken = checkAdminToken(env.PAYLINK_ADMIN_TOKEN, 'PAYLINK_ADMIN_TOKEN');
+  } catch (error) {
+    throw new ProxyConfigError((error as Error).message);
+  }
   let connectionLimits: ConnectionLimits;
   let streams: ReturnType<typeof resolveStreamLimits>;
   let rateLimit: PaylinkProxyOptions['rateLimit'];
@@ -90,7 +98,7 @@ export function proxyOptionsFromEnv(options: ProxyCommandOptions): ProxyCommandC
     ...streams,
     upstream,
     apiKey,
-    adminToken: env.PAYLINK_ADMIN_TOKEN?.trim() || undefined,
+    adminToken,
     allowedOrigins: origins.includes('*') ? '*' : origins,
     publicOrigin,
     trustProxy: connectionLimits.trustProxy,

@@ -103,7 +103,12 @@ export interface PaylinkProxyOptions {
    * Must not read the request body. When given, `adminToken` is not consulted.
    */
   authorize?: ((request: Request) => boolean | Promise<boolean>) | undefined;
-  /** The default check: `Authorization: Bearer <adminToken>` (compared in constant time). */
+  /**
+   * The default check: `Authorization: Bearer <adminToken>` (compared in constant time). At least 32
+   * characters (`createPaylinkProxy` throws otherwise, saying how to make one). Failed attempts are
+   * limited per client (10, then one every 5 s; 429 with `Retry-After` past them) and logged
+   * (`admin_auth_failed`), with `authorize` too.
+   */
   adminToken?: string | undefined;
   /**
    * Origins (`https://shop.example`) that may call the checkout routes cross-origin, or `'*'` for any.

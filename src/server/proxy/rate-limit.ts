@@ -30,6 +30,8 @@ export interface RateLimitDecision {
 export interface RateLimiter {
   /** Takes one token from `clientKey`'s bucket. */
   take(clientKey: string): RateLimitDecision;
+  /** What `take` would decide now, taking nothing (for limits on failures: look first, take on a failure). */
+  peek(clientKey: string): RateLimitDecision;
   /** Clients currently tracked (for tests and metrics). */
   readonly size: number;
 }
@@ -60,14 +62,23 @@ export function createRateLimiter(options: RateLimitOptions = {}): RateLimiter {
     lastSweep = at;
   }
 
+  /** The tokens in `clientKey`'s bucket at `at`. */
+  const tokensAt = (clientKey: string, at: number) => {
+    const bucket = buckets.get(clientKey);
+    return bucket ? Math.min(burst, bucket.tokens + ((at - bucket.updatedAt) / 1000) * perSecond) : burst;
+  };
+  const refused = (tokens: number): RateLimitDecision => ({ allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((1 - tokens) / perSecond)), remaining: 0 });
+
   return {
+    peek(clientKey) {
+      const tokens = tokensAt(clientKey, now());
+      return tokens >= 1 ? { allowed: true, retryAfterSeconds: 0, remaining: Math.floor(tokens) } : refused(tokens);
+    },
     take(clientKey) {
       const at = now();
       if (at - lastSweep > Math.max(fullAfterMs, 1000)) sweep(at);
-      const bucket = buckets.get(clientKey);
-      let tokens = burst;
-      if (bucket) {
-        tokens = Math.min(burst, bucket.tokens + ((at - bucket.updatedAt) / 1000) * perSecond);
+      const tokens = tokensAt(clientKey, at);
+      if (buckets.has(clientKey)) {
         buckets.delete(clientKey);
       } else if (buckets.size >= maxClients) {
         const oldest = buckets.keys().next().value;
@@ -78,7 +89,7 @@ export function createRateLimiter(options: RateLimitOptions = {}): RateLimiter {
         return { allowed: true, retryAfterSeconds: 0, remaining: Math.floor(tokens - 1) };
       }
       buckets.set(clientKey, { tokens, updatedAt: at });
-      return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((1 - tokens) / perSecond)), remaining: 0 };
+      return refused(tokens);
     },
     get size() {
       return buckets.size;

@@ -16,6 +16,7 @@ import type { PublicWriteLimitOptions, StreamLimitOptions } from '../limits/opti
 import type { Logger } from '../log.js';
 import { isJson } from '../proxy/guards/body.js';
 import { ApiError, fromZodError } from './errors.js';
+import { parseJsonKeepingDigits } from './exact-json.js';
 import type { IdempotencyState } from './idempotency/middleware.js';
 import type { Principal } from './keys/repository.js';
 
@@ -38,8 +39,12 @@ export interface ServiceDeps {
 }
 
 export interface AppEnv {
-  /** What `@hono/node-server` passes as the env; absent under `app.request()` and other runtimes. */
-  Bindings: { incoming?: IncomingMessage; outgoing?: ServerResponse };
+  /**
+   * What `@hono/node-server` passes as the env; absent under `app.request()` and other runtimes. A host
+   * that calls `app.fetch` in its own process (the demo, in front of its own proxy) may state the
+   * client it resolved itself as `clientAddress`: only code in the process can set it, never a request.
+   */
+  Bindings: { incoming?: IncomingMessage; outgoing?: ServerResponse; clientAddress?: string | undefined };
   Variables: {
     /** This request's id (`X-Request-Id`, see `server/log.ts`), set first thing. */
     requestId: string;
@@ -51,20 +56,22 @@ export interface AppEnv {
 }
 
 /**
- * The client of a request, for per-client limits: its socket's peer, or the `X-Forwarded-For` entry
- * `resolver` trusts. Undefined when there is no socket to ask (`app.request()`, other runtimes): such a
- * request is counted in the totals only.
+ * The client of a request, for per-client limits: the one an in-process host stated, else its socket's
+ * peer, or the `X-Forwarded-For` entry `resolver` trusts. Undefined when there is no socket to ask
+ * (`app.request()`, other runtimes): such a request is counted in the totals only.
  */
 export function clientOf(c: Context<AppEnv>, resolver: ClientAddressResolver): string | undefined {
-  const incoming = (c.env as AppEnv['Bindings'] | undefined)?.incoming;
-  return incoming ? clientAddressOf(incoming, resolver) : undefined;
+  const env = c.env as AppEnv['Bindings'] | undefined;
+  if (env?.clientAddress !== undefined) return env.clientAddress;
+  return env?.incoming ? clientAddressOf(env.incoming, resolver) : undefined;
 }
 
 /**
  * Reads a JSON object body. An empty body is `{}` (whatever its type); anything else must be labelled
  * JSON (`application/json`, or `…+json`), else 415: a `text/plain` or form body is never parsed as JSON,
  * so a page on another site can't post one without a CORS preflight. A missing, malformed or non-object
- * body is a 400 that says so.
+ * body is a 400 that says so. A number a double would round reaches the rules as the text of its digits
+ * (./exact-json.ts), so `10.000000000000000000000000000001` is refused as its string is, not rounded to 10.
  */
 export async function readJsonBody(c: Context): Promise<Record<string, unknown>> {
   const text = await c.req.text();
@@ -74,7 +81,7 @@ export async function readJsonBody(c: Context): Promise<Record<string, unknown>>
   }
   let body: unknown;
   try {
-    body = JSON.parse(text);
+    body = parseJsonKeepingDigits(text);
   } catch {
     throw new ApiError(400, 'invalid_json', 'The request body is not valid JSON');
   }

@@ -80,7 +80,7 @@ async function orNotFound<T>(find: () => Promise<T>): Promise<T | undefined> {
   }
 }
 
-const PAGE_HEADERS = { 'content-security-policy': HOSTED_PAGE_CSP, 'referrer-policy': 'no-referrer', 'x-content-type-options': 'nosniff' };
+const PAGE_HEADERS = { 'content-security-policy': HOSTED_PAGE_CSP, 'x-frame-options': 'DENY', 'referrer-policy': 'no-referrer', 'x-content-type-options': 'nosniff' };
 
 export function hostedPageRoutes(app: Hono<AppEnv>, deps: ServiceDeps, links: LinkCache): void {
   // An order's page (`{paylink_url}/order/<id>`): before `/pay/:slug`, which is one segment only anyway.

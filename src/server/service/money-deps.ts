@@ -29,6 +29,6 @@ export function withMoneyDefaults(deps: ServiceDeps & Partial<MoneyDeps>): Money
     sessionEvents: deps.sessionEvents ?? createSessionEvents(deps.db, { heartbeatMs: deps.sseHeartbeatMs }),
     onWithdrawalCreated: deps.onWithdrawalCreated ?? (() => {}),
     sseHeartbeatMs: deps.sseHeartbeatMs ?? 15_000,
-    webhooks: deps.webhooks ?? resolveWebhookSettings(deps.chain.sandbox),
+    webhooks: deps.webhooks ?? resolveWebhookSettings(),
   };
 }

@@ -207,6 +207,15 @@ const uuidParameter = (description: string) => ({
   description,
   schema: { type: 'string', format: 'uuid', pattern: UUID_PATTERN.source, maxLength: 36 },
 });
+/** The optional `Idempotency-Key` of a keyed POST, and the header that marks a replayed answer. */
+const idempotencyKeyParameter = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description: 'A retry with the same key and body replays the first answer; with another body it is 409',
+  schema: { type: 'string', minLength: 1, maxLength: MAX_LENGTH.idempotencyKey, pattern: '^[\\x21-\\x7e]+$' },
+};
+const replayedHeader = { 'Idempotent-Replayed': { description: '`true` when this is the stored answer of an earlier request', schema: { type: 'string', enum: ['true'] } } };
 const slugParameter = {
   name: 'slug',
   in: 'path',
@@ -226,14 +235,6 @@ function queryParameters(schema: z.ZodObject) {
 let requests: Record<string, Json> | undefined;
 const body = (id: keyof typeof REQUEST_SCHEMAS) => ({ required: true, content: { 'application/json': { schema: (requests ??= requestSchemas())[id] } } });
 const keyed = [{ apiKey: [] }];
-const idempotencyKeyHeader = {
-  name: 'Idempotency-Key',
-  in: 'header',
-  required: false,
-  description: 'A retry with the same key and body replays the first answer; with another body it is 409',
-  schema: { type: 'string', minLength: 1, maxLength: MAX_LENGTH.idempotencyKey, pattern: '^[\\x21-\\x7e]+$' },
-};
-const replayedHeader = { 'Idempotent-Replayed': { description: '`true` when this is the stored answer of an earlier request', schema: { type: 'string', enum: ['true'] } } };
 const publicOperation: never[] = [];
 
 /** What the service sends to an endpoint: the callback of `createWebhookEndpoint` (OpenAPI 3.0 has no `webhooks`). */
@@ -317,7 +318,7 @@ export function openApiDocument(): object {
           '(check it with `verifyWebhook` of `paylink/webhooks`). A 2xx within 10 s is delivered; anything else (redirects are not followed) is retried after ' +
           '`PAYLINK_WEBHOOK_RETRY_BASE_MS` (30 s), then doubling, for 3 days. Events: ' +
           '`checkout.session.paid` (paid or overpaid), `checkout.session.underpaid`, `checkout.session.expired`, `payment.late`, `order.paid` (once per order), `withdrawal.succeeded`, `withdrawal.failed`. ' +
-          'Endpoints at loopback, private, link-local or metadata addresses are refused (at creation and at every delivery) unless the chain is the sandbox or `PAYLINK_WEBHOOK_ALLOW_PRIVATE=1`.',
+          'Endpoints at loopback, private, link-local, metadata or otherwise non-public addresses are refused (at creation and at every delivery), on every chain, unless the service runs with `PAYLINK_WEBHOOK_ALLOW_PRIVATE=1`.',
       },
     ],
     components: {
@@ -332,8 +333,9 @@ export function openApiDocument(): object {
           summary: 'Create a payment link',
           tags: ['Payment links'],
           security: keyed,
+          parameters: [idempotencyKeyParameter],
           requestBody: body('CreatePaymentLinkInput'),
-          responses: responses({ 201: json(ref('PaymentLink'), 'Created') }, [400, 401, 413]),
+          responses: responses({ 201: { ...json(ref('PaymentLink'), 'Created'), headers: replayedHeader } }, [400, 401, 409, 413]),
         },
         patch: {
           operationId: 'updatePaymentLink',
@@ -463,10 +465,12 @@ export function openApiDocument(): object {
           summary: 'Create a crypto withdrawal',
           tags: ['Withdrawals'],
           security: keyed,
-          parameters: [idempotencyKeyHeader],
+          parameters: [idempotencyKeyParameter],
           requestBody: body('CreateWithdrawalInput'),
           responses: responses(
-            { 200: { ...json(ref('WithdrawalCreated'), 'Accepted: the payout runs in the background'), headers: replayedHeader } },
+            {
+              200: { ...json(ref('WithdrawalCreated'), 'Accepted: the payout runs in the background'), headers: replayedHeader },
+            },
             [400, 401, 409, 413, 422],
           ),
         },
@@ -507,7 +511,7 @@ export function openApiDocument(): object {
             '`expiresAt` defaults to 24 hours. `url` is the hosted page, `{paylink_url}/order/<id>`; or render `<paylink-checkout order="<id>">`.',
           tags: ['Orders'],
           security: keyed,
-          parameters: [idempotencyKeyHeader],
+          parameters: [idempotencyKeyParameter],
           requestBody: body('CreateOrderInput'),
           responses: responses({ 201: { ...json(ref('Order'), 'Created (or the replay of the request that created it)'), headers: replayedHeader } }, [400, 401, 409, 413]),
         },
@@ -567,8 +571,9 @@ export function openApiDocument(): object {
           summary: 'Add a webhook endpoint; the answer carries its signing secret, shown only here',
           tags: ['Webhooks'],
           security: keyed,
+          parameters: [idempotencyKeyParameter],
           requestBody: body('CreateWebhookEndpointInput'),
-          responses: responses({ 201: json(ref('WebhookEndpointCreated'), 'Created, with `secret`') }, [400, 401, 413]),
+          responses: responses({ 201: { ...json(ref('WebhookEndpointCreated'), 'Created, with `secret`'), headers: replayedHeader } }, [400, 401, 409, 413]),
           callbacks: { event: { '{$request.body#/url}': { post: webhookDelivery } } },
         },
         get: {
@@ -622,8 +627,8 @@ export function openApiDocument(): object {
           summary: 'Send a `webhook.test` event to the endpoint now (even an inactive one); answers with its delivery after that attempt (not retried on its own)',
           tags: ['Webhooks'],
           security: keyed,
-          parameters: [uuidParameter('The endpoint’s id')],
-          responses: responses({ 200: json(ref('WebhookDelivery'), 'The test delivery after its attempt') }, [401, 404]),
+          parameters: [uuidParameter('The endpoint’s id'), idempotencyKeyParameter],
+          responses: responses({ 200: { ...json(ref('WebhookDelivery'), 'The test delivery after its attempt'), headers: replayedHeader } }, [400, 401, 404, 409]),
         },
       },
       '/v1/webhook-delivery/{id}': {
@@ -642,8 +647,8 @@ export function openApiDocument(): object {
           summary: 'Send the delivery’s event again now (same event id, new signature), whatever its status; answers with the delivery after that attempt',
           tags: ['Webhooks'],
           security: keyed,
-          parameters: [uuidParameter('The delivery’s id')],
-          responses: responses({ 200: json(ref('WebhookDelivery'), 'The delivery after the attempt') }, [401, 404]),
+          parameters: [uuidParameter('The delivery’s id'), idempotencyKeyParameter],
+          responses: responses({ 200: { ...json(ref('WebhookDelivery'), 'The delivery after the attempt'), headers: replayedHeader } }, [400, 401, 404, 409]),
         },
       },
       '/v1/balance': {

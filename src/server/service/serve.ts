@@ -115,7 +115,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
   const now = options.now ?? (() => new Date());
   const rates = new RateBook(rateSettings, { assets: chain.networks.flatMap((network) => network.assets), now, log });
   const { pollIntervalMs: webhookPollMs, batchSize: webhookBatch, ...webhookOverrides } = options.webhooks ?? {};
-  const webhooks = resolveWebhookSettings(chain.sandbox, webhookOverrides);
+  const webhooks = resolveWebhookSettings(webhookOverrides, env);
   const retentionDays = options.retentionDays ?? readRetentionDays(env.PAYLINK_SESSION_RETENTION_DAYS);
   const db = options.db ?? (await openDatabase({ databaseUrl: options.databaseUrl, dataDir: options.dataDir }));
   const host = options.host ?? '127.0.0.1';

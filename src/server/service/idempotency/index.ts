@@ -2,9 +2,11 @@
  * # Room: idempotency
  *
  * Owns: the table `idempotency_keys` (./repository.ts), the `Idempotency-Key` middleware and the
- * transactional `runIdempotent` (./middleware.ts), for any route whose effect must happen once.
+ * transactional `runIdempotent` (./middleware.ts), for any route whose effect must happen once, with
+ * `storedAnswer` (a replay answered before slow checks) and `runIdempotentAcross` (an effect that ends
+ * outside the transaction).
  *
  * May touch: nothing else. A room that uses it calls `runIdempotent` inside its own transaction.
  */
-export { idempotency, readIdempotencyKey, runIdempotent, type IdempotencyState } from './middleware.js';
+export { idempotency, readIdempotencyKey, runIdempotent, runIdempotentAcross, storedAnswer, type IdempotencyState } from './middleware.js';
 export type { StoredResponse } from './repository.js';

@@ -1,6 +1,8 @@
 /**
  * `Idempotency-Key` as reusable Hono middleware, for any route whose effect must happen once
- * however often a request is retried (today `POST /v1/withdrawal`).
+ * however often a request is retried: every keyed POST that creates or sends something
+ * (`POST /v1/withdrawal`, `/v1/payment-link`, `/v1/webhook-endpoint`, `/v1/webhook-endpoint/{id}/test`,
+ * `/v1/webhook-delivery/{id}/retry`).
  *
  * The middleware reads and checks the header (1–255 visible ASCII characters; a malformed key is a
  * 400 before anything else runs) and marks a replayed answer with `Idempotent-Replayed: true`. The
@@ -10,6 +12,11 @@
  * request; a replay of the same request gets that response again and changes nothing; the same key
  * with another request is 409 `idempotency_conflict`. Requests refused before the domain ran (400,
  * 401) are not stored, and neither is anything that throws (the transaction rolls back, key included).
+ *
+ * Two variants for routes whose work can't all sit in one transaction: `storedAnswer` answers a
+ * replay before checks that reach outside (a DNS lookup), and `runIdempotentAcross` covers an effect
+ * that ends outside the transaction (a webhook attempt): its claim is committed first, and a twin that
+ * arrives while the first is in flight is told so (409 `idempotency_in_progress`), not run twice.
  */
 import { createHash } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
@@ -17,7 +24,8 @@ import { IdempotencyKeyHeader } from '../../../core/schemas.js';
 import type { Queryable } from '../../db/index.js';
 import type { AppEnv } from '../context.js';
 import { ApiError, validationError } from '../errors.js';
-import { claimKey, storeResponse, type StoredResponse } from './repository.js';
+import type { Database } from '../../db/index.js';
+import { claimKey, findKey, releaseClaim, retakeStaleClaim, storeResponse, type StoredResponse } from './repository.js';
 
 /** What the middleware hands the route: the key (if any), and whether the answer is a replay. */
 export interface IdempotencyState {
@@ -57,15 +65,79 @@ export async function runIdempotent<R extends StoredResponse>(
   work: () => Promise<R>,
 ): Promise<R | StoredResponse> {
   if (state?.key === undefined) return work();
-  const requestHash = createHash('sha256').update(JSON.stringify(request)).digest('hex');
+  const requestHash = hashOf(request);
   const earlier = await claimKey(tx, scope, state.key, requestHash);
-  if (earlier) {
-    if (earlier.requestHash !== requestHash)
-      throw new ApiError(409, 'idempotency_conflict', 'This Idempotency-Key was already used with a different request');
-    state.replayed = true;
-    return earlier.response;
-  }
+  if (earlier) return replay(state, earlier, requestHash);
   const response = await work();
   await storeResponse(tx, scope, state.key, response);
+  return response;
+}
+
+/** How long a claim may wait for its answer (the slowest two-step request: a webhook attempt, 10 s) before it counts as abandoned. */
+const CLAIM_ABANDONED_AFTER_MS = 5 * 60_000;
+
+function hashOf(request: unknown): string {
+  return createHash('sha256').update(JSON.stringify(request)).digest('hex');
+}
+
+/** The earlier answer of the key, for the same request; 409 for another request, or one still in flight. */
+function replay(state: IdempotencyState, earlier: { requestHash: string; response: StoredResponse }, requestHash: string): StoredResponse {
+  if (earlier.requestHash !== requestHash)
+    throw new ApiError(409, 'idempotency_conflict', 'This Idempotency-Key was already used with a different request');
+  if (earlier.response.statusCode === 0)
+    throw new ApiError(409, 'idempotency_in_progress', 'A request with this Idempotency-Key is still in progress; retry in a moment', undefined, { 'retry-after': '1' });
+  state.replayed = true;
+  return earlier.response;
+}
+
+/**
+ * The stored answer of the request's key when a request with it has finished, looked up without a
+ * claim: a route whose checks reach outside the database (a DNS lookup) answers a replay before
+ * running them. Throws 409 when the key went with another request or is still in flight; undefined
+ * when the key is new (the route then runs, and `runIdempotent` settles a race between twins).
+ */
+export async function storedAnswer(db: Queryable, state: IdempotencyState | undefined, scope: string, request: unknown): Promise<StoredResponse | undefined> {
+  if (state?.key === undefined) return undefined;
+  const earlier = await findKey(db, scope, state.key);
+  return earlier ? replay(state, earlier, hashOf(request)) : undefined;
+}
+
+/**
+ * Runs, at most once per key, an effect that starts in a transaction (`begin`, with the key's claim,
+ * committed together) and ends outside one (`finish`, e.g. a network call, whose answer is stored
+ * after). A twin that arrives in between gets 409 `idempotency_in_progress`; one that arrives after
+ * gets the stored answer. A claim whose request died in between is taken over after five minutes.
+ * When `begin` or `finish` throws, the claim is given up, so that a retry runs again.
+ */
+export async function runIdempotentAcross<R extends StoredResponse>(
+  db: Pick<Database, 'transaction' | 'query'>,
+  state: IdempotencyState | undefined,
+  scope: string,
+  request: unknown,
+  begin: (tx: Queryable) => Promise<void>,
+  finish: () => Promise<R>,
+): Promise<R | StoredResponse> {
+  const key = state?.key;
+  if (key === undefined) {
+    await db.transaction(begin);
+    return finish();
+  }
+  const requestHash = hashOf(request);
+  const earlier = await db.transaction(async (tx) => {
+    const found = await claimKey(tx, scope, key, requestHash);
+    if (found && !(found.response.statusCode === 0 && found.requestHash === requestHash && (await retakeStaleClaim(tx, scope, key, CLAIM_ABANDONED_AFTER_MS))))
+      return found;
+    await begin(tx);
+    return null;
+  });
+  if (earlier) return replay(state!, earlier, requestHash);
+  let response: R;
+  try {
+    response = await finish();
+  } catch (error) {
+    await releaseClaim(db, scope, key).catch(() => undefined);
+    throw error;
+  }
+  await storeResponse(db, scope, key, response);
   return response;
 }

@@ -32,6 +32,35 @@ export async function claimKey(
   return { requestHash: row.request_hash, response: { statusCode: row.status_code, body: row.response_body } };
 }
 
+/** The row of `key`, claimed or answered, or null when no request used it (outside any transaction: a look, not a claim). */
+export async function findKey(db: Queryable, scope: string, key: string): Promise<{ requestHash: string; response: StoredResponse } | null> {
+  const { rows } = await db.query<{ request_hash: string; status_code: number; response_body: Record<string, unknown> }>(
+    'SELECT request_hash, status_code, response_body FROM idempotency_keys WHERE integrator_id = $1 AND idempotency_key = $2',
+    [scope, key],
+  );
+  const row = rows[0];
+  return row ? { requestHash: row.request_hash, response: { statusCode: row.status_code, body: row.response_body } } : null;
+}
+
+/**
+ * Takes over a claim whose request never stored its answer and was made more than `staleAfterMs` ago
+ * by the database's clock (the request died between its two steps). True when this caller now holds it.
+ */
+export async function retakeStaleClaim(tx: Queryable, scope: string, key: string, staleAfterMs: number): Promise<boolean> {
+  const { rows } = await tx.query(
+    `UPDATE idempotency_keys SET created_at = now()
+     WHERE integrator_id = $1 AND idempotency_key = $2 AND status_code = 0 AND created_at < now() - $3::int * interval '1 millisecond'
+     RETURNING 1`,
+    [scope, key, staleAfterMs],
+  );
+  return rows.length === 1;
+}
+
+/** Gives up a claim that stored no answer (its request failed before it had one), so that a retry runs again. */
+export async function releaseClaim(db: Queryable, scope: string, key: string): Promise<void> {
+  await db.query('DELETE FROM idempotency_keys WHERE integrator_id = $1 AND idempotency_key = $2 AND status_code = 0', [scope, key]);
+}
+
 /** Stores the response of the request that claimed `key`, in the same transaction. */
 export async function storeResponse(tx: Queryable, scope: string, key: string, response: StoredResponse): Promise<void> {
   await tx.query(

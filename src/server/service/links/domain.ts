@@ -12,6 +12,7 @@ import { assetChainFacts, type ChainAdapter } from '../../chain/types.js';
 import type { Queryable } from '../../db/index.js';
 import { notFound, ruleError, validationError } from '../errors.js';
 import { recordEvent } from '../events/index.js';
+import { runIdempotent, type IdempotencyState, type StoredResponse } from '../idempotency/index.js';
 import type { Principal } from '../keys/index.js';
 import {
   countVisit,
@@ -153,10 +154,38 @@ export function toPublicLink(row: LinkRow, publicUrl: string, chain: ChainAdapte
 /** `POST /v1/payment-link`: a new link of the caller's, numbered after its last one. */
 export async function createLink(db: Transactional, principal: Principal, input: LinkInput, now = new Date()): Promise<LinkRow> {
   const draft = buildDraft(EMPTY_LINK_DRAFT, input, now, true);
-  // 62^10 slugs: a clash is astronomically rare, but the unique index decides, not hope.
+  return withFreshSlug(() => db.transaction((tx) => insertLink(tx, principal, draft, now)));
+}
+
+/**
+ * `POST /v1/payment-link`: creates the link and answers it as the API shows it, once per
+ * `Idempotency-Key` (a replay answers what the first request was answered; the key with another link
+ * is a 409). Two requests are the same when their links are (the checked draft, not the spelling).
+ */
+export async function createLinkOnce(
+  db: Transactional,
+  principal: Principal,
+  input: LinkInput,
+  idempotency: IdempotencyState | undefined,
+  now: Date,
+  publicUrl: string,
+): Promise<StoredResponse> {
+  const draft = buildDraft(EMPTY_LINK_DRAFT, input, now, true);
+  return withFreshSlug(() =>
+    db.transaction((tx) =>
+      runIdempotent(tx, idempotency, principal.integratorId, ['POST /v1/payment-link', draft], async () => {
+        const row = await insertLink(tx, principal, draft, now);
+        return { statusCode: 201, body: { ...toPaymentLink(row, publicUrl, false) } };
+      }),
+    ),
+  );
+}
+
+/** Runs `insert` again when its random slug was taken: 62^10 slugs make a clash astronomically rare, but the unique index decides, not hope. */
+async function withFreshSlug<T>(insert: () => Promise<T>): Promise<T> {
   for (let attempt = 0; ; attempt++) {
     try {
-      return await db.transaction((tx) => insertLink(tx, principal, draft, now));
+      return await insert();
     } catch (error) {
       if (attempt < 5 && (error as { code?: string }).code === '23505') continue;
       throw error;

@@ -7,7 +7,8 @@
  * cache of links by slug (./cache.ts).
  *
  * May touch: the keys room's integrator row (`nextLinkSeq`, and the `integratorSql` read fragments)
- * and domain events (`recordEvent`: `link.changed`). The sessions room serves the public checkout
+ * and domain events (`recordEvent`: `link.changed`); idempotency (`runIdempotent`, for a create's
+ * `Idempotency-Key`). The sessions room serves the public checkout
  * routes with this room's `getLinkBySlug`, `toPublicLink`, `linkState` and `recordVisit`, counts a
  * settled payment with `countPayment` (in its own transaction), and reads a link's columns only
  * through `linkSql`.
@@ -15,6 +16,7 @@
 export {
   buildDraft,
   createLink,
+  createLinkOnce,
   getLink,
   getLinkBySlug,
   linkState,

@@ -4,14 +4,15 @@ import { CreatePaymentLinkInput, ListPaymentLinksQuery, UpdatePaymentLinkInput }
 import { type AppEnv, type ServiceDeps, jsonBody, pageMeta, queryOf } from '../context.js';
 import { validationError } from '../errors.js';
 import type { LinkCache } from './cache.js';
-import { createLink, getLink, listLinks, toPaymentLink, updateLink } from './domain.js';
+import { idempotency } from '../idempotency/index.js';
+import { createLinkOnce, getLink, listLinks, toPaymentLink, updateLink } from './domain.js';
 
 export function paymentLinkRoutes(deps: ServiceDeps, links: LinkCache) {
   const { db, publicUrl } = deps;
   return new Hono<AppEnv>()
-    .post('/', jsonBody(CreatePaymentLinkInput), async (c) => {
-      const row = await createLink(db, c.get('principal'), c.req.valid('json'), deps.now());
-      return c.json(toPaymentLink(row, publicUrl, false), 201);
+    .post('/', idempotency(), jsonBody(CreatePaymentLinkInput), async (c) => {
+      const answer = await createLinkOnce(db, c.get('principal'), c.req.valid('json'), c.get('idempotency'), deps.now(), publicUrl);
+      return c.json(answer.body, answer.statusCode as 201);
     })
     .patch('/', jsonBody(UpdatePaymentLinkInput), async (c) => {
       const input = c.req.valid('json');

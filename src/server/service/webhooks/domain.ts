@@ -19,9 +19,10 @@ import type {
 } from '../../../core/schemas.js';
 import { pageMeta } from '../context.js';
 import { notFound, ruleError, validationError } from '../errors.js';
+import { runIdempotent, runIdempotentAcross, storedAnswer, type IdempotencyState, type StoredResponse } from '../idempotency/index.js';
 import type { Principal } from '../keys/index.js';
 import { ruleMessage } from '../messages.js';
-import { findDelivery, insertDeliveries, listDeliveries as listDeliveryRows, scheduleNow, type DeliveryRow } from './delivery-repository.js';
+import { findDelivery, insertDeliveries, listDeliveries as listDeliveryRows, scheduleNow, type ClaimedDelivery, type DeliveryRow } from './delivery-repository.js';
 import {
   deleteEndpoint as deleteEndpointRow,
   findEndpoint,
@@ -33,7 +34,7 @@ import {
 import { insertEvent } from './event-repository.js';
 import { eventBody, newEventId } from './outbox.js';
 import { checkHost, PrivateAddressError } from './ssrf.js';
-import { deliverNow, type WebhookDeps } from './worker.js';
+import { attemptNow, claimNow, type WebhookDeps } from './worker.js';
 
 /** An endpoint as the API returns it: never its secret. */
 export function toWebhookEndpoint(row: EndpointRow): WebhookEndpoint {
@@ -69,44 +70,71 @@ export function newWebhookSecret(): string {
   return `${WEBHOOK_SECRET_PREFIX}${randomBytes(32).toString('base64url')}`;
 }
 
-/**
- * The rules on a create or update body, then the SSRF check of its URL: a host that is, or resolves
- * to, a private address is refused (400 on `url`) unless private endpoints are allowed. A host that
- * does not resolve (yet) is accepted: deliveries check it again, and are retried while it fails.
- */
-async function checkEndpointInput(deps: WebhookDeps, input: { url?: string | undefined; events?: readonly string[] | undefined; description?: string | undefined }, requireUrl: boolean) {
-  const { allowPrivate, resolveHost } = deps.webhooks;
-  const { fields, errors } = checkWebhookEndpoint(input, { allowHttp: allowPrivate, requireUrl });
+type EndpointInput = { url?: string | undefined; events?: readonly string[] | undefined; description?: string | undefined };
+
+/** The rules on a create or update body (400 naming each field); returns the fields as stored. */
+function endpointFields(deps: WebhookDeps, input: EndpointInput, requireUrl: boolean) {
+  const { fields, errors } = checkWebhookEndpoint(input, { allowHttp: deps.webhooks.allowPrivate, requireUrl });
   if (errors.length) throw ruleError(errors);
-  if (fields.url !== undefined && !allowPrivate) {
-    try {
-      await checkHost(new URL(fields.url).hostname, resolveHost);
-    } catch (error) {
-      if (error instanceof PrivateAddressError)
-        throw validationError([{ path: 'url', message: `${ruleMessage({ path: 'url', key: 'webhook.urlPrivate' })} (${error.message})` }]);
-    }
-  }
   return fields;
 }
 
-/** `POST /v1/webhook-endpoint`: 201 with the secret, which no other answer carries. */
+/**
+ * The SSRF check of a new or changed URL: a host that is, or resolves to, a private address is refused
+ * (400 on `url`, naming the host as given, never what it resolved to) unless private endpoints are
+ * allowed. A host that does not resolve (yet) is accepted: deliveries check it again, and are retried
+ * while it fails.
+ */
+async function checkEndpointHost(deps: WebhookDeps, url: string | undefined): Promise<void> {
+  const { allowPrivate, resolveHost } = deps.webhooks;
+  if (url === undefined || allowPrivate) return;
+  try {
+    await checkHost(new URL(url).hostname, resolveHost);
+  } catch (error) {
+    if (error instanceof PrivateAddressError)
+      throw validationError([{ path: 'url', message: `${ruleMessage({ path: 'url', key: 'webhook.urlPrivate' })} (host ${error.hostname})` }]);
+  }
+}
+
+/** The rules on a create or update body, then the SSRF check of its URL. */
+async function checkEndpointInput(deps: WebhookDeps, input: EndpointInput, requireUrl: boolean) {
+  const fields = endpointFields(deps, input, requireUrl);
+  await checkEndpointHost(deps, fields.url);
+  return fields;
+}
+
+/**
+ * `POST /v1/webhook-endpoint`: 201 with the secret, which no other answer carries; once per
+ * `Idempotency-Key` (a replay answers the first answer, secret included, without resolving the host
+ * again; the key with another endpoint is a 409).
+ */
 export async function createEndpoint(
   deps: WebhookDeps,
   principal: Principal,
   input: z.output<typeof CreateWebhookEndpointInput>,
-): Promise<WebhookEndpointCreated> {
-  const fields = await checkEndpointInput(deps, input, true);
-  const secret = newWebhookSecret();
-  const row = await insertEndpoint(deps.db, {
-    id: randomUUID(),
-    integratorId: principal.integratorId,
-    url: fields.url!,
-    description: fields.description ?? '',
-    events: fields.events ?? [...WEBHOOK_EVENT_TYPES],
-    secret,
-    createdAt: deps.now(),
-  });
-  return { ...toWebhookEndpoint(row), secret };
+  idempotency?: IdempotencyState,
+): Promise<StoredResponse> {
+  const fields = endpointFields(deps, input, true);
+  const request = ['POST /v1/webhook-endpoint', fields];
+  const replayed = await storedAnswer(deps.db, idempotency, principal.integratorId, request);
+  if (replayed) return replayed;
+  await checkEndpointHost(deps, fields.url);
+  return deps.db.transaction((tx) =>
+    runIdempotent(tx, idempotency, principal.integratorId, request, async () => {
+      const secret = newWebhookSecret();
+      const row = await insertEndpoint(tx, {
+        id: randomUUID(),
+        integratorId: principal.integratorId,
+        url: fields.url!,
+        description: fields.description ?? '',
+        events: fields.events ?? [...WEBHOOK_EVENT_TYPES],
+        secret,
+        createdAt: deps.now(),
+      });
+      const created: WebhookEndpointCreated = { ...toWebhookEndpoint(row), secret };
+      return { statusCode: 201, body: { ...created } };
+    }),
+  );
 }
 
 /** `GET /v1/webhook-endpoint/{id}`: the caller's own endpoint, else 404. */
@@ -168,21 +196,35 @@ export async function getDelivery(deps: WebhookDeps, principal: Principal, id: s
 /**
  * `POST /v1/webhook-delivery/{id}/retry`: sends the delivery's event again now, whatever its state
  * (same event id, new signature), and answers with the delivery after that attempt. A failed retry
- * goes back on the automatic schedule while the event's 3 days last.
+ * goes back on the automatic schedule while the event's 3 days last. Once per `Idempotency-Key`: a
+ * replay answers the first answer and sends nothing.
  */
-export async function retryDelivery(deps: WebhookDeps, principal: Principal, id: string): Promise<WebhookDelivery> {
-  if (!isUuid(id) || !(await deps.db.transaction((tx) => scheduleNow(tx, principal.integratorId, id, deps.now()))))
-    throw notFound('Webhook delivery');
-  await deliverNow(deps, id);
-  return getDelivery(deps, principal, id);
+export async function retryDelivery(deps: WebhookDeps, principal: Principal, id: string, idempotency?: IdempotencyState): Promise<StoredResponse> {
+  if (!isUuid(id)) throw notFound('Webhook delivery');
+  let claimed: ClaimedDelivery | undefined;
+  return runIdempotentAcross(
+    deps.db,
+    idempotency,
+    principal.integratorId,
+    ['POST /v1/webhook-delivery/retry', id],
+    async (tx) => {
+      if (!(await scheduleNow(tx, principal.integratorId, id, deps.now()))) throw notFound('Webhook delivery');
+      claimed = await claimNow(tx, deps, id);
+    },
+    async () => {
+      await attemptNow(deps, claimed);
+      return { statusCode: 200, body: { ...(await getDelivery(deps, principal, id)) } };
+    },
+  );
 }
 
 /**
  * `POST /v1/webhook-endpoint/{id}/test`: a `webhook.test` event for this endpoint alone, sent now
  * (even to an inactive endpoint), signed like any other; answers with its delivery after that attempt.
- * A test is not retried on its own (a manual retry sends it again).
+ * A test is not retried on its own (a manual retry sends it again). With an `Idempotency-Key`, a
+ * retried request answers the first test's delivery and sends nothing more.
  */
-export async function sendTestEvent(deps: WebhookDeps, principal: Principal, endpointId: string): Promise<WebhookDelivery> {
+export async function sendTestEvent(deps: WebhookDeps, principal: Principal, endpointId: string, idempotency?: IdempotencyState): Promise<StoredResponse> {
   const endpoint = await ownEndpoint(deps, principal, endpointId);
   const now = deps.now();
   const eventId = newEventId();
@@ -193,10 +235,20 @@ export async function sendTestEvent(deps: WebhookDeps, principal: Principal, end
     url: endpoint.url,
     message: 'A test event from Paylink: this endpoint receives and verifies deliveries. It is about no payment.',
   };
-  await deps.db.transaction(async (tx) => {
-    await insertEvent(tx, { id: eventId, integratorId: principal.integratorId, type: WEBHOOK_TEST_EVENT_TYPE, body: eventBody(eventId, WEBHOOK_TEST_EVENT_TYPE, now, object), createdAt: now });
-    await insertDeliveries(tx, { ids: [deliveryId], endpointIds: [endpoint.id], eventId, dueAt: now, retryUntil: now });
-  });
-  await deliverNow(deps, deliveryId);
-  return getDelivery(deps, principal, deliveryId);
+  let claimed: ClaimedDelivery | undefined;
+  return runIdempotentAcross(
+    deps.db,
+    idempotency,
+    principal.integratorId,
+    ['POST /v1/webhook-endpoint/test', endpoint.id],
+    async (tx) => {
+      await insertEvent(tx, { id: eventId, integratorId: principal.integratorId, type: WEBHOOK_TEST_EVENT_TYPE, body: eventBody(eventId, WEBHOOK_TEST_EVENT_TYPE, now, object), createdAt: now });
+      await insertDeliveries(tx, { ids: [deliveryId], endpointIds: [endpoint.id], eventId, dueAt: now, retryUntil: now });
+      claimed = await claimNow(tx, deps, deliveryId);
+    },
+    async () => {
+      await attemptNow(deps, claimed);
+      return { statusCode: 200, body: { ...(await getDelivery(deps, principal, deliveryId)) } };
+    },
+  );
 }

@@ -8,7 +8,8 @@
  * the delivery worker (./worker.ts) and each attempt (./sender.ts); the SSRF guard (./ssrf.ts); and this
  * instance's delivery settings (./settings.ts).
  *
- * May touch: nothing of another room. It does not know sessions or withdrawals: the rooms that change
+ * May touch: idempotency (`runIdempotent`, for the `Idempotency-Key` of a create or a retry), nothing
+ * else of another room. It does not know sessions or withdrawals: the rooms that change
  * them build the event's object (`announceSession`, `announceWithdrawal`) and record it through the
  * events room.
  */
@@ -41,7 +42,8 @@ export {
 } from './settings.js';
 export { checkHost, guardedLookup, isPrivateAddress, PrivateAddressError, systemResolveHost, type ResolveHost, type ResolvedAddress } from './ssrf.js';
 export {
-  deliverNow,
+  attemptNow,
+  claimNow,
   processDueDeliveries,
   retryDelayMs,
   startWebhookWorker,

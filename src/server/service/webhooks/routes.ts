@@ -11,6 +11,7 @@ import {
   UpdateWebhookEndpointInput,
 } from '../../../core/schemas.js';
 import { type AppEnv, jsonBody, queryOf } from '../context.js';
+import { idempotency } from '../idempotency/index.js';
 import {
   createEndpoint,
   deleteEndpoint,
@@ -26,7 +27,10 @@ import type { WebhookDeps } from './worker.js';
 
 export function webhookEndpointRoutes(deps: WebhookDeps) {
   return new Hono<AppEnv>()
-    .post('/', jsonBody(CreateWebhookEndpointInput), async (c) => c.json(await createEndpoint(deps, c.get('principal'), c.req.valid('json')), 201))
+    .post('/', idempotency(), jsonBody(CreateWebhookEndpointInput), async (c) => {
+      const answer = await createEndpoint(deps, c.get('principal'), c.req.valid('json'), c.get('idempotency'));
+      return c.json(answer.body, answer.statusCode as 201);
+    })
     .get('/', queryOf(ListWebhookEndpointsQuery), async (c) => c.json(await listEndpoints(deps, c.get('principal'), c.req.valid('query'))))
     .patch('/', jsonBody(UpdateWebhookEndpointInput), async (c) => c.json(await updateEndpoint(deps, c.get('principal'), c.req.valid('json'))))
     .get('/:id', async (c) => c.json(await getEndpoint(deps, c.get('principal'), c.req.param('id'))))
@@ -34,11 +38,17 @@ export function webhookEndpointRoutes(deps: WebhookDeps) {
     .get('/:id/deliveries', queryOf(ListWebhookDeliveriesQuery), async (c) =>
       c.json(await listDeliveries(deps, c.get('principal'), c.req.param('id'), c.req.valid('query'))),
     )
-    .post('/:id/test', async (c) => c.json(await sendTestEvent(deps, c.get('principal'), c.req.param('id'))));
+    .post('/:id/test', idempotency(), async (c) => {
+      const answer = await sendTestEvent(deps, c.get('principal'), c.req.param('id'), c.get('idempotency'));
+      return c.json(answer.body, answer.statusCode as 200);
+    });
 }
 
 export function webhookDeliveryRoutes(deps: WebhookDeps) {
   return new Hono<AppEnv>()
     .get('/:id', async (c) => c.json(await getDelivery(deps, c.get('principal'), c.req.param('id'))))
-    .post('/:id/retry', async (c) => c.json(await retryDelivery(deps, c.get('principal'), c.req.param('id'))));
+    .post('/:id/retry', idempotency(), async (c) => {
+      const answer = await retryDelivery(deps, c.get('principal'), c.req.param('id'), c.get('idempotency'));
+      return c.json(answer.body, answer.statusCode as 200);
+    });
 }

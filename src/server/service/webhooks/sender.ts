@@ -26,11 +26,27 @@ export interface Outgoing {
 
 const USER_AGENT = 'Paylink-Webhooks/1.0';
 
-/** A short reason for a failed connection: its code and message (which name the host and port, nothing sent). */
+/** What the common connection failures mean, in words that name no address. */
+const CONNECTION_FAILURES: Readonly<Record<string, string>> = {
+  ECONNREFUSED: 'the connection was refused',
+  ECONNRESET: 'the connection was reset',
+  ETIMEDOUT: 'the connection timed out',
+  EHOSTUNREACH: 'the host is unreachable',
+  ENETUNREACH: 'the network is unreachable',
+  ENOTFOUND: 'the host name does not resolve',
+  EAI_AGAIN: 'the host name could not be resolved now',
+};
+
+/**
+ * A short reason for a failed connection. Node's messages name the address it connected to
+ * (`connect ECONNREFUSED 10.0.0.5:443`), which would show a key holder what the service's DNS
+ * answered; a reason names the error's code (`CERT_HAS_EXPIRED`, `ERR_TLS_CERT_ALTNAME_INVALID`: TLS's
+ * codes say enough) and a fixed sentence instead.
+ */
 function describe(error: NodeJS.ErrnoException): string {
   if (error instanceof PrivateAddressError) return `Refused: ${error.message}`;
-  const code = error.code ? `${error.code}: ` : '';
-  return `${code}${error.message}`.slice(0, 300);
+  if (error.code && CONNECTION_FAILURES[error.code]) return `${error.code}: ${CONNECTION_FAILURES[error.code]}`;
+  return error.code ? `${error.code}: the connection failed` : 'The connection failed';
 }
 
 /** Sends one attempt at `at` (the signature's time); resolves with what happened, never rejects. */
@@ -51,7 +67,7 @@ export async function sendAttempt(outgoing: Outgoing, settings: WebhookSettings,
   if (target.protocol !== 'https:' && !(target.protocol === 'http:' && settings.allowPrivate))
     return done(null, `Refused: ${target.protocol} endpoints are not posted to`);
   const literal = literalAddress(target.hostname);
-  if (literal !== null && !settings.allowPrivate && isPrivateAddress(literal)) return done(null, `Refused: ${new PrivateAddressError(literal, literal).message}`);
+  if (literal !== null && !settings.allowPrivate && isPrivateAddress(literal)) return done(null, `Refused: ${new PrivateAddressError(target.hostname).message}`);
 
   const signature = await signWebhookPayload(outgoing.secret, outgoing.body, Math.floor(at.getTime() / 1000));
   const headers = {

@@ -15,7 +15,7 @@ export const DELIVERY_TIMEOUT_MS = 10_000;
 export const DEFAULT_LEASE_MS = 60_000;
 
 export interface WebhookSettings {
-  /** Post to loopback/private/link-local addresses too (the sandbox chain, or `PAYLINK_WEBHOOK_ALLOW_PRIVATE=1`); also allows `http:` URLs. */
+  /** Post to non-public addresses too (`PAYLINK_WEBHOOK_ALLOW_PRIVATE=1`, on any chain); also allows `http:` URLs. */
   allowPrivate: boolean;
   /** Delay before the first retry; each further one doubles it. */
   retryBaseMs: number;
@@ -46,15 +46,12 @@ export function readAllowPrivate(value: string | undefined): boolean {
 
 /**
  * The settings of an instance: `overrides` first (the service's options), then the environment, then
- * the defaults. Private addresses are allowed on the sandbox chain (everything there is a test).
+ * the defaults. Private addresses are refused on every chain, the sandbox included, unless allowed: a
+ * sandbox key is still a key anyone may hold, and the machine it runs on still has a private network.
  */
-export function resolveWebhookSettings(
-  sandbox: boolean,
-  overrides: Partial<WebhookSettings> = {},
-  env: Record<string, string | undefined> = process.env,
-): WebhookSettings {
+export function resolveWebhookSettings(overrides: Partial<WebhookSettings> = {}, env: Record<string, string | undefined> = process.env): WebhookSettings {
   return {
-    allowPrivate: overrides.allowPrivate ?? (sandbox || readAllowPrivate(env.PAYLINK_WEBHOOK_ALLOW_PRIVATE)),
+    allowPrivate: overrides.allowPrivate ?? readAllowPrivate(env.PAYLINK_WEBHOOK_ALLOW_PRIVATE),
     retryBaseMs: overrides.retryBaseMs ?? readRetryBaseMs(env.PAYLINK_WEBHOOK_RETRY_BASE_MS),
     timeoutMs: overrides.timeoutMs ?? DELIVERY_TIMEOUT_MS,
     leaseMs: overrides.leaseMs ?? DEFAULT_LEASE_MS,

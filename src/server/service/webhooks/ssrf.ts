@@ -2,9 +2,10 @@
  * The SSRF guard of webhook deliveries (DESIGN §8): the service posts to URLs its integrators chose, so
  * without this an API key could make it call the machine it runs on (`127.0.0.1:5432`), its private
  * network (`10.0.0.0/8`…), or the cloud metadata service (`169.254.169.254`, `fd00:ec2::254`) and read the
- * answer's status in the delivery log. Refused: loopback, private (RFC 1918, unique-local, CGNAT), link-local,
- * unspecified, multicast, reserved and documentation ranges, IPv4-mapped and NAT64 forms of those, unless the
- * chain is the sandbox or `PAYLINK_WEBHOOK_ALLOW_PRIVATE=1`.
+ * answer's status in the delivery log. Refused: every address that is not public (loopback, private,
+ * CGNAT, link-local, unique-local, multicast, reserved, documentation and the other special-purpose
+ * ranges of IANA's registries, as ipaddr.js knows them), in IPv4 and IPv6 and in every IPv6 form that
+ * carries an IPv4 address, on every chain, unless `PAYLINK_WEBHOOK_ALLOW_PRIVATE=1`.
  *
  * A host is checked when the endpoint is created or changed and again at every delivery, on the
  * addresses the connection then uses: the sender pins the connection to the addresses this module
@@ -13,6 +14,7 @@
  */
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP, type LookupFunction } from 'node:net';
+import ipaddr from 'ipaddr.js';
 
 /** One resolved address of a host. */
 export interface ResolvedAddress {
@@ -27,96 +29,69 @@ export type ResolveHost = (hostname: string) => Promise<ResolvedAddress[]>;
 export const systemResolveHost: ResolveHost = async (hostname) =>
   (await dnsLookup(hostname, { all: true, verbatim: true })).map(({ address, family }) => ({ address, family: family === 6 ? 6 : 4 }));
 
-/** An endpoint's host resolves to (or is) an address the service does not post to. */
+/**
+ * An endpoint's host is, or resolves to, an address the service does not post to. The message names
+ * the host as the integrator wrote it, never an address it resolved to: the service's DNS may see
+ * names the integrator can't (an internal zone), and the error must not tell them what those hold.
+ */
 export class PrivateAddressError extends Error {
   override name = 'PrivateAddressError';
-  constructor(
-    readonly hostname: string,
-    readonly address: string,
-  ) {
-    super(
-      hostname === address
-        ? `${address} is a private, loopback, link-local or reserved address`
-        : `${hostname} resolves to ${address}, a private, loopback, link-local or reserved address`,
-    );
+  constructor(readonly hostname: string) {
+    super(`${hostname} is, or resolves to, a private, loopback, link-local or otherwise non-public address`);
   }
 }
 
-/** IPv4 ranges never posted to, as [first octets as a 32-bit number, prefix length]. */
-const PRIVATE_V4: ReadonlyArray<readonly [string, number]> = [
-  ['0.0.0.0', 8], // "this network"
-  ['10.0.0.0', 8], // RFC 1918
-  ['100.64.0.0', 10], // CGNAT (and Alibaba's metadata 100.100.100.200)
-  ['127.0.0.0', 8], // loopback
-  ['169.254.0.0', 16], // link-local, and the metadata service of AWS, GCP, Azure
-  ['172.16.0.0', 12], // RFC 1918
-  ['192.0.0.0', 24], // IETF protocol assignments
-  ['192.0.2.0', 24], // TEST-NET-1
-  ['192.88.99.0', 24], // 6to4 relay
-  ['192.168.0.0', 16], // RFC 1918
-  ['198.18.0.0', 15], // benchmarking
-  ['198.51.100.0', 24], // TEST-NET-2
-  ['203.0.113.0', 24], // TEST-NET-3
-  ['224.0.0.0', 4], // multicast
-  ['240.0.0.0', 4], // reserved, and broadcast
-];
+/**
+ * IPv6 forms that carry an IPv4 address, and where: an address in one of these is as public as the
+ * IPv4 address it reaches. IPv4-mapped `::ffff:0:0/96` and IPv4-translated `::ffff:0:0:0/96` (the
+ * last 32 bits), NAT64 `64:ff9b::/96` (the last 32 bits), 6to4 `2002::/16` (bits 16–47).
+ */
+const EMBEDS_IPV4: Partial<Record<string, (parts: readonly number[]) => [number, number]>> = {
+  ipv4Mapped: (parts) => [parts[6]!, parts[7]!],
+  rfc6145: (parts) => [parts[6]!, parts[7]!],
+  '6to4': (parts) => [parts[1]!, parts[2]!],
+};
 
-function v4Number(address: string): number {
-  return address.split('.').reduce((value, octet) => value * 256 + Number(octet), 0);
+/** The IPv4 address in a NAT64 address of the well-known `64:ff9b::/96` (not the local-use `64:ff9b:1::/48`). */
+function nat64Embedded(address: ipaddr.IPv6): [number, number] | null {
+  const [a, b, c, d, e, f] = address.parts;
+  return a === 0x64 && b === 0xff9b && c === 0 && d === 0 && e === 0 && f === 0 ? [address.parts[6]!, address.parts[7]!] : null;
 }
 
-const V4_RANGES = PRIVATE_V4.map(([base, bits]) => ({ base: v4Number(base), size: 2 ** (32 - bits) }));
-
-function isPrivateV4(address: string): boolean {
-  const value = v4Number(address);
-  return V4_RANGES.some(({ base, size }) => value >= base && value < base + size);
+function ipv4Of([high, low]: [number, number]): ipaddr.IPv4 {
+  return new ipaddr.IPv4([high >> 8, high & 0xff, low >> 8, low & 0xff]);
 }
 
-/** The 8 groups of an IPv6 address (an embedded dotted IPv4 tail becomes two groups). */
-function v6Groups(address: string): number[] | null {
-  let text = address.toLowerCase();
-  const zone = text.indexOf('%');
-  if (zone >= 0) text = text.slice(0, zone);
-  const tail = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
-  if (tail) {
-    const value = v4Number(tail[1]!);
-    text = `${text.slice(0, -tail[1]!.length)}${(value >>> 16).toString(16)}:${(value & 0xffff).toString(16)}`;
-  }
-  const [head, rest] = text.split('::') as [string, string | undefined];
-  const headGroups = head ? head.split(':') : [];
-  const restGroups = rest ? rest.split(':') : [];
-  const missing = 8 - headGroups.length - restGroups.length;
-  if (rest === undefined ? missing !== 0 : missing < 0) return null;
-  const groups = [...headGroups, ...Array<string>(rest === undefined ? 0 : missing).fill('0'), ...restGroups].map((group) => parseInt(group, 16));
-  return groups.length === 8 && groups.every((group) => group >= 0 && group <= 0xffff) ? groups : null;
-}
+/** Global unicast IPv6 (`2000::/3`): everything outside it is special or not allocated. */
+const GLOBAL_UNICAST_V6 = ipaddr.IPv6.parseCIDR('2000::/3');
 
-function isPrivateV6(address: string): boolean {
-  const groups = v6Groups(address);
-  if (!groups) return true; // what cannot be read is not posted to
-  const [a, b, c, d, e, f, g, h] = groups as [number, number, number, number, number, number, number, number];
-  const embeddedV4 = `${g >> 8}.${g & 0xff}.${h >> 8}.${h & 0xff}`;
-  if (a === 0 && b === 0 && c === 0 && d === 0 && e === 0) {
-    if (f === 0 && g === 0 && (h === 0 || h === 1)) return true; // :: and ::1
-    if (f === 0xffff || f === 0) return isPrivateV4(embeddedV4); // IPv4-mapped ::ffff:a.b.c.d, and IPv4-compatible
-  }
-  if (a === 0x64 && b === 0xff9b && c === 0 && d === 0 && e === 0 && f === 0) return isPrivateV4(embeddedV4); // NAT64 64:ff9b::/96
-  if (a === 0x64 && b === 0xff9b && c === 1) return true; // local-use NAT64 64:ff9b:1::/48
-  if ((a & 0xfe00) === 0xfc00) return true; // unique-local fc00::/7 (AWS metadata fd00:ec2::254 among them)
-  if ((a & 0xffc0) === 0xfe80 || (a & 0xffc0) === 0xfec0) return true; // link-local, site-local
-  if ((a & 0xff00) === 0xff00) return true; // multicast
-  if (a === 0x2001 && b === 0x0db8) return true; // documentation
-  if (a === 0x2002) return isPrivateV4(`${b >> 8}.${b & 0xff}.${c >> 8}.${c & 0xff}`); // 6to4 of a private IPv4
-  if (a === 0x0100 && b === 0 && c === 0 && d === 0) return true; // discard-only 100::/64
-  return false;
+/**
+ * True when `address` is a public address the service may post to. The ranges are ipaddr.js's, from
+ * the IANA special-purpose registries: an IPv4 address must be plain unicast (not private, loopback,
+ * link-local, CGNAT, multicast, broadcast, reserved, documentation, benchmarking, AS112, AMT); an IPv6
+ * address must be global unicast outside every special range (unique-local, link-local, site-local,
+ * Teredo `2001::/32`, the IETF assignments of `2001::/23` such as `2001:2::/48` and `2001:10::/28`,
+ * documentation `2001:db8::/32` and `3fff::/20`, segment routing `5f00::/16`, discard-only, ORCHIDv2,
+ * …), or one of the forms that embed an IPv4 address, judged by that address.
+ */
+function isPublic(address: ipaddr.IPv4 | ipaddr.IPv6): boolean {
+  if (address.kind() === 'ipv4') return address.range() === 'unicast';
+  const v6 = address as ipaddr.IPv6;
+  const range = v6.range();
+  const embedded = EMBEDS_IPV4[range]?.(v6.parts) ?? (range === 'rfc6052' ? nat64Embedded(v6) : null);
+  if (embedded) return isPublic(ipv4Of(embedded));
+  return range === 'unicast' && v6.match(GLOBAL_UNICAST_V6);
 }
 
 /** True when the service must not post to `address` (an IPv4 or IPv6 literal). Anything that is not an address is refused too. */
 export function isPrivateAddress(address: string): boolean {
-  const kind = isIP(address);
-  if (kind === 4) return isPrivateV4(address);
-  if (kind === 6) return isPrivateV6(address);
-  return true;
+  // Node's own reading first: ipaddr.js also takes the forms no resolver returns (`0x7f.1`, `127.1`).
+  if (isIP(address) === 0) return true;
+  try {
+    return !isPublic(ipaddr.parse(address));
+  } catch {
+    return true; // what cannot be read is not posted to
+  }
 }
 
 /** A URL's host as an address literal (`[::1]` → `::1`), or null when it is a name. */
@@ -132,13 +107,13 @@ export function literalAddress(hostname: string): string | null {
 export async function checkHost(hostname: string, resolveHost: ResolveHost): Promise<ResolvedAddress[]> {
   const literal = literalAddress(hostname);
   if (literal !== null) {
-    if (isPrivateAddress(literal)) throw new PrivateAddressError(literal, literal);
+    if (isPrivateAddress(literal)) throw new PrivateAddressError(hostname);
     return [];
   }
   const addresses = await resolveHost(hostname);
   if (addresses.length === 0) throw Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' });
   const refused = addresses.find(({ address }) => isPrivateAddress(address));
-  if (refused) throw new PrivateAddressError(hostname, refused.address);
+  if (refused) throw new PrivateAddressError(hostname);
   return addresses;
 }
 

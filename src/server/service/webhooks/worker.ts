@@ -15,7 +15,7 @@
  * worker's own timer.
  */
 import { randomUUID } from 'node:crypto';
-import type { Database } from '../../db/index.js';
+import type { Database, Queryable } from '../../db/index.js';
 import { WEBHOOK_CHANNEL } from '../events/index.js';
 import { claimDue, nextDueAt, recordAttempt, type AttemptOutcome, type ClaimedDelivery } from './delivery-repository.js';
 import { sendAttempt } from './sender.js';
@@ -89,13 +89,18 @@ function attemptLogged(deps: WebhookDeps, delivery: ClaimedDelivery): Promise<un
 }
 
 /**
- * Attempts one delivery now, whatever its schedule (a test event, a manual retry). Resolves false,
- * having sent nothing, when another worker holds it at this moment (that worker's attempt is the one).
+ * Claims one delivery for an attempt now, whatever its schedule, in the caller's transaction `tx`: the
+ * one that made it due (a test event's insert, a manual retry's reschedule). A worker polling in
+ * between would otherwise take it first, and the caller would answer before any attempt. Undefined
+ * when another worker holds it at this moment (that worker's attempt is the one).
  */
-export async function deliverNow(deps: WebhookDeps, deliveryId: string): Promise<boolean> {
-  const [claimed] = await deps.db.transaction((tx) =>
-    claimDue(tx, { claimId: randomUUID(), now: deps.now(), leaseMs: deps.webhooks.leaseMs, batch: 1, onlyId: deliveryId }),
-  );
+export async function claimNow(tx: Queryable, deps: WebhookDeps, deliveryId: string): Promise<ClaimedDelivery | undefined> {
+  const [claimed] = await claimDue(tx, { claimId: randomUUID(), now: deps.now(), leaseMs: deps.webhooks.leaseMs, batch: 1, onlyId: deliveryId });
+  return claimed;
+}
+
+/** Sends a delivery that `claimNow` claimed and records the attempt; false when it claimed none, or the claim was taken over meanwhile. */
+export async function attemptNow(deps: WebhookDeps, claimed: ClaimedDelivery | undefined): Promise<boolean> {
   return claimed ? attempt(deps, claimed) : false;
 }
 
