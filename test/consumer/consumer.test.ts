@@ -12,7 +12,7 @@
  * 4. `npx paylink serve --chain sandbox`, `keys create`, `proxy` and `demo` from the installed package;
  * 5. every export imported in plain Node and under an edge runtime's conditions, React and Vue server
  *    rendering, and `npm run release:check` on the same tarball (files, exports, publint, attw);
- * 6. the README's framework recipes: Next.js App Router (`next build`, `next start`, a server component
+ * 6. the framework recipes of docs/frameworks.md: Next.js App Router (`next build`, `next start`, a server component
  *    page and a client component, in Chromium: the element upgrades, a React handler hears
  *    `paylink-ready`, no console error, no layout shift), Astro 5 (frontmatter import and script tag,
  *    `astro build`, in Chromium) and plain HTML (the script-tag bundle).
@@ -308,7 +308,11 @@ describe('paylink as installed from its tarball', { timeout: 900_000 }, () => {
     for (const file of [
       'package.json',
       'README.md',
+      'docs/api.md',
+      'docs/configuration.md',
+      'docs/frameworks.md',
       'docs/going-live.md',
+      'docs/operations.md',
       'LICENSE',
       'bin/paylink.mjs',
       'lib/index.js',

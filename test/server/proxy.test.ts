@@ -731,7 +731,7 @@ describe('paylink proxy command', () => {
   });
 });
 
-describe('README examples', () => {
+describe('the docs’ proxy examples', () => {
   /** Runs a node:http server built by an example, sends `check` requests and closes it. */
   async function withServer(server: Server, check: (url: string) => Promise<void>) {
     const url = await listen(server);

@@ -1,6 +1,6 @@
 /**
- * The README's webhook recipes (examples/webhook-express.ts, examples/webhook-next-route.ts, and the
- * order recipe they run, examples/order-webhook.ts) against real deliveries of the service: each
+ * The webhook recipes of the README and docs/frameworks.md (examples/webhook-express.ts,
+ * examples/webhook-next-route.ts, and the order recipe they run, examples/order-webhook.ts) against real deliveries of the service: each
  * verifies with `verifyWebhook` over the raw body and refuses a tampered delivery with a 400; the order
  * recipe ships an order the shop's server made once it is paid, once however often the event comes,
  * and ships nothing for a payment link's session whose page named the order, nor for a payment that is

@@ -1,4 +1,4 @@
-// The README's Astro recipe: a static site; the checkout's script is bundled by Astro (Vite).
+// The Astro recipe of docs/frameworks.md: a static site; the checkout's script is bundled by Astro (Vite).
 import { defineConfig } from 'astro/config';
 
 export default defineConfig({ output: 'static' });

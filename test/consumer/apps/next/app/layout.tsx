@@ -1,4 +1,4 @@
-// The README's Next.js recipe: the page reserves the checkout's space before the element upgrades.
+// The Next.js recipe of docs/frameworks.md: the page reserves the checkout's space before the element upgrades.
 import type { ReactNode } from 'react';
 import './paylink.css';
 
