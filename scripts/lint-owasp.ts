@@ -2,7 +2,7 @@
  * `npm run lint:owasp`: lints the service's OpenAPI document (`GET /v1/openapi.json`, built without
  * starting anything) with Spectral's OpenAPI rules and its OWASP API Security ruleset
  * (scripts/spectral.yaml). Offline. Fails on any error; prints the warnings counted by rule (the
- * README says which remain and why).
+ * API reference, docs/api.md, says which remain and why).
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';

@@ -58,7 +58,7 @@ try {
   const manifest = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
 
   // 1. Files.
-  const needed = ['package.json', 'README.md', 'LICENSE', 'custom-elements.json', 'bin/paylink.mjs', 'dist/manifest.json', 'dist/paylink-checkout.js', 'dist/paylink.js'];
+  const needed = ['package.json', 'README.md', 'docs/api.md', 'docs/configuration.md', 'docs/going-live.md', 'LICENSE', 'custom-elements.json', 'bin/paylink.mjs', 'dist/manifest.json', 'dist/paylink-checkout.js', 'dist/paylink.js'];
   const missing = needed.filter((file) => !files.includes(file));
   if (!files.some((file) => /^lib\/server\/db\/migrations\/\d+_.*\.sql$/.test(file))) missing.push('lib/server/db/migrations/*.sql');
   const unwanted = files.filter((file) => /^(src|test|bench|scripts|examples|node_modules|\.github)\/|\.tsbuildinfo$|(^|\/)\.env|\.log$|^demo\/[^/]+\.ts$/.test(file));

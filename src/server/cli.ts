@@ -185,7 +185,7 @@ async function main(argv: string[]) {
     case 'serve': {
       if (!chain) fail(CHAIN_REQUIRED);
       const adapter = await createChain(chain);
-      const service = await startService({
+      const starting = startService({
         chain: adapter,
         port: parsePort(values.port ?? process.env.PORT, 8787),
         host: values.host ?? '127.0.0.1',
@@ -193,6 +193,14 @@ async function main(argv: string[]) {
         dataDir,
         publicUrl: values['public-url'],
       });
+      // From now on, not once started: the service answers /healthz before startService resolves (it
+      // still loads rates and starts its workers), and a SIGTERM in that window must drain, not kill.
+      closeOnSignal(async () => {
+        const started = await starting.catch(() => undefined);
+        await started?.close();
+        await adapter.close?.();
+      });
+      const service = await starting;
       const storage = databaseUrl ? 'PostgreSQL' : `PGlite in ${dataDir}`;
       process.stdout.write(`paylink service listening on ${service.url} (${storage}, ${chain} chain)\n`);
       if (chain === 'sandbox') {
@@ -201,10 +209,6 @@ async function main(argv: string[]) {
         process.stdout.write(`${describeChain(adapter)}\n`);
       }
       process.stdout.write(`${describeRateSettings(service.rates.settings)}\n`);
-      closeOnSignal(async () => {
-        await service.close();
-        await adapter.close?.();
-      });
       return;
     }
     case 'sweep': {
