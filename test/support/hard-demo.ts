@@ -22,7 +22,7 @@ import { sleep } from './attack.js';
 import { startReceiver } from './webhook-receiver.js';
 import { attackerAddresses, CUSTOMER, fromAttacker, residentMb, startStack, timedRequest, type Timed } from './hard.js';
 import { freePort, type PostgresCluster } from './postgres.js';
-import { ROOT, exited } from './processes.js';
+import { ROOT, exited, waitForHealth } from './processes.js';
 
 /** The admin token both trees' demos and proxies get (long enough for the rule, so the older tree runs as it did). */
 export const HARD_ADMIN_TOKEN = 'hard-demo-admin-token-0123456789abcdef';
@@ -324,7 +324,14 @@ export async function adminTokenAttack(cluster: PostgresCluster, root?: string):
     });
     let said = '';
     short.stderr!.setEncoding('utf8').on('data', (chunk: string) => (said += chunk));
-    const outcome = await Promise.race([exited(short).then((code) => `refused to start (exit ${code}): ${said.trim().slice(0, 120)}`), sleep(5_000).then(() => 'started')]);
+    // Started means answering /healthz; refused means exiting first (its stderr read to the end). No
+    // fixed wait: on a loaded machine Node alone may take seconds to load the command.
+    const closed = new Promise<number | null>((resolve) => short.once('close', (code) => resolve(code)));
+    const outcome = await waitForHealth(`http://127.0.0.1:${port}`, short).then(
+      () => 'started',
+      async (error: Error) =>
+        short.exitCode !== null || short.signalCode !== null ? `refused to start (exit ${await closed}): ${said.trim().slice(0, 120)}` : `neither started nor exited: ${error.message}`,
+    );
     await stop(short);
 
     const logStart = stack.proxyLog.length;
