@@ -11,6 +11,7 @@
  * formats are documentation only.
  */
 import { z } from 'zod';
+import type { FieldError as FieldErrorShape } from './errors.js';
 import { ASSET_IDS } from './money.js';
 import { LINK_TYPES } from './rules/link.js';
 import {
@@ -637,8 +638,9 @@ export type WebhookEvent = z.infer<typeof WebhookEvent>;
 // ---------------------------------------------------------------------------------------------
 // Errors (DESIGN §4)
 
-export const FieldError = z.object({ path: z.string(), message: z.string() });
-export type FieldError = z.infer<typeof FieldError>;
+/** A field error of the error body: its type is `core/errors.ts`'s, which this schema must match. */
+export const FieldError = z.object({ path: z.string(), message: z.string() }) satisfies z.ZodType<FieldErrorShape>;
+export type FieldError = FieldErrorShape;
 
 /** The one error shape of every non-2xx response. */
 export const ErrorBody = z.object({

@@ -17,6 +17,8 @@
  * | `visitRateLimit` | `PAYLINK_VISIT_RATE_LIMIT` | 1/s, burst 30 | `POST /v1/checkout/{slug}/visits` per client |
  * | `maxVisitsPerClient` | `PAYLINK_MAX_VISITS_PER_CLIENT` | 5 | visits one client adds to a link's `visitedCount` per 30 minutes |
  * | `trustProxy` | `PAYLINK_TRUST_PROXY` | none | whose `X-Forwarded-For` names the client (`client-address.ts`) |
+ * | `maxBodyBytes` (proxy) | | 262 144 (256 KiB) | largest request body; the service's own limit, 413 past it |
+ * | `sseHeartbeatMs` (service) | | 15 000 | interval of an event stream's heartbeat and of the re-read that backs up NOTIFY |
  *
  * Every cap takes `false` (env `off`) for none. Rate limits are `perSecond[:burst]` in the environment,
  * like the proxy's `PAYLINK_RATE_LIMIT`. Runtime-neutral: the environment is passed in.
@@ -94,6 +96,8 @@ export const LIMIT_DEFAULTS = {
   sessionRateLimit: { perSecond: 0.2, burst: 20 },
   visitRateLimit: { perSecond: 1, burst: 30 },
   maxVisitsPerClient: 5,
+  maxBodyBytes: 256 * 1024,
+  sseHeartbeatMs: 15_000,
 } as const;
 
 /** A limit's value that can't be read, with the sentence that says why. */

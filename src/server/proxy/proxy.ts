@@ -172,7 +172,7 @@ export function createPaylinkProxy(options: PaylinkProxyOptions): PaylinkProxyHa
   if (!apiKey) throw new TypeError('createPaylinkProxy needs apiKey (the integrator API key)');
   const upstream = resolveUpstream(options);
   const basePath = normalizeBasePath(options.basePath ?? '/paylink');
-  const maxBodyBytes = options.maxBodyBytes ?? 256 * 1024;
+  const maxBodyBytes = options.maxBodyBytes ?? LIMIT_DEFAULTS.maxBodyBytes;
   const publicOrigin = parsePublicOrigin(options.publicOrigin);
   const limiter = options.rateLimit === false ? undefined : createRateLimiter(options.rateLimit ?? {});
   const log = options.logger ?? defaultLogger;

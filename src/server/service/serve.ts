@@ -13,6 +13,7 @@ import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import { createLimitedServer, LISTEN_BACKLOG } from '../limits/node-server.js';
 import {
+  LIMIT_DEFAULTS,
   resolveConnectionLimits,
   resolvePublicWriteLimits,
   resolveStreamLimits,
@@ -135,7 +136,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
   // The first rates before the first customer (each source bounded by its timeout); then in the background.
   await rates.refresh();
   const stopRates = rates.start();
-  const sseHeartbeatMs = options.sseHeartbeatMs ?? 15_000;
+  const sseHeartbeatMs = options.sseHeartbeatMs ?? LIMIT_DEFAULTS.sseHeartbeatMs;
   const sessionEvents = createSessionEvents(db, { heartbeatMs: sseHeartbeatMs });
   const worker = options.payoutWorker === false ? undefined : startPayoutWorker({ db, chain, now, log }, options.payouts);
   const scanner =

@@ -19,6 +19,7 @@
  * heard). The same code runs on PGlite, where the one embedded connection hears its own notifications.
  */
 import type { Database } from '../../db/index.js';
+import { LIMIT_DEFAULTS } from '../../limits/options.js';
 import { SESSION_CHANNEL } from './record.js';
 
 /** Why a topic read its session: a notification, the heartbeat, the LISTEN reconnect, or a stream that joined. */
@@ -68,7 +69,7 @@ interface Topic {
 const CAUSE_RANK: Record<ReadCause, number> = { heartbeat: 0, join: 1, resync: 2, change: 3 };
 
 export function createSessionEvents(db: Database, options: SessionEventsOptions = {}): SessionEvents {
-  const heartbeatMs = options.heartbeatMs ?? 15_000;
+  const heartbeatMs = options.heartbeatMs ?? LIMIT_DEFAULTS.sseHeartbeatMs;
   const topics = new Map<string, Topic>();
   let listening: Promise<() => Promise<void>> | undefined;
   let closed = false;

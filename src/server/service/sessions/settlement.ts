@@ -21,6 +21,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { ASSET_DIGITS, compareDecimal, fractionDigits, fromUnits, toDecimalString, toUnits } from '../../../core/money.js';
+import { CRYPTO_DIGITS } from '../../../core/rules/limits.js';
 import { OPEN_STATUSES, SETTLED_STATUSES } from '../../../core/rules/session.js';
 import type { SessionStatus } from '../../../core/schemas.js';
 import type { IncomingTransfer } from '../../chain/types.js';
@@ -45,9 +46,9 @@ export interface SettleOptions {
   transferId?: string;
 }
 
-/** An amount of a session's asset in 10^-6 units. */
+/** An amount of a session's asset in 10^-6 units (`CRYPTO_DIGITS`). */
 export function units(value: string): bigint {
-  return toUnits(assetAmount(value), 6);
+  return toUnits(assetAmount(value), CRYPTO_DIGITS);
 }
 
 /**
@@ -61,7 +62,7 @@ export async function settleTransfer(
   options: SettleOptions = {},
 ): Promise<{ sessionId: string; duplicate: boolean }> {
   const amount = toDecimalString(transfer.amount);
-  if (amount === null || compareDecimal(amount, '0') <= 0 || fractionDigits(amount) > (ASSET_DIGITS[transfer.assetId] ?? 6))
+  if (amount === null || compareDecimal(amount, '0') <= 0 || fractionDigits(amount) > (ASSET_DIGITS[transfer.assetId] ?? CRYPTO_DIGITS))
     throw new ApiError(422, 'invalid_transfer', 'A transfer needs a positive amount with at most 6 decimals');
   const txHash = transfer.txHash.toLowerCase();
 
@@ -116,7 +117,7 @@ export async function settleTransfer(
     transferId,
   });
 
-  const received = toUnits(amount, 6);
+  const received = toUnits(amount, CRYPTO_DIGITS);
   if (kind === 'payment') {
     paid += received;
     status = paid < crypto ? 'underpaid' : paid === crypto ? 'paid' : 'overpaid';
@@ -128,8 +129,8 @@ export async function settleTransfer(
   await updateSettlement(tx, {
     id: session.id,
     status,
-    paidAmount: fromUnits(paid, 6),
-    lateAmount: fromUnits(late, 6),
+    paidAmount: fromUnits(paid, CRYPTO_DIGITS),
+    lateAmount: fromUnits(late, CRYPTO_DIGITS),
     txHash: kind === 'payment' ? txHash : null,
     settledAt: settlesNow ? now : null,
     now,
