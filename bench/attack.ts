@@ -1,5 +1,5 @@
 /**
- * The attacks of issue 15, before and after: `node --import tsx bench/attack.ts --before <tree>` runs each
+ * The attacks on the service and the proxy, before and after: `node --import tsx bench/attack.ts --before <tree>` runs each
  * attack of `npm run test:hard` (test/support/hard.ts) against the `paylink` command of an older tree (its
  * lib/ built: `npm run build:lib` there) and of this one, and prints one Markdown table per attack with the
  * figures side by side. Without `--before`, only this tree. `--only slow,streams,…` picks attacks.

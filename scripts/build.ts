@@ -1,6 +1,6 @@
 /**
  * The script-tag bundles (`npm run build` runs this after `scripts/build-lib.ts`), each a self-contained
- * ES module (DESIGN §2), under two names:
+ * ES module, under two names:
  * - `dist/<name>.<version>.js` (e.g. `paylink-checkout.0.1.0.js`): the versioned file. Its bytes never
  *   change for a published version, so it is served with an immutable cache.
  * - `dist/<name>.js`: the alias of the current version, served with a short cache.

@@ -1,5 +1,5 @@
 /**
- * The one error shape of Paylink (DESIGN §4): every non-2xx body is
+ * The one error shape of Paylink: every non-2xx body is
  * `{status: "error", statusCode, code, message, errors?: [{path, message}]}`. `errorBody` is the one
  * place that builds it (the service's `ApiError`, the proxy's refusals) and `readErrorBody` the one
  * place that reads it back (the client's two transports), tolerating anything a broken upstream sends.

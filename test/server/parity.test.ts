@@ -4,7 +4,7 @@
  * `WithdrawController` with a stand-in host), whose check runs the core rules; the body the form
  * would send then goes to the service (`app.request`, PGlite). The form accepts a sample iff the service does (a withdrawal the
  * service refuses only for the balance, 422, counts as accepted: the form's rules are about the request).
- * The checkout's side (customer details) joins in phase 2; its phone rule is checked here on the service.
+ * The checkout's side is `checkout-parity.test.ts`; the phone rule is checked here on the service too.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';

@@ -1,6 +1,6 @@
 /**
  * `paylink/webhooks`: a merchant's endpoint accepts exactly the deliveries its Paylink service signed
- * (DESIGN §8: `Paylink-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`),
+ * (`Paylink-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`),
  * within the time tolerance, and refuses everything else with a reason it can log.
  */
 import assert from 'node:assert/strict';
@@ -122,7 +122,7 @@ describe('paylink/webhooks', () => {
     await assert.rejects(verifyWebhook(BODY, `t=${T},v1=${VECTOR}`, SECRET, { toleranceSeconds: -1 }), TypeError);
   });
 
-  it('names the six event types of DESIGN §8', () => {
+  it('names the six webhook event types', () => {
     assert.deepEqual([...PAYLINK_WEBHOOK_EVENT_TYPES].sort(), [
       'checkout.session.expired',
       'checkout.session.paid',

@@ -123,7 +123,7 @@ export interface AdminHost extends ReactiveControllerHost, HTMLElement {
 /**
  * True when `error` means the merchant must sign in: a 401, or a 403 from the proxy's `authorize`.
  * A 403 `cross_site_request` is not one: the proxy refused a write it took for cross-site (a reverse
- * proxy rewriting `Host` without `publicOrigin` set, DESIGN §5), and signing in again would change
+ * proxy rewriting `Host` without `publicOrigin` set), and signing in again would change
  * nothing, so the view shows the proxy's reason instead.
  */
 export function needsSignIn(error: unknown): error is PaylinkAuthError {

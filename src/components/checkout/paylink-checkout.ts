@@ -20,7 +20,6 @@ import en from './translations/en.js';
 import fr from './translations/fr.js';
 
 export type { CheckoutView, PaylinkErrorDetail, PaylinkReadyDetail, PaylinkSessionDetail, PaylinkSuccessDetail };
-export { safeRedirectUrl } from './checkout-machine.js';
 
 /** Reads, writes (`value`) or removes (`null`) a storage entry; storage may be off (sandboxed frames). */
 function stored(area: 'localStorage' | 'sessionStorage', key: string, value?: string | null): string | null {

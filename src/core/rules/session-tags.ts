@@ -1,5 +1,5 @@
 /**
- * What a merchant attaches to a checkout session (DESIGN §6, §8): its `reference` (the order id, the
+ * What a merchant attaches to a checkout session: its `reference` (the order id, the
  * element's `reference` attribute) and `metadata` (the element's `metadata` property). Kept apart from
  * `session.ts`, which the checkout bundle loads, so the statuses stay free of the text rules.
  * Isomorphic: no DOM, no Node, no zod.

@@ -1,6 +1,7 @@
 /**
- * Every limit of issue 15 (DESIGN §9), its option name, its environment variable and its default, in one
- * place for the service (`startService`), the proxy (`createPaylinkProxy`, `paylink proxy`) and the demo.
+ * Every limit against abuse (slow or flooding clients), its option name, its environment variable
+ * and its default, in one place for the service (`startService`), the proxy (`createPaylinkProxy`,
+ * `paylink proxy`) and the demo.
  * An option given in code wins over the environment, which wins over the default. The defaults are
  * sized for one small server (1 CPU, 1 GB, a file limit of 1 024) and a single attacking address.
  *

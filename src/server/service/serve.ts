@@ -2,7 +2,7 @@
  * Runs the service on a port: opens the database (migrating it), builds the app, starts the
  * background work (the payout worker, the webhook delivery worker, the session expiry sweep, the
  * retention sweep, the rate refresh and, on a real chain, the chain scanner) and listens, on a Node server with the limits
- * of DESIGN §9 (`server/limits/`: header and body timeouts, connections per client and in total; the app
+ * against abuse (`server/limits/`: header and body timeouts, connections per client and in total; the app
  * adds event-stream caps and per-client rate limits). Every limit is an option here and an environment
  * variable (`PAYLINK_*`, see `server/limits/options.ts`); options win.
  * `close()` stops the background work (payouts in flight finish first), ends the SSE streams,

@@ -3,7 +3,7 @@
  * An event recorded inside a transaction takes effect when (and only if) that transaction commits:
  * - `session.changed` and `link.changed` are a `NOTIFY` that every instance listening on the database
  *   hears (session streams, link caches);
- * - the six webhook events of DESIGN §8 are written to the webhook outbox (../webhooks/outbox.ts), in
+ * - the six webhook events are written to the webhook outbox (../webhooks/outbox.ts), in
  *   the same transaction, followed by a `NOTIFY` that wakes the delivery workers of every instance. So
  *   an event is never sent for a change that rolled back, nor lost for one that committed.
  */

@@ -5,7 +5,7 @@
  * change commits, to every instance listening on the same database. Each instance keeps one `LISTEN`
  * (through `db.listen`) and fans the notifications out to its local SSE streams.
  *
- * One read per change, shared (issue 15): the streams of one session form a topic, and a notification
+ * One read per change, shared: the streams of one session form a topic, and a notification
  * makes the topic read the session once and hand the result to all of its streams. With 3,000 streams on
  * one session a payment used to cost 3,000 reads; now it costs one. Reads of a topic never overlap: a
  * notification during a read marks the topic for one more read after it, so results reach the streams

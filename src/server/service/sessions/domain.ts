@@ -38,8 +38,6 @@ import { expireDue, expireSession, findSession, findTransferSession, insertSessi
 import { settleIncomingTransfer, units } from './settlement.js';
 import type { z } from 'zod';
 
-export { QUOTE_TTL_MS } from '../../../core/rules/limits.js';
-
 /** A session as the public API returns it. */
 function toCheckoutSession(row: SessionRow, chain: ChainAdapter): CheckoutSession {
   const crypto = units(row.crypto_amount);

@@ -1,5 +1,5 @@
 /**
- * Money in on a real chain (DESIGN §7): the scanner reads the Transfer logs of the configured tokens
+ * Money in on a real chain: the scanner reads the Transfer logs of the configured tokens
  * to the deposit addresses of checkout sessions, follows each transfer's confirmations, and credits
  * it once it has `PAYLINK_EVM_CONFIRMATIONS` of them, through the same settlement as the sandbox
  * (./settlement.ts). Every instance may run one; the database decides.

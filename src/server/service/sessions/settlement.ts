@@ -3,7 +3,7 @@
  * transaction with the session's new status, the integrator's balance (ledger), the link's
  * `paymentCount` (when this transfer settles the session) and the `session.changed` event.
  *
- * `settleTransfer` takes the caller's transaction, so the chain scanner of phase 2 can settle a
+ * `settleTransfer` takes the caller's transaction, so the chain scanner (./scanner.ts) can settle a
  * confirmed transfer inside the transaction that also advances its cursor; `settleIncomingTransfer`
  * runs it in a transaction of its own.
  *
@@ -137,7 +137,7 @@ export async function settleTransfer(
   });
   if (settlesNow) await countPayment(tx, session.link_id);
   await recordEvent(tx, { type: 'session.changed', sessionId: session.id });
-  // The merchant's webhook (DESIGN §8): paid once, when the session settles; late and underpaid per transfer.
+  // The merchant's webhook: paid once, when the session settles; late and underpaid per transfer.
   const announced = settlesNow ? 'checkout.session.paid' : kind === 'late_payment' ? 'payment.late' : status === 'underpaid' ? 'checkout.session.underpaid' : null;
   if (announced) await announceSession(tx, announced, { id: session.id, integratorId: session.integrator_id }, now);
   return { sessionId: session.id, duplicate: false };
