@@ -10,6 +10,7 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type InlineConfig } from 'vite';
 import { litHooksPlugin } from './scripts/lit-hooks.js';
+import { litStaticPlugin } from './scripts/lit-static.js';
 import { minifyLiteralsPlugin } from './scripts/minify-literals.js';
 import { noEvalPlugin } from './scripts/no-eval.js';
 
@@ -27,10 +28,15 @@ const shared: InlineConfig = {
   },
 };
 
-/** The config of one self-contained ES module bundle: `entry` (under src/) → `dist/<fileName>`. */
-export function libraryBuild(entry: string, fileName: string): InlineConfig {
+/**
+ * The config of one self-contained ES module bundle: `entry` (under src/) → `dist/<fileName>`.
+ * `staticLit`: the bundle renders plain templates only, so lit-html's directive support goes
+ * (`scripts/lit-static.ts`, which refuses a bundle where it is needed).
+ */
+export function libraryBuild(entry: string, fileName: string, options: { staticLit?: boolean } = {}): InlineConfig {
   return {
     ...shared,
+    plugins: [...shared.plugins!, ...(options.staticLit ? [litStaticPlugin()] : [])],
     build: {
       outDir: 'dist',
       emptyOutDir: false,

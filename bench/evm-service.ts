@@ -1,5 +1,5 @@
 /**
- * The service on a real chain (anvil; issue 12), each figure a ratio to the chain's own speed
+ * The service on a real chain, each figure a ratio to the chain's own speed
  * measured in the same run (bench/evm.ts):
  *
  * - Transfer → `paid`: a customer's USDT transfer to a session's deposit address, until the public

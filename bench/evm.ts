@@ -1,5 +1,5 @@
 /**
- * The chain's own speed, measured on a local anvil node: the baselines that issue 12's end-to-end
+ * The chain's own speed, measured on a local anvil node: the baselines that the real-chain end-to-end
  * figures (customer transfer → `paid`, payouts per second) are quoted against, in the same run.
  *
  * - Block time: anvil started with `--block-time 0.75`; the interval between successive new

@@ -1,5 +1,5 @@
 /**
- * `lib/`: what `import … from 'paylink/…'` and the `paylink` command run (DESIGN §2). Plain ES2022
+ * `lib/`: what `import … from 'paylink/…'` and the `paylink` command run. Plain ES2022
  * JavaScript with a `.d.ts` beside each module, so Node 20 and every bundler load it with their
  * default settings: no TypeScript loader, and no decorator settings (tsc compiles Lit's legacy
  * decorators away).

@@ -1,6 +1,6 @@
 /**
  * The script-tag bundles (`npm run build` runs this after `scripts/build-lib.ts`), each a self-contained
- * ES module (DESIGN §2), under two names:
+ * ES module, under two names:
  * - `dist/<name>.<version>.js` (e.g. `paylink-checkout.0.1.0.js`): the versioned file. Its bytes never
  *   change for a published version, so it is served with an immutable cache.
  * - `dist/<name>.js`: the alias of the current version, served with a short cache.
@@ -20,8 +20,9 @@ import { findEvalCalls } from './no-eval.js';
 
 const CHECKOUT_BUDGET_GZIP = 15_000;
 const bundles = [
-  { entry: './src/checkout.ts', file: 'paylink-checkout.js' },
-  { entry: './src/index.ts', file: 'paylink.js' },
+  // The checkout renders plain templates: lit-html's directive support is left out (scripts/lit-static.ts).
+  { entry: './src/checkout.ts', file: 'paylink-checkout.js', options: { staticLit: true } },
+  { entry: './src/index.ts', file: 'paylink.js', options: {} },
 ];
 
 const { version } = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -33,8 +34,8 @@ await mkdir(dist, { recursive: true });
 const versionedName = (file: string) => file.replace(/\.js$/, `.${version}.js`);
 
 /** Size of the same bundle unminified (in memory), to show what minifying saves. */
-async function rawSize(entry: string, file: string): Promise<number> {
-  const config = libraryBuild(entry, file);
+async function rawSize(entry: string, file: string, options: { staticLit?: boolean }): Promise<number> {
+  const config = libraryBuild(entry, file, options);
   config.build = { ...config.build, write: false, minify: false, rolldownOptions: { output: { codeSplitting: false, minify: false } } };
   const result = (await build(config)) as { output: { code?: string }[] } | { output: { code?: string }[] }[];
   const output = Array.isArray(result) ? result[0]!.output : result.output;
@@ -51,8 +52,8 @@ interface ManifestEntry {
 }
 
 const manifest: Record<string, ManifestEntry> = {};
-for (const { entry, file } of bundles) {
-  await build(libraryBuild(entry, file));
+for (const { entry, file, options } of bundles) {
+  await build(libraryBuild(entry, file, options));
   const code = await readFile(new URL(file, dist));
   const text = code.toString('utf8');
   if (/^\s*import\b|\bimport\(/m.test(text)) throw new Error(`${file} is not self-contained: it imports`);
@@ -69,7 +70,7 @@ for (const { entry, file } of bundles) {
   await writeFile(new URL(`${versioned}.br`, dist), brotli);
   manifest[file] = {
     versioned,
-    raw: await rawSize(entry, file),
+    raw: await rawSize(entry, file, options),
     bytes: code.length,
     gzip: gzip.length,
     brotli: brotli.length,

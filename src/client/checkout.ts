@@ -1,5 +1,5 @@
 /**
- * The `checkout` resource: the keyless public API a customer's browser calls (DESIGN §4).
+ * The `checkout` resource: the keyless public API a customer's browser calls.
  * Paths are relative to the transport's base: `https://host/v1` when talking to the service,
  * or the proxy base (`/paylink`) from a page. Responses are parsed with the zod-free parsers of
  * `core/public-parse.ts`, so this file pulls in no zod. (`<paylink-checkout>` makes the same calls

@@ -3,13 +3,10 @@
  * and field `errors`. Catch `PaylinkError` for all of them, or a subclass for one kind.
  * No zod, no DOM, no Node: this file is on the checkout's browser path.
  */
-import { readErrorBody } from '../core/errors.js';
+import { readErrorBody, type FieldError } from '../core/errors.js';
 
-/** A field the server named as wrong: `path` is dotted (`cart.items.0.quantity`). */
-export interface PaylinkFieldError {
-  path: string;
-  message: string;
-}
+/** A field the server named as wrong (`core/errors.ts`). */
+export type { FieldError };
 
 export class PaylinkError extends Error {
   /** HTTP status, or 0 when no response arrived. */
@@ -17,9 +14,9 @@ export class PaylinkError extends Error {
   /** The server's machine-readable code, e.g. `validation_failed`, `insufficient_balance`. */
   readonly code: string;
   /** Field errors, when the server named fields. */
-  readonly errors: PaylinkFieldError[];
+  readonly errors: FieldError[];
 
-  constructor(message: string, status: number, code: string, errors: PaylinkFieldError[] = [], options?: { cause?: unknown }) {
+  constructor(message: string, status: number, code: string, errors: FieldError[] = [], options?: { cause?: unknown }) {
     super(message, options);
     this.name = new.target.name;
     this.status = status;

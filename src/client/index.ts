@@ -133,7 +133,7 @@ export {
   PaylinkServerError,
   PaylinkNetworkError,
   errorFromResponse,
-  type PaylinkFieldError,
+  type FieldError,
 } from './errors.js';
 export { createTransport, type RequestOptions, type Transport, type TransportOptions } from './http.js';
 export type { LinksResource, ListPaymentLinksParams, UpdatePaymentLinkParams, LinkRef } from './links.js';

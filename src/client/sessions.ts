@@ -1,6 +1,6 @@
 /**
  * `client.sessions`: the merchant's payments, i.e. its links' checkout sessions, with what the
- * customer entered (`/checkout-session`, DESIGN §8). Keyed: call it from a back end with the API key,
+ * customer entered (`/checkout-session`). Keyed: call it from a back end with the API key,
  * or from the admin through the proxy's admin routes. The keyless `client.checkout.getSession` never
  * carries the customer's details; this does.
  */

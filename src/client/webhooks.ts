@@ -1,6 +1,6 @@
 /**
  * `client.webhookEndpoints` and `client.webhookDeliveries`: where the service posts its events, and
- * the log of what it posted (`/webhook-endpoint`, `/webhook-delivery`, DESIGN §8). Keyed, like every
+ * the log of what it posted (`/webhook-endpoint`, `/webhook-delivery`). Keyed, like every
  * admin resource. Verify what arrives with `verifyWebhook` of `paylink/webhooks`.
  *
  * The endpoint's secret is in the answer of `create` and nowhere else: store it then.

@@ -3,6 +3,7 @@
  * arithmetic here goes through scaled bigints so that no amount is ever a binary float.
  * Isomorphic: no DOM, no Node.
  */
+import { CRYPTO_DIGITS } from './rules/limits.js';
 
 /** ISO 4217 minor-unit digits of the fiat currencies a link may be priced in. */
 export const FIAT_DIGITS: Readonly<Record<string, number>> = {
@@ -11,8 +12,8 @@ export const FIAT_DIGITS: Readonly<Record<string, number>> = {
   SGD: 2, NZD: 2, SEK: 2, NOK: 2, DKK: 2, PLN: 2, KRW: 0, HKD: 2, MAD: 2, KWD: 3, BHD: 3,
 };
 
-/** Decimal digits of the crypto assets the service settles in. */
-export const ASSET_DIGITS: Readonly<Record<string, number>> = { USDT: 6, CNGN: 6 };
+/** Decimal digits of the crypto assets the service settles in: all of the ledger's (`CRYPTO_DIGITS`). */
+export const ASSET_DIGITS: Readonly<Record<string, number>> = { USDT: CRYPTO_DIGITS, CNGN: CRYPTO_DIGITS };
 
 /** The assets a customer can pay in and a merchant can withdraw. */
 export const ASSET_IDS = ['USDT', 'CNGN'] as const;

@@ -1,8 +1,10 @@
 /**
  * Zod-free parsers for the public checkout responses (`PublicLink`, `PublicOrder`, `CheckoutSession`,
  * `VisitResult`). They accept exactly what the zod schemas of `schemas.ts` accept for these types
- * and return the same value (unknown keys dropped), so the browser path can parse every response
- * without shipping zod: the checkout bundle has a hard 15 kB gzip budget.
+ * and return the same value (unknown keys dropped), so the client's `checkout` resource
+ * (`client/checkout.ts`), which a customer's page may load, parses every response without shipping
+ * zod. The `<paylink-checkout>` element does not use them: for its 15 kB budget its own calls
+ * (`components/checkout/checkout-api.ts`) only check that an answer is the API's.
  * `test/server/public-parse.test.ts` feeds the same samples to both and expects agreement.
  * Isomorphic: no DOM, no Node.
  */

@@ -11,6 +11,7 @@
  * formats are documentation only.
  */
 import { z } from 'zod';
+import type { FieldError as FieldErrorShape } from './errors.js';
 import { ASSET_IDS } from './money.js';
 import { LINK_TYPES } from './rules/link.js';
 import { MAX_ORDER_TTL_MS, ORDER_STATUSES, ORDER_TTL_MS } from './rules/order.js';
@@ -99,7 +100,7 @@ export const PageMeta = z.object({
 export type PageMeta = z.infer<typeof PageMeta>;
 
 // ---------------------------------------------------------------------------------------------
-// Payment links (spec §2.1, DESIGN §4)
+// Payment links (spec §2.1)
 
 /**
  * A payment link as the service returns it. The client is tolerant of the spec's quirks:
@@ -140,7 +141,7 @@ export const PaymentLinkList = z.object({ items: z.array(PaymentLink), meta: Pag
 export type PaymentLinkList = z.infer<typeof PaymentLinkList>;
 
 /**
- * An amount in a request: a number or a decimal string (DESIGN §4). Only its size is checked here;
+ * An amount in a request: a number or a decimal string. Only its size is checked here;
  * `core/rules/amount.ts` reads it (and refuses negatives, exponents, extra digits), as documented.
  */
 const amountInput = z.union([
@@ -155,7 +156,7 @@ const currencyCodes = z.array(textSchema(MAX_LENGTH.currencyCode)).max(MAX_COUNT
 /** An absolute http(s) URL, or '' for none (`core/rules/link.ts` checks the scheme). */
 const urlInput = textSchema(MAX_LENGTH.url).meta({ format: 'uri' });
 
-/** Body of `POST /v1/payment-link` (spec §2.2 with DESIGN §4 tolerance). */
+/** Body of `POST /v1/payment-link` (spec §2.2, with its tolerances). */
 export const CreatePaymentLinkInput = z.object({
   title: textSchema(MAX_LENGTH.title).trim().min(1, 'Title is required'),
   description: textSchema(MAX_LENGTH.description, 'multiline'),
@@ -218,7 +219,7 @@ export const ListPaymentLinksQuery = z.object({
 });
 
 // ---------------------------------------------------------------------------------------------
-// Public checkout API (DESIGN §4)
+// Public checkout API
 
 /**
  * An asset the checkout can be paid in, on one network. The chain fields let a wallet pay without
@@ -373,7 +374,7 @@ export const SimulatePaymentInput = z.object({
 });
 
 // ---------------------------------------------------------------------------------------------
-// Money out (spec §2.3–2.4, §4.5–4.6; DESIGN §4)
+// Money out (spec §2.3–2.4, §4.5–4.6)
 
 export const WithdrawalStatus = z.enum(WITHDRAWAL_STATUSES);
 export type WithdrawalStatus = z.infer<typeof WithdrawalStatus>;
@@ -450,7 +451,7 @@ export const Balance = z.object({ items: z.array(BalanceItem) });
 export type Balance = z.infer<typeof Balance>;
 
 // ---------------------------------------------------------------------------------------------
-// The merchant's payments (DESIGN §8): keyed reads of checkout sessions, with what the customer entered
+// The merchant's payments: keyed reads of checkout sessions, with what the customer entered
 
 /** A transfer paid into a session, as the keyed session read lists it. */
 export const SessionTransfer = z.object({
@@ -653,7 +654,7 @@ export const StartOrderSessionInput = z.object({
 export type StartOrderSessionInput = z.input<typeof StartOrderSessionInput>;
 
 // ---------------------------------------------------------------------------------------------
-// Webhooks (DESIGN §8)
+// Webhooks
 
 /** An event type an endpoint can subscribe to (`core/rules/webhooks.ts`). */
 export const WebhookEventType = z.enum(WEBHOOK_EVENT_TYPES);
@@ -781,10 +782,11 @@ export const WebhookEvent = z.object({
 export type WebhookEvent = z.infer<typeof WebhookEvent>;
 
 // ---------------------------------------------------------------------------------------------
-// Errors (DESIGN §4)
+// Errors
 
-export const FieldError = z.object({ path: z.string(), message: z.string() });
-export type FieldError = z.infer<typeof FieldError>;
+/** A field error of the error body: its type is `core/errors.ts`'s, which this schema must match. */
+export const FieldError = z.object({ path: z.string(), message: z.string() }) satisfies z.ZodType<FieldErrorShape>;
+export type FieldError = FieldErrorShape;
 
 /** The one error shape of every non-2xx response. */
 export const ErrorBody = z.object({

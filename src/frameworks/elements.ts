@@ -76,7 +76,7 @@ export type PaylinkCheckoutTarget = { slug: string; order?: string | undefined }
 export interface PaylinkCheckoutProperties {
   /**
    * Up to 20 string pairs (keys 1–40 characters, values up to 500) sent with the payment session;
-   * the merchant reads them back on the keyed session read and in webhooks (DESIGN §6, §8).
+   * the merchant reads them back on the keyed session read and in webhooks.
    */
   metadata?: Record<string, string> | undefined;
 }

@@ -6,6 +6,7 @@
  */
 
 import { fractionDigits, toUnits } from '../core/money.js';
+import { fillMessage } from '../core/rules/types.js';
 
 /** Display name of an asset (cNGN is written with a lower-case c by its issuer). */
 export const assetName = (assetId: string) => (assetId == 'CNGN' ? 'cNGN' : assetId);
@@ -25,9 +26,14 @@ export class Localizer<Messages extends Record<string, string> = Record<string, 
     this.#table = tables[this.locale.slice(0, 2)] ?? tables.en;
   }
 
-  /** The text of `key`, `{name}` placeholders filled from `values`. */
-  t(key: keyof Messages, values: Record<string, string | number> = {}): string {
-    return this.#table![key]!.replace(/\{(\w+)\}/g, (_, name: string) => String(values[name]));
+  /** The text of `key`, `{name}` placeholders filled from `values` (`fillMessage`). */
+  t(key: keyof Messages, values?: Record<string, string | number>): string {
+    return fillMessage(this.#table![key]!, values);
+  }
+
+  /** The locale's decimal separator (`.` in English, `,` in French), to read typed amounts (`readTypedAmount`). */
+  get decimalSeparator(): string {
+    return this.number('1.5').charAt(1);
   }
 
   /** A number formatted from its exact decimal string. */

@@ -1,7 +1,8 @@
 /**
- * Base class of the Paylink elements: one typed `emit()` so every event bubbles out of shadow
- * roots (merchants embed us in their own components) and carries the detail type declared in
- * `GlobalEventHandlersEventMap`.
+ * Base class of `<paylink-admin>`: one typed `emit()` so every event bubbles out of shadow roots
+ * (merchants embed us in their own components) and carries the detail type declared in
+ * `GlobalEventHandlersEventMap`. `<paylink-checkout>` is not a Lit element (see its header); its
+ * machine's host emits its events the same way.
  */
 import { LitElement } from 'lit';
 
@@ -12,6 +13,7 @@ export type PaylinkEventName = Extract<keyof GlobalEventHandlersEventMap, `payli
 export type PaylinkEventDetail<K extends PaylinkEventName> =
   GlobalEventHandlersEventMap[K] extends CustomEvent<infer D> ? D : never;
 
+/** The element base of `<paylink-admin>`, with its typed `emit()`. */
 export class PaylinkElement extends LitElement {
   /**
    * Dispatches `name` with `detail`, bubbling and composed. Returns false when a listener called

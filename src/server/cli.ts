@@ -1,5 +1,5 @@
 /**
- * The `paylink` command (DESIGN §3): serve, sweep, keys create, keys xpub, proxy, demo.
+ * The `paylink` command: serve, sweep, keys create, keys xpub, proxy, demo.
  * Flags win over environment variables, which win over defaults.
  */
 import { parseArgs } from 'node:util';
@@ -69,7 +69,7 @@ function chainName(value: string | undefined): ChainName | undefined {
 }
 
 /**
- * The EVM chain adapter from DESIGN §7's settings (`PAYLINK_EVM_*`). A missing or bad setting exits
+ * The EVM chain adapter from its settings (`PAYLINK_EVM_*`). A missing or bad setting exits
  * 2 with one line per problem (after `otherProblems`, the rest of serve's settings, so that one run
  * names everything to fix); a node that is down is waited for (a line per try); a node of another
  * chain id, or a token that is no ERC-20 contract, exits 1 with the reason.

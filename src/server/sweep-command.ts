@@ -1,5 +1,5 @@
 /**
- * `paylink sweep --mnemonic-file F [--to ADDRESS] [--indexes 0-99,120]` (DESIGN §3, §7): moves the
+ * `paylink sweep --mnemonic-file F [--to ADDRESS] [--indexes 0-99,120]`: moves the
  * tokens that deposit addresses received to the hot wallet (or `--to`), topping up their gas from
  * the hot wallet. A process of its own: it holds the deposit wallet's mnemonic, which the service
  * never sees.

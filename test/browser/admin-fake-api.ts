@@ -3,7 +3,7 @@
  * `<paylink-admin>` as its `fetch`. It answers like the service (shapes from `core/schemas.ts`),
  * records every request, and lets a test answer one route its own way (`intercept`).
  *
- * The payments and webhooks routes follow the contract of DESIGN §8 (`core/schemas.ts`,
+ * The payments and webhooks routes follow the service's contract (`core/schemas.ts`,
  * `client/sessions.ts`, `client/webhooks.ts`): sessions filtered by link, status, exact reference
  * and an inclusive creation range, newest first; endpoints whose secret only `POST` returns; test
  * events and retries that make one attempt against `endpointAnswer` and answer the delivery after it.

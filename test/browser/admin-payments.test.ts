@@ -1,5 +1,5 @@
 /**
- * `<paylink-admin>`'s payments (DESIGN §8): the list with its filters and paging, one payment's detail
+ * `<paylink-admin>`'s payments: the list with its filters and paging, one payment's detail
  * (what the customer gave, amounts, transactions and their explorer pages), a link's own payments,
  * and the CSV export of the whole filtered list, checked row by row against what the API returns.
  */

@@ -1,5 +1,5 @@
 /**
- * `<paylink-admin>`'s webhooks (DESIGN §8): adding an endpoint and reading its secret the one time it
+ * `<paylink-admin>`'s webhooks: adding an endpoint and reading its secret the one time it
  * is shown, enabling, disabling and deleting endpoints, sending a test event, and the delivery log
  * with its retries.
  */

@@ -1,5 +1,5 @@
 /**
- * Hardening (issue 8): markup in every server string both elements render stays text, and the
+ * Hardening: markup in every server string both elements render stays text, and the
  * checkout follows no redirect but an absolute http(s) one.
  *
  * Each payload goes into every string field an element shows. For each, the payload must be there

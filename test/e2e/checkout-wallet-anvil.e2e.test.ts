@@ -1,5 +1,5 @@
 /**
- * `<paylink-checkout>` paying from a browser wallet backed by a real local chain (issue 14), in
+ * `<paylink-checkout>` paying from a browser wallet backed by a real local chain, in
  * Debian's Chromium, on the hosted page of the real service on the EVM adapter. The wallet is an
  * EIP-1193 provider in the page (injected as `window.ethereum`, or announced by EIP-6963) whose
  * every request is relayed by this test (a Playwright binding, as a wallet extension answers

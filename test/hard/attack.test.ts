@@ -1,5 +1,5 @@
 /**
- * Issue 15 (`npm run test:hard`): each attack of the issue, reproduced on the loopback against the
+ * Attacks on the service and the proxy (`npm run test:hard`): each slow or flooding client, reproduced on the loopback against the
  * `paylink` command with its default limits, bounded in count and time (test/support/hard.ts). During
  * each, a customer from 127.0.0.1 must get `/healthz`, the link and a new session within a second, the
  * attacked process's memory must stay bounded, and refused requests must write nothing. `bench/attack.ts`
@@ -35,7 +35,7 @@ function assertCustomerServed(customer: CustomerFigures, what: string) {
   );
 }
 
-describe('hold under attack (issue 15)', { skip: !postgresAvailable() && 'PostgreSQL binaries not found' }, () => {
+describe('hold under attack', { skip: !postgresAvailable() && 'PostgreSQL binaries not found' }, () => {
   let cluster: PostgresCluster;
   before(async () => {
     cluster = await startPostgresCluster();

@@ -1,5 +1,5 @@
 /**
- * Issue 15, bad input and hygiene: bytes no text can hold and impossible or out-of-range dates are a 400
+ * Bad input and hygiene: bytes no text can hold and impossible or out-of-range dates are a 400
  * naming the field (they were 500s), bodies not labelled JSON a 415, a cart's total is held to the amount
  * cap, the zero address is refused, keyed answers are `no-store`, every answer has a request id, and the
  * log says what failed with a code and the request id, never what the request carried.

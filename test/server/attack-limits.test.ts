@@ -1,5 +1,5 @@
 /**
- * Issue 15, the fast half: the service's limits on connections, event streams and public writes, over
+ * Limits against abuse, the fast half: the service's limits on connections, event streams and public writes, over
  * real sockets with small caps and short timeouts (the attacks at full size are test/hard/attacks.test.ts).
  * The attacker binds 127.0.0.2 (and neighbours), the customer 127.0.0.1.
  */

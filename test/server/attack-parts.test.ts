@@ -1,5 +1,5 @@
 /**
- * Issue 15, the parts on their own: who a client is (one rule for the service and the proxy), the
+ * Limits against abuse, the parts on their own: who a client is (one rule for the service and the proxy), the
  * stream counter, the visit share, the limits' options and environment, and the logger.
  */
 import assert from 'node:assert/strict';

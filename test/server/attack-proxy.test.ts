@@ -1,5 +1,5 @@
 /**
- * Issue 15 on the proxy: admin answers are `no-store`, every answer carries a request id that the service
+ * Limits against abuse on the proxy: admin answers are `no-store`, every answer carries a request id that the service
  * hears too, the service hears who the client is (and not what a browser wrote), event streams are capped
  * in total as well as per client, a failing hook is a 500 in the one shape and one log line, and the
  * `paylink proxy` server has the service's connection limits. Then the two together: behind the proxy, a

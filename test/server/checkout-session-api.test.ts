@@ -1,5 +1,5 @@
 /**
- * The merchant's payments (DESIGN §8): a session's `reference` and `metadata` (stored, checked by the
+ * The merchant's payments: a session's `reference` and `metadata` (stored, checked by the
  * rules), the keyed `GET /v1/checkout-session` (filters, paging, newest first) and
  * `GET /v1/checkout-session/{id}` (amounts, every transfer, customer details; another integrator's is
  * a 404), through the service and the proxy's admin routes; customer details in no keyless answer and
@@ -171,7 +171,7 @@ for (const backend of backends()) {
     });
 
     describe('GET /v1/checkout-session', () => {
-      it('lists newest first with the filters of DESIGN §8 and the spec’s paging', async () => {
+      it('lists newest first with its filters and the spec’s paging', async () => {
         const { key: apiKey } = await t.newKey();
         const linkA = await createUsdLink(t.url, apiKey, '5');
         const linkB = await createUsdLink(t.url, apiKey, '7');

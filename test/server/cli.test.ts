@@ -127,7 +127,7 @@ describe('paylink command', () => {
     assert.match(unknown.stderr, /unknown chain: mainnet \(expected sandbox or evm\)/);
   });
 
-  // The EVM chain landed (issue 12): without its settings, --chain evm names every one that is missing.
+  // The EVM chain landed: without its settings, --chain evm names every one that is missing.
   it('--chain evm (or PAYLINK_CHAIN=evm) without the PAYLINK_EVM_* settings refuses and names them', () => {
     const unset = Object.fromEntries(Object.keys(process.env).filter((name) => name.startsWith('PAYLINK_EVM_')).map((name) => [name, '']));
     for (const [args, env] of [[['serve', '--chain', 'evm'], {}], [['serve'], { PAYLINK_CHAIN: 'evm' }]] as const) {

@@ -1,5 +1,5 @@
 /**
- * The EVM chain's settings (DESIGN §7): an operator who gets one wrong must read which variable
+ * The EVM chain's settings: an operator who gets one wrong must read which variable
  * and why, for every mistake at once, and a private key must never be echoed back.
  */
 import assert from 'node:assert/strict';
@@ -40,7 +40,7 @@ describe('parseEvmConfig', () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'paylink-evm-config-'));
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('reads a complete configuration, with the defaults of DESIGN §7 and the known name and explorer of its chain id', () => {
+  it('reads a complete configuration, with the documented defaults and the known name and explorer of its chain id', () => {
     const config = parseEvmConfig(valid);
     assert.equal(config.rpcUrl, valid.PAYLINK_EVM_RPC_URL);
     assert.equal(config.chainId, 56);

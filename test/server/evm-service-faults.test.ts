@@ -1,5 +1,5 @@
 /**
- * The service on a real chain when things go wrong (anvil behind a JSON-RPC proxy; issue 12):
+ * The service on a real chain when things go wrong (anvil behind a JSON-RPC proxy):
  * - the service is killed (SIGKILL) after storing a payout's signed transaction and before any node
  *   has it: the restarted service sends that same transaction, and no second one;
  * - during a payment storm the node answers errors, then hangs, then is stopped and restarted: the

@@ -1,5 +1,5 @@
 /**
- * Money in through the service on a real chain (anvil; issue 12): a customer's ERC-20 transfer to a
+ * Money in through the service on a real chain: a customer's ERC-20 transfer to a
  * session's deposit address makes it `confirming` with its confirmations in the public read (and an
  * SSE event per change), and is credited once at N confirmations through the usual settlement:
  * paid, underpaid then paid, overpaid, paid in time though confirmed after expiry, late after it.
@@ -177,7 +177,7 @@ for (const backend of backends()) {
       assert.equal(await credited(dust.id), 0);
       assert.equal(await countRows(t.db, 'incoming_transfers', "session_id = $1 AND status = 'ignored'", [dust.id]), 1);
 
-      // Retention (DESIGN §8) deletes never-paid sessions, but not one an on-chain transfer reached:
+      // Retention deletes never-paid sessions, but not one an on-chain transfer reached:
       // its transfer record stays, and so does the session it points to.
       const unpaid = await newSession('5');
       await t.db.query(`UPDATE checkout_sessions SET status = 'expired', expires_at = $2 WHERE id = ANY($1)`, [[dust.id, unpaid.id], new Date(clock.now().getTime() - MINUTE)]);

@@ -1,5 +1,5 @@
 /**
- * Money out through the service on a real chain (anvil; issue 12): a withdrawal gets one nonce and
+ * Money out through the service on a real chain: a withdrawal gets one nonce and
  * one signed transaction, stored before broadcast (its hash shown while `processing`); a retry
  * re-sends those bytes; it succeeds at N confirmations. A transfer that would revert fails at once
  * (no nonce taken), one that reverts on chain fails at N confirmations, both with the funds back.

@@ -1,5 +1,5 @@
 /**
- * `paylink sweep` against the service's database and a real chain (anvil; issue 12): it empties the
+ * `paylink sweep` against the service's database and a real chain: it empties the
  * deposit addresses the service saw paid (and any `--indexes` given) into the hot wallet, topping up
  * their gas from the hot wallet with nonces from the payouts' own sequence (stored, so a payout
  * after it takes the next nonce); a second run moves nothing; a PGlite data dir that `serve` holds

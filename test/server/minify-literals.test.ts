@@ -1,7 +1,7 @@
 /**
  * The build steps of the script-tag bundles: what the template minifier drops from Lit's `html` and
- * `css` templates, and what the lit-hooks plugin drops from lit-html, must not change what the
- * browser runs.
+ * `css` templates, and what the lit-hooks and lit-static plugins drop from lit-html, must not change
+ * what the browser runs.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -45,4 +45,34 @@ test("lit-hooks: the script-tag bundles drop lit-html's polyfill and version ann
   assert.doesNotMatch(result.code, /litHtmlPolyfillSupport|litHtmlVersions/);
   assert.equal(source.length - result.code.length, source.match(/,\w+=\w+\.litHtmlPolyfillSupport;[^;]+;/)![0].length - 1, 'only that statement goes');
   assert.equal(transform(source, '/elsewhere/other.js'), null, 'other modules are left alone');
+});
+
+test("lit-static: the checkout's bundle drops lit-html's directive support and MathML, all of a part or none of it", async () => {
+  const { readFileSync } = await import('node:fs');
+  const { fileURLToPath } = await import('node:url');
+  const { trimLitHtml } = await import('../../scripts/lit-static.js');
+  const source = readFileSync(fileURLToPath(new URL('../../node_modules/lit-html/lit-html.js', import.meta.url)), 'utf8');
+  const { code, removed } = trimLitHtml(source);
+  assert.deepEqual(removed, ['directive resolver', 'element part', "parts' directive API", 'MathML'], 'the installed lit-html reads the way the plugin knows');
+  assert.doesNotMatch(code, /_\$litDirective\$|new Z\(|setConnected|startNode|endNode|get tagName|<math>/);
+  // Element bindings are still found (so the values after them keep their places), and nothing renders them.
+  assert.match(code, /type:6,index:/);
+  // Whatever else lit-html does stays: every part kind but the element's, events, properties, booleans.
+  for (const kept of ['class k{', 'class H{', 'class I extends H', 'class L extends H', 'class z extends H', 'handleEvent(t)', 'toggleAttribute']) assert.ok(code.includes(kept), kept);
+
+  // A lit-html that reads otherwise keeps the part whole: half of a part is never taken.
+  const changed = source.replace('get startNode(){return this._$AA}', 'get startNode(){return this._$AA??null}');
+  const partial = trimLitHtml(changed);
+  assert.deepEqual(partial.removed, ['directive resolver', 'element part', 'MathML']);
+  assert.match(partial.code, /setConnected/);
+});
+
+test('lit-static: a bundle that needs what it drops does not build', async () => {
+  const { litStaticPlugin } = await import('../../scripts/lit-static.js');
+  const transform = litStaticPlugin().transform as (this: { error(message: string): never }, source: string, id: string) => unknown;
+  const context = { error: (message: string): never => { throw new Error(message); } };
+  for (const id of ['/p/node_modules/lit-html/directive.js', '/p/node_modules/lit-html/directives/if-defined.js', '/p/node_modules/lit/directives/ref.js', '/p/node_modules/lit-element/lit-element.js'])
+    assert.throws(() => transform.call(context, '', id), /needs all of lit-html/, id);
+  assert.throws(() => transform.call(context, "import { html, mathml } from 'lit';", '/p/src/components/checkout/x.ts'), /MathML/);
+  assert.equal(transform.call(context, "import { html } from 'lit/html.js';", '/p/src/components/checkout/x.ts'), null, 'plain templates build');
 });

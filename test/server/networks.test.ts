@@ -1,5 +1,5 @@
 /**
- * Withdrawal networks are configuration, not code (DESIGN §4): `GET /v1/withdrawal/networks` lists
+ * Withdrawal networks are configuration, not code: `GET /v1/withdrawal/networks` lists
  * what the chain adapter is configured with, and the withdrawal rules accept exactly those networks.
  */
 import assert from 'node:assert/strict';

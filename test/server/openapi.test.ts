@@ -104,7 +104,7 @@ describe('the OpenAPI document', () => {
     assert.ok(doc.paths['/v1/checkout/{slug}/sessions'].post.responses['429']);
   });
 
-  it('documents the payments and webhooks of DESIGN §8, and what a delivery carries', () => {
+  it('documents the payments and webhooks, and what a delivery carries', () => {
     const expected: Array<[string, string, string]> = [
       ['/v1/checkout-session', 'get', 'CheckoutSessionRecordList'],
       ['/v1/checkout-session/{id}', 'get', 'CheckoutSessionRecord'],

@@ -1,6 +1,6 @@
 /**
  * The payment-link endpoints of the spec (§4.1–4.4) over real HTTP, on PGlite and PostgreSQL:
- * fields and types, DESIGN §4 tolerance rules, each rejection, isolation and paging.
+ * fields and types, the tolerance rules, each rejection, isolation and paging.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -424,7 +424,7 @@ for (const backend of backends()) {
       it('counts 200 concurrent visits exactly', async () => {
         const link = (await create(standardLinkBody())).body;
         // 200 visitors, each from an address of its own: one address may hold only so many connections
-        // (and, by default, add only a few visits per link: issue 15), so the concurrency is real clients'.
+        // (and, by default, add only a few visits per link), so the concurrency is real clients'.
         const results = await Promise.all(
           Array.from({ length: 200 }, (_, i) => callFrom(`127.0.${1 + (i >> 7)}.${1 + (i & 127)}`, t.url, 'POST', `/v1/checkout/${link.slug}/visits`, { body: {} })),
         );

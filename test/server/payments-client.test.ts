@@ -1,5 +1,5 @@
 /**
- * The client's payments and webhooks resources (DESIGN §8) against a fake fetch: each call's method,
+ * The client's payments and webhooks resources against a fake fetch: each call's method,
  * path, query and body, and each answer parsed with the schema the service answers with, so a page of
  * the admin built on them fails here first if the contract moves.
  */

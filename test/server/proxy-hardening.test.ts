@@ -1,5 +1,5 @@
 /**
- * Proxy hardening (DESIGN §5): cross-site admin changes, event streams per client and their sockets,
+ * Proxy hardening: cross-site admin changes, event streams per client and their sockets,
  * runtimes without a client address, and a Host header that tries to re-route the request.
  * Fake upstreams only (injected fetches and small node:http servers): no database.
  */

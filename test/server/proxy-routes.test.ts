@@ -1,6 +1,6 @@
 /**
  * The proxy's route table (src/server/proxy/routes.ts) and what it routes: the matcher on its own, every
- * admin prefix of DESIGN §5 forwarded with the key to its `/v1` path, the methods each route takes, and
+ * admin prefix forwarded with the key to its `/v1` path, the methods each route takes, and
  * `basePath/dist/<file>` served through the `bundles` option (a fake here; the service's `serveBundle`
  * in the product). Fake upstreams only: no database.
  */
@@ -78,7 +78,7 @@ describe('the route table', () => {
   });
 });
 
-describe('admin routes (DESIGN §5 and §8)', () => {
+describe('admin routes', () => {
   const forwarded: [method: string, path: string, upstreamPath: string][] = [
     ['GET', '/payment-link?page=2&limit=5', '/v1/payment-link?page=2&limit=5'],
     ['GET', '/payment-link/l1/single', '/v1/payment-link/l1/single'],

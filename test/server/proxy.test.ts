@@ -1,5 +1,5 @@
 /**
- * The key-holding proxy (DESIGN §5), against the real service and against fake upstreams.
+ * The key-holding proxy, against the real service and against fake upstreams.
  * Every response a test receives goes through `send()`, which records it; the last test searches all
  * of them (bodies and headers, every status) for the API key.
  */

@@ -312,7 +312,7 @@ describe('public-parse agrees with the zod schemas', () => {
     assert.throws(() => parsePublicLink(mutate(link, 'cart.items', [{ name: 'a', quantity: 1.5, unitAmount: '1' }])), /cart\.items\.0\.quantity/);
   });
 
-  test('the parsers pull in no zod (the checkout bundle stays small)', async () => {
+  test('the parsers pull in no zod (a page using the client\'s checkout resource ships none)', async () => {
     const { readFile } = await import('node:fs/promises');
     const source = await readFile(new URL('../../src/core/public-parse.ts', import.meta.url), 'utf8');
     assert.doesNotMatch(source, /^import (?!type)[^;]*from ['"]zod/m);

@@ -1,5 +1,5 @@
 /**
- * Two service instances on one database (DESIGN §4, scale-out): a status change made on one
+ * Two service instances on one database (scale-out): a status change made on one
  * instance reaches an SSE client of the other (LISTEN/NOTIFY), and payout workers on both never
  * pay a withdrawal twice (FOR UPDATE SKIP LOCKED). On PostgreSQL each instance has its own
  * connection pool and listener connection; on PGlite (single process) the two share the database.

@@ -1,5 +1,5 @@
 /**
- * At-least-once across crashes and instances (DESIGN §8): a service process killed with SIGKILL after
+ * At-least-once across crashes and instances: a service process killed with SIGKILL after
  * the change committed (before any send, and in the middle of a send) loses no event: the next
  * instance delivers it with the same id and body. Two instances on one database deliver each event
  * once per attempt: each event reaches the endpoint exactly as often as its attempts say.

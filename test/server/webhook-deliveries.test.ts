@@ -1,5 +1,5 @@
 /**
- * Webhook deliveries end to end (DESIGN §8): real changes (payments, expiry, payouts) reach a real
+ * Webhook deliveries end to end: real changes (payments, expiry, payouts) reach a real
  * HTTP endpoint on loopback, signed so that `verifyWebhook` accepts them with the endpoint's secret,
  * once per event, retried with exponential backoff under one event id, logged, retried by hand, and
  * given up after 3 days. Private endpoints allowed (`allowPrivate`, as `PAYLINK_WEBHOOK_ALLOW_PRIVATE=1`), for the loopback receiver.

@@ -1,5 +1,5 @@
 /**
- * The webhook endpoints API (DESIGN §8) and its SSRF guard: create (the secret once), list, get,
+ * The webhook endpoints API and its SSRF guard: create (the secret once), list, get,
  * update, delete, each integrator's own; the rules on url/events/description; endpoints at loopback,
  * private, link-local, metadata or otherwise non-public addresses refused at creation and, through DNS,
  * at delivery time, on every chain (the sandbox too), unless PAYLINK_WEBHOOK_ALLOW_PRIVATE=1; a refusal

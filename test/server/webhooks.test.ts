@@ -1,6 +1,6 @@
 /**
  * `paylink/webhooks`: a merchant's endpoint accepts exactly the deliveries its Paylink service signed
- * (DESIGN §8: `Paylink-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`),
+ * (`Paylink-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`),
  * within the time tolerance, and refuses everything else with a reason it can log.
  */
 import assert from 'node:assert/strict';

@@ -1,5 +1,5 @@
 /**
- * The service on a real local chain, for the integration tests of issue 12: anvil with USDT (18
+ * The service on a real local chain, for the real-chain integration tests: anvil with USDT (18
  * decimals, as on BSC) and cNGN (6) deployed, a payer holding both, the EVM adapter connected to it,
  * and helpers to pay a session, read it and drive the scanner by hand.
  */

@@ -1,5 +1,5 @@
 /**
- * The attacks of issue 15 as measurements, for `npm run test:hard` (test/hard/attack.test.ts, which
+ * The attacks on the service and the proxy (slow and flooding clients) as measurements, for `npm run test:hard` (test/hard/attack.test.ts, which
  * asserts on them) and `bench/attack.ts` (which prints them for the code of this tree and of an older
  * one, "before" and "after"). Everything runs on the loopback: the service (and the proxy) as child
  * processes of the `paylink` command of a code tree, on a database of a throwaway PostgreSQL cluster (so
@@ -585,7 +585,7 @@ export function fromAttacker<Name extends FloodName>(name: Name, ...args: Parame
 }
 
 // -------------------------------------------------------------------------------------------------
-// The attacks of issue 15, each on a stack of its own
+// The attacks, each on a stack of its own
 
 /** Connections the attack opens per attacker address (three addresses). */
 export const SLOW_CONNECTIONS_PER_ADDRESS = 700;

@@ -6,7 +6,9 @@
  */
 import type { ReactiveControllerHost, TemplateResult } from 'lit';
 import type { PaylinkClient } from '../../client/index.js';
-import { PaylinkAuthError, PaylinkError, PaylinkNetworkError, type PaylinkFieldError } from '../../client/errors.js';
+import { PaylinkAuthError, PaylinkError, PaylinkNetworkError, type FieldError } from '../../client/errors.js';
+import { readTypedAmount } from '../../core/rules/amount.js';
+import { fillMessage } from '../../core/rules/types.js';
 import { Localizer } from '../../internal/localize.js';
 import en from './translations/en.js';
 import fr from './translations/fr.js';
@@ -26,16 +28,16 @@ export class AdminText {
   constructor(locale: string | undefined) {
     this.format = new Localizer(locale);
     this.table = tables[this.format.locale.split('-')[0]!.toLowerCase()] ?? en;
-    this.decimalSeparator = new Intl.NumberFormat(this.locale).formatToParts(1.5).find((part) => part.type === 'decimal')?.value ?? '.';
+    this.decimalSeparator = this.format.decimalSeparator;
   }
 
   get locale(): string {
     return this.format.locale;
   }
 
-  /** The text of `key`, with `{name}` placeholders filled from `values`. */
-  t(key: AdminKey, values: Record<string, string | number> = {}): string {
-    return (this.table[key] ?? en[key]).replace(/\{(\w+)\}/g, (_, name: string) => String(values[name] ?? ''));
+  /** The text of `key`, with `{name}` placeholders filled from `values` (`fillMessage`). */
+  t(key: AdminKey, values?: Record<string, string | number>): string {
+    return fillMessage(this.table[key] ?? en[key], values);
   }
 
   /** A fiat amount with its currency's digits (`₦19,500.50`); the bare amount and code if `Intl` can't. */
@@ -121,7 +123,7 @@ export interface AdminHost extends ReactiveControllerHost, HTMLElement {
 /**
  * True when `error` means the merchant must sign in: a 401, or a 403 from the proxy's `authorize`.
  * A 403 `cross_site_request` is not one: the proxy refused a write it took for cross-site (a reverse
- * proxy rewriting `Host` without `publicOrigin` set, DESIGN §5), and signing in again would change
+ * proxy rewriting `Host` without `publicOrigin` set), and signing in again would change
  * nothing, so the view shows the proxy's reason instead.
  */
 export function needsSignIn(error: unknown): error is PaylinkAuthError {
@@ -146,7 +148,7 @@ export function isTransient(error: unknown): boolean {
  * belongs to (or undefined); what no field claims is joined into `form`.
  */
 export function fieldErrorsFrom(
-  errors: readonly PaylinkFieldError[],
+  errors: readonly FieldError[],
   mapPath: (path: string) => string | undefined,
 ): { fields: Record<string, string>; unclaimed: string[] } {
   const fields: Record<string, string> = {};
@@ -160,18 +162,14 @@ export function fieldErrorsFrom(
 }
 
 /**
- * Reads an amount as typed into a plain decimal string (`1 250,50` in French → `1250.50`). The locale's
- * decimal separator wins; a lone `.` is read as a decimal point in every locale (people type it anyway).
- * What can't be read comes back trimmed, and validation refuses it.
+ * What a typed amount sends: the plain decimal string `readTypedAmount` reads (`1 250,50` in French →
+ * `1250.50`), '' when nothing is typed. What the rule can't read goes out marked unreadable (`1234.567?`):
+ * as it stands it might pass the request rules as a plain decimal (`1234.567` in French is neither
+ * grouped nor a decimal there), and the form's check must refuse it as the amount reader did.
  */
 export function normalizeAmount(typed: string, decimalSeparator: string): string {
-  // Spaces, no-break spaces, underscores and apostrophes (\u0027) group digits in some locales.
-  const value = typed.trim().replace(/[\s\u00a0\u202f_\u0027]/g, '');
-  if (decimalSeparator === ',') {
-    if (!value.includes(',')) return value;
-    return value.replace(/\./g, '').replace(',', '.');
-  }
-  return value.replace(/,/g, '');
+  const text = typed.trim();
+  return text && (readTypedAmount(text, decimalSeparator) ?? `${text}?`);
 }
 
 /**

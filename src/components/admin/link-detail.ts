@@ -8,7 +8,7 @@ import { cssVar } from '../../internal/css-var.js';
 import type { CheckoutSessionRecord, PaymentLink } from '../../core/schemas.js';
 import { FlashController } from '../../internal/flash-controller.js';
 import { copyToClipboard, errorMessage, type AdminHost } from './admin-context.js';
-import { isHttpUrl } from './link-form.js';
+import { isHttpUrl } from '../../core/rules/link.js';
 import { LinkPaymentsController } from './link-payments.js';
 import { ResourceController } from './resource-controller.js';
 import { errorBox } from './templates.js';

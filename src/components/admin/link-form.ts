@@ -1,56 +1,19 @@
 /**
- * The form that creates and edits payment links of both kinds. What the merchant types lives in
- * the controller (`values`), never only in the DOM, so a failed save or a server error loses nothing.
- * The form runs the service's own rules (`resolveLinkDraft` of `core/rules/link.ts`) on the body it
- * is about to send, so it refuses exactly what the service would, and shows the service's own field
- * errors beside the fields they name.
+ * The form that creates and edits payment links of both kinds: its render and its moves (focus,
+ * announcements, saving). What the merchant types, the bodies it maps to and the rules it is checked
+ * with are the model's (`link-form-model.ts`, DOM-free), never only in the DOM, so a failed save or a
+ * server error loses nothing; the service's own field errors are shown beside the fields they name.
  */
 import { html, nothing, type TemplateResult } from 'lit';
 import { PaylinkValidationError } from '../../client/errors.js';
-import { FIAT_DIGITS, fiatDigits, fractionDigits, fromUnits, isDecimalString, toUnits } from '../../core/money.js';
-import { EMPTY_LINK_DRAFT, draftOfLink, isHttpUrl, resolveLinkDraft } from '../../core/rules/link.js';
-import type { CreatePaymentLinkInput, PaymentLink, UpdatePaymentLinkInput } from '../../core/schemas.js';
-import { errorMessage, fieldErrorsFrom, normalizeAmount, type AdminHost } from './admin-context.js';
+import { FIAT_DIGITS, fiatDigits } from '../../core/money.js';
+import type { PaymentLink, UpdatePaymentLinkInput } from '../../core/schemas.js';
+import { errorMessage, fieldErrorsFrom, type AdminHost } from './admin-context.js';
 import { describedBy, fieldError, ifDefined, invalid } from './fields.js';
+import { LinkFormModel, type AfterPayment, type CartItemDraft, type LinkFormValues } from './link-form-model.js';
 import { errorBox } from './templates.js';
 
-/** What happens once a customer has paid. */
-export type AfterPayment = 'message' | 'confirmation' | 'redirect';
-
-/** One cart line as typed (amounts and quantity stay text until saved). */
-export interface CartItemDraft {
-  /** Stable across removals, so ids and focus follow the right row. */
-  key: number;
-  name: string;
-  quantity: string;
-  unitAmount: string;
-  description?: string | undefined;
-  imageUrl?: string | undefined;
-}
-
-/** Everything the form holds, as the merchant typed it. */
-export interface LinkFormValues {
-  linkType: 'Standard' | 'Donation';
-  title: string;
-  description: string;
-  currency: string;
-  otherCurrencies: string[];
-  amount: string;
-  items: CartItemDraft[];
-  collectAddress: boolean;
-  collectPhone: boolean;
-  after: AfterPayment;
-  successMessage: string;
-  redirectUrl: string;
-  isActive: boolean;
-  /** `datetime-local` value (the merchant's time zone), or ''. */
-  closesAt: string;
-  minAmount: string;
-  maxAmount: string;
-  /** Comma-separated, as typed. */
-  suggestedAmounts: string;
-}
-
+/** What the form tells the links tab. */
 export interface LinkFormActions {
   saved(link: PaymentLink, created: boolean): void;
   cancelled(editing: PaymentLink | undefined): void;
@@ -59,269 +22,72 @@ export interface LinkFormActions {
 /** Currencies offered as extra display currencies (the price currency is chosen from all of `FIAT_DIGITS`). */
 const COMMON_CURRENCIES = ['NGN', 'USD', 'EUR', 'GBP', 'GHS', 'KES', 'ZAR'];
 
-/** `2030-01-31T18:00` in the merchant's time zone for an ISO time. */
-export function toLocalDateTime(iso: string | null | undefined): string {
-  if (!iso) return '';
-  const date = new Date(iso);
-  if (Number.isNaN(date.getTime())) return '';
-  const two = (n: number) => String(n).padStart(2, '0');
-  return `${date.getFullYear()}-${two(date.getMonth() + 1)}-${two(date.getDate())}T${two(date.getHours())}:${two(date.getMinutes())}`;
-}
-
-/** True for an absolute http(s) URL with a host: the only kind of redirect the checkout follows (one rule, in core). */
-export { isHttpUrl };
-
-function emptyValues(): LinkFormValues {
-  return {
-    linkType: 'Standard',
-    title: '',
-    description: '',
-    currency: 'NGN',
-    otherCurrencies: [],
-    amount: '',
-    items: [],
-    collectAddress: false,
-    collectPhone: false,
-    after: 'message',
-    successMessage: '',
-    redirectUrl: '',
-    isActive: true,
-    closesAt: '',
-    minAmount: '',
-    maxAmount: '',
-    suggestedAmounts: '',
-  };
-}
-
+/** The link form of the links tab: renders the model and saves it through the host's client. */
 export class LinkFormController {
-  values: LinkFormValues = emptyValues();
-  /** Errors by the id of the control they belong to (`lf-title`, `lf-item-3-name`, …). */
-  errors: Record<string, string> = {};
-  /** An error no field claims (network, conflict…). */
-  formError = '';
+  /** What is typed, its errors and its bodies. */
+  readonly model: LinkFormModel;
   saving = false;
-  /** The link being edited; undefined when creating. */
-  editing: PaymentLink | undefined;
-  private nextKey = 1;
-  /** The closing time the edited link had, as shown in the form. */
-  private originalClosesAt = '';
 
   constructor(
     private readonly host: AdminHost,
     private readonly actions: LinkFormActions,
   ) {
+    this.model = new LinkFormModel(() => host.text);
   }
 
   /** Opens the form empty (create) or filled from `link` (edit). */
   open(link?: PaymentLink): void {
-    this.editing = link;
-    this.errors = {};
-    this.formError = '';
+    this.model.open(link);
     this.saving = false;
-    this.values = link ? this.valuesOf(link) : emptyValues();
-    this.originalClosesAt = this.values.closesAt;
     this.host.requestUpdate();
   }
 
-  /** The cart total as a decimal string in the price currency, or undefined while an item is unreadable. */
-  get cartTotal(): string | undefined {
-    const digits = fiatDigits(this.values.currency);
-    let total = 0n;
-    for (const item of this.values.items) {
-      const amount = normalizeAmount(item.unitAmount, this.host.text.decimalSeparator);
-      const quantity = Number(item.quantity);
-      if (!isDecimalString(amount) || fractionDigits(amount) > digits || !Number.isInteger(quantity) || quantity < 1) return undefined;
-      total += toUnits(amount, digits) * BigInt(quantity);
-    }
-    return fromUnits(total, digits);
+  private get values(): LinkFormValues {
+    return this.model.values;
   }
 
-  private valuesOf(link: PaymentLink): LinkFormValues {
-    const action = link.postpayAction;
-    const [currency = 'NGN', ...others] = link.fiatCurrency;
-    return {
-      linkType: link.linkType,
-      title: link.title,
-      description: link.description,
-      currency,
-      otherCurrencies: others,
-      amount: link.linkType === 'Standard' && link.cart.items.length === 0 ? link.fiatAmount : '',
-      items: link.cart.items.map((item) => ({
-        key: this.nextKey++,
-        name: item.name,
-        quantity: String(item.quantity),
-        unitAmount: item.unitAmount,
-        description: item.description,
-        imageUrl: item.imageUrl,
-      })),
-      collectAddress: link.prepayOptions.collectAddress,
-      collectPhone: link.prepayOptions.collectPhone,
-      after: action.redirect ? 'redirect' : action.showConfirmationPage ? 'confirmation' : 'message',
-      successMessage: action.successMessage,
-      redirectUrl: action.redirectUrl,
-      isActive: link.isActive,
-      closesAt: toLocalDateTime(link.closesAt),
-      minAmount: link.minAmount ?? '',
-      maxAmount: link.maxAmount ?? '',
-      suggestedAmounts: (link.suggestedAmounts ?? []).join(', '),
-    };
+  private get errors(): Record<string, string> {
+    return this.model.errors;
   }
 
   private set<K extends keyof LinkFormValues>(name: K, value: LinkFormValues[K], errorId?: string): void {
-    this.values = { ...this.values, [name]: value };
-    // The message about a field goes once the merchant changes it; the others stay until the next save.
-    if (errorId && this.errors[errorId]) {
-      const { [errorId]: _, ...rest } = this.errors;
-      this.errors = rest;
-    }
+    this.model.set(name, value, errorId);
     this.host.requestUpdate();
   }
 
   private setItem(key: number, patch: Partial<CartItemDraft>, errorId: string): void {
-    this.set(
-      'items',
-      this.values.items.map((item) => (item.key === key ? { ...item, ...patch } : item)),
-      errorId,
-    );
+    this.model.setItem(key, patch, errorId);
+    this.host.requestUpdate();
   }
 
   private addItem(): void {
-    const key = this.nextKey++;
-    this.set('items', [...this.values.items, { key, name: '', quantity: '1', unitAmount: '' }]);
+    const key = this.model.addItem();
+    this.host.requestUpdate();
     this.host.focusAfterRender(`#lf-item-${key}-name`);
   }
 
   private removeItem(key: number): void {
-    this.set(
-      'items',
-      this.values.items.filter((item) => item.key !== key),
-    );
+    this.model.removeItem(key);
+    this.host.requestUpdate();
     this.host.announce(this.host.text.t('itemRemoved'));
     this.host.focusAfterRender('#lf-add-item');
-  }
-
-  /**
-   * Checks what is typed with the service's rules, on the very body a save would send: the errors
-   * by control id (what no control claims goes to `formError`). Empty when the service would accept it.
-   */
-  check(): Record<string, string> {
-    const { t } = this.bound();
-    const digits = fiatDigits(this.values.currency);
-    const example = digits === 0 ? '2500' : '25.50';
-    const base = this.editing ? draftOfLink(this.editing) : EMPTY_LINK_DRAFT;
-    const { errors } = resolveLinkDraft(base, this.body(), new Date(), !this.editing);
-    const fields: Record<string, string> = {};
-    const unclaimed: string[] = [];
-    for (const error of errors) {
-      const message = t(error.key, { example, digits, ...error.params });
-      const control = this.controlOf(error.path);
-      if (control === undefined) unclaimed.push(message);
-      else fields[control] ??= message;
-    }
-    this.formError = unclaimed.join(' ');
-    return fields;
-  }
-
-  /** The suggested amounts as typed, one decimal string (or unreadable text, which the rules refuse) each. */
-  private suggestedList(): string[] {
-    const sep = this.host.text.decimalSeparator;
-    // In a comma-decimal locale amounts are separated by semicolons or spaces as well as ", ".
-    return this.values.suggestedAmounts
-      .split(sep === ',' ? /;|\s+|,\s+/ : /[;,]/)
-      .map((part) => normalizeAmount(part, sep))
-      .filter((part) => part !== '');
-  }
-
-  /** The request body for what is typed (`check()` says whether the service would accept it). */
-  body(): CreatePaymentLinkInput {
-    const v = this.values;
-    const sep = this.host.text.decimalSeparator;
-    const body: CreatePaymentLinkInput = {
-      title: v.title.trim(),
-      description: v.description,
-      linkType: v.linkType,
-      fiatCurrency: [v.currency, ...v.otherCurrencies.filter((code) => code !== v.currency)],
-      action: {
-        successMessage: v.successMessage,
-        redirect: v.after === 'redirect',
-        showConfirmationPage: v.after === 'confirmation',
-        isActive: v.isActive,
-        ...(v.after === 'redirect' ? { redirectUrl: v.redirectUrl.trim() } : {}),
-      },
-      options: { collectAddress: v.collectAddress, collectPhone: v.collectPhone },
-      cart: {
-        items:
-          v.linkType === 'Standard'
-            ? v.items.map((item) => ({
-                name: item.name.trim(),
-                quantity: item.quantity.trim() === '' ? Number.NaN : Number(item.quantity),
-                unitAmount: normalizeAmount(item.unitAmount, sep),
-                ...(item.description ? { description: item.description } : {}),
-                ...(item.imageUrl ? { imageUrl: item.imageUrl } : {}),
-              }))
-            : [],
-      },
-    };
-    if (v.linkType === 'Standard') {
-      // With items the service sets the price to their total; sending it too could only disagree.
-      // An empty amount is left out: the rules then ask for one (or for cart items).
-      if (v.items.length === 0 && v.amount.trim()) body.fiatAmount = normalizeAmount(v.amount, sep);
-    } else {
-      // An unchanged closing time is not sent, so it is not re-checked: a closed fundraiser stays editable.
-      if (!this.editing || v.closesAt !== this.originalClosesAt) {
-        const closesAt = new Date(v.closesAt);
-        body.closesAt = !v.closesAt ? null : Number.isNaN(closesAt.getTime()) ? v.closesAt : closesAt.toISOString();
-      }
-      body.minAmount = v.minAmount.trim() ? normalizeAmount(v.minAmount, sep) : null;
-      body.maxAmount = v.maxAmount.trim() ? normalizeAmount(v.maxAmount, sep) : null;
-      body.suggestedAmounts = this.suggestedList();
-    }
-    return body;
-  }
-
-  /** The control a server error path belongs to. */
-  private controlOf(path: string): string | undefined {
-    const item = /^cart\.items\.(\d+)(?:\.(\w+))?/.exec(path);
-    if (item) {
-      const draft = this.values.items[Number(item[1])];
-      if (!draft) return 'lf-add-item';
-      const field = item[2] === 'quantity' ? 'quantity' : item[2] === 'unitAmount' ? 'unit' : 'name';
-      return `lf-item-${draft.key}-${field}`;
-    }
-    if (/^suggestedAmounts(\.\d+)?$/.test(path)) return 'lf-suggested';
-    const direct: Record<string, string> = {
-      title: 'lf-title',
-      description: 'lf-description',
-      linkType: 'lf-kind-standard',
-      fiatCurrency: 'lf-currency',
-      'cart.fiatCurrency': 'lf-currency',
-      fiatAmount: this.values.items.length ? 'lf-add-item' : 'lf-amount',
-      'cart.fiatAmount': this.values.items.length ? 'lf-add-item' : 'lf-amount',
-      'cart.items': 'lf-add-item',
-      'action.redirectUrl': 'lf-redirect-url',
-      'action.redirectURL': 'lf-redirect-url',
-      'action.successMessage': 'lf-success-message',
-      closesAt: 'lf-closes-at',
-      minAmount: 'lf-min',
-      maxAmount: 'lf-max',
-    };
-    return direct[path];
   }
 
   private async handleSubmit(event: Event): Promise<void> {
     event.preventDefault();
     if (this.saving) return;
-    const errors = this.check();
-    if (Object.keys(errors).length || this.formError) {
+    const model = this.model;
+    const errors = model.check();
+    if (Object.keys(errors).length || model.formError) {
       this.showErrors(errors);
       return;
     }
-    this.errors = {};
+    model.errors = {};
     this.saving = true;
     this.host.requestUpdate();
-    const editing = this.editing;
+    const editing = model.editing;
     try {
-      const body = this.body();
+      const body = model.body();
       const link = editing
         ? await this.host.api.links.update({ ...(body as UpdatePaymentLinkInput), id: editing.id })
         : await this.host.api.links.create(body);
@@ -331,12 +97,12 @@ export class LinkFormController {
       this.saving = false;
       if (this.host.handleAuthError(error)) return;
       if (error instanceof PaylinkValidationError && error.errors.length) {
-        const { fields, unclaimed } = fieldErrorsFrom(error.errors, (path) => this.controlOf(path));
-        this.formError = unclaimed.join(' ');
+        const { fields, unclaimed } = fieldErrorsFrom(error.errors, (path) => model.controlOf(path));
+        model.formError = unclaimed.join(' ');
         this.showErrors(fields);
       } else {
-        this.formError = errorMessage(this.host.text, error);
-        this.host.announce(this.formError);
+        model.formError = errorMessage(this.host.text, error);
+        this.host.announce(model.formError);
         this.host.requestUpdate();
       }
     }
@@ -344,13 +110,13 @@ export class LinkFormController {
 
   private showErrors(errors: Record<string, string>): void {
     const { t } = this.bound();
-    this.errors = errors;
+    this.model.errors = errors;
     const count = Object.keys(errors).length;
     if (count) {
       this.host.announce(count === 1 ? t('fixFields', { count }) : t('fixFieldsMany', { count }));
       this.host.focusAfterRender('[part~="link-form"] [aria-invalid="true"]');
-    } else if (this.formError) {
-      this.host.announce(this.formError);
+    } else if (this.model.formError) {
+      this.host.announce(this.model.formError);
     }
     this.host.requestUpdate();
   }
@@ -460,7 +226,7 @@ export class LinkFormController {
   private renderStandard(): TemplateResult {
     const { t, text } = this.bound();
     const v = this.values;
-    const total = this.cartTotal;
+    const total = this.model.cartTotal;
     const inputmode = fiatDigits(v.currency) === 0 ? 'numeric' : 'decimal';
     return html`${v.items.length === 0
         ? this.input('lf-amount', `${t('amount')} (${v.currency})`, v.amount, (value) => this.set('amount', value, 'lf-amount'), {
@@ -596,7 +362,7 @@ export class LinkFormController {
     const v = this.values;
     const descriptionError = this.errors['lf-description'];
     return html`<form part="link-form" class="link-form" novalidate aria-labelledby="link-form-heading" @submit=${(event: Event) => this.handleSubmit(event)}>
-      <h2 id="link-form-heading" tabindex="-1">${this.editing ? t('editTitle', { title: this.editing.title }) : t('createTitle')}</h2>
+      <h2 id="link-form-heading" tabindex="-1">${this.model.editing ? t('editTitle', { title: this.model.editing.title }) : t('createTitle')}</h2>
       ${this.renderKind()}
       ${this.input('lf-title', t('title'), v.title, (value) => this.set('title', value, 'lf-title'), { part: 'input title', required: true })}
       <div class="field">
@@ -638,11 +404,11 @@ export class LinkFormController {
         </label>
         <p id="lf-active-hint" class="hint">${t('linkActiveHint')}</p>
       </div>
-      ${errorBox(this.host.text, this.formError, { part: 'form-error' })}
+      ${errorBox(this.host.text, this.model.formError, { part: 'form-error' })}
       <div class="form-actions">
-        <button type="button" part="button cancel" @click=${() => this.actions.cancelled(this.editing)}>${t('cancel')}</button>
+        <button type="button" part="button cancel" @click=${() => this.actions.cancelled(this.model.editing)}>${t('cancel')}</button>
         <button type="submit" part="button primary submit" class="primary" ?disabled=${this.saving}>
-          ${this.saving ? t('saving') : this.editing ? t('saveChanges') : t('createLink')}
+          ${this.saving ? t('saving') : this.model.editing ? t('saveChanges') : t('createLink')}
         </button>
       </div>
     </form>`;

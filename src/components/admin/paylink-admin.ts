@@ -42,7 +42,7 @@ export type AdminView = (typeof ADMIN_VIEWS)[number];
  * A 401 (or a 403 from the proxy's `authorize`) shows a sign-in message (the `sign-in` slot replaces its
  * text) and fires `paylink-auth-required`. A write the proxy refused as cross-site (403
  * `cross_site_request`) shows the proxy's reason where the write was made instead: signing in
- * again would not help, naming the public origin would (DESIGN §5).
+ * again would not help, naming the public origin would.
  *
  * @event paylink-auth-required - The proxy refused the credentials (401, or 403 from `authorize`). `detail: { status }`.
  * @event paylink-link-saved - A link was created or edited. `detail: { link, created }`.

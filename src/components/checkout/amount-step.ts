@@ -58,7 +58,7 @@ export function renderAmountStep(m: AmountStepInput) {
               'fiatAmount',
               m.t('amountIn', { currency: m.currency }),
               m.amountText,
-              [minAmount && m.t('min', { amount: money(minAmount) }), maxAmount && m.t('max', { amount: money(maxAmount) })]
+              [minAmount && m.t('donation.min', { amount: money(minAmount) }), maxAmount && m.t('donation.max', { amount: money(maxAmount) })]
                 .filter(Boolean)
                 .join(' · '),
             )}`}

@@ -1,5 +1,5 @@
 /**
- * The calls `<paylink-checkout>` makes to the public checkout API (DESIGN §4), through the
+ * The calls `<paylink-checkout>` makes to the public checkout API, through the
  * merchant's proxy: the requests and answers of the client's `checkout` resource
  * (`client/checkout.ts`), without what only its other callers need (the schema parsers, an
  * injectable EventSource, error callbacks, credentials, a keyed transport) — 0.4 kB of the

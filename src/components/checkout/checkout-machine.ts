@@ -17,6 +17,7 @@ import { compareDecimal, fractionDigits, toUnits } from '../../core/money.js';
 import { payFromWallet, type TokenTransfer, type Wallet, type WalletFailure } from '../../internal/evm-wallet.js';
 import type { Localizer } from '../../internal/localize.js';
 import type { CheckoutSession, PublicLink, PublicOrder } from '../../core/schemas.js';
+import { checkDonationBounds, readTypedAmount } from '../../core/rules/amount.js';
 import { checkDelivery } from '../../core/rules/customer.js';
 import { MAX_AMOUNT } from '../../core/rules/limits.js';
 import type { RuleKey, RuleParams } from '../../core/rules/types.js';
@@ -204,25 +205,23 @@ export class CheckoutMachine {
   get price(): string {
     const link = this.link!;
     if (link.linkType != 'Donation') return link.fiatAmount;
-    // `1 000,50` (fr) or `1,000.50` (en) → `1000.50`: drop group separators, then a comma is the decimal point.
-    const group = this.l10n.number('1.5').charAt(1) == ',' ? '.' : ',';
-    const text = this.amountText.replace(/\s/g, '').replace(new RegExp(`\\${group}(?=\\d{3}(\\D|$))`, 'g'), '').replace(',', '.');
-    return /^\d+(\.\d+)?$/.test(text) ? text : '';
+    // `1 000,50` (fr) or `1,000.50` (en) â `1000.50`: the admin reads typed amounts by the same rule.
+    return readTypedAmount(this.amountText, this.l10n.decimalSeparator) ?? '';
   }
 
   /** Why the amount cannot be paid as it stands ('' when it can). */
   get amountProblem(): string {
     const { minAmount: min, maxAmount: max, suggestedAmounts, linkType } = this.link!;
     const amount = this.price;
+    let refused;
     return linkType != 'Donation'
       ? ''
       : !amount || fractionDigits(amount) > this.l10n.digits(this.currency) || !compareDecimal(amount, '0')
         ? this.t('badAmount', { amount: this.money(suggestedAmounts![0] ?? min ?? '10') })
-        : min && compareDecimal(amount, min) < 0
-          ? this.t('min', { amount: this.money(min) })
-          : compareDecimal(amount, max ?? MAX_AMOUNT) > 0
-            ? this.t('max', { amount: this.money(max ?? MAX_AMOUNT) })
-            : '';
+        : // The service's bounds rule, with the largest amount the API takes where the link sets none.
+          (refused = checkDonationBounds(amount, min, max ?? MAX_AMOUNT))
+          ? this.t(refused.key, { amount: this.money(refused.params.amount) })
+          : '';
   }
 
   /** The crypto amount still to send in the session. */

@@ -1,5 +1,6 @@
 /** Small pieces the checkout's steps share. Each takes what it renders and the callbacks it calls. */
 import { html, type TemplateResult } from 'lit/html.js';
+import { MAX_ADDRESS_LENGTH, MAX_AMOUNT_TEXT_LENGTH, MAX_PHONE_LENGTH } from '../../core/rules/limits.js';
 import { assetName } from '../../internal/localize.js';
 import type { CheckoutMachine, FieldPath, MessageKey } from './checkout-machine.js';
 
@@ -24,7 +25,7 @@ export function field(m: Pick<CheckoutMachine, 'errors' | 'edit'>, path: FieldPa
           rows="3"
           autocomplete="street-address"
           required
-          maxlength="500"
+          maxlength=${MAX_ADDRESS_LENGTH}
           .value=${value}
           aria-invalid=${!!error}
           aria-describedby="${path}-error"
@@ -37,7 +38,7 @@ export function field(m: Pick<CheckoutMachine, 'errors' | 'edit'>, path: FieldPa
           inputmode=${phone ? 'tel' : 'decimal'}
           autocomplete=${phone ? 'tel' : 'off'}
           ?required=${phone}
-          maxlength="40"
+          maxlength=${phone ? MAX_PHONE_LENGTH : MAX_AMOUNT_TEXT_LENGTH}
           .value=${value}
           aria-invalid=${!!error}
           aria-describedby="${path}-error ${path}-hint"

@@ -1,5 +1,5 @@
 /**
- * The rules of what a customer types before paying (DESIGN §4, public checkout API): the delivery
+ * The rules of what a customer types before paying (public checkout API): the delivery
  * address and phone a link may ask for, and an optional email. The service runs them on `POST
  * /v1/checkout/{slug}/sessions`; the checkout element runs `checkDelivery` (the same rule, without the
  * email it never asks) on its form, so what the form accepts is what the service accepts

@@ -4,7 +4,7 @@
  * rolled over into March), hours, minutes and seconds for range, a UTC offset against the zones that
  * exist (−12:00 to +14:00), and the instant against what every store and serializer can hold: from
  * 1970 through the end of year 9999 (`DATE_RANGE`). Year 0 and year 10000 used to reach PostgreSQL,
- * which refused them with a 500 (issue 15); here they are an invalid date like any other.
+ * which refused them with a 500; here they are an invalid date like any other.
  * Isomorphic: no DOM, no Node, no zod.
  */
 

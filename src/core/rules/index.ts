@@ -1,5 +1,5 @@
 /**
- * The rules of Paylink, written once (issue 16): pure functions that take what a person typed or a
+ * The rules of Paylink, written once: pure functions that take what a person typed or a
  * request carried and return field errors with message keys (`{path, key, params}`). The service maps
  * the keys to the API's English (`server/service/messages.ts`), the elements to their translations;
  * the zod request schemas (`core/schemas.ts`), and so the OpenAPI document, take their limits and
@@ -8,7 +8,7 @@
  * | module | rules |
  * |---|---|
  * | `limits.ts` | `MAX_AMOUNT`, text lengths, counts, the UUID / slug / tx-hash / Idempotency-Key patterns |
- * | `text.ts`, `dates.ts` | free text and ISO dates (issue 15's NUL-byte and impossible-date refusals go here) |
+ * | `text.ts`, `dates.ts` | free text and ISO dates (the NUL-byte and impossible-date refusals go here) |
  * | `amount.ts` | every amount of every request |
  * | `link.ts` | payment links: `resolveLinkDraft`, `isHttpUrl` |
  * | `withdrawal.ts`, `networks.ts` | withdrawals, EVM addresses, configured networks |

@@ -8,7 +8,10 @@
 /** Largest amount anything may carry (a price, a donation, a withdrawal, a transfer): well inside NUMERIC(30, 6). */
 export const MAX_AMOUNT = '1000000000000';
 
-/** Decimal digits of the crypto assets (USDT, CNGN): what a withdrawal or a transfer may carry. */
+/**
+ * Decimal digits of every crypto amount the service keeps (the ledger's NUMERIC(30, 6)): what a
+ * withdrawal or a transfer may carry, what a quote is rounded to, and every asset's `ASSET_DIGITS`.
+ */
 export const CRYPTO_DIGITS = 6;
 
 /**
@@ -21,6 +24,8 @@ export const MAX_ADDRESS_LENGTH = 500;
 export const MAX_EMAIL_LENGTH = 254;
 /** Longest phone number as typed (spaces, dots, dashes and brackets included). See `MAX_ADDRESS_LENGTH`. */
 export const MAX_PHONE_LENGTH = 40;
+/** Longest amount sent as text (`"12.50"`), and so typed in the checkout. See `MAX_ADDRESS_LENGTH`. */
+export const MAX_AMOUNT_TEXT_LENGTH = 40;
 
 /** Longest text of each request field, in UTF-16 code units (what `String.length` and JSON Schema's `maxLength` count). */
 export const MAX_LENGTH = {
@@ -35,7 +40,7 @@ export const MAX_LENGTH = {
   /** A currency code as typed (`NGN`, ` usd `). */
   currencyCode: 8,
   /** An amount sent as a string (`"12.50"`). */
-  amountText: 40,
+  amountText: MAX_AMOUNT_TEXT_LENGTH,
   /** An ISO 8601 date or date-time. */
   dateText: 40,
   search: 200,

@@ -1,6 +1,6 @@
 /**
- * Networks a withdrawal can use, as the service's configuration describes them (DESIGN §4: "more
- * networks are configuration, not code"). Nothing here lists a network: the service reads them from
+ * Networks a withdrawal can use, as the service's configuration describes them (more
+ * networks are configuration, not code). Nothing here lists a network: the service reads them from
  * its chain adapter and serves them at `GET /v1/withdrawal/networks`, which is where the admin's
  * withdrawal form takes its choices from. Isomorphic: no DOM, no Node, no zod.
  */

@@ -2,7 +2,7 @@
  * Rules of free text: every string a person types (titles, descriptions, messages, names, customer
  * details) goes through `checkText`, so a rule about text is written once here.
  *
- * Characters text can't hold (issue 15): NUL (PostgreSQL refuses it, which used to be a 500), the other
+ * Characters text can't hold: NUL (PostgreSQL refuses it, which used to be a 500), the other
  * C0 control characters, and halves of surrogate pairs (they have no UTF-8 form, so storing them would
  * silently change the text). A field of several lines (a description, a delivery address) may hold tab,
  * line feed and carriage return; a one-line field (a title, an id, a code) none of them, except as

@@ -13,12 +13,14 @@ export const RULE_KEYS = [
   'date.invalid',
   'date.notFuture',
   'date.range',
-  // Amounts (core/rules/amount.ts)
+  // Amounts and donation bounds (core/rules/amount.ts)
   'amount.required',
   'amount.invalid',
   'amount.decimals',
   'amount.positive',
   'amount.tooLarge',
+  'donation.min',
+  'donation.max',
   // Payment links (core/rules/link.ts)
   'link.titleRequired',
   'link.typeInvalid',
@@ -103,7 +105,13 @@ export class RuleErrors {
   }
 }
 
-/** Fills a message's `{name}` placeholders from `params` (unknown names stay as they are). */
-export function fillMessage(template: string, params: RuleParams = {}): string {
-  return template.replace(/\{(\w+)\}/g, (whole, name: string) => (name in params ? String(params[name]) : whole));
+/**
+ * Fills a message's `{name}` placeholders from `params`: the service's API messages, the checkout's
+ * and the admin's texts all go through here. A name is letters, digits and `_`; each of its
+ * placeholders is filled (a name may repeat). A name `params` has no value for stays as it is
+ * (`{name}`, a visible slip rather than a silent gap or "undefined"), and so do braces around anything
+ * else (`{}`, `{ name }`). Values are put in as text, once: a value holding `{x}` or `$&` is not read again.
+ */
+export function fillMessage(template: string, params: Readonly<Record<string, string | number | undefined>> = {}): string {
+  return template.replace(/\{(\w+)\}/g, (whole, name: string) => String(params[name] ?? whole));
 }

@@ -1,5 +1,5 @@
 /**
- * The rules of webhooks (DESIGN §8): the events a service announces, the states of a delivery, and
+ * The rules of webhooks: the events a service announces, the states of a delivery, and
  * what an endpoint's `url`, `events` and `description` may be. The service runs `checkWebhookEndpoint`
  * on every create and update (after zod has checked the types); the admin's Webhooks view runs the
  * same on the form it is about to send. Whether an endpoint's host is private (loopback, RFC 1918,
@@ -36,9 +36,6 @@ export const WEBHOOK_TEST_EVENT_TYPE = 'webhook.test';
  * refused as private; a manual retry makes it `pending` again).
  */
 export const WEBHOOK_DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
-
-/** One delivery state. */
-export type WebhookDeliveryStatusName = (typeof WEBHOOK_DELIVERY_STATUSES)[number];
 
 /** The start of every endpoint secret. */
 export const WEBHOOK_SECRET_PREFIX = 'whsec_';

@@ -1,6 +1,6 @@
 /**
  * The Node HTTP server of the service, the proxy command and the demo, with the limits that act before
- * there is a request (DESIGN §9, issue 15):
+ * there is a request:
  *
  * - **Slow headers and bodies**: `headersTimeout` and `requestTimeout` (the whole request, body
  *   included), enforced every `connectionsCheckingInterval` (Node's own 30 s would let a 10 s limit

@@ -1,6 +1,7 @@
 /**
- * Every limit of issue 15 (DESIGN §9), its option name, its environment variable and its default, in one
- * place for the service (`startService`), the proxy (`createPaylinkProxy`, `paylink proxy`) and the demo.
+ * Every limit against abuse (slow or flooding clients), its option name, its environment variable
+ * and its default, in one place for the service (`startService`), the proxy (`createPaylinkProxy`,
+ * `paylink proxy`) and the demo.
  * An option given in code wins over the environment, which wins over the default. The defaults are
  * sized for one small server (1 CPU, 1 GB, a file limit of 1 024) and a single attacking address.
  *
@@ -17,6 +18,8 @@
  * | `visitRateLimit` | `PAYLINK_VISIT_RATE_LIMIT` | 1/s, burst 30 | `POST /v1/checkout/{slug}/visits` per client |
  * | `maxVisitsPerClient` | `PAYLINK_MAX_VISITS_PER_CLIENT` | 5 | visits one client adds to a link's `visitedCount` per 30 minutes |
  * | `trustProxy` | `PAYLINK_TRUST_PROXY` | none | whose `X-Forwarded-For` names the client (`client-address.ts`) |
+ * | `maxBodyBytes` (proxy) | | 262 144 (256 KiB) | largest request body; the service's own limit, 413 past it |
+ * | `sseHeartbeatMs` (service) | | 15 000 | interval of an event stream's heartbeat and of the re-read that backs up NOTIFY |
  *
  * Every cap takes `false` (env `off`) for none. Rate limits are `perSecond[:burst]` in the environment,
  * like the proxy's `PAYLINK_RATE_LIMIT`. Runtime-neutral: the environment is passed in.
@@ -94,6 +97,8 @@ export const LIMIT_DEFAULTS = {
   sessionRateLimit: { perSecond: 0.2, burst: 20 },
   visitRateLimit: { perSecond: 1, burst: 30 },
   maxVisitsPerClient: 5,
+  maxBodyBytes: 256 * 1024,
+  sseHeartbeatMs: 15_000,
 } as const;
 
 /** A limit's value that can't be read, with the sentence that says why. */

@@ -7,7 +7,7 @@
  * `PAYLINK_PUBLIC_ORIGIN` (the origin browsers load your pages from, when a reverse proxy in front rewrites
  * `Host`: admin changes from it are same-site),
  * `PAYLINK_RATE_LIMIT` (checkout requests per second per client, optionally `:burst`, e.g. `10:60`, the
- * default; or `off`), and the limits of DESIGN §9 shared with the service (`server/limits/options.ts`:
+ * default; or `off`), and the limits against abuse shared with the service (`server/limits/options.ts`:
  * `PAYLINK_HEADERS_TIMEOUT_MS`, `PAYLINK_BODY_TIMEOUT_MS`, `PAYLINK_MAX_CONNECTIONS_PER_CLIENT`,
  * `PAYLINK_MAX_CONNECTIONS_TOTAL`, `PAYLINK_MAX_EVENT_STREAMS_PER_CLIENT`, `PAYLINK_MAX_EVENT_STREAMS_TOTAL`, …).
  * `GET /healthz` answers `200 {"status":"ok"}`. The API key is never printed.

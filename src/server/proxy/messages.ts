@@ -62,7 +62,7 @@ export function headerRecord(): Record<string, string> {
   return Object.create(null) as Record<string, string>;
 }
 
-/** The one error shape (DESIGN §4) as a `ProxyOutgoing`: JSON, never cached, never echoing the request. */
+/** The one error shape as a `ProxyOutgoing`: JSON, never cached, never echoing the request. */
 export function errorOut(statusCode: number, code: string, message: string, headers: Readonly<Record<string, string>> = {}): ProxyOutgoing {
   const out = headerRecord();
   out['content-type'] = 'application/json; charset=utf-8';
@@ -71,7 +71,7 @@ export function errorOut(statusCode: number, code: string, message: string, head
   return { status: statusCode, headers: out, body: encoder.encode(JSON.stringify(errorBody(statusCode, code, message))) };
 }
 
-/** The one error shape (DESIGN §4) as a `Response`, for code around the proxy (e.g. a server's own 404). */
+/** The one error shape as a `Response`, for code around the proxy (e.g. a server's own 404). */
 export function proxyError(statusCode: number, code: string, message: string, headers: Record<string, string> = {}): Response {
   return toResponse(errorOut(statusCode, code, message, headers));
 }

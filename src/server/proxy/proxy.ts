@@ -1,5 +1,5 @@
 /**
- * The Paylink proxy (DESIGN §5): a fetch handler that sits on the merchant's server, holds the API key
+ * The Paylink proxy: a fetch handler that sits on the merchant's server, holds the API key
  * and lets browsers reach exactly what the route table (`routes.ts`) lists:
  *
  * - `basePath/checkout/*` → upstream `/v1/checkout/*`: public and keyless, CORS for `allowedOrigins`,
@@ -25,7 +25,7 @@
  * `node-upstream.ts`: over `node:http`) and `redact.ts` cleans the answer. `toNodeHandler` (`node.ts`)
  * adapts incoming Node requests and nothing else. This file only assembles: options → parts.
  *
- * ## Where protections go (issue 15)
+ * ## Where protections go
  *
  * A check of one request is a guard (`exchange.ts` has the contract): write it in `guards/`, add it to
  * `chainOf` below, and let the route table say where it applies (a flag on `ProxyArea` or `ProxyRoute`).
@@ -88,7 +88,7 @@ export interface PaylinkProxyHandler {
 /** Serves one script-tag bundle (`basePath/dist/<fileName>`): the service's `serveBundle` has this shape. */
 export type BundleServer = (request: Request, fileName: string) => Promise<Response>;
 
-/** Options of `createPaylinkProxy` (DESIGN §5). */
+/** Options of `createPaylinkProxy`. */
 export interface PaylinkProxyOptions {
   /**
    * The service: its URL, e.g. `http://127.0.0.1:8787` (the proxy adds `/v1`), reached with `fetch`;
@@ -164,7 +164,7 @@ export interface PaylinkProxyOptions {
   /** With a URL `upstream`: the fetch it is reached with (default the global one; tests inject one). */
   fetch?: typeof fetch | undefined;
   /**
-   * Serves `basePath/dist/<file>` (the script-tag bundles, DESIGN §2), e.g. the service's `serveBundle`.
+   * Serves `basePath/dist/<file>` (the script-tag bundles), e.g. the service's `serveBundle`.
    * Its answer goes back as it is (compression, caching and CORS are its own). Without it, and for file
    * names other than plain `name.ext`, `basePath/dist/*` is a 404.
    */
@@ -177,7 +177,7 @@ export function createPaylinkProxy(options: PaylinkProxyOptions): PaylinkProxyHa
   if (!apiKey) throw new TypeError('createPaylinkProxy needs apiKey (the integrator API key)');
   const upstream = resolveUpstream(options);
   const basePath = normalizeBasePath(options.basePath ?? '/paylink');
-  const maxBodyBytes = options.maxBodyBytes ?? 256 * 1024;
+  const maxBodyBytes = options.maxBodyBytes ?? LIMIT_DEFAULTS.maxBodyBytes;
   const publicOrigin = parsePublicOrigin(options.publicOrigin);
   const limiter = options.rateLimit === false ? undefined : createRateLimiter(options.rateLimit ?? {});
   const log = options.logger ?? defaultLogger;

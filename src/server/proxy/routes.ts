@@ -1,5 +1,5 @@
 /**
- * The proxy's route table (DESIGN §5): every path a browser may reach under `basePath`, what it becomes
+ * The proxy's route table: every path a browser may reach under `basePath`, what it becomes
  * upstream, and the policy it runs under. One place: a route is not spread over string branches,
  * allow-list regexes and method sets any more. `createPaylinkProxy` turns each area's policy into its
  * chain of guards (see `proxy.ts`); this file decides nothing at run time beyond matching.
@@ -57,7 +57,7 @@ const READ = ['GET', 'HEAD'] as const;
 
 /**
  * The table. Checkout: the service's public, keyless routes. Admin: the integrator's resources (links,
- * orders, withdrawals, balance; the merchant's payments and webhooks of DESIGN §8), with the key added, for
+ * orders, withdrawals, balance; the merchant's payments and webhooks), with the key added, for
  * authorized callers only. Dist: the script-tag bundles, served locally.
  */
 export const PROXY_AREAS: readonly ProxyArea[] = [

@@ -13,6 +13,7 @@
 import { Hono, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { serveBundle } from '../bundles.js';
+import { LIMIT_DEFAULTS } from '../limits/options.js';
 import { defaultLogger, requestIdFrom } from '../log.js';
 import { type AppEnv, type ServiceDeps } from './context.js';
 import { ApiError, internalError } from './errors.js';
@@ -90,9 +91,9 @@ export function createApp(baseDeps: ServiceDeps & Partial<MoneyDeps>) {
   app.get('/v1/openapi.json', (c) => c.json(openApiDocument()));
 
   const limitBody = bodyLimit({
-    maxSize: 256 * 1024,
+    maxSize: LIMIT_DEFAULTS.maxBodyBytes,
     onError: () => {
-      throw new ApiError(413, 'body_too_large', 'The request body is larger than 256 KiB');
+      throw new ApiError(413, 'body_too_large', `The request body is larger than ${LIMIT_DEFAULTS.maxBodyBytes / 1024} KiB`);
     },
   });
   // Reads have no body to limit; skipping them also spares the Node adapter from building a full

@@ -17,6 +17,8 @@ export const API_MESSAGES: Readonly<Record<RuleKey, string>> = {
   'amount.decimals': '{unit} amounts have at most {digits} decimal places',
   'amount.positive': '{field} must be greater than 0',
   'amount.tooLarge': '{field} must be at most {max}',
+  'donation.min': 'The smallest amount accepted is {amount}',
+  'donation.max': 'The largest amount accepted is {amount}',
   'link.titleRequired': 'Title is required',
   'link.typeInvalid': 'linkType must be "Standard" or "Donation"',
   'link.currencyRequired': 'fiatCurrency needs at least one currency code',

@@ -3,6 +3,7 @@
  * fills in defaults for whatever the caller leaves out, so `createApp({db, chain, publicUrl, now})`
  * still gives a complete service (without a payout worker: that runs in `serve.ts`).
  */
+import { LIMIT_DEFAULTS } from '../limits/options.js';
 import type { ServiceDeps } from './context.js';
 import { createSessionEvents, type SessionEvents } from './events/index.js';
 import { createStaticRateBook, type RateBook } from './rates/index.js';
@@ -28,7 +29,7 @@ export function withMoneyDefaults(deps: ServiceDeps & Partial<MoneyDeps>): Money
     rates: deps.rates ?? createStaticRateBook(deps.chain.networks.flatMap((network) => network.assets)),
     sessionEvents: deps.sessionEvents ?? createSessionEvents(deps.db, { heartbeatMs: deps.sseHeartbeatMs }),
     onWithdrawalCreated: deps.onWithdrawalCreated ?? (() => {}),
-    sseHeartbeatMs: deps.sseHeartbeatMs ?? 15_000,
+    sseHeartbeatMs: deps.sseHeartbeatMs ?? LIMIT_DEFAULTS.sseHeartbeatMs,
     webhooks: deps.webhooks ?? resolveWebhookSettings(),
   };
 }

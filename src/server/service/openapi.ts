@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import { MAX_COUNT, MAX_LENGTH, SLUG_PATTERN, UUID_PATTERN } from '../../core/rules/limits.js';
 import * as S from '../../core/schemas.js';
+import { LIMIT_DEFAULTS } from '../limits/options.js';
 
 type Json = Record<string, unknown>;
 
@@ -162,7 +163,7 @@ const ERRORS = {
   404: ['NotFound', 'No such resource (or not the caller’s)'],
   409: ['Conflict', 'The request conflicts with an earlier one (a reused Idempotency-Key, a payment already made)'],
   410: ['Gone', 'The donation is closed, or the order expired or was cancelled'],
-  413: ['PayloadTooLarge', 'The request body is larger than 256 KiB'],
+  413: ['PayloadTooLarge', `The request body is larger than ${LIMIT_DEFAULTS.maxBodyBytes / 1024} KiB`],
   422: ['Unprocessable', 'A business rule refused the request (e.g. insufficient balance, an inactive link)'],
   429: ['TooManyRequests', 'Too many requests from this client: retry after `Retry-After` seconds'],
   415: ['UnsupportedMediaType', 'The request body is not JSON (`Content-Type: application/json`)'],

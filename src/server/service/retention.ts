@@ -1,5 +1,5 @@
 /**
- * Retention (DESIGN §8): never-paid sessions are deleted `PAYLINK_SESSION_RETENTION_DAYS` (default 30)
+ * Retention: never-paid sessions are deleted `PAYLINK_SESSION_RETENTION_DAYS` (default 30)
  * after they expired (../sessions/retention.ts says which), and webhook events older than the same
  * window with nothing left to deliver go too (they carry the customers' details of the sessions they
  * describe). A background job on every instance; batches skip rows another instance holds.
@@ -8,7 +8,7 @@ import type { Database } from '../db/index.js';
 import { deleteNeverPaidSessions } from './sessions/index.js';
 import { deleteEventsBefore } from './webhooks/index.js';
 
-/** Days a never-paid session is kept after it expired (DESIGN §8). */
+/** Days a never-paid session is kept after it expired. */
 export const DEFAULT_RETENTION_DAYS = 30;
 
 const DAY_MS = 24 * 60 * 60 * 1000;

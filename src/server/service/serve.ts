@@ -2,7 +2,7 @@
  * Runs the service on a port: opens the database (migrating it), builds the app, starts the
  * background work (the payout worker, the webhook delivery worker, the session expiry sweep, the
  * retention sweep, the rate refresh and, on a real chain, the chain scanner) and listens, on a Node server with the limits
- * of DESIGN §9 (`server/limits/`: header and body timeouts, connections per client and in total; the app
+ * against abuse (`server/limits/`: header and body timeouts, connections per client and in total; the app
  * adds event-stream caps and per-client rate limits). Every limit is an option here and an environment
  * variable (`PAYLINK_*`, see `server/limits/options.ts`); options win.
  * `close()` stops the background work (payouts in flight finish first), ends the SSE streams,
@@ -13,6 +13,7 @@ import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import { createLimitedServer, LISTEN_BACKLOG } from '../limits/node-server.js';
 import {
+  LIMIT_DEFAULTS,
   resolveConnectionLimits,
   resolvePublicWriteLimits,
   resolveStreamLimits,
@@ -135,7 +136,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
   // The first rates before the first customer (each source bounded by its timeout); then in the background.
   await rates.refresh();
   const stopRates = rates.start();
-  const sseHeartbeatMs = options.sseHeartbeatMs ?? 15_000;
+  const sseHeartbeatMs = options.sseHeartbeatMs ?? LIMIT_DEFAULTS.sseHeartbeatMs;
   const sessionEvents = createSessionEvents(db, { heartbeatMs: sseHeartbeatMs });
   const worker = options.payoutWorker === false ? undefined : startPayoutWorker({ db, chain, now, log }, options.payouts);
   const scanner =

@@ -123,6 +123,8 @@ const en = {
   'amount.decimals': 'Enter an amount such as {example}, with at most {digits} decimals.',
   'amount.positive': 'Enter an amount greater than 0.',
   'amount.tooLarge': 'Enter an amount of at most {max}.',
+  'donation.min': 'Enter at least {amount}.',
+  'donation.max': 'Enter at most {amount}.',
   'link.titleRequired': 'Enter a title.',
   'link.typeInvalid': 'Choose Standard or Donation.',
   'link.currencyRequired': 'Choose a currency.',

@@ -116,6 +116,8 @@ const fr: typeof en = {
   'amount.decimals': 'Saisissez un montant comme {example}, avec au plus {digits} décimales.',
   'amount.positive': 'Saisissez un montant supérieur à 0.',
   'amount.tooLarge': 'Saisissez un montant d’au plus {max}.',
+  'donation.min': 'Saisissez au moins {amount}.',
+  'donation.max': 'Saisissez au plus {amount}.',
   'link.titleRequired': 'Saisissez un titre.',
   'link.typeInvalid': 'Choisissez Standard ou Don.',
   'link.currencyRequired': 'Choisissez une devise.',

@@ -1,5 +1,5 @@
 -- Integrators, their API keys and their payment links.
--- Statements are separated by a `;` at the end of a line (see migrate() in ../index.ts).
+-- Statements are separated by a `;` at the end of a line (see migrate() in ../migrate.ts).
 
 CREATE TABLE integrators (
   id uuid PRIMARY KEY,

@@ -1,7 +1,7 @@
 -- Money in and money out: checkout sessions, the chain transfers paid into them, balances with
 -- their ledger, withdrawals and the idempotency keys of withdrawal requests.
 -- Amounts are NUMERIC(30, 6): exact, with the 6 decimals of USDT and CNGN.
--- Statements are separated by a `;` at the end of a line (see migrate() in ../index.ts).
+-- Statements are separated by a `;` at the end of a line (see migrate() in ../migrate.ts).
 
 -- A quote for one payment of one link, in one asset, and what has been paid against it.
 -- Statuses: awaiting_payment → underpaid → paid | overpaid, and awaiting_payment | underpaid → expired.

@@ -1,6 +1,6 @@
--- Real chains (issue 12, DESIGN §7): deposit indexes, the `confirming` status, transfers seen on
+-- Real chains: deposit indexes, the `confirming` status, transfers seen on
 -- chain before they count, the scanner's cursor, and the hot wallet's nonces and stored transactions.
--- Statements are separated by a `;` at the end of a line (see migrate() in ../index.ts).
+-- Statements are separated by a `;` at the end of a line (see migrate() in ../migrate.ts).
 
 -- Deposit address n is child 0/n of PAYLINK_EVM_XPUB; n comes from this sequence. A sequence never
 -- goes back, not even for a rolled-back session, so no two sessions are ever given one address.

@@ -1,6 +1,6 @@
--- The merchant's payments and webhooks (DESIGN §8): a session's reference and metadata, the indexes of
+-- The merchant's payments and webhooks: a session's reference and metadata, the indexes of
 -- the keyed session list and of retention, and the webhook endpoints, the events (the outbox) and
--- their deliveries. Statements are separated by a `;` at the end of a line (see migrate() in ../index.ts).
+-- their deliveries. Statements are separated by a `;` at the end of a line (see migrate() in ../migrate.ts).
 
 -- The merchant's order id and string pairs, set by the checkout (the element's `reference` and `metadata`).
 ALTER TABLE checkout_sessions ADD COLUMN reference text;

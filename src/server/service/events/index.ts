@@ -4,7 +4,7 @@
  * Owns: domain events (./record.ts: `recordEvent(tx, event)`, the one place a change is announced,
  * inside its own transaction) and this instance's fan-out of session changes to its SSE streams
  * (./session-events.ts: one read per change, shared by all the streams of a session). The webhook
- * events of DESIGN §8 go through `recordEvent` too: it hands them to the webhooks room's outbox
+ * events go through `recordEvent` too: it hands them to the webhooks room's outbox
  * (`enqueueWebhookEvent`), in the same transaction, and wakes the delivery workers with a NOTIFY.
  *
  * May touch: no table of its own; the webhook outbox only through `enqueueWebhookEvent`. Every room

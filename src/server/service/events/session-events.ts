@@ -5,7 +5,7 @@
  * change commits, to every instance listening on the same database. Each instance keeps one `LISTEN`
  * (through `db.listen`) and fans the notifications out to its local SSE streams.
  *
- * One read per change, shared (issue 15): the streams of one session form a topic, and a notification
+ * One read per change, shared: the streams of one session form a topic, and a notification
  * makes the topic read the session once and hand the result to all of its streams. With 3,000 streams on
  * one session a payment used to cost 3,000 reads; now it costs one. Reads of a topic never overlap: a
  * notification during a read marks the topic for one more read after it, so results reach the streams
@@ -19,6 +19,7 @@
  * heard). The same code runs on PGlite, where the one embedded connection hears its own notifications.
  */
 import type { Database } from '../../db/index.js';
+import { LIMIT_DEFAULTS } from '../../limits/options.js';
 import { SESSION_CHANNEL } from './record.js';
 
 /** Why a topic read its session: a notification, the heartbeat, the LISTEN reconnect, or a stream that joined. */
@@ -68,7 +69,7 @@ interface Topic {
 const CAUSE_RANK: Record<ReadCause, number> = { heartbeat: 0, join: 1, resync: 2, change: 3 };
 
 export function createSessionEvents(db: Database, options: SessionEventsOptions = {}): SessionEvents {
-  const heartbeatMs = options.heartbeatMs ?? 15_000;
+  const heartbeatMs = options.heartbeatMs ?? LIMIT_DEFAULTS.sseHeartbeatMs;
   const topics = new Map<string, Topic>();
   let listening: Promise<() => Promise<void>> | undefined;
   let closed = false;

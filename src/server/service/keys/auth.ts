@@ -1,4 +1,4 @@
-/** `requireKey`: the `X-API-KEY` check in front of every keyed route (DESIGN §4, Auth). */
+/** `requireKey`: the `X-API-KEY` check in front of every keyed route. */
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../context.js';
 import { ApiError } from '../errors.js';

@@ -12,6 +12,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { ASSET_IDS, formatFixed, toDecimalString, type AssetId } from '../../../core/money.js';
+import { CRYPTO_DIGITS } from '../../../core/rules/limits.js';
 import type { Balance } from '../../../core/schemas.js';
 import type { Queryable } from '../../db/index.js';
 
@@ -39,9 +40,9 @@ export interface LedgerChange {
   withdrawalId?: string;
 }
 
-/** Six-decimal rendering of a NUMERIC from the database. */
+/** Six-decimal (`CRYPTO_DIGITS`) rendering of a NUMERIC from the database. */
 export function assetAmount(value: string | number): string {
-  return formatFixed(toDecimalString(String(value)) ?? '0', 6);
+  return formatFixed(toDecimalString(String(value)) ?? '0', CRYPTO_DIGITS);
 }
 
 async function ensureAccount(tx: Queryable, integratorId: string, assetId: AssetId): Promise<void> {

@@ -1,4 +1,4 @@
-/** `GET /v1/balance` (DESIGN §4): available and pending per asset, behind `X-API-KEY`. */
+/** `GET /v1/balance`: available and pending per asset, behind `X-API-KEY`. */
 import { Hono } from 'hono';
 import type { AppEnv, ServiceDeps } from '../context.js';
 import { getBalances } from './repository.js';

@@ -115,12 +115,6 @@ export async function liveTransactionOf(db: Queryable, withdrawalId: string): Pr
   return rows[0];
 }
 
-/** A stored transaction by hash. */
-export async function findStored(db: Queryable, txHash: string): Promise<StoredTransaction | undefined> {
-  const { rows } = await db.query<StoredTransaction>(`SELECT ${COLUMNS} FROM payout_transactions WHERE tx_hash = $1`, [txHash.toLowerCase()]);
-  return rows[0];
-}
-
 /**
  * Claims the unfinished transactions of `fromAddress` that were not looked at in the last
  * `recheckMs` (`FOR UPDATE SKIP LOCKED`, then stamped), lowest nonce first: the instances share the

@@ -5,6 +5,7 @@
  * it needs is not fresh; `rateUnavailable` is the 503 a session start then answers.
  */
 import { ASSET_DIGITS, divideRatio, fiatDigits, compareRatio, fromUnits, multiplyRatio, multiplyUp, ratioOf, toUnits } from '../../../core/money.js';
+import { CRYPTO_DIGITS } from '../../../core/rules/limits.js';
 import { ApiError } from '../errors.js';
 import type { PairRate, RateBook } from './book.js';
 
@@ -20,7 +21,7 @@ export interface Quote extends PairRate {
  */
 export function quoteCrypto(book: RateBook, fiatAmount: string, fiatCurrency: string, assetId: string, now: Date): Quote | undefined {
   const pair = book.pair(assetId, fiatCurrency, now);
-  return pair && { ...pair, cryptoAmount: multiplyUp(fiatAmount, ratioOf(pair.rate), ASSET_DIGITS[assetId] ?? 6) };
+  return pair && { ...pair, cryptoAmount: multiplyUp(fiatAmount, ratioOf(pair.rate), ASSET_DIGITS[assetId] ?? CRYPTO_DIGITS) };
 }
 
 /** A fiat amount in another fiat currency, rounded up to that currency's minor digits. */

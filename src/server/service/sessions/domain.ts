@@ -17,7 +17,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { compareDecimal, fiatDigits, formatFixed, fromUnits, toDecimalString, type AssetId } from '../../../core/money.js';
-import { checkAmount } from '../../../core/rules/amount.js';
+import { checkAmount, checkDonationBounds } from '../../../core/rules/amount.js';
 import { checkCustomer } from '../../../core/rules/customer.js';
 import { checkSessionTags } from '../../../core/rules/session-tags.js';
 import { CRYPTO_DIGITS, isUuid, QUOTE_TTL_MS } from '../../../core/rules/limits.js';
@@ -40,8 +40,6 @@ import { expireDue, expireSession, findSession, findTransferSession, insertSessi
 import { settleIncomingTransfer, units } from './settlement.js';
 import type { z } from 'zod';
 
-export { QUOTE_TTL_MS } from '../../../core/rules/limits.js';
-
 /** A session as the public API returns it. */
 function toCheckoutSession(row: SessionRow, chain: ChainAdapter): CheckoutSession {
   const crypto = units(row.crypto_amount);
@@ -59,10 +57,10 @@ function toCheckoutSession(row: SessionRow, chain: ChainAdapter): CheckoutSessio
     assetId: row.asset_id,
     blockchainId: row.blockchain_id,
     networkName: row.network_name,
-    cryptoAmount: fromUnits(crypto, 6),
+    cryptoAmount: fromUnits(crypto, CRYPTO_DIGITS),
     ...rateFields(row),
-    paidAmount: fromUnits(paid, 6),
-    remainingAmount: fromUnits(remaining, 6),
+    paidAmount: fromUnits(paid, CRYPTO_DIGITS),
+    remainingAmount: fromUnits(remaining, CRYPTO_DIGITS),
     payAddress: row.pay_address,
     // While confirming, the transfer being confirmed (its explorer link is what the customer wants).
     txHash: row.tx_hash ?? row.pending_tx_hash ?? null,
@@ -240,16 +238,16 @@ export async function startSession(deps: MoneyServiceDeps, slug: string, body: u
       if (sent !== null) {
         const min = link.min_amount === null ? null : toDecimalString(link.min_amount);
         const max = link.max_amount === null ? null : toDecimalString(link.max_amount);
-        const against = (bound: string) => {
-          const order = compareAcross(rates, sent, fiatCurrency, bound, priceCurrency, now);
+        // The bounds are in the price currency: compared across currencies with the rates.
+        const refused = checkDonationBounds(sent, min, max, (amount, bound) => {
+          const order = compareAcross(rates, amount, fiatCurrency, bound, priceCurrency, now);
           if (order === undefined) throw unavailable();
           return order;
-        };
-        if (min !== null && against(min) < 0)
-          fail('fiatAmount', `The smallest amount accepted is ${formatFixed(min, fiatDigits(priceCurrency))} ${priceCurrency}`);
-        else if (max !== null && against(max) > 0)
-          fail('fiatAmount', `The largest amount accepted is ${formatFixed(max, fiatDigits(priceCurrency))} ${priceCurrency}`);
-        else fiatAmount = formatFixed(sent, digits);
+        });
+        if (refused) {
+          const bound = `${formatFixed(refused.params.amount, fiatDigits(priceCurrency))} ${priceCurrency}`;
+          fail('fiatAmount', ruleMessage({ path: 'fiatAmount', key: refused.key, params: { amount: bound } }));
+        } else fiatAmount = formatFixed(sent, digits);
       }
     }
   }

@@ -18,12 +18,12 @@
  * (./scanner.ts) settles through `settleTransfer` too, at N confirmations; the `confirming` status
  * belongs here.
  *
- * The merchant's view (DESIGN §8): the keyed `GET /v1/checkout-session[/{id}]` (./merchant-routes.ts,
+ * The merchant's view: the keyed `GET /v1/checkout-session[/{id}]` (./merchant-routes.ts,
  * ./records.ts), the only place a session's customer details, reference and metadata are read, and the
  * object of the `checkout.session.*` and `payment.late` webhooks. Retention of never-paid sessions:
  * ./retention.ts.
  */
-export { expireDueSessions, expireIfDue, getSession, simulatePayment, startExpirySweep, startOrderSession, startSession, QUOTE_TTL_MS } from './domain.js';
+export { expireDueSessions, expireIfDue, getSession, simulatePayment, startExpirySweep, startOrderSession, startSession } from './domain.js';
 export { announceSession, getSessionRecord, listSessionRecords, readSessionRecord, toSessionRecord, type SessionEventType } from './records.js';
 export { checkoutSessionRoutes } from './merchant-routes.js';
 export { deleteNeverPaidSessions } from './retention.js';

@@ -1,5 +1,5 @@
 /**
- * `/v1/checkout-session*` (DESIGN §8), behind `X-API-KEY`: the merchant's payments, with the customer's
+ * `/v1/checkout-session*`, behind `X-API-KEY`: the merchant's payments, with the customer's
  * details, reference, metadata and every transfer. Another integrator's session is a 404.
  */
 import { Hono } from 'hono';

@@ -1,5 +1,5 @@
 /**
- * The merchant's view of its checkout sessions (DESIGN §8): `GET /v1/checkout-session` and
+ * The merchant's view of its checkout sessions: `GET /v1/checkout-session` and
  * `GET /v1/checkout-session/{id}` (keyed; another integrator's session is a 404), and the same object
  * as `data.object` of the session webhooks (`announceSession`). This is the only place a session's
  * customer details, reference and metadata leave the service; the keyless reads (./domain.ts) never
@@ -88,7 +88,7 @@ export async function listSessionRecords(
   };
 }
 
-/** The session webhooks (DESIGN §8). */
+/** The session webhooks. */
 export type SessionEventType = 'checkout.session.paid' | 'checkout.session.underpaid' | 'checkout.session.expired' | 'payment.late';
 
 /**

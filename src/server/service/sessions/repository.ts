@@ -330,7 +330,7 @@ export async function insertTransfer(tx: Queryable, transfer: NewTransfer): Prom
 }
 
 // ---------------------------------------------------------------------------------------------
-// The merchant's view (DESIGN §8): sessions with what the customer entered, and their transfers
+// The merchant's view: sessions with what the customer entered, and their transfers
 
 /** A session as its merchant reads it, with its link's slug and title (null for a session of an order). */
 export interface SessionRecordRow

@@ -1,5 +1,5 @@
 /**
- * Retention of sessions (DESIGN §8): a session that was never paid is deleted
+ * Retention of sessions: a session that was never paid is deleted
  * `PAYLINK_SESSION_RETENTION_DAYS` (default 30) after it expired. "Never paid" means it received no
  * transfer at all, late ones included: a transfer is in the ledger, and nothing the ledger refers to,
  * directly or through a transfer, is ever deleted.

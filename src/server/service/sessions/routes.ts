@@ -1,10 +1,10 @@
 /**
- * `/v1/checkout/*`: the keyless public API the checkout element calls (DESIGN §4, public checkout
- * API): a link's public view and its visits (served with the links room's functions), an order's
- * public view (the orders room's) and sessions of either:
- * start one, read it, follow it live (SSE), and, on the sandbox chain, simulate the customer's transfer.
+ * `/v1/checkout/*`: the keyless public API the checkout element calls: a link's public view and its
+ * visits (served with the links room's functions), an order's public view (the orders room's) and
+ * sessions of either: start one, read it, follow it live (SSE), and, on the sandbox chain, simulate
+ * the customer's transfer.
  *
- * What faces the internet here is limited per client (DESIGN §9, issue 15; `server/limits/options.ts`
+ * What faces the internet here is limited per client (`server/limits/options.ts`
  * has the defaults): session starts and visits by a token bucket each (429 with `Retry-After`, before
  * the body is read or the database touched), the visits one client adds to a link's `visitedCount`
  * (more are answered `counted: false` and write nothing), and open event streams per client and in total.

@@ -1,5 +1,5 @@
 /**
- * Money in on a real chain (DESIGN §7): the scanner reads the Transfer logs of the configured tokens
+ * Money in on a real chain: the scanner reads the Transfer logs of the configured tokens
  * to the deposit addresses of checkout sessions, follows each transfer's confirmations, and credits
  * it once it has `PAYLINK_EVM_CONFIRMATIONS` of them, through the same settlement as the sandbox
  * (./settlement.ts). Every instance may run one; the database decides.
@@ -35,6 +35,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { toDecimalString } from '../../../core/money.js';
+import { CRYPTO_DIGITS } from '../../../core/rules/limits.js';
 import { OPEN_STATUSES } from '../../../core/rules/session.js';
 import type { ChainAdapter, IncomingChain, ObservedTransfer } from '../../chain/types.js';
 import type { Database, Queryable } from '../../db/index.js';
@@ -100,7 +101,7 @@ export function creditableAmount(amount: string): string | null {
   if (exact === null) return null;
   const [whole = '0', fraction = ''] = exact.split('.');
   if (whole.length > MAX_INTEGER_DIGITS) return null;
-  const kept = fraction.slice(0, 6).replace(/0+$/, '');
+  const kept = fraction.slice(0, CRYPTO_DIGITS).replace(/0+$/, '');
   const value = kept ? `${whole}.${kept}` : whole;
   return /^0(\.0*)?$/.test(value) ? null : value;
 }

@@ -3,7 +3,7 @@
  * transaction with the session's new status, the integrator's balance (ledger), the link's
  * `paymentCount` (when this transfer settles the session) and the `session.changed` event.
  *
- * `settleTransfer` takes the caller's transaction, so the chain scanner of phase 2 can settle a
+ * `settleTransfer` takes the caller's transaction, so the chain scanner (./scanner.ts) can settle a
  * confirmed transfer inside the transaction that also advances its cursor; `settleIncomingTransfer`
  * runs it in a transaction of its own.
  *
@@ -21,6 +21,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { ASSET_DIGITS, compareDecimal, fractionDigits, fromUnits, toDecimalString, toUnits } from '../../../core/money.js';
+import { CRYPTO_DIGITS } from '../../../core/rules/limits.js';
 import { OPEN_STATUSES, SETTLED_STATUSES } from '../../../core/rules/session.js';
 import type { SessionStatus } from '../../../core/schemas.js';
 import type { IncomingTransfer } from '../../chain/types.js';
@@ -46,9 +47,9 @@ export interface SettleOptions {
   transferId?: string;
 }
 
-/** An amount of a session's asset in 10^-6 units. */
+/** An amount of a session's asset in 10^-6 units (`CRYPTO_DIGITS`). */
 export function units(value: string): bigint {
-  return toUnits(assetAmount(value), 6);
+  return toUnits(assetAmount(value), CRYPTO_DIGITS);
 }
 
 /**
@@ -62,7 +63,7 @@ export async function settleTransfer(
   options: SettleOptions = {},
 ): Promise<{ sessionId: string; duplicate: boolean }> {
   const amount = toDecimalString(transfer.amount);
-  if (amount === null || compareDecimal(amount, '0') <= 0 || fractionDigits(amount) > (ASSET_DIGITS[transfer.assetId] ?? 6))
+  if (amount === null || compareDecimal(amount, '0') <= 0 || fractionDigits(amount) > (ASSET_DIGITS[transfer.assetId] ?? CRYPTO_DIGITS))
     throw new ApiError(422, 'invalid_transfer', 'A transfer needs a positive amount with at most 6 decimals');
   const txHash = transfer.txHash.toLowerCase();
 
@@ -123,7 +124,7 @@ export async function settleTransfer(
     transferId,
   });
 
-  const received = toUnits(amount, 6);
+  const received = toUnits(amount, CRYPTO_DIGITS);
   if (kind === 'payment') {
     paid += received;
     status = paid < crypto ? 'underpaid' : paid === crypto ? 'paid' : 'overpaid';
@@ -135,8 +136,8 @@ export async function settleTransfer(
   await updateSettlement(tx, {
     id: session.id,
     status,
-    paidAmount: fromUnits(paid, 6),
-    lateAmount: fromUnits(late, 6),
+    paidAmount: fromUnits(paid, CRYPTO_DIGITS),
+    lateAmount: fromUnits(late, CRYPTO_DIGITS),
     txHash: kind === 'payment' ? txHash : null,
     settledAt: settlesNow ? now : null,
     now,
@@ -148,7 +149,7 @@ export async function settleTransfer(
     await closeOrderSessions(tx, order.id, now, session.id);
   }
   await recordEvent(tx, { type: 'session.changed', sessionId: session.id });
-  // The merchant's webhook (DESIGN §8): paid once, when the session settles; late and underpaid per transfer.
+  // The merchant's webhook: paid once, when the session settles; late and underpaid per transfer.
   const announced = settlesNow ? 'checkout.session.paid' : kind === 'late_payment' ? 'payment.late' : status === 'underpaid' ? 'checkout.session.underpaid' : null;
   if (announced) await announceSession(tx, announced, { id: session.id, integratorId: session.integrator_id }, now);
   return { sessionId: session.id, duplicate: false };

@@ -1,5 +1,5 @@
 /**
- * Webhook endpoints and their delivery logs as the API serves them (DESIGN §8): the rules of
+ * Webhook endpoints and their delivery logs as the API serves them: the rules of
  * `core/rules/webhooks.ts`, the SSRF check of a new or changed URL (./ssrf.ts; checked again at every
  * delivery), the secret made and shown once, the test event, and the manual retry.
  */

@@ -1,5 +1,5 @@
 /**
- * The outbox (DESIGN §8): an event a room records (`recordEvent`, ../events/record.ts) is written here,
+ * The outbox: an event a room records (`recordEvent`, ../events/record.ts) is written here,
  * in the transaction of the change it announces, once, with one delivery per endpoint that listens.
  * The workers (./worker.ts) send what is written; nothing is sent for a change that rolled back, and
  * nothing is lost for one that committed, whatever crashes in between.
@@ -11,7 +11,7 @@ import { insertDeliveries } from './delivery-repository.js';
 import { findSubscribedEndpoints } from './endpoint-repository.js';
 import { insertEvent } from './event-repository.js';
 
-/** How long a delivery is retried automatically after its event (DESIGN §8: 3 days). */
+/** How long a delivery is retried automatically after its event (3 days). */
 export const RETRY_WINDOW_MS = 3 * 24 * 60 * 60 * 1000;
 
 /** A new event id: `evt_` and 24 random hex characters. */

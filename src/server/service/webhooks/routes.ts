@@ -1,5 +1,5 @@
 /**
- * `/v1/webhook-endpoint*` and `/v1/webhook-delivery*` (DESIGN §8), behind `X-API-KEY`. Besides the
+ * `/v1/webhook-endpoint*` and `/v1/webhook-delivery*`, behind `X-API-KEY`. Besides the
  * contract's calls: `POST /v1/webhook-endpoint/{id}/test` sends a test event, and
  * `GET /v1/webhook-delivery/{id}` reads one delivery.
  */

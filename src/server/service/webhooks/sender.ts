@@ -1,5 +1,5 @@
 /**
- * One delivery attempt (DESIGN §8): `POST url` with the event's body, signed now
+ * One delivery attempt: `POST url` with the event's body, signed now
  * (`Paylink-Signature: t=…,v1=…` by `signWebhookPayload` of `paylink/webhooks`), with
  * `Paylink-Event-Id`. A 2xx within `timeoutMs` is delivered; anything else (another status, a
  * redirect: redirects are not followed, an error, silence) is a failed attempt with a reason.

@@ -1,14 +1,14 @@
 /**
- * How this instance delivers webhooks: DESIGN §8's settings (`PAYLINK_WEBHOOK_RETRY_BASE_MS`,
+ * How this instance delivers webhooks: its settings (`PAYLINK_WEBHOOK_RETRY_BASE_MS`,
  * `PAYLINK_WEBHOOK_ALLOW_PRIVATE`) and the fixed parts of the contract (10 s to answer), read once
  * at start so a wrong value stops the service with a sentence instead of delivering oddly.
  */
 import { systemResolveHost, type ResolveHost } from './ssrf.js';
 
-/** First retry after 30 s, then doubling (DESIGN §8). */
+/** First retry after 30 s, then doubling. */
 export const DEFAULT_RETRY_BASE_MS = 30_000;
 
-/** An endpoint has 10 s to answer 2xx (DESIGN §8). */
+/** An endpoint has 10 s to answer 2xx. */
 export const DELIVERY_TIMEOUT_MS = 10_000;
 
 /** How long a worker holds a claimed delivery before another may take it: well over the 10 s an attempt may take. */

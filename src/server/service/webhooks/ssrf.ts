@@ -1,5 +1,5 @@
 /**
- * The SSRF guard of webhook deliveries (DESIGN §8): the service posts to URLs its integrators chose, so
+ * The SSRF guard of webhook deliveries: the service posts to URLs its integrators chose, so
  * without this an API key could make it call the machine it runs on (`127.0.0.1:5432`), its private
  * network (`10.0.0.0/8`…), or the cloud metadata service (`169.254.169.254`, `fd00:ec2::254`) and read the
  * answer's status in the delivery log. Refused: every address that is not public (loopback, private,

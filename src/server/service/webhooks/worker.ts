@@ -1,5 +1,5 @@
 /**
- * The delivery worker (DESIGN §8): sends what the outbox holds, at least once, each attempt by one
+ * The delivery worker: sends what the outbox holds, at least once, each attempt by one
  * instance.
  *
  * The worker claims due deliveries in one statement (`FOR UPDATE SKIP LOCKED`) under a lease

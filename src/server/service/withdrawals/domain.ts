@@ -1,5 +1,5 @@
 /**
- * Withdrawals (spec §2.3–2.4, §4.5–4.6; DESIGN §4): the rules on the request (`core/rules/withdrawal.ts`,
+ * Withdrawals (spec §2.3–2.4, §4.5–4.6): the rules on the request (`core/rules/withdrawal.ts`,
  * against the chain's configured networks), the reservation of funds, idempotency, and the reads.
  * The payout itself runs in the background (../payouts/).
  *
@@ -145,7 +145,7 @@ export async function listWithdrawals(db: Queryable, principal: Principal, query
 }
 
 /**
- * Announces `type` about a withdrawal in the transaction `tx` that finished it (DESIGN §8): its
+ * Announces `type` about a withdrawal in the transaction `tx` that finished it: its
  * merchant's endpoints that listen receive it as `GET /v1/withdrawal/{id}` shows it after the change.
  */
 export async function announceWithdrawal(

@@ -1,4 +1,4 @@
-/** `/v1/withdrawal*` (spec §4.5–4.6, DESIGN §4), behind `X-API-KEY`. */
+/** `/v1/withdrawal*` (spec §4.5–4.6), behind `X-API-KEY`. */
 import { Hono } from 'hono';
 import { CreateWithdrawalInput, ListWithdrawalsQuery } from '../../../core/schemas.js';
 import { type AppEnv, jsonBody, queryOf } from '../context.js';

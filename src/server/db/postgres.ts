@@ -1,0 +1,172 @@
+/**
+ * The server engine: PostgreSQL through a node-postgres pool (when a connection URL is given), with
+ * one connection held for LISTEN that is replaced, with backoff, when it drops.
+ */
+import { defaultLogger } from '../log.js';
+import type { Database } from './types.js';
+
+/** Backoff of the listener's reconnection: from the first delay, doubling, up to the last. */
+const LISTEN_RETRY_FIRST_MS = 100;
+const LISTEN_RETRY_MAX_MS = 5000;
+
+interface Subscription {
+  onPayload: (payload: string) => void;
+  onReconnect: (() => void) | undefined;
+}
+
+/** Opens a pool of at most `max` connections on `connectionString` and checks that it answers. */
+export async function openPostgres(connectionString: string, max: number): Promise<Database> {
+  const { default: pg } = await import('pg');
+  type Client = import('pg').PoolClient;
+  const pool = new pg.Pool({ connectionString, max });
+  // An idle client that loses its connection must not crash the process; the pool replaces it.
+  // A checked-out client has no such listener from the pool: whoever holds it must listen for
+  // 'error' (see `transaction` and the listener below), or a dropped connection is an uncaught error.
+  pool.on('error', () => {});
+  await pool.query('select 1');
+
+  // The one LISTEN connection of this instance, checked out for good, and its subscriptions.
+  const handlers = new Map<string, Set<Subscription>>();
+  let listener: Client | null = null;
+  let ready: Promise<Client> | null = null;
+  let missed = false; // a listener was lost: notifications may have been missed since
+  let closed = false;
+  let retryTimer: NodeJS.Timeout | undefined;
+  let retryDelay = LISTEN_RETRY_FIRST_MS;
+
+  /** Forgets a broken listener (destroying its connection) and schedules its replacement. */
+  const dropListener = (client: Client, error: Error) => {
+    if (listener !== client) return; // already dropped (a lost connection reports 'error' and 'end')
+    listener = null;
+    ready = null;
+    missed = true;
+    client.release(error);
+    scheduleRetry();
+  };
+
+  const scheduleRetry = () => {
+    if (closed || retryTimer) return;
+    const delay = retryDelay;
+    retryDelay = Math.min(retryDelay * 2, LISTEN_RETRY_MAX_MS);
+    retryTimer = setTimeout(() => {
+      retryTimer = undefined;
+      // With no subscription left, the next `listen` connects.
+      if (closed || listener || handlers.size === 0) return;
+      connectListener().catch(() => scheduleRetry());
+    }, delay);
+    retryTimer.unref();
+  };
+
+  /** The listener, connecting it (and LISTENing every subscribed channel) when there is none. */
+  const connectListener = (): Promise<Client> => {
+    if (ready) return ready;
+    const attempt = (async () => {
+      const client = await pool.connect();
+      if (closed) {
+        client.release();
+        throw new Error('The database is closed');
+      }
+      listener = client;
+      client.on('error', (error) => dropListener(client, error));
+      client.on('end', () => dropListener(client, new Error('The listening connection ended')));
+      client.on('notification', (message) => {
+        if (listener !== client) return;
+        for (const subscription of handlers.get(message.channel) ?? []) subscription.onPayload(message.payload ?? '');
+      });
+      try {
+        for (const channel of [...handlers.keys()]) await client.query(`LISTEN ${quoteIdent(channel)}`);
+      } catch (error) {
+        dropListener(client, error instanceof Error ? error : new Error(String(error)));
+        throw error;
+      }
+      if (listener !== client) throw new Error('The listening connection was lost');
+      retryDelay = LISTEN_RETRY_FIRST_MS;
+      if (missed) {
+        missed = false;
+        for (const set of handlers.values())
+          for (const subscription of set) {
+            try {
+              subscription.onReconnect?.();
+            } catch (error) {
+              defaultLogger.error('listen_handler_failed', 'a LISTEN reconnect handler failed', { error });
+            }
+          }
+      }
+      return client;
+    })();
+    ready = attempt;
+    attempt.catch(() => {
+      if (ready === attempt) ready = null;
+    });
+    return attempt;
+  };
+
+  return {
+    engine: 'postgres',
+    query: (sql, params) => pool.query(sql, params as unknown[]) as never,
+    transaction: async (work) => {
+      const client = await pool.connect();
+      // The connection can drop while the client is checked out: remember why (the pending or next
+      // query rejects) and destroy the client instead of returning it to the pool.
+      let broken: Error | undefined;
+      const onError = (error: Error) => {
+        broken ??= error;
+      };
+      client.on('error', onError);
+      try {
+        await client.query('BEGIN');
+        const result = await work({ query: (sql, params) => client.query(sql, params as unknown[]) as never });
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        if (!broken)
+          await client.query('ROLLBACK').catch((rollbackError: Error) => {
+            broken ??= rollbackError;
+          });
+        throw error;
+      } finally {
+        // The pool puts its own 'error' listener back on release, in this same tick.
+        client.release(broken);
+        client.off('error', onError);
+      }
+    },
+    listen: async (channel, onPayload, onReconnect) => {
+      if (closed) throw new Error('The database is closed');
+      const subscription: Subscription = { onPayload, onReconnect };
+      let set = handlers.get(channel);
+      const isNew = !set;
+      if (!set) handlers.set(channel, (set = new Set()));
+      set.add(subscription);
+      try {
+        const client = await connectListener();
+        // A no-op when connecting just listened to it already.
+        if (isNew) await client.query(`LISTEN ${quoteIdent(channel)}`);
+      } catch (error) {
+        set.delete(subscription);
+        if (set.size === 0 && handlers.get(channel) === set) handlers.delete(channel);
+        throw error;
+      }
+      return async () => {
+        set.delete(subscription);
+        if (set.size === 0 && handlers.get(channel) === set) {
+          handlers.delete(channel);
+          await listener?.query(`UNLISTEN ${quoteIdent(channel)}`).catch(() => {});
+        }
+      };
+    },
+    close: async () => {
+      closed = true;
+      clearTimeout(retryTimer);
+      retryTimer = undefined;
+      const client = listener;
+      listener = null;
+      ready = null;
+      client?.release();
+      await pool.end();
+    },
+  };
+}
+
+function quoteIdent(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
