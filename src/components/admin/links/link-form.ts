@@ -6,13 +6,13 @@
  * errors beside the fields they name.
  */
 import { html, nothing, type TemplateResult } from 'lit';
-import { PaylinkValidationError } from '../../client/errors.js';
-import { FIAT_DIGITS, fiatDigits, fractionDigits, fromUnits, isDecimalString, toUnits } from '../../core/money.js';
-import { EMPTY_LINK_DRAFT, draftOfLink, isHttpUrl, resolveLinkDraft } from '../../core/rules/link.js';
-import type { CreatePaymentLinkInput, PaymentLink, UpdatePaymentLinkInput } from '../../core/schemas.js';
-import { errorMessage, fieldErrorsFrom, normalizeAmount, type AdminHost } from './admin-context.js';
-import { describedBy, fieldError, ifDefined, invalid } from './fields.js';
-import { errorBox } from './templates.js';
+import { PaylinkValidationError } from '../../../client/errors.js';
+import { FIAT_DIGITS, fiatDigits, fractionDigits, fromUnits, isDecimalString, toUnits } from '../../../core/money.js';
+import { EMPTY_LINK_DRAFT, draftOfLink, isHttpUrl, resolveLinkDraft } from '../../../core/rules/link.js';
+import type { CreatePaymentLinkInput, PaymentLink, UpdatePaymentLinkInput } from '../../../core/schemas.js';
+import { errorMessage, fieldErrorsFrom, normalizeAmount, type AdminHost } from '../admin-context.js';
+import { describedBy, fieldError, ifDefined, invalid } from '../fields.js';
+import { errorBox } from '../templates.js';
 
 /** What happens once a customer has paid. */
 export type AfterPayment = 'message' | 'confirmation' | 'redirect';
