@@ -9,6 +9,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type InlineConfig } from 'vite';
+import { leanSchemasPlugin } from './scripts/lean-schemas.js';
 import { litHooksPlugin } from './scripts/lit-hooks.js';
 import { litStaticPlugin } from './scripts/lit-static.js';
 import { minifyLiteralsPlugin } from './scripts/minify-literals.js';
@@ -20,7 +21,7 @@ const shared: InlineConfig = {
   root,
   configFile: false,
   logLevel: 'warn',
-  plugins: [minifyLiteralsPlugin(), noEvalPlugin(), litHooksPlugin()],
+  plugins: [leanSchemasPlugin(), minifyLiteralsPlugin(), noEvalPlugin(), litHooksPlugin()],
   oxc: {
     decorator: { legacy: true },
     typescript: { removeClassFieldsWithoutInitializer: true },

@@ -9,7 +9,9 @@
  * `{"<name>.js": {versioned, raw, bytes, gzip, brotli, integrity}}` (bytes = the shipped file, raw =
  * the same unminified, integrity = its SRI hash, the same for both names).
  * Prints the sizes, refuses a bundle that imports or compiles code at run time (`eval`,
- * `new Function`), and fails when `dist/paylink-checkout.js` is over 15,000 bytes gzipped.
+ * `new Function`), and fails when a bundle is over its gzip budget: the checkout, which every customer
+ * downloads, and the admin bundle with both elements (it parses responses without zod, see
+ * `scripts/lean-schemas.ts`).
  */
 import { createHash } from 'node:crypto';
 import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -18,11 +20,16 @@ import { build } from 'vite';
 import { libraryBuild } from '../vite.config.js';
 import { findEvalCalls } from './no-eval.js';
 
-const CHECKOUT_BUDGET_GZIP = 15_000;
+/**
+ * The admin bundle's budget: what it weighs once zod is out (70,714 bytes), with a little room. The
+ * goal is 60,000; the next savings are its translation tables (10.7 kB of the gzip, both languages)
+ * and the keccak of address checksums (2.4 kB).
+ */
+const ADMIN_BUDGET_GZIP = 71_500;
 const bundles = [
   // The checkout renders plain templates: lit-html's directive support is left out (scripts/lit-static.ts).
-  { entry: './src/checkout.ts', file: 'paylink-checkout.js', options: { staticLit: true } },
-  { entry: './src/index.ts', file: 'paylink.js', options: {} },
+  { entry: './src/checkout.ts', file: 'paylink-checkout.js', options: { staticLit: true }, budgetGzip: 15_000 },
+  { entry: './src/index.ts', file: 'paylink.js', options: {}, budgetGzip: ADMIN_BUDGET_GZIP },
 ];
 
 const { version } = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -85,9 +92,15 @@ for (const size of Object.values(manifest)) {
   console.log(`${size.versioned.padEnd(28)}${pad(size.raw, 9)}${pad(size.bytes, 9)}${pad(size.gzip, 9)}${pad(size.brotli, 9)}  ${size.integrity}`);
 }
 
-const checkout = manifest['paylink-checkout.js']!;
-if (checkout.gzip > CHECKOUT_BUDGET_GZIP) {
-  console.error(`\npaylink-checkout.js is ${checkout.gzip} bytes gzipped: over its budget of ${CHECKOUT_BUDGET_GZIP}.`);
-  process.exit(1);
+console.log('');
+let over = false;
+for (const { file, budgetGzip } of bundles) {
+  const { gzip } = manifest[file]!;
+  if (gzip > budgetGzip) {
+    console.error(`${file} is ${gzip} bytes gzipped: over its budget of ${budgetGzip}.`);
+    over = true;
+  } else {
+    console.log(`${file}: ${gzip} of ${budgetGzip} bytes gzipped (${budgetGzip - gzip} to spare).`);
+  }
 }
-console.log(`\npaylink-checkout.js: ${checkout.gzip} of ${CHECKOUT_BUDGET_GZIP} bytes gzipped (${CHECKOUT_BUDGET_GZIP - checkout.gzip} to spare).`);
+if (over) process.exit(1);

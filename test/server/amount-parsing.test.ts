@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { AdminText } from '../../src/components/admin/admin-context.js';
-import { LinkFormModel } from '../../src/components/admin/link-form-model.js';
+import { LinkFormModel } from '../../src/components/admin/links/link-form-model.js';
 import { CheckoutMachine, type CheckoutHost } from '../../src/components/checkout/checkout-machine.js';
 import en from '../../src/components/checkout/translations/en.js';
 import fr from '../../src/components/checkout/translations/fr.js';

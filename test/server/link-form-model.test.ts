@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { AdminText } from '../../src/components/admin/admin-context.js';
-import { LinkFormModel, emptyLinkFormValues, toLocalDateTime } from '../../src/components/admin/link-form-model.js';
+import { LinkFormModel, emptyLinkFormValues, toLocalDateTime } from '../../src/components/admin/links/link-form-model.js';
 import type { PaymentLink } from '../../src/core/schemas.js';
 
 const model = (locale = 'en') => new LinkFormModel(() => new AdminText(locale));

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { guardFormulas, paymentsCsv, PAYMENT_CSV_COLUMNS } from '../../src/components/admin/payments-export.js';
+import { guardFormulas, paymentsCsv, PAYMENT_CSV_COLUMNS } from '../../src/components/admin/payments/payments-export.js';
 import { makeSession } from '../browser/admin-fake-api.js';
 import { readCsv } from '../support/csv.js';
 

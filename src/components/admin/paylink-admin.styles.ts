@@ -10,16 +10,16 @@
  */
 import { css, type CSSResultGroup } from 'lit';
 import { adminBaseStyles } from './admin-base.styles.js';
-import { linkDetailStyles } from './link-detail.styles.js';
-import { linkFormStyles } from './link-form.styles.js';
-import { linksListStyles } from './links-view.styles.js';
-import { moneyStyles } from './money-view.styles.js';
-import { ordersStyles } from './orders.styles.js';
-import { paymentsStyles } from './payments.styles.js';
+import { linkDetailStyles } from './links/link-detail.styles.js';
+import { linkFormStyles } from './links/link-form.styles.js';
+import { linksListStyles } from './links/links-view.styles.js';
+import { moneyStyles } from './money/money-view.styles.js';
+import { ordersStyles } from './orders/orders.styles.js';
+import { paymentsStyles } from './payments/payments.styles.js';
 import { templateStyles } from './templates.styles.js';
-import { webhooksStyles } from './webhooks.styles.js';
-import { withdrawStyles } from './withdraw-form.styles.js';
-import { historyStyles } from './withdrawal-history.styles.js';
+import { webhooksStyles } from './webhooks/webhooks.styles.js';
+import { withdrawStyles } from './money/withdraw-form.styles.js';
+import { historyStyles } from './money/withdrawal-history.styles.js';
 
 const darkExtras = css`
   --_surface: var(--paylink-surface, var(--_tint, #1f232b));

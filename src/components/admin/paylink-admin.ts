@@ -12,14 +12,14 @@ import type { Order, PaymentLink } from '../../core/schemas.js';
 import { PaylinkElement } from '../../internal/paylink-element.js';
 import { tokens } from '../../internal/styles.js';
 import { AdminText, needsSignIn, type AdminHost, type AdminTab } from './admin-context.js';
-import { LinksTab } from './links-tab.js';
-import { MoneyTab } from './money-tab.js';
+import { LinksTab } from './links/links-tab.js';
+import { MoneyTab } from './money/money-tab.js';
 import { NetworkDirectory } from './networks.js';
-import { OrdersTab } from './orders-tab.js';
+import { OrdersTab } from './orders/orders-tab.js';
 import { adminStyles } from './paylink-admin.styles.js';
-import { PaymentsTab } from './payments-tab.js';
-import { downloadCsv, type PaymentsExportDetail } from './payments-export.js';
-import { WebhooksTab } from './webhooks-tab.js';
+import { PaymentsTab } from './payments/payments-tab.js';
+import { downloadCsv, type PaymentsExportDetail } from './payments/payments-export.js';
+import { WebhooksTab } from './webhooks/webhooks-tab.js';
 
 /** The tabs of the console, in the order of the tab bar. */
 export const ADMIN_VIEWS = ['links', 'money', 'payments', 'orders', 'webhooks'] as const;

@@ -3,11 +3,11 @@
  * switch per row), and the way to add one. An endpoint's detail (`webhook-detail.ts`) holds the rest.
  */
 import { html, type TemplateResult } from 'lit';
-import { WEBHOOK_EVENT_TYPES } from '../../core/rules/webhooks.js';
-import type { WebhookEndpoint } from '../../core/schemas.js';
-import { errorMessage, type AdminHost, type AdminText } from './admin-context.js';
-import { PagedResource } from './resource-controller.js';
-import { errorBox, pagedTable, type TableColumn } from './templates.js';
+import { WEBHOOK_EVENT_TYPES } from '../../../core/rules/webhooks.js';
+import type { WebhookEndpoint } from '../../../core/schemas.js';
+import { errorMessage, type AdminHost, type AdminText } from '../admin-context.js';
+import { PagedResource } from '../resource-controller.js';
+import { errorBox, pagedTable, type TableColumn } from '../templates.js';
 
 /** What the list asks of its tab. */
 export interface EndpointsListActions {

@@ -4,10 +4,10 @@
  * answers are dropped, so a slow old page never replaces a newer one); `pagedTable` shows it.
  */
 import { html, nothing, type TemplateResult } from 'lit';
-import type { PaymentLink } from '../../core/schemas.js';
-import type { AdminHost } from './admin-context.js';
-import { PagedResource } from './resource-controller.js';
-import { pagedTable, type TableColumn } from './templates.js';
+import type { PaymentLink } from '../../../core/schemas.js';
+import type { AdminHost } from '../admin-context.js';
+import { PagedResource } from '../resource-controller.js';
+import { pagedTable, type TableColumn } from '../templates.js';
 
 /** What the list asks its host to do when the merchant picks an action. */
 export interface LinksListActions {

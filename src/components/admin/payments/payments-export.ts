@@ -14,9 +14,9 @@
  * (OWASP's advice against CSV injection). Phone numbers (`+234…`) are guarded too, which also keeps
  * Excel from reading them as numbers.
  */
-import type { ListSessionsParams } from '../../client/index.js';
-import type { CheckoutSessionRecord } from '../../core/schemas.js';
-import type { AdminHost } from './admin-context.js';
+import type { ListSessionsParams } from '../../../client/index.js';
+import type { CheckoutSessionRecord } from '../../../core/schemas.js';
+import type { AdminHost } from '../admin-context.js';
 
 /** The columns of the export, named as the API names the fields, with how each is read from a session. */
 export const PAYMENT_CSV_COLUMNS: readonly (readonly [string, (session: CheckoutSessionRecord) => string | null])[] = [

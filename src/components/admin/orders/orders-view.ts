@@ -6,11 +6,11 @@
  * The admin creates no orders: a shop's server does, with its key.
  */
 import { html, type TemplateResult } from 'lit';
-import { ORDER_STATUSES } from '../../core/rules/order.js';
-import type { Order, OrderStatus } from '../../core/schemas.js';
-import type { AdminHost } from './admin-context.js';
-import { PagedResource } from './resource-controller.js';
-import { clearFiltersButton, pagedTable, referenceFilter, type TableColumn } from './templates.js';
+import { ORDER_STATUSES } from '../../../core/rules/order.js';
+import type { Order, OrderStatus } from '../../../core/schemas.js';
+import type { AdminHost } from '../admin-context.js';
+import { PagedResource } from '../resource-controller.js';
+import { clearFiltersButton, pagedTable, referenceFilter, type TableColumn } from '../templates.js';
 
 /** The list's filters, as the merchant set them ('' for "any"). */
 export type OrderFilters = { status: '' | OrderStatus; reference: string };

@@ -4,9 +4,9 @@
  * payments (`showLink`).
  */
 import type { TemplateResult } from 'lit';
-import type { CheckoutSessionRecord, PaymentLink } from '../../core/schemas.js';
-import type { AdminHost, AdminTab } from './admin-context.js';
-import type { NetworkDirectory } from './networks.js';
+import type { CheckoutSessionRecord, PaymentLink } from '../../../core/schemas.js';
+import type { AdminHost, AdminTab } from '../admin-context.js';
+import type { NetworkDirectory } from '../networks.js';
 import { PaymentDetailController } from './payment-detail.js';
 import type { PaymentsExportDetail } from './payments-export.js';
 import { PaymentsListController } from './payments-view.js';

@@ -7,14 +7,14 @@
  * where "back" goes.
  */
 import { html, nothing, type TemplateResult } from 'lit';
-import { compareDecimal } from '../../core/money.js';
-import { isEmail } from '../../core/rules/customer.js';
-import { assetName } from '../../internal/localize.js';
-import type { CheckoutSessionRecord, SessionStatus, SessionTransfer } from '../../core/schemas.js';
-import type { AdminHost, AdminText } from './admin-context.js';
-import type { NetworkDirectory } from './networks.js';
-import { ResourceController } from './resource-controller.js';
-import { errorBox, itemsTable } from './templates.js';
+import { compareDecimal } from '../../../core/money.js';
+import { isEmail } from '../../../core/rules/customer.js';
+import { assetName } from '../../../internal/localize.js';
+import type { CheckoutSessionRecord, SessionStatus, SessionTransfer } from '../../../core/schemas.js';
+import type { AdminHost, AdminText } from '../admin-context.js';
+import type { NetworkDirectory } from '../networks.js';
+import { ResourceController } from '../resource-controller.js';
+import { errorBox, itemsTable } from '../templates.js';
 
 /** The badge tone of each session status (`.badge.success` and so on in the base styles). */
 const TONES: Record<SessionStatus, string> = {

@@ -3,8 +3,8 @@
  * payments (the payments tab, filtered by the order's reference) and hosted page.
  */
 import type { TemplateResult } from 'lit';
-import type { Order } from '../../core/schemas.js';
-import type { AdminHost, AdminTab } from './admin-context.js';
+import type { Order } from '../../../core/schemas.js';
+import type { AdminHost, AdminTab } from '../admin-context.js';
 import { OrdersListController } from './orders-view.js';
 
 /** What the orders tab asks of `<paylink-admin>`. */

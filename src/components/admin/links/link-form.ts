@@ -5,13 +5,13 @@
  * server error loses nothing; the service's own field errors are shown beside the fields they name.
  */
 import { html, nothing, type TemplateResult } from 'lit';
-import { PaylinkValidationError } from '../../client/errors.js';
-import { FIAT_DIGITS, fiatDigits } from '../../core/money.js';
-import type { PaymentLink, UpdatePaymentLinkInput } from '../../core/schemas.js';
-import { errorMessage, fieldErrorsFrom, type AdminHost } from './admin-context.js';
-import { describedBy, fieldError, ifDefined, invalid } from './fields.js';
+import { PaylinkValidationError } from '../../../client/errors.js';
+import { FIAT_DIGITS, fiatDigits } from '../../../core/money.js';
+import type { PaymentLink, UpdatePaymentLinkInput } from '../../../core/schemas.js';
+import { errorMessage, fieldErrorsFrom, type AdminHost } from '../admin-context.js';
+import { describedBy, fieldError, ifDefined, invalid } from '../fields.js';
 import { LinkFormModel, type AfterPayment, type CartItemDraft, type LinkFormValues } from './link-form-model.js';
-import { errorBox } from './templates.js';
+import { errorBox } from '../templates.js';
 
 /** What the form tells the links tab. */
 export interface LinkFormActions {

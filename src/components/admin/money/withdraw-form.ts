@@ -11,17 +11,17 @@
  * key next time. A second click while a request is in flight does nothing (the button is disabled too).
  */
 import { html, nothing, type ReactiveController, type TemplateResult } from 'lit';
-import { PaylinkConflictError, PaylinkRuleError, PaylinkValidationError } from '../../client/errors.js';
-import { checkAddress, toChecksumAddress } from '../../core/evm-address.js';
-import { ASSET_IDS, compareDecimal, type AssetId } from '../../core/money.js';
-import { CRYPTO_DIGITS } from '../../core/rules/limits.js';
-import type { NetworkInfo } from '../../core/rules/networks.js';
-import { checkWithdrawal } from '../../core/rules/withdrawal.js';
-import type { CreateWithdrawalInput } from '../../core/schemas.js';
-import { assetName } from '../../internal/localize.js';
-import { errorMessage, fieldErrorsFrom, isTransient, newIdempotencyKey, normalizeAmount, type AdminHost } from './admin-context.js';
-import { describedBy, fieldError, ifDefined, invalid } from './fields.js';
-import { errorBox } from './templates.js';
+import { PaylinkConflictError, PaylinkRuleError, PaylinkValidationError } from '../../../client/errors.js';
+import { checkAddress, toChecksumAddress } from '../../../core/evm-address.js';
+import { ASSET_IDS, compareDecimal, type AssetId } from '../../../core/money.js';
+import { CRYPTO_DIGITS } from '../../../core/rules/limits.js';
+import type { NetworkInfo } from '../../../core/rules/networks.js';
+import { checkWithdrawal } from '../../../core/rules/withdrawal.js';
+import type { CreateWithdrawalInput } from '../../../core/schemas.js';
+import { assetName } from '../../../internal/localize.js';
+import { errorMessage, fieldErrorsFrom, isTransient, newIdempotencyKey, normalizeAmount, type AdminHost } from '../admin-context.js';
+import { describedBy, fieldError, ifDefined, invalid } from '../fields.js';
+import { errorBox } from '../templates.js';
 
 /** Names of the networks the service said it is configured with, by id (shared with the history's labels). */
 const configuredNames = new Map<string, string>();

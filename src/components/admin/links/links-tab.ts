@@ -3,13 +3,13 @@
  * payments, and the moves between them (with focus on each screen's heading).
  */
 import type { TemplateResult } from 'lit';
-import type { PaymentLink } from '../../core/schemas.js';
-import type { AdminHost, AdminTab } from './admin-context.js';
+import type { PaymentLink } from '../../../core/schemas.js';
+import type { AdminHost, AdminTab } from '../admin-context.js';
 import { LinkDetailController } from './link-detail.js';
 import { LinkFormController } from './link-form.js';
 import { LinksListController } from './links-view.js';
-import type { NetworkDirectory } from './networks.js';
-import { PaymentDetailController } from './payment-detail.js';
+import type { NetworkDirectory } from '../networks.js';
+import { PaymentDetailController } from '../payments/payment-detail.js';
 
 /** What the links tab asks of `<paylink-admin>`. */
 export interface LinksTabOptions {

@@ -4,8 +4,8 @@
  * opens on its detail with its signing secret on top, focused, for the one time it can be read.
  */
 import type { TemplateResult } from 'lit';
-import type { WebhookEndpoint, WebhookEndpointCreated } from '../../core/schemas.js';
-import type { AdminHost, AdminTab } from './admin-context.js';
+import type { WebhookEndpoint, WebhookEndpointCreated } from '../../../core/schemas.js';
+import type { AdminHost, AdminTab } from '../admin-context.js';
 import { WebhookDetailController } from './webhook-detail.js';
 import { WebhookFormController } from './webhook-form.js';
 import { EndpointsListController } from './webhooks-view.js';

@@ -5,10 +5,10 @@
  * (`link-form.ts`) reads and changes it and asks its host to draw again; this file runs in Node as well,
  * where the form's tests and the form/service parity test use it.
  */
-import { fiatDigits, fractionDigits, fromUnits, isDecimalString, toUnits } from '../../core/money.js';
-import { EMPTY_LINK_DRAFT, draftOfLink, resolveLinkDraft } from '../../core/rules/link.js';
-import type { CreatePaymentLinkInput, PaymentLink } from '../../core/schemas.js';
-import { normalizeAmount, type AdminText } from './admin-context.js';
+import { fiatDigits, fractionDigits, fromUnits, isDecimalString, toUnits } from '../../../core/money.js';
+import { EMPTY_LINK_DRAFT, draftOfLink, resolveLinkDraft } from '../../../core/rules/link.js';
+import type { CreatePaymentLinkInput, PaymentLink } from '../../../core/schemas.js';
+import { normalizeAmount, type AdminText } from '../admin-context.js';
 
 /** What happens once a customer has paid. */
 export type AfterPayment = 'message' | 'confirmation' | 'redirect';

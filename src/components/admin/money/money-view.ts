@@ -2,12 +2,12 @@
  * The merchant's balances per asset (available and pending), loaded from `GET /admin/balance`.
  */
 import { html, type TemplateResult } from 'lit';
-import { ASSET_IDS, toDecimalString } from '../../core/money.js';
-import type { Balance } from '../../core/schemas.js';
-import { assetName } from '../../internal/localize.js';
-import type { AdminHost } from './admin-context.js';
-import { ResourceController } from './resource-controller.js';
-import { errorBox } from './templates.js';
+import { ASSET_IDS, toDecimalString } from '../../../core/money.js';
+import type { Balance } from '../../../core/schemas.js';
+import { assetName } from '../../../internal/localize.js';
+import type { AdminHost } from '../admin-context.js';
+import { ResourceController } from '../resource-controller.js';
+import { errorBox } from '../templates.js';
 
 /** The balances card row of the money tab. */
 export class BalanceController {

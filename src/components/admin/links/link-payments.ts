@@ -3,11 +3,11 @@
  * payment's detail, and a way to the payments tab filtered on the link (for its filters and export).
  */
 import { html, type TemplateResult } from 'lit';
-import type { CheckoutSessionRecord, PaymentLink } from '../../core/schemas.js';
-import type { AdminHost } from './admin-context.js';
-import { paymentButton, referenceCell, sessionBadge } from './payment-detail.js';
-import { PagedResource } from './resource-controller.js';
-import { pagedTable, type TableColumn } from './templates.js';
+import type { CheckoutSessionRecord, PaymentLink } from '../../../core/schemas.js';
+import type { AdminHost } from '../admin-context.js';
+import { paymentButton, referenceCell, sessionBadge } from '../payments/payment-detail.js';
+import { PagedResource } from '../resource-controller.js';
+import { pagedTable, type TableColumn } from '../templates.js';
 
 /** What the list asks of the link's detail. */
 export interface LinkPaymentsActions {

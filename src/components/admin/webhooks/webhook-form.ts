@@ -6,12 +6,12 @@
  * endpoints (`PAYLINK_WEBHOOK_ALLOW_PRIVATE=1`, for a receiver on the developer's own machine).
  */
 import { html, nothing, type TemplateResult } from 'lit';
-import { PaylinkValidationError } from '../../client/errors.js';
-import { checkWebhookEndpoint, WEBHOOK_EVENT_TYPES, type WebhookEventTypeName } from '../../core/rules/webhooks.js';
-import type { WebhookEndpoint, WebhookEndpointCreated } from '../../core/schemas.js';
-import { errorMessage, fieldErrorsFrom, type AdminHost } from './admin-context.js';
-import { describedBy, fieldError, ifDefined, invalid } from './fields.js';
-import { errorBox } from './templates.js';
+import { PaylinkValidationError } from '../../../client/errors.js';
+import { checkWebhookEndpoint, WEBHOOK_EVENT_TYPES, type WebhookEventTypeName } from '../../../core/rules/webhooks.js';
+import type { WebhookEndpoint, WebhookEndpointCreated } from '../../../core/schemas.js';
+import { errorMessage, fieldErrorsFrom, type AdminHost } from '../admin-context.js';
+import { describedBy, fieldError, ifDefined, invalid } from '../fields.js';
+import { errorBox } from '../templates.js';
 import { eventName } from './webhooks-view.js';
 
 /** What the form tells its tab. */

@@ -5,15 +5,15 @@
  * for the same filters (`paymentsQuery`), so the file holds what the list would show page after page.
  */
 import { html, nothing, type ReactiveController, type TemplateResult } from 'lit';
-import type { ListSessionsParams } from '../../client/index.js';
-import { SESSION_STATUSES } from '../../core/rules/session.js';
-import type { CheckoutSessionRecord, PaymentLink, SessionStatus } from '../../core/schemas.js';
-import { errorMessage, type AdminHost } from './admin-context.js';
+import type { ListSessionsParams } from '../../../client/index.js';
+import { SESSION_STATUSES } from '../../../core/rules/session.js';
+import type { CheckoutSessionRecord, PaymentLink, SessionStatus } from '../../../core/schemas.js';
+import { errorMessage, type AdminHost } from '../admin-context.js';
 import { paidFor, paymentButton, referenceCell, sessionBadge } from './payment-detail.js';
 import { exportFileName, fetchAllPayments, paymentsCsv, type PaymentsExportDetail } from './payments-export.js';
-import { PagedResource, ResourceController } from './resource-controller.js';
-import { clearFiltersButton, errorBox, pagedTable, referenceFilter, type TableColumn } from './templates.js';
-import { dayBoundary } from './withdrawal-history.js';
+import { PagedResource, ResourceController } from '../resource-controller.js';
+import { clearFiltersButton, errorBox, pagedTable, referenceFilter, type TableColumn } from '../templates.js';
+import { dayBoundary } from '../money/withdrawal-history.js';
 
 /** The list's filters, as the merchant set them ('' for "any"); the days are `YYYY-MM-DD` in the merchant's time zone. */
 export type PaymentFilters = { status: '' | SessionStatus; linkId: string; reference: string; fromDate: string; toDate: string };

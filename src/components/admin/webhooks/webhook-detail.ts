@@ -7,12 +7,12 @@
  * admin keeps it only until the merchant says it is saved or leaves the endpoint.
  */
 import { html, nothing, type TemplateResult } from 'lit';
-import { WEBHOOK_DELIVERY_STATUSES } from '../../core/rules/webhooks.js';
-import type { WebhookDelivery, WebhookDeliveryStatus, WebhookEndpoint } from '../../core/schemas.js';
-import { FlashController } from '../../internal/flash-controller.js';
-import { copyToClipboard, errorMessage, type AdminHost } from './admin-context.js';
-import { PagedResource, ResourceController } from './resource-controller.js';
-import { errorBox, pagedTable, type TableColumn } from './templates.js';
+import { WEBHOOK_DELIVERY_STATUSES } from '../../../core/rules/webhooks.js';
+import type { WebhookDelivery, WebhookDeliveryStatus, WebhookEndpoint } from '../../../core/schemas.js';
+import { FlashController } from '../../../internal/flash-controller.js';
+import { copyToClipboard, errorMessage, type AdminHost } from '../admin-context.js';
+import { PagedResource, ResourceController } from '../resource-controller.js';
+import { errorBox, pagedTable, type TableColumn } from '../templates.js';
 import { endpointBadge, eventName, eventsSummary } from './webhooks-view.js';
 
 /** What the detail asks of its tab. */

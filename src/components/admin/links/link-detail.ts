@@ -4,14 +4,14 @@
  * and the link's payments (`link-payments.ts`).
  */
 import { html, nothing, type TemplateResult } from 'lit';
-import { cssVar } from '../../internal/css-var.js';
-import type { CheckoutSessionRecord, PaymentLink } from '../../core/schemas.js';
-import { FlashController } from '../../internal/flash-controller.js';
-import { copyToClipboard, errorMessage, type AdminHost } from './admin-context.js';
-import { isHttpUrl } from '../../core/rules/link.js';
+import { cssVar } from '../../../internal/css-var.js';
+import type { CheckoutSessionRecord, PaymentLink } from '../../../core/schemas.js';
+import { FlashController } from '../../../internal/flash-controller.js';
+import { copyToClipboard, errorMessage, type AdminHost } from '../admin-context.js';
+import { isHttpUrl } from '../../../core/rules/link.js';
 import { LinkPaymentsController } from './link-payments.js';
-import { ResourceController } from './resource-controller.js';
-import { errorBox } from './templates.js';
+import { ResourceController } from '../resource-controller.js';
+import { errorBox } from '../templates.js';
 
 export interface LinkDetailActions {
   back(): void;

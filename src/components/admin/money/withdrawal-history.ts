@@ -4,11 +4,11 @@
  * reloads it every `pollInterval` ms; polling stops as soon as none is left.
  */
 import { html, nothing, type TemplateResult } from 'lit';
-import type { Withdrawal, WithdrawalStatus } from '../../core/schemas.js';
-import type { AdminHost } from './admin-context.js';
-import { PollController } from './poll-controller.js';
-import { PagedResource } from './resource-controller.js';
-import { clearFiltersButton, pagedTable, type TableColumn } from './templates.js';
+import type { Withdrawal, WithdrawalStatus } from '../../../core/schemas.js';
+import type { AdminHost } from '../admin-context.js';
+import { PollController } from '../poll-controller.js';
+import { PagedResource } from '../resource-controller.js';
+import { clearFiltersButton, pagedTable, type TableColumn } from '../templates.js';
 import { networkName } from './withdraw-form.js';
 
 const STATUSES: WithdrawalStatus[] = ['pending', 'processing', 'success', 'failed'];

@@ -3,7 +3,7 @@
  * 52rem). Pending withdrawals are followed live only while the tab is shown.
  */
 import { html, type TemplateResult } from 'lit';
-import type { AdminHost, AdminTab } from './admin-context.js';
+import type { AdminHost, AdminTab } from '../admin-context.js';
 import { BalanceController } from './money-view.js';
 import { WithdrawController } from './withdraw-form.js';
 import { WithdrawalHistoryController } from './withdrawal-history.js';

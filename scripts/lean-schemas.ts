@@ -1,0 +1,107 @@
+/**
+ * Keeps zod out of the script-tag bundles. In those builds only, `src/core/schemas.ts` is replaced by
+ * a module of the same exports in which every zod schema is a `leanParser` (`src/core/lean-parse.ts`)
+ * over the JSON Schema that `z.toJSONSchema` writes for its output, so the browser client's
+ * `Schema.parse(data)` calls stay as they are, and the zod schemas remain the one source of each
+ * shape. Parsers the bundle never calls are dropped by tree-shaking (each is a pure call).
+ *
+ * `src/internal/zod-jitless.ts` becomes empty there (it only configures zod), and any other import of
+ * `zod` fails the build, so a new zod use in browser code is found at build time, not in the bytes.
+ * The npm package (`lib/`, built by `scripts/build-lib.ts`) keeps zod as it is.
+ */
+import { fileURLToPath } from 'node:url';
+import type { Plugin } from 'vite';
+import type { ZodType } from 'zod';
+import { leanParser, type LeanParser, type LeanSchema } from '../src/core/lean-parse.js';
+
+const SCHEMAS_MODULE = /[\\/]src[\\/]core[\\/]schemas\.ts$/;
+const JITLESS_MODULE = /[\\/]src[\\/]internal[\\/]zod-jitless\.ts$/;
+const LEAN_PARSE = fileURLToPath(new URL('../src/core/lean-parse.ts', import.meta.url));
+
+/** JSON Schema keywords `leanParser` reads; the rest (descriptions, formats, `$schema`) is dropped. */
+const KEPT = new Set(['type', 'properties', 'required', 'additionalProperties', 'items', 'enum', 'const', 'anyOf', 'default', 'pattern']);
+const BOUNDS = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'minLength', 'maxLength', 'minItems', 'maxItems'];
+const SAFE = [Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER];
+
+/** The JSON Schema of one zod schema cut down to what `leanParser` checks. */
+export function leanSchema(json: Record<string, unknown>): LeanSchema {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(json)) {
+    if (key === 'properties') {
+      out[key] = Object.fromEntries(Object.entries(value as Record<string, Record<string, unknown>>).map(([name, field]) => [name, leanSchema(field)]));
+    } else if (key === 'items' || (key === 'additionalProperties' && typeof value === 'object')) {
+      out[key] = leanSchema(value as Record<string, unknown>);
+    } else if (key === 'anyOf') {
+      out[key] = (value as Record<string, unknown>[]).map(leanSchema);
+    } else if (key === 'additionalProperties') {
+      // `false` on every zod object: unknown keys are dropped, which leanParser does anyway.
+    } else if (KEPT.has(key)) {
+      out[key] = value;
+    } else if (BOUNDS.includes(key) && !(json.type === 'integer' && SAFE.includes(value as number))) {
+      out[key] = value;
+    } else if (key === '$ref' || key === '$defs' || key === 'allOf' || key === 'oneOf' || key === 'not') {
+      throw new Error(`lean-schemas: JSON Schema keyword ${key} is not supported by leanParser`);
+    }
+  }
+  return out as LeanSchema;
+}
+
+interface ZodInternals {
+  _zod: { def: { type: string; format?: string; checks?: { _zod: { def: { check: string } } }[] } };
+}
+
+/**
+ * The JSON Schema of one zod schema's output, keeping only what zod enforces: a `pattern` or `enum`
+ * that a plain `z.string()` carries in its `.meta()` documents the field, zod does not check it.
+ */
+async function outputJsonSchema(schema: ZodType): Promise<Record<string, unknown>> {
+  const { z } = await import('zod');
+  return z.toJSONSchema(schema, {
+    io: 'output',
+    unrepresentable: 'any',
+    override: ({ zodSchema, jsonSchema }) => {
+      const { def } = (zodSchema as unknown as ZodInternals)._zod;
+      if (def.type !== 'string') return;
+      const checksFormat = def.format !== undefined || (def.checks ?? []).some((check) => check._zod.def.check === 'string_format');
+      if (!checksFormat) delete jsonSchema.pattern;
+      delete jsonSchema.enum;
+    },
+  }) as Record<string, unknown>;
+}
+
+/** The lean parser of one zod schema, as the script-tag bundles build it. */
+export async function leanParserOf<T>(schema: ZodType<T>): Promise<LeanParser<T>> {
+  return leanParser<T>(leanSchema(await outputJsonSchema(schema)));
+}
+
+/** The source of the module that stands in for `src/core/schemas.ts` in a script-tag bundle. */
+export async function leanSchemasModule(): Promise<string> {
+  const { z } = await import('zod');
+  const schemas = (await import('../src/core/schemas.js')) as Record<string, unknown>;
+  const lines = [`import { leanParser } from ${JSON.stringify(LEAN_PARSE)};`];
+  for (const [name, schema] of Object.entries(schemas)) {
+    if (!(schema instanceof z.ZodType)) continue;
+    lines.push(`export const ${name} = /* @__PURE__ */ leanParser(${JSON.stringify(leanSchema(await outputJsonSchema(schema)))});`);
+  }
+  return lines.join('\n');
+}
+
+/** The Vite/Rolldown plugin of the script-tag bundles (see the module comment). */
+export function leanSchemasPlugin(): Plugin {
+  let module: Promise<string> | undefined;
+  return {
+    name: 'paylink:lean-schemas',
+    enforce: 'pre',
+    resolveId(source, importer) {
+      if ((source === 'zod' || source.startsWith('zod/')) && importer && !JITLESS_MODULE.test(importer) && !SCHEMAS_MODULE.test(importer)) {
+        throw new Error(`${importer} imports ${source}: the script-tag bundles parse with src/core/lean-parse.ts, not zod`);
+      }
+      return null;
+    },
+    async load(id) {
+      if (JITLESS_MODULE.test(id)) return 'export {};';
+      if (SCHEMAS_MODULE.test(id)) return (module ??= leanSchemasModule());
+      return null;
+    },
+  };
+}
