@@ -70,34 +70,36 @@ function chainName(value: string | undefined): ChainName | undefined {
  * chain id, or a token that is no ERC-20 contract, exits 1 with the reason.
  */
 async function createEvmChainFromEnv(): Promise<ChainAdapter> {
-  const { EvmConfigError, parseEvmConfig } = await import('./chain/evm/config.js');
+  const { EvmConfigError, parseEvmNetworks } = await import('./chain/evm/config.js');
   const { connectEvmAdapter } = await import('./chain/evm/adapter.js');
-  let config;
+  let configs;
   try {
-    config = parseEvmConfig(process.env);
+    configs = parseEvmNetworks(process.env);
   } catch (error) {
     if (!(error instanceof EvmConfigError)) throw error;
     process.stderr.write(`paylink: ${error.message}\n`);
     process.exit(2);
   }
-  for (const warning of config.warnings) process.stderr.write(`paylink: ${warning}\n`);
+  for (const warning of configs[0]!.warnings) process.stderr.write(`paylink: ${warning}\n`);
   try {
-    return await connectEvmAdapter(config);
+    return await connectEvmAdapter(configs);
   } catch (error) {
     process.stderr.write(`paylink: cannot use the EVM node: ${error instanceof Error ? error.message : String(error)}\n`);
     process.exit(1);
   }
 }
 
-/** How `serve` describes a real chain on start. */
+/** How `serve` describes real networks on start: each one, its tokens, and the hot wallet. */
 function describeChain(chain: ChainAdapter): string {
-  const network = chain.networks[0];
-  const tokens = Object.entries(network?.tokens ?? {}).map(([asset, token]) => `${asset} ${token.address} (${token.decimals} decimals)`);
-  return [
-    `EVM chain: ${network?.name} (chain id ${network?.chainId}, network id "${network?.id}"), ${chain.incoming?.confirmations} confirmations.`,
-    `Tokens: ${tokens.join(', ')}.`,
-    chain.outgoing ? `Payouts from the hot wallet ${chain.outgoing.hotWallet}.` : 'No hot wallet: withdrawals wait.',
-  ].join('\n');
+  if (chain.kind !== 'real') return '';
+  const lines = chain.chains.map((c, i) => {
+    const network = chain.networks[i]!;
+    const tokens = Object.entries(network.tokens ?? {}).map(([asset, token]) => `${asset} ${token.address} (${token.decimals} decimals)`);
+    return `EVM chain: ${network.name} (chain id ${network.chainId}, network id "${network.id}"), ${c.incoming.confirmations} confirmations. Tokens: ${tokens.join(', ')}.`;
+  });
+  const hot = chain.chains.find((c) => c.outgoing)?.outgoing?.hotWallet;
+  lines.push(hot ? `Payouts from the hot wallet ${hot}.` : 'No hot wallet: withdrawals wait.');
+  return lines.join('\n');
 }
 
 /** The adapter of the named chain. */

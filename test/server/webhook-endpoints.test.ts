@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createPaylinkClient } from '../../src/client/index.js';
+import type { ChainAdapter } from '../../src/server/chain/types.js';
 import { createSandboxChain } from '../../src/server/chain/sandbox.js';
 import { createPaylinkProxy } from '../../src/server/proxy/index.js';
 import { isPrivateAddress, resolveWebhookSettings, type ResolvedAddress } from '../../src/server/service/webhooks/index.js';
@@ -177,7 +178,8 @@ for (const backend of backends()) {
 
     before(async () => {
       // Not the sandbox: private endpoints are refused (the chain's payouts and payments are not used here).
-      const chain = { ...createSandboxChain(), sandbox: false };
+      const sandbox = createSandboxChain();
+      const chain: ChainAdapter = { kind: 'real', sandbox: false, networks: sandbox.networks, chains: [], depositAddress: (request) => sandbox.depositAddress(request) };
       t = await startTestService(backend, { chain, payoutWorker: false, webhooks: { resolveHost, retryBaseMs: 60_000, allowPrivate: undefined } });
       ({ key } = await t.newKey());
     });

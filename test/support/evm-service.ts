@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { getAddress, parseUnits, type Address, type Hash } from 'viem';
 import { connectEvmAdapter } from '../../src/server/chain/evm/adapter.js';
 import type { EvmChainOptions } from '../../src/server/chain/evm/chain.js';
-import type { ChainAdapter } from '../../src/server/chain/types.js';
+import type { ChainAdapter, OutgoingChain, RealChainAdapter } from '../../src/server/chain/types.js';
 import { createChainScanner } from '../../src/server/service/sessions/index.js';
 import { startTestChain, type TestChain } from './anvil.js';
 import { call } from './service.js';
@@ -22,7 +22,7 @@ export interface EvmFixture {
   /** Dev accounts that hold a million of each token. */
   payers: Address[];
   /** A new adapter on this chain (each service instance gets its own connection). */
-  adapter(options?: { confirmations?: number; rpcUrl?: string; hotWalletIndex?: number } & EvmChainOptions): Promise<ChainAdapter>;
+  adapter(options?: { confirmations?: number; rpcUrl?: string; hotWalletIndex?: number } & EvmChainOptions): Promise<RealChainAdapter>;
   /** Units of `amount` (a decimal string) of a token. */
   units(asset: 'USDT' | 'CNGN', amount: string): bigint;
   /** Sends `amount` of `asset` from `payer` (default payers[0]) to `to`, mined. */
@@ -60,6 +60,12 @@ export async function startEvmFixture(options: { blockTime?: number; extraArgs?:
     pay: (to, asset, amount, payer = payers[0]!) => t.sendToken(payer, asset === 'USDT' ? usdt : cngn, to as Address, units(asset, amount)),
     stop: () => t.stop(),
   };
+}
+
+/** The payouts of a real adapter's first network (tests run one network unless they say otherwise). */
+export function outgoingOf(chain: ChainAdapter): OutgoingChain {
+  if (chain.kind !== 'real' || !chain.chains[0]?.outgoing) throw new Error('no hot wallet on this chain');
+  return chain.chains[0].outgoing;
 }
 
 /** A scanner driven by hand (`runOnce`), for tests that decide when a round happens. */

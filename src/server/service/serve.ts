@@ -124,7 +124,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
   const sessionEvents = createSessionEvents(db, { heartbeatMs: sseHeartbeatMs });
   const worker = options.payoutWorker === false ? undefined : startPayoutWorker({ db, chain, now }, options.payouts);
   const scanner =
-    chain.incoming && options.scanner !== false
+    chain.kind === 'real' && options.scanner !== false
       ? startChainScanner({ db, chain, now }, typeof options.scanner === 'object' ? options.scanner : {})
       : undefined;
   const stopSweep = startExpirySweep({ db, now, log, chain }, options.expirySweepMs ?? 30_000);

@@ -70,9 +70,13 @@ export interface PayoutWorker {
   stop(): Promise<void>;
 }
 
-/** Claims up to `batchSize` withdrawals for this worker, in a transaction of its own. */
-export async function claimWithdrawals(db: Database, batchSize: number, leaseMs: number, now: Date): Promise<ClaimedWithdrawal[]> {
-  return db.transaction((tx) => claimDue(tx, batchSize, leaseMs, now));
+/**
+ * Claims up to `batchSize` withdrawals for this worker, in a transaction of its own; on real
+ * networks only those it can pay (a network with a hot wallet): the others wait, pending.
+ */
+export async function claimWithdrawals(db: Database, batchSize: number, leaseMs: number, now: Date, chain?: ChainAdapter): Promise<ClaimedWithdrawal[]> {
+  const networks = chain?.kind === 'real' ? chain.chains.filter((c) => c.outgoing).map((c) => c.blockchainId) : undefined;
+  return db.transaction((tx) => claimDue(tx, batchSize, leaseMs, now, networks));
 }
 
 /** What the chain said of a payout: sent (with its hash), or refused for good (with the reason). */
@@ -143,9 +147,8 @@ async function payOut(
       address: withdrawal.address,
       amount,
     };
-    const send = chain.sendPayout;
-    if (!send) throw new Error('this chain has no direct payouts (it pays through stored transactions)');
-    const result = await withTimeout(Promise.resolve().then(() => send.call(chain, request)), payoutTimeoutMs);
+    if (chain.kind !== 'sandbox') throw new Error('this chain has no direct payouts (it pays through stored transactions)');
+    const result = await withTimeout(Promise.resolve().then(() => chain.sendPayout(request)), payoutTimeoutMs);
     outcome = { ok: true, txHash: result.txHash, sandbox: result.sandbox };
   } catch (error) {
     if (!(error instanceof PayoutError)) {
@@ -164,8 +167,8 @@ export async function processPayouts(
 ): Promise<number> {
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
   const payoutTimeoutMs = options.payoutTimeoutMs ?? defaultPayoutTimeout(leaseMs);
-  const claimed = await claimWithdrawals(deps.db, options.batchSize ?? 20, leaseMs, deps.now());
-  if (deps.chain.outgoing) {
+  const claimed = await claimWithdrawals(deps.db, options.batchSize ?? 20, leaseMs, deps.now(), deps.chain);
+  if (deps.chain.kind === 'real') {
     const stored: StoredPayoutOptions = { checkMs: options.checkMs, rebroadcastMs: options.rebroadcastMs };
     return processStoredPayouts(deps, claimed, stored);
   }
@@ -196,11 +199,12 @@ export function startPayoutWorker(
   const runOnce = () => processPayouts(deps, { batchSize, leaseMs, payoutTimeoutMs, checkMs: options.checkMs, rebroadcastMs: options.rebroadcastMs });
 
   const loop = (async () => {
-    const outgoing = deps.chain.outgoing;
-    if (outgoing) {
+    for (const network of deps.chain.kind === 'real' ? deps.chain.chains : []) {
+      const outgoing = network.outgoing;
+      if (!outgoing) continue;
       // The first round follows every unfinished transaction: what a crash or an outage left behind.
       const unfinished = await countUnfinished(deps.db, outgoing.blockchainId, outgoing.hotWallet).catch(() => 0);
-      if (unfinished > 0) console.error(`[paylink] payouts: reconciling ${unfinished} stored transaction(s) with the chain`);
+      if (unfinished > 0) console.error(`[paylink] payouts (${outgoing.blockchainId}): reconciling ${unfinished} stored transaction(s) with the chain`);
     }
     while (running) {
       let handled = 0;

@@ -24,7 +24,7 @@ import { CRYPTO_DIGITS, isUuid, QUOTE_TTL_MS } from '../../../core/rules/limits.
 import { OPEN_STATUSES, SETTLED_STATUSES } from '../../../core/rules/session.js';
 import { RuleErrors } from '../../../core/rules/types.js';
 import { SimulatePaymentInput, StartSessionInput, type CheckoutSession, type FieldError } from '../../../core/schemas.js';
-import { assetChainFacts, type ChainAdapter } from '../../chain/types.js';
+import { assetChainFacts, networkChain, type ChainAdapter } from '../../chain/types.js';
 import { parseWith } from '../context.js';
 import { ApiError, notFound, ruleError, validationError } from '../errors.js';
 import { defaultLogger } from '../../log.js';
@@ -76,7 +76,7 @@ function toCheckoutSession(row: SessionRow, chain: ChainAdapter): CheckoutSessio
     ...facts,
     tokenDecimals: decimals,
     confirmations: row.status === 'confirming' ? (row.confirmations ?? 0) : null,
-    requiredConfirmations: row.status === 'confirming' ? (chain.incoming?.confirmations ?? null) : null,
+    requiredConfirmations: row.status === 'confirming' ? (networkChain(chain, row.blockchain_id)?.incoming.confirmations ?? null) : null,
   };
 }
 
@@ -235,7 +235,7 @@ export async function getSession(deps: MoneyServiceDeps, id: string): Promise<Ch
  */
 export async function expireIfDue(deps: Pick<MoneyServiceDeps, 'db'> & { chain?: ChainAdapter }, id: string, now: Date): Promise<boolean> {
   return deps.db.transaction(async (tx) => {
-    const expired = await expireSession(tx, id, now, deps.chain?.incoming !== undefined);
+    const expired = await expireSession(tx, id, now, deps.chain?.kind === 'real');
     if (!expired) return false;
     await recordEvent(tx, { type: 'session.changed', sessionId: id });
     await announceSession(tx, 'checkout.session.expired', expired, now);
@@ -250,7 +250,7 @@ export async function expireIfDue(deps: Pick<MoneyServiceDeps, 'db'> & { chain?:
 export async function expireDueSessions(deps: Pick<MoneyServiceDeps, 'db' | 'now'> & { chain?: ChainAdapter }, batch = 500): Promise<number> {
   const now = deps.now();
   return deps.db.transaction(async (tx) => {
-    const expired = await expireDue(tx, now, batch, deps.chain?.incoming !== undefined);
+    const expired = await expireDue(tx, now, batch, deps.chain?.kind === 'real');
     for (const session of expired) {
       await recordEvent(tx, { type: 'session.changed', sessionId: session.id });
       await announceSession(tx, 'checkout.session.expired', session, now);
@@ -286,7 +286,7 @@ export function startExpirySweep(deps: Pick<MoneyServiceDeps, 'db' | 'now' | 'lo
  */
 export async function simulatePayment(deps: MoneyServiceDeps, id: string, body: unknown): Promise<CheckoutSession> {
   const { chain, db } = deps;
-  if (!chain.sandbox || !chain.simulateIncomingTransfer) throw new ApiError(404, 'not_found', 'simulate-payment exists only on the sandbox chain');
+  if (chain.kind !== 'sandbox') throw new ApiError(404, 'not_found', 'simulate-payment exists only on the sandbox chain');
   const input = parseWith(SimulatePaymentInput, body);
   const session = await getSession(deps, id);
 

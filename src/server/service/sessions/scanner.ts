@@ -36,7 +36,7 @@
 import { randomUUID } from 'node:crypto';
 import { toDecimalString } from '../../../core/money.js';
 import { OPEN_STATUSES } from '../../../core/rules/session.js';
-import type { ChainAdapter, IncomingChain, ObservedTransfer } from '../../chain/types.js';
+import type { ChainAdapter, IncomingChain, NetworkChain, ObservedTransfer } from '../../chain/types.js';
 import type { Database, Queryable } from '../../db/index.js';
 import { recordEvent } from '../events/index.js';
 import {
@@ -59,6 +59,8 @@ import {
 import { settleTransfer } from './settlement.js';
 
 export interface ChainScannerOptions {
+  /** The network to scan (default: the chain's first). `startChainScanner` runs one scanner per network. */
+  network?: string | undefined;
   /** How often a caught-up scanner looks for new blocks, in ms (default: the chain's `pollMs`). */
   pollMs?: number | undefined;
   /** Most blocks read in one round while catching up (default 2000). */
@@ -122,10 +124,17 @@ function observedOf(row: WaitingTransfer, blockchainId: string): ObservedTransfe
   };
 }
 
-/** The scanner of one chain; `startChainScanner` runs it in a loop. */
+/** The network a scanner reads: `network`, or the first. Throws on the sandbox, which has none. */
+function scannedNetwork(chain: ChainAdapter, network: string | undefined): NetworkChain {
+  if (chain.kind !== 'real') throw new Error('this chain has no scanner (the sandbox credits simulated transfers at once)');
+  const found = network === undefined ? chain.chains[0] : chain.chains.find((c) => c.blockchainId === network);
+  if (!found) throw new Error(`no network ${network} to scan`);
+  return found;
+}
+
+/** The scanner of one network; `startChainScanner` runs one per network in a loop. */
 export function createChainScanner(deps: ScannerDeps, options: ChainScannerOptions = {}): ChainScanner & { readonly incoming: IncomingChain } {
-  const incoming = deps.chain.incoming;
-  if (!incoming) throw new Error('this chain has no scanner (the sandbox credits simulated transfers at once)');
+  const incoming = scannedNetwork(deps.chain, options.network).incoming;
   const { db } = deps;
   const network = incoming.blockchainId;
   const required = incoming.confirmations;
@@ -285,10 +294,30 @@ export function createChainScanner(deps: ScannerDeps, options: ChainScannerOptio
 }
 
 /**
- * Runs the scanner of `deps.chain` until `stop()`: a round every `pollMs` once caught up, rounds
- * back to back while catching up, and a doubling wait (up to `maxBackoffMs`) while the node fails.
+ * Runs a scanner for every network of `deps.chain` (or only `options.network`) until `stop()`; each
+ * network's loop is its own, so a failing node of one network never holds another back.
+ * `runOnce` runs one round of each.
  */
 export function startChainScanner(deps: ScannerDeps, options: ChainScannerOptions = {}): ChainScanner {
+  if (deps.chain.kind !== 'real') throw new Error('this chain has no scanner (the sandbox credits simulated transfers at once)');
+  const networks = options.network === undefined ? deps.chain.chains.map((c) => c.blockchainId) : [options.network];
+  const scanners = networks.map((network) => startNetworkScanner(deps, { ...options, network }));
+  return {
+    async runOnce() {
+      const rounds = await Promise.all(scanners.map((scanner) => scanner.runOnce()));
+      return { caughtUp: rounds.every((round) => round.caughtUp) };
+    },
+    async stop() {
+      await Promise.all(scanners.map((scanner) => scanner.stop()));
+    },
+  };
+}
+
+/**
+ * Runs the scanner of one network until `stop()`: a round every `pollMs` once caught up, rounds
+ * back to back while catching up, and a doubling wait (up to `maxBackoffMs`) while the node fails.
+ */
+function startNetworkScanner(deps: ScannerDeps, options: ChainScannerOptions): ChainScanner {
   const scanner = createChainScanner(deps, options);
   const log = options.log ?? ((line: string) => console.error(line));
   const pollMs = options.pollMs ?? scanner.incoming.pollMs;

@@ -112,19 +112,21 @@ export interface ClaimedWithdrawal {
 /**
  * Claims up to `batchSize` withdrawals (`pending`, or `processing` past their lease) in one
  * statement, marking them `processing`: `FOR UPDATE SKIP LOCKED` lets any number of workers on any
- * number of instances share the queue without ever claiming the same withdrawal twice.
+ * number of instances share the queue without ever claiming the same withdrawal twice. With
+ * `networks`, only withdrawals on those networks (the ones this worker can pay on) are claimed.
  */
-export async function claimDue(tx: Queryable, batchSize: number, leaseMs: number, now: Date): Promise<ClaimedWithdrawal[]> {
+export async function claimDue(tx: Queryable, batchSize: number, leaseMs: number, now: Date, networks?: readonly string[]): Promise<ClaimedWithdrawal[]> {
   const { rows } = await tx.query<ClaimedWithdrawal>(
     `UPDATE withdrawals SET status = 'processing', attempts = attempts + 1, claimed_at = now(), updated_at = $3
      WHERE id IN (
        SELECT id FROM withdrawals
-       WHERE status = 'pending' OR (status = 'processing' AND claimed_at < now() - make_interval(secs => $2::double precision / 1000))
+       WHERE (status = 'pending' OR (status = 'processing' AND claimed_at < now() - make_interval(secs => $2::double precision / 1000)))
+         AND ($4::text[] IS NULL OR blockchain_id = ANY($4::text[]))
        ORDER BY created_at
        LIMIT $1
        FOR UPDATE SKIP LOCKED)
      RETURNING id, integrator_id, amount, asset_id, blockchain_id, address, attempts`,
-    [batchSize, leaseMs, now],
+    [batchSize, leaseMs, now, networks ? [...networks] : null],
   );
   return rows;
 }
