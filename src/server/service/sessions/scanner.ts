@@ -143,6 +143,10 @@ export function createChainScanner(deps: ScannerDeps, options: ChainScannerOptio
   const lateWindowMs = options.lateWindowMs ?? 24 * 60 * 60 * 1000;
   /** The tip at which every waiting transfer was last followed; a round at the same tip skips that. */
   let followedAt = '';
+  /** The highest head the nodes showed: a lower one later is a lagging node's, not the chain's. */
+  let highestSeen = 0;
+  /** When the nodes were last reported lagging (one line a minute). */
+  let laggingReportedAt = 0;
 
   /** Step 2 for one transfer: record it, and make its session `confirming` if it came in time. */
   const recordTransfer = async (tx: Queryable, transfer: ObservedTransfer, latest: number, now: Date): Promise<boolean> => {
@@ -159,7 +163,7 @@ export function createChainScanner(deps: ScannerDeps, options: ChainScannerOptio
   };
 
   /** Steps 1 and 2: reads new blocks and records what they hold. */
-  const scan = async (): Promise<{ caughtUp: boolean; recorded: number; latest: number }> => {
+  const scan = async (): Promise<{ caughtUp: boolean; recorded: number; latest: number; behind?: number }> => {
     // The service's clock before the tip: every transfer mined before `startedAt` is at or below it.
     const startedAt = deps.now();
     const latest = await incoming.latestBlock();
@@ -168,6 +172,11 @@ export function createChainScanner(deps: ScannerDeps, options: ChainScannerOptio
       await createCursor(db, network, Math.max(0, latest + 1 - rescanDepth), startedAt);
       cursor = (await readCursor(db, network))!;
     }
+    // A head below what was seen or read already is a node that lags (or a reorg to a shorter
+    // chain, which new blocks soon cover): nothing is judged against it, and the cursor stays.
+    const floor = Math.max(highestSeen, cursor.nextBlock - 1);
+    if (latest < floor) return { caughtUp: true, recorded: 0, latest, behind: floor };
+    highestSeen = latest;
     const from = Math.max(0, cursor.nextBlock - rescanDepth);
     const to = Math.min(latest, cursor.nextBlock + maxBlocks - 1);
     if (from > to) return { caughtUp: true, recorded: 0, latest };
@@ -280,7 +289,16 @@ export function createChainScanner(deps: ScannerDeps, options: ChainScannerOptio
   };
 
   const runOnce = async () => {
-    const { caughtUp, recorded, latest } = await scan();
+    const { caughtUp, recorded, latest, behind } = await scan();
+    if (behind !== undefined) {
+      if (Date.now() - laggingReportedAt > 60_000) {
+        laggingReportedAt = Date.now();
+        (options.log ?? console.error)(
+          `[paylink] scanner (${network}): the nodes' latest block ${latest} is below block ${behind}, already seen; waiting for them to catch up (a lagging node, or a chain that went back)`,
+        );
+      }
+      return { caughtUp };
+    }
     // The tip's hash names the chain's state: at the same tip with nothing new, nothing can have moved.
     const tip = `${latest}:${await incoming.blockHash(latest)}`;
     if (recorded > 0 || tip !== followedAt) {
