@@ -270,9 +270,14 @@ export type VisitResult = z.infer<typeof VisitResult>;
 
 /**
  * `confirming`: a transfer has been seen on chain and waits for its confirmations before it counts
- * (real chains only; the sandbox credits at once).
+ * (real chains only; the sandbox credits at once). `reversed`: the payment was credited, then taken
+ * back by a reorg before its block was final (real chains only): its funds left the balance, and the
+ * session is closed (anything paid to it later is a late payment).
  */
-export const SessionStatus = z.enum(SESSION_STATUSES);
+export const SessionStatus = z.enum(SESSION_STATUSES).meta({
+  description:
+    '`awaiting_payment` → `confirming` (real chains: a transfer waits for its confirmations) → `paid` | `underpaid` | `overpaid`; an open session → `expired` when its quote runs out; `reversed` (real chains): the payment was credited, then taken back by a reorg before its block was final, and its funds left the balance (a `payment.reversed` webhook says so).',
+});
 export type SessionStatus = z.infer<typeof SessionStatus>;
 
 export const StartSessionInput = z.object({
@@ -415,7 +420,11 @@ export const IdempotencyKeyHeader = z
   .max(MAX_LENGTH.idempotencyKey)
   .regex(IDEMPOTENCY_KEY_PATTERN, 'Idempotency-Key must be 1 to 255 visible ASCII characters');
 
-export const BalanceItem = z.object({ assetId: AssetIdSchema, available: DecimalString, pending: DecimalString });
+/**
+ * One asset on one network: `available` can be withdrawn; `pending` is reserved by withdrawals in
+ * flight and, on a real chain, holds payments credited but not yet final.
+ */
+export const BalanceItem = z.object({ assetId: AssetIdSchema, blockchainId: z.string(), available: DecimalString, pending: DecimalString });
 export const Balance = z.object({ items: z.array(BalanceItem) });
 export type Balance = z.infer<typeof Balance>;
 
@@ -465,6 +474,8 @@ export const CheckoutSessionRecord = z.object({
   paidAmount: DecimalString,
   /** Received after expiry or after settlement (credited, not counted). */
   lateAmount: DecimalString,
+  /** Credited, then taken back by a reorg before it was final (status `reversed` when it was the payment). */
+  reversedAmount: DecimalString,
   payAddress: z.string(),
   /** Every transfer to `payAddress`, oldest first. */
   transfers: z.array(SessionTransfer),

@@ -164,6 +164,7 @@ async function main(argv: string[]) {
     case 'serve': {
       if (!chain) fail(CHAIN_REQUIRED);
       const adapter = await createChain(chain);
+      const { ChainIdentityError } = await import('./service/sessions/index.js');
       const service = await startService({
         chain: adapter,
         port: parsePort(values.port ?? process.env.PORT, 8787),
@@ -171,6 +172,12 @@ async function main(argv: string[]) {
         databaseUrl,
         dataDir,
         publicUrl: values['public-url'],
+      }).catch(async (error: unknown) => {
+        if (!(error instanceof ChainIdentityError)) throw error;
+        // Another or a reset chain: refusing is the only safe answer, and the message says which and what to do.
+        process.stderr.write(`paylink: refusing to start: ${error.message}\n`);
+        await adapter.close?.();
+        process.exit(1);
       });
       const storage = databaseUrl ? 'PostgreSQL' : `PGlite in ${dataDir}`;
       process.stdout.write(`paylink service listening on ${service.url} (${storage}, ${chain} chain)\n`);

@@ -124,7 +124,7 @@ for (const backend of backends()) {
         const link = (await call(t.url, 'GET', '/v1/payment-link?limit=1', { key })).body.items[0];
         assert.deepEqual(Object.keys(record).sort(), [
           'assetId', 'blockchainId', 'createdAt', 'cryptoAmount', 'customer', 'expiresAt', 'fiatAmount', 'fiatCurrency', 'id', 'lateAmount',
-          'linkId', 'linkTitle', 'metadata', 'networkName', 'paidAmount', 'paidAt', 'payAddress', 'reference', 'slug', 'status', 'transfers',
+          'linkId', 'linkTitle', 'metadata', 'networkName', 'paidAmount', 'paidAt', 'payAddress', 'reference', 'reversedAmount', 'slug', 'status', 'transfers',
         ].sort());
         assert.equal(record.linkId, link.id);
         assert.equal(record.linkTitle, 'Lamp');

@@ -29,6 +29,7 @@ const record: CheckoutSessionRecord = {
   cryptoAmount: '1.250000',
   paidAmount: '1.250000',
   lateAmount: '0.000000',
+  reversedAmount: '0.000000',
   payAddress: '0x000000000000000000000000000000000000dEaD',
   transfers: [{ txHash: `0x${'ab'.repeat(32)}`, amount: '1.250000', confirmedAt: AT, late: false }],
   reference: 'order-1042',
@@ -207,7 +208,7 @@ describe('the rules behind the contract', () => {
     assert.deepEqual(checkWebhookEndpoint({}, { allowHttp: true, requireUrl: true }).errors.map((e) => e.key), ['webhook.urlRequired']);
     assert.deepEqual(checkWebhookEndpoint({ events: [] }, { allowHttp: true, requireUrl: false }).errors.map((e) => e.key), ['webhook.eventsRequired']);
     assert.deepEqual(checkWebhookEndpoint({ events: ['order.shipped'] }, { allowHttp: true, requireUrl: false }).errors.map((e) => e.path), ['events.0']);
-    assert.equal(WEBHOOK_EVENT_TYPES.length, 6);
+    assert.equal(WEBHOOK_EVENT_TYPES.length, 7);
     assert.equal(CreateWebhookEndpointInput.safeParse({ url: 'https://x.example', events: Array(21).fill('payment.late') }).success, false);
   });
 });

@@ -374,6 +374,7 @@ for (const backend of backends()) {
         networks: [BSC],
         chains: [],
         depositAddress: (request) => sandbox.depositAddress(request),
+        close: async () => {},
       };
       t = await startTestService(backend, { chain: realish, payoutWorker: false });
     });

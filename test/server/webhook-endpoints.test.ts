@@ -59,7 +59,7 @@ for (const backend of backends()) {
       assert.equal(created.status, 201, JSON.stringify(created.body));
       const endpoint = created.body;
       assert.match(endpoint.secret, /^whsec_[A-Za-z0-9_-]{43}$/);
-      assert.deepEqual(endpoint.events, ['checkout.session.paid', 'checkout.session.underpaid', 'checkout.session.expired', 'payment.late', 'withdrawal.succeeded', 'withdrawal.failed'], 'every event when none is named');
+      assert.deepEqual(endpoint.events, ['checkout.session.paid', 'checkout.session.underpaid', 'checkout.session.expired', 'payment.late', 'payment.reversed', 'withdrawal.succeeded', 'withdrawal.failed'], 'every event when none is named');
       assert.equal(endpoint.description, 'Orders');
       assert.equal(endpoint.isActive, true);
       const second = (await api('POST', '/v1/webhook-endpoint', { url: 'https://erp.example/paylink', events: ['withdrawal.failed', 'payment.late'] })).body;
@@ -179,7 +179,7 @@ for (const backend of backends()) {
     before(async () => {
       // Not the sandbox: private endpoints are refused (the chain's payouts and payments are not used here).
       const sandbox = createSandboxChain();
-      const chain: ChainAdapter = { kind: 'real', sandbox: false, networks: sandbox.networks, chains: [], depositAddress: (request) => sandbox.depositAddress(request) };
+      const chain: ChainAdapter = { kind: 'real', sandbox: false, networks: sandbox.networks, chains: [], depositAddress: (request) => sandbox.depositAddress(request), close: async () => {} };
       t = await startTestService(backend, { chain, payoutWorker: false, webhooks: { resolveHost, retryBaseMs: 60_000, allowPrivate: undefined } });
       ({ key } = await t.newKey());
     });

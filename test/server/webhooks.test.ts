@@ -122,12 +122,13 @@ describe('paylink/webhooks', () => {
     await assert.rejects(verifyWebhook(BODY, `t=${T},v1=${VECTOR}`, SECRET, { toleranceSeconds: -1 }), TypeError);
   });
 
-  it('names the six event types of DESIGN §8', () => {
+  it('names the seven event types', () => {
     assert.deepEqual([...PAYLINK_WEBHOOK_EVENT_TYPES].sort(), [
       'checkout.session.expired',
       'checkout.session.paid',
       'checkout.session.underpaid',
       'payment.late',
+      'payment.reversed',
       'withdrawal.failed',
       'withdrawal.succeeded',
     ]);

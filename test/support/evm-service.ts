@@ -82,7 +82,8 @@ export async function readSession(url: string, id: string) {
 
 /**
  * Credits `amount` of `assetId` to the key's integrator through the settlement, as if a customer
- * had paid a session (a made-up transfer): for payout tests, where the money's origin is not the point.
+ * had paid a session (a made-up transfer) whose block is final already, so the funds are available:
+ * for payout tests, where the money's origin is not the point.
  */
 export async function creditDirectly(
   service: { url: string; db: import('../../src/server/db/index.js').Database },
@@ -92,13 +93,15 @@ export async function creditDirectly(
   assetId: 'USDT' | 'CNGN' = 'USDT',
 ): Promise<void> {
   const { createUsdLink, startSession } = await import('./money.js');
-  const { settleIncomingTransfer } = await import('../../src/server/service/sessions/index.js');
+  const { finalizeCredit, settleIncomingTransfer } = await import('../../src/server/service/sessions/index.js');
   const slug = await createUsdLink(service.url, key, assetId === 'USDT' ? amount : '1');
   const session = await startSession(service.url, slug, { assetId });
-  await settleIncomingTransfer(
+  const { sessionId } = await settleIncomingTransfer(
     { db: service.db, now: () => new Date() },
     { blockchainId: chain.networks[0]!.id, txHash: `0x${randomBytes(32).toString('hex')}`, logIndex: 0, assetId, toAddress: session.payAddress, amount, sandbox: false },
   );
+  const { rows } = await service.db.query<{ id: string }>('SELECT id FROM chain_transfers WHERE session_id = $1', [sessionId]);
+  await service.db.transaction((tx) => finalizeCredit(tx, rows[0]!.id, new Date()));
 }
 
 /** A fresh address nobody holds the key of (a payout recipient). */

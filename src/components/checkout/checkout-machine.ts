@@ -384,7 +384,8 @@ export class CheckoutMachine {
       return this.show('pay', status == 'underpaid' ? this.t('underpaid') : status == 'confirming' ? this.progress : '');
     }
     this.#stop();
-    if (status == 'expired') return this.show('expired', this.t('expired'));
+    // A payment the chain took back (`reversed`) is no payment: the customer may start again.
+    if (status == 'expired' || status == 'reversed') return this.show('expired', this.t('expired'));
     const url = safeRedirectUrl(session);
     this.show('done', this.t('paid'));
     // Cancelling the event keeps the customer here (e.g. to route with the merchant's own router).

@@ -16,6 +16,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'checkout.session.underpaid',
   'checkout.session.expired',
   'payment.late',
+  'payment.reversed',
   'withdrawal.succeeded',
   'withdrawal.failed',
 ] as const;

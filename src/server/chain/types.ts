@@ -287,6 +287,8 @@ export interface RealChainAdapter extends ChainAdapterBase {
   readonly sandbox: false;
   /** One per network, in the order of `networks`. */
   readonly chains: readonly NetworkChain[];
+  /** Releases every node connection (the creator calls it after the service has stopped). */
+  close(): Promise<void>;
 }
 
 /** The chain the service runs on: the sandbox, or real networks. */

@@ -98,6 +98,7 @@ export async function finishPayout(tx: Queryable, withdrawal: ClaimedWithdrawal,
   await applyLedgerChange(tx, {
     integratorId: withdrawal.integrator_id,
     assetId: withdrawal.asset_id,
+    blockchainId: withdrawal.blockchain_id,
     kind: outcome.ok ? 'withdrawal_payout' : 'withdrawal_release',
     availableDelta: outcome.ok ? '0' : amount,
     pendingDelta: `-${amount}`,

@@ -22,6 +22,14 @@
  *    confirmations the transfer is re-checked once more and credited, in one transaction with its
  *    row's new status, so it is credited exactly once, by whichever instance gets its row lock.
  *
+ * 4. Follows every credited transfer until its block is final (the network's finalized block, see
+ *    `IncomingChain.finalizedBlock`): its funds wait in the balance's `pending` until then, and move
+ *    to `available` (./finality.ts). One that a reorg took back before that is reversed: its own
+ *    ledger entry, its session `reversed`, a `payment.reversed` webhook, and a line in the log
+ *    (code `payment_reversed`). The final block also becomes the network's checkpoint (its number
+ *    and hash in `chain_networks`), which the service checks against the node at start
+ *    (`verifyChainIdentity`).
+ *
  * No transaction is ever held across a node call. While the node is down, slow or failing, rounds
  * fail and are retried with backoff (one log line when it starts, one when it ends): sessions stay
  * `confirming` or `awaiting_payment` (they do not expire until the scanner has read past their
@@ -38,17 +46,23 @@ import { toDecimalString } from '../../../core/money.js';
 import { OPEN_STATUSES } from '../../../core/rules/session.js';
 import type { ChainAdapter, IncomingChain, NetworkChain, ObservedTransfer } from '../../chain/types.js';
 import type { Database, Queryable } from '../../db/index.js';
+import { defaultLogger, type Logger } from '../../log.js';
 import { recordEvent } from '../events/index.js';
+import { finalizeCredit, reverseCredit } from './finality.js';
 import {
   advanceCursor,
   closeWaiting,
   createCursor,
+  creditedUnfinal,
   lockSessionById,
   lockSessionForScan,
   lockWaiting,
   moveWaiting,
   othersWaitingInTime,
   readCursor,
+  readNetworkRecord,
+  recordChainId,
+  recordCheckpoint,
   recordSeen,
   setConfirmations,
   setSessionStatus,
@@ -86,6 +100,8 @@ export interface ScannerDeps {
   db: Database;
   chain: ChainAdapter;
   now: () => Date;
+  /** Where what the operator must know is logged (a reversed payment); default stderr. */
+  logger?: Logger | undefined;
 }
 
 /** Most integer digits an amount may have to fit the ledger's NUMERIC(30, 6). */
@@ -141,6 +157,7 @@ export function createChainScanner(deps: ScannerDeps, options: ChainScannerOptio
   const maxBlocks = Math.max(1, options.maxBlocksPerRound ?? 2_000);
   const rescanDepth = Math.max(0, options.rescanDepth ?? Math.max(required, 12));
   const lateWindowMs = options.lateWindowMs ?? 24 * 60 * 60 * 1000;
+  const logger = deps.logger ?? defaultLogger;
   /** The tip at which every waiting transfer was last followed; a round at the same tip skips that. */
   let followedAt = '';
   /** The highest head the nodes showed: a lower one later is a lagging node's, not the chain's. */
@@ -248,11 +265,57 @@ export function createChainScanner(deps: ScannerDeps, options: ChainScannerOptio
     });
   };
 
+  /** Step 4: finalizes the credited transfers the final block has passed, and reverses those a reorg took back. */
+  const finalize = async (latest: number, hashes: Map<number, string | null>) => {
+    const rows = await creditedUnfinal(db, network, 1_000);
+    const final = await incoming.finalizedBlock(latest);
+    const cursor = await readCursor(db, network);
+    // The checkpoint is a final block the scanner has read: the same chain must still have it at the next start.
+    if (cursor && final.number < cursor.nextBlock) {
+      await recordChainId(db, network, incoming.chainId, deps.now());
+      await recordCheckpoint(db, network, final.number, final.hash, deps.now());
+    }
+    for (const row of rows) {
+      const block = row.block_number;
+      if (block !== null && block <= latest && !hashes.has(block)) hashes.set(block, await incoming.blockHash(block));
+      const inPlace = block !== null && block <= latest && hashes.get(block) === row.block_hash;
+      if (inPlace) {
+        if (block <= final.number) await db.transaction((tx) => finalizeCredit(tx, row.transfer_id, deps.now()));
+        continue;
+      }
+      // Its block is no longer canonical: where is the transfer now?
+      const check = await incoming.recheck(observedOf(row, network), { latestBlock: latest });
+      if (check.status === 'gone') {
+        const reversed = await db.transaction((tx) => reverseCredit(tx, row.transfer_id, deps.now()));
+        if (reversed) {
+          logger.error('payment_reversed', 'a credited payment is no longer on the chain (a reorg took it back before it was final): reversed, its funds taken out of the pending balance', {
+            blockchainId: network,
+            sessionId: reversed.session_id,
+            transferId: reversed.id,
+            txHash: row.tx_hash,
+            assetId: reversed.asset_id,
+            amount: reversed.amount,
+          });
+        }
+      } else {
+        const moved = check.status === 'mined' ? check.transfer : undefined;
+        await db.transaction((tx) =>
+          moveWaiting(
+            tx,
+            row.id,
+            { logIndex: moved?.logIndex ?? row.log_index, blockNumber: moved?.blockNumber ?? null, blockHash: moved?.blockHash ?? null, confirmations: check.status === 'mined' ? check.confirmations : 0 },
+            deps.now(),
+            'credited',
+          ),
+        );
+      }
+    }
+  };
+
   /** Step 3: follows every waiting transfer at the tip `latest`. */
-  const follow = async (latest: number) => {
+  const follow = async (latest: number, hashes: Map<number, string | null>) => {
     const rows = await waitingTransfers(db, network, 1_000);
     if (rows.length === 0) return;
-    const hashes = new Map<number, string | null>();
     for (const row of rows) {
       const block = row.block_number;
       if (block !== null && block <= latest && !hashes.has(block)) hashes.set(block, await incoming.blockHash(block));
@@ -302,7 +365,10 @@ export function createChainScanner(deps: ScannerDeps, options: ChainScannerOptio
     // The tip's hash names the chain's state: at the same tip with nothing new, nothing can have moved.
     const tip = `${latest}:${await incoming.blockHash(latest)}`;
     if (recorded > 0 || tip !== followedAt) {
-      await follow(latest);
+      // Block hashes read once per round, shared by both steps.
+      const hashes = new Map<number, string | null>();
+      await follow(latest, hashes);
+      await finalize(latest, hashes);
       followedAt = tip;
     }
     return { caughtUp };
@@ -391,4 +457,55 @@ function startNetworkScanner(deps: ScannerDeps, options: ChainScannerOptions): C
       await loop;
     },
   };
+}
+
+/**
+ * The database belongs to another chain than the node's: another chain id, or the same id with other
+ * blocks (a reset local chain, a replaced testnet). The message names the network, what the
+ * database holds, what the node serves, and the way out.
+ */
+export class ChainIdentityError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ChainIdentityError';
+  }
+}
+
+/**
+ * Checks, before anything reads or sends on it, that each network's node serves the chain this
+ * database was used with: the same chain id, and the same final block the scanner last recorded
+ * (its checkpoint). A network the database has not seen yet is recorded. Throws `ChainIdentityError`
+ * naming the problem: on another chain new payments would be missed for good and payouts would
+ * wait on a nonce gap. The node's own errors (down, slow) are thrown as they are.
+ */
+export async function verifyChainIdentity(deps: Pick<ScannerDeps, 'db' | 'chain' | 'now'>): Promise<void> {
+  if (deps.chain.kind !== 'real') return;
+  const wayOut = (network: string) =>
+    `Point the node setting of ${network} (its *_RPC_URL) at the chain this database was used with, or start the service on a fresh database (another --data-dir or --database-url).`;
+  for (const { blockchainId, incoming } of deps.chain.chains) {
+    const record = await readNetworkRecord(deps.db, blockchainId);
+    if (!record) {
+      await recordChainId(deps.db, blockchainId, incoming.chainId, deps.now());
+      continue;
+    }
+    if (record.chainId !== incoming.chainId) {
+      throw new ChainIdentityError(
+        `network ${blockchainId}: this database was used with chain ${record.chainId}, but the node serves chain ${incoming.chainId} (another chain). ${wayOut(blockchainId)}`,
+      );
+    }
+    if (!record.checkpoint) continue;
+    const { block, hash } = record.checkpoint;
+    const nodeHash = await incoming.blockHash(block);
+    if (nodeHash === null) {
+      const head = await incoming.latestBlock();
+      throw new ChainIdentityError(
+        `network ${blockchainId}: the node has no block ${block} (its latest is ${head}), which this database already read as final: the chain (id ${incoming.chainId}) was reset. ${wayOut(blockchainId)}`,
+      );
+    }
+    if (nodeHash.toLowerCase() !== hash) {
+      throw new ChainIdentityError(
+        `network ${blockchainId}: the node's block ${block} is ${nodeHash}, but this database read ${hash} there as final: another chain with the same id (${incoming.chainId}), or a reset one. ${wayOut(blockchainId)}`,
+      );
+    }
+  }
 }

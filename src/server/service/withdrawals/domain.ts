@@ -85,7 +85,7 @@ export async function createWithdrawal(
     const outcome = await runIdempotent(tx, idempotency, principal.integratorId, fingerprint, async (): Promise<WithdrawalOutcome> => {
       const id = randomUUID();
       if (!(await insertReserved(tx, { id, integratorId: principal.integratorId, ...request, createdAt: now }))) {
-        const error = new ApiError(422, 'insufficient_balance', `The available ${request.assetId} balance does not cover ${request.amount} ${request.assetId}`);
+        const error = new ApiError(422, 'insufficient_balance', `The available ${request.assetId} balance on ${request.blockchainId} does not cover ${request.amount} ${request.assetId}`);
         return { statusCode: 422, body: { ...error.toJSON() } };
       }
       return {

@@ -42,7 +42,7 @@ export interface NewWithdrawal {
 export function insertReserved(tx: Queryable, withdrawal: NewWithdrawal): Promise<boolean> {
   return reserveFunds(
     tx,
-    { integratorId: withdrawal.integratorId, assetId: withdrawal.assetId, amount: withdrawal.amount },
+    { integratorId: withdrawal.integratorId, assetId: withdrawal.assetId, blockchainId: withdrawal.blockchainId, amount: withdrawal.amount },
     (param, reserved) => {
       const createdAt = param(withdrawal.createdAt);
       return `INSERT INTO withdrawals (id, integrator_id, amount, asset_id, blockchain_id, address, status, created_at, updated_at)
