@@ -381,6 +381,12 @@ export const Withdrawal = z.object({
   status: WithdrawalStatus,
   txHash: z.string().nullable(),
   failureReason: z.string().nullable(),
+  /**
+   * What the recipient received once the payout succeeded, according to the token's Transfer logs in
+   * the transaction's receipt: less than `amount` when the token charges a fee on transfers. Null
+   * until then.
+   */
+  receivedAmount: DecimalString.nullable(),
   createdAt: Timestamp,
   updatedAt: Timestamp,
 });

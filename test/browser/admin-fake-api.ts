@@ -73,6 +73,7 @@ export function makeWithdrawal(overrides: Partial<Withdrawal> = {}): Withdrawal 
     status: 'success',
     txHash: `0x${'ab'.repeat(32)}`,
     failureReason: null,
+    receivedAmount: null,
     createdAt: new Date(Date.UTC(2025, 4, 1, 12) - n * 3_600_000).toISOString(),
     updatedAt: new Date(Date.UTC(2025, 4, 1, 12) - n * 3_600_000).toISOString(),
     ...overrides,

@@ -641,6 +641,17 @@ describe('<paylink-admin>', () => {
       expect(params.get('page')).to.equal('1');
     });
 
+    it('says what the recipient received when a fee-charging token delivered less than was sent', async () => {
+      const api = seededApi();
+      api.withdrawals.push(makeWithdrawal({ amount: '2.500000', receivedAmount: '2.475000' }), makeWithdrawal({ amount: '1.000000', receivedAmount: '1.000000' }));
+      const el = await mount(api, { view: 'money' });
+      await waitUntil(() => $$(el, '[part~="withdrawal-row"]').length === 2);
+      const received = $$(el, '[part~="received-amount"]');
+      expect(received, 'only the withdrawal with a shortfall').to.have.length(1);
+      expect(text(received[0]!)).to.contain('2.475');
+      expect(text(received[0]!)).to.contain('received');
+    });
+
     it('pages through the history', async () => {
       const api = seededApi();
       for (let i = 0; i < 12; i++) api.withdrawals.push(makeWithdrawal());

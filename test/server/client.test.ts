@@ -263,6 +263,7 @@ describe('with a fake fetch', () => {
       status: 'pending',
       txHash: null,
       failureReason: null,
+      receivedAmount: null,
       createdAt: '2024-01-01T00:00:00.000Z',
       updatedAt: '2024-01-01T00:00:00.000Z',
     };

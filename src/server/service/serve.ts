@@ -129,7 +129,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
   const now = options.now ?? (() => new Date());
   const sseHeartbeatMs = options.sseHeartbeatMs ?? 15_000;
   const sessionEvents = createSessionEvents(db, { heartbeatMs: sseHeartbeatMs });
-  const worker = options.payoutWorker === false ? undefined : startPayoutWorker({ db, chain, now }, options.payouts);
+  const worker = options.payoutWorker === false ? undefined : startPayoutWorker({ db, chain, now, logger: log }, options.payouts);
   const scanner =
     chain.kind === 'real' && options.scanner !== false
       ? startChainScanner({ db, chain, now, logger: log }, typeof options.scanner === 'object' ? options.scanner : {})

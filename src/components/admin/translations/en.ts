@@ -244,6 +244,7 @@ const en = {
   noWithdrawals: 'No withdrawals yet.',
   noWithdrawalsMatch: 'No withdrawals match these filters.',
   statusChanged: 'Withdrawal of {amount} is now {status}.',
+  receivedLess: 'Recipient received {amount} (the token charged a transfer fee)',
   liveUpdating: 'Updating pending withdrawals automatically.',
 
   // Payments

@@ -234,6 +234,7 @@ const fr: typeof en = {
   noWithdrawals: 'Aucun retrait pour le moment.',
   noWithdrawalsMatch: 'Aucun retrait ne correspond à ces filtres.',
   statusChanged: 'Le retrait de {amount} est maintenant : {status}.',
+  receivedLess: 'Le destinataire a reçu {amount} (le jeton a prélevé des frais de transfert)',
   liveUpdating: 'Mise à jour automatique des retraits en attente.',
 
   paymentsTitle: 'Paiements',

@@ -1,6 +1,6 @@
 -- Several networks, real nodes and finality: balances per asset AND network, a credit that stays
--- pending until its block is final (or is reversed when a reorg takes it back first), and what the
--- service knows of each network's chain (its id and a final block),
+-- pending until its block is final (or is reversed when a reorg takes it back first), what a payout
+-- really delivered, and what the service knows of each network's chain (its id and a final block),
 -- so that a database is never used with another or a reset chain.
 -- Statements are separated by a `;` at the end of a line (see migrate() in ../index.ts).
 
@@ -85,6 +85,10 @@ ALTER TABLE checkout_sessions ADD CONSTRAINT checkout_sessions_status_check
   CHECK (status IN ('awaiting_payment', 'confirming', 'paid', 'underpaid', 'overpaid', 'expired', 'reversed'));
 
 ALTER TABLE checkout_sessions ADD COLUMN reversed_amount numeric(30, 6) NOT NULL DEFAULT 0 CHECK (reversed_amount >= 0);
+
+-- What the recipient of a payout received according to its receipt's Transfer logs (less than
+-- `amount` with a fee-charging token). Null until the payout succeeded.
+ALTER TABLE withdrawals ADD COLUMN received_amount numeric;
 
 -- What the service knows of each network's chain: the chain id it was first used with, and a final
 -- block it read (number and hash). At start both must match the node's, or the service refuses to

@@ -15,6 +15,7 @@ export {
   finishPayout,
   processPayouts,
   startPayoutWorker,
+  type PayoutDeps,
   type PayoutOutcome,
   type PayoutWorker,
   type PayoutWorkerOptions,

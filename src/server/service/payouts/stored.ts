@@ -28,7 +28,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { networkChain, PayoutError, type ChainAdapter, type OutgoingChain, type PreparedTransaction } from '../../chain/types.js';
+import { compareDecimal } from '../../../core/money.js';
 import type { Database } from '../../db/index.js';
+import { defaultLogger, type Logger } from '../../log.js';
 import { assetAmount } from '../ledger/index.js';
 import { lockForPayout, releaseClaim, setPayoutHash, type ClaimedWithdrawal } from '../withdrawals/index.js';
 import {
@@ -54,6 +56,8 @@ export interface StoredPayoutOptions {
   rebroadcastMs?: number | undefined;
   /** Where unclear chain errors are reported (default: console.error). */
   log?: ((line: string, error?: unknown) => void) | undefined;
+  /** Where what the operator must know is logged (a payout that delivered less than it sent); default stderr. */
+  logger?: Logger | undefined;
 }
 
 /** When each stored transaction's wait was last reported: one line a minute, not one a round, while a node is down. */
@@ -161,19 +165,33 @@ async function storePayout(deps: Deps, withdrawal: ClaimedWithdrawal): Promise<S
   }
 }
 
-/** Ends a stored transaction that reached its confirmations, and its withdrawal with it. */
-async function finishMined(deps: Deps, row: StoredTransaction, status: 'success' | 'reverted', confirmations: number): Promise<void> {
-  await deps.db.transaction(async (tx) => {
+/**
+ * Ends a stored transaction that reached its confirmations, and its withdrawal with it, recording
+ * what the recipient received according to the receipt (`received`). A recipient who received less
+ * than the amount sent (a token that charges a fee on transfers) is logged: the withdrawal shows both.
+ */
+async function finishMined(deps: Deps, row: StoredTransaction, status: 'success' | 'reverted', confirmations: number, received: string | undefined, options: StoredPayoutOptions): Promise<void> {
+  const finished = await deps.db.transaction(async (tx) => {
     const now = deps.now();
     const withdrawal = row.withdrawal_id ? await lockForPayout(tx, row.withdrawal_id) : undefined;
-    if (!(await finishStored(tx, row.id, status, now, confirmations))) return;
-    if (withdrawal?.status !== 'processing') return;
+    if (!(await finishStored(tx, row.id, status, now, confirmations))) return undefined;
+    if (withdrawal?.status !== 'processing') return undefined;
     const outcome: PayoutOutcome =
       status === 'success'
-        ? { ok: true, txHash: row.tx_hash, sandbox: false }
+        ? { ok: true, txHash: row.tx_hash, sandbox: false, receivedAmount: received }
         : { ok: false, reason: `The transfer reverted on chain (transaction ${row.tx_hash}); the funds are back in the balance` };
-    await finishPayout(tx, withdrawal, outcome, now);
+    return (await finishPayout(tx, withdrawal, outcome, now)) ? withdrawal : undefined;
   });
+  if (finished && status === 'success' && received !== undefined && compareDecimal(received, finished.amount) !== 0) {
+    (options.logger ?? defaultLogger).warn('payout_shortfall', 'a payout delivered another amount than it sent (a token that charges a fee on transfers): the withdrawal shows what was received', {
+      withdrawalId: finished.id,
+      blockchainId: finished.blockchain_id,
+      assetId: finished.asset_id,
+      txHash: row.tx_hash,
+      amount: assetAmount(finished.amount),
+      receivedAmount: received,
+    });
+  }
 }
 
 /** The node refused the stored transaction for good: fail its withdrawal and fill its nonce. */
@@ -224,10 +242,11 @@ async function replaceStored(deps: Deps, row: StoredTransaction, minedNonce: num
  */
 async function follow(deps: Deps, row: StoredTransaction, options: StoredPayoutOptions): Promise<boolean> {
   const outgoing = outgoingOf(deps.chain, row.blockchain_id);
-  const state = await outgoing.state(row.tx_hash);
+  // A withdrawal's payout is asked about with its recipient: the receipt says what they received.
+  const state = await outgoing.state(row.tx_hash, row.asset_id ? { assetId: row.asset_id, to: row.to_address } : undefined);
   if (state.status !== 'pending') {
     if (state.confirmations >= outgoing.confirmations) {
-      await finishMined(deps, row, state.status, state.confirmations);
+      await finishMined(deps, row, state.status, state.confirmations, state.received, options);
       return true;
     }
     return markMined(deps.db, row.id, state.blockNumber, state.confirmations, deps.now());

@@ -31,11 +31,20 @@
  */
 import { PayoutError, type ChainAdapter } from '../../chain/types.js';
 import type { Database, Queryable } from '../../db/index.js';
-import { defaultLogger } from '../../log.js';
+import { defaultLogger, type Logger } from '../../log.js';
 import { applyLedgerChange, assetAmount } from '../ledger/index.js';
 import { announceWithdrawal, claimDue, markFailed, markSucceeded, type ClaimedWithdrawal } from '../withdrawals/index.js';
 import { countUnfinished } from './repository.js';
 import { processStoredPayouts, type StoredPayoutOptions } from './stored.js';
+
+/** What the payout worker works with. */
+export interface PayoutDeps {
+  db: Database;
+  chain: ChainAdapter;
+  now: () => Date;
+  /** Where what the operator must know is logged (a payout that delivered less than it sent); default stderr. */
+  logger?: Logger | undefined;
+}
 
 export interface PayoutWorkerOptions {
   /** How often an idle worker looks for work, in ms (default 1000). `kick()` wakes it sooner. */
@@ -79,8 +88,11 @@ export async function claimWithdrawals(db: Database, batchSize: number, leaseMs:
   return db.transaction((tx) => claimDue(tx, batchSize, leaseMs, now, networks));
 }
 
-/** What the chain said of a payout: sent (with its hash), or refused for good (with the reason). */
-export type PayoutOutcome = { ok: true; txHash: string; sandbox: boolean } | { ok: false; reason: string };
+/**
+ * What the chain said of a payout: sent (with its hash and, where the receipt says, what the
+ * recipient received), or refused for good (with the reason).
+ */
+export type PayoutOutcome = { ok: true; txHash: string; sandbox: boolean; receivedAmount?: string | undefined } | { ok: false; reason: string };
 
 /**
  * Records a payout's outcome in the caller's transaction `tx`: the withdrawal's final status and the
@@ -92,7 +104,7 @@ export type PayoutOutcome = { ok: true; txHash: string; sandbox: boolean } | { o
 export async function finishPayout(tx: Queryable, withdrawal: ClaimedWithdrawal, outcome: PayoutOutcome, now: Date): Promise<boolean> {
   const amount = assetAmount(withdrawal.amount);
   const finished = outcome.ok
-    ? await markSucceeded(tx, withdrawal.id, outcome.txHash, outcome.sandbox, now)
+    ? await markSucceeded(tx, withdrawal.id, outcome.txHash, outcome.sandbox, now, outcome.receivedAmount)
     : await markFailed(tx, withdrawal.id, outcome.reason, now, withdrawal.attempts);
   if (!finished) return false;
   await applyLedgerChange(tx, {
@@ -163,14 +175,14 @@ async function payOut(
 
 /** One round of payouts: claims a batch and finishes each; resolves with how many it handled. */
 export async function processPayouts(
-  deps: { db: Database; chain: ChainAdapter; now: () => Date },
+  deps: PayoutDeps,
   options: Pick<PayoutWorkerOptions, 'batchSize' | 'leaseMs' | 'payoutTimeoutMs' | 'checkMs' | 'rebroadcastMs'> = {},
 ): Promise<number> {
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
   const payoutTimeoutMs = options.payoutTimeoutMs ?? defaultPayoutTimeout(leaseMs);
   const claimed = await claimWithdrawals(deps.db, options.batchSize ?? 20, leaseMs, deps.now(), deps.chain);
   if (deps.chain.kind === 'real') {
-    const stored: StoredPayoutOptions = { checkMs: options.checkMs, rebroadcastMs: options.rebroadcastMs };
+    const stored: StoredPayoutOptions = { checkMs: options.checkMs, rebroadcastMs: options.rebroadcastMs, logger: deps.logger };
     return processStoredPayouts(deps, claimed, stored);
   }
   await Promise.all(
@@ -186,7 +198,7 @@ export async function processPayouts(
 
 /** Starts a worker loop; it runs until `stop()`. */
 export function startPayoutWorker(
-  deps: { db: Database; chain: ChainAdapter; now: () => Date },
+  deps: PayoutDeps,
   options: PayoutWorkerOptions = {},
 ): PayoutWorker {
   const pollIntervalMs = options.pollIntervalMs ?? 1000;

@@ -55,6 +55,7 @@ export function toWithdrawal(row: WithdrawalRow): Withdrawal {
     status: row.status,
     txHash: row.tx_hash,
     failureReason: row.failure_reason,
+    receivedAmount: row.received_amount === null ? null : assetAmount(row.received_amount),
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };

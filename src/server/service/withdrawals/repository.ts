@@ -17,11 +17,13 @@ export interface WithdrawalRow {
   status: WithdrawalStatus;
   tx_hash: string | null;
   failure_reason: string | null;
+  /** What the recipient received (exact), from the payout's receipt; null until it succeeded. */
+  received_amount: string | null;
   created_at: Date;
   updated_at: Date;
 }
 
-const COLUMNS = 'id, amount, asset_id, blockchain_id, address, status, tx_hash, failure_reason, created_at, updated_at';
+const COLUMNS = 'id, amount, asset_id, blockchain_id, address, status, tx_hash, failure_reason, received_amount::text AS received_amount, created_at, updated_at';
 
 /** A new withdrawal, as `insertReserved` records it. */
 export interface NewWithdrawal {
@@ -131,12 +133,15 @@ export async function claimDue(tx: Queryable, batchSize: number, leaseMs: number
   return rows;
 }
 
-/** Marks a `processing` withdrawal paid out; false when it was finished already. Any attempt may record a success. */
-export async function markSucceeded(tx: Queryable, id: string, txHash: string, sandbox: boolean, now: Date): Promise<boolean> {
+/**
+ * Marks a `processing` withdrawal paid out, with what its recipient received (default: its amount);
+ * false when it was finished already. Any attempt may record a success.
+ */
+export async function markSucceeded(tx: Queryable, id: string, txHash: string, sandbox: boolean, now: Date, receivedAmount?: string): Promise<boolean> {
   const { rows } = await tx.query(
-    `UPDATE withdrawals SET status = 'success', tx_hash = $2, sandbox = $3, updated_at = $4
+    `UPDATE withdrawals SET status = 'success', tx_hash = $2, sandbox = $3, updated_at = $4, received_amount = coalesce($5::numeric, amount)
      WHERE id = $1 AND status = 'processing' RETURNING id`,
-    [id, txHash, sandbox, now],
+    [id, txHash, sandbox, now, receivedAmount ?? null],
   );
   return rows.length === 1;
 }
