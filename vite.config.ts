@@ -9,6 +9,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type InlineConfig } from 'vite';
+import { litHooksPlugin } from './scripts/lit-hooks.js';
 import { minifyLiteralsPlugin } from './scripts/minify-literals.js';
 import { noEvalPlugin } from './scripts/no-eval.js';
 
@@ -18,7 +19,7 @@ const shared: InlineConfig = {
   root,
   configFile: false,
   logLevel: 'warn',
-  plugins: [minifyLiteralsPlugin(), noEvalPlugin()],
+  plugins: [minifyLiteralsPlugin(), noEvalPlugin(), litHooksPlugin()],
   oxc: {
     decorator: { legacy: true },
     typescript: { removeClassFieldsWithoutInitializer: true },
@@ -39,8 +40,9 @@ export function libraryBuild(entry: string, fileName: string): InlineConfig {
       reportCompressedSize: false,
       copyPublicDir: false,
       lib: { entry: fileURLToPath(new URL(entry, import.meta.url)), formats: ['es'], fileName: () => fileName },
-      // Vite keeps whitespace in ES library builds; a script-tag bundle wants it gone.
-      rolldownOptions: { output: { codeSplitting: false, minify: true } },
+      // Vite keeps whitespace in ES library builds, and the minifier keeps `/* @__PURE__ */` notes
+      // for a later bundler; a script-tag bundle is the last step and wants both gone.
+      rolldownOptions: { output: { codeSplitting: false, minify: true, comments: false } },
     },
   };
 }

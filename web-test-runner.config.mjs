@@ -16,6 +16,7 @@ import { esbuildPlugin } from '@web/dev-server-esbuild';
 import { chromeLauncher } from '@web/test-runner-chrome';
 import { register } from 'tsx/esm/api';
 import { adminScreenshotPlugin } from './test/browser/admin-screenshot-plugin.mjs';
+import { reactEsmPlugin } from './test/browser/react-esm-plugin.mjs';
 import { CHROME_PATH, CHROMIUM_ARGS } from './test/support/chromium.mjs';
 
 register();
@@ -99,7 +100,9 @@ async function realServiceMiddleware(ctx, next) {
 
 export default {
   files: ['test/browser/**/*.test.ts'],
-  nodeResolve: true,
+  // Lit's production build, as the bundles ship it: the dev server would pick the `development` export
+  // condition by default, whose Lit prints "Lit is in dev mode" in every test file.
+  nodeResolve: { exportConditions: ['production'] },
   concurrency: 1,
   testsFinishTimeout: 180_000,
   testFramework: { config: { timeout: 10_000 } },
@@ -114,6 +117,7 @@ export default {
   ],
   middleware: [realServiceMiddleware],
   plugins: [
+    reactEsmPlugin(),
     esbuildPlugin({ ts: true, tsconfig: fileURLToPath(new URL('./tsconfig.json', import.meta.url)) }),
     adminScreenshotPlugin(),
     {

@@ -80,7 +80,7 @@ async function timePayments(blockSeconds: number | undefined, count: number): Pr
   let service: RunningService | undefined;
   try {
     chain = await f.adapter({ confirmations: 3, timeoutMs: 10_000 });
-    service = await startService({ chain, scanner: { pollMs: POLL_MS, log: () => {} }, payoutWorker: false });
+    service = await startService({ chain, rateSettings: { sources: ['static'] }, scanner: { pollMs: POLL_MS, log: () => {} }, payoutWorker: false });
     const { key } = await service.db.transaction((tx) => createApiKey(tx));
     const samples: number[] = [];
     for (let i = 0; i < count; i++) {
@@ -104,7 +104,7 @@ async function timePayments(blockSeconds: number | undefined, count: number): Pr
 /** 50 withdrawals posted at once; resolves with ms until all were on chain and until all succeeded. */
 async function timePayouts(f: EvmFixture, db: Database, count: number, payouts: { pollIntervalMs?: number; checkMs?: number }) {
   const chain = await f.adapter({ confirmations: 1, timeoutMs: 10_000 });
-  const service = await startService({ db, chain, scanner: false, payouts });
+  const service = await startService({ db, chain, rateSettings: { sources: ['static'] }, scanner: false, payouts });
   try {
     const { key } = await db.transaction((tx) => createApiKey(tx));
     await creditDirectly({ url: service.url, db }, chain, key, String(count * 2));

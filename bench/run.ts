@@ -45,6 +45,12 @@ const parts: Part[] = [
     run: async () => (await import('./proxy.js')).runProxyBench() as unknown as Promise<Table>,
   },
   {
+    name: 'rates',
+    title: 'Session starts with prices from the market (in memory, refreshed in the background) vs from the static table',
+    target: 'market ≈ 1.0× the table; the same database queries per start; provider requests follow the refresh (2 a second), not the starts',
+    run: async () => (await import('./rates.js')).runRatesBench() as unknown as Promise<Table>,
+  },
+  {
     name: 'scale',
     title: 'List-links page latency, 1,000 vs 1,000,000 links of one integrator',
     target: '1M-link page latency ≤ 2× the 1k one',

@@ -33,6 +33,7 @@ import { createLimitedServer, LISTEN_BACKLOG } from '../src/server/limits/node-s
 import { resolveConnectionLimits } from '../src/server/limits/options.js';
 import { createNodeUpstream, createPaylinkProxy, type ProxyRequestInfo } from '../src/server/proxy/index.js';
 import { serveBundle } from '../src/server/bundles.js';
+import { describeRateSettings, type RateSettings } from '../src/server/service/rates/index.js';
 import { startService } from '../src/server/service/serve.js';
 import { anvilMissing, DEMO_BLOCK_TIME, DEMO_MNEMONIC, startDemoChain, type DemoChain } from './chain.js';
 import { seedDemo, seedPayments } from './seed.js';
@@ -96,6 +97,8 @@ export interface RunningDemo {
   fallback: string | undefined;
   /** The local chain, on `evm`. */
   evm: DemoChainInfo | undefined;
+  /** Where its prices come from: the static table unless `PAYLINK_RATES_SOURCES` names others. */
+  rates: RateSettings;
   close(): Promise<void>;
 }
 
@@ -105,6 +108,25 @@ export class DemoChainUnavailableError extends Error {
     super(`${reason}. Run the demo with --chain sandbox instead, or install the dev dependencies`);
     this.name = 'DemoChainUnavailableError';
   }
+}
+
+/** Thrown when the demo's port is taken (another demo, or another server, listens there). */
+export class DemoPortInUseError extends Error {
+  constructor(host: string, port: number) {
+    const next = port + 1;
+    super(
+      `port ${port} on ${host} is already in use (another \`npm start\` or \`paylink demo\` running?): stop it, or pick another port with --port ${next} (npm start -- --port ${next}) or PORT=${next}`,
+    );
+    this.name = 'DemoPortInUseError';
+  }
+}
+
+/** Listens on `port`, or throws `DemoPortInUseError` when it is taken. */
+function listenOn(server: ReturnType<typeof createLimitedServer>['server'], port: number, host: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) => reject(error.code === 'EADDRINUSE' ? new DemoPortInUseError(host, port) : error));
+    server.listen({ port, host, backlog: LISTEN_BACKLOG }, () => resolve());
+  });
 }
 
 /** The chain to run on, and why the default fell back to the sandbox. */
@@ -151,9 +173,32 @@ const PAGE_CSP =
 
 /** What the pages say about the chain (`{{chainNote}}`). */
 const CHAIN_NOTES: Record<DemoChainName, string> = {
-  evm: 'on a local test chain this demo started: payments are real transfers of test tokens, made from the demo wallet in the corner of the page, never real money',
+  evm: 'on a local test chain this demo started: payments are real transfers of test tokens, made from the demo wallet (its panel is at the right of the page, or after it on a phone), never real money',
   sandbox: 'on the sandbox chain: no real funds move',
 };
+
+/** The demo wallet's script, as the demo pages load it. */
+const DEMO_WALLET_SCRIPT = '<script type="module" src="/demo/assets/demo-wallet.js"></script>';
+
+/**
+ * A hosted checkout page of the service with the demo wallet's script added to its head (the page's
+ * own CSP allows scripts and styles of its origin, which the demo's assets are).
+ */
+async function withDemoWallet(response: Response): Promise<Response> {
+  if (!(response.headers.get('content-type') ?? '').startsWith('text/html')) return response;
+  const html = await response.text();
+  const headers = new Headers(response.headers);
+  headers.delete('content-length');
+  return new Response(html.replace('</head>', `${DEMO_WALLET_SCRIPT}\n</head>`), { status: response.status, headers });
+}
+
+/** What the demo's pages say about prices, in one sentence. */
+function pricesNote(rates: RateSettings): string {
+  if (rates.sources.length === 1 && rates.sources[0] === 'static') {
+    return 'Prices come from the static table built into Paylink (demo figures, not market data); a real deployment names its market sources in PAYLINK_RATES_SOURCES.';
+  }
+  return `Prices come from the market: ${rates.sources.join(' and ')}${rates.sources.length > 1 ? ' (their median)' : ''}, fetched every ${rates.refreshMs / 1000} s.`;
+}
 
 /** True while process `pid` runs (on this host). */
 function running(pid: number): boolean {
@@ -203,12 +248,35 @@ async function openFreshDatabase(dir: string): Promise<Database> {
 export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
   ensureBuilt();
   const { chain: chainName, fallback } = chooseChain(options.chain);
-  // Everything started so far, stopped in reverse order by close() or by a failed start.
+  // Everything started so far, stopped in reverse order by close() or by a failed start; the demo's
+  // own server first of all, so in-flight requests drain before what they use goes.
   const closers: Array<() => Promise<void>> = [];
+  let stopServer: (() => Promise<void>) | undefined;
   const closeAll = async () => {
+    const server = stopServer;
+    stopServer = undefined;
+    await server?.();
     for (const close of closers.splice(0).reverse()) await close();
   };
   try {
+    // The port first: a second demo on a port in use says so at once, before seconds of chain and database.
+    const host = options.host ?? '127.0.0.1';
+    const connectionLimits = resolveConnectionLimits({}, process.env);
+    let listener: Parameters<typeof createLimitedServer>[0] = (_req, res) => {
+      res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '2' });
+      res.end(JSON.stringify(errorBody(503, 'starting', 'The demo is starting: try again in a few seconds')));
+    };
+    const { server } = createLimitedServer((req, res) => listener(req, res), connectionLimits);
+    await listenOn(server, options.port, host);
+    stopServer = () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+        setTimeout(() => server.closeAllConnections(), 3000).unref();
+      });
+    const port = (server.address() as AddressInfo).port;
+    const origin = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
+
     // On the local chain everything starts empty: the chain first (it fails fastest), then a fresh
     // database that matches it. The sandbox keeps its data directory between runs, as before.
     // Both take seconds (anvil and its contracts; PGlite's WebAssembly), so they start side by side.
@@ -233,29 +301,6 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
     await mkdir(path.dirname(keyFile), { recursive: true });
     await writeFile(keyFile, `${seed.apiKey}\n`, { mode: 0o600 });
 
-    // The demo's own server first, so its origin is known for the links' public URLs.
-    const host = options.host ?? '127.0.0.1';
-    const connectionLimits = resolveConnectionLimits({}, process.env);
-    let listener: Parameters<typeof createLimitedServer>[0] = (_req, res) => {
-      res.statusCode = 503;
-      res.end();
-    };
-    const { server } = createLimitedServer((req, res) => listener(req, res), connectionLimits);
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen({ port: options.port, host, backlog: LISTEN_BACKLOG }, () => resolve());
-    });
-    closers.push(
-      () =>
-        new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          server.closeIdleConnections();
-          setTimeout(() => server.closeAllConnections(), 3000).unref();
-        }),
-    );
-    const port = (server.address() as AddressInfo).port;
-    const origin = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
-
     const service = await startService({
       db,
       port: 0,
@@ -265,9 +310,11 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
       // names the visitor, so the service's per-client limits count visitors, not the proxy.
       trustProxy: ['127.0.0.1'],
       ...(adapter ? { chain: adapter } : {}),
+      // The demo prices from the table, on purpose and saying so, unless PAYLINK_RATES_SOURCES names market sources.
+      rateSettings: process.env.PAYLINK_RATES_SOURCES?.trim() ? {} : { sources: ['static'] },
     });
     // Stopped after the demo's server has drained (as `serve` does), before the database closes.
-    closers.splice(closers.length - 1, 0, () => service.close());
+    closers.push(() => service.close());
 
     const wallet = local ? createDemoWallet(local, origin) : undefined;
     let evm: DemoChainInfo | undefined;
@@ -320,7 +367,10 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
     });
 
     const manifest = await readFile(path.join(ROOT, 'dist', 'manifest.json'), 'utf8').then(JSON.parse, () => ({}));
+    // The gallery's snippets pin the versioned file with its SRI hash: the alias changes with every
+    // release, and a hash on it would then refuse to load.
     const integrity: string = manifest['paylink-checkout.js']?.integrity ?? '';
+    const checkoutFile: string = manifest['paylink-checkout.js']?.versioned ?? 'paylink-checkout.js';
 
     const page = async (name: string): Promise<string | undefined> => {
       if (!/^[a-z-]+\.html$/.test(name)) return undefined;
@@ -328,7 +378,9 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
       return text
         ?.replaceAll('{{origin}}', origin)
         .replaceAll('{{integrity}}', integrity)
+        .replaceAll('{{checkoutFile}}', checkoutFile)
         .replaceAll('{{chainNote}}', CHAIN_NOTES[chainName])
+        .replaceAll('{{pricesNote}}', pricesNote(service.rates.settings))
         .replaceAll('{{store}}', seed.slugs.store)
         .replaceAll('{{donation}}', seed.slugs.donation)
         .replaceAll('{{simple}}', seed.slugs.simple);
@@ -342,7 +394,9 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
         return Response.json(errorBody(403, 'host_not_allowed', message), { status: 403, headers: { 'cache-control': 'no-store' } });
       }
       if (pathname === '/paylink' || pathname.startsWith('/paylink/')) return proxy(request, info);
-      if (pathname.startsWith('/v1/') || pathname.startsWith('/pay/') || pathname.startsWith('/dist/') || pathname === '/healthz') {
+      // A hosted page carries the demo wallet too on the local chain, so a link shared alone can be paid.
+      if (pathname.startsWith('/pay/') && wallet) return withDemoWallet(await service.app.fetch(request, info));
+      if (pathname.startsWith('/v1/') || pathname.startsWith('/pay/') || pathname.startsWith('/dist/') || pathname === '/healthz' || pathname === '/readyz') {
         // In process, with the visitor's socket, so the service's per-client limits count the visitor.
         return service.app.fetch(request, info);
       }
@@ -379,6 +433,7 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
       chain: chainName,
       fallback,
       evm,
+      rates: service.rates.settings,
       close: () => (closing ??= closeAll()),
     };
   } catch (error) {
@@ -403,8 +458,10 @@ export function describeDemo(demo: RunningDemo, options: Pick<DemoOptions, 'data
     `  Dark, French      ${url}/dark.html`,
     `  Merchant admin    ${url}/admin.html   (signed in by a demo session cookie)`,
     `  Hosted checkout   ${url}/pay/${slugs.store}`,
-    `  Proxy             ${url}/paylink   (admin bearer token: ${demo.adminToken})`,
-    `  Service API       ${url}/v1   (API key in ${demoKeyFile(options, demo.chain)})`,
+    `  Proxy             ${url}/paylink   (its routes; admin bearer token: ${demo.adminToken})`,
+    `  Service API       ${url}/v1/openapi.json   (the API's OpenAPI document; API key in ${demoKeyFile(options, demo.chain)})`,
+    '',
+    describeRateSettings(demo.rates),
     '',
   ];
   if (evm) {
@@ -425,14 +482,43 @@ export function describeDemo(demo: RunningDemo, options: Pick<DemoOptions, 'data
   return lines.join('\n');
 }
 
+/**
+ * Sends this process SIGTERM once its parent is gone. `npm start` runs the demo as npm → sh → node:
+ * a SIGTERM to npm ends npm and the shell, never this process, which would keep its port and its
+ * anvil node. A parent that changes (the orphan is adopted by init or a subreaper) means whoever
+ * started the demo has stopped, so the demo stops the way SIGTERM stops it. Windows keeps the first
+ * parent id, so there it never fires. `runDemo` watches only under npm (`npm start`, `npx`): a demo
+ * started on its own, say with nohup, outlives the shell that started it, as any program does.
+ */
+export function stopWhenOrphaned(intervalMs = 250): () => void {
+  const parent = process.ppid;
+  const timer = setInterval(() => {
+    if (process.ppid === parent) return;
+    clearInterval(timer);
+    process.kill(process.pid, 'SIGTERM');
+  }, intervalMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
 export async function runDemo(options: DemoOptions, onSignal: (close: () => Promise<void>) => void): Promise<void> {
+  // A stop asked for while the demo starts (seconds: anvil, contracts, database) is kept for when it
+  // has started, so it then stops everything it started, anvil included, instead of dying half-way.
+  let stopAsked: NodeJS.Signals | undefined;
+  const early = (signal: NodeJS.Signals) => (stopAsked ??= signal);
+  process.on('SIGTERM', early);
+  process.on('SIGINT', early);
+  if (process.env.npm_lifecycle_event) stopWhenOrphaned();
   let demo: RunningDemo;
   try {
     demo = await startDemo(options);
   } catch (error) {
-    if (!(error instanceof DemoChainUnavailableError)) throw error;
+    if (!(error instanceof DemoChainUnavailableError || error instanceof DemoPortInUseError)) throw error;
     process.stderr.write(`paylink: ${error.message}\n`);
     process.exit(1);
+  } finally {
+    process.off('SIGTERM', early);
+    process.off('SIGINT', early);
   }
   if (demo.fallback) {
     process.stdout.write(`paylink: ${demo.fallback}, so the demo runs on the sandbox chain (no real funds move); install the dev dependencies for a local EVM chain, or pass --chain sandbox.\n`);
@@ -442,4 +528,5 @@ export async function runDemo(options: DemoOptions, onSignal: (close: () => Prom
   }
   process.stdout.write(`${describeDemo(demo, options)}\n`);
   onSignal(demo.close);
+  if (stopAsked) process.kill(process.pid, stopAsked);
 }

@@ -1,7 +1,8 @@
 /**
  * A Vite/Rolldown plugin that minifies the static text of Lit's `html`, `svg` and `css` tagged
  * templates in our sources (the JS minifier leaves template text alone). HTML loses the
- * indentation between tags; CSS loses comments and the spaces a parser does not need.
+ * indentation between tags and the quotes of attribute values that need none; CSS loses comments
+ * and the spaces a parser does not need.
  * Expressions (`${…}`) are kept as they are, nested templates included.
  */
 import type { Plugin } from 'vite';
@@ -15,10 +16,22 @@ function minifyText(text: string, kind: Kind): string {
       .replace(/\s+/g, ' ')
       .replace(/ ?([{};,>]) ?/g, '$1')
       .replace(/: /g, ':')
+      .replace(/ !important|@media \(/g, (match) => match.replace(' ', ''))
       .replace(/;}/g, '}')
       .replace(/([^\w.])0\.(\d)/g, '$1.$2');
   }
-  if (kind == 'html' || kind == 'svg') return text.replace(/>\s*\n\s*</g, '><').replace(/\s*\n\s*/g, ' ');
+  if (kind == 'html' || kind == 'svg') {
+    return (
+      text
+        .replace(/>\s*\n\s*</g, '><')
+        // The end of a tag whose attributes were spread over lines: nothing before its `>`.
+        .replace(/\s*\n\s*>/g, '>')
+        .replace(/\s*\n\s*/g, ' ')
+        // An attribute value without spaces or quote-like characters needs no quotes (HTML's unquoted
+        // form); not before a `/`, which would join the value (`<br class=x/>`).
+        .replace(/(\s[\w:-]+)="([^\s"'=<>`]+)"(?!\/)/g, '$1=$2')
+    );
+  }
   return text;
 }
 

@@ -52,6 +52,9 @@ if (info) {
   announce();
 
   // ---- The panel -------------------------------------------------------------------------------
+  // It never covers a page: on a wide screen it keeps a column of its own at the right edge (the
+  // page makes room for it), on narrower ones it follows the page's content (demo-wallet.css). It
+  // comes last in the page, so the keyboard reaches it after the checkout.
   const el = (tag, props = {}, ...children) => {
     const node = Object.assign(document.createElement(tag), props);
     node.append(...children);
@@ -69,11 +72,13 @@ if (info) {
     const text = units.toString().padStart(decimals + 1, '0');
     const whole = text.slice(0, text.length - decimals);
     const fraction = text.slice(text.length - decimals).replace(/0+$/, '').slice(0, 2);
-    return `${Number(whole).toLocaleString('en')}${fraction ? `.${fraction}` : ''}`;
+    return `${BigInt(whole).toLocaleString('en')}${fraction ? `.${fraction}` : ''}`;
   };
   const word = (hex) => hex.replace(/^0x/, '').toLowerCase().padStart(64, '0');
+  const code = (text) => el('code', {}, text);
 
   const balances = el('dl', { className: 'dw-balances' });
+  balances.setAttribute('aria-label', 'Balances');
   const sessionLine = el('p', { className: 'dw-session' }, 'Open a payment in a checkout on this page (choose USDT or cNGN), then pay it from here.');
   const status = el('p', { className: 'dw-status', role: 'status' });
   const send = el('button', { type: 'button', className: 'dw-button dw-send', disabled: true }, 'Send from demo wallet');
@@ -83,26 +88,68 @@ if (info) {
     { className: 'demo-wallet' },
     el('h2', { id: 'demo-wallet-title' }, 'Demo wallet ', el('span', { className: 'dw-badge' }, 'local test chain')),
     el('p', { className: 'dw-note' }, info.notice),
-    el('p', { className: 'dw-address' }, 'Address ', el('code', {}, info.address)),
+    el('p', { className: 'dw-address' }, 'Address ', code(info.address)),
     balances,
     sessionLine,
     el('div', { className: 'dw-actions' }, send, faucet),
     status,
   );
   panel.setAttribute('aria-labelledby', 'demo-wallet-title');
+  // Its stylesheet first, so the panel never shows unstyled (a hosted page has only its own styles).
+  await new Promise((resolve) => {
+    const sheet = el('link', { rel: 'stylesheet', href: '/demo/assets/demo-wallet.css' });
+    sheet.addEventListener('load', resolve);
+    sheet.addEventListener('error', resolve);
+    document.head.append(sheet);
+  });
+  document.body.classList.add('with-demo-wallet');
   document.body.append(panel);
 
-  const refreshBalances = async () => {
-    try {
-      const rows = await Promise.all(
-        info.tokens.map(async (token) => [token, BigInt(await rpc('eth_call', [{ to: token.address, data: `0x70a08231${word(info.address)}` }, 'latest']))]),
-      );
-      balances.replaceChildren(...rows.flatMap(([token, units]) => [el('dt', {}, token.symbol), el('dd', {}, fromUnits(units, token.decimals))]));
-    } catch (error) {
-      status.textContent = `Could not read the balances: ${error.message}`;
+  /** The balances as the chain has them now (read again after every payment, faucet and withdrawal). */
+  let reading = null;
+  const refreshBalances = () =>
+    (reading ??= (async () => {
+      try {
+        const rows = await Promise.all(
+          info.tokens.map(async (token) => [token, BigInt(await rpc('eth_call', [{ to: token.address, data: `0x70a08231${word(info.address)}` }, 'latest']))]),
+        );
+        balances.replaceChildren(
+          ...rows.flatMap(([token, units]) => [el('dt', {}, token.symbol), el('dd', { className: `dw-balance-${token.assetId.toLowerCase()}` }, fromUnits(units, token.decimals))]),
+        );
+      } catch (error) {
+        status.textContent = `Could not read the balances: ${error.message}`;
+      } finally {
+        reading = null;
+      }
+    })());
+  refreshBalances();
+  // A payment sent from the checkout's own "Pay with wallet", a withdrawal the merchant sends here
+  // from the admin, a faucet press in another tab: all change the balances, so they follow the
+  // chain (a block a second) while the page is in view.
+  setInterval(() => {
+    if (document.visibilityState === 'visible') refreshBalances();
+  }, 2000);
+
+  /** What the panel says of a session a checkout on this page reported. */
+  const describe = (session) => {
+    const token = tokenOf(session.tokenAddress);
+    const symbol = token ? token.symbol : session.assetId;
+    switch (session.status) {
+      case 'awaiting_payment':
+        return ['Open payment: ', `${session.cryptoAmount} ${symbol}`, ' to ', code(session.payAddress)];
+      case 'underpaid':
+        return ['Part paid: ', `${session.remainingAmount} ${symbol}`, ' still due to ', code(session.payAddress)];
+      case 'confirming':
+        return ['Transfer seen: waiting for its confirmations before the payment counts.'];
+      case 'paid':
+      case 'overpaid':
+        return ['Payment received. Open another payment to pay it from here.'];
+      case 'expired':
+        return ['That payment expired unpaid. Open another to pay it from here.'];
+      default:
+        return [`That payment is ${session.status}.`];
     }
   };
-  refreshBalances();
 
   /** The session a checkout on this page last reported, while it can still be paid. */
   let open = null;
@@ -111,15 +158,11 @@ if (info) {
     const session = event.detail?.session;
     if (!session) return;
     const payable = ['awaiting_payment', 'underpaid'].includes(session.status) && session.chainId === info.chainId && tokenOf(session.tokenAddress);
-    if (payable) {
-      open = session;
-      const amount = session.status === 'underpaid' ? session.remainingAmount : session.cryptoAmount;
-      sessionLine.textContent = `Open payment: ${amount} ${tokenOf(session.tokenAddress).symbol} to ${session.payAddress}`;
-    } else if (open && open.id === session.id) {
-      open = null;
-      sessionLine.textContent = `That payment is ${session.status}. Open another to pay it from here.`;
-    }
+    // The line follows the latest session of the page, whatever paid it (this panel or the checkout's own wallet button).
+    sessionLine.replaceChildren(...describe(session));
+    open = payable ? session : open?.id === session.id ? null : open;
     send.disabled = !open;
+    if (['paid', 'overpaid', 'underpaid'].includes(session.status)) refreshBalances();
   });
 
   faucet.addEventListener('click', async () => {
@@ -136,6 +179,15 @@ if (info) {
       faucet.disabled = false;
     }
   });
+
+  /** What the service says of the session, by status, after what the chain says. */
+  const SERVICE_SAYS = {
+    confirming: (now) => `; the service counts ${now.confirmations} of ${now.requiredConfirmations} confirmations`,
+    paid: () => '; payment received',
+    overpaid: () => '; payment received (more than was due)',
+    underpaid: () => '; part paid: the rest is still due',
+    expired: () => '; it came after the payment had expired (a late payment)',
+  };
 
   /** Follows a sent transfer: its confirmations on the chain and the session's status in the service. */
   const follow = async (hash, session) => {
@@ -156,14 +208,10 @@ if (info) {
         }
         const response = await fetch(`/paylink/checkout/sessions/${encodeURIComponent(session.id)}`);
         const now = response.ok ? await response.json() : null;
-        const servicePart = !now
-          ? ''
-          : now.status === 'confirming'
-            ? `; the service counts ${now.confirmations} of ${now.requiredConfirmations} confirmations`
-            : `; the session is ${now.status}`;
+        const servicePart = !now ? '' : (SERVICE_SAYS[now.status]?.(now) ?? '');
         status.textContent = `Transfer ${short(hash)} ${chainPart}${servicePart}.`;
         if (now && !['awaiting_payment', 'confirming'].includes(now.status)) {
-          refreshBalances();
+          await refreshBalances();
           return;
         }
       } catch (error) {

@@ -96,3 +96,120 @@ export function compareDecimal(a: string, b: string): number {
 export function fiatDigits(currency: string): number {
   return FIAT_DIGITS[currency] ?? 2;
 }
+
+// ---------------------------------------------------------------------------------------------
+// Exact ratios: exchange rates and the conversions made with them
+
+/** An exact positive rational number `num / den` (both positive bigints, not necessarily reduced). */
+export interface Ratio {
+  num: bigint;
+  den: bigint;
+}
+
+const EXPONENT_DECIMAL = /^([+-]?)(\d+)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/;
+
+/**
+ * A number as it is written (a JSON number token such as `1612.4`, `6.2e-05` or `1E3`, or a decimal
+ * string) as a canonical signed decimal string, digit for digit: never through a binary float.
+ * `null` when it is not such a number, or its exponent is absurd (beyond ±1000).
+ */
+export function decimalFromLiteral(text: string): string | null {
+  const match = EXPONENT_DECIMAL.exec(text.trim());
+  if (!match) return null;
+  const exponent = Number(match[4] ?? '0');
+  if (!Number.isSafeInteger(exponent) || Math.abs(exponent) > 1000) return null;
+  const fraction = match[3] ?? '';
+  let digits = (match[2]! + fraction).replace(/^0+(?=\d)/, '');
+  // The point sits `fraction.length - exponent` digits from the right.
+  let point = fraction.length - exponent;
+  if (point < 0) {
+    digits += '0'.repeat(-point);
+    point = 0;
+  }
+  digits = digits.padStart(point + 1, '0');
+  const whole = digits.slice(0, digits.length - point).replace(/^0+(?=\d)/, '');
+  const decimals = digits.slice(digits.length - point).replace(/0+$/, '');
+  const sign = match[1] === '-' && /[1-9]/.test(whole + decimals) ? '-' : '';
+  return `${sign}${whole}${decimals ? `.${decimals}` : ''}`;
+}
+
+/** A positive decimal string as an exact ratio. */
+export function ratioOf(value: string): Ratio {
+  const digits = fractionDigits(value);
+  return { num: toUnits(value, digits), den: 10n ** BigInt(digits) };
+}
+
+function gcd(a: bigint, b: bigint): bigint {
+  while (b) [a, b] = [b, a % b];
+  return a;
+}
+
+function reduced(num: bigint, den: bigint): Ratio {
+  const divisor = gcd(num, den);
+  return { num: num / divisor, den: den / divisor };
+}
+
+/** `a × b`, exactly. */
+export function multiplyRatio(a: Ratio, b: Ratio): Ratio {
+  return reduced(a.num * b.num, a.den * b.den);
+}
+
+/** `a ÷ b`, exactly (`b` positive). */
+export function divideRatio(a: Ratio, b: Ratio): Ratio {
+  return reduced(a.num * b.den, a.den * b.num);
+}
+
+/** The mean of `a` and `b`, exactly (the median of an even count of values). */
+export function meanRatio(a: Ratio, b: Ratio): Ratio {
+  return reduced(a.num * b.den + b.num * a.den, 2n * a.den * b.den);
+}
+
+/** Compares two ratios exactly: -1, 0 or 1. */
+export function compareRatio(a: Ratio, b: Ratio): number {
+  const left = a.num * b.den;
+  const right = b.num * a.den;
+  return left < right ? -1 : left > right ? 1 : 0;
+}
+
+/** True when the larger of `a` and `b` is at least `factor` times the smaller (both positive). */
+export function apartByFactor(a: Ratio, b: Ratio, factor: bigint): boolean {
+  const left = a.num * b.den;
+  const right = b.num * a.den;
+  return left >= right * factor || right >= left * factor;
+}
+
+/** The median of some ratios (the mean of the middle two for an even count); undefined for none. */
+export function medianRatio(values: readonly Ratio[]): Ratio | undefined {
+  if (values.length === 0) return undefined;
+  const sorted = [...values].sort(compareRatio);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[middle] : meanRatio(sorted[middle - 1]!, sorted[middle]!);
+}
+
+/**
+ * A positive ratio as a decimal string of `significant` significant digits, or `minDecimals` digits
+ * after the point where that is more, cut toward zero (`1/1550` → `0.00064516129032258064516` at 20):
+ * the digits a rate is recorded with. Cutting, not rounding up, keeps a price that the exact ratio
+ * converts to a whole number of units (1550 NGN at 1550 per USD is 1 USDT) from growing a unit when
+ * the quote is rounded up.
+ */
+export function ratioToDecimal(value: Ratio, significant: number, minDecimals = 0): string {
+  // 10^shift × num / den has `significant` or `significant + 1` digits before the point.
+  let shift = significant - (value.num.toString().length - value.den.toString().length);
+  const exact = (places: number) => (places >= 0 ? (value.num * 10n ** BigInt(places)) / value.den : value.num / (value.den * 10n ** BigInt(-places)));
+  let units = exact(shift);
+  if (units.toString().length > significant) {
+    units /= 10n;
+    shift -= 1;
+  }
+  if (shift < minDecimals) units = exact((shift = minDecimals));
+  const text = shift >= 0 ? fromUnits(units, shift) : `${units}${'0'.repeat(-shift)}`;
+  return toDecimalString(text)!;
+}
+
+/** `amount × rate` rounded UP to `digits` decimals: a quote never asks for less than the price. */
+export function multiplyUp(amount: string, rate: Ratio, digits: number): string {
+  const product = multiplyRatio(ratioOf(amount), rate);
+  const scaled = product.num * 10n ** BigInt(digits);
+  return fromUnits((scaled + product.den - 1n) / product.den, digits);
+}

@@ -304,6 +304,19 @@ export const StartSessionInput = z.object({
 });
 export type StartSessionInput = z.input<typeof StartSessionInput>;
 
+/**
+ * The exchange rate a session was quoted with: `cryptoAmount` is `fiatAmount × rate` rounded up to the
+ * asset's decimals. Null on sessions quoted before rates were recorded.
+ */
+export const QuoteRate = z.object({
+  /** Asset units per one unit of `fiatCurrency`: a decimal string, 20 significant digits (24 decimals at least), cut toward zero. */
+  rate: DecimalString.nullable(),
+  /** The sources behind the rate: `static`, `coingecko`, `coinbase`, `+`-joined when several were combined by their median, and a `peg:ASSET=CURRENCY` that priced the asset. */
+  rateSource: z.string().nullable(),
+  /** When the oldest figure behind the rate was fetched (for the static table, the quote's own time). */
+  rateAt: Timestamp.nullable(),
+});
+
 /** A checkout session (a quote and the payment made against it). */
 export const CheckoutSession = z.object({
   id: Id,
@@ -315,6 +328,7 @@ export const CheckoutSession = z.object({
   blockchainId: z.string(),
   networkName: z.string(),
   cryptoAmount: DecimalString,
+  ...QuoteRate.shape,
   paidAmount: DecimalString,
   remainingAmount: DecimalString,
   payAddress: z.string(),
@@ -476,6 +490,7 @@ export const CheckoutSessionRecord = z.object({
   blockchainId: z.string(),
   networkName: z.string(),
   cryptoAmount: DecimalString,
+  ...QuoteRate.shape,
   /** Received before expiry and counted toward `cryptoAmount`. */
   paidAmount: DecimalString,
   /** Received after expiry or after settlement (credited, not counted). */

@@ -1,3 +1,4 @@
+'use client';
 /**
  * `paylink/react`: Paylink's elements in React 19.
  *
@@ -13,7 +14,7 @@
  * Neither defines the elements: import `paylink/checkout` (or `paylink/admin`, or `paylink`) once in
  * the browser, so a storefront bundles the checkout alone. Needs React 19 (custom element support).
  */
-import React, { type DetailedHTMLProps, type HTMLAttributes, type ReactElement, type Ref } from 'react';
+import React, { useCallback, useLayoutEffect, useRef, type DetailedHTMLProps, type HTMLAttributes, type ReactElement, type Ref } from 'react';
 import type { PaylinkAdmin as PaylinkAdminElement } from '../components/admin/paylink-admin.js';
 import type { PaylinkCheckout as PaylinkCheckoutElement } from '../components/checkout/paylink-checkout.js';
 import type {
@@ -57,22 +58,71 @@ export type PaylinkAdminProps = HTMLAttributes<PaylinkAdminElement> &
   CamelAttributes<PaylinkAdminAttributes> &
   PascalListeners<PaylinkAdminEventMap> & { ref?: Ref<PaylinkAdminElement> | undefined };
 
-/** `apiBase` → `api-base`, `onPaylinkLinkSaved` → `onpaylink-link-saved` (what React 19 passes to the element). */
-function elementProps(props: object, renamed: Record<string, string>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
+/** `paylink-link-saved` → `onPaylinkLinkSaved`: the prop that handles an event. */
+const handlerName = (event: string) => `on${event.replace(/(?:^|-)(\w)/g, (_, letter: string) => letter.toUpperCase())}`;
+
+/** What the checkout already told the page, in case it did before React listened: its link and session. */
+interface Reported {
+  machine?: { link?: unknown; session?: unknown };
+}
+
+/**
+ * Renders `tag` with `props`: attributes in kebab-case, `metadata` and the `onPaylink…` handlers set on
+ * the element itself once React has it. React attaches no listener to a custom element while it hydrates
+ * server HTML, so the handlers are this component's own listeners, the same after hydration and after a
+ * client render. The checkout may have loaded before hydration ends (its module upgrades it at once):
+ * `onPaylinkReady` and `onPaylinkSession` are then called on attach with what it already reported, in new
+ * events of those names carrying the same detail, so a handler never misses the link or the session.
+ */
+function usePaylinkElement(tag: string, props: object, events: readonly string[], renamed: Record<string, string>): ReactElement {
+  const element = useRef<(HTMLElement & Reported) | null>(null);
+  const latest = useRef(props as Record<string, unknown>);
+  useLayoutEffect(() => {
+    latest.current = props as Record<string, unknown>;
+    if (element.current && 'metadata' in props) (element.current as { metadata?: unknown }).metadata = props.metadata;
+  });
+  useLayoutEffect(() => {
+    const target = element.current!;
+    const call = (name: string, event: Event) => (latest.current[handlerName(name)] as ((event: Event) => void) | undefined)?.(event);
+    const listeners = events.map((name) => [name, (event: Event) => call(name, event)] as const);
+    for (const [name, listener] of listeners) target.addEventListener(name, listener);
+    const { link, session } = target.machine ?? {};
+    if (link) call('paylink-ready', new CustomEvent('paylink-ready', { detail: { link } }));
+    if (session) call('paylink-session', new CustomEvent('paylink-session', { detail: { session } }));
+    return () => {
+      for (const [name, listener] of listeners) target.removeEventListener(name, listener);
+    };
+  }, [events]);
+  const { ref: forwarded } = props as { ref?: Ref<HTMLElement> };
+  const ref = useCallback(
+    (node: HTMLElement | null) => {
+      element.current = node;
+      if (typeof forwarded == 'function') return forwarded(node);
+      if (forwarded) (forwarded as { current: HTMLElement | null }).current = node;
+    },
+    [forwarded],
+  );
+  const attributes: Record<string, unknown> = { ref };
   for (const [name, value] of Object.entries(props)) {
-    const kebab = /^onPaylink[A-Z]/.test(name) ? `on${name.slice(2).replace(/[A-Z]/g, (c, i: number) => `${i ? '-' : ''}${c.toLowerCase()}`)}` : renamed[name] ?? name;
-    out[kebab] = value;
+    if (name == 'ref' || name == 'metadata' || /^onPaylink[A-Z]/.test(name)) continue;
+    attributes[renamed[name] ?? name] = value;
   }
-  return out;
+  return React.createElement(tag, attributes);
 }
 
-/** `<paylink-checkout>` with camelCase props and `onPaylinkReady`, `onPaylinkSession`, `onPaylinkSuccess`, `onPaylinkError`. */
+const CHECKOUT_EVENTS = ['paylink-ready', 'paylink-session', 'paylink-success', 'paylink-error'] as const satisfies readonly (keyof PaylinkCheckoutEventMap)[];
+const ADMIN_EVENTS = ['paylink-auth-required', 'paylink-link-saved', 'paylink-withdrawal-created', 'paylink-payments-export'] as const satisfies readonly (keyof PaylinkAdminEventMap)[];
+
+/**
+ * `<paylink-checkout>` with camelCase props and `onPaylinkReady`, `onPaylinkSession`, `onPaylinkSuccess`,
+ * `onPaylinkError`. A client component (`'use client'`): a server component page renders it as it is, and
+ * passes handlers from a client component of its own.
+ */
 export function PaylinkCheckout(props: PaylinkCheckoutProps): ReactElement {
-  return React.createElement('paylink-checkout', elementProps(props, { apiBase: 'api-base' }));
+  return usePaylinkElement('paylink-checkout', props, CHECKOUT_EVENTS, { apiBase: 'api-base' });
 }
 
-/** `<paylink-admin>` with camelCase props and `onPaylinkAuthRequired`, `onPaylinkLinkSaved`, `onPaylinkWithdrawalCreated`. */
+/** `<paylink-admin>` with camelCase props and `onPaylinkAuthRequired`, `onPaylinkLinkSaved`, `onPaylinkWithdrawalCreated`, `onPaylinkPaymentsExport`. */
 export function PaylinkAdmin(props: PaylinkAdminProps): ReactElement {
-  return React.createElement('paylink-admin', elementProps(props, { apiBase: 'api-base', pollInterval: 'poll-interval', checkoutSrc: 'checkout-src' }));
+  return usePaylinkElement('paylink-admin', props, ADMIN_EVENTS, { apiBase: 'api-base', pollInterval: 'poll-interval', checkoutSrc: 'checkout-src' });
 }

@@ -45,13 +45,15 @@ const KNOWN_NETWORKS: Record<number, object> = {
 
 /** Lists the wallets of the page as they announce themselves (EIP-6963); returns a function that stops listening. */
 export function discoverWallets(target: EventTarget, onChange: (wallets: Wallet[]) => void): () => void {
-  const wallets: Wallet[] = [];
+  const wallets = new Map<unknown, Wallet>();
   const listener = (event: Event) => {
     const { info, provider } = (event as CustomEvent).detail ?? {};
-    // A wallet may announce again (on each request): one entry per provider.
-    if (typeof provider?.request != 'function' || wallets.some((wallet) => wallet.provider == provider)) return;
-    wallets.push({ name: String(info?.name ?? ''), provider });
-    onChange(wallets.slice());
+    // A wallet may announce again (on each request), through a new provider object each time: it is
+    // one wallet per `info.uuid` (EIP-6963's own identity), or per provider when it gives none.
+    const id = info?.uuid || provider;
+    if (typeof provider?.request != 'function' || wallets.has(id)) return;
+    wallets.set(id, { name: String(info?.name ?? ''), provider });
+    onChange([...wallets.values()]);
   };
   target.addEventListener('eip6963:announceProvider', listener);
   target.dispatchEvent(new Event('eip6963:requestProvider'));
@@ -69,10 +71,15 @@ export const transferData = (to: string, units: bigint): string => `0xa9059cbb${
 export const transferUri = ({ token, chainId, to, units }: TokenTransfer): string =>
   `ethereum:${token}@${chainId}/transfer?address=${to}&uint256=${units}`;
 
-/** The EIP-1193 error code of `error` (MetaMask mobile nests it in `data.originalError`). */
+/**
+ * The EIP-1193 error code of `error` (MetaMask mobile nests it in `data.originalError`). Some wallets'
+ * bridges drop the code, or replace it with a generic one, and keep only the message: a declined
+ * request (4001) and an unknown network (4902) are then known by their words.
+ */
 const code = (error: unknown) => {
-  const { code, data } = (error ?? {}) as { code?: number; data?: { originalError?: { code?: number } } };
-  return data?.originalError?.code ?? code;
+  const { code, message, data } = (error ?? {}) as { code?: number; message?: string; data?: { originalError?: { code?: number } } };
+  const words = /(reject|denied|cancel)|unrecognized|unknown chain/i.exec(message!);
+  return data?.originalError?.code ?? code ?? (words && (words[1] ? 4001 : 4902));
 };
 
 /**

@@ -5,6 +5,8 @@
  * (no float rounding). DOM-free: it runs in Node as well.
  */
 
+import { fractionDigits, toUnits } from '../core/money.js';
+
 /** Display name of an asset (cNGN is written with a lower-case c by its issuer). */
 export const assetName = (assetId: string) => (assetId == 'CNGN' ? 'cNGN' : assetId);
 
@@ -52,6 +54,19 @@ export class Localizer<Messages extends Record<string, string> = Record<string, 
    */
   crypto(amount: string, assetId: string): string {
     return `${this.number(amount, { maximumFractionDigits: 18 })} ${assetName(assetId)}`;
+  }
+
+  /**
+   * What one unit of an asset costs in a currency, from a session's `rate` (asset units per currency
+   * unit): `1 USDT = NGN 1,612.40`, inverted exactly on bigints (cut at 9 decimals, then rounded by
+   * `Intl` to the currency's digits). Empty where one unit costs under a cent (cNGN in dollars), which
+   * those digits cannot show.
+   */
+  rate(rate: string, assetId: string, currency: string): string {
+    const digits = fractionDigits(rate);
+    // The price of one unit, in billionths of the currency.
+    const price = 10n ** BigInt(digits + 9) / toUnits(rate, digits);
+    return price < 1e7 ? '' : `1 ${assetName(assetId)} = ${this.money(`${price}e-9`, currency)}`;
   }
 
   /** A timestamp as a long date and short time in the reader's time zone. */

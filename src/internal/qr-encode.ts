@@ -46,12 +46,12 @@ function errorCorrection(data: number[], length: number): number[] {
   return remainder;
 }
 
-/** The modules (true = dark) of the QR code of `text`, without the quiet zone. */
-export function encodeQr(text: string): boolean[][] {
+/** The modules (true = dark) of the QR code of `text`, without the quiet zone; undefined when it is too long for this encoder (over 180 bytes). */
+export function encodeQr(text: string): boolean[][] | undefined {
   const bytes = new TextEncoder().encode(text);
   // The smallest version whose data codewords hold the 12 header bits, the bytes and the terminator.
   const version = EC_PER_BLOCK.findIndex((ec, i) => bytes.length + 2 <= rawCodewords(i + 1) - ec * BLOCKS[i]!) + 1;
-  if (!version) throw new RangeError('Text too long for this QR encoder');
+  if (!version) return undefined;
   const ecLength = EC_PER_BLOCK[version - 1]!;
   const blocks = BLOCKS[version - 1]!;
   const raw = rawCodewords(version);

@@ -10,12 +10,8 @@ import { encodeQr } from './qr-encode.js';
  * the encoder cannot take (over 180 bytes) renders nothing.
  */
 export function qrCode(text: string, label: string): TemplateResult | string {
-  let rows: boolean[][];
-  try {
-    rows = encodeQr(text);
-  } catch {
-    return '';
-  }
+  const rows = encodeQr(text);
+  if (!rows) return '';
   const box = rows.length + 8;
   let path = '';
   rows.forEach((row, y) => {

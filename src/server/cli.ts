@@ -1,5 +1,5 @@
 /**
- * The `paylink` command (DESIGN §3): serve, sweep, keys create, proxy, demo.
+ * The `paylink` command (DESIGN §3): serve, sweep, keys create, keys xpub, proxy, demo.
  * Flags win over environment variables, which win over defaults.
  */
 import { parseArgs } from 'node:util';
@@ -7,6 +7,7 @@ import { createSandboxChain } from './chain/sandbox.js';
 import type { ChainAdapter } from './chain/types.js';
 import { openDatabase } from './db/index.js';
 import { createApiKey } from './service/keys/index.js';
+import { describeRateSettings, RateConfigError, resolveRateSettings } from './service/rates/index.js';
 import { startService } from './service/serve.js';
 
 const USAGE = `Usage: paylink <command> [options]
@@ -15,10 +16,13 @@ Commands:
   serve        Run the service        --chain sandbox|evm [--port 8787] [--host 127.0.0.1] [--data-dir .paylink-data] [--database-url URL]
   sweep        Move deposits' tokens to the hot wallet   --mnemonic-file F [--to ADDRESS] [--indexes 0-99,120] [--data-dir D | --database-url URL]
   keys create  Create an API key      [--data-dir D | --database-url URL] [--name N]
+  keys xpub    The deposit xpub for PAYLINK_EVM_XPUB, and its first addresses   --mnemonic-file F
   proxy        Run the proxy          [--port 8788] --upstream URL   (env PAYLINK_API_KEY, PAYLINK_ADMIN_TOKEN, PAYLINK_ALLOWED_ORIGINS)
   demo         Service + proxy + demo pages on one origin   [--port 5173] [--chain evm|sandbox]
 
 Environment: PORT, PAYLINK_CHAIN, PAYLINK_DATA_DIR, DATABASE_URL, PAYLINK_PUBLIC_URL.
+Prices (serve): PAYLINK_RATES_SOURCES (coingecko,coinbase,static; required on --chain evm), PAYLINK_RATES_REFRESH_S,
+  PAYLINK_RATES_MAX_AGE_S, PAYLINK_RATES_PEGS, PAYLINK_RATES_COINGECKO_URL, PAYLINK_RATES_COINBASE_URL, PAYLINK_RATES.
 EVM chain (serve --chain evm, sweep): PAYLINK_EVM_RPC_URL, PAYLINK_EVM_CHAIN_ID, PAYLINK_EVM_NETWORK, PAYLINK_EVM_TOKENS,
   PAYLINK_EVM_CONFIRMATIONS, PAYLINK_EVM_XPUB, PAYLINK_EVM_PAYOUT_KEY_FILE (or PAYLINK_EVM_PAYOUT_KEY), PAYLINK_EVM_POLL_MS.
 `;
@@ -26,7 +30,7 @@ EVM chain (serve --chain evm, sweep): PAYLINK_EVM_RPC_URL, PAYLINK_EVM_CHAIN_ID,
 /** Why `serve` needs `--chain`: the chain decides whether money is real, so it is never implied. */
 const CHAIN_REQUIRED = `serve needs --chain sandbox or --chain evm (or PAYLINK_CHAIN): the chain is never implied.
   sandbox  no real funds move: anyone can mark a session paid (POST …/simulate-payment). For tests and test mode.
-  evm      a real EVM network through JSON-RPC (needs the PAYLINK_EVM_* settings).`;
+  evm      a real EVM network through JSON-RPC (needs the PAYLINK_EVM_* settings and PAYLINK_RATES_SOURCES).`;
 
 type ChainName = 'sandbox' | 'evm';
 
@@ -66,10 +70,11 @@ function chainName(value: string | undefined): ChainName | undefined {
 
 /**
  * The EVM chain adapter from DESIGN §7's settings (`PAYLINK_EVM_*`). A missing or bad setting exits
- * 2 with one line per problem; a node that is down is waited for (a line per try); a node of another
+ * 2 with one line per problem (after `otherProblems`, the rest of serve's settings, so that one run
+ * names everything to fix); a node that is down is waited for (a line per try); a node of another
  * chain id, or a token that is no ERC-20 contract, exits 1 with the reason.
  */
-async function createEvmChainFromEnv(): Promise<ChainAdapter> {
+async function createEvmChainFromEnv(otherProblems: string[]): Promise<ChainAdapter> {
   const { EvmConfigError, parseEvmNetworks } = await import('./chain/evm/config.js');
   const { connectEvmAdapter } = await import('./chain/evm/adapter.js');
   let configs;
@@ -77,9 +82,9 @@ async function createEvmChainFromEnv(): Promise<ChainAdapter> {
     configs = parseEvmNetworks(process.env);
   } catch (error) {
     if (!(error instanceof EvmConfigError)) throw error;
-    process.stderr.write(`paylink: ${error.message}\n`);
-    process.exit(2);
+    refuse([...otherProblems, error.message]);
   }
+  if (otherProblems.length) refuse(otherProblems);
   for (const warning of configs[0]!.warnings) process.stderr.write(`paylink: ${warning}\n`);
   try {
     return await connectEvmAdapter(configs);
@@ -102,9 +107,27 @@ function describeChain(chain: ChainAdapter): string {
   return lines.join('\n');
 }
 
-/** The adapter of the named chain. */
+/** Exits 2 with each problem of the settings on its own line(s). */
+function refuse(problems: string[]): never {
+  for (const problem of problems) process.stderr.write(`paylink: ${problem}\n`);
+  process.exit(2);
+}
+
+/**
+ * The adapter of the named chain, once every setting `serve` reads is valid: the rates (on `evm` the
+ * sources must be named: never implied) and, on `evm`, the chain's own.
+ */
 async function createChain(name: ChainName): Promise<ChainAdapter> {
-  return name === 'evm' ? createEvmChainFromEnv() : createSandboxChain();
+  let problems: string[] = [];
+  try {
+    resolveRateSettings({}, process.env, { requireExplicit: name === 'evm' });
+  } catch (error) {
+    if (!(error instanceof RateConfigError)) throw error;
+    problems = error.problems;
+  }
+  if (name === 'evm') return createEvmChainFromEnv(problems);
+  if (problems.length) refuse(problems);
+  return createSandboxChain();
 }
 
 /** Stops `close` on SIGTERM/SIGINT once, draining in-flight requests first. */
@@ -186,6 +209,7 @@ async function main(argv: string[]) {
       } else {
         process.stdout.write(`${describeChain(adapter)}\n`);
       }
+      process.stdout.write(`${describeRateSettings(service.rates.settings)}\n`);
       closeOnSignal(async () => {
         await service.close();
         await adapter.close?.();
@@ -193,7 +217,8 @@ async function main(argv: string[]) {
       return;
     }
     case 'sweep': {
-      const { runSweepCommand, UsageError } = await import('./sweep-command.js');
+      const { runSweepCommand } = await import('./sweep-command.js');
+      const { UsageError } = await import('./mnemonic-file.js');
       const { EvmConfigError } = await import('./chain/evm/config.js');
       try {
         process.exitCode = await runSweepCommand({ mnemonicFile: values['mnemonic-file'], to: values.to, indexes: values.indexes, databaseUrl, dataDir });
@@ -208,7 +233,20 @@ async function main(argv: string[]) {
       return;
     }
     case 'keys': {
-      if (sub !== 'create') fail(`unknown keys command: ${sub ?? '(none)'}; try "paylink keys create"`);
+      if (sub === 'xpub') {
+        const { xpubReport } = await import('./keys-xpub-command.js');
+        const { UsageError } = await import('./mnemonic-file.js');
+        try {
+          const report = xpubReport(values['mnemonic-file']);
+          process.stderr.write(`${report.lines.join('\n')}\n`);
+          process.stdout.write(`${report.xpub}\n`);
+        } catch (error) {
+          if (error instanceof UsageError) fail(error.message);
+          throw error;
+        }
+        return;
+      }
+      if (sub !== 'create') fail(`unknown keys command: ${sub ?? '(none)'}; try "paylink keys create" or "paylink keys xpub"`);
       const db = await openDatabase({ databaseUrl, dataDir });
       try {
         const created = await db.transaction((tx) => createApiKey(tx, values.name === undefined ? {} : { name: values.name }));

@@ -9,3 +9,4 @@ export { createApiKey, type CreatedKey, type Principal } from './service/keys/in
 export { createSandboxChain } from './chain/sandbox.js';
 export { createBundleHandler, serveBundle, type BundleHandler, type BundleHandlerOptions } from './bundles.js';
 export type { ChainAdapter, Network } from './chain/types.js';
+export { RateConfigError, type RateOptions, type RateSourceName } from './service/rates/index.js';

@@ -11,7 +11,6 @@
  * the payouts' sequence under its database lock, stored before they are broadcast, so a sweep and
  * the payout workers never collide on the hot wallet's nonces.
  */
-import { readFileSync } from 'node:fs';
 import { formatEther, type Address } from 'viem';
 import { createEvmChainAdapter } from './chain/evm/adapter.js';
 import { connectEvmChain, type EvmChain } from './chain/evm/chain.js';
@@ -21,6 +20,7 @@ import { sweepDeposits, type SweepEvent } from './chain/evm/sweep.js';
 import { openDatabase } from './db/index.js';
 import { processStoredPayouts, sendStoredGasTopUp } from './service/payouts/index.js';
 import { depositIndexesWithTransfers } from './service/sessions/index.js';
+import { readMnemonicFile, UsageError } from './mnemonic-file.js';
 
 export interface SweepCommandOptions {
   mnemonicFile: string | undefined;
@@ -62,13 +62,7 @@ function describe(event: SweepEvent): string {
 /** Runs the sweep; resolves with the exit code. */
 export async function runSweepCommand(options: SweepCommandOptions): Promise<number> {
   const out = options.out ?? ((line: string) => process.stdout.write(`${line}\n`));
-  if (!options.mnemonicFile) throw new UsageError('sweep needs --mnemonic-file FILE (the deposit wallet\'s BIP-39 words, which the service never holds)');
-  let mnemonic: string;
-  try {
-    mnemonic = readFileSync(options.mnemonicFile, 'utf8').trim().split(/\s+/).join(' ');
-  } catch (error) {
-    throw new UsageError(`--mnemonic-file ${options.mnemonicFile} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
-  }
+  const mnemonic = readMnemonicFile(options.mnemonicFile, 'sweep');
   const extra = options.indexes === undefined ? [] : parseIndexRanges(options.indexes);
   // The hot wallet pays the gas top-ups, so its key is needed even with --to; the xpub, when set, is checked against the mnemonic.
   const configs = parseEvmNetworks(options.env ?? process.env, { xpub: false, payoutKey: true });
@@ -109,7 +103,3 @@ export async function runSweepCommand(options: SweepCommandOptions): Promise<num
   }
 }
 
-/** A mistake in the command line: printed with the usage, exit code 2. */
-export class UsageError extends Error {
-  override name = 'UsageError';
-}

@@ -103,6 +103,9 @@ export function makeSession(overrides: Partial<CheckoutSessionRecord> = {}): Che
     blockchainId: 'bsc',
     networkName: 'BNB Smart Chain',
     cryptoAmount: '3.250000',
+    rate: '0.00065',
+    rateSource: 'coingecko+coinbase',
+    rateAt: createdAt,
     paidAmount: '3.250000',
     lateAmount: '0.000000',
     reversedAmount: '0.000000',
@@ -408,7 +411,9 @@ export class FakeAdminApi {
       if (one[2] === '/test' && method === 'POST') {
         const now = new Date().toISOString();
         const fresh = makeDelivery(endpoint.id, { eventType: 'webhook.test', status: 'pending', attemptCount: 0, attempts: [], deliveredAt: null, createdAt: now });
-        const sent = this.attempt(fresh);
+        const tried = this.attempt(fresh);
+        // As the service: a test event is not retried on its own, so a failed one is `failed` with no next attempt.
+        const sent: WebhookDelivery = tried.status === 'delivered' ? tried : { ...tried, status: 'failed', nextAttemptAt: null };
         this.deliveries.unshift(sent);
         return json(200, sent);
       }

@@ -111,6 +111,22 @@ function overflows(el: PaylinkAdmin): string[] {
   return problems;
 }
 
+/**
+ * Every rendered box in the admin whose edge is past the screen's, clipped or not: a header cell kept
+ * for screen readers still lays out where it is, and a box past the screen widens the page.
+ */
+function offScreen(el: PaylinkAdmin): string[] {
+  const width = document.documentElement.clientWidth;
+  const problems: string[] = [];
+  for (const node of el.shadowRoot!.querySelectorAll<HTMLElement>('*')) {
+    const rect = node.getBoundingClientRect();
+    if (rect.width === 0 && rect.height === 0) continue;
+    if (rect.right > width + 0.5 || rect.left < -0.5) problems.push(`${node.localName}${node.getAttribute('part') ? `[part="${node.getAttribute('part')}"]` : ''} spans ${Math.round(rect.left)}–${Math.round(rect.right)} of 0–${width}`);
+  }
+  if (document.documentElement.scrollWidth > width) problems.push(`the page scrolls sideways: ${document.documentElement.scrollWidth} > ${width}`);
+  return problems;
+}
+
 function visible(node: Element | null): boolean {
   if (!node) return false;
   const rect = node.getBoundingClientRect();
@@ -240,6 +256,15 @@ function expectTabsFit(el: PaylinkAdmin, where: string) {
   }
 }
 
+/** Checks the tab bar of the links view in English, then in French (its labels run longest). */
+async function expectTabsFitInEnglishAndFrench(where: string) {
+  for (const locale of ['en', 'fr']) {
+    const el = await show('links', undefined, locale);
+    expectTabsFit(el, `${locale}${where ? ` in ${where}` : ''}`);
+    el.parentElement!.style.display = 'none';
+  }
+}
+
 describe('<paylink-admin> layout', () => {
   afterEach(async () => {
     document.body.style.margin = '';
@@ -313,13 +338,7 @@ describe('<paylink-admin> layout', () => {
       expect(getComputedStyle(header).display, 'column headers are clipped, not removed').not.to.equal('none');
     });
 
-    it('fits the four tabs on one line each, in English and in French', async () => {
-      for (const locale of ['en', 'fr']) {
-        const el = await show('links', undefined, locale);
-        expectTabsFit(el, locale);
-        el.parentElement!.style.display = 'none';
-      }
-    });
+    it('fits the four tabs on one line each, in English and in French', () => expectTabsFitInEnglishAndFrench(''));
 
     it('shows short tab labels while each tab keeps its full name', async () => {
       const el = await show('links');
@@ -350,6 +369,44 @@ describe('<paylink-admin> layout', () => {
       expect(network.right).to.be.at.most(form.right + 0.5);
       expect(network.width, 'wide enough to read the network').to.be.greaterThan(form.width * 0.9);
     });
+  });
+
+  describe('inside a phone page’s margins (343 px of 375) and on the narrowest phones (320 px)', () => {
+    const NARROW = [
+      { name: 'a 375 px page with 16 px margins', viewport: PHONE, margin: 16, width: 343 },
+      { name: 'a 320 px phone', viewport: { width: 320, height: 640 }, margin: 0, width: 320 },
+    ];
+
+    for (const narrow of NARROW) {
+      describe(narrow.name, () => {
+        beforeEach(async () => {
+          await atWidth(narrow.viewport);
+          document.body.style.margin = `0 ${narrow.margin}px`;
+        });
+
+        for (const screen of SCREENS) {
+          it(`runs nothing off the side on ${screen}`, async () => {
+            const el = await show(screen);
+            expect(el.getBoundingClientRect().width).to.equal(narrow.width);
+            expect(overflows(el)).to.deep.equal([]);
+            expect(offScreen(el), 'nothing, not even a clipped header cell, past the screen').to.deep.equal([]);
+          });
+        }
+
+        it('fits the four tabs, in English and in French', () => expectTabsFitInEnglishAndFrench(narrow.name));
+
+        it('wraps a transaction’s hash inside its card on the payment detail', async () => {
+          const el = await show('payment-detail');
+          for (const row of $$(el, '[part~="transaction-row"]')) {
+            const hash = row.querySelector<HTMLElement>('.hash')!;
+            const card = row.getBoundingClientRect();
+            const box = hash.getBoundingClientRect();
+            expect(box.right, 'the hash ends inside its card').to.be.at.most(card.right + 0.5);
+            expect(box.height, 'the hash wraps to more lines').to.be.greaterThan(parseFloat(getComputedStyle(hash).lineHeight) * 1.5);
+          }
+        });
+      });
+    }
   });
 
   it('fits the four tabs between the phone and the desktop, in English and in French', async () => {
@@ -388,6 +445,33 @@ describe('<paylink-admin> layout', () => {
       const row = $(el, '[part~="link-row"]')!;
       const cells = [...row.children].map((cell) => cell.getBoundingClientRect());
       expect(new Set(cells.map((cell) => Math.round(cell.top))).size, 'cells side by side').to.equal(1);
+    });
+
+    it('shows the whole short hash of each withdrawal, its last character included, at every desktop width', async () => {
+      for (const width of [1280, 1090, 1024, 900]) {
+        // 1090 px is the admin in the demo page at a 1280 px window.
+        await atWidth({ width, height: 900 });
+        const api = realisticApi();
+        api.withdrawals.unshift(
+          makeWithdrawal({ status: 'processing', assetId: 'CNGN', amount: '1250000.500000', txHash: `0x${'9f'.repeat(31)}e7` }),
+          makeWithdrawal({ status: 'success', amount: '98765.123456', txHash: `0x3f1be987${'0'.repeat(52)}21f3` }),
+        );
+        const el = await mount(api, { view: 'money' });
+        await openMoney(el);
+        await waitUntil(() => $$(el, '[part~="withdrawal-row"]').length === 5, 'history shown');
+        const wrap = part(el, 'withdrawals-table').closest('.table-wrap') as HTMLElement;
+        expect(wrap.scrollWidth, `${width} px: the history does not scroll sideways`).to.be.at.most(wrap.clientWidth);
+        for (const hash of $$(el, '[part~="withdrawal-row"] [part~="tx-hash"]')) {
+          const shown = hash.querySelector('[aria-hidden="true"]')!;
+          const cell = hash.closest('td, th')!.getBoundingClientRect();
+          expect(shown.getBoundingClientRect().right, `${width} px: ${text(shown)} ends inside its cell`).to.be.at.most(cell.right + 0.5);
+          expect(shown.getBoundingClientRect().right, `${width} px: ${text(shown)} is not cut by the table`).to.be.at.most(wrap.getBoundingClientRect().right + 0.5);
+          expect(hash.getAttribute('title'), 'the full hash on hover').to.match(/^0x[0-9a-f]{64}$/);
+          expect(text(shown)).to.match(/^0x[0-9a-f]{8}…[0-9a-f]{4}$/);
+        }
+        expect(offScreen(el)).to.deep.equal([]);
+        el.parentElement!.style.display = 'none';
+      }
     });
 
     it('puts the withdrawal form beside the history', async () => {

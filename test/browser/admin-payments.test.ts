@@ -25,6 +25,9 @@ function paymentsApi(): { api: FakeAdminApi; detailed: CheckoutSessionRecord } {
     cryptoAmount: '120.500000',
     paidAmount: '121.000000',
     lateAmount: '2.000000',
+    rate: '0.000651351351351351351351',
+    rateSource: 'coingecko+coinbase',
+    rateAt: '2025-03-01T11:59:30.000Z',
     reference: 'order-1042',
     metadata: { cart: '42', channel: 'instagram' },
     customer: { address: '12 Marina Road\nLagos Island', phone: '+2348012345678', email: 'ada@example.com' },
@@ -204,6 +207,10 @@ describe('<paylink-admin> payments', () => {
       expect(text(part(el, 'crypto-amount'))).to.contain('120.5 USDT').and.contain('BNB Smart Chain');
       expect(text(part(el, 'paid-amount'))).to.equal('121 USDT');
       expect(text(part(el, 'late-amount'))).to.equal('2 USDT');
+      const rate = text(part(el, 'exchange-rate'));
+      expect(rate, 'what one USDT cost, then the recorded rate, its sources and time').to.match(
+        /^1 USDT = NGN 1,535\.27 0\.000651351351351351351351 USDT per NGN, from coingecko\+coinbase, Mar 1, 2025, \d{1,2}:59 [AP]M$/,
+      );
       expect(text(part(el, 'pay-address'))).to.equal(detailed.payAddress);
       expect(text(part(el, 'reference'))).to.equal('order-1042');
       const pairs = [...part(el, 'metadata').querySelectorAll('div')].map((pair) => [text(pair.querySelector('dt')), text(pair.querySelector('dd'))]);
@@ -231,15 +238,38 @@ describe('<paylink-admin> payments', () => {
 
     it('shows the hashes without links on the sandbox, which has no explorer', async () => {
       const { api } = paymentsApi();
-      api.networks = api.networks.map((network) => ({ ...network, explorerUrl: null }));
+      // As the sandbox reports its network: no chain id, no explorer.
+      api.networks = api.networks.map((network) => ({ ...network, chainId: null, explorerUrl: null }));
       const el = await mountPayments(api);
       await openDetail(el, 0);
       await waitUntil(() => api.calls('GET', '/withdrawal/networks').length > 0);
       await settle(el);
       expect($(el, '[part~="explorer-link"]')).to.equal(null);
       expect(text(part(el, 'transactions-table'))).to.contain(HASH);
-      expect(text(part(el, 'no-explorer'))).to.contain('Test mode');
+      expect(text(part(el, 'no-explorer'))).to.contain('Test mode').and.contain('sandbox');
       await expect(el).to.be.accessible();
+    });
+
+    it('says a local test chain is one, not the sandbox, from the chain id the service reports', async () => {
+      const { api } = paymentsApi();
+      api.networks = [{ id: 'bsc', name: 'Local chain', aliases: [], assets: ['USDT', 'CNGN'], chainId: 31337, explorerUrl: null }];
+      const el = await mountPayments(api);
+      await openDetail(el, 0);
+      await waitUntil(() => $(el, '[part~="no-explorer"]'), 'the note once the networks are known');
+      const note = text(part(el, 'no-explorer'));
+      expect(note).to.contain('Local test chain').and.contain('chain id 31337');
+      expect(note).not.to.match(/sandbox|Test mode/);
+    });
+
+    it('on a real network without a known explorer says only that', async () => {
+      const { api } = paymentsApi();
+      api.networks = [{ id: 'bsc', name: 'BNB Smart Chain', aliases: [], assets: ['USDT', 'CNGN'], chainId: 56, explorerUrl: null }];
+      const el = await mountPayments(api);
+      await openDetail(el, 0);
+      await waitUntil(() => $(el, '[part~="no-explorer"]'), 'the note once the networks are known');
+      const note = text(part(el, 'no-explorer'));
+      expect(note).to.contain('knows no block explorer for BNB Smart Chain');
+      expect(note).not.to.match(/sandbox|Test mode|local/i);
     });
 
     it('says when the link asked for nothing, and goes back to the list with the keyboard', async () => {
@@ -452,6 +482,7 @@ describe('<paylink-admin> payments', () => {
       expect(text($$(el, '[part~="payment-row"]')[0])).to.contain('Trop-perçu');
       await openDetail(el, 0);
       expect(text(part(el, 'customer'))).to.contain('Adresse de livraison');
+      expect(text(part(el, 'amounts'))).to.contain('Taux de change').and.match(/1 USDT = 1\s535,27\sNGN 0,000651351351351351351351 USDT par NGN, source coingecko\+coinbase/);
     });
   });
 

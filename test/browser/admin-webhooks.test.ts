@@ -198,6 +198,14 @@ describe('<paylink-admin> webhooks', () => {
       expect($$(el, '[part~="event-option"]').every((box) => (box as HTMLInputElement).checked)).to.equal(true);
     });
 
+    it('tells how a local http:// receiver is allowed, in the URL field’s description', async () => {
+      const el = await mountWebhooks(new FakeAdminApi());
+      await click(el, part(el, 'new-endpoint'));
+      const url = field(el, 'Endpoint URL');
+      const described = (url.getAttribute('aria-describedby') ?? '').split(' ').map((id) => text(el.shadowRoot!.getElementById(id))).join(' ');
+      expect(described).to.contain('http://localhost').and.contain('PAYLINK_WEBHOOK_ALLOW_PRIVATE=1');
+    });
+
     it('shows the service’s refusal beside the URL and keeps what was typed', async () => {
       const api = new FakeAdminApi();
       api.intercept((request) =>
@@ -294,6 +302,23 @@ describe('<paylink-admin> webhooks', () => {
       await click(el, part(el, 'send-test'));
       await waitUntil(() => text($(el, '[part~="test-result"]')).includes('not delivered'));
       expect(text(part(el, 'test-result'))).to.contain('HTTP 500');
+    });
+
+    it('says the same as the log’s row about retrying a failed test event', async () => {
+      const { api } = endpointApi();
+      const el = await mountWebhooks(api);
+      await openEndpoint(el);
+      api.endpointAnswer = { statusCode: 503, error: null };
+      await click(el, part(el, 'send-test'));
+      await waitUntil(() => text($(el, '[part~="test-result"]')).includes('not delivered'));
+      await waitUntil(() => text($$(el, '[part~="delivery-row"]')[0]).includes('webhook.test'), 'the test is in the log');
+      const row = $$(el, '[part~="delivery-row"]')[0]!;
+      // The service does not retry a test event: the row has no next retry, and the banner must not promise one.
+      expect(text(row)).to.contain('Failed');
+      expect(text(row.querySelector('[part~="next-retry"]'))).to.equal('—');
+      const banner = text(part(el, 'test-result'));
+      expect(banner).to.contain('not retried on its own').and.contain('Retry');
+      expect(banner).not.to.match(/schedule|tries it again/);
     });
 
     it('shows each delivery’s status, attempts, response and next retry, and filters by status', async () => {

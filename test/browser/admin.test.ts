@@ -611,6 +611,32 @@ describe('<paylink-admin>', () => {
       expect(errorFor(el, field(el, 'Destination address'))).to.contain('blocklist');
     });
 
+    it('names the network the service reports in the address hint', async () => {
+      const api = seededApi();
+      api.networks = [{ id: 'local', name: 'Local chain', aliases: [], assets: ['USDT', 'CNGN'], chainId: 31337, explorerUrl: null }];
+      const el = await mount(api, { view: 'money' });
+      await openMoney(el);
+      await waitUntil(() => text($(el, '#wd-address-hint')).includes('Local chain'), 'the hint names the configured network');
+      expect(text($(el, '#wd-address-hint'))).not.to.contain('BNB');
+      await click(el, part(el, 'review'));
+      expect(errorFor(el, field(el, 'Destination address'))).to.contain('Local chain');
+    });
+
+    it('shows the refusal of one of the merchant’s own deposit addresses beside the address, before anything is sent', async () => {
+      const api = seededApi();
+      const message = `${CHECKSUMMED} is one of your own deposit addresses (where a customer pays a checkout): a withdrawal there would come back as a late payment.`;
+      api.intercept((r) => (r.method === 'POST' ? errorResponse(422, 'own_deposit_address', message, [{ path: 'address', message }]) : undefined));
+      const el = await mount(api, { view: 'money' });
+      await openMoney(el);
+      await fillWithdrawal(el);
+      await click(el, part(el, 'confirm'));
+      await waitUntil(() => $(el, '[part~="withdraw-form"] [part~="field-error"]'), 'back on the form with the reason');
+      const address = field(el, 'Destination address');
+      expect(errorFor(el, address)).to.contain('own deposit addresses');
+      expect(address.value).to.equal(CHECKSUMMED);
+      expect($(el, '[part~="withdraw-done"]')).to.equal(null);
+    });
+
     it('refuses an amount over the available balance before asking to confirm', async () => {
       const api = seededApi();
       const el = await mount(api, { view: 'money' });

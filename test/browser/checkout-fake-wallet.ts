@@ -1,7 +1,9 @@
 /**
  * A fake EIP-1193 wallet for `<paylink-checkout>` tests: it records every request and can announce
- * itself by EIP-6963, sit on another chain, not know the chain, decline (4001) any method, hold
- * too little of the token, or hold the send until released. No wallet library, no chain.
+ * itself by EIP-6963 (again on every request, through a new provider object each time if asked), sit
+ * on another chain, not know the chain, decline (4001) any method, lose its error codes on the way (as
+ * some wallets' bridges do: the message alone arrives), hold too little of the token, or hold the send
+ * until released. No wallet library, no chain.
  */
 
 export const TOKEN = '0x55d398326f99059fF775485246999027B3197955';
@@ -24,6 +26,8 @@ export class FakeWallet {
   balance: bigint;
   knowsChain: boolean;
   refuse: Record<string, number> = {};
+  /** Throw errors with their message only, as a bridge that drops EIP-1193's `code` does. */
+  dropCodes = false;
   /** Resolves the pending eth_sendTransaction when set (to look at the screen while the wallet asks). */
   hold?: Promise<void>;
 
@@ -39,14 +43,14 @@ export class FakeWallet {
 
   request = async ({ method, params }: { method: string; params?: unknown[] }): Promise<unknown> => {
     this.calls.push({ method, params });
-    if (this.refuse[method]) throw Object.assign(new Error('User rejected the request.'), { code: this.refuse[method] });
+    if (this.refuse[method]) throw this.error('User rejected the request.', this.refuse[method]);
     switch (method) {
       case 'eth_requestAccounts':
         return [FROM];
       case 'eth_chainId':
         return `0x${this.chainId.toString(16)}`;
       case 'wallet_switchEthereumChain':
-        if (!this.knowsChain) throw Object.assign(new Error('Unrecognized chain ID'), { code: 4902 });
+        if (!this.knowsChain) throw this.error('Unrecognized chain ID "0x38". Try adding the chain using wallet_addEthereumChain first.', 4902);
         this.chainId = Number((params![0] as { chainId: string }).chainId);
         return null;
       case 'wallet_addEthereumChain':
@@ -59,13 +63,22 @@ export class FakeWallet {
         await this.hold;
         return HASH;
     }
-    throw Object.assign(new Error(`Unsupported method ${method}`), { code: 4200 });
+    throw this.error(`Unsupported method ${method}`, 4200);
   };
 
-  /** Announces this wallet the EIP-6963 way, now and on every request. */
-  announce(name: string) {
-    const detail = Object.freeze({ info: { uuid: crypto.randomUUID(), name, icon: 'data:image/svg+xml,<svg/>', rdns: `test.${name}` }, provider: this });
-    const send = () => window.dispatchEvent(new CustomEvent('eip6963:announceProvider', { detail }));
+  /** The wallet's error: MetaMask's words, with the EIP-1193 code unless the bridge drops it. */
+  error(message: string, code: number): Error {
+    return this.dropCodes ? new Error(message) : Object.assign(new Error(message), { code });
+  }
+
+  /**
+   * Announces this wallet the EIP-6963 way, now and on every request, always with the same `info.uuid`;
+   * with `freshProvider`, each announcement carries a new provider object in front of this wallet.
+   */
+  announce(name: string, { freshProvider = false } = {}) {
+    const info = Object.freeze({ uuid: crypto.randomUUID(), name, icon: 'data:image/svg+xml,<svg/>', rdns: `test.${name}` });
+    const provider = () => (freshProvider ? { request: this.request } : this);
+    const send = () => window.dispatchEvent(new CustomEvent('eip6963:announceProvider', { detail: Object.freeze({ info, provider: provider() }) }));
     window.addEventListener('eip6963:requestProvider', send);
     send();
     cleanups.push(() => window.removeEventListener('eip6963:requestProvider', send));

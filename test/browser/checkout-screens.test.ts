@@ -9,7 +9,7 @@ import { emulateMedia, executeServerCommand, setViewport } from '@web/test-runne
 import '../../src/checkout.js';
 import type { PaylinkCheckout } from '../../src/components/checkout/paylink-checkout.js';
 import type { CheckoutSession, PublicLink } from '../../src/core/schemas.js';
-import { FakeCheckoutApi, PAID_ACTION, makeDonation, makeLink } from './checkout-fake-api.js';
+import { FakeCheckoutApi, PAID_ACTION, errorResponse, makeDonation, makeLink } from './checkout-fake-api.js';
 import { FakeWallet, HASH, TOKEN, forgetWallets } from './checkout-fake-wallet.js';
 
 const CHAIN = { chainId: 56, tokenAddress: TOKEN, explorerUrl: 'https://bscscan.com' };
@@ -171,6 +171,14 @@ const SCREENS: Record<string, (variant: Variant) => Promise<PaylinkCheckout>> = 
     return mount(api, variant);
   },
   notFound: (variant) => mount(new FakeCheckoutApi(), variant, 'nope'),
+  async rates(variant) {
+    const api = new FakeCheckoutApi(makeLink());
+    api.override = (call) => (call.path.endsWith('/sessions') ? errorResponse(503, 'rate_unavailable', 'No current exchange rate') : undefined);
+    const el = await mount(api, variant);
+    part(el, 'pay-button').click();
+    await until(el, () => el.machine.view === 'rates', 'no current exchange rate');
+    return el;
+  },
 };
 
 /** What overflows horizontally: the page, the host, a part that scrolls, a part past the card. */

@@ -109,6 +109,18 @@ describe('<paylink-checkout> paying from a wallet', () => {
     );
   });
 
+  it('lists a wallet once when it announces again through a new provider object each time', async () => {
+    const metamask = new FakeWallet().announce('MetaMask', { freshProvider: true });
+    new FakeWallet().announce('Rabby', { freshProvider: true });
+    const { el } = await payStep();
+    // Each new checkout asks the page's wallets to announce again: they do, through new objects.
+    window.dispatchEvent(new Event('eip6963:requestProvider'));
+    await el.updateComplete;
+    expect(parts(el, 'wallet').map(text)).to.deep.equal(['Pay with MetaMask', 'Pay with Rabby']);
+    await payWith(el, /MetaMask/);
+    expect(metamask.methods().at(-1)).to.equal('eth_sendTransaction');
+  });
+
   it('falls back to window.ethereum (EIP-1193) when no wallet announces itself', async () => {
     const injected = new FakeWallet();
     (window as { ethereum?: unknown }).ethereum = injected;
@@ -183,6 +195,36 @@ describe('<paylink-checkout> paying from a wallet', () => {
     delete wallet.refuse.eth_sendTransaction;
     await payWith(el);
     expect(el.machine.sentHash).to.equal(HASH);
+  });
+
+  describe('when the wallet’s bridge drops the error codes', () => {
+    it('still says the request was declined, from the wallet’s words', async () => {
+      const wallet = new FakeWallet().announce('MetaMask');
+      wallet.dropCodes = true;
+      wallet.refuse.eth_sendTransaction = 4001;
+      const { el } = await payStep();
+      await payWith(el);
+      expect(text(part(el, 'wallet-error'))).to.equal('Declined. Try again when ready.');
+    });
+
+    it('still adds BNB Smart Chain to a wallet that says it does not know it', async () => {
+      const wallet = new FakeWallet({ chainId: 1, knowsChain: false }).announce('MetaMask');
+      wallet.dropCodes = true;
+      const { el } = await payStep();
+      await payWith(el);
+      expect(wallet.methods()).to.include('wallet_addEthereumChain');
+      expect(wallet.methods().at(-1)).to.equal('eth_sendTransaction');
+      expect(has(el, 'wallet-error')).to.equal(false);
+    });
+
+    it('still says to switch networks when the customer declines the switch', async () => {
+      const wallet = new FakeWallet({ chainId: 1 }).announce('MetaMask');
+      wallet.dropCodes = true;
+      wallet.refuse.wallet_switchEthereumChain = 4001;
+      const { el } = await payStep();
+      await payWith(el);
+      expect(text(part(el, 'wallet-error'))).to.equal('Switch your wallet to BNB Smart Chain.');
+    });
   });
 
   it('says the wallet holds too little of the token, and sends nothing', async () => {

@@ -132,6 +132,13 @@ describe('<paylink-checkout>', () => {
     offline.override = () => Promise.reject(new TypeError('Failed to fetch'));
     await audit(await mount(offline, 'shop1'), 'network error');
 
+    const unpriced = new FakeCheckoutApi(makeLink());
+    unpriced.override = (call) => (call.path.endsWith('/sessions') ? errorResponse(503, 'rate_unavailable', 'No current exchange rate') : undefined);
+    const stale = await mount(unpriced, 'shop1');
+    await click(stale, button(stale, /USDT/));
+    await view(stale, 'rates');
+    await audit(stale, 'no current exchange rate');
+
     const expiring = new FakeCheckoutApi(makeLink());
     expiring.nextSession = { status: 'expired' };
     const expired = await mount(expiring, 'shop1');
@@ -327,6 +334,28 @@ describe('<paylink-checkout>', () => {
       expect(part(el, 'countdown').getAttribute('role')).to.equal('timer');
     });
 
+    it('shows the exchange rate behind the fiat equivalent, in the reader’s language', async () => {
+      const el = await toPay(new FakeCheckoutApi(makeLink()));
+      expect(text(part(el, 'fiat'))).to.equal('NGN 19,500.50');
+      expect(text(part(el, 'rate'))).to.equal('1 USDT = NGN 1,600.00');
+      const fr = await mount(new FakeCheckoutApi(makeLink()), 'shop1', 'fr');
+      await click(fr, button(fr, /USDT/));
+      await view(fr, 'pay');
+      expect(text(part(fr, 'rate'))).to.match(/^1 USDT = 1\s600,00\sNGN$/);
+      // A real market rate: the price of one USDT, rounded to the currency's digits.
+      const market = new FakeCheckoutApi(makeLink());
+      market.nextSession = { rate: '0.000620193500372116100223' };
+      expect(text(part(await toPay(market), 'rate'))).to.equal('1 USDT = NGN 1,612.40');
+      // Under a cent (cNGN in dollars) the currency's digits cannot show it: nothing rather than "$0.00".
+      const cents = new FakeCheckoutApi(makeLink({ fiatCurrency: ['USD'], fiatAmount: '10.00' }));
+      cents.nextSession = { assetId: 'CNGN', fiatCurrency: 'USD', rate: '1612.4' };
+      expect(text(part(await toPay(cents), 'rate'))).to.equal('');
+      // A session quoted before rates were recorded has none to show.
+      const old = new FakeCheckoutApi(makeLink());
+      old.nextSession = { rate: null, rateSource: null, rateAt: null };
+      expect(text(part(await toPay(old), 'rate'))).to.equal('');
+    });
+
     it('copies the address and the amount, and says so on the button and to screen readers', async () => {
       const el = await toPay(new FakeCheckoutApi(makeLink()));
       const [copyAmount, copyAddress] = parts(el, 'copy-button');
@@ -505,6 +534,34 @@ describe('<paylink-checkout>', () => {
       await view(el, 'amount');
       expect(heading(el)).to.equal('Coffee order');
       expect(el.shadowRoot!.activeElement).to.equal(part(el, 'heading'));
+    });
+  });
+
+  describe('when no current exchange rate prices the payment', () => {
+    it('says so in the reader’s language, took nothing, and tries again from the asset choice', async () => {
+      for (const [locale, words, nothingTaken, retry] of [
+        ['en', 'Prices unavailable', 'No money was taken.', /Try again/],
+        ['fr', 'Prix indisponibles', 'Rien n’a été prélevé.', /Réessayer/],
+      ] as const) {
+        const api = new FakeCheckoutApi(makeLink());
+        let stale = true;
+        api.override = (call) => (stale && call.path.endsWith('/sessions') ? errorResponse(503, 'rate_unavailable', 'No current exchange rate for USDT in NGN') : undefined);
+        const el = await mount(api, 'shop1', locale);
+        const failed = oneEvent(el, 'paylink-error');
+        await click(el, button(el, /USDT/));
+        expect((await failed).detail.code).to.equal('rate_unavailable');
+        await view(el, 'rates');
+        expect(heading(el)).to.equal(words);
+        expect(text(part(el, 'state'))).to.contain(nothingTaken);
+        expect(status(el)).to.equal(words);
+        expect(part(el, 'state').getAttribute('part')).to.equal('state rates');
+        stale = false;
+        await click(el, button(el, retry));
+        await view(el, 'amount');
+        await click(el, button(el, /USDT/));
+        await view(el, 'pay');
+        expect(api.callsTo('/sessions', 'POST')).to.have.length(2);
+      }
     });
   });
 

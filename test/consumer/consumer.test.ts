@@ -9,7 +9,13 @@
  *    `paylink-ready` in Chromium, and importing `paylink/checkout` bundles no admin code;
  * 3. React 19 TSX and a Vue 3 SFC (vue-tsc), also from create-vite: typed attributes and events, a
  *    file of wrong usages that must fail to compile exactly where marked, and both render in Chromium;
- * 4. `npx paylink serve --chain sandbox`, `keys create`, `proxy` and `demo` from the installed package.
+ * 4. `npx paylink serve --chain sandbox`, `keys create`, `proxy` and `demo` from the installed package;
+ * 5. every export imported in plain Node and under an edge runtime's conditions, React and Vue server
+ *    rendering, and `npm run release:check` on the same tarball (files, exports, publint, attw);
+ * 6. the README's framework recipes: Next.js App Router (`next build`, `next start`, a server component
+ *    page and a client component, in Chromium: the element upgrades, a React handler hears
+ *    `paylink-ready`, no console error, no layout shift), Astro 5 (frontmatter import and script tag,
+ *    `astro build`, in Chromium) and plain HTML (the script-tag bundle).
  *
  * Figures (tarball, what a consumer installs, each build's gzip size) are printed as test
  * diagnostics and written to test-results/consumer.json.
@@ -32,6 +38,9 @@ const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const APPS = path.join(import.meta.dirname, 'apps');
 /** The scaffolding users run (`npm create vite`), pinned so its templates do not move under the test. */
 const CREATE_VITE = 'create-vite@9.3.0';
+/** The frameworks of the recipes, pinned for the same reason (Astro 5 is the line that runs on Node 20). */
+const NEXT = { next: '16.4.6', react: '19.3.1', 'react-dom': '19.3.1' };
+const ASTRO = { astro: '5.18.2' };
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const NPX = process.platform === 'win32' ? 'npx.cmd' : 'npx';
 
@@ -208,7 +217,14 @@ const MB = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 
 describe('paylink as installed from its tarball', { timeout: 900_000 }, () => {
   const work = mkdtempSync(path.join(os.tmpdir(), 'paylink-consumer-'));
-  const dirs = { node: path.join(work, 'node'), vanilla: path.join(work, 'vanilla'), react: path.join(work, 'react'), vue: path.join(work, 'vue') };
+  const dirs = {
+    node: path.join(work, 'node'),
+    vanilla: path.join(work, 'vanilla'),
+    react: path.join(work, 'react'),
+    vue: path.join(work, 'vue'),
+    next: path.join(work, 'next'),
+    astro: path.join(work, 'astro'),
+  };
   const figures: Record<string, unknown> = {};
   let tarball = '';
   let browser: Browser | undefined;
@@ -230,8 +246,21 @@ describe('paylink as installed from its tarball', { timeout: 900_000 }, () => {
     cpSync(path.join(APPS, 'node'), dirs.node, { recursive: true });
     writeFileSync(
       path.join(dirs.node, 'package.json'),
-      JSON.stringify({ name: 'shop', private: true, type: 'module', dependencies: { paylink: `file:${tarball}`, express: '^4.21.2' } }, null, 2),
+      JSON.stringify(
+        { name: 'shop', private: true, type: 'module', dependencies: { paylink: `file:${tarball}`, express: '^4.21.2', react: NEXT.react, 'react-dom': NEXT['react-dom'], vue: '^3.5.0' } },
+        null,
+        2,
+      ),
     );
+    // The recipes' apps, written by hand as their READMEs show (no scaffolding to install).
+    for (const [kind, dependencies, devDependencies] of [
+      ['next', NEXT, { typescript: '^5.9.3', '@types/react': '^19.2.0', '@types/node': '^20.19.0' }],
+      ['astro', ASTRO, {}],
+    ] as const) {
+      cpSync(path.join(APPS, kind), dirs[kind], { recursive: true });
+      const manifest = { name: `${kind}-shop`, private: true, type: 'module', dependencies: { ...dependencies, paylink: `file:${tarball}` }, devDependencies };
+      writeFileSync(path.join(dirs[kind], 'package.json'), JSON.stringify(manifest, null, 2));
+    }
     const scaffoldStarted = Date.now();
     const templates = [['vanilla', 'vanilla-ts'], ['react', 'react-ts'], ['vue', 'vue-ts']] as const;
     const scaffolds = await Promise.all(
@@ -255,7 +284,7 @@ describe('paylink as installed from its tarball', { timeout: 900_000 }, () => {
     writeFileSync(path.join(dirs.vue, 'tsconfig.app.json'), JSON.stringify(vueApp, null, 2));
     writeFileSync(path.join(dirs.vue, 'tsconfig.fail.json'), JSON.stringify({ extends: './tsconfig.app.json', compilerOptions: { tsBuildInfoFile: null }, include: ['fail/*.vue'] }));
 
-    // 3. Install, all four at once: the tarball, the rest from npm's cache (the registry when missing).
+    // 3. Install, all at once: the tarball, the rest from npm's cache (the registry when missing).
     const installStarted = Date.now();
     const installs = await Promise.all(
       Object.entries(dirs).map(async ([kind, dir]) => [kind, await run(NPM, ['install', '--prefer-offline', '--no-audit', '--no-fund'], dir, { timeoutMs: 400_000 })] as const),
@@ -273,12 +302,13 @@ describe('paylink as installed from its tarball', { timeout: 900_000 }, () => {
     rmSync(work, { recursive: true, force: true });
   });
 
-  it('packs lib/, dist/, the migrations, the demo, README and LICENSE, and nothing of the repository', (t) => {
+  it('packs lib/, dist/, the migrations, the demo, README, docs/ and LICENSE, and nothing of the repository', (t) => {
     const files = figures.tarballFiles as string[];
     const { version } = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
     for (const file of [
       'package.json',
       'README.md',
+      'docs/going-live.md',
       'LICENSE',
       'bin/paylink.mjs',
       'lib/index.js',
@@ -377,29 +407,71 @@ describe('paylink as installed from its tarball', { timeout: 900_000 }, () => {
     }
   });
 
-  /** Opens a built app in Chromium with the link's slug and the service's API root; returns the text of each ready marker. */
-  async function openInChromium(appDir: string, readySelectors: string[]): Promise<string[]> {
+  /**
+   * What a page showed in Chromium: the text of each ready marker; the layout shift until the first
+   * `paylink-ready` (the page's first paint and the elements' upgrade: what reserving the element's space
+   * is for), and over the whole visit (the loaded checkout then takes the height its content needs).
+   */
+  interface PageCheck {
+    texts: string[];
+    upgradeShift: number;
+    layoutShift: number;
+  }
+
+  /**
+   * Opens `url` in Chromium with the link's slug and the service's API root; waits for each ready
+   * marker, then for every `<paylink-checkout>` to show the link. Fails on an uncaught error or a
+   * console error.
+   */
+  async function checkPage(url: string, readySelectors: string[]): Promise<PageCheck> {
     assert.ok(service, 'the service runs');
     browser ??= await chromium.launch({ executablePath: CHROME_PATH, args: CHROMIUM_ARGS });
-    const site = await serveStatic(path.join(appDir, 'dist'));
-    servers.push(site.server);
     const page = await browser.newPage();
     const errors: string[] = [];
     page.on('pageerror', (error) => errors.push(error.message));
+    // The browser's own request for /favicon.ico (these test pages have none) is not the page's error.
+    page.on('console', (message) => message.type() === 'error' && !message.location().url.endsWith('/favicon.ico') && errors.push(message.text()));
+    await page.addInitScript(() => {
+      const seen = window as unknown as { shifts: [number, number][]; readyAt?: number };
+      seen.shifts = [];
+      new PerformanceObserver((list) => {
+        for (const entry of list.getEntries() as (PerformanceEntry & { value: number; hadRecentInput: boolean })[])
+          if (!entry.hadRecentInput) seen.shifts.push([entry.startTime, entry.value]);
+      }).observe({ type: 'layout-shift', buffered: true });
+      document.addEventListener('paylink-ready', () => (seen.readyAt ??= performance.now()), true);
+    });
     try {
-      await page.goto(`${site.url}/?slug=${slug}&api=${encodeURIComponent(`${service.url}/v1`)}`);
+      await page.goto(`${url}/?slug=${slug}&api=${encodeURIComponent(`${service.url}/v1`)}`);
       const texts: string[] = [];
       for (const selector of readySelectors) {
         await page.waitForSelector(selector, { timeout: 30_000 });
         texts.push((await page.locator(selector).textContent()) ?? '');
       }
-      // The element rendered the link itself, not only the event.
-      await page.getByRole('heading', { name: 'Consumer test order' }).first().waitFor({ timeout: 10_000 });
+      // Each element rendered the link itself (its own shadow root), not only the event.
+      const count = await page.locator('paylink-checkout').count();
+      await page.getByRole('heading', { name: 'Consumer test order' }).nth(count - 1).waitFor({ timeout: 10_000 });
+      assert.equal(await page.getByRole('heading', { name: 'Consumer test order' }).count(), count, 'every element upgraded and loaded the link');
+      await page.waitForTimeout(200); // the last frame's layout-shift entries are delivered after it
+      const { upgradeShift, layoutShift } = await page.evaluate(() => {
+        const { shifts, readyAt = Infinity } = window as unknown as { shifts: [number, number][]; readyAt?: number };
+        // No named function in here: the test's TypeScript loader would name it with a helper the page lacks.
+        return {
+          upgradeShift: shifts.filter(([at]) => at < readyAt).reduce((total, [, value]) => total + value, 0),
+          layoutShift: shifts.reduce((total, [, value]) => total + value, 0),
+        };
+      });
       assert.deepEqual(errors, []);
-      return texts;
+      return { texts, upgradeShift, layoutShift };
     } finally {
       await page.close();
     }
+  }
+
+  /** Opens a built app's folder (served as it is) in Chromium: see `checkPage`. */
+  async function openInChromium(appDir: string, readySelectors: string[]): Promise<string[]> {
+    const site = await serveStatic(path.join(appDir, 'dist'));
+    servers.push(site.server);
+    return (await checkPage(site.url, readySelectors)).texts;
   }
 
   it('Vite vanilla-ts: tsc and vite build pass, paylink/checkout bundles no admin code, paylink-ready fires in Chromium', async (t) => {
@@ -443,6 +515,76 @@ describe('paylink as installed from its tarball', { timeout: 900_000 }, () => {
     figures.vue = size;
     assert.deepEqual(await openInChromium(dirs.vue, ['#ready']), ['Consumer test order']);
     t.diagnostic(`vue-ts build: ${size.bytes} B, ${size.gzip} B gzip`);
+  });
+
+  it('every export imports in plain Node and under edge runtimes’ conditions, with no DOM global left', async () => {
+    await Promise.all([[], ['--conditions=workerd', '--conditions=worker', '--conditions=browser'], ['--conditions=edge-light', '--conditions=browser']].map(async (conditions) => {
+      const { results, dom } = JSON.parse(ok(await run('node', [...conditions, 'imports.mjs'], dirs.node), `imports ${conditions.join(' ')}`).stdout);
+      assert.deepEqual(dom, [], conditions.join(' '));
+      const expected = ['paylink', 'paylink/checkout', 'paylink/admin', 'paylink/client', 'paylink/proxy', 'paylink/server', 'paylink/webhooks', 'paylink/react', 'paylink/vue'];
+      assert.deepEqual(Object.keys(results), conditions.length ? expected.filter((entry) => entry !== 'paylink/server') : expected);
+      for (const [entry, count] of Object.entries(results)) if (entry !== 'paylink/vue') assert.ok((count as number) > 0, `${entry} exports something`);
+    }));
+  });
+
+  it('React and Vue render the element on the server (Next.js and Nuxt style) with its attributes', async () => {
+    const { react, vue } = JSON.parse(ok(await run('node', ['ssr.mjs'], dirs.node), 'ssr.mjs').stdout);
+    assert.equal(react, '<paylink-checkout slug="abc" api-base="/paylink"></paylink-checkout>');
+    assert.equal(vue, '<paylink-checkout slug="abc" api-base="/paylink"></paylink-checkout>');
+  });
+
+  it('npm run release:check finds the tarball publishable (files, exports with types, publint, attw)', async () => {
+    const checked = ok(await run(NPM, ['run', '--silent', 'release:check', '--', '--tarball', tarball], ROOT, { timeoutMs: 300_000 }), 'release:check');
+    assert.match(checked.stdout, /the tarball is publishable/);
+  });
+
+  it('plain HTML: the script-tag bundle from the installed package defines the element and loads the link', async (t) => {
+    const site = path.join(work, 'html');
+    cpSync(path.join(APPS, 'html'), site, { recursive: true });
+    cpSync(path.join(dirs.node, 'node_modules', 'paylink', 'dist', 'paylink-checkout.js'), path.join(site, 'paylink-checkout.js'));
+    const served = await serveStatic(site);
+    servers.push(served.server);
+    const { upgradeShift, layoutShift } = await checkPage(served.url, ['body[data-ready="Consumer test order"]']);
+    assert.equal(upgradeShift, 0, 'the reserved space held the page still while the element upgraded');
+    figures.html = { upgradeShift, layoutShift };
+    t.diagnostic(`plain HTML layout shift: ${upgradeShift} until the link loaded, ${layoutShift.toFixed(4)} in all`);
+  });
+
+  it('Next.js App Router: next build, next start; the element upgrades and a React handler hears paylink-ready', async (t) => {
+    const env = { NEXT_TELEMETRY_DISABLED: '1' };
+    const started = Date.now();
+    const built = ok(await run(NPX, ['--no-install', 'next', 'build'], dirs.next, { env, timeoutMs: 600_000 }), 'next build');
+    figures.nextBuildSeconds = (Date.now() - started) / 1000;
+    assert.match(built.stdout, /\/prerendered/, 'the prerendered page was rendered at build time');
+    const port = await freePort();
+    const { child } = await startProcess(['next', 'start', '--port', String(port), '--hostname', '127.0.0.1'], dirs.next, env, (text) => /Ready in|started server/i.test(text));
+    try {
+      const url = `http://127.0.0.1:${port}`;
+      const prerendered = await fetch(`${url}/prerendered`);
+      assert.equal(prerendered.status, 200);
+      assert.match(await prerendered.text(), /<paylink-checkout slug="prerendered"><\/paylink-checkout>/);
+      const served = await fetch(`${url}/?slug=${slug}`);
+      assert.equal(served.status, 200, 'a server-rendered request answers (no 500)');
+      const html = await served.text();
+      assert.match(html, new RegExp(`<paylink-checkout id="from-server" slug="${slug}" api-base="/paylink"></paylink-checkout>`), 'the server component rendered the element');
+      const { texts, upgradeShift, layoutShift } = await checkPage(url, ['#ready']);
+      assert.deepEqual(texts, ['Consumer test order'], 'onPaylinkReady of the client component ran after hydration');
+      assert.equal(upgradeShift, 0, 'the reserved space held the server-rendered page still while the elements upgraded');
+      figures.next = { buildSeconds: figures.nextBuildSeconds, upgradeShift, layoutShift };
+      t.diagnostic(`next build ${figures.nextBuildSeconds} s; layout shift ${upgradeShift} until the link loaded, ${layoutShift.toFixed(4)} in all`);
+    } finally {
+      await stop(child);
+    }
+  });
+
+  it('Astro 5: the frontmatter import builds, the script tag defines the element in Chromium', async (t) => {
+    const started = Date.now();
+    ok(await run(NPX, ['--no-install', 'astro', 'build'], dirs.astro, { env: { ASTRO_TELEMETRY_DISABLED: '1' }, timeoutMs: 300_000 }), 'astro build');
+    figures.astro = { buildSeconds: (Date.now() - started) / 1000, ...buildGzip(dirs.astro) };
+    const html = readFileSync(path.join(dirs.astro, 'dist', 'index.html'), 'utf8');
+    assert.match(html, /<paylink-checkout><\/paylink-checkout>/);
+    await openInChromium(dirs.astro, ['body[data-ready="Consumer test order"]']);
+    t.diagnostic(`astro build ${(figures.astro as { buildSeconds: number }).buildSeconds} s`);
   });
 
   it('npx paylink demo runs from the installed package', async () => {

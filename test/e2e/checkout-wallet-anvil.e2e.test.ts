@@ -343,7 +343,7 @@ describe('checkout: pay from a browser wallet on a real chain (anvil)', { timeou
     const shown = new Set<string>();
     for (const [, x, y, run] of d.matchAll(/M(\d+) (\d+)h(\d+)v1h-\d+z/g)) for (let i = 0; i < Number(run); i++) shown.add(`${Number(x) + i - 4},${Number(y) - 4}`);
     const expected = new Set<string>();
-    encodeQr(uri).forEach((row, y) => row.forEach((dark, x) => dark && expected.add(`${x},${y}`)));
+    encodeQr(uri)!.forEach((row, y) => row.forEach((dark, x) => dark && expected.add(`${x},${y}`)));
     assert.ok(expected.size > 100);
     assert.deepEqual(shown, expected, `the QR code encodes ${uri}`);
 

@@ -15,7 +15,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { CHROME_PATH, CHROMIUM_ARGS } from '../support/chromium.mjs';
-import { BIN, exited, ROOT } from '../support/processes.js';
+import { alive, BIN, exited, ROOT } from '../support/processes.js';
 
 const ARTIFACTS = path.resolve('test-results', 'e2e-evm');
 // A withdrawal address with a valid EIP-55 checksum.
@@ -51,15 +51,6 @@ async function stopDemo(demo: DemoProcess): Promise<number | null> {
   if (demo.child.exitCode !== null) return demo.child.exitCode;
   demo.child.kill('SIGTERM');
   return exited(demo.child);
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 async function rpc(url: string, method: string, params: unknown[] = []): Promise<any> {
@@ -185,7 +176,8 @@ describe('paylink demo on its local chain, end to end', { timeout: 300_000 }, ()
     const paidAfter = performance.now() - sent;
     assert.equal(session.status, 'paid');
     await card.getByRole('heading', { name: 'Payment received' }).waitFor();
-    await status.filter({ hasText: /the session is paid/ }).waitFor();
+    await status.filter({ hasText: /payment received/ }).waitFor();
+    assert.match((await wallet.locator('.dw-session').textContent())!, /Payment received/, 'the panel says paid, not confirming');
     await shot(visitor, '3-visitor-sees-paid');
     t.diagnostic(`demo wallet transfer (click) to paylink-success (paid): ${Math.round(paidAfter)} ms at 1 s blocks and 3 confirmations`);
     const receipt = await rpc(rpcUrl, 'eth_getTransactionReceipt', [session.txHash]);
@@ -234,11 +226,12 @@ describe('paylink demo on its local chain, end to end', { timeout: 300_000 }, ()
     assert.deepEqual(cspViolations, []);
   });
 
-  it('stops anvil when it stops (SIGTERM): no orphan node, no database left behind', async () => {
+  it('stops anvil when it stops (SIGTERM): no orphan node, no database left behind, the port free', async () => {
     assert.equal(await stopDemo(demo), 0);
     const deadline = Date.now() + 5_000;
     while (alive(anvilPid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
     assert.equal(alive(anvilPid), false, `anvil (pid ${anvilPid}) is gone`);
+    await assert.rejects(fetch(`${demo.url}/healthz`), 'nothing answers on the demo’s port');
     assert.deepEqual(readdirSync(dataDir).filter((name) => name.startsWith('run-')), [], 'the run database is deleted');
   });
 });

@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { startDemo, type RunningDemo } from '../../demo/server.js';
+import { describeDemo, startDemo, type RunningDemo } from '../../demo/server.js';
 import { CHROME_PATH, CHROMIUM_ARGS } from '../support/chromium.mjs';
 
 const ARTIFACTS = path.resolve('test-results', 'e2e');
@@ -47,7 +47,8 @@ describe('paylink demo, end to end', { timeout: 240_000 }, () => {
     // This test pays with the sandbox's "Simulate payment"; the local chain has its own (demo-evm.e2e.test.ts).
     demo = await startDemo({ port: 0, dataDir, chain: 'sandbox' });
     const manifest = JSON.parse(readFileSync('dist/manifest.json', 'utf8'));
-    const integrity = manifest['paylink-checkout.js'].integrity as string;
+    // The versioned file with its SRI hash, as the README's snippet: the alias changes with every release.
+    const { integrity, versioned } = manifest['paylink-checkout.js'] as { integrity: string; versioned: string };
 
     // The merchant's own shop: another origin (localhost vs 127.0.0.1), pasting the README snippet,
     // with a CSP that allows only the Paylink origin's script and no inline code, and Trusted Types on.
@@ -58,7 +59,7 @@ describe('paylink demo, end to end', { timeout: 240_000 }, () => {
         'content-security-policy': `default-src 'none'; script-src ${demo.url}; connect-src ${demo.url}; img-src data:; style-src 'self'; require-trusted-types-for 'script'; trusted-types lit-html; report-uri /csp`,
       });
       res.end(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Ada's shop</title>
-<script type="module" src="${demo.url}/dist/paylink-checkout.js" integrity="${integrity}" crossorigin="anonymous"></script>
+<script type="module" src="${demo.url}/dist/${versioned}" integrity="${integrity}" crossorigin="anonymous"></script>
 </head><body><h1>Ada's shop</h1>
 <paylink-checkout slug="${currentSlug}" api-base="${demo.url}/paylink"></paylink-checkout>
 </body></html>`);
@@ -102,6 +103,15 @@ describe('paylink demo, end to end', { timeout: 240_000 }, () => {
     await new Promise<void>((resolve) => (shop ? shop.close(() => resolve()) : resolve()));
     await demo?.close();
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('says where its prices come from, in its start lines and on its pages', async () => {
+    assert.deepEqual(demo.rates.sources, ['static']);
+    assert.match(describeDemo(demo, { dataDir }), /Prices: the static table \(sandbox figures, not market data\)\./);
+    for (const page of ['/', '/store.html', '/donate.html']) {
+      const html = await (await fetch(`${demo.url}${page}`)).text();
+      assert.match(html, /<p class="note" id="prices-note">Prices come from the static table built into Paylink \(demo figures, not market data\)/, page);
+    }
   });
 
   it('the merchant creates a link in the admin', async () => {

@@ -163,6 +163,25 @@ describe('CheckoutMachine', () => {
       assert.equal(second.machine.view, 'amount');
     });
 
+    test('a session start without a current exchange rate (503 rate_unavailable) has its own screen, and its retry goes back to the asset choice', async () => {
+      const api = new FakeCheckoutApi(makeLink());
+      let stale = true;
+      api.override = (call) => (stale && call.path.endsWith('/sessions') ? errorResponse(503, 'rate_unavailable', 'No current exchange rate for USDT in NGN') : undefined);
+      const { machine, host } = machineOn(api, 'fr');
+      await machine.load('shop1');
+      machine.submitAmount();
+      await settle();
+      assert.equal(machine.view, 'rates');
+      assert.equal(machine.announcement, 'Prix indisponibles');
+      assert.equal((host.events.at(-1)!.detail as { code: string }).code, 'rate_unavailable');
+      stale = false;
+      machine.retry();
+      assert.equal(machine.view, 'amount', 'back to the step with the asset choice, nothing lost');
+      machine.submitAmount();
+      await settle();
+      assert.equal(machine.view, 'pay');
+    });
+
     test('a body that is not the API’s (a page served where the proxy should be) is an error screen, not a broken one', async () => {
       const api = new FakeCheckoutApi(makeLink());
       api.override = () => new Response('<!doctype html><p>Shop', { status: 200, headers: { 'content-type': 'text/html' } });

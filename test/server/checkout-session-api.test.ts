@@ -124,7 +124,8 @@ for (const backend of backends()) {
         const link = (await call(t.url, 'GET', '/v1/payment-link?limit=1', { key })).body.items[0];
         assert.deepEqual(Object.keys(record).sort(), [
           'assetId', 'blockchainId', 'createdAt', 'cryptoAmount', 'customer', 'expiresAt', 'fiatAmount', 'fiatCurrency', 'id', 'lateAmount',
-          'linkId', 'linkTitle', 'metadata', 'networkName', 'paidAmount', 'paidAt', 'payAddress', 'reference', 'reversedAmount', 'slug', 'status', 'transfers',
+          'linkId', 'linkTitle', 'metadata', 'networkName', 'paidAmount', 'paidAt', 'payAddress', 'rate', 'rateAt', 'rateSource', 'reference',
+          'reversedAmount', 'slug', 'status', 'transfers',
         ].sort());
         assert.equal(record.linkId, link.id);
         assert.equal(record.linkTitle, 'Lamp');
@@ -133,6 +134,7 @@ for (const backend of backends()) {
         assert.equal(record.fiatAmount, '9.00');
         assert.equal(record.fiatCurrency, 'USD');
         assert.equal(record.cryptoAmount, '9.000000');
+        assert.deepEqual([record.rate, record.rateSource, record.rateAt], ['1', 'static', session.createdAt], 'what it was quoted with');
         assert.equal(record.paidAmount, '10.000000');
         assert.equal(record.lateAmount, '0.500000');
         assert.equal(record.payAddress, session.payAddress);

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { discoverWallets, transferData, transferUri, type Wallet } from '../../src/internal/evm-wallet.js';
+import { discoverWallets, payFromWallet, transferData, transferUri, type Wallet } from '../../src/internal/evm-wallet.js';
 
 const provider = (name: string) => ({ name, request: async () => null });
 
@@ -35,6 +35,58 @@ test('discovery asks wallets to announce, lists each provider once, and ignores 
   const count = seen.length;
   page.dispatchEvent(Object.assign(new Event('eip6963:announceProvider'), { detail: { info: { name: 'Late' }, provider: provider('late') } }));
   assert.equal(seen.length, count);
+});
+
+test('discovery lists a wallet once per info.uuid, though it announces through a new provider each time', () => {
+  const page = new EventTarget();
+  let announced = 0;
+  page.addEventListener('eip6963:requestProvider', () => {
+    announced++;
+    page.dispatchEvent(Object.assign(new Event('eip6963:announceProvider'), { detail: { info: { name: 'Bridge', uuid: 'b-1' }, provider: provider(`bridge ${announced}`) } }));
+  });
+  const seen: Wallet[][] = [];
+  discoverWallets(page, (wallets) => seen.push(wallets));
+  page.dispatchEvent(new Event('eip6963:requestProvider'));
+  assert.equal(announced, 2);
+  assert.deepEqual(seen.at(-1)!.map((wallet) => wallet.name), ['Bridge']);
+  // Without a uuid, the provider object is the wallet's identity.
+  page.dispatchEvent(Object.assign(new Event('eip6963:announceProvider'), { detail: { info: { name: 'Old' }, provider: provider('old') } }));
+  assert.deepEqual(seen.at(-1)!.map((wallet) => wallet.name), ['Bridge', 'Old']);
+});
+
+test('a declined request and an unknown network are told by the words when the bridge drops the code', async () => {
+  const transfer = { chainId: 56, token: '0x55d398326f99059fF775485246999027B3197955', to: '0x52908400098527886E0F7030069857D2E4169EE7', units: 1n };
+  /** A wallet on chain 1 whose every error is a bare Error (no `code`), with `failures` by method. */
+  const wallet = (failures: Record<string, string>) => {
+    const calls: string[] = [];
+    let chain = 1;
+    const request = async ({ method, params }: { method: string; params?: unknown[] }) => {
+      calls.push(method);
+      if (failures[method]) throw new Error(failures[method]);
+      if (method === 'eth_requestAccounts') return ['0x1111111111111111111111111111111111111111'];
+      if (method === 'eth_chainId') return `0x${chain.toString(16)}`;
+      if (method.startsWith('wallet_')) chain = Number((params![0] as { chainId: string }).chainId);
+      if (method === 'eth_call') return '0x10';
+      return '0xhash';
+    };
+    return { calls, provider: { request } };
+  };
+  const reason = (promise: Promise<unknown>) => promise.then(() => 'paid', (error: unknown) => error);
+
+  const declined = wallet({ eth_requestAccounts: 'MetaMask Tx Signature: User denied transaction signature.' });
+  assert.equal(await reason(payFromWallet(declined.provider, transfer)), 'rejected');
+  const cancelled = wallet({ eth_requestAccounts: 'User rejected the request.' });
+  assert.equal(await reason(payFromWallet(cancelled.provider, transfer)), 'rejected');
+  const unknown = wallet({ wallet_switchEthereumChain: 'Unrecognized chain ID "0x38". Try adding the chain using wallet_addEthereumChain first.' });
+  assert.equal(await reason(payFromWallet(unknown.provider, transfer)), 'paid');
+  assert.ok(unknown.calls.includes('wallet_addEthereumChain'), 'it added the network');
+  const refusedSwitch = wallet({ wallet_switchEthereumChain: 'User rejected the request.' });
+  assert.equal(await reason(payFromWallet(refusedSwitch.provider, transfer)), 'wrongNetwork');
+  const broken = wallet({ eth_sendTransaction: 'Internal JSON-RPC error.' });
+  assert.equal(await reason(payFromWallet(broken.provider, transfer)), 'walletFailed');
+  // A code, when the wallet gives one, still decides.
+  const coded = { request: async () => Promise.reject(Object.assign(new Error('Something'), { code: 4001 })) };
+  assert.equal(await reason(payFromWallet(coded, transfer)), 'rejected');
 });
 
 test('the transfer calldata is selector a9059cbb, the 32-byte address and the 32-byte amount', () => {

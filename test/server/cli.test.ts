@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -28,6 +28,42 @@ describe('paylink command', () => {
     assert.match(unknown.stderr, /unknown command: launch/);
   });
 
+  it('keys xpub prints the deposit xpub alone on stdout and its first addresses, never the words', async () => {
+    const { mnemonicToAccount } = await import('viem/accounts');
+    const { ANVIL_MNEMONIC } = await import('../../src/server/chain/evm/anvil.js');
+    const { depositAddresses } = await import('../../src/server/chain/evm/addresses.js');
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'paylink-xpub-'));
+    dirs.push(dir);
+    const words = path.join(dir, 'deposit-words.txt');
+    // As a merchant may save them: one word a line, a trailing newline.
+    writeFileSync(words, `${ANVIL_MNEMONIC.split(' ').join('\n')}\n`, { mode: 0o600 });
+    const run = runCli(['keys', 'xpub', '--mnemonic-file', words]);
+    assert.equal(run.status, 0, run.stderr);
+    const xpub = run.stdout.trim();
+    assert.match(xpub, /^xpub[1-9A-HJ-NP-Za-km-z]{100,}$/, 'stdout is the xpub alone, ready for PAYLINK_EVM_XPUB=$(…)');
+    // The addresses a wallet shows for these words (viem's own derivation) are the ones printed, in order.
+    const expected = [0, 1, 2, 3, 4].map((n) => mnemonicToAccount(ANVIL_MNEMONIC, { addressIndex: n }).address);
+    assert.deepEqual(expected.map((_, n) => depositAddresses(xpub).address(n)), expected, 'the xpub derives the wallet’s addresses');
+    const printed = [...run.stderr.matchAll(/^ {2}(\d) {2}(0x[0-9a-fA-F]{40})$/gm)].map((match) => match[2]);
+    assert.deepEqual(printed, expected);
+    assert.match(run.stderr, /m\/44'\/60'\/0'/);
+    assert.match(run.stderr, /PAYLINK_EVM_XPUB/);
+    for (const output of [run.stdout, run.stderr]) {
+      assert.ok(!output.includes('junk') && !output.includes('test test'), 'never a word of the mnemonic');
+      assert.ok(!/xprv/.test(output), 'never a private key');
+    }
+
+    const missing = runCli(['keys', 'xpub']);
+    assert.equal(missing.status, 2);
+    assert.match(missing.stderr, /keys xpub needs --mnemonic-file FILE/);
+    const wrong = path.join(dir, 'wrong.txt');
+    writeFileSync(wrong, 'correct horse battery staple zebra nothing like bip39 words at all here\n');
+    const bad = runCli(['keys', 'xpub', '--mnemonic-file', wrong]);
+    assert.equal(bad.status, 2);
+    assert.match(bad.stderr, /not a valid BIP-39 English phrase/);
+    assert.ok(!bad.stderr.includes('horse') && bad.stdout === '', 'a bad phrase is not echoed either');
+  });
+
   async function serveAndUse(storageArgs: string[]) {
     const created = runCli(['keys', 'create', '--name', 'CLI test', ...storageArgs]);
     assert.equal(created.status, 0, created.stderr);
@@ -42,6 +78,7 @@ describe('paylink command', () => {
       assert.equal(checkout.body.sandbox, true, 'every checkout says sandbox');
       assert.match(stdout, /sandbox chain/i, 'serve says on start that it runs the sandbox');
       assert.match(stdout, /no real funds move/);
+      assert.match(stdout, /Prices: the static table \(sandbox figures, not market data\)\./, 'serve says where prices come from');
       const res = await call(url, 'POST', '/v1/payment-link', { key, body: standardLinkBody() });
       assert.equal(res.status, 201);
       assert.equal(res.body.url, `${url}/pay/${res.body.slug}`);
@@ -99,6 +136,33 @@ describe('paylink command', () => {
       assert.match(res.stderr, /The EVM chain is not configured correctly/);
       for (const name of ['PAYLINK_EVM_RPC_URL', 'PAYLINK_EVM_CHAIN_ID', 'PAYLINK_EVM_TOKENS', 'PAYLINK_EVM_XPUB', 'PAYLINK_EVM_PAYOUT_KEY_FILE']) assert.match(res.stderr, new RegExp(name));
     }
+  });
+
+  it('serve --chain evm never implies its prices: without PAYLINK_RATES_SOURCES it refuses, says why, and asks no node', async () => {
+    const { DEPOSIT_XPUB } = await import('../support/anvil.js');
+    const unset = Object.fromEntries(Object.keys(process.env).filter((name) => /^PAYLINK_(EVM|RATES)/.test(name)).map((name) => [name, '']));
+    const chain = {
+      // Complete and valid, so that the refusal is the prices' alone: the node at port 9 is never asked.
+      PAYLINK_EVM_RPC_URL: 'http://127.0.0.1:9',
+      PAYLINK_EVM_CHAIN_ID: '56',
+      PAYLINK_EVM_TOKENS: 'USDT=0x55d398326f99059ff775485246999027b3197955',
+      PAYLINK_EVM_XPUB: DEPOSIT_XPUB,
+      PAYLINK_EVM_PAYOUT_KEY: `0x${'ab'.repeat(32)}`,
+    };
+    const res = runCli(['serve', '--chain', 'evm', '--port', '0'], { ...unset, ...chain });
+    assert.equal(res.status, 2, res.stderr);
+    assert.match(res.stderr, /PAYLINK_RATES_SOURCES is not set: on a real chain the price a customer pays comes from it, so it is never implied/);
+    assert.match(res.stderr, /set PAYLINK_RATES_SOURCES=static to quote with it on purpose/, 'the table only when said');
+    assert.doesNotMatch(res.stderr, /waiting for the EVM node|The EVM chain is not configured/);
+    // Nothing configured at all: one run names the prices and the chain's settings together.
+    const bare = runCli(['serve', '--chain', 'evm'], unset);
+    assert.equal(bare.status, 2);
+    assert.match(bare.stderr, /PAYLINK_RATES_SOURCES is not set/);
+    assert.match(bare.stderr, /PAYLINK_EVM_RPC_URL/);
+    // A source that does not exist is refused on the sandbox too.
+    const unknown = runCli(['serve', '--chain', 'sandbox', '--port', '0'], { PAYLINK_RATES_SOURCES: 'coingecko,oracle' });
+    assert.equal(unknown.status, 2);
+    assert.match(unknown.stderr, /PAYLINK_RATES_SOURCES: unknown source oracle \(expected coingecko, coinbase, static\)/);
   });
 
   it('PAYLINK_CHAIN=sandbox starts the service like --chain sandbox', async () => {

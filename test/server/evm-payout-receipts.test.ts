@@ -52,7 +52,7 @@ for (const backend of backends()) {
       const logger = createLogger((line) => logged.push(JSON.parse(line)));
       await eventually(
         async () => {
-          await processPayouts({ db: t.db, chain, now: () => new Date(), logger }, { checkMs: 0 });
+          await processPayouts({ db: t.db, chain, now: () => new Date(), log: logger }, { checkMs: 0 });
           return (await call(t.url, 'GET', `/v1/withdrawal/${posted.body.id}`, { key })).body.status === 'success';
         },
         10_000,

@@ -88,6 +88,7 @@ for (const backend of backends()) {
           PAYLINK_EVM_PAYOUT_KEY_FILE: path.join(dir, 'payout.key'),
           PAYLINK_EVM_CONFIRMATIONS: '2',
           PAYLINK_EVM_POLL_MS: '50',
+          PAYLINK_RATES_SOURCES: 'static',
         };
         const port = await freePort();
         const url = `http://127.0.0.1:${port}`;

@@ -85,18 +85,20 @@ describe('the OpenAPI document', () => {
     }
   });
 
-  it('lists only the errors each operation can return: 401 on keyed ones, 413 where a body is read, 429 with Retry-After', () => {
+  it('lists only the errors each operation can return: 401 on keyed ones, 413 and 415 where a body is read, 500 and 503 everywhere, 429 with Retry-After', () => {
     for (const { path, method, operation } of operations) {
       const codes = Object.keys(operation.responses);
       const keyedOperation = operation.security.length > 0;
       assert.equal(codes.includes('401'), keyedOperation, `401 on ${method} ${path}`);
       assert.equal(codes.includes('413'), Boolean(operation.requestBody), `413 on ${method} ${path}`);
+      assert.equal(codes.includes('415'), Boolean(operation.requestBody), `415 on ${method} ${path}`);
+      assert.ok(codes.includes('500') && codes.includes('503'), `500 and 503 on ${method} ${path}`);
       for (const code of codes.filter((c) => c >= '400')) {
         const response = resolve(operation.responses[code].$ref);
         assert.equal(response.content['application/json'].schema.$ref, '#/components/schemas/ErrorBody');
       }
     }
-    assert.deepEqual(Object.keys(doc.paths['/v1/payment-link/{id}/single'].get.responses).sort(), ['200', '401', '404']);
+    assert.deepEqual(Object.keys(doc.paths['/v1/payment-link/{id}/single'].get.responses).sort(), ['200', '401', '404', '500', '503']);
     assert.ok(!('410' in doc.paths['/v1/withdrawal'].post.responses), 'a withdrawal is never 410');
     assert.ok(doc.components.responses.TooManyRequests.headers['Retry-After']);
     assert.ok(doc.paths['/v1/checkout/{slug}/sessions'].post.responses['429']);

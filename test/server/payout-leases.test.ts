@@ -6,9 +6,10 @@
  * withdrawal that a newer attempt is paying out.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { after, before, beforeEach, describe, it } from 'node:test';
 import { createSandboxChain, sandboxPayoutHash } from '../../src/server/chain/sandbox.js';
 import { PayoutError, type ChainAdapter, type PayoutRequest, type PayoutResult } from '../../src/server/chain/types.js';
+import { createLogger } from '../../src/server/log.js';
 import { processPayouts, startPayoutWorker } from '../../src/server/service/payouts/index.js';
 import { GOOD_ADDRESS, assertLedgerMatches, balanceOf, countRows, fund } from '../support/money.js';
 import { backends, call, startTestService, type TestService } from '../support/service.js';
@@ -59,7 +60,13 @@ for (const backend of backends()) {
         )
       ).rows[0]!;
     const entries = (id: string, kind: string) => countRows(t.db, 'ledger_entries', 'withdrawal_id = $1 AND kind = $2', [id, kind]);
-    const deps = (chain: ChainAdapter) => ({ db: t.db, chain, now: () => new Date() });
+    /** What the worker logged, kept here (not printed): the lines a test expects are part of what it checks. */
+    let logged: Array<{ level: string; code: string; withdrawalId?: string; errorMessage?: string }> = [];
+    const log = createLogger((line) => logged.push(JSON.parse(line)));
+    const deps = (chain: ChainAdapter) => ({ db: t.db, chain, now: () => new Date(), log });
+    beforeEach(() => {
+      logged = [];
+    });
 
     async function assertPaidOnce(w: { key: string; integratorId: string; id: string }) {
       const row = await withdrawalRow(w.id);
@@ -107,6 +114,11 @@ for (const backend of backends()) {
         firstGate.resolve();
         await workerA;
         assert.equal((await withdrawalRow(w.id)).status, 'processing');
+        // An unclear error is said once, as such; a stale refusal is dropped without a word.
+        assert.deepEqual(
+          logged.map((line) => [line.level, line.code, line.withdrawalId]),
+          staleError() instanceof PayoutError ? [] : [['error', 'payout_outcome_unknown', w.id]],
+        );
         assert.equal(await entries(w.id, 'withdrawal_release'), 0);
         // B succeeds and is recorded.
         secondGate.resolve();
@@ -126,6 +138,7 @@ for (const backend of backends()) {
         },
       );
       assert.ok((await processPayouts(deps(chain), { leaseMs })) >= 1);
+      assert.deepEqual(logged.map((line) => [line.code, line.withdrawalId, line.errorMessage]), [['payout_outcome_unknown', w.id, 'socket hang up']]);
       const after = await withdrawalRow(w.id);
       assert.equal(after.status, 'processing');
       assert.equal(after.attempts, 1);
@@ -174,6 +187,7 @@ for (const backend of backends()) {
       const t0 = Date.now();
       await processPayouts(deps(chain), { leaseMs, payoutTimeoutMs: 100 });
       assert.ok(Date.now() - t0 < 1500, `processPayouts took ${Date.now() - t0} ms`);
+      assert.deepEqual(logged.map((line) => [line.code, line.errorMessage]), [['payout_outcome_unknown', 'The payout did not complete within 100 ms']]);
       assert.equal((await withdrawalRow(w.id)).status, 'processing');
       assert.equal(await entries(w.id, 'withdrawal_release'), 0);
 
@@ -185,6 +199,7 @@ for (const backend of backends()) {
       const t1 = Date.now();
       await worker.stop();
       assert.ok(Date.now() - t1 < leaseMs / 5 + 1000, `stop() took ${Date.now() - t1} ms`);
+      assert.equal(logged.at(-1)?.errorMessage, 'The payout did not complete within 400 ms', 'the worker gave up after its default timeout');
       assert.equal((await withdrawalRow(w.id)).status, 'processing');
 
       // The chain recovers: the next attempt after the lease pays it out once.

@@ -149,6 +149,32 @@ describe('admin routes (DESIGN §5 and §8)', () => {
   });
 });
 
+describe('basePath itself: the index a newcomer opens', () => {
+  test('GET answers a JSON index of the routes, never the key or the upstream; other methods and paths are 404', async () => {
+    const captured: Request[] = [];
+    const proxy = proxyWith({ basePath: '/paylink', fetch: recordingFetch(captured) });
+    for (const path of ['/paylink', '/paylink/']) {
+      const response = await proxy(new Request(`http://shop.test${path}`));
+      assert.equal(response.status, 200, path);
+      assert.match(response.headers.get('content-type') ?? '', /^application\/json/);
+      const text = await response.text();
+      assert.ok(!text.includes(API_KEY) && !text.includes('upstream.test') && !text.includes('admin-token'), text);
+      const index = JSON.parse(text) as { name: string; routes: Array<{ path: string; access: string; methods: string[]; upstream?: string }> };
+      assert.equal(index.name, 'Paylink proxy');
+      const byPath = new Map(index.routes.map((route) => [route.path, route]));
+      assert.deepEqual(byPath.get('/paylink/checkout/*'), { path: '/paylink/checkout/*', methods: ['GET', 'HEAD', 'POST'], access: 'public', upstream: '/v1/checkout/*' });
+      assert.equal(byPath.get('/paylink/admin/balance')?.access, 'admin');
+      assert.equal(byPath.get('/paylink/dist/:file')?.upstream, undefined, 'the bundles are served by the proxy itself');
+    }
+    assert.equal((await proxy(new Request('http://shop.test/paylink', { method: 'HEAD' }))).status, 200);
+    assert.equal((await proxy(new Request('http://shop.test/paylink', { method: 'POST', body: '{}' }))).status, 404);
+    assert.equal((await proxy(new Request('http://shop.test/paylinks'))).status, 404);
+    assert.equal(captured.length, 0, 'the index never asks the service');
+    const atRoot = proxyWith({ basePath: '', fetch: recordingFetch() });
+    assert.equal(((await (await atRoot(new Request('http://shop.test/'))).json()) as { routes: Array<{ path: string }> }).routes[0]!.path.startsWith('/checkout/'), true);
+  });
+});
+
 describe('checkout routes', () => {
   test('a method the checkout does not take is a 405 the page can read (CORS, Allow)', async () => {
     const response = await proxyWith({ allowedOrigins: ['https://shop.example'] })(

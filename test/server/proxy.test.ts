@@ -16,6 +16,7 @@ import {
   type PaylinkProxyHandler,
   type PaylinkProxyOptions,
 } from '../../src/server/proxy/index.js';
+import { createLogger } from '../../src/server/log.js';
 import { proxyOptionsFromEnv, startProxyServer } from '../../src/server/proxy/command.js';
 import { call, standardLinkBody, startTestService, type TestService } from '../support/service.js';
 
@@ -324,10 +325,18 @@ describe('admin routes', () => {
     const asyncYes = realProxy({ authorize: async () => true });
     assert.equal((await send(asyncYes, `/paylink/admin/payment-link/${linkId}/single`)).status, 200);
 
-    const broken = realProxy({ authorize: () => { throw new Error(`boom ${apiKey}`); } });
+    // The merchant's log hears of it (captured here, not printed): its code and request id, never the error's words.
+    const lines: string[] = [];
+    const broken = realProxy({ authorize: () => { throw new Error(`boom ${apiKey}`); }, logger: createLogger((line) => lines.push(line)) });
     const failed = await send(broken, '/paylink/admin/balance');
     assert.equal(failed.status, 500);
     assertErrorShape(failed.json, 500);
+    assert.equal(lines.length, 1);
+    const line = JSON.parse(lines[0]!) as Record<string, unknown>;
+    assert.equal(line.level, 'error');
+    assert.equal(line.code, 'authorize_failed');
+    assert.equal(line.requestId, failed.headers.get('x-request-id'));
+    assert.ok(!lines[0]!.includes('boom') && !lines[0]!.includes(apiKey));
   });
 
   test('without adminToken or authorize, admin routes are closed', async () => {

@@ -15,16 +15,16 @@ test('texts of every supported version give the reference symbol, module for mod
   const texts = ['hi', 'a short text', 'a text for version two'];
   for (const capacity of capacities) texts.push('x'.repeat(capacity), 'y'.repeat(capacity + 1));
   for (const text of texts.filter((text) => text.length <= 180)) {
-    const symbol = encodeQr(text);
+    const symbol = encodeQr(text)!;
     assert.equal(symbol.length, reference(text).size, `version of ${text.length} bytes`);
     assert.deepEqual(symbol, reference(text).data, text);
   }
-  assert.equal(encodeQr('x'.repeat(180)).length, 9 * 4 + 17);
+  assert.equal(encodeQr('x'.repeat(180))!.length, 9 * 4 + 17);
 });
 
 test('EVM addresses (42 bytes, mixed or lower case) fit version 3 and match the reference', () => {
   for (const address of ['0x52908400098527886E0F7030069857D2E4169EE7', '0xde709f2102306220921060314715629080e2fb77']) {
-    const symbol = encodeQr(address);
+    const symbol = encodeQr(address)!;
     assert.equal(symbol.length, 29);
     assert.deepEqual(symbol, reference(address).data);
   }
@@ -44,5 +44,5 @@ test('EIP-681 token transfers (18-decimal amounts, long chain ids) match the ref
 });
 
 test('a text longer than 180 bytes (version 10 and up) is refused', () => {
-  assert.throws(() => encodeQr('x'.repeat(181)), RangeError);
+  assert.equal(encodeQr('x'.repeat(181)), undefined, 'too long for this encoder');
 });

@@ -209,10 +209,12 @@ for (const backend of backends()) {
         assert.equal(response.status, 400, url);
         assert.equal(response.body.errors[0].path, 'url');
         assert.match(response.body.errors[0].message, /private, loopback, link-local/, url);
+        // A developer with a receiver on their own machine learns how to allow it.
+        assert.match(response.body.errors[0].message, /start the service with PAYLINK_WEBHOOK_ALLOW_PRIVATE=1/, url);
       }
       const http = await create('http://public.shop.example/hooks');
       assert.equal(http.status, 400);
-      assert.match(http.body.errors[0].message, /https/);
+      assert.match(http.body.errors[0].message, /https:\/\/.*local http:\/\/ receiver.*PAYLINK_WEBHOOK_ALLOW_PRIVATE=1/);
 
       const endpoint = await create('https://public.shop.example/hooks');
       assert.equal(endpoint.status, 201, JSON.stringify(endpoint.body));

@@ -201,6 +201,30 @@ for (const backend of backends()) {
       await assertLedgerMatches(t.db, integratorId);
     });
 
+    it('refuses one of the merchant’s own deposit addresses with 422 own_deposit_address on address, reserving nothing', async () => {
+      const { key, integratorId } = await fundedKey('50');
+      const sessionId = await fund(t.url, key, '1');
+      const own = (await call(t.url, 'GET', `/v1/checkout/sessions/${sessionId}`)).body.payAddress as string;
+      assert.match(own, /^0x[0-9a-fA-F]{40}$/);
+      for (const address of [own, own.toLowerCase()]) {
+        const refused = await withdraw(t, key, validBody({ amount: '5', address }), { 'Idempotency-Key': `own-${address}` });
+        assert.equal(refused.status, 422, JSON.stringify(refused.body));
+        assert.equal(refused.body.code, 'own_deposit_address');
+        assert.equal(refused.body.errors[0].path, 'address');
+        assert.match(refused.body.errors[0].message, /own deposit addresses.*late payment.*paylink sweep/);
+        // The refusal is the answer to that key, as a short balance is.
+        const replay = await withdraw(t, key, validBody({ amount: '5', address }), { 'Idempotency-Key': `own-${address}` });
+        assert.deepEqual(replay.body, refused.body);
+      }
+      assert.equal(await countRows(t.db, 'withdrawals', 'integrator_id = $1', [integratorId]), 0);
+      assert.deepEqual(await balanceOf(t.url, key), { assetId: 'USDT', blockchainId: 'bsc', available: '51.000000', pending: '0.000000' });
+      // Another merchant's deposit address is a payment to that merchant, not a loop: it goes out.
+      const other = await fundedKey('10');
+      const theirs = (await call(t.url, 'GET', `/v1/checkout/sessions/${await fund(t.url, other.key, '1')}`)).body.payAddress as string;
+      assert.equal((await withdraw(t, key, validBody({ amount: '5', address: theirs }))).status, 200);
+      await assertLedgerMatches(t.db, integratorId);
+    });
+
     it('100 concurrent withdrawals against a balance covering 40: exactly 40 succeed, the balance ends at 0', async () => {
       const { key, integratorId } = await fundedKey('100');
       const responses = await Promise.all(

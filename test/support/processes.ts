@@ -24,6 +24,16 @@ export async function waitForHealth(url: string, child: ChildProcess, timeoutMs 
   throw new Error(`${url} did not become healthy in ${timeoutMs / 1000} s`);
 }
 
+/** True while process `pid` runs (on this host). */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** The exit code of `child` (null when a signal ended it), at once if it has already exited. */
 export function exited(child: ChildProcess): Promise<number | null> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);

@@ -8,6 +8,7 @@ import pg from 'pg';
 import { openDatabase, type Database } from '../../src/server/db/index.js';
 import { createApiKey, type CreatedKey } from '../../src/server/service/keys/index.js';
 import { startService, type RunningService, type ServiceOptions } from '../../src/server/service/serve.js';
+import { checkResponse } from './openapi-responses.js';
 
 export type Backend = 'pglite' | 'postgres';
 
@@ -128,7 +129,9 @@ function parseBody(text: string): unknown {
 export async function call<T = any>(baseUrl: string, method: string, path: string, options: CallOptions = {}): Promise<ApiResponse<T>> {
   const { headers, body } = jsonRequest(options);
   const response = await fetch(baseUrl + path, { method, headers, body });
-  return { status: response.status, body: parseBody(await response.text()) as T, headers: response.headers };
+  const answer = { status: response.status, body: parseBody(await response.text()) as T, headers: response.headers };
+  checkResponse({ method, url: baseUrl + path, status: answer.status, contentType: answer.headers.get('content-type'), body: answer.body });
+  return answer;
 }
 
 /**
@@ -151,7 +154,14 @@ export function callFrom<T = any>(
       response.on('end', () => {
         const responseHeaders = new Headers();
         for (const [name, value] of Object.entries(response.headers)) if (typeof value === 'string') responseHeaders.set(name, value);
-        resolve({ status: response.statusCode ?? 0, body: parseBody(Buffer.concat(chunks).toString('utf8')) as T, headers: responseHeaders });
+        const answer = { status: response.statusCode ?? 0, body: parseBody(Buffer.concat(chunks).toString('utf8')) as T, headers: responseHeaders };
+        try {
+          checkResponse({ method, url: new URL(path, baseUrl).href, status: answer.status, contentType: responseHeaders.get('content-type'), body: answer.body });
+        } catch (error) {
+          reject(error);
+          return;
+        }
+        resolve(answer);
       });
     });
     request.on('error', reject);

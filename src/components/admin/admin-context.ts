@@ -52,6 +52,15 @@ export class AdminText {
     return this.format.crypto(amount, assetId);
   }
 
+  /** What one unit of the asset cost at a session's `rate` (`1 USDT = NGN 1,612.40`; empty under a cent). */
+  rate(rate: string, assetId: string, currency: string): string {
+    try {
+      return this.format.rate(rate, assetId, currency);
+    } catch {
+      return '';
+    }
+  }
+
   /** A number formatted from its exact decimal string. */
   number(amount: string, options?: Intl.NumberFormatOptions): string {
     return this.format.number(amount, options);

@@ -42,9 +42,10 @@ export const linkDetailStyles = css`
     grid-template-columns: repeat(auto-fit, minmax(min(18rem, 100%), 1fr));
     gap: var(--_space);
   }
+  /* Three figures side by side while each keeps room for its label; on the narrowest phones they wrap. */
   .stats {
     display: grid;
-    grid-template-columns: repeat(3, minmax(0, 1fr));
+    grid-template-columns: repeat(auto-fit, minmax(min(6.5rem, 100%), 1fr));
     gap: 0.5rem;
     margin: 0 0 var(--_space);
   }

@@ -11,6 +11,9 @@ import { isHttpUrl } from '../../core/rules/link.js';
 import type { WithdrawalNetwork } from '../../core/schemas.js';
 import type { AdminHost } from './admin-context.js';
 
+/** Chain ids of local development nodes (anvil and Hardhat: 31337; Ganache and geth --dev: 1337): test chains by convention. */
+export const LOCAL_TEST_CHAIN_IDS: ReadonlySet<number> = new Set([31337, 1337]);
+
 /** The service's networks, loaded once per client, with their explorers. */
 export class NetworkDirectory {
   /** The configured networks; undefined until the service answered. */
@@ -39,6 +42,22 @@ export class NetworkDirectory {
       .catch(() => {})
       .finally(() => (this.loading = undefined));
     return this.loading;
+  }
+
+  /**
+   * Why a payment on `blockchainId` has no explorer page, as a translation key and the network's chain
+   * id, from what the service reports of the network: no chain id is the sandbox (nothing happened on
+   * any chain), a development chain id (anvil's, Hardhat's, Ganache's) is a local test chain, anything
+   * else a network whose explorer the service was not told. Undefined until the networks are known, or
+   * when the network has an explorer.
+   */
+  noExplorerReason(blockchainId: string): { key: 'noExplorer' | 'noExplorerLocal' | 'noExplorerNetwork'; chainId: string } | undefined {
+    if (!this.networks) return undefined;
+    const network = this.networks.find((candidate) => candidate.id === blockchainId);
+    if (network?.explorerUrl) return undefined;
+    const chainId = network?.chainId ?? null;
+    if (chainId === null) return { key: network ? 'noExplorer' : 'noExplorerNetwork', chainId: '' };
+    return { key: LOCAL_TEST_CHAIN_IDS.has(chainId) ? 'noExplorerLocal' : 'noExplorerNetwork', chainId: String(chainId) };
   }
 
   /**

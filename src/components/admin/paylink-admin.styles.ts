@@ -140,6 +140,13 @@ const frameStyles = css`
       font-size: 1.125rem;
     }
   }
+  /* The narrowest phones, and a phone page's own margins around the admin: four short tabs still fit. */
+  @container (width < 400px) {
+    [role='tab'] {
+      padding-inline: 0.4rem;
+      font-size: 0.8125rem;
+    }
+  }
 `;
 
 /** Every style of the admin, in cascade order: base, shared blocks, frame, then each view. */

@@ -1,11 +1,13 @@
 /**
  * One payment (a checkout session) in detail: what the customer gave (delivery address, phone,
- * email), the amounts (price, crypto due, received, received late), the merchant's reference and
+ * email), the amounts (price, crypto due, received, received late, the exchange rate of the quote with
+ * its sources and time), the merchant's reference and
  * metadata, and every transfer with a link to its page on the network's explorer. Shown from the
  * payments list and from a link's detail; the owner says where "back" goes.
  */
 import { html, nothing, type TemplateResult } from 'lit';
 import { compareDecimal } from '../../core/money.js';
+import { assetName } from '../../internal/localize.js';
 import type { CheckoutSessionRecord, SessionStatus, SessionTransfer } from '../../core/schemas.js';
 import type { AdminHost, AdminText } from './admin-context.js';
 import type { NetworkDirectory } from './networks.js';
@@ -88,6 +90,7 @@ export class PaymentDetailController {
     const text = this.host.text;
     const t = text.t.bind(text);
     const explorer = payment.transfers.some((transfer) => this.networks.transactionUrl(payment.blockchainId, transfer.txHash));
+    const noExplorer = explorer ? undefined : this.networks.noExplorerReason(payment.blockchainId);
     // A plain block, not a landmark: the table's own scrolling region already carries this name.
     return html`<div part="transactions" class="card span-all">
       <h3 id="pd-transactions">${t('transactionsTitle')}</h3>
@@ -109,7 +112,9 @@ export class PaymentDetailController {
                 },
               ],
             })}
-            ${explorer ? nothing : html`<p part="no-explorer" class="hint">${t('noExplorer')}</p>`}`}
+            ${noExplorer
+              ? html`<p part="no-explorer" class="hint">${t(noExplorer.key, { network: payment.networkName, chainId: noExplorer.chainId })}</p>`
+              : nothing}`}
     </div>`;
   }
 
@@ -156,6 +161,20 @@ export class PaymentDetailController {
             ${detail(t('amountDue'), html`${text.crypto(payment.cryptoAmount, payment.assetId)} <span class="sub">${payment.networkName}</span>`, 'crypto-amount')}
             ${detail(t('received'), text.crypto(payment.paidAmount, payment.assetId), 'paid-amount')}
             ${late ? detail(t('receivedLate'), text.crypto(payment.lateAmount, payment.assetId), 'late-amount') : nothing}
+            ${payment.rate && payment.rateSource && payment.rateAt
+              ? detail(
+                  t('exchangeRate'),
+                  html`${text.rate(payment.rate, payment.assetId, payment.fiatCurrency)}
+                    <span class="sub">${t('rateDetail', {
+                      rate: text.number(payment.rate, { maximumFractionDigits: 24 }),
+                      asset: assetName(payment.assetId),
+                      currency: payment.fiatCurrency,
+                      source: payment.rateSource,
+                      date: text.shortDateTime(payment.rateAt),
+                    })}</span>`,
+                  'exchange-rate',
+                )
+              : nothing}
             ${detail(t('payAddress'), html`<span class="mono">${payment.payAddress}</span>`, 'pay-address')}
             ${payment.paidAt ? detail(t('paidAt'), text.shortDateTime(payment.paidAt), 'paid-at') : detail(t('expiresAt'), text.shortDateTime(payment.expiresAt), 'expires-at')}
           </dl>

@@ -14,15 +14,16 @@ export const paymentsStyles = css`
   [part~='export-progress'] {
     margin: -0.5rem 0 0.75rem;
   }
-  [part~='payments-table'] .amount-cell {
-    white-space: nowrap;
-  }
   [part~='payments-table'] .link-cell {
     min-width: 9rem;
   }
-  [part~='payments-table'] .date,
-  .link-payments .date {
-    white-space: nowrap;
+  /* On one line in a table's columns; a stacked card (a phone) wraps them like any value. */
+  @container (width >= 600px) {
+    [part~='payments-table'] .amount-cell,
+    [part~='payments-table'] .date,
+    .link-payments .date {
+      white-space: nowrap;
+    }
   }
   .muted {
     color: var(--_muted);

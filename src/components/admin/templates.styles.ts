@@ -172,10 +172,22 @@ export const templateStyles = css`
     .table-wrap tr {
       display: block;
     }
-    .table-wrap thead {
+    /*
+     * The column headers stay for screen readers (each cell shows its label on screen), clipped to a
+     * pixel at the table's start: their row and cells too, or the cells would still lay out at their
+     * full width and run off the screen, clipped but there.
+     */
+    .table-wrap thead,
+    .table-wrap thead tr,
+    .table-wrap thead th {
       position: absolute;
+      inset-inline-start: 0;
+      top: 0;
+      display: block;
       width: 1px;
       height: 1px;
+      padding: 0;
+      border: 0;
       overflow: hidden;
       clip: rect(0 0 0 0);
       white-space: nowrap;
@@ -222,6 +234,12 @@ export const templateStyles = css`
     }
     .pagination button {
       padding-inline: 0.6rem;
+    }
+  }
+  /* On the narrowest phones the card's title gives its value all the room its short label leaves. */
+  @container (width < 400px) {
+    .table-wrap tbody th {
+      grid-template-columns: auto minmax(0, 1fr);
     }
   }
 `;

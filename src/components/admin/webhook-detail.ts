@@ -134,7 +134,13 @@ export class WebhookDetailController {
       this.testResult =
         delivery.status === 'delivered'
           ? { ok: true, message: text.t('testDelivered', { response: this.response(delivery) }) }
-          : { ok: false, message: text.t('testFailed', { response: attempt ? this.response(delivery) : text.t('noResponse') }) };
+          : {
+              ok: false,
+              // What comes next is the delivery's own `nextAttemptAt`, the same the log's row shows, so the two agree.
+              message: `${text.t('testFailed', { response: attempt ? this.response(delivery) : text.t('noResponse') })} ${
+                delivery.nextAttemptAt ? text.t('testNextRetry', { date: text.shortDateTime(delivery.nextAttemptAt) }) : text.t('testNoRetry')
+              }`,
+            };
       this.host.announce(this.testResult.message);
       this.deliveries.page = 1;
       void this.deliveries.load();

@@ -100,6 +100,12 @@ export class WithdrawController implements ReactiveController {
     return this.networks ?? [{ id: this.blockchainId, name: networkName(this.blockchainId, this.host.text), aliases: [], assets: ASSET_IDS }];
   }
 
+  /** What the address must be, naming the network chosen as the service calls it. */
+  private addressHint(): string {
+    const network = this.offeredNetworks().find((candidate) => candidate.id === this.blockchainId);
+    return this.host.text.t('addressHint', { network: network?.name ?? networkName(this.blockchainId, this.host.text) });
+  }
+
   /** The address verdict as typed, for the live message. */
   private addressVerdict(): { kind: 'none' | 'progress' | 'error' | 'ok' | 'note'; message: string } {
     const t = this.host.text.t.bind(this.host.text);
@@ -178,7 +184,7 @@ export class WithdrawController implements ReactiveController {
     const errors = this.ruleErrors();
     const verdict = this.addressVerdict();
     // With `addressBlurred` set the verdict is final: none, error, ok or note. Its words say more than the rule's.
-    if (verdict.kind === 'none') errors.address = this.host.text.t('addressHint');
+    if (verdict.kind === 'none') errors.address = this.addressHint();
     else if (verdict.kind === 'error' && errors.address) errors.address = verdict.message;
     // The balance is the service's to check (422); saying so before asking saves a round trip.
     const amountError = errors.amount ? undefined : this.amountError();
@@ -333,7 +339,7 @@ export class WithdrawController implements ReactiveController {
       </div>
       <div class="field">
         <label for="wd-address">${t('address')}</label>
-        <p id="wd-address-hint" class="hint">${t('addressHint')}</p>
+        <p id="wd-address-hint" class="hint">${this.addressHint()}</p>
         <input
           id="wd-address"
           part="input address"

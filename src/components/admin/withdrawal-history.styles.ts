@@ -5,6 +5,14 @@
 import { css } from 'lit';
 
 export const historyStyles = css`
+  /*
+   * The history is a size container of its own: beside the withdrawal form it can be much narrower than
+   * the admin, and its table stacks into cards by its own width (the shared rules of templates.styles.ts
+   * ask the nearest container), never by the admin's, so a row never runs past its edge.
+   */
+  .history {
+    container-type: inline-size;
+  }
   .live {
     display: inline-flex;
     align-items: center;
@@ -19,12 +27,13 @@ export const historyStyles = css`
   .history td {
     padding: 0.6rem 0.65rem;
   }
-  .history td.date {
+  .address-cell .address-short {
     white-space: nowrap;
+    overflow-wrap: normal;
   }
-  .address-cell .address-short,
-  [part~='tx-hash'] {
-    white-space: nowrap;
+  /* A short hash breaks only after its ellipsis (the <wbr> there), never inside either half. */
+  .history [part~='tx-hash'] {
+    display: block;
     overflow-wrap: normal;
   }
   @container (width < 600px) {

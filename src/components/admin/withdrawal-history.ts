@@ -126,7 +126,7 @@ export class WithdrawalHistoryController {
               : nothing}
             ${item.txHash
               ? html`<span class="sub mono" part="tx-hash" title=${item.txHash}
-                  ><span class="visually-hidden">${t('colTx')}: ${item.txHash}</span><span aria-hidden="true">${item.txHash.slice(0, 10)}…${item.txHash.slice(-4)}</span></span
+                  ><span class="visually-hidden">${t('colTx')}: ${item.txHash}</span><span aria-hidden="true">${item.txHash.slice(0, 10)}…<wbr />${item.txHash.slice(-4)}</span></span
                 >`
               : nothing}`,
       },

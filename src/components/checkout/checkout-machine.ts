@@ -27,7 +27,7 @@ export type Messages = typeof en;
 export type MessageKey = keyof Messages;
 
 /** What the checkout shows: a step of the payment, or one of its unhappy states. */
-export type CheckoutView = 'loading' | 'notFound' | 'inactive' | 'closed' | 'error' | 'amount' | 'details' | 'pay' | 'expired' | 'done';
+export type CheckoutView = 'loading' | 'notFound' | 'inactive' | 'closed' | 'error' | 'rates' | 'amount' | 'details' | 'pay' | 'expired' | 'done';
 
 /** A field the customer fills, named by its path in the API's field errors. */
 export type FieldPath = 'fiatAmount' | 'customer.address' | 'customer.phone';
@@ -121,17 +121,18 @@ export class CheckoutMachine {
   redirectTo = '';
   /** What the polite live region says. */
   announcement = '';
-  /** What was copied last (its button says so until the next copy). */
-  copied = '';
-  /** Set when fields were refused: the host focuses the first one, then clears it. */
-  focusInvalid = false;
+  /** What was copied last (its button says so until the next copy); unset until a copy. */
+  copied?: string;
+  /** Set when fields were refused: the host focuses the first one, then clears it (unset reads as false). */
+  focusInvalid?: boolean;
   /** Why the last wallet payment stopped, in words. */
   walletError = '';
   /** The hash of the transfer the wallet sent. */
   sentHash = '';
 
   #generation = 0;
-  #retryAction: () => unknown = () => {};
+  // Set by the first `load()`: only the screens it leads to offer a retry.
+  #retryAction!: () => unknown;
   /** Aborted when the host leaves the page: no answer lands on a detached element. */
   #aborter = new AbortController();
   #stopWatching = () => {};
@@ -440,8 +441,9 @@ export class CheckoutMachine {
     const problem = error instanceof PaylinkError ? error : new PaylinkError(String(error), 0, 'network_error');
     this.#retryAction = retry;
     this.emit('paylink-error', { code: problem.code, message: problem.message, error: problem });
+    // No fresh exchange rate (503 `rate_unavailable`): its own words, and "Try again" goes back to the asset choice.
     const view =
-      problem.status == 404 ? 'notFound' : problem.status == 410 ? 'closed' : problem.code == 'link_inactive' ? 'inactive' : 'error';
+      problem.status == 404 ? 'notFound' : problem.status == 410 ? 'closed' : problem.code == 'link_inactive' ? 'inactive' : problem.code == 'rate_unavailable' ? 'rates' : 'error';
     this.show(view, this.t(view));
   }
 

@@ -73,7 +73,10 @@ export function renderPayStep(m: PayStepInput) {
         <dt>${m.t('amount')} ${copyButton(m, m.due, 'amount')}</dt>
         <dd>
           <span part="value amount">${exact}</span>
-          ${underpaid ? '' : html`<small part="fiat">${l10n.money(session.fiatAmount, session.fiatCurrency)}</small>`}
+          ${underpaid
+            ? ''
+            : html`<small part="fiat">${l10n.money(session.fiatAmount, session.fiatCurrency)}</small>
+                <small part="rate">${session.rate && l10n.rate(session.rate, assetId, session.fiatCurrency)}</small>`}
         </dd>
       </div>
       <div>

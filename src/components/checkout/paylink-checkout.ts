@@ -57,7 +57,7 @@ const PROPERTIES = ['slug', 'apiBase', 'locale', 'theme', 'reference', 'metadata
  * @csspart card - The frame of the checkout; while loading it reserves its height (`--paylink-min-height`) so the page does not jump.
  * @csspart heading - The heading of each step and state (focused when the customer moves to a new one).
  * @csspart badge - "Test mode", on sandbox links.
- * @csspart state - An unhappy or final screen; also carries its name: `loading`, `notFound`, `inactive`, `closed`, `error`, `expired`, `done`.
+ * @csspart state - An unhappy or final screen; also carries its name: `loading`, `notFound`, `inactive`, `closed`, `error`, `rates` (no current exchange rate), `expired`, `done`.
  * @csspart spinner - The busy indicator (still when the reader prefers reduced motion).
  * @csspart form - A step's form. @csspart description - The link's description. @csspart closes - Until when a fundraiser is open.
  * @csspart cart - The list of cart items. @csspart cart-item - One item. @csspart item-name - Its name and quantity × price.
@@ -73,6 +73,7 @@ const PROPERTIES = ['slug', 'apiBase', 'locale', 'theme', 'reference', 'metadata
  * @csspart divider - "or scan with your wallet app". @csspart no-wallet - What to do when the browser has no wallet.
  * @csspart qr - The QR code (SVG): the EIP-681 transfer, or the address on the sandbox. @csspart pay-details - Amount and address.
  * @csspart value - The amount or address to copy. @csspart amount - The exact amount to send. @csspart fiat - What it stands for in fiat.
+ * @csspart rate - The exchange rate of the quote (`1 USDT = NGN 1,612.40`).
  * @csspart address - The address to pay. @csspart copy-button - The copy buttons ("Copied" once used).
  * @csspart hash - A transaction hash, shortened (the whole hash is its title). @csspart explorer - The link to the transaction on the explorer.
  * @csspart warning - The "only this asset on this network" warning.
@@ -97,7 +98,9 @@ const PROPERTIES = ['slug', 'apiBase', 'locale', 'theme', 'reference', 'metadata
  * @attribute {'light' | 'dark'} theme - Forces a colour scheme; reflected (property `theme`).
  * @attribute {string} reference - The merchant's order id, sent with the payment session (property `reference`); see also the `metadata` property.
  */
-export class PaylinkCheckout extends HTMLElement {
+// Where there is no DOM (Node, a server component, an SSR build) the module still loads: the class
+// then stands on `Object` and is never defined, as Lit's own elements do on their server shim.
+export class PaylinkCheckout extends ((globalThis.HTMLElement || Object) as typeof HTMLElement) {
   static readonly observedAttributes = ['slug', 'api-base', 'locale', 'theme', 'reference'];
   /** One style sheet for every instance (made on first use). */
   static #sheet?: CSSStyleSheet;
@@ -143,7 +146,7 @@ export class PaylinkCheckout extends HTMLElement {
   /** @internal The checkout's state and transitions; this element is its host. */
   readonly machine = new CheckoutMachine({
     emit: (name, detail, cancelable) =>
-      this.dispatchEvent(new CustomEvent(name, { detail, bubbles: true, composed: true, cancelable: !!cancelable })),
+      this.dispatchEvent(new CustomEvent(name, { detail, bubbles: true, composed: true, cancelable })),
     store: stored,
     navigate: (url) => location.assign(url),
     clipboard: (text) => navigator.clipboard.writeText(text),
@@ -156,17 +159,17 @@ export class PaylinkCheckout extends HTMLElement {
   #values: Record<string, unknown> = { slug: '', apiBase: '/paylink', locale: '' };
   /** Properties changed since the last render. */
   #dirty = new Set<string>(['slug', 'locale']);
-  /** Properties set before the element was upgraded: applied when it connects. */
-  #early: [string, unknown][] = [];
-  #scheduled = false;
-  #connected = false;
-  #rendered = false;
-  /** Wallets that announced themselves (EIP-6963). */
-  #found: Wallet[] = [];
-  #stopDiscovery = () => {};
+  // The flags below start unset, which reads as false (an initializer per field costs every customer bytes).
+  #scheduled?: boolean;
+  #connected?: boolean;
+  #rendered?: boolean;
+  /** Wallets that announced themselves (EIP-6963); unset until one does. */
+  #found?: Wallet[];
+  /** Set on connect: the platform calls `disconnectedCallback` only after `connectedCallback`. */
+  #stopDiscovery!: () => void;
   /** The view last rendered: focus moves to the heading of a new one. */
   #shown?: CheckoutView;
-  #interacted = false;
+  #interacted?: boolean;
 
   constructor() {
     super();
@@ -177,11 +180,13 @@ export class PaylinkCheckout extends HTMLElement {
     } catch {
       // Safari before 16.4 has no constructable style sheets: the checkout works there, unstyled.
     }
-    // A framework may set properties before this class is defined: they shadow the accessors.
+    // A framework may set properties before this class is defined: they shadow the accessors, so
+    // each moves from the instance to its accessor (rendered once connected, like any other set).
     for (const name of PROPERTIES)
       if (Object.hasOwn(this, name)) {
-        this.#early.push([name, this[name]]);
+        const value = this[name];
         delete this[name];
+        (this as Record<string, unknown>)[name] = value;
       }
     // Focus follows the customer's own actions: the first render never steals it from the page.
     this.addEventListener('click', () => (this.#interacted = true));
@@ -193,7 +198,6 @@ export class PaylinkCheckout extends HTMLElement {
   }
 
   connectedCallback(): void {
-    for (const [name, value] of this.#early.splice(0)) (this as Record<string, unknown>)[name] = value;
     this.#stopDiscovery = discoverWallets(window, (wallets) => {
       this.#found = wallets;
       this.#requestUpdate();
@@ -234,7 +238,7 @@ export class PaylinkCheckout extends HTMLElement {
     Object.assign(machine, { apiBase: this.apiBase, fetch: this.fetch, reference: this.reference, metadata: this.metadata });
     // Wallets that announce come first; an injected provider alone (EIP-1193) is the fallback.
     const injected = (window as { ethereum?: Eip1193Provider }).ethereum;
-    machine.wallets = this.#found.length ? this.#found : injected ? [{ name: '', provider: injected }] : [];
+    machine.wallets = this.#found?.length ? this.#found : injected ? [{ name: '', provider: injected }] : [];
     if (dirty.has('slug') || dirty.has('apiBase') || dirty.has('fetch')) this.load();
     const { view } = machine;
     render(
@@ -261,8 +265,8 @@ export class PaylinkCheckout extends HTMLElement {
   }
 }
 
-// Both bundles may land on one page: the first definition wins.
-customElements.get('paylink-checkout') || customElements.define('paylink-checkout', PaylinkCheckout);
+// Both bundles may land on one page: the first definition wins. No registry (a server): no element.
+globalThis.customElements?.get('paylink-checkout') || globalThis.customElements?.define('paylink-checkout', PaylinkCheckout);
 
 declare global {
   interface HTMLElementTagNameMap {

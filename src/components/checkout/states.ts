@@ -12,9 +12,10 @@ export type StateInput = Pick<CheckoutMachine, 'view' | 'link' | 'session' | 'l1
 
 export function renderState(m: StateInput) {
   const { view, link, session, l10n } = m;
-  const state = view as 'loading' | 'notFound' | 'inactive' | 'closed' | 'error' | 'expired';
+  const state = view as 'loading' | 'notFound' | 'inactive' | 'closed' | 'error' | 'rates' | 'expired';
   const paid = session && +session.paidAmount ? l10n.crypto(session.paidAmount, session.assetId) : '';
-  const action = state == 'error' ? 'retry' : state == 'expired' ? 'startAgain' : '';
+  // A connection that failed and a price without a current rate: either may work on a retry, and nothing was taken.
+  const action = state == 'error' || state == 'rates' ? 'retry' : state == 'expired' ? 'startAgain' : '';
   return html`<div part="state ${state}">
     ${state == 'loading'
       ? html`<span part="spinner"></span>${m.t('loading')}`
@@ -24,7 +25,7 @@ export function renderState(m: StateInput) {
               ? m.t('closedBody', { date: l10n.date(link.closesAt) })
               : state == 'expired'
                 ? m.t('expiredBody', { time: l10n.date(session!.expiresAt) })
-                : state == 'error'
+                : action == 'retry'
                   ? m.t('errorBody')
                   : ''}
           </p>

@@ -70,7 +70,7 @@ import { createStreamCounter, streamsGuard } from './guards/streams.js';
 import { errorOut, headerRecord, requestIncoming, toResponse, type ProxyIncoming, type ProxyOutgoing, type ProxyRequestInfo } from './messages.js';
 import { createRateLimiter, type RateLimitOptions } from './rate-limit.js';
 import { createRedactor } from './redact.js';
-import { areaMethods, createRouter, PROXY_AREAS, type ProxyArea } from './routes.js';
+import { areaMethods, createRouter, describeRoutes, PROXY_AREAS, type ProxyArea } from './routes.js';
 import { createFetchUpstream, type Upstream } from './upstream.js';
 
 /** The proxy: a fetch handler. `info` is optional; pass `{ clientIp }` where your runtime knows it. */
@@ -203,7 +203,7 @@ export function createPaylinkProxy(options: PaylinkProxyOptions): PaylinkProxyHa
 
   async function handleIncoming(incoming: ProxyIncoming, info?: ProxyRequestInfo): Promise<ProxyOutgoing> {
     const match = router.area(incoming.pathname);
-    if (!match) return notFound();
+    if (!match) return isIndex(incoming) ? routeIndex(incoming.method) : notFound();
     const exchange = new Exchange(incoming, info, match.area, match.rest, clientKey);
     exchange.requestId = requestIdFrom(incoming.header('x-request-id'));
     let answer: ProxyOutgoing;
@@ -226,6 +226,17 @@ export function createPaylinkProxy(options: PaylinkProxyOptions): PaylinkProxyHa
     answer.headers['x-request-id'] ??= exchange.requestId;
     if (match.area.noStore) answer.headers['cache-control'] = 'no-store';
     return answer;
+  }
+
+  /** `GET basePath` (with or without its slash): the route index, the proxy's answer to being opened. */
+  const isIndex = (incoming: ProxyIncoming) =>
+    (incoming.method === 'GET' || incoming.method === 'HEAD') && (incoming.pathname === basePath || incoming.pathname === `${basePath}/`);
+  const indexBody = new TextEncoder().encode(JSON.stringify(describeRoutes(basePath)));
+  function routeIndex(method: string): ProxyOutgoing {
+    const headers = headerRecord();
+    headers['content-type'] = 'application/json; charset=utf-8';
+    headers['cache-control'] = 'no-store';
+    return { status: 200, headers, body: method === 'HEAD' ? null : indexBody };
   }
 
   function serve(exchange: Exchange): Promise<ProxyOutgoing> {

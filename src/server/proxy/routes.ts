@@ -182,3 +182,29 @@ export function compilePath(path: string): RegExp {
 export function areaMethods(area: ProxyArea): string {
   return [...new Set(area.routes.flatMap((route) => route.methods)), 'OPTIONS'].join(', ');
 }
+
+/** One line of the proxy's index: a path a browser may call and who may. */
+export interface RouteIndexEntry {
+  path: string;
+  methods: string[];
+  access: RouteAuth;
+  /** The service path it reaches (absent for the bundles, which the proxy serves itself). */
+  upstream?: string;
+}
+
+/**
+ * What `GET basePath` answers: the table as a short JSON index, so the proxy's own address (which a
+ * newcomer opens first) says what lives below it instead of a bare 404. Only what the route table
+ * already says publicly: no key, no upstream address.
+ */
+export function describeRoutes(basePath: string, areas: readonly ProxyArea[] = PROXY_AREAS): { name: string; routes: RouteIndexEntry[] } {
+  const routes = areas.flatMap((area) =>
+    area.routes.map((route) => ({
+      path: `${basePath}${area.prefix}${route.path}`,
+      methods: [...route.methods],
+      access: area.auth,
+      ...(area.target === 'bundles' ? {} : { upstream: `${area.target.upstream}${route.path}` }),
+    })),
+  );
+  return { name: 'Paylink proxy', routes };
+}

@@ -3,7 +3,7 @@
  * tests call `app.request()`, and `serve.ts` puts it on a port.
  *
  * The service is made of rooms, one folder each, every room's boundary written at the top of its
- * `index.ts`: links, sessions (with the public checkout API), withdrawals, ledger, payouts, keys,
+ * `index.ts`: links, sessions (with the public checkout API), withdrawals, ledger, payouts, keys, rates,
  * plus idempotency and events, which the money rooms share. Each table is written by exactly one
  * room's repository; a room that needs another's table calls that room's functions inside its own
  * transaction. This file only composes them: cross-cutting middleware (the request id, errors and
@@ -22,6 +22,7 @@ import { balanceRoutes } from './ledger/index.js';
 import { createLinkCache, paymentLinkRoutes } from './links/index.js';
 import { type MoneyDeps, withMoneyDefaults } from './money-deps.js';
 import { openApiDocument } from './openapi.js';
+import { readinessAnswer } from './rates/index.js';
 import { checkoutRoutes, checkoutSessionRoutes } from './sessions/index.js';
 import { webhookDeliveryRoutes, webhookEndpointRoutes } from './webhooks/index.js';
 import { withdrawalRoutes } from './withdrawals/index.js';
@@ -83,6 +84,7 @@ export function createApp(baseDeps: ServiceDeps & Partial<MoneyDeps>) {
   app.notFound((c) => c.json(new ApiError(404, 'not_found', `No route for ${c.req.method} ${c.req.path}`).toJSON(), 404));
 
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
+  app.get('/readyz', (c) => readinessAnswer(c, deps.rates, deps.now()));
   app.get('/v1/openapi.json', (c) => c.json(openApiDocument()));
 
   const limitBody = bodyLimit({

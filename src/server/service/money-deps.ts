@@ -5,11 +5,12 @@
  */
 import type { ServiceDeps } from './context.js';
 import { createSessionEvents, type SessionEvents } from './events/index.js';
-import { createRateTable, type RateTable } from './sessions/rates.js';
+import { createStaticRateBook, type RateBook } from './rates/index.js';
 import { resolveWebhookSettings, type WebhookSettings } from './webhooks/settings.js';
 
 export interface MoneyDeps {
-  rates: RateTable;
+  /** Where quotes come from: read from memory, refreshed in the background (./rates/). */
+  rates: RateBook;
   sessionEvents: SessionEvents;
   /** Called after a withdrawal commits: wakes this instance's payout worker, if any. */
   onWithdrawalCreated: () => void;
@@ -24,7 +25,7 @@ export type MoneyServiceDeps = ServiceDeps & MoneyDeps;
 export function withMoneyDefaults(deps: ServiceDeps & Partial<MoneyDeps>): MoneyServiceDeps {
   return {
     ...deps,
-    rates: deps.rates ?? createRateTable(),
+    rates: deps.rates ?? createStaticRateBook(deps.chain.networks.flatMap((network) => network.assets)),
     sessionEvents: deps.sessionEvents ?? createSessionEvents(deps.db, { heartbeatMs: deps.sseHeartbeatMs }),
     onWithdrawalCreated: deps.onWithdrawalCreated ?? (() => {}),
     sseHeartbeatMs: deps.sseHeartbeatMs ?? 15_000,

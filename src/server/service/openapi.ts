@@ -6,7 +6,7 @@
  * (scripts/lint-openapi.ts).
  */
 import { z } from 'zod';
-import { MAX_LENGTH, SLUG_PATTERN, UUID_PATTERN } from '../../core/rules/limits.js';
+import { MAX_COUNT, MAX_LENGTH, SLUG_PATTERN, UUID_PATTERN } from '../../core/rules/limits.js';
 import * as S from '../../core/schemas.js';
 
 type Json = Record<string, unknown>;
@@ -81,8 +81,8 @@ function clean(schema: unknown, closed: boolean): unknown {
 
 /**
  * OpenAPI 3.0 needs a `type` beside `nullable`: zod writes a nullable reference as
- * `{nullable, allOf: [$ref]}` (given the type of what it refers to here) and a nullable union as
- * `{nullable, anyOf}` (the nullability moves into each branch).
+ * `{nullable, allOf: [$ref]}` (here `anyOf: [$ref, null]`) and a nullable union as `{nullable, anyOf}`
+ * (the nullability moves into each branch).
  */
 function typeNullables(schema: unknown, components: Record<string, unknown>): unknown {
   if (Array.isArray(schema)) return schema.map((item) => typeNullables(item, components));
@@ -93,14 +93,42 @@ function typeNullables(schema: unknown, components: Record<string, unknown>): un
   if (Array.isArray(rest.anyOf)) return { ...rest, anyOf: rest.anyOf.map((branch: Json) => ('type' in branch ? { ...branch, nullable: true } : branch)) };
   const target = Array.isArray(rest.allOf) && (rest.allOf[0] as Json | undefined)?.$ref;
   const type = typeof target === 'string' ? (components[target.split('/').at(-1)!] as Json | undefined)?.type : undefined;
-  return type ? { type, nullable: true, ...rest } : node;
+  if (!type) return node;
+  // `nullable` beside `allOf` admits null to that schema only, and the referenced one still refuses
+  // it (OpenAPI 3.0.3): null is a branch of its own, the one value of a nullable schema of that type.
+  const { allOf, ...annotations } = rest;
+  return { ...annotations, anyOf: [...(allOf as Json[]), { type, nullable: true, enum: [null] }] };
+}
+
+const INT32_MAX = 2 ** 31 - 1;
+
+/**
+ * Bounds that hold by construction but that zod's output schemas do not say: an integer's width
+ * (`int32` when its range fits, else `int64`), the length of a uuid (36) and of a time the service
+ * writes (`toISOString()`: 24 characters, 27 for a six-digit year), and a page of a list (`items` beside
+ * `meta`), which never holds more than the largest page size.
+ */
+function bounded(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(bounded);
+  if (typeof schema !== 'object' || schema === null) return schema;
+  const node = Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, bounded(value)])) as Json;
+  if (node.type === 'integer' && !node.format) {
+    const fits = Math.abs(Number(node.minimum ?? -Infinity)) <= INT32_MAX && Math.abs(Number(node.maximum ?? Infinity)) <= INT32_MAX;
+    node.format = fits ? 'int32' : 'int64';
+  }
+  if (node.type === 'string' && node.maxLength === undefined && (node.format === 'uuid' || node.format === 'date-time'))
+    node.maxLength = node.format === 'uuid' ? 36 : 30;
+  const properties = node.properties as Json | undefined;
+  if (properties?.meta && (properties.items as Json | undefined)?.type === 'array')
+    properties.items = { maxItems: MAX_COUNT.pageSize, ...(properties.items as Json) };
+  return node;
 }
 
 function componentSchemas(schemas: Record<string, z.ZodType>, io: 'input' | 'output'): Record<string, unknown> {
   const registry = z.registry<{ id: string }>();
   for (const [id, schema] of Object.entries(schemas)) registry.add(schema, { id });
   const generated = z.toJSONSchema(registry, { target: 'openapi-3.0', io, uri: (id) => ref(id).$ref });
-  return clean(generated.schemas, io === 'input') as Record<string, unknown>;
+  return bounded(clean(generated.schemas, io === 'input')) as Record<string, unknown>;
 }
 
 /** The reusable schemas of responses (`components.schemas`). */
@@ -130,6 +158,9 @@ const ERRORS = {
   413: ['PayloadTooLarge', 'The request body is larger than 256 KiB'],
   422: ['Unprocessable', 'A business rule refused the request (e.g. insufficient balance, an inactive link)'],
   429: ['TooManyRequests', 'Too many requests from this client: retry after `Retry-After` seconds'],
+  415: ['UnsupportedMediaType', 'The request body is not JSON (`Content-Type: application/json`)'],
+  500: ['ServerError', 'The service failed unexpectedly (never for bad input); nothing was half done'],
+  503: ['ServiceUnavailable', 'Too many connections or requests in progress (from this client, or in all), or `rate_unavailable`: no exchange rate fresher than `PAYLINK_RATES_MAX_AGE_S` for the pair (sessions already quoted keep their quote); retry after `Retry-After` seconds'],
 } as const;
 type ErrorStatus = keyof typeof ERRORS;
 
@@ -141,8 +172,8 @@ function errorResponses(): Record<string, unknown> {
       {
         description,
         content,
-        ...(name === 'TooManyRequests'
-          ? { headers: { 'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer', minimum: 0 } } } }
+        ...(name === 'TooManyRequests' || name === 'ServiceUnavailable'
+          ? { headers: { 'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer', format: 'int32', minimum: 0 } } } }
           : {}),
       },
     ]),
@@ -181,7 +212,7 @@ function queryParameters(schema: z.ZodObject) {
   return Object.entries(schema.shape).map(([name, field]) => {
     const generated = clean(z.toJSONSchema(field as z.ZodType, { target: 'openapi-3.0', io: 'input' }), false) as Json;
     const { description, ...fieldSchema } = generated;
-    return { name, in: 'query', required: false, ...(description ? { description } : {}), schema: fieldSchema };
+    return { name, in: 'query', required: false, ...(description ? { description } : {}), schema: bounded(fieldSchema) };
   });
 }
 
@@ -213,6 +244,19 @@ const webhookDelivery = {
   },
 };
 
+/**
+ * What any operation can meet besides its own errors: 500 and 503 (the connection and in-flight caps
+ * answer before any route), and 415 on every operation that takes a body (a body that is not JSON).
+ */
+function withCommonErrors(paths: Record<string, Record<string, Json>>): Record<string, Record<string, Json>> {
+  for (const item of Object.values(paths))
+    for (const operation of Object.values(item)) {
+      const statuses: ErrorStatus[] = [...(operation.requestBody ? [415 as const] : []), 500, 503];
+      Object.assign(operation.responses as Json, responses({}, statuses));
+    }
+  return paths;
+}
+
 let cached: object | undefined;
 
 /** The OpenAPI 3.0 document of the service (built once). */
@@ -227,7 +271,13 @@ export function openApiDocument(): object {
         'Every non-2xx answer is the one error shape (`ErrorBody`). Amounts are decimal strings; requests also take numbers.',
       license: { name: 'MIT', url: 'https://opensource.org/licenses/MIT' },
     },
-    servers: [{ url: '/', description: 'This service (the document is served by the API it describes)' }],
+    servers: [
+      {
+        url: '/',
+        description: 'This service, in whichever environment serves the document (local, staging or production: the document is served by the API it describes)',
+        'x-internal': false,
+      },
+    ],
     tags: [
       { name: 'Payment links', description: 'The integrator’s links (spec §4.1–4.4), behind `X-API-KEY`' },
       { name: 'Checkout', description: 'The keyless public API the checkout element and the hosted page call' },
@@ -254,7 +304,7 @@ export function openApiDocument(): object {
       schemas: responseSchemas(),
       responses: errorResponses(),
     },
-    paths: {
+    paths: withCommonErrors({
       '/v1/payment-link': {
         post: {
           operationId: 'createPaymentLink',
@@ -316,12 +366,12 @@ export function openApiDocument(): object {
       '/v1/checkout/{slug}/sessions': {
         post: {
           operationId: 'startCheckoutSession',
-          summary: 'Start a checkout session: a quote and an address to pay it at',
+          summary: 'Start a checkout session: a quote (at the market rate it records: `rate`, `rateSource`, `rateAt`) and an address to pay it at',
           tags: ['Checkout'],
           security: publicOperation,
           parameters: [slugParameter],
           requestBody: body('StartSessionInput'),
-          responses: responses({ 201: json(ref('CheckoutSession'), 'Created') }, [400, 404, 410, 413, 422, 429]),
+          responses: responses({ 201: json(ref('CheckoutSession'), 'Created') }, [400, 404, 410, 413, 422, 429, 503]),
         },
       },
       '/v1/checkout/sessions/{id}': {
@@ -526,7 +576,7 @@ export function openApiDocument(): object {
           responses: responses({ 200: json(ref('Balance'), 'Available and pending per asset') }, [401]),
         },
       },
-    },
+    }),
   };
   return cached;
 }

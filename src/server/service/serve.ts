@@ -1,7 +1,7 @@
 /**
  * Runs the service on a port: opens the database (migrating it), builds the app, starts the
  * background work (the payout worker, the webhook delivery worker, the session expiry sweep, the
- * retention sweep and, on a real chain, the chain scanner) and listens, on a Node server with the limits
+ * retention sweep, the rate refresh and, on a real chain, the chain scanner) and listens, on a Node server with the limits
  * of DESIGN §9 (`server/limits/`: header and body timeouts, connections per client and in total; the app
  * adds event-stream caps and per-client rate limits). Every limit is an option here and an environment
  * variable (`PAYLINK_*`, see `server/limits/options.ts`); options win.
@@ -29,7 +29,8 @@ import { createApp } from './app.js';
 import { createSessionEvents, type SessionEvents } from './events/index.js';
 import { startPayoutWorker, type PayoutWorker, type PayoutWorkerOptions } from './payouts/index.js';
 import { readRetentionDays, startRetentionSweep } from './retention.js';
-import { createRateTable, startChainScanner, startExpirySweep, verifyChainIdentity, type ChainScanner, type ChainScannerOptions } from './sessions/index.js';
+import { RateBook, resolveRateSettings, type RateOptions } from './rates/index.js';
+import { startChainScanner, startExpirySweep, verifyChainIdentity, type ChainScanner, type ChainScannerOptions } from './sessions/index.js';
 import { resolveWebhookSettings, startWebhookWorker, type WebhookSettings, type WebhookWorker, type WebhookWorkerOptions } from './webhooks/index.js';
 
 /** Options of `startService`; the limits' defaults and environment variables are in `server/limits/options.ts`. */
@@ -45,8 +46,13 @@ export interface ServiceOptions extends ConnectionLimitOptions, StreamLimitOptio
   now?: () => Date;
   /** An already open database to use instead of opening one. */
   db?: Database;
-  /** Rate overrides: units per USD, e.g. `{NGN: '1600'}` (see sessions/rates.ts; env `PAYLINK_RATES` too). */
+  /** Overrides of the static table: units per USD, e.g. `{NGN: '1600'}` (rates/table.ts; env `PAYLINK_RATES` too). */
   rates?: Record<string, string | number>;
+  /**
+   * Where prices come from, over the environment's `PAYLINK_RATES_*` (rates/settings.ts): sources, their
+   * URLs, refresh, max age, pegs. Without sources the static table quotes (on a real chain a warning says so).
+   */
+  rateSettings?: RateOptions;
   /** Run the payout worker in this instance (default true). */
   payoutWorker?: boolean;
   /** Payout worker tuning; tests use a short `pollIntervalMs`. */
@@ -88,26 +94,33 @@ export interface RunningService {
   webhookWorker: WebhookWorker | undefined;
   /** This instance's fan-out of session changes to its event streams (its `reads` count the database reads it made). */
   sessionEvents: SessionEvents;
+  /** This instance's rates (in memory, refreshed in the background). */
+  rates: RateBook;
   /** Connections open now (refused ones excluded). */
   readonly openConnections: number;
   close(): Promise<void>;
 }
 
 export async function startService(options: ServiceOptions = {}): Promise<RunningService> {
-  // A malformed rate override, limit or setting fails here, before anything is opened.
-  const rates = createRateTable(options.rates);
+  // A malformed rate setting, limit or setting fails here, before anything is opened.
   const env = options.env ?? process.env;
+  const rateSettings = resolveRateSettings({ ...options.rateSettings, overrides: options.rates }, env);
   const connectionLimits = resolveConnectionLimits(options, env);
   const limits = { ...resolveStreamLimits(options, env), ...resolvePublicWriteLimits(options, env) };
   const log = options.logger ?? defaultLogger;
   const chain = options.chain ?? createSandboxChain();
+  if (!rateSettings.explicit && !chain.sandbox) {
+    log.warn('rates_static_implied', 'a real chain quotes from the static table (sandbox figures, not market data): set PAYLINK_RATES_SOURCES');
+  }
+  const now = options.now ?? (() => new Date());
+  const rates = new RateBook(rateSettings, { assets: chain.networks.flatMap((network) => network.assets), now, log });
   const { pollIntervalMs: webhookPollMs, batchSize: webhookBatch, ...webhookOverrides } = options.webhooks ?? {};
   const webhooks = resolveWebhookSettings(chain.sandbox, webhookOverrides);
   const retentionDays = options.retentionDays ?? readRetentionDays(env.PAYLINK_SESSION_RETENTION_DAYS);
   const db = options.db ?? (await openDatabase({ databaseUrl: options.databaseUrl, dataDir: options.dataDir }));
   // Before anything reads or sends on a network: the node must serve the chain this database knows.
   try {
-    await verifyChainIdentity({ db, chain, now: options.now ?? (() => new Date()) });
+    await verifyChainIdentity({ db, chain, now });
   } catch (error) {
     if (!options.db) await db.close();
     throw error;
@@ -126,10 +139,12 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
   const port = (server.address() as AddressInfo).port;
   const origin = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   const publicUrl = (options.publicUrl ?? process.env.PAYLINK_PUBLIC_URL ?? `${origin}/pay`).replace(/\/+$/, '');
-  const now = options.now ?? (() => new Date());
+  // The first rates before the first customer (each source bounded by its timeout); then in the background.
+  await rates.refresh();
+  const stopRates = rates.start();
   const sseHeartbeatMs = options.sseHeartbeatMs ?? 15_000;
   const sessionEvents = createSessionEvents(db, { heartbeatMs: sseHeartbeatMs });
-  const worker = options.payoutWorker === false ? undefined : startPayoutWorker({ db, chain, now, logger: log }, options.payouts);
+  const worker = options.payoutWorker === false ? undefined : startPayoutWorker({ db, chain, now, log }, options.payouts);
   const scanner =
     chain.kind === 'real' && options.scanner !== false
       ? startChainScanner({ db, chain, now, logger: log }, typeof options.scanner === 'object' ? options.scanner : {})
@@ -165,6 +180,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
     scanner,
     webhookWorker,
     sessionEvents,
+    rates,
     get openConnections() {
       return limited.openConnections;
     },
@@ -172,7 +188,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
       (closing ??= (async () => {
         // Background work first (a payout in flight is finished and recorded), and the SSE
         // streams are ended so they do not hold the drain.
-        await Promise.all([worker?.stop(), webhookWorker?.stop(), scanner?.stop(), stopSweep(), stopRetention(), sessionEvents.close()]);
+        await Promise.all([worker?.stop(), webhookWorker?.stop(), scanner?.stop(), stopSweep(), stopRetention(), stopRates(), sessionEvents.close()]);
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           server.closeIdleConnections();

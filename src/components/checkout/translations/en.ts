@@ -12,6 +12,7 @@ const en = {
   closes: 'Open until {date}',
   error: 'Connection failed',
   errorBody: 'No money was taken.',
+  rates: 'Prices unavailable',
   retry: 'Try again',
   total: 'Total',
   amountIn: 'Amount in {currency}',

@@ -13,6 +13,7 @@ const fr: typeof en = {
   closes: 'Ouverte jusqu’au {date}',
   error: 'Échec de la connexion',
   errorBody: 'Rien n’a été prélevé.',
+  rates: 'Prix indisponibles',
   retry: 'Réessayer',
   total: 'Total',
   amountIn: 'Montant en {currency}',

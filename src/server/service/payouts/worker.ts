@@ -37,15 +37,6 @@ import { announceWithdrawal, claimDue, markFailed, markSucceeded, type ClaimedWi
 import { countUnfinished } from './repository.js';
 import { processStoredPayouts, type StoredPayoutOptions } from './stored.js';
 
-/** What the payout worker works with. */
-export interface PayoutDeps {
-  db: Database;
-  chain: ChainAdapter;
-  now: () => Date;
-  /** Where what the operator must know is logged (a payout that delivered less than it sent); default stderr. */
-  logger?: Logger | undefined;
-}
-
 export interface PayoutWorkerOptions {
   /** How often an idle worker looks for work, in ms (default 1000). `kick()` wakes it sooner. */
   pollIntervalMs?: number;
@@ -149,6 +140,7 @@ async function payOut(
   now: () => Date,
   withdrawal: ClaimedWithdrawal,
   payoutTimeoutMs: number,
+  log: Logger,
 ): Promise<void> {
   const amount = assetAmount(withdrawal.amount);
   let outcome: PayoutOutcome;
@@ -165,12 +157,23 @@ async function payOut(
     outcome = { ok: true, txHash: result.txHash, sandbox: result.sandbox };
   } catch (error) {
     if (!(error instanceof PayoutError)) {
-      defaultLogger.error('payout_outcome_unknown', 'payout outcome unknown; retried after the lease', { withdrawalId: withdrawal.id, error });
+      log.error('payout_outcome_unknown', 'payout outcome unknown; retried after the lease', { withdrawalId: withdrawal.id, error });
       return;
     }
     outcome = { ok: false, reason: (error.message || 'The payout failed').slice(0, 500) };
   }
   await db.transaction((tx) => finishPayout(tx, withdrawal, outcome, now()));
+}
+
+/**
+ * What the payout worker works with; `log` is where its error lines go, and what the operator must
+ * know (a payout that delivered less than it sent): default stderr, `server/log.ts`.
+ */
+export interface PayoutDeps {
+  db: Database;
+  chain: ChainAdapter;
+  now: () => Date;
+  log?: Logger | undefined;
 }
 
 /** One round of payouts: claims a batch and finishes each; resolves with how many it handled. */
@@ -182,14 +185,15 @@ export async function processPayouts(
   const payoutTimeoutMs = options.payoutTimeoutMs ?? defaultPayoutTimeout(leaseMs);
   const claimed = await claimWithdrawals(deps.db, options.batchSize ?? 20, leaseMs, deps.now(), deps.chain);
   if (deps.chain.kind === 'real') {
-    const stored: StoredPayoutOptions = { checkMs: options.checkMs, rebroadcastMs: options.rebroadcastMs, logger: deps.logger };
+    const stored: StoredPayoutOptions = { checkMs: options.checkMs, rebroadcastMs: options.rebroadcastMs, logger: deps.log };
     return processStoredPayouts(deps, claimed, stored);
   }
+  const log = deps.log ?? defaultLogger;
   await Promise.all(
     claimed.map((withdrawal) =>
-      payOut(deps.db, deps.chain, deps.now, withdrawal, payoutTimeoutMs).catch((error) =>
+      payOut(deps.db, deps.chain, deps.now, withdrawal, payoutTimeoutMs, log).catch((error) =>
         // Left `processing`: claimed again after the lease.
-        defaultLogger.error('payout_unrecorded', 'payout could not be recorded', { withdrawalId: withdrawal.id, error }),
+        log.error('payout_unrecorded', 'payout could not be recorded', { withdrawalId: withdrawal.id, error }),
       ),
     ),
   );
@@ -225,7 +229,7 @@ export function startPayoutWorker(
         kicked = false;
         handled = await runOnce();
       } catch (error) {
-        if (running) defaultLogger.error('payout_round_failed', 'payout round failed', { error });
+        if (running) (deps.log ?? defaultLogger).error('payout_round_failed', 'payout round failed', { error });
       }
       if (!running) break;
       if (handled > 0 || kicked) continue;

@@ -32,9 +32,9 @@ import { recordEvent } from '../events/index.js';
 import { getLinkBySlug, linkState } from '../links/index.js';
 import type { MoneyServiceDeps } from '../money-deps.js';
 import { ruleMessage } from '../messages.js';
-import { compareAcross, convertFiat, quoteCrypto } from './rates.js';
+import { compareAcross, convertFiat, quoteCrypto, rateUnavailable } from '../rates/index.js';
 import { announceSession } from './records.js';
-import { expireDue, expireSession, findSession, findTransferSession, insertSession, nextDepositIndex, type SessionRow } from './repository.js';
+import { expireDue, expireSession, findSession, findTransferSession, insertSession, nextDepositIndex, rateFields, type SessionRow } from './repository.js';
 import { settleIncomingTransfer, units } from './settlement.js';
 import type { z } from 'zod';
 
@@ -57,6 +57,7 @@ function toCheckoutSession(row: SessionRow, chain: ChainAdapter): CheckoutSessio
     blockchainId: row.blockchain_id,
     networkName: row.network_name,
     cryptoAmount: fromUnits(crypto, 6),
+    ...rateFields(row),
     paidAmount: fromUnits(paid, 6),
     remainingAmount: fromUnits(remaining, 6),
     payAddress: row.pay_address,
@@ -90,7 +91,9 @@ type StartInput = z.output<typeof StartSessionInput>;
  * that differs from it is refused (400), so a client can never change the price. Donation links
  * take the donor's `fiatAmount` (required), within the link's `minAmount`/`maxAmount`.
  * `fiatCurrency` is one of the link's currencies (default its price currency, the first); in
- * another currency the Standard price and the donation bounds are converted with the rate table.
+ * another currency the Standard price and the donation bounds are converted with the rates. Every
+ * rate is read from the rates room's book in memory at one instant; without a fresh one the answer is
+ * 503 `rate_unavailable`. The session records the rate it was quoted with (`rate`, `rateSource`, `rateAt`).
  * Customer details follow `core/rules/customer.ts`.
  */
 export async function startSession(deps: MoneyServiceDeps, slug: string, body: unknown): Promise<CheckoutSession> {
@@ -113,16 +116,18 @@ export async function startSession(deps: MoneyServiceDeps, slug: string, body: u
   const priceCurrency = link.fiat_currency[0] ?? 'NGN';
   const fiatCurrency = input.fiatCurrency === undefined ? priceCurrency : input.fiatCurrency.trim().toUpperCase();
   if (!link.fiat_currency.includes(fiatCurrency)) fail('fiatCurrency', `fiatCurrency must be one of ${link.fiat_currency.join(', ')}`);
-  else if (rates.perUsd(fiatCurrency) === undefined || (network && rates.perUsd(assetId) === undefined))
-    throw new ApiError(422, 'rate_unavailable', `No exchange rate is configured for ${fiatCurrency} to ${assetId}`);
+  // Quotes read the book in memory, at this one instant: no database or network work.
+  else if (network && !rates.pair(assetId, fiatCurrency, now)) throw rateUnavailable(rates, fiatCurrency, assetId);
+  const unavailable = () => rateUnavailable(rates, fiatCurrency, assetId);
 
   const digits = fiatDigits(fiatCurrency);
   let fiatAmount: string | null = null;
   if (!errors.some((e) => e.path === 'fiatCurrency')) {
     if (link.link_type === 'Standard') {
       const price = formatFixed(toDecimalString(link.fiat_amount) ?? '0', fiatDigits(priceCurrency));
-      fiatAmount = convertFiat(rates, price, priceCurrency, fiatCurrency);
-      if (input.fiatAmount !== undefined && fiatAmount !== null) {
+      fiatAmount = convertFiat(rates, price, priceCurrency, fiatCurrency, now) ?? null;
+      if (fiatAmount === null) throw unavailable();
+      if (input.fiatAmount !== undefined) {
         const sent = toDecimalString(input.fiatAmount);
         if (sent === null || compareDecimal(sent, fiatAmount) !== 0)
           fail('fiatAmount', `This link charges a fixed ${fiatAmount} ${fiatCurrency}; leave fiatAmount out or send exactly that`);
@@ -136,9 +141,14 @@ export async function startSession(deps: MoneyServiceDeps, slug: string, body: u
       if (sent !== null) {
         const min = link.min_amount === null ? null : toDecimalString(link.min_amount);
         const max = link.max_amount === null ? null : toDecimalString(link.max_amount);
-        if (min !== null && compareAcross(rates, sent, fiatCurrency, min, priceCurrency) < 0)
+        const against = (bound: string) => {
+          const order = compareAcross(rates, sent, fiatCurrency, bound, priceCurrency, now);
+          if (order === undefined) throw unavailable();
+          return order;
+        };
+        if (min !== null && against(min) < 0)
           fail('fiatAmount', `The smallest amount accepted is ${formatFixed(min, fiatDigits(priceCurrency))} ${priceCurrency}`);
-        else if (max !== null && compareAcross(rates, sent, fiatCurrency, max, priceCurrency) > 0)
+        else if (max !== null && against(max) > 0)
           fail('fiatAmount', `The largest amount accepted is ${formatFixed(max, fiatDigits(priceCurrency))} ${priceCurrency}`);
         else fiatAmount = formatFixed(sent, digits);
       }
@@ -153,8 +163,9 @@ export async function startSession(deps: MoneyServiceDeps, slug: string, body: u
   if (errors.length) throw validationError(errors);
   if (!network || fiatAmount === null) throw new Error('unreachable: validated above');
 
-  const cryptoAmount = quoteCrypto(rates, fiatAmount, fiatCurrency, assetId);
-  if (cryptoAmount === null) throw new ApiError(422, 'rate_unavailable', `No exchange rate is configured for ${fiatCurrency} to ${assetId}`);
+  const quote = quoteCrypto(rates, fiatAmount, fiatCurrency, assetId, now);
+  if (!quote) throw unavailable();
+  const { cryptoAmount } = quote;
 
   const id = randomUUID();
   const depositIndex = await nextDepositIndex(db);
@@ -170,6 +181,9 @@ export async function startSession(deps: MoneyServiceDeps, slug: string, body: u
     blockchainId: network.id,
     networkName: network.name,
     cryptoAmount,
+    rate: quote.rate,
+    rateSource: quote.source,
+    rateAt: quote.at,
     payAddress,
     depositIndex,
     customer,
@@ -191,6 +205,9 @@ export async function startSession(deps: MoneyServiceDeps, slug: string, body: u
       blockchain_id: network.id,
       network_name: network.name,
       crypto_amount: cryptoAmount,
+      rate: quote.rate,
+      rate_source: quote.source,
+      rate_at: quote.at,
       paid_amount: '0',
       late_amount: '0',
       pay_address: payAddress,

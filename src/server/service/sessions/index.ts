@@ -5,7 +5,7 @@
  * `incoming_transfers`, `chain_cursors` and `chain_networks` (./incoming-repository.ts: a real chain's
  * scanner, ./scanner.ts, and finality, ./finality.ts),
  * the whole keyless `/v1/checkout/*` API (./routes.ts: a link's public view and visits, sessions,
- * their SSE stream, simulated payments), quotes (./rates.ts), expiry, and settlement
+ * their SSE stream, simulated payments), quotes (with the rates room's book), expiry, and settlement
  * (./settlement.ts: `settleTransfer(tx, …)` takes the caller's transaction).
  *
  * May touch, in its own transactions: the ledger (`applyLedgerChange`), the links room (`countPayment`
@@ -25,8 +25,8 @@ export { announceSession, getSessionRecord, listSessionRecords, readSessionRecor
 export { checkoutSessionRoutes } from './merchant-routes.js';
 export { deleteNeverPaidSessions } from './retention.js';
 export { settleIncomingTransfer, settleTransfer, type SettleOptions } from './settlement.js';
-export { createRateTable, SANDBOX_RATES_PER_USD, type RateTable } from './rates.js';
 export { checkoutRoutes } from './routes.js';
 export { ChainIdentityError, createChainScanner, creditableAmount, startChainScanner, verifyChainIdentity, type ChainScanner, type ChainScannerOptions } from './scanner.js';
 export { finalizeCredit, reverseCredit } from './finality.js';
 export { depositIndexesWithTransfers } from './incoming-repository.js';
+export { isDepositAddressOf } from './repository.js';

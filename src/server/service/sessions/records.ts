@@ -16,7 +16,7 @@ import { notFound, validationError } from '../errors.js';
 import { recordEvent } from '../events/index.js';
 import type { Principal } from '../keys/index.js';
 import { assetAmount } from '../ledger/index.js';
-import { findSessionRecord, findTransfersOf, listSessionRecords as listRows, type SessionRecordRow, type TransferRow } from './repository.js';
+import { findSessionRecord, findTransfersOf, listSessionRecords as listRows, rateFields, type SessionRecordRow, type TransferRow } from './repository.js';
 
 /** A session row and its transfers as the merchant's API returns them. */
 export function toSessionRecord(row: SessionRecordRow, transfers: readonly TransferRow[]): CheckoutSessionRecord {
@@ -32,6 +32,7 @@ export function toSessionRecord(row: SessionRecordRow, transfers: readonly Trans
     blockchainId: row.blockchain_id,
     networkName: row.network_name,
     cryptoAmount: assetAmount(row.crypto_amount),
+    ...rateFields(row),
     paidAmount: assetAmount(row.paid_amount),
     lateAmount: assetAmount(row.late_amount),
     reversedAmount: assetAmount(row.reversed_amount),

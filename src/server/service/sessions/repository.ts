@@ -3,7 +3,7 @@
  * them. A session's read joins its link through the links room's `linkSql` fragment. (The transfers
  * a real chain's scanner follows before they count are ./incoming-repository.ts's.)
  */
-import type { AssetId } from '../../../core/money.js';
+import { toDecimalString, type AssetId } from '../../../core/money.js';
 import type { SessionStatus } from '../../../core/schemas.js';
 import type { Queryable } from '../../db/index.js';
 import { linkSql } from '../links/index.js';
@@ -20,6 +20,10 @@ export interface SessionRow {
   blockchain_id: string;
   network_name: string;
   crypto_amount: string;
+  /** The quote's rate (asset units per fiat unit), its sources and time; null on sessions quoted before they were recorded. */
+  rate: string | null;
+  rate_source: string | null;
+  rate_at: Date | null;
   paid_amount: string;
   late_amount: string;
   pay_address: string;
@@ -40,7 +44,7 @@ export interface SessionRow {
 const WAITING_TRANSFER = `FROM incoming_transfers t WHERE t.session_id = s.id AND t.status = 'seen' ORDER BY t.confirmations, t.seen_at LIMIT 1`;
 
 const SESSION_SELECT = `SELECT s.id, s.link_id, s.integrator_id, s.status, s.fiat_amount, s.fiat_currency, s.asset_id,
-  s.blockchain_id, s.network_name, s.crypto_amount, s.paid_amount, s.late_amount, s.pay_address, s.tx_hash,
+  s.blockchain_id, s.network_name, s.crypto_amount, s.rate, s.rate_source, s.rate_at, s.paid_amount, s.late_amount, s.pay_address, s.tx_hash,
   s.expires_at, s.created_at,
   CASE WHEN s.status = 'confirming' THEN (SELECT t.confirmations ${WAITING_TRANSFER}) END AS confirmations,
   CASE WHEN s.status = 'confirming' THEN (SELECT t.tx_hash ${WAITING_TRANSFER}) END AS pending_tx_hash,
@@ -58,6 +62,10 @@ export interface NewSession {
   blockchainId: string;
   networkName: string;
   cryptoAmount: string;
+  /** The rate the quote was made with (rates/convert.ts), its sources and when it was fetched. */
+  rate: string;
+  rateSource: string;
+  rateAt: Date;
   payAddress: string;
   /** From `nextDepositIndex`: the address is derived from it on real chains. */
   depositIndex: number;
@@ -83,8 +91,8 @@ export async function insertSession(db: Queryable, session: NewSession): Promise
   await db.query(
     `INSERT INTO checkout_sessions (id, link_id, integrator_id, status, fiat_amount, fiat_currency, asset_id, blockchain_id,
        network_name, crypto_amount, pay_address, customer_address, customer_phone, customer_email, expires_at, created_at, updated_at,
-       deposit_index, reference, metadata)
-     VALUES ($1, $2, $3, 'awaiting_payment', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $15, $16, $17, $18::jsonb)`,
+       deposit_index, reference, metadata, rate, rate_source, rate_at)
+     VALUES ($1, $2, $3, 'awaiting_payment', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $15, $16, $17, $18::jsonb, $19, $20, $21)`,
     [
       session.id,
       session.linkId,
@@ -104,8 +112,20 @@ export async function insertSession(db: Queryable, session: NewSession): Promise
       session.depositIndex,
       session.reference,
       JSON.stringify(session.metadata),
+      session.rate,
+      session.rateSource,
+      session.rateAt,
     ],
   );
+}
+
+/** A session row's rate columns as the API writes them (`rate` a canonical decimal string). */
+export function rateFields(row: Pick<SessionRow, 'rate' | 'rate_source' | 'rate_at'>): { rate: string | null; rateSource: string | null; rateAt: string | null } {
+  return {
+    rate: row.rate === null ? null : toDecimalString(row.rate),
+    rateSource: row.rate_source,
+    rateAt: row.rate_at?.toISOString() ?? null,
+  };
 }
 
 /** A session by id, or undefined. */
@@ -178,6 +198,18 @@ export async function lockSessionByAddress(tx: Queryable, blockchainId: string, 
     [blockchainId, payAddress],
   );
   return rows[0];
+}
+
+/**
+ * True when `address` (any case) is where one of `integratorId`'s sessions on `blockchainId` is paid:
+ * the scanner reads every transfer to it as a payment of that session (a late one once it ended).
+ */
+export async function isDepositAddressOf(db: Queryable, integratorId: string, blockchainId: string, address: string): Promise<boolean> {
+  const { rows } = await db.query<{ found: number }>(
+    'SELECT 1 AS found FROM checkout_sessions WHERE blockchain_id = $1 AND lower(pay_address) = lower($2) AND integrator_id = $3',
+    [blockchainId, address, integratorId],
+  );
+  return rows.length > 0;
 }
 
 /** Writes what a transfer changed of a locked session. */
@@ -324,7 +356,7 @@ export interface SessionRecordRow
 }
 
 const RECORD_SELECT = `SELECT s.id, s.link_id, s.integrator_id, s.status, s.fiat_amount, s.fiat_currency, s.asset_id,
-  s.blockchain_id, s.network_name, s.crypto_amount, s.paid_amount, s.late_amount, s.reversed_amount, s.pay_address, s.reference, s.metadata,
+  s.blockchain_id, s.network_name, s.crypto_amount, s.rate, s.rate_source, s.rate_at, s.paid_amount, s.late_amount, s.reversed_amount, s.pay_address, s.reference, s.metadata,
   s.customer_address, s.customer_phone, s.customer_email, s.created_at, s.settled_at, s.expires_at, ${linkSql.recordColumns('l')}
   FROM checkout_sessions s ${linkSql.join('l', 's.link_id')}`;
 

@@ -17,6 +17,7 @@ import type { Database, Queryable } from '../../db/index.js';
 import { pageMeta } from '../context.js';
 import { ApiError, notFound, ruleError, validationError } from '../errors.js';
 import { recordEvent } from '../events/index.js';
+import { isDepositAddressOf } from '../sessions/index.js';
 import { runIdempotent, type IdempotencyState, type StoredResponse } from '../idempotency/index.js';
 import type { Principal } from '../keys/index.js';
 import { assetAmount } from '../ledger/index.js';
@@ -61,6 +62,17 @@ export function toWithdrawal(row: WithdrawalRow): Withdrawal {
   };
 }
 
+/**
+ * Why a withdrawal to one of the merchant's own deposit addresses is refused rather than sent: the
+ * scanner would read the payout as a customer's (late) payment and credit it back, so the merchant
+ * would pay gas to move funds in a circle, and the tokens would then sit at a deposit address until a
+ * sweep. Nothing useful can come of it, so it is refused before anything is reserved or sent.
+ */
+function ownDepositAddress(address: string): ApiError {
+  const message = `${address} is one of your own deposit addresses (where a customer pays a checkout): a withdrawal there would come back as a late payment. Withdraw to a wallet you hold; to collect what deposit addresses received, run paylink sweep`;
+  return new ApiError(422, 'own_deposit_address', message, [{ path: 'address', message }]);
+}
+
 /** The outcome of `POST /v1/withdrawal`: the status and body to send. */
 export interface WithdrawalOutcome extends StoredResponse {
   statusCode: 200 | 422;
@@ -84,6 +96,9 @@ export async function createWithdrawal(
   const fingerprint = ['POST /v1/withdrawal', request.amount, request.assetId, request.blockchainId, request.address.toLowerCase()];
   return db.transaction(async (tx) => {
     const outcome = await runIdempotent(tx, idempotency, principal.integratorId, fingerprint, async (): Promise<WithdrawalOutcome> => {
+      if (await isDepositAddressOf(tx, principal.integratorId, request.blockchainId, request.address)) {
+        return { statusCode: 422, body: { ...ownDepositAddress(request.address).toJSON() } };
+      }
       const id = randomUUID();
       if (!(await insertReserved(tx, { id, integratorId: principal.integratorId, ...request, createdAt: now }))) {
         const error = new ApiError(422, 'insufficient_balance', `The available ${request.assetId} balance on ${request.blockchainId} does not cover ${request.amount} ${request.assetId}`);

@@ -6,7 +6,8 @@
  * networks at `/v1/withdrawal/networks`), and the request's rules as the API applies them (./domain.ts,
  * over `core/rules/withdrawal.ts`).
  *
- * May touch, in its own transaction: the ledger (`reserveFunds`) and idempotency (`runIdempotent`);
+ * May touch, in its own transaction: the ledger (`reserveFunds`), idempotency (`runIdempotent`) and the
+ * sessions room's deposit addresses (`isDepositAddressOf`: a withdrawal to the merchant's own is refused);
  * in the payouts room's transaction, domain events (`announceWithdrawal`: the withdrawal webhooks).
  * The payouts room claims and finishes withdrawals through this room's repository functions
  * (`claimDue`, `markSucceeded`, `markFailed`, and on a real chain `lockForPayout`, `releaseClaim` and `setPayoutHash`,

@@ -1,0 +1,58 @@
+/**
+ * What a session start converts with the book, exactly (bigint ratios, `core/money.ts`): the crypto
+ * quote of a fiat amount, a Standard price in another of its link's currencies, and a donation against
+ * bounds set in another currency. Each reads the book at one instant and answers `undefined` when a rate
+ * it needs is not fresh; `rateUnavailable` is the 503 a session start then answers.
+ */
+import { ASSET_DIGITS, divideRatio, fiatDigits, compareRatio, fromUnits, multiplyRatio, multiplyUp, ratioOf, toUnits } from '../../../core/money.js';
+import { ApiError } from '../errors.js';
+import type { PairRate, RateBook } from './book.js';
+
+/** A session's quote: the crypto amount and the rate it was made with. */
+export interface Quote extends PairRate {
+  cryptoAmount: string;
+}
+
+/**
+ * `fiatAmount` of `fiatCurrency` in `assetId`: `fiatAmount × rate`, the recorded rate itself, rounded
+ * UP to the asset's decimals (the merchant never receives less than the price, and anyone can redo the
+ * sum from the session's `rate`).
+ */
+export function quoteCrypto(book: RateBook, fiatAmount: string, fiatCurrency: string, assetId: string, now: Date): Quote | undefined {
+  const pair = book.pair(assetId, fiatCurrency, now);
+  return pair && { ...pair, cryptoAmount: multiplyUp(fiatAmount, ratioOf(pair.rate), ASSET_DIGITS[assetId] ?? 6) };
+}
+
+/** A fiat amount in another fiat currency, rounded up to that currency's minor digits. */
+export function convertFiat(book: RateBook, amount: string, from: string, to: string, now: Date): string | undefined {
+  const digits = fiatDigits(to);
+  if (from === to) return fromUnits(toUnits(amount, digits), digits);
+  const fromRate = book.perUsd(from, now);
+  const toRate = book.perUsd(to, now);
+  if (!fromRate || !toRate) return undefined;
+  return multiplyUp(amount, divideRatio(toRate.value, fromRate.value), digits);
+}
+
+/** Compares `a` of currency `ca` with `b` of currency `cb` exactly: -1, 0 or 1; undefined without fresh rates. */
+export function compareAcross(book: RateBook, a: string, ca: string, b: string, cb: string, now: Date): number | undefined {
+  if (ca === cb) return compareRatio(ratioOf(a), ratioOf(b));
+  const ra = book.perUsd(ca, now);
+  const rb = book.perUsd(cb, now);
+  if (!ra || !rb) return undefined;
+  // a / ra  vs  b / rb   ⇔   a × rb  vs  b × ra
+  return compareRatio(multiplyRatio(ratioOf(a), rb.value), multiplyRatio(ratioOf(b), ra.value));
+}
+
+/**
+ * The 503 of a session start that has no fresh rate for its pair: the checkout shows its own words
+ * for the code; `Retry-After` is the time to the next refresh.
+ */
+export function rateUnavailable(book: RateBook, fiatCurrency: string, assetId: string): ApiError {
+  return new ApiError(
+    503,
+    'rate_unavailable',
+    `No current exchange rate for ${assetId} in ${fiatCurrency}: no rate source gave one in the last ${book.settings.maxAgeMs / 1000} s. Try again shortly`,
+    undefined,
+    { 'retry-after': String(Math.max(1, Math.ceil(book.settings.refreshMs / 1000))) },
+  );
+}

@@ -1,0 +1,24 @@
+/**
+ * `GET /readyz`, beside `GET /healthz` (which answers 200 `{"status":"ok"}` as soon as the process
+ * serves): 200 when every configured pair (the chain's assets × the quoted currencies) has a fresh
+ * rate, else 503 `rates_stale` naming the stale pairs, so a load balancer takes the instance out of
+ * rotation and an operator sees why. Read from memory; `Cache-Control: no-store`.
+ */
+import type { Context } from 'hono';
+import { errorBody } from '../../../core/errors.js';
+import type { RateBook } from './book.js';
+
+/** The readiness answer of `book` at `now`. */
+export function readinessAnswer(c: Context, book: RateBook, now: Date): Response {
+  const { stale, pairs } = book.readiness(now);
+  c.header('cache-control', 'no-store');
+  if (stale.length === 0) return c.json({ status: 'ready', sources: book.settings.sources, pairs: pairs.length });
+  const maxAge = book.settings.maxAgeMs / 1000;
+  const body = errorBody(
+    503,
+    'rates_stale',
+    `No rate fresher than ${maxAge} s for ${stale.length} of ${pairs.length} pairs: sessions in them answer 503 rate_unavailable`,
+    stale.map((pair) => ({ path: pair, message: `no fresh rate for ${pair}` })),
+  );
+  return c.json({ ...body, stale }, 503);
+}

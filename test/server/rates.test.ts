@@ -1,0 +1,310 @@
+/**
+ * Market rates without a database: the rate book against local servers speaking CoinGecko's and
+ * Coinbase's documented formats. Sources combined by median, crossed through USD, pegs, the skipping
+ * (and logging, never with a body) of failures and nonsense, freshness, the settings, exact parsing,
+ * and the decimals of a quote (a property test).
+ */
+import assert from 'node:assert/strict';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import fc from 'fast-check';
+import { divideRatio, fromUnits, multiplyRatio, ratioOf, toUnits, type Ratio } from '../../src/core/money.js';
+import { createLogger } from '../../src/server/log.js';
+import {
+  compareAcross,
+  convertFiat,
+  parseJsonExact,
+  quoteCrypto,
+  RateBook,
+  RateConfigError,
+  readRateValue,
+  resolveRateSettings,
+  SOURCES_REQUIRED,
+  type RateOptions,
+} from '../../src/server/service/rates/index.js';
+import { coinbaseBody, coingeckoBody, startCoinbase, startCoingecko, type FakeProvider } from '../support/rate-providers.js';
+
+const MINUTE = 60_000;
+/** A body marker: it must never reach a log line. */
+const MARKER = 'BODY-MARKER-7f3a';
+
+function clock(start = Date.UTC(2025, 5, 1, 12)) {
+  let current = start;
+  return { now: () => new Date(current), advance: (ms: number) => (current += ms) };
+}
+
+describe('the rate book', () => {
+  let gecko: FakeProvider;
+  let base: FakeProvider;
+  let lines: Array<Record<string, unknown>>;
+  let time: ReturnType<typeof clock>;
+
+  before(async () => {
+    [gecko, base] = await Promise.all([startCoingecko(), startCoinbase()]);
+  });
+  after(() => Promise.all([gecko.close(), base.close()]));
+  beforeEach(() => {
+    lines = [];
+    time = clock();
+    gecko.requests.length = 0;
+    base.requests.length = 0;
+  });
+
+  const book = (options: RateOptions & { overrides?: Record<string, string> } = {}) =>
+    new RateBook(resolveRateSettings({ coingeckoUrl: gecko.url, coinbaseUrl: base.url, currencies: ['NGN', 'USD', 'EUR', 'GHS'], timeoutS: 2, ...options }, {}), {
+      assets: ['USDT', 'CNGN'],
+      now: time.now,
+      log: createLogger((line) => lines.push(JSON.parse(line))),
+    });
+  const logged = (code: string) => lines.filter((line) => line.code === code);
+
+  it("reads CoinGecko's simple price as documented, numbers digit for digit, currencies crossed through USD", async () => {
+    gecko.answer = coingeckoBody({ tether: { usd: '1.0002', ngn: '1612.4', eur: '0.92' } });
+    const rates = book({ sources: ['coingecko'] });
+    await rates.refresh();
+    const request = new URL(gecko.requests[0]!, 'http://x');
+    assert.equal(request.pathname, '/api/v3/simple/price');
+    assert.equal(request.searchParams.get('ids'), 'tether', 'USDT is CoinGecko’s tether; cNGN has no id');
+    assert.deepEqual(request.searchParams.get('vs_currencies')!.split(','), ['usd', 'ngn', 'eur'], 'only currencies CoinGecko rates (no GHS)');
+    // 1 USDT = 1612.4 NGN, whatever tether's dollar price: the cross through USD cancels it.
+    assert.deepEqual(rates.pair('USDT', 'NGN'), { rate: '0.000620193500372116100223', source: 'coingecko', at: time.now() });
+    assert.equal(rates.pair('USDT', 'EUR')!.rate, '1.086956521739130434782608', '1 / 0.92, cut at 24 decimals');
+    assert.equal(rates.pair('USDT', 'USD')!.rate, '0.999800039992001599680063', '1 / 1.0002');
+    assert.equal(rates.pair('USDT', 'GHS'), undefined, 'CoinGecko does not rate GHS');
+    assert.equal(rates.pair('CNGN', 'NGN'), undefined, 'no source rates cNGN and no peg');
+  });
+
+  it("reads Coinbase's exchange rates as documented (units per USD, as strings)", async () => {
+    base.answer = coinbaseBody({ NGN: '1612.40', USDT: '0.9998', EUR: '0.92', GHS: '15.2', BTC: '0.0000105' });
+    const rates = book({ sources: ['coinbase'] });
+    await rates.refresh();
+    assert.equal(base.requests[0], '/v2/exchange-rates?currency=USD');
+    assert.equal(rates.pair('USDT', 'NGN')!.rate, '0.000620069461672041677003', '0.9998 / 1612.40');
+    assert.equal(rates.pair('USDT', 'GHS')!.rate, '0.065776315789473684210526');
+    assert.equal(rates.pair('USDT', 'NGN')!.source, 'coinbase');
+  });
+
+  it('combines sources by their median, crossing what each rates through USD', async () => {
+    gecko.answer = coingeckoBody({ tether: { usd: '1', ngn: '1600', eur: '0.9' } });
+    base.answer = coinbaseBody({ NGN: '1700', USDT: '1', EUR: '0.95', GHS: '15' });
+    const three = book({ sources: ['coingecko', 'coinbase', 'static'], overrides: { NGN: '1650', EUR: '0.92' } });
+    await three.refresh();
+    assert.deepEqual(three.pair('USDT', 'NGN'), { rate: '0.000606060606060606060606', source: 'coingecko+coinbase+static', at: time.now() }, 'median 1650');
+    const two = book({ sources: ['coingecko', 'coinbase'] });
+    await two.refresh();
+    assert.equal(two.perUsd('NGN')!.value.num * 1n, 1650n * two.perUsd('NGN')!.value.den, 'two sources: the mean of the middle two');
+    // GHS only from Coinbase, USDT from both: the pair still stands, named by both.
+    assert.deepEqual(two.pair('USDT', 'GHS')!, { rate: '0.066666666666666666666666', source: 'coingecko+coinbase', at: time.now() });
+    // A Standard price in another currency, exactly: 5000 NGN → EUR at (0.9+0.95)/2 per USD over 1650.
+    assert.equal(convertFiat(two, '5000', 'NGN', 'EUR', time.now()), '2.81');
+    assert.equal(compareAcross(two, '1650', 'NGN', '1', 'USD', time.now()), 0);
+  });
+
+  it('skips a source 10× away from the others, and logs it without its body', async () => {
+    gecko.answer = coingeckoBody({ tether: { usd: '1', ngn: '1600' } }, `"note":"${MARKER}"`);
+    base.answer = coinbaseBody({ NGN: '16500', USDT: '1', NOTE: MARKER });
+    const rates = book({ sources: ['coingecko', 'coinbase', 'static'], overrides: { NGN: '1550' } });
+    await rates.refresh();
+    assert.deepEqual(rates.perUsd('NGN')!.sources, ['coingecko', 'static'], 'the outlier is outvoted');
+    assert.equal(rates.perUsd('NGN')!.value.num, 1575n * rates.perUsd('NGN')!.value.den);
+    assert.deepEqual(
+      logged('rate_value_outlier').map(({ source, currency, reason }) => ({ source, currency, reason })),
+      [{ source: 'coinbase', currency: 'NGN', reason: 'outlier' }],
+    );
+    assert.ok(!JSON.stringify(lines).includes(MARKER), 'no body in the log');
+  });
+
+  it("skips a one-off 10× jump from the source's own previous answer; the same level again is believed", async () => {
+    const rates = book({ sources: ['coinbase'] });
+    base.answer = coinbaseBody({ NGN: '1600', USDT: '1' });
+    await rates.refresh();
+    base.answer = coinbaseBody({ NGN: '16000', USDT: '1' });
+    time.advance(MINUTE);
+    await rates.refresh();
+    assert.equal(rates.pair('USDT', 'NGN')!.rate, '0.000625', 'still 1600 (fetched a minute ago)');
+    assert.equal(rates.pair('USDT', 'NGN')!.at.getTime(), time.now().getTime() - MINUTE);
+    assert.equal(logged('rate_value_outlier')[0]?.reason, 'jump');
+    time.advance(MINUTE);
+    await rates.refresh();
+    assert.equal(rates.pair('USDT', 'NGN')!.rate, '0.0000625', 'a redenomination holds');
+    // A spike and back: the answer after it, at the believed level, is believed at once.
+    base.answer = coinbaseBody({ NGN: '160000', USDT: '1' });
+    time.advance(MINUTE);
+    await rates.refresh();
+    base.answer = coinbaseBody({ NGN: '16100', USDT: '1' });
+    time.advance(MINUTE);
+    await rates.refresh();
+    assert.deepEqual(rates.pair('USDT', 'NGN'), { rate: '0.000062111801242236024844', source: 'coinbase', at: time.now() });
+  });
+
+  it('skips a source that fails, times out or answers nonsense, once logged with a code and its name, never a body; the others still quote', async () => {
+    const failures: Array<[FakeProvider['answer'], string, string]> = [
+      [{ status: 500, body: `{"message":"${MARKER}"}` }, 'rate_source_failed', 'http_status'],
+      [{ body: `<html>${MARKER}</html>` }, 'rate_source_failed', 'not_json'],
+      [{ body: `{"rates":{"NGN":"1600"},"x":"${MARKER}"}` }, 'rate_source_failed', 'unexpected_shape'],
+      [coinbaseBody({ USDT: '1', NGN: 'lots', X: MARKER }), 'rate_value_invalid', 'not_a_number'],
+      [coinbaseBody({ USDT: '1', NGN: '0', X: MARKER }), 'rate_value_invalid', 'zero'],
+      [coinbaseBody({ USDT: '1', NGN: '-1600', X: MARKER }), 'rate_value_invalid', 'negative'],
+      [coinbaseBody({ USDT: '1', NGN: null, X: MARKER }), 'rate_value_invalid', 'missing'],
+      [coinbaseBody({ USDT: '1', X: MARKER }), 'rate_value_invalid', 'missing'],
+      ['hang', 'rate_source_failed', 'timeout'],
+    ];
+    for (const [answer, code, reason] of failures) {
+      lines.length = 0;
+      base.answer = answer;
+      const rates = book({ sources: ['coinbase', 'static'], timeoutS: 0.3 });
+      const started = Date.now();
+      await rates.refresh();
+      assert.ok(Date.now() - started < 5_000, `${reason}: the refresh is bounded by the timeout`);
+      const line = logged(code).find((entry) => entry.reason === reason);
+      assert.ok(line, `${reason} logged as ${code}: ${JSON.stringify(lines)}`);
+      assert.equal(line.source, 'coinbase');
+      assert.ok(!JSON.stringify(lines).includes(MARKER), `${reason}: no body in the log`);
+      assert.deepEqual(rates.perUsd('NGN')!.sources, ['static'], `${reason}: the table alone prices NGN`);
+      assert.equal(rates.pair('USDT', 'NGN')!.rate, '0.000645161290322580645161', `${reason}: the table still quotes`);
+    }
+    // A failure that goes on is said once, and its end too.
+    const rates = book({ sources: ['coinbase', 'static'] });
+    lines.length = 0;
+    base.answer = { status: 503, body: '{}' };
+    await rates.refresh();
+    await rates.refresh();
+    assert.equal(logged('rate_source_failed').length, 1);
+    base.answer = coinbaseBody({ NGN: '1550', USDT: '1', EUR: '0.92', GHS: '15.5' });
+    await rates.refresh();
+    assert.equal(logged('rate_source_recovered').length, 1);
+  });
+
+  it('does not quote a rate older than the max age, says which pairs are stale, and when they are fresh again', async () => {
+    const rates = book({ sources: ['coinbase'], maxAgeS: 600 });
+    base.answer = coinbaseBody({ NGN: '1600', USDT: '1', EUR: '0.9', GHS: '15' });
+    await rates.refresh();
+    assert.deepEqual(rates.readiness(), {
+      ready: false,
+      pairs: ['USDT/NGN', 'USDT/USD', 'USDT/EUR', 'USDT/GHS', 'CNGN/NGN', 'CNGN/USD', 'CNGN/EUR', 'CNGN/GHS'],
+      stale: ['CNGN/NGN', 'CNGN/USD', 'CNGN/EUR', 'CNGN/GHS'],
+    }, 'nothing rates cNGN');
+    assert.equal(logged('rates_stale').length, 1);
+    base.answer = { status: 502, body: '' };
+    time.advance(10 * MINUTE);
+    assert.ok(rates.pair('USDT', 'NGN'), 'at exactly the max age it is still quoted');
+    time.advance(1000);
+    assert.equal(rates.pair('USDT', 'NGN'), undefined);
+    await rates.refresh();
+    assert.deepEqual(rates.readiness().stale.filter((pair) => pair.startsWith('USDT')), ['USDT/NGN', 'USDT/USD', 'USDT/EUR', 'USDT/GHS']);
+    assert.match(String(logged('rates_stale').at(-1)?.pairs), /USDT\/NGN/);
+  });
+
+  it('prices an asset no source rates at par with its peg', async () => {
+    base.answer = coinbaseBody({ NGN: '1600', USDT: '1', EUR: '0.9', GHS: '15' });
+    const rates = book({ sources: ['coinbase'], pegs: { CNGN: 'NGN' } });
+    await rates.refresh();
+    assert.deepEqual(rates.pair('CNGN', 'NGN'), { rate: '1', source: 'peg:CNGN=NGN', at: time.now() });
+    assert.deepEqual(rates.pair('CNGN', 'USD'), { rate: '1600', source: 'coinbase+peg:CNGN=NGN', at: time.now() });
+    assert.equal(rates.pair('CNGN', 'EUR')!.rate, '1777.777777777777777777777777');
+    assert.deepEqual(rates.readiness().stale, []);
+    assert.equal(logged('rate_value_invalid').length, 0, 'a pegged asset the source never rates is not news');
+  });
+
+  it('quotes the table alone at once, for good, and never fetches', async () => {
+    const rates = book({ sources: ['static'] });
+    time.advance(10 * 365 * 24 * 60 * MINUTE);
+    assert.deepEqual(rates.pair('CNGN', 'NGN'), { rate: '1', source: 'static', at: time.now() });
+    assert.equal(quoteCrypto(rates, '2000.00', 'NGN', 'USDT', time.now())!.cryptoAmount, '1.290323');
+    assert.equal(quoteCrypto(rates, '1550.00', 'NGN', 'USDT', time.now())!.cryptoAmount, '1.000000', 'a whole unit stays whole');
+    assert.equal(rates.fetches, false);
+    await rates.refresh();
+    assert.equal(gecko.requests.length + base.requests.length, 0);
+  });
+});
+
+describe('rate settings', () => {
+  it('defaults to the table, and on a real chain (serve --chain evm) refuses to imply it', () => {
+    const settings = resolveRateSettings({}, {});
+    assert.deepEqual([settings.sources, settings.explicit, settings.refreshMs, settings.maxAgeMs, settings.pegs], [['static'], false, 60_000, 600_000, {}]);
+    assert.throws(() => resolveRateSettings({}, {}, { requireExplicit: true }), (error: RateConfigError) => error.problems[0] === SOURCES_REQUIRED);
+    const chosen = resolveRateSettings({}, { PAYLINK_RATES_SOURCES: 'static' }, { requireExplicit: true });
+    assert.deepEqual([chosen.sources, chosen.explicit], [['static'], true]);
+  });
+
+  it('reads every PAYLINK_RATES_* setting, and names each mistake', () => {
+    const settings = resolveRateSettings({}, {
+      PAYLINK_RATES_SOURCES: 'CoinGecko, coinbase',
+      PAYLINK_RATES_COINGECKO_URL: 'http://127.0.0.1:9/',
+      PAYLINK_RATES_COINBASE_URL: 'https://cb.example/base',
+      PAYLINK_RATES_REFRESH_S: '30',
+      PAYLINK_RATES_MAX_AGE_S: '300',
+      PAYLINK_RATES_PEGS: 'cngn=ngn,USDT=USD',
+    });
+    assert.deepEqual(
+      [settings.sources, settings.coingeckoUrl, settings.coinbaseUrl, settings.refreshMs, settings.maxAgeMs, settings.pegs],
+      [['coingecko', 'coinbase'], 'http://127.0.0.1:9', 'https://cb.example/base', 30_000, 300_000, { CNGN: 'NGN', USDT: 'USD' }],
+    );
+    assert.ok(settings.currencies.includes('GHS'), 'Coinbase rates GHS');
+    assert.ok(!resolveRateSettings({}, { PAYLINK_RATES_SOURCES: 'coingecko' }).currencies.includes('GHS'), 'CoinGecko alone does not');
+    assert.throws(
+      () =>
+        resolveRateSettings({}, {
+          PAYLINK_RATES_SOURCES: 'coingecko,oracle',
+          PAYLINK_RATES_REFRESH_S: 'often',
+          PAYLINK_RATES_MAX_AGE_S: '30',
+          PAYLINK_RATES_PEGS: 'BTC=USD,CNGN=naira',
+          PAYLINK_RATES_COINBASE_URL: 'ftp://x',
+        }),
+      (error: RateConfigError) => {
+        const text = error.problems.join('\n');
+        for (const part of [/unknown source oracle/, /PAYLINK_RATES_REFRESH_S must be a positive number/, /PAYLINK_RATES_MAX_AGE_S \(30\) must be at least PAYLINK_RATES_REFRESH_S \(60\)/, /"BTC=USD"/, /"CNGN=naira"/, /PAYLINK_RATES_COINBASE_URL must be an http\(s\) URL/])
+          assert.match(text, part);
+        return true;
+      },
+    );
+  });
+});
+
+describe('exact rates from JSON', () => {
+  it('keeps every digit a provider wrote, in numbers and strings, exponents included', () => {
+    const parsed = parseJsonExact('{"a": 1612.123456789012345678901, "b": [6.2e-05, -3, 0], "c": "1E3", "d": "x\\"1.5", "e": true, "f": null}') as Record<string, unknown>;
+    assert.deepEqual(parsed, { a: '1612.123456789012345678901', b: ['6.2e-05', '-3', '0'], c: '1E3', d: 'x"1.5', e: true, f: null });
+    assert.deepEqual(readRateValue('1612.123456789012345678901'), ratioOf('1612.123456789012345678901'));
+    assert.deepEqual(readRateValue('6.2e-05'), ratioOf('0.000062'));
+    assert.deepEqual([readRateValue('0'), readRateValue('-3'), readRateValue('abc'), readRateValue(undefined), readRateValue(true)], ['zero', 'negative', 'not_a_number', 'missing', 'not_a_number']);
+    assert.throws(() => parseJsonExact('{"a": 1.2.3}'), SyntaxError);
+  });
+});
+
+describe('quote decimals (property)', () => {
+  const digitsString = (maxWhole: number, maxFraction: number) =>
+    fc
+      .tuple(fc.bigInt({ min: 1n, max: 10n ** BigInt(maxWhole + maxFraction) - 1n }), fc.integer({ min: 0, max: maxFraction }))
+      .map(([units, digits]) => fromUnits(units, digits));
+
+  it('fiatAmount × rate round-trips to the quote within the asset’s last digit, and the quote never undercuts the exact price', () => {
+    fc.assert(
+      fc.property(
+        fc
+          .constantFrom(['NGN', 2] as const, ['JPY', 0] as const, ['KWD', 3] as const, ['EUR', 2] as const)
+          .chain(([currency, digits]) => fc.tuple(fc.constant(currency), fc.bigInt({ min: 1n, max: 10n ** 10n }).map((units) => fromUnits(units, digits)))),
+        digitsString(5, 6),
+        digitsString(7, 8),
+        ([currency, fiatAmount], assetPerUsd, currencyPerUsd) => {
+          const rates = new RateBook(resolveRateSettings({ sources: ['static'], overrides: { USDT: assetPerUsd, [currency]: currencyPerUsd } }, {}), { assets: ['USDT'] });
+          const quote = quoteCrypto(rates, fiatAmount, currency, 'USDT', new Date())!;
+          const unit: Ratio = { num: 1n, den: 1_000_000n };
+          const crypto = ratioOf(quote.cryptoAmount);
+          const viaRate = multiplyRatio(ratioOf(fiatAmount), ratioOf(quote.rate));
+          const exact = multiplyRatio(ratioOf(fiatAmount), divideRatio(ratioOf(assetPerUsd), ratioOf(currencyPerUsd)));
+          const minus = (a: Ratio, b: Ratio): Ratio => ({ num: a.num * b.den - b.num * a.den, den: a.den * b.den });
+          const below = (a: Ratio, b: Ratio) => a.num * b.den < b.num * a.den;
+          // The quote is fiatAmount × rate rounded up: at most one unit of the last digit above it.
+          assert.ok(!below(crypto, viaRate) && below(minus(crypto, viaRate), unit), `${quote.cryptoAmount} vs ${fiatAmount} × ${quote.rate}`);
+          // And within one unit of the exact cross rate (the recorded rate is cut at 20 significant digits).
+          const gap = minus(crypto, exact);
+          assert.ok(below({ num: -gap.num, den: gap.den }, unit) && below(gap, unit), `${quote.cryptoAmount} vs the exact ${fiatAmount} × ${assetPerUsd} / ${currencyPerUsd}`);
+          // Back: the quote divided by the rate is the fiat amount within what one unit of the asset buys.
+          const back = divideRatio(crypto, ratioOf(quote.rate));
+          assert.ok(!below(back, ratioOf(fiatAmount)) && below(minus(back, ratioOf(fiatAmount)), divideRatio(unit, ratioOf(quote.rate))));
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});
