@@ -6,6 +6,7 @@
  * `test/server/public-parse.test.ts` feeds the same samples to both and expects agreement.
  * Isomorphic: no DOM, no Node.
  */
+import { SESSION_STATUSES } from './rules/session.js';
 import type { CheckoutSession, PublicLink, VisitResult } from './schemas.js';
 
 type Parse<T> = (value: unknown, path: string) => T;
@@ -95,6 +96,15 @@ const publicLink = object<PublicLink>({
       tokenAddress: nullable(string),
       decimals: nullable(integer),
       explorerUrl: nullable(string),
+      addNetwork: nullable(
+        object({
+          chainId: string,
+          chainName: string,
+          nativeCurrency: object({ name: string, symbol: string, decimals: integer }),
+          rpcUrls: array(string),
+          blockExplorerUrls: optional(array(string)),
+        }),
+      ),
     }),
   ),
   sandbox: boolean,
@@ -104,7 +114,7 @@ const publicLink = object<PublicLink>({
 const checkoutSession = object<CheckoutSession>({
   id: string,
   slug: string,
-  status: oneOf('awaiting_payment', 'confirming', 'paid', 'underpaid', 'overpaid', 'expired'),
+  status: oneOf(...SESSION_STATUSES),
   fiatAmount: decimal,
   fiatCurrency: string,
   assetId,

@@ -217,6 +217,19 @@ export const ListPaymentLinksQuery = z.object({
 // Public checkout API (DESIGN §4)
 
 /**
+ * What a browser wallet needs to add a network it does not know (EIP-3085 `wallet_addEthereumChain`):
+ * the checkout passes it on as is, so that no bundle carries a table of networks.
+ */
+export const AddNetwork = z.object({
+  /** `0x`-prefixed hexadecimal chain id. */
+  chainId: z.string(),
+  chainName: z.string(),
+  nativeCurrency: z.object({ name: z.string(), symbol: z.string(), decimals: z.number().int() }),
+  rpcUrls: z.array(z.string()),
+  blockExplorerUrls: z.array(z.string()).optional(),
+});
+
+/**
  * An asset the checkout can be paid in, on one network. The chain fields let a wallet pay without
  * the customer typing anything (EIP-681 QR, EIP-1193 `transfer`); they are null where the chain has
  * no real token (the sandbox).
@@ -233,6 +246,8 @@ export const CheckoutAsset = z.object({
   decimals: z.number().int().nullable(),
   /** Block explorer base, without a trailing slash: a transaction is `${explorerUrl}/tx/${hash}`. */
   explorerUrl: formatted('uri').nullable(),
+  /** What a wallet needs to add the network; null where no public node is known (and on the sandbox). */
+  addNetwork: AddNetwork.nullable(),
 });
 export type CheckoutAsset = z.infer<typeof CheckoutAsset>;
 
@@ -282,6 +297,9 @@ export type SessionStatus = z.infer<typeof SessionStatus>;
 
 export const StartSessionInput = z.object({
   assetId: textSchema(MAX_LENGTH.assetId).meta({ description: 'An asset the link can be paid in (`USDT`, `CNGN`), in any case' }),
+  blockchainId: textSchema(MAX_LENGTH.blockchainId)
+    .meta({ description: "The network to pay on, by id or alias, in any case: one of the view's `assets` pairs; required when the asset is on more than one network" })
+    .optional(),
   fiatCurrency: textSchema(MAX_LENGTH.currencyCode).optional(),
   fiatAmount: amountInput.optional(),
   customer: z

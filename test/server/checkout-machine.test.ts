@@ -11,7 +11,7 @@ import en from '../../src/components/checkout/translations/en.js';
 import fr from '../../src/components/checkout/translations/fr.js';
 import type { Eip1193Provider } from '../../src/internal/evm-wallet.js';
 import { Localizer } from '../../src/internal/localize.js';
-import { FakeCheckoutApi, PAID_ACTION, errorResponse, makeDonation, makeLink } from '../browser/checkout-fake-api.js';
+import { BSC_ADD_NETWORK, FakeCheckoutApi, PAID_ACTION, SANDBOX_CHAIN_FACTS, errorResponse, makeDonation, makeLink } from '../browser/checkout-fake-api.js';
 
 const TOKEN = '0x55d398326f99059fF775485246999027B3197955';
 const PAY_TO = '0x52908400098527886E0F7030069857D2E4169EE7';
@@ -111,7 +111,8 @@ function fakeWallet(options: { chainId?: number; balance?: bigint; refuse?: Reco
 
 /** A machine on the pay step of a real-chain session (12.187813 USDT due). */
 async function onChainPayStep() {
-  const api = new FakeCheckoutApi(makeLink({ sandbox: false }));
+  const assets = makeLink().assets.map((asset) => ({ ...asset, ...SANDBOX_CHAIN_FACTS, chainId: 56, addNetwork: BSC_ADD_NETWORK }));
+  const api = new FakeCheckoutApi(makeLink({ sandbox: false, assets }));
   api.nextSession = { ...CHAIN_FACTS, sandbox: false };
   const { machine, host } = machineOn(api);
   await machine.load('shop1');

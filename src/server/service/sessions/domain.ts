@@ -23,6 +23,7 @@ import { checkSessionTags } from '../../../core/rules/session-tags.js';
 import { CRYPTO_DIGITS, isUuid, QUOTE_TTL_MS } from '../../../core/rules/limits.js';
 import { OPEN_STATUSES, SETTLED_STATUSES } from '../../../core/rules/session.js';
 import { RuleErrors } from '../../../core/rules/types.js';
+import { assetsOf, findNetwork } from '../../../core/rules/networks.js';
 import { SimulatePaymentInput, StartSessionInput, type CheckoutSession, type FieldError } from '../../../core/schemas.js';
 import { assetChainFacts, networkChain, type ChainAdapter } from '../../chain/types.js';
 import { parseWith } from '../context.js';
@@ -46,7 +47,7 @@ function toCheckoutSession(row: SessionRow, chain: ChainAdapter): CheckoutSessio
   const paid = units(row.paid_amount);
   const remaining = row.status === 'expired' || crypto <= paid ? 0n : crypto - paid;
   const settled = SETTLED_STATUSES.has(row.status);
-  const { decimals, ...facts } = assetChainFacts(chain.networks.find((n) => n.id === row.blockchain_id), row.asset_id);
+  const { decimals, addNetwork: _, ...facts } = assetChainFacts(chain.networks.find((n) => n.id === row.blockchain_id), row.asset_id);
   return {
     id: row.id,
     slug: row.slug,
@@ -84,6 +85,28 @@ function toCheckoutSession(row: SessionRow, chain: ChainAdapter): CheckoutSessio
 // ---------------------------------------------------------------------------------------------
 // Starting a session
 
+/**
+ * The network a session is paid on: the one named (`blockchainId`, by id or alias), which must carry
+ * the asset; else the only network that carries it. An asset on several networks needs the name:
+ * the 400 lists the choices. Problems go to `fail`, field by field.
+ */
+function chooseNetwork(chain: ChainAdapter, assetId: AssetId, named: string | undefined, fail: (path: string, message: string) => void) {
+  const carrying = chain.networks.filter((n) => n.assets.includes(assetId));
+  const choices = carrying.map((n) => `${n.id} (${n.name})`).join(', ');
+  if (carrying.length === 0) {
+    fail('assetId', `assetId must be one of ${assetsOf(chain.networks).join(', ')}`);
+    return undefined;
+  }
+  if (named === undefined) {
+    if (carrying.length === 1) return carrying[0];
+    fail('blockchainId', `${assetId} is on several networks: choose one with blockchainId: ${choices}`);
+    return undefined;
+  }
+  const network = findNetwork(carrying, named);
+  if (!network) fail('blockchainId', `${assetId} can be paid on ${choices}`);
+  return network;
+}
+
 type StartInput = z.output<typeof StartSessionInput>;
 
 /**
@@ -110,8 +133,7 @@ export async function startSession(deps: MoneyServiceDeps, slug: string, body: u
   const fail = (path: string, message: string) => errors.push({ path, message });
 
   const assetId = input.assetId.trim().toUpperCase() as AssetId;
-  const network = chain.networks.find((n) => n.assets.includes(assetId));
-  if (!network) fail('assetId', `assetId must be one of ${[...new Set(chain.networks.flatMap((n) => n.assets))].join(', ')}`);
+  const network = chooseNetwork(chain, assetId, input.blockchainId, fail);
 
   const priceCurrency = link.fiat_currency[0] ?? 'NGN';
   const fiatCurrency = input.fiatCurrency === undefined ? priceCurrency : input.fiatCurrency.trim().toUpperCase();
