@@ -424,7 +424,7 @@ describe('CheckoutMachine', () => {
   describe('paying from a wallet', () => {
     test('the transfer is the due amount in the token’s base units, exactly (no float), and its EIP-681 URI', async () => {
       const { machine } = await onChainPayStep();
-      assert.deepEqual(machine.transfer, { chainId: 56, token: TOKEN, to: PAY_TO, units: 12_187_813_000_000_000_000n });
+      assert.deepEqual(machine.transfer, { chainId: 56, token: TOKEN, to: PAY_TO, units: 12_187_813_000_000_000_000n, add: BSC_ADD_NETWORK });
       machine.apply({ ...machine.session!, status: 'underpaid', paidAmount: '5', remainingAmount: '7.187813' });
       assert.equal(machine.transfer!.units, 7_187_813_000_000_000_000n, 'underpaid: what is left');
       machine.session = { ...machine.session!, chainId: null, tokenAddress: null, tokenDecimals: null };
@@ -483,7 +483,7 @@ describe('CheckoutMachine', () => {
 
     test('a chain we have no parameters for gets words telling the customer to add it', async () => {
       const { machine } = await onChainPayStep();
-      machine.session = { ...machine.session!, chainId: 31337, networkName: 'Anvil' };
+      machine.session = { ...machine.session!, blockchainId: 'anvil', chainId: 31337, networkName: 'Anvil' };
       const wallet = fakeWallet({ chainId: 1, knowsChain: false });
       await machine.payWithWallet({ name: '', provider: wallet.provider });
       assert.equal(machine.walletError, 'Add Anvil (chain 31337) to your wallet.');
