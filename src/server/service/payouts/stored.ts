@@ -47,7 +47,7 @@ import {
   type StoredTransaction,
   type TransactionPurpose,
 } from './repository.js';
-import { finishPayout, type PayoutOutcome } from './worker.js';
+import { finishPayout, type PayoutOutcome } from './finish.js';
 
 export interface StoredPayoutOptions {
   /** How often each unfinished transaction's receipt is read, in ms (default 1000). */

@@ -30,10 +30,11 @@
  * its transaction has its confirmations.
  */
 import { PayoutError, type ChainAdapter } from '../../chain/types.js';
-import type { Database, Queryable } from '../../db/index.js';
+import type { Database } from '../../db/index.js';
 import { defaultLogger, type Logger } from '../../log.js';
-import { applyLedgerChange, assetAmount } from '../ledger/index.js';
-import { announceWithdrawal, claimDue, markFailed, markSucceeded, type ClaimedWithdrawal } from '../withdrawals/index.js';
+import { assetAmount } from '../ledger/index.js';
+import { claimDue, type ClaimedWithdrawal } from '../withdrawals/index.js';
+import { finishPayout, type PayoutOutcome } from './finish.js';
 import { countUnfinished } from './repository.js';
 import { processStoredPayouts, type StoredPayoutOptions } from './stored.js';
 
@@ -77,38 +78,6 @@ export interface PayoutWorker {
 export async function claimWithdrawals(db: Database, batchSize: number, leaseMs: number, now: Date, chain?: ChainAdapter): Promise<ClaimedWithdrawal[]> {
   const networks = chain?.kind === 'real' ? chain.chains.filter((c) => c.outgoing).map((c) => c.blockchainId) : undefined;
   return db.transaction((tx) => claimDue(tx, batchSize, leaseMs, now, networks));
-}
-
-/**
- * What the chain said of a payout: sent (with its hash and, where the receipt says, what the
- * recipient received), or refused for good (with the reason).
- */
-export type PayoutOutcome = { ok: true; txHash: string; sandbox: boolean; receivedAmount?: string | undefined } | { ok: false; reason: string };
-
-/**
- * Records a payout's outcome in the caller's transaction `tx`: the withdrawal's final status and the
- * ledger entry that goes with it (`withdrawal_payout`: pending − amount; `withdrawal_release`:
- * pending − amount, available + amount). Returns false, having changed nothing, when the withdrawal
- * was finished already or claimed again by a newer attempt (a failure is fenced by `attempts`).
- * The `withdrawal.succeeded`/`withdrawal.failed` webhook is recorded here, in the same transaction.
- */
-export async function finishPayout(tx: Queryable, withdrawal: ClaimedWithdrawal, outcome: PayoutOutcome, now: Date): Promise<boolean> {
-  const amount = assetAmount(withdrawal.amount);
-  const finished = outcome.ok
-    ? await markSucceeded(tx, withdrawal.id, outcome.txHash, outcome.sandbox, now, outcome.receivedAmount)
-    : await markFailed(tx, withdrawal.id, outcome.reason, now, withdrawal.attempts);
-  if (!finished) return false;
-  await applyLedgerChange(tx, {
-    integratorId: withdrawal.integrator_id,
-    assetId: withdrawal.asset_id,
-    blockchainId: withdrawal.blockchain_id,
-    kind: outcome.ok ? 'withdrawal_payout' : 'withdrawal_release',
-    availableDelta: outcome.ok ? '0' : amount,
-    pendingDelta: `-${amount}`,
-    withdrawalId: withdrawal.id,
-  });
-  await announceWithdrawal(tx, outcome.ok ? 'withdrawal.succeeded' : 'withdrawal.failed', { id: withdrawal.id, integratorId: withdrawal.integrator_id }, now);
-  return true;
 }
 
 class PayoutTimeoutError extends Error {
