@@ -28,7 +28,7 @@ import type { ChainAdapter } from '../src/server/chain/types.js';
 import { openDatabase, type Database } from '../src/server/db/index.js';
 import { createApiKey } from '../src/server/service/keys/index.js';
 import { startService, type RunningService } from '../src/server/service/serve.js';
-import { creditDirectly, randomAddress, startEvmFixture, type EvmFixture } from '../test/support/evm-service.js';
+import { creditDirectly, outgoingOf, randomAddress, startEvmFixture, type EvmFixture } from '../test/support/evm-service.js';
 import { createUsdLink, startSession } from '../test/support/money.js';
 import { postgresAvailable, startPostgresCluster } from '../test/support/postgres.js';
 import { createPostgresDatabase } from '../test/support/service.js';
@@ -108,7 +108,7 @@ async function timePayouts(f: EvmFixture, db: Database, count: number, payouts: 
   try {
     const { key } = await db.transaction((tx) => createApiKey(tx));
     await creditDirectly({ url: service.url, db }, chain, key, String(count * 2));
-    const hot = chain.outgoing!.hotWallet as Address;
+    const hot = outgoingOf(chain).hotWallet as Address;
     const nonce = await f.t.client.getTransactionCount({ address: hot });
     const started = performance.now();
     const ids = await Promise.all(

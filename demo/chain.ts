@@ -1,7 +1,8 @@
 /**
- * The demo's own chain (`paylink demo`, the default): a local anvil node started for the demo and
- * stopped with it, with USDT (18 decimals, as on BNB Smart Chain) and cNGN (6) test tokens deployed
- * at start, and the service's EVM settings (DESIGN §7) made for it.
+ * The demo's own chains (`paylink demo`, the default): two local anvil nodes started for the demo and
+ * stopped with it ("Local BNB Smart Chain" and "Local Polygon", chain ids 31337 and 31338), each with
+ * USDT (18 decimals, as on BNB Smart Chain) and cNGN (6) test tokens deployed at start, and the
+ * service's EVM settings made for each.
  *
  * Every key comes from one public mnemonic, anvil's well-known test phrase: nothing here is secret,
  * and nothing here may ever hold real money. Its accounts are split by BIP-44 account so that no
@@ -29,11 +30,27 @@ import { existsSync } from 'node:fs';
 /** The demo's mnemonic: anvil's public test phrase. Printed on start; never use it for real funds. */
 export const DEMO_MNEMONIC = ANVIL_MNEMONIC;
 
-/** The chain id of the demo's chain (anvil's default, a local chain by convention). */
+/** The chain id of the demo's first chain (anvil's default, a local chain by convention). */
 export const DEMO_CHAIN_ID = 31337;
 
-/** The network id the service's API uses for the demo's chain (not `bsc`: it is not BNB Smart Chain). */
+/** The network id the service's API uses for the demo's first chain (not `bsc`: it is not BNB Smart Chain). */
 export const DEMO_NETWORK = 'local';
+
+/** One of the demo's local chains: its network id in the API, its name, and its chain id. */
+export interface DemoNetwork {
+  network: string;
+  name: string;
+  chainId: number;
+}
+
+/**
+ * The demo's two local chains, standing in for two networks a customer may hold USDT on: payments
+ * and withdrawals work on either, with one balance per network.
+ */
+export const DEMO_NETWORKS: readonly DemoNetwork[] = [
+  { network: DEMO_NETWORK, name: 'Local BNB Smart Chain', chainId: DEMO_CHAIN_ID },
+  { network: 'local-polygon', name: 'Local Polygon', chainId: 31338 },
+];
 
 /**
  * Seconds between blocks: 1 s, so a visitor sees a transfer arrive and its confirmations count up
@@ -46,6 +63,9 @@ export const DEMO_BLOCK_TIME = 1;
  * shows the same path a merchant's customers will see, and at 1 s blocks it still takes ~3 s.
  */
 export const DEMO_CONFIRMATIONS = 3;
+
+/** How far the demo node's finalized block trails its head (two slots of two-slot epochs). */
+export const DEMO_FINALITY_LAG = 4;
 
 /** How often the scanner reads new blocks: a quarter of the block time, so each count shows promptly. */
 export const DEMO_POLL_MS = 250;
@@ -61,6 +81,9 @@ export interface DemoToken {
 
 /** The demo's running chain. */
 export interface DemoChain {
+  /** The network id the API uses for this chain, and its name. */
+  network: string;
+  name: string;
   node: AnvilNode;
   rpcUrl: string;
   chainId: number;
@@ -112,8 +135,10 @@ export function anvilMissing(): string | undefined {
  * Starts anvil (instant mining until `startBlockClock`), funds the demo's accounts with gas, deploys
  * both tokens, and mints the hot wallet's float and the demo wallet's starting balance.
  */
-export async function startDemoChain(): Promise<DemoChain> {
-  const node = await startAnvil({ chainId: DEMO_CHAIN_ID, mnemonic: DEMO_MNEMONIC, accounts: 0 });
+export async function startDemoChain(spec: DemoNetwork = DEMO_NETWORKS[0]!): Promise<DemoChain> {
+  // Two-slot epochs: the node's finalized block is 4 blocks behind its head (anvil's default is 64), so a
+  // visitor's payment becomes withdrawable seconds after it is paid, not a minute.
+  const node = await startAnvil({ chainId: spec.chainId, mnemonic: DEMO_MNEMONIC, accounts: 0, extraArgs: ['--slots-in-an-epoch', '2'] });
   try {
     const transport = http(node.url, { retryCount: 0 });
     const client = createPublicClient({ transport, cacheTime: 0, pollingInterval: 50 });
@@ -145,8 +170,9 @@ export async function startDemoChain(): Promise<DemoChain> {
 
     const env = {
       PAYLINK_EVM_RPC_URL: node.url,
-      PAYLINK_EVM_CHAIN_ID: String(DEMO_CHAIN_ID),
-      PAYLINK_EVM_NETWORK: DEMO_NETWORK,
+      PAYLINK_EVM_CHAIN_ID: String(spec.chainId),
+      PAYLINK_EVM_NETWORK: spec.network,
+      PAYLINK_EVM_NAME: spec.name,
       PAYLINK_EVM_TOKENS: `USDT=${tokens.USDT.address},CNGN=${tokens.CNGN.address}`,
       PAYLINK_EVM_CONFIRMATIONS: String(DEMO_CONFIRMATIONS),
       PAYLINK_EVM_XPUB: accountXpubFromMnemonic(DEMO_MNEMONIC),
@@ -157,9 +183,11 @@ export async function startDemoChain(): Promise<DemoChain> {
     const ownerWallet = createWalletClient({ account: owner, transport });
 
     return {
+      network: spec.network,
+      name: spec.name,
       node,
       rpcUrl: node.url,
-      chainId: DEMO_CHAIN_ID,
+      chainId: spec.chainId,
       client,
       tokens,
       config,
@@ -186,4 +214,19 @@ export async function startDemoChain(): Promise<DemoChain> {
     await node.stop();
     throw error;
   }
+}
+
+/**
+ * Starts every chain of `DEMO_NETWORKS` side by side; if one fails, the others are stopped before
+ * the error is thrown.
+ */
+export async function startDemoChains(): Promise<DemoChain[]> {
+  const started = await Promise.allSettled(DEMO_NETWORKS.map((spec) => startDemoChain(spec)));
+  const chains = started.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+  const failed = started.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+  if (failed) {
+    await Promise.all(chains.map((chain) => chain.stop()));
+    throw failed.reason;
+  }
+  return chains;
 }

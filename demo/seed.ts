@@ -11,7 +11,7 @@ import type { RunningService } from '../src/server/service/serve.js';
 import { createApiKey, findPrincipal, type Principal } from '../src/server/service/keys/index.js';
 import { createLink } from '../src/server/service/links/index.js';
 
-import type { DemoChain } from './chain.js';
+import { DEMO_FINALITY_LAG, type DemoChain } from './chain.js';
 
 /** The demo's merchant and links. */
 export interface DemoSeed {
@@ -110,6 +110,7 @@ export async function seedPayments(
   for (const payment of SEED_PAYMENTS) {
     const session = await call('POST', `/v1/checkout/${slugs[payment.link]}/sessions`, {
       assetId: payment.assetId,
+      blockchainId: chain.network,
       ...('fiatAmount' in payment ? { fiatAmount: payment.fiatAmount } : {}),
     });
     const token = chain.tokens[payment.assetId];
@@ -117,8 +118,10 @@ export async function seedPayments(
     const txHash = await chain.payFromOwner(token, session.payAddress as `0x${string}`, units);
     paid.push({ sessionId: String(session.id), txHash });
   }
-  // Instant mining put each transfer in a block of its own; enough blocks on top confirm them all.
-  await chain.mine(chain.config.confirmations);
+  // Instant mining put each transfer in a block of its own; enough blocks on top confirm them all,
+  // and make them final (the node's finalized block trails its head by 4), so the admin opens on an
+  // available balance.
+  await chain.mine(chain.config.confirmations + DEMO_FINALITY_LAG);
   const deadline = Date.now() + timeoutMs;
   for (const { sessionId } of paid) {
     for (;;) {

@@ -49,7 +49,7 @@ import { serveBundle } from '../src/server/bundles.js';
 import { describeRateSettings, type RateSettings } from '../src/server/service/rates/index.js';
 import { startService, type RunningService } from '../src/server/service/serve.js';
 import { readAllowPrivate } from '../src/server/service/webhooks/settings.js';
-import { anvilMissing, DEMO_BLOCK_TIME, DEMO_MNEMONIC, startDemoChain, type DemoChain } from './chain.js';
+import { anvilMissing, DEMO_BLOCK_TIME, DEMO_MNEMONIC, startDemoChains, type DemoChain } from './chain.js';
 import { seedDemo, seedPayments } from './seed.js';
 import { createAdminSessions, createHostCheck, readCookie, SESSION_COOKIE } from './visitors.js';
 import { createDemoWallet } from './wallet.js';
@@ -85,6 +85,8 @@ export interface DemoOptions {
 
 /** What the demo started on its local chain (absent on the sandbox). */
 export interface DemoChainInfo {
+  /** Every local chain the demo runs (the fields below are the first one's). */
+  networks: Array<{ network: string; name: string; chainId: number; rpcUrl: string; pid: number }>;
   rpcUrl: string;
   chainId: number;
   /** The anvil process: stopped with the demo. */
@@ -365,16 +367,17 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
     const dataDir = options.dataDir ?? path.join('.paylink-data', 'demo');
     if (chainName === 'sandbox' && !options.databaseUrl) await mkdir(dataDir, { recursive: true });
     const [chainStart, dbOpen] = await Promise.allSettled([
-      chainName === 'evm' ? startDemoChain() : undefined,
+      chainName === 'evm' ? startDemoChains() : undefined,
       chainName === 'evm' ? openFreshDatabase(evmDemoDir(options)) : openDatabase({ databaseUrl: options.databaseUrl, dataDir: options.databaseUrl ? undefined : dataDir }),
     ]);
-    const local: DemoChain | undefined = chainStart.status === 'fulfilled' ? chainStart.value : undefined;
-    if (local) closers.push(() => local.stop());
+    const locals: DemoChain[] = chainStart.status === 'fulfilled' ? (chainStart.value ?? []) : [];
+    const local: DemoChain | undefined = locals[0];
+    for (const chain of locals) closers.push(() => chain.stop());
     if (dbOpen.status === 'fulfilled') closers.push(() => dbOpen.value.close());
     if (chainStart.status === 'rejected') throw chainStart.reason;
     if (dbOpen.status === 'rejected') throw dbOpen.reason;
     const db = dbOpen.value;
-    const adapter: ChainAdapter | undefined = local ? await connectEvmAdapter(local.config, { waitMs: 5_000, log: () => {} }) : undefined;
+    const adapter: ChainAdapter | undefined = local ? await connectEvmAdapter(locals.map((chain) => chain.config), { waitMs: 5_000, log: () => {} }) : undefined;
     if (adapter?.close) closers.push(async () => adapter.close?.());
 
     const keyFile = demoKeyFile(options, chainName);
@@ -399,13 +402,14 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
     // Stopped after the demo's server has drained (as `serve` does), before the database closes.
     closers.push(() => service.close());
 
-    const wallet = local ? createDemoWallet(local, origin) : undefined;
+    const wallet = local ? createDemoWallet(locals, origin) : undefined;
     let evm: DemoChainInfo | undefined;
     if (local) {
       // A few real payments, confirmed before the block clock starts, so the admin opens on a balance.
       const paid = await seedPayments(service, local, seed.slugs);
-      await local.startBlockClock();
+      await Promise.all(locals.map((chain) => chain.startBlockClock()));
       evm = {
+        networks: locals.map((chain) => ({ network: chain.network, name: chain.name, chainId: chain.chainId, rpcUrl: chain.rpcUrl, pid: chain.node.pid })),
         rpcUrl: local.rpcUrl,
         chainId: local.chainId,
         pid: local.node.pid,
@@ -554,6 +558,7 @@ export function describeDemo(demo: RunningDemo, options: Pick<DemoOptions, 'data
     lines.push(
       `Local chain (anvil, pid ${evm.pid}, stopped with the demo)`,
       `  RPC URL           ${evm.rpcUrl}   (chain id ${evm.chainId}; ${blocks})`,
+      ...evm.networks.slice(1).map((n) => `  ${n.name.padEnd(18)}${n.rpcUrl}   (chain id ${n.chainId}, network id "${n.network}", anvil pid ${n.pid}; the same tokens at the same addresses)`),
       `  USDT (test)       ${evm.tokens.USDT.address}   (${evm.tokens.USDT.decimals} decimals, as on BNB Smart Chain)`,
       `  cNGN (test)       ${evm.tokens.CNGN.address}   (${evm.tokens.CNGN.decimals} decimals)`,
       `  Demo wallet       ${evm.demoWallet}   (pays in the demo pages; holds test USDT and cNGN)`,

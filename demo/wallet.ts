@@ -19,7 +19,11 @@
  * - small bodies, no batches, and a rate limit per client address (reads, sends and faucet apart).
  *
  * Routes (under `/demo/wallet`): `GET` the wallet's description, `POST …/rpc` one JSON-RPC request,
- * `POST …/faucet` test tokens for the demo wallet.
+ * `POST …/faucet` test tokens for the demo wallet (on every chain).
+ *
+ * The demo runs two local chains, and the wallet is on either: the page's provider keeps the chain it
+ * is on (moved by `wallet_switchEthereumChain`) and names it in each request (`X-Demo-Chain-Id`,
+ * default the first chain); reads go to that chain's node, and a transfer is signed for that chain.
  */
 import { createWalletClient, decodeFunctionData, getAddress, http, parseUnits, type Address, type Hex } from 'viem';
 import { TEST_TOKEN_ABI } from '../src/server/chain/evm/test-token.js';
@@ -150,43 +154,57 @@ const json = (body: unknown, status = 200) =>
 
 const problem = (status: number, code: string, message: string) => json({ error: { code, message } }, status);
 
-/** The demo wallet's HTTP handler, for a running demo chain; `origin` is the demo's own. */
-export function createDemoWallet(chain: DemoChain, origin: string) {
-  const account = chain.demoWallet;
-  const tokens: DemoToken[] = [chain.tokens.USDT, chain.tokens.CNGN];
-  const tokenAt = (address: string) => tokens.find((token) => token.address.toLowerCase() === address.toLowerCase());
-  const wallet = createWalletClient({ account, transport: http(chain.rpcUrl, { retryCount: 0 }) });
+/** The demo wallet's HTTP handler, for the demo's running chains (the first is the default); `origin` is the demo's own. */
+export function createDemoWallet(chains: readonly DemoChain[], origin: string) {
+  const first = chains[0]!;
+  const account = first.demoWallet;
+  const tokensOf = (chain: DemoChain): DemoToken[] => [chain.tokens.USDT, chain.tokens.CNGN];
+  const wallets = new Map(chains.map((chain) => [chain, createWalletClient({ account, transport: http(chain.rpcUrl, { retryCount: 0 }) })]));
   const reads = rateLimiter(20, 60);
   const sends = rateLimiter(1, 5);
   const faucets = rateLimiter(0.2, 3);
-  const chainHex = `0x${chain.chainId.toString(16)}`;
+  const hex = (chain: DemoChain) => `0x${chain.chainId.toString(16)}`;
+  /** The chain a request names (`X-Demo-Chain-Id`, decimal or 0x-hex), the first by default. */
+  const chainOf = (request: Request): DemoChain => {
+    const named = request.headers.get('x-demo-chain-id');
+    if (named === null) return first;
+    const chain = chains.find((candidate) => candidate.chainId === Number(named));
+    if (!chain) throw new RpcError(4901, `the demo wallet is on none of the demo's chains (${chains.map(hex).join(', ')})`);
+    return chain;
+  };
   // One send at a time: the wallet's nonce is read per transaction, so two at once would collide.
   const serially = oneAtATime(Infinity);
 
-  // The node's block gas limit, read once (anvil's does not change); no call may ask for more.
-  let blockGasLimit: Promise<bigint> | undefined;
-  const gasLimit = () =>
-    (blockGasLimit ??= relay('eth_getBlockByNumber', ['latest', false]).then(
-      (block) => BigInt((block as { gasLimit: string }).gasLimit),
-      (error: unknown) => {
-        blockGasLimit = undefined;
-        throw error;
-      },
-    ));
-  // Executing reads, one at a time: the node mines between them.
+  // Each node's block gas limit, read once (anvil's does not change); no call may ask for more.
+  const blockGasLimits = new Map<DemoChain, Promise<bigint>>();
+  const gasLimit = (chain: DemoChain) => {
+    let limit = blockGasLimits.get(chain);
+    if (!limit) {
+      limit = relay(chain, 'eth_getBlockByNumber', ['latest', false]).then(
+        (block) => BigInt((block as { gasLimit: string }).gasLimit),
+        (error: unknown) => {
+          blockGasLimits.delete(chain);
+          throw error;
+        },
+      );
+      blockGasLimits.set(chain, limit);
+    }
+    return limit;
+  };
+  // Executing reads, one at a time: the nodes mine between them.
   const oneCallAtATime = oneAtATime(MAX_WAITING_CALLS);
 
-  /** Relays an allowed read (see `RELAYED`), after its checks; calls that run code one at a time. */
-  async function relayRead(method: string, params: unknown[]): Promise<unknown> {
+  /** Relays an allowed read (see `RELAYED`) to `chain`, after its checks; calls that run code one at a time. */
+  async function relayRead(chain: DemoChain, method: string, params: unknown[]): Promise<unknown> {
     checkParams(method, params);
-    if (!EXECUTING.has(method)) return relay(method, params);
+    if (!EXECUTING.has(method)) return relay(chain, method, params);
     const gas = gasOf(params[0] as Record<string, unknown>);
-    const limit = await gasLimit();
+    const limit = await gasLimit(chain);
     if (gas !== undefined && gas > limit) throw new RpcError(-32602, `${method} asks for ${gas} gas, more than a block of the demo chain holds (${limit})`);
-    return oneCallAtATime(() => relay(method, params));
+    return oneCallAtATime(() => relay(chain, method, params));
   }
 
-  async function relay(method: string, params: unknown[]): Promise<unknown> {
+  async function relay(chain: DemoChain, method: string, params: unknown[]): Promise<unknown> {
     const response = await fetch(chain.rpcUrl, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -199,7 +217,9 @@ export function createDemoWallet(chain: DemoChain, origin: string) {
   }
 
   /** Checks a transaction request and signs and sends it; only ERC-20 transfers of the demo tokens. */
-  async function sendTransaction(request: unknown): Promise<Hex> {
+  async function sendTransaction(chain: DemoChain, request: unknown): Promise<Hex> {
+    const tokens = tokensOf(chain);
+    const tokenAt = (address: string) => tokens.find((token) => token.address.toLowerCase() === address.toLowerCase());
     if (typeof request !== 'object' || request === null) throw new RpcError(-32602, 'eth_sendTransaction takes one transaction object');
     const { from, to, data, value } = request as Record<string, unknown>;
     if (from !== undefined && (typeof from !== 'string' || from.toLowerCase() !== account.address.toLowerCase())) {
@@ -216,25 +236,26 @@ export function createDemoWallet(chain: DemoChain, origin: string) {
     return serially(async () => {
       const balance = await chain.client.readContract({ address: token.address, abi: TEST_TOKEN_ABI, functionName: 'balanceOf', args: [account.address] });
       if (balance < units) throw new RpcError(-32000, `the demo wallet holds too little ${token.symbol}: press "Get test tokens"`);
-      return wallet.writeContract({ address: token.address, abi: TEST_TOKEN_ABI, functionName: 'transfer', args: [getAddress(recipient), units], chain: null });
+      return wallets.get(chain)!.writeContract({ address: token.address, abi: TEST_TOKEN_ABI, functionName: 'transfer', args: [getAddress(recipient), units], chain: null });
     });
   }
 
-  async function answer(method: string, params: unknown[]): Promise<unknown> {
+  async function answer(chain: DemoChain, method: string, params: unknown[]): Promise<unknown> {
     switch (method) {
       case 'eth_accounts':
       case 'eth_requestAccounts':
         return [account.address];
       case 'wallet_switchEthereumChain':
       case 'wallet_addEthereumChain': {
+        // The page's provider moves to the chain once this answers: the wallet knows the demo's chains only.
         const wanted = (params[0] as { chainId?: unknown } | undefined)?.chainId;
-        if (typeof wanted === 'string' && wanted.toLowerCase() === chainHex) return null;
-        throw new RpcError(4902, `the demo wallet knows only the demo's local chain (${chainHex})`);
+        if (typeof wanted === 'string' && chains.some((known) => hex(known) === wanted.toLowerCase())) return null;
+        throw new RpcError(4902, `the demo wallet knows only the demo's local chains (${chains.map(hex).join(', ')})`);
       }
       case 'eth_sendTransaction':
-        return sendTransaction(params[0]);
+        return sendTransaction(chain, params[0]);
       default:
-        if (Object.hasOwn(RELAYED, method)) return relayRead(method, params);
+        if (Object.hasOwn(RELAYED, method)) return relayRead(chain, method, params);
         throw new RpcError(4200, `the demo wallet does not support ${method}`);
     }
   }
@@ -276,7 +297,7 @@ export function createDemoWallet(chain: DemoChain, origin: string) {
       if (!Array.isArray(params) || params.length > 4) throw new RpcError(-32602, 'params must be an array of at most 4 items');
       const limit = method === 'eth_sendTransaction' ? sends : reads;
       if (!limit(client)) return json({ jsonrpc: '2.0', id, error: { code: -32005, message: 'too many requests to the demo wallet: wait a moment' } }, 429);
-      return json({ jsonrpc: '2.0', id, result: await answer(method, params) });
+      return json({ jsonrpc: '2.0', id, result: await answer(chainOf(request), method, params) });
     } catch (error) {
       if (error instanceof RpcError) return json({ jsonrpc: '2.0', id, error: { code: error.code, message: error.message } });
       // The node's own failure: say so without its details (the node URL stays here).
@@ -287,8 +308,10 @@ export function createDemoWallet(chain: DemoChain, origin: string) {
   async function handleFaucet(client: string): Promise<Response> {
     if (!faucets(client)) return problem(429, 'rate_limited', 'the faucet gives once every few seconds: wait a moment');
     try {
-      await chain.mint(chain.tokens.USDT, account.address, parseUnits(FAUCET.USDT, chain.tokens.USDT.decimals));
-      await chain.mint(chain.tokens.CNGN, account.address, parseUnits(FAUCET.CNGN, chain.tokens.CNGN.decimals));
+      for (const chain of chains) {
+        await chain.mint(chain.tokens.USDT, account.address, parseUnits(FAUCET.USDT, chain.tokens.USDT.decimals));
+        await chain.mint(chain.tokens.CNGN, account.address, parseUnits(FAUCET.CNGN, chain.tokens.CNGN.decimals));
+      }
     } catch {
       return problem(502, 'chain_unavailable', 'the demo chain did not mint the test tokens; try again');
     }
@@ -299,8 +322,14 @@ export function createDemoWallet(chain: DemoChain, origin: string) {
   const description = {
     name: DEMO_WALLET_NAME,
     address: account.address,
-    chainId: chain.chainId,
-    tokens: tokens.map(({ assetId, symbol, address, decimals }) => ({ assetId, symbol, address, decimals })),
+    chainId: first.chainId,
+    tokens: tokensOf(first).map(({ assetId, symbol, address, decimals }) => ({ assetId, symbol, address, decimals })),
+    /** Every chain the wallet is on, with its tokens (the first is where it starts). */
+    chains: chains.map((chain) => ({
+      chainId: chain.chainId,
+      name: chain.name,
+      tokens: tokensOf(chain).map(({ assetId, symbol, address, decimals }) => ({ assetId, symbol, address, decimals })),
+    })),
     notice: 'A wallet of the demo: test tokens on a local chain the demo started, not real money. Its key comes from a public test mnemonic.',
   };
 

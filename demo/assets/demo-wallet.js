@@ -11,11 +11,15 @@ const info = await fetch('/demo/wallet', { headers: { accept: 'application/json'
 
 if (info) {
   let nextId = 0;
-  /** One JSON-RPC request through the demo server; errors keep their EIP-1193 code. */
-  const rpc = async (method, params = []) => {
+  // The demo runs two local chains: the wallet is on one at a time (the first to begin with), as a
+  // real wallet is, and a checkout moves it with wallet_switchEthereumChain.
+  const chains = info.chains ?? [{ chainId: info.chainId, name: 'Local chain', tokens: info.tokens }];
+  let chainId = info.chainId;
+  /** One JSON-RPC request through the demo server, on `onChain` (default: the chain the wallet is on); errors keep their EIP-1193 code. */
+  const rpc = async (method, params = [], onChain = chainId) => {
     const response = await fetch('/demo/wallet/rpc', {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', 'x-demo-chain-id': String(onChain) },
       body: JSON.stringify({ jsonrpc: '2.0', id: ++nextId, method, params }),
     });
     const body = await response.json().catch(() => ({ error: { code: -32603, message: `the demo wallet answered ${response.status}` } }));
@@ -24,10 +28,22 @@ if (info) {
   };
 
   const listeners = new Map();
+  /** Moves the wallet to chain `id` (a number) and tells the page, as EIP-1193's `chainChanged` does. */
+  const moveTo = (id) => {
+    if (id === chainId) return;
+    chainId = id;
+    for (const listener of listeners.get('chainChanged') ?? []) listener(`0x${id.toString(16)}`);
+  };
   /** The EIP-1193 provider. */
   const provider = Object.freeze({
     isPaylinkDemoWallet: true,
-    request: ({ method, params } = {}) => rpc(method, Array.isArray(params) ? params : params === undefined ? [] : [params]),
+    async request({ method, params } = {}) {
+      const list = Array.isArray(params) ? params : params === undefined ? [] : [params];
+      const result = await rpc(method, list);
+      // The server answers a switch only to one of the demo's chains: the wallet is on it from now on.
+      if (method === 'wallet_switchEthereumChain' || method === 'wallet_addEthereumChain') moveTo(Number(list[0].chainId));
+      return result;
+    },
     on(event, listener) {
       listeners.set(event, [...(listeners.get(event) ?? []), listener]);
       return provider;
@@ -62,6 +78,7 @@ if (info) {
   };
   const short = (hex) => `${hex.slice(0, 8)}…${hex.slice(-6)}`;
   const tokenOf = (address) => info.tokens.find((t) => t.address.toLowerCase() === String(address).toLowerCase());
+  const chainOf = (id) => chains.find((chain) => chain.chainId === id);
   /** Base units of a decimal string (never floats). */
   const toUnits = (amount, decimals) => {
     const [whole, fraction = ''] = String(amount).split('.');
@@ -111,10 +128,21 @@ if (info) {
     (reading ??= (async () => {
       try {
         const rows = await Promise.all(
-          info.tokens.map(async (token) => [token, BigInt(await rpc('eth_call', [{ to: token.address, data: `0x70a08231${word(info.address)}` }, 'latest']))]),
+          chains.flatMap((chain, index) =>
+            chain.tokens.map(async (token) => [
+              chain,
+              index,
+              token,
+              BigInt(await rpc('eth_call', [{ to: token.address, data: `0x70a08231${word(info.address)}` }, 'latest'], chain.chainId)),
+            ]),
+          ),
         );
+        // The first chain's rows keep their plain names (dw-balance-usdt); the others name their chain.
         balances.replaceChildren(
-          ...rows.flatMap(([token, units]) => [el('dt', {}, token.symbol), el('dd', { className: `dw-balance-${token.assetId.toLowerCase()}` }, fromUnits(units, token.decimals))]),
+          ...rows.flatMap(([chain, index, token, units]) => [
+            el('dt', {}, chains.length > 1 ? `${token.symbol} · ${chain.name}` : token.symbol),
+            el('dd', { className: `dw-balance-${token.assetId.toLowerCase()}${index ? `-${index}` : ''}` }, fromUnits(units, token.decimals)),
+          ]),
         );
       } catch (error) {
         status.textContent = `Could not read the balances: ${error.message}`;
@@ -157,7 +185,7 @@ if (info) {
   document.addEventListener('paylink-session', (event) => {
     const session = event.detail?.session;
     if (!session) return;
-    const payable = ['awaiting_payment', 'underpaid'].includes(session.status) && session.chainId === info.chainId && tokenOf(session.tokenAddress);
+    const payable = ['awaiting_payment', 'underpaid'].includes(session.status) && chainOf(session.chainId) && tokenOf(session.tokenAddress);
     // The line follows the latest session of the page, whatever paid it (this panel or the checkout's own wallet button).
     sessionLine.replaceChildren(...describe(session));
     open = payable ? session : open?.id === session.id ? null : open;
@@ -196,13 +224,13 @@ if (info) {
     while (following === mine && Date.now() < deadline) {
       let chainPart = 'waiting for the next block';
       try {
-        const receipt = await rpc('eth_getTransactionReceipt', [hash]);
+        const receipt = await rpc('eth_getTransactionReceipt', [hash], session.chainId);
         if (receipt) {
           if (receipt.status !== '0x1') {
             status.textContent = `Transfer ${short(hash)} reverted.`;
             return;
           }
-          const head = BigInt(await rpc('eth_blockNumber'));
+          const head = BigInt(await rpc('eth_blockNumber', [], session.chainId));
           const depth = head - BigInt(receipt.blockNumber) + 1n;
           chainPart = `in block ${BigInt(receipt.blockNumber)}, ${depth} confirmation${depth === 1n ? '' : 's'} on chain`;
         }
@@ -231,6 +259,8 @@ if (info) {
     try {
       const units = toUnits(amount, session.tokenDecimals ?? token.decimals);
       const [from] = await provider.request({ method: 'eth_requestAccounts' });
+      // The session's chain first, as a checkout asks a wallet to.
+      await provider.request({ method: 'wallet_switchEthereumChain', params: [{ chainId: `0x${session.chainId.toString(16)}` }] });
       const hash = await provider.request({
         method: 'eth_sendTransaction',
         params: [{ from, to: token.address, data: `0xa9059cbb${word(session.payAddress)}${units.toString(16).padStart(64, '0')}` }],

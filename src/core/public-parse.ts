@@ -8,6 +8,7 @@
  * `test/server/public-parse.test.ts` feeds the same samples to both and expects agreement.
  * Isomorphic: no DOM, no Node.
  */
+import { SESSION_STATUSES } from './rules/session.js';
 import type { CheckoutSession, PublicLink, PublicOrder, VisitResult } from './schemas.js';
 
 type Parse<T> = (value: unknown, path: string) => T;
@@ -82,6 +83,15 @@ const assets = array(
     tokenAddress: nullable(string),
     decimals: nullable(integer),
     explorerUrl: nullable(string),
+    addNetwork: nullable(
+      object({
+        chainId: string,
+        chainName: string,
+        nativeCurrency: object({ name: string, symbol: string, decimals: integer }),
+        rpcUrls: array(string),
+        blockExplorerUrls: optional(array(string)),
+      }),
+    ),
   }),
 );
 
@@ -127,7 +137,7 @@ const checkoutSession = object<CheckoutSession>({
   id: string,
   slug: nullable(string),
   orderId: nullable(string),
-  status: oneOf('awaiting_payment', 'confirming', 'paid', 'underpaid', 'overpaid', 'expired'),
+  status: oneOf(...SESSION_STATUSES),
   fiatAmount: decimal,
   fiatCurrency: string,
   assetId,

@@ -222,6 +222,19 @@ export const ListPaymentLinksQuery = z.object({
 // Public checkout API
 
 /**
+ * What a browser wallet needs to add a network it does not know (EIP-3085 `wallet_addEthereumChain`):
+ * the checkout passes it on as is, so that no bundle carries a table of networks.
+ */
+export const AddNetwork = z.object({
+  /** `0x`-prefixed hexadecimal chain id. */
+  chainId: z.string(),
+  chainName: z.string(),
+  nativeCurrency: z.object({ name: z.string(), symbol: z.string(), decimals: z.number().int() }),
+  rpcUrls: z.array(z.string()),
+  blockExplorerUrls: z.array(z.string()).optional(),
+});
+
+/**
  * An asset the checkout can be paid in, on one network. The chain fields let a wallet pay without
  * the customer typing anything (EIP-681 QR, EIP-1193 `transfer`); they are null where the chain has
  * no real token (the sandbox).
@@ -238,6 +251,8 @@ export const CheckoutAsset = z.object({
   decimals: z.number().int().nullable(),
   /** Block explorer base, without a trailing slash: a transaction is `${explorerUrl}/tx/${hash}`. */
   explorerUrl: formatted('uri').nullable(),
+  /** What a wallet needs to add the network; null where no public node is known (and on the sandbox). */
+  addNetwork: AddNetwork.nullable(),
 });
 export type CheckoutAsset = z.infer<typeof CheckoutAsset>;
 
@@ -275,13 +290,21 @@ export type VisitResult = z.infer<typeof VisitResult>;
 
 /**
  * `confirming`: a transfer has been seen on chain and waits for its confirmations before it counts
- * (real chains only; the sandbox credits at once).
+ * (real chains only; the sandbox credits at once). `reversed`: the payment was credited, then taken
+ * back by a reorg before its block was final (real chains only): its funds left the balance, and the
+ * session is closed (anything paid to it later is a late payment).
  */
-export const SessionStatus = z.enum(SESSION_STATUSES);
+export const SessionStatus = z.enum(SESSION_STATUSES).meta({
+  description:
+    '`awaiting_payment` → `confirming` (real chains: a transfer waits for its confirmations) → `paid` | `underpaid` | `overpaid`; an open session → `expired` when its quote runs out; `reversed` (real chains): the payment was credited, then taken back by a reorg before its block was final, and its funds left the balance (a `payment.reversed` webhook says so).',
+});
 export type SessionStatus = z.infer<typeof SessionStatus>;
 
 export const StartSessionInput = z.object({
   assetId: textSchema(MAX_LENGTH.assetId).meta({ description: 'An asset the link can be paid in (`USDT`, `CNGN`), in any case' }),
+  blockchainId: textSchema(MAX_LENGTH.blockchainId)
+    .meta({ description: "The network to pay on, by id or alias, in any case: one of the view's `assets` pairs; required when the asset is on more than one network" })
+    .optional(),
   fiatCurrency: textSchema(MAX_LENGTH.currencyCode).optional(),
   fiatAmount: amountInput.optional(),
   customer: z
@@ -407,6 +430,12 @@ export const Withdrawal = z.object({
   status: WithdrawalStatus,
   txHash: z.string().nullable(),
   failureReason: z.string().nullable(),
+  /**
+   * What the recipient received once the payout succeeded, according to the token's Transfer logs in
+   * the transaction's receipt: less than `amount` when the token charges a fee on transfers. Null
+   * until then.
+   */
+  receivedAmount: DecimalString.nullable(),
   createdAt: Timestamp,
   updatedAt: Timestamp,
 });
@@ -446,7 +475,11 @@ export const IdempotencyKeyHeader = z
   .max(MAX_LENGTH.idempotencyKey)
   .regex(IDEMPOTENCY_KEY_PATTERN, 'Idempotency-Key must be 1 to 255 visible ASCII characters');
 
-export const BalanceItem = z.object({ assetId: AssetIdSchema, available: DecimalString, pending: DecimalString });
+/**
+ * One asset on one network: `available` can be withdrawn; `pending` is reserved by withdrawals in
+ * flight and, on a real chain, holds payments credited but not yet final.
+ */
+export const BalanceItem = z.object({ assetId: AssetIdSchema, blockchainId: z.string(), available: DecimalString, pending: DecimalString });
 export const Balance = z.object({ items: z.array(BalanceItem) });
 export type Balance = z.infer<typeof Balance>;
 
@@ -500,6 +533,8 @@ export const CheckoutSessionRecord = z.object({
   paidAmount: DecimalString,
   /** Received after expiry or after settlement (credited, not counted). */
   lateAmount: DecimalString,
+  /** Credited, then taken back by a reorg before it was final (status `reversed` when it was the payment). */
+  reversedAmount: DecimalString,
   payAddress: z.string(),
   /** Every transfer to `payAddress`, oldest first. */
   transfers: z.array(SessionTransfer),

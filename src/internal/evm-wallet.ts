@@ -17,12 +17,17 @@ export interface Wallet {
   provider: Eip1193Provider;
 }
 
-/** One ERC-20 transfer: `units` base units of `token` to `to`, on the EIP-155 chain `chainId`. */
+/**
+ * One ERC-20 transfer: `units` base units of `token` to `to`, on the EIP-155 chain `chainId`; `add`
+ * is what `wallet_addEthereumChain` needs to add that network to a wallet that lacks it (the service
+ * gives it with the link's pairs), when known.
+ */
 export interface TokenTransfer {
   chainId: number;
   token: string;
   to: string;
   units: bigint;
+  add?: object | null | undefined;
 }
 
 /**
@@ -33,15 +38,6 @@ export interface TokenTransfer {
  * message keys.
  */
 export type WalletFailure = 'rejected' | 'wrongNetwork' | 'addNetwork' | 'funds' | 'walletFailed';
-
-/** Networks a wallet may not know, with what `wallet_addEthereumChain` needs to add them: BNB Smart Chain. */
-const KNOWN_NETWORKS: Record<number, object> = {
-  56: {
-    chainName: 'BNB Smart Chain',
-    nativeCurrency: { name: 'BNB', symbol: 'BNB', decimals: 18 },
-    rpcUrls: ['https://bsc-dataseed.bnbchain.org'],
-  },
-};
 
 /** Lists the wallets of the page as they announce themselves (EIP-6963); returns a function that stops listening. */
 export function discoverWallets(target: EventTarget, onChange: (wallets: Wallet[]) => void): () => void {
@@ -99,9 +95,8 @@ export async function payFromWallet(provider: Eip1193Provider, transfer: TokenTr
         await request('wallet_switchEthereumChain', { chainId: chain });
       } catch (error) {
         if (code(error) != 4902) throw code(error) == 4001 ? 'wrongNetwork' : 'walletFailed';
-        const network = KNOWN_NETWORKS[transfer.chainId];
-        if (!network) throw 'addNetwork';
-        await request('wallet_addEthereumChain', { chainId: chain, ...network });
+        if (!transfer.add) throw 'addNetwork';
+        await request('wallet_addEthereumChain', { ...transfer.add, chainId: chain });
       }
       // Some wallets answer before switching, or not at all: check where the wallet is now.
       if (!(await onChain())) throw 'wrongNetwork';

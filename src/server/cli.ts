@@ -75,34 +75,36 @@ function chainName(value: string | undefined): ChainName | undefined {
  * chain id, or a token that is no ERC-20 contract, exits 1 with the reason.
  */
 async function createEvmChainFromEnv(otherProblems: string[]): Promise<ChainAdapter> {
-  const { EvmConfigError, parseEvmConfig } = await import('./chain/evm/config.js');
+  const { EvmConfigError, parseEvmNetworks } = await import('./chain/evm/config.js');
   const { connectEvmAdapter } = await import('./chain/evm/adapter.js');
-  let config;
+  let configs;
   try {
-    config = parseEvmConfig(process.env);
+    configs = parseEvmNetworks(process.env);
   } catch (error) {
     if (!(error instanceof EvmConfigError)) throw error;
     refuse([...otherProblems, error.message]);
   }
   if (otherProblems.length) refuse(otherProblems);
-  for (const warning of config.warnings) process.stderr.write(`paylink: ${warning}\n`);
+  for (const warning of configs[0]!.warnings) process.stderr.write(`paylink: ${warning}\n`);
   try {
-    return await connectEvmAdapter(config);
+    return await connectEvmAdapter(configs);
   } catch (error) {
     process.stderr.write(`paylink: cannot use the EVM node: ${error instanceof Error ? error.message : String(error)}\n`);
     process.exit(1);
   }
 }
 
-/** How `serve` describes a real chain on start. */
+/** How `serve` describes real networks on start: each one, its tokens, and the hot wallet. */
 function describeChain(chain: ChainAdapter): string {
-  const network = chain.networks[0];
-  const tokens = Object.entries(network?.tokens ?? {}).map(([asset, token]) => `${asset} ${token.address} (${token.decimals} decimals)`);
-  return [
-    `EVM chain: ${network?.name} (chain id ${network?.chainId}, network id "${network?.id}"), ${chain.incoming?.confirmations} confirmations.`,
-    `Tokens: ${tokens.join(', ')}.`,
-    chain.outgoing ? `Payouts from the hot wallet ${chain.outgoing.hotWallet}.` : 'No hot wallet: withdrawals wait.',
-  ].join('\n');
+  if (chain.kind !== 'real') return '';
+  const lines = chain.chains.map((c, i) => {
+    const network = chain.networks[i]!;
+    const tokens = Object.entries(network.tokens ?? {}).map(([asset, token]) => `${asset} ${token.address} (${token.decimals} decimals)`);
+    return `EVM chain: ${network.name} (chain id ${network.chainId}, network id "${network.id}"), ${c.incoming.confirmations} confirmations. Tokens: ${tokens.join(', ')}.`;
+  });
+  const hot = chain.chains.find((c) => c.outgoing)?.outgoing?.hotWallet;
+  lines.push(hot ? `Payouts from the hot wallet ${hot}.` : 'No hot wallet: withdrawals wait.');
+  return lines.join('\n');
 }
 
 /** Exits 2 with each problem of the settings on its own line(s). */
@@ -185,6 +187,7 @@ async function main(argv: string[]) {
     case 'serve': {
       if (!chain) fail(CHAIN_REQUIRED);
       const adapter = await createChain(chain);
+      const { ChainIdentityError } = await import('./service/sessions/index.js');
       const starting = startService({
         chain: adapter,
         port: parsePort(values.port ?? process.env.PORT, 8787),
@@ -192,6 +195,12 @@ async function main(argv: string[]) {
         databaseUrl,
         dataDir,
         publicUrl: values['public-url'],
+      }).catch(async (error: unknown) => {
+        if (!(error instanceof ChainIdentityError)) throw error;
+        // Another or a reset chain: refusing is the only safe answer, and the message says which and what to do.
+        process.stderr.write(`paylink: refusing to start: ${error.message}\n`);
+        await adapter.close?.();
+        process.exit(1);
       });
       // From now on, not once started: the service answers /healthz before startService resolves (it
       // still loads rates and starts its workers), and a SIGTERM in that window must drain, not kill.

@@ -13,8 +13,8 @@
  */
 import { formatEther, type Address } from 'viem';
 import { createEvmChainAdapter } from './chain/evm/adapter.js';
-import { connectEvmChain } from './chain/evm/chain.js';
-import { parseEvmConfig } from './chain/evm/config.js';
+import { connectEvmChain, type EvmChain } from './chain/evm/chain.js';
+import { parseEvmNetworks } from './chain/evm/config.js';
 import { MAX_DEPOSIT_INDEX } from './chain/evm/addresses.js';
 import { sweepDeposits, type SweepEvent } from './chain/evm/sweep.js';
 import { openDatabase } from './db/index.js';
@@ -65,17 +65,20 @@ export async function runSweepCommand(options: SweepCommandOptions): Promise<num
   const mnemonic = readMnemonicFile(options.mnemonicFile, 'sweep');
   const extra = options.indexes === undefined ? [] : parseIndexRanges(options.indexes);
   // The hot wallet pays the gas top-ups, so its key is needed even with --to; the xpub, when set, is checked against the mnemonic.
-  const config = parseEvmConfig(options.env ?? process.env, { xpub: false, payoutKey: true });
-  for (const warning of config.warnings) process.stderr.write(`paylink: ${warning}\n`);
+  const configs = parseEvmNetworks(options.env ?? process.env, { xpub: false, payoutKey: true });
+  for (const warning of configs[0]!.warnings) process.stderr.write(`paylink: ${warning}\n`);
 
   const db = await openDatabase({ databaseUrl: options.databaseUrl, dataDir: options.dataDir });
+  const chains: EvmChain[] = [];
   try {
-    const chain = await connectEvmChain(config);
-    const adapter = createEvmChainAdapter(chain);
-    try {
-      const deps = { db, chain: adapter, now: () => new Date() };
-      // First, any hot-wallet transaction stored but not yet taken by a node (an earlier sweep's top-up).
-      await processStoredPayouts(deps, [], { checkMs: 0 });
+    for (const config of configs) chains.push(await connectEvmChain(config));
+    const adapter = createEvmChainAdapter(chains);
+    const deps = { db, chain: adapter, now: () => new Date() };
+    // First, any hot-wallet transaction stored but not yet taken by a node (an earlier sweep's top-up).
+    await processStoredPayouts(deps, [], { checkMs: 0 });
+    let failed = false;
+    // Every network in turn: one address space, so an index may hold tokens on several of them.
+    for (const chain of chains) {
       const fromDatabase = await depositIndexesWithTransfers(db, chain.network.id);
       const indexes = [...new Set([...fromDatabase, ...extra])].sort((a, b) => a - b);
       out(`Sweeping ${indexes.length} deposit address(es) on ${chain.network.name} (chain ${chain.config.chainId}) to ${options.to ?? chain.hotWallet}`);
@@ -84,18 +87,18 @@ export async function runSweepCommand(options: SweepCommandOptions): Promise<num
         mnemonic,
         indexes,
         destination: options.to,
-        sendGas: async (to: Address, value: bigint) => (await sendStoredGasTopUp(deps, to, value)) as `0x${string}`,
+        sendGas: async (to: Address, value: bigint) => (await sendStoredGasTopUp(deps, chain.network.id, to, value)) as `0x${string}`,
         onProgress: (event) => out(describe(event)),
       });
       for (const entry of report.addresses)
         for (const token of entry.tokens) if (token.status !== 'success') out(`  #${entry.index} ${entry.address}: ${token.amount} ${token.assetId} ${token.status}${token.reason ? ` (${token.reason})` : ''}`);
       const moved = Object.entries(report.moved).map(([asset, amount]) => `${amount} ${asset}`);
       out(`Done: ${report.checked} checked, ${report.addresses.length} held tokens; moved ${moved.length ? moved.join(', ') : 'nothing'}.`);
-      return report.addresses.some((entry) => entry.tokens.some((token) => token.status !== 'success')) ? 1 : 0;
-    } finally {
-      await chain.close();
+      if (report.addresses.some((entry) => entry.tokens.some((token) => token.status !== 'success'))) failed = true;
     }
+    return failed ? 1 : 0;
   } finally {
+    await Promise.all(chains.map((chain) => chain.close()));
     await db.close();
   }
 }

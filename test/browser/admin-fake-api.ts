@@ -74,6 +74,7 @@ export function makeWithdrawal(overrides: Partial<Withdrawal> = {}): Withdrawal 
     status: 'success',
     txHash: `0x${'ab'.repeat(32)}`,
     failureReason: null,
+    receivedAmount: null,
     createdAt: new Date(Date.UTC(2025, 4, 1, 12) - n * 3_600_000).toISOString(),
     updatedAt: new Date(Date.UTC(2025, 4, 1, 12) - n * 3_600_000).toISOString(),
     ...overrides,
@@ -109,6 +110,7 @@ export function makeSession(overrides: Partial<CheckoutSessionRecord> = {}): Che
     rateAt: createdAt,
     paidAmount: '3.250000',
     lateAmount: '0.000000',
+    reversedAmount: '0.000000',
     payAddress: '0x8ba1f109551bD432803012645Ac136ddd64DBA72',
     transfers: [{ txHash: `0x${n.toString(16).padStart(2, '0').repeat(32)}`, amount: '3.250000', confirmedAt: createdAt, late: false }],
     reference: `order-${1000 + n}`,
@@ -225,8 +227,8 @@ export class FakeAdminApi {
   links: PaymentLink[] = [];
   withdrawals: Withdrawal[] = [];
   balance = [
-    { assetId: 'USDT', available: '125.500000', pending: '4.000000' },
-    { assetId: 'CNGN', available: '0.000000', pending: '0.000000' },
+    { assetId: 'USDT', blockchainId: 'bsc', available: '125.500000', pending: '4.000000' },
+    { assetId: 'CNGN', blockchainId: 'bsc', available: '0.000000', pending: '0.000000' },
   ];
   /** The merchant's checkout sessions, in any order (the list answers newest first). */
   sessions: CheckoutSessionRecord[] = [];

@@ -503,6 +503,28 @@ describe('<paylink-admin>', () => {
       expect(text(part(el, 'balance-cngn'))).to.contain('0 cNGN');
     });
 
+    it('shows the balances of each network and withdraws on the network chosen, within what that network holds', async () => {
+      const api = seededApi();
+      api.networks.push({ id: 'polygon', name: 'Polygon', aliases: ['matic'], assets: ['USDT'], chainId: 137, explorerUrl: 'https://polygonscan.com' });
+      api.balance.push({ assetId: 'USDT', blockchainId: 'polygon', available: '30.000000', pending: '1.000000' });
+      const el = await mount(api, { view: 'money' });
+      await waitUntil(() => text(part(el, 'balance-usdt-polygon')).includes('30'), 'the Polygon balance');
+      expect(text(part(el, 'balance-usdt-polygon'))).to.contain('Polygon');
+      expect(text(part(el, 'balance-usdt-bsc'))).to.contain('125.5');
+      await waitUntil(() => $$(el, '[part~="network"] option').length === 2, 'both networks offered');
+      await choose(el, part(el, 'network') as HTMLSelectElement, 'polygon');
+      await type(el, field(el, 'Destination address'), CHECKSUMMED);
+      await type(el, field(el, /^Amount/), '40');
+      await click(el, part(el, 'review'));
+      expect(errorFor(el, field(el, /^Amount/))).to.contain('more than your available');
+      await type(el, field(el, /^Amount/), '25');
+      await click(el, part(el, 'review'));
+      await waitUntil(() => $(el, '[part~="withdraw-confirm"]'), 'confirm step shown');
+      await click(el, part(el, 'confirm'));
+      await waitUntil(() => $(el, '[part~="withdraw-done"]'), 'done shown');
+      expect(api.calls('POST', '/withdrawal')[0]!.body).to.deep.equal({ amount: '25', address: CHECKSUMMED, blockchainId: 'polygon', assetId: 'USDT' });
+    });
+
     it('checks the address as it is typed, including its EIP-55 checksum', async () => {
       const el = await mount(seededApi(), { view: 'money' });
       const address = field(el, 'Destination address');
@@ -665,6 +687,17 @@ describe('<paylink-admin>', () => {
       expect(params.get('startDate')).to.equal(new Date(2025, 3, 1).toISOString());
       expect(params.get('endDate')).to.equal(new Date(2025, 3, 30, 23, 59, 59, 999).toISOString());
       expect(params.get('page')).to.equal('1');
+    });
+
+    it('says what the recipient received when a fee-charging token delivered less than was sent', async () => {
+      const api = seededApi();
+      api.withdrawals.push(makeWithdrawal({ amount: '2.500000', receivedAmount: '2.475000' }), makeWithdrawal({ amount: '1.000000', receivedAmount: '1.000000' }));
+      const el = await mount(api, { view: 'money' });
+      await waitUntil(() => $$(el, '[part~="withdrawal-row"]').length === 2);
+      const received = $$(el, '[part~="received-amount"]');
+      expect(received, 'only the withdrawal with a shortfall').to.have.length(1);
+      expect(text(received[0]!)).to.contain('2.475');
+      expect(text(received[0]!)).to.contain('received');
     });
 
     it('pages through the history', async () => {

@@ -40,8 +40,16 @@ export function makeLink(overrides: Partial<PublicLink> = {}): PublicLink {
   };
 }
 
-/** What the sandbox chain reports of its assets: no real chain, so no token or explorer. */
-export const SANDBOX_CHAIN_FACTS = { chainId: null, tokenAddress: null, decimals: null, explorerUrl: null };
+/** What the sandbox chain reports of its assets: no real chain, so no token, explorer or wallet parameters. */
+export const SANDBOX_CHAIN_FACTS = { chainId: null, tokenAddress: null, decimals: null, explorerUrl: null, addNetwork: null };
+
+/** What the service gives a wallet to add BNB Smart Chain (`wallet_addEthereumChain`). */
+export const BSC_ADD_NETWORK = {
+  chainId: '0x38',
+  chainName: 'BNB Smart Chain',
+  nativeCurrency: { name: 'BNB', symbol: 'BNB', decimals: 18 },
+  rpcUrls: ['https://bsc-dataseed.bnbchain.org'],
+};
 
 export function makeDonation(overrides: Partial<PublicLink> = {}): PublicLink {
   return makeLink({

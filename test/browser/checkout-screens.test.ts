@@ -9,10 +9,10 @@ import { emulateMedia, executeServerCommand, setViewport } from '@web/test-runne
 import '../../src/checkout.js';
 import type { PaylinkCheckout } from '../../src/components/checkout/paylink-checkout.js';
 import type { CheckoutSession, PublicLink } from '../../src/core/schemas.js';
-import { FakeCheckoutApi, PAID_ACTION, errorResponse, makeDonation, makeLink } from './checkout-fake-api.js';
+import { BSC_ADD_NETWORK, FakeCheckoutApi, PAID_ACTION, errorResponse, makeDonation, makeLink } from './checkout-fake-api.js';
 import { FakeWallet, HASH, TOKEN, forgetWallets } from './checkout-fake-wallet.js';
 
-const CHAIN = { chainId: 56, tokenAddress: TOKEN, explorerUrl: 'https://bscscan.com' };
+const CHAIN = { chainId: 56, tokenAddress: TOKEN, explorerUrl: 'https://bscscan.com', addNetwork: BSC_ADD_NETWORK };
 const CHAIN_ASSETS: PublicLink['assets'] = [
   { assetId: 'USDT', blockchainId: 'bsc', networkName: 'BNB Smart Chain', decimals: 18, ...CHAIN },
   { assetId: 'CNGN', blockchainId: 'bsc', networkName: 'BNB Smart Chain', decimals: 6, ...CHAIN },

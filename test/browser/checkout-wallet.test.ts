@@ -9,7 +9,7 @@ import { sendKeys } from '@web/test-runner-commands';
 import '../../src/checkout.js';
 import type { PaylinkCheckout } from '../../src/components/checkout/paylink-checkout.js';
 import type { CheckoutSession } from '../../src/core/schemas.js';
-import { ADDRESS, FakeCheckoutApi, PAID_ACTION, makeLink } from './checkout-fake-api.js';
+import { ADDRESS, BSC_ADD_NETWORK, FakeCheckoutApi, PAID_ACTION, makeLink } from './checkout-fake-api.js';
 import { FROM, FakeWallet, HASH, TOKEN, forgetWallets } from './checkout-fake-wallet.js';
 
 const CHAIN_FACTS = { chainId: 56, tokenAddress: TOKEN, tokenDecimals: 18, explorerUrl: 'https://bscscan.com' };
@@ -35,7 +35,7 @@ afterEach(() => {
 
 /** A checkout on the pay step of a real-chain session; `api` can then move the session on. */
 async function payStep(locale = 'en') {
-  const api = new FakeCheckoutApi(makeLink({ sandbox: false, assets: [{ assetId: 'USDT', blockchainId: 'bsc', networkName: 'BNB Smart Chain', decimals: 18, ...CHAIN_FACTS }] }));
+  const api = new FakeCheckoutApi(makeLink({ sandbox: false, assets: [{ assetId: 'USDT', blockchainId: 'bsc', networkName: 'BNB Smart Chain', decimals: 18, ...CHAIN_FACTS, addNetwork: BSC_ADD_NETWORK }] }));
   api.nextSession = { ...CHAIN_FACTS, sandbox: false };
   const el = await fixture<PaylinkCheckout>(html`<paylink-checkout slug="shop1" locale=${locale} .fetch=${api.fetch}></paylink-checkout>`);
   await until(el, () => el.machine.view === 'amount', 'the link');

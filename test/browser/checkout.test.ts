@@ -39,10 +39,10 @@ async function type(el: PaylinkCheckout, control: HTMLInputElement, value: strin
   control.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
   await el.updateComplete;
 }
-/** Chooses the asset `assetId` in the asset selector, as a customer would. */
+/** Chooses the asset `assetId` (on BNB Smart Chain) in the asset selector, as a customer would. */
 async function chooseAsset(el: PaylinkCheckout, assetId: string) {
   const select = part(el, 'assets') as HTMLSelectElement;
-  select.value = assetId;
+  select.value = `${assetId} bsc`;
   select.dispatchEvent(new Event('change', { bubbles: true, composed: true }));
   await el.updateComplete;
 }
@@ -194,7 +194,7 @@ describe('<paylink-checkout>', () => {
       expect(text(part(el, 'price'))).to.equal('$45.00');
       await click(el, button(el, /USDT/));
       await view(el, 'pay');
-      expect(api.callsTo('/sessions', 'POST')[0]!.body).to.deep.equal({ assetId: 'USDT', fiatCurrency: 'USD' });
+      expect(api.callsTo('/sessions', 'POST')[0]!.body).to.deep.equal({ assetId: 'USDT', blockchainId: 'bsc', fiatCurrency: 'USD' });
     });
 
     it('renders server strings as text, never as HTML', async () => {
@@ -203,17 +203,35 @@ describe('<paylink-checkout>', () => {
       expect(el.shadowRoot!.querySelector('img, b')).to.equal(null);
     });
 
+    it('offers each (asset, network) pair of the link, and starts the session on the pair chosen', async () => {
+      const link = makeLink();
+      const polygon = { ...link.assets[0]!, blockchainId: 'polygon', networkName: 'Polygon' };
+      const api = new FakeCheckoutApi(makeLink({ assets: [...link.assets, polygon] }));
+      const el = await mount(api);
+      expect(parts(el, 'asset').map(text)).to.deep.equal(['USDT · BNB Smart Chain', 'cNGN · BNB Smart Chain', 'USDT · Polygon']);
+      const select = part(el, 'assets') as HTMLSelectElement;
+      select.value = 'USDT polygon';
+      select.dispatchEvent(new Event('change', { bubbles: true, composed: true }));
+      await el.updateComplete;
+      expect(text(part(el, 'pay-button'))).to.equal('Pay NGN 19,500.50 · USDT');
+      await click(el, part(el, 'pay-button'));
+      await view(el, 'pay');
+      const body = api.callsTo('/sessions', 'POST')[0]!.body!;
+      expect([body.assetId, body.blockchainId]).to.deep.equal(['USDT', 'polygon']);
+    });
+
     it('offers one choice of asset, each naming its network, and one pay button that fits a phone', async () => {
       const api = new FakeCheckoutApi(makeLink());
       const el = await mount(api);
       expect(parts(el, 'asset').map(text)).to.deep.equal(['USDT · BNB Smart Chain', 'cNGN · BNB Smart Chain']);
-      expect((part(el, 'assets') as HTMLSelectElement).value).to.equal('USDT');
+      expect((part(el, 'assets') as HTMLSelectElement).value).to.equal('USDT bsc');
       expect(parts(el, 'pay-button').map(text)).to.deep.equal(['Pay NGN 19,500.50 · USDT']);
       await chooseAsset(el, 'CNGN');
       expect(text(part(el, 'pay-button'))).to.equal('Pay NGN 19,500.50 · cNGN');
       await click(el, part(el, 'pay-button'));
       await view(el, 'pay');
       expect(api.callsTo('/sessions', 'POST')[0]!.body!.assetId).to.equal('CNGN');
+      expect(api.callsTo('/sessions', 'POST')[0]!.body!.blockchainId).to.equal('bsc');
     });
   });
 
@@ -229,7 +247,7 @@ describe('<paylink-checkout>', () => {
       expect(parts(el, 'chip')[1]!.getAttribute('aria-pressed')).to.equal('true');
       await click(el, button(el, /USDT/));
       await view(el, 'pay');
-      expect(api.callsTo('/sessions', 'POST')[0]!.body).to.deep.equal({ assetId: 'USDT', fiatCurrency: 'NGN', fiatAmount: '5000' });
+      expect(api.callsTo('/sessions', 'POST')[0]!.body).to.deep.equal({ assetId: 'USDT', blockchainId: 'bsc', fiatCurrency: 'NGN', fiatAmount: '5000' });
     });
 
     it('enforces the minimum and maximum with a message beside the field', async () => {

@@ -169,7 +169,7 @@ describe('checkout: pay from a browser wallet on a real chain (anvil)', { timeou
       }`);
     }
     await page.goto(`${t.url}/pay/${slug}`);
-    await page.locator('[part~="assets"]').selectOption(asset);
+    await page.locator('[part~="assets"]').selectOption(`${asset} bsc`);
     await page.getByRole('button', { name: new RegExp(`^Pay .*${asset === 'CNGN' ? 'cNGN' : 'USDT'}`) }).click();
     await page.locator('[part~="pay"]').waitFor();
     return {

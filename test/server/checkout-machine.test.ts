@@ -11,7 +11,7 @@ import en from '../../src/components/checkout/translations/en.js';
 import fr from '../../src/components/checkout/translations/fr.js';
 import type { Eip1193Provider } from '../../src/internal/evm-wallet.js';
 import { Localizer } from '../../src/internal/localize.js';
-import { FakeCheckoutApi, PAID_ACTION, errorResponse, makeDonation, makeLink, makeOrder } from '../browser/checkout-fake-api.js';
+import { BSC_ADD_NETWORK, FakeCheckoutApi, PAID_ACTION, SANDBOX_CHAIN_FACTS, errorResponse, makeDonation, makeLink, makeOrder } from '../browser/checkout-fake-api.js';
 
 const TOKEN = '0x55d398326f99059fF775485246999027B3197955';
 const PAY_TO = '0x52908400098527886E0F7030069857D2E4169EE7';
@@ -111,7 +111,8 @@ function fakeWallet(options: { chainId?: number; balance?: bigint; refuse?: Reco
 
 /** A machine on the pay step of a real-chain session (12.187813 USDT due). */
 async function onChainPayStep() {
-  const api = new FakeCheckoutApi(makeLink({ sandbox: false }));
+  const assets = makeLink().assets.map((asset) => ({ ...asset, ...SANDBOX_CHAIN_FACTS, chainId: 56, addNetwork: BSC_ADD_NETWORK }));
+  const api = new FakeCheckoutApi(makeLink({ sandbox: false, assets }));
   api.nextSession = { ...CHAIN_FACTS, sandbox: false };
   const { machine, host } = machineOn(api);
   await machine.load('shop1');
@@ -491,7 +492,7 @@ describe('CheckoutMachine', () => {
   describe('paying from a wallet', () => {
     test('the transfer is the due amount in the token’s base units, exactly (no float), and its EIP-681 URI', async () => {
       const { machine } = await onChainPayStep();
-      assert.deepEqual(machine.transfer, { chainId: 56, token: TOKEN, to: PAY_TO, units: 12_187_813_000_000_000_000n });
+      assert.deepEqual(machine.transfer, { chainId: 56, token: TOKEN, to: PAY_TO, units: 12_187_813_000_000_000_000n, add: BSC_ADD_NETWORK });
       machine.apply({ ...machine.session!, status: 'underpaid', paidAmount: '5', remainingAmount: '7.187813' });
       assert.equal(machine.transfer!.units, 7_187_813_000_000_000_000n, 'underpaid: what is left');
       machine.session = { ...machine.session!, chainId: null, tokenAddress: null, tokenDecimals: null };
@@ -550,7 +551,7 @@ describe('CheckoutMachine', () => {
 
     test('a chain we have no parameters for gets words telling the customer to add it', async () => {
       const { machine } = await onChainPayStep();
-      machine.session = { ...machine.session!, chainId: 31337, networkName: 'Anvil' };
+      machine.session = { ...machine.session!, blockchainId: 'anvil', chainId: 31337, networkName: 'Anvil' };
       const wallet = fakeWallet({ chainId: 1, knowsChain: false });
       await machine.payWithWallet({ name: '', provider: wallet.provider });
       assert.equal(machine.walletError, 'Add Anvil (chain 31337) to your wallet.');

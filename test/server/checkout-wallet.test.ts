@@ -55,7 +55,8 @@ test('discovery lists a wallet once per info.uuid, though it announces through a
 });
 
 test('a declined request and an unknown network are told by the words when the bridge drops the code', async () => {
-  const transfer = { chainId: 56, token: '0x55d398326f99059fF775485246999027B3197955', to: '0x52908400098527886E0F7030069857D2E4169EE7', units: 1n };
+  const add = { chainName: 'BNB Smart Chain', nativeCurrency: { name: 'BNB', symbol: 'BNB', decimals: 18 }, rpcUrls: ['https://bsc-dataseed.bnbchain.org'] };
+  const transfer = { chainId: 56, token: '0x55d398326f99059fF775485246999027B3197955', to: '0x52908400098527886E0F7030069857D2E4169EE7', units: 1n, add };
   /** A wallet on chain 1 whose every error is a bare Error (no `code`), with `failures` by method. */
   const wallet = (failures: Record<string, string>) => {
     const calls: string[] = [];
@@ -80,6 +81,9 @@ test('a declined request and an unknown network are told by the words when the b
   const unknown = wallet({ wallet_switchEthereumChain: 'Unrecognized chain ID "0x38". Try adding the chain using wallet_addEthereumChain first.' });
   assert.equal(await reason(payFromWallet(unknown.provider, transfer)), 'paid');
   assert.ok(unknown.calls.includes('wallet_addEthereumChain'), 'it added the network');
+  // Without the service's parameters for the network, the customer is asked to add it themselves.
+  const unknownNoParameters = wallet({ wallet_switchEthereumChain: 'Unrecognized chain ID "0x38".' });
+  assert.equal(await reason(payFromWallet(unknownNoParameters.provider, { ...transfer, add: null })), 'addNetwork');
   const refusedSwitch = wallet({ wallet_switchEthereumChain: 'User rejected the request.' });
   assert.equal(await reason(payFromWallet(refusedSwitch.provider, transfer)), 'wrongNetwork');
   const broken = wallet({ eth_sendTransaction: 'Internal JSON-RPC error.' });

@@ -273,6 +273,7 @@ describe('with a fake fetch', () => {
       status: 'pending',
       txHash: null,
       failureReason: null,
+      receivedAmount: null,
       createdAt: '2024-01-01T00:00:00.000Z',
       updatedAt: '2024-01-01T00:00:00.000Z',
     };
@@ -291,9 +292,9 @@ describe('with a fake fetch', () => {
     await createPaylinkClient({ baseUrl: 'https://api.paylink.example', fetch: one.fetch }).withdrawals.get('w1');
     assert.equal(new URL(one.requests[0]!.url).pathname, '/v1/withdrawal/w1');
 
-    const balance = fakeFetch({ items: [{ assetId: 'USDT', available: '12.000000', pending: '0' }] });
+    const balance = fakeFetch({ items: [{ assetId: 'USDT', blockchainId: 'bsc', available: '12.000000', pending: '0' }] });
     const result = await createPaylinkClient({ baseUrl: 'https://api.paylink.example', fetch: balance.fetch }).balance.get();
-    assert.deepEqual(result.items, [{ assetId: 'USDT', available: '12.000000', pending: '0' }]);
+    assert.deepEqual(result.items, [{ assetId: 'USDT', blockchainId: 'bsc', available: '12.000000', pending: '0' }]);
   });
 
   test('a response of the wrong shape is a PaylinkServerError, not a zod error', async () => {

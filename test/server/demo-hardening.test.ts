@@ -80,13 +80,13 @@ describe('demo wallet relay', () => {
   const token = (assetId: 'USDT' | 'CNGN', address: `0x${string}`) => ({ assetId, symbol: assetId, name: assetId, address, decimals: 6 });
   const wallet = () =>
     createDemoWallet(
-      {
+      [{
         rpcUrl: nodeUrl,
         chainId: 31337,
         client: createPublicClient({ transport: http(nodeUrl, { retryCount: 0 }) }),
         demoWallet: privateKeyToAccount(`0x${'11'.repeat(32)}`),
         tokens: { USDT: token('USDT', `0x${'a1'.repeat(20)}`), CNGN: token('CNGN', `0x${'b2'.repeat(20)}`) },
-      } as unknown as DemoChain,
+      } as unknown as DemoChain],
       'http://demo.test',
     );
   let nextClient = 0;

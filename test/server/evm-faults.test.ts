@@ -100,7 +100,7 @@ describe('EVM node faults', () => {
 
   it('a hung node times out within the bound, and answers again once it resumes', async () => {
     const node = await startAnvil();
-    const hung = await connectEvmChain({ ...chain.config, rpcUrl: node.url, tokens: {} }, FAST);
+    const hung = await connectEvmChain({ ...chain.config, rpcUrl: node.url, rpcUrls: [node.url], tokens: {} }, FAST);
     let thaw = () => {};
     try {
       thaw = await freeze(node);
@@ -192,7 +192,7 @@ describe('EVM node faults', () => {
         const upstream = await fetch(node.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
         json(res, 200, await upstream.json());
       });
-      const limited = await connectEvmChain({ ...direct.config, rpcUrl: proxy.url }, { ...FAST, retries: 0 });
+      const limited = await connectEvmChain({ ...direct.config, rpcUrl: proxy.url, rpcUrls: [proxy.url] }, { ...FAST, retries: 0 });
       try {
         const latest = await limited.latestBlock();
         const expected = await direct.transfers({ fromBlock: 0, toBlock: latest, addresses: deposits });
@@ -211,7 +211,7 @@ describe('EVM node faults', () => {
 
   it('works over WebSocket, and recovers after the node restarts', async () => {
     const node = await startAnvil();
-    const ws = await connectEvmChain({ ...chain.config, rpcUrl: node.wsUrl, tokens: {} }, FAST);
+    const ws = await connectEvmChain({ ...chain.config, rpcUrl: node.wsUrl, rpcUrls: [node.wsUrl], tokens: {} }, FAST);
     try {
       assert.equal(await ws.latestBlock(), 0);
       node.process.kill('SIGKILL');

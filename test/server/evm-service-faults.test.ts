@@ -28,7 +28,7 @@ import { assertLedgerMatches, createUsdLink, startSession } from '../support/mon
 import { BIN, ROOT, exited, waitForHealth } from '../support/processes.js';
 import { freePort } from '../support/postgres.js';
 import { backends, call, createPostgresDatabase } from '../support/service.js';
-import { creditDirectly, randomAddress, readSession, startEvmFixture, type EvmFixture } from '../support/evm-service.js';
+import { creditDirectly, outgoingOf, randomAddress, readSession, startEvmFixture, type EvmFixture } from '../support/evm-service.js';
 import { startRpcProxy, type RpcProxy } from '../support/rpc-proxy.js';
 
 const tokenUnits = (f: EvmFixture, address: string, token = f.usdt) =>
@@ -69,7 +69,7 @@ for (const backend of backends()) {
       const children: ChildProcess[] = [];
       try {
         const chain = await f.adapter({ confirmations: 2 });
-        const hot = chain.outgoing!.hotWallet as Address;
+        const hot = outgoingOf(chain).hotWallet as Address;
         await f.t.mint(f.usdt, hot, parseUnits('1000', 18));
         // Set up the merchant with money, then let the service process own the database.
         const setup = await startService({ ...storage, chain, scanner: false, payoutWorker: false });
@@ -158,7 +158,7 @@ for (const backend of backends()) {
       let miner: NodeJS.Timeout | undefined;
       try {
         chain = await f.adapter({ confirmations: 3, rpcUrl: proxy.url, timeoutMs: 500, retries: 0 });
-        const hot = chain.outgoing!.hotWallet as Address;
+        const hot = outgoingOf(chain).hotWallet as Address;
         await f.t.mint(f.usdt, hot, parseUnits('1000', 18));
         service = await startService({
           ...storage,

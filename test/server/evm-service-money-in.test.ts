@@ -110,7 +110,8 @@ for (const backend of backends()) {
         assert.equal(view.txHash, hash);
         assert.equal(view.confirmations, null);
         assert.equal(await credited(session.id), 1);
-        assert.equal((await balanceOf(t.url, key)).available, (Number(before?.available ?? 0) + 5).toFixed(6));
+        // Credited, and pending until its block is final.
+        assert.equal((await balanceOf(t.url, key)).pending, (Number(before?.pending ?? 0) + 5).toFixed(6));
 
         const seen: Array<[string, number | null]> = [];
         for (;;) {
@@ -315,7 +316,12 @@ for (const backend of backends()) {
     it('a scanner stopped mid-scan, or whose commit fails, misses nothing and counts nothing twice', async () => {
       const sessions = [];
       for (let i = 0; i < 6; i++) sessions.push(await newSession(String(i + 1)));
-      const balance = Number((await balanceOf(t.url, key)).available);
+      // Credited funds are pending until final, then available: their sum is what was credited.
+      const held = async () => {
+        const { available, pending } = await balanceOf(t.url, key);
+        return Number(available) + Number(pending);
+      };
+      const balance = await held();
       for (const [i, session] of sessions.entries()) {
         await f.pay(session.payAddress, 'USDT', String(i + 1), f.payers[i % 3]!);
         await f.t.mine(2);
@@ -338,7 +344,7 @@ for (const backend of backends()) {
         assert.deepEqual([view.status, view.paidAmount], ['paid', `${i + 1}.000000`]);
         assert.equal(await credited(session.id), 1);
       }
-      assert.equal(Number((await balanceOf(t.url, key)).available), balance + 21);
+      assert.equal(await held(), balance + 21);
       await assertLedgerMatches(t.db, integratorId);
     });
   });

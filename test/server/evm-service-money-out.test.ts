@@ -12,19 +12,19 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { createWalletClient, http, parseUnits, type Address } from 'viem';
 import { TEST_TOKEN_ABI } from '../../src/server/chain/evm/test-token.js';
-import { PayoutError, type ChainAdapter, type OutgoingChain } from '../../src/server/chain/types.js';
+import { PayoutError, type OutgoingChain, type RealChainAdapter } from '../../src/server/chain/types.js';
 import { openDatabase, type Database } from '../../src/server/db/index.js';
 import { startService, type RunningService } from '../../src/server/service/serve.js';
 import { assertLedgerMatches, balanceOf, countRows } from '../support/money.js';
 import { backends, call, openTestDatabase } from '../support/service.js';
-import { creditDirectly, randomAddress, startEvmFixture, type EvmFixture } from '../support/evm-service.js';
+import { creditDirectly, outgoingOf, randomAddress, startEvmFixture, type EvmFixture } from '../support/evm-service.js';
 import { createApiKey } from '../../src/server/service/keys/index.js';
 
 const WORKER = { pollIntervalMs: 20, checkMs: 30, rebroadcastMs: 200 };
 
 /** The adapter with hooks on its broadcasts (the rest untouched). */
-function hooked(chain: ChainAdapter) {
-  const outgoing = chain.outgoing!;
+function hooked(chain: RealChainAdapter) {
+  const outgoing = outgoingOf(chain);
   const hooks = { broadcast: null as null | ((raw: string) => Promise<void>), sent: [] as string[] };
   const wrapped: OutgoingChain = {
     ...outgoing,
@@ -41,14 +41,14 @@ function hooked(chain: ChainAdapter) {
       return outgoing.broadcast(raw);
     },
   };
-  return { chain: { ...chain, outgoing: wrapped } as ChainAdapter, hooks };
+  return { chain: { ...chain, chains: [{ ...chain.chains[0]!, outgoing: wrapped }] } as RealChainAdapter, hooks };
 }
 
 for (const backend of backends()) {
   describe(`EVM money out through the service (${backend})`, () => {
     let f: EvmFixture;
-    let base: ChainAdapter;
-    let chain: ChainAdapter;
+    let base: RealChainAdapter;
+    let chain: RealChainAdapter;
     let hooks: ReturnType<typeof hooked>['hooks'];
     let database: Awaited<ReturnType<typeof openTestDatabase>>;
     let service: RunningService;
@@ -61,7 +61,7 @@ for (const backend of backends()) {
       f = await startEvmFixture();
       base = await f.adapter({ confirmations: 3 });
       ({ chain, hooks } = hooked(base));
-      hot = base.outgoing!.hotWallet as Address;
+      hot = outgoingOf(base).hotWallet as Address;
       await f.t.mint(f.usdt, hot, parseUnits('1000000', 18));
       await f.t.mint(f.cngn, hot, parseUnits('1000000', 6));
       database = await openTestDatabase(backend);
@@ -153,7 +153,7 @@ for (const backend of backends()) {
       assert.ok(hooks.sent.filter((raw) => raw === rows[0]!.raw_transaction).length >= 1);
       assert.deepEqual(new Set(hooks.sent), new Set([rows[0]!.raw_transaction]), 'every broadcast sent the same bytes');
       // The node is asked again for the mined transaction: "nonce too low", and nothing moves.
-      assert.ok(['nonce_too_low', 'already_known'].includes(await base.outgoing!.broadcast(rows[0]!.raw_transaction)));
+      assert.ok(['nonce_too_low', 'already_known'].includes(await outgoingOf(base).broadcast(rows[0]!.raw_transaction)));
       await f.t.mine(1);
       assert.equal(await tokenUnits(to, f.cngn), parseUnits('3', 6));
       assert.equal((await record(id)).status, 'success');

@@ -24,7 +24,7 @@ import { createUsdLink, startSession } from '../support/money.js';
 import { BIN, ROOT, exited } from '../support/processes.js';
 import { startRpcProxy } from '../support/rpc-proxy.js';
 import { backends, call, createPostgresDatabase } from '../support/service.js';
-import { manualScanner, randomAddress, readSession, startEvmFixture, type EvmFixture } from '../support/evm-service.js';
+import { manualScanner, outgoingOf, randomAddress, readSession, startEvmFixture, type EvmFixture } from '../support/evm-service.js';
 
 describe('sweep --indexes', () => {
   it('reads single indexes and ranges, and refuses anything else', () => {
@@ -84,7 +84,7 @@ for (const backend of backends()) {
     });
 
     it('moves what the paid deposit addresses hold to the hot wallet, and its gas top-ups share the payouts\' nonces', async () => {
-      const hot = chain.outgoing!.hotWallet as Address;
+      const hot = outgoingOf(chain).hotWallet as Address;
       const scanner = manualScanner({ db: service!.db, chain, now: () => new Date() });
       const paid = [];
       for (const [amount, asset] of [['5', 'USDT'], ['2', 'USDT'], ['1', 'CNGN']] as const) {
@@ -140,7 +140,7 @@ for (const backend of backends()) {
     });
 
     it('killed with its gas top-up signed and stored but not yet sent, a re-run resumes: that top-up is sent, never a second, and the tokens move', async () => {
-      const hot = chain.outgoing!.hotWallet as Address;
+      const hot = outgoingOf(chain).hotWallet as Address;
       // What the service had under way is finished first, so the only transaction in flight is the sweep's.
       const settled = Date.now() + 20_000;
       while ((await service!.db.query("SELECT 1 FROM payout_transactions WHERE status IN ('signed', 'sent', 'mined')")).rows.length) {

@@ -91,14 +91,14 @@ for (const backend of backends()) {
       await assert.rejects(
         t.db.transaction((tx) =>
           tx.query(
-            `INSERT INTO ledger_entries (id, integrator_id, asset_id, kind, available_delta, pending_delta, transfer_id)
-             VALUES (gen_random_uuid(), $1, 'USDT', 'payment', 5, 0, $2)`,
+            `INSERT INTO ledger_entries (id, integrator_id, asset_id, blockchain_id, kind, available_delta, pending_delta, transfer_id)
+             VALUES (gen_random_uuid(), $1, 'USDT', 'bsc', 'payment', 5, 0, $2)`,
             [integratorId, transfer.rows[0]!.id],
           ),
         ),
         /duplicate key|unique/i,
       );
-      assert.deepEqual(await balanceOf(t.url, key), { assetId: 'USDT', available: '5.000000', pending: '0.000000' });
+      assert.deepEqual(await balanceOf(t.url, key), { assetId: 'USDT', blockchainId: 'bsc', available: '5.000000', pending: '0.000000' });
       await assertLedgerMatches(t.db, integratorId);
     });
 
@@ -124,7 +124,7 @@ for (const backend of backends()) {
         'withdrawal_reserve -2 2 bad',
         'withdrawal_reserve -3 3 ok',
       ]);
-      assert.deepEqual(await balanceOf(t.url, key), { assetId: 'USDT', available: '7.000000', pending: '0.000000' });
+      assert.deepEqual(await balanceOf(t.url, key), { assetId: 'USDT', blockchainId: 'bsc', available: '7.000000', pending: '0.000000' });
     });
   });
 }

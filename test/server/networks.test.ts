@@ -1,6 +1,8 @@
 /**
- * Withdrawal networks are configuration, not code: `GET /v1/withdrawal/networks` lists
- * what the chain adapter is configured with, and the withdrawal rules accept exactly those networks.
+ * Networks are configuration, not code: `GET /v1/withdrawal/networks` lists what the chain adapter
+ * is configured with, and the withdrawal rules accept exactly those networks. With an asset on two
+ * networks, sessions are started on a chosen (asset, network) pair, and balances and withdrawals are
+ * per network.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -9,6 +11,8 @@ import { BSC, type Network } from '../../src/server/chain/types.js';
 import { openDatabase, type Database } from '../../src/server/db/index.js';
 import { createApp } from '../../src/server/service/app.js';
 import { createApiKey } from '../../src/server/service/keys/index.js';
+import { assertLedgerMatches, createUsdLink, startSession } from '../support/money.js';
+import { backends, call, startTestService, type TestService } from '../support/service.js';
 
 const POLYGON: Network = { id: 'polygon', name: 'Polygon PoS', aliases: ['matic'], assets: ['USDT'], chainId: 137, explorerUrl: 'https://polygonscan.com' };
 
@@ -52,3 +56,76 @@ describe('withdrawal networks from configuration', () => {
     assert.deepEqual(body.errors, [{ path: 'assetId', message: 'Polygon PoS does not carry CNGN' }]);
   });
 });
+
+for (const backend of backends()) {
+  describe(`payments and balances per (asset, network) (${backend})`, () => {
+    let t: TestService;
+    let key: string;
+    let integratorId: string;
+    const address = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
+
+    before(async () => {
+      t = await startTestService(backend, { chain: createSandboxChain({ networks: [BSC, POLYGON] }), payoutWorker: false });
+      ({ key, integratorId } = await t.newKey());
+    });
+    after(() => t?.close());
+
+    const pay = async (slug: string, body: Record<string, unknown>) => {
+      const session = await startSession(t.url, slug, body);
+      const paid = await call(t.url, 'POST', `/v1/checkout/sessions/${session.id}/simulate-payment`, { body: {} });
+      assert.equal(paid.status, 200, JSON.stringify(paid.body));
+      return session;
+    };
+
+    it('lists every payable pair in the public view', async () => {
+      const slug = await createUsdLink(t.url, key, '5');
+      const view = await call(t.url, 'GET', `/v1/checkout/${slug}`);
+      assert.deepEqual(
+        view.body.assets.map((a: { assetId: string; blockchainId: string; networkName: string; chainId: number | null }) => [a.assetId, a.blockchainId, a.networkName, a.chainId]),
+        [
+          ['USDT', 'bsc', 'BNB Smart Chain', null],
+          ['CNGN', 'bsc', 'BNB Smart Chain', null],
+          ['USDT', 'polygon', 'Polygon PoS', 137],
+        ],
+      );
+    });
+
+    it('needs blockchainId for an asset on several networks (400 naming the choices), not for one on a single network', async () => {
+      const slug = await createUsdLink(t.url, key, '5');
+      const ambiguous = await call(t.url, 'POST', `/v1/checkout/${slug}/sessions`, { body: { assetId: 'USDT' } });
+      assert.equal(ambiguous.status, 400);
+      assert.deepEqual(ambiguous.body.errors, [{ path: 'blockchainId', message: 'USDT is on several networks: choose one with blockchainId: bsc (BNB Smart Chain), polygon (Polygon PoS)' }]);
+      const notCarried = await call(t.url, 'POST', `/v1/checkout/${slug}/sessions`, { body: { assetId: 'CNGN', blockchainId: 'polygon' } });
+      assert.equal(notCarried.status, 400);
+      assert.deepEqual(notCarried.body.errors, [{ path: 'blockchainId', message: 'CNGN can be paid on bsc (BNB Smart Chain)' }]);
+      const single = await startSession(t.url, slug, { assetId: 'cngn' });
+      assert.equal(single.blockchainId, 'bsc');
+      const byAlias = await startSession(t.url, slug, { assetId: 'USDT', blockchainId: 'MATIC' });
+      assert.deepEqual([byAlias.blockchainId, byAlias.networkName], ['polygon', 'Polygon PoS']);
+    });
+
+    it('keeps a balance per asset and network, and withdraws only what the chosen network holds', async () => {
+      await pay(await createUsdLink(t.url, key, '7'), { assetId: 'USDT', blockchainId: 'polygon' });
+      await pay(await createUsdLink(t.url, key, '2'), { assetId: 'USDT', blockchainId: 'bsc' });
+      const balance = await call(t.url, 'GET', '/v1/balance', { key });
+      assert.deepEqual(balance.body.items, [
+        { assetId: 'USDT', blockchainId: 'bsc', available: '2.000000', pending: '0.000000' },
+        { assetId: 'CNGN', blockchainId: 'bsc', available: '0.000000', pending: '0.000000' },
+        { assetId: 'USDT', blockchainId: 'polygon', available: '7.000000', pending: '0.000000' },
+      ]);
+      const tooMuchOnBsc = await withdrawFrom(t.url, key, { amount: '5', address, blockchainId: 'bsc', assetId: 'USDT' });
+      assert.equal(tooMuchOnBsc.status, 422);
+      assert.match(tooMuchOnBsc.body.message, /on bsc/);
+      const onPolygon = await withdrawFrom(t.url, key, { amount: '5', address, blockchainId: 'polygon', assetId: 'USDT' });
+      assert.equal(onPolygon.status, 200, JSON.stringify(onPolygon.body));
+      const record = await call(t.url, 'GET', `/v1/withdrawal/${onPolygon.body.id}`, { key });
+      assert.equal(record.body.blockchainId, 'polygon');
+      const after = await call(t.url, 'GET', '/v1/balance', { key });
+      assert.deepEqual(after.body.items[2], { assetId: 'USDT', blockchainId: 'polygon', available: '2.000000', pending: '5.000000' });
+      assert.deepEqual(after.body.items[0], { assetId: 'USDT', blockchainId: 'bsc', available: '2.000000', pending: '0.000000' });
+      await assertLedgerMatches(t.db, integratorId);
+    });
+  });
+}
+
+const withdrawFrom = (url: string, key: string, body: Record<string, unknown>) => call(url, 'POST', '/v1/withdrawal', { key, body });

@@ -33,6 +33,7 @@ const record: CheckoutSessionRecord = {
   rateAt: AT,
   paidAmount: '1.250000',
   lateAmount: '0.000000',
+  reversedAmount: '0.000000',
   payAddress: '0x000000000000000000000000000000000000dEaD',
   transfers: [{ txHash: `0x${'ab'.repeat(32)}`, amount: '1.250000', confirmedAt: AT, late: false }],
   reference: 'order-1042',

@@ -74,7 +74,7 @@ for (const backend of backends()) {
       assert.equal(row.tx_hash, sandboxPayoutHash(w.id));
       assert.equal(await entries(w.id, 'withdrawal_payout'), 1);
       assert.equal(await entries(w.id, 'withdrawal_release'), 0);
-      assert.deepEqual(await balanceOf(t.url, w.key), { assetId: 'USDT', available: '6.000000', pending: '0.000000' });
+      assert.deepEqual(await balanceOf(t.url, w.key), { assetId: 'USDT', blockchainId: 'bsc', available: '6.000000', pending: '0.000000' });
       await assertLedgerMatches(t.db, w.integratorId);
     }
 
@@ -144,7 +144,7 @@ for (const backend of backends()) {
       assert.equal(after.attempts, 1);
       assert.equal(await entries(w.id, 'withdrawal_release'), 0);
       assert.equal(await entries(w.id, 'withdrawal_payout'), 0);
-      assert.deepEqual(await balanceOf(t.url, w.key), { assetId: 'USDT', available: '6.000000', pending: '4.000000' });
+      assert.deepEqual(await balanceOf(t.url, w.key), { assetId: 'USDT', blockchainId: 'bsc', available: '6.000000', pending: '4.000000' });
       await assertLedgerMatches(t.db, w.integratorId);
 
       // Within the lease nobody claims it again.
@@ -168,7 +168,7 @@ for (const backend of backends()) {
       const row = await t.db.query<{ status: string; failure_reason: string }>('SELECT status, failure_reason FROM withdrawals WHERE id = $1', [w.id]);
       assert.deepEqual(row.rows[0], { status: 'failed', failure_reason: 'insufficient hot wallet funds' });
       assert.equal(await entries(w.id, 'withdrawal_release'), 1);
-      assert.deepEqual(await balanceOf(t.url, w.key), { assetId: 'USDT', available: '10.000000', pending: '0.000000' });
+      assert.deepEqual(await balanceOf(t.url, w.key), { assetId: 'USDT', blockchainId: 'bsc', available: '10.000000', pending: '0.000000' });
       await assertLedgerMatches(t.db, w.integratorId);
     });
 

@@ -314,7 +314,7 @@ describe('core rules', () => {
     it('UUIDs and terminal statuses', () => {
       assert.ok(isUuid('0f9a7c1e-2b3d-4e5f-8a9b-0c1d2e3f4a5b'));
       assert.ok(!isUuid('lnk_1'));
-      assert.deepEqual([...TERMINAL_STATUSES].sort(), ['expired', 'overpaid', 'paid']);
+      assert.deepEqual([...TERMINAL_STATUSES].sort(), ['expired', 'overpaid', 'paid', 'reversed']);
     });
   });
 

@@ -94,7 +94,7 @@ for (const backend of backends()) {
       );
       for (const id of ids) assert.equal(payouts.get(id), 1, `withdrawal ${id} paid ${payouts.get(id)} times`);
       assert.equal(await countRows(database.db, 'ledger_entries', "integrator_id = $1 AND kind = 'withdrawal_payout'", [integratorId]), 40);
-      assert.deepEqual(await balanceOf(b.url, key), { assetId: 'USDT', available: '0.000000', pending: '0.000000' });
+      assert.deepEqual(await balanceOf(b.url, key), { assetId: 'USDT', blockchainId: 'bsc', available: '0.000000', pending: '0.000000' });
       await assertLedgerMatches(database.db, integratorId);
     });
 

@@ -122,13 +122,14 @@ describe('paylink/webhooks', () => {
     await assert.rejects(verifyWebhook(BODY, `t=${T},v1=${VECTOR}`, SECRET, { toleranceSeconds: -1 }), TypeError);
   });
 
-  it('names the event types: the six of the payments and withdrawals, and order.paid', () => {
+  it('names the event types: those of payments and withdrawals, and order.paid', () => {
     assert.deepEqual([...PAYLINK_WEBHOOK_EVENT_TYPES].sort(), [
       'checkout.session.expired',
       'checkout.session.paid',
       'checkout.session.underpaid',
       'order.paid',
       'payment.late',
+      'payment.reversed',
       'withdrawal.failed',
       'withdrawal.succeeded',
     ]);

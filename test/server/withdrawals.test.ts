@@ -62,8 +62,8 @@ for (const backend of backends()) {
       assert.equal(response.status, 200);
       assert.deepEqual(response.body, {
         items: [
-          { assetId: 'USDT', available: '0.000000', pending: '0.000000' },
-          { assetId: 'CNGN', available: '0.000000', pending: '0.000000' },
+          { assetId: 'USDT', blockchainId: 'bsc', available: '0.000000', pending: '0.000000' },
+          { assetId: 'CNGN', blockchainId: 'bsc', available: '0.000000', pending: '0.000000' },
         ],
       });
     });
@@ -76,13 +76,13 @@ for (const backend of backends()) {
       assert.equal(response.body.statusCode, 200);
       assert.equal(typeof response.body.message, 'string');
       assert.match(response.body.id, /^[0-9a-f-]{36}$/);
-      assert.deepEqual(await balanceOf(t.url, key), { assetId: 'USDT', available: '69.500000', pending: '30.500000' });
+      assert.deepEqual(await balanceOf(t.url, key), { assetId: 'USDT', blockchainId: 'bsc', available: '69.500000', pending: '30.500000' });
       await assertLedgerMatches(t.db, integratorId);
 
       const record = await call(t.url, 'GET', `/v1/withdrawal/${response.body.id}`, { key });
       assert.equal(record.status, 200);
       assert.deepEqual(Object.keys(record.body).sort(), [
-        'address', 'amount', 'assetId', 'blockchainId', 'createdAt', 'failureReason', 'id', 'status', 'txHash', 'updatedAt',
+        'address', 'amount', 'assetId', 'blockchainId', 'createdAt', 'failureReason', 'id', 'receivedAmount', 'status', 'txHash', 'updatedAt',
       ]);
       assert.equal(record.body.status, 'pending');
       assert.equal(record.body.amount, '30.500000');
@@ -100,7 +100,7 @@ for (const backend of backends()) {
       assert.equal(record.body.txHash, sandboxPayoutHash(created.body.id));
       assert.match(record.body.txHash, /^0x[0-9a-f]{64}$/);
       assert.equal(record.body.failureReason, null);
-      assert.deepEqual(await balanceOf(t.url, key), { assetId: 'USDT', available: '30.000000', pending: '0.000000' });
+      assert.deepEqual(await balanceOf(t.url, key), { assetId: 'USDT', blockchainId: 'bsc', available: '30.000000', pending: '0.000000' });
       await assertLedgerMatches(t.db, integratorId);
     });
 
@@ -108,13 +108,13 @@ for (const backend of backends()) {
       const { key, integratorId } = await fundedKey('50');
       const created = await withdraw(t, key, validBody({ amount: '20', address: SANDBOX_FAILING_ADDRESS }));
       assert.equal(created.status, 200, JSON.stringify(created.body));
-      assert.deepEqual(await balanceOf(t.url, key), { assetId: 'USDT', available: '30.000000', pending: '20.000000' });
+      assert.deepEqual(await balanceOf(t.url, key), { assetId: 'USDT', blockchainId: 'bsc', available: '30.000000', pending: '20.000000' });
       await payOut();
       const record = await call(t.url, 'GET', `/v1/withdrawal/${created.body.id}`, { key });
       assert.equal(record.body.status, 'failed');
       assert.equal(record.body.txHash, null);
       assert.match(record.body.failureReason, /sandbox/i);
-      assert.deepEqual(await balanceOf(t.url, key), { assetId: 'USDT', available: '50.000000', pending: '0.000000' });
+      assert.deepEqual(await balanceOf(t.url, key), { assetId: 'USDT', blockchainId: 'bsc', available: '50.000000', pending: '0.000000' });
       await assertLedgerMatches(t.db, integratorId);
       const kinds = await t.db.query<{ kind: string }>(
         'SELECT kind FROM ledger_entries WHERE withdrawal_id = $1 ORDER BY created_at, kind',
@@ -173,7 +173,7 @@ for (const backend of backends()) {
           assert.ok(response.body.errors.some((e: { path: string }) => e.path === path), JSON.stringify(response.body.errors));
           assert.doesNotMatch(JSON.stringify(response.body), /at .*\.ts/); // no stack trace
           assert.equal(await countRows(t.db, 'withdrawals', 'integrator_id = $1', [integratorId]), before);
-          assert.deepEqual(await balanceOf(t.url, key), { assetId: 'USDT', available: '5.000000', pending: '0.000000' });
+          assert.deepEqual(await balanceOf(t.url, key), { assetId: 'USDT', blockchainId: 'bsc', available: '5.000000', pending: '0.000000' });
         });
       }
 
@@ -191,7 +191,7 @@ for (const backend of backends()) {
       assert.equal(response.status, 422);
       assert.equal(response.body.code, 'insufficient_balance');
       assert.equal(await countRows(t.db, 'withdrawals', 'integrator_id = $1', [integratorId]), 0);
-      assert.deepEqual(await balanceOf(t.url, key), { assetId: 'USDT', available: '10.000000', pending: '0.000000' });
+      assert.deepEqual(await balanceOf(t.url, key), { assetId: 'USDT', blockchainId: 'bsc', available: '10.000000', pending: '0.000000' });
       // CNGN was never funded.
       const cngn = await withdraw(t, key, validBody({ assetId: 'CNGN' }));
       assert.equal(cngn.status, 422);
@@ -217,7 +217,7 @@ for (const backend of backends()) {
         assert.deepEqual(replay.body, refused.body);
       }
       assert.equal(await countRows(t.db, 'withdrawals', 'integrator_id = $1', [integratorId]), 0);
-      assert.deepEqual(await balanceOf(t.url, key), { assetId: 'USDT', available: '51.000000', pending: '0.000000' });
+      assert.deepEqual(await balanceOf(t.url, key), { assetId: 'USDT', blockchainId: 'bsc', available: '51.000000', pending: '0.000000' });
       // Another merchant's deposit address is a payment to that merchant, not a loop: it goes out.
       const other = await fundedKey('10');
       const theirs = (await call(t.url, 'GET', `/v1/checkout/sessions/${await fund(t.url, other.key, '1')}`)).body.payAddress as string;
@@ -234,11 +234,11 @@ for (const backend of backends()) {
       assert.equal(statuses.filter((s) => s === 200).length, 40, JSON.stringify(statuses));
       assert.equal(statuses.filter((s) => s === 422).length, 60);
       assert.ok(responses.filter((r) => r.status === 422).every((r) => r.body.code === 'insufficient_balance'));
-      assert.deepEqual(await balanceOf(t.url, key), { assetId: 'USDT', available: '0.000000', pending: '100.000000' });
+      assert.deepEqual(await balanceOf(t.url, key), { assetId: 'USDT', blockchainId: 'bsc', available: '0.000000', pending: '100.000000' });
       assert.equal(await countRows(t.db, 'withdrawals', 'integrator_id = $1', [integratorId]), 40);
       await assertLedgerMatches(t.db, integratorId);
       await payOut();
-      assert.deepEqual(await balanceOf(t.url, key), { assetId: 'USDT', available: '0.000000', pending: '0.000000' });
+      assert.deepEqual(await balanceOf(t.url, key), { assetId: 'USDT', blockchainId: 'bsc', available: '0.000000', pending: '0.000000' });
       await assertLedgerMatches(t.db, integratorId);
     });
 
@@ -252,7 +252,7 @@ for (const backend of backends()) {
       const ids = new Set(responses.map((r) => r.body.id));
       assert.equal(ids.size, 1);
       assert.equal(responses.filter((r) => r.headers.get('idempotent-replayed') === 'true').length, 19);
-      assert.deepEqual(await balanceOf(t.url, key), { assetId: 'USDT', available: '93.000000', pending: '7.000000' });
+      assert.deepEqual(await balanceOf(t.url, key), { assetId: 'USDT', blockchainId: 'bsc', available: '93.000000', pending: '7.000000' });
       assert.equal(await countRows(t.db, 'withdrawals', 'integrator_id = $1', [integratorId]), 1);
 
       // A later replay (even as a number) returns the first response.
@@ -264,7 +264,7 @@ for (const backend of backends()) {
       assert.equal(conflict.status, 409);
       assert.equal(conflict.body.code, 'idempotency_conflict');
       assert.equal(await countRows(t.db, 'withdrawals', 'integrator_id = $1', [integratorId]), 1);
-      assert.deepEqual(await balanceOf(t.url, key), { assetId: 'USDT', available: '93.000000', pending: '7.000000' });
+      assert.deepEqual(await balanceOf(t.url, key), { assetId: 'USDT', blockchainId: 'bsc', available: '93.000000', pending: '7.000000' });
 
       // Keys belong to one integrator: another integrator's same key is its own request.
       const other = await fundedKey('10');

@@ -20,7 +20,7 @@ import { mnemonicToAccount, privateKeyToAccount, type PrivateKeyAccount } from '
 import { accountXpubFromMnemonic } from '../../src/server/chain/evm/addresses.js';
 import { startAnvil, type AnvilNode, type AnvilOptions } from '../../src/server/chain/evm/anvil.js';
 import { parseEvmConfig, type EvmConfig } from '../../src/server/chain/evm/config.js';
-import { deployTestToken, mintTestToken, setTestTokenPaused, TEST_TOKEN_ABI, type TokenOwner } from '../../src/server/chain/evm/test-token.js';
+import { deployFeeTestToken, deployTestToken, mintTestToken, setTestTokenPaused, TEST_TOKEN_ABI, type TokenOwner } from '../../src/server/chain/evm/test-token.js';
 
 /**
  * Freezes a node (SIGSTOP): it holds its port but answers nothing, like a hung node. Resolves once
@@ -73,6 +73,8 @@ export interface TestChain {
   setBalance(address: Address, wei: bigint): Promise<void>;
   /** Deploys the test token from dev account 0. */
   deployToken(token: { name: string; symbol: string; decimals: number }): Promise<Address>;
+  /** Deploys the fee-charging test token (each transfer delivers its value less `feeBps`/10,000) from dev account 0. */
+  deployFeeToken(token: { name: string; symbol: string; decimals: number; feeBps: number }): Promise<Address>;
   mint(token: Address, to: Address, units: bigint): Promise<Hash>;
   setTokenPaused(token: Address, paused: boolean): Promise<Hash>;
   /**
@@ -137,6 +139,7 @@ export async function startTestChain(options: AnvilOptions = {}): Promise<TestCh
       await testClient.setBalance({ address, value: wei });
     },
     deployToken: (token) => deployTestToken(owner, token),
+    deployFeeToken: (token) => deployFeeTestToken(owner, token),
     mint: (token, to, units) => mintTestToken(owner, token, to, units),
     setTokenPaused: (token, paused) => setTestTokenPaused(owner, token, paused),
     async sendToken(from, token, to, units, { mined = true } = {}) {

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { getAddress, parseUnits, type Address, type Hash } from 'viem';
 import { connectEvmAdapter } from '../../src/server/chain/evm/adapter.js';
 import type { EvmChainOptions } from '../../src/server/chain/evm/chain.js';
-import type { ChainAdapter } from '../../src/server/chain/types.js';
+import type { ChainAdapter, OutgoingChain, RealChainAdapter } from '../../src/server/chain/types.js';
 import { createChainScanner } from '../../src/server/service/sessions/index.js';
 import { startTestChain, type TestChain } from './anvil.js';
 import { call } from './service.js';
@@ -22,7 +22,7 @@ export interface EvmFixture {
   /** Dev accounts that hold a million of each token. */
   payers: Address[];
   /** A new adapter on this chain (each service instance gets its own connection). */
-  adapter(options?: { confirmations?: number; rpcUrl?: string; hotWalletIndex?: number } & EvmChainOptions): Promise<ChainAdapter>;
+  adapter(options?: { confirmations?: number; rpcUrl?: string; hotWalletIndex?: number } & EvmChainOptions): Promise<RealChainAdapter>;
   /** Units of `amount` (a decimal string) of a token. */
   units(asset: 'USDT' | 'CNGN', amount: string): bigint;
   /** Sends `amount` of `asset` from `payer` (default payers[0]) to `to`, mined. */
@@ -62,6 +62,12 @@ export async function startEvmFixture(options: { blockTime?: number; extraArgs?:
   };
 }
 
+/** The payouts of a real adapter's first network (tests run one network unless they say otherwise). */
+export function outgoingOf(chain: ChainAdapter): OutgoingChain {
+  if (chain.kind !== 'real' || !chain.chains[0]?.outgoing) throw new Error('no hot wallet on this chain');
+  return chain.chains[0].outgoing;
+}
+
 /** A scanner driven by hand (`runOnce`), for tests that decide when a round happens. */
 export function manualScanner(deps: Parameters<typeof createChainScanner>[0], options: Parameters<typeof createChainScanner>[1] = {}) {
   return createChainScanner(deps, { log: () => {}, ...options });
@@ -76,7 +82,8 @@ export async function readSession(url: string, id: string) {
 
 /**
  * Credits `amount` of `assetId` to the key's integrator through the settlement, as if a customer
- * had paid a session (a made-up transfer): for payout tests, where the money's origin is not the point.
+ * had paid a session (a made-up transfer) whose block is final already, so the funds are available:
+ * for payout tests, where the money's origin is not the point.
  */
 export async function creditDirectly(
   service: { url: string; db: import('../../src/server/db/index.js').Database },
@@ -86,13 +93,15 @@ export async function creditDirectly(
   assetId: 'USDT' | 'CNGN' = 'USDT',
 ): Promise<void> {
   const { createUsdLink, startSession } = await import('./money.js');
-  const { settleIncomingTransfer } = await import('../../src/server/service/sessions/index.js');
+  const { finalizeCredit, settleIncomingTransfer } = await import('../../src/server/service/sessions/index.js');
   const slug = await createUsdLink(service.url, key, assetId === 'USDT' ? amount : '1');
   const session = await startSession(service.url, slug, { assetId });
-  await settleIncomingTransfer(
+  const { sessionId } = await settleIncomingTransfer(
     { db: service.db, now: () => new Date() },
     { blockchainId: chain.networks[0]!.id, txHash: `0x${randomBytes(32).toString('hex')}`, logIndex: 0, assetId, toAddress: session.payAddress, amount, sandbox: false },
   );
+  const { rows } = await service.db.query<{ id: string }>('SELECT id FROM chain_transfers WHERE session_id = $1', [sessionId]);
+  await service.db.transaction((tx) => finalizeCredit(tx, rows[0]!.id, new Date()));
 }
 
 /** A fresh address nobody holds the key of (a payout recipient). */

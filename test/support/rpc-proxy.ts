@@ -1,14 +1,19 @@
 /**
  * A JSON-RPC proxy in front of a test node, to stage what a real node does badly: go away (refused
  * connections), answer errors (HTTP 500), hang, or hold one method (e.g. `eth_sendRawTransaction`,
- * to stop a service between signing a payout and broadcasting it). It logs every raw transaction it
- * forwards, so a test can tell how many distinct transactions reached the node.
+ * to stop a service between signing a payout and broadcasting it); refuse an `eth_getLogs` wider
+ * than a cap the way a provider words it (test/fixtures/getlogs-refusals.json); or lag behind the
+ * chain (its view frozen at a block). It logs every raw transaction it forwards, so a test can tell
+ * how many distinct transactions reached the node.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { keccak256, type Hex } from 'viem';
 
 export type ProxyMode = 'pass' | 'down' | 'error' | 'hang';
+
+/** How a provider refuses a query it finds too wide: a JSON-RPC error, a bare HTTP status, or no answer at all. */
+export type LogRefusal = { code: number; message: string } | { http: number } | { timeout: true };
 
 export interface RpcProxy {
   url: string;
@@ -23,6 +28,15 @@ export interface RpcProxy {
   held(method: string): number;
   /** Hashes of the raw transactions forwarded to the node, in order (repeats included). */
   readonly forwardedTransactions: string[];
+  /** From now on, answers an `eth_getLogs` spanning more than `maxRange` blocks with `refusal` (null: forwards all). */
+  refuseLogs(refusal: LogRefusal | null, maxRange?: number): void;
+  /** How many `eth_getLogs` were refused, and answered. */
+  readonly logs: { refused: number; answered: number };
+  /**
+   * From now on, answers as a node stuck at block `head` would (null: as the node does): its latest
+   * block is `head`, and it knows no block, log, receipt or transaction above it.
+   */
+  lag(head: number | null): void;
   close(): Promise<void>;
 }
 
@@ -38,6 +52,9 @@ export async function startRpcProxy(target: string): Promise<RpcProxy> {
   const heldRequests = new Map<string, ServerResponse[]>();
   const forwardedTransactions: string[] = [];
   const sockets = new Set<Socket>();
+  let logRule: { refusal: LogRefusal; maxRange: number } | null = null;
+  const logs = { refused: 0, answered: 0 };
+  let frozenAt: number | null = null;
   let server: Server;
   let port = 0;
 
@@ -67,11 +84,71 @@ export async function startRpcProxy(target: string): Promise<RpcProxy> {
     for (const request of requests) {
       if (request.method === 'eth_sendRawTransaction' && typeof request.params?.[0] === 'string') forwardedTransactions.push(keccak256(request.params[0] as Hex));
     }
+    if (!Array.isArray(parsed) && parsed.method === 'eth_getLogs') {
+      const filter = (parsed.params?.[0] ?? {}) as { fromBlock?: string; toBlock?: string };
+      const span = Number(filter.toBlock) - Number(filter.fromBlock) + 1;
+      if (logRule && !(span <= logRule.maxRange)) {
+        logs.refused++;
+        const refusal = logRule.refusal;
+        if ('timeout' in refusal) return; // never answered
+        if ('http' in refusal) {
+          res.writeHead(refusal.http, { 'content-type': 'text/plain' }).end('Request Entity Too Large');
+          return;
+        }
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: (parsed as { id?: unknown }).id, error: refusal }));
+        return;
+      }
+      logs.answered++;
+    }
+    if (frozenAt !== null && !Array.isArray(parsed)) {
+      const answer = await lagging(parsed as JsonRpcRequest & { id?: unknown }, frozenAt);
+      if (answer !== undefined) {
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: (parsed as { id?: unknown }).id, result: answer }));
+        return;
+      }
+    }
     try {
       const answer = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
       res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' }).end(await answer.text());
     } catch {
       res.socket?.destroy();
+    }
+  };
+
+  /** The node's answer to `request`. */
+  const ask = async (request: JsonRpcRequest): Promise<unknown> => {
+    const answer = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, ...request }) });
+    return ((await answer.json()) as { result?: unknown }).result;
+  };
+  const hex = (n: number) => `0x${n.toString(16)}`;
+  const above = (value: unknown, head: number) => value !== null && typeof value === 'object' && Number((value as { blockNumber?: string; number?: string }).blockNumber ?? (value as { number?: string }).number) > head;
+
+  /** What a node stuck at `head` answers, or undefined to forward the request as it is. */
+  const lagging = async (request: JsonRpcRequest, head: number): Promise<unknown> => {
+    const params = request.params ?? [];
+    switch (request.method) {
+      case 'eth_blockNumber':
+        return hex(head);
+      case 'eth_getBlockByNumber': {
+        const tag = params[0];
+        const number = tag === 'latest' || tag === 'pending' ? head : tag === 'safe' ? head - 32 : tag === 'finalized' ? head - 64 : tag === 'earliest' ? 0 : Number(tag);
+        if (number > head) return null;
+        return ask({ method: 'eth_getBlockByNumber', params: [hex(Math.max(0, number)), params[1] ?? false] });
+      }
+      case 'eth_getBlockByHash':
+      case 'eth_getTransactionReceipt':
+      case 'eth_getTransactionByHash': {
+        const result = await ask(request);
+        return above(result, head) ? null : result;
+      }
+      case 'eth_getLogs': {
+        const filter = { ...(params[0] as { fromBlock: string; toBlock: string }) };
+        if (Number(filter.fromBlock) > head) return [];
+        if (Number(filter.toBlock) > head) filter.toBlock = hex(head);
+        return ask({ method: 'eth_getLogs', params: [filter] });
+      }
+      default:
+        return undefined;
     }
   };
 
@@ -117,6 +194,15 @@ export async function startRpcProxy(target: string): Promise<RpcProxy> {
     },
     held: (method) => heldRequests.get(method)?.length ?? 0,
     forwardedTransactions,
+    refuseLogs(refusal, maxRange = 0) {
+      logRule = refusal ? { refusal, maxRange } : null;
+      logs.refused = 0;
+      logs.answered = 0;
+    },
+    logs,
+    lag(head) {
+      frozenAt = head;
+    },
     async close() {
       if (mode !== 'down') await stop();
     },

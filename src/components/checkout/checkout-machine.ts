@@ -122,8 +122,9 @@ export class CheckoutMachine {
   amountText = '';
   address = '';
   phone = '';
-  /** The asset chosen to pay in. */
+  /** The asset chosen to pay in, and its network (empty: the one network that carries the asset). */
   assetId = '';
+  network = '';
   /** Field errors by path, from the form or the server. */
   errors: Partial<Record<FieldPath, string>> = {};
   /** A request is under way: its buttons are disabled. */
@@ -232,8 +233,10 @@ export class CheckoutMachine {
 
   /** The ERC-20 transfer that pays the session; undefined where the chain has no token (the sandbox). */
   get transfer(): TokenTransfer | undefined {
-    const { chainId, tokenAddress: token, tokenDecimals, payAddress: to } = this.session!;
-    return chainId && token && tokenDecimals != null ? { chainId, token, to, units: toUnits(this.due, tokenDecimals) } : undefined;
+    const { chainId, tokenAddress: token, tokenDecimals, payAddress: to, blockchainId } = this.session!;
+    // What the wallet needs to add the network comes with the link's pairs: the bundle knows no network.
+    const add = this.link?.assets.find((asset) => asset.blockchainId == blockchainId)?.addNetwork;
+    return chainId && token && tokenDecimals != null ? { chainId, token, to, units: toUnits(this.due, tokenDecimals), add } : undefined;
   }
 
   /** `Confirming n/N…` while a seen transfer gathers its confirmations. */
@@ -266,7 +269,8 @@ export class CheckoutMachine {
       const link = await api.link<Payable>(path);
       if (generation != this.#generation) return;
       this.link = link;
-      if (!link.assets.some((asset) => asset.assetId == this.assetId)) this.assetId = link.assets[0]?.assetId ?? '';
+      if (!link.assets.some((asset) => asset.assetId == this.assetId && asset.blockchainId == this.network))
+        ({ assetId: this.assetId = '', blockchainId: this.network = '' } = link.assets[0] ?? {});
       this.emit('paylink-ready', { link });
       // Counted once per page view: reloads send back the same visit id. (An order has no visits.)
       const visitKey = `paylink:visit:${slug}`;
@@ -307,9 +311,9 @@ export class CheckoutMachine {
     this.#say();
   }
 
-  /** Chooses the asset to pay in. */
-  chooseAsset(assetId: string): void {
-    this.assetId = assetId;
+  /** Chooses the asset to pay in and its network: `USDT bsc` (or `USDT`, on the one network that carries it). */
+  chooseAsset(pair: string): void {
+    [this.assetId = '', this.network = ''] = pair.split(' ');
     this.#say();
   }
 
@@ -405,7 +409,8 @@ export class CheckoutMachine {
       return this.show('pay', status == 'underpaid' ? this.t('underpaid') : status == 'confirming' ? this.progress : '');
     }
     this.#stop();
-    if (status == 'expired') return this.show('expired', this.t('expired'));
+    // A payment the chain took back (`reversed`) is no payment: the customer may start again.
+    if (status == 'expired' || status == 'reversed') return this.show('expired', this.t('expired'));
     const url = safeRedirectUrl(session);
     this.show('done', this.t('paid'));
     // Cancelling the event keeps the customer here (e.g. to route with the merchant's own router).
@@ -431,6 +436,7 @@ export class CheckoutMachine {
           // Undefined fields stay out of the JSON; a detail the link does not ask for goes empty, which the service ignores.
           {
             assetId: this.assetId,
+            blockchainId: this.network || undefined,
             fiatCurrency: this.currency,
             fiatAmount: linkType == 'Donation' ? this.price : undefined,
             customer: this.needsDetails ? { address: address.trim(), phone: phone.trim() } : undefined,

@@ -53,14 +53,16 @@ export function field(m: Pick<CheckoutMachine, 'errors' | 'edit'>, path: FieldPa
  * picker; each option names the asset's network) and one pay button, which names the amount only
  * while it is payable: "Pay NGN 5,000.00 · USDT".
  */
-export function assetChoice(m: Pick<CheckoutMachine, 'link' | 'assetId' | 'busy' | 'amountProblem' | 'price' | 't' | 'money' | 'chooseAsset'>) {
+export function assetChoice(m: Pick<CheckoutMachine, 'link' | 'assetId' | 'network' | 'busy' | 'amountProblem' | 'price' | 't' | 'money' | 'chooseAsset'>) {
   const asset = assetName(m.assetId);
   return html`<div part="field">
       <label part="label" for="asset">${m.t('assets')}</label>
       <select id="asset" part="input assets" @change=${(event: Event) => m.chooseAsset((event.target as HTMLSelectElement).value)}>
         ${m.link!.assets.map(
-          ({ assetId, networkName }) =>
-            html`<option part="asset" value=${assetId} ?selected=${assetId == m.assetId}>${assetName(assetId)} · ${networkName}</option>`,
+          ({ assetId, blockchainId, networkName }) =>
+            html`<option part="asset" value="${assetId} ${blockchainId}" ?selected=${assetId == m.assetId && blockchainId == m.network}>
+              ${assetName(assetId)} · ${networkName}
+            </option>`,
         )}
       </select>
     </div>

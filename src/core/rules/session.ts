@@ -3,11 +3,12 @@
  * and the elements. Isomorphic: no DOM, no Node, no zod.
  *
  * `awaiting_payment` → (`confirming`, on real chains) → `paid` | `underpaid` | `overpaid`, and an open
- * session → `expired` when its quote runs out.
+ * session → `expired` when its quote runs out. On a real chain a session whose payment a reorg took
+ * back before it was final becomes `reversed` (terminal: its funds left the balance).
  */
 
 /** Every status a session can have. */
-export const SESSION_STATUSES = ['awaiting_payment', 'confirming', 'paid', 'underpaid', 'overpaid', 'expired'] as const;
+export const SESSION_STATUSES = ['awaiting_payment', 'confirming', 'paid', 'underpaid', 'overpaid', 'expired', 'reversed'] as const;
 
 /** One session status. */
 export type SessionStatusName = (typeof SESSION_STATUSES)[number];
@@ -19,4 +20,4 @@ export const OPEN_STATUSES: ReadonlySet<SessionStatusName> = new Set(['awaiting_
 export const SETTLED_STATUSES: ReadonlySet<SessionStatusName> = new Set(['paid', 'overpaid']);
 
 /** Statuses after which a session never changes again (its event stream ends, watchers stop). */
-export const TERMINAL_STATUSES: ReadonlySet<SessionStatusName> = new Set(['paid', 'overpaid', 'expired']);
+export const TERMINAL_STATUSES: ReadonlySet<SessionStatusName> = new Set(['paid', 'overpaid', 'expired', 'reversed']);

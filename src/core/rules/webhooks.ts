@@ -17,6 +17,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'checkout.session.expired',
   'payment.late',
   'order.paid',
+  'payment.reversed',
   'withdrawal.succeeded',
   'withdrawal.failed',
 ] as const;

@@ -15,7 +15,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { checkEvmAddress, keccakHex } from './evm.js';
-import { BSC, PayoutError, type ChainAdapter, type IncomingTransfer, type Network, type PayoutRequest, type PayoutResult } from './types.js';
+import { BSC, PayoutError, type Network, type PayoutRequest, type SandboxChainAdapter } from './types.js';
 
 /** A payout to this address always fails on the sandbox chain. */
 export const SANDBOX_FAILING_ADDRESS = '0x000000000000000000000000000000000000fa11';
@@ -36,10 +36,7 @@ export function sandboxPayoutHash(withdrawalId: string): string {
 }
 
 /** The sandbox chain: a `ChainAdapter` whose payouts are direct and whose transfers are simulated. */
-export interface SandboxChain extends ChainAdapter {
-  sendPayout(request: PayoutRequest): Promise<PayoutResult>;
-  simulateIncomingTransfer(request: { blockchainId: string; assetId: IncomingTransfer['assetId']; toAddress: string; amount: string; txHash?: string | undefined }): Promise<IncomingTransfer>;
-}
+export type SandboxChain = SandboxChainAdapter;
 
 /** A sandbox chain: credits simulated transfers at once and pays out without moving anything. */
 export function createSandboxChain(options: SandboxChainOptions = {}): SandboxChain {
@@ -47,6 +44,7 @@ export function createSandboxChain(options: SandboxChainOptions = {}): SandboxCh
   const envFailing = (process.env.PAYLINK_SANDBOX_FAIL_ADDRESSES ?? '').split(',').map((a) => a.trim()).filter(Boolean);
   const failing = new Set((options.failingAddresses ?? [SANDBOX_FAILING_ADDRESS, ...envFailing]).map((a) => a.toLowerCase()));
   return {
+    kind: 'sandbox',
     sandbox: true,
     networks,
     async depositAddress({ sessionId, blockchainId, assetId }) {

@@ -3,19 +3,25 @@
  * written against this interface; the built-in implementations are the sandbox (./sandbox.ts) and
  * the EVM chain (./evm/adapter.ts).
  *
- * The adapter never touches the database. Money moves in the service, in transactions:
- * - money in: the service allocates a deposit index per checkout session (a database sequence) and
- *   the adapter turns it into the address the customer pays. The sandbox reports a transfer at once
- *   (`simulateIncomingTransfer`) and the service credits it at once. A real chain has `incoming`:
- *   the sessions room's scanner (../service/sessions/scanner.ts) reads its transfers block range by
- *   block range, follows their confirmations and credits each once, through the same settlement
- *   (`settleTransfer` in ../service/sessions/settlement.ts);
- * - money out: on the sandbox the payout worker (../service/payouts/) calls `sendPayout` for a
- *   withdrawal it has claimed. A real chain has `outgoing` instead: the worker has it prepare and
- *   sign one transaction per withdrawal, stores it with its nonce before anything is sent, then
- *   broadcasts that stored transaction (again, after any crash) and follows its receipt.
+ * An adapter is one of two kinds (`kind`), and the service asks which before it uses either:
+ * - `sandbox`: no real funds move. A transfer is fabricated (`simulateIncomingTransfer`) and credited
+ *   at once; a payout is direct (`sendPayout`).
+ * - `real`: one or more EVM networks (`chains`, one per network), each with its own scanner input
+ *   (`incoming`) and hot-wallet payouts (`outgoing`). The sessions room's scanner
+ *   (../service/sessions/scanner.ts) reads each network's transfers block range by block range,
+ *   follows their confirmations and credits each once through the same settlement
+ *   (../service/sessions/settlement.ts), then follows it to finality. The payout worker
+ *   (../service/payouts/) has a network prepare and sign one transaction per withdrawal, stores it
+ *   with its nonce before anything is sent, then broadcasts that stored transaction (again, after
+ *   any crash) and follows its receipt.
+ *
+ * The adapter never touches the database: money moves in the service, in transactions, and
+ * everything it stores about a network (cursor, nonces, finality) is keyed by the network's id.
  */
 import type { AssetId } from '../../core/money.js';
+import { KNOWN_NETWORKS, type AddNetworkParameters } from './evm/networks.js';
+
+export type { AddNetworkParameters } from './evm/networks.js';
 
 /** A network withdrawals and payments can use. More networks are configuration, not code. */
 export interface Network {
@@ -33,7 +39,10 @@ export interface Network {
   explorerUrl?: string | undefined;
   /** Each asset's ERC-20 contract (EIP-55) and its `decimals()`, where the chain has real tokens. */
   tokens?: Partial<Record<AssetId, { address: string; decimals: number }>> | undefined;
+  /** What a browser wallet needs to add the network (EIP-3085 `wallet_addEthereumChain`), where known. */
+  addNetwork?: AddNetworkParameters | undefined;
 }
+
 
 /** The chain facts of `assetId` on `network` that the public checkout API returns (nulls on the sandbox). */
 export function assetChainFacts(network: Network | undefined, assetId: AssetId) {
@@ -43,6 +52,7 @@ export function assetChainFacts(network: Network | undefined, assetId: AssetId) 
     tokenAddress: token?.address ?? null,
     decimals: token?.decimals ?? null,
     explorerUrl: network?.explorerUrl ?? null,
+    addNetwork: network?.addNetwork ?? null,
   };
 }
 
@@ -155,7 +165,12 @@ export interface IncomingChain {
   readonly confirmations: number;
   /** How often to look for new blocks, in ms (`PAYLINK_EVM_POLL_MS`). */
   readonly pollMs: number;
+  /** The EIP-155 chain id the nodes serve (checked at connect; stored with the network's data). */
+  readonly chainId: number;
+  /** The highest latest block among the nodes (a lagging node's is not used). */
   latestBlock(): Promise<number>;
+  /** The newest block that cannot be reorged any more (the `finalized` tag, else a configured depth below `latest`). */
+  finalizedBlock(latest: number): Promise<{ number: number; hash: string }>;
   /** The hash (lowercase) of canonical block `number`, or null when the node has none yet. */
   blockHash(number: number): Promise<string | null>;
   /** The configured tokens' transfers to any of `addresses` in blocks `fromBlock`…`toBlock`, oldest first. */
@@ -186,7 +201,17 @@ export type BroadcastOutcome = 'sent' | 'already_known' | 'nonce_too_low' | 'rep
 /** A stored transaction's state on the chain. */
 export type TransactionState =
   | { status: 'pending' }
-  | { status: 'success' | 'reverted'; blockNumber: number; confirmations: number };
+  | {
+      status: 'success' | 'reverted';
+      blockNumber: number;
+      confirmations: number;
+      /**
+       * For a token payout asked about with its recipient: what the recipient received according to
+       * the receipt's Transfer logs (exact decimal string), which a fee-charging token makes less
+       * than the amount sent.
+       */
+      received?: string | undefined;
+    };
 
 /**
  * Money out on a real chain: one hot wallet whose nonces the service allocates under a database
@@ -213,40 +238,65 @@ export interface OutgoingChain {
   sign(prepared: PreparedTransaction, nonce: number): Promise<SignedRawTransaction>;
   /** Sends a stored transaction. Throws `PayoutError` when the node refuses it for good. */
   broadcast(rawTransaction: string): Promise<BroadcastOutcome>;
-  state(txHash: string): Promise<TransactionState>;
+  /** A stored transaction's state; with `payout`, also what its recipient received. */
+  state(txHash: string, payout?: { assetId: AssetId; to: string }): Promise<TransactionState>;
 }
 
-export interface ChainAdapter {
-  /** True for the sandbox: no real funds move, and `simulate-payment` exists. */
-  readonly sandbox: boolean;
+/** What both kinds of adapter have. */
+interface ChainAdapterBase {
   readonly networks: readonly Network[];
   /** The address a customer pays a checkout session at; distinct per session. */
   depositAddress(request: DepositAddressRequest): Promise<string>;
+  /** Releases the node connections (the creator calls it after the service has stopped). */
+  close?(): Promise<void>;
+}
+
+/** The sandbox: fabricated transfers credited at once, direct payouts, no real funds. */
+export interface SandboxChainAdapter extends ChainAdapterBase {
+  readonly kind: 'sandbox';
+  readonly sandbox: true;
   /**
-   * Direct payouts (the sandbox): sends a withdrawal's funds. Resolves with the transaction hash,
-   * throws `PayoutError` when the payout failed for good (the funds are then returned to the
-   * balance). Any other error (or no answer within the worker's `payoutTimeoutMs`) means "outcome
-   * unknown": the withdrawal stays `processing` and the same request is sent again after the
-   * lease, so this must be idempotent per `withdrawalId`. A chain with `outgoing` has none.
+   * Sends a withdrawal's funds. Resolves with the transaction hash, throws `PayoutError` when the
+   * payout failed for good (the funds are then returned to the balance). Any other error (or no
+   * answer within the worker's `payoutTimeoutMs`) means "outcome unknown": the withdrawal stays
+   * `processing` and the same request is sent again after the lease, so this must be idempotent per
+   * `withdrawalId`.
    */
-  sendPayout?(request: PayoutRequest): Promise<PayoutResult>;
-  /**
-   * Sandbox only: fabricates an incoming transfer to `toAddress`, as if a customer had paid.
-   * Absent on real chains, which is what makes `simulate-payment` a 404 there.
-   */
-  simulateIncomingTransfer?(request: {
+  sendPayout(request: PayoutRequest): Promise<PayoutResult>;
+  /** Fabricates an incoming transfer to `toAddress`, as if a customer had paid (`simulate-payment`). */
+  simulateIncomingTransfer(request: {
     blockchainId: string;
     assetId: AssetId;
     toAddress: string;
     amount: string;
     txHash?: string | undefined;
   }): Promise<IncomingTransfer>;
-  /** Real chains: the transfers the scanner reads and confirms. */
-  readonly incoming?: IncomingChain | undefined;
-  /** Real chains: payouts as stored signed transactions. */
-  readonly outgoing?: OutgoingChain | undefined;
-  /** Releases the node connection (the creator calls it after the service has stopped). */
-  close?(): Promise<void>;
+}
+
+/** One network of a real adapter: what its scanner reads and what its payouts use. */
+export interface NetworkChain {
+  readonly blockchainId: string;
+  readonly incoming: IncomingChain;
+  /** Absent without a payout key: withdrawals on the network wait. */
+  readonly outgoing: OutgoingChain | undefined;
+}
+
+/** Real EVM networks: transfers read from the chain, payouts as stored signed transactions. */
+export interface RealChainAdapter extends ChainAdapterBase {
+  readonly kind: 'real';
+  readonly sandbox: false;
+  /** One per network, in the order of `networks`. */
+  readonly chains: readonly NetworkChain[];
+  /** Releases every node connection (the creator calls it after the service has stopped). */
+  close(): Promise<void>;
+}
+
+/** The chain the service runs on: the sandbox, or real networks. */
+export type ChainAdapter = SandboxChainAdapter | RealChainAdapter;
+
+/** The network `blockchainId` of a real adapter, or undefined (the sandbox, or a network not configured). */
+export function networkChain(chain: ChainAdapter, blockchainId: string): NetworkChain | undefined {
+  return chain.kind === 'real' ? chain.chains.find((c) => c.blockchainId === blockchainId) : undefined;
 }
 
 /** Finds the network named by an id or one of its aliases, case-insensitively. */
@@ -255,10 +305,10 @@ export function findNetwork(networks: readonly Network[], name: string): Network
   return networks.find((n) => n.id.toLowerCase() === wanted || n.aliases.some((a) => a.toLowerCase() === wanted));
 }
 
-/** The one network the service supports today. */
+/** BNB Smart Chain as the sandbox offers it (no real tokens): its default network. */
 export const BSC: Network = {
   id: 'bsc',
-  name: 'BNB Smart Chain',
-  aliases: ['bnb-smart-chain', 'bnb smart chain', 'binance-smart-chain', 'binance smart chain', 'bep20', 'bep-20', 'bnb', 'bnb_smart_chain', 'bsc-mainnet', 'binance'],
+  name: KNOWN_NETWORKS.bsc!.name,
+  aliases: [...KNOWN_NETWORKS.bsc!.aliases],
   assets: ['USDT', 'CNGN'],
 };

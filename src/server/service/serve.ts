@@ -31,7 +31,7 @@ import { createSessionEvents, type SessionEvents } from './events/index.js';
 import { startPayoutWorker, type PayoutWorker, type PayoutWorkerOptions } from './payouts/index.js';
 import { readRetentionDays, startRetentionSweep } from './retention.js';
 import { RateBook, resolveRateSettings, type RateOptions } from './rates/index.js';
-import { startChainScanner, startExpirySweep, type ChainScanner, type ChainScannerOptions } from './sessions/index.js';
+import { startChainScanner, startExpirySweep, verifyChainIdentity, type ChainScanner, type ChainScannerOptions } from './sessions/index.js';
 import { resolveWebhookSettings, startWebhookWorker, type WebhookSettings, type WebhookWorker, type WebhookWorkerOptions } from './webhooks/index.js';
 
 /** Options of `startService`; the limits' defaults and environment variables are in `server/limits/options.ts`. */
@@ -119,6 +119,13 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
   const webhooks = resolveWebhookSettings(webhookOverrides, env);
   const retentionDays = options.retentionDays ?? readRetentionDays(env.PAYLINK_SESSION_RETENTION_DAYS);
   const db = options.db ?? (await openDatabase({ databaseUrl: options.databaseUrl, dataDir: options.dataDir }));
+  // Before anything reads or sends on a network: the node must serve the chain this database knows.
+  try {
+    await verifyChainIdentity({ db, chain, now });
+  } catch (error) {
+    if (!options.db) await db.close();
+    throw error;
+  }
   const host = options.host ?? '127.0.0.1';
   let listener: Parameters<typeof createLimitedServer>[0] = (_req, res) => {
     res.statusCode = 503;
@@ -140,8 +147,8 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
   const sessionEvents = createSessionEvents(db, { heartbeatMs: sseHeartbeatMs });
   const worker = options.payoutWorker === false ? undefined : startPayoutWorker({ db, chain, now, log }, options.payouts);
   const scanner =
-    chain.incoming && options.scanner !== false
-      ? startChainScanner({ db, chain, now }, typeof options.scanner === 'object' ? options.scanner : {})
+    chain.kind === 'real' && options.scanner !== false
+      ? startChainScanner({ db, chain, now, logger: log }, typeof options.scanner === 'object' ? options.scanner : {})
       : undefined;
   const stopSweep = startExpirySweep({ db, now, log, chain }, options.expirySweepMs ?? 30_000);
   const webhookWorker =

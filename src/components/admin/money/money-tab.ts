@@ -25,7 +25,7 @@ export class MoneyTab implements AdminTab {
     this.balances = new BalanceController(host);
     this.history = new WithdrawalHistoryController(host, { settled: () => void this.balances.load() });
     this.withdraw = new WithdrawController(host, {
-      availableOf: (assetId) => this.balances.available(assetId),
+      availableOf: (assetId, blockchainId) => this.balances.available(assetId, blockchainId),
       submitted: (id) => {
         events.withdrawalCreated(id);
         this.history.list.page = 1;

@@ -1,5 +1,6 @@
 /**
- * The merchant's balances per asset (available and pending), loaded from `GET /admin/balance`.
+ * The merchant's balances per asset and network (available and pending), loaded from
+ * `GET /admin/balance`. Each card names its network when the merchant holds funds on more than one.
  */
 import { html, type TemplateResult } from 'lit';
 import { ASSET_IDS, toDecimalString } from '../../../core/money.js';
@@ -8,6 +9,7 @@ import { assetName } from '../../../internal/localize.js';
 import type { AdminHost } from '../admin-context.js';
 import { ResourceController } from '../resource-controller.js';
 import { errorBox } from '../templates.js';
+import { networkName } from './withdraw-form.js';
 
 /** The balances card row of the money tab. */
 export class BalanceController {
@@ -18,11 +20,11 @@ export class BalanceController {
     this.resource = new ResourceController(host, { fetch: (signal) => host.api.balance.get({ signal }) });
   }
 
-  /** The available amount of `assetId` as a plain decimal (`125.5`), or undefined before loading. */
-  available(assetId: string): string | undefined {
+  /** The available amount of `assetId` on `blockchainId` as a plain decimal (`125.5`), or undefined before loading. */
+  available(assetId: string, blockchainId: string): string | undefined {
     const balance = this.resource.data;
     if (!balance) return undefined;
-    const item = balance.items.find((entry) => entry.assetId === assetId);
+    const item = balance.items.find((entry) => entry.assetId === assetId && entry.blockchainId === blockchainId);
     return toDecimalString(item?.available ?? '0') ?? '0';
   }
 
@@ -34,10 +36,9 @@ export class BalanceController {
     const text = this.host.text;
     const t = text.t.bind(text);
     const { data: balance, loading, error } = this.resource;
-    // Every asset the service settles in is shown, at zero when the service has no entry for it yet.
-    const items = ASSET_IDS.map(
-      (assetId) => balance?.items.find((item) => item.assetId === assetId) ?? { assetId, available: '0', pending: '0' },
-    );
+    // Every (asset, network) the service settles in, as it lists them; before it answers, each asset at zero.
+    const items = balance?.items ?? ASSET_IDS.map((assetId) => ({ assetId, blockchainId: '', available: '0', pending: '0' }));
+    const networks = new Set(items.map((item) => item.blockchainId)).size > 1;
     return html`<section part="balances" class="balances-section" aria-labelledby="balances-heading" aria-busy=${loading ? 'true' : 'false'}>
       <div class="toolbar">
         <h2 id="balances-heading" tabindex="-1">${t('balancesTitle')}</h2>
@@ -46,8 +47,8 @@ export class BalanceController {
       ${errorBox(text, error, { retry: () => this.resource.retry() })}
       <ul class="balance-cards" role="list">
         ${items.map(
-          (item) => html`<li part="balance balance-${item.assetId.toLowerCase()}" class="card balance-card">
-            <h3>${assetName(item.assetId)}</h3>
+          (item) => html`<li part="balance balance-${item.assetId.toLowerCase()} balance-${item.assetId.toLowerCase()}-${item.blockchainId}" class="card balance-card">
+            <h3>${assetName(item.assetId)}${networks ? html` <span class="sub" part="balance-network">· ${networkName(item.blockchainId, text)}</span>` : ''}</h3>
             <p class="big" part="balance-available">
               <span class="visually-hidden">${t('available')}: </span>${balance ? text.crypto(item.available, item.assetId) : '—'}
             </p>

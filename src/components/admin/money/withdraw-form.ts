@@ -33,7 +33,7 @@ export function networkName(id: string, text: AdminHost['text']): string {
 
 export interface WithdrawActions {
   /** The available balance of `assetId`, once known. */
-  availableOf(assetId: string): string | undefined;
+  availableOf(assetId: string, blockchainId: string): string | undefined;
   /** A withdrawal was accepted: refresh balances and history. */
   submitted(id: string): void;
 }
@@ -139,7 +139,7 @@ export class WithdrawController implements ReactiveController {
   private amountError(): string | undefined {
     const t = this.host.text.t.bind(this.host.text);
     const amount = normalizeAmount(this.amount, this.host.text.decimalSeparator);
-    const available = this.actions.availableOf(this.assetId);
+    const available = this.actions.availableOf(this.assetId, this.blockchainId);
     if (available !== undefined && compareDecimal(amount, available) > 0)
       return t('withdrawAmountOver', { amount: this.host.text.crypto(available, this.assetId) });
     return undefined;
@@ -170,7 +170,7 @@ export class WithdrawController implements ReactiveController {
   }
 
   private fillMax(): void {
-    const available = this.actions.availableOf(this.assetId);
+    const available = this.actions.availableOf(this.assetId, this.blockchainId);
     if (available === undefined) return;
     this.amount = available;
     this.clearError('amount');
@@ -304,7 +304,7 @@ export class WithdrawController implements ReactiveController {
     const verdict = this.addressVerdict();
     const addressError = this.errors.address ?? (verdict.kind === 'error' ? verdict.message : undefined);
     const amountError = this.errors.amount;
-    const available = this.actions.availableOf(this.assetId);
+    const available = this.actions.availableOf(this.assetId, this.blockchainId);
     const hasAvailable = available !== undefined && compareDecimal(available, '0') > 0;
     return html`<form part="withdraw-form" class="withdraw-form" novalidate aria-labelledby="withdraw-heading" @submit=${(event: Event) => this.review(event)}>
       <h2 id="withdraw-heading" tabindex="-1">${t('withdrawTitle')}</h2>

@@ -4,6 +4,7 @@
  * reloads it every `pollInterval` ms; polling stops as soon as none is left.
  */
 import { html, nothing, type TemplateResult } from 'lit';
+import { compareDecimal } from '../../../core/money.js';
 import type { Withdrawal, WithdrawalStatus } from '../../../core/schemas.js';
 import type { AdminHost } from '../admin-context.js';
 import { PollController } from '../poll-controller.js';
@@ -27,6 +28,14 @@ export function dayBoundary(day: string, end: boolean): string | undefined {
     ? new Date(Number(match[1]), Number(match[2]) - 1, Number(match[3]), 23, 59, 59, 999)
     : new Date(Number(match[1]), Number(match[2]) - 1, Number(match[3]), 0, 0, 0, 0);
   return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
+}
+
+/**
+ * True when a paid-out withdrawal's recipient received another amount than was sent (a token that
+ * charges a fee on transfers): the history says what arrived.
+ */
+export function shortfall(item: Withdrawal): boolean {
+  return item.receivedAmount != null && compareDecimal(item.receivedAmount, item.amount) !== 0;
 }
 
 /** The history's filters, as the merchant set them ('' for "any"): a status and two `YYYY-MM-DD` days. */
@@ -112,6 +121,9 @@ export class WithdrawalHistoryController {
               ${IN_FLIGHT.has(item.status) ? html`<span class="pulse" aria-hidden="true"></span>` : nothing}${t(`status_${item.status}`)}
             </span>
             ${item.failureReason ? html`<span class="sub">${item.failureReason}</span>` : nothing}
+            ${shortfall(item)
+              ? html`<span class="sub" part="received-amount">${t('receivedLess', { amount: text.crypto(item.receivedAmount!, item.assetId) })}</span>`
+              : nothing}
             ${item.txHash
               ? html`<span class="sub mono" part="tx-hash" title=${item.txHash}
                   ><span class="visually-hidden">${t('colTx')}: ${item.txHash}</span><span aria-hidden="true">${item.txHash.slice(0, 10)}…<wbr />${item.txHash.slice(-4)}</span></span

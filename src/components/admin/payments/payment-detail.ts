@@ -24,6 +24,7 @@ const TONES: Record<SessionStatus, string> = {
   overpaid: 'success',
   underpaid: 'pending',
   expired: 'expired',
+  reversed: 'failed',
 };
 
 /** A session's status as a badge (`part="badge session-status status-paid"`). */

@@ -251,6 +251,7 @@ const en = {
   noWithdrawals: 'No withdrawals yet.',
   noWithdrawalsMatch: 'No withdrawals match these filters.',
   statusChanged: 'Withdrawal of {amount} is now {status}.',
+  receivedLess: 'Recipient received {amount} (the token charged a transfer fee)',
   liveUpdating: 'Updating pending withdrawals automatically.',
 
   // Payments
@@ -267,6 +268,7 @@ const en = {
   session_underpaid: 'Underpaid',
   session_overpaid: 'Overpaid',
   session_expired: 'Expired',
+  session_reversed: 'Reversed',
   noPayments: 'No payments yet. They appear here as soon as a customer starts paying through one of your links.',
   noPaymentsMatch: 'No payments match these filters.',
   paymentsCount: '{count} payments',
@@ -368,6 +370,7 @@ const en = {
   'eventHint_checkout.session.expired': 'A checkout ran out of time without full payment.',
   'eventHint_payment.late': 'Money arrived after its checkout expired or was complete.',
   'eventHint_order.paid': 'An order your server created was paid in full (once per order).',
+  'eventHint_payment.reversed': 'A payment was taken back by the chain before it was final; its funds left the balance.',
   'eventHint_withdrawal.succeeded': 'A withdrawal reached its address.',
   'eventHint_withdrawal.failed': 'A withdrawal failed.',
   selectAllEvents: 'Select all events',

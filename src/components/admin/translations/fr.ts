@@ -241,6 +241,7 @@ const fr: typeof en = {
   noWithdrawals: 'Aucun retrait pour le moment.',
   noWithdrawalsMatch: 'Aucun retrait ne correspond à ces filtres.',
   statusChanged: 'Le retrait de {amount} est maintenant : {status}.',
+  receivedLess: 'Le destinataire a reçu {amount} (le jeton a prélevé des frais de transfert)',
   liveUpdating: 'Mise à jour automatique des retraits en attente.',
 
   paymentsTitle: 'Paiements',
@@ -256,6 +257,7 @@ const fr: typeof en = {
   session_underpaid: 'Paiement partiel',
   session_overpaid: 'Trop-perçu',
   session_expired: 'Expiré',
+  session_reversed: 'Annulé par la chaîne',
   noPayments: 'Aucun paiement pour l’instant. Ils apparaissent ici dès qu’un client commence à payer par l’un de vos liens.',
   noPaymentsMatch: 'Aucun paiement ne correspond à ces filtres.',
   paymentsCount: '{count} paiements',
@@ -353,6 +355,7 @@ const fr: typeof en = {
   'eventHint_checkout.session.expired': 'Un paiement a expiré sans être complet.',
   'eventHint_payment.late': 'Des fonds sont arrivés après l’expiration ou la fin du paiement.',
   'eventHint_order.paid': 'Une commande créée par votre serveur a été payée en entier (une fois par commande).',
+  'eventHint_payment.reversed': 'Un paiement a été repris par la chaîne avant d’être définitif ; ses fonds ont quitté le solde.',
   'eventHint_withdrawal.succeeded': 'Un retrait a atteint son adresse.',
   'eventHint_withdrawal.failed': 'Un retrait a échoué.',
   selectAllEvents: 'Tout sélectionner',

@@ -1,27 +1,30 @@
 /**
- * The EVM chain as the service's `ChainAdapter` (../types.ts): deposit addresses from the xpub,
- * `incoming` for the sessions room's scanner and `outgoing` for the payout worker. It keeps no
- * state: nonces, stored transactions and the scanner's cursor live in the database, under the
- * service's locks, so any number of instances share one hot wallet.
+ * EVM networks as the service's real `ChainAdapter` (../types.ts): deposit addresses from the
+ * shared xpub (one address space on every network: a deposit index is never given twice), and per
+ * network `incoming` for its scanner and `outgoing` for its payouts. It keeps no state: nonces,
+ * stored transactions, the scanners' cursors and finality live in the database, keyed by network,
+ * under the service's locks, so any number of instances share one hot wallet.
  *
- * `connectEvmAdapter` is what `paylink serve --chain evm` runs: it waits for a node that is down
+ * `connectEvmAdapter` is what `paylink serve --chain evm` runs: it waits for nodes that are down
  * (saying so), and refuses for good a node of another chain or a token that is not a contract.
  */
 import { getAddress, type Address, type Hex } from 'viem';
 import type { AssetId } from '../../../core/money.js';
 import {
   PayoutError,
-  type ChainAdapter,
   type IncomingChain,
+  type NetworkChain,
+  type RealChainAdapter,
   type ObservedTransfer,
   type ObservedTransferCheck,
   type OutgoingChain,
   type PreparedTransaction,
   type TransactionState,
 } from '../types.js';
-import { connectEvmChain, NATIVE_TRANSFER_GAS, type EvmChain, type EvmChainOptions, type EvmTransfer, type FeeQuote } from './chain.js';
+import { connectEvmChain, type EvmChain, type EvmChainOptions, type EvmTransfer } from './chain.js';
 import type { EvmConfig } from './config.js';
 import { EvmChainError } from './errors.js';
+import { NATIVE_TRANSFER_GAS, withHeadroom, type FeeQuote } from './fees.js';
 
 /** A transaction with its fees and gas fixed, waiting for a nonce. */
 interface EvmPrepared extends PreparedTransaction {
@@ -33,16 +36,6 @@ interface EvmPrepared extends PreparedTransaction {
   readonly value?: bigint;
   readonly fees: FeeQuote;
   readonly gas: bigint;
-}
-
-/**
- * Fees with headroom for a transaction that may wait in the database before it is broadcast:
- * the priority fee as quoted, and at least three times the base fee, so it stays includable
- * through a run of full blocks. The stored bytes are re-sent as they are, never re-priced.
- */
-function withHeadroom(fees: FeeQuote): FeeQuote {
-  if (fees.type === 'legacy') return { type: 'legacy', gasPrice: (fees.gasPrice * 5n) / 4n };
-  return { ...fees, maxFeePerGas: fees.maxFeePerGas + fees.maxFeePerGas / 2n };
 }
 
 /** The `ObservedTransfer` of a library transfer, with its block's time. */
@@ -72,8 +65,8 @@ function refusalOf(error: unknown, what: string): unknown {
   return error;
 }
 
-/** The `ChainAdapter` of a connected EVM chain. `close()` closes the node connection. */
-export function createEvmChainAdapter(chain: EvmChain): ChainAdapter {
+/** The scanner input and payouts of one connected network. */
+export function evmNetworkChain(chain: EvmChain): NetworkChain {
   const network = chain.network;
   const blockTimes = new Map<number, { hash: string; time: Date }>();
 
@@ -90,9 +83,11 @@ export function createEvmChainAdapter(chain: EvmChain): ChainAdapter {
 
   const incoming: IncomingChain = {
     blockchainId: network.id,
+    chainId: chain.config.chainId,
     confirmations: chain.confirmations,
     pollMs: chain.config.pollMs,
     latestBlock: () => chain.latestBlock(),
+    finalizedBlock: (latest) => chain.finalizedBlock(latest),
     blockHash: (number) => chain.blockHash(number),
     async transfers(query) {
       const found = await chain.transfers(query);
@@ -167,22 +162,37 @@ export function createEvmChainAdapter(chain: EvmChain): ChainAdapter {
         throw refusalOf(error, 'The node refused the transaction');
       }
     },
-    async state(txHash): Promise<TransactionState> {
+    async state(txHash, payout): Promise<TransactionState> {
       const receipt = await chain.receipt(txHash as Hex);
       if (receipt.status === 'pending') return receipt;
-      return { status: receipt.status, blockNumber: receipt.blockNumber, confirmations: receipt.confirmations };
+      const received = payout && receipt.status === 'success' ? chain.receivedAmount(receipt.logs, payout.assetId, payout.to) : undefined;
+      return { status: receipt.status, blockNumber: receipt.blockNumber, confirmations: receipt.confirmations, received };
     },
   };
 
+  return { blockchainId: network.id, incoming, outgoing: outgoing || undefined };
+}
+
+/**
+ * The `ChainAdapter` of connected EVM networks (one or more; their ids and chain ids distinct).
+ * Deposit addresses come from the first network's xpub, which every network shares. `close()`
+ * closes every node connection.
+ */
+export function createEvmChainAdapter(chains: EvmChain | readonly EvmChain[]): RealChainAdapter {
+  const list = Array.isArray(chains) ? [...(chains as readonly EvmChain[])] : [chains as EvmChain];
+  if (list.length === 0) throw new RangeError('createEvmChainAdapter needs at least one network');
+  const first = list[0]!;
   return {
+    kind: 'real',
     sandbox: false,
-    networks: [network],
+    networks: list.map((chain) => chain.network),
+    chains: list.map(evmNetworkChain),
     async depositAddress({ index }) {
-      return chain.depositAddress(index);
+      return first.depositAddress(index);
     },
-    incoming,
-    outgoing: outgoing || undefined,
-    close: () => chain.close(),
+    close: async () => {
+      await Promise.all(list.map((chain) => chain.close()));
+    },
   };
 }
 
@@ -197,25 +207,42 @@ export interface ConnectEvmOptions extends EvmChainOptions {
 }
 
 /**
- * Connects to the node of `config` and adapts it. A node that is down, slow or failing is waited
- * for (a line says so at each try); a node of another chain id, or a token that is not an ERC-20
- * contract, throws at once (`EvmChainError` with `retryable: false`).
+ * Connects to the nodes of one network, waiting while they are down, slow or failing (a line says
+ * so at each try); a node of another chain id, or a token that is not an ERC-20 contract, throws at
+ * once (`EvmChainError` with `retryable: false`).
  */
-export async function connectEvmAdapter(config: EvmConfig, options: ConnectEvmOptions = {}): Promise<ChainAdapter> {
+export async function connectWaiting(config: EvmConfig, options: ConnectEvmOptions = {}): Promise<EvmChain> {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const started = Date.now();
   let delay = options.retryDelayMs ?? 1_000;
+  const which = `${config.network}, chain ${config.chainId}`;
   for (let attempt = 1; ; attempt++) {
     try {
       const chain = await connectEvmChain(config, options);
-      if (attempt > 1) log(`paylink: the EVM node answers now (chain ${config.chainId}).`);
-      return createEvmChainAdapter(chain);
+      if (attempt > 1) log(`paylink: the EVM node answers now (${which}).`);
+      return chain;
     } catch (error) {
       if (!(error instanceof EvmChainError) || !error.retryable) throw error;
       if (options.waitMs !== undefined && Date.now() - started + delay > options.waitMs) throw error;
-      log(`paylink: waiting for the EVM node (chain ${config.chainId}): ${error.message}; trying again in ${Math.round(delay / 1000)} s`);
+      log(`paylink: waiting for the EVM node (${which}): ${error.message}; trying again in ${Math.round(delay / 1000)} s`);
       await new Promise((resolve) => setTimeout(resolve, delay));
       delay = Math.min(delay * 2, 10_000);
     }
   }
+}
+
+/**
+ * Connects to every network of `configs` (one config, or those of `parseEvmNetworks`) at once and
+ * adapts them; see `connectWaiting`. A network that fails for good closes the others.
+ */
+export async function connectEvmAdapter(configs: EvmConfig | readonly EvmConfig[], options: ConnectEvmOptions = {}): Promise<RealChainAdapter> {
+  const list = Array.isArray(configs) ? (configs as readonly EvmConfig[]) : [configs as EvmConfig];
+  const settled = await Promise.allSettled(list.map((config) => connectWaiting(config, options)));
+  const failed = settled.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+  const chains = settled.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+  if (failed) {
+    await Promise.all(chains.map((chain) => chain.close()));
+    throw failed.reason;
+  }
+  return createEvmChainAdapter(chains);
 }

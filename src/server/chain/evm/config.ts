@@ -1,27 +1,22 @@
 /**
- * The EVM chain's settings (DESIGN §7), read from the environment. Every bad or missing setting
- * gets its own sentence naming the variable and what it should hold, and all of them are reported
- * at once, so an operator fixes the whole configuration in one pass. A private key never appears
- * in a message, not even a malformed one.
+ * The EVM chain's settings, read from the environment: one network from the unprefixed settings
+ * (`PAYLINK_EVM_RPC_URL`, …, network `PAYLINK_EVM_NETWORK`, default `bsc`), or several named by
+ * `PAYLINK_EVM_NETWORKS=bsc,polygon`, each with its id in its settings' names
+ * (`PAYLINK_EVM_POLYGON_RPC_URL`, …). Well-known ids (./networks.ts) give defaults that a setting
+ * overrides. The deposit xpub and the payout key are shared by every network.
+ *
+ * Every bad or missing setting gets its own sentence naming the variable and what it should hold,
+ * and all of them are reported at once, so an operator fixes the whole configuration in one pass.
+ * A private key never appears in a message, not even a malformed one, and neither does a node URL
+ * (it often carries a provider's key).
  */
 import { readFileSync, statSync } from 'node:fs';
 import { HDKey } from '@scure/bip32';
 import { ASSET_IDS, type AssetId } from '../../../core/money.js';
 import { checkEvmAddress } from '../evm.js';
+import { DEFAULT_FINALITY_DEPTH, KNOWN_CHAINS, knownNetwork, settingPrefix, type AddNetworkParameters } from './networks.js';
 
-/** Facts of the chains we know by id: their name and block explorer. */
-export interface KnownChain {
-  name: string;
-  /** Block explorer base URL without a trailing slash; undefined where there is none. */
-  explorerUrl: string | undefined;
-}
-
-/** Names and explorers of well-known chain ids; other ids get no explorer and a generic name. */
-export const KNOWN_CHAINS: Readonly<Record<number, KnownChain>> = {
-  56: { name: 'BNB Smart Chain', explorerUrl: 'https://bscscan.com' },
-  97: { name: 'BNB Smart Chain Testnet', explorerUrl: 'https://testnet.bscscan.com' },
-  31337: { name: 'Local chain', explorerUrl: undefined },
-};
+export { KNOWN_CHAINS, type AddNetworkParameters } from './networks.js';
 
 const REDACTED = '[redacted private key]';
 
@@ -49,28 +44,42 @@ export class SecretKey {
   }
 }
 
-/** The parsed settings of the EVM chain. */
+/** The parsed settings of one EVM network (with the secrets every network shares). */
 export interface EvmConfig {
-  /** `PAYLINK_EVM_RPC_URL`: http(s) or ws(s). May embed a provider key: never log it. */
+  /** The first node URL of `*_RPC_URL`. May embed a provider key: never log it. */
   rpcUrl: string;
-  /** `PAYLINK_EVM_CHAIN_ID`: checked against `eth_chainId` on connect. */
+  /** Every node URL of `*_RPC_URL` (comma-separated): reads fail over between them. */
+  rpcUrls: string[];
+  /** `*_CHAIN_ID`: checked against `eth_chainId` on connect. */
   chainId: number;
-  /** `PAYLINK_EVM_NETWORK`: the network id the API uses (default `bsc`). */
+  /** The network id the API uses (`PAYLINK_EVM_NETWORK`, default `bsc`, or an id of `PAYLINK_EVM_NETWORKS`). */
   network: string;
-  /** Human name of the network: the known chain's name, else the network id. */
+  /** The prefix of this network's settings: `PAYLINK_EVM_` for the single network, `PAYLINK_EVM_BSC_` for `bsc` of `PAYLINK_EVM_NETWORKS`. */
+  settingPrefix: string;
+  /** Human name of the network: `*_NAME`, else the well-known network's or chain's name, else the id. */
   networkName: string;
-  /** Block explorer of the chain id, if known. */
+  /** Other spellings of the network id the API accepts (a well-known network's). */
+  aliases: string[];
+  /** Block explorer base (`*_EXPLORER_URL`, else the well-known one), if any. */
   explorerUrl: string | undefined;
-  /** `PAYLINK_EVM_TOKENS`: each asset's ERC-20 contract, EIP-55. */
+  /** `*_TOKENS`: each asset's ERC-20 contract, EIP-55. */
   tokens: Partial<Record<AssetId, string>>;
-  /** `PAYLINK_EVM_CONFIRMATIONS`: confirmations before a transfer counts (default 3). */
+  /** `*_CONFIRMATIONS`: confirmations before a transfer counts (default 3, or the well-known network's). */
   confirmations: number;
-  /** `PAYLINK_EVM_XPUB`: account-level extended public key (m/44'/60'/0'). */
+  /** `*_FINALITY_DEPTH`: blocks behind the head that count as final where the node has no `finalized` tag. */
+  finalityDepth: number;
+  /** `PAYLINK_EVM_XPUB`: account-level extended public key (m/44'/60'/0'), shared by every network. */
   xpub: string | undefined;
-  /** From `PAYLINK_EVM_PAYOUT_KEY_FILE` or `PAYLINK_EVM_PAYOUT_KEY`: the hot wallet's key. */
+  /** From `PAYLINK_EVM_PAYOUT_KEY_FILE` or `PAYLINK_EVM_PAYOUT_KEY`: the hot wallet's key, shared by every network. */
   payoutKey: SecretKey | undefined;
-  /** `PAYLINK_EVM_POLL_MS`: how often new blocks are scanned (default 1000). */
+  /** `*_POLL_MS`: how often new blocks are scanned (default 1000). */
   pollMs: number;
+  /**
+   * What a browser wallet needs to add the network, for the checkout: a well-known network's, or one
+   * built from `*_WALLET_RPC_URL` (public node URLs a wallet may use) and `*_NATIVE_CURRENCY`.
+   * Undefined where no public node URL is known (a wallet that lacks the network cannot add it).
+   */
+  addNetwork: AddNetworkParameters | undefined;
   /** Advice that does not stop a start (e.g. a key file others can read). */
   warnings: string[];
 }
@@ -105,98 +114,29 @@ type Env = Record<string, string | undefined>;
 const NETWORK_ID = /^[a-z0-9][a-z0-9-]{0,31}$/;
 const PRIVATE_KEY = /^(?:0x)?([0-9a-fA-F]{64})$/;
 
-/**
- * Reads DESIGN §7's settings from `env`. Throws `EvmConfigError` listing every problem.
- * Unset and empty variables are the same (a blank line in an env file means "not set").
- */
-export function parseEvmConfig(env: Env = process.env, needs: EvmConfigNeeds = {}): EvmConfig {
-  const problems: EvmConfigProblem[] = [];
-  const warnings: string[] = [];
-  const problem = (setting: string, message: string) => problems.push({ setting, message });
-  const read = (name: string) => {
+/** Reads a setting: unset and empty (a blank line in an env file) are the same. */
+function reader(env: Env) {
+  return (name: string) => {
     const value = env[name]?.trim();
     return value ? value : undefined;
   };
+}
 
-  // PAYLINK_EVM_RPC_URL
-  const rpcUrl = read('PAYLINK_EVM_RPC_URL');
-  if (!rpcUrl) {
-    problem('PAYLINK_EVM_RPC_URL', 'PAYLINK_EVM_RPC_URL is missing: set it to the JSON-RPC URL of an EVM node (http(s):// or ws(s)://)');
-  } else {
-    let protocol: string | undefined;
-    try {
-      protocol = new URL(rpcUrl).protocol;
-    } catch {
-      protocol = undefined;
-    }
-    // The value itself is not echoed: a node URL often carries a provider's API key.
-    if (!protocol) problem('PAYLINK_EVM_RPC_URL', 'PAYLINK_EVM_RPC_URL is not a URL: give the node as http(s)://host[:port][/path] or ws(s)://…');
-    else if (!['http:', 'https:', 'ws:', 'wss:'].includes(protocol))
-      problem('PAYLINK_EVM_RPC_URL', `PAYLINK_EVM_RPC_URL must use http, https, ws or wss, not ${protocol.slice(0, -1)}`);
-  }
+/** Collects problems; `has` tells whether a setting has one already. */
+interface Problem {
+  (setting: string, message: string): void;
+  readonly list: EvmConfigProblem[];
+  has(setting: string): boolean;
+}
 
-  // PAYLINK_EVM_CHAIN_ID
-  const chainIdText = read('PAYLINK_EVM_CHAIN_ID');
-  let chainId = 0;
-  if (!chainIdText) {
-    problem('PAYLINK_EVM_CHAIN_ID', 'PAYLINK_EVM_CHAIN_ID is missing: set it to the EIP-155 chain id the node must serve (56 for BNB Smart Chain, 97 for its testnet, 31337 for a local anvil)');
-  } else if (!/^\d+$/.test(chainIdText) || !Number.isSafeInteger(Number(chainIdText)) || Number(chainIdText) <= 0) {
-    problem('PAYLINK_EVM_CHAIN_ID', `PAYLINK_EVM_CHAIN_ID must be a positive whole number (e.g. 56), not "${chainIdText}"`);
-  } else {
-    chainId = Number(chainIdText);
-  }
+function collector(): Problem {
+  const list: EvmConfigProblem[] = [];
+  const problem = (setting: string, message: string) => void list.push({ setting, message });
+  return Object.assign(problem, { list, has: (setting: string) => list.some((p) => p.setting === setting) });
+}
 
-  // PAYLINK_EVM_NETWORK
-  const network = (read('PAYLINK_EVM_NETWORK') ?? 'bsc').toLowerCase();
-  if (!NETWORK_ID.test(network)) {
-    problem('PAYLINK_EVM_NETWORK', `PAYLINK_EVM_NETWORK must be a short id of letters, digits and dashes (default bsc), not "${network}"`);
-  }
-
-  // PAYLINK_EVM_TOKENS
-  const tokens: Partial<Record<AssetId, string>> = {};
-  const tokensText = read('PAYLINK_EVM_TOKENS');
-  const example = 'USDT=0x…,CNGN=0x…';
-  if (!tokensText) {
-    problem('PAYLINK_EVM_TOKENS', `PAYLINK_EVM_TOKENS is missing: list each asset's ERC-20 contract as ${example}`);
-  } else {
-    const seen = new Map<string, AssetId>();
-    for (const entry of tokensText.split(',').map((e) => e.trim()).filter(Boolean)) {
-      const match = /^([^=\s]+)\s*=\s*(\S+)$/.exec(entry);
-      if (!match) {
-        problem('PAYLINK_EVM_TOKENS', `PAYLINK_EVM_TOKENS: "${entry}" is not ASSET=0xADDRESS (expected ${example})`);
-        continue;
-      }
-      const asset = match[1]!.toUpperCase();
-      if (!(ASSET_IDS as readonly string[]).includes(asset)) {
-        problem('PAYLINK_EVM_TOKENS', `PAYLINK_EVM_TOKENS: unknown asset "${match[1]}" (known: ${ASSET_IDS.join(', ')})`);
-        continue;
-      }
-      const assetId = asset as AssetId;
-      if (tokens[assetId]) {
-        problem('PAYLINK_EVM_TOKENS', `PAYLINK_EVM_TOKENS names ${assetId} twice`);
-        continue;
-      }
-      const check = checkEvmAddress(match[2]!);
-      if (!check.ok) {
-        problem('PAYLINK_EVM_TOKENS', `PAYLINK_EVM_TOKENS: the ${assetId} contract "${match[2]}" is not valid: ${check.message}`);
-        continue;
-      }
-      const other = seen.get(check.address.toLowerCase());
-      if (other) {
-        problem('PAYLINK_EVM_TOKENS', `PAYLINK_EVM_TOKENS gives ${other} and ${assetId} the same contract ${check.address}`);
-        continue;
-      }
-      seen.set(check.address.toLowerCase(), assetId);
-      tokens[assetId] = check.address;
-    }
-    if (Object.keys(tokens).length === 0 && !problems.some((p) => p.setting === 'PAYLINK_EVM_TOKENS')) {
-      problem('PAYLINK_EVM_TOKENS', `PAYLINK_EVM_TOKENS lists no token: give at least one as ${example}`);
-    }
-  }
-
-  // PAYLINK_EVM_CONFIRMATIONS
-  const confirmations = positiveInteger(read('PAYLINK_EVM_CONFIRMATIONS'), 3, 1, 10_000, 'PAYLINK_EVM_CONFIRMATIONS', 'a whole number of blocks from 1 to 10000 (default 3)', problem);
-
+/** The shared secrets: the deposit xpub and the hot wallet's key. */
+function parseSecrets(read: (name: string) => string | undefined, needs: EvmConfigNeeds, problem: Problem, warnings: string[]) {
   // PAYLINK_EVM_XPUB
   const xpub = read('PAYLINK_EVM_XPUB');
   if (!xpub) {
@@ -242,25 +182,221 @@ export function parseEvmConfig(env: Env = process.env, needs: EvmConfigNeeds = {
     problem(keyFile ? 'PAYLINK_EVM_PAYOUT_KEY_FILE' : 'PAYLINK_EVM_PAYOUT_KEY', 'the payout key is zero, which is not a valid private key');
     payoutKey = undefined;
   }
+  return { xpub, payoutKey: payoutKey ? new SecretKey(payoutKey) : undefined };
+}
 
-  // PAYLINK_EVM_POLL_MS
-  const pollMs = positiveInteger(read('PAYLINK_EVM_POLL_MS'), 1_000, 10, 3_600_000, 'PAYLINK_EVM_POLL_MS', 'a whole number of milliseconds from 10 to 3600000 (default 1000)', problem);
+/** Checks one http(s)/ws(s) URL of `setting`, never echoing it (a node URL often carries a provider's key). */
+function checkUrl(url: string, setting: string, problem: Problem, what: string): boolean {
+  let protocol: string | undefined;
+  try {
+    protocol = new URL(url).protocol;
+  } catch {
+    protocol = undefined;
+  }
+  if (!protocol) problem(setting, `${setting} is not a URL: give ${what} as http(s)://host[:port][/path] or ws(s)://…`);
+  else if (!['http:', 'https:', 'ws:', 'wss:'].includes(protocol)) problem(setting, `${setting} must use http, https, ws or wss, not ${protocol.slice(0, -1)}`);
+  else return true;
+  return false;
+}
 
-  if (problems.length) throw new EvmConfigError(problems);
-  const known = KNOWN_CHAINS[chainId];
+/**
+ * One network's settings, named `${prefix}RPC_URL`, `${prefix}CHAIN_ID`, …; `chainIdRequired` when
+ * no well-known default may stand in (the single network, as it always was).
+ */
+function parseNetwork(
+  read: (name: string) => string | undefined,
+  network: string,
+  prefix: string,
+  problem: Problem,
+  options: { chainIdRequired: boolean },
+) {
+  const name = (setting: string) => `${prefix}${setting}`;
+  const known = knownNetwork(network);
+
+  // RPC_URL: one node, or several separated by commas.
+  const rpcSetting = name('RPC_URL');
+  const rpcText = read(rpcSetting);
+  const rpcUrls: string[] = [];
+  if (!rpcText) {
+    problem(rpcSetting, `${rpcSetting} is missing: set it to the JSON-RPC URL of an EVM node (http(s):// or ws(s)://), or several separated by commas`);
+  } else {
+    for (const url of rpcText.split(',').map((u) => u.trim()).filter(Boolean)) if (checkUrl(url, rpcSetting, problem, 'each node')) rpcUrls.push(url);
+  }
+
+  // CHAIN_ID
+  const chainSetting = name('CHAIN_ID');
+  const chainIdText = read(chainSetting);
+  let chainId = 0;
+  if (!chainIdText) {
+    if (options.chainIdRequired || !known) {
+      problem(chainSetting, `${chainSetting} is missing: set it to the EIP-155 chain id the node must serve (56 for BNB Smart Chain, 97 for its testnet, 31337 for a local anvil)`);
+    } else {
+      chainId = known.chainId;
+    }
+  } else if (!/^\d+$/.test(chainIdText) || !Number.isSafeInteger(Number(chainIdText)) || Number(chainIdText) <= 0) {
+    problem(chainSetting, `${chainSetting} must be a positive whole number (e.g. 56), not "${chainIdText}"`);
+  } else {
+    chainId = Number(chainIdText);
+  }
+
+  // TOKENS
+  const tokensSetting = name('TOKENS');
+  const tokens: Partial<Record<AssetId, string>> = {};
+  const tokensText = read(tokensSetting);
+  const example = 'USDT=0x…,CNGN=0x…';
+  if (!tokensText) {
+    problem(tokensSetting, `${tokensSetting} is missing: list each asset's ERC-20 contract as ${example}`);
+  } else {
+    const seen = new Map<string, AssetId>();
+    for (const entry of tokensText.split(',').map((e) => e.trim()).filter(Boolean)) {
+      const match = /^([^=\s]+)\s*=\s*(\S+)$/.exec(entry);
+      if (!match) {
+        problem(tokensSetting, `${tokensSetting}: "${entry}" is not ASSET=0xADDRESS (expected ${example})`);
+        continue;
+      }
+      const asset = match[1]!.toUpperCase();
+      if (!(ASSET_IDS as readonly string[]).includes(asset)) {
+        problem(tokensSetting, `${tokensSetting}: unknown asset "${match[1]}" (known: ${ASSET_IDS.join(', ')})`);
+        continue;
+      }
+      const assetId = asset as AssetId;
+      if (tokens[assetId]) {
+        problem(tokensSetting, `${tokensSetting} names ${assetId} twice`);
+        continue;
+      }
+      const check = checkEvmAddress(match[2]!);
+      if (!check.ok) {
+        problem(tokensSetting, `${tokensSetting}: the ${assetId} contract "${match[2]}" is not valid: ${check.message}`);
+        continue;
+      }
+      const other = seen.get(check.address.toLowerCase());
+      if (other) {
+        problem(tokensSetting, `${tokensSetting} gives ${other} and ${assetId} the same contract ${check.address}`);
+        continue;
+      }
+      seen.set(check.address.toLowerCase(), assetId);
+      tokens[assetId] = check.address;
+    }
+    if (Object.keys(tokens).length === 0 && !problem.has(tokensSetting)) problem(tokensSetting, `${tokensSetting} lists no token: give at least one as ${example}`);
+  }
+
+  // The well-known defaults hold only on the well-known chain (a local chain under the id `bsc` is not BNB Smart Chain).
+  const wellKnown = known && known.chainId === chainId ? known : undefined;
+  const confirmations = positiveInteger(read(name('CONFIRMATIONS')), wellKnown?.confirmations ?? 3, 1, 10_000, name('CONFIRMATIONS'), 'a whole number of blocks from 1 to 10000 (default 3)', problem);
+  const finalityDepth = positiveInteger(
+    read(name('FINALITY_DEPTH')),
+    wellKnown?.finalityDepth ?? DEFAULT_FINALITY_DEPTH,
+    1,
+    100_000,
+    name('FINALITY_DEPTH'),
+    `a whole number of blocks from 1 to 100000 (default ${wellKnown?.finalityDepth ?? DEFAULT_FINALITY_DEPTH})`,
+    problem,
+  );
+  const pollMs = positiveInteger(read(name('POLL_MS')), 1_000, 10, 3_600_000, name('POLL_MS'), 'a whole number of milliseconds from 10 to 3600000 (default 1000)', problem);
+
+  const chain = KNOWN_CHAINS[chainId];
+  const networkName = read(name('NAME')) ?? wellKnown?.name ?? chain?.name ?? (network === 'bsc' ? 'BNB Smart Chain' : network);
+  const explorerText = read(name('EXPLORER_URL'));
+  let explorerUrl = wellKnown?.explorerUrl ?? chain?.explorerUrl;
+  if (explorerText) {
+    if (/^https?:\/\/\S+$/i.test(explorerText) && URL.canParse(explorerText)) explorerUrl = explorerText.replace(/\/+$/, '');
+    else problem(name('EXPLORER_URL'), `${name('EXPLORER_URL')} must be an http(s) URL such as https://bscscan.com, not "${explorerText}"`);
+  }
+  const walletSetting = name('WALLET_RPC_URL');
+  const walletRpcUrls: string[] = [];
+  for (const url of (read(walletSetting) ?? '').split(',').map((u) => u.trim()).filter(Boolean)) {
+    if (/^https?:\/\/\S+$/i.test(url) && URL.canParse(url)) walletRpcUrls.push(url);
+    else problem(walletSetting, `${walletSetting} must list public http(s) node URLs a wallet may add, such as https://bsc-dataseed.bnbchain.org`);
+  }
+  const symbol = read(name('NATIVE_CURRENCY'));
+  if (symbol !== undefined && !/^[A-Za-z0-9]{2,6}$/.test(symbol)) problem(name('NATIVE_CURRENCY'), `${name('NATIVE_CURRENCY')} must be the symbol of the network's coin (2 to 6 letters or digits, e.g. BNB), not "${symbol}"`);
+  const rpcForWallets = walletRpcUrls.length ? walletRpcUrls : (wellKnown?.walletRpcUrls ?? []);
+  const currency = symbol ? { name: symbol, symbol, decimals: 18 } : (wellKnown?.nativeCurrency ?? (known ? known.nativeCurrency : { name: 'Ether', symbol: 'ETH', decimals: 18 }));
+  const addNetwork: AddNetworkParameters | undefined =
+    chainId > 0 && rpcForWallets.length
+      ? { chainId: `0x${chainId.toString(16)}`, chainName: networkName, nativeCurrency: currency, rpcUrls: rpcForWallets, blockExplorerUrls: explorerUrl ? [explorerUrl] : undefined }
+      : undefined;
+
   return {
-    rpcUrl: rpcUrl!,
+    settingPrefix: prefix,
+    rpcUrl: rpcUrls[0] ?? '',
+    rpcUrls,
     chainId,
     network,
-    networkName: known?.name ?? (network === 'bsc' ? 'BNB Smart Chain' : network),
-    explorerUrl: known?.explorerUrl,
+    networkName,
+    aliases: known?.id === network ? [...known.aliases] : [],
+    explorerUrl,
     tokens,
     confirmations,
-    xpub,
-    payoutKey: payoutKey ? new SecretKey(payoutKey) : undefined,
+    finalityDepth,
     pollMs,
-    warnings,
+    addNetwork,
   };
+}
+
+/**
+ * Reads the one network of the unprefixed settings from `env`. Throws `EvmConfigError` listing
+ * every problem. Unset and empty variables are the same (a blank line in an env file means "not set").
+ */
+export function parseEvmConfig(env: Env = process.env, needs: EvmConfigNeeds = {}): EvmConfig {
+  const warnings: string[] = [];
+  const problem = collector();
+  const read = reader(env);
+
+  const network = (read('PAYLINK_EVM_NETWORK') ?? 'bsc').toLowerCase();
+  if (!NETWORK_ID.test(network)) {
+    problem('PAYLINK_EVM_NETWORK', `PAYLINK_EVM_NETWORK must be a short id of letters, digits and dashes (default bsc), not "${network}"`);
+  }
+  const settings = parseNetwork(read, network, 'PAYLINK_EVM_', problem, { chainIdRequired: true });
+  const secrets = parseSecrets(read, needs, problem, warnings);
+  if (problem.list.length) throw new EvmConfigError(problem.list);
+  return { ...settings, ...secrets, warnings };
+}
+
+/**
+ * Reads every network: those of `PAYLINK_EVM_NETWORKS` (each from its prefixed settings), or, without
+ * it, the one network of the unprefixed settings (`parseEvmConfig`). Throws `EvmConfigError` listing
+ * every problem of every network.
+ */
+export function parseEvmNetworks(env: Env = process.env, needs: EvmConfigNeeds = {}): EvmConfig[] {
+  const read = reader(env);
+  const list = read('PAYLINK_EVM_NETWORKS');
+  if (list === undefined) return [parseEvmConfig(env, needs)];
+  const warnings: string[] = [];
+  const problem = collector();
+  const ids = list.split(',').map((id) => id.trim().toLowerCase()).filter(Boolean);
+  if (ids.length === 0) problem('PAYLINK_EVM_NETWORKS', 'PAYLINK_EVM_NETWORKS lists no network: name them as bsc,polygon,…');
+  const seen = new Set<string>();
+  const networks: Array<ReturnType<typeof parseNetwork>> = [];
+  for (const id of ids) {
+    if (!NETWORK_ID.test(id)) {
+      problem('PAYLINK_EVM_NETWORKS', `PAYLINK_EVM_NETWORKS: "${id}" is not a short id of letters, digits and dashes`);
+      continue;
+    }
+    if (seen.has(id)) {
+      problem('PAYLINK_EVM_NETWORKS', `PAYLINK_EVM_NETWORKS names ${id} twice`);
+      continue;
+    }
+    seen.add(id);
+    networks.push(parseNetwork(read, id, settingPrefix(id), problem, { chainIdRequired: false }));
+  }
+  const chainIds = new Map<number, string>();
+  for (const network of networks) {
+    const other = chainIds.get(network.chainId);
+    if (network.chainId > 0 && other) problem(`${settingPrefix(network.network)}CHAIN_ID`, `${other} and ${network.network} are both chain ${network.chainId}: give each network its own chain`);
+    chainIds.set(network.chainId, network.network);
+  }
+  // An alias of one network must not be another network's id.
+  for (const network of networks) {
+    for (const alias of network.aliases) {
+      if (seen.has(alias) && alias !== network.network) network.aliases = network.aliases.filter((a) => a !== alias);
+    }
+  }
+  const unprefixed = ['PAYLINK_EVM_RPC_URL', 'PAYLINK_EVM_CHAIN_ID', 'PAYLINK_EVM_TOKENS', 'PAYLINK_EVM_NETWORK'].filter((name) => read(name) !== undefined);
+  if (unprefixed.length) warnings.push(`${unprefixed.join(', ')} ${unprefixed.length === 1 ? 'is' : 'are'} ignored: PAYLINK_EVM_NETWORKS is set, so each network takes its own PAYLINK_EVM_<ID>_* settings`);
+  const secrets = parseSecrets(read, needs, problem, warnings);
+  if (problem.list.length) throw new EvmConfigError(problem.list);
+  return networks.map((network) => ({ ...network, ...secrets, warnings }));
 }
 
 function positiveInteger(

@@ -26,6 +26,8 @@ export type EvmErrorCode =
   | 'rate_limited'
   /** The node answered with a server error (HTTP 5xx, JSON-RPC internal error) or an inconsistent view. */
   | 'node_error'
+  /** No node has reached the block asked about yet (they lag behind the head seen before). */
+  | 'lagging'
   /** The node answered something that is not a usable JSON-RPC answer. */
   | 'bad_response'
   /** The node does not serve this method, or refused the request as malformed. */
@@ -50,6 +52,7 @@ const RETRYABLE: ReadonlySet<EvmErrorCode> = new Set([
   'timeout',
   'rate_limited',
   'node_error',
+  'lagging',
   'bad_response',
   'insufficient_funds',
   'fee_too_low',

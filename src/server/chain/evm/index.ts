@@ -9,6 +9,7 @@ export {
   classifyRefusal,
   connectEvmChain,
   EvmChain,
+  type FinalizedBlock,
   NATIVE_TRANSFER_GAS,
   type BroadcastOutcome,
   type BroadcastResult,
@@ -20,8 +21,11 @@ export {
   type TransactionStatus,
   type TransferCheck,
 } from './chain.js';
-export { checkAccountXpub, EvmConfigError, KNOWN_CHAINS, parseEvmConfig, SecretKey, type EvmConfig, type EvmConfigNeeds, type EvmConfigProblem, type KnownChain } from './config.js';
+export { checkAccountXpub, EvmConfigError, parseEvmConfig, parseEvmNetworks, SecretKey, type EvmConfig, type EvmConfigNeeds, type EvmConfigProblem } from './config.js';
+export { KNOWN_CHAINS, KNOWN_NETWORKS, knownNetwork, type AddNetworkParameters, type KnownNetwork } from './networks.js';
 export { EvmChainError, isRetryableChainError, type EvmErrorCode } from './errors.js';
-export { createEvmRpc, type EvmRpc, type RpcOptions } from './rpc.js';
+export { createEvmRpc, LAG_BLOCKS, type CallOptions, type EvmRpc, type RpcOptions } from './rpc.js';
+export { LogRangeMemory } from './scan.js';
+export { connectEvmAdapter, createEvmChainAdapter, type ConnectEvmOptions } from './adapter.js';
 export { sendGasFromHotWallet, sweepDeposits, type SweepEvent, type SweepOptions, type SweepReport, type SweptAddress, type SweptToken } from './sweep.js';
 export { deployTestToken, mintTestToken, setTestTokenPaused, TEST_TOKEN_ABI, TEST_TOKEN_ARTIFACT, type TokenOwner } from './test-token.js';

@@ -1,8 +1,15 @@
 /**
- * The connection to an EVM node: a viem public client over HTTP(S) or WebSocket, with every call
- * bounded (a timeout per attempt, a few retries with capped backoff for transient faults) and every
- * failure turned into an `EvmChainError`. viem's own retries are off: its backoff follows a node's
- * `Retry-After` without a cap, and the service must stay responsive while a node misbehaves.
+ * The connection to a network's nodes: one viem public client per node URL (HTTP(S) or WebSocket),
+ * every call bounded (a timeout per attempt, a few retries with capped backoff for transient faults)
+ * and every failure turned into an `EvmChainError`. viem's own retries are off: its backoff follows
+ * a node's `Retry-After` without a cap, and the service must stay responsive while a node misbehaves.
+ *
+ * Several nodes (a comma-separated `*_RPC_URL`): a call goes to the first node that is neither
+ * failing nor lagging, and fails over to the next on a fault (down, slow, erroring). `head()` asks
+ * every node for its latest block at once and answers the highest: a node more than `LAG_BLOCKS`
+ * behind it is lagging and asked last, and a call that reads a block range (`atLeast`) only goes to
+ * a node known to have reached that block, so a lagging node never hides a transfer or makes one
+ * look gone.
  *
  * `cacheTime: 0`: viem otherwise caches the block number for a polling interval, which makes
  * confirmation counts stale.
@@ -11,25 +18,44 @@ import { createRequire } from 'node:module';
 import { createPublicClient, http, webSocket, type PublicClient } from 'viem';
 import { EvmChainError, TRANSIENT_CODES, toChainError } from './errors.js';
 
-/** Limits of each call to the node. */
+/** Limits of each call to the nodes. */
 export interface RpcOptions {
   /** Per attempt, in ms (default 5000). */
   timeoutMs?: number | undefined;
-  /** Further attempts after a transient fault (default 2). */
+  /** Further attempts after a transient fault, over all nodes (default 2). */
   retries?: number | undefined;
   /** First backoff, doubled per attempt and capped at 1 s (default 100 ms). */
   retryDelayMs?: number | undefined;
 }
 
-/** A node connection whose calls fail only with `EvmChainError` (or a bug's own error). */
+/** What one call may ask beyond the defaults. */
+export interface CallOptions {
+  /** Only nodes whose latest block is at least this are asked (their heads are refreshed once when none is known to be). */
+  atLeast?: number | undefined;
+  /** Overrides `RpcOptions.retries` for this call (0: one attempt per node, for a caller that handles refusals itself). */
+  retries?: number | undefined;
+}
+
+/** Nodes connections whose calls fail only with `EvmChainError` (or a bug's own error). */
 export interface EvmRpc {
-  /** The viem client; call it through `call` so that faults are bounded and typed. */
+  /** The preferred node's viem client; call through `call` so that faults are bounded and typed. */
   readonly client: PublicClient;
-  /** Runs `run(client)` with retries on transient faults; `method` names it in errors. */
-  call<T>(method: string, run: (client: PublicClient) => Promise<T>): Promise<T>;
-  /** Closes a WebSocket connection (no-op over HTTP). */
+  /** How many node URLs there are. */
+  readonly nodes: number;
+  /** Runs `run(client)` on a node, failing over and retrying on transient faults; `method` names it in errors. */
+  call<T>(method: string, run: (client: PublicClient) => Promise<T>, options?: CallOptions): Promise<T>;
+  /** The highest latest block among the nodes that answer; notes which nodes lag. */
+  head(): Promise<number>;
+  /** Closes WebSocket connections (no-op over HTTP). */
   close(): Promise<void>;
 }
+
+/** A node this many blocks behind the highest head is lagging: asked only when no other answers. */
+export const LAG_BLOCKS = 3;
+/** How long a node that failed is asked only after the others. */
+const FAILED_FOR_MS = 5_000;
+/** How long `head()` waits for slower nodes once one has answered. */
+const HEAD_GRACE_MS = 250;
 
 /**
  * Node 20 has no global WebSocket, and viem then takes whatever `ws` package its helper (isows)
@@ -45,53 +71,145 @@ function ensureWebSocket() {
   (globalThis as { WebSocket?: unknown }).WebSocket = ws.WebSocket;
 }
 
-/** Opens a connection to `url` (http, https, ws or wss). No request is made until the first call. */
-export function createEvmRpc(url: string, options: RpcOptions = {}): EvmRpc {
-  const timeout = options.timeoutMs ?? 5_000;
-  const retries = options.retries ?? 2;
-  const retryDelay = options.retryDelayMs ?? 100;
-  const isSocket = /^wss?:/i.test(url);
-  if (isSocket) ensureWebSocket();
+/** One node: its client (replaced after a socket fault), its last known head and its last failure. */
+class Node {
+  client: PublicClient;
+  head = -1;
+  failedAt = 0;
+  readonly isSocket: boolean;
+
+  constructor(
+    readonly url: string,
+    readonly timeout: number,
+  ) {
+    this.isSocket = /^wss?:/i.test(url);
+    if (this.isSocket) ensureWebSocket();
+    this.client = this.makeClient();
+  }
+
   // Over WebSocket, viem's own reconnection gives up for good when the node is still down at its
   // first retry; a socket that failed is closed here instead and the next call opens a new one.
-  const makeClient = () =>
-    createPublicClient({
-      transport: isSocket ? webSocket(url, { timeout, retryCount: 0, reconnect: false, keepAlive: { interval: 15_000 } }) : http(url, { timeout, retryCount: 0 }),
-      cacheTime: 0,
-      pollingInterval: 1_000,
-    });
-  let client = makeClient();
-  const closeSocket = async (stale: PublicClient) => {
+  makeClient(): PublicClient {
+    const transport = this.isSocket
+      ? webSocket(this.url, { timeout: this.timeout, retryCount: 0, reconnect: false, keepAlive: { interval: 15_000 } })
+      : http(this.url, { timeout: this.timeout, retryCount: 0 });
+    return createPublicClient({ transport, cacheTime: 0, pollingInterval: 1_000 });
+  }
+
+  async reopen(stale: PublicClient): Promise<void> {
+    if (!this.isSocket || this.client !== stale) return;
+    this.client = this.makeClient();
+    await closeSocket(stale);
+  }
+}
+
+async function closeSocket(stale: PublicClient) {
+  try {
+    const socket = await (stale.transport as { getRpcClient?: () => Promise<{ close(): void }> }).getRpcClient?.();
+    socket?.close();
+  } catch {
+    // Never connected: nothing to close.
+  }
+}
+
+/** Opens connections to `urls` (one URL or several; http, https, ws or wss). No request is made until the first call. */
+export function createEvmRpc(urls: string | readonly string[], options: RpcOptions = {}): EvmRpc {
+  const list = typeof urls === 'string' ? [urls] : [...urls];
+  if (list.length === 0) throw new RangeError('createEvmRpc needs at least one node URL');
+  const timeout = options.timeoutMs ?? 5_000;
+  const defaultRetries = options.retries ?? 2;
+  const retryDelay = options.retryDelayMs ?? 100;
+  const nodes = list.map((url) => new Node(url, timeout));
+  let highest = -1;
+
+  /** Nodes in the order to ask them: healthy and current first, then lagging, then recently failed. */
+  const ordered = (atLeast: number | undefined): Node[] => {
+    const now = Date.now();
+    const rank = (node: Node) => (now - node.failedAt < FAILED_FOR_MS ? 2 : node.head >= 0 && node.head < highest - LAG_BLOCKS ? 1 : 0);
+    const eligible = atLeast === undefined ? nodes : nodes.filter((node) => node.head >= atLeast);
+    return eligible.map((node, i) => ({ node, i, r: rank(node) })).sort((a, b) => a.r - b.r || a.i - b.i).map((x) => x.node);
+  };
+
+  const headOf = async (node: Node): Promise<number> => {
+    const used = node.client;
     try {
-      const socket = await (stale.transport as { getRpcClient?: () => Promise<{ close(): void }> }).getRpcClient?.();
-      socket?.close();
-    } catch {
-      // Never connected: nothing to close.
+      const head = Number(await used.getBlockNumber({ cacheTime: 0 }));
+      node.head = head;
+      if (head > highest) highest = head;
+      return head;
+    } catch (raw) {
+      node.failedAt = Date.now();
+      const error = toChainError(raw, 'eth_blockNumber');
+      if (error instanceof EvmChainError && (error.code === 'unreachable' || error.code === 'timeout')) await node.reopen(used);
+      throw error;
     }
   };
 
-  return {
+  const rpc: EvmRpc = {
     get client() {
-      return client;
+      return ordered(undefined)[0]!.client;
     },
-    async call(method, run) {
-      for (let attempt = 0; ; attempt++) {
-        const used = client;
-        try {
-          return await run(used);
-        } catch (raw) {
-          const error = toChainError(raw, method);
-          if (isSocket && error instanceof EvmChainError && (error.code === 'unreachable' || error.code === 'timeout') && client === used) {
-            client = makeClient();
-            await closeSocket(used);
-          }
-          if (!(error instanceof EvmChainError) || !TRANSIENT_CODES.has(error.code) || attempt >= retries) throw error;
-          await new Promise((resolve) => setTimeout(resolve, Math.min(retryDelay * 2 ** attempt, 1_000)));
+    nodes: nodes.length,
+    async call(method, run, callOptions = {}) {
+      const retries = callOptions.retries ?? defaultRetries;
+      let candidates = ordered(callOptions.atLeast);
+      if (candidates.length === 0) {
+        await rpc.head().catch(() => undefined);
+        candidates = ordered(callOptions.atLeast);
+        if (candidates.length === 0) {
+          throw new EvmChainError('lagging', `${method}: no node has reached block ${callOptions.atLeast} yet (the nodes lag)`, { method });
         }
       }
+      for (let attempt = 0; ; attempt++) {
+        let last: unknown;
+        for (const node of candidates) {
+          const used = node.client;
+          try {
+            return await run(used);
+          } catch (raw) {
+            const error = toChainError(raw, method);
+            if (!(error instanceof EvmChainError) || !TRANSIENT_CODES.has(error.code)) throw error;
+            // eth_getLogs refusals say the range is too wide, not that the node is failing (./scan.ts narrows it).
+            if (method !== 'eth_getLogs') node.failedAt = Date.now();
+            if (error.code === 'unreachable' || error.code === 'timeout') await node.reopen(used);
+            last = error;
+          }
+        }
+        if (attempt >= retries) throw last;
+        await new Promise((resolve) => setTimeout(resolve, Math.min(retryDelay * 2 ** attempt, 1_000)));
+      }
+    },
+    async head() {
+      if (nodes.length === 1) return rpc.call('eth_blockNumber', () => headOf(nodes[0]!));
+      // Every node at once; the answer waits a moment for the slower ones, never for a hung one.
+      return new Promise<number>((resolve, reject) => {
+        let pending = nodes.length;
+        let best = -1;
+        let timer: NodeJS.Timeout | undefined;
+        let lastError: unknown;
+        const settle = () => {
+          if (timer) clearTimeout(timer);
+          if (best >= 0) resolve(best);
+          else reject(lastError);
+        };
+        for (const node of nodes) {
+          headOf(node).then(
+            (head) => {
+              best = Math.max(best, head);
+              timer ??= setTimeout(settle, HEAD_GRACE_MS);
+              if (--pending === 0) settle();
+            },
+            (error: unknown) => {
+              lastError = error;
+              if (--pending === 0) settle();
+            },
+          );
+        }
+      });
     },
     async close() {
-      if (isSocket) await closeSocket(client);
+      await Promise.all(nodes.filter((node) => node.isSocket).map((node) => closeSocket(node.client)));
     },
   };
+  return rpc;
 }

@@ -4,6 +4,7 @@
  * a real token: its owner can mint at will and pause every transfer (to make a payout revert).
  */
 import { createWalletClient, getAddress, http, parseAbi, type Account, type Address, type Hash, type Hex, type PublicClient } from 'viem';
+import feeArtifact from './fee-test-token.json' with { type: 'json' };
 import artifact from './test-token.json' with { type: 'json' };
 
 /** The test token's ABI, typed (the artifact's JSON ABI says the same; a test checks that). */
@@ -80,4 +81,29 @@ export async function mintTestToken(owner: TokenOwner, token: Address, to: Addre
 /** Pauses (or resumes) every transfer of a test token: a paused token's transfers revert. */
 export async function setTestTokenPaused(owner: TokenOwner, token: Address, paused: boolean): Promise<Hash> {
   return mined(owner, await wallet(owner).writeContract({ address: token, abi: TEST_TOKEN_ABI, functionName: 'setTransfersPaused', args: [paused], chain: null, ...(await legacyFees(owner)) }));
+}
+
+/** The fee-charging test token (scripts/fee-test-token.sol): each transfer delivers its value less `feeBps`/10,000, the fee going to the owner. */
+export const FEE_TEST_TOKEN_ABI = parseAbi([
+  'constructor(string name_, string symbol_, uint8 decimals_, uint16 feeBps_)',
+  'function decimals() view returns (uint8)',
+  'function feeBps() view returns (uint16)',
+  'function balanceOf(address) view returns (uint256)',
+  'function mint(address to, uint256 value)',
+  'function transfer(address to, uint256 value) returns (bool)',
+  'event Transfer(address indexed from, address indexed to, uint256 value)',
+]);
+
+/** Deploys a fee-charging test token (for tests of what a payout's recipient really received). */
+export async function deployFeeTestToken(owner: TokenOwner, token: { name: string; symbol: string; decimals: number; feeBps: number }): Promise<Address> {
+  const hash = await wallet(owner).deployContract({
+    abi: FEE_TEST_TOKEN_ABI,
+    bytecode: (feeArtifact as { bytecode: Hex }).bytecode,
+    args: [token.name, token.symbol, token.decimals, token.feeBps],
+    chain: null,
+    ...(await legacyFees(owner)),
+  });
+  const receipt = await owner.client.waitForTransactionReceipt({ hash, pollingInterval: 50 });
+  if (receipt.status !== 'success' || !receipt.contractAddress) throw new Error(`deploying ${token.symbol} failed (${hash})`);
+  return getAddress(receipt.contractAddress);
 }

@@ -40,7 +40,7 @@ export type DomainEvent =
   /** A payment link's content or state changed. */
   | { type: 'link.changed'; slug: string }
   /** A session was paid (or overpaid), left underpaid by a transfer, or expired; a transfer came late. */
-  | Announcement<'checkout.session.paid' | 'checkout.session.underpaid' | 'checkout.session.expired' | 'payment.late', CheckoutSessionRecord>
+  | Announcement<'checkout.session.paid' | 'checkout.session.underpaid' | 'checkout.session.expired' | 'payment.late' | 'payment.reversed', CheckoutSessionRecord>
   /** An order was paid in full (once per order). */
   | Announcement<'order.paid', Order>
   /** A withdrawal's payout went out, or failed (its funds returned). */

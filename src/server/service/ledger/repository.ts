@@ -1,8 +1,9 @@
 /**
  * The SQL of `balances` and `ledger_entries`: nothing else in the service reads or writes them.
- * A balance is one row per (integrator, asset) with `available` and `pending` (reserved by
- * withdrawals in flight); every change of it is a ledger entry written in the same transaction, so
- * for each account the sums of the entries' deltas equal the balance, always.
+ * A balance is one row per (integrator, asset, network) with `available` (withdrawable) and
+ * `pending` (reserved by withdrawals in flight, and on a real chain the payments credited but not
+ * final yet); every change of it is a ledger entry written in the same transaction, so for each
+ * account the sums of the entries' deltas equal the balance, always.
  *
  * Concurrency: each change is one `UPDATE … RETURNING` on the balance row. The UPDATE takes the
  * row lock, so on PostgreSQL concurrent changes of one account queue behind each other and each
@@ -11,17 +12,21 @@
  * backstop: no path can leave a balance below zero.
  */
 import { randomUUID } from 'node:crypto';
-import { ASSET_IDS, formatFixed, toDecimalString, type AssetId } from '../../../core/money.js';
+import { ASSET_IDS, compareDecimal, formatFixed, toDecimalString, type AssetId } from '../../../core/money.js';
 import { CRYPTO_DIGITS } from '../../../core/rules/limits.js';
 import type { Balance } from '../../../core/schemas.js';
 import type { Queryable } from '../../db/index.js';
 
 /** Why a balance changed. */
 export type LedgerKind =
-  /** A customer's transfer counted toward a checkout session. */
+  /** A customer's transfer counted toward a checkout session (real chains: into `pending` until final). */
   | 'payment'
   /** A transfer that arrived after its session expired: the funds are the merchant's, but it is not a link payment. */
   | 'late_payment'
+  /** A credited transfer's block is final: pending → available. */
+  | 'payment_final'
+  /** A reorg took a credited transfer back before it was final: pending → gone. */
+  | 'payment_reversal'
   /** A withdrawal was requested: available → pending. */
   | 'withdrawal_reserve'
   /** Its payout went out: pending → gone. */
@@ -32,6 +37,8 @@ export type LedgerKind =
 export interface LedgerChange {
   integratorId: string;
   assetId: AssetId;
+  /** The network the funds are on. */
+  blockchainId: string;
   kind: LedgerKind;
   /** Signed decimal strings. */
   availableDelta: string;
@@ -45,18 +52,19 @@ export function assetAmount(value: string | number): string {
   return formatFixed(toDecimalString(String(value)) ?? '0', CRYPTO_DIGITS);
 }
 
-async function ensureAccount(tx: Queryable, integratorId: string, assetId: AssetId): Promise<void> {
-  await tx.query('INSERT INTO balances (integrator_id, asset_id) VALUES ($1, $2) ON CONFLICT DO NOTHING', [integratorId, assetId]);
+async function ensureAccount(tx: Queryable, integratorId: string, assetId: AssetId, blockchainId: string): Promise<void> {
+  await tx.query('INSERT INTO balances (integrator_id, asset_id, blockchain_id) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [integratorId, assetId, blockchainId]);
 }
 
 async function writeEntry(tx: Queryable, change: LedgerChange): Promise<void> {
   await tx.query(
-    `INSERT INTO ledger_entries (id, integrator_id, asset_id, kind, available_delta, pending_delta, transfer_id, withdrawal_id)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+    `INSERT INTO ledger_entries (id, integrator_id, asset_id, blockchain_id, kind, available_delta, pending_delta, transfer_id, withdrawal_id)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
     [
       randomUUID(),
       change.integratorId,
       change.assetId,
+      change.blockchainId,
       change.kind,
       change.availableDelta,
       change.pendingDelta,
@@ -71,11 +79,11 @@ async function writeEntry(tx: Queryable, change: LedgerChange): Promise<void> {
  * would take either side below zero fails on the table's CHECK, rolling the transaction back.
  */
 export async function applyLedgerChange(tx: Queryable, change: LedgerChange): Promise<void> {
-  await ensureAccount(tx, change.integratorId, change.assetId);
+  await ensureAccount(tx, change.integratorId, change.assetId, change.blockchainId);
   await tx.query(
-    `UPDATE balances SET available = available + $3::numeric, pending = pending + $4::numeric, updated_at = now()
-     WHERE integrator_id = $1 AND asset_id = $2`,
-    [change.integratorId, change.assetId, change.availableDelta, change.pendingDelta],
+    `UPDATE balances SET available = available + $4::numeric, pending = pending + $5::numeric, updated_at = now()
+     WHERE integrator_id = $1 AND asset_id = $2 AND blockchain_id = $3`,
+    [change.integratorId, change.assetId, change.blockchainId, change.availableDelta, change.pendingDelta],
   );
   await writeEntry(tx, change);
 }
@@ -84,6 +92,8 @@ export async function applyLedgerChange(tx: Queryable, change: LedgerChange): Pr
 export interface Reservation {
   integratorId: string;
   assetId: AssetId;
+  /** The network the funds must be on: a withdrawal pays out on the network it names. */
+  blockchainId: string;
   amount: string;
 }
 
@@ -107,54 +117,64 @@ export async function reserveFunds(tx: Queryable, reservation: Reservation, reco
   };
   const integrator = param(reservation.integratorId);
   const asset = param(reservation.assetId);
+  const network = param(reservation.blockchainId);
   const amount = `${param(reservation.amount)}::numeric`;
   const recorded = record(param, 'reserved');
   const { rows } = await tx.query(
     `WITH reserved AS (
        UPDATE balances SET available = available - ${amount}, pending = pending + ${amount}, updated_at = now()
-       WHERE integrator_id = ${integrator} AND asset_id = ${asset} AND available >= ${amount}
+       WHERE integrator_id = ${integrator} AND asset_id = ${asset} AND blockchain_id = ${network} AND available >= ${amount}
        RETURNING integrator_id
      ), recorded AS (${recorded})
-     INSERT INTO ledger_entries (id, integrator_id, asset_id, kind, available_delta, pending_delta, withdrawal_id)
-     SELECT ${param(randomUUID())}, ${integrator}, ${asset}, 'withdrawal_reserve', -(${amount}), ${amount}, id FROM recorded
+     INSERT INTO ledger_entries (id, integrator_id, asset_id, blockchain_id, kind, available_delta, pending_delta, withdrawal_id)
+     SELECT ${param(randomUUID())}, ${integrator}, ${asset}, ${network}, 'withdrawal_reserve', -(${amount}), ${amount}, id FROM recorded
      RETURNING 1`,
     params,
   );
   return rows.length === 1;
 }
 
-/** `GET /v1/balance`: every asset, zero when the integrator never held it. */
-export async function getBalances(db: Queryable, integratorId: string): Promise<Balance> {
-  const { rows } = await db.query<{ asset_id: AssetId; available: string; pending: string }>(
-    'SELECT asset_id, available, pending FROM balances WHERE integrator_id = $1',
+/**
+ * `GET /v1/balance`: every asset on every network in `networks` (zero when the integrator never held
+ * it there), then any other network the integrator still holds funds on (one no longer configured).
+ */
+export async function getBalances(db: Queryable, integratorId: string, networks: ReadonlyArray<{ id: string; assets: readonly AssetId[] }>): Promise<Balance> {
+  const { rows } = await db.query<{ asset_id: AssetId; blockchain_id: string; available: string; pending: string }>(
+    'SELECT asset_id, blockchain_id, available, pending FROM balances WHERE integrator_id = $1 ORDER BY blockchain_id, asset_id',
     [integratorId],
   );
-  const byAsset = new Map(rows.map((row) => [row.asset_id, row]));
-  return {
-    items: ASSET_IDS.map((assetId) => {
-      const row = byAsset.get(assetId);
-      return { assetId, available: assetAmount(row?.available ?? '0'), pending: assetAmount(row?.pending ?? '0') };
-    }),
+  const key = (assetId: string, blockchainId: string) => `${blockchainId}:${assetId}`;
+  const held = new Map(rows.map((row) => [key(row.asset_id, row.blockchain_id), row]));
+  const item = (assetId: AssetId, blockchainId: string) => {
+    const row = held.get(key(assetId, blockchainId));
+    held.delete(key(assetId, blockchainId));
+    return { assetId, blockchainId, available: assetAmount(row?.available ?? '0'), pending: assetAmount(row?.pending ?? '0') };
   };
+  const items = networks.flatMap((network) => ASSET_IDS.filter((assetId) => network.assets.includes(assetId)).map((assetId) => item(assetId, network.id)));
+  for (const row of [...held.values()]) {
+    if (compareDecimal(row.available, '0') > 0 || compareDecimal(row.pending, '0') > 0) items.push(item(row.asset_id, row.blockchain_id));
+  }
+  return { items };
 }
 
 /**
- * Sums of the ledger next to the balances, per asset, for audits and tests: in a healthy
- * database `available === ledgerAvailable` and `pending === ledgerPending` for every row.
+ * Sums of the ledger next to the balances, per asset and network, for audits and tests: in a
+ * healthy database `available === ledgerAvailable` and `pending === ledgerPending` for every row.
  */
 export async function reconcile(
   db: Queryable,
   integratorId: string,
-): Promise<Array<{ assetId: AssetId; available: string; pending: string; ledgerAvailable: string; ledgerPending: string }>> {
-  const { rows } = await db.query<{ asset_id: AssetId; available: string; pending: string; la: string | null; lp: string | null }>(
-    `SELECT b.asset_id, b.available, b.pending,
-            (SELECT sum(available_delta) FROM ledger_entries e WHERE e.integrator_id = b.integrator_id AND e.asset_id = b.asset_id) AS la,
-            (SELECT sum(pending_delta) FROM ledger_entries e WHERE e.integrator_id = b.integrator_id AND e.asset_id = b.asset_id) AS lp
-     FROM balances b WHERE b.integrator_id = $1 ORDER BY b.asset_id`,
+): Promise<Array<{ assetId: AssetId; blockchainId: string; available: string; pending: string; ledgerAvailable: string; ledgerPending: string }>> {
+  const { rows } = await db.query<{ asset_id: AssetId; blockchain_id: string; available: string; pending: string; la: string | null; lp: string | null }>(
+    `SELECT b.asset_id, b.blockchain_id, b.available, b.pending,
+            (SELECT sum(available_delta) FROM ledger_entries e WHERE e.integrator_id = b.integrator_id AND e.asset_id = b.asset_id AND e.blockchain_id = b.blockchain_id) AS la,
+            (SELECT sum(pending_delta) FROM ledger_entries e WHERE e.integrator_id = b.integrator_id AND e.asset_id = b.asset_id AND e.blockchain_id = b.blockchain_id) AS lp
+     FROM balances b WHERE b.integrator_id = $1 ORDER BY b.blockchain_id, b.asset_id`,
     [integratorId],
   );
   return rows.map((row) => ({
     assetId: row.asset_id,
+    blockchainId: row.blockchain_id,
     available: assetAmount(row.available),
     pending: assetAmount(row.pending),
     ledgerAvailable: assetAmount(row.la ?? '0'),

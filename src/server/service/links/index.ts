@@ -28,6 +28,6 @@ export {
   type LinkDraft,
   type LinkRow,
 } from './domain.js';
-export { countPayment, linkSql } from './repository.js';
+export { countPayment, linkSql, uncountPayment } from './repository.js';
 export { createLinkCache, type LinkCache } from './cache.js';
 export { paymentLinkRoutes } from './routes.js';

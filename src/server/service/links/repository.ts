@@ -243,6 +243,11 @@ export async function countPayment(tx: Queryable, linkId: string): Promise<void>
   await tx.query('UPDATE payment_links SET payment_count = payment_count + 1 WHERE id = $1', [linkId]);
 }
 
+/** Takes back the payment a link counted, when the chain took that payment back (a reorg before it was final). */
+export async function uncountPayment(tx: Queryable, linkId: string): Promise<void> {
+  await tx.query('UPDATE payment_links SET payment_count = payment_count - 1 WHERE id = $1 AND payment_count > 0', [linkId]);
+}
+
 /**
  * SQL fragments other rooms' reads may embed, so the columns of `payment_links` are named only here:
  * a checkout session's read joins its link (when it pays one) for the slug, title and post-payment action.

@@ -1,8 +1,9 @@
 /**
  * # Room: payouts
  *
- * Owns: the payout worker (./worker.ts): claiming pending withdrawals, sending them through the
- * chain adapter, and finishing them (`finishPayout(tx, …)`, which takes the caller's transaction);
+ * Owns: the payout worker (./worker.ts): claiming pending withdrawals and sending them through the
+ * chain adapter; finishing them (./finish.ts: `finishPayout(tx, …)`, which takes the caller's
+ * transaction, shared by the worker and the stored transactions);
  * on a real chain, the stored signed transactions (./stored.ts) and the tables `payout_nonces` and
  * `payout_transactions` (./repository.ts holds all their SQL). `paylink sweep` takes its gas
  * top-ups' nonces from the same sequence (`sendStoredGasTopUp`).
@@ -10,12 +11,12 @@
  * May touch, in its own transactions: the withdrawals room's queue (`claimDue`, `markSucceeded`,
  * `markFailed`, `lockForPayout`, `setPayoutHash`) and the ledger (`applyLedgerChange`).
  */
+export { finishPayout, type PayoutOutcome } from './finish.js';
 export {
   claimWithdrawals,
-  finishPayout,
   processPayouts,
   startPayoutWorker,
-  type PayoutOutcome,
+  type PayoutDeps,
   type PayoutWorker,
   type PayoutWorkerOptions,
 } from './worker.js';

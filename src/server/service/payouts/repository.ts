@@ -3,6 +3,7 @@
  * (every transaction the hot wallet signs, stored before it is broadcast): nothing else in the
  * service reads or writes them. `paylink sweep` allocates its gas top-ups through the same functions.
  */
+import type { AssetId } from '../../../core/money.js';
 import type { Queryable } from '../../db/index.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -77,10 +78,12 @@ export interface StoredTransaction {
   confirmations: number;
   broadcasts: number;
   last_broadcast_at: Date | null;
+  /** The asset a withdrawal's payout sends (null for a gas top-up or a filler). */
+  asset_id: AssetId | null;
 }
 
 const COLUMNS = `id, blockchain_id, from_address, nonce::int AS nonce, purpose, withdrawal_id, to_address, raw_transaction, tx_hash, status,
-  confirmations, broadcasts, last_broadcast_at`;
+  confirmations, broadcasts, last_broadcast_at, (SELECT w.asset_id FROM withdrawals w WHERE w.id = withdrawal_id) AS asset_id`;
 
 /** A transaction to store. */
 export interface NewStoredTransaction {

@@ -27,8 +27,10 @@
  * what a crash or a node outage left pending.
  */
 import { randomUUID } from 'node:crypto';
-import { PayoutError, type ChainAdapter, type OutgoingChain, type PreparedTransaction } from '../../chain/types.js';
+import { networkChain, PayoutError, type ChainAdapter, type OutgoingChain, type PreparedTransaction } from '../../chain/types.js';
+import { compareDecimal } from '../../../core/money.js';
 import type { Database } from '../../db/index.js';
+import { defaultLogger, type Logger } from '../../log.js';
 import { assetAmount } from '../ledger/index.js';
 import { lockForPayout, releaseClaim, setPayoutHash, type ClaimedWithdrawal } from '../withdrawals/index.js';
 import {
@@ -45,7 +47,7 @@ import {
   type StoredTransaction,
   type TransactionPurpose,
 } from './repository.js';
-import { finishPayout, type PayoutOutcome } from './worker.js';
+import { finishPayout, type PayoutOutcome } from './finish.js';
 
 export interface StoredPayoutOptions {
   /** How often each unfinished transaction's receipt is read, in ms (default 1000). */
@@ -54,6 +56,8 @@ export interface StoredPayoutOptions {
   rebroadcastMs?: number | undefined;
   /** Where unclear chain errors are reported (default: console.error). */
   log?: ((line: string, error?: unknown) => void) | undefined;
+  /** Where what the operator must know is logged (a payout that delivered less than it sent); default stderr. */
+  logger?: Logger | undefined;
 }
 
 /** When each stored transaction's wait was last reported: one line a minute, not one a round, while a node is down. */
@@ -73,14 +77,20 @@ interface Deps {
   now: () => Date;
 }
 
-function outgoingOf(chain: ChainAdapter): OutgoingChain {
-  if (!chain.outgoing) throw new Error('this chain sends payouts directly (sendPayout)');
-  return chain.outgoing;
+/** The payouts of network `blockchainId`; throws where there are none (the sandbox, no payout key, a network not configured). */
+export function outgoingOf(chain: ChainAdapter, blockchainId: string): OutgoingChain {
+  const outgoing = networkChain(chain, blockchainId)?.outgoing;
+  if (!outgoing) throw new Error(`network ${blockchainId} has no stored payouts (the sandbox, or no payout key)`);
+  return outgoing;
 }
 
-/** Starts the hot wallet's nonce sequence from the chain (its next nonce, mempool included), once. */
-export async function ensureNonceSequence(deps: Deps): Promise<void> {
-  const outgoing = outgoingOf(deps.chain);
+/** The networks whose payouts this worker sends: those with a hot wallet. */
+function payingNetworks(chain: ChainAdapter): OutgoingChain[] {
+  return chain.kind === 'real' ? chain.chains.flatMap((c) => (c.outgoing ? [c.outgoing] : [])) : [];
+}
+
+/** Starts the hot wallet's nonce sequence on `outgoing`'s network from the chain (its next nonce, mempool included), once. */
+export async function ensureNonceSequence(deps: Deps, outgoing: OutgoingChain): Promise<void> {
   if (await hasNonceSequence(deps.db, outgoing.blockchainId, outgoing.hotWallet)) return;
   await seedNonce(deps.db, outgoing.blockchainId, outgoing.hotWallet, await outgoing.pendingNonce(), deps.now());
 }
@@ -91,10 +101,10 @@ export async function ensureNonceSequence(deps: Deps): Promise<void> {
  */
 export async function signAndStore(
   deps: Deps,
+  outgoing: OutgoingChain,
   prepared: PreparedTransaction,
   meta: { purpose: TransactionPurpose; withdrawalId: string | null; toAddress: string },
 ): Promise<StoredTransaction> {
-  const outgoing = outgoingOf(deps.chain);
   return deps.db.transaction(async (tx) => {
     const now = deps.now();
     const nonce = await takeNonce(tx, outgoing.blockchainId, outgoing.hotWallet, now);
@@ -131,7 +141,7 @@ async function failWithdrawal(deps: Deps, withdrawalId: string, reason: string):
 
 /** Prepares, signs and stores the payout of a claimed withdrawal that has no live transaction. */
 async function storePayout(deps: Deps, withdrawal: ClaimedWithdrawal): Promise<StoredTransaction | null> {
-  const outgoing = outgoingOf(deps.chain);
+  const outgoing = outgoingOf(deps.chain, withdrawal.blockchain_id);
   let prepared: PreparedTransaction;
   try {
     prepared = await outgoing.preparePayout({
@@ -147,7 +157,7 @@ async function storePayout(deps: Deps, withdrawal: ClaimedWithdrawal): Promise<S
     return null;
   }
   try {
-    return await signAndStore(deps, prepared, { purpose: 'withdrawal', withdrawalId: withdrawal.id, toAddress: withdrawal.address });
+    return await signAndStore(deps, outgoing, prepared, { purpose: 'withdrawal', withdrawalId: withdrawal.id, toAddress: withdrawal.address });
   } catch (error) {
     // A second attempt of the same withdrawal (an old lease) lost the race: one live transaction each.
     if ((error as { code?: string }).code === '23505' && (await liveTransactionOf(deps.db, withdrawal.id))) return null;
@@ -155,24 +165,38 @@ async function storePayout(deps: Deps, withdrawal: ClaimedWithdrawal): Promise<S
   }
 }
 
-/** Ends a stored transaction that reached its confirmations, and its withdrawal with it. */
-async function finishMined(deps: Deps, row: StoredTransaction, status: 'success' | 'reverted', confirmations: number): Promise<void> {
-  await deps.db.transaction(async (tx) => {
+/**
+ * Ends a stored transaction that reached its confirmations, and its withdrawal with it, recording
+ * what the recipient received according to the receipt (`received`). A recipient who received less
+ * than the amount sent (a token that charges a fee on transfers) is logged: the withdrawal shows both.
+ */
+async function finishMined(deps: Deps, row: StoredTransaction, status: 'success' | 'reverted', confirmations: number, received: string | undefined, options: StoredPayoutOptions): Promise<void> {
+  const finished = await deps.db.transaction(async (tx) => {
     const now = deps.now();
     const withdrawal = row.withdrawal_id ? await lockForPayout(tx, row.withdrawal_id) : undefined;
-    if (!(await finishStored(tx, row.id, status, now, confirmations))) return;
-    if (withdrawal?.status !== 'processing') return;
+    if (!(await finishStored(tx, row.id, status, now, confirmations))) return undefined;
+    if (withdrawal?.status !== 'processing') return undefined;
     const outcome: PayoutOutcome =
       status === 'success'
-        ? { ok: true, txHash: row.tx_hash, sandbox: false }
+        ? { ok: true, txHash: row.tx_hash, sandbox: false, receivedAmount: received }
         : { ok: false, reason: `The transfer reverted on chain (transaction ${row.tx_hash}); the funds are back in the balance` };
-    await finishPayout(tx, withdrawal, outcome, now);
+    return (await finishPayout(tx, withdrawal, outcome, now)) ? withdrawal : undefined;
   });
+  if (finished && status === 'success' && received !== undefined && compareDecimal(received, finished.amount) !== 0) {
+    (options.logger ?? defaultLogger).warn('payout_shortfall', 'a payout delivered another amount than it sent (a token that charges a fee on transfers): the withdrawal shows what was received', {
+      withdrawalId: finished.id,
+      blockchainId: finished.blockchain_id,
+      assetId: finished.asset_id,
+      txHash: row.tx_hash,
+      amount: assetAmount(finished.amount),
+      receivedAmount: received,
+    });
+  }
 }
 
 /** The node refused the stored transaction for good: fail its withdrawal and fill its nonce. */
 async function rejectStored(deps: Deps, row: StoredTransaction, reason: string): Promise<void> {
-  const outgoing = outgoingOf(deps.chain);
+  const outgoing = outgoingOf(deps.chain, row.blockchain_id);
   const filler = await outgoing.prepareNonceFiller();
   await deps.db.transaction(async (tx) => {
     const now = deps.now();
@@ -217,11 +241,12 @@ async function replaceStored(deps: Deps, row: StoredTransaction, minedNonce: num
  * anything changed (the worker then looks for more work at once).
  */
 async function follow(deps: Deps, row: StoredTransaction, options: StoredPayoutOptions): Promise<boolean> {
-  const outgoing = outgoingOf(deps.chain);
-  const state = await outgoing.state(row.tx_hash);
+  const outgoing = outgoingOf(deps.chain, row.blockchain_id);
+  // A withdrawal's payout is asked about with its recipient: the receipt says what they received.
+  const state = await outgoing.state(row.tx_hash, row.asset_id ? { assetId: row.asset_id, to: row.to_address } : undefined);
   if (state.status !== 'pending') {
     if (state.confirmations >= outgoing.confirmations) {
-      await finishMined(deps, row, state.status, state.confirmations);
+      await finishMined(deps, row, state.status, state.confirmations, state.received, options);
       return true;
     }
     return markMined(deps.db, row.id, state.blockNumber, state.confirmations, deps.now());
@@ -262,14 +287,21 @@ async function follow(deps: Deps, row: StoredTransaction, options: StoredPayoutO
  * to `limit` unfinished stored transactions. Resolves with how many things moved forward.
  */
 export async function processStoredPayouts(deps: Deps, claimed: ClaimedWithdrawal[], options: StoredPayoutOptions & { limit?: number } = {}): Promise<number> {
-  const outgoing = outgoingOf(deps.chain);
   const log = options.log ?? ((line: string, error?: unknown) => console.error(line, error ?? ''));
+  const networks = payingNetworks(deps.chain);
   let progress = 0;
   const fresh: ClaimedWithdrawal[] = [];
-  for (const withdrawal of claimed) if (!(await liveTransactionOf(deps.db, withdrawal.id))) fresh.push(withdrawal);
+  for (const withdrawal of claimed) {
+    if (!networks.some((n) => n.blockchainId === withdrawal.blockchain_id)) {
+      // No hot wallet on its network (now): it waits, pending, until one is configured.
+      await releaseClaim(deps.db, withdrawal.id, withdrawal.attempts, deps.now());
+      continue;
+    }
+    if (!(await liveTransactionOf(deps.db, withdrawal.id))) fresh.push(withdrawal);
+  }
   if (fresh.length) {
     // Preparing reads the node: in parallel. Storing takes the nonce lock: one after another.
-    const prepared = await ensureNonceSequence(deps).then(
+    const prepared = await Promise.all(networks.map((outgoing) => ensureNonceSequence(deps, outgoing))).then(
       () => Promise.allSettled(fresh.map((withdrawal) => storePayout(deps, withdrawal))),
       (error: unknown) => fresh.map(() => ({ status: 'rejected', reason: error }) as PromiseRejectedResult),
     );
@@ -284,14 +316,16 @@ export async function processStoredPayouts(deps: Deps, claimed: ClaimedWithdrawa
       await releaseClaim(deps.db, withdrawal.id, withdrawal.attempts, deps.now());
     }
   }
-  const rows = await claimUnfinished(deps.db, outgoing.blockchainId, outgoing.hotWallet, options.checkMs ?? 1_000, options.limit ?? 100);
-  for (const row of rows) {
-    try {
-      if (await follow(deps, row, options)) progress++;
-    } catch (error) {
-      reportOnce(log, row.tx_hash, `[paylink] payout transaction ${row.tx_hash} (nonce ${row.nonce}) waits: the chain did not answer`, error);
-      // The node is failing: the other rows would only fail the same way this round.
-      break;
+  for (const outgoing of networks) {
+    const rows = await claimUnfinished(deps.db, outgoing.blockchainId, outgoing.hotWallet, options.checkMs ?? 1_000, options.limit ?? 100);
+    for (const row of rows) {
+      try {
+        if (await follow(deps, row, options)) progress++;
+      } catch (error) {
+        reportOnce(log, row.tx_hash, `[paylink] payout transaction ${row.tx_hash} (nonce ${row.nonce}) waits: the chain did not answer`, error);
+        // The node is failing: the other rows would only fail the same way this round.
+        break;
+      }
     }
   }
   return progress;
@@ -302,11 +336,11 @@ export async function processStoredPayouts(deps: Deps, claimed: ClaimedWithdrawa
  * sequence, stored before it is broadcast (`paylink sweep`'s top-ups). Resolves with its hash once
  * a node took it; if not, the stored transaction is broadcast by the service's payout worker.
  */
-export async function sendStoredGasTopUp(deps: Deps, to: string, value: bigint): Promise<string> {
-  const outgoing = outgoingOf(deps.chain);
-  await ensureNonceSequence(deps);
+export async function sendStoredGasTopUp(deps: Deps, blockchainId: string, to: string, value: bigint): Promise<string> {
+  const outgoing = outgoingOf(deps.chain, blockchainId);
+  await ensureNonceSequence(deps, outgoing);
   const prepared = await outgoing.prepareGasTopUp(to, value);
-  const row = await signAndStore(deps, prepared, { purpose: 'gas_top_up', withdrawalId: null, toAddress: to });
+  const row = await signAndStore(deps, outgoing, prepared, { purpose: 'gas_top_up', withdrawalId: null, toAddress: to });
   await follow(deps, row, {});
   return row.tx_hash;
 }

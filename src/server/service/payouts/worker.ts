@@ -30,10 +30,11 @@
  * its transaction has its confirmations.
  */
 import { PayoutError, type ChainAdapter } from '../../chain/types.js';
-import type { Database, Queryable } from '../../db/index.js';
+import type { Database } from '../../db/index.js';
 import { defaultLogger, type Logger } from '../../log.js';
-import { applyLedgerChange, assetAmount } from '../ledger/index.js';
-import { announceWithdrawal, claimDue, markFailed, markSucceeded, type ClaimedWithdrawal } from '../withdrawals/index.js';
+import { assetAmount } from '../ledger/index.js';
+import { claimDue, type ClaimedWithdrawal } from '../withdrawals/index.js';
+import { finishPayout, type PayoutOutcome } from './finish.js';
 import { countUnfinished } from './repository.js';
 import { processStoredPayouts, type StoredPayoutOptions } from './stored.js';
 
@@ -70,37 +71,13 @@ export interface PayoutWorker {
   stop(): Promise<void>;
 }
 
-/** Claims up to `batchSize` withdrawals for this worker, in a transaction of its own. */
-export async function claimWithdrawals(db: Database, batchSize: number, leaseMs: number, now: Date): Promise<ClaimedWithdrawal[]> {
-  return db.transaction((tx) => claimDue(tx, batchSize, leaseMs, now));
-}
-
-/** What the chain said of a payout: sent (with its hash), or refused for good (with the reason). */
-export type PayoutOutcome = { ok: true; txHash: string; sandbox: boolean } | { ok: false; reason: string };
-
 /**
- * Records a payout's outcome in the caller's transaction `tx`: the withdrawal's final status and the
- * ledger entry that goes with it (`withdrawal_payout`: pending − amount; `withdrawal_release`:
- * pending − amount, available + amount). Returns false, having changed nothing, when the withdrawal
- * was finished already or claimed again by a newer attempt (a failure is fenced by `attempts`).
- * The `withdrawal.succeeded`/`withdrawal.failed` webhook is recorded here, in the same transaction.
+ * Claims up to `batchSize` withdrawals for this worker, in a transaction of its own; on real
+ * networks only those it can pay (a network with a hot wallet): the others wait, pending.
  */
-export async function finishPayout(tx: Queryable, withdrawal: ClaimedWithdrawal, outcome: PayoutOutcome, now: Date): Promise<boolean> {
-  const amount = assetAmount(withdrawal.amount);
-  const finished = outcome.ok
-    ? await markSucceeded(tx, withdrawal.id, outcome.txHash, outcome.sandbox, now)
-    : await markFailed(tx, withdrawal.id, outcome.reason, now, withdrawal.attempts);
-  if (!finished) return false;
-  await applyLedgerChange(tx, {
-    integratorId: withdrawal.integrator_id,
-    assetId: withdrawal.asset_id,
-    kind: outcome.ok ? 'withdrawal_payout' : 'withdrawal_release',
-    availableDelta: outcome.ok ? '0' : amount,
-    pendingDelta: `-${amount}`,
-    withdrawalId: withdrawal.id,
-  });
-  await announceWithdrawal(tx, outcome.ok ? 'withdrawal.succeeded' : 'withdrawal.failed', { id: withdrawal.id, integratorId: withdrawal.integrator_id }, now);
-  return true;
+export async function claimWithdrawals(db: Database, batchSize: number, leaseMs: number, now: Date, chain?: ChainAdapter): Promise<ClaimedWithdrawal[]> {
+  const networks = chain?.kind === 'real' ? chain.chains.filter((c) => c.outgoing).map((c) => c.blockchainId) : undefined;
+  return db.transaction((tx) => claimDue(tx, batchSize, leaseMs, now, networks));
 }
 
 class PayoutTimeoutError extends Error {
@@ -144,9 +121,8 @@ async function payOut(
       address: withdrawal.address,
       amount,
     };
-    const send = chain.sendPayout;
-    if (!send) throw new Error('this chain has no direct payouts (it pays through stored transactions)');
-    const result = await withTimeout(Promise.resolve().then(() => send.call(chain, request)), payoutTimeoutMs);
+    if (chain.kind !== 'sandbox') throw new Error('this chain has no direct payouts (it pays through stored transactions)');
+    const result = await withTimeout(Promise.resolve().then(() => chain.sendPayout(request)), payoutTimeoutMs);
     outcome = { ok: true, txHash: result.txHash, sandbox: result.sandbox };
   } catch (error) {
     if (!(error instanceof PayoutError)) {
@@ -158,7 +134,10 @@ async function payOut(
   await db.transaction((tx) => finishPayout(tx, withdrawal, outcome, now()));
 }
 
-/** What the payout worker works with; `log` is where its error lines go (default stderr, `server/log.ts`). */
+/**
+ * What the payout worker works with; `log` is where its error lines go, and what the operator must
+ * know (a payout that delivered less than it sent): default stderr, `server/log.ts`.
+ */
 export interface PayoutDeps {
   db: Database;
   chain: ChainAdapter;
@@ -173,9 +152,9 @@ export async function processPayouts(
 ): Promise<number> {
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
   const payoutTimeoutMs = options.payoutTimeoutMs ?? defaultPayoutTimeout(leaseMs);
-  const claimed = await claimWithdrawals(deps.db, options.batchSize ?? 20, leaseMs, deps.now());
-  if (deps.chain.outgoing) {
-    const stored: StoredPayoutOptions = { checkMs: options.checkMs, rebroadcastMs: options.rebroadcastMs };
+  const claimed = await claimWithdrawals(deps.db, options.batchSize ?? 20, leaseMs, deps.now(), deps.chain);
+  if (deps.chain.kind === 'real') {
+    const stored: StoredPayoutOptions = { checkMs: options.checkMs, rebroadcastMs: options.rebroadcastMs, logger: deps.log };
     return processStoredPayouts(deps, claimed, stored);
   }
   const log = deps.log ?? defaultLogger;
@@ -206,11 +185,12 @@ export function startPayoutWorker(
   const runOnce = () => processPayouts(deps, { batchSize, leaseMs, payoutTimeoutMs, checkMs: options.checkMs, rebroadcastMs: options.rebroadcastMs });
 
   const loop = (async () => {
-    const outgoing = deps.chain.outgoing;
-    if (outgoing) {
+    for (const network of deps.chain.kind === 'real' ? deps.chain.chains : []) {
+      const outgoing = network.outgoing;
+      if (!outgoing) continue;
       // The first round follows every unfinished transaction: what a crash or an outage left behind.
       const unfinished = await countUnfinished(deps.db, outgoing.blockchainId, outgoing.hotWallet).catch(() => 0);
-      if (unfinished > 0) console.error(`[paylink] payouts: reconciling ${unfinished} stored transaction(s) with the chain`);
+      if (unfinished > 0) console.error(`[paylink] payouts (${outgoing.blockchainId}): reconciling ${unfinished} stored transaction(s) with the chain`);
     }
     while (running) {
       let handled = 0;

@@ -23,8 +23,9 @@ import { checkSessionTags } from '../../../core/rules/session-tags.js';
 import { CRYPTO_DIGITS, isUuid, QUOTE_TTL_MS } from '../../../core/rules/limits.js';
 import { OPEN_STATUSES, SETTLED_STATUSES } from '../../../core/rules/session.js';
 import { RuleErrors } from '../../../core/rules/types.js';
+import { assetsOf, findNetwork } from '../../../core/rules/networks.js';
 import { SimulatePaymentInput, StartOrderSessionInput, StartSessionInput, type CheckoutSession, type FieldError } from '../../../core/schemas.js';
-import { assetChainFacts, findNetwork, type ChainAdapter, type Network } from '../../chain/types.js';
+import { assetChainFacts, networkChain, type ChainAdapter, type Network } from '../../chain/types.js';
 import type { Queryable } from '../../db/index.js';
 import { parseWith } from '../context.js';
 import { ApiError, notFound, ruleError, validationError } from '../errors.js';
@@ -46,7 +47,7 @@ function toCheckoutSession(row: SessionRow, chain: ChainAdapter): CheckoutSessio
   const paid = units(row.paid_amount);
   const remaining = row.status === 'expired' || crypto <= paid ? 0n : crypto - paid;
   const settled = SETTLED_STATUSES.has(row.status);
-  const { decimals, ...facts } = assetChainFacts(chain.networks.find((n) => n.id === row.blockchain_id), row.asset_id);
+  const { decimals, addNetwork: _, ...facts } = assetChainFacts(chain.networks.find((n) => n.id === row.blockchain_id), row.asset_id);
   return {
     id: row.id,
     slug: row.slug,
@@ -78,12 +79,34 @@ function toCheckoutSession(row: SessionRow, chain: ChainAdapter): CheckoutSessio
     ...facts,
     tokenDecimals: decimals,
     confirmations: row.status === 'confirming' ? (row.confirmations ?? 0) : null,
-    requiredConfirmations: row.status === 'confirming' ? (chain.incoming?.confirmations ?? null) : null,
+    requiredConfirmations: row.status === 'confirming' ? (networkChain(chain, row.blockchain_id)?.incoming.confirmations ?? null) : null,
   };
 }
 
 // ---------------------------------------------------------------------------------------------
 // Starting a session
+
+/**
+ * The network a session is paid on: the one named (`blockchainId`, by id or alias), which must carry
+ * the asset; else the only network that carries it. An asset on several networks needs the name:
+ * the 400 lists the choices. Problems go to `fail`, field by field.
+ */
+function chooseNetwork(chain: ChainAdapter, assetId: AssetId, named: string | undefined, fail: (path: string, message: string) => void) {
+  const carrying = chain.networks.filter((n) => n.assets.includes(assetId));
+  const choices = carrying.map((n) => `${n.id} (${n.name})`).join(', ');
+  if (carrying.length === 0) {
+    fail('assetId', `assetId must be one of ${assetsOf(chain.networks).join(', ')}`);
+    return undefined;
+  }
+  if (named === undefined) {
+    if (carrying.length === 1) return carrying[0];
+    fail('blockchainId', `${assetId} is on several networks: choose one with blockchainId: ${choices}`);
+    return undefined;
+  }
+  const network = findNetwork(carrying, named);
+  if (!network) fail('blockchainId', `${assetId} can be paid on ${choices}`);
+  return network;
+}
 
 type StartInput = z.output<typeof StartSessionInput>;
 
@@ -95,19 +118,6 @@ interface SessionSpec
   postpay: Pick<SessionRow, 'redirect' | 'show_confirmation_page' | 'success_message' | 'redirect_url'>;
   /** The quote holds 15 minutes, but never past this (an order's own end). */
   latestExpiry?: Date;
-}
-
-/** The network that carries `assetId` (the one named by `blockchainId`, when given), or a field error. */
-function networkFor(chain: ChainAdapter, assetId: AssetId, blockchainId: string | undefined, fail: (path: string, message: string) => void): Network | undefined {
-  const carrying = chain.networks.filter((n) => n.assets.includes(assetId));
-  if (carrying.length === 0) {
-    fail('assetId', `assetId must be one of ${[...new Set(chain.networks.flatMap((n) => n.assets))].join(', ')}`);
-    return undefined;
-  }
-  if (blockchainId === undefined) return carrying[0];
-  const named = findNetwork(carrying, blockchainId);
-  if (!named) fail('blockchainId', `blockchainId must name a network that carries ${assetId}: ${carrying.map((n) => n.id).join(', ')}`);
-  return named;
 }
 
 /**
@@ -212,7 +222,7 @@ export async function startSession(deps: MoneyServiceDeps, slug: string, body: u
   const fail = (path: string, message: string) => errors.push({ path, message });
 
   const assetId = input.assetId.trim().toUpperCase() as AssetId;
-  const network = networkFor(chain, assetId, undefined, fail);
+  const network = chooseNetwork(chain, assetId, input.blockchainId, fail);
 
   const priceCurrency = link.fiat_currency[0] ?? 'NGN';
   const fiatCurrency = input.fiatCurrency === undefined ? priceCurrency : input.fiatCurrency.trim().toUpperCase();
@@ -334,7 +344,7 @@ export async function startOrderSession(deps: MoneyServiceDeps, orderId: string,
   const errors: FieldError[] = [];
   const fail = (path: string, message: string) => errors.push({ path, message });
   const assetId = input.assetId.trim().toUpperCase() as AssetId;
-  const network = networkFor(chain, assetId, input.blockchainId, fail);
+  const network = chooseNetwork(chain, assetId, input.blockchainId, fail);
   const fiatCurrency = order.fiat_currency;
   const fiatAmount = formatFixed(toDecimalString(order.fiat_amount) ?? '0', fiatDigits(fiatCurrency));
   if (input.fiatCurrency !== undefined && input.fiatCurrency.trim().toUpperCase() !== fiatCurrency)
@@ -405,7 +415,7 @@ export async function getSession(deps: MoneyServiceDeps, id: string): Promise<Ch
  */
 export async function expireIfDue(deps: Pick<MoneyServiceDeps, 'db'> & { chain?: ChainAdapter }, id: string, now: Date): Promise<boolean> {
   return deps.db.transaction(async (tx) => {
-    const expired = await expireSession(tx, id, now, deps.chain?.incoming !== undefined);
+    const expired = await expireSession(tx, id, now, deps.chain?.kind === 'real');
     if (!expired) return false;
     await recordEvent(tx, { type: 'session.changed', sessionId: id });
     await announceSession(tx, 'checkout.session.expired', expired, now);
@@ -420,7 +430,7 @@ export async function expireIfDue(deps: Pick<MoneyServiceDeps, 'db'> & { chain?:
 export async function expireDueSessions(deps: Pick<MoneyServiceDeps, 'db' | 'now'> & { chain?: ChainAdapter }, batch = 500): Promise<number> {
   const now = deps.now();
   return deps.db.transaction(async (tx) => {
-    const expired = await expireDue(tx, now, batch, deps.chain?.incoming !== undefined);
+    const expired = await expireDue(tx, now, batch, deps.chain?.kind === 'real');
     for (const session of expired) {
       await recordEvent(tx, { type: 'session.changed', sessionId: session.id });
       await announceSession(tx, 'checkout.session.expired', session, now);
@@ -462,7 +472,7 @@ export function startExpirySweep(deps: Pick<MoneyServiceDeps, 'db' | 'now' | 'lo
  */
 export async function simulatePayment(deps: MoneyServiceDeps, id: string, body: unknown): Promise<CheckoutSession> {
   const { chain, db } = deps;
-  if (!chain.sandbox || !chain.simulateIncomingTransfer) throw new ApiError(404, 'not_found', 'simulate-payment exists only on the sandbox chain');
+  if (chain.kind !== 'sandbox') throw new ApiError(404, 'not_found', 'simulate-payment exists only on the sandbox chain');
   const input = parseWith(SimulatePaymentInput, body);
   const session = await getSession(deps, id);
 

@@ -1,7 +1,8 @@
 /**
- * The SQL of `incoming_transfers` (what a real chain's scanner saw, before and after it counts) and
- * `chain_cursors` (how far it has read): nothing else in the service reads or writes them. The
- * scanner (./scanner.ts) calls these inside its own short transactions, never across a node call.
+ * The SQL of `incoming_transfers` (what a real chain's scanner saw, before and after it counts),
+ * `chain_cursors` (how far it has read) and `chain_networks` (which chain each network's data
+ * belongs to): nothing else in the service reads or writes them. The scanner (./scanner.ts) calls
+ * these inside its own short transactions, never across a node call.
  */
 import type { AssetId } from '../../../core/money.js';
 import type { SessionStatus } from '../../../core/schemas.js';
@@ -51,6 +52,41 @@ export async function advanceCursor(tx: Queryable, blockchainId: string, nextBlo
 }
 
 // ---------------------------------------------------------------------------------------------
+// chain_networks
+
+/** What the database knows of a network's chain. */
+export interface NetworkRecord {
+  chainId: number;
+  /** A final block the scanner read, by number and hash (lowercase); null before the first. */
+  checkpoint: { block: number; hash: string } | null;
+}
+
+/** The record of `blockchainId`, or undefined before the service first ran on it. */
+export async function readNetworkRecord(db: Queryable, blockchainId: string): Promise<NetworkRecord | undefined> {
+  const { rows } = await db.query<{ chain_id: string; checkpoint_block: string | null; checkpoint_hash: string | null }>(
+    'SELECT chain_id::text AS chain_id, checkpoint_block::text AS checkpoint_block, checkpoint_hash FROM chain_networks WHERE blockchain_id = $1',
+    [blockchainId],
+  );
+  const row = rows[0];
+  if (!row) return undefined;
+  return { chainId: Number(row.chain_id), checkpoint: row.checkpoint_block === null ? null : { block: Number(row.checkpoint_block), hash: row.checkpoint_hash! } };
+}
+
+/** Records the chain id a network's data belongs to, unless it is recorded already. */
+export async function recordChainId(db: Queryable, blockchainId: string, chainId: number, now: Date): Promise<void> {
+  await db.query('INSERT INTO chain_networks (blockchain_id, chain_id, updated_at) VALUES ($1, $2, $3) ON CONFLICT (blockchain_id) DO NOTHING', [blockchainId, chainId, now]);
+}
+
+/** Moves a network's checkpoint up to final block `block` (never down). */
+export async function recordCheckpoint(db: Queryable, blockchainId: string, block: number, hash: string, now: Date): Promise<void> {
+  await db.query(
+    `UPDATE chain_networks SET checkpoint_block = $2, checkpoint_hash = $3, updated_at = $4
+     WHERE blockchain_id = $1 AND (checkpoint_block IS NULL OR checkpoint_block < $2)`,
+    [blockchainId, block, hash.toLowerCase(), now],
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
 // incoming_transfers
 
 /** A transfer being followed (status `seen`), with what its session needs. */
@@ -71,8 +107,13 @@ export interface WaitingTransfer {
   confirmations: number;
 }
 
-const WAITING_COLUMNS = `id, session_id, tx_hash, asset_id, token_address, from_address, to_address, ordinal, amount::text AS amount,
-  log_index, block_number::int AS block_number, block_hash, block_time, confirmations`;
+/** The columns of a `WaitingTransfer`, of the table named `t` (or unnamed). */
+function waitingColumns(t = ''): string {
+  const p = t ? `${t}.` : '';
+  return `${p}id, ${p}session_id, ${p}tx_hash, ${p}asset_id, ${p}token_address, ${p}from_address, ${p}to_address, ${p}ordinal, ${p}amount::text AS amount,
+  ${p}log_index, ${p}block_number::int AS block_number, ${p}block_hash, ${p}block_time, ${p}confirmations`;
+}
+const WAITING_COLUMNS = waitingColumns();
 
 /**
  * The deposit addresses to watch on `blockchainId`: sessions not settled yet, and every session
@@ -122,8 +163,8 @@ export async function setSessionStatus(tx: Queryable, id: string, from: SessionS
 }
 
 /**
- * Records a transfer the first time it is seen, or brings back one that had gone (its transaction
- * was mined again after a reorg dropped it). Returns its id when it is (again) waiting, or null when
+ * Records a transfer the first time it is seen, or brings back one that had gone or been reversed
+ * (its transaction was mined again after a reorg dropped it: a payment after all). Returns its id when it is (again) waiting, or null when
  * it was known already.
  */
 export async function recordSeen(tx: Queryable, sessionId: string, transfer: ObservedTransfer, id: string, now: Date): Promise<string | null> {
@@ -133,8 +174,8 @@ export async function recordSeen(tx: Queryable, sessionId: string, transfer: Obs
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, 'seen', 0, $15, $15)
      ON CONFLICT (blockchain_id, tx_hash, lower(token_address), lower(to_address), ordinal) DO UPDATE
        SET status = 'seen', log_index = EXCLUDED.log_index, block_number = EXCLUDED.block_number, block_hash = EXCLUDED.block_hash,
-           confirmations = 0, updated_at = EXCLUDED.updated_at
-       WHERE t.status = 'gone' AND t.amount = EXCLUDED.amount
+           confirmations = 0, transfer_id = NULL, updated_at = EXCLUDED.updated_at
+       WHERE t.status IN ('gone', 'reversed') AND t.amount = EXCLUDED.amount
      RETURNING t.id`,
     [
       id,
@@ -172,17 +213,43 @@ export async function lockWaiting(tx: Queryable, id: string): Promise<WaitingTra
   return rows[0];
 }
 
-/** Moves a waiting transfer to where the chain has it now (another block, or none: back in the mempool). */
+/**
+ * Moves a transfer to where the chain has it now (another block, or none: back in the mempool): a
+ * waiting one (`seen`), or a credited one that is not final yet (`credited`).
+ */
 export async function moveWaiting(
   tx: Queryable,
   id: string,
   position: { logIndex: number; blockNumber: number | null; blockHash: string | null; confirmations: number },
   now: Date,
+  status: 'seen' | 'credited' = 'seen',
 ): Promise<void> {
   await tx.query(
-    `UPDATE incoming_transfers SET log_index = $2, block_number = $3, block_hash = $4, confirmations = $5, updated_at = $6 WHERE id = $1 AND status = 'seen'`,
-    [id, position.logIndex, position.blockNumber, position.blockHash, position.confirmations, now],
+    `UPDATE incoming_transfers SET log_index = $2, block_number = $3, block_hash = $4, confirmations = $5, updated_at = $6 WHERE id = $1 AND status = $7`,
+    [id, position.logIndex, position.blockNumber, position.blockHash, position.confirmations, now, status],
   );
+}
+
+/** A credited transfer whose funds are not final yet: where it was credited, and its `chain_transfers` row. */
+export interface CreditedTransfer extends WaitingTransfer {
+  transfer_id: string;
+}
+
+/** The credited transfers on `blockchainId` that are neither final nor reversed, oldest block first. */
+export async function creditedUnfinal(db: Queryable, blockchainId: string, limit: number): Promise<CreditedTransfer[]> {
+  const { rows } = await db.query<CreditedTransfer>(
+    `SELECT ${waitingColumns('i')}, i.transfer_id
+     FROM incoming_transfers i JOIN chain_transfers c ON c.id = i.transfer_id
+     WHERE i.blockchain_id = $1 AND i.status = 'credited' AND c.final_at IS NULL AND c.reversed_at IS NULL
+     ORDER BY i.block_number NULLS LAST, i.id LIMIT ${limit}`,
+    [blockchainId],
+  );
+  return rows;
+}
+
+/** Marks the incoming record of a reversed transfer `reversed` (if its transaction is mined again, it is seen anew). */
+export async function markIncomingReversed(tx: Queryable, transferId: string, now: Date): Promise<void> {
+  await tx.query(`UPDATE incoming_transfers SET status = 'reversed', updated_at = $2 WHERE transfer_id = $1 AND status = 'credited'`, [transferId, now]);
 }
 
 /** Sets a waiting transfer's confirmations; true when they changed (an event is due). */

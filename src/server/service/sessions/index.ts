@@ -2,7 +2,8 @@
  * # Room: sessions
  *
  * Owns: the tables `checkout_sessions` and `chain_transfers` (./repository.ts holds all their SQL),
- * `incoming_transfers` and `chain_cursors` (./incoming-repository.ts: a real chain's scanner, ./scanner.ts),
+ * `incoming_transfers`, `chain_cursors` and `chain_networks` (./incoming-repository.ts: a real chain's
+ * scanner, ./scanner.ts, and finality, ./finality.ts),
  * the whole keyless `/v1/checkout/*` API (./routes.ts: a link's public view and visits, sessions,
  * their SSE stream, simulated payments), quotes (with the rates room's book), expiry, and settlement
  * (./settlement.ts: `settleTransfer(tx, …)` takes the caller's transaction).
@@ -29,6 +30,7 @@ export { checkoutSessionRoutes } from './merchant-routes.js';
 export { deleteNeverPaidSessions } from './retention.js';
 export { closeOrderSessions, settleIncomingTransfer, settleTransfer, type SettleOptions } from './settlement.js';
 export { checkoutRoutes } from './routes.js';
-export { createChainScanner, creditableAmount, startChainScanner, type ChainScanner, type ChainScannerOptions } from './scanner.js';
+export { ChainIdentityError, createChainScanner, creditableAmount, startChainScanner, verifyChainIdentity, type ChainScanner, type ChainScannerOptions } from './scanner.js';
+export { finalizeCredit, reverseCredit } from './finality.js';
 export { depositIndexesWithTransfers } from './incoming-repository.js';
 export { isDepositAddressOf } from './repository.js';

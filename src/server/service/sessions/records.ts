@@ -35,6 +35,7 @@ export function toSessionRecord(row: SessionRecordRow, transfers: readonly Trans
     ...rateFields(row),
     paidAmount: assetAmount(row.paid_amount),
     lateAmount: assetAmount(row.late_amount),
+    reversedAmount: assetAmount(row.reversed_amount),
     payAddress: row.pay_address,
     transfers: transfers.map((transfer) => ({
       txHash: transfer.tx_hash,
@@ -89,7 +90,7 @@ export async function listSessionRecords(
 }
 
 /** The session webhooks. */
-export type SessionEventType = 'checkout.session.paid' | 'checkout.session.underpaid' | 'checkout.session.expired' | 'payment.late';
+export type SessionEventType = 'checkout.session.paid' | 'checkout.session.underpaid' | 'checkout.session.expired' | 'payment.late' | 'payment.reversed';
 
 /**
  * Announces `type` about a session in the transaction `tx` that changed it: its merchant's endpoints

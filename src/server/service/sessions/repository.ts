@@ -281,11 +281,11 @@ export async function updateSettlement(
 
 /**
  * The session a transfer was recorded for on `blockchainId`, or undefined: by hash and log index on
- * a real chain, by hash alone on the sandbox (no log index).
+ * a real chain, by hash alone on the sandbox (no log index). A reversed transfer no longer counts.
  */
 export async function findTransferSession(db: Queryable, blockchainId: string, txHash: string, logIndex?: number): Promise<string | undefined> {
   const { rows } = await db.query<{ session_id: string }>(
-    'SELECT session_id FROM chain_transfers WHERE blockchain_id = $1 AND tx_hash = $2 AND coalesce(log_index, -1) = $3',
+    'SELECT session_id FROM chain_transfers WHERE blockchain_id = $1 AND tx_hash = $2 AND coalesce(log_index, -1) = $3 AND reversed_at IS NULL',
     [blockchainId, txHash, logIndex ?? -1],
   );
   return rows[0]?.session_id;
@@ -305,13 +305,15 @@ export interface NewTransfer {
   receivedAt: Date;
   /** Real chains: the log index (the key is network + hash + log index). */
   logIndex?: number | undefined;
+  /** When its funds became available: at once on the sandbox; on a real chain null until its block is final. */
+  finalAt: Date | null;
 }
 
 /** Records a transfer once; false when the same transfer was recorded concurrently (the unique key decided). */
 export async function insertTransfer(tx: Queryable, transfer: NewTransfer): Promise<boolean> {
   const { rows } = await tx.query(
-    `INSERT INTO chain_transfers (id, session_id, blockchain_id, tx_hash, asset_id, amount, to_address, kind, sandbox, received_at, log_index)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT DO NOTHING RETURNING id`,
+    `INSERT INTO chain_transfers (id, session_id, blockchain_id, tx_hash, asset_id, amount, to_address, kind, sandbox, received_at, log_index, final_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT DO NOTHING RETURNING id`,
     [
       transfer.id,
       transfer.sessionId,
@@ -324,9 +326,67 @@ export async function insertTransfer(tx: Queryable, transfer: NewTransfer): Prom
       transfer.sandbox,
       transfer.receivedAt,
       transfer.logIndex ?? null,
+      transfer.finalAt,
     ],
   );
   return rows.length === 1;
+}
+
+/** A credited transfer whose funds are not final yet, with what finishing it needs. */
+export interface UnfinalTransfer {
+  id: string;
+  session_id: string;
+  integrator_id: string;
+  link_id: string;
+  blockchain_id: string;
+  asset_id: AssetId;
+  kind: 'payment' | 'late_payment';
+  amount: string;
+}
+
+/** The session a credited transfer belongs to (no lock: the caller locks the session first, then the transfer). */
+export async function sessionOfTransfer(db: Queryable, transferId: string): Promise<string | undefined> {
+  const { rows } = await db.query<{ session_id: string }>('SELECT session_id FROM chain_transfers WHERE id = $1', [transferId]);
+  return rows[0]?.session_id;
+}
+
+/** Locks a credited transfer if it is neither final nor reversed. */
+export async function lockUnfinalTransfer(tx: Queryable, transferId: string): Promise<UnfinalTransfer | undefined> {
+  const { rows } = await tx.query<UnfinalTransfer>(
+    `SELECT t.id, t.session_id, s.integrator_id, s.link_id, t.blockchain_id, t.asset_id, t.kind, t.amount::text AS amount
+     FROM chain_transfers t JOIN checkout_sessions s ON s.id = t.session_id
+     WHERE t.id = $1 AND t.final_at IS NULL AND t.reversed_at IS NULL FOR UPDATE OF t`,
+    [transferId],
+  );
+  return rows[0];
+}
+
+/** Marks a credited transfer final (its funds available) or reversed (gone); false when it was either already. */
+export async function closeTransfer(tx: Queryable, transferId: string, as: 'final' | 'reversed', now: Date): Promise<boolean> {
+  const column = as === 'final' ? 'final_at' : 'reversed_at';
+  const { rows } = await tx.query(`UPDATE chain_transfers SET ${column} = $2 WHERE id = $1 AND final_at IS NULL AND reversed_at IS NULL RETURNING id`, [transferId, now]);
+  return rows.length === 1;
+}
+
+/**
+ * Takes a reversed transfer out of its locked session: a payment's session becomes `reversed` (no
+ * longer settled; its paid amount without the transfer), a late payment's keeps its status; both
+ * count the transfer in `reversed_amount`. Returns the status the session had.
+ */
+export async function reverseInSession(tx: Queryable, change: { sessionId: string; kind: 'payment' | 'late_payment'; amount: string; now: Date }): Promise<SessionStatus | undefined> {
+  const { rows } = await tx.query<{ before: SessionStatus }>(
+    `UPDATE checkout_sessions s SET
+       status = CASE WHEN $2 = 'payment' THEN 'reversed' ELSE s.status END,
+       paid_amount = CASE WHEN $2 = 'payment' THEN greatest(s.paid_amount - $3::numeric, 0) ELSE s.paid_amount END,
+       late_amount = CASE WHEN $2 = 'late_payment' THEN greatest(s.late_amount - $3::numeric, 0) ELSE s.late_amount END,
+       reversed_amount = s.reversed_amount + $3::numeric,
+       settled_at = CASE WHEN $2 = 'payment' THEN NULL ELSE s.settled_at END,
+       updated_at = $4
+     FROM (SELECT id, status AS before FROM checkout_sessions WHERE id = $1) old
+     WHERE s.id = old.id RETURNING old.before`,
+    [change.sessionId, change.kind, change.amount, change.now],
+  );
+  return rows[0]?.before;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -343,10 +403,11 @@ export interface SessionRecordRow
   customer_email: string | null;
   settled_at: Date | null;
   link_title: string | null;
+  reversed_amount: string;
 }
 
 const RECORD_SELECT = `SELECT s.id, s.link_id, s.order_id, s.integrator_id, s.status, s.fiat_amount, s.fiat_currency, s.asset_id,
-  s.blockchain_id, s.network_name, s.crypto_amount, s.rate, s.rate_source, s.rate_at, s.paid_amount, s.late_amount, s.pay_address, s.reference, s.metadata,
+  s.blockchain_id, s.network_name, s.crypto_amount, s.rate, s.rate_source, s.rate_at, s.paid_amount, s.late_amount, s.reversed_amount, s.pay_address, s.reference, s.metadata,
   s.client_reference, s.customer_address, s.customer_phone, s.customer_email, s.created_at, s.settled_at, s.expires_at,
   ${linkSql.slug('l')} AS slug, ${linkSql.title('l')} AS link_title
   FROM checkout_sessions s ${linkSql.join('l', 's.link_id')}`;

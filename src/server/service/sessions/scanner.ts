@@ -22,6 +22,14 @@
  *    confirmations the transfer is re-checked once more and credited, in one transaction with its
  *    row's new status, so it is credited exactly once, by whichever instance gets its row lock.
  *
+ * 4. Follows every credited transfer until its block is final (the network's finalized block, see
+ *    `IncomingChain.finalizedBlock`): its funds wait in the balance's `pending` until then, and move
+ *    to `available` (./finality.ts). One that a reorg took back before that is reversed: its own
+ *    ledger entry, its session `reversed`, a `payment.reversed` webhook, and a line in the log
+ *    (code `payment_reversed`). The final block also becomes the network's checkpoint (its number
+ *    and hash in `chain_networks`), which the service checks against the node at start
+ *    (`verifyChainIdentity`).
+ *
  * No transaction is ever held across a node call. While the node is down, slow or failing, rounds
  * fail and are retried with backoff (one log line when it starts, one when it ends): sessions stay
  * `confirming` or `awaiting_payment` (they do not expire until the scanner has read past their
@@ -37,20 +45,26 @@ import { randomUUID } from 'node:crypto';
 import { toDecimalString } from '../../../core/money.js';
 import { CRYPTO_DIGITS } from '../../../core/rules/limits.js';
 import { OPEN_STATUSES } from '../../../core/rules/session.js';
-import type { ChainAdapter, IncomingChain, ObservedTransfer } from '../../chain/types.js';
+import type { ChainAdapter, IncomingChain, NetworkChain, ObservedTransfer } from '../../chain/types.js';
 import type { Database, Queryable } from '../../db/index.js';
+import { defaultLogger, type Logger } from '../../log.js';
 import { recordEvent } from '../events/index.js';
 import { lockOrderForPayment } from '../orders/index.js';
+import { finalizeCredit, reverseCredit } from './finality.js';
 import {
   advanceCursor,
   closeWaiting,
   createCursor,
+  creditedUnfinal,
   lockSessionById,
   lockSessionForScan,
   lockWaiting,
   moveWaiting,
   othersWaitingInTime,
   readCursor,
+  readNetworkRecord,
+  recordChainId,
+  recordCheckpoint,
   recordSeen,
   setConfirmations,
   setSessionStatus,
@@ -62,6 +76,8 @@ import { orderOfSession } from './repository.js';
 import { settleTransfer } from './settlement.js';
 
 export interface ChainScannerOptions {
+  /** The network to scan (default: the chain's first). `startChainScanner` runs one scanner per network. */
+  network?: string | undefined;
   /** How often a caught-up scanner looks for new blocks, in ms (default: the chain's `pollMs`). */
   pollMs?: number | undefined;
   /** Most blocks read in one round while catching up (default 2000). */
@@ -87,6 +103,8 @@ export interface ScannerDeps {
   db: Database;
   chain: ChainAdapter;
   now: () => Date;
+  /** Where what the operator must know is logged (a reversed payment); default stderr. */
+  logger?: Logger | undefined;
 }
 
 /** Most integer digits an amount may have to fit the ledger's NUMERIC(30, 6). */
@@ -125,18 +143,30 @@ function observedOf(row: WaitingTransfer, blockchainId: string): ObservedTransfe
   };
 }
 
-/** The scanner of one chain; `startChainScanner` runs it in a loop. */
+/** The network a scanner reads: `network`, or the first. Throws on the sandbox, which has none. */
+function scannedNetwork(chain: ChainAdapter, network: string | undefined): NetworkChain {
+  if (chain.kind !== 'real') throw new Error('this chain has no scanner (the sandbox credits simulated transfers at once)');
+  const found = network === undefined ? chain.chains[0] : chain.chains.find((c) => c.blockchainId === network);
+  if (!found) throw new Error(`no network ${network} to scan`);
+  return found;
+}
+
+/** The scanner of one network; `startChainScanner` runs one per network in a loop. */
 export function createChainScanner(deps: ScannerDeps, options: ChainScannerOptions = {}): ChainScanner & { readonly incoming: IncomingChain } {
-  const incoming = deps.chain.incoming;
-  if (!incoming) throw new Error('this chain has no scanner (the sandbox credits simulated transfers at once)');
+  const incoming = scannedNetwork(deps.chain, options.network).incoming;
   const { db } = deps;
   const network = incoming.blockchainId;
   const required = incoming.confirmations;
   const maxBlocks = Math.max(1, options.maxBlocksPerRound ?? 2_000);
   const rescanDepth = Math.max(0, options.rescanDepth ?? Math.max(required, 12));
   const lateWindowMs = options.lateWindowMs ?? 24 * 60 * 60 * 1000;
+  const logger = deps.logger ?? defaultLogger;
   /** The tip at which every waiting transfer was last followed; a round at the same tip skips that. */
   let followedAt = '';
+  /** The highest head the nodes showed: a lower one later is a lagging node's, not the chain's. */
+  let highestSeen = 0;
+  /** When the nodes were last reported lagging (one line a minute). */
+  let laggingReportedAt = 0;
 
   /** Step 2 for one transfer: record it, and make its session `confirming` if it came in time. */
   const recordTransfer = async (tx: Queryable, transfer: ObservedTransfer, latest: number, now: Date): Promise<boolean> => {
@@ -153,7 +183,7 @@ export function createChainScanner(deps: ScannerDeps, options: ChainScannerOptio
   };
 
   /** Steps 1 and 2: reads new blocks and records what they hold. */
-  const scan = async (): Promise<{ caughtUp: boolean; recorded: number; latest: number }> => {
+  const scan = async (): Promise<{ caughtUp: boolean; recorded: number; latest: number; behind?: number }> => {
     // The service's clock before the tip: every transfer mined before `startedAt` is at or below it.
     const startedAt = deps.now();
     const latest = await incoming.latestBlock();
@@ -162,6 +192,11 @@ export function createChainScanner(deps: ScannerDeps, options: ChainScannerOptio
       await createCursor(db, network, Math.max(0, latest + 1 - rescanDepth), startedAt);
       cursor = (await readCursor(db, network))!;
     }
+    // A head below what was seen or read already is a node that lags (or a reorg to a shorter
+    // chain, which new blocks soon cover): nothing is judged against it, and the cursor stays.
+    const floor = Math.max(highestSeen, cursor.nextBlock - 1);
+    if (latest < floor) return { caughtUp: true, recorded: 0, latest, behind: floor };
+    highestSeen = latest;
     const from = Math.max(0, cursor.nextBlock - rescanDepth);
     const to = Math.min(latest, cursor.nextBlock + maxBlocks - 1);
     if (from > to) return { caughtUp: true, recorded: 0, latest };
@@ -235,11 +270,57 @@ export function createChainScanner(deps: ScannerDeps, options: ChainScannerOptio
     });
   };
 
+  /** Step 4: finalizes the credited transfers the final block has passed, and reverses those a reorg took back. */
+  const finalize = async (latest: number, hashes: Map<number, string | null>) => {
+    const rows = await creditedUnfinal(db, network, 1_000);
+    const final = await incoming.finalizedBlock(latest);
+    const cursor = await readCursor(db, network);
+    // The checkpoint is a final block the scanner has read: the same chain must still have it at the next start.
+    if (cursor && final.number < cursor.nextBlock) {
+      await recordChainId(db, network, incoming.chainId, deps.now());
+      await recordCheckpoint(db, network, final.number, final.hash, deps.now());
+    }
+    for (const row of rows) {
+      const block = row.block_number;
+      if (block !== null && block <= latest && !hashes.has(block)) hashes.set(block, await incoming.blockHash(block));
+      const inPlace = block !== null && block <= latest && hashes.get(block) === row.block_hash;
+      if (inPlace) {
+        if (block <= final.number) await db.transaction((tx) => finalizeCredit(tx, row.transfer_id, deps.now()));
+        continue;
+      }
+      // Its block is no longer canonical: where is the transfer now?
+      const check = await incoming.recheck(observedOf(row, network), { latestBlock: latest });
+      if (check.status === 'gone') {
+        const reversed = await db.transaction((tx) => reverseCredit(tx, row.transfer_id, deps.now()));
+        if (reversed) {
+          logger.error('payment_reversed', 'a credited payment is no longer on the chain (a reorg took it back before it was final): reversed, its funds taken out of the pending balance', {
+            blockchainId: network,
+            sessionId: reversed.session_id,
+            transferId: reversed.id,
+            txHash: row.tx_hash,
+            assetId: reversed.asset_id,
+            amount: reversed.amount,
+          });
+        }
+      } else {
+        const moved = check.status === 'mined' ? check.transfer : undefined;
+        await db.transaction((tx) =>
+          moveWaiting(
+            tx,
+            row.id,
+            { logIndex: moved?.logIndex ?? row.log_index, blockNumber: moved?.blockNumber ?? null, blockHash: moved?.blockHash ?? null, confirmations: check.status === 'mined' ? check.confirmations : 0 },
+            deps.now(),
+            'credited',
+          ),
+        );
+      }
+    }
+  };
+
   /** Step 3: follows every waiting transfer at the tip `latest`. */
-  const follow = async (latest: number) => {
+  const follow = async (latest: number, hashes: Map<number, string | null>) => {
     const rows = await waitingTransfers(db, network, 1_000);
     if (rows.length === 0) return;
-    const hashes = new Map<number, string | null>();
     for (const row of rows) {
       const block = row.block_number;
       if (block !== null && block <= latest && !hashes.has(block)) hashes.set(block, await incoming.blockHash(block));
@@ -276,11 +357,23 @@ export function createChainScanner(deps: ScannerDeps, options: ChainScannerOptio
   };
 
   const runOnce = async () => {
-    const { caughtUp, recorded, latest } = await scan();
+    const { caughtUp, recorded, latest, behind } = await scan();
+    if (behind !== undefined) {
+      if (Date.now() - laggingReportedAt > 60_000) {
+        laggingReportedAt = Date.now();
+        (options.log ?? console.error)(
+          `[paylink] scanner (${network}): the nodes' latest block ${latest} is below block ${behind}, already seen; waiting for them to catch up (a lagging node, or a chain that went back)`,
+        );
+      }
+      return { caughtUp };
+    }
     // The tip's hash names the chain's state: at the same tip with nothing new, nothing can have moved.
     const tip = `${latest}:${await incoming.blockHash(latest)}`;
     if (recorded > 0 || tip !== followedAt) {
-      await follow(latest);
+      // Block hashes read once per round, shared by both steps.
+      const hashes = new Map<number, string | null>();
+      await follow(latest, hashes);
+      await finalize(latest, hashes);
       followedAt = tip;
     }
     return { caughtUp };
@@ -290,10 +383,30 @@ export function createChainScanner(deps: ScannerDeps, options: ChainScannerOptio
 }
 
 /**
- * Runs the scanner of `deps.chain` until `stop()`: a round every `pollMs` once caught up, rounds
- * back to back while catching up, and a doubling wait (up to `maxBackoffMs`) while the node fails.
+ * Runs a scanner for every network of `deps.chain` (or only `options.network`) until `stop()`; each
+ * network's loop is its own, so a failing node of one network never holds another back.
+ * `runOnce` runs one round of each.
  */
 export function startChainScanner(deps: ScannerDeps, options: ChainScannerOptions = {}): ChainScanner {
+  if (deps.chain.kind !== 'real') throw new Error('this chain has no scanner (the sandbox credits simulated transfers at once)');
+  const networks = options.network === undefined ? deps.chain.chains.map((c) => c.blockchainId) : [options.network];
+  const scanners = networks.map((network) => startNetworkScanner(deps, { ...options, network }));
+  return {
+    async runOnce() {
+      const rounds = await Promise.all(scanners.map((scanner) => scanner.runOnce()));
+      return { caughtUp: rounds.every((round) => round.caughtUp) };
+    },
+    async stop() {
+      await Promise.all(scanners.map((scanner) => scanner.stop()));
+    },
+  };
+}
+
+/**
+ * Runs the scanner of one network until `stop()`: a round every `pollMs` once caught up, rounds
+ * back to back while catching up, and a doubling wait (up to `maxBackoffMs`) while the node fails.
+ */
+function startNetworkScanner(deps: ScannerDeps, options: ChainScannerOptions): ChainScanner {
   const scanner = createChainScanner(deps, options);
   const log = options.log ?? ((line: string) => console.error(line));
   const pollMs = options.pollMs ?? scanner.incoming.pollMs;
@@ -349,4 +462,55 @@ export function startChainScanner(deps: ScannerDeps, options: ChainScannerOption
       await loop;
     },
   };
+}
+
+/**
+ * The database belongs to another chain than the node's: another chain id, or the same id with other
+ * blocks (a reset local chain, a replaced testnet). The message names the network, what the
+ * database holds, what the node serves, and the way out.
+ */
+export class ChainIdentityError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ChainIdentityError';
+  }
+}
+
+/**
+ * Checks, before anything reads or sends on it, that each network's node serves the chain this
+ * database was used with: the same chain id, and the same final block the scanner last recorded
+ * (its checkpoint). A network the database has not seen yet is recorded. Throws `ChainIdentityError`
+ * naming the problem: on another chain new payments would be missed for good and payouts would
+ * wait on a nonce gap. The node's own errors (down, slow) are thrown as they are.
+ */
+export async function verifyChainIdentity(deps: Pick<ScannerDeps, 'db' | 'chain' | 'now'>): Promise<void> {
+  if (deps.chain.kind !== 'real') return;
+  const wayOut = (network: string) =>
+    `Point the node setting of ${network} (its *_RPC_URL) at the chain this database was used with, or start the service on a fresh database (another --data-dir or --database-url).`;
+  for (const { blockchainId, incoming } of deps.chain.chains) {
+    const record = await readNetworkRecord(deps.db, blockchainId);
+    if (!record) {
+      await recordChainId(deps.db, blockchainId, incoming.chainId, deps.now());
+      continue;
+    }
+    if (record.chainId !== incoming.chainId) {
+      throw new ChainIdentityError(
+        `network ${blockchainId}: this database was used with chain ${record.chainId}, but the node serves chain ${incoming.chainId} (another chain). ${wayOut(blockchainId)}`,
+      );
+    }
+    if (!record.checkpoint) continue;
+    const { block, hash } = record.checkpoint;
+    const nodeHash = await incoming.blockHash(block);
+    if (nodeHash === null) {
+      const head = await incoming.latestBlock();
+      throw new ChainIdentityError(
+        `network ${blockchainId}: the node has no block ${block} (its latest is ${head}), which this database already read as final: the chain (id ${incoming.chainId}) was reset. ${wayOut(blockchainId)}`,
+      );
+    }
+    if (nodeHash.toLowerCase() !== hash) {
+      throw new ChainIdentityError(
+        `network ${blockchainId}: the node's block ${block} is ${nodeHash}, but this database read ${hash} there as final: another chain with the same id (${incoming.chainId}), or a reset one. ${wayOut(blockchainId)}`,
+      );
+    }
+  }
 }

@@ -7,7 +7,9 @@
  * confirmed transfer inside the transaction that also advances its cursor; `settleIncomingTransfer`
  * runs it in a transaction of its own.
  *
- * Every transfer credits the integrator by the amount received (ledger kind `payment`). A transfer
+ * Every transfer credits the integrator by the amount received (ledger kind `payment`): on the
+ * sandbox into `available` at once; on a real chain into `pending`, where it stays until its block is
+ * final (the scanner then moves it to `available`, or reverses it if a reorg took it back). A transfer
  * that arrives AFTER expiry, or after the session is already `paid`/`overpaid`, is still the
  * merchant's money: it is credited as `late_payment` and kept in `late_amount`, but the session keeps
  * its status, `paidAmount` and `txHash`, and it is not counted as a link payment again. A transfer is
@@ -94,8 +96,8 @@ export async function settleTransfer(
   if (arrivedLate) status = 'expired';
   if (SETTLED_STATUSES.has(status) && options.refuseWhenSettled) throw new ApiError(409, 'already_paid', 'This checkout session is already paid');
 
-  // Terminal sessions never change status again: a transfer after expiry or after settlement is late.
-  const kind = status === 'expired' || SETTLED_STATUSES.has(status) ? 'late_payment' : 'payment';
+  // Terminal sessions never change status again: a transfer after expiry, after settlement or after a reversal is late.
+  const kind = status === 'expired' || status === 'reversed' || SETTLED_STATUSES.has(status) ? 'late_payment' : 'payment';
   // A late transfer does not close a session that another transfer, made in time, is still confirming.
   if (arrivedLate && options.othersConfirming) status = session.status;
   const transferId = options.transferId ?? randomUUID();
@@ -111,6 +113,7 @@ export async function settleTransfer(
     sandbox: transfer.sandbox,
     receivedAt: now,
     logIndex: transfer.logIndex,
+    finalAt: transfer.sandbox ? now : null,
   });
   // Only a concurrent twin of this very hash gets here (the unique key decided against us).
   if (!inserted) throw new ApiError(409, 'tx_hash_conflict', 'This transaction hash is being recorded already');
@@ -118,9 +121,11 @@ export async function settleTransfer(
   await applyLedgerChange(tx, {
     integratorId: session.integrator_id,
     assetId: session.asset_id,
+    blockchainId: transfer.blockchainId,
     kind,
-    availableDelta: amount,
-    pendingDelta: '0',
+    // Only final funds can be withdrawn: a real chain's credit waits in `pending` for its block to be final.
+    availableDelta: transfer.sandbox ? amount : '0',
+    pendingDelta: transfer.sandbox ? '0' : amount,
     transferId,
   });
 

@@ -56,6 +56,7 @@ export function toWithdrawal(row: WithdrawalRow): Withdrawal {
     status: row.status,
     txHash: row.tx_hash,
     failureReason: row.failure_reason,
+    receivedAmount: row.received_amount === null ? null : assetAmount(row.received_amount),
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };
@@ -100,7 +101,7 @@ export async function createWithdrawal(
       }
       const id = randomUUID();
       if (!(await insertReserved(tx, { id, integratorId: principal.integratorId, ...request, createdAt: now }))) {
-        const error = new ApiError(422, 'insufficient_balance', `The available ${request.assetId} balance does not cover ${request.amount} ${request.assetId}`);
+        const error = new ApiError(422, 'insufficient_balance', `The available ${request.assetId} balance on ${request.blockchainId} does not cover ${request.amount} ${request.assetId}`);
         return { statusCode: 422, body: { ...error.toJSON() } };
       }
       return {

@@ -17,11 +17,13 @@ export interface WithdrawalRow {
   status: WithdrawalStatus;
   tx_hash: string | null;
   failure_reason: string | null;
+  /** What the recipient received (exact), from the payout's receipt; null until it succeeded. */
+  received_amount: string | null;
   created_at: Date;
   updated_at: Date;
 }
 
-const COLUMNS = 'id, amount, asset_id, blockchain_id, address, status, tx_hash, failure_reason, created_at, updated_at';
+const COLUMNS = 'id, amount, asset_id, blockchain_id, address, status, tx_hash, failure_reason, received_amount::text AS received_amount, created_at, updated_at';
 
 /** A new withdrawal, as `insertReserved` records it. */
 export interface NewWithdrawal {
@@ -42,7 +44,7 @@ export interface NewWithdrawal {
 export function insertReserved(tx: Queryable, withdrawal: NewWithdrawal): Promise<boolean> {
   return reserveFunds(
     tx,
-    { integratorId: withdrawal.integratorId, assetId: withdrawal.assetId, amount: withdrawal.amount },
+    { integratorId: withdrawal.integratorId, assetId: withdrawal.assetId, blockchainId: withdrawal.blockchainId, amount: withdrawal.amount },
     (param, reserved) => {
       const createdAt = param(withdrawal.createdAt);
       return `INSERT INTO withdrawals (id, integrator_id, amount, asset_id, blockchain_id, address, status, created_at, updated_at)
@@ -112,29 +114,34 @@ export interface ClaimedWithdrawal {
 /**
  * Claims up to `batchSize` withdrawals (`pending`, or `processing` past their lease) in one
  * statement, marking them `processing`: `FOR UPDATE SKIP LOCKED` lets any number of workers on any
- * number of instances share the queue without ever claiming the same withdrawal twice.
+ * number of instances share the queue without ever claiming the same withdrawal twice. With
+ * `networks`, only withdrawals on those networks (the ones this worker can pay on) are claimed.
  */
-export async function claimDue(tx: Queryable, batchSize: number, leaseMs: number, now: Date): Promise<ClaimedWithdrawal[]> {
+export async function claimDue(tx: Queryable, batchSize: number, leaseMs: number, now: Date, networks?: readonly string[]): Promise<ClaimedWithdrawal[]> {
   const { rows } = await tx.query<ClaimedWithdrawal>(
     `UPDATE withdrawals SET status = 'processing', attempts = attempts + 1, claimed_at = now(), updated_at = $3
      WHERE id IN (
        SELECT id FROM withdrawals
-       WHERE status = 'pending' OR (status = 'processing' AND claimed_at < now() - make_interval(secs => $2::double precision / 1000))
+       WHERE (status = 'pending' OR (status = 'processing' AND claimed_at < now() - make_interval(secs => $2::double precision / 1000)))
+         AND ($4::text[] IS NULL OR blockchain_id = ANY($4::text[]))
        ORDER BY created_at
        LIMIT $1
        FOR UPDATE SKIP LOCKED)
      RETURNING id, integrator_id, amount, asset_id, blockchain_id, address, attempts`,
-    [batchSize, leaseMs, now],
+    [batchSize, leaseMs, now, networks ? [...networks] : null],
   );
   return rows;
 }
 
-/** Marks a `processing` withdrawal paid out; false when it was finished already. Any attempt may record a success. */
-export async function markSucceeded(tx: Queryable, id: string, txHash: string, sandbox: boolean, now: Date): Promise<boolean> {
+/**
+ * Marks a `processing` withdrawal paid out, with what its recipient received (default: its amount);
+ * false when it was finished already. Any attempt may record a success.
+ */
+export async function markSucceeded(tx: Queryable, id: string, txHash: string, sandbox: boolean, now: Date, receivedAmount?: string): Promise<boolean> {
   const { rows } = await tx.query(
-    `UPDATE withdrawals SET status = 'success', tx_hash = $2, sandbox = $3, updated_at = $4
+    `UPDATE withdrawals SET status = 'success', tx_hash = $2, sandbox = $3, updated_at = $4, received_amount = coalesce($5::numeric, amount)
      WHERE id = $1 AND status = 'processing' RETURNING id`,
-    [id, txHash, sandbox, now],
+    [id, txHash, sandbox, now, receivedAmount ?? null],
   );
   return rows.length === 1;
 }

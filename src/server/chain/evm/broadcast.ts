@@ -1,0 +1,111 @@
+/**
+ * Sending stored transactions and following them: `broadcast` sends the exact signed bytes (again,
+ * as often as needed) and maps the node's "already known", "nonce too low" and "replacement
+ * underpriced" to outcomes that all mean "read the receipt"; `receipt` says pending, success or
+ * reverted, with the confirmations and the receipt's logs (what a payout really delivered).
+ */
+import { keccak256, type Hex, type Log } from 'viem';
+import { type ChainContext, lower } from './context.js';
+import { EvmChainError, nodeMessage, redact } from './errors.js';
+import { orNull } from './transfers.js';
+
+/** What the node said to a broadcast. Any of them means: watch `receipt(txHash)`. */
+export type BroadcastOutcome =
+  /** Accepted now. */
+  | 'sent'
+  /** The node already has this very transaction (a re-broadcast). */
+  | 'already_known'
+  /** The sender's nonce is used: this transaction, or another with its nonce, is mined. */
+  | 'nonce_too_low'
+  /** Another transaction with this nonce waits in the mempool with a higher fee. */
+  | 'replacement_underpriced';
+
+export interface BroadcastResult {
+  outcome: BroadcastOutcome;
+  txHash: Hex;
+}
+
+/** A transaction's state on the chain. */
+export type TransactionStatus =
+  /** In no block: in a mempool, or unknown to this node (re-broadcast the stored raw transaction). */
+  | { status: 'pending' }
+  | { status: 'success' | 'reverted'; blockNumber: number; blockHash: Hex; confirmations: number; gasUsed: bigint; logs: readonly Log[] };
+
+type Refusal = BroadcastOutcome | 'insufficient_funds' | 'fee_too_low' | 'nonce_too_high' | 'rejected';
+
+/** A node's refusal of a raw transaction, as it words it (geth, BSC, erigon, nethermind, reth, anvil). */
+export function classifyRefusal(message: string): Exclude<Refusal, 'sent'> | null {
+  const text = message.toLowerCase();
+  if (/already known|already imported|known transaction|alreadyknown|already exists|already in (the )?(tx)?pool/.test(text)) return 'already_known';
+  if (/nonce too low|nonce is too low|oldnonce|nonce has already been used|nonce.*(lower|less) than (the )?(current|account|expected)/.test(text)) return 'nonce_too_low';
+  if (/replacement transaction underpriced|replacement.*underpriced|replacementnotallowed|could not replace existing/.test(text)) return 'replacement_underpriced';
+  if (/insufficient funds|insufficient balance for transfer|insufficientfunds/.test(text)) return 'insufficient_funds';
+  if (/underpriced|fee too low|feetoolow|less than (the )?block base fee|gas price too low|max fee per gas less than|tip too low/.test(text)) return 'fee_too_low';
+  if (/nonce too high|nonce gap|noncegap/.test(text)) return 'nonce_too_high';
+  if (/invalid (chain id|sender|signature|transaction)|intrinsic gas too low|exceeds block gas limit|gas limit reached|oversized|rlp/.test(text)) return 'rejected';
+  return null;
+}
+
+/** Internal: carries a classified refusal through the retry loop untouched. */
+class BroadcastRefusal extends Error {
+  constructor(
+    readonly refusal: Exclude<Refusal, 'sent'>,
+    readonly said: string,
+    override readonly cause: unknown,
+  ) {
+    super(said);
+    this.name = 'BroadcastRefusal';
+  }
+}
+
+/**
+ * Sends a signed transaction (`eth_sendRawTransaction`). Safe to repeat with the same raw
+ * transaction: a repeat answers `already_known` or `nonce_too_low`, never a second transfer.
+ * Refusals the caller must act on throw `EvmChainError`: `insufficient_funds` (top up the hot
+ * wallet; retryable), `fee_too_low` (retryable), `nonce_too_high` (an earlier nonce is missing;
+ * retryable once it is sent), `rejected` (the transaction can never go).
+ */
+export async function broadcast(ctx: ChainContext, rawTransaction: Hex): Promise<BroadcastResult> {
+  const txHash = lower(keccak256(rawTransaction));
+  try {
+    const sent = await ctx.rpc.call('eth_sendRawTransaction', async (client) => {
+      try {
+        return await client.sendRawTransaction({ serializedTransaction: rawTransaction });
+      } catch (error) {
+        // Classify the node's refusals here, before they look like generic node errors.
+        const refusal = classifyRefusal(nodeMessage(error));
+        if (refusal) throw new BroadcastRefusal(refusal, nodeMessage(error), error);
+        throw error;
+      }
+    });
+    if (lower(sent) !== txHash) throw new EvmChainError('bad_response', `eth_sendRawTransaction: the node reported hash ${sent} for ${txHash}`, { method: 'eth_sendRawTransaction' });
+    return { outcome: 'sent', txHash };
+  } catch (error) {
+    if (!(error instanceof BroadcastRefusal)) throw error;
+    if (error.refusal === 'already_known' || error.refusal === 'nonce_too_low' || error.refusal === 'replacement_underpriced') {
+      return { outcome: error.refusal, txHash };
+    }
+    const said = redact(error.said);
+    const method = 'eth_sendRawTransaction';
+    if (error.refusal === 'insufficient_funds') throw new EvmChainError('insufficient_funds', `${method}: the sender cannot pay for this transaction (${said})`, { method, cause: error.cause });
+    if (error.refusal === 'nonce_too_high') throw new EvmChainError('nonce_too_high', `${method}: an earlier nonce of the sender is not mined or pending yet (${said})`, { method, cause: error.cause });
+    if (error.refusal === 'fee_too_low') throw new EvmChainError('fee_too_low', `${method}: the fee is too low for the node now (${said})`, { method, cause: error.cause });
+    throw new EvmChainError('rejected', `${method}: the node refused the transaction (${said})`, { method, cause: error.cause });
+  }
+}
+
+/** A transaction's state: pending (no receipt), or mined with its confirmations, outcome and logs. `latest` saves a call when known. */
+export async function receipt(ctx: ChainContext, txHash: Hex, latest?: number): Promise<TransactionStatus> {
+  const found = await ctx.rpc.call('eth_getTransactionReceipt', (client) => orNull(client.getTransactionReceipt({ hash: txHash }), 'TransactionReceiptNotFoundError'));
+  if (!found) return { status: 'pending' };
+  const head = latest ?? (await ctx.rpc.head());
+  const blockNumber = Number(found.blockNumber);
+  return {
+    status: found.status === 'success' ? 'success' : 'reverted',
+    blockNumber,
+    blockHash: lower(found.blockHash),
+    confirmations: Math.max(0, head - blockNumber + 1),
+    gasUsed: found.gasUsed,
+    logs: found.logs,
+  };
+}

@@ -1,0 +1,125 @@
+/**
+ * Two EVM networks at once (two anvil chains with different chain ids, configured the way an
+ * operator would: PAYLINK_EVM_NETWORKS=bsc,polygon with PAYLINK_EVM_<ID>_* settings): one scanner,
+ * cursor and confirmation count per network, one nonce sequence per network for the shared hot
+ * wallet. Customers pay on both at the same time; each payment is credited on its own network,
+ * pending until that chain's finalized block passes it; withdrawals on both networks, sent
+ * concurrently, each reach their recipient on their own chain.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { parseUnits, type Address } from 'viem';
+import { connectEvmAdapter } from '../../src/server/chain/evm/adapter.js';
+import { parseEvmNetworks } from '../../src/server/chain/evm/config.js';
+import { TEST_TOKEN_ABI } from '../../src/server/chain/evm/test-token.js';
+import type { RealChainAdapter } from '../../src/server/chain/types.js';
+import { DEPOSIT_XPUB } from '../support/anvil.js';
+import { assertLedgerMatches, createUsdLink, eventually, startSession } from '../support/money.js';
+import { backends, call, startTestService, type TestService } from '../support/service.js';
+import { randomAddress, readSession, startEvmFixture, type EvmFixture } from '../support/evm-service.js';
+
+for (const backend of backends()) {
+  describe(`two EVM networks at once (${backend})`, () => {
+    let bsc: EvmFixture;
+    let polygon: EvmFixture;
+    let chain: RealChainAdapter;
+    let t: TestService;
+    let key: string;
+    let integratorId: string;
+    const fixtureOf = (network: string) => (network === 'bsc' ? bsc : polygon);
+
+    before(async () => {
+      [bsc, polygon] = await Promise.all([startEvmFixture({ chainId: 31337 }), startEvmFixture({ chainId: 31338 })]);
+      const env: Record<string, string> = { PAYLINK_EVM_NETWORKS: 'bsc,polygon', PAYLINK_EVM_XPUB: DEPOSIT_XPUB, PAYLINK_EVM_PAYOUT_KEY: bsc.t.devKey(1) };
+      for (const [id, f, name] of [['BSC', bsc, 'Local BNB Smart Chain'], ['POLYGON', polygon, 'Local Polygon']] as const) {
+        Object.assign(env, {
+          [`PAYLINK_EVM_${id}_RPC_URL`]: f.t.url,
+          [`PAYLINK_EVM_${id}_CHAIN_ID`]: String(f.t.chainId),
+          [`PAYLINK_EVM_${id}_TOKENS`]: `USDT=${f.usdt},CNGN=${f.cngn}`,
+          [`PAYLINK_EVM_${id}_CONFIRMATIONS`]: id === 'BSC' ? '2' : '3',
+          [`PAYLINK_EVM_${id}_POLL_MS`]: '20',
+          [`PAYLINK_EVM_${id}_NAME`]: name,
+        });
+      }
+      chain = await connectEvmAdapter(parseEvmNetworks(env), { timeoutMs: 2_000, retries: 1, retryDelayMs: 20, log: () => {} });
+      for (const f of [bsc, polygon]) await f.t.mint(f.usdt, chain.chains[0]!.outgoing!.hotWallet as Address, parseUnits('1000', 18));
+      t = await startTestService(backend, { chain, webhookWorker: false, sseHeartbeatMs: 60_000, payouts: { pollIntervalMs: 20, checkMs: 20 } });
+      ({ key, integratorId } = await t.newKey());
+    });
+    after(async () => {
+      await t?.close();
+      await chain?.close();
+      await Promise.all([bsc?.stop(), polygon?.stop()]);
+    });
+
+    const balances = async () => {
+      const { body } = await call(t.url, 'GET', '/v1/balance', { key });
+      return Object.fromEntries(body.items.filter((i: { assetId: string }) => i.assetId === 'USDT').map((i: { blockchainId: string; available: string; pending: string }) => [i.blockchainId, [i.available, i.pending]]));
+    };
+
+    it('lists both networks, with their names, chain ids and confirmations', async () => {
+      const networks = await call(t.url, 'GET', '/v1/withdrawal/networks', { key });
+      assert.deepEqual(
+        networks.body.items.map((n: { id: string; name: string; chainId: number }) => [n.id, n.name, n.chainId]),
+        [
+          ['bsc', 'Local BNB Smart Chain', 31337],
+          ['polygon', 'Local Polygon', 31338],
+        ],
+      );
+      assert.deepEqual(chain.chains.map((c) => c.incoming.confirmations), [2, 3]);
+    });
+
+    it('credits payments made on both chains at the same time, each on its network, available once final there', async () => {
+      const slug = await createUsdLink(t.url, key, '10');
+      const [onBsc, onPolygon] = await Promise.all(['bsc', 'polygon'].map((blockchainId) => startSession(t.url, slug, { assetId: 'USDT', blockchainId })));
+      assert.notEqual(onBsc.payAddress, onPolygon.payAddress, 'no deposit address serves two sessions');
+      await Promise.all([bsc.pay(onBsc.payAddress, 'USDT', onBsc.cryptoAmount), polygon.pay(onPolygon.payAddress, 'USDT', onPolygon.cryptoAmount)]);
+      await Promise.all([bsc.t.mine(3), polygon.t.mine(3)]);
+      for (const session of [onBsc, onPolygon]) {
+        await eventually(async () => (await readSession(t.url, session.id)).status === 'paid', 15_000, `${session.blockchainId} paid`);
+      }
+      assert.deepEqual(await balances(), { bsc: ['0.000000', '10.000000'], polygon: ['0.000000', '10.000000'] });
+      // Final on Polygon only: its funds become available, BSC's stay pending.
+      await polygon.t.mine(70);
+      await eventually(async () => (await balances()).polygon[0] === '10.000000', 15_000, 'polygon final');
+      assert.deepEqual((await balances()).bsc, ['0.000000', '10.000000']);
+      await bsc.t.mine(70);
+      await eventually(async () => (await balances()).bsc[0] === '10.000000', 15_000, 'bsc final');
+      await assertLedgerMatches(t.db, integratorId);
+    });
+
+    it('pays out withdrawals on both networks concurrently, each on its own chain with its own nonces', async () => {
+      const requests = ['bsc', 'polygon', 'bsc', 'polygon'].map((blockchainId, i) => ({ blockchainId, to: randomAddress(), amount: String(i + 1) }));
+      const posted = await Promise.all(
+        requests.map((r) => call(t.url, 'POST', '/v1/withdrawal', { key, body: { amount: r.amount, address: r.to, blockchainId: r.blockchainId, assetId: 'USDT' } })),
+      );
+      for (const p of posted) assert.equal(p.status, 200, JSON.stringify(p.body));
+      await Promise.all(
+        ['bsc', 'polygon'].map(async (network) => {
+          // Mined blocks give the payouts their confirmations.
+          const f = fixtureOf(network);
+          for (let i = 0; i < 200; i++) {
+            const statuses = await Promise.all(posted.map(async (p) => (await call(t.url, 'GET', `/v1/withdrawal/${p.body.id}`, { key })).body.status));
+            if (statuses.every((s) => s === 'success')) return;
+            await f.t.mine(1);
+            await new Promise((resolve) => setTimeout(resolve, 30));
+          }
+        }),
+      );
+      for (const [i, p] of posted.entries()) {
+        const record = (await call(t.url, 'GET', `/v1/withdrawal/${p.body.id}`, { key })).body;
+        assert.equal(record.status, 'success', JSON.stringify(record));
+        assert.equal(record.blockchainId, requests[i]!.blockchainId);
+        const f = fixtureOf(requests[i]!.blockchainId);
+        const received = await f.t.client.readContract({ address: f.usdt, abi: TEST_TOKEN_ABI, functionName: 'balanceOf', args: [requests[i]!.to as Address] });
+        assert.equal(received, parseUnits(requests[i]!.amount, 18), `withdrawal ${i} arrived on ${requests[i]!.blockchainId}`);
+      }
+      const nonces = await t.db.query<{ blockchain_id: string; nonce: number }>('SELECT blockchain_id, nonce::int AS nonce FROM payout_transactions ORDER BY blockchain_id, nonce');
+      for (const network of ['bsc', 'polygon']) {
+        assert.deepEqual(nonces.rows.filter((r) => r.blockchain_id === network).map((r) => r.nonce), [0, 1], `one nonce sequence on ${network}`);
+      }
+      assert.deepEqual(await balances(), { bsc: ['6.000000', '0.000000'], polygon: ['4.000000', '0.000000'] });
+      await assertLedgerMatches(t.db, integratorId);
+    });
+  });
+}
