@@ -15,7 +15,7 @@ import { rateLimitGuard } from '../../src/server/proxy/guards/rate-limit.js';
 import { routeGuard } from '../../src/server/proxy/guards/route.js';
 import { createStreamCounter, streamsGuard } from '../../src/server/proxy/guards/streams.js';
 import { requestIncoming, type ProxyIncoming, type ProxyOutgoing } from '../../src/server/proxy/messages.js';
-import { createRateLimiter } from '../../src/server/proxy/rate-limit.js';
+import { createRateLimiter } from '../../src/server/limits/rate-limit.js';
 import { createPaylinkProxy } from '../../src/server/proxy/proxy.js';
 import { createRouter, PROXY_AREAS, type ProxyArea } from '../../src/server/proxy/routes.js';
 import { createLogger } from '../../src/server/log.js';

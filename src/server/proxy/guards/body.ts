@@ -1,10 +1,11 @@
 /**
  * Request bodies: read whole (they are small JSON) up to `maxBodyBytes`, 413 `body_too_large` past it
  * (by `Content-Length` before reading, or while reading), 400 `unreadable_body` when the client breaks
- * off. Where the area says `json`, a non-empty body must be `application/json` (415 otherwise): the
- * service parses JSON whatever the type, so this is what keeps a cross-site form (no preflight) from
- * posting to an admin route with the merchant's cookies.
+ * off. Where the area says `json`, a non-empty body must be `application/json` (415 otherwise), the
+ * service's own rule (`limits/body.ts`) checked before the key is added, so a cross-site form (no
+ * preflight) never reaches an admin route with the merchant's cookies.
  */
+import { isJson } from '../../limits/body.js';
 import type { Guard } from '../exchange.js';
 import { errorOut } from '../messages.js';
 
@@ -33,9 +34,4 @@ export function bodyGuard(maxBodyBytes: number, jsonOnly: boolean): Guard {
     if (Number(incoming.header('content-length') ?? '0') > maxBodyBytes) return tooLarge();
     return read(exchange);
   };
-}
-
-/** `application/json`, `application/merchant+json`, with parameters. */
-export function isJson(type: string | null): boolean {
-  return !!type && /^application\/([a-z0-9.+-]+\+)?json\s*(;|$)/i.test(type.trim());
 }
