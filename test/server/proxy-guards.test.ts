@@ -363,7 +363,7 @@ describe('route guard', () => {
     const guard = routeGuard(router);
     const ok = exchangeFor('http://merchant.test/paylink/admin/payment-link/abc/single');
     assert.equal(await verdictOf(guard, ok), undefined);
-    assert.equal(ok.route?.path, '/payment-link/*');
+    assert.equal(ok.route?.path, '/payment-link/:id/single');
 
     const missing = await verdictOf(guard, exchangeFor('http://merchant.test/paylink/admin/keys'));
     assert.equal(missing?.status, 404);
