@@ -54,7 +54,7 @@
  * Runtime-neutral (Web `Request`/`Response`/`fetch` only, outside `node*.ts`): runs in Node (see
  * `toNodeHandler`), Hono, Next.js route handlers, Deno, Bun and workers.
  */
-import { isJson, MAX_BODY_BYTES } from '../limits/body.js';
+import { isJson } from '../limits/body.js';
 import type { TrustProxy } from '../limits/client-address.js';
 import { LIMIT_DEFAULTS } from '../limits/options.js';
 import { createRateLimiter, type RateLimitOptions } from '../limits/rate-limit.js';
@@ -178,7 +178,7 @@ export function createPaylinkProxy(options: PaylinkProxyOptions): PaylinkProxyHa
   if (!apiKey) throw new TypeError('createPaylinkProxy needs apiKey (the integrator API key)');
   const upstream = resolveUpstream(options);
   const basePath = normalizeBasePath(options.basePath ?? '/paylink');
-  const maxBodyBytes = options.maxBodyBytes ?? MAX_BODY_BYTES;
+  const maxBodyBytes = options.maxBodyBytes ?? 256 * 1024;
   const publicOrigin = parsePublicOrigin(options.publicOrigin);
   const limiter = options.rateLimit === false ? undefined : createRateLimiter(options.rateLimit ?? {});
   const log = options.logger ?? defaultLogger;

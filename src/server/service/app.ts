@@ -13,7 +13,6 @@
 import { Hono, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { serveBundle } from '../bundles.js';
-import { MAX_BODY_BYTES } from '../limits/body.js';
 import { defaultLogger, requestIdFrom } from '../log.js';
 import { type AppEnv, type ServiceDeps } from './context.js';
 import { ApiError, internalError } from './errors.js';
@@ -91,7 +90,7 @@ export function createApp(baseDeps: ServiceDeps & Partial<MoneyDeps>) {
   app.get('/v1/openapi.json', (c) => c.json(openApiDocument()));
 
   const limitBody = bodyLimit({
-    maxSize: MAX_BODY_BYTES,
+    maxSize: 256 * 1024,
     onError: () => {
       throw new ApiError(413, 'body_too_large', 'The request body is larger than 256 KiB');
     },

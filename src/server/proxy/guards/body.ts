@@ -1,9 +1,9 @@
 /**
  * Request bodies: read whole (they are small JSON) up to `maxBodyBytes`, 413 `body_too_large` past it
  * (by `Content-Length` before reading, or while reading), 400 `unreadable_body` when the client breaks
- * off. Where the area says `json`, a non-empty body must be `application/json` (415 otherwise), the
- * service's own rule (`limits/body.ts`) checked before the key is added, so a cross-site form (no
- * preflight) never reaches an admin route with the merchant's cookies.
+ * off. Where the area says `json`, a non-empty body must be `application/json` (415 otherwise), as the
+ * service itself requires: refused here, a cross-site form (no preflight) posting to an admin route
+ * with the merchant's cookies never reaches the service with the merchant's key.
  */
 import { isJson } from '../../limits/body.js';
 import type { Guard } from '../exchange.js';
