@@ -15,7 +15,7 @@ import { rateLimitGuard } from '../../src/server/proxy/guards/rate-limit.js';
 import { routeGuard } from '../../src/server/proxy/guards/route.js';
 import { createStreamCounter, streamsGuard } from '../../src/server/proxy/guards/streams.js';
 import { requestIncoming, type ProxyIncoming, type ProxyOutgoing } from '../../src/server/proxy/messages.js';
-import { createRateLimiter } from '../../src/server/proxy/rate-limit.js';
+import { createRateLimiter } from '../../src/server/limits/rate-limit.js';
 import { createPaylinkProxy } from '../../src/server/proxy/proxy.js';
 import { createRouter, PROXY_AREAS, type ProxyArea } from '../../src/server/proxy/routes.js';
 import { createLogger } from '../../src/server/log.js';
@@ -363,7 +363,7 @@ describe('route guard', () => {
     const guard = routeGuard(router);
     const ok = exchangeFor('http://merchant.test/paylink/admin/payment-link/abc/single');
     assert.equal(await verdictOf(guard, ok), undefined);
-    assert.equal(ok.route?.path, '/payment-link/*');
+    assert.equal(ok.route?.path, '/payment-link/:id/single');
 
     const missing = await verdictOf(guard, exchangeFor('http://merchant.test/paylink/admin/keys'));
     assert.equal(missing?.status, 404);

@@ -73,7 +73,8 @@ describe('the route table', () => {
     const checkout = PROXY_AREAS.find((area) => area.name === 'checkout')!;
     assert.deepEqual(router.route(admin, '/balance', 'POST'), { refused: 405, allow: 'GET, HEAD, OPTIONS' });
     assert.deepEqual(router.route(admin, '/checkout-session/abc', 'PATCH'), { refused: 405, allow: 'GET, HEAD, OPTIONS' });
-    assert.deepEqual(router.route(checkout, '/sessions/s1/events', 'PUT'), { refused: 405, allow: 'GET, HEAD, POST, OPTIONS' });
+    assert.deepEqual(router.route(checkout, '/sessions/s1/events', 'PUT'), { refused: 405, allow: 'GET, HEAD, OPTIONS' });
+    assert.deepEqual(router.route(checkout, '/abc/sessions', 'GET'), { refused: 405, allow: 'POST, OPTIONS' });
     assert.deepEqual(router.route(admin, '/keys', 'GET'), { refused: 404 });
   });
 });
@@ -128,8 +129,9 @@ describe('admin routes', () => {
       ['DELETE', '/balance', 'GET, HEAD, OPTIONS'],
       ['POST', '/checkout-session', 'GET, HEAD, OPTIONS'],
       ['PUT', '/payment-link', 'GET, HEAD, POST, PATCH, OPTIONS'],
-      ['DELETE', '/withdrawal/w1', 'GET, HEAD, POST, OPTIONS'],
-      ['PATCH', '/order/o1', 'GET, HEAD, POST, OPTIONS'],
+      ['DELETE', '/withdrawal/w1', 'GET, HEAD, OPTIONS'],
+      ['PATCH', '/order/o1', 'GET, HEAD, OPTIONS'],
+      ['PUT', '/order/o1/cancel', 'POST, OPTIONS'],
     ] as const) {
       const response = await handler(new Request(`http://merchant.test/paylink/admin${path}`, { method, headers: { ...ADMIN, 'content-type': 'application/json' }, body: method === 'DELETE' ? undefined : '{}' }));
       assert.equal(response.status, 405, `${method} ${path}`);
@@ -167,7 +169,8 @@ describe('basePath itself: the index a newcomer opens', () => {
       const index = JSON.parse(text) as { name: string; routes: Array<{ path: string; access: string; methods: string[]; upstream?: string }> };
       assert.equal(index.name, 'Paylink proxy');
       const byPath = new Map(index.routes.map((route) => [route.path, route]));
-      assert.deepEqual(byPath.get('/paylink/checkout/*'), { path: '/paylink/checkout/*', methods: ['GET', 'HEAD', 'POST'], access: 'public', upstream: '/v1/checkout/*' });
+      assert.deepEqual(byPath.get('/paylink/checkout/:slug'), { path: '/paylink/checkout/:slug', methods: ['GET', 'HEAD'], access: 'public', upstream: '/v1/checkout/:slug' });
+      assert.deepEqual(byPath.get('/paylink/checkout/:slug/sessions')?.methods, ['POST']);
       assert.equal(byPath.get('/paylink/admin/balance')?.access, 'admin');
       assert.equal(byPath.get('/paylink/dist/:file')?.upstream, undefined, 'the bundles are served by the proxy itself');
     }
@@ -186,7 +189,7 @@ describe('checkout routes', () => {
       new Request('http://merchant.test/paylink/checkout/abc', { method: 'DELETE', headers: { origin: 'https://shop.example' } }),
     );
     assert.equal(response.status, 405);
-    assert.equal(response.headers.get('allow'), 'GET, HEAD, POST, OPTIONS');
+    assert.equal(response.headers.get('allow'), 'GET, HEAD, OPTIONS');
     assert.equal(response.headers.get('access-control-allow-origin'), 'https://shop.example');
   });
 });

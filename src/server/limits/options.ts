@@ -24,7 +24,7 @@
  * Every cap takes `false` (env `off`) for none. Rate limits are `perSecond[:burst]` in the environment,
  * like the proxy's `PAYLINK_RATE_LIMIT`. Runtime-neutral: the environment is passed in.
  */
-import type { RateLimitOptions } from '../proxy/rate-limit.js';
+import type { RateLimitOptions } from './rate-limit.js';
 import { parseTrustProxy, type TrustProxy } from './client-address.js';
 
 /** Limits of a Node server: they act on connections, before there is a request. */

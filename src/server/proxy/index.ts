@@ -7,4 +7,4 @@ export { proxyError, type ProxyIncoming, type ProxyOutgoing, type ProxyRequestIn
 export { createFetchUpstream, type Upstream, type UpstreamAnswer, type UpstreamCall, type UpstreamRequest } from './upstream.js';
 export { createNodeFetch, createNodeUpstream, type NodeFetchOptions, type NodeUpstreamOptions } from './node-upstream.js';
 export { toNodeHandler, type FetchHandler, type NodeHandler } from './node.js';
-export { createRateLimiter, type RateLimitDecision, type RateLimiter, type RateLimitOptions } from './rate-limit.js';
+export { createRateLimiter, type RateLimitDecision, type RateLimiter, type RateLimitOptions } from '../limits/rate-limit.js';

@@ -54,21 +54,22 @@
  * Runtime-neutral (Web `Request`/`Response`/`fetch` only, outside `node*.ts`): runs in Node (see
  * `toNodeHandler`), Hono, Next.js route handlers, Deno, Bun and workers.
  */
+import { isJson } from '../limits/body.js';
 import type { TrustProxy } from '../limits/client-address.js';
 import { LIMIT_DEFAULTS } from '../limits/options.js';
+import { createRateLimiter, type RateLimitOptions } from '../limits/rate-limit.js';
 import { defaultLogger, requestIdFrom, type Logger } from '../log.js';
 import { createClientKeyResolver } from './client-key.js';
 import { Exchange, runGuards, type Guard } from './exchange.js';
 import { createForwarder } from './forward.js';
 import { authorizeGuard } from './guards/authorize.js';
-import { isJson, bodyGuard } from './guards/body.js';
+import { bodyGuard } from './guards/body.js';
 import { corsGuard, optionsGuard } from './guards/cors.js';
 import { crossSiteGuard, parsePublicOrigin } from './guards/cross-site.js';
 import { rateLimitGuard } from './guards/rate-limit.js';
 import { notFound, routeGuard } from './guards/route.js';
 import { createStreamCounter, streamsGuard } from './guards/streams.js';
 import { errorOut, headerRecord, requestIncoming, toResponse, type ProxyIncoming, type ProxyOutgoing, type ProxyRequestInfo } from './messages.js';
-import { createRateLimiter, type RateLimitOptions } from './rate-limit.js';
 import { createRedactor } from './redact.js';
 import { areaMethods, createRouter, describeRoutes, PROXY_AREAS, type ProxyArea } from './routes.js';
 import { createFetchUpstream, type Upstream } from './upstream.js';

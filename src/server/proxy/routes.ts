@@ -7,8 +7,12 @@
  * An area is a prefix with one policy (who may call, CORS, limits, which upstream prefix replaces it);
  * its routes are the paths allowed below that prefix and their methods. Anything else is a 404.
  *
- * Boundary: adding a service route the browser needs = one line here (and a test in proxy-routes.test.ts).
+ * The routes of the checkout and admin areas are not written here: they are the API's route table
+ * (`core/routes.ts`), its `public` operations below `/v1/checkout` and its `key` operations below `/v1`.
+ * A route the service adds is reachable through the proxy the moment the table has it, and nothing the
+ * table lacks ever is.
  */
+import { API_ROUTES, colonPath, type ApiRoute, type RouteAccess } from '../../core/routes.js';
 
 /** Who may call an area: anyone, or callers the merchant's `authorize` (or bearer `adminToken`) accepts. */
 export type RouteAuth = 'public' | 'admin';
@@ -56,6 +60,25 @@ export interface ProxyArea {
 const READ = ['GET', 'HEAD'] as const;
 
 /**
+ * The table's operations of one access under an upstream prefix, as proxy routes below it: one route
+ * per path with all its methods (GET brings HEAD), in the table's order.
+ */
+export function routesOf(access: RouteAccess, upstream: string, table: readonly ApiRoute[] = API_ROUTES): ProxyRoute[] {
+  const byPath = new Map<string, { path: string; methods: string[]; stream?: boolean }>();
+  for (const route of table) {
+    if (route.auth !== access || !route.path.startsWith(`${upstream}/`)) continue;
+    const path = colonPath(route.path.slice(upstream.length));
+    const entry = byPath.get(path) ?? { path, methods: [] };
+    entry.methods.push(...(route.method === 'GET' ? READ : [route.method]));
+    if (route.stream) entry.stream = true;
+    byPath.set(path, entry);
+  }
+  const order = ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE'];
+  for (const entry of byPath.values()) entry.methods.sort((a, b) => order.indexOf(a) - order.indexOf(b));
+  return [...byPath.values()];
+}
+
+/**
  * The table. Checkout: the service's public, keyless routes. Admin: the integrator's resources (links,
  * orders, withdrawals, balance; the merchant's payments and webhooks), with the key added, for
  * authorized callers only. Dist: the script-tag bundles, served locally.
@@ -71,10 +94,7 @@ export const PROXY_AREAS: readonly ProxyArea[] = [
     refuseCrossSiteWrites: false,
     body: 'any',
     withKey: false,
-    routes: [
-      { path: '/sessions/:id/events', methods: ['GET'], stream: true },
-      { path: '/*', methods: [...READ, 'POST'] },
-    ],
+    routes: routesOf('public', '/v1/checkout'),
   },
   {
     name: 'admin',
@@ -87,15 +107,7 @@ export const PROXY_AREAS: readonly ProxyArea[] = [
     body: 'json',
     withKey: true,
     noStore: true,
-    routes: [
-      { path: '/payment-link/*', methods: [...READ, 'POST', 'PATCH'] },
-      { path: '/order/*', methods: [...READ, 'POST'] },
-      { path: '/withdrawal/*', methods: [...READ, 'POST'] },
-      { path: '/balance', methods: READ },
-      { path: '/checkout-session/*', methods: READ },
-      { path: '/webhook-endpoint/*', methods: [...READ, 'POST', 'PATCH', 'DELETE'] },
-      { path: '/webhook-delivery/*', methods: [...READ, 'POST'] },
-    ],
+    routes: routesOf('key', '/v1'),
   },
   {
     name: 'dist',

@@ -14,7 +14,7 @@ import type { ClientAddressResolver } from '../limits/client-address.js';
 import { clientAddressOf } from '../limits/node-server.js';
 import type { PublicWriteLimitOptions, StreamLimitOptions } from '../limits/options.js';
 import type { Logger } from '../log.js';
-import { isJson } from '../proxy/guards/body.js';
+import { isJson } from '../limits/body.js';
 import { ApiError, fromZodError } from './errors.js';
 import { parseJsonKeepingDigits } from './exact-json.js';
 import type { IdempotencyState } from './idempotency/middleware.js';

@@ -7,6 +7,7 @@
  */
 import { z } from 'zod';
 import { MAX_COUNT, MAX_LENGTH, SLUG_PATTERN, UUID_PATTERN } from '../../core/rules/limits.js';
+import { API_ROUTES, type ApiRoute, type OperationId } from '../../core/routes.js';
 import * as S from '../../core/schemas.js';
 import { LIMIT_DEFAULTS } from '../limits/options.js';
 
@@ -234,7 +235,13 @@ function queryParameters(schema: z.ZodObject) {
 }
 
 let requests: Record<string, Json> | undefined;
-const body = (id: keyof typeof REQUEST_SCHEMAS) => ({ required: true, content: { 'application/json': { schema: (requests ??= requestSchemas())[id] } } });
+const REQUEST_IDS = new Map<z.ZodType, string>(Object.entries(REQUEST_SCHEMAS).map(([id, schema]) => [schema, id]));
+/** The request body of `schema`, which must be one of `REQUEST_SCHEMAS`. */
+function body(schema: z.ZodType) {
+  const id = REQUEST_IDS.get(schema);
+  if (!id) throw new Error('a request body schema of the route table is missing from REQUEST_SCHEMAS');
+  return { required: true, content: { 'application/json': { schema: (requests ??= requestSchemas())[id] } } };
+}
 const keyed = [{ apiKey: [] }];
 const publicOperation: never[] = [];
 
@@ -271,6 +278,28 @@ function withCommonErrors(paths: Record<string, Record<string, Json>>): Record<s
       const statuses: ErrorStatus[] = [...(operation.requestBody ? [415 as const] : []), 500, 503];
       Object.assign(operation.responses as Json, responses({}, statuses));
     }
+  return paths;
+}
+
+/**
+ * The document's paths: one operation per route of the table, whose method, path, id, summary,
+ * security, request body and query parameters come from the table; `details` adds the rest (tags,
+ * other parameters, descriptions, responses) by operation id, one entry for each operation and no other.
+ */
+function pathsOf(details: Record<OperationId, Json>): Record<string, Record<string, Json>> {
+  const paths: Record<string, Record<string, Json>> = {};
+  for (const route of API_ROUTES as readonly ApiRoute[]) {
+    const { parameters = [], ...detail } = details[route.operationId as OperationId] as Json & { parameters?: unknown[] };
+    const allParameters = [...parameters, ...(route.query ? queryParameters(route.query) : [])];
+    (paths[route.path] ??= {})[route.method.toLowerCase()] = {
+      operationId: route.operationId,
+      summary: route.summary,
+      security: route.auth === 'key' ? keyed : publicOperation,
+      ...(allParameters.length ? { parameters: allParameters } : {}),
+      ...(route.body ? { requestBody: body(route.body) } : {}),
+      ...detail,
+    };
+  }
   return paths;
 }
 
@@ -327,341 +356,180 @@ export function openApiDocument(): object {
       schemas: responseSchemas(),
       responses: errorResponses(),
     },
-    paths: withCommonErrors({
-      '/v1/payment-link': {
-        post: {
-          operationId: 'createPaymentLink',
-          summary: 'Create a payment link',
-          tags: ['Payment links'],
-          security: keyed,
-          parameters: [idempotencyKeyParameter],
-          requestBody: body('CreatePaymentLinkInput'),
-          responses: responses({ 201: { ...json(ref('PaymentLink'), 'Created'), headers: replayedHeader } }, [400, 401, 409, 413]),
-        },
-        patch: {
-          operationId: 'updatePaymentLink',
-          summary: 'Update a payment link named by `id` (in the body or `?id=`)',
-          tags: ['Payment links'],
-          security: keyed,
-          parameters: [{ name: 'id', in: 'query', required: false, description: 'The link, when the body does not name it', schema: { type: 'string', format: 'uuid', maxLength: MAX_LENGTH.id } }],
-          requestBody: body('UpdatePaymentLinkInput'),
-          responses: responses({ 200: json(ref('PaymentLink'), 'The updated link') }, [400, 401, 404, 413]),
-        },
-        get: {
-          operationId: 'listPaymentLinks',
-          summary: 'List payment links, newest first',
-          tags: ['Payment links'],
-          security: keyed,
-          parameters: queryParameters(S.ListPaymentLinksQuery),
-          responses: responses({ 200: json(ref('PaymentLinkList'), 'One page of links') }, [400, 401]),
-        },
+    paths: withCommonErrors(pathsOf({
+      createPaymentLink: {
+        tags: ['Payment links'],
+        parameters: [idempotencyKeyParameter],
+        responses: responses({ 201: { ...json(ref('PaymentLink'), 'Created'), headers: replayedHeader } }, [400, 401, 409, 413]),
       },
-      '/v1/payment-link/{id}/single': {
-        get: {
-          operationId: 'getPaymentLink',
-          summary: 'Get one payment link',
-          tags: ['Payment links'],
-          security: keyed,
-          parameters: [uuidParameter('The link’s id')],
-          responses: responses({ 200: json(ref('PaymentLink'), 'The link') }, [401, 404]),
-        },
+      updatePaymentLink: {
+        tags: ['Payment links'],
+        parameters: [{ name: 'id', in: 'query', required: false, description: 'The link, when the body does not name it', schema: { type: 'string', format: 'uuid', maxLength: MAX_LENGTH.id } }],
+        responses: responses({ 200: json(ref('PaymentLink'), 'The updated link') }, [400, 401, 404, 413]),
       },
-      '/v1/checkout/{slug}': {
-        get: {
-          operationId: 'getPublicLink',
-          summary: 'Public view of a link',
-          tags: ['Checkout'],
-          security: publicOperation,
-          parameters: [slugParameter],
-          responses: responses({ 200: json(ref('PublicLink'), 'The link, without owner ids or counts') }, [404, 429]),
-        },
+      listPaymentLinks: {
+        tags: ['Payment links'],
+        responses: responses({ 200: json(ref('PaymentLinkList'), 'One page of links') }, [400, 401]),
       },
-      '/v1/checkout/{slug}/visits': {
-        post: {
-          operationId: 'recordVisit',
-          summary: 'Count a visit (a repeat of the same `visitId` within 30 minutes counts once)',
-          tags: ['Checkout'],
-          security: publicOperation,
-          parameters: [slugParameter],
-          requestBody: body('RecordVisitInput'),
-          responses: responses({ 200: json(ref('VisitResult'), 'Whether the visit counted') }, [400, 404, 413, 429]),
-        },
+      getPaymentLink: {
+        tags: ['Payment links'],
+        parameters: [uuidParameter('The link’s id')],
+        responses: responses({ 200: json(ref('PaymentLink'), 'The link') }, [401, 404]),
       },
-      '/v1/checkout/{slug}/sessions': {
-        post: {
-          operationId: 'startCheckoutSession',
-          summary: 'Start a checkout session: a quote (at the market rate it records: `rate`, `rateSource`, `rateAt`) and an address to pay it at',
-          description:
-            'Keyless: anyone can call it with any body. A `reference` sent here is what the page says the payment is for: it is stored as the session’s ' +
-            '`clientReference` and never as its `reference`, so a page can’t make its payment look like the merchant’s order. Only an order created with the ' +
-            'API key (`POST /v1/order`) gives its sessions a `reference`.',
-          tags: ['Checkout'],
-          security: publicOperation,
-          parameters: [slugParameter],
-          requestBody: body('StartSessionInput'),
-          responses: responses({ 201: json(ref('CheckoutSession'), 'Created') }, [400, 404, 410, 413, 422, 429, 503]),
-        },
+      getPublicLink: {
+        tags: ['Checkout'],
+        parameters: [slugParameter],
+        responses: responses({ 200: json(ref('PublicLink'), 'The link, without owner ids or counts') }, [404, 429]),
       },
-      '/v1/checkout/orders/{id}': {
-        get: {
-          operationId: 'getPublicOrder',
-          summary: 'Public view of an order: what the customer pays and in what (never its reference, metadata or customer)',
-          tags: ['Checkout'],
-          security: publicOperation,
-          parameters: [uuidParameter('The order’s id')],
-          responses: responses({ 200: json(ref('PublicOrder'), 'The order') }, [404, 429]),
-        },
+      recordVisit: {
+        tags: ['Checkout'],
+        parameters: [slugParameter],
+        responses: responses({ 200: json(ref('VisitResult'), 'Whether the visit counted') }, [400, 404, 413, 429]),
       },
-      '/v1/checkout/orders/{id}/sessions': {
-        post: {
-          operationId: 'startOrderSession',
-          summary: 'Start a checkout session of an order, for the order’s own amount (it can’t be changed)',
-          description:
-            'The session carries the order’s `reference` and `metadata`; a `reference` sent here is what the page says and is stored as `clientReference`. ' +
-            'The quote holds 15 minutes, never past the order’s `expiresAt`. 409 `order_paid` once the order is paid; 410 `order_expired` or `order_cancelled` once it can’t be.',
-          tags: ['Checkout'],
-          security: publicOperation,
-          parameters: [uuidParameter('The order’s id')],
-          requestBody: body('StartOrderSessionInput'),
-          responses: responses({ 201: json(ref('CheckoutSession'), 'Created') }, [400, 404, 409, 410, 413, 422, 429, 503]),
-        },
+      startCheckoutSession: {
+        description:
+          'Keyless: anyone can call it with any body. A `reference` sent here is what the page says the payment is for: it is stored as the session’s ' +
+          '`clientReference` and never as its `reference`, so a page can’t make its payment look like the merchant’s order. Only an order created with the ' +
+          'API key (`POST /v1/order`) gives its sessions a `reference`.',
+        tags: ['Checkout'],
+        parameters: [slugParameter],
+        responses: responses({ 201: json(ref('CheckoutSession'), 'Created') }, [400, 404, 410, 413, 422, 429, 503]),
       },
-      '/v1/checkout/sessions/{id}': {
-        get: {
-          operationId: 'getCheckoutSession',
-          summary: 'Get a checkout session',
-          tags: ['Checkout'],
-          security: publicOperation,
-          parameters: [uuidParameter('The session’s id')],
-          responses: responses({ 200: json(ref('CheckoutSession'), 'The session') }, [404, 429]),
-        },
+      getPublicOrder: {
+        tags: ['Checkout'],
+        parameters: [uuidParameter('The order’s id')],
+        responses: responses({ 200: json(ref('PublicOrder'), 'The order') }, [404, 429]),
       },
-      '/v1/checkout/sessions/{id}/events': {
-        get: {
-          operationId: 'streamCheckoutSession',
-          summary: 'Server-Sent Events: one `status` event (the session as JSON) per change, until a terminal status',
-          tags: ['Checkout'],
-          security: publicOperation,
-          parameters: [uuidParameter('The session’s id')],
-          responses: responses(
-            { 200: { description: 'An event stream', content: { 'text/event-stream': { schema: { type: 'string', description: '`event: status` with `data:` a CheckoutSession' } } } } },
-            [404, 429],
-          ),
-        },
+      startOrderSession: {
+        description:
+          'The session carries the order’s `reference` and `metadata`; a `reference` sent here is what the page says and is stored as `clientReference`. ' +
+          'The quote holds 15 minutes, never past the order’s `expiresAt`. 409 `order_paid` once the order is paid; 410 `order_expired` or `order_cancelled` once it can’t be.',
+        tags: ['Checkout'],
+        parameters: [uuidParameter('The order’s id')],
+        responses: responses({ 201: json(ref('CheckoutSession'), 'Created') }, [400, 404, 409, 410, 413, 422, 429, 503]),
       },
-      '/v1/checkout/sessions/{id}/simulate-payment': {
-        post: {
-          operationId: 'simulatePayment',
-          summary: 'Sandbox chain only: simulate an incoming transfer (404 on a real chain)',
-          tags: ['Checkout'],
-          security: publicOperation,
-          parameters: [uuidParameter('The session’s id')],
-          requestBody: body('SimulatePaymentInput'),
-          responses: responses({ 200: json(ref('CheckoutSession'), 'The session after the transfer') }, [400, 404, 409, 413, 429]),
-        },
+      getCheckoutSession: {
+        tags: ['Checkout'],
+        parameters: [uuidParameter('The session’s id')],
+        responses: responses({ 200: json(ref('CheckoutSession'), 'The session') }, [404, 429]),
       },
-      '/v1/withdrawal': {
-        post: {
-          operationId: 'createWithdrawal',
-          summary: 'Create a crypto withdrawal',
-          tags: ['Withdrawals'],
-          security: keyed,
-          parameters: [idempotencyKeyParameter],
-          requestBody: body('CreateWithdrawalInput'),
-          responses: responses(
-            {
-              200: { ...json(ref('WithdrawalCreated'), 'Accepted: the payout runs in the background'), headers: replayedHeader },
-            },
-            [400, 401, 409, 413, 422],
-          ),
-        },
-        get: {
-          operationId: 'listWithdrawals',
-          summary: 'List withdrawals, newest first',
-          tags: ['Withdrawals'],
-          security: keyed,
-          parameters: queryParameters(S.ListWithdrawalsQuery),
-          responses: responses({ 200: json(ref('WithdrawalList'), 'One page of withdrawals') }, [400, 401]),
-        },
+      streamCheckoutSession: {
+        tags: ['Checkout'],
+        parameters: [uuidParameter('The session’s id')],
+        responses: responses(
+          { 200: { description: 'An event stream', content: { 'text/event-stream': { schema: { type: 'string', description: '`event: status` with `data:` a CheckoutSession' } } } } },
+          [404, 429],
+        ),
       },
-      '/v1/withdrawal/networks': {
-        get: {
-          operationId: 'listWithdrawalNetworks',
-          summary: 'The networks a withdrawal can use, as configured',
-          tags: ['Withdrawals'],
-          security: keyed,
-          responses: responses({ 200: json(ref('WithdrawalNetworkList'), 'The configured networks') }, [401]),
-        },
+      simulatePayment: {
+        tags: ['Checkout'],
+        parameters: [uuidParameter('The session’s id')],
+        responses: responses({ 200: json(ref('CheckoutSession'), 'The session after the transfer') }, [400, 404, 409, 413, 429]),
       },
-      '/v1/withdrawal/{id}': {
-        get: {
-          operationId: 'getWithdrawal',
-          summary: 'Get one withdrawal',
-          tags: ['Withdrawals'],
-          security: keyed,
-          parameters: [uuidParameter('The withdrawal’s id')],
-          responses: responses({ 200: json(ref('Withdrawal'), 'The withdrawal') }, [401, 404]),
-        },
+      createWithdrawal: {
+        tags: ['Withdrawals'],
+        parameters: [idempotencyKeyParameter],
+        responses: responses(
+          {
+            200: { ...json(ref('WithdrawalCreated'), 'Accepted: the payout runs in the background'), headers: replayedHeader },
+          },
+          [400, 401, 409, 413, 422],
+        ),
       },
-      '/v1/order': {
-        post: {
-          operationId: 'createOrder',
-          summary: 'Create an order: your price for your cart, named by your reference',
-          description:
-            'While an order of the same `reference` is open, 409 `reference_in_use` (one whose time is up and that nothing can still pay is expired first). ' +
-            '`expiresAt` defaults to 24 hours. `url` is the hosted page, `{paylink_url}/order/<id>`; or render `<paylink-checkout order="<id>">`.',
-          tags: ['Orders'],
-          security: keyed,
-          parameters: [idempotencyKeyParameter],
-          requestBody: body('CreateOrderInput'),
-          responses: responses({ 201: { ...json(ref('Order'), 'Created (or the replay of the request that created it)'), headers: replayedHeader } }, [400, 401, 409, 413]),
-        },
-        get: {
-          operationId: 'listOrders',
-          summary: 'List orders, newest first',
-          tags: ['Orders'],
-          security: keyed,
-          parameters: queryParameters(S.ListOrdersQuery),
-          responses: responses({ 200: json(ref('OrderList'), 'One page of orders') }, [400, 401]),
-        },
+      listWithdrawals: {
+        tags: ['Withdrawals'],
+        responses: responses({ 200: json(ref('WithdrawalList'), 'One page of withdrawals') }, [400, 401]),
       },
-      '/v1/order/{id}': {
-        get: {
-          operationId: 'getOrder',
-          summary: 'Get one order',
-          tags: ['Orders'],
-          security: keyed,
-          parameters: [uuidParameter('The order’s id')],
-          responses: responses({ 200: json(ref('Order'), 'The order') }, [401, 404]),
-        },
+      listWithdrawalNetworks: {
+        tags: ['Withdrawals'],
+        responses: responses({ 200: json(ref('WithdrawalNetworkList'), 'The configured networks') }, [401]),
       },
-      '/v1/order/{id}/cancel': {
-        post: {
-          operationId: 'cancelOrder',
-          summary: 'Cancel an open order: its sessions awaiting payment close (a later transfer to one is a late payment)',
-          description: 'A paid order is 409 `order_paid`. An order already cancelled or expired is answered as it is (200), so a retried cancel is safe.',
-          tags: ['Orders'],
-          security: keyed,
-          parameters: [uuidParameter('The order’s id')],
-          responses: responses({ 200: json(ref('Order'), 'The order, cancelled') }, [401, 404, 409]),
-        },
+      getWithdrawal: {
+        tags: ['Withdrawals'],
+        parameters: [uuidParameter('The withdrawal’s id')],
+        responses: responses({ 200: json(ref('Withdrawal'), 'The withdrawal') }, [401, 404]),
       },
-      '/v1/checkout-session': {
-        get: {
-          operationId: 'listCheckoutSessionRecords',
-          summary: 'List the merchant’s checkout sessions (its payments), newest first',
-          tags: ['Payments'],
-          security: keyed,
-          parameters: queryParameters(S.ListCheckoutSessionsQuery),
-          responses: responses({ 200: json(ref('CheckoutSessionRecordList'), 'One page of sessions') }, [400, 401]),
-        },
+      createOrder: {
+        description:
+          'While an order of the same `reference` is open, 409 `reference_in_use` (one whose time is up and that nothing can still pay is expired first). ' +
+          '`expiresAt` defaults to 24 hours. `url` is the hosted page, `{paylink_url}/order/<id>`; or render `<paylink-checkout order="<id>">`.',
+        tags: ['Orders'],
+        parameters: [idempotencyKeyParameter],
+        responses: responses({ 201: { ...json(ref('Order'), 'Created (or the replay of the request that created it)'), headers: replayedHeader } }, [400, 401, 409, 413]),
       },
-      '/v1/checkout-session/{id}': {
-        get: {
-          operationId: 'getCheckoutSessionRecord',
-          summary: 'Get one checkout session with its transfers, reference, metadata and customer details',
-          tags: ['Payments'],
-          security: keyed,
-          parameters: [uuidParameter('The session’s id')],
-          responses: responses({ 200: json(ref('CheckoutSessionRecord'), 'The session') }, [401, 404]),
-        },
+      listOrders: {
+        tags: ['Orders'],
+        responses: responses({ 200: json(ref('OrderList'), 'One page of orders') }, [400, 401]),
       },
-      '/v1/webhook-endpoint': {
-        post: {
-          operationId: 'createWebhookEndpoint',
-          summary: 'Add a webhook endpoint; the answer carries its signing secret, shown only here',
-          tags: ['Webhooks'],
-          security: keyed,
-          parameters: [idempotencyKeyParameter],
-          requestBody: body('CreateWebhookEndpointInput'),
-          responses: responses({ 201: { ...json(ref('WebhookEndpointCreated'), 'Created, with `secret`'), headers: replayedHeader } }, [400, 401, 409, 413]),
-          callbacks: { event: { '{$request.body#/url}': { post: webhookDelivery } } },
-        },
-        get: {
-          operationId: 'listWebhookEndpoints',
-          summary: 'List webhook endpoints, newest first',
-          tags: ['Webhooks'],
-          security: keyed,
-          parameters: queryParameters(S.ListWebhookEndpointsQuery),
-          responses: responses({ 200: json(ref('WebhookEndpointList'), 'One page of endpoints') }, [400, 401]),
-        },
-        patch: {
-          operationId: 'updateWebhookEndpoint',
-          summary: 'Change the endpoint named by `id`: its url, events, description or isActive',
-          tags: ['Webhooks'],
-          security: keyed,
-          requestBody: body('UpdateWebhookEndpointInput'),
-          responses: responses({ 200: json(ref('WebhookEndpoint'), 'The updated endpoint') }, [400, 401, 404, 413]),
-        },
+      getOrder: {
+        tags: ['Orders'],
+        parameters: [uuidParameter('The order’s id')],
+        responses: responses({ 200: json(ref('Order'), 'The order') }, [401, 404]),
       },
-      '/v1/webhook-endpoint/{id}': {
-        get: {
-          operationId: 'getWebhookEndpoint',
-          summary: 'Get one webhook endpoint (never its secret)',
-          tags: ['Webhooks'],
-          security: keyed,
-          parameters: [uuidParameter('The endpoint’s id')],
-          responses: responses({ 200: json(ref('WebhookEndpoint'), 'The endpoint') }, [401, 404]),
-        },
-        delete: {
-          operationId: 'deleteWebhookEndpoint',
-          summary: 'Delete a webhook endpoint, its pending deliveries and its log',
-          tags: ['Webhooks'],
-          security: keyed,
-          parameters: [uuidParameter('The endpoint’s id')],
-          responses: responses({ 200: json(ref('WebhookEndpointDeleted'), 'Deleted') }, [401, 404]),
-        },
+      cancelOrder: {
+        description: 'A paid order is 409 `order_paid`. An order already cancelled or expired is answered as it is (200), so a retried cancel is safe.',
+        tags: ['Orders'],
+        parameters: [uuidParameter('The order’s id')],
+        responses: responses({ 200: json(ref('Order'), 'The order, cancelled') }, [401, 404, 409]),
       },
-      '/v1/webhook-endpoint/{id}/deliveries': {
-        get: {
-          operationId: 'listWebhookDeliveries',
-          summary: 'The endpoint’s delivery log, newest first: attempts, status codes, errors, next retry',
-          tags: ['Webhooks'],
-          security: keyed,
-          parameters: [uuidParameter('The endpoint’s id'), ...queryParameters(S.ListWebhookDeliveriesQuery)],
-          responses: responses({ 200: json(ref('WebhookDeliveryList'), 'One page of deliveries') }, [400, 401, 404]),
-        },
+      listCheckoutSessionRecords: {
+        tags: ['Payments'],
+        responses: responses({ 200: json(ref('CheckoutSessionRecordList'), 'One page of sessions') }, [400, 401]),
       },
-      '/v1/webhook-endpoint/{id}/test': {
-        post: {
-          operationId: 'sendWebhookTestEvent',
-          summary: 'Send a `webhook.test` event to the endpoint now (even an inactive one); answers with its delivery after that attempt (not retried on its own)',
-          tags: ['Webhooks'],
-          security: keyed,
-          parameters: [uuidParameter('The endpoint’s id'), idempotencyKeyParameter],
-          responses: responses({ 200: { ...json(ref('WebhookDelivery'), 'The test delivery after its attempt'), headers: replayedHeader } }, [400, 401, 404, 409]),
-        },
+      getCheckoutSessionRecord: {
+        tags: ['Payments'],
+        parameters: [uuidParameter('The session’s id')],
+        responses: responses({ 200: json(ref('CheckoutSessionRecord'), 'The session') }, [401, 404]),
       },
-      '/v1/webhook-delivery/{id}': {
-        get: {
-          operationId: 'getWebhookDelivery',
-          summary: 'Get one delivery and its attempts',
-          tags: ['Webhooks'],
-          security: keyed,
-          parameters: [uuidParameter('The delivery’s id')],
-          responses: responses({ 200: json(ref('WebhookDelivery'), 'The delivery') }, [401, 404]),
-        },
+      createWebhookEndpoint: {
+        tags: ['Webhooks'],
+        parameters: [idempotencyKeyParameter],
+        responses: responses({ 201: { ...json(ref('WebhookEndpointCreated'), 'Created, with `secret`'), headers: replayedHeader } }, [400, 401, 409, 413]),
+        callbacks: { event: { '{$request.body#/url}': { post: webhookDelivery } } },
       },
-      '/v1/webhook-delivery/{id}/retry': {
-        post: {
-          operationId: 'retryWebhookDelivery',
-          summary: 'Send the delivery’s event again now (same event id, new signature), whatever its status; answers with the delivery after that attempt',
-          tags: ['Webhooks'],
-          security: keyed,
-          parameters: [uuidParameter('The delivery’s id'), idempotencyKeyParameter],
-          responses: responses({ 200: { ...json(ref('WebhookDelivery'), 'The delivery after the attempt'), headers: replayedHeader } }, [400, 401, 404, 409]),
-        },
+      listWebhookEndpoints: {
+        tags: ['Webhooks'],
+        responses: responses({ 200: json(ref('WebhookEndpointList'), 'One page of endpoints') }, [400, 401]),
       },
-      '/v1/balance': {
-        get: {
-          operationId: 'getBalance',
-          summary: 'Balances per asset',
-          tags: ['Balance'],
-          security: keyed,
-          responses: responses({ 200: json(ref('Balance'), 'Available and pending per asset') }, [401]),
-        },
+      updateWebhookEndpoint: {
+        tags: ['Webhooks'],
+        responses: responses({ 200: json(ref('WebhookEndpoint'), 'The updated endpoint') }, [400, 401, 404, 413]),
       },
-    }),
+      getWebhookEndpoint: {
+        tags: ['Webhooks'],
+        parameters: [uuidParameter('The endpoint’s id')],
+        responses: responses({ 200: json(ref('WebhookEndpoint'), 'The endpoint') }, [401, 404]),
+      },
+      deleteWebhookEndpoint: {
+        tags: ['Webhooks'],
+        parameters: [uuidParameter('The endpoint’s id')],
+        responses: responses({ 200: json(ref('WebhookEndpointDeleted'), 'Deleted') }, [401, 404]),
+      },
+      listWebhookDeliveries: {
+        tags: ['Webhooks'],
+        parameters: [uuidParameter('The endpoint’s id')],
+        responses: responses({ 200: json(ref('WebhookDeliveryList'), 'One page of deliveries') }, [400, 401, 404]),
+      },
+      sendWebhookTestEvent: {
+        tags: ['Webhooks'],
+        parameters: [uuidParameter('The endpoint’s id'), idempotencyKeyParameter],
+        responses: responses({ 200: { ...json(ref('WebhookDelivery'), 'The test delivery after its attempt'), headers: replayedHeader } }, [400, 401, 404, 409]),
+      },
+      getWebhookDelivery: {
+        tags: ['Webhooks'],
+        parameters: [uuidParameter('The delivery’s id')],
+        responses: responses({ 200: json(ref('WebhookDelivery'), 'The delivery') }, [401, 404]),
+      },
+      retryWebhookDelivery: {
+        tags: ['Webhooks'],
+        parameters: [uuidParameter('The delivery’s id'), idempotencyKeyParameter],
+        responses: responses({ 200: { ...json(ref('WebhookDelivery'), 'The delivery after the attempt'), headers: replayedHeader } }, [400, 401, 404, 409]),
+      },
+      getBalance: {
+        tags: ['Balance'],
+        responses: responses({ 200: json(ref('Balance'), 'Available and pending per asset') }, [401]),
+      },
+    })),
   };
   return cached;
 }

@@ -15,7 +15,7 @@
 import type { Logger } from '../../log.js';
 import type { Guard } from '../exchange.js';
 import { errorOut, type ProxyIncoming } from '../messages.js';
-import { createRateLimiter, type RateLimiter, type RateLimitOptions } from '../rate-limit.js';
+import { createRateLimiter, type RateLimiter, type RateLimitOptions } from '../../limits/rate-limit.js';
 
 /** The shortest admin token accepted, in characters: 32 random base64url characters are 192 bits. */
 export const MIN_ADMIN_TOKEN_LENGTH = 32;

@@ -5,6 +5,7 @@
  * service itself requires: refused here, a cross-site form (no preflight) posting to an admin route
  * with the merchant's cookies never reaches the service with the merchant's key.
  */
+import { isJson } from '../../limits/body.js';
 import type { Guard } from '../exchange.js';
 import { errorOut } from '../messages.js';
 
@@ -33,9 +34,4 @@ export function bodyGuard(maxBodyBytes: number, jsonOnly: boolean): Guard {
     if (Number(incoming.header('content-length') ?? '0') > maxBodyBytes) return tooLarge();
     return read(exchange);
   };
-}
-
-/** `application/json`, `application/merchant+json`, with parameters. */
-export function isJson(type: string | null): boolean {
-  return !!type && /^application\/([a-z0-9.+-]+\+)?json\s*(;|$)/i.test(type.trim());
 }

@@ -4,7 +4,7 @@
  */
 import type { Guard } from '../exchange.js';
 import { errorOut } from '../messages.js';
-import type { RateLimiter } from '../rate-limit.js';
+import type { RateLimiter } from '../../limits/rate-limit.js';
 
 /** Takes one token per request from the client's bucket. */
 export function rateLimitGuard(limiter: RateLimiter): Guard {

@@ -18,7 +18,7 @@ import { createClientAddressResolver } from '../../limits/client-address.js';
 import { resolvePublicWriteLimits, resolveStreamLimits } from '../../limits/options.js';
 import { createStreamCounter, streamRefusalError } from '../../limits/stream-counter.js';
 import { defaultLogger } from '../../log.js';
-import { createRateLimiter, type RateLimiter } from '../../proxy/rate-limit.js';
+import { createRateLimiter, type RateLimiter } from '../../limits/rate-limit.js';
 import { type AppEnv, clientOf, jsonBody, readJsonBody } from '../context.js';
 import { ApiError } from '../errors.js';
 import { recordVisit, toPublicLink, type LinkCache } from '../links/index.js';

@@ -1,6 +1,7 @@
 /**
  * A per-client token bucket: each client may burst `burst` requests, then `perSecond` a second.
- * In memory, so per proxy instance: behind N instances a client gets up to N times the rate. That is
+ * The proxy's `rateLimit` option and the service's per-client limits (the public checkout API) both
+ * count with it. In memory, so per instance: behind N instances a client gets up to N times the rate. That is
  * the intent (a brake on one noisy client, not a quota); the service's own rules hold regardless.
  * Runtime-neutral: no Node imports, no timers (idle buckets are swept lazily).
  */
