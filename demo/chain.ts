@@ -59,7 +59,7 @@ export const DEMO_NETWORKS: readonly DemoNetwork[] = [
 export const DEMO_BLOCK_TIME = 1;
 
 /**
- * Confirmations before a transfer is credited: 3, the production default (DESIGN §7), so the demo
+ * Confirmations before a transfer is credited: 3, the production default, so the demo
  * shows the same path a merchant's customers will see, and at 1 s blocks it still takes ~3 s.
  */
 export const DEMO_CONFIRMATIONS = 3;

@@ -3,7 +3,7 @@
  * `/paylink`, hosted pages at `/pay/<slug>`, the script-tag builds at `/dist/` and the demo pages,
  * all on one origin.
  *
- * The chain (DESIGN §3): by default a local EVM node the demo starts itself (demo/chain.ts: anvil,
+ * The chain: by default a local EVM node the demo starts itself (demo/chain.ts: anvil,
  * USDT and cNGN test tokens, a few real paid sessions as seed, and a demo wallet the pages can pay
  * with, demo/wallet.ts), so a visitor's payment and the merchant's withdrawal are real transactions
  * on that chain. That chain starts empty each run, so its database does too (a fresh PGlite in

@@ -1,5 +1,5 @@
 /**
- * Who may use the demo (issue 15): the `Host` check that stops DNS rebinding, and one admin session per
+ * Who may use the demo: the `Host` check that stops DNS rebinding, and one admin session per
  * visitor instead of one shared cookie.
  *
  * - **Host.** A page on evil.example whose name an attacker re-points at 127.0.0.1 talks to the demo

@@ -1,5 +1,5 @@
 /**
- * The EVM chain (DESIGN §7) as a library: settings, connection, deposit addresses, money in and
+ * The EVM chain as a library: settings, connection, deposit addresses, money in and
  * out, the sweep, and a local anvil node for tests and the demo. The service adapts it to its
  * `ChainAdapter` (../types.ts); nothing here touches the database.
  */

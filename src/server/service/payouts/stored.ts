@@ -1,5 +1,5 @@
 /**
- * Payouts on a real chain (DESIGN §7, money out): one nonce and one stored signed transaction per
+ * Payouts on a real chain (money out): one nonce and one stored signed transaction per
  * withdrawal, broadcast and followed until it has its confirmations.
  *
  * 1. Sign and store. A claimed withdrawal without a live transaction is prepared (fees and gas from
