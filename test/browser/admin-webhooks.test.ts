@@ -97,8 +97,8 @@ describe('<paylink-admin> webhooks', () => {
       expect(focused(el)?.id).to.equal('wh-url');
       await sendKeys({ type: 'https://shop.example/paylink/webhooks' });
       // Every event is chosen to begin with: leave out the two about withdrawals.
-      for (let i = 0; i < 6; i++) await sendKeys({ press: 'Tab' });
-      expect(focused(el)?.id).to.equal('wh-event-5');
+      for (let i = 0; i < 7; i++) await sendKeys({ press: 'Tab' });
+      expect(focused(el)?.id).to.equal('wh-event-6');
       await sendKeys({ press: 'Space' });
       await sendKeys({ press: 'Tab' });
       await sendKeys({ press: 'Space' });
@@ -114,7 +114,7 @@ describe('<paylink-admin> webhooks', () => {
       const [create] = api.calls('POST', '/webhook-endpoint');
       expect(create!.body).to.deep.equal({
         url: 'https://shop.example/paylink/webhooks',
-        events: ['checkout.session.paid', 'checkout.session.underpaid', 'checkout.session.expired', 'payment.late', 'order.paid'],
+        events: ['checkout.session.paid', 'checkout.session.underpaid', 'checkout.session.expired', 'payment.late', 'order.paid', 'payment.reversed'],
         description: 'Orders',
       });
       const secret = api.endpoints[0]!.secret;
@@ -260,7 +260,7 @@ describe('<paylink-admin> webhooks', () => {
       await click(el, part(el, 'select-all-events'));
       await click(el, part(el, 'submit-endpoint'));
       await waitUntil(() => $(el, '[part~="webhook-detail"]'));
-      expect(api.calls('PATCH', '/webhook-endpoint')[0]!.body.events).to.have.length(7).and.to.include('order.paid');
+      expect(api.calls('PATCH', '/webhook-endpoint')[0]!.body.events).to.have.length(8).and.to.include('order.paid').and.to.include('payment.reversed');
       expect(text(part(el, 'endpoint-events'))).to.contain('All events');
       expect($(el, '[part~="endpoint-secret"]'), 'no secret on a change').to.equal(null);
     });

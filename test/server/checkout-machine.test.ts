@@ -231,7 +231,7 @@ describe('CheckoutMachine', () => {
       assert.equal(api.callsTo('/visits').length, 0);
       machine.submitAmount();
       await settle();
-      assert.deepEqual(api.callsTo(`/orders/${ORDER}/sessions`, 'POST')[0]!.body, { assetId: 'USDT', fiatCurrency: 'USD', reference: 'cart-9' });
+      assert.deepEqual(api.callsTo(`/orders/${ORDER}/sessions`, 'POST')[0]!.body, { assetId: 'USDT', blockchainId: 'bsc', fiatCurrency: 'USD', reference: 'cart-9' });
       assert.equal(machine.view, 'pay');
       assert.equal(machine.session!.orderId, ORDER);
       assert.equal(host.storage.get(`localStorage:paylink:session:orders/${ORDER}`), machine.session!.id, 'kept by order id for a reload');

@@ -20,7 +20,7 @@ const samples: [keyof typeof schemas, unknown][] = [
   ['WithdrawalList', { items: [makeWithdrawal()], meta }],
   ['WithdrawalCreated', { message: 'Withdrawal queued', status: 'success', statusCode: 200, id: makeWithdrawal().id }],
   ['WithdrawalNetworkList', { items: [{ id: 'bsc', name: 'BNB Smart Chain', aliases: ['bnb'], assets: ['USDT'], chainId: 56, explorerUrl: null }] }],
-  ['Balance', { items: [{ assetId: 'USDT', available: '12.5', pending: '0' }] }],
+  ['Balance', { items: [{ assetId: 'USDT', blockchainId: 'bsc', available: '12.5', pending: '0' }] }],
   ['CheckoutSessionRecord', makeSession()],
   ['CheckoutSessionRecordList', { items: [makeSession()], meta }],
   ['Order', makeOrder()],

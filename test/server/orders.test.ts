@@ -33,7 +33,7 @@ for (const backend of backends()) {
     const clock = offsetClock();
 
     before(async () => {
-      t = await startTestService(backend, { now: clock.now, payoutWorker: false, webhooks: { pollIntervalMs: 50, retryBaseMs: 50 } });
+      t = await startTestService(backend, { now: clock.now, payoutWorker: false, webhooks: { allowPrivate: true, pollIntervalMs: 50, retryBaseMs: 50 } });
       ({ key } = await t.newKey());
     });
     after(() => t.close());
@@ -459,10 +459,10 @@ for (const backend of backends()) {
       it('create (idempotent with idempotencyKey), list, get and cancel; the public view and a session; errors as classes', async () => {
         const { key: apiKey } = await t.newKey();
         const direct = createPaylinkClient({ baseUrl: t.url, apiKey });
-        const proxy = createPaylinkProxy({ upstream: t.url, apiKey, adminToken: 'orders-admin-token', rateLimit: false });
+        const proxy = createPaylinkProxy({ upstream: t.url, apiKey, adminToken: 'orders-admin-token-of-32-characters-or-more', rateLimit: false });
         const viaProxy = createPaylinkClient({
           baseUrl: 'http://shop.test/paylink/admin',
-          token: 'orders-admin-token',
+          token: 'orders-admin-token-of-32-characters-or-more',
           fetch: (input, init) => proxy(new Request(input, init)),
         });
         for (const [name, client] of [['direct', direct], ['proxy', viaProxy]] as const) {
