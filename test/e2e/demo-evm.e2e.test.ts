@@ -189,8 +189,15 @@ describe('paylink demo on its local chain, end to end', { timeout: 300_000 }, ()
   it('the merchant withdraws the balance in the admin: a real payout on anvil, Completed', async (t) => {
     await merchant.goto(`${demo.url}/admin.html`);
     await merchant.getByRole('tab', { name: 'Balances and withdrawals' }).click();
-    // Seeded 90 USDT plus the visitor's 45.
-    await merchant.waitForFunction(() => /135/.test(document.querySelector('paylink-admin')?.shadowRoot?.textContent ?? ''), null, { timeout: 15_000 });
+    // Seeded 90 USDT plus the visitor's 45, which is pending until its block is final (4 blocks behind
+    // the head on the demo's chains): the merchant refreshes the balances until it is available.
+    const available135 = () => /Available: 135 USDT/.test(document.querySelector('paylink-admin')?.shadowRoot?.textContent?.replace(/\s+/g, ' ') ?? '');
+    const deadline = Date.now() + 30_000;
+    while (!(await merchant.evaluate(available135))) {
+      assert.ok(Date.now() < deadline, 'the visitor’s 45 USDT became available within 30 s');
+      await merchant.waitForTimeout(1_000);
+      await merchant.getByRole('button', { name: 'Refresh' }).first().click();
+    }
     await shot(merchant, '4-merchant-sees-balance');
     await merchant.getByLabel(/address/i).first().fill(PAYOUT_ADDRESS);
     await merchant.getByRole('button', { name: /^Max/ }).click();

@@ -65,12 +65,12 @@ describe('a shop’s orders, from its server to the shipped order', { timeout: 2
     dataDir = mkdtempSync(path.join(os.tmpdir(), 'paylink-e2e-orders-'));
     const { stdout } = await promisify(execFile)(process.execPath, [BIN, 'keys', 'create', '--data-dir', dataDir, '--name', 'Lagos Furniture'], { cwd: ROOT });
     apiKey = stdout.trim().split('\n').at(-1)!.trim();
-    service = await startHealthyProcess([BIN, 'serve', '--chain', 'sandbox', '--data-dir', dataDir]);
+    // The shop's webhook receiver listens on loopback, as while developing: the service allows it only when told.
+    service = await startHealthyProcess([BIN, 'serve', '--chain', 'sandbox', '--data-dir', dataDir], { env: { PAYLINK_WEBHOOK_ALLOW_PRIVATE: '1' } });
     paylink = paylinkClient({ baseUrl: service.url, apiKey });
 
     const port = await freePort();
     shopUrl = `http://127.0.0.1:${port}`;
-    // The sandbox chain delivers to a loopback address.
     const endpoint = await paylink.webhookEndpoints.create({ url: `${shopUrl}/paylink/webhooks`, events: ['checkout.session.paid'] });
     const app = createOrderShop({
       paylinkUrl: service.url,
