@@ -81,12 +81,12 @@ function terminal(cwd: string, env: NodeJS.ProcessEnv) {
     },
     /** Ends the shell and everything it started (the background service included). */
     stop(): void {
-      if (bash.exitCode === null && bash.pid) {
-        try {
-          process.kill(-bash.pid, 'SIGTERM');
-        } catch {
-          // already gone
-        }
+      // The whole group, even when bash itself has exited: a failed block leaves the background service running.
+      if (!bash.pid) return;
+      try {
+        process.kill(-bash.pid, 'SIGTERM');
+      } catch {
+        // already gone
       }
     },
   };
