@@ -36,7 +36,7 @@ for (const backend of backends()) {
         now: clock.now,
         payoutWorker: false,
         logger: createLogger((line) => lines.push(JSON.parse(line))),
-        webhooks: { pollIntervalMs: 50 },
+        webhooks: { allowPrivate: true, pollIntervalMs: 50 },
         rateSettings: {
           sources: ['coingecko', 'coinbase'],
           coingeckoUrl: gecko.url,
