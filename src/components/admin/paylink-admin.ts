@@ -125,7 +125,7 @@ export class PaylinkAdmin extends PaylinkElement implements AdminHost {
   /** `light` or `dark` forces a scheme; unset follows `prefers-color-scheme`. */
   @property({ reflect: true }) theme: 'light' | 'dark' | undefined;
 
-  /** Milliseconds between two refreshes of pending withdrawals. */
+  /** Milliseconds between two refreshes of pending withdrawals; pending balances refresh three times as slowly. */
   @property({ attribute: 'poll-interval', type: Number }) pollInterval = 4000;
 
   /** The checkout script the embed snippet loads; defaults to `/dist/paylink-checkout.js` on the links' own origin. */
