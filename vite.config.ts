@@ -14,6 +14,7 @@ import { litHooksPlugin } from './scripts/lit-hooks.js';
 import { litStaticPlugin } from './scripts/lit-static.js';
 import { minifyLiteralsPlugin } from './scripts/minify-literals.js';
 import { noEvalPlugin } from './scripts/no-eval.js';
+import { packedTablesPlugin } from './scripts/packed-tables.js';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
 
@@ -21,7 +22,7 @@ const shared: InlineConfig = {
   root,
   configFile: false,
   logLevel: 'warn',
-  plugins: [leanSchemasPlugin(), minifyLiteralsPlugin(), noEvalPlugin(), litHooksPlugin()],
+  plugins: [leanSchemasPlugin(), packedTablesPlugin(), minifyLiteralsPlugin(), noEvalPlugin(), litHooksPlugin()],
   oxc: {
     decorator: { legacy: true },
     typescript: { removeClassFieldsWithoutInitializer: true },

@@ -21,11 +21,11 @@ import { libraryBuild } from '../vite.config.js';
 import { findEvalCalls } from './no-eval.js';
 
 /**
- * The admin bundle's budget: what it weighs once zod is out (70,714 bytes), with a little room. The
- * goal is 60,000; the next savings are its translation tables (10.7 kB of the gzip, both languages)
- * and the keccak of address checksums (2.4 kB).
+ * The budget of `dist/paylink.js`: what it weighs (69,135 bytes) with a little room. It carries both
+ * elements and the whole client: the admin element with the client alone would weigh 58.9 kB, the
+ * checkout element adds 10.2 kB. Its translation tables are packed (`scripts/packed-tables.ts`), its parsers lean.
  */
-const ADMIN_BUDGET_GZIP = 71_500;
+const ADMIN_BUDGET_GZIP = 69_500;
 const bundles = [
   // The checkout renders plain templates: lit-html's directive support is left out (scripts/lit-static.ts).
   { entry: './src/checkout.ts', file: 'paylink-checkout.js', options: { staticLit: true }, budgetGzip: 15_000 },

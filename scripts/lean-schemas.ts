@@ -43,6 +43,10 @@ export function leanSchema(json: Record<string, unknown>): LeanSchema {
       throw new Error(`lean-schemas: JSON Schema keyword ${key} is not supported by leanParser`);
     }
   }
+  // Most objects require every property: saying so once costs less than listing the names again.
+  const required = out.required as string[] | undefined;
+  const names = Object.keys((out.properties as object | undefined) ?? {});
+  if (required && names.length && required.length === names.length && names.every((name) => required.includes(name))) out.required = true;
   return out as LeanSchema;
 }
 

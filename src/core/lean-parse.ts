@@ -20,7 +20,8 @@ export interface LeanSchema {
   /** One type, or a list of them (`["string", "null"]` for a nullable string). */
   type?: JsonType | JsonType[];
   properties?: Record<string, LeanSchema>;
-  required?: string[];
+  /** The keys an object must have; `true`: every key of `properties` (most objects, written once). */
+  required?: string[] | true;
   /** A schema for the values of a record; `false`/absent: unknown keys are dropped. */
   additionalProperties?: LeanSchema | boolean;
   items?: LeanSchema;
@@ -98,7 +99,7 @@ function check(schema: LeanSchema, value: unknown, path: string): unknown {
     for (const key in properties) {
       const field = properties[key]!;
       if (key in input || 'default' in field) out[key] = check(field, input[key], `${path}.${key}`);
-      else if (required.includes(key)) fail(`${path}.${key}`);
+      else if (required === true || required.includes(key)) fail(`${path}.${key}`);
     }
     if (typeof additionalProperties == 'object') {
       for (const key of Object.keys(input)) if (!(key in properties)) out[key] = check(additionalProperties, input[key], `${path}.${key}`);

@@ -91,7 +91,7 @@ export interface PaylinkAdminAttributes {
   theme?: 'light' | 'dark' | undefined;
   /** The view shown first. */
   view?: AdminView | undefined;
-  /** How often pending withdrawals are refreshed, in ms. */
+  /** How often pending withdrawals are refreshed, in ms (pending balances: every 3 × that). */
   'poll-interval'?: number | string | undefined;
   /** The checkout script the embed snippet loads (default: `/dist/paylink-checkout.js` on the links' own origin). */
   'checkout-src'?: string | undefined;

@@ -110,3 +110,48 @@ export async function fillWithdrawal(el: PaylinkAdmin, address = CHECKSUMMED, am
   await waitUntil(() => $(el, '[part~="withdraw-confirm"]'), 'confirm step shown');
 }
 
+
+/** The timers `holdTimers` holds back, for the test to run when it chooses. */
+export interface HeldTimers {
+  /** How many held timers are set and not cleared: a poll waiting for its turn. */
+  readonly pending: number;
+  /** Runs the held timers now, as if their time had come. */
+  fire(): void;
+  /** Gives the page its own `setTimeout` and `clearTimeout` back. */
+  restore(): void;
+}
+
+/**
+ * Holds back the page's timers of exactly `delay` ms (a poll's, whose interval the test sets through
+ * `poll-interval`) until the test fires them; every other timer runs as usual. A test of polling then
+ * neither sleeps nor depends on the machine's speed.
+ */
+export function holdTimers(delay: number): HeldTimers {
+  const realSet = window.setTimeout;
+  const realClear = window.clearTimeout;
+  const held = new Map<number, () => void>();
+  let nextId = 1_000_000_000;
+  window.setTimeout = ((handler: TimerHandler, ms?: number, ...args: unknown[]) => {
+    if (ms !== delay || typeof handler !== 'function') return realSet(handler, ms, ...args);
+    const id = nextId++;
+    held.set(id, () => handler(...args));
+    return id;
+  }) as typeof window.setTimeout;
+  window.clearTimeout = ((id?: number) => {
+    if (id === undefined || !held.delete(id)) realClear(id);
+  }) as typeof window.clearTimeout;
+  return {
+    get pending() {
+      return held.size;
+    },
+    fire() {
+      const due = [...held.values()];
+      held.clear();
+      for (const run of due) run();
+    },
+    restore() {
+      window.setTimeout = realSet;
+      window.clearTimeout = realClear;
+    },
+  };
+}

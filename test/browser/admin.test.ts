@@ -2,7 +2,7 @@ import { expect, fixture, html, waitUntil, aTimeout } from '@open-wc/testing';
 import '../../src/admin.js';
 import type { PaylinkAdmin } from '../../src/components/admin/paylink-admin.js';
 import { FakeAdminApi, errorResponse, makeLink, makeWithdrawal } from './admin-fake-api.js';
-import { $, $$, CHECKSUMMED, UUID, button, choose, click, errorFor, field, fillWithdrawal, mount, openMoney, part, seededApi, settle, text, type } from './admin-helpers.js';
+import { $, $$, CHECKSUMMED, UUID, button, choose, click, errorFor, field, fillWithdrawal, holdTimers, mount, openMoney, part, seededApi, settle, text, type } from './admin-helpers.js';
 
 describe('<paylink-admin>', () => {
   it('is accessible on the links list', async () => {
@@ -724,6 +724,73 @@ describe('<paylink-admin>', () => {
       await aTimeout(900);
       expect(api.calls('GET', '/withdrawal').length, 'no more polling').to.equal(count);
       expect($(el, '[part~="live-indicator"]')).to.equal(null);
+    });
+  });
+
+  describe('when a balance is pending', () => {
+    // The tests mount with poll-interval 300: pending balances are asked for again every 900 ms.
+    const BALANCE_POLL_MS = 900;
+    let timers: ReturnType<typeof holdTimers>;
+    beforeEach(() => {
+      timers = holdTimers(BALANCE_POLL_MS);
+    });
+    afterEach(() => timers.restore());
+
+    it('shows the pending amount turn available without a click, then stops asking', async () => {
+      const api = seededApi();
+      const el = await mount(api, { view: 'money' });
+      await waitUntil(() => text(part(el, 'balance-usdt')).includes('125.5'), 'balances shown');
+      expect(text($(el, '[part~="balance-usdt"] [part~="balance-pending"]'))).to.contain('4 USDT');
+      expect(timers.pending, 'a refresh is on its way while 4 USDT are pending').to.equal(1);
+
+      // The payment's block became final: the service moves the 4 USDT to available.
+      api.balance[0] = { ...api.balance[0]!, available: '129.500000', pending: '0.000000' };
+      const asked = api.calls('GET', '/balance').length;
+      timers.fire();
+      await waitUntil(() => text(part(el, 'balance-usdt')).includes('129.5'), 'the 4 USDT became available on screen');
+      expect(text($(el, '[part~="balance-usdt"] [part~="balance-pending"]'))).to.contain('0 USDT');
+      expect(api.calls('GET', '/balance').length, 'one request for one refresh').to.equal(asked + 1);
+      await settle(el);
+      expect(timers.pending, 'nothing is pending: no more refreshes').to.equal(0);
+    });
+
+    it('keeps asking while an amount is still pending, one request at a time', async () => {
+      const api = seededApi();
+      let answer: (() => void) | undefined;
+      api.intercept(async (request) => {
+        if (!request.path.endsWith('/balance') || api.calls('GET', '/balance').length < 2) return undefined;
+        await new Promise<void>((resolve) => (answer = resolve));
+        return undefined;
+      });
+      const el = await mount(api, { view: 'money' });
+      await waitUntil(() => text(part(el, 'balance-usdt')).includes('125.5'), 'balances shown');
+      timers.fire();
+      await waitUntil(() => answer, 'the refresh was sent');
+      expect(timers.pending, 'no second refresh while the first has no answer').to.equal(0);
+      answer!();
+      await waitUntil(() => timers.pending === 1, 'the next refresh scheduled once the answer came: 4 USDT still pending');
+      expect(api.calls('GET', '/balance')).to.have.length(2);
+    });
+
+    it('stops asking while the money tab or the page is hidden, and when the element leaves the page', async () => {
+      const el = await mount(seededApi(), { view: 'money' });
+      await waitUntil(() => timers.pending === 1, 'polling the pending balance');
+
+      await click(el, $(el, '#tab-links')!);
+      await settle(el);
+      expect(timers.pending, 'the links tab is shown').to.equal(0);
+      await click(el, $(el, '#tab-money')!);
+      await waitUntil(() => timers.pending === 1, 'polling again once the money tab is back');
+
+      Object.defineProperty(document, 'hidden', { configurable: true, get: () => true });
+      document.dispatchEvent(new Event('visibilitychange'));
+      expect(timers.pending, 'the browser tab is in the background').to.equal(0);
+      delete (document as { hidden?: boolean }).hidden;
+      document.dispatchEvent(new Event('visibilitychange'));
+      expect(timers.pending, 'the browser tab is shown again').to.equal(1);
+
+      el.remove();
+      expect(timers.pending, 'the element left the page').to.equal(0);
     });
   });
 

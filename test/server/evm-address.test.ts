@@ -4,6 +4,8 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { getAddress } from 'viem';
 import { checkAddress, isValidEvmAddress, toChecksumAddress } from '../../src/core/evm-address.js';
 
 const EIP55_VECTORS = [
@@ -48,6 +50,13 @@ describe('toChecksumAddress', () => {
   test('refuses what is not an address', () => {
     assert.throws(() => toChecksumAddress('0x123'), TypeError);
     assert.throws(() => toChecksumAddress('5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed'), TypeError);
+  });
+
+  test('agrees with viem, the chain library of the service, on a thousand random addresses', () => {
+    for (let i = 0; i < 1000; i++) {
+      const lower = `0x${randomBytes(20).toString('hex')}`;
+      assert.equal(toChecksumAddress(lower), getAddress(lower), lower);
+    }
   });
 });
 

@@ -106,7 +106,7 @@ export interface AdminHost extends ReactiveControllerHost, HTMLElement {
   readonly api: PaylinkClient;
   /** Texts and formats for the element's `locale`. */
   readonly text: AdminText;
-  /** Milliseconds between two polls of pending withdrawals. */
+  /** Milliseconds between two polls of pending withdrawals (pending balances: three times that). */
   readonly pollInterval: number;
   /** Announces `message` in the element's polite live region. */
   announce(message: string): void;

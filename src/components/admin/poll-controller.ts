@@ -1,13 +1,17 @@
 /**
- * Repeats a task every `interval` ms while it is wanted (`setActive(true)`) and the host is on the
- * page. The next run is scheduled only once the previous one has settled, so slow answers never pile up.
+ * Repeats a task every `interval` ms while it is wanted (`setActive(true)`), the host is on the page
+ * and the page is visible (a background browser tab asks nothing; polling picks up when it is shown
+ * again). The next run is scheduled only once the previous one has settled, so slow answers never
+ * pile up and two runs never overlap.
  */
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
 
 export class PollController implements ReactiveController {
   private active = false;
   private connected = false;
+  private running = false;
   private timer: ReturnType<typeof setTimeout> | undefined;
+  private readonly visibilityChanged = () => this.schedule();
 
   constructor(
     host: ReactiveControllerHost,
@@ -26,36 +30,39 @@ export class PollController implements ReactiveController {
   setActive(wanted: boolean): void {
     if (wanted === this.active) return;
     this.active = wanted;
-    if (wanted) this.schedule();
-    else this.stop();
+    this.schedule();
   }
 
   hostConnected(): void {
     this.connected = true;
+    document.addEventListener('visibilitychange', this.visibilityChanged);
     this.schedule();
   }
 
   hostDisconnected(): void {
     this.connected = false;
-    this.stop();
+    document.removeEventListener('visibilitychange', this.visibilityChanged);
+    this.schedule();
   }
 
+  /** Sets the timer of the next run when one is wanted, clears it otherwise. */
   private schedule(): void {
-    this.stop();
-    if (!this.active || !this.connected) return;
-    this.timer = setTimeout(async () => {
-      this.timer = undefined;
-      try {
-        await this.task();
-      } finally {
-        // The task may have turned polling off (nothing pending any more); schedule only if still wanted.
-        if (this.timer === undefined) this.schedule();
-      }
-    }, Math.max(250, this.interval()));
-  }
-
-  private stop(): void {
     clearTimeout(this.timer);
     this.timer = undefined;
+    // A run in flight schedules the next one when it settles.
+    if (!this.polling || this.running || document.hidden) return;
+    this.timer = setTimeout(() => void this.run(), Math.max(250, this.interval()));
+  }
+
+  private async run(): Promise<void> {
+    this.timer = undefined;
+    this.running = true;
+    try {
+      await this.task();
+    } finally {
+      this.running = false;
+      // The task may have turned polling off (nothing pending any more): `schedule` checks.
+      this.schedule();
+    }
   }
 }

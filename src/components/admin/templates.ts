@@ -1,7 +1,8 @@
 /**
- * The two blocks the admin's views repeat: the error box (a reason, and "Try again" where trying
- * again can help) and the paged table (a `PagedResource` shown as a table with its loading, empty and
- * error states and its pagination). Their styles are beside them in `templates.styles.ts`.
+ * The blocks the admin's views repeat: the error box (a reason, and "Try again" where trying again
+ * can help), the paged table (a `PagedResource` shown as a table with its loading, empty and error
+ * states and its pagination) and a list's filters (a select, a range of days, a reference, "Clear
+ * filters"). Their styles are beside them in `templates.styles.ts`.
  *
  * The table is declared by its columns, so that a new list (payments, webhook deliveries) says only
  * what each column shows. Under 600 px each row becomes a stacked card: every cell shows its
@@ -10,9 +11,8 @@
  * table's roles once CSS changes its `display`).
  */
 import { html, nothing, type TemplateResult } from 'lit';
-import type { PageMeta } from '../../core/schemas.js';
-import type { AdminText } from './admin-context.js';
-import type { PagedResource } from './resource-controller.js';
+import type { AdminHost, AdminKey, AdminText } from './admin-context.js';
+import type { LoadOptions, Page, PagedResource } from './resource-controller.js';
 
 /** Options of `errorBox`. */
 export interface ErrorBoxOptions {
@@ -53,25 +53,26 @@ export interface TableColumn<Item> {
 
 /** What `pagedTable` shows. */
 export interface PagedTableOptions<Item> {
-  text: AdminText;
+  host: AdminHost;
   /** The list to show. */
   list: PagedResource<Item, Record<string, string>>;
-  /** The table's caption and the name of its scrolling region. */
+  /** The table's caption and the name of its scrolling region (the list's heading, as a rule). */
   label: string;
   /** The table's part (`links-table`) and each row's (`link-row`). */
   part: string;
   rowPart: string;
   columns: readonly TableColumn<Item>[];
-  /** What an empty list says, without and with filters set. */
+  /** What an empty list says, without and with filters set (defaults to `empty`). */
   empty: string;
-  emptyFiltered: string;
-  /** More parts of the pagination (`history-pagination`) and its accessible name. */
+  emptyFiltered?: string;
+  /** More parts of the pagination (`history-pagination`). */
   paginationPart?: string;
-  paginationLabel: string;
-  /** The text between "Previous" and "Next" (defaults to "Page 2 of 3"). */
-  pageInfo?(meta: PageMeta, position: { page: number; pages: number }): unknown;
-  /** Called after the merchant moved to `page` (e.g. to move focus back to the heading). */
-  paged?(page: number): void;
+  /** The pagination's accessible name (defaults to "<label> – Pagination"). */
+  paginationLabel?: string;
+  /** The texts of the total beside "Page 2 of 3": one item, and `{count}` items. */
+  counts?: readonly [one: AdminKey, many: AdminKey];
+  /** What takes focus once the merchant moved to another page (the list's heading: `#links-heading`). */
+  heading: string;
 }
 
 function row<Item>(item: Item, columns: readonly TableColumn<Item>[], rowPart: string): TemplateResult {
@@ -125,34 +126,90 @@ export function itemsTable<Item>(options: ItemsTableOptions<Item>): TemplateResu
 
 /** A paged list as a table, with its error box, loading and empty states, and pagination. */
 export function pagedTable<Item>(options: PagedTableOptions<Item>): TemplateResult {
-  const { text, list, columns, label } = options;
+  const { host, list, columns, label, counts } = options;
+  const text = host.text;
   const t = text.t.bind(text);
   const data = list.data;
   const { page, pages } = list.position;
+  const pageOf = t('pageOf', { page, pages });
   const state =
     !data && list.loading
       ? html`<p part="loading" class="placeholder">${t('loading')}</p>`
       : data && data.items.length === 0
-        ? html`<p part="empty" class="placeholder">${list.filtered ? options.emptyFiltered : options.empty}</p>`
+        ? html`<p part="empty" class="placeholder">${list.filtered ? (options.emptyFiltered ?? options.empty) : options.empty}</p>`
         : data
           ? table(data.items, columns, label, options.part, options.rowPart)
           : nothing;
+  const total = (count: number, [one, many]: readonly [AdminKey, AdminKey]) => (count === 1 ? t(one) : t(many, { count: text.count(count) }));
   const go = (target: number) => {
     void list.goTo(target);
-    options.paged?.(target);
+    host.focusAfterRender(options.heading);
   };
   return html`${errorBox(text, list.error, { retry: () => list.retry() })}
     <!-- Focusable so that keyboard users can scroll a wide table sideways. -->
-    <div class="table-wrap" role="region" tabindex="0" aria-label="${label}, ${t('pageOf', { page, pages })}" aria-busy=${list.loading ? 'true' : 'false'}>
+    <div class="table-wrap" role="region" tabindex="0" aria-label="${label}, ${pageOf}" aria-busy=${list.loading ? 'true' : 'false'}>
       ${state}
     </div>
     ${data && data.meta.totalItems > 0
-      ? html`<nav part="pagination ${options.paginationPart ?? ''}" class="pagination" aria-label=${options.paginationLabel}>
+      ? html`<nav part="pagination ${options.paginationPart ?? ''}" class="pagination" aria-label=${options.paginationLabel ?? `${label} – ${t('pagination')}`}>
           <button type="button" part="button previous-page" ?disabled=${page <= 1 || list.loading} @click=${() => go(page - 1)}>${t('previous')}</button>
-          <span part="page-info">${options.pageInfo ? options.pageInfo(data.meta, { page, pages }) : t('pageOf', { page, pages })}</span>
+          <span part="page-info">${counts ? html`${pageOf} · ${total(data.meta.totalItems, counts)}` : pageOf}</span>
           <button type="button" part="button next-page" ?disabled=${page >= pages || list.loading} @click=${() => go(page + 1)}>${t('next')}</button>
         </nav>`
       : nothing}`;
+}
+
+/**
+ * The `received` of a list that says which page it now shows when the merchant asked for it (a page,
+ * a filter): `key` is its message (`listLoaded`: "Page {page} of {pages}, {count} links.").
+ */
+export function announcePage(host: AdminHost, key: AdminKey): (data: Page<unknown>, previous: unknown, options: LoadOptions) => void {
+  return ({ meta }, _previous, { announce }) => {
+    if (announce) host.announce(host.text.t(key, { page: meta.currentPage, pages: Math.max(meta.totalPages, 1), count: meta.totalItems }));
+  };
+}
+
+/** One choice of a list's select filter: its value and its label. */
+export type FilterChoice = readonly [value: string, label: string];
+
+/**
+ * A list's select filter: `name` of `list`'s filters, '' being `any` ("All statuses"); the list is
+ * filtered as soon as another choice is made. `id` names the select for its label.
+ */
+export function selectFilter<Filters extends Record<string, string>>(
+  list: PagedResource<unknown, Filters>,
+  name: keyof Filters & string,
+  field: { id: string; part: string; label: string; any: string; choices: readonly FilterChoice[]; class?: string },
+): TemplateResult {
+  const value = list.filters[name];
+  return html`<div class=${field.class ?? 'field'}>
+    <label for=${field.id}>${field.label}</label>
+    <select id=${field.id} part=${field.part} @change=${(event: Event) => void list.filter({ [name]: (event.target as HTMLSelectElement).value } as Partial<Filters>)}>
+      ${[['', field.any] as const, ...field.choices].map(([choice, label]) => html`<option value=${choice} ?selected=${value === choice}>${label}</option>`)}
+    </select>
+  </div>`;
+}
+
+/**
+ * A list's range of days (`fromDate`, `toDate`: `YYYY-MM-DD` in the merchant's time zone), each
+ * bounding the other; `ids` and `parts` name the two inputs.
+ */
+export function dayRangeFilter(
+  text: AdminText,
+  list: PagedResource<unknown, { fromDate: string; toDate: string }>,
+  ids: readonly [from: string, to: string],
+  parts: readonly [from: string, to: string],
+): TemplateResult {
+  const { fromDate, toDate } = list.filters;
+  const change = (name: 'fromDate' | 'toDate') => (event: Event) => void list.filter({ [name]: (event.target as HTMLInputElement).value });
+  return html`<div class="field">
+      <label for=${ids[0]}>${text.t('fromDate')}</label>
+      <input id=${ids[0]} part=${parts[0]} type="date" .value=${fromDate} max=${toDate || nothing} @change=${change('fromDate')} />
+    </div>
+    <div class="field">
+      <label for=${ids[1]}>${text.t('toDate')}</label>
+      <input id=${ids[1]} part=${parts[1]} type="date" .value=${toDate} min=${fromDate || nothing} @change=${change('toDate')} />
+    </div>`;
 }
 
 /** How long the reference filter waits after the last key before it asks (one request per pause, not per key). */

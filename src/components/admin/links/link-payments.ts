@@ -65,17 +65,15 @@ export class LinkPaymentsController {
         <button type="button" part="button all-link-payments" class="ghost" @click=${() => this.actions.allPayments()}>${t('allLinkPayments')}</button>
       </div>
       ${pagedTable({
-        text,
+        host: this.host,
         list: this.list,
         label: t('linkPaymentsTitle'),
         part: 'link-payments-table',
         rowPart: 'link-payment-row',
         columns: this.columns(),
         empty: t('noLinkPayments'),
-        emptyFiltered: t('noLinkPayments'),
         paginationPart: 'link-payments-pagination',
-        paginationLabel: `${t('linkPaymentsTitle')} – ${t('pagination')}`,
-        paged: () => this.host.focusAfterRender('#ld-payments'),
+        heading: '#ld-payments',
       })}
     </section>`;
   }

@@ -7,7 +7,7 @@ import { html, nothing, type TemplateResult } from 'lit';
 import type { PaymentLink } from '../../../core/schemas.js';
 import type { AdminHost } from '../admin-context.js';
 import { PagedResource } from '../resource-controller.js';
-import { pagedTable, type TableColumn } from '../templates.js';
+import { announcePage, pagedTable, selectFilter, type TableColumn } from '../templates.js';
 
 /** What the list asks its host to do when the merchant picks an action. */
 export interface LinksListActions {
@@ -34,10 +34,7 @@ export class LinksListController {
       filters: { linkType: '', isActive: '', q: '' },
       fetch: ({ isActive, ...query }, signal) =>
         host.api.links.list({ ...query, ...(isActive ? { isActive: isActive === 'true' } : {}) }, { signal }),
-      received: (data, _previous, { announce }) => {
-        const { currentPage, totalPages, totalItems } = data.meta;
-        if (announce) host.announce(host.text.t('listLoaded', { page: currentPage, pages: Math.max(totalPages, 1), count: totalItems }));
-      },
+      received: announcePage(host, 'listLoaded'),
     });
   }
 
@@ -107,7 +104,6 @@ export class LinksListController {
     const text = this.host.text;
     const t = text.t.bind(text);
     const { filters } = this.list;
-    const select = (name: 'linkType' | 'isActive') => (event: Event) => void this.list.filter({ [name]: (event.target as HTMLSelectElement).value });
     return html`<section part="links-list" aria-labelledby="links-heading">
       <div class="toolbar">
         <h2 id="links-heading" tabindex="-1">${t('linksTitle')}</h2>
@@ -119,26 +115,30 @@ export class LinksListController {
           <input id="links-q" part="search" type="search" .value=${filters.q} placeholder=${t('searchPlaceholder')}
             @input=${(event: Event) => void this.list.filter({ q: (event.target as HTMLInputElement).value }, SEARCH_PAUSE_MS)} />
         </div>
-        <div class="field">
-          <label for="links-kind">${t('kindLabel')}</label>
-          <select id="links-kind" part="filter-kind" @change=${select('linkType')}>
-            <option value="" ?selected=${filters.linkType === ''}>${t('kindAll')}</option>
-            <option value="Standard" ?selected=${filters.linkType === 'Standard'}>${t('kindStandard')}</option>
-            <option value="Donation" ?selected=${filters.linkType === 'Donation'}>${t('kindDonation')}</option>
-          </select>
-        </div>
-        <div class="field">
-          <label for="links-active">${t('statusLabel')}</label>
-          <select id="links-active" part="filter-active" @change=${select('isActive')}>
-            <option value="" ?selected=${filters.isActive === ''}>${t('statusAll')}</option>
-            <option value="true" ?selected=${filters.isActive === 'true'}>${t('active')}</option>
-            <option value="false" ?selected=${filters.isActive === 'false'}>${t('inactive')}</option>
-          </select>
-        </div>
+        ${selectFilter(this.list, 'linkType', {
+          id: 'links-kind',
+          part: 'filter-kind',
+          label: t('kindLabel'),
+          any: t('kindAll'),
+          choices: [
+            ['Standard', t('kindStandard')],
+            ['Donation', t('kindDonation')],
+          ],
+        })}
+        ${selectFilter(this.list, 'isActive', {
+          id: 'links-active',
+          part: 'filter-active',
+          label: t('statusLabel'),
+          any: t('statusAll'),
+          choices: [
+            ['true', t('active')],
+            ['false', t('inactive')],
+          ],
+        })}
         <button type="submit" part="button search-button">${t('search')}</button>
       </form>
       ${pagedTable({
-        text,
+        host: this.host,
         list: this.list,
         label: t('linksTitle'),
         part: 'links-table',
@@ -147,9 +147,8 @@ export class LinksListController {
         empty: t('noLinks'),
         emptyFiltered: t('noMatches'),
         paginationLabel: t('pagination'),
-        pageInfo: (meta, { page, pages }) =>
-          html`${t('pageOf', { page, pages })} · ${meta.totalItems === 1 ? t('resultsOne') : t('resultsCount', { count: text.count(meta.totalItems) })}`,
-        paged: () => this.host.focusAfterRender('#links-heading'),
+        counts: ['resultsOne', 'resultsCount'],
+        heading: '#links-heading',
       })}
     </section>`;
   }

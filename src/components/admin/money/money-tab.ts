@@ -1,6 +1,6 @@
 /**
  * The money tab: the balances above, the withdrawal form beside the history (one column under
- * 52rem). Pending withdrawals are followed live only while the tab is shown.
+ * 52rem). Pending withdrawals and pending balances are followed live only while the tab is shown.
  */
 import { html, type TemplateResult } from 'lit';
 import type { AdminHost, AdminTab } from '../admin-context.js';
@@ -39,8 +39,13 @@ export class MoneyTab implements AdminTab {
   }
 
   shown(visible: boolean): void {
-    if (visible) void this.history.load(true);
-    else this.history.pause();
+    if (visible) {
+      void this.history.load(true);
+      void this.balances.load(true);
+    } else {
+      this.history.pause();
+      this.balances.pause();
+    }
   }
 
   render(): TemplateResult {

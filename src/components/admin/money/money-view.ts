@@ -1,12 +1,16 @@
 /**
  * The merchant's balances per asset and network (available and pending), loaded from
  * `GET /admin/balance`. Each card names its network when the merchant holds funds on more than one.
+ * While any balance has a pending amount (a payment whose block is not final yet), a `PollController`
+ * reloads them every 3 × `pollInterval` (12 s by default), so the amount turns available on screen
+ * without a click; polling stops once nothing is pending.
  */
 import { html, type TemplateResult } from 'lit';
-import { ASSET_IDS, toDecimalString } from '../../../core/money.js';
+import { ASSET_IDS, compareDecimal, toDecimalString } from '../../../core/money.js';
 import type { Balance } from '../../../core/schemas.js';
 import { assetName } from '../../../internal/localize.js';
 import type { AdminHost } from '../admin-context.js';
+import { PollController } from '../poll-controller.js';
 import { ResourceController } from '../resource-controller.js';
 import { errorBox } from '../templates.js';
 import { networkName } from './withdraw-form.js';
@@ -15,9 +19,15 @@ import { networkName } from './withdraw-form.js';
 export class BalanceController {
   /** `GET /balance`, loaded with the money tab and after each withdrawal. */
   readonly resource: ResourceController<Balance>;
+  private readonly poll: PollController;
 
   constructor(private readonly host: AdminHost) {
-    this.resource = new ResourceController(host, { fetch: (signal) => host.api.balance.get({ signal }) });
+    this.resource = new ResourceController(host, {
+      fetch: (signal) => host.api.balance.get({ signal }),
+      received: (balance) => this.poll.setActive(balance.items.some((item) => compareDecimal(item.pending, '0') > 0)),
+    });
+    // Pending balances move at the pace of blocks, slower than a withdrawal's status: a third as often.
+    this.poll = new PollController(host, () => this.load(true), () => 3 * host.pollInterval);
   }
 
   /** The available amount of `assetId` on `blockchainId` as a plain decimal (`125.5`), or undefined before loading. */
@@ -28,8 +38,14 @@ export class BalanceController {
     return toDecimalString(item?.available ?? '0') ?? '0';
   }
 
-  load(): Promise<void> {
-    return this.resource.load();
+  /** Loads the balances; `quiet` (a poll, a return to the tab) keeps the cards as they are until the answer arrives. */
+  load(quiet = false): Promise<void> {
+    return this.resource.load({ quiet });
+  }
+
+  /** Stops polling (the money tab is hidden, or the element signed out); the next load starts it again if need be. */
+  pause(): void {
+    this.poll.setActive(false);
   }
 
   render(): TemplateResult {

@@ -41,8 +41,6 @@ export interface WithdrawActions {
 type Step = 'edit' | 'confirm' | 'done';
 type Field = 'asset' | 'network' | 'address' | 'amount';
 
-const FIELD_IDS: Record<Field, string> = { asset: 'wd-asset', network: 'wd-network', address: 'wd-address', amount: 'wd-amount' };
-
 export class WithdrawController implements ReactiveController {
   step: Step = 'edit';
   assetId: AssetId = 'USDT';

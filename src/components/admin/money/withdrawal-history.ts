@@ -9,7 +9,7 @@ import type { Withdrawal, WithdrawalStatus } from '../../../core/schemas.js';
 import type { AdminHost } from '../admin-context.js';
 import { PollController } from '../poll-controller.js';
 import { PagedResource } from '../resource-controller.js';
-import { clearFiltersButton, pagedTable, type TableColumn } from '../templates.js';
+import { clearFiltersButton, dayRangeFilter, pagedTable, selectFilter, type TableColumn } from '../templates.js';
 import { networkName } from './withdraw-form.js';
 
 const STATUSES: WithdrawalStatus[] = ['pending', 'processing', 'success', 'failed'];
@@ -136,33 +136,24 @@ export class WithdrawalHistoryController {
   render(): TemplateResult {
     const text = this.host.text;
     const t = text.t.bind(text);
-    const { filters } = this.list;
-    const change = (name: keyof HistoryFilters) => (event: Event) => void this.list.filter({ [name]: (event.target as HTMLInputElement).value });
     return html`<section part="withdrawal-history" class="history" aria-labelledby="history-heading">
       <div class="toolbar">
         <h2 id="history-heading" tabindex="-1">${t('historyTitle')}</h2>
         ${this.live ? html`<span part="live-indicator" class="live"><span class="pulse" aria-hidden="true"></span>${t('liveUpdating')}</span>` : nothing}
       </div>
       <div part="history-filters" class="filters" role="group" aria-label=${t('historyTitle')}>
-        <div class="field">
-          <label for="wh-status">${t('filterStatus')}</label>
-          <select id="wh-status" part="filter-status" @change=${change('status')}>
-            <option value="" ?selected=${filters.status === ''}>${t('statusAny')}</option>
-            ${STATUSES.map((status) => html`<option value=${status} ?selected=${filters.status === status}>${t(`status_${status}`)}</option>`)}
-          </select>
-        </div>
-        <div class="field">
-          <label for="wh-from">${t('fromDate')}</label>
-          <input id="wh-from" part="filter-from" type="date" .value=${filters.fromDate} max=${filters.toDate || nothing} @change=${change('fromDate')} />
-        </div>
-        <div class="field">
-          <label for="wh-to">${t('toDate')}</label>
-          <input id="wh-to" part="filter-to" type="date" .value=${filters.toDate} min=${filters.fromDate || nothing} @change=${change('toDate')} />
-        </div>
+        ${selectFilter(this.list, 'status', {
+          id: 'wh-status',
+          part: 'filter-status',
+          label: t('filterStatus'),
+          any: t('statusAny'),
+          choices: STATUSES.map((status) => [status, t(`status_${status}`)]),
+        })}
+        ${dayRangeFilter(text, this.list, ['wh-from', 'wh-to'], ['filter-from', 'filter-to'])}
         ${clearFiltersButton(text, this.list)}
       </div>
       ${pagedTable({
-        text,
+        host: this.host,
         list: this.list,
         label: t('historyTitle'),
         part: 'withdrawals-table',
@@ -171,8 +162,7 @@ export class WithdrawalHistoryController {
         empty: t('noWithdrawals'),
         emptyFiltered: t('noWithdrawalsMatch'),
         paginationPart: 'history-pagination',
-        paginationLabel: `${t('historyTitle')} – ${t('pagination')}`,
-        paged: () => this.host.focusAfterRender('#history-heading'),
+        heading: '#history-heading',
       })}
     </section>`;
   }

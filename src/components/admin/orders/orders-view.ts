@@ -10,7 +10,7 @@ import { ORDER_STATUSES } from '../../../core/rules/order.js';
 import type { Order, OrderStatus } from '../../../core/schemas.js';
 import type { AdminHost } from '../admin-context.js';
 import { PagedResource } from '../resource-controller.js';
-import { clearFiltersButton, pagedTable, referenceFilter, type TableColumn } from '../templates.js';
+import { announcePage, clearFiltersButton, pagedTable, referenceFilter, selectFilter, type TableColumn } from '../templates.js';
 
 /** The list's filters, as the merchant set them ('' for "any"). */
 export type OrderFilters = { status: '' | OrderStatus; reference: string };
@@ -43,10 +43,7 @@ export class OrdersListController {
       filters: { status: '', reference: '' },
       // The query holds only the filters that are set (`PagedResource.query`): never an empty status.
       fetch: ({ status, ...query }, signal) => host.api.orders.list({ ...query, ...(status ? { status } : {}) }, { signal }),
-      received: (data, _previous, { announce }) => {
-        const { currentPage, totalPages, totalItems } = data.meta;
-        if (announce) host.announce(host.text.t('ordersLoaded', { page: currentPage, pages: Math.max(totalPages, 1), count: totalItems }));
-      },
+      received: announcePage(host, 'ordersLoaded'),
     });
   }
 
@@ -92,7 +89,6 @@ export class OrdersListController {
   render(): TemplateResult {
     const text = this.host.text;
     const t = text.t.bind(text);
-    const { filters } = this.list;
     return html`<section part="orders-list" aria-labelledby="orders-heading">
       <div class="toolbar">
         <h2 id="orders-heading" tabindex="-1">${t('ordersTitle')}</h2>
@@ -103,18 +99,18 @@ export class OrdersListController {
           event.preventDefault();
           void this.list.filter({});
         }}>
-        <div class="field">
-          <label for="order-status">${t('filterStatus')}</label>
-          <select id="order-status" part="filter-order-status" @change=${(event: Event) => void this.list.filter({ status: (event.target as HTMLSelectElement).value as OrderStatus })}>
-            <option value="" ?selected=${filters.status === ''}>${t('statusAny')}</option>
-            ${ORDER_STATUSES.map((status) => html`<option value=${status} ?selected=${filters.status === status}>${t(`order_${status}`)}</option>`)}
-          </select>
-        </div>
+        ${selectFilter(this.list, 'status', {
+          id: 'order-status',
+          part: 'filter-order-status',
+          label: t('filterStatus'),
+          any: t('statusAny'),
+          choices: ORDER_STATUSES.map((status) => [status, t(`order_${status}`)]),
+        })}
         ${referenceFilter(text, this.list, 'order-reference', 'filter-order-reference')}
         ${clearFiltersButton(text, this.list)}
       </form>
       ${pagedTable({
-        text,
+        host: this.host,
         list: this.list,
         label: t('ordersTitle'),
         part: 'orders-table',
@@ -123,10 +119,8 @@ export class OrdersListController {
         empty: t('noOrders'),
         emptyFiltered: t('noOrdersMatch'),
         paginationPart: 'orders-pagination',
-        paginationLabel: `${t('ordersTitle')} – ${t('pagination')}`,
-        pageInfo: (meta, { page, pages }) =>
-          html`${t('pageOf', { page, pages })} · ${meta.totalItems === 1 ? t('ordersOne') : t('ordersCount', { count: text.count(meta.totalItems) })}`,
-        paged: () => this.host.focusAfterRender('#orders-heading'),
+        counts: ['ordersOne', 'ordersCount'],
+        heading: '#orders-heading',
       })}
     </section>`;
   }

@@ -12,7 +12,7 @@ import { errorMessage, type AdminHost } from '../admin-context.js';
 import { paidFor, paymentButton, referenceCell, sessionBadge } from './payment-detail.js';
 import { exportFileName, fetchAllPayments, paymentsCsv, type PaymentsExportDetail } from './payments-export.js';
 import { PagedResource, ResourceController } from '../resource-controller.js';
-import { clearFiltersButton, errorBox, pagedTable, referenceFilter, type TableColumn } from '../templates.js';
+import { announcePage, clearFiltersButton, dayRangeFilter, errorBox, pagedTable, referenceFilter, selectFilter, type FilterChoice, type TableColumn } from '../templates.js';
 import { dayBoundary } from '../money/withdrawal-history.js';
 
 /** The list's filters, as the merchant set them ('' for "any"); the days are `YYYY-MM-DD` in the merchant's time zone. */
@@ -62,10 +62,7 @@ export class PaymentsListController implements ReactiveController {
       pageSize: 20,
       filters: { ...NO_PAYMENT_FILTERS },
       fetch: (query, signal) => host.api.sessions.list({ ...paymentsQuery(query), page: query.page, limit: query.limit }, { signal }),
-      received: (data, _previous, { announce }) => {
-        const { currentPage, totalPages, totalItems } = data.meta;
-        if (announce) host.announce(host.text.t('paymentsLoaded', { page: currentPage, pages: Math.max(totalPages, 1), count: totalItems }));
-      },
+      received: announcePage(host, 'paymentsLoaded'),
     });
     this.links = new ResourceController(host, {
       fetch: async (signal) => (await host.api.links.list({ limit: 100 }, { signal })).items,
@@ -133,13 +130,14 @@ export class PaymentsListController implements ReactiveController {
     this.exportAborter?.abort();
   }
 
-  private linkOptions(): { id: string; title: string }[] {
+  /** The link filter's choices, by title: the latest links and any named elsewhere. */
+  private linkOptions(): FilterChoice[] {
     const options = new Map<string, string>(this.knownLinks);
     for (const link of this.links.data ?? []) options.set(link.id, link.title);
     const selected = this.list.filters.linkId;
     // A link named by id only (its title unknown here) still shows as chosen.
     if (selected && !options.has(selected)) options.set(selected, selected);
-    return [...options].map(([id, title]) => ({ id, title })).sort((a, b) => a.title.localeCompare(b.title, this.host.text.locale));
+    return [...options].sort((a, b) => a[1].localeCompare(b[1], this.host.text.locale));
   }
 
   private columns(): TableColumn<CheckoutSessionRecord>[] {
@@ -189,8 +187,6 @@ export class PaymentsListController implements ReactiveController {
   render(): TemplateResult {
     const text = this.host.text;
     const t = text.t.bind(text);
-    const { filters } = this.list;
-    const change = (name: keyof PaymentFilters) => (event: Event) => void this.list.filter({ [name]: (event.target as HTMLInputElement).value });
     const empty = this.list.data?.meta.totalItems === 0;
     return html`<section part="payments-list" aria-labelledby="payments-heading">
       <div class="toolbar">
@@ -202,33 +198,27 @@ export class PaymentsListController implements ReactiveController {
       </div>
       ${this.renderExport()}
       <form part="payment-filters" class="filters payment-filters" role="search" aria-label=${t('filterPayments')} @submit=${(event: Event) => this.handleFilterSubmit(event)}>
-        <div class="field">
-          <label for="pay-status">${t('filterStatus')}</label>
-          <select id="pay-status" part="filter-payment-status" @change=${change('status')}>
-            <option value="" ?selected=${filters.status === ''}>${t('statusAny')}</option>
-            ${SESSION_STATUSES.map((status) => html`<option value=${status} ?selected=${filters.status === status}>${t(`session_${status}`)}</option>`)}
-          </select>
-        </div>
-        <div class="field link-field">
-          <label for="pay-link">${t('colLink')}</label>
-          <select id="pay-link" part="filter-link" @change=${change('linkId')}>
-            <option value="" ?selected=${filters.linkId === ''}>${t('linkAny')}</option>
-            ${this.linkOptions().map((link) => html`<option value=${link.id} ?selected=${filters.linkId === link.id}>${link.title}</option>`)}
-          </select>
-        </div>
+        ${selectFilter(this.list, 'status', {
+          id: 'pay-status',
+          part: 'filter-payment-status',
+          label: t('filterStatus'),
+          any: t('statusAny'),
+          choices: SESSION_STATUSES.map((status) => [status, t(`session_${status}`)]),
+        })}
+        ${selectFilter(this.list, 'linkId', {
+          id: 'pay-link',
+          part: 'filter-link',
+          label: t('colLink'),
+          any: t('linkAny'),
+          choices: this.linkOptions(),
+          class: 'field link-field',
+        })}
         ${referenceFilter(text, this.list, 'pay-reference', 'filter-reference')}
-        <div class="field">
-          <label for="pay-from">${t('fromDate')}</label>
-          <input id="pay-from" part="filter-payments-from" type="date" .value=${filters.fromDate} max=${filters.toDate || nothing} @change=${change('fromDate')} />
-        </div>
-        <div class="field">
-          <label for="pay-to">${t('toDate')}</label>
-          <input id="pay-to" part="filter-payments-to" type="date" .value=${filters.toDate} min=${filters.fromDate || nothing} @change=${change('toDate')} />
-        </div>
+        ${dayRangeFilter(text, this.list, ['pay-from', 'pay-to'], ['filter-payments-from', 'filter-payments-to'])}
         ${clearFiltersButton(text, this.list)}
       </form>
       ${pagedTable({
-        text,
+        host: this.host,
         list: this.list,
         label: t('paymentsTitle'),
         part: 'payments-table',
@@ -237,10 +227,8 @@ export class PaymentsListController implements ReactiveController {
         empty: t('noPayments'),
         emptyFiltered: t('noPaymentsMatch'),
         paginationPart: 'payments-pagination',
-        paginationLabel: `${t('paymentsTitle')} – ${t('pagination')}`,
-        pageInfo: (meta, { page, pages }) =>
-          html`${t('pageOf', { page, pages })} · ${meta.totalItems === 1 ? t('paymentsOne') : t('paymentsCount', { count: text.count(meta.totalItems) })}`,
-        paged: () => this.host.focusAfterRender('#payments-heading'),
+        counts: ['paymentsOne', 'paymentsCount'],
+        heading: '#payments-heading',
       })}
     </section>`;
   }

@@ -12,7 +12,7 @@ import type { WebhookDelivery, WebhookDeliveryStatus, WebhookEndpoint } from '..
 import { FlashController } from '../../../internal/flash-controller.js';
 import { copyToClipboard, errorMessage, type AdminHost } from '../admin-context.js';
 import { PagedResource, ResourceController } from '../resource-controller.js';
-import { errorBox, pagedTable, type TableColumn } from '../templates.js';
+import { errorBox, pagedTable, selectFilter, type TableColumn } from '../templates.js';
 import { endpointBadge, eventName, eventsSummary } from './webhooks-view.js';
 
 /** What the detail asks of its tab. */
@@ -292,7 +292,6 @@ export class WebhookDetailController {
     const text = this.host.text;
     const t = text.t.bind(text);
     if (!endpoint) return html`<p part="loading" class="placeholder">${t('loading')}</p>`;
-    const { filters } = this.deliveries;
     return html`<article part="webhook-detail" class="detail" aria-labelledby="webhook-detail-heading" aria-busy=${this.resource.loading ? 'true' : 'false'}>
       <button type="button" part="button back" class="ghost" @click=${() => this.actions.back()}><span aria-hidden="true">←</span> ${t('backToEndpoints')}</button>
       <header class="detail-head">
@@ -333,17 +332,16 @@ export class WebhookDetailController {
           </button>
         </div>
         <div part="delivery-filters" class="filters" role="group" aria-label=${t('deliveriesTitle')}>
-          <div class="field">
-            <label for="wh-delivery-status">${t('filterStatus')}</label>
-            <select id="wh-delivery-status" part="filter-delivery-status"
-              @change=${(event: Event) => void this.deliveries.filter({ status: (event.target as HTMLSelectElement).value as WebhookDeliveryStatus })}>
-              <option value="" ?selected=${filters.status === ''}>${t('statusAny')}</option>
-              ${WEBHOOK_DELIVERY_STATUSES.map((status) => html`<option value=${status} ?selected=${filters.status === status}>${t(`delivery_${status}`)}</option>`)}
-            </select>
-          </div>
+          ${selectFilter(this.deliveries, 'status', {
+            id: 'wh-delivery-status',
+            part: 'filter-delivery-status',
+            label: t('filterStatus'),
+            any: t('statusAny'),
+            choices: WEBHOOK_DELIVERY_STATUSES.map((status) => [status, t(`delivery_${status}`)]),
+          })}
         </div>
         ${pagedTable({
-          text,
+          host: this.host,
           list: this.deliveries,
           label: t('deliveriesTitle'),
           part: 'deliveries-table',
@@ -352,8 +350,7 @@ export class WebhookDetailController {
           empty: t('noDeliveries'),
           emptyFiltered: t('noDeliveriesMatch'),
           paginationPart: 'deliveries-pagination',
-          paginationLabel: `${t('deliveriesTitle')} – ${t('pagination')}`,
-          paged: () => this.host.focusAfterRender('#wh-deliveries'),
+          heading: '#wh-deliveries',
         })}
       </section>
     </article>`;

@@ -118,17 +118,15 @@ export class EndpointsListController {
       <p class="hint intro">${t('webhooksIntro')}</p>
       ${errorBox(text, this.writeError)}
       ${pagedTable({
-        text,
+        host: this.host,
         list: this.list,
         label: t('webhooksTitle'),
         part: 'endpoints-table',
         rowPart: 'endpoint-row',
         columns: this.columns(),
         empty: t('noEndpoints'),
-        emptyFiltered: t('noEndpoints'),
         paginationPart: 'endpoints-pagination',
-        paginationLabel: `${t('webhooksTitle')} – ${t('pagination')}`,
-        paged: () => this.host.focusAfterRender('#webhooks-heading'),
+        heading: '#webhooks-heading',
       })}
     </section>`;
   }
