@@ -34,6 +34,7 @@ const CLIENT_METHODS: Partial<Record<OperationId, (client: PaylinkClient) => Pro
   deleteWebhookEndpoint: (c) => c.webhookEndpoints.delete({ id: ID } as never),
   listWebhookDeliveries: (c) => c.webhookEndpoints.deliveries({ id: ID } as never),
   sendWebhookTestEvent: (c) => c.webhookEndpoints.sendTestEvent({ id: ID } as never),
+  getWebhookDelivery: (c) => c.webhookDeliveries.get(ID),
   retryWebhookDelivery: (c) => c.webhookDeliveries.retry({ id: ID } as never),
   getBalance: (c) => c.balance.get(),
   getPublicLink: (c) => c.checkout.getLink('slug-1'),
@@ -47,7 +48,6 @@ const CLIENT_METHODS: Partial<Record<OperationId, (client: PaylinkClient) => Pro
 
 /** What the client leaves to other tools, and why. */
 const NOT_IN_CLIENT: Partial<Record<OperationId, string>> = {
-  getWebhookDelivery: 'a delivery is read through its endpoint’s log (webhookEndpoints.deliveries)',
   streamCheckoutSession: 'an event stream: checkout.watchSession opens it with an EventSource',
 };
 
