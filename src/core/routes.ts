@@ -13,7 +13,8 @@
  *   keyed by operation id, and cannot name an operation the table lacks);
  * - the proxy's admin area allows exactly the `key` operations, its checkout area exactly the
  *   `public` ones (`server/proxy/routes.ts`); anything else is a 404 there;
- * - every `key` operation has a method of the headless client (`test/server/client-routes.test.ts`).
+ * - every `key` operation has a method of the headless client, which sends its method and path
+ *   (`test/server/client-routes.test.ts`; the client writes its paths itself, see that test for why).
  *
  * Adding a resource: one entry here; one handler keyed by its operation id in its room's `routes.ts`
  * (the build fails until it exists); the operation's details keyed by the same id in `openapi.ts`; and

@@ -3,6 +3,11 @@
  * method, named here by operation id, and calling that method sends the operation's method and path.
  * A keyed operation added to the table without a client method fails here until one is written and
  * listed. (The public checkout operations are `client.checkout`'s, listed too.)
+ *
+ * The client writes its paths itself instead of looking them up by operation id: the admin bundle
+ * carries the client, and any table it could read (a zod-free one of ids, methods and paths) ships
+ * the 32 operation ids with it, some 330 to 470 bytes gzipped; this test holds the paths to the
+ * table for nothing.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
