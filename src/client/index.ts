@@ -65,7 +65,7 @@ export interface PaylinkClient {
   sessions: SessionsResource;
   /** Where webhook events go: endpoints, their delivery logs and test events. */
   webhookEndpoints: WebhookEndpointsResource;
-  /** Resending one delivery. */
+  /** One delivery: read it, or send it again. */
   webhookDeliveries: WebhookDeliveriesResource;
   /** The public checkout API: what `<paylink-checkout>` calls (`getLink`, `getOrder`, `recordVisit`, `startSession`, `startOrderSession`, `getSession`, `watchSession`, …). */
   checkout: CheckoutApi;

@@ -47,6 +47,9 @@ export function idOf(ref: string | { id: string }, what: string): string {
   return id;
 }
 
+/** `base/<id>`: the path of the one resource `ref` names, its id URL-encoded (an empty id refused before any request). */
+export const pathOf = (base: string, ref: string | { id: string }, what: string) => `${base}/${encodeURIComponent(idOf(ref, what))}`;
+
 /** A date filter as the API takes it: an ISO string as given, a `Date` as its ISO instant. */
 export const isoOf = (value: string | Date | undefined) => (value instanceof Date ? value.toISOString() : value);
 
@@ -61,6 +64,6 @@ export function createLinksResource(transport: Transport): LinksResource {
     list: (params = {}, options = {}) =>
       transport.request('GET', '/payment-link', (data) => PaymentLinkList.parse(data), { ...options, query: { ...params } }),
     get: (params, options = {}) =>
-      transport.request('GET', `/payment-link/${encodeURIComponent(idOf(params, 'links.get'))}/single`, (data) => PaymentLink.parse(data), options),
+      transport.request('GET', `${pathOf('/payment-link', params, 'links.get')}/single`, (data) => PaymentLink.parse(data), options),
   };
 }

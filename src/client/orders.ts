@@ -10,7 +10,7 @@
  */
 import { Order, OrderList, type CreateOrderInput, type OrderStatus } from '../core/schemas.js';
 import type { RequestOptions, Transport } from './http.js';
-import { idOf, isoOf } from './links.js';
+import { isoOf, pathOf } from './links.js';
 
 /** Filters and paging of `orders.list`. */
 export interface ListOrdersParams {
@@ -45,7 +45,6 @@ export interface OrdersResource {
 }
 
 export function createOrdersResource(transport: Transport): OrdersResource {
-  const path = (params: string | { id: string }, what: string) => `/order/${encodeURIComponent(idOf(params, what))}`;
   return {
     create: (params, options = {}) => transport.request('POST', '/order', (data) => Order.parse(data), { ...options, body: params }),
     list: (params = {}, options = {}) =>
@@ -53,7 +52,8 @@ export function createOrdersResource(transport: Transport): OrdersResource {
         ...options,
         query: { ...params, startDate: isoOf(params.startDate), endDate: isoOf(params.endDate) },
       }),
-    get: (params, options = {}) => transport.request('GET', path(params, 'orders.get'), (data) => Order.parse(data), options),
-    cancel: (params, options = {}) => transport.request('POST', `${path(params, 'orders.cancel')}/cancel`, (data) => Order.parse(data), options),
+    get: (params, options = {}) => transport.request('GET', pathOf('/order', params, 'orders.get'), (data) => Order.parse(data), options),
+    cancel: (params, options = {}) =>
+      transport.request('POST', `${pathOf('/order', params, 'orders.cancel')}/cancel`, (data) => Order.parse(data), options),
   };
 }

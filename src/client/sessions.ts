@@ -6,7 +6,7 @@
  */
 import { CheckoutSessionRecord, CheckoutSessionRecordList, type SessionStatus } from '../core/schemas.js';
 import type { RequestOptions, Transport } from './http.js';
-import { idOf, isoOf } from './links.js';
+import { isoOf, pathOf } from './links.js';
 
 /** Filters and paging of `sessions.list`. */
 export interface ListSessionsParams {
@@ -39,11 +39,6 @@ export function createSessionsResource(transport: Transport): SessionsResource {
         query: { ...params, startDate: isoOf(params.startDate), endDate: isoOf(params.endDate) },
       }),
     get: (params, options = {}) =>
-      transport.request(
-        'GET',
-        `/checkout-session/${encodeURIComponent(idOf(params, 'sessions.get'))}`,
-        (data) => CheckoutSessionRecord.parse(data),
-        options,
-      ),
+      transport.request('GET', pathOf('/checkout-session', params, 'sessions.get'), (data) => CheckoutSessionRecord.parse(data), options),
   };
 }

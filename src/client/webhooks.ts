@@ -17,7 +17,7 @@ import {
   type WebhookDeliveryStatus,
 } from '../core/schemas.js';
 import type { RequestOptions, Transport } from './http.js';
-import { idOf } from './links.js';
+import { idOf, pathOf } from './links.js';
 
 /** An endpoint or delivery id, or an object carrying it. */
 export type WebhookRef = string | { id: string };
@@ -55,14 +55,14 @@ export interface WebhookEndpointsResource {
 }
 
 export interface WebhookDeliveriesResource {
+  /** One delivery and its attempts, by id (`GET /webhook-delivery/{id}`): follow a retry or a test without paging the endpoint's log. */
+  get(params: WebhookRef, options?: RequestOptions): Promise<WebhookDelivery>;
   /**
    * Sends the delivery's event again now (same event id, new signature), whatever its status, and
    * resolves with the delivery after that attempt.
    */
   retry(params: WebhookRef, options?: RequestOptions): Promise<WebhookDelivery>;
 }
-
-const endpointPath = (ref: WebhookRef, what: string) => `/webhook-endpoint/${encodeURIComponent(idOf(ref, what))}`;
 
 export function createWebhookEndpointsResource(transport: Transport): WebhookEndpointsResource {
   return {
@@ -71,31 +71,40 @@ export function createWebhookEndpointsResource(transport: Transport): WebhookEnd
     list: (params = {}, options = {}) =>
       transport.request('GET', '/webhook-endpoint', (data) => WebhookEndpointList.parse(data), { ...options, query: { ...params } }),
     get: (params, options = {}) =>
-      transport.request('GET', endpointPath(params, 'webhookEndpoints.get'), (data) => WebhookEndpoint.parse(data), options),
+      transport.request('GET', pathOf('/webhook-endpoint', params, 'webhookEndpoints.get'), (data) => WebhookEndpoint.parse(data), options),
     update: (params, options = {}) => {
       idOf(params, 'webhookEndpoints.update');
       return transport.request('PATCH', '/webhook-endpoint', (data) => WebhookEndpoint.parse(data), { ...options, body: params });
     },
     delete: (params, options = {}) =>
-      transport.request('DELETE', endpointPath(params, 'webhookEndpoints.delete'), (data) => WebhookEndpointDeleted.parse(data), options),
+      transport.request(
+        'DELETE',
+        pathOf('/webhook-endpoint', params, 'webhookEndpoints.delete'),
+        (data) => WebhookEndpointDeleted.parse(data),
+        options,
+      ),
     deliveries: (params, query = {}, options = {}) =>
-      transport.request('GET', `${endpointPath(params, 'webhookEndpoints.deliveries')}/deliveries`, (data) => WebhookDeliveryList.parse(data), {
-        ...options,
-        query: { ...query },
-      }),
+      transport.request(
+        'GET',
+        `${pathOf('/webhook-endpoint', params, 'webhookEndpoints.deliveries')}/deliveries`,
+        (data) => WebhookDeliveryList.parse(data),
+        { ...options, query: { ...query } },
+      ),
     sendTestEvent: (params, options = {}) =>
-      transport.request('POST', `${endpointPath(params, 'webhookEndpoints.sendTestEvent')}/test`, (data) => WebhookDelivery.parse(data), options),
+      transport.request(
+        'POST',
+        `${pathOf('/webhook-endpoint', params, 'webhookEndpoints.sendTestEvent')}/test`,
+        (data) => WebhookDelivery.parse(data),
+        options,
+      ),
   };
 }
 
 export function createWebhookDeliveriesResource(transport: Transport): WebhookDeliveriesResource {
   return {
+    get: (params, options = {}) =>
+      transport.request('GET', pathOf('/webhook-delivery', params, 'webhookDeliveries.get'), (data) => WebhookDelivery.parse(data), options),
     retry: (params, options = {}) =>
-      transport.request(
-        'POST',
-        `/webhook-delivery/${encodeURIComponent(idOf(params, 'webhookDeliveries.retry'))}/retry`,
-        (data) => WebhookDelivery.parse(data),
-        options,
-      ),
+      transport.request('POST', `${pathOf('/webhook-delivery', params, 'webhookDeliveries.retry')}/retry`, (data) => WebhookDelivery.parse(data), options),
   };
 }

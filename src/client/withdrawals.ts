@@ -16,7 +16,7 @@ import {
   type WithdrawalStatus,
 } from '../core/schemas.js';
 import type { RequestOptions, Transport } from './http.js';
-import { idOf, isoOf } from './links.js';
+import { isoOf, pathOf } from './links.js';
 
 /** Filters and paging of `withdrawals.list`. */
 export interface ListWithdrawalsParams {
@@ -54,7 +54,7 @@ export function createWithdrawalsResource(transport: Transport): WithdrawalsReso
         query: { ...params, startDate: isoOf(params.startDate), endDate: isoOf(params.endDate) },
       }),
     get: (params, options = {}) =>
-      transport.request('GET', `/withdrawal/${encodeURIComponent(idOf(params, 'withdrawals.get'))}`, (data) => Withdrawal.parse(data), options),
+      transport.request('GET', pathOf('/withdrawal', params, 'withdrawals.get'), (data) => Withdrawal.parse(data), options),
     networks: (options = {}) => transport.request('GET', '/withdrawal/networks', (data) => WithdrawalNetworkList.parse(data), options),
   };
 }

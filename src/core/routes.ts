@@ -2,17 +2,24 @@
  * The API's one route table: every operation of the service once, with its method, path, who may call
  * it, its operation id and summary, and the zod schemas of its request (query, body) and of its
  * successful answers. Everything else that lists routes derives from it and is tested against it:
+ * - the service mounts exactly this table (`server/service/operations.ts`): each room exports its
+ *   handlers keyed by operation id, and every entry is mounted with its handler behind what the entry
+ *   implies (its `query` and `body` validated at the edge). An entry without a handler, or a handler
+ *   without an entry, is a compile error; `test/server/route-table.test.ts` walks the served app too;
+ * - the service's keyed prefixes (`X-API-KEY`, `Cache-Control: no-store`) are the first segments of
+ *   the `key` operations' paths (`server/service/app.ts`);
  * - the OpenAPI document takes its paths, methods, operation ids, summaries, security, request bodies
  *   and query parameters from here (`server/service/openapi.ts` adds descriptions and error statuses,
  *   keyed by operation id, and cannot name an operation the table lacks);
  * - the proxy's admin area allows exactly the `key` operations, its checkout area exactly the
  *   `public` ones (`server/proxy/routes.ts`); anything else is a 404 there;
- * - the service's served `/v1` routes must be this set (`test/server/route-table.test.ts` walks the app);
- * - every `key` operation has a method of the headless client (`test/server/client-routes.test.ts`).
+ * - every `key` operation has a method of the headless client, which sends its method and path
+ *   (`test/server/client-routes.test.ts`; the client writes its paths itself, see that test for why).
  *
- * Adding a resource: one entry here, one handler in its room's routes, the operation's responses in
- * `openapi.ts`, and the client method the client test then asks for. Server-side only: the browser
- * bundles never import this module (it pulls in every schema).
+ * Adding a resource: one entry here; one handler keyed by its operation id in its room's `routes.ts`
+ * (the build fails until it exists); the operation's details keyed by the same id in `openapi.ts`; and
+ * the client method the client test then asks for. Server-side only: the browser bundles never import
+ * this module (it pulls in every schema).
  */
 import type { z } from 'zod';
 import * as S from './schemas.js';
@@ -324,7 +331,13 @@ export const API_ROUTES = [
 /** The operation ids of the table. */
 export type OperationId = (typeof API_ROUTES)[number]['operationId'];
 
+/** The table's entry of one operation, with its schemas' own types. */
+export type RouteOf<Id extends OperationId> = Extract<(typeof API_ROUTES)[number], { readonly operationId: Id }>;
+
+/** `colonPath` on types: `'/v1/order/{id}/cancel'` → `'/v1/order/:id/cancel'`, so a handler's `c.req.param('id')` is typed. */
+export type ColonPath<P extends string> = P extends `${infer Head}{${infer Name}}${infer Tail}` ? `${Head}:${Name}${ColonPath<Tail>}` : P;
+
 /** `/v1/order/{id}/cancel` → `/v1/order/:id/cancel` (the form Hono and the proxy's router match). */
-export function colonPath(path: string): string {
-  return path.replace(/\{(\w+)\}/g, ':$1');
+export function colonPath<P extends string>(path: P): ColonPath<P> {
+  return path.replace(/\{(\w+)\}/g, ':$1') as ColonPath<P>;
 }

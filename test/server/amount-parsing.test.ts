@@ -66,7 +66,7 @@ const TABLE: Array<[string, string | null, string | null]> = [
 
 /** A checkout machine on a donation link, in `locale`: what its amount step reads. */
 async function checkoutIn(locale: string): Promise<CheckoutMachine> {
-  const host: CheckoutHost = { emit: () => true, store: () => null, navigate() {}, clipboard: async () => {}, changed() {} };
+  const host: CheckoutHost = { emit: () => true, store: () => null, navigate() {}, clipboard: async () => {}, requestUpdate() {} };
   const machine = new CheckoutMachine(host);
   machine.fetch = new FakeCheckoutApi(makeDonation()).fetch;
   machine.l10n = new Localizer(locale, { en, fr });

@@ -52,7 +52,7 @@ function fakeHost(): FakeHost {
     },
     navigate: (url: string) => void host.navigations.push(url),
     clipboard: async (text: string): Promise<void> => void host.copied.push(text),
-    changed: () => void host.renders++,
+    requestUpdate: () => void host.renders++,
   };
   return host;
 }
@@ -483,7 +483,7 @@ describe('CheckoutMachine', () => {
       assert.deepEqual(host.copied, ['12.187813']);
       assert.equal(machine.copied, 'amount');
       assert.equal(machine.announcement, 'Copied: Amount');
-      machine.clipboard = () => Promise.reject(new Error('denied'));
+      host.clipboard = () => Promise.reject(new Error('denied'));
       await machine.copy('x', 'toAddress');
       assert.equal(machine.copied, 'amount');
     });

@@ -61,7 +61,7 @@ async function machineOn(slug: string, locale = 'en') {
     store: () => null,
     navigate() {},
     clipboard: async () => {},
-    changed() {},
+    requestUpdate() {},
   };
   const machine = new CheckoutMachine(host);
   machine.apiBase = 'http://service.test/v1';

@@ -167,7 +167,7 @@ describe('client.webhookEndpoints and client.webhookDeliveries', () => {
     assert.equal(deleted.deleted, true);
   });
 
-  test('deliveries, send test event and retry', async () => {
+  test('deliveries, send test event, get and retry', async () => {
     let fake = clientWith({ items: [delivery], meta });
     const log = await fake.client.webhookEndpoints.deliveries(ENDPOINT_ID, { status: 'failed', limit: 50 });
     assert.equal(fake.calls[0]!.url.pathname, `/paylink/admin/webhook-endpoint/${ENDPOINT_ID}/deliveries`);
@@ -179,6 +179,12 @@ describe('client.webhookEndpoints and client.webhookDeliveries', () => {
     assert.equal(fake.calls[0]!.method, 'POST');
     assert.equal(fake.calls[0]!.url.pathname, `/paylink/admin/webhook-endpoint/${ENDPOINT_ID}/test`);
     assert.equal(sent.status, 'delivered');
+
+    fake = clientWith(delivery);
+    const one = await fake.client.webhookDeliveries.get(DELIVERY_ID);
+    assert.equal(fake.calls[0]!.method, 'GET');
+    assert.equal(fake.calls[0]!.url.pathname, `/paylink/admin/webhook-delivery/${DELIVERY_ID}`);
+    assert.equal(one.attempts[0]!.statusCode, 200);
 
     fake = clientWith({ ...delivery, status: 'pending', nextAttemptAt: AT });
     const retried = await fake.client.webhookDeliveries.retry({ id: DELIVERY_ID });

@@ -106,7 +106,7 @@ describe('a donation outside its bounds reads the same refusal in the checkout a
   }
 
   async function checkoutRefusal(fiatAmount: string): Promise<string> {
-    const host: CheckoutHost = { emit: () => true, store: () => null, navigate() {}, clipboard: async () => {}, changed() {} };
+    const host: CheckoutHost = { emit: () => true, store: () => null, navigate() {}, clipboard: async () => {}, requestUpdate() {} };
     const machine = new CheckoutMachine(host);
     machines.push(machine);
     machine.fetch = new FakeCheckoutApi(makeDonation({ minAmount: '500', maxAmount: '2000000' })).fetch;

@@ -161,7 +161,7 @@ for (const backend of backends()) {
       assert.equal((await api('PATCH', '/v1/webhook-endpoint', { id: endpoint.id, isActive: 'no' })).status, 400);
     });
 
-    it("the admin's calls through the proxy and the client: create, list, update, test, deliveries, retry, delete", async () => {
+    it("the admin's calls through the proxy and the client: create, list, update, test, deliveries, retry, get, delete", async () => {
       const { key: apiKey } = await t.newKey();
       const proxy = createPaylinkProxy({ upstream: t.url, apiKey, adminToken: 'webhooks-admin-token-0123456789abcdef', rateLimit: false });
       const client = createPaylinkClient({
@@ -180,6 +180,8 @@ for (const backend of backends()) {
         assert.equal(receiver.received.length, 1);
         assert.equal((await client.webhookEndpoints.deliveries(created.id)).items[0]!.id, test.id);
         assert.equal((await client.webhookDeliveries.retry(test.id)).attemptCount, 2);
+        const read = await client.webhookDeliveries.get(test.id);
+        assert.deepEqual([read.id, read.attemptCount, read.attempts.length], [test.id, 2, 2], 'one delivery read back by id, both attempts in it');
         assert.deepEqual(await client.webhookEndpoints.delete(created.id), { id: created.id, deleted: true });
         assert.equal((await client.webhookEndpoints.list()).meta.totalItems, 0);
       } finally {

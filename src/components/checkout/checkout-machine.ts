@@ -72,7 +72,10 @@ export interface CheckoutEvents {
   'paylink-error': PaylinkErrorDetail;
 }
 
-/** What the machine asks of the page it runs in; the machine takes these functions as its own methods. */
+/**
+ * What the machine asks of the page it runs in, as a Lit controller asks its host: the machine keeps it
+ * as its `host` and calls it (`host.requestUpdate()` after every change).
+ */
 export interface CheckoutHost {
   /** Sends an event; false when a listener cancelled a cancelable one. */
   emit<K extends keyof CheckoutEvents>(name: K, detail: CheckoutEvents[K], cancelable?: boolean): boolean;
@@ -83,7 +86,7 @@ export interface CheckoutHost {
   /** Puts `text` on the clipboard; rejects when the browser refuses. */
   clipboard(text: string): Promise<void>;
   /** The state changed (or a second passed on the quote's clock): render it. */
-  changed(): void;
+  requestUpdate(): void;
 }
 
 
@@ -155,9 +158,8 @@ export class CheckoutMachine {
   #stopWatching = () => {};
   #timer?: ReturnType<typeof setInterval>;
 
-  constructor(host: CheckoutHost) {
-    Object.assign(this, host);
-  }
+  /** @param host What the machine asks of its page (events, storage, navigation, clipboard, renders). */
+  constructor(readonly host: CheckoutHost) {}
 
   /** The checkout API on the current base and fetch; every call is aborted when the host leaves. */
   get #api() {
@@ -198,8 +200,8 @@ export class CheckoutMachine {
 
   /** The link asks for the customer's address or phone. */
   get needsDetails(): boolean {
-    const { collectAddress, collectPhone } = this.link!.prepayOptions;
-    return collectAddress || collectPhone;
+    const options = this.link!.prepayOptions;
+    return options.collectAddress || options.collectPhone;
   }
 
   /** The fiat amount to pay: the link's, or the donor's as typed (a canonical decimal, '' when unreadable). */
@@ -271,17 +273,17 @@ export class CheckoutMachine {
       this.link = link;
       if (!link.assets.some((asset) => asset.assetId == this.assetId && asset.blockchainId == this.network))
         ({ assetId: this.assetId = '', blockchainId: this.network = '' } = link.assets[0] ?? {});
-      this.emit('paylink-ready', { link });
+      this.host.emit('paylink-ready', { link });
       // Counted once per page view: reloads send back the same visit id. (An order has no visits.)
       const visitKey = `paylink:visit:${slug}`;
       order ||
-        api.visit(path, this.store('sessionStorage', visitKey)).then(
-          (visit) => this.store('sessionStorage', visitKey, visit.visitId),
+        api.visit(path, this.host.store('sessionStorage', visitKey)).then(
+          (visit) => this.host.store('sessionStorage', visitKey, visit.visitId),
           () => {},
         );
       if (link.state != 'open') return this.show(link.state, this.t(link.state));
       // A pending payment survives a reload: pick up the session kept for this link or order.
-      const id = this.store('localStorage', 'paylink:session:' + this.#path);
+      const id = this.host.store('localStorage', 'paylink:session:' + this.#path);
       const session = id && (await api.session(id).catch(() => undefined));
       if (generation != this.#generation) return;
       if (session && (session.slug ?? session.orderId) == key && session.status != 'expired') this.#follow(session);
@@ -300,7 +302,7 @@ export class CheckoutMachine {
   /** Says `words` in the live region (nothing for none), and renders. */
   #say(words?: string): void {
     if (words) this.announcement = words;
-    this.changed();
+    this.host.requestUpdate();
   }
 
   /** Stores what the customer typed in the field `path` and clears its error. */
@@ -337,7 +339,7 @@ export class CheckoutMachine {
    */
   changeAsset(): void {
     this.#stop();
-    this.store('localStorage', 'paylink:session:' + this.#path, null);
+    this.host.store('localStorage', 'paylink:session:' + this.#path, null);
     this.session = undefined;
     this.show(this.needsDetails ? 'details' : 'amount');
   }
@@ -364,7 +366,7 @@ export class CheckoutMachine {
 
   /** Copies `text`, then says so on the button `key` and to screen readers. A refused clipboard claims nothing. */
   async copy(text: string, key: MessageKey): Promise<void> {
-    await this.clipboard(text).then(() => {
+    await this.host.clipboard(text).then(() => {
       this.copied = key;
       this.#say(`${this.t('copied')}: ${this.t(key)}`);
     }, () => {});
@@ -399,13 +401,13 @@ export class CheckoutMachine {
     const { status, id } = session;
     this.session = session;
     if (previous?.id == id && previous.status == status && previous.paidAmount == session.paidAmount) return this.#say();
-    this.emit('paylink-session', { session });
+    this.host.emit('paylink-session', { session });
     const pending = !TERMINAL.has(status);
-    this.store('localStorage', 'paylink:session:' + this.#path, pending ? id : null);
+    this.host.store('localStorage', 'paylink:session:' + this.#path, pending ? id : null);
     clearInterval(this.#timer);
     if (pending) {
       // The countdown: a render a second while the quote is held.
-      this.#timer = setInterval(() => this.changed(), 1000);
+      this.#timer = setInterval(() => this.#say(), 1000);
       return this.show('pay', status == 'underpaid' ? this.t('underpaid') : status == 'confirming' ? this.progress : '');
     }
     this.#stop();
@@ -414,7 +416,7 @@ export class CheckoutMachine {
     const url = safeRedirectUrl(session);
     this.show('done', this.t('paid'));
     // Cancelling the event keeps the customer here (e.g. to route with the merchant's own router).
-    if (this.emit('paylink-success', { session }, true) && url) this.navigate((this.redirectTo = url));
+    if (this.host.emit('paylink-success', { session }, true) && url) this.host.navigate((this.redirectTo = url));
   }
 
   /** Shows `session` and, while it can still change, follows its status live. */
@@ -451,7 +453,7 @@ export class CheckoutMachine {
             const fields = Object.fromEntries(error.errors?.map((e) => [e.path, e.message]) ?? []);
             const step = fields.fiatAmount ? 'amount' : Object.keys(fields).some((path) => path.startsWith('customer.')) ? 'details' : '';
             if (step) {
-              this.emit('paylink-error', { code: 'validation_failed', message: error.message, error });
+              this.host.emit('paylink-error', { code: 'validation_failed', message: error.message, error });
               this.show(step);
               this.#invalid(fields);
             } else this.#fail(error, () => this.show(this.needsDetails ? 'details' : 'amount'));
@@ -465,7 +467,7 @@ export class CheckoutMachine {
     if ((error as Error).name == 'AbortError') return;
     const problem = error instanceof PaylinkError ? error : new PaylinkError(String(error), 0, 'network_error');
     this.#retryAction = retry;
-    this.emit('paylink-error', { code: problem.code, message: problem.message, error: problem });
+    this.host.emit('paylink-error', { code: problem.code, message: problem.message, error: problem });
     // No fresh exchange rate (503 `rate_unavailable`): its own words, and "Try again" goes back to the asset choice.
     const view =
       problem.status == 404
@@ -490,7 +492,3 @@ export class CheckoutMachine {
     return this.focusInvalid;
   }
 }
-
-// The host's functions become the machine's own methods (see the constructor).
-// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
-export interface CheckoutMachine extends CheckoutHost {}

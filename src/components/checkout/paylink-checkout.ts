@@ -175,7 +175,7 @@ export class PaylinkCheckout extends ((globalThis.HTMLElement || Object) as type
     store: stored,
     navigate: (url) => location.assign(url),
     clipboard: (text) => navigator.clipboard.writeText(text),
-    changed: () => this.#requestUpdate(),
+    requestUpdate: () => this.#requestUpdate(),
   });
 
   /** Resolves when the pending render (if any) is done. */

@@ -7,11 +7,13 @@
  * plus idempotency and events, which the money rooms share. Each table is written by exactly one
  * room's repository; a room that needs another's table calls that room's functions inside its own
  * transaction. This file only composes them: cross-cutting middleware (the request id, errors and
- * their log lines, body limit, CORS of the public API, `X-API-KEY` and `Cache-Control: no-store` on
- * keyed answers) and each room's routes under its prefix.
+ * their log lines, body limit, CORS of the public API, `X-API-KEY` and `Cache-Control: no-store` under
+ * the keyed prefixes of the route table) and the table's operations: each room's handlers keyed by
+ * operation id, mounted by ./operations.ts behind what each entry implies.
  */
 import { Hono, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import { API_ROUTES, type ApiRoute } from '../../core/routes.js';
 import { serveBundle } from '../bundles.js';
 import { LIMIT_DEFAULTS } from '../limits/options.js';
 import { defaultLogger, requestIdFrom } from '../log.js';
@@ -19,33 +21,47 @@ import { type AppEnv, type ServiceDeps } from './context.js';
 import { ApiError, internalError } from './errors.js';
 import { hostedPageRoutes } from './hosted-page.js';
 import { requireKey } from './keys/index.js';
-import { balanceRoutes } from './ledger/index.js';
-import { createLinkCache, paymentLinkRoutes } from './links/index.js';
-import { type MoneyDeps, withMoneyDefaults } from './money-deps.js';
+import { balanceOperations } from './ledger/index.js';
+import { createLinkCache, paymentLinkOperations, type LinkCache } from './links/index.js';
+import { type MoneyDeps, type MoneyServiceDeps, withMoneyDefaults } from './money-deps.js';
 import { openApiDocument } from './openapi.js';
-import { orderRoutes } from './orders/index.js';
+import { joinRooms, mountOperations, type ServiceOperations } from './operations.js';
+import { orderOperations } from './orders/index.js';
 import { readinessAnswer } from './rates/index.js';
-import { checkoutRoutes, checkoutSessionRoutes, closeOrderSessions } from './sessions/index.js';
-import { webhookDeliveryRoutes, webhookEndpointRoutes } from './webhooks/index.js';
-import { withdrawalRoutes } from './withdrawals/index.js';
+import { checkoutOperations, checkoutSessionOperations, closeOrderSessions } from './sessions/index.js';
+import { webhookOperations } from './webhooks/index.js';
+import { withdrawalOperations } from './withdrawals/index.js';
 
 export type { ServiceDeps } from './context.js';
 export type { MoneyDeps } from './money-deps.js';
 
 /**
- * The prefixes of the keyed API (`X-API-KEY`): every answer under them, refusals included, is
- * `Cache-Control: no-store` (balances, withdrawals and the merchant's customers must not sit in a shared
- * or browser cache). By prefix, so a route added under one inherits both.
+ * The prefixes of the keyed API: the first segment below `/v1` of every `key` operation of the route
+ * table (`/v1/payment-link`, `/v1/order`, …). Every call under them needs an `X-API-KEY`, and every answer
+ * under them, refusals and unknown paths included, is `Cache-Control: no-store` (balances, withdrawals
+ * and the merchant's customers must not sit in a shared or browser cache). By prefix, so a path of a
+ * keyed resource that the table lacks is a 401 without a key, as the table's paths are; a `public`
+ * operation never lies under one (`test/server/route-table.test.ts`).
  */
-export const KEYED_PREFIXES = [
-  '/v1/payment-link',
-  '/v1/withdrawal',
-  '/v1/balance',
-  '/v1/checkout-session',
-  '/v1/webhook-endpoint',
-  '/v1/webhook-delivery',
-  '/v1/order',
-] as const;
+export const KEYED_PREFIXES: readonly string[] = [
+  ...new Set((API_ROUTES as readonly ApiRoute[]).filter((route) => route.auth === 'key').map((route) => route.path.split('/', 3).join('/'))),
+];
+
+/**
+ * Every operation of the route table, by operation id, from the rooms that serve them. The type
+ * makes a missing operation a compile error; each room's map makes an unknown one one.
+ */
+export function serviceOperations(deps: MoneyServiceDeps, links: LinkCache) {
+  return joinRooms(
+    paymentLinkOperations(deps, links),
+    checkoutOperations(deps, links),
+    withdrawalOperations(deps),
+    balanceOperations(deps),
+    checkoutSessionOperations(deps),
+    webhookOperations(deps),
+    orderOperations(deps, closeOrderSessions),
+  ) satisfies ServiceOperations;
+}
 
 /**
  * Builds the app. The money routes' extra dependencies (rates, session events, the payout worker's
@@ -117,6 +133,8 @@ export function createApp(baseDeps: ServiceDeps & Partial<MoneyDeps>) {
     await next();
   });
 
+  // The `X-API-KEY` check of the table's `key` operations, by their prefixes: any call under one needs a
+  // key (401 without), unknown paths included, and no answer under one sits in a cache.
   const keyed = requireKey(deps.db);
   const noStore: MiddlewareHandler<AppEnv> = (c, next) => {
     c.header('cache-control', 'no-store');
@@ -126,14 +144,8 @@ export function createApp(baseDeps: ServiceDeps & Partial<MoneyDeps>) {
     for (const path of [prefix, `${prefix}/*`]) app.use(path, noStore, keyed);
   }
 
-  app.route('/v1/payment-link', paymentLinkRoutes(deps, links));
-  app.route('/v1/checkout', checkoutRoutes(deps, links));
-  app.route('/v1/withdrawal', withdrawalRoutes(deps));
-  app.route('/v1/balance', balanceRoutes(deps));
-  app.route('/v1/checkout-session', checkoutSessionRoutes(deps));
-  app.route('/v1/webhook-endpoint', webhookEndpointRoutes(deps));
-  app.route('/v1/webhook-delivery', webhookDeliveryRoutes(deps));
-  app.route('/v1/order', orderRoutes(deps, closeOrderSessions));
+  // The route table's operations, each with its room's handler behind what its entry implies: ./operations.ts.
+  mountOperations(app, serviceOperations(deps, links));
   hostedPageRoutes(app, deps, links);
   app.get('/dist/:file', (c) => serveBundle(c.req.raw, c.req.param('file')));
   return app;

@@ -22,4 +22,4 @@ export {
   type Reservation,
   type SqlParam,
 } from './repository.js';
-export { balanceRoutes } from './routes.js';
+export { balanceOperations } from './routes.js';

@@ -2,7 +2,7 @@
  * # Room: links
  *
  * Owns: the tables `payment_links`, `integrator_link_counts` and `link_visits` (./repository.ts
- * holds all their SQL), `/v1/payment-link*` (./routes.ts), the link's rules as the API applies them
+ * holds all their SQL), its `/v1/payment-link*` operations (./routes.ts), the link's rules as the API applies them
  * (./domain.ts, over `core/rules/link.ts`), its keyed and public views, visits, and the per-instance
  * cache of links by slug (./cache.ts).
  *
@@ -30,4 +30,4 @@ export {
 } from './domain.js';
 export { countPayment, linkSql, uncountPayment } from './repository.js';
 export { createLinkCache, type LinkCache } from './cache.js';
-export { paymentLinkRoutes } from './routes.js';
+export { paymentLinkOperations } from './routes.js';

@@ -1,37 +1,41 @@
-/** `/v1/payment-link*`: the spec's four link endpoints (§4.1–4.4), behind `X-API-KEY`. */
-import { Hono } from 'hono';
-import { CreatePaymentLinkInput, ListPaymentLinksQuery, UpdatePaymentLinkInput } from '../../../core/schemas.js';
-import { type AppEnv, type ServiceDeps, jsonBody, pageMeta, queryOf } from '../context.js';
+/** The link operations of the route table (`/v1/payment-link*`, spec §4.1–4.4), behind `X-API-KEY`. */
+import { type ServiceDeps, pageMeta } from '../context.js';
 import { validationError } from '../errors.js';
 import type { LinkCache } from './cache.js';
 import { idempotency } from '../idempotency/index.js';
+import type { RoomOperations } from '../operations.js';
 import { createLinkOnce, getLink, listLinks, toPaymentLink, updateLink } from './domain.js';
 
-export function paymentLinkRoutes(deps: ServiceDeps, links: LinkCache) {
+/** The room's handlers by operation id. */
+export function paymentLinkOperations(deps: ServiceDeps, links: LinkCache) {
   const { db, publicUrl } = deps;
-  return new Hono<AppEnv>()
-    .post('/', idempotency(), jsonBody(CreatePaymentLinkInput), async (c) => {
-      const answer = await createLinkOnce(db, c.get('principal'), c.req.valid('json'), c.get('idempotency'), deps.now(), publicUrl);
-      return c.json(answer.body, answer.statusCode as 201);
-    })
-    .patch('/', jsonBody(UpdatePaymentLinkInput), async (c) => {
+  return {
+    createPaymentLink: {
+      use: [idempotency()],
+      handler: async (c) => {
+        const answer = await createLinkOnce(db, c.get('principal'), c.req.valid('json'), c.get('idempotency'), deps.now(), publicUrl);
+        return c.json(answer.body, answer.statusCode as 201);
+      },
+    },
+    updatePaymentLink: async (c) => {
       const input = c.req.valid('json');
       const id = input.id ?? c.req.query('id');
       if (!id) throw validationError([{ path: 'id', message: 'Name the link to update by its id (in the body or ?id=)' }]);
       const row = await updateLink(db, c.get('principal'), id, input, deps.now());
       links.invalidate(row.slug);
       return c.json(toPaymentLink(row, publicUrl, false), 200);
-    })
-    .get('/', queryOf(ListPaymentLinksQuery), async (c) => {
+    },
+    listPaymentLinks: async (c) => {
       const query = c.req.valid('query');
       const { rows, totalItems } = await listLinks(db, c.get('principal'), query);
       return c.json({
         items: rows.map((row) => toPaymentLink(row, publicUrl, true)),
         meta: pageMeta(totalItems, rows.length, query),
       });
-    })
-    .get('/:id/single', async (c) => {
+    },
+    getPaymentLink: async (c) => {
       const row = await getLink(db, c.get('principal'), c.req.param('id'));
       return c.json(toPaymentLink(row, publicUrl, true));
-    });
+    },
+  } satisfies RoomOperations;
 }

@@ -33,4 +33,4 @@ export {
   type CloseOrderSessions,
 } from './domain.js';
 export { lockOrder, orderSql, type OrderRow } from './repository.js';
-export { orderRoutes } from './routes.js';
+export { orderOperations } from './routes.js';

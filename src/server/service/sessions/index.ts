@@ -26,10 +26,10 @@
  */
 export { expireDueSessions, expireIfDue, getSession, simulatePayment, startExpirySweep, startOrderSession, startSession } from './domain.js';
 export { announceSession, getSessionRecord, listSessionRecords, readSessionRecord, toSessionRecord, type SessionEventType } from './records.js';
-export { checkoutSessionRoutes } from './merchant-routes.js';
+export { checkoutSessionOperations } from './merchant-routes.js';
 export { deleteNeverPaidSessions } from './retention.js';
 export { closeOrderSessions, settleIncomingTransfer, settleTransfer, type SettleOptions } from './settlement.js';
-export { checkoutRoutes } from './routes.js';
+export { checkoutOperations } from './routes.js';
 export { ChainIdentityError, createChainScanner, creditableAmount, startChainScanner, verifyChainIdentity, type ChainScanner, type ChainScannerOptions } from './scanner.js';
 export { finalizeCredit, reverseCredit } from './finality.js';
 export { depositIndexesWithTransfers } from './incoming-repository.js';

@@ -1,19 +1,20 @@
 /**
- * `/v1/checkout-session*`, behind `X-API-KEY`: the merchant's payments, with the customer's
- * details, reference, metadata and every transfer. Another integrator's session is a 404.
+ * The merchant's session operations of the route table (`/v1/checkout-session*`), behind `X-API-KEY`:
+ * its payments, with the customer's details, reference, metadata and every transfer. Another
+ * integrator's session is a 404.
  */
-import { Hono } from 'hono';
-import { ListCheckoutSessionsQuery } from '../../../core/schemas.js';
-import { type AppEnv, type ServiceDeps, queryOf } from '../context.js';
+import type { ServiceDeps } from '../context.js';
+import type { RoomOperations } from '../operations.js';
 import { OPEN_STATUSES } from '../../../core/rules/session.js';
 import { expireIfDue } from './domain.js';
 import { getSessionRecord, listSessionRecords } from './records.js';
 
-export function checkoutSessionRoutes(deps: ServiceDeps) {
+/** The handlers by operation id. */
+export function checkoutSessionOperations(deps: ServiceDeps) {
   const { db } = deps;
-  return new Hono<AppEnv>()
-    .get('/', queryOf(ListCheckoutSessionsQuery), async (c) => c.json(await listSessionRecords(db, c.get('principal'), c.req.valid('query'))))
-    .get('/:id', async (c) => {
+  return {
+    listCheckoutSessionRecords: async (c) => c.json(await listSessionRecords(db, c.get('principal'), c.req.valid('query'))),
+    getCheckoutSessionRecord: async (c) => {
       const principal = c.get('principal');
       const id = c.req.param('id');
       let record = await getSessionRecord(db, principal, id);
@@ -22,5 +23,6 @@ export function checkoutSessionRoutes(deps: ServiceDeps) {
       if (OPEN_STATUSES.has(record.status) && Date.parse(record.expiresAt) <= now.getTime() && (await expireIfDue(deps, id, now)))
         record = await getSessionRecord(db, principal, id);
       return c.json(record);
-    });
+    },
+  } satisfies RoomOperations;
 }

@@ -1,8 +1,8 @@
 /**
- * `/v1/checkout/*`: the keyless public API the checkout element calls: a link's public view and its
- * visits (served with the links room's functions), an order's public view (the orders room's) and
- * sessions of either: start one, read it, follow it live (SSE), and, on the sandbox chain, simulate
- * the customer's transfer.
+ * The route table's `/v1/checkout/*` operations: the keyless public API the checkout element calls: a
+ * link's public view and its visits (served with the links room's functions), an order's public view
+ * (the orders room's) and sessions of either: start one, read it, follow it live (SSE), and, on the
+ * sandbox chain, simulate the customer's transfer.
  *
  * What faces the internet here is limited per client (`server/limits/options.ts`
  * has the defaults): session starts and visits by a token bucket each (429 with `Retry-After`, before
@@ -10,24 +10,26 @@
  * (more are answered `counted: false` and write nothing), and open event streams per client and in total.
  */
 import { randomUUID } from 'node:crypto';
-import { Hono, type MiddlewareHandler } from 'hono';
+import type { MiddlewareHandler } from 'hono';
 import { streamSSE, type SSEStreamingApi } from 'hono/streaming';
 import { TERMINAL_STATUSES } from '../../../core/rules/session.js';
-import { RecordVisitInput, type CheckoutSession } from '../../../core/schemas.js';
+import type { CheckoutSession } from '../../../core/schemas.js';
 import { createClientAddressResolver } from '../../limits/client-address.js';
 import { resolvePublicWriteLimits, resolveStreamLimits } from '../../limits/options.js';
 import { createStreamCounter, streamRefusalError } from '../../limits/stream-counter.js';
 import { defaultLogger } from '../../log.js';
 import { createRateLimiter, type RateLimiter } from '../../limits/rate-limit.js';
-import { type AppEnv, clientOf, jsonBody, readJsonBody } from '../context.js';
+import { type AppEnv, clientOf, readJsonBody } from '../context.js';
 import { ApiError } from '../errors.js';
 import { recordVisit, toPublicLink, type LinkCache } from '../links/index.js';
 import type { MoneyServiceDeps } from '../money-deps.js';
+import type { RoomOperations } from '../operations.js';
 import { readOrder, toPublicOrder } from '../orders/index.js';
 import { getSession, simulatePayment, startOrderSession, startSession } from './domain.js';
 import { createVisitGate } from './visit-gate.js';
 
-export function checkoutRoutes(deps: MoneyServiceDeps, links: LinkCache) {
+/** The keyless checkout API's handlers by operation id. */
+export function checkoutOperations(deps: MoneyServiceDeps, links: LinkCache) {
   const { db, chain, publicUrl } = deps;
   const log = deps.log ?? defaultLogger;
   const clientAddress = deps.clientAddress ?? createClientAddressResolver(undefined);
@@ -52,44 +54,50 @@ export function checkoutRoutes(deps: MoneyServiceDeps, links: LinkCache) {
   const sessionsLimited = rateLimited(writes.sessionRateLimit === false ? undefined : createRateLimiter(writes.sessionRateLimit), 'checkout sessions');
   const visitsLimited = rateLimited(writes.visitRateLimit === false ? undefined : createRateLimiter(writes.visitRateLimit), 'visits');
 
-  return new Hono<AppEnv>()
-    // An order's public view and its sessions (before the link routes, whose `:slug` they would shadow).
-    .get('/orders/:id', async (c) => c.json(toPublicOrder(await readOrder(db, c.req.param('id'), deps.now()), chain)))
-    .post('/orders/:id/sessions', sessionsLimited, async (c) => {
-      const session = await startOrderSession(deps, c.req.param('id'), await readJsonBody(c));
-      return c.json(session, 201);
-    })
-    .get('/:slug', async (c) => {
+  return {
+    getPublicLink: async (c) => {
       const row = await links.get(c.req.param('slug'));
       return c.json(toPublicLink(row, publicUrl, chain, deps.now()));
-    })
-    .post('/:slug/visits', visitsLimited, jsonBody(RecordVisitInput), async (c) => {
-      const { visitId = randomUUID() } = c.req.valid('json');
-      const slug = c.req.param('slug');
-      const client = clientOf(c, clientAddress);
-      const seat = client === undefined ? undefined : visitGate?.take(client, slug);
-      if (seat === false) {
-        // This client has added its share of visits to this link lately: answered, not counted, nothing written.
-        await links.get(slug); // still a 404 for a link that does not exist
-        return c.json({ counted: false, visitId }, 200);
-      }
-      const counted = await recordVisit(db, slug, visitId).catch((error: unknown) => {
-        seat?.giveBack();
-        throw error;
-      });
-      if (!counted) seat?.giveBack();
-      return c.json({ counted, visitId }, 200);
-    })
-    .post('/:slug/sessions', sessionsLimited, async (c) => {
-      const session = await startSession(deps, c.req.param('slug'), await readJsonBody(c));
-      return c.json(session, 201);
-    })
-    .get('/sessions/:id', async (c) => c.json(await getSession(deps, c.req.param('id'))))
-    .post('/sessions/:id/simulate-payment', async (c) => {
-      const session = await simulatePayment(deps, c.req.param('id'), await readJsonBody(c));
-      return c.json(session, 200);
-    })
-    .get('/sessions/:id/events', async (c) => {
+    },
+    recordVisit: {
+      use: [visitsLimited],
+      handler: async (c) => {
+        const { visitId = randomUUID() } = c.req.valid('json');
+        const slug = c.req.param('slug');
+        const client = clientOf(c, clientAddress);
+        const seat = client === undefined ? undefined : visitGate?.take(client, slug);
+        if (seat === false) {
+          // This client has added its share of visits to this link lately: answered, not counted, nothing written.
+          await links.get(slug); // still a 404 for a link that does not exist
+          return c.json({ counted: false, visitId }, 200);
+        }
+        const counted = await recordVisit(db, slug, visitId).catch((error: unknown) => {
+          seat?.giveBack();
+          throw error;
+        });
+        if (!counted) seat?.giveBack();
+        return c.json({ counted, visitId }, 200);
+      },
+    },
+    startCheckoutSession: {
+      use: [sessionsLimited],
+      bodyInHandler: true,
+      handler: async (c) => {
+        const session = await startSession(deps, c.req.param('slug'), await readJsonBody(c));
+        return c.json(session, 201);
+      },
+    },
+    getPublicOrder: async (c) => c.json(toPublicOrder(await readOrder(db, c.req.param('id'), deps.now()), chain)),
+    startOrderSession: {
+      use: [sessionsLimited],
+      bodyInHandler: true,
+      handler: async (c) => {
+        const session = await startOrderSession(deps, c.req.param('id'), await readJsonBody(c));
+        return c.json(session, 201);
+      },
+    },
+    getCheckoutSession: async (c) => c.json(await getSession(deps, c.req.param('id'))),
+    streamCheckoutSession: async (c) => {
       const id = c.req.param('id');
       const client = clientOf(c, clientAddress);
       const release = streams.acquire(client);
@@ -113,7 +121,15 @@ export function checkoutRoutes(deps: MoneyServiceDeps, links: LinkCache) {
           release();
         }
       });
-    });
+    },
+    simulatePayment: {
+      bodyInHandler: true,
+      handler: async (c) => {
+        const session = await simulatePayment(deps, c.req.param('id'), await readJsonBody(c));
+        return c.json(session, 200);
+      },
+    },
+  } satisfies RoomOperations;
 }
 
 /**

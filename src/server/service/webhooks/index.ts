@@ -29,7 +29,7 @@ export {
 } from './domain.js';
 export { deleteEventsBefore } from './event-repository.js';
 export { enqueueWebhookEvent, eventBody, newEventId, RETRY_WINDOW_MS, type OutboxEvent } from './outbox.js';
-export { webhookDeliveryRoutes, webhookEndpointRoutes } from './routes.js';
+export { webhookOperations } from './routes.js';
 export { sendAttempt, type Outgoing } from './sender.js';
 export {
   DEFAULT_LEASE_MS,

@@ -1,17 +1,10 @@
 /**
- * `/v1/webhook-endpoint*` and `/v1/webhook-delivery*`, behind `X-API-KEY`. Besides the
- * contract's calls: `POST /v1/webhook-endpoint/{id}/test` sends a test event, and
- * `GET /v1/webhook-delivery/{id}` reads one delivery.
+ * The webhook operations of the route table (`/v1/webhook-endpoint*` and `/v1/webhook-delivery*`),
+ * behind `X-API-KEY`. Besides the contract's calls: `POST /v1/webhook-endpoint/{id}/test` sends a test
+ * event, and `GET /v1/webhook-delivery/{id}` reads one delivery.
  */
-import { Hono } from 'hono';
-import {
-  CreateWebhookEndpointInput,
-  ListWebhookDeliveriesQuery,
-  ListWebhookEndpointsQuery,
-  UpdateWebhookEndpointInput,
-} from '../../../core/schemas.js';
-import { type AppEnv, jsonBody, queryOf } from '../context.js';
 import { idempotency } from '../idempotency/index.js';
+import type { RoomOperations } from '../operations.js';
 import {
   createEndpoint,
   deleteEndpoint,
@@ -25,30 +18,35 @@ import {
 } from './domain.js';
 import type { WebhookDeps } from './worker.js';
 
-export function webhookEndpointRoutes(deps: WebhookDeps) {
-  return new Hono<AppEnv>()
-    .post('/', idempotency(), jsonBody(CreateWebhookEndpointInput), async (c) => {
-      const answer = await createEndpoint(deps, c.get('principal'), c.req.valid('json'), c.get('idempotency'));
-      return c.json(answer.body, answer.statusCode as 201);
-    })
-    .get('/', queryOf(ListWebhookEndpointsQuery), async (c) => c.json(await listEndpoints(deps, c.get('principal'), c.req.valid('query'))))
-    .patch('/', jsonBody(UpdateWebhookEndpointInput), async (c) => c.json(await updateEndpoint(deps, c.get('principal'), c.req.valid('json'))))
-    .get('/:id', async (c) => c.json(await getEndpoint(deps, c.get('principal'), c.req.param('id'))))
-    .delete('/:id', async (c) => c.json(await deleteEndpoint(deps, c.get('principal'), c.req.param('id'))))
-    .get('/:id/deliveries', queryOf(ListWebhookDeliveriesQuery), async (c) =>
-      c.json(await listDeliveries(deps, c.get('principal'), c.req.param('id'), c.req.valid('query'))),
-    )
-    .post('/:id/test', idempotency(), async (c) => {
-      const answer = await sendTestEvent(deps, c.get('principal'), c.req.param('id'), c.get('idempotency'));
-      return c.json(answer.body, answer.statusCode as 200);
-    });
-}
-
-export function webhookDeliveryRoutes(deps: WebhookDeps) {
-  return new Hono<AppEnv>()
-    .get('/:id', async (c) => c.json(await getDelivery(deps, c.get('principal'), c.req.param('id'))))
-    .post('/:id/retry', idempotency(), async (c) => {
-      const answer = await retryDelivery(deps, c.get('principal'), c.req.param('id'), c.get('idempotency'));
-      return c.json(answer.body, answer.statusCode as 200);
-    });
+/** The room's handlers by operation id. */
+export function webhookOperations(deps: WebhookDeps) {
+  return {
+    createWebhookEndpoint: {
+      use: [idempotency()],
+      handler: async (c) => {
+        const answer = await createEndpoint(deps, c.get('principal'), c.req.valid('json'), c.get('idempotency'));
+        return c.json(answer.body, answer.statusCode as 201);
+      },
+    },
+    listWebhookEndpoints: async (c) => c.json(await listEndpoints(deps, c.get('principal'), c.req.valid('query'))),
+    updateWebhookEndpoint: async (c) => c.json(await updateEndpoint(deps, c.get('principal'), c.req.valid('json'))),
+    getWebhookEndpoint: async (c) => c.json(await getEndpoint(deps, c.get('principal'), c.req.param('id'))),
+    deleteWebhookEndpoint: async (c) => c.json(await deleteEndpoint(deps, c.get('principal'), c.req.param('id'))),
+    listWebhookDeliveries: async (c) => c.json(await listDeliveries(deps, c.get('principal'), c.req.param('id'), c.req.valid('query'))),
+    sendWebhookTestEvent: {
+      use: [idempotency()],
+      handler: async (c) => {
+        const answer = await sendTestEvent(deps, c.get('principal'), c.req.param('id'), c.get('idempotency'));
+        return c.json(answer.body, answer.statusCode as 200);
+      },
+    },
+    getWebhookDelivery: async (c) => c.json(await getDelivery(deps, c.get('principal'), c.req.param('id'))),
+    retryWebhookDelivery: {
+      use: [idempotency()],
+      handler: async (c) => {
+        const answer = await retryDelivery(deps, c.get('principal'), c.req.param('id'), c.get('idempotency'));
+        return c.json(answer.body, answer.statusCode as 200);
+      },
+    },
+  } satisfies RoomOperations;
 }

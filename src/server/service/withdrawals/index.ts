@@ -16,4 +16,4 @@
 export { announceWithdrawal, createWithdrawal, getWithdrawal, listWithdrawals, parseWithdrawalRequest, toWithdrawal, withdrawalNetworks } from './domain.js';
 export type { WithdrawalOutcome, WithdrawalRequest } from './domain.js';
 export { claimDue, lockForPayout, markFailed, markSucceeded, releaseClaim, setPayoutHash, type ClaimedWithdrawal } from './repository.js';
-export { withdrawalRoutes } from './routes.js';
+export { withdrawalOperations } from './routes.js';
