@@ -28,11 +28,13 @@ function hooked(chain: RealChainAdapter) {
   const hooks = { broadcast: null as null | ((raw: string) => Promise<void>), sent: [] as string[] };
   const wrapped: OutgoingChain = {
     ...outgoing,
-    preparePayout: (request) => outgoing.preparePayout(request),
+    preparePayouts: (requests) => outgoing.preparePayouts(requests),
     prepareGasTopUp: (to, value) => outgoing.prepareGasTopUp(to, value),
     prepareNonceFiller: () => outgoing.prepareNonceFiller(),
     sign: (prepared, nonce) => outgoing.sign(prepared, nonce),
-    state: (hash) => outgoing.state(hash),
+    state: (hash, payout) => outgoing.state(hash, payout),
+    states: (transactions, latest) => outgoing.states(transactions, latest),
+    latestBlock: () => outgoing.latestBlock(),
     pendingNonce: () => outgoing.pendingNonce(),
     minedNonce: () => outgoing.minedNonce(),
     async broadcast(raw) {
@@ -40,6 +42,8 @@ function hooked(chain: RealChainAdapter) {
       hooks.sent.push(raw);
       return outgoing.broadcast(raw);
     },
+    // Each transaction of a batch goes through the hook above, so a test can fail any one of them.
+    broadcastMany: (raws) => Promise.allSettled(raws.map((raw) => wrapped.broadcast(raw))),
   };
   return { chain: { ...chain, chains: [{ ...chain.chains[0]!, outgoing: wrapped }] } as RealChainAdapter, hooks };
 }

@@ -41,7 +41,7 @@ import { processStoredPayouts, type StoredPayoutOptions } from './stored.js';
 export interface PayoutWorkerOptions {
   /** How often an idle worker looks for work, in ms (default 1000). `kick()` wakes it sooner. */
   pollIntervalMs?: number;
-  /** Withdrawals claimed per round (default 20). */
+  /** Withdrawals claimed per round (default 100). */
   batchSize?: number;
   /** After how long a `processing` withdrawal is presumed abandoned and claimed again, in ms (default 5 min). */
   leaseMs?: number;
@@ -152,7 +152,7 @@ export async function processPayouts(
 ): Promise<number> {
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
   const payoutTimeoutMs = options.payoutTimeoutMs ?? defaultPayoutTimeout(leaseMs);
-  const claimed = await claimWithdrawals(deps.db, options.batchSize ?? 20, leaseMs, deps.now(), deps.chain);
+  const claimed = await claimWithdrawals(deps.db, options.batchSize ?? 100, leaseMs, deps.now(), deps.chain);
   if (deps.chain.kind === 'real') {
     const stored: StoredPayoutOptions = { checkMs: options.checkMs, rebroadcastMs: options.rebroadcastMs, logger: deps.log };
     return processStoredPayouts(deps, claimed, stored);
@@ -175,7 +175,7 @@ export function startPayoutWorker(
   options: PayoutWorkerOptions = {},
 ): PayoutWorker {
   const pollIntervalMs = options.pollIntervalMs ?? 1000;
-  const batchSize = options.batchSize ?? 20;
+  const batchSize = options.batchSize ?? 100;
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
   const payoutTimeoutMs = options.payoutTimeoutMs ?? defaultPayoutTimeout(leaseMs);
   let running = true;
