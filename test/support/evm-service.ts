@@ -10,7 +10,7 @@ import { connectEvmAdapter } from '../../src/server/chain/evm/adapter.js';
 import type { EvmChainOptions } from '../../src/server/chain/evm/chain.js';
 import type { BroadcastOutcome, ChainAdapter, OutgoingChain, RealChainAdapter } from '../../src/server/chain/types.js';
 import { createChainScanner } from '../../src/server/service/sessions/index.js';
-import { startTestChain, type TestChain } from './anvil.js';
+import { DEPOSIT_XPUB, startTestChain, type TestChain } from './anvil.js';
 import { call } from './service.js';
 
 export interface EvmFixture {
@@ -60,6 +60,37 @@ export async function startEvmFixture(options: { blockTime?: number; extraArgs?:
     pay: (to, asset, amount, payer = payers[0]!) => t.sendToken(payer, asset === 'USDT' ? usdt : cngn, to as Address, units(asset, amount)),
     stop: () => t.stop(),
   };
+}
+
+/** A local chain as one of several networks (`PAYLINK_EVM_NETWORKS`). */
+export interface LocalNetwork {
+  /** The network id (`bsc`, `polygon`). */
+  id: string;
+  name: string;
+  f: EvmFixture;
+  confirmations?: number;
+  pollMs?: number;
+}
+
+/**
+ * The settings of several local chains as an operator writes them (`PAYLINK_EVM_NETWORKS=bsc,polygon`
+ * with `PAYLINK_EVM_<ID>_*`), sharing the test deposit xpub and dev account 1 of the first chain as the
+ * hot wallet (anvil's dev keys are the same on every chain). Pass to `parseEvmNetworks`.
+ */
+export function networksEnv(networks: readonly LocalNetwork[]): Record<string, string> {
+  const env: Record<string, string> = { PAYLINK_EVM_NETWORKS: networks.map((n) => n.id).join(','), PAYLINK_EVM_XPUB: DEPOSIT_XPUB, PAYLINK_EVM_PAYOUT_KEY: networks[0]!.f.t.devKey(1) };
+  for (const { id, name, f, confirmations = 3, pollMs = 20 } of networks) {
+    const prefix = `PAYLINK_EVM_${id.toUpperCase().replace(/-/g, '_')}_`;
+    Object.assign(env, {
+      [`${prefix}RPC_URL`]: f.t.url,
+      [`${prefix}CHAIN_ID`]: String(f.t.chainId),
+      [`${prefix}TOKENS`]: `USDT=${f.usdt},CNGN=${f.cngn}`,
+      [`${prefix}CONFIRMATIONS`]: String(confirmations),
+      [`${prefix}POLL_MS`]: String(pollMs),
+      [`${prefix}NAME`]: name,
+    });
+  }
+  return env;
 }
 
 /** The payouts of a real adapter's first network (tests run one network unless they say otherwise). */
