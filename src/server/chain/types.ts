@@ -11,9 +11,9 @@
  *   (../service/sessions/scanner.ts) reads each network's transfers block range by block range,
  *   follows their confirmations and credits each once through the same settlement
  *   (../service/sessions/settlement.ts), then follows it to finality. The payout worker
- *   (../service/payouts/) has a network prepare and sign one transaction per withdrawal, stores it
- *   with its nonce before anything is sent, then broadcasts that stored transaction (again, after
- *   any crash) and follows its receipt.
+ *   (../service/payouts/) has a network prepare and sign one transaction per withdrawal (a batch of
+ *   them at a time), stores each with its nonce before anything is sent, then broadcasts those stored
+ *   transactions (again, after any crash) and follows their receipts.
  *
  * The adapter never touches the database: money moves in the service, in transactions, and
  * everything it stores about a network (cursor, nonces, finality) is keyed by the network's id.

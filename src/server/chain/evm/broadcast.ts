@@ -3,6 +3,7 @@
  * as often as needed) and maps the node's "already known", "nonce too low" and "replacement
  * underpriced" to outcomes that all mean "read the receipt"; `receipt` says pending, success or
  * reverted, with the confirmations and the receipt's logs (what a payout really delivered).
+ * `broadcastMany` and `receipts` do the same for a batch of payouts in one JSON-RPC batch each.
  */
 import { formatTransactionReceipt, keccak256, type Hex, type Log, type RpcTransactionReceipt, type TransactionReceipt } from 'viem';
 import { type ChainContext, lower } from './context.js';

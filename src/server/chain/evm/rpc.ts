@@ -11,6 +11,10 @@
  * a node known to have reached that block, so a lagging node never hides a transfer or makes one
  * look gone.
  *
+ * Many calls of one method at once (a batch of payouts' estimates, broadcasts, receipts) go as
+ * JSON-RPC batches (`batch`): one round trip instead of one per call. A node that refuses batches is
+ * remembered and asked call by call from then on.
+ *
  * `cacheTime: 0`: viem otherwise caches the block number for a polling interval, which makes
  * confirmation counts stale.
  */

@@ -26,8 +26,11 @@
  *
  * That is the sandbox's way (`chain.sendPayout`). A real chain (`chain.outgoing`) pays through
  * stored signed transactions instead (./stored.ts): the claim is the same, then each withdrawal gets
- * one nonce and one signed transaction, stored before it is broadcast, and succeeds (or fails) once
- * its transaction has its confirmations.
+ * one nonce and one signed transaction, stored before it is broadcast (the batch signed and stored
+ * together, per network), and succeeds (or fails) once its transaction has its confirmations.
+ *
+ * A new withdrawal wakes the worker (`kick()`, from the route that created it), so a burst is taken
+ * at once, not at the next poll; a round that moved anything is followed by another straight away.
  */
 import { PayoutError, type ChainAdapter } from '../../chain/types.js';
 import type { Database } from '../../db/index.js';
