@@ -231,22 +231,26 @@ export function createEvmRpc(urls: string | readonly string[], options: RpcOptio
   const batchOn = async (node: Node, method: string, params: readonly unknown[][]): Promise<Array<PromiseSettledResult<unknown>>> => {
     if (node.batches && params.length > 1) {
       const body = params.map((p, id) => ({ id, method, params: p }));
-      let answers: unknown;
+      let answers: Array<{ id?: unknown; result?: unknown; error?: { code: number; message: string; data?: unknown } }> | undefined;
       try {
-        answers = await node.batchClient.request({ body });
+        answers = (await node.batchClient.request({ body })) as typeof answers;
       } catch (error) {
-        // Refused as a request (HTTP 4xx but 429): this node takes no batches. Anything else is an outage.
-        const status = error instanceof HttpRequestError ? error.status : undefined;
-        if (status === undefined || status === 429 || status === 408 || status >= 500) throw error;
-        answers = undefined;
+        // Refused as a request (an HTTP 4xx but 429, or a JSON-RPC error but a rate limit), or answered
+        // with fewer answers than calls: this node takes no batches. Anything else is an outage.
+        const status = error instanceof HttpRequestError || error instanceof RpcRequestError ? error.status : undefined;
+        const refused =
+          error instanceof RpcRequestError
+            ? !RATE_LIMIT_CODES.has(error.code) && (status === undefined || (status < 500 && status !== 429 && status !== 408))
+            : (error instanceof HttpRequestError && error.cause instanceof Error && /^Expected \d+ responses/.test(error.cause.message)) ||
+              (status !== undefined && status < 500 && status !== 429 && status !== 408);
+        if (!refused) throw error;
       }
-      const refusal = (answers as { error?: { code: number; message: string } } | undefined)?.error;
-      // One error for the whole batch: a rate limit is an outage for now; any other refusal says "no batches here".
-      if (refusal && RATE_LIMIT_CODES.has(refusal.code)) throw new RpcRequestError({ body, error: refusal, url: '<rpc-url>' });
-      if (Array.isArray(answers)) {
-        const byId = new Map<unknown, { result?: unknown; error?: { code: number; message: string; data?: unknown } }>(
-          answers.map((answer: { id?: unknown }) => [answer?.id, answer as { result?: unknown; error?: { code: number; message: string } }]),
-        );
+      // One error for the whole batch (viem hands it to every call, without an id): a rate limit is an
+      // outage for now; any other says "no batches here".
+      const whole = answers?.every((answer) => answer?.id === undefined || answer?.id === null) ? answers[0]?.error : undefined;
+      if (whole && RATE_LIMIT_CODES.has(whole.code)) throw new RpcRequestError({ body, error: whole, url: '<rpc-url>' });
+      if (answers && !whole) {
+        const byId = new Map(answers.map((answer) => [answer?.id, answer]));
         return body.map(({ id }): PromiseSettledResult<unknown> => {
           const answer = byId.get(id);
           if (answer?.error) return { status: 'rejected', reason: new RpcRequestError({ body: body[id]!, error: answer.error, url: '<rpc-url>' }) };
