@@ -59,15 +59,19 @@ const json = (res: ServerResponse, status: number, body: unknown) => {
   res.end(JSON.stringify(body));
 };
 
+/** A local chain with USDT deployed, and a chain object connected to it with short bounds. */
+async function tokenChain(): Promise<{ t: TestChain; usdt: Address; chain: EvmChain }> {
+  const t = await startTestChain();
+  const usdt = await t.deployToken({ name: 'Tether USD', symbol: 'USDT', decimals: 18 });
+  return { t, usdt, chain: await connectEvmChain(t.config({ tokens: { USDT: usdt } }), FAST) };
+}
+
 describe('EVM node faults', () => {
   let t: TestChain;
-  let usdt: Address;
   let chain: EvmChain;
 
   before(async () => {
-    t = await startTestChain();
-    usdt = await t.deployToken({ name: 'Tether USD', symbol: 'USDT', decimals: 18 });
-    chain = await connectEvmChain(t.config({ tokens: { USDT: usdt } }), FAST);
+    ({ t, chain } = await tokenChain());
   });
   after(async () => {
     await chain?.close();
@@ -246,9 +250,7 @@ describe('JSON-RPC batches (a batch of payouts asked of the node at once)', () =
   let chain: EvmChain;
 
   before(async () => {
-    t = await startTestChain();
-    usdt = await t.deployToken({ name: 'Tether USD', symbol: 'USDT', decimals: 18 });
-    chain = await connectEvmChain(t.config({ tokens: { USDT: usdt } }), FAST);
+    ({ t, usdt, chain } = await tokenChain());
     await t.mint(usdt, chain.hotWallet!, 10n ** 24n);
   });
   after(async () => {
