@@ -10,7 +10,7 @@
  *
  * May touch: idempotency (`runIdempotent`, for the `Idempotency-Key` of a create or a retry), nothing
  * else of another room. It does not know sessions or withdrawals: the rooms that change
- * them build the event's object (`announceSession`, `announceWithdrawal`) and record it through the
+ * them build the event's object (`announceSession`, `announceWithdrawals`) and record it through the
  * events room.
  */
 export {
