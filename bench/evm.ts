@@ -15,7 +15,8 @@
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { anvilAvailable } from '../src/server/chain/evm/anvil.js';
-import { connectEvmChain, type FeeQuote } from '../src/server/chain/evm/chain.js';
+import type { Address } from 'viem';
+import { connectEvmChain, type EvmChain, type FeeQuote } from '../src/server/chain/evm/chain.js';
 import { startTestChain } from '../test/support/anvil.js';
 
 /** One measured row (a type alias so it is assignable to `Record<string, unknown>`). */
@@ -112,30 +113,7 @@ export async function transfers(count: number, concurrency: number): Promise<Evm
       }
       const roundTrip = summarise('instant mining: sign → broadcast → receipt (sequential)', roundTrips, performance.now() - roundStarted);
 
-      const first = await chain.pendingNonce();
-      const signed = await Promise.all(
-        Array.from({ length: count }, (_, i) => chain.signTokenTransfer({ nonce: first + i, assetId: 'USDT', to, amount: '0.01', fees, gas })),
-      );
-      const latencies: number[] = [];
-      let next = 0;
-      const started = performance.now();
-      await Promise.all(
-        Array.from({ length: concurrency }, async () => {
-          while (next < signed.length) {
-            const { rawTransaction } = signed[next++]!;
-            const t0 = performance.now();
-            const result = await chain.broadcast(rawTransaction);
-            if (result.outcome !== 'sent') throw new Error(`bench: a pre-signed transfer was ${result.outcome}`);
-            latencies.push(performance.now() - t0);
-          }
-        }),
-      );
-      const burst = summarise(`eth_sendRawTransaction, ${concurrency} concurrent, ERC-20 transfers`, latencies, performance.now() - started);
-      const deadline = Date.now() + 60_000;
-      while ((await chain.latestNonce()) < first + count) {
-        if (Date.now() > deadline) throw new Error('bench: not every transfer was mined within 60 s');
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
+      const burst = await sendBurst(chain, to, count, concurrency, fees, gas);
       return [roundTrip, burst];
     } finally {
       await chain.close();
@@ -143,6 +121,42 @@ export async function transfers(count: number, concurrency: number): Promise<Evm
   } finally {
     await t.stop();
   }
+}
+
+/**
+ * Pre-signs `count` ERC-20 transfers from `chain`'s hot wallet with consecutive nonces, sends them
+ * from `concurrency` callers at once (`eth_sendRawTransaction`) and waits until all are mined (instant
+ * mining): the ceiling of payouts per second on this node, against which the service's are quoted.
+ */
+export async function sendBurst(chain: EvmChain, to: Address, count: number, concurrency: number, fees?: FeeQuote, gas = 80_000n): Promise<EvmBenchRow> {
+  if (!fees) {
+    fees = await chain.feeQuote();
+    if (fees.type === 'eip1559') fees.maxFeePerGas *= 4n; // headroom: the base fee climbs during the burst
+  }
+  const quote = fees;
+  const first = await chain.pendingNonce();
+  const signed = await Promise.all(Array.from({ length: count }, (_, i) => chain.signTokenTransfer({ nonce: first + i, assetId: 'USDT', to, amount: '0.01', fees: quote, gas })));
+  const latencies: number[] = [];
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < signed.length) {
+        const { rawTransaction } = signed[next++]!;
+        const t0 = performance.now();
+        const result = await chain.broadcast(rawTransaction);
+        if (result.outcome !== 'sent') throw new Error(`bench: a pre-signed transfer was ${result.outcome}`);
+        latencies.push(performance.now() - t0);
+      }
+    }),
+  );
+  const burst = summarise(`eth_sendRawTransaction, ${concurrency} concurrent, ERC-20 transfers`, latencies, performance.now() - started);
+  const deadline = Date.now() + 60_000;
+  while ((await chain.latestNonce()) < first + count) {
+    if (Date.now() > deadline) throw new Error(`bench: not every transfer was mined within 60 s (${(await chain.latestNonce()) - first} of ${count}, pending ${(await chain.pendingNonce()) - first})`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return burst;
 }
 
 /** Measures the chain's baselines; empty (with a log line) where anvil is not installed. */

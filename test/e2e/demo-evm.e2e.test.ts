@@ -1,8 +1,10 @@
 /**
- * End to end against `paylink demo` on its default chain, run as the command a visitor runs (the
+ * End to end against `paylink demo` on its local chains, run as the command a visitor runs (the
  * compiled CLI: `npm run build` first): it starts anvil with the demo's test tokens; a visitor pays a
  * link from the demo wallet in the gallery page, the confirmations count up and the session is paid;
- * the merchant withdraws in the admin and the payout is a real, successful transaction on anvil; on
+ * the merchant withdraws in the admin and the payout is a real, successful transaction on anvil; a
+ * visitor chooses USDT on Local Polygon instead, pays from the demo wallet on that chain, and the
+ * merchant sees the balance on Local Polygon; on
  * SIGTERM the demo stops anvil (no orphan). Without anvil (PAYLINK_ANVIL_BIN naming a missing file,
  * as on a package installed without dev dependencies) the demo says so in one line and runs on the
  * sandbox. Timings are reported as test diagnostics. Screenshots go to `test-results/e2e-evm/`.
@@ -222,6 +224,92 @@ describe('paylink demo on its local chain, end to end', { timeout: 300_000 }, ()
     assert.equal(receipt.status, '0x1', 'the payout is a mined, successful transaction on anvil');
     const balance = BigInt(await rpc(rpcUrl, 'eth_call', [{ to: usdt, data: `0x70a08231${PAYOUT_ADDRESS.slice(2).toLowerCase().padStart(64, '0')}` }, 'latest']));
     assert.equal(balance, 135n * 10n ** 18n, 'the recipient holds the 135 USDT withdrawn');
+  });
+
+  it('a visitor chooses USDT on Local Polygon and pays it from the demo wallet: paid on that chain; the merchant sees the balance on Local Polygon', async (t) => {
+    const polygonRpc = /Local Polygon\s+(http\S+)/.exec(demo.output())![1]!;
+    assert.equal(Number(await rpc(polygonRpc, 'eth_chainId')), 31338, 'the second chain is Local Polygon');
+    // The network choice, as a phone and a desktop show it.
+    for (const width of [375, 1280]) {
+      const page = await (await browser.newContext({ viewport: { width, height: 900 } })).newPage();
+      page.on('pageerror', (error) => pageErrors.push(error.message));
+      await page.goto(`${demo.url}/`);
+      const card = page.getByRole('region', { name: 'Fixed amount' });
+      const choice = card.getByLabel('Pay in');
+      assert.deepEqual(
+        (await choice.locator('option').allInnerTexts()).map((text) => text.trim()),
+        ['USDT · Local BNB Smart Chain', 'cNGN · Local BNB Smart Chain', 'USDT · Local Polygon', 'cNGN · Local Polygon'],
+      );
+      await choice.selectOption({ label: 'USDT · Local Polygon' });
+      await card.screenshot({ path: path.join(ARTIFACTS, `6-network-choice-${width}.png`) });
+      await page.context().close();
+    }
+
+    const page = await (await browser.newContext({ viewport: { width: 1280, height: 1000 } })).newPage();
+    page.on('pageerror', (error) => pageErrors.push(error.message));
+    await page.goto(`${demo.url}/`);
+    const wallet = page.getByRole('complementary', { name: /Demo wallet/ });
+    await wallet.waitFor();
+    const polygonUsdt = wallet.locator('.dw-balance-usdt-1');
+    await polygonUsdt.filter({ hasText: /^1,000$/ }).waitFor();
+    const card = page.getByRole('region', { name: 'Fixed amount' });
+    await card.getByLabel('Pay in').selectOption({ label: 'USDT · Local Polygon' });
+    await card.getByRole('button', { name: /^Pay .*USDT/ }).click();
+    await page.waitForFunction(() => {
+      const button = [...document.querySelectorAll('aside button')].find((b) => b.textContent === 'Send from demo wallet') as HTMLButtonElement | undefined;
+      return button && !button.disabled;
+    });
+    const success = page.evaluate(
+      () =>
+        new Promise<{ status: string; txHash: string | null; blockchainId: string }>((resolve) =>
+          document.addEventListener('paylink-success', (event) => resolve((event as CustomEvent).detail.session), { once: true }),
+        ),
+    );
+    const sent = performance.now();
+    await wallet.getByRole('button', { name: 'Send from demo wallet' }).click();
+    const session = await success;
+    t.diagnostic(`demo wallet transfer on Local Polygon (click) to paylink-success: ${Math.round(performance.now() - sent)} ms`);
+    assert.equal(session.status, 'paid');
+    assert.equal(session.blockchainId, 'local-polygon');
+    await wallet.getByRole('status').filter({ hasText: /payment received/ }).waitFor();
+    await polygonUsdt.filter({ hasText: /^955$/ }).waitFor();
+    await page.screenshot({ path: path.join(ARTIFACTS, '7-visitor-paid-on-local-polygon.png'), fullPage: true });
+    const receipt = await rpc(polygonRpc, 'eth_getTransactionReceipt', [session.txHash]);
+    assert.equal(receipt.status, '0x1', 'a real transaction on Local Polygon');
+    assert.equal(receipt.from.toLowerCase(), demoWallet.toLowerCase(), 'sent from the demo wallet');
+    assert.equal(receipt.to.toLowerCase(), usdt.toLowerCase(), 'a USDT transfer (the same token address on both chains)');
+    assert.equal(await rpc(rpcUrl, 'eth_getTransactionReceipt', [session.txHash]), null, 'and not on Local BNB Smart Chain');
+    await page.context().close();
+
+    // The merchant's Local Polygon balance: pending until its block is final there, then available.
+    await merchant.getByRole('button', { name: 'Refresh' }).first().click();
+    const polygonCard = () =>
+      merchant.evaluate(() => {
+        const admin = document.querySelector('paylink-admin');
+        const cards = [...(admin?.shadowRoot?.querySelectorAll('*') ?? [])].filter((el) => el.getAttribute('part')?.split(' ').includes('balance-usdt-local-polygon'));
+        return cards[0]?.textContent?.replace(/\s+/g, ' ').trim() ?? '';
+      });
+    const deadline = Date.now() + 30_000;
+    while (!/Available: 45 USDT.*Pending: 0 USDT/.test(await polygonCard())) {
+      assert.ok(Date.now() < deadline, `the 45 USDT became available on Local Polygon within 30 s (${await polygonCard()})`);
+      await merchant.waitForTimeout(1_000);
+      await merchant.getByRole('button', { name: 'Refresh' }).first().click();
+    }
+    assert.match(await polygonCard(), /USDT · Local Polygon/);
+    await shot(merchant, '8-merchant-sees-balance-on-local-polygon');
+    const key = readFileSync(path.join(dataDir, 'demo-api-key'), 'utf8').trim();
+    const balances = (await (await fetch(`${demo.url}/v1/balance`, { headers: { 'x-api-key': key } })).json()) as { items: Array<Record<string, string>> };
+    assert.deepEqual(
+      balances.items
+        .filter((item) => item.assetId === 'USDT')
+        .map(({ blockchainId, available, pending }) => ({ blockchainId, available, pending }))
+        .sort((a, b) => a.blockchainId!.localeCompare(b.blockchainId!)),
+      [
+        { blockchainId: 'local', available: '0.000000', pending: '0.000000' },
+        { blockchainId: 'local-polygon', available: '45.000000', pending: '0.000000' },
+      ],
+      'the withdrawn balance on Local BNB Smart Chain, the new one on Local Polygon',
+    );
   });
 
   it('raised no page error and no CSP or Trusted Types violation', () => {

@@ -3,7 +3,9 @@
  * answering errors, and catch up when it is back. So every call must end within its time bound,
  * fail with an `EvmChainError` whose `retryable` says "try again later", and work again once the
  * node does, without a new connection object. Messages must not leak the node URL (it may hold a
- * provider's API key).
+ * provider's API key). A batch of payouts' calls goes as one JSON-RPC batch, each call answered on its
+ * own; a node that refuses batches, however it words it, is asked call by call from then on, and one
+ * that rate-limits a batch is an outage, not a refusal.
  */
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -57,15 +59,19 @@ const json = (res: ServerResponse, status: number, body: unknown) => {
   res.end(JSON.stringify(body));
 };
 
+/** A local chain with USDT deployed, and a chain object connected to it with short bounds. */
+async function tokenChain(): Promise<{ t: TestChain; usdt: Address; chain: EvmChain }> {
+  const t = await startTestChain();
+  const usdt = await t.deployToken({ name: 'Tether USD', symbol: 'USDT', decimals: 18 });
+  return { t, usdt, chain: await connectEvmChain(t.config({ tokens: { USDT: usdt } }), FAST) };
+}
+
 describe('EVM node faults', () => {
   let t: TestChain;
-  let usdt: Address;
   let chain: EvmChain;
 
   before(async () => {
-    t = await startTestChain();
-    usdt = await t.deployToken({ name: 'Tether USD', symbol: 'USDT', decimals: 18 });
-    chain = await connectEvmChain(t.config({ tokens: { USDT: usdt } }), FAST);
+    ({ t, chain } = await tokenChain());
   });
   after(async () => {
     await chain?.close();
@@ -234,6 +240,107 @@ describe('EVM node faults', () => {
     } finally {
       await ws.close();
       await node.stop();
+    }
+  });
+});
+
+describe('JSON-RPC batches (a batch of payouts asked of the node at once)', () => {
+  let t: TestChain;
+  let usdt: Address;
+  let chain: EvmChain;
+
+  before(async () => {
+    ({ t, usdt, chain } = await tokenChain());
+    await t.mint(usdt, chain.hotWallet!, 10n ** 24n);
+  });
+  after(async () => {
+    await chain?.close();
+    await t?.stop();
+  });
+
+  /** A node in front of anvil that answers a batch with `batch` (or forwards it), counting batches and single calls. */
+  const frontOf = (batch?: (res: ServerResponse) => void) => {
+    const seen = { batches: 0, singles: 0 };
+    const node = fakeNode(async (body, res) => {
+      if (Array.isArray(body)) seen.batches++;
+      else seen.singles++;
+      if (Array.isArray(body) && batch) return batch(res);
+      const upstream = await fetch(t.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      json(res, 200, await upstream.json());
+    });
+    return { node, seen };
+  };
+  const transfersToSign = async (count: number) => {
+    const nonce = await chain.pendingNonce();
+    const fees = await chain.feeQuote();
+    return Promise.all(Array.from({ length: count }, (_, i) => chain.signTokenTransfer({ nonce: nonce + i, assetId: 'USDT', to: t.accounts[4]!, amount: '1', fees, gas: 80_000n })));
+  };
+
+  it('sends a batch of transactions and reads their receipts in one request each, every call answered on its own', async () => {
+    const { node, seen } = frontOf();
+    const fake = await node;
+    const batched = await connectEvmChain({ ...chain.config, rpcUrl: fake.url, rpcUrls: [fake.url] }, FAST);
+    try {
+      const [first, second] = await transfersToSign(2);
+      const before = { ...seen };
+      // The same transaction twice (the node has it already the second time) and bytes that are no transaction.
+      const sent = await batched.broadcastMany([first!.rawTransaction, second!.rawTransaction, first!.rawTransaction, '0x02f8']);
+      assert.deepEqual({ batches: seen.batches - before.batches, singles: seen.singles - before.singles }, { batches: 1, singles: 0 }, 'one request');
+      assert.deepEqual(sent.slice(0, 2).map((r) => r.status === 'fulfilled' && r.value.outcome), ['sent', 'sent']);
+      assert.ok(sent[2]!.status === 'fulfilled' && ['already_known', 'nonce_too_low'].includes(sent[2]!.value.outcome), JSON.stringify(sent[2]));
+      assert.ok(sent[3]!.status === 'rejected' && sent[3]!.reason instanceof EvmChainError && !sent[3]!.reason.retryable, 'bytes that are no transaction are refused for good');
+      await t.mine(2);
+      const latest = await batched.latestBlock();
+      const states = await batched.receipts([first!.txHash, second!.txHash, `0x${'ab'.repeat(32)}`], latest);
+      const expected = await Promise.all([first!, second!].map(async (s) => latest - Number((await t.client.getTransactionReceipt({ hash: s.txHash })).blockNumber) + 1));
+      assert.deepEqual(
+        states.map((s) => (s.status === 'fulfilled' ? [s.value.status, s.value.status === 'pending' ? 0 : s.value.confirmations] : 'failed')),
+        [['success', expected[0]], ['success', expected[1]], ['pending', 0]],
+      );
+    } finally {
+      await batched.close();
+      await fake.close();
+    }
+  });
+
+  for (const [label, refuse] of [
+    ['HTTP 400', (res: ServerResponse) => json(res, 400, { error: 'batch requests are not supported' })],
+    ['a JSON-RPC error', (res: ServerResponse) => json(res, 200, { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'batch requests are not supported on this plan' } })],
+    ['HTTP 400 with a JSON-RPC error', (res: ServerResponse) => json(res, 400, { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'batch too large' } })],
+    ['fewer answers than calls', (res: ServerResponse) => json(res, 200, [{ jsonrpc: '2.0', id: 0, result: null }])],
+  ] as const) {
+    it(`asks a node that refuses batches (${label}) one call at a time, and remembers it`, async () => {
+      const { node, seen } = frontOf(refuse);
+      const fake = await node;
+      const single = await connectEvmChain({ ...chain.config, rpcUrl: fake.url, rpcUrls: [fake.url] }, FAST);
+      try {
+        const hashes = (await transfersToSign(3)).map((s) => s.txHash);
+        const latest = await single.latestBlock();
+        for (let round = 0; round < 2; round++) {
+          const states = await single.receipts(hashes, latest);
+          assert.deepEqual(states.map((s) => s.status === 'fulfilled' && s.value.status), ['pending', 'pending', 'pending']);
+        }
+        assert.equal(seen.batches, 1, 'refused once, then never asked again');
+        assert.ok(seen.singles >= 6);
+      } finally {
+        await single.close();
+        await fake.close();
+      }
+    });
+  }
+
+  it('a batch the node answers with a rate limit is an outage (retryable), not a refusal of batches', async () => {
+    const { node, seen } = frontOf((res) => json(res, 200, { jsonrpc: '2.0', id: null, error: { code: -32005, message: 'limit exceeded' } }));
+    const fake = await node;
+    const limited = await connectEvmChain({ ...chain.config, rpcUrl: fake.url, rpcUrls: [fake.url] }, FAST);
+    try {
+      const singles = seen.singles;
+      await failsWith(limited.receipts([`0x${'ab'.repeat(32)}`, `0x${'cd'.repeat(32)}`], 1), 'rate_limited');
+      assert.equal(seen.singles, singles, 'not asked call by call');
+      assert.equal(seen.batches, 2, 'one attempt and one retry');
+    } finally {
+      await limited.close();
+      await fake.close();
     }
   });
 });

@@ -13,10 +13,9 @@ import { connectEvmAdapter } from '../../src/server/chain/evm/adapter.js';
 import { parseEvmNetworks } from '../../src/server/chain/evm/config.js';
 import { TEST_TOKEN_ABI } from '../../src/server/chain/evm/test-token.js';
 import type { RealChainAdapter } from '../../src/server/chain/types.js';
-import { DEPOSIT_XPUB } from '../support/anvil.js';
 import { assertLedgerMatches, createUsdLink, eventually, startSession } from '../support/money.js';
 import { backends, call, startTestService, type TestService } from '../support/service.js';
-import { randomAddress, readSession, startEvmFixture, type EvmFixture } from '../support/evm-service.js';
+import { networksEnv, randomAddress, readSession, startEvmFixture, type EvmFixture } from '../support/evm-service.js';
 
 for (const backend of backends()) {
   describe(`two EVM networks at once (${backend})`, () => {
@@ -30,17 +29,10 @@ for (const backend of backends()) {
 
     before(async () => {
       [bsc, polygon] = await Promise.all([startEvmFixture({ chainId: 31337 }), startEvmFixture({ chainId: 31338 })]);
-      const env: Record<string, string> = { PAYLINK_EVM_NETWORKS: 'bsc,polygon', PAYLINK_EVM_XPUB: DEPOSIT_XPUB, PAYLINK_EVM_PAYOUT_KEY: bsc.t.devKey(1) };
-      for (const [id, f, name] of [['BSC', bsc, 'Local BNB Smart Chain'], ['POLYGON', polygon, 'Local Polygon']] as const) {
-        Object.assign(env, {
-          [`PAYLINK_EVM_${id}_RPC_URL`]: f.t.url,
-          [`PAYLINK_EVM_${id}_CHAIN_ID`]: String(f.t.chainId),
-          [`PAYLINK_EVM_${id}_TOKENS`]: `USDT=${f.usdt},CNGN=${f.cngn}`,
-          [`PAYLINK_EVM_${id}_CONFIRMATIONS`]: id === 'BSC' ? '2' : '3',
-          [`PAYLINK_EVM_${id}_POLL_MS`]: '20',
-          [`PAYLINK_EVM_${id}_NAME`]: name,
-        });
-      }
+      const env = networksEnv([
+        { id: 'bsc', name: 'Local BNB Smart Chain', f: bsc, confirmations: 2 },
+        { id: 'polygon', name: 'Local Polygon', f: polygon, confirmations: 3 },
+      ]);
       chain = await connectEvmAdapter(parseEvmNetworks(env), { timeoutMs: 2_000, retries: 1, retryDelayMs: 20, log: () => {} });
       for (const f of [bsc, polygon]) await f.t.mint(f.usdt, chain.chains[0]!.outgoing!.hotWallet as Address, parseUnits('1000', 18));
       t = await startTestService(backend, { chain, webhookWorker: false, sseHeartbeatMs: 60_000, payouts: { pollIntervalMs: 20, checkMs: 20 } });

@@ -1,7 +1,7 @@
 /**
  * The service on a real chain when things go wrong (anvil behind a JSON-RPC proxy):
- * - the service is killed (SIGKILL) after storing a payout's signed transaction and before any node
- *   has it: the restarted service sends that same transaction, and no second one;
+ * - the service is killed (SIGKILL) after storing a batch of payouts' signed transactions and before
+ *   any node has them: the restarted service sends those same transactions, and no second one;
  * - during a payment storm the node answers errors, then hangs, then is stopped and restarted: the
  *   service keeps answering, statuses stay honest (`confirming`, `processing`), it catches up when
  *   the node is back, and every transfer on the final chain is credited exactly once and every
@@ -63,7 +63,7 @@ for (const backend of backends()) {
       rmSync(dir, { recursive: true, force: true });
     });
 
-    it('a service killed between signing a payout and broadcasting it sends the same transaction after the restart, never a second', async () => {
+    it('a service killed between signing a batch of payouts and broadcasting it sends the same transactions after the restart, never a second', async () => {
       const f = await startEvmFixture();
       const proxy = await startRpcProxy(f.t.url);
       const children: ChildProcess[] = [];
@@ -71,10 +71,21 @@ for (const backend of backends()) {
         const chain = await f.adapter({ confirmations: 2 });
         const hot = outgoingOf(chain).hotWallet as Address;
         await f.t.mint(f.usdt, hot, parseUnits('1000', 18));
-        // Set up the merchant with money, then let the service process own the database.
+        // Set up the merchant with money and three withdrawals waiting, then let the service process own the database.
         const setup = await startService({ ...storage, chain, scanner: false, payoutWorker: false });
         const { key } = await setup.db.transaction((tx) => createApiKey(tx));
         await creditDirectly({ url: setup.url, db: setup.db }, chain, key, '100');
+        const payouts = [
+          { to: randomAddress(), amount: '7.5' },
+          { to: randomAddress(), amount: '2' },
+          { to: randomAddress(), amount: '11.25' },
+        ];
+        const ids: string[] = [];
+        for (const { to, amount } of payouts) {
+          const created = await call(setup.url, 'POST', '/v1/withdrawal', { key, body: { amount, address: to, blockchainId: 'bsc', assetId: 'USDT' } });
+          assert.equal(created.status, 200, JSON.stringify(created.body));
+          ids.push(created.body.id);
+        }
         await setup.close();
         await chain.close?.();
 
@@ -99,18 +110,16 @@ for (const backend of backends()) {
           await waitForHealth(url, child, 60_000);
           return child;
         };
+        const hashes = async () => Promise.all(ids.map(async (id) => (await call(url, 'GET', `/v1/withdrawal/${id}`, { key })).body.txHash as string | null));
 
         const nonceBefore = await f.t.client.getTransactionCount({ address: hot });
         proxy.hold('eth_sendRawTransaction');
         const first = await serve();
-        const to = randomAddress();
-        const created = await call(url, 'POST', '/v1/withdrawal', { key, body: { amount: '7.5', address: to, blockchainId: 'bsc', assetId: 'USDT' } });
-        assert.equal(created.status, 200, JSON.stringify(created.body));
-        let signedHash: string | null = null;
+        let signed: Array<string | null> = [];
         const deadline = Date.now() + 30_000;
-        while (!(signedHash && proxy.held('eth_sendRawTransaction') > 0)) {
-          assert.ok(Date.now() < deadline, 'the payout was signed, stored and on its way to the node');
-          signedHash = (await call(url, 'GET', `/v1/withdrawal/${created.body.id}`, { key })).body.txHash;
+        while (!(signed.every(Boolean) && signed.length === 3 && proxy.held('eth_sendRawTransaction') > 0)) {
+          assert.ok(Date.now() < deadline, 'the payouts were signed, stored and on their way to the node');
+          signed = await hashes();
           await new Promise((resolve) => setTimeout(resolve, 25));
         }
         first.kill('SIGKILL');
@@ -121,22 +130,22 @@ for (const backend of backends()) {
 
         const second = await serve();
         const until = Date.now() + 30_000;
-        while ((await call(url, 'GET', `/v1/withdrawal/${created.body.id}`, { key })).body.status !== 'success') {
-          assert.ok(Date.now() < until, 'the withdrawal succeeded after the restart');
+        while (!(await Promise.all(ids.map(async (id) => (await call(url, 'GET', `/v1/withdrawal/${id}`, { key })).body.status))).every((status) => status === 'success')) {
+          assert.ok(Date.now() < until, 'the withdrawals succeeded after the restart');
           await f.t.mine(1);
           await new Promise((resolve) => setTimeout(resolve, 50));
         }
-        const done = (await call(url, 'GET', `/v1/withdrawal/${created.body.id}`, { key })).body;
-        assert.equal(done.txHash, signedHash, 'the transaction signed before the kill is the one that paid');
-        assert.deepEqual([...new Set(proxy.forwardedTransactions)], [signedHash], 'only that transaction ever reached the node');
-        assert.equal(await f.t.client.getTransactionCount({ address: hot }), nonceBefore + 1);
-        assert.equal(await tokenUnits(f, to), parseUnits('7.5', 18), 'paid once');
+        assert.deepEqual(await hashes(), signed, 'the transactions signed before the kill are the ones that paid');
+        assert.deepEqual(new Set(proxy.forwardedTransactions), new Set(signed), 'only those transactions ever reached the node');
+        assert.equal(await f.t.client.getTransactionCount({ address: hot }), nonceBefore + 3);
+        for (const { to, amount } of payouts) assert.equal(await tokenUnits(f, to), parseUnits(amount, 18), 'paid once');
         second.kill('SIGTERM');
         assert.equal(await exited(second), 0);
         const db = await openDatabase(storage);
         try {
-          const rows = await db.query<{ tx_hash: string }>('SELECT tx_hash FROM payout_transactions WHERE withdrawal_id = $1', [created.body.id]);
-          assert.deepEqual(rows.rows, [{ tx_hash: signedHash }]);
+          const rows = await db.query<{ tx_hash: string }>('SELECT tx_hash FROM payout_transactions WHERE withdrawal_id = ANY($1) ORDER BY nonce', [ids]);
+          assert.deepEqual(new Set(rows.rows.map((row) => row.tx_hash)), new Set(signed), 'one stored transaction each');
+          assert.equal(rows.rows.length, 3);
         } finally {
           await db.close();
         }

@@ -12,44 +12,22 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { createWalletClient, http, parseUnits, type Address } from 'viem';
 import { TEST_TOKEN_ABI } from '../../src/server/chain/evm/test-token.js';
-import { PayoutError, type OutgoingChain, type RealChainAdapter } from '../../src/server/chain/types.js';
+import { PayoutError, type RealChainAdapter } from '../../src/server/chain/types.js';
 import { openDatabase, type Database } from '../../src/server/db/index.js';
 import { startService, type RunningService } from '../../src/server/service/serve.js';
 import { assertLedgerMatches, balanceOf, countRows } from '../support/money.js';
 import { backends, call, openTestDatabase } from '../support/service.js';
-import { creditDirectly, outgoingOf, randomAddress, startEvmFixture, type EvmFixture } from '../support/evm-service.js';
+import { creditDirectly, hookPayouts, outgoingOf, randomAddress, startEvmFixture, type EvmFixture, type PayoutHooks } from '../support/evm-service.js';
 import { createApiKey } from '../../src/server/service/keys/index.js';
 
 const WORKER = { pollIntervalMs: 20, checkMs: 30, rebroadcastMs: 200 };
-
-/** The adapter with hooks on its broadcasts (the rest untouched). */
-function hooked(chain: RealChainAdapter) {
-  const outgoing = outgoingOf(chain);
-  const hooks = { broadcast: null as null | ((raw: string) => Promise<void>), sent: [] as string[] };
-  const wrapped: OutgoingChain = {
-    ...outgoing,
-    preparePayout: (request) => outgoing.preparePayout(request),
-    prepareGasTopUp: (to, value) => outgoing.prepareGasTopUp(to, value),
-    prepareNonceFiller: () => outgoing.prepareNonceFiller(),
-    sign: (prepared, nonce) => outgoing.sign(prepared, nonce),
-    state: (hash) => outgoing.state(hash),
-    pendingNonce: () => outgoing.pendingNonce(),
-    minedNonce: () => outgoing.minedNonce(),
-    async broadcast(raw) {
-      await hooks.broadcast?.(raw);
-      hooks.sent.push(raw);
-      return outgoing.broadcast(raw);
-    },
-  };
-  return { chain: { ...chain, chains: [{ ...chain.chains[0]!, outgoing: wrapped }] } as RealChainAdapter, hooks };
-}
 
 for (const backend of backends()) {
   describe(`EVM money out through the service (${backend})`, () => {
     let f: EvmFixture;
     let base: RealChainAdapter;
     let chain: RealChainAdapter;
-    let hooks: ReturnType<typeof hooked>['hooks'];
+    let hooks: PayoutHooks;
     let database: Awaited<ReturnType<typeof openTestDatabase>>;
     let service: RunningService;
     let key: string;
@@ -60,7 +38,7 @@ for (const backend of backends()) {
     before(async () => {
       f = await startEvmFixture();
       base = await f.adapter({ confirmations: 3 });
-      ({ chain, hooks } = hooked(base));
+      ({ chain, hooks } = hookPayouts(base));
       hot = outgoingOf(base).hotWallet as Address;
       await f.t.mint(f.usdt, hot, parseUnits('1000000', 18));
       await f.t.mint(f.cngn, hot, parseUnits('1000000', 6));
@@ -295,7 +273,7 @@ for (const backend of backends()) {
 
     it('50 concurrent withdrawals on two instances of one database: consecutive nonces, each paid exactly once', async () => {
       const secondDb: Database = database.url ? await openDatabase({ databaseUrl: database.url }) : database.db;
-      const secondChain = hooked(await f.adapter({ confirmations: 3 })).chain;
+      const secondChain = hookPayouts(await f.adapter({ confirmations: 3 })).chain;
       const second = await startService({ db: secondDb, chain: secondChain, scanner: false, webhookWorker: false, payouts: WORKER });
       try {
         const start = (await database.db.query<{ n: number }>('SELECT next_nonce::int AS n FROM payout_nonces')).rows[0]!.n;

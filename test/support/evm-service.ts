@@ -8,9 +8,9 @@ import { randomBytes } from 'node:crypto';
 import { getAddress, parseUnits, type Address, type Hash } from 'viem';
 import { connectEvmAdapter } from '../../src/server/chain/evm/adapter.js';
 import type { EvmChainOptions } from '../../src/server/chain/evm/chain.js';
-import type { ChainAdapter, OutgoingChain, RealChainAdapter } from '../../src/server/chain/types.js';
+import type { BroadcastOutcome, ChainAdapter, OutgoingChain, RealChainAdapter } from '../../src/server/chain/types.js';
 import { createChainScanner } from '../../src/server/service/sessions/index.js';
-import { startTestChain, type TestChain } from './anvil.js';
+import { DEPOSIT_XPUB, startTestChain, type TestChain } from './anvil.js';
 import { call } from './service.js';
 
 export interface EvmFixture {
@@ -62,10 +62,84 @@ export async function startEvmFixture(options: { blockTime?: number; extraArgs?:
   };
 }
 
+/** A local chain as one of several networks (`PAYLINK_EVM_NETWORKS`). */
+export interface LocalNetwork {
+  /** The network id (`bsc`, `polygon`). */
+  id: string;
+  name: string;
+  f: EvmFixture;
+  confirmations?: number;
+  pollMs?: number;
+}
+
+/**
+ * The settings of several local chains as an operator writes them (`PAYLINK_EVM_NETWORKS=bsc,polygon`
+ * with `PAYLINK_EVM_<ID>_*`), sharing the test deposit xpub and dev account 1 of the first chain as the
+ * hot wallet (anvil's dev keys are the same on every chain). Pass to `parseEvmNetworks`.
+ */
+export function networksEnv(networks: readonly LocalNetwork[]): Record<string, string> {
+  const env: Record<string, string> = { PAYLINK_EVM_NETWORKS: networks.map((n) => n.id).join(','), PAYLINK_EVM_XPUB: DEPOSIT_XPUB, PAYLINK_EVM_PAYOUT_KEY: networks[0]!.f.t.devKey(1) };
+  for (const { id, name, f, confirmations = 3, pollMs = 20 } of networks) {
+    const prefix = `PAYLINK_EVM_${id.toUpperCase().replace(/-/g, '_')}_`;
+    Object.assign(env, {
+      [`${prefix}RPC_URL`]: f.t.url,
+      [`${prefix}CHAIN_ID`]: String(f.t.chainId),
+      [`${prefix}TOKENS`]: `USDT=${f.usdt},CNGN=${f.cngn}`,
+      [`${prefix}CONFIRMATIONS`]: String(confirmations),
+      [`${prefix}POLL_MS`]: String(pollMs),
+      [`${prefix}NAME`]: name,
+    });
+  }
+  return env;
+}
+
 /** The payouts of a real adapter's first network (tests run one network unless they say otherwise). */
 export function outgoingOf(chain: ChainAdapter): OutgoingChain {
   if (chain.kind !== 'real' || !chain.chains[0]?.outgoing) throw new Error('no hot wallet on this chain');
   return chain.chains[0].outgoing;
+}
+
+/** What a test makes of a real adapter's broadcasts (see `hookPayouts`). */
+export interface PayoutHooks {
+  /** Runs before each transaction goes to the node, alone or in a batch: throw to fail that one. */
+  broadcast: ((raw: string) => Promise<void>) | null;
+  /** Replaces a batch's broadcast; `send` broadcasts raw transactions as usual (through `broadcast`). */
+  broadcastMany: ((raws: readonly string[], send: (raws: readonly string[]) => Promise<Array<PromiseSettledResult<BroadcastOutcome>>>) => Promise<Array<PromiseSettledResult<BroadcastOutcome>>>) | null;
+  /** Every raw transaction sent on to the node, in order (repeats included). */
+  sent: string[];
+}
+
+/** A real adapter whose first network's broadcasts go through `hooks` (everything else untouched). */
+export function hookPayouts(chain: RealChainAdapter): { chain: RealChainAdapter; hooks: PayoutHooks } {
+  const outgoing = outgoingOf(chain);
+  const hooks: PayoutHooks = { broadcast: null, broadcastMany: null, sent: [] };
+  const send = async (raws: readonly string[]): Promise<Array<PromiseSettledResult<BroadcastOutcome>>> => {
+    const gate = await Promise.allSettled(raws.map(async (raw) => hooks.broadcast?.(raw)));
+    const passing = raws.filter((_, i) => gate[i]!.status === 'fulfilled');
+    hooks.sent.push(...passing);
+    const results = passing.length ? await outgoing.broadcastMany(passing) : [];
+    let next = 0;
+    return gate.map((g) => (g.status === 'rejected' ? g : results[next++]!));
+  };
+  const wrapped: OutgoingChain = {
+    ...outgoing,
+    preparePayouts: (requests) => outgoing.preparePayouts(requests),
+    prepareGasTopUp: (to, value) => outgoing.prepareGasTopUp(to, value),
+    prepareNonceFiller: () => outgoing.prepareNonceFiller(),
+    sign: (prepared, nonce) => outgoing.sign(prepared, nonce),
+    state: (hash, payout) => outgoing.state(hash, payout),
+    states: (transactions, latest) => outgoing.states(transactions, latest),
+    latestBlock: () => outgoing.latestBlock(),
+    pendingNonce: () => outgoing.pendingNonce(),
+    minedNonce: () => outgoing.minedNonce(),
+    async broadcast(raw) {
+      await hooks.broadcast?.(raw);
+      hooks.sent.push(raw);
+      return outgoing.broadcast(raw);
+    },
+    broadcastMany: (raws) => (hooks.broadcastMany ? hooks.broadcastMany(raws, send) : send(raws)),
+  };
+  return { chain: { ...chain, chains: [{ ...chain.chains[0]!, outgoing: wrapped }, ...chain.chains.slice(1)] } as RealChainAdapter, hooks };
 }
 
 /** A scanner driven by hand (`runOnce`), for tests that decide when a round happens. */

@@ -11,9 +11,9 @@
  *   (../service/sessions/scanner.ts) reads each network's transfers block range by block range,
  *   follows their confirmations and credits each once through the same settlement
  *   (../service/sessions/settlement.ts), then follows it to finality. The payout worker
- *   (../service/payouts/) has a network prepare and sign one transaction per withdrawal, stores it
- *   with its nonce before anything is sent, then broadcasts that stored transaction (again, after
- *   any crash) and follows its receipt.
+ *   (../service/payouts/) has a network prepare and sign one transaction per withdrawal (a batch of
+ *   them at a time), stores each with its nonce before anything is sent, then broadcasts those stored
+ *   transactions (again, after any crash) and follows their receipts.
  *
  * The adapter never touches the database: money moves in the service, in transactions, and
  * everything it stores about a network (cursor, nonces, finality) is keyed by the network's id.
@@ -195,8 +195,11 @@ export interface SignedRawTransaction {
   txHash: string;
 }
 
-/** What a node said to a broadcast; every outcome means "follow the receipt". */
-export type BroadcastOutcome = 'sent' | 'already_known' | 'nonce_too_low' | 'replacement_underpriced';
+/**
+ * What a node said to a broadcast. `nonce_gap`: the node holds no transaction of an earlier nonce
+ * of the sender yet (send this one again after it); every other outcome means "follow the receipt".
+ */
+export type BroadcastOutcome = 'sent' | 'already_known' | 'nonce_too_low' | 'replacement_underpriced' | 'nonce_gap';
 
 /** A stored transaction's state on the chain. */
 export type TransactionState =
@@ -228,8 +231,13 @@ export interface OutgoingChain {
   pendingNonce(): Promise<number>;
   /** How many of the hot wallet's transactions are mined: nonces below it are used for good. */
   minedNonce(): Promise<number>;
-  /** Fees and gas of a payout's token transfer. Throws `PayoutError` when it would revert now. */
-  preparePayout(request: PayoutRequest): Promise<PreparedTransaction>;
+  /**
+   * Fees and gas of payouts' token transfers: one fee quote for them all, the transfers estimated
+   * together (one round trip where the node takes batches). Each settles on its own: rejected with
+   * `PayoutError` when that transfer would revert now, with another error when the node did not
+   * answer. Throws (nothing prepared) when the fees could not be read.
+   */
+  preparePayouts(requests: readonly PayoutRequest[]): Promise<Array<PromiseSettledResult<PreparedTransaction>>>;
   /** A native-coin (gas money) transfer of `value` wei from the hot wallet to `to`. */
   prepareGasTopUp(to: string, value: bigint): Promise<PreparedTransaction>;
   /** A transfer of nothing from the hot wallet to itself: fills a nonce whose transaction the node refused. */
@@ -238,8 +246,21 @@ export interface OutgoingChain {
   sign(prepared: PreparedTransaction, nonce: number): Promise<SignedRawTransaction>;
   /** Sends a stored transaction. Throws `PayoutError` when the node refuses it for good. */
   broadcast(rawTransaction: string): Promise<BroadcastOutcome>;
+  /**
+   * Sends stored transactions together (one round trip where the node takes batches), in their
+   * order: pass them lowest nonce first. Each settles as `broadcast` would.
+   */
+  broadcastMany(rawTransactions: readonly string[]): Promise<Array<PromiseSettledResult<BroadcastOutcome>>>;
+  /** The highest latest block among the nodes: read once to count the confirmations of many transactions. */
+  latestBlock(): Promise<number>;
   /** A stored transaction's state; with `payout`, also what its recipient received. */
   state(txHash: string, payout?: { assetId: AssetId; to: string }): Promise<TransactionState>;
+  /**
+   * The states of stored transactions, read together (one round trip where the node takes batches),
+   * each as `state` would say, with confirmations counted below `latest` (read before them, so none
+   * is over-counted). Each settles on its own.
+   */
+  states(transactions: ReadonlyArray<{ txHash: string; payout?: { assetId: AssetId; to: string } | undefined }>, latest: number): Promise<Array<PromiseSettledResult<TransactionState>>>;
 }
 
 /** What both kinds of adapter have. */

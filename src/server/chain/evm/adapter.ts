@@ -20,8 +20,9 @@ import {
   type OutgoingChain,
   type PreparedTransaction,
   type TransactionState,
+  type BroadcastOutcome,
 } from '../types.js';
-import { connectEvmChain, type EvmChain, type EvmChainOptions, type EvmTransfer } from './chain.js';
+import { connectEvmChain, type EvmChain, type EvmChainOptions, type EvmTransfer, type TransactionStatus } from './chain.js';
 import type { EvmConfig } from './config.js';
 import { EvmChainError } from './errors.js';
 import { NATIVE_TRANSFER_GAS, withHeadroom, type FeeQuote } from './fees.js';
@@ -63,6 +64,13 @@ function libraryTransfer(transfer: ObservedTransfer): EvmTransfer {
 function refusalOf(error: unknown, what: string): unknown {
   if (error instanceof EvmChainError && !error.retryable) return new PayoutError(`${what}: ${error.message}`);
   return error;
+}
+
+/** A broadcast's refusal as the payouts see it: an outcome, `PayoutError` (refused for good) or, thrown as it is, an outage. */
+function broadcastRefusal(error: unknown): BroadcastOutcome {
+  // A node that does not queue a transaction ahead of its nonce (several sent at once arrive out of order).
+  if (error instanceof EvmChainError && error.code === 'nonce_too_high') return 'nonce_gap';
+  throw refusalOf(error, 'The node refused the transaction');
 }
 
 /** The scanner input and payouts of one connected network. */
@@ -107,6 +115,13 @@ export function evmNetworkChain(chain: EvmChain): NetworkChain {
     },
   };
 
+  /** A receipt as a payout's state; for a withdrawal's payout, with what its recipient received. */
+  const stateOf = (receipt: TransactionStatus, payout: { assetId: AssetId; to: string } | undefined): TransactionState => {
+    if (receipt.status === 'pending') return receipt;
+    const received = payout && receipt.status === 'success' ? chain.receivedAmount(receipt.logs, payout.assetId, payout.to) : undefined;
+    return { status: receipt.status, blockNumber: receipt.blockNumber, confirmations: receipt.confirmations, received };
+  };
+
   const hotWallet = chain.hotWallet;
   const outgoing: OutgoingChain | undefined = hotWallet && {
     blockchainId: network.id,
@@ -114,28 +129,41 @@ export function evmNetworkChain(chain: EvmChain): NetworkChain {
     confirmations: chain.confirmations,
     pendingNonce: () => chain.pendingNonce(),
     minedNonce: () => chain.latestNonce(),
-    async preparePayout(request) {
-      const token = chain.token(request.assetId);
+    async preparePayouts(requests) {
+      let fees: FeeQuote;
       try {
-        const fees = withHeadroom(await chain.feeQuote());
-        // Estimate with a signature-free dry run: a transfer that would revert now (the hot wallet
-        // holds too little, the token is paused) is refused before any nonce is taken.
-        const probe = await chain.signTokenTransfer({ nonce: 0, assetId: request.assetId, to: request.address, amount: request.amount, fees });
+        // One quote for the whole batch: the fees of one moment, with headroom for the wait in the database.
+        fees = withHeadroom(await chain.feeQuote());
+      } catch (error) {
+        const refusal = refusalOf(error, 'The transfer cannot be sent');
+        if (!(refusal instanceof PayoutError)) throw refusal;
+        return requests.map((): PromiseRejectedResult => ({ status: 'rejected', reason: refusal }));
+      }
+      // Estimating is a dry run of each transfer: one that would revert now (the hot wallet holds too
+      // little, the token is paused, the recipient is blocked) is refused before any nonce is taken.
+      const refused = (error: unknown, assetId: AssetId) =>
+        error instanceof RangeError || error instanceof TypeError ? new PayoutError(error.message) : refusalOf(error, `The ${assetId} transfer cannot be sent`);
+      let gas: Array<PromiseSettledResult<bigint>>;
+      try {
+        gas = await chain.estimateTokenTransfers(requests.map((request) => ({ assetId: request.assetId, to: request.address, amount: request.amount })));
+      } catch (error) {
+        return requests.map((request): PromiseRejectedResult => ({ status: 'rejected', reason: refused(error, request.assetId) }));
+      }
+      return requests.map((request, i): PromiseSettledResult<PreparedTransaction> => {
+        const estimate = gas[i]!;
+        if (estimate.status === 'rejected') return { status: 'rejected', reason: refused(estimate.reason, request.assetId) };
         const prepared: EvmPrepared = {
           kind: 'token',
           description: `transfer ${request.amount} ${request.assetId} to ${request.address}`,
-          to: token.address,
+          to: chain.token(request.assetId).address,
           recipient: getAddress(request.address),
           assetId: request.assetId,
           amount: request.amount,
           fees,
-          gas: probe.gas,
+          gas: estimate.value,
         };
-        return prepared;
-      } catch (error) {
-        if (error instanceof RangeError || error instanceof TypeError) throw new PayoutError(error.message);
-        throw refusalOf(error, `The ${request.assetId} transfer cannot be sent`);
-      }
+        return { status: 'fulfilled', value: prepared };
+      });
     },
     async prepareGasTopUp(to, value) {
       const recipient = getAddress(to);
@@ -159,14 +187,37 @@ export function evmNetworkChain(chain: EvmChain): NetworkChain {
       try {
         return (await chain.broadcast(rawTransaction as Hex)).outcome;
       } catch (error) {
-        throw refusalOf(error, 'The node refused the transaction');
+        return broadcastRefusal(error);
       }
     },
+    async broadcastMany(rawTransactions) {
+      const results = await chain.broadcastMany(rawTransactions as readonly Hex[]);
+      return results.map((result): PromiseSettledResult<BroadcastOutcome> => {
+        if (result.status === 'fulfilled') return { status: 'fulfilled', value: result.value.outcome };
+        try {
+          return { status: 'fulfilled', value: broadcastRefusal(result.reason) };
+        } catch (reason) {
+          return { status: 'rejected', reason };
+        }
+      });
+    },
+    latestBlock: () => chain.latestBlock(),
     async state(txHash, payout): Promise<TransactionState> {
-      const receipt = await chain.receipt(txHash as Hex);
-      if (receipt.status === 'pending') return receipt;
-      const received = payout && receipt.status === 'success' ? chain.receivedAmount(receipt.logs, payout.assetId, payout.to) : undefined;
-      return { status: receipt.status, blockNumber: receipt.blockNumber, confirmations: receipt.confirmations, received };
+      return stateOf(await chain.receipt(txHash as Hex), payout);
+    },
+    async states(transactions, latest) {
+      const receipts = await chain.receipts(
+        transactions.map((t) => t.txHash as Hex),
+        latest,
+      );
+      return receipts.map((receipt, i): PromiseSettledResult<TransactionState> => {
+        if (receipt.status === 'rejected') return receipt;
+        try {
+          return { status: 'fulfilled', value: stateOf(receipt.value, transactions[i]!.payout) };
+        } catch (reason) {
+          return { status: 'rejected', reason };
+        }
+      });
     },
   };
 

@@ -3,10 +3,11 @@
  * as often as needed) and maps the node's "already known", "nonce too low" and "replacement
  * underpriced" to outcomes that all mean "read the receipt"; `receipt` says pending, success or
  * reverted, with the confirmations and the receipt's logs (what a payout really delivered).
+ * `broadcastMany` and `receipts` do the same for a batch of payouts in one JSON-RPC batch each.
  */
-import { keccak256, type Hex, type Log } from 'viem';
+import { formatTransactionReceipt, keccak256, type Hex, type Log, type RpcTransactionReceipt, type TransactionReceipt } from 'viem';
 import { type ChainContext, lower } from './context.js';
-import { EvmChainError, nodeMessage, redact } from './errors.js';
+import { EvmChainError, nodeMessage, redact, toChainError } from './errors.js';
 import { orNull } from './transfers.js';
 
 /** What the node said to a broadcast. Any of them means: watch `receipt(txHash)`. */
@@ -58,6 +59,25 @@ class BroadcastRefusal extends Error {
   }
 }
 
+/** What a refusal the caller must act on becomes (`EvmChainError`), or the outcome that means "read the receipt". */
+function refused(txHash: Hex, refusal: Exclude<Refusal, 'sent'>, words: string, cause: unknown): BroadcastResult {
+  if (refusal === 'already_known' || refusal === 'nonce_too_low' || refusal === 'replacement_underpriced') return { outcome: refusal, txHash };
+  const said = redact(words);
+  const method = 'eth_sendRawTransaction';
+  if (refusal === 'insufficient_funds') throw new EvmChainError('insufficient_funds', `${method}: the sender cannot pay for this transaction (${said})`, { method, cause });
+  if (refusal === 'nonce_too_high') throw new EvmChainError('nonce_too_high', `${method}: an earlier nonce of the sender is not mined or pending yet (${said})`, { method, cause });
+  if (refusal === 'fee_too_low') throw new EvmChainError('fee_too_low', `${method}: the fee is too low for the node now (${said})`, { method, cause });
+  throw new EvmChainError('rejected', `${method}: the node refused the transaction (${said})`, { method, cause });
+}
+
+/** The hash a node answered for `txHash`'s raw transaction, checked. */
+function sentAs(txHash: Hex, answered: unknown): BroadcastResult {
+  if (typeof answered !== 'string' || lower(answered) !== txHash) {
+    throw new EvmChainError('bad_response', `eth_sendRawTransaction: the node reported hash ${String(answered)} for ${txHash}`, { method: 'eth_sendRawTransaction' });
+  }
+  return { outcome: 'sent', txHash };
+}
+
 /**
  * Sends a signed transaction (`eth_sendRawTransaction`). Safe to repeat with the same raw
  * transaction: a repeat answers `already_known` or `nonce_too_low`, never a second transfer.
@@ -78,27 +98,36 @@ export async function broadcast(ctx: ChainContext, rawTransaction: Hex): Promise
         throw error;
       }
     });
-    if (lower(sent) !== txHash) throw new EvmChainError('bad_response', `eth_sendRawTransaction: the node reported hash ${sent} for ${txHash}`, { method: 'eth_sendRawTransaction' });
-    return { outcome: 'sent', txHash };
+    return sentAs(txHash, sent);
   } catch (error) {
     if (!(error instanceof BroadcastRefusal)) throw error;
-    if (error.refusal === 'already_known' || error.refusal === 'nonce_too_low' || error.refusal === 'replacement_underpriced') {
-      return { outcome: error.refusal, txHash };
-    }
-    const said = redact(error.said);
-    const method = 'eth_sendRawTransaction';
-    if (error.refusal === 'insufficient_funds') throw new EvmChainError('insufficient_funds', `${method}: the sender cannot pay for this transaction (${said})`, { method, cause: error.cause });
-    if (error.refusal === 'nonce_too_high') throw new EvmChainError('nonce_too_high', `${method}: an earlier nonce of the sender is not mined or pending yet (${said})`, { method, cause: error.cause });
-    if (error.refusal === 'fee_too_low') throw new EvmChainError('fee_too_low', `${method}: the fee is too low for the node now (${said})`, { method, cause: error.cause });
-    throw new EvmChainError('rejected', `${method}: the node refused the transaction (${said})`, { method, cause: error.cause });
+    return refused(txHash, error.refusal, error.said, error.cause);
   }
 }
 
-/** A transaction's state: pending (no receipt), or mined with its confirmations, outcome and logs. `latest` saves a call when known. */
-export async function receipt(ctx: ChainContext, txHash: Hex, latest?: number): Promise<TransactionStatus> {
-  const found = await ctx.rpc.call('eth_getTransactionReceipt', (client) => orNull(client.getTransactionReceipt({ hash: txHash }), 'TransactionReceiptNotFoundError'));
+/**
+ * Sends several signed transactions in one JSON-RPC batch, in their order (a batch of payouts,
+ * lowest nonce first). Each settles as `broadcast` would; a node that did not answer the batch at
+ * all (after failover) fails them all.
+ */
+export async function broadcastMany(ctx: ChainContext, rawTransactions: readonly Hex[]): Promise<Array<PromiseSettledResult<BroadcastResult>>> {
+  const answers = await ctx.rpc.batch('eth_sendRawTransaction', rawTransactions.map((raw) => [raw]));
+  return answers.map((answer, i) => {
+    const txHash = lower(keccak256(rawTransactions[i]!));
+    try {
+      if (answer.status === 'fulfilled') return { status: 'fulfilled', value: sentAs(txHash, answer.value) };
+      const refusal = classifyRefusal(nodeMessage(answer.reason));
+      if (!refusal) throw toChainError(answer.reason, 'eth_sendRawTransaction');
+      return { status: 'fulfilled', value: refused(txHash, refusal, nodeMessage(answer.reason), answer.reason) };
+    } catch (reason) {
+      return { status: 'rejected', reason };
+    }
+  });
+}
+
+/** A receipt (or none) as a transaction's state, with its confirmations below `head`. */
+function statusOf(found: TransactionReceipt | null, head: number): TransactionStatus {
   if (!found) return { status: 'pending' };
-  const head = latest ?? (await ctx.rpc.head());
   const blockNumber = Number(found.blockNumber);
   return {
     status: found.status === 'success' ? 'success' : 'reverted',
@@ -108,4 +137,28 @@ export async function receipt(ctx: ChainContext, txHash: Hex, latest?: number): 
     gasUsed: found.gasUsed,
     logs: found.logs,
   };
+}
+
+/** A transaction's state: pending (no receipt), or mined with its confirmations, outcome and logs. `latest` saves a call when known. */
+export async function receipt(ctx: ChainContext, txHash: Hex, latest?: number): Promise<TransactionStatus> {
+  const found = await ctx.rpc.call('eth_getTransactionReceipt', (client) => orNull(client.getTransactionReceipt({ hash: txHash }), 'TransactionReceiptNotFoundError'));
+  if (!found) return { status: 'pending' };
+  return statusOf(found, latest ?? (await ctx.rpc.head()));
+}
+
+/**
+ * The states of several transactions, their receipts read in one JSON-RPC batch; confirmations are
+ * counted below `latest` (read before, so none is over-counted). Each settles on its own.
+ */
+export async function receipts(ctx: ChainContext, txHashes: readonly Hex[], latest: number): Promise<Array<PromiseSettledResult<TransactionStatus>>> {
+  const answers = await ctx.rpc.batch('eth_getTransactionReceipt', txHashes.map((hash) => [hash]));
+  return answers.map((answer): PromiseSettledResult<TransactionStatus> => {
+    if (answer.status === 'rejected') return { status: 'rejected', reason: toChainError(answer.reason, 'eth_getTransactionReceipt') };
+    try {
+      const found = answer.value ? formatTransactionReceipt(answer.value as RpcTransactionReceipt) : null;
+      return { status: 'fulfilled', value: statusOf(found, latest) };
+    } catch (error) {
+      return { status: 'rejected', reason: new EvmChainError('bad_response', 'eth_getTransactionReceipt: the node answered a malformed receipt', { method: 'eth_getTransactionReceipt', cause: error }) };
+    }
+  });
 }

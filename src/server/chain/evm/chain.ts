@@ -20,14 +20,14 @@ import { privateKeyToAccount } from 'viem/accounts';
 import type { AssetId } from '../../../core/money.js';
 import type { Network } from '../types.js';
 import { depositAddresses, type DepositAddresses } from './addresses.js';
-import { broadcast, receipt, type BroadcastResult, type TransactionStatus } from './broadcast.js';
+import { broadcast, broadcastMany, receipt, receipts, type BroadcastResult, type TransactionStatus } from './broadcast.js';
 import type { EvmConfig } from './config.js';
 import { chainContext, checkedAddress, lower, tokenOf, type ChainContext, type EvmChainOptions, type EvmToken } from './context.js';
 import { EvmChainError } from './errors.js';
-import { estimateGas, feeQuote, type FeeQuote } from './fees.js';
+import { estimateGas, estimateGasMany, feeQuote, type FeeQuote } from './fees.js';
 import { createEvmRpc, type EvmRpc } from './rpc.js';
 import { LogRangeMemory, scanTransfers } from './scan.js';
-import { signCall, signNativeTransfer, signTokenTransfer, type CallToSign, type SignedTransaction } from './sign.js';
+import { signCall, signNativeTransfer, signTokenTransfer, tokenTransferCall, type CallToSign, type SignedTransaction } from './sign.js';
 import { blockHashAt, recheckTransfer, receivedUnits, type EvmTransfer, type TransferCheck } from './transfers.js';
 
 export type { BroadcastOutcome, BroadcastResult, TransactionStatus } from './broadcast.js';
@@ -226,6 +226,27 @@ export class EvmChain {
   }
 
   /**
+   * The gas of ERC-20 transfers from the hot wallet (`amount` of `assetId` to `to` each), estimated
+   * in one JSON-RPC batch, with the configured margin: a dry run that signs nothing. Each settles on
+   * its own: `EvmChainError('reverted')` for a transfer that would revert now, a `RangeError` or
+   * `TypeError` for an amount or address that cannot be sent.
+   */
+  async estimateTokenTransfers(requests: ReadonlyArray<{ assetId: AssetId; to: string; amount: string }>): Promise<Array<PromiseSettledResult<bigint>>> {
+    const from = this.#hot().address;
+    const calls = requests.map((request): PromiseSettledResult<{ from: Address; to: Address; data: Hex }> => {
+      try {
+        return { status: 'fulfilled', value: { from, ...tokenTransferCall(this.#ctx, request) } };
+      } catch (reason) {
+        return { status: 'rejected', reason };
+      }
+    });
+    const valid = calls.flatMap((call) => (call.status === 'fulfilled' ? [call.value] : []));
+    const estimates = await estimateGasMany(this.#ctx, valid);
+    let next = 0;
+    return calls.map((call) => (call.status === 'fulfilled' ? estimates[next++]! : call));
+  }
+
+  /**
    * Signs a native-coin transfer (gas money: BNB on BSC) of `value` wei from the hot wallet.
    * Sends nothing. Gas is 21,000 (a plain transfer to an account without code).
    */
@@ -251,9 +272,19 @@ export class EvmChain {
     return broadcast(this.#ctx, rawTransaction);
   }
 
+  /** Sends several signed transactions in one JSON-RPC batch, in their order; each settles as `broadcast` would (./broadcast.ts). */
+  broadcastMany(rawTransactions: readonly Hex[]): Promise<Array<PromiseSettledResult<BroadcastResult>>> {
+    return broadcastMany(this.#ctx, rawTransactions);
+  }
+
   /** A transaction's state: pending (no receipt), or mined with its confirmations, outcome and logs. */
   receipt(txHash: Hex, latest?: number): Promise<TransactionStatus> {
     return receipt(this.#ctx, txHash, latest);
+  }
+
+  /** The states of several transactions, their receipts read in one JSON-RPC batch, confirmations counted below `latest`. */
+  receipts(txHashes: readonly Hex[], latest: number): Promise<Array<PromiseSettledResult<TransactionStatus>>> {
+    return receipts(this.#ctx, txHashes, latest);
   }
 
   /** What `to` received of `assetId` according to a receipt's Transfer logs, as an exact decimal string. */

@@ -91,7 +91,7 @@ export function isRetryableChainError(error: unknown): boolean {
 }
 
 /** JSON-RPC codes of "too many requests" across nodes and providers. */
-const RATE_LIMIT_CODES = new Set([-32005, -32007, 429]);
+export const RATE_LIMIT_CODES = new Set([-32005, -32007, 429]);
 
 /** The node's own words (`details`) of a viem error, or its message. */
 export function nodeMessage(error: unknown): string {

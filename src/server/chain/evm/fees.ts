@@ -3,9 +3,9 @@
  * gas price where it has none, as on BNB Smart Chain) and the gas a call needs. A stored transaction
  * is never re-priced, so fees get headroom when a payout is prepared (`withHeadroom`).
  */
-import type { Address, Hex } from 'viem';
+import { toHex, type Address, type Hex } from 'viem';
 import type { ChainContext } from './context.js';
-import { EvmChainError } from './errors.js';
+import { EvmChainError, toChainError } from './errors.js';
 
 /** Fees of a transaction, from the node. */
 export type FeeQuote =
@@ -57,6 +57,32 @@ export function withHeadroom(fees: FeeQuote): FeeQuote {
  */
 export async function estimateGas(ctx: ChainContext, call: { from: Address; to: Address; data?: Hex | undefined; value?: bigint | undefined }): Promise<bigint> {
   const estimate = await ctx.rpc.call('eth_estimateGas', (client) => client.estimateGas({ account: call.from, to: call.to, data: call.data, value: call.value }));
+  return withMargin(ctx, estimate);
+}
+
+/** `estimate` × the configured margin, rounded up. */
+function withMargin(ctx: ChainContext, estimate: bigint): bigint {
   const margin = ctx.options.gasMargin ?? 1.25;
   return (estimate * BigInt(Math.round(margin * 1_000)) + 999n) / 1_000n;
+}
+
+/**
+ * The gas of several calls, estimated in one JSON-RPC batch, each with the configured margin and
+ * settling on its own: a call that would revert now is rejected with `EvmChainError('reverted')`.
+ */
+export async function estimateGasMany(
+  ctx: ChainContext,
+  calls: ReadonlyArray<{ from: Address; to: Address; data?: Hex | undefined; value?: bigint | undefined }>,
+): Promise<Array<PromiseSettledResult<bigint>>> {
+  const answers = await ctx.rpc.batch(
+    'eth_estimateGas',
+    calls.map((call) => [{ from: call.from, to: call.to, data: call.data, value: call.value === undefined ? undefined : toHex(call.value) }]),
+  );
+  return answers.map((answer): PromiseSettledResult<bigint> => {
+    if (answer.status === 'rejected') return { status: 'rejected', reason: toChainError(answer.reason, 'eth_estimateGas') };
+    if (typeof answer.value !== 'string' || !/^0x[0-9a-f]+$/i.test(answer.value)) {
+      return { status: 'rejected', reason: new EvmChainError('bad_response', 'eth_estimateGas: the node answered no gas amount', { method: 'eth_estimateGas' }) };
+    }
+    return { status: 'fulfilled', value: withMargin(ctx, BigInt(answer.value)) };
+  });
 }

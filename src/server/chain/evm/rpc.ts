@@ -11,12 +11,38 @@
  * a node known to have reached that block, so a lagging node never hides a transfer or makes one
  * look gone.
  *
+ * Many calls of one method at once (a batch of payouts' estimates, broadcasts, receipts) go as
+ * JSON-RPC batches (`batch`): one round trip instead of one per call. A node that refuses batches is
+ * remembered and asked call by call from then on.
+ *
  * `cacheTime: 0`: viem otherwise caches the block number for a polling interval, which makes
  * confirmation counts stale.
  */
 import { createRequire } from 'node:module';
-import { createPublicClient, http, webSocket, type PublicClient } from 'viem';
-import { EvmChainError, TRANSIENT_CODES, toChainError } from './errors.js';
+import { createPublicClient, http, HttpRequestError, RpcRequestError, webSocket, type PublicClient } from 'viem';
+import { getHttpRpcClient, type HttpRpcClient } from 'viem/utils';
+import { EvmChainError, RATE_LIMIT_CODES, TRANSIENT_CODES, toChainError } from './errors.js';
+
+/**
+ * Runs `run` on every item with at most `limit` in flight, started in the items' order, and
+ * settles each on its own (one failure stops none of the others), in the items' order.
+ */
+async function settleEach<T, R>(items: readonly T[], run: (item: T) => Promise<R>, limit: number): Promise<Array<PromiseSettledResult<R>>> {
+  const results: Array<PromiseSettledResult<R>> = new Array(items.length);
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) {
+      const index = next++;
+      try {
+        results[index] = { status: 'fulfilled', value: await run(items[index]!) };
+      } catch (reason) {
+        results[index] = { status: 'rejected', reason };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, lane));
+  return results;
+}
 
 /** Limits of each call to the nodes. */
 export interface RpcOptions {
@@ -44,11 +70,26 @@ export interface EvmRpc {
   readonly nodes: number;
   /** Runs `run(client)` on a node, failing over and retrying on transient faults; `method` names it in errors. */
   call<T>(method: string, run: (client: PublicClient) => Promise<T>, options?: CallOptions): Promise<T>;
+  /**
+   * Calls `method` once per entry of `params` (a batch of payouts' estimates, broadcasts or
+   * receipts), as JSON-RPC batches of at most `BATCH_SIZE` calls in one HTTP request each: one
+   * round trip instead of one per call. A node that does not take batches (and a WebSocket node) is
+   * asked the calls one by one, a few at a time. Each answer settles on its own, in the order of
+   * `params`: the node's result, or its error (a node's JSON-RPC error as viem's `RpcRequestError`,
+   * for `toChainError` or the caller's own reading). A batch the node did not answer at all fails
+   * over and is retried like `call`; then it throws.
+   */
+  batch(method: string, params: readonly unknown[][]): Promise<Array<PromiseSettledResult<unknown>>>;
   /** The highest latest block among the nodes that answer; notes which nodes lag. */
   head(): Promise<number>;
   /** Closes WebSocket connections (no-op over HTTP). */
   close(): Promise<void>;
 }
+
+/** Most calls in one JSON-RPC batch (providers cap batches; 50 is below every cap known). */
+export const BATCH_SIZE = 50;
+/** Most calls in flight at once where a node is asked them one by one. */
+const IN_FLIGHT = 16;
 
 /** A node this many blocks behind the highest head is lagging: asked only when no other answers. */
 export const LAG_BLOCKS = 3;
@@ -77,6 +118,9 @@ class Node {
   head = -1;
   failedAt = 0;
   readonly isSocket: boolean;
+  /** Whether the node takes JSON-RPC batches: false once it refused one (then it is asked call by call). */
+  batches: boolean;
+  #batchClient: HttpRpcClient | undefined;
 
   constructor(
     readonly url: string,
@@ -85,6 +129,13 @@ class Node {
     this.isSocket = /^wss?:/i.test(url);
     if (this.isSocket) ensureWebSocket();
     this.client = this.makeClient();
+    this.batches = !this.isSocket;
+  }
+
+  /** The node's HTTP JSON-RPC client, for batches. */
+  get batchClient(): HttpRpcClient {
+    this.#batchClient ??= getHttpRpcClient(this.url, { timeout: this.timeout });
+    return this.#batchClient;
   }
 
   // Over WebSocket, viem's own reconnection gives up for good when the node is still down at its
@@ -145,39 +196,85 @@ export function createEvmRpc(urls: string | readonly string[], options: RpcOptio
     }
   };
 
+  /** Runs `run` on a node, failing over and retrying on transient faults (see `EvmRpc.call`). */
+  const onNode = async <T>(method: string, run: (node: Node) => Promise<T>, callOptions: CallOptions = {}): Promise<T> => {
+    const retries = callOptions.retries ?? defaultRetries;
+    let candidates = ordered(callOptions.atLeast);
+    if (candidates.length === 0) {
+      await rpc.head().catch(() => undefined);
+      candidates = ordered(callOptions.atLeast);
+      if (candidates.length === 0) {
+        throw new EvmChainError('lagging', `${method}: no node has reached block ${callOptions.atLeast} yet (the nodes lag)`, { method });
+      }
+    }
+    for (let attempt = 0; ; attempt++) {
+      let last: unknown;
+      for (const node of candidates) {
+        const used = node.client;
+        try {
+          return await run(node);
+        } catch (raw) {
+          const error = toChainError(raw, method);
+          if (!(error instanceof EvmChainError) || !TRANSIENT_CODES.has(error.code)) throw error;
+          // eth_getLogs refusals say the range is too wide, not that the node is failing (./scan.ts narrows it).
+          if (method !== 'eth_getLogs') node.failedAt = Date.now();
+          if (error.code === 'unreachable' || error.code === 'timeout') await node.reopen(used);
+          last = error;
+        }
+      }
+      if (attempt >= retries) throw last;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(retryDelay * 2 ** attempt, 1_000)));
+    }
+  };
+
+  /** The calls of one batch on `node`: one HTTP request where it takes batches, else one by one. */
+  const batchOn = async (node: Node, method: string, params: readonly unknown[][]): Promise<Array<PromiseSettledResult<unknown>>> => {
+    if (node.batches && params.length > 1) {
+      const body = params.map((p, id) => ({ id, method, params: p }));
+      let answers: Array<{ id?: unknown; result?: unknown; error?: { code: number; message: string; data?: unknown } }> | undefined;
+      try {
+        answers = (await node.batchClient.request({ body })) as typeof answers;
+      } catch (error) {
+        // Refused as a request (an HTTP 4xx but 429, or a JSON-RPC error but a rate limit), or answered
+        // with fewer answers than calls: this node takes no batches. Anything else is an outage.
+        const status = error instanceof HttpRequestError || error instanceof RpcRequestError ? error.status : undefined;
+        const refused =
+          error instanceof RpcRequestError
+            ? !RATE_LIMIT_CODES.has(error.code) && (status === undefined || (status < 500 && status !== 429 && status !== 408))
+            : (error instanceof HttpRequestError && error.cause instanceof Error && /^Expected \d+ responses/.test(error.cause.message)) ||
+              (status !== undefined && status < 500 && status !== 429 && status !== 408);
+        if (!refused) throw error;
+      }
+      // One error for the whole batch (viem hands it to every call, without an id): a rate limit is an
+      // outage for now; any other says "no batches here".
+      const whole = answers?.every((answer) => answer?.id === undefined || answer?.id === null) ? answers[0]?.error : undefined;
+      if (whole && RATE_LIMIT_CODES.has(whole.code)) throw new RpcRequestError({ body, error: whole, url: '<rpc-url>' });
+      if (answers && !whole) {
+        const byId = new Map(answers.map((answer) => [answer?.id, answer]));
+        return body.map(({ id }): PromiseSettledResult<unknown> => {
+          const answer = byId.get(id);
+          if (answer?.error) return { status: 'rejected', reason: new RpcRequestError({ body: body[id]!, error: answer.error, url: '<rpc-url>' }) };
+          if (!answer || !('result' in answer)) return { status: 'rejected', reason: new EvmChainError('bad_response', `${method}: the node's batch answer has no answer for call ${id}`, { method }) };
+          return { status: 'fulfilled', value: answer.result };
+        });
+      }
+      node.batches = false;
+    }
+    return settleEach(params, (p) => node.client.request({ method, params: p } as never), IN_FLIGHT);
+  };
+
   const rpc: EvmRpc = {
     get client() {
       return ordered(undefined)[0]!.client;
     },
     nodes: nodes.length,
-    async call(method, run, callOptions = {}) {
-      const retries = callOptions.retries ?? defaultRetries;
-      let candidates = ordered(callOptions.atLeast);
-      if (candidates.length === 0) {
-        await rpc.head().catch(() => undefined);
-        candidates = ordered(callOptions.atLeast);
-        if (candidates.length === 0) {
-          throw new EvmChainError('lagging', `${method}: no node has reached block ${callOptions.atLeast} yet (the nodes lag)`, { method });
-        }
+    call: (method, run, callOptions) => onNode(method, (node) => run(node.client), callOptions),
+    async batch(method, params) {
+      const answers: Array<PromiseSettledResult<unknown>> = [];
+      for (let start = 0; start < params.length; start += BATCH_SIZE) {
+        answers.push(...(await onNode(method, (node) => batchOn(node, method, params.slice(start, start + BATCH_SIZE)))));
       }
-      for (let attempt = 0; ; attempt++) {
-        let last: unknown;
-        for (const node of candidates) {
-          const used = node.client;
-          try {
-            return await run(used);
-          } catch (raw) {
-            const error = toChainError(raw, method);
-            if (!(error instanceof EvmChainError) || !TRANSIENT_CODES.has(error.code)) throw error;
-            // eth_getLogs refusals say the range is too wide, not that the node is failing (./scan.ts narrows it).
-            if (method !== 'eth_getLogs') node.failedAt = Date.now();
-            if (error.code === 'unreachable' || error.code === 'timeout') await node.reopen(used);
-            last = error;
-          }
-        }
-        if (attempt >= retries) throw last;
-        await new Promise((resolve) => setTimeout(resolve, Math.min(retryDelay * 2 ** attempt, 1_000)));
-      }
+      return answers;
     },
     async head() {
       if (nodes.length === 1) return rpc.call('eth_blockNumber', () => headOf(nodes[0]!));

@@ -10,7 +10,7 @@
 import type { WebhookEventTypeName } from '../../../core/rules/webhooks.js';
 import type { CheckoutSessionRecord, Order, Withdrawal } from '../../../core/schemas.js';
 import type { Queryable } from '../../db/index.js';
-import { enqueueWebhookEvent } from '../webhooks/outbox.js';
+import { enqueueWebhookEvents } from '../webhooks/outbox.js';
 
 /** Checkout session changes, heard by the SSE streams of every instance (./session-events.ts). */
 export const SESSION_CHANNEL = 'paylink_session_status';
@@ -48,16 +48,22 @@ export type DomainEvent =
 
 /** Records `event` in the transaction `tx`. Call it from the transaction that makes the change. */
 export async function recordEvent(tx: Queryable, event: DomainEvent): Promise<void> {
-  switch (event.type) {
-    case 'session.changed':
-      await tx.query('SELECT pg_notify($1, $2)', [SESSION_CHANNEL, event.sessionId]);
-      return;
-    case 'link.changed':
-      await tx.query('SELECT pg_notify($1, $2)', [LINK_CHANNEL, event.slug]);
-      return;
-    default: {
-      const eventId = await enqueueWebhookEvent(tx, event);
-      if (eventId !== undefined) await tx.query('SELECT pg_notify($1, $2)', [WEBHOOK_CHANNEL, eventId]);
-    }
+  await recordEvents(tx, [event]);
+}
+
+/**
+ * Records several events in the transaction `tx` (a batch of changes made at once), in their order;
+ * the delivery workers are woken once for all their webhook events.
+ */
+export async function recordEvents(tx: Queryable, events: readonly DomainEvent[]): Promise<void> {
+  const announcements: Array<Extract<DomainEvent, { integratorId: string }>> = [];
+  for (const event of events) {
+    if (event.type === 'session.changed') await tx.query('SELECT pg_notify($1, $2)', [SESSION_CHANNEL, event.sessionId]);
+    else if (event.type === 'link.changed') await tx.query('SELECT pg_notify($1, $2)', [LINK_CHANNEL, event.slug]);
+    else announcements.push(event);
   }
+  if (announcements.length === 0) return;
+  const written = (await enqueueWebhookEvents(tx, announcements)).filter((id) => id !== undefined);
+  // The workers read what is due, whatever the payload says: one wake-up is enough.
+  if (written.length > 0) await tx.query('SELECT pg_notify($1, $2)', [WEBHOOK_CHANNEL, written.at(-1)]);
 }

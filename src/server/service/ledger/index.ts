@@ -5,7 +5,7 @@
  * `GET /v1/balance` (./routes.ts).
  *
  * May touch: nothing of other rooms. Money moves only through this room, always inside the caller's
- * transaction: `applyLedgerChange` (a payment credited, a payout finished or released) and
+ * transaction: `applyLedgerChange`/`applyLedgerChanges` (a payment credited, payouts finished or released) and
  * `reserveFunds` (a withdrawal's reservation, in one statement with the withdrawals room's INSERT).
  *
  * Rules: every change of a balance is a ledger entry in the same transaction, so the sum of the
@@ -13,6 +13,7 @@
  */
 export {
   applyLedgerChange,
+  applyLedgerChanges,
   assetAmount,
   getBalances,
   reconcile,

@@ -56,20 +56,22 @@ async function ensureAccount(tx: Queryable, integratorId: string, assetId: Asset
   await tx.query('INSERT INTO balances (integrator_id, asset_id, blockchain_id) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [integratorId, assetId, blockchainId]);
 }
 
-async function writeEntry(tx: Queryable, change: LedgerChange): Promise<void> {
+/** Writes the entries of `changes`, in one statement. */
+async function writeEntries(tx: Queryable, changes: readonly LedgerChange[]): Promise<void> {
+  const column = <K extends keyof LedgerChange>(key: K) => changes.map((change) => change[key] ?? null);
   await tx.query(
     `INSERT INTO ledger_entries (id, integrator_id, asset_id, blockchain_id, kind, available_delta, pending_delta, transfer_id, withdrawal_id)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+     SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::numeric[], $7::numeric[], $8::uuid[], $9::uuid[])`,
     [
-      randomUUID(),
-      change.integratorId,
-      change.assetId,
-      change.blockchainId,
-      change.kind,
-      change.availableDelta,
-      change.pendingDelta,
-      change.transferId ?? null,
-      change.withdrawalId ?? null,
+      changes.map(() => randomUUID()),
+      column('integratorId'),
+      column('assetId'),
+      column('blockchainId'),
+      column('kind'),
+      column('availableDelta'),
+      column('pendingDelta'),
+      column('transferId'),
+      column('withdrawalId'),
     ],
   );
 }
@@ -79,13 +81,35 @@ async function writeEntry(tx: Queryable, change: LedgerChange): Promise<void> {
  * would take either side below zero fails on the table's CHECK, rolling the transaction back.
  */
 export async function applyLedgerChange(tx: Queryable, change: LedgerChange): Promise<void> {
-  await ensureAccount(tx, change.integratorId, change.assetId, change.blockchainId);
-  await tx.query(
-    `UPDATE balances SET available = available + $4::numeric, pending = pending + $5::numeric, updated_at = now()
-     WHERE integrator_id = $1 AND asset_id = $2 AND blockchain_id = $3`,
-    [change.integratorId, change.assetId, change.blockchainId, change.availableDelta, change.pendingDelta],
-  );
-  await writeEntry(tx, change);
+  await applyLedgerChanges(tx, [change]);
+}
+
+/**
+ * Applies several changes (a batch of payouts finished at once) and records each as its own entry:
+ * one UPDATE per balance, with the sum of its changes, the balances in a fixed order (so two
+ * transactions changing the same ones lock them in the same order), and one INSERT for every entry.
+ * Must run inside a transaction; a balance that would go below zero fails on the table's CHECK,
+ * rolling the transaction back.
+ */
+export async function applyLedgerChanges(tx: Queryable, changes: readonly LedgerChange[]): Promise<void> {
+  if (changes.length === 0) return;
+  const accounts = new Map<string, LedgerChange[]>();
+  for (const change of changes) {
+    const key = `${change.integratorId} ${change.assetId} ${change.blockchainId}`;
+    accounts.set(key, [...(accounts.get(key) ?? []), change]);
+  }
+  for (const key of [...accounts.keys()].sort()) {
+    const group = accounts.get(key)!;
+    const { integratorId, assetId, blockchainId } = group[0]!;
+    await ensureAccount(tx, integratorId, assetId, blockchainId);
+    await tx.query(
+      `UPDATE balances SET available = available + (SELECT sum(d) FROM unnest($4::numeric[]) AS d),
+         pending = pending + (SELECT sum(d) FROM unnest($5::numeric[]) AS d), updated_at = now()
+       WHERE integrator_id = $1 AND asset_id = $2 AND blockchain_id = $3`,
+      [integratorId, assetId, blockchainId, group.map((change) => change.availableDelta), group.map((change) => change.pendingDelta)],
+    );
+  }
+  await writeEntries(tx, changes);
 }
 
 /** The funds a new withdrawal reserves. */

@@ -4,8 +4,8 @@
  * and its webhook, in the caller's transaction. Kept apart so that neither of those imports the other.
  */
 import type { Queryable } from '../../db/index.js';
-import { applyLedgerChange, assetAmount } from '../ledger/index.js';
-import { announceWithdrawal, markFailed, markSucceeded, type ClaimedWithdrawal } from '../withdrawals/index.js';
+import { applyLedgerChanges, assetAmount } from '../ledger/index.js';
+import { announceWithdrawals, markFailed, markSucceeded, type ClaimedWithdrawal } from '../withdrawals/index.js';
 
 /**
  * What the chain said of a payout: sent (with its hash and, where the receipt says, what the
@@ -14,27 +14,51 @@ import { announceWithdrawal, markFailed, markSucceeded, type ClaimedWithdrawal }
 export type PayoutOutcome = { ok: true; txHash: string; sandbox: boolean; receivedAmount?: string | undefined } | { ok: false; reason: string };
 
 /**
- * Records a payout's outcome in the caller's transaction `tx`: the withdrawal's final status and the
- * ledger entry that goes with it (`withdrawal_payout`: pending − amount; `withdrawal_release`:
- * pending − amount, available + amount). Returns false, having changed nothing, when the withdrawal
- * was finished already or claimed again by a newer attempt (a failure is fenced by `attempts`).
- * The `withdrawal.succeeded`/`withdrawal.failed` webhook is recorded here, in the same transaction.
+ * Records a payout's outcome in the caller's transaction `tx` (see `finishPayouts`). Returns false,
+ * having changed nothing, when the withdrawal was finished already or claimed again by a newer
+ * attempt (a failure is fenced by `attempts`).
  */
 export async function finishPayout(tx: Queryable, withdrawal: ClaimedWithdrawal, outcome: PayoutOutcome, now: Date): Promise<boolean> {
-  const amount = assetAmount(withdrawal.amount);
-  const finished = outcome.ok
-    ? await markSucceeded(tx, withdrawal.id, outcome.txHash, outcome.sandbox, now, outcome.receivedAmount)
-    : await markFailed(tx, withdrawal.id, outcome.reason, now, withdrawal.attempts);
-  if (!finished) return false;
-  await applyLedgerChange(tx, {
-    integratorId: withdrawal.integrator_id,
-    assetId: withdrawal.asset_id,
-    blockchainId: withdrawal.blockchain_id,
-    kind: outcome.ok ? 'withdrawal_payout' : 'withdrawal_release',
-    availableDelta: outcome.ok ? '0' : amount,
-    pendingDelta: `-${amount}`,
-    withdrawalId: withdrawal.id,
-  });
-  await announceWithdrawal(tx, outcome.ok ? 'withdrawal.succeeded' : 'withdrawal.failed', { id: withdrawal.id, integratorId: withdrawal.integrator_id }, now);
-  return true;
+  return (await finishPayouts(tx, [{ withdrawal, outcome }], now)).has(withdrawal.id);
+}
+
+/**
+ * Records payouts' outcomes in the caller's transaction `tx`: each withdrawal's final status and the
+ * ledger entry that goes with it (`withdrawal_payout`: pending − amount; `withdrawal_release`:
+ * pending − amount, available + amount), and its `withdrawal.succeeded`/`withdrawal.failed` webhook.
+ * A batch costs a few statements, not a few per payout. Resolves with the ids of the withdrawals it
+ * finished; one finished already, or a failure from an attempt that is no longer the newest, is left
+ * as it is, its money untouched.
+ */
+export async function finishPayouts(tx: Queryable, payouts: ReadonlyArray<{ withdrawal: ClaimedWithdrawal; outcome: PayoutOutcome }>, now: Date): Promise<Set<string>> {
+  const finished = await markSucceeded(
+    tx,
+    payouts.flatMap(({ withdrawal, outcome }) => (outcome.ok ? [{ id: withdrawal.id, txHash: outcome.txHash, sandbox: outcome.sandbox, receivedAmount: outcome.receivedAmount }] : [])),
+    now,
+  );
+  for (const { withdrawal, outcome } of payouts) {
+    if (!outcome.ok && (await markFailed(tx, withdrawal.id, outcome.reason, now, withdrawal.attempts))) finished.add(withdrawal.id);
+  }
+  const done = payouts.filter(({ withdrawal }) => finished.has(withdrawal.id));
+  await applyLedgerChanges(
+    tx,
+    done.map(({ withdrawal, outcome }) => {
+      const amount = assetAmount(withdrawal.amount);
+      return {
+        integratorId: withdrawal.integrator_id,
+        assetId: withdrawal.asset_id,
+        blockchainId: withdrawal.blockchain_id,
+        kind: outcome.ok ? ('withdrawal_payout' as const) : ('withdrawal_release' as const),
+        availableDelta: outcome.ok ? '0' : amount,
+        pendingDelta: `-${amount}`,
+        withdrawalId: withdrawal.id,
+      };
+    }),
+  );
+  await announceWithdrawals(
+    tx,
+    done.map(({ withdrawal, outcome }) => ({ type: outcome.ok ? 'withdrawal.succeeded' : 'withdrawal.failed', id: withdrawal.id, integratorId: withdrawal.integrator_id })),
+    now,
+  );
+  return finished;
 }

@@ -9,7 +9,7 @@
  * top-ups' nonces from the same sequence (`sendStoredGasTopUp`).
  *
  * May touch, in its own transactions: the withdrawals room's queue (`claimDue`, `markSucceeded`,
- * `markFailed`, `lockForPayout`, `setPayoutHash`) and the ledger (`applyLedgerChange`).
+ * `markFailed`, `lockForPayout`/`lockManyForPayout`, `setPayoutHashes`, `releaseClaim`) and the ledger (`applyLedgerChange`).
  */
 export { finishPayout, type PayoutOutcome } from './finish.js';
 export {
@@ -20,4 +20,4 @@ export {
   type PayoutWorker,
   type PayoutWorkerOptions,
 } from './worker.js';
-export { ensureNonceSequence, processStoredPayouts, sendStoredGasTopUp, signAndStore, type StoredPayoutOptions } from './stored.js';
+export { ensureNonceSequence, processStoredPayouts, sendStoredGasTopUp, signAndStore, type StoredPayoutOptions, type TransactionToStore } from './stored.js';

@@ -24,24 +24,22 @@ export async function hasNonceSequence(db: Queryable, blockchainId: string, addr
 }
 
 /**
- * Takes the hot wallet's next nonce under its row's lock (`FOR UPDATE`): held until the caller's
- * transaction ends, so the transaction signed with it is stored before any other sender can take
- * a nonce, on any instance. Undefined when the sequence does not exist yet (`seedNonce`).
+ * Locks the hot wallet's nonce sequence (`FOR UPDATE`) and resolves with its next nonce: the lock is
+ * held until the caller's transaction ends, so the transactions signed with the nonces it takes
+ * (`advanceNonce`) are stored before any other sender can take one, on any instance. Undefined when
+ * the sequence does not exist yet (`seedNonce`).
  */
-export async function takeNonce(tx: Queryable, blockchainId: string, address: string, now: Date): Promise<number | undefined> {
+export async function lockNonce(tx: Queryable, blockchainId: string, address: string): Promise<number | undefined> {
   const { rows } = await tx.query<{ next_nonce: string }>(
     'SELECT next_nonce::text AS next_nonce FROM payout_nonces WHERE blockchain_id = $1 AND address = $2 FOR UPDATE',
     [blockchainId, address.toLowerCase()],
   );
-  if (!rows[0]) return undefined;
-  const nonce = Number(rows[0].next_nonce);
-  await tx.query('UPDATE payout_nonces SET next_nonce = $3, updated_at = $4 WHERE blockchain_id = $1 AND address = $2', [
-    blockchainId,
-    address.toLowerCase(),
-    nonce + 1,
-    now,
-  ]);
-  return nonce;
+  return rows[0] ? Number(rows[0].next_nonce) : undefined;
+}
+
+/** Moves the locked sequence on to `next` (the nonces below it are taken), in the transaction that holds `lockNonce`'s lock. */
+export async function advanceNonce(tx: Queryable, blockchainId: string, address: string, next: number, now: Date): Promise<void> {
+  await tx.query('UPDATE payout_nonces SET next_nonce = $3, updated_at = $4 WHERE blockchain_id = $1 AND address = $2', [blockchainId, address.toLowerCase(), next, now]);
 }
 
 /** Moves the sequence up to at least `next` (the chain used nonces the service did not hand out). */
@@ -98,37 +96,60 @@ export interface NewStoredTransaction {
   txHash: string;
 }
 
-/** Stores a signed transaction, `signed` (not broadcast yet). */
-export async function insertStored(tx: Queryable, row: NewStoredTransaction, now: Date): Promise<StoredTransaction> {
-  const { rows } = await tx.query<StoredTransaction>(
+/**
+ * Stores signed transactions, `signed` (not broadcast yet), in one statement. They count as looked
+ * at now (`checked_at`): the instance that stored them broadcasts them at once, and the others leave
+ * them alone until they are due (a crash before the broadcast leaves them to whoever comes next).
+ */
+export async function insertStored(tx: Queryable, rows: readonly NewStoredTransaction[], now: Date): Promise<StoredTransaction[]> {
+  if (rows.length === 0) return [];
+  const column = <K extends keyof NewStoredTransaction>(key: K) => rows.map((row) => row[key]);
+  const { rows: stored } = await tx.query<StoredTransaction>(
     `INSERT INTO payout_transactions (id, blockchain_id, from_address, nonce, purpose, withdrawal_id, to_address, raw_transaction, tx_hash,
-       status, created_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'signed', $10, $10) RETURNING ${COLUMNS}`,
-    [row.id, row.blockchainId, row.fromAddress.toLowerCase(), row.nonce, row.purpose, row.withdrawalId, row.toAddress, row.rawTransaction, row.txHash, now],
+       status, checked_at, created_at, updated_at)
+     SELECT r.id, r.blockchain_id, lower(r.from_address), r.nonce, r.purpose, r.withdrawal_id, r.to_address, r.raw_transaction, lower(r.tx_hash),
+       'signed', $10, $10, $10
+     FROM unnest($1::uuid[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::uuid[], $7::text[], $8::text[], $9::text[])
+       AS r(id, blockchain_id, from_address, nonce, purpose, withdrawal_id, to_address, raw_transaction, tx_hash)
+     RETURNING ${COLUMNS}`,
+    [
+      column('id'),
+      column('blockchainId'),
+      column('fromAddress'),
+      column('nonce'),
+      column('purpose'),
+      column('withdrawalId'),
+      column('toAddress'),
+      column('rawTransaction'),
+      column('txHash'),
+      now,
+    ],
   );
-  return rows[0]!;
+  return stored.sort((a, b) => a.nonce - b.nonce);
 }
 
-/** The withdrawal's live transaction (not replaced or rejected), if one is stored. */
-export async function liveTransactionOf(db: Queryable, withdrawalId: string): Promise<StoredTransaction | undefined> {
-  const { rows } = await db.query<StoredTransaction>(
-    `SELECT ${COLUMNS} FROM payout_transactions WHERE withdrawal_id = $1 AND status NOT IN ('replaced', 'rejected')`,
-    [withdrawalId],
+/** Which of `withdrawalIds` have a live transaction (not replaced or rejected) stored. */
+export async function withLiveTransaction(db: Queryable, withdrawalIds: readonly string[]): Promise<Set<string>> {
+  if (withdrawalIds.length === 0) return new Set();
+  const { rows } = await db.query<{ withdrawal_id: string }>(
+    `SELECT withdrawal_id FROM payout_transactions WHERE withdrawal_id = ANY($1::uuid[]) AND status NOT IN ('replaced', 'rejected')`,
+    [[...withdrawalIds]],
   );
-  return rows[0];
+  return new Set(rows.map((row) => row.withdrawal_id));
 }
 
 /**
  * Claims the unfinished transactions of `fromAddress` that were not looked at in the last
  * `recheckMs` (`FOR UPDATE SKIP LOCKED`, then stamped), lowest nonce first: the instances share the
- * following, and none looks at one another is looking at. A transaction never broadcast counts as due.
+ * following, and none looks at one another is looking at. One just broadcast is due at once (its
+ * receipt may be there already); one just stored is its storer's to broadcast, due after `recheckMs`.
  */
 export async function claimUnfinished(db: Queryable, blockchainId: string, fromAddress: string, recheckMs: number, limit: number): Promise<StoredTransaction[]> {
   const { rows } = await db.query<StoredTransaction>(
     `UPDATE payout_transactions SET checked_at = now()
      WHERE id IN (SELECT id FROM payout_transactions
                   WHERE blockchain_id = $1 AND from_address = $2 AND status IN ('signed', 'sent', 'mined')
-                    AND (status = 'signed' OR checked_at IS NULL OR checked_at <= now() - make_interval(secs => $3::double precision / 1000))
+                    AND (checked_at IS NULL OR checked_at <= now() - make_interval(secs => $3::double precision / 1000))
                   ORDER BY nonce LIMIT $4 FOR UPDATE SKIP LOCKED)
      RETURNING ${COLUMNS}`,
     [blockchainId, fromAddress.toLowerCase(), recheckMs, limit],
@@ -145,42 +166,56 @@ export async function countUnfinished(db: Queryable, blockchainId: string, fromA
   return rows[0]?.n ?? 0;
 }
 
-/** Records a broadcast the node took (`signed` → `sent`; a `mined` one that a reorg dropped is `sent` again). */
-export async function markBroadcast(db: Queryable, id: string, now: Date): Promise<void> {
+/**
+ * Records broadcasts the node took (`signed` → `sent`; a `mined` one that a reorg dropped is `sent`
+ * again). Each is due for a receipt read at once: on a fast chain it is mined already.
+ */
+export async function markBroadcast(db: Queryable, ids: readonly string[], now: Date): Promise<void> {
+  if (ids.length === 0) return;
   await db.query(
     `UPDATE payout_transactions SET status = CASE WHEN status IN ('signed', 'mined') THEN 'sent' ELSE status END,
-       broadcasts = broadcasts + 1, last_broadcast_at = $2, updated_at = $2
-     WHERE id = $1 AND status IN ('signed', 'sent', 'mined')`,
-    [id, now],
+       broadcasts = broadcasts + 1, last_broadcast_at = $2, checked_at = NULL, updated_at = $2
+     WHERE id = ANY($1::uuid[]) AND status IN ('signed', 'sent', 'mined')`,
+    [[...ids], now],
   );
 }
 
-/** Records that the transaction is in block `blockNumber` with `confirmations`; true when that changed anything. */
-export async function markMined(db: Queryable, id: string, blockNumber: number, confirmations: number, now: Date): Promise<boolean> {
+/** Records that transactions are in a block, with their confirmations; resolves with how many of them changed. */
+export async function markMined(db: Queryable, mined: ReadonlyArray<{ id: string; blockNumber: number; confirmations: number }>, now: Date): Promise<number> {
+  if (mined.length === 0) return 0;
   const { rows } = await db.query(
-    `UPDATE payout_transactions SET status = 'mined', block_number = $2, confirmations = $3, updated_at = $4
-     WHERE id = $1 AND status IN ('signed', 'sent', 'mined') AND (status <> 'mined' OR block_number IS DISTINCT FROM $2 OR confirmations <> $3)
-     RETURNING id`,
-    [id, blockNumber, confirmations, now],
+    `UPDATE payout_transactions t SET status = 'mined', block_number = m.block_number, confirmations = m.confirmations, updated_at = $4
+     FROM unnest($1::uuid[], $2::bigint[], $3::int[]) AS m(id, block_number, confirmations)
+     WHERE t.id = m.id AND t.status IN ('signed', 'sent', 'mined')
+       AND (t.status <> 'mined' OR t.block_number IS DISTINCT FROM m.block_number OR t.confirmations <> m.confirmations)
+     RETURNING t.id`,
+    [mined.map((m) => m.id), mined.map((m) => m.blockNumber), mined.map((m) => m.confirmations), now],
   );
-  return rows.length === 1;
+  return rows.length;
 }
+
+/** How a stored transaction ended. */
+export type EndStatus = Extract<StoredStatus, 'success' | 'reverted' | 'replaced' | 'rejected'>;
 
 /**
  * Ends an unfinished transaction (`success`, `reverted`, `replaced`, `rejected`) under its row lock;
  * false, changing nothing, when another instance ended it first.
  */
-export async function finishStored(
-  tx: Queryable,
-  id: string,
-  status: Extract<StoredStatus, 'success' | 'reverted' | 'replaced' | 'rejected'>,
-  now: Date,
-  confirmations?: number,
-): Promise<boolean> {
-  const { rows } = await tx.query(
-    `UPDATE payout_transactions SET status = $2, confirmations = coalesce($3, confirmations), updated_at = $4
-     WHERE id = $1 AND status IN ('signed', 'sent', 'mined') RETURNING id`,
-    [id, status, confirmations ?? null, now],
+export async function finishStored(tx: Queryable, id: string, status: EndStatus, now: Date, confirmations?: number): Promise<boolean> {
+  return (await finishStoredMany(tx, [{ id, status, confirmations }], now)).has(id);
+}
+
+/**
+ * Ends unfinished transactions in one statement, each with its status (and confirmations, where
+ * known); resolves with the ids it ended (another instance may have ended some first).
+ */
+export async function finishStoredMany(tx: Queryable, ended: ReadonlyArray<{ id: string; status: EndStatus; confirmations?: number | undefined }>, now: Date): Promise<Set<string>> {
+  if (ended.length === 0) return new Set();
+  const { rows } = await tx.query<{ id: string }>(
+    `UPDATE payout_transactions t SET status = e.status, confirmations = coalesce(e.confirmations, t.confirmations), updated_at = $4
+     FROM unnest($1::uuid[], $2::text[], $3::int[]) AS e(id, status, confirmations)
+     WHERE t.id = e.id AND t.status IN ('signed', 'sent', 'mined') RETURNING t.id`,
+    [ended.map((e) => e.id), ended.map((e) => e.status), ended.map((e) => e.confirmations ?? null), now],
   );
-  return rows.length === 1;
+  return new Set(rows.map((row) => row.id));
 }

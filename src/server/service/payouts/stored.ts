@@ -1,19 +1,26 @@
 /**
- * Payouts on a real chain (money out): one nonce and one stored signed transaction per
- * withdrawal, broadcast and followed until it has its confirmations.
+ * Payouts on a real chain (money out), in batches: one nonce and one stored signed transaction per
+ * withdrawal, broadcast and followed until it has its confirmations. Each round works on every
+ * network with a hot wallet at once, and on each in three steps.
  *
- * 1. Sign and store. A claimed withdrawal without a live transaction is prepared (fees and gas from
- *    the node; a transfer that would revert fails the withdrawal at once, its funds returned, no
- *    nonce taken). Then, in ONE short transaction: the hot wallet's next nonce is taken under its row
- *    lock (`payout_nonces … FOR UPDATE`, shared by every instance and by `paylink sweep`), the
- *    transfer is signed with it (locally: no node call), and the signed bytes are stored with their
- *    hash. Nonces therefore follow each other without gaps or twins, however many instances run.
- * 2. Broadcast and follow. Every unfinished stored transaction is claimed in turn (`SKIP LOCKED`),
- *    lowest nonce first, and its receipt read. Not mined: the stored bytes are broadcast (again,
- *    after `rebroadcastMs`): never re-signed, so a retry, a crash between signing and broadcast, or
- *    a restart sends the same transaction, never a second. The node's "already known" and "nonce too
- *    low" both mean "look at the receipt". Mined: followed to N confirmations, then the withdrawal
- *    succeeds (or, reverted, fails and its funds come back), in one transaction with the stored row.
+ * 1. Sign and store the batch. The claimed withdrawals without a live transaction are prepared
+ *    together (one fee quote, each transfer's gas estimated in parallel; a transfer that would revert
+ *    fails its withdrawal at once, funds returned, no nonce taken). Then, in ONE short transaction,
+ *    under the hot wallet's nonce lock (`payout_nonces … FOR UPDATE`, shared by every instance and by
+ *    `paylink sweep`): the batch's nonces are taken, each transfer is signed with its own (locally: no
+ *    node call) and every signed transaction is stored with its hash. Nonces follow each other without
+ *    gaps or twins however many instances run, and the lock is taken once a batch, not once a payout.
+ * 2. Broadcast the batch: the stored bytes, in parallel, lowest nonce first. Never re-signed: a retry,
+ *    a crash between storing and broadcasting, or a restart sends the same transactions, never a
+ *    second. One that fails leaves the others going: one the node did not take (an outage) stays
+ *    stored and is sent again later, with the very same bytes; one refused because an earlier nonce
+ *    had not reached the node yet is sent again, in nonce order, once the others are out.
+ * 3. Follow. The unfinished transactions that are due are claimed (`SKIP LOCKED`), lowest nonce
+ *    first, and their receipts read in parallel against one head. Mined: followed to N confirmations,
+ *    then their withdrawals succeed (or, reverted, fail and their funds come back), in one transaction
+ *    with their stored rows. Not mined: the stored bytes are broadcast again after `rebroadcastMs`.
+ *    The node's "already known" and "nonce too low" both mean "look at the receipt". A transaction
+ *    just broadcast is due at once (on a fast chain its receipt is there already), then every `checkMs`.
  *
  * Two rare cases keep the nonce sequence whole. A nonce used by a transaction the service did not
  * sign (someone else used the hot wallet's key) leaves the stored one unminable for ever: it is
@@ -27,27 +34,38 @@
  * what a crash or a node outage left pending.
  */
 import { randomUUID } from 'node:crypto';
-import { networkChain, PayoutError, type ChainAdapter, type OutgoingChain, type PreparedTransaction } from '../../chain/types.js';
+import {
+  networkChain,
+  PayoutError,
+  type BroadcastOutcome,
+  type ChainAdapter,
+  type OutgoingChain,
+  type PayoutRequest,
+  type PreparedTransaction,
+  type TransactionState,
+} from '../../chain/types.js';
 import { compareDecimal } from '../../../core/money.js';
 import type { Database } from '../../db/index.js';
 import { defaultLogger, type Logger } from '../../log.js';
 import { assetAmount } from '../ledger/index.js';
-import { lockForPayout, releaseClaim, setPayoutHash, type ClaimedWithdrawal } from '../withdrawals/index.js';
+import { lockForPayout, lockManyForPayout, releaseClaim, setPayoutHashes, type ClaimedWithdrawal } from '../withdrawals/index.js';
 import {
+  advanceNonce,
   claimUnfinished,
   finishStored,
+  finishStoredMany,
   hasNonceSequence,
   insertStored,
-  liveTransactionOf,
+  lockNonce,
   markBroadcast,
   markMined,
   raiseNonce,
   seedNonce,
-  takeNonce,
+  withLiveTransaction,
   type StoredTransaction,
   type TransactionPurpose,
 } from './repository.js';
-import { finishPayout, type PayoutOutcome } from './finish.js';
+import { finishPayout, finishPayouts, type PayoutOutcome } from './finish.js';
 
 export interface StoredPayoutOptions {
   /** How often each unfinished transaction's receipt is read, in ms (default 1000). */
@@ -60,10 +78,12 @@ export interface StoredPayoutOptions {
   logger?: Logger | undefined;
 }
 
+type Report = (line: string, error?: unknown) => void;
+
 /** When each stored transaction's wait was last reported: one line a minute, not one a round, while a node is down. */
 const reported = new Map<string, number>();
 
-function reportOnce(log: (line: string, error?: unknown) => void, key: string, line: string, error?: unknown) {
+function reportOnce(log: Report, key: string, line: string, error?: unknown) {
   const now = Date.now();
   if ((reported.get(key) ?? 0) > now - 60_000) return;
   if (reported.size > 1_000) reported.clear();
@@ -95,38 +115,49 @@ export async function ensureNonceSequence(deps: Deps, outgoing: OutgoingChain): 
   await seedNonce(deps.db, outgoing.blockchainId, outgoing.hotWallet, await outgoing.pendingNonce(), deps.now());
 }
 
+/** A prepared transaction to sign and store, and what it is for. */
+export interface TransactionToStore {
+  prepared: PreparedTransaction;
+  purpose: TransactionPurpose;
+  withdrawalId: string | null;
+  toAddress: string;
+}
+
 /**
- * Signs `prepared` with the hot wallet's next nonce and stores it, in one transaction that holds the
- * nonce's row lock throughout. `withdrawal` also gets the hash shown (`txHash` while `processing`).
+ * Signs `items` with the hot wallet's next nonces, one each in their order, and stores them, in ONE
+ * transaction that holds the nonce lock throughout. A withdrawal that has a live transaction already
+ * (another instance stored it first, an old lease's attempt) is left out, under the lock, so it
+ * takes no nonce. Each withdrawal also gets its hash shown (`txHash` while `processing`). Resolves
+ * with the stored rows, lowest nonce first.
  */
-export async function signAndStore(
-  deps: Deps,
-  outgoing: OutgoingChain,
-  prepared: PreparedTransaction,
-  meta: { purpose: TransactionPurpose; withdrawalId: string | null; toAddress: string },
-): Promise<StoredTransaction> {
+export async function signAndStore(deps: Deps, outgoing: OutgoingChain, items: readonly TransactionToStore[]): Promise<StoredTransaction[]> {
+  if (items.length === 0) return [];
   return deps.db.transaction(async (tx) => {
     const now = deps.now();
-    const nonce = await takeNonce(tx, outgoing.blockchainId, outgoing.hotWallet, now);
-    if (nonce === undefined) throw new Error('the hot wallet has no nonce sequence yet (ensureNonceSequence)');
-    const signed = await outgoing.sign(prepared, nonce);
-    const row = await insertStored(
-      tx,
-      {
+    const first = await lockNonce(tx, outgoing.blockchainId, outgoing.hotWallet);
+    if (first === undefined) throw new Error('the hot wallet has no nonce sequence yet (ensureNonceSequence)');
+    const live = await withLiveTransaction(tx, items.flatMap((item) => (item.withdrawalId ? [item.withdrawalId] : [])));
+    const signing = items.filter((item) => !item.withdrawalId || !live.has(item.withdrawalId));
+    if (signing.length === 0) return [];
+    const rows = [];
+    for (const [i, item] of signing.entries()) {
+      const signed = await outgoing.sign(item.prepared, first + i);
+      rows.push({
         id: randomUUID(),
         blockchainId: outgoing.blockchainId,
         fromAddress: outgoing.hotWallet,
-        nonce,
-        purpose: meta.purpose,
-        withdrawalId: meta.withdrawalId,
-        toAddress: meta.toAddress,
+        nonce: first + i,
+        purpose: item.purpose,
+        withdrawalId: item.withdrawalId,
+        toAddress: item.toAddress,
         rawTransaction: signed.rawTransaction,
-        txHash: signed.txHash.toLowerCase(),
-      },
-      now,
-    );
-    if (meta.withdrawalId) await setPayoutHash(tx, meta.withdrawalId, row.tx_hash, now);
-    return row;
+        txHash: signed.txHash,
+      });
+    }
+    const stored = await insertStored(tx, rows, now);
+    await advanceNonce(tx, outgoing.blockchainId, outgoing.hotWallet, first + signing.length, now);
+    await setPayoutHashes(tx, stored.flatMap((row) => (row.withdrawal_id ? [{ id: row.withdrawal_id, txHash: row.tx_hash }] : [])), now);
+    return stored;
   });
 }
 
@@ -139,59 +170,118 @@ async function failWithdrawal(deps: Deps, withdrawalId: string, reason: string):
   });
 }
 
-/** Prepares, signs and stores the payout of a claimed withdrawal that has no live transaction. */
-async function storePayout(deps: Deps, withdrawal: ClaimedWithdrawal): Promise<StoredTransaction | null> {
-  const outgoing = outgoingOf(deps.chain, withdrawal.blockchain_id);
-  let prepared: PreparedTransaction;
-  try {
-    prepared = await outgoing.preparePayout({
-      withdrawalId: withdrawal.id,
-      blockchainId: withdrawal.blockchain_id,
-      assetId: withdrawal.asset_id,
-      address: withdrawal.address,
-      amount: assetAmount(withdrawal.amount),
-    });
-  } catch (error) {
-    if (!(error instanceof PayoutError)) throw error;
-    await failWithdrawal(deps, withdrawal.id, error.message);
-    return null;
-  }
-  try {
-    return await signAndStore(deps, outgoing, prepared, { purpose: 'withdrawal', withdrawalId: withdrawal.id, toAddress: withdrawal.address });
-  } catch (error) {
-    // A second attempt of the same withdrawal (an old lease) lost the race: one live transaction each.
-    if ((error as { code?: string }).code === '23505' && (await liveTransactionOf(deps.db, withdrawal.id))) return null;
-    throw error;
-  }
+function payoutRequest(withdrawal: ClaimedWithdrawal): PayoutRequest {
+  return {
+    withdrawalId: withdrawal.id,
+    blockchainId: withdrawal.blockchain_id,
+    assetId: withdrawal.asset_id,
+    address: withdrawal.address,
+    amount: assetAmount(withdrawal.amount),
+  };
 }
 
 /**
- * Ends a stored transaction that reached its confirmations, and its withdrawal with it, recording
- * what the recipient received according to the receipt (`received`). A recipient who received less
- * than the amount sent (a token that charges a fee on transfers) is logged: the withdrawal shows both.
+ * Prepares, signs and stores the payouts of claimed withdrawals of one network that have no live
+ * transaction. One that would revert fails at once (funds back); one the node could not prepare
+ * goes back to the queue (nothing was signed). Resolves with how many were settled (stored or
+ * failed) and the stored rows, lowest nonce first.
  */
-async function finishMined(deps: Deps, row: StoredTransaction, status: 'success' | 'reverted', confirmations: number, received: string | undefined, options: StoredPayoutOptions): Promise<void> {
-  const finished = await deps.db.transaction(async (tx) => {
-    const now = deps.now();
-    const withdrawal = row.withdrawal_id ? await lockForPayout(tx, row.withdrawal_id) : undefined;
-    if (!(await finishStored(tx, row.id, status, now, confirmations))) return undefined;
-    if (withdrawal?.status !== 'processing') return undefined;
-    const outcome: PayoutOutcome =
-      status === 'success'
-        ? { ok: true, txHash: row.tx_hash, sandbox: false, receivedAmount: received }
-        : { ok: false, reason: `The transfer reverted on chain (transaction ${row.tx_hash}); the funds are back in the balance` };
-    return (await finishPayout(tx, withdrawal, outcome, now)) ? withdrawal : undefined;
-  });
-  if (finished && status === 'success' && received !== undefined && compareDecimal(received, finished.amount) !== 0) {
+async function storeBatch(deps: Deps, outgoing: OutgoingChain, withdrawals: readonly ClaimedWithdrawal[], log: Report): Promise<{ settled: number; rows: StoredTransaction[] }> {
+  let prepared: Array<PromiseSettledResult<PreparedTransaction>>;
+  try {
+    await ensureNonceSequence(deps, outgoing);
+    prepared = await outgoing.preparePayouts(withdrawals.map(payoutRequest));
+  } catch (error) {
+    prepared = withdrawals.map((): PromiseRejectedResult => ({ status: 'rejected', reason: error }));
+  }
+  let settled = 0;
+  const ready: Array<TransactionToStore & { withdrawal: ClaimedWithdrawal }> = [];
+  for (const [i, result] of prepared.entries()) {
+    const withdrawal = withdrawals[i]!;
+    if (result.status === 'fulfilled') {
+      ready.push({ withdrawal, prepared: result.value, purpose: 'withdrawal', withdrawalId: withdrawal.id, toAddress: withdrawal.address });
+    } else if (result.reason instanceof PayoutError) {
+      await failWithdrawal(deps, withdrawal.id, result.reason.message);
+      settled++;
+    } else {
+      // Nothing was signed: back to the queue for the next round, not after the lease.
+      reportOnce(log, 'prepare', `[paylink] payouts wait: the chain did not answer while preparing withdrawal ${withdrawal.id}`, result.reason);
+      await releaseClaim(deps.db, withdrawal.id, withdrawal.attempts, deps.now());
+    }
+  }
+  if (ready.length === 0) return { settled, rows: [] };
+  try {
+    const rows = await signAndStore(deps, outgoing, ready);
+    return { settled: settled + rows.length, rows };
+  } catch (error) {
+    // The transaction rolled back: nothing was signed for good, no nonce taken.
+    reportOnce(log, 'store', `[paylink] payouts wait: ${ready.length} payout(s) could not be stored`, error);
+    for (const { withdrawal } of ready) await releaseClaim(deps.db, withdrawal.id, withdrawal.attempts, deps.now());
+    return { settled, rows: [] };
+  }
+}
+
+/** A stored transaction whose receipt shows it mined with enough confirmations. */
+interface FinalTransaction {
+  row: StoredTransaction;
+  status: 'success' | 'reverted';
+  confirmations: number;
+  received: string | undefined;
+}
+
+/**
+ * Ends stored transactions that reached their confirmations, and their withdrawals with them, in ONE
+ * transaction (the withdrawals locked first, in id order), recording what each recipient received
+ * according to its receipt. Should that fail, each is ended in a transaction of its own, so that one
+ * that cannot be finished holds up none of the others. Resolves with how many were ended.
+ */
+async function finishMined(deps: Deps, final: readonly FinalTransaction[], options: StoredPayoutOptions, log: Report): Promise<number> {
+  const finishAll = (items: readonly FinalTransaction[]) =>
+    deps.db.transaction(async (tx) => {
+      const now = deps.now();
+      const withdrawals = await lockManyForPayout(tx, items.flatMap((item) => (item.row.withdrawal_id ? [item.row.withdrawal_id] : [])));
+      const ended = await finishStoredMany(tx, items.map((item) => ({ id: item.row.id, status: item.status, confirmations: item.confirmations })), now);
+      const payouts: Array<{ withdrawal: ClaimedWithdrawal; outcome: PayoutOutcome; item: FinalTransaction }> = [];
+      for (const item of items) {
+        if (!ended.has(item.row.id)) continue;
+        const withdrawal = item.row.withdrawal_id ? withdrawals.get(item.row.withdrawal_id) : undefined;
+        if (withdrawal?.status !== 'processing') continue;
+        const outcome: PayoutOutcome =
+          item.status === 'success'
+            ? { ok: true, txHash: item.row.tx_hash, sandbox: false, receivedAmount: item.received }
+            : { ok: false, reason: `The transfer reverted on chain (transaction ${item.row.tx_hash}); the funds are back in the balance` };
+        payouts.push({ withdrawal, outcome, item });
+      }
+      const finished = await finishPayouts(tx, payouts, now);
+      const paid = payouts.filter(({ withdrawal, outcome }) => outcome.ok && finished.has(withdrawal.id));
+      return { ended: ended.size, paid };
+    });
+  let results: Array<Awaited<ReturnType<typeof finishAll>>>;
+  try {
+    results = [await finishAll(final)];
+  } catch (error) {
+    if (final.length === 1) throw error;
+    results = [];
+    for (const item of final) {
+      try {
+        results.push(await finishAll([item]));
+      } catch (itemError) {
+        reportOnce(log, `finish ${item.row.tx_hash}`, `[paylink] payout transaction ${item.row.tx_hash} is mined but could not be recorded; trying again`, itemError);
+      }
+    }
+  }
+  for (const { item, withdrawal } of results.flatMap((result) => result.paid)) {
+    if (item.received === undefined || compareDecimal(item.received, withdrawal.amount) === 0) continue;
     (options.logger ?? defaultLogger).warn('payout_shortfall', 'a payout delivered another amount than it sent (a token that charges a fee on transfers): the withdrawal shows what was received', {
-      withdrawalId: finished.id,
-      blockchainId: finished.blockchain_id,
-      assetId: finished.asset_id,
-      txHash: row.tx_hash,
-      amount: assetAmount(finished.amount),
-      receivedAmount: received,
+      withdrawalId: withdrawal.id,
+      blockchainId: withdrawal.blockchain_id,
+      assetId: withdrawal.asset_id,
+      txHash: item.row.tx_hash,
+      amount: assetAmount(withdrawal.amount),
+      receivedAmount: item.received,
     });
   }
+  return results.reduce((sum, result) => sum + result.ended, 0);
 }
 
 /** The node refused the stored transaction for good: fail its withdrawal and fill its nonce. */
@@ -205,17 +295,19 @@ async function rejectStored(deps: Deps, row: StoredTransaction, reason: string):
     const signed = await outgoing.sign(filler, row.nonce);
     await insertStored(
       tx,
-      {
-        id: randomUUID(),
-        blockchainId: row.blockchain_id,
-        fromAddress: row.from_address,
-        nonce: row.nonce,
-        purpose: 'nonce_filler',
-        withdrawalId: null,
-        toAddress: outgoing.hotWallet,
-        rawTransaction: signed.rawTransaction,
-        txHash: signed.txHash.toLowerCase(),
-      },
+      [
+        {
+          id: randomUUID(),
+          blockchainId: row.blockchain_id,
+          fromAddress: row.from_address,
+          nonce: row.nonce,
+          purpose: 'nonce_filler',
+          withdrawalId: null,
+          toAddress: outgoing.hotWallet,
+          rawTransaction: signed.rawTransaction,
+          txHash: signed.txHash,
+        },
+      ],
       now,
     );
     if (withdrawal?.status === 'processing') await finishPayout(tx, withdrawal, { ok: false, reason: reason.slice(0, 500) }, now);
@@ -227,120 +319,199 @@ async function rejectStored(deps: Deps, row: StoredTransaction, reason: string):
  * `replaced`, moves the sequence past the chain's, and signs the withdrawal again (a gas top-up is
  * left to the next sweep).
  */
-async function replaceStored(deps: Deps, row: StoredTransaction, minedNonce: number): Promise<void> {
+async function replaceStored(deps: Deps, row: StoredTransaction, minedNonce: number, log: Report): Promise<void> {
   const ended = await deps.db.transaction(async (tx) => finishStored(tx, row.id, 'replaced', deps.now()));
   if (!ended) return;
   await raiseNonce(deps.db, row.blockchain_id, row.from_address, minedNonce, deps.now());
   if (!row.withdrawal_id) return;
   const withdrawal = await deps.db.transaction((tx) => lockForPayout(tx, row.withdrawal_id!));
-  if (withdrawal?.status === 'processing') await storePayout(deps, withdrawal);
+  if (withdrawal?.status === 'processing') await storeBatch(deps, outgoingOf(deps.chain, row.blockchain_id), [withdrawal], log);
 }
 
 /**
- * One look at a stored transaction: its receipt, and what follows from it. Resolves with whether
- * anything changed (the worker then looks for more work at once).
+ * Broadcasts stored transactions of one network (their exact stored bytes), in parallel, lowest
+ * nonce first, then again, one by one in nonce order, those the node refused because an earlier
+ * nonce had not reached it yet. What the node took is recorded in one statement. Resolves with how
+ * many moved forward and the ids of those a node now has.
  */
-async function follow(deps: Deps, row: StoredTransaction, options: StoredPayoutOptions): Promise<boolean> {
-  const outgoing = outgoingOf(deps.chain, row.blockchain_id);
-  // A withdrawal's payout is asked about with its recipient: the receipt says what they received.
-  const state = await outgoing.state(row.tx_hash, row.asset_id ? { assetId: row.asset_id, to: row.to_address } : undefined);
-  if (state.status !== 'pending') {
-    if (state.confirmations >= outgoing.confirmations) {
-      await finishMined(deps, row, state.status, state.confirmations, state.received, options);
-      return true;
+async function broadcastBatch(deps: Deps, outgoing: OutgoingChain, rows: readonly StoredTransaction[], log: Report): Promise<{ progress: number; taken: Set<string> }> {
+  let progress = 0;
+  const taken = new Set<string>();
+  const gaps: StoredTransaction[] = [];
+  const handle = async (row: StoredTransaction, result: PromiseSettledResult<BroadcastOutcome>) => {
+    if (result.status === 'rejected') {
+      if (!(result.reason instanceof PayoutError)) {
+        // An outage or a refusal for now (fees, funds): the same bytes go again on a later round.
+        reportOnce(log, row.tx_hash, `[paylink] payout transaction ${row.tx_hash} (nonce ${row.nonce}) waits: the chain did not take it`, result.reason);
+        return;
+      }
+      await rejectStored(deps, row, result.reason.message);
+      progress++;
+      return;
     }
-    return markMined(deps.db, row.id, state.blockNumber, state.confirmations, deps.now());
-  }
-  // Not mined (or no longer: a reorg dropped it): send the stored bytes, when due.
-  const now = deps.now();
-  const due = row.status !== 'sent' || !row.last_broadcast_at || now.getTime() - row.last_broadcast_at.getTime() >= (options.rebroadcastMs ?? 15_000);
-  if (!due) return false;
-  let outcome;
+    const outcome = result.value;
+    if (outcome === 'sent' || outcome === 'already_known') {
+      taken.add(row.id);
+      if (row.status === 'signed') progress++;
+    } else if (outcome === 'nonce_gap') {
+      gaps.push(row);
+    } else if (outcome === 'nonce_too_low') {
+      // Its nonce is used: by this very transaction (its receipt is about to show) or by another one.
+      const mined = await outgoing.minedNonce();
+      if (mined > row.nonce && (await outgoing.state(row.tx_hash)).status === 'pending') {
+        await replaceStored(deps, row, mined, log);
+        progress++;
+      } else {
+        taken.add(row.id);
+      }
+    } else {
+      // replacement_underpriced: a transaction the service did not sign holds this nonce in the mempool.
+      reportOnce(log, row.tx_hash, `[paylink] payout ${row.tx_hash}: another transaction holds nonce ${row.nonce} of the hot wallet in the mempool; waiting`);
+    }
+  };
+  const sorted = [...rows].sort((a, b) => a.nonce - b.nonce);
+  let results: Array<PromiseSettledResult<BroadcastOutcome>>;
   try {
-    outcome = await outgoing.broadcast(row.raw_transaction);
+    results = await outgoing.broadcastMany(sorted.map((row) => row.raw_transaction));
   } catch (error) {
-    if (!(error instanceof PayoutError)) throw error;
-    await rejectStored(deps, row, error.message);
-    return true;
+    results = sorted.map((): PromiseRejectedResult => ({ status: 'rejected', reason: error }));
   }
-  if (outcome === 'sent' || outcome === 'already_known') {
-    await markBroadcast(deps.db, row.id, now);
-    return row.status === 'signed';
-  }
-  if (outcome === 'nonce_too_low') {
-    // Its nonce is used: by this very transaction (its receipt is about to show) or by another one.
-    const mined = await outgoing.minedNonce();
-    if (mined > row.nonce && (await outgoing.state(row.tx_hash)).status === 'pending') {
-      await replaceStored(deps, row, mined);
-      return true;
+  for (const [i, row] of sorted.entries()) {
+    try {
+      await handle(row, results[i]!);
+    } catch (error) {
+      reportOnce(log, row.tx_hash, `[paylink] payout transaction ${row.tx_hash} (nonce ${row.nonce}) waits: the chain did not answer`, error);
     }
-    await markBroadcast(deps.db, row.id, now);
-    return false;
   }
-  // replacement_underpriced: a transaction the service did not sign holds this nonce in the mempool.
-  reportOnce(options.log ?? console.error, row.tx_hash, `[paylink] payout ${row.tx_hash}: another transaction holds nonce ${row.nonce} of the hot wallet in the mempool; waiting`);
-  return false;
+  // The node holds no earlier nonce for these: now that the batch is out, they can follow it, in order.
+  if (taken.size > 0) {
+    for (const row of gaps.splice(0)) {
+      try {
+        const [result] = await Promise.allSettled([outgoing.broadcast(row.raw_transaction)]);
+        await handle(row, result);
+      } catch (error) {
+        reportOnce(log, row.tx_hash, `[paylink] payout transaction ${row.tx_hash} (nonce ${row.nonce}) waits: the chain did not answer`, error);
+      }
+    }
+  }
+  await markBroadcast(deps.db, [...taken], deps.now());
+  return { progress, taken };
 }
 
 /**
- * One round of payouts on a real chain: signs and stores the claimed withdrawals, then follows up
- * to `limit` unfinished stored transactions. Resolves with how many things moved forward.
+ * Follows claimed unfinished transactions of one network: reads the receipts of those a node may
+ * have (in parallel, against one head read first, so a confirmation is never over-counted), ends
+ * those with their confirmations, records the others' progress, and broadcasts again those not
+ * mined that are due. A transaction no node has taken yet is broadcast without a receipt read: if
+ * one took it after all (a crash before that was recorded), the node says "nonce too low" and its
+ * receipt is read then. Resolves with how many moved forward.
+ */
+async function followBatch(deps: Deps, outgoing: OutgoingChain, rows: readonly StoredTransaction[], options: StoredPayoutOptions, log: Report): Promise<number> {
+  let progress = 0;
+  const now = deps.now();
+  const toSend = rows.filter((row) => row.status === 'signed');
+  const toRead = rows.filter((row) => row.status !== 'signed');
+  if (toRead.length > 0) {
+    let latest: number | undefined;
+    try {
+      latest = await outgoing.latestBlock();
+    } catch (error) {
+      reportOnce(log, `head ${outgoing.blockchainId}`, `[paylink] payouts on ${outgoing.blockchainId} wait: the chain did not answer`, error);
+      return 0;
+    }
+    // A withdrawal's payout is asked about with its recipient: the receipt says what they received.
+    let states: Array<PromiseSettledResult<TransactionState>>;
+    try {
+      states = await outgoing.states(
+        toRead.map((row) => ({ txHash: row.tx_hash, payout: row.asset_id ? { assetId: row.asset_id, to: row.to_address } : undefined })),
+        latest,
+      );
+    } catch (error) {
+      states = toRead.map((): PromiseRejectedResult => ({ status: 'rejected', reason: error }));
+    }
+    const mined: Array<{ id: string; blockNumber: number; confirmations: number }> = [];
+    const final: FinalTransaction[] = [];
+    for (const [i, row] of toRead.entries()) {
+      const result = states[i]!;
+      if (result.status === 'rejected') {
+        reportOnce(log, row.tx_hash, `[paylink] payout transaction ${row.tx_hash} (nonce ${row.nonce}) waits: the chain did not answer`, result.reason);
+        continue;
+      }
+      const state: TransactionState = result.value;
+      if (state.status !== 'pending') {
+        if (state.confirmations >= outgoing.confirmations) final.push({ row, status: state.status, confirmations: state.confirmations, received: state.received });
+        else mined.push({ id: row.id, blockNumber: state.blockNumber, confirmations: state.confirmations });
+        continue;
+      }
+      // Not mined (or no longer: a reorg dropped it): send the stored bytes again, when due.
+      const due = row.status !== 'sent' || !row.last_broadcast_at || now.getTime() - row.last_broadcast_at.getTime() >= (options.rebroadcastMs ?? 15_000);
+      if (due) toSend.push(row);
+    }
+    progress += await markMined(deps.db, mined, now);
+    if (final.length > 0) progress += await finishMined(deps, final, options, log);
+  }
+  if (toSend.length > 0) progress += (await broadcastBatch(deps, outgoing, toSend, log)).progress;
+  return progress;
+}
+
+/**
+ * One network's part of a round: its fresh payouts are stored and broadcast while what is due of the
+ * earlier ones is followed (the receipts of the batch before this one are read as this one is
+ * signed), so a burst of withdrawals flows through batch after batch without waiting for itself.
+ */
+async function payNetwork(deps: Deps, outgoing: OutgoingChain, fresh: readonly ClaimedWithdrawal[], options: StoredPayoutOptions & { limit?: number }, log: Report): Promise<number> {
+  const sending = async () => {
+    if (fresh.length === 0) return 0;
+    const stored = await storeBatch(deps, outgoing, fresh, log);
+    if (stored.rows.length > 0) await broadcastBatch(deps, outgoing, stored.rows, log);
+    return stored.settled;
+  };
+  const following = async () => {
+    const rows = await claimUnfinished(deps.db, outgoing.blockchainId, outgoing.hotWallet, options.checkMs ?? 1_000, options.limit ?? 100);
+    return rows.length > 0 ? followBatch(deps, outgoing, rows, options, log) : 0;
+  };
+  const [sent, followed] = await Promise.allSettled([sending(), following()]);
+  if (sent.status === 'rejected') throw sent.reason;
+  if (followed.status === 'rejected') throw followed.reason;
+  return sent.value + followed.value;
+}
+
+/**
+ * One round of payouts on a real chain: on every network at once, signs and stores the claimed
+ * withdrawals as one batch, broadcasts it, then follows up to `limit` unfinished stored
+ * transactions. Resolves with how many things moved forward.
  */
 export async function processStoredPayouts(deps: Deps, claimed: ClaimedWithdrawal[], options: StoredPayoutOptions & { limit?: number } = {}): Promise<number> {
   const log = options.log ?? ((line: string, error?: unknown) => console.error(line, error ?? ''));
   const networks = payingNetworks(deps.chain);
-  let progress = 0;
-  const fresh: ClaimedWithdrawal[] = [];
+  const live = await withLiveTransaction(deps.db, claimed.map((withdrawal) => withdrawal.id));
+  const fresh = new Map<string, ClaimedWithdrawal[]>();
   for (const withdrawal of claimed) {
     if (!networks.some((n) => n.blockchainId === withdrawal.blockchain_id)) {
       // No hot wallet on its network (now): it waits, pending, until one is configured.
       await releaseClaim(deps.db, withdrawal.id, withdrawal.attempts, deps.now());
       continue;
     }
-    if (!(await liveTransactionOf(deps.db, withdrawal.id))) fresh.push(withdrawal);
+    if (live.has(withdrawal.id)) continue;
+    fresh.set(withdrawal.blockchain_id, [...(fresh.get(withdrawal.blockchain_id) ?? []), withdrawal]);
   }
-  if (fresh.length) {
-    // Preparing reads the node: in parallel. Storing takes the nonce lock: one after another.
-    const prepared = await Promise.all(networks.map((outgoing) => ensureNonceSequence(deps, outgoing))).then(
-      () => Promise.allSettled(fresh.map((withdrawal) => storePayout(deps, withdrawal))),
-      (error: unknown) => fresh.map(() => ({ status: 'rejected', reason: error }) as PromiseRejectedResult),
-    );
-    for (const [i, result] of prepared.entries()) {
-      const withdrawal = fresh[i]!;
-      if (result.status === 'fulfilled') {
-        progress++;
-        continue;
-      }
-      // Nothing was signed: back to the queue for the next round, not after the lease.
-      reportOnce(log, 'prepare', `[paylink] payouts wait: the chain did not answer while preparing withdrawal ${withdrawal.id}`, result.reason);
-      await releaseClaim(deps.db, withdrawal.id, withdrawal.attempts, deps.now());
-    }
-  }
-  for (const outgoing of networks) {
-    const rows = await claimUnfinished(deps.db, outgoing.blockchainId, outgoing.hotWallet, options.checkMs ?? 1_000, options.limit ?? 100);
-    for (const row of rows) {
-      try {
-        if (await follow(deps, row, options)) progress++;
-      } catch (error) {
-        reportOnce(log, row.tx_hash, `[paylink] payout transaction ${row.tx_hash} (nonce ${row.nonce}) waits: the chain did not answer`, error);
-        // The node is failing: the other rows would only fail the same way this round.
-        break;
-      }
-    }
-  }
-  return progress;
+  const rounds = await Promise.all(networks.map((outgoing) => payNetwork(deps, outgoing, fresh.get(outgoing.blockchainId) ?? [], options, log)));
+  return rounds.reduce((sum, n) => sum + n, 0);
 }
 
 /**
  * Sends `value` wei of gas money from the hot wallet to `to` with a nonce from the payouts'
  * sequence, stored before it is broadcast (`paylink sweep`'s top-ups). Resolves with its hash once
- * a node took it; if not, the stored transaction is broadcast by the service's payout worker.
+ * a node took it; if none did, it throws, and the stored transaction is broadcast by the service's
+ * payout worker (or the sweep's next run).
  */
 export async function sendStoredGasTopUp(deps: Deps, blockchainId: string, to: string, value: bigint): Promise<string> {
   const outgoing = outgoingOf(deps.chain, blockchainId);
   await ensureNonceSequence(deps, outgoing);
   const prepared = await outgoing.prepareGasTopUp(to, value);
-  const row = await signAndStore(deps, outgoing, prepared, { purpose: 'gas_top_up', withdrawalId: null, toAddress: to });
-  await follow(deps, row, {});
-  return row.tx_hash;
+  const [row] = await signAndStore(deps, outgoing, [{ prepared, purpose: 'gas_top_up', withdrawalId: null, toAddress: to }]);
+  const failures: unknown[] = [];
+  const { taken } = await broadcastBatch(deps, outgoing, [row!], (_line, error) => failures.push(error));
+  if (!taken.has(row!.id)) throw failures[0] ?? new Error(`the gas top-up ${row!.tx_hash} is stored but no node took it yet`);
+  return row!.tx_hash;
 }

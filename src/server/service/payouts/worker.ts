@@ -26,8 +26,11 @@
  *
  * That is the sandbox's way (`chain.sendPayout`). A real chain (`chain.outgoing`) pays through
  * stored signed transactions instead (./stored.ts): the claim is the same, then each withdrawal gets
- * one nonce and one signed transaction, stored before it is broadcast, and succeeds (or fails) once
- * its transaction has its confirmations.
+ * one nonce and one signed transaction, stored before it is broadcast (the batch signed and stored
+ * together, per network), and succeeds (or fails) once its transaction has its confirmations.
+ *
+ * A new withdrawal wakes the worker (`kick()`, from the route that created it), so a burst is taken
+ * at once, not at the next poll; a round that moved anything is followed by another straight away.
  */
 import { PayoutError, type ChainAdapter } from '../../chain/types.js';
 import type { Database } from '../../db/index.js';
@@ -41,7 +44,7 @@ import { processStoredPayouts, type StoredPayoutOptions } from './stored.js';
 export interface PayoutWorkerOptions {
   /** How often an idle worker looks for work, in ms (default 1000). `kick()` wakes it sooner. */
   pollIntervalMs?: number;
-  /** Withdrawals claimed per round (default 20). */
+  /** Withdrawals claimed per round (default 100). */
   batchSize?: number;
   /** After how long a `processing` withdrawal is presumed abandoned and claimed again, in ms (default 5 min). */
   leaseMs?: number;
@@ -152,7 +155,7 @@ export async function processPayouts(
 ): Promise<number> {
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
   const payoutTimeoutMs = options.payoutTimeoutMs ?? defaultPayoutTimeout(leaseMs);
-  const claimed = await claimWithdrawals(deps.db, options.batchSize ?? 20, leaseMs, deps.now(), deps.chain);
+  const claimed = await claimWithdrawals(deps.db, options.batchSize ?? 100, leaseMs, deps.now(), deps.chain);
   if (deps.chain.kind === 'real') {
     const stored: StoredPayoutOptions = { checkMs: options.checkMs, rebroadcastMs: options.rebroadcastMs, logger: deps.log };
     return processStoredPayouts(deps, claimed, stored);
@@ -175,7 +178,7 @@ export function startPayoutWorker(
   options: PayoutWorkerOptions = {},
 ): PayoutWorker {
   const pollIntervalMs = options.pollIntervalMs ?? 1000;
-  const batchSize = options.batchSize ?? 20;
+  const batchSize = options.batchSize ?? 100;
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
   const payoutTimeoutMs = options.payoutTimeoutMs ?? defaultPayoutTimeout(leaseMs);
   let running = true;

@@ -4,13 +4,13 @@
  * Owns: the tables `webhook_endpoints` (./endpoint-repository.ts), `webhook_events`, the outbox
  * (./event-repository.ts), and `webhook_deliveries` (./delivery-repository.ts); `/v1/webhook-endpoint*`
  * and `/v1/webhook-delivery*` (./routes.ts, ./domain.ts); the outbox's writer (./outbox.ts:
- * `enqueueWebhookEvent`, called by `recordEvent` of the events room inside the transaction of the change);
+ * `enqueueWebhookEvents`, called by `recordEvent`/`recordEvents` of the events room inside the transaction of the change);
  * the delivery worker (./worker.ts) and each attempt (./sender.ts); the SSRF guard (./ssrf.ts); and this
  * instance's delivery settings (./settings.ts).
  *
  * May touch: idempotency (`runIdempotent`, for the `Idempotency-Key` of a create or a retry), nothing
  * else of another room. It does not know sessions or withdrawals: the rooms that change
- * them build the event's object (`announceSession`, `announceWithdrawal`) and record it through the
+ * them build the event's object (`announceSession`, `announceWithdrawals`) and record it through the
  * events room.
  */
 export {
@@ -28,9 +28,8 @@ export {
   updateEndpoint,
 } from './domain.js';
 export { deleteEventsBefore } from './event-repository.js';
-export { enqueueWebhookEvent, eventBody, newEventId, RETRY_WINDOW_MS, type OutboxEvent } from './outbox.js';
-export { webhookOperations } from './routes.js';
-export { sendAttempt, type Outgoing } from './sender.js';
+export { enqueueWebhookEvents, eventBody, newEventId, RETRY_WINDOW_MS, type OutboxEvent } from './outbox.js';
+export { webhookOperations } from './routes.js';export { sendAttempt, type Outgoing } from './sender.js';
 export {
   DEFAULT_LEASE_MS,
   DEFAULT_RETRY_BASE_MS,

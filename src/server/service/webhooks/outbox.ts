@@ -34,20 +34,32 @@ export interface OutboxEvent {
 }
 
 /**
- * Writes `event` and its deliveries in `tx` when at least one of the integrator's active endpoints
- * listens to its type; returns the event id, or undefined when nobody listens (then nothing is written).
+ * Writes each event and its deliveries in `tx` when at least one of the integrator's active
+ * endpoints listens to its type (nothing is written for one nobody listens to). The endpoints are
+ * read once per integrator and type, however many events (a batch of payouts finished at once).
+ * Returns each event's id, or undefined where nobody listens, in the events' order.
  */
-export async function enqueueWebhookEvent(tx: Queryable, event: OutboxEvent): Promise<string | undefined> {
-  const endpointIds = await findSubscribedEndpoints(tx, event.integratorId, event.type);
-  if (endpointIds.length === 0) return undefined;
-  const id = newEventId();
-  await insertEvent(tx, { id, integratorId: event.integratorId, type: event.type, body: eventBody(id, event.type, event.at, await event.object()), createdAt: event.at });
-  await insertDeliveries(tx, {
-    ids: endpointIds.map(() => randomUUID()),
-    endpointIds,
-    eventId: id,
-    dueAt: event.at,
-    retryUntil: new Date(event.at.getTime() + RETRY_WINDOW_MS),
-  });
-  return id;
+export async function enqueueWebhookEvents(tx: Queryable, events: readonly OutboxEvent[]): Promise<Array<string | undefined>> {
+  const listening = new Map<string, string[]>();
+  const ids: Array<string | undefined> = [];
+  for (const event of events) {
+    const key = `${event.integratorId} ${event.type}`;
+    let endpointIds = listening.get(key);
+    if (!endpointIds) listening.set(key, (endpointIds = await findSubscribedEndpoints(tx, event.integratorId, event.type)));
+    if (endpointIds.length === 0) {
+      ids.push(undefined);
+      continue;
+    }
+    const id = newEventId();
+    await insertEvent(tx, { id, integratorId: event.integratorId, type: event.type, body: eventBody(id, event.type, event.at, await event.object()), createdAt: event.at });
+    await insertDeliveries(tx, {
+      ids: endpointIds.map(() => randomUUID()),
+      endpointIds,
+      eventId: id,
+      dueAt: event.at,
+      retryUntil: new Date(event.at.getTime() + RETRY_WINDOW_MS),
+    });
+    ids.push(id);
+  }
+  return ids;
 }

@@ -16,7 +16,7 @@ import type { ChainAdapter } from '../../chain/types.js';
 import type { Database, Queryable } from '../../db/index.js';
 import { pageMeta } from '../context.js';
 import { ApiError, notFound, ruleError, validationError } from '../errors.js';
-import { recordEvent } from '../events/index.js';
+import { recordEvents } from '../events/index.js';
 import { isDepositAddressOf } from '../sessions/index.js';
 import { runIdempotent, type IdempotencyState, type StoredResponse } from '../idempotency/index.js';
 import type { Principal } from '../keys/index.js';
@@ -146,23 +146,26 @@ export async function listWithdrawals(db: Queryable, principal: Principal, query
 }
 
 /**
- * Announces `type` about a withdrawal in the transaction `tx` that finished it: its
- * merchant's endpoints that listen receive it as `GET /v1/withdrawal/{id}` shows it after the change.
+ * Announces what happened to withdrawals (`withdrawal.succeeded` or `withdrawal.failed` each) in the
+ * transaction `tx` that finished them: their merchant's endpoints that listen receive each as
+ * `GET /v1/withdrawal/{id}` shows it after the change.
  */
-export async function announceWithdrawal(
+export async function announceWithdrawals(
   tx: Queryable,
-  type: 'withdrawal.succeeded' | 'withdrawal.failed',
-  withdrawal: { id: string; integratorId: string },
+  announcements: ReadonlyArray<{ type: 'withdrawal.succeeded' | 'withdrawal.failed'; id: string; integratorId: string }>,
   at: Date,
 ): Promise<void> {
-  await recordEvent(tx, {
-    type,
-    integratorId: withdrawal.integratorId,
-    at,
-    object: async () => {
-      const row = await findWithdrawal(tx, withdrawal.integratorId, withdrawal.id);
-      if (!row) throw new Error(`announceWithdrawal: no withdrawal ${withdrawal.id} in this transaction`);
-      return toWithdrawal(row);
-    },
-  });
+  await recordEvents(
+    tx,
+    announcements.map(({ type, id, integratorId }) => ({
+      type,
+      integratorId,
+      at,
+      object: async () => {
+        const row = await findWithdrawal(tx, integratorId, id);
+        if (!row) throw new Error(`announceWithdrawals: no withdrawal ${id} in this transaction`);
+        return toWithdrawal(row);
+      },
+    })),
+  );
 }

@@ -8,12 +8,12 @@
  *
  * May touch, in its own transaction: the ledger (`reserveFunds`), idempotency (`runIdempotent`) and the
  * sessions room's deposit addresses (`isDepositAddressOf`: a withdrawal to the merchant's own is refused);
- * in the payouts room's transaction, domain events (`announceWithdrawal`: the withdrawal webhooks).
+ * in the payouts room's transaction, domain events (`announceWithdrawals`: the withdrawal webhooks).
  * The payouts room claims and finishes withdrawals through this room's repository functions
- * (`claimDue`, `markSucceeded`, `markFailed`, and on a real chain `lockForPayout`, `releaseClaim` and `setPayoutHash`,
+ * (`claimDue`, `markSucceeded`, `markFailed`, and on a real chain `lockForPayout`/`lockManyForPayout`, `releaseClaim` and `setPayoutHashes`,
  * which shows a payout's transaction hash while it confirms); no one else writes the table.
  */
-export { announceWithdrawal, createWithdrawal, getWithdrawal, listWithdrawals, parseWithdrawalRequest, toWithdrawal, withdrawalNetworks } from './domain.js';
+export { announceWithdrawals, createWithdrawal, getWithdrawal, listWithdrawals, parseWithdrawalRequest, toWithdrawal, withdrawalNetworks } from './domain.js';
 export type { WithdrawalOutcome, WithdrawalRequest } from './domain.js';
-export { claimDue, lockForPayout, markFailed, markSucceeded, releaseClaim, setPayoutHash, type ClaimedWithdrawal } from './repository.js';
+export { claimDue, lockForPayout, lockManyForPayout, markFailed, markSucceeded, releaseClaim, setPayoutHashes, type ClaimedWithdrawal } from './repository.js';
 export { withdrawalOperations } from './routes.js';

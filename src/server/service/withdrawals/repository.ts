@@ -134,16 +134,23 @@ export async function claimDue(tx: Queryable, batchSize: number, leaseMs: number
 }
 
 /**
- * Marks a `processing` withdrawal paid out, with what its recipient received (default: its amount);
- * false when it was finished already. Any attempt may record a success.
+ * Marks `processing` withdrawals paid out, each with its hash and what its recipient received
+ * (default: its amount), in one statement; resolves with the ids it marked (one finished already is
+ * left as it is). Any attempt may record a success.
  */
-export async function markSucceeded(tx: Queryable, id: string, txHash: string, sandbox: boolean, now: Date, receivedAmount?: string): Promise<boolean> {
-  const { rows } = await tx.query(
-    `UPDATE withdrawals SET status = 'success', tx_hash = $2, sandbox = $3, updated_at = $4, received_amount = coalesce($5::numeric, amount)
-     WHERE id = $1 AND status = 'processing' RETURNING id`,
-    [id, txHash, sandbox, now, receivedAmount ?? null],
+export async function markSucceeded(
+  tx: Queryable,
+  paid: ReadonlyArray<{ id: string; txHash: string; sandbox: boolean; receivedAmount?: string | undefined }>,
+  now: Date,
+): Promise<Set<string>> {
+  if (paid.length === 0) return new Set();
+  const { rows } = await tx.query<{ id: string }>(
+    `UPDATE withdrawals w SET status = 'success', tx_hash = p.tx_hash, sandbox = p.sandbox, updated_at = $5, received_amount = coalesce(p.received, w.amount)
+     FROM unnest($1::uuid[], $2::text[], $3::boolean[], $4::numeric[]) AS p(id, tx_hash, sandbox, received)
+     WHERE w.id = p.id AND w.status = 'processing' RETURNING w.id`,
+    [paid.map((p) => p.id), paid.map((p) => p.txHash), paid.map((p) => p.sandbox), paid.map((p) => p.receivedAmount ?? null), now],
   );
-  return rows.length === 1;
+  return new Set(rows.map((row) => row.id));
 }
 
 /**
@@ -161,16 +168,31 @@ export async function markFailed(tx: Queryable, id: string, reason: string, now:
 
 /** A withdrawal as the payout worker finishes it, locked until the caller's transaction ends. */
 export async function lockForPayout(tx: Queryable, id: string): Promise<(ClaimedWithdrawal & { status: WithdrawalStatus }) | undefined> {
-  const { rows } = await tx.query<ClaimedWithdrawal & { status: WithdrawalStatus }>(
-    'SELECT id, integrator_id, amount, asset_id, blockchain_id, address, attempts, status FROM withdrawals WHERE id = $1 FOR UPDATE',
-    [id],
-  );
-  return rows[0];
+  return (await lockManyForPayout(tx, [id])).get(id);
 }
 
-/** Shows the hash of a `processing` withdrawal's stored transaction (known before it is broadcast). */
-export async function setPayoutHash(tx: Queryable, id: string, txHash: string, now: Date): Promise<void> {
-  await tx.query(`UPDATE withdrawals SET tx_hash = $2, updated_at = $3 WHERE id = $1 AND status = 'processing'`, [id, txHash, now]);
+/**
+ * Several withdrawals as the payout worker finishes them, by id, locked until the caller's
+ * transaction ends. Locked in id order, so two workers finishing overlapping sets wait for each other
+ * instead of deadlocking.
+ */
+export async function lockManyForPayout(tx: Queryable, ids: readonly string[]): Promise<Map<string, ClaimedWithdrawal & { status: WithdrawalStatus }>> {
+  if (ids.length === 0) return new Map();
+  const { rows } = await tx.query<ClaimedWithdrawal & { status: WithdrawalStatus }>(
+    'SELECT id, integrator_id, amount, asset_id, blockchain_id, address, attempts, status FROM withdrawals WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE',
+    [[...ids]],
+  );
+  return new Map(rows.map((row) => [row.id, row]));
+}
+
+/** Shows the hashes of `processing` withdrawals' stored transactions (known before they are broadcast). */
+export async function setPayoutHashes(tx: Queryable, hashes: ReadonlyArray<{ id: string; txHash: string }>, now: Date): Promise<void> {
+  if (hashes.length === 0) return;
+  await tx.query(
+    `UPDATE withdrawals w SET tx_hash = h.tx_hash, updated_at = $3
+     FROM unnest($1::uuid[], $2::text[]) AS h(id, tx_hash) WHERE w.id = h.id AND w.status = 'processing'`,
+    [hashes.map((h) => h.id), hashes.map((h) => h.txHash), now],
+  );
 }
 
 /**
