@@ -1,5 +1,5 @@
 /**
- * `client.links`: the integrator's payment links (`/payment-link`, spec §4.1–4.4).
+ * `client.links`: the integrator's payment links (`/payment-link`).
  * Every response is parsed with the wire schema the service builds it with.
  */
 import {

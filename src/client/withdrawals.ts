@@ -1,5 +1,5 @@
 /**
- * `client.withdrawals`: crypto payouts from the integrator's balance (`/withdrawal`, spec §4.5–4.6).
+ * `client.withdrawals`: crypto payouts from the integrator's balance (`/withdrawal`).
  *
  * Idempotency: `create` sends `Idempotency-Key` only when you pass `options.idempotencyKey`; the
  * client never invents one, because it never retries on its own (a key nobody can resend protects

@@ -89,7 +89,7 @@ export const PostpayAction = z.object({
 });
 export type PostpayAction = z.infer<typeof PostpayAction>;
 
-/** Page metadata of every list (spec §2.5). */
+/** Page metadata of every list. */
 export const PageMeta = z.object({
   totalItems: z.number().int(),
   itemCount: z.number().int(),
@@ -100,7 +100,7 @@ export const PageMeta = z.object({
 export type PageMeta = z.infer<typeof PageMeta>;
 
 // ---------------------------------------------------------------------------------------------
-// Payment links (spec §2.1)
+// Payment links
 
 /**
  * A payment link as the service returns it. The client is tolerant of the spec's quirks:
@@ -156,7 +156,7 @@ const currencyCodes = z.array(textSchema(MAX_LENGTH.currencyCode)).max(MAX_COUNT
 /** An absolute http(s) URL, or '' for none (`core/rules/link.ts` checks the scheme). */
 const urlInput = textSchema(MAX_LENGTH.url).meta({ format: 'uri' });
 
-/** Body of `POST /v1/payment-link` (spec §2.2, with its tolerances). */
+/** Body of `POST /v1/payment-link` (with its tolerances). */
 export const CreatePaymentLinkInput = z.object({
   title: textSchema(MAX_LENGTH.title).trim().min(1, 'Title is required'),
   description: textSchema(MAX_LENGTH.description, 'multiline'),
@@ -397,7 +397,7 @@ export const SimulatePaymentInput = z.object({
 });
 
 // ---------------------------------------------------------------------------------------------
-// Money out (spec §2.3–2.4, §4.5–4.6)
+// Money out
 
 export const WithdrawalStatus = z.enum(WITHDRAWAL_STATUSES);
 export type WithdrawalStatus = z.infer<typeof WithdrawalStatus>;

@@ -1,5 +1,5 @@
 /**
- * The payment-link endpoints of the spec (§4.1–4.4) over real HTTP, on PGlite and PostgreSQL:
+ * The payment-link endpoints over real HTTP, on PGlite and PostgreSQL:
  * fields and types, the tolerance rules, each rejection, isolation and paging.
  */
 import assert from 'node:assert/strict';
@@ -24,7 +24,7 @@ for (const backend of backends()) {
       (await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM payment_links')).rows[0]!.n;
 
     describe('POST /v1/payment-link', () => {
-      it('creates a Standard link with every field of spec §2.1', async () => {
+      it('creates a Standard link with every field of a link', async () => {
         const res = await create(standardLinkBody());
         assert.equal(res.status, 201);
         const link = res.body;

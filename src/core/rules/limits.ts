@@ -79,7 +79,7 @@ export const MAX_COUNT = {
   pageSize: 100,
 } as const;
 
-/** Page size of every list when `limit` is not given (spec §8). */
+/** Page size of every list when `limit` is not given. */
 export const DEFAULT_PAGE_SIZE = 20;
 
 /** How long a checkout session's quote holds. */

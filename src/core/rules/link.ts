@@ -1,5 +1,5 @@
 /**
- * The rules of a payment link (spec §2.2, with its tolerances): what a create or update body may say, and
+ * The rules of a payment link (with its tolerances): what a create or update body may say, and
  * what the link it leaves must be. `resolveLinkDraft` is the one authority: the service runs it on
  * every create and update (after zod has checked the types), and the admin's link form runs it on
  * the body it is about to send, so both accept exactly the same links.

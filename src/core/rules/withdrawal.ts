@@ -1,5 +1,5 @@
 /**
- * The rules of a withdrawal request (spec §2.3), run by the service on `POST
+ * The rules of a withdrawal request, run by the service on `POST
  * /v1/withdrawal` and by the admin's withdrawal form before it asks for confirmation:
  * - `assetId`: an asset some configured network carries, any case (kept uppercase);
  * - `blockchainId`: a configured network by id or alias, any case (kept as its canonical id),

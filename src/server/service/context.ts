@@ -143,7 +143,7 @@ export function creationRange(query: { startDate?: string | undefined; endDate?:
   };
 }
 
-/** The spec's page metadata (§2.5) of one page of `itemCount` items out of `totalItems`. */
+/** The page metadata of one page of `itemCount` items out of `totalItems`. */
 export function pageMeta(totalItems: number, itemCount: number, page: { page: number; limit: number }): PageMeta {
   return {
     totalItems,

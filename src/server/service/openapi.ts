@@ -325,7 +325,7 @@ export function openApiDocument(): object {
       },
     ],
     tags: [
-      { name: 'Payment links', description: 'The integrator’s links (spec §4.1–4.4), behind `X-API-KEY`' },
+      { name: 'Payment links', description: 'The integrator’s links, behind `X-API-KEY`' },
       {
         name: 'Orders',
         description:
@@ -333,7 +333,7 @@ export function openApiDocument(): object {
           'Its `url` is a hosted checkout page; the keyless `/v1/checkout/orders/{id}` routes show and pay it. Paid once: the first session that settles it marks it `paid` (`order.paid`); a later transfer to another of its sessions is a late payment.',
       },
       { name: 'Checkout', description: 'The keyless public API the checkout element and the hosted page call' },
-      { name: 'Withdrawals', description: 'Crypto payouts from the balance (spec §4.5–4.6), behind `X-API-KEY`' },
+      { name: 'Withdrawals', description: 'Crypto payouts from the balance, behind `X-API-KEY`' },
       { name: 'Balance', description: 'Available and pending funds per asset, behind `X-API-KEY`' },
       {
         name: 'Payments',

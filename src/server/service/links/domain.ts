@@ -70,7 +70,7 @@ function rowToDraft(row: LinkRow): LinkDraft {
   };
 }
 
-/** A link as the API returns it (spec §2.1, with the donation extras). */
+/** A link as the API returns it (with the donation extras). */
 export function toPaymentLink(row: LinkRow, publicUrl: string, withType: boolean): PaymentLink {
   const currency = row.fiat_currency[0] ?? 'NGN';
   const isDonation = row.link_type === 'Donation';

@@ -1,4 +1,4 @@
-/** The link operations of the route table (`/v1/payment-link*`, spec §4.1–4.4), behind `X-API-KEY`. */
+/** The link operations of the route table (`/v1/payment-link*`), behind `X-API-KEY`. */
 import { type ServiceDeps, pageMeta } from '../context.js';
 import { validationError } from '../errors.js';
 import type { LinkCache } from './cache.js';

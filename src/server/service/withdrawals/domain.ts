@@ -1,5 +1,5 @@
 /**
- * Withdrawals (spec §2.3–2.4, §4.5–4.6): the rules on the request (`core/rules/withdrawal.ts`,
+ * Withdrawals: the rules on the request (`core/rules/withdrawal.ts`,
  * against the chain's configured networks), the reservation of funds, idempotency, and the reads.
  * The payout itself runs in the background (../payouts/).
  *

@@ -1,4 +1,4 @@
-/** The withdrawal operations of the route table (`/v1/withdrawal*`, spec §4.5–4.6), behind `X-API-KEY`. */
+/** The withdrawal operations of the route table (`/v1/withdrawal*`), behind `X-API-KEY`. */
 import { idempotency } from '../idempotency/index.js';
 import type { MoneyServiceDeps } from '../money-deps.js';
 import type { RoomOperations } from '../operations.js';
