@@ -242,6 +242,22 @@ describe('paylink demo on its local chain, end to end', { timeout: 300_000 }, ()
       );
       await choice.selectOption({ label: 'USDT · Local Polygon' });
       await card.screenshot({ path: path.join(ARTIFACTS, `6-network-choice-${width}.png`) });
+      // The dark French card, the narrowest: the chosen pair's text fits its select, and the network
+      // is said in full under it whatever the width.
+      await page.goto(`${demo.url}/dark.html`);
+      const dark = page.locator('paylink-checkout');
+      const darkChoice = dark.getByLabel('Payer en');
+      await darkChoice.waitFor();
+      assert.equal((await dark.locator('#asset-hint').innerText()).replace(/\s+/g, ' '), 'Réseau : Local BNB Smart Chain');
+      const room = await darkChoice.evaluate((select: HTMLSelectElement) => {
+        const style = getComputedStyle(select);
+        const context = document.createElement('canvas').getContext('2d')!;
+        context.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+        const inner = select.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+        return { text: context.measureText(select.selectedOptions[0]!.text.trim()).width, inner };
+      });
+      assert.ok(room.text <= room.inner - 16, `at ${width} px the select shows its whole text (${JSON.stringify(room)})`);
+      await dark.screenshot({ path: path.join(ARTIFACTS, `6-network-choice-dark-fr-${width}.png`) });
       await page.context().close();
     }
 

@@ -50,21 +50,23 @@ export function field(m: Pick<CheckoutMachine, 'errors' | 'edit'>, path: FieldPa
 
 /**
  * The end of the last form step: one asset selector (a native select: a phone opens its own
- * picker; each option names the asset's network) and one pay button, which names the amount only
+ * picker; each option names the asset's network, and the hint under it names the chosen network
+ * in full, which a narrow select may clip) and one pay button, which names the amount only
  * while it is payable: "Pay NGN 5,000.00 · USDT".
  */
 export function assetChoice(m: Pick<CheckoutMachine, 'link' | 'assetId' | 'network' | 'busy' | 'amountProblem' | 'price' | 't' | 'money' | 'chooseAsset'>) {
   const asset = assetName(m.assetId);
+  let chosen = '';
   return html`<div part="field">
       <label part="label" for="asset">${m.t('assets')}</label>
-      <select id="asset" part="input assets" @change=${(event: Event) => m.chooseAsset((event.target as HTMLSelectElement).value)}>
-        ${m.link!.assets.map(
-          ({ assetId, blockchainId, networkName }) =>
-            html`<option part="asset" value="${assetId} ${blockchainId}" ?selected=${assetId == m.assetId && blockchainId == m.network}>
-              ${assetName(assetId)} · ${networkName}
-            </option>`,
-        )}
+      <select id="asset" part="input assets" aria-describedby="asset-hint" @change=${(event: Event) => m.chooseAsset((event.target as HTMLSelectElement).value)}>
+        ${m.link!.assets.map(({ assetId, blockchainId, networkName }) => {
+          const selected = assetId == m.assetId && blockchainId == m.network;
+          if (selected) chosen = networkName;
+          return html`<option part="asset" value="${assetId} ${blockchainId}" ?selected=${selected}>${assetName(assetId)} · ${networkName}</option>`;
+        })}
       </select>
+      <small part="hint" id="asset-hint">${m.t('onNetwork', { network: chosen })}</small>
     </div>
     <button part="button primary pay-button" ?disabled=${m.busy}>
       ${m.amountProblem ? m.t('payWith', { name: asset }) : m.t('pay', { amount: m.money(m.price), asset })}

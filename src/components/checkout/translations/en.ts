@@ -64,6 +64,7 @@ const en = {
   startAgain: 'Start again',
   paid: 'Payment received',
   thanks: 'Thank you!',
+  onNetwork: 'Network: {network}',
   network: 'Network',
   transaction: 'Transaction',
   redirecting: 'Returning to the merchant…',

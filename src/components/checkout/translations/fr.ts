@@ -65,6 +65,7 @@ const fr: typeof en = {
   startAgain: 'Recommencer',
   paid: 'Paiement reçu',
   thanks: 'Merci !',
+  onNetwork: 'Réseau : {network}',
   network: 'Réseau',
   transaction: 'Transaction',
   redirecting: 'Retour vers le marchand…',
