@@ -3,8 +3,8 @@
  * one signed transaction, stored before broadcast (its hash shown while `processing`); a retry
  * re-sends those bytes; it succeeds at N confirmations. A transfer that would revert fails at once
  * (no nonce taken), one that reverts on chain fails at N confirmations, both with the funds back.
- * A nonce taken by a transaction the service did not sign, or a transaction the node refuses for
- * good, never stalls later payouts nor pays twice. 50 withdrawals on two instances sharing one
+ * A nonce taken (for good: in a final block) by a transaction the service did not sign, or a
+ * transaction the node refuses for good, never stalls later payouts nor pays twice. 50 withdrawals on two instances sharing one
  * database get consecutive nonces and are each paid exactly once.
  */
 import assert from 'node:assert/strict';
@@ -195,9 +195,10 @@ for (const backend of backends()) {
           assert.ok(Date.now() < deadline, 'the payout was signed');
           await new Promise((resolve) => setTimeout(resolve, 20));
         }
-        // Someone uses the hot wallet's key elsewhere: that nonce is gone.
+        // Someone uses the hot wallet's key elsewhere: that nonce is gone, for good once its block is final.
         const foreign = createWalletClient({ account: hot, transport: http(f.t.url) });
         await f.t.mined(await foreign.sendTransaction({ to: hot, value: 1n, chain: null }));
+        await f.t.mine(64);
         open = true;
         await mineUntil(async () => (await record(id)).status === 'success', 'success');
       } finally {

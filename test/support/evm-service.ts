@@ -131,7 +131,8 @@ export function hookPayouts(chain: RealChainAdapter): { chain: RealChainAdapter;
     states: (transactions, latest) => outgoing.states(transactions, latest),
     latestBlock: () => outgoing.latestBlock(),
     pendingNonce: () => outgoing.pendingNonce(),
-    minedNonce: () => outgoing.minedNonce(),
+    nonceReplaced: (nonce, txHash) => outgoing.nonceReplaced(nonce, txHash),
+    transactionKnown: (txHash) => outgoing.transactionKnown(txHash),
     async broadcast(raw) {
       await hooks.broadcast?.(raw);
       hooks.sent.push(raw);

@@ -2,9 +2,11 @@
  * A JSON-RPC proxy in front of a test node, to stage what a real node does badly: go away (refused
  * connections), answer errors (HTTP 500), hang, or hold one method (e.g. `eth_sendRawTransaction`,
  * to stop a service between signing a payout and broadcasting it); refuse an `eth_getLogs` wider
- * than a cap the way a provider words it (test/fixtures/getlogs-refusals.json); or lag behind the
- * chain (its view frozen at a block). It logs every raw transaction it forwards, so a test can tell
- * how many distinct transactions reached the node.
+ * than a cap the way a provider words it (test/fixtures/getlogs-refusals.json); lag behind the
+ * chain (its view frozen at a block); fail one method only (HTTP 500, so a client fails over for that
+ * read alone); or not know given transactions (a node whose view has the nonce a transaction used but
+ * not yet the transaction). It logs every raw transaction it forwards, so a test can tell how many
+ * distinct transactions reached the node.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -37,13 +39,30 @@ export interface RpcProxy {
    * block is `head`, and it knows no block, log, receipt or transaction above it.
    */
   lag(head: number | null): void;
+  /**
+   * From now on, answers "not found" (null) to `eth_getTransactionReceipt` and `eth_getTransactionByHash`
+   * of these hashes, alone or in a batch (null: knows every transaction again); everything else, the
+   * sender's nonce included, as the node does.
+   */
+  hideTransactions(hashes: Iterable<string> | null): void;
+  /**
+   * From now on, answers the receipts of these hashes as a node on a fork that lost would: in a block
+   * of the same height with another hash, reverted, no logs (null: as the node does).
+   */
+  forkReceipts(hashes: Iterable<string> | null): void;
+  /** From now on, answers HTTP 500 to any request (alone or in a batch) that calls `method` (null: none). */
+  failMethod(method: string | null): void;
   close(): Promise<void>;
 }
 
 interface JsonRpcRequest {
+  id?: unknown;
   method?: string;
   params?: unknown[];
 }
+
+/** A JSON-RPC answer the proxy makes up instead of forwarding: a result, or an error. */
+type Answer = { result: unknown } | { error: { code: number; message: string } };
 
 /** Starts a proxy on a free loopback port that forwards to `target` (an http JSON-RPC URL). */
 export async function startRpcProxy(target: string): Promise<RpcProxy> {
@@ -55,6 +74,9 @@ export async function startRpcProxy(target: string): Promise<RpcProxy> {
   let logRule: { refusal: LogRefusal; maxRange: number } | null = null;
   const logs = { refused: 0, answered: 0 };
   let frozenAt: number | null = null;
+  let hidden = new Set<string>();
+  let forked = new Set<string>();
+  let failing: string | null = null;
   let server: Server;
   let port = 0;
 
@@ -74,6 +96,10 @@ export async function startRpcProxy(target: string): Promise<RpcProxy> {
       // Forwarded as it is: the node answers.
     }
     const requests = Array.isArray(parsed) ? parsed : [parsed];
+    if (failing !== null && requests.some((r) => r.method === failing)) {
+      res.writeHead(500, { 'content-type': 'text/plain' }).end('node failing');
+      return;
+    }
     const heldMethod = requests.map((r) => r.method).find((m) => m !== undefined && holding.has(m));
     if (heldMethod) {
       const list = heldRequests.get(heldMethod) ?? [];
@@ -95,17 +121,20 @@ export async function startRpcProxy(target: string): Promise<RpcProxy> {
           res.writeHead(refusal.http, { 'content-type': 'text/plain' }).end('Request Entity Too Large');
           return;
         }
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: (parsed as { id?: unknown }).id, error: refusal }));
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: parsed.id, error: refusal }));
         return;
       }
       logs.answered++;
     }
-    if (frozenAt !== null && !Array.isArray(parsed)) {
-      const answer = await lagging(parsed as JsonRpcRequest & { id?: unknown }, frozenAt);
-      if (answer !== undefined) {
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: (parsed as { id?: unknown }).id, result: answer }));
-        return;
+    if (frozenAt !== null || hidden.size > 0 || forked.size > 0) {
+      // Each call answered as this node sees it (a batch call by call), the rest forwarded.
+      try {
+        const answers = await Promise.all(requests.map(async (request) => ({ jsonrpc: '2.0', id: request.id, ...((await viewOf(request)) ?? (await forwardOne(request))) })));
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(Array.isArray(parsed) ? answers : answers[0]));
+      } catch {
+        res.socket?.destroy();
       }
+      return;
     }
     try {
       const answer = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
@@ -113,6 +142,28 @@ export async function startRpcProxy(target: string): Promise<RpcProxy> {
     } catch {
       res.socket?.destroy();
     }
+  };
+
+  /** What this node answers to `request` where its view differs from the node's (lagging, or not knowing a transaction), else undefined. */
+  const viewOf = async (request: JsonRpcRequest): Promise<Answer | undefined> => {
+    const asked = request.params?.[0];
+    if ((request.method === 'eth_getTransactionReceipt' || request.method === 'eth_getTransactionByHash') && typeof asked === 'string' && hidden.has(asked.toLowerCase())) {
+      return { result: null };
+    }
+    if (request.method === 'eth_getTransactionReceipt' && typeof asked === 'string' && forked.has(asked.toLowerCase())) {
+      const receipt = (await ask(request)) as Record<string, unknown> | null;
+      return { result: receipt && { ...receipt, blockHash: `0x${'ee'.repeat(32)}`, status: '0x0', logs: [] } };
+    }
+    if (frozenAt === null) return undefined;
+    const result = await lagging(request, frozenAt);
+    return result === undefined ? undefined : result;
+  };
+
+  /** The node's whole answer (result or error) to one call. */
+  const forwardOne = async (request: JsonRpcRequest): Promise<Answer> => {
+    const answer = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: request.method, params: request.params ?? [] }) });
+    const parsed = (await answer.json()) as { result?: unknown; error?: { code: number; message: string } };
+    return parsed.error ? { error: parsed.error } : { result: parsed.result ?? null };
   };
 
   /** The node's answer to `request`. */
@@ -124,28 +175,42 @@ export async function startRpcProxy(target: string): Promise<RpcProxy> {
   const above = (value: unknown, head: number) => value !== null && typeof value === 'object' && Number((value as { blockNumber?: string; number?: string }).blockNumber ?? (value as { number?: string }).number) > head;
 
   /** What a node stuck at `head` answers, or undefined to forward the request as it is. */
-  const lagging = async (request: JsonRpcRequest, head: number): Promise<unknown> => {
+  const lagging = async (request: JsonRpcRequest, head: number): Promise<Answer | undefined> => {
     const params = request.params ?? [];
+    const notFound: Answer = { error: { code: -32001, message: 'Resource not found' } };
     switch (request.method) {
       case 'eth_blockNumber':
-        return hex(head);
+        return { result: hex(head) };
       case 'eth_getBlockByNumber': {
         const tag = params[0];
         const number = tag === 'latest' || tag === 'pending' ? head : tag === 'safe' ? head - 32 : tag === 'finalized' ? head - 64 : tag === 'earliest' ? 0 : Number(tag);
-        if (number > head) return null;
-        return ask({ method: 'eth_getBlockByNumber', params: [hex(Math.max(0, number)), params[1] ?? false] });
+        if (number > head) return { result: null };
+        return { result: await ask({ method: 'eth_getBlockByNumber', params: [hex(Math.max(0, number)), params[1] ?? false] }) };
       }
       case 'eth_getBlockByHash':
       case 'eth_getTransactionReceipt':
       case 'eth_getTransactionByHash': {
         const result = await ask(request);
-        return above(result, head) ? null : result;
+        return { result: above(result, head) ? null : result };
+      }
+      case 'eth_getTransactionCount':
+      case 'eth_getBalance': {
+        // Account state as of the block asked (a tag means this node's own head), never above `head`.
+        const block = params[1];
+        if (block !== null && typeof block === 'object' && 'blockHash' in block) {
+          const known = await ask({ method: 'eth_getBlockByHash', params: [(block as { blockHash: string }).blockHash, false] });
+          if (!known || above(known, head)) return notFound;
+          return undefined;
+        }
+        const number = typeof block === 'string' && block.startsWith('0x') ? Number(block) : head;
+        if (number > head) return { error: { code: -32602, message: `BlockOutOfRangeError: block height is ${head} but requested was ${number}` } };
+        return { result: await ask({ method: request.method, params: [params[0], hex(number)] }) };
       }
       case 'eth_getLogs': {
         const filter = { ...(params[0] as { fromBlock: string; toBlock: string }) };
-        if (Number(filter.fromBlock) > head) return [];
+        if (Number(filter.fromBlock) > head) return { result: [] };
         if (Number(filter.toBlock) > head) filter.toBlock = hex(head);
-        return ask({ method: 'eth_getLogs', params: [filter] });
+        return { result: await ask({ method: 'eth_getLogs', params: [filter] }) };
       }
       default:
         return undefined;
@@ -202,6 +267,15 @@ export async function startRpcProxy(target: string): Promise<RpcProxy> {
     logs,
     lag(head) {
       frozenAt = head;
+    },
+    hideTransactions(hashes) {
+      hidden = new Set([...(hashes ?? [])].map((hash) => hash.toLowerCase()));
+    },
+    forkReceipts(hashes) {
+      forked = new Set([...(hashes ?? [])].map((hash) => hash.toLowerCase()));
+    },
+    failMethod(method) {
+      failing = method;
     },
     async close() {
       if (mode !== 'down') await stop();

@@ -229,8 +229,20 @@ export interface OutgoingChain {
   readonly confirmations: number;
   /** The hot wallet's next nonce, counting the node's mempool: where the stored sequence starts. */
   pendingNonce(): Promise<number>;
-  /** How many of the hot wallet's transactions are mined: nonces below it are used for good. */
-  minedNonce(): Promise<number>;
+  /**
+   * Whether the hot wallet's `nonce`, which the stored transaction `txHash` was signed with, is used
+   * for good by another transaction: the one case where its payment may be signed again. Certain
+   * (`replaced: true`, with the hot wallet's transaction count at the finalized block) only when the
+   * nonce is used at the network's finalized block and no node has a receipt of `txHash`; otherwise
+   * `replaced: false` and why: leave the transaction as it is and ask again later. A node that lags,
+   * or whose view has the nonce moved on but not the transaction, never makes it look replaced.
+   */
+  nonceReplaced(nonce: number, txHash: string): Promise<{ replaced: true; nextNonce: number } | { replaced: false; why: string }>;
+  /**
+   * True when any node has `txHash`, in its mempool or in a block. Throws when a node does not answer:
+   * then nobody can say that none has it.
+   */
+  transactionKnown(txHash: string): Promise<boolean>;
   /**
    * Fees and gas of payouts' token transfers: one fee quote for them all, the transfers estimated
    * together (one round trip where the node takes batches). Each settles on its own: rejected with

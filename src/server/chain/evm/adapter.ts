@@ -128,7 +128,8 @@ export function evmNetworkChain(chain: EvmChain): NetworkChain {
     hotWallet,
     confirmations: chain.confirmations,
     pendingNonce: () => chain.pendingNonce(),
-    minedNonce: () => chain.latestNonce(),
+    nonceReplaced: (nonce, txHash) => chain.nonceReplaced(nonce, txHash as Hex),
+    transactionKnown: (txHash) => chain.transactionKnown(txHash as Hex),
     async preparePayouts(requests) {
       let fees: FeeQuote;
       try {

@@ -4,8 +4,14 @@
  * underpriced" to outcomes that all mean "read the receipt"; `receipt` says pending, success or
  * reverted, with the confirmations and the receipt's logs (what a payout really delivered).
  * `broadcastMany` and `receipts` do the same for a batch of payouts in one JSON-RPC batch each.
+ *
+ * With several nodes, one node's "no receipt" is not the chain's: a node that lags, or whose view
+ * has the sender's nonce moved on but not yet the transaction, says so of a mined transaction. So
+ * `receipts` asks every node before calling a transaction pending, and giving a stored transaction
+ * up is decided by every node together (`nonceReplaced`, `transactionKnown`), never by the first that
+ * answers.
  */
-import { formatTransactionReceipt, keccak256, type Hex, type Log, type RpcTransactionReceipt, type TransactionReceipt } from 'viem';
+import { formatTransactionReceipt, keccak256, numberToHex, type Address, type Hex, type Log, type PublicClient, type RpcTransactionReceipt, type TransactionReceipt } from 'viem';
 import { type ChainContext, lower } from './context.js';
 import { EvmChainError, nodeMessage, redact, toChainError } from './errors.js';
 import { orNull } from './transfers.js';
@@ -148,11 +154,14 @@ export async function receipt(ctx: ChainContext, txHash: Hex, latest?: number): 
 
 /**
  * The states of several transactions, their receipts read in one JSON-RPC batch; confirmations are
- * counted below `latest` (read before, so none is over-counted). Each settles on its own.
+ * counted below `latest` (read before, so none is over-counted). Each settles on its own. Those the
+ * node asked has no receipt of are asked of every node (one batch each) before they count as pending,
+ * and a receipt counts only in the canonical block at its height (one more batch for those blocks).
  */
 export async function receipts(ctx: ChainContext, txHashes: readonly Hex[], latest: number): Promise<Array<PromiseSettledResult<TransactionStatus>>> {
   const answers = await ctx.rpc.batch('eth_getTransactionReceipt', txHashes.map((hash) => [hash]));
-  return answers.map((answer): PromiseSettledResult<TransactionStatus> => {
+  await receiptsElsewhere(ctx, txHashes, answers);
+  const states = answers.map((answer): PromiseSettledResult<TransactionStatus> => {
     if (answer.status === 'rejected') return { status: 'rejected', reason: toChainError(answer.reason, 'eth_getTransactionReceipt') };
     try {
       const found = answer.value ? formatTransactionReceipt(answer.value as RpcTransactionReceipt) : null;
@@ -161,4 +170,115 @@ export async function receipts(ctx: ChainContext, txHashes: readonly Hex[], late
       return { status: 'rejected', reason: new EvmChainError('bad_response', 'eth_getTransactionReceipt: the node answered a malformed receipt', { method: 'eth_getTransactionReceipt', cause: error }) };
     }
   });
+  return canonicalOnly(ctx, states);
+}
+
+/**
+ * Keeps a mined state only where its block is the canonical one at its height, as the preferred node
+ * has it: a receipt from a node on a fork that lost (or read while a reorg is under way) would
+ * otherwise end a payout by a block the chain does not have, and a reverted one would hand its funds
+ * back. Such a transaction is pending again (its stored bytes go again: never a second payout); where
+ * the canonical block cannot be read (no node that has reached it answers), its state is unknown for now.
+ */
+async function canonicalOnly(ctx: ChainContext, states: Array<PromiseSettledResult<TransactionStatus>>): Promise<Array<PromiseSettledResult<TransactionStatus>>> {
+  const heights = [...new Set(states.flatMap((state) => (state.status === 'fulfilled' && state.value.status !== 'pending' ? [state.value.blockNumber] : [])))];
+  if (heights.length === 0) return states;
+  const method = 'eth_getBlockByNumber';
+  // Only a node that has reached the highest of these blocks can say which is canonical at each height.
+  let blocks: Array<PromiseSettledResult<unknown>>;
+  try {
+    blocks = await ctx.rpc.batch(method, heights.map((height) => [numberToHex(height), false]), { atLeast: Math.max(...heights) });
+  } catch (error) {
+    blocks = heights.map((): PromiseRejectedResult => ({ status: 'rejected', reason: error }));
+  }
+  const canonical = new Map(heights.map((height, i) => [height, blocks[i]!]));
+  return states.map((state): PromiseSettledResult<TransactionStatus> => {
+    if (state.status === 'rejected' || state.value.status === 'pending') return state;
+    const block = canonical.get(state.value.blockNumber)!;
+    if (block.status === 'rejected') return { status: 'rejected', reason: toChainError(block.reason, method) };
+    const hash = (block.value as { hash?: unknown } | null)?.hash;
+    if (typeof hash !== 'string') return { status: 'rejected', reason: new EvmChainError('lagging', `${method}: the node has no block ${state.value.blockNumber} yet`, { method }) };
+    return lower(hash) === state.value.blockHash ? state : { status: 'fulfilled', value: { status: 'pending' } };
+  });
+}
+
+/** Fills in `answers` (in place) the receipts one node had none of, from any other node that has them. */
+async function receiptsElsewhere(ctx: ChainContext, txHashes: readonly Hex[], answers: Array<PromiseSettledResult<unknown>>): Promise<void> {
+  if (ctx.rpc.nodes < 2) return;
+  const missing = answers.flatMap((answer, i) => (answer.status === 'fulfilled' && !answer.value ? [i] : []));
+  if (missing.length === 0) return;
+  const method = 'eth_getTransactionReceipt';
+  const nodes = await ctx.rpc.eachNode(method, (_client, batch) => batch(method, missing.map((i) => [txHashes[i]])));
+  for (const node of nodes) {
+    if (node.status === 'rejected') continue; // it cannot make a transaction look pending: its silence is not "none"
+    for (const [j, answer] of node.value.entries()) {
+      const i = missing[j]!;
+      if (answer.status === 'fulfilled' && answer.value && !(answers[i] as PromiseFulfilledResult<unknown>).value) answers[i] = answer;
+    }
+  }
+}
+
+/** Whether a stored transaction's nonce is used for good by another transaction (`nonceReplaced`). */
+export type NonceVerdict =
+  /** Certain: the stored transaction can never be mined. `nextNonce`: the sender's transactions in the finalized block. */
+  | { replaced: true; nextNonce: number }
+  /** Not certain (yet): leave the stored transaction as it is and ask again later; `why` says what is missing. */
+  | { replaced: false; why: string };
+
+/**
+ * Whether `from`'s `nonce` is used for good by a transaction other than `txHash`: the one reason to
+ * give `txHash` up and sign its payment again. Every node is asked, each in this order: its finalized
+ * block (`finalOn`, on that node), `from`'s transaction count at that block (by its hash, canonical),
+ * then the receipt of `txHash`.
+ *
+ * Certain when some node has a finalized block with `nonce` used in it, and no node has a receipt of
+ * `txHash`. That node had the block when it was asked for the receipt (in that order), so had
+ * `txHash` used the nonce, in that block or before it, the node would have its receipt; a final block
+ * is not reorged, so the nonce stays used by the other transaction. Any node with a receipt (of any
+ * block, even one a reorg may take back), or a node that does not answer (its receipt is unheard),
+ * leaves it uncertain; so does a nonce not yet used at any node's finalized block.
+ */
+export async function nonceReplaced(
+  ctx: ChainContext,
+  from: Address,
+  nonce: number,
+  txHash: Hex,
+  finalOn: (client: PublicClient) => Promise<{ number: number; hash: Hex }>,
+): Promise<NonceVerdict> {
+  const answers = await ctx.rpc.eachNode('eth_getTransactionReceipt', async (client) => {
+    let used: { count: number; block: number } | undefined;
+    try {
+      const final = await finalOn(client);
+      const count = await client.request({ method: 'eth_getTransactionCount', params: [from, { blockHash: final.hash, requireCanonical: true }] });
+      used = { count: Number(count), block: final.number };
+    } catch {
+      // No finalized block, or no state by its hash, on this node (it lags, or fails): it proves nothing.
+    }
+    const mined = await orNull(client.getTransactionReceipt({ hash: txHash }), 'TransactionReceiptNotFoundError');
+    return { used, mined: mined !== null };
+  });
+  const of = `of ${answers.length}`;
+  const withReceipt = answers.findIndex((answer) => answer.status === 'fulfilled' && answer.value.mined);
+  if (withReceipt >= 0) return { replaced: false, why: `node ${withReceipt + 1} ${of} has its receipt` };
+  const silent = answers.findIndex((answer) => answer.status === 'rejected');
+  if (silent >= 0) return { replaced: false, why: `node ${silent + 1} ${of} did not answer` };
+  const proofs = answers.flatMap((answer) => (answer.status === 'fulfilled' && answer.value.used ? [answer.value.used] : []));
+  const next = Math.max(0, ...proofs.map((proof) => proof.count));
+  if (next <= nonce) {
+    const newest = Math.max(-1, ...proofs.map((proof) => proof.block));
+    return { replaced: false, why: newest < 0 ? 'no node could read its finalized block' : `its nonce is not used at the finalized block ${newest} yet` };
+  }
+  return { replaced: true, nextNonce: next };
+}
+
+/**
+ * True when any node has `txHash`, in its mempool or in a block. Throws when a node does not answer:
+ * then nobody can say that no node has it.
+ */
+export async function transactionKnown(ctx: ChainContext, txHash: Hex): Promise<boolean> {
+  const answers = await ctx.rpc.eachNode('eth_getTransactionByHash', (client) => orNull(client.getTransaction({ hash: txHash }), 'TransactionNotFoundError'));
+  if (answers.some((answer) => answer.status === 'fulfilled' && answer.value !== null)) return true;
+  const silent = answers.find((answer): answer is PromiseRejectedResult => answer.status === 'rejected');
+  if (silent) throw silent.reason;
+  return false;
 }

@@ -15,22 +15,22 @@
  * outage from a refusal. Block numbers, log indexes, nonces and confirmations are JS numbers (all
  * far below 2^53); token amounts are exact decimal strings in the asset's units, and wei are bigints.
  */
-import { erc20Abi, formatUnits, getAddress, type Address, type Hex, type Log, type PrivateKeyAccount } from 'viem';
+import { erc20Abi, formatUnits, getAddress, type Address, type Hex, type Log, type PrivateKeyAccount, type PublicClient } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import type { AssetId } from '../../../core/money.js';
 import type { Network } from '../types.js';
 import { depositAddresses, type DepositAddresses } from './addresses.js';
-import { broadcast, broadcastMany, receipt, receipts, type BroadcastResult, type TransactionStatus } from './broadcast.js';
+import { broadcast, broadcastMany, nonceReplaced, receipt, receipts, transactionKnown, type BroadcastResult, type NonceVerdict, type TransactionStatus } from './broadcast.js';
 import type { EvmConfig } from './config.js';
 import { chainContext, checkedAddress, lower, tokenOf, type ChainContext, type EvmChainOptions, type EvmToken } from './context.js';
-import { EvmChainError } from './errors.js';
+import { EvmChainError, toChainError } from './errors.js';
 import { estimateGas, estimateGasMany, feeQuote, type FeeQuote } from './fees.js';
 import { createEvmRpc, type EvmRpc } from './rpc.js';
 import { LogRangeMemory, scanTransfers } from './scan.js';
 import { signCall, signNativeTransfer, signTokenTransfer, tokenTransferCall, type CallToSign, type SignedTransaction } from './sign.js';
-import { blockHashAt, recheckTransfer, receivedUnits, type EvmTransfer, type TransferCheck } from './transfers.js';
+import { blockHashAt, orNull, recheckTransfer, receivedUnits, type EvmTransfer, type TransferCheck } from './transfers.js';
 
-export type { BroadcastOutcome, BroadcastResult, TransactionStatus } from './broadcast.js';
+export type { BroadcastOutcome, BroadcastResult, NonceVerdict, TransactionStatus } from './broadcast.js';
 export { classifyRefusal } from './broadcast.js';
 export type { EvmChainOptions, EvmToken } from './context.js';
 export { NATIVE_TRANSFER_GAS, type FeeQuote } from './fees.js';
@@ -166,23 +166,28 @@ export class EvmChain {
    * The newest final block: the nodes' `finalized` tag where they have it, else the block
    * `finalityDepth` below `latest` (the head when not given).
    */
-  async finalizedBlock(latest?: number): Promise<FinalizedBlock> {
+  finalizedBlock(latest?: number): Promise<FinalizedBlock> {
+    return this.#finalized((method, run) => this.rpc.call(method, run), async () => latest ?? (await this.latestBlock()));
+  }
+
+  /** `finalizedBlock`'s rule, its calls made by `ask` (through any node, or on one node alone); `head` for the depth. */
+  async #finalized(ask: <T>(method: string, run: (client: PublicClient) => Promise<T>) => Promise<T>, head: () => Promise<number>): Promise<FinalizedBlock> {
     if (this.#finalizedTag !== false) {
       try {
-        const block = await this.rpc.call('eth_getBlockByNumber', (client) => client.getBlock({ blockTag: 'finalized' }));
+        const block = await ask('eth_getBlockByNumber', (client) => client.getBlock({ blockTag: 'finalized' }));
         this.#finalizedTag = true;
         if (block.number !== null && block.hash) return { number: Number(block.number), hash: lower(block.hash) };
-      } catch (error) {
+      } catch (raw) {
+        const error = toChainError(raw, 'eth_getBlockByNumber');
         if (!(error instanceof EvmChainError) || error.retryable) throw error;
         // The node does not know the tag (an older or non-Ethereum client): count blocks instead.
         this.#finalizedTag = false;
       }
     }
-    const head = latest ?? (await this.latestBlock());
-    const number = Math.max(0, head - this.config.finalityDepth);
-    const hash = await this.blockHash(number);
-    if (!hash) throw new EvmChainError('lagging', `eth_getBlockByNumber: the node has no block ${number} yet`, { method: 'eth_getBlockByNumber' });
-    return { number, hash };
+    const number = Math.max(0, (await head()) - this.config.finalityDepth);
+    const block = await ask('eth_getBlockByNumber', (client) => orNull(client.getBlock({ blockNumber: BigInt(number) }), 'BlockNotFoundError'));
+    if (!block?.hash) throw new EvmChainError('lagging', `eth_getBlockByNumber: the node has no block ${number} yet`, { method: 'eth_getBlockByNumber' });
+    return { number, hash: lower(block.hash) };
   }
 
   /**
@@ -285,6 +290,25 @@ export class EvmChain {
   /** The states of several transactions, their receipts read in one JSON-RPC batch, confirmations counted below `latest`. */
   receipts(txHashes: readonly Hex[], latest: number): Promise<Array<PromiseSettledResult<TransactionStatus>>> {
     return receipts(this.#ctx, txHashes, latest);
+  }
+
+  /**
+   * Whether the hot wallet's `nonce` is used for good by a transaction other than `txHash`, judged by
+   * every node at its finalized block (`finalizedBlock`'s rule, the one the credits' finality follows,
+   * applied on that node) (./broadcast.ts `nonceReplaced`). Only `replaced: true` allows signing its
+   * payment again.
+   */
+  async nonceReplaced(nonce: number, txHash: Hex): Promise<NonceVerdict> {
+    const from = this.#hot().address;
+    let head: Promise<number> | undefined;
+    const highest = () => (head ??= this.latestBlock());
+    // Each node by its own finalized block: one that lags or failed a moment ago must not hold the others back.
+    return nonceReplaced(this.#ctx, from, nonce, txHash, (client) => this.#finalized((_method, run) => run(client), highest));
+  }
+
+  /** True when any node has `txHash` (mempool or block); throws when a node does not answer (./broadcast.ts). */
+  transactionKnown(txHash: Hex): Promise<boolean> {
+    return transactionKnown(this.#ctx, txHash);
   }
 
   /** What `to` received of `assetId` according to a receipt's Transfer logs, as an exact decimal string. */

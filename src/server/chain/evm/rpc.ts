@@ -15,6 +15,9 @@
  * JSON-RPC batches (`batch`): one round trip instead of one per call. A node that refuses batches is
  * remembered and asked call by call from then on.
  *
+ * A question whose answer must not come from whichever node answers first ("does any node have
+ * this transaction?") goes to every node at once (`eachNode`), each answering for itself.
+ *
  * `cacheTime: 0`: viem otherwise caches the block number for a polling interval, which makes
  * confirmation counts stale.
  */
@@ -77,14 +80,24 @@ export interface EvmRpc {
    * asked the calls one by one, a few at a time. Each answer settles on its own, in the order of
    * `params`: the node's result, or its error (a node's JSON-RPC error as viem's `RpcRequestError`,
    * for `toChainError` or the caller's own reading). A batch the node did not answer at all fails
-   * over and is retried like `call`; then it throws.
+   * over and is retried like `call`; then it throws. `options.atLeast` as for `call`.
    */
-  batch(method: string, params: readonly unknown[][]): Promise<Array<PromiseSettledResult<unknown>>>;
+  batch(method: string, params: readonly unknown[][], options?: Pick<CallOptions, 'atLeast'>): Promise<Array<PromiseSettledResult<unknown>>>;
+  /**
+   * Runs `run` on every node at once, each with its own retries on transient faults and no failover:
+   * one answer per node, in the order of the URLs. `run` gets the node's client and a `batch` that
+   * asks that node alone (as `EvmRpc.batch` does). For what only all the nodes together can answer
+   * (does any of them have this transaction?), where a lagging node must not speak for the others.
+   */
+  eachNode<T>(method: string, run: (client: PublicClient, batch: NodeBatch) => Promise<T>): Promise<Array<PromiseSettledResult<T>>>;
   /** The highest latest block among the nodes that answer; notes which nodes lag. */
   head(): Promise<number>;
   /** Closes WebSocket connections (no-op over HTTP). */
   close(): Promise<void>;
 }
+
+/** `EvmRpc.batch` on one node: each call's answer settled on its own, in the order of `params`. */
+export type NodeBatch = (method: string, params: readonly unknown[][]) => Promise<Array<PromiseSettledResult<unknown>>>;
 
 /** Most calls in one JSON-RPC batch (providers cap batches; 50 is below every cap known). */
 export const BATCH_SIZE = 50;
@@ -196,17 +209,8 @@ export function createEvmRpc(urls: string | readonly string[], options: RpcOptio
     }
   };
 
-  /** Runs `run` on a node, failing over and retrying on transient faults (see `EvmRpc.call`). */
-  const onNode = async <T>(method: string, run: (node: Node) => Promise<T>, callOptions: CallOptions = {}): Promise<T> => {
-    const retries = callOptions.retries ?? defaultRetries;
-    let candidates = ordered(callOptions.atLeast);
-    if (candidates.length === 0) {
-      await rpc.head().catch(() => undefined);
-      candidates = ordered(callOptions.atLeast);
-      if (candidates.length === 0) {
-        throw new EvmChainError('lagging', `${method}: no node has reached block ${callOptions.atLeast} yet (the nodes lag)`, { method });
-      }
-    }
+  /** Runs `run` on the first of `candidates` that answers, retrying on transient faults (see `EvmRpc.call`). */
+  const tryNodes = async <T>(method: string, candidates: readonly Node[], run: (node: Node) => Promise<T>, retries: number): Promise<T> => {
     for (let attempt = 0; ; attempt++) {
       let last: unknown;
       for (const node of candidates) {
@@ -225,6 +229,19 @@ export function createEvmRpc(urls: string | readonly string[], options: RpcOptio
       if (attempt >= retries) throw last;
       await new Promise((resolve) => setTimeout(resolve, Math.min(retryDelay * 2 ** attempt, 1_000)));
     }
+  };
+
+  /** Runs `run` on a node, failing over and retrying on transient faults (see `EvmRpc.call`). */
+  const onNode = async <T>(method: string, run: (node: Node) => Promise<T>, callOptions: CallOptions = {}): Promise<T> => {
+    let candidates = ordered(callOptions.atLeast);
+    if (candidates.length === 0) {
+      await rpc.head().catch(() => undefined);
+      candidates = ordered(callOptions.atLeast);
+      if (candidates.length === 0) {
+        throw new EvmChainError('lagging', `${method}: no node has reached block ${callOptions.atLeast} yet (the nodes lag)`, { method });
+      }
+    }
+    return tryNodes(method, candidates, run, callOptions.retries ?? defaultRetries);
   };
 
   /** The calls of one batch on `node`: one HTTP request where it takes batches, else one by one. */
@@ -263,18 +280,28 @@ export function createEvmRpc(urls: string | readonly string[], options: RpcOptio
     return settleEach(params, (p) => node.client.request({ method, params: p } as never), IN_FLIGHT);
   };
 
+  /** `params` on `node` alone, in batches of at most `BATCH_SIZE`. */
+  const batchOnNode = async (node: Node, method: string, params: readonly unknown[][]): Promise<Array<PromiseSettledResult<unknown>>> => {
+    const answers: Array<PromiseSettledResult<unknown>> = [];
+    for (let start = 0; start < params.length; start += BATCH_SIZE) answers.push(...(await batchOn(node, method, params.slice(start, start + BATCH_SIZE))));
+    return answers;
+  };
+
   const rpc: EvmRpc = {
     get client() {
       return ordered(undefined)[0]!.client;
     },
     nodes: nodes.length,
     call: (method, run, callOptions) => onNode(method, (node) => run(node.client), callOptions),
-    async batch(method, params) {
+    async batch(method, params, options) {
       const answers: Array<PromiseSettledResult<unknown>> = [];
       for (let start = 0; start < params.length; start += BATCH_SIZE) {
-        answers.push(...(await onNode(method, (node) => batchOn(node, method, params.slice(start, start + BATCH_SIZE)))));
+        answers.push(...(await onNode(method, (node) => batchOn(node, method, params.slice(start, start + BATCH_SIZE)), options)));
       }
       return answers;
+    },
+    eachNode(method, run) {
+      return Promise.allSettled(nodes.map((node) => tryNodes(method, [node], (n) => run(n.client, (m, params) => batchOnNode(n, m, params)), defaultRetries)));
     },
     async head() {
       if (nodes.length === 1) return rpc.call('eth_blockNumber', () => headOf(nodes[0]!));

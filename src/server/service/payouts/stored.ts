@@ -30,6 +30,16 @@
  * payout would wait behind the gap. A stored transaction is never re-priced: fees are fixed with
  * headroom when it is signed.
  *
+ * Both give a signed payout up, so both wait for certainty, never for one node's word: with several
+ * nodes, the one asked may lag, or have the nonce moved on but not yet our transaction, or hold it in
+ * a block a reorg then takes back, and a payout given up that was mined after all is paid twice.
+ * "Nonce too low" replaces the stored transaction only when its nonce is used at the network's
+ * finalized block and no node has its receipt (`OutgoingChain.nonceReplaced`); a refusal for good
+ * rejects only a transaction no node was ever seen to take and none has now
+ * (`OutgoingChain.transactionKnown`). Until then the stored transaction stays as it is (a node has
+ * it, so the receipt watcher follows it), the operator is told once, and it is looked at again after
+ * `rebroadcastMs`.
+ *
  * At start the worker's first round follows every unfinished transaction: the reconciliation of
  * what a crash or a node outage left pending.
  */
@@ -89,6 +99,18 @@ function reportOnce(log: Report, key: string, line: string, error?: unknown) {
   if (reported.size > 1_000) reported.clear();
   reported.set(key, now);
   log(line, error);
+}
+
+/** Waits already logged, by code and transaction: a wait is told once, not once a round. */
+const noticed = new Set<string>();
+
+/** Logs a payout transaction's wait for certainty the first time this process sees it (by `code` and hash). */
+function noticeOnce(logger: Logger, code: string, row: StoredTransaction, message: string, reason: string) {
+  const key = `${code} ${row.tx_hash}`;
+  if (noticed.has(key)) return;
+  if (noticed.size > 10_000) noticed.clear();
+  noticed.add(key);
+  logger.warn(code, message, { blockchainId: row.blockchain_id, withdrawalId: row.withdrawal_id ?? undefined, txHash: row.tx_hash, nonce: row.nonce, reason });
 }
 
 interface Deps {
@@ -315,14 +337,21 @@ async function rejectStored(deps: Deps, row: StoredTransaction, reason: string):
 }
 
 /**
- * Another transaction of the hot wallet used this one's nonce: it can never be mined. Marks it
- * `replaced`, moves the sequence past the chain's, and signs the withdrawal again (a gas top-up is
- * left to the next sweep).
+ * Another transaction of the hot wallet used this one's nonce for good (`OutgoingChain.nonceReplaced`
+ * said so): it can never be mined. Marks it `replaced`, moves the sequence up to `nextNonce` (the hot
+ * wallet's transactions in the finalized block), and signs the withdrawal again (a gas top-up is left
+ * to the next sweep).
  */
-async function replaceStored(deps: Deps, row: StoredTransaction, minedNonce: number, log: Report): Promise<void> {
+async function replaceStored(deps: Deps, row: StoredTransaction, nextNonce: number, log: Report, logger: Logger): Promise<void> {
   const ended = await deps.db.transaction(async (tx) => finishStored(tx, row.id, 'replaced', deps.now()));
   if (!ended) return;
-  await raiseNonce(deps.db, row.blockchain_id, row.from_address, minedNonce, deps.now());
+  logger.warn('payout_replaced', "another transaction of the hot wallet used this payout transaction's nonce for good (someone else holds the hot wallet's key?): it is replaced and its payout signed again", {
+    blockchainId: row.blockchain_id,
+    withdrawalId: row.withdrawal_id ?? undefined,
+    txHash: row.tx_hash,
+    nonce: row.nonce,
+  });
+  await raiseNonce(deps.db, row.blockchain_id, row.from_address, nextNonce, deps.now());
   if (!row.withdrawal_id) return;
   const withdrawal = await deps.db.transaction((tx) => lockForPayout(tx, row.withdrawal_id!));
   if (withdrawal?.status === 'processing') await storeBatch(deps, outgoingOf(deps.chain, row.blockchain_id), [withdrawal], log);
@@ -334,7 +363,7 @@ async function replaceStored(deps: Deps, row: StoredTransaction, minedNonce: num
  * nonce had not reached it yet. What the node took is recorded in one statement. Resolves with how
  * many moved forward and the ids of those a node now has.
  */
-async function broadcastBatch(deps: Deps, outgoing: OutgoingChain, rows: readonly StoredTransaction[], log: Report): Promise<{ progress: number; taken: Set<string> }> {
+async function broadcastBatch(deps: Deps, outgoing: OutgoingChain, rows: readonly StoredTransaction[], log: Report, logger: Logger): Promise<{ progress: number; taken: Set<string> }> {
   let progress = 0;
   const taken = new Set<string>();
   const gaps: StoredTransaction[] = [];
@@ -343,6 +372,17 @@ async function broadcastBatch(deps: Deps, outgoing: OutgoingChain, rows: readonl
       if (!(result.reason instanceof PayoutError)) {
         // An outage or a refusal for now (fees, funds): the same bytes go again on a later round.
         reportOnce(log, row.tx_hash, `[paylink] payout transaction ${row.tx_hash} (nonce ${row.nonce}) waits: the chain did not take it`, result.reason);
+        return;
+      }
+      // Refused for good by the node asked. A node that took these bytes before may still have them
+      // mined (or have them in a block already): only bytes no node was seen to take, and none has, are
+      // given up.
+      if (row.status !== 'signed') {
+        noticeOnce(logger, 'payout_refusal_unsettled', row, 'a node refuses a payout transaction that a node took before: it may still be mined, so it stays as it is and is sent again later', result.reason.message);
+        return;
+      }
+      if (await outgoing.transactionKnown(row.tx_hash)) {
+        taken.add(row.id); // a node took it after all (before a crash, or its answer was lost)
         return;
       }
       await rejectStored(deps, row, result.reason.message);
@@ -357,11 +397,14 @@ async function broadcastBatch(deps: Deps, outgoing: OutgoingChain, rows: readonl
       gaps.push(row);
     } else if (outcome === 'nonce_too_low') {
       // Its nonce is used: by this very transaction (its receipt is about to show) or by another one.
-      const mined = await outgoing.minedNonce();
-      if (mined > row.nonce && (await outgoing.state(row.tx_hash)).status === 'pending') {
-        await replaceStored(deps, row, mined, log);
+      // Only the other, for good, lets the payout be signed again, and every node is asked, not just
+      // the one that said "too low"; until that is certain it stays as it is, taken.
+      const verdict = await outgoing.nonceReplaced(row.nonce, row.tx_hash);
+      if (verdict.replaced) {
+        await replaceStored(deps, row, verdict.nextNonce, log, logger);
         progress++;
       } else {
+        noticeOnce(logger, 'payout_nonce_unsettled', row, 'a node says the nonce of a payout transaction is used, but not yet for good by another transaction: it stays as it is, followed by its receipt, and is looked at again', verdict.why);
         taken.add(row.id);
       }
     } else {
@@ -450,7 +493,7 @@ async function followBatch(deps: Deps, outgoing: OutgoingChain, rows: readonly S
     progress += await markMined(deps.db, mined, now);
     if (final.length > 0) progress += await finishMined(deps, final, options, log);
   }
-  if (toSend.length > 0) progress += (await broadcastBatch(deps, outgoing, toSend, log)).progress;
+  if (toSend.length > 0) progress += (await broadcastBatch(deps, outgoing, toSend, log, options.logger ?? defaultLogger)).progress;
   return progress;
 }
 
@@ -463,7 +506,7 @@ async function payNetwork(deps: Deps, outgoing: OutgoingChain, fresh: readonly C
   const sending = async () => {
     if (fresh.length === 0) return 0;
     const stored = await storeBatch(deps, outgoing, fresh, log);
-    if (stored.rows.length > 0) await broadcastBatch(deps, outgoing, stored.rows, log);
+    if (stored.rows.length > 0) await broadcastBatch(deps, outgoing, stored.rows, log, options.logger ?? defaultLogger);
     return stored.settled;
   };
   const following = async () => {
@@ -511,7 +554,7 @@ export async function sendStoredGasTopUp(deps: Deps, blockchainId: string, to: s
   const prepared = await outgoing.prepareGasTopUp(to, value);
   const [row] = await signAndStore(deps, outgoing, [{ prepared, purpose: 'gas_top_up', withdrawalId: null, toAddress: to }]);
   const failures: unknown[] = [];
-  const { taken } = await broadcastBatch(deps, outgoing, [row!], (_line, error) => failures.push(error));
+  const { taken } = await broadcastBatch(deps, outgoing, [row!], (_line, error) => failures.push(error), defaultLogger);
   if (!taken.has(row!.id)) throw failures[0] ?? new Error(`the gas top-up ${row!.tx_hash} is stored but no node took it yet`);
   return row!.tx_hash;
 }
