@@ -6,10 +6,10 @@
  * Heading scale: a view's title (h2) is the heaviest text on screen, a section title (h3, a group's
  * legend) next, a field label lighter still: the eye finds sections first, then fields.
  *
- * Colours come only from the `--_*` copies of the `--paylink-*` tokens (`internal/styles.ts` and
+ * Colours come only from the `--_*` copies of the `--paylink-*` tokens (`internal/tokens.ts` and
  * `paylink-admin.styles.ts`), so light, dark and a merchant's own theme need no change here.
  */
-import { css } from 'lit';
+import { css } from '../../internal/css-text.js';
 
 export const adminBaseStyles = css`
   *,
