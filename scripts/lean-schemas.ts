@@ -78,16 +78,55 @@ export async function leanParserOf<T>(schema: ZodType<T>): Promise<LeanParser<T>
   return leanParser<T>(leanSchema(await outputJsonSchema(schema)));
 }
 
+/** A part of a schema written as its own constant once it appears this often and is at least this long. */
+const SHARED_MIN = { count: 2, length: 8 };
+
+/**
+ * The JavaScript source of `values` (JSON values), each part that recurs across them written once as a
+ * constant (`$0`, `$1`, …) and named wherever it appears: most responses repeat a checkout session or a
+ * link inside their lists, and the parsers only read their schemas.
+ */
+export function sharedLiterals(values: unknown[]): { constants: string[]; expressions: string[] } {
+  const counts = new Map<string, number>();
+  const count = (value: unknown): void => {
+    if (typeof value != 'object' || value === null) return;
+    const json = JSON.stringify(value);
+    counts.set(json, (counts.get(json) ?? 0) + 1);
+    for (const child of Object.values(value)) count(child);
+  };
+  values.forEach(count);
+  const names = new Map<string, string>();
+  const constants: string[] = [];
+  const write = (value: unknown): string => {
+    if (typeof value != 'object' || value === null) return JSON.stringify(value);
+    const json = JSON.stringify(value);
+    const known = names.get(json);
+    if (known) return known;
+    const source = Array.isArray(value)
+      ? `[${value.map(write).join(',')}]`
+      : `{${Object.entries(value).map(([key, child]) => `${JSON.stringify(key)}:${write(child)}`).join(',')}}`;
+    if ((counts.get(json) ?? 0) < SHARED_MIN.count || json.length < SHARED_MIN.length) return source;
+    const name = `$${names.size}`;
+    names.set(json, name);
+    constants.push(`const ${name} = ${source};`);
+    return name;
+  };
+  return { constants, expressions: values.map(write) };
+}
+
 /** The source of the module that stands in for `src/core/schemas.ts` in a script-tag bundle. */
 export async function leanSchemasModule(): Promise<string> {
   const { z } = await import('zod');
-  const schemas = (await import('../src/core/schemas.js')) as Record<string, unknown>;
-  const lines = [`import { leanParser } from ${JSON.stringify(LEAN_PARSE)};`];
-  for (const [name, schema] of Object.entries(schemas)) {
-    if (!(schema instanceof z.ZodType)) continue;
-    lines.push(`export const ${name} = /* @__PURE__ */ leanParser(${JSON.stringify(leanSchema(await outputJsonSchema(schema)))});`);
-  }
-  return lines.join('\n');
+  const schemas = Object.entries((await import('../src/core/schemas.js')) as Record<string, unknown>).filter(
+    (entry): entry is [string, ZodType] => entry[1] instanceof z.ZodType,
+  );
+  const lean = await Promise.all(schemas.map(async ([, schema]) => leanSchema(await outputJsonSchema(schema))));
+  const { constants, expressions } = sharedLiterals(lean);
+  return [
+    `import { leanParser } from ${JSON.stringify(LEAN_PARSE)};`,
+    ...constants,
+    ...schemas.map(([name], index) => `export const ${name} = /* @__PURE__ */ leanParser(${expressions[index]});`),
+  ].join('\n');
 }
 
 /** The Vite/Rolldown plugin of the script-tag bundles (see the module comment). */
