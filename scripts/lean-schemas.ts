@@ -5,6 +5,9 @@
  * `Schema.parse(data)` calls stay as they are, and the zod schemas remain the one source of each
  * shape. Parsers the bundle never calls are dropped by tree-shaking (each is a pure call).
  *
+ * `src/core/public-parse.ts` (the client's hand-written parsers of the public checkout responses) becomes
+ * the lean parsers of the same schemas there, so a bundle parses each shape with one piece of code.
+ *
  * `src/internal/zod-jitless.ts` becomes empty there (it only configures zod), and any other import of
  * `zod` fails the build, so a new zod use in browser code is found at build time, not in the bytes.
  * The npm package (`lib/`, built by `scripts/build-lib.ts`) keeps zod as it is.
@@ -15,6 +18,8 @@ import type { ZodType } from 'zod';
 import { leanParser, type LeanParser, type LeanSchema } from '../src/core/lean-parse.js';
 
 const SCHEMAS_MODULE = /[\\/]src[\\/]core[\\/]schemas\.ts$/;
+const PUBLIC_PARSE_MODULE = /[\\/]src[\\/]core[\\/]public-parse\.ts$/;
+const SCHEMAS = fileURLToPath(new URL('../src/core/schemas.ts', import.meta.url));
 const JITLESS_MODULE = /[\\/]src[\\/]internal[\\/]zod-jitless\.ts$/;
 const LEAN_PARSE = fileURLToPath(new URL('../src/core/lean-parse.ts', import.meta.url));
 
@@ -129,6 +134,26 @@ export async function leanSchemasModule(): Promise<string> {
   ].join('\n');
 }
 
+/**
+ * The source of the module that stands in for `src/core/public-parse.ts` in a script-tag bundle: each
+ * `parseX` is the lean parser of schema `X`. The hand-written parsers keep zod and the JSON Schemas out
+ * of a page that loads the client's checkout resource alone; a bundle that carries the lean parsers
+ * anyway (the admin's) would otherwise parse the same responses twice over, in two pieces of code.
+ */
+export async function leanPublicParseModule(): Promise<string> {
+  const { z } = await import('zod');
+  const schemas = (await import('../src/core/schemas.js')) as Record<string, unknown>;
+  const parsers = Object.keys(await import('../src/core/public-parse.js')).map((parser) => {
+    const schema = parser.replace(/^parse/, '');
+    if (!(schemas[schema] instanceof z.ZodType)) throw new Error(`lean-schemas: public-parse's ${parser} has no schema ${schema} in schemas.ts`);
+    return [parser, schema] as const;
+  });
+  return [
+    `import { ${parsers.map(([, schema]) => schema).join(', ')} } from ${JSON.stringify(SCHEMAS)};`,
+    ...parsers.map(([parser, schema]) => `export const ${parser} = (data) => ${schema}.parse(data);`),
+  ].join('\n');
+}
+
 /** The Vite/Rolldown plugin of the script-tag bundles (see the module comment). */
 export function leanSchemasPlugin(): Plugin {
   let module: Promise<string> | undefined;
@@ -144,6 +169,7 @@ export function leanSchemasPlugin(): Plugin {
     async load(id) {
       if (JITLESS_MODULE.test(id)) return 'export {};';
       if (SCHEMAS_MODULE.test(id)) return (module ??= leanSchemasModule());
+      if (PUBLIC_PARSE_MODULE.test(id)) return leanPublicParseModule();
       return null;
     },
   };
