@@ -26,7 +26,7 @@ export function packList(items: readonly string[]): string {
   return separator + items.join(separator);
 }
 
-/** A perfect hash of `keys`: `slotOf(key, seeds, size)` gives each key a slot of its own. */
+/** A perfect hash of `keys`: `slotOf(key, seeds, size)` gives each key a slot of its own, never 0. */
 export interface PerfectHash {
   seeds: string;
   size: number;
@@ -42,7 +42,7 @@ export function perfectHash(keys: readonly string[]): PerfectHash {
   const known = perfectHashes.get(memo);
   if (known) return known;
   let best: (PerfectHash & { cost: number }) | undefined;
-  for (let size = keys.length; size <= Math.ceil(keys.length * 1.6); size++) {
+  for (let size = keys.length + 1; size <= Math.ceil(keys.length * 1.6); size++) {
     for (let groups = Math.ceil(keys.length / 6); groups <= keys.length; groups++) {
       const cost = groups + (size - keys.length) / 4;
       if (best && cost >= best.cost) break;
@@ -63,7 +63,8 @@ function seedsFor(keys: readonly string[], size: number, groups: number): string
   const members: string[][] = Array.from({ length: groups }, () => []);
   for (const key of keys) members[hash(key, GROUP_SEED) % groups]!.push(key);
   const seeds: string[] = Array(groups).fill(SEED_CHARACTERS[0]);
-  const taken = new Set<number>();
+  // Slot 0 stays empty: a key written as its slot number (scripts/key-literals.ts) is then never falsy.
+  const taken = new Set<number>([0]);
   for (const group of [...members.keys()].sort((a, b) => members[b]!.length - members[a]!.length)) {
     if (!members[group]!.length) break;
     const fits = SEED_CHARACTERS.find((seed) => {

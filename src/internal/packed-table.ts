@@ -16,7 +16,7 @@ export function hash(key: string, seed: number): number {
   return seed >>> 0;
 }
 
-/** The slot of `key` among `size`: its group's seed (a character of `seeds`) chosen so that no two keys share one. */
+/** The slot of `key` among `size`: its group's seed (a character of `seeds`) chosen so that no two keys share one, nor slot 0. */
 export function slotOf(key: string, seeds: string, size: number): number {
   return hash(key, seeds.charCodeAt(hash(key, GROUP_SEED) % seeds.length)) % size;
 }
@@ -33,13 +33,15 @@ function unpackList(packed: string): string[] {
 }
 
 /**
- * A table from its packed form: `texts` in slot order, found by key through `seeds`; a text left empty
- * is `fallback`'s (the fallback table of another locale), or empty.
+ * A table from its packed form: `texts` in slot order, found by key through `seeds`, or by slot number
+ * (`dist/paylink.js` writes the admin's literal keys as their slots: `scripts/key-literals.ts`; slot 0 is
+ * never a key's, so a key's number is never falsy); a text left empty is `fallback`'s (the fallback
+ * table of another locale), or empty.
  */
 export function unpackTable(seeds: string, texts: string, fallback?: Record<string, string>): Record<string, string> {
   const values = unpackList(texts);
   return new Proxy(values, {
     get: (target, key) =>
-      typeof key == 'string' ? target[slotOf(key, seeds, target.length)] || (fallback?.[key] ?? '') : undefined,
+      typeof key == 'string' ? target[/^\d/.test(key) ? +key : slotOf(key, seeds, target.length)] || (fallback?.[key] ?? '') : undefined,
   }) as unknown as Record<string, string>;
 }
