@@ -2,7 +2,7 @@
  * Keccak-256 as Ethereum uses it (the original Keccak padding, 0x01, not SHA-3's 0x06), for EIP-55
  * checksums and the sandbox's hashes. Written out on bigint lanes because the admin bundle carries it:
  * @noble/hashes' sponge, built for speed on 32-bit halves with its byte utilities, cost
- * `dist/paylink.js` 2.2 kB gzipped, this 0.3 kB. One hash of an address takes one permutation, well
+ * `dist/paylink.js` 2.2 kB gzipped, this 0.5 kB. One hash of an address takes one permutation, well
  * under a millisecond. Checked against @noble/hashes and viem in the tests.
  * Isomorphic: no DOM, no Node.
  */

@@ -4,7 +4,7 @@
  * at all. A key finds its text by a perfect hash: the build chose one small seed per group of keys so
  * that `slotOf` sends every key of the table to a slot of its own, and laid the texts out in slot
  * order. The keys are in the code that asks for them already; a list of them beside the texts cost
- * `dist/paylink.js` 1.7 kB gzipped. In another locale a text equal to the fallback's is left empty.
+ * `dist/paylink.js` 1.5 kB gzipped. In another locale a text equal to the fallback's is left empty.
  * A key that is not in the table finds some other text: the keys are the tables' own, checked by
  * TypeScript, and the statuses behind the few computed ones (`status_${status}`) by the response parsers.
  * Isomorphic: no DOM, no Node.
