@@ -41,8 +41,11 @@ export function keyEdits(): Promise<KeyEdits> {
   return (found ??= findKeyEdits());
 }
 
-/** What `keyEdits` finds, with the sources of `replaced` (absolute paths) read as given instead of from disk. */
-export async function findKeyEdits(replaced: Record<string, string> = {}): Promise<KeyEdits> {
+/**
+ * What `keyEdits` finds, with the sources of `replaced` (absolute paths) read as given instead of from
+ * disk; in the modules of `only` alone when given (the program still holds them all).
+ */
+export async function findKeyEdits(replaced: Record<string, string> = {}, only?: readonly string[]): Promise<KeyEdits> {
   const table = ((await import(TABLE)) as { default: Record<string, string> }).default;
   const { seeds, size } = perfectHash(Object.keys(table));
   const { config } = ts.readConfigFile(`${ROOT}tsconfig.json`, ts.sys.readFile);
@@ -68,7 +71,7 @@ export async function findKeyEdits(replaced: Record<string, string> = {}): Promi
   const edits: KeyEdits = new Map();
   const problems: string[] = [];
   for (const file of program.getSourceFiles()) {
-    if (!SCOPE.test(file.fileName)) continue;
+    if (!SCOPE.test(file.fileName) || (only && !only.includes(file.fileName))) continue;
     const fileEdits: [number, number, number][] = [];
     const visit = (node: ts.Node): void => {
       // Types, and the names a declaration or an object literal gives, are not values.

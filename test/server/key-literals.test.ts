@@ -64,7 +64,7 @@ describe('key literals in dist/paylink.js', () => {
       "const { label, shortLabel } = this.tabs[view];\n    this.id = `${label}`;\n    this.hidden = label === 'tabLinks' || label.length > 3;",
     );
     assert.notEqual(broken, source);
-    await assert.rejects(findKeyEdits({ [ADMIN]: broken }), (error: Error) => {
+    await assert.rejects(findKeyEdits({ [ADMIN]: broken }, [ADMIN]), (error: Error) => {
       const lines = error.message.split('\n').slice(1);
       assert.equal(lines.length, 3, error.message);
       for (const line of lines) assert.match(line, /paylink-admin\.ts:\d+:\d+: label is used other than as a translation key/);
