@@ -9,6 +9,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type InlineConfig } from 'vite';
+import { keyLiteralsPlugin } from './scripts/key-literals.js';
 import { leanSchemasPlugin } from './scripts/lean-schemas.js';
 import { litHooksPlugin } from './scripts/lit-hooks.js';
 import { litStaticPlugin } from './scripts/lit-static.js';
@@ -22,7 +23,8 @@ const shared: InlineConfig = {
   root,
   configFile: false,
   logLevel: 'warn',
-  plugins: [leanSchemasPlugin(), packedTablesPlugin(), minifyLiteralsPlugin(), noEvalPlugin(), litHooksPlugin()],
+  // keyLiteralsPlugin first: it edits the admin's sources as they are on disk.
+  plugins: [keyLiteralsPlugin(), leanSchemasPlugin(), packedTablesPlugin(), minifyLiteralsPlugin(), noEvalPlugin(), litHooksPlugin()],
   oxc: {
     decorator: { legacy: true },
     typescript: { removeClassFieldsWithoutInitializer: true },

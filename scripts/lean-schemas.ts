@@ -5,6 +5,9 @@
  * `Schema.parse(data)` calls stay as they are, and the zod schemas remain the one source of each
  * shape. Parsers the bundle never calls are dropped by tree-shaking (each is a pure call).
  *
+ * `src/core/public-parse.ts` (the client's hand-written parsers of the public checkout responses) becomes
+ * the lean parsers of the same schemas there, so a bundle parses each shape with one piece of code.
+ *
  * `src/internal/zod-jitless.ts` becomes empty there (it only configures zod), and any other import of
  * `zod` fails the build, so a new zod use in browser code is found at build time, not in the bytes.
  * The npm package (`lib/`, built by `scripts/build-lib.ts`) keeps zod as it is.
@@ -15,6 +18,8 @@ import type { ZodType } from 'zod';
 import { leanParser, type LeanParser, type LeanSchema } from '../src/core/lean-parse.js';
 
 const SCHEMAS_MODULE = /[\\/]src[\\/]core[\\/]schemas\.ts$/;
+const PUBLIC_PARSE_MODULE = /[\\/]src[\\/]core[\\/]public-parse\.ts$/;
+const SCHEMAS = fileURLToPath(new URL('../src/core/schemas.ts', import.meta.url));
 const JITLESS_MODULE = /[\\/]src[\\/]internal[\\/]zod-jitless\.ts$/;
 const LEAN_PARSE = fileURLToPath(new URL('../src/core/lean-parse.ts', import.meta.url));
 
@@ -78,16 +83,75 @@ export async function leanParserOf<T>(schema: ZodType<T>): Promise<LeanParser<T>
   return leanParser<T>(leanSchema(await outputJsonSchema(schema)));
 }
 
+/** A part of a schema written as its own constant once it appears this often and is at least this long. */
+const SHARED_MIN = { count: 2, length: 8 };
+
+/**
+ * The JavaScript source of `values` (JSON values), each part that recurs across them written once as a
+ * constant (`$0`, `$1`, …) and named wherever it appears: most responses repeat a checkout session or a
+ * link inside their lists, and the parsers only read their schemas.
+ */
+export function sharedLiterals(values: unknown[]): { constants: string[]; expressions: string[] } {
+  const counts = new Map<string, number>();
+  const count = (value: unknown): void => {
+    if (typeof value != 'object' || value === null) return;
+    const json = JSON.stringify(value);
+    counts.set(json, (counts.get(json) ?? 0) + 1);
+    for (const child of Object.values(value)) count(child);
+  };
+  values.forEach(count);
+  const names = new Map<string, string>();
+  const constants: string[] = [];
+  const write = (value: unknown): string => {
+    if (typeof value != 'object' || value === null) return JSON.stringify(value);
+    const json = JSON.stringify(value);
+    const known = names.get(json);
+    if (known) return known;
+    const source = Array.isArray(value)
+      ? `[${value.map(write).join(',')}]`
+      : `{${Object.entries(value).map(([key, child]) => `${JSON.stringify(key)}:${write(child)}`).join(',')}}`;
+    if ((counts.get(json) ?? 0) < SHARED_MIN.count || json.length < SHARED_MIN.length) return source;
+    const name = `$${names.size}`;
+    names.set(json, name);
+    constants.push(`const ${name} = ${source};`);
+    return name;
+  };
+  return { constants, expressions: values.map(write) };
+}
+
 /** The source of the module that stands in for `src/core/schemas.ts` in a script-tag bundle. */
 export async function leanSchemasModule(): Promise<string> {
   const { z } = await import('zod');
+  const schemas = Object.entries((await import('../src/core/schemas.js')) as Record<string, unknown>).filter(
+    (entry): entry is [string, ZodType] => entry[1] instanceof z.ZodType,
+  );
+  const lean = await Promise.all(schemas.map(async ([, schema]) => leanSchema(await outputJsonSchema(schema))));
+  const { constants, expressions } = sharedLiterals(lean);
+  return [
+    `import { leanParser } from ${JSON.stringify(LEAN_PARSE)};`,
+    ...constants,
+    ...schemas.map(([name], index) => `export const ${name} = /* @__PURE__ */ leanParser(${expressions[index]});`),
+  ].join('\n');
+}
+
+/**
+ * The source of the module that stands in for `src/core/public-parse.ts` in a script-tag bundle: each
+ * `parseX` is the lean parser of schema `X`. The hand-written parsers keep zod and the JSON Schemas out
+ * of a page that loads the client's checkout resource alone; a bundle that carries the lean parsers
+ * anyway (the admin's) would otherwise parse the same responses twice over, in two pieces of code.
+ */
+export async function leanPublicParseModule(): Promise<string> {
+  const { z } = await import('zod');
   const schemas = (await import('../src/core/schemas.js')) as Record<string, unknown>;
-  const lines = [`import { leanParser } from ${JSON.stringify(LEAN_PARSE)};`];
-  for (const [name, schema] of Object.entries(schemas)) {
-    if (!(schema instanceof z.ZodType)) continue;
-    lines.push(`export const ${name} = /* @__PURE__ */ leanParser(${JSON.stringify(leanSchema(await outputJsonSchema(schema)))});`);
-  }
-  return lines.join('\n');
+  const parsers = Object.keys(await import('../src/core/public-parse.js')).map((parser) => {
+    const schema = parser.replace(/^parse/, '');
+    if (!(schemas[schema] instanceof z.ZodType)) throw new Error(`lean-schemas: public-parse's ${parser} has no schema ${schema} in schemas.ts`);
+    return [parser, schema] as const;
+  });
+  return [
+    `import { ${parsers.map(([, schema]) => schema).join(', ')} } from ${JSON.stringify(SCHEMAS)};`,
+    ...parsers.map(([parser, schema]) => `export const ${parser} = (data) => ${schema}.parse(data);`),
+  ].join('\n');
 }
 
 /** The Vite/Rolldown plugin of the script-tag bundles (see the module comment). */
@@ -105,6 +169,7 @@ export function leanSchemasPlugin(): Plugin {
     async load(id) {
       if (JITLESS_MODULE.test(id)) return 'export {};';
       if (SCHEMAS_MODULE.test(id)) return (module ??= leanSchemasModule());
+      if (PUBLIC_PARSE_MODULE.test(id)) return leanPublicParseModule();
       return null;
     },
   };

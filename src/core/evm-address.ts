@@ -4,20 +4,13 @@
  * addresses carry no checksum and are accepted as they are (EIP-55's own rule).
  * Isomorphic: no DOM, no Node. Shared by the admin's withdrawal form and the service's validation.
  */
-import { Keccak } from '@noble/hashes/sha3.js';
+import { keccak256 } from './keccak.js';
 
 /** What `checkAddress` found: usable, not an address at all, or a mixed-case address with a wrong checksum. */
 export type AddressCheck = 'ok' | 'invalid_format' | 'bad_checksum';
 
 const FORMAT = /^0x[0-9a-fA-F]{40}$/;
 const encoder = new TextEncoder();
-
-/**
- * Keccak-256 of `bytes`: @noble/hashes' own `keccak_256` is this same sponge (136-byte rate, Keccak's
- * 0x01 padding, 32-byte digest) behind its `createHasher` wrapper, whose option checks cost the admin
- * bundle a quarter of a kilobyte gzipped for nothing it uses.
- */
-const keccak256 = (bytes: Uint8Array): Uint8Array => new Keccak(136, 0x01, 32).update(bytes).digest();
 
 /**
  * Checks `address` as a user would type it (surrounding whitespace is ignored):

@@ -7,7 +7,7 @@
  * html`<span part="bar" ${cssVar('--size', '40%')}></span>`
  * ```
  */
-import { noChange } from 'lit';
+import { noChange } from 'lit/html.js';
 import { Directive, directive, type ElementPart, type PartInfo, PartType } from 'lit/directive.js';
 
 class CssVarDirective extends Directive {

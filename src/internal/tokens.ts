@@ -2,8 +2,8 @@
  * Design tokens and base styles shared by the Paylink elements, as plain CSS text. Every token is a
  * `--paylink-*` custom property a merchant may set on the element or an ancestor; the fallbacks are
  * the light and dark defaults (the styles read the resolved private copies, `--_*`).
- * `<paylink-checkout>` adopts this text without Lit's `css-tag` (which its 15 kB budget cannot
- * carry); `<paylink-admin>` (a LitElement) takes the same as a `CSSResult` from `styles.ts`.
+ * Both elements adopt this text, with their own styles after it, as one constructed style sheet
+ * (no Lit `css-tag`).
  */
 import { css } from './css-text.js';
 

@@ -5,8 +5,10 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { getAddress } from 'viem';
+import { keccak_256 } from '@noble/hashes/sha3.js';
+import { getAddress, keccak256 as viemKeccak256 } from 'viem';
 import { checkAddress, isValidEvmAddress, toChecksumAddress } from '../../src/core/evm-address.js';
+import { keccak256 } from '../../src/core/keccak.js';
 
 const EIP55_VECTORS = [
   // All caps
@@ -32,6 +34,26 @@ function flipFirstLetter(address: string): string {
   const flipped = char === char.toLowerCase() ? char.toUpperCase() : char.toLowerCase();
   return `0x${body.slice(0, index)}${flipped}${body.slice(index + 1)}`;
 }
+
+const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
+
+describe('keccak256', () => {
+  test('hashes the empty message and "abc" to the published Keccak-256 digests', () => {
+    assert.equal(hex(keccak256(new Uint8Array())), 'c5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470');
+    assert.equal(hex(keccak256(new TextEncoder().encode('abc'))), '4e03657aea45a94fc7d47ba826c8d667c0d1e6e33a64a036ec44f58fa12d6c45');
+  });
+
+  test('agrees with @noble/hashes and viem at every length around the 136-byte block', () => {
+    for (const length of [1, 20, 40, 64, 134, 135, 136, 137, 200, 271, 272, 273, 1000]) {
+      for (let i = 0; i < 5; i++) {
+        const bytes = new Uint8Array(randomBytes(length));
+        const digest = hex(keccak256(bytes));
+        assert.equal(digest, hex(keccak_256(bytes)), `${length} bytes`);
+        assert.equal(`0x${digest}`, viemKeccak256(bytes), `${length} bytes`);
+      }
+    }
+  });
+});
 
 describe('toChecksumAddress', () => {
   test('produces the EIP-55 form of every specification vector', () => {

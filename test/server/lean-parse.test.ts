@@ -6,9 +6,13 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ZodType } from 'zod';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { z, type ZodType } from 'zod';
 import * as schemas from '../../src/core/schemas.js';
-import { leanParserOf, leanSchemasModule } from '../../scripts/lean-schemas.js';
+import { leanParserOf, leanSchema, leanSchemasModule, sharedLiterals } from '../../scripts/lean-schemas.js';
 import { makeDelivery, makeEndpoint, makeLink, makeOrder, makeSession, makeWithdrawal } from '../browser/admin-fake-api.js';
 
 const meta = { totalItems: 1, itemCount: 1, itemsPerPage: 20, totalPages: 1, currentPage: 1 };
@@ -90,7 +94,32 @@ describe('lean response parsers agree with the zod schemas', () => {
 
   test('the bundles get one pure parser per exported schema and no zod', async () => {
     const source = await leanSchemasModule();
-    assert.match(source, /^export const PaymentLink = \/\* @__PURE__ \*\/ leanParser\(\{/m);
+    for (const name of Object.keys(schemas).filter((key) => schemas[key as keyof typeof schemas] instanceof z.ZodType)) {
+      assert.match(source, new RegExp(`^export const ${name} = /\\* @__PURE__ \\*/ leanParser\\(`, 'm'), name);
+    }
     assert.doesNotMatch(source, /from ['"]zod/);
+  });
+
+  test('the bundles write a part that recurs across the schemas once, and it reads back the same', async () => {
+    const values = [
+      leanSchema(z.toJSONSchema(schemas.CheckoutSessionRecord, { io: 'output' }) as Record<string, unknown>),
+      leanSchema(z.toJSONSchema(schemas.CheckoutSessionRecordList, { io: 'output' }) as Record<string, unknown>),
+      { type: 'null' },
+    ];
+    const { constants, expressions } = sharedLiterals(values);
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'paylink-lean-'));
+    try {
+      const file = path.join(dir, 'shared.mjs');
+      writeFileSync(file, `${constants.join('\n')}\nexport default [${expressions.join(',')}];`);
+      const read = ((await import(pathToFileURL(file).href)) as { default: unknown[] }).default;
+      assert.deepEqual(read, values);
+      // The list's items are the record: one constant, named by both.
+      const record = expressions[0]!;
+      assert.match(record, /^\$\d+$/);
+      assert.ok(expressions[1]!.includes(record));
+      assert.ok(constants.join('').length + expressions.join('').length < JSON.stringify(values).length * 0.75);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

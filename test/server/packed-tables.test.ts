@@ -6,12 +6,26 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { packFallback, packList, packLocale, packedTableModule } from '../../scripts/packed-tables.js';
+import { packFallback, packList, packLocale, packedTableModule, perfectHash } from '../../scripts/packed-tables.js';
 import adminEn from '../../src/components/admin/translations/en.js';
 import adminFr from '../../src/components/admin/translations/fr.js';
 import checkoutEn from '../../src/components/checkout/translations/en.js';
 import checkoutFr from '../../src/components/checkout/translations/fr.js';
-import { unpackTable } from '../../src/internal/packed-table.js';
+import { slotOf, unpackTable } from '../../src/internal/packed-table.js';
+
+type Table = Record<string, string>;
+
+/** `table` packed as the bundles carry it, and read back: the English one, and `locale` over it. */
+function packAndRead(en: Table, locale?: Table): { english: Table; other?: Table } {
+  const { seeds, texts } = packFallback(en);
+  const english = unpackTable(seeds, texts);
+  return { english, other: locale && unpackTable(seeds, packLocale(en, locale), english) };
+}
+
+/** Every text of `expected` as `actual` reads it by its key. */
+function assertReads(actual: Table, expected: Table) {
+  for (const key of Object.keys(expected)) assert.equal(actual[key], expected[key], key);
+}
 
 const elements = [
   ['admin', adminEn, adminFr],
@@ -21,18 +35,35 @@ const elements = [
 describe('packed translation tables', () => {
   for (const [element, en, fr] of elements) {
     test(`the ${element}'s tables read back as written, English and French`, () => {
-      const { keys, texts } = packFallback(en);
-      const english = unpackTable(keys, texts);
-      assert.deepEqual(english, en);
-      assert.deepEqual(Object.keys(english), Object.keys(en), 'keys keep their order');
-      assert.deepEqual(unpackTable(english, packLocale(en, fr)), fr);
+      const { english, other } = packAndRead(en, fr);
+      assertReads(english, en);
+      assertReads(other!, fr);
+    });
+
+    test(`the ${element}'s keys each get a slot of their own, in a table little larger than the keys`, () => {
+      const keys = Object.keys(en);
+      const { seeds, size } = perfectHash(keys);
+      assert.equal(new Set(keys.map((key) => slotOf(key, seeds, size))).size, keys.length);
+      assert.ok(size <= keys.length * 1.6 && seeds.length <= keys.length / 2, `${size} slots, ${seeds.length} seeds`);
+      assert.doesNotMatch(seeds, /["'`\\$]/, 'the seeds need no escape in a string literal');
     });
   }
 
-  test('the French module names no key and leaves out the texts English has the same', async () => {
+  test('a perfect hash is found for any set of keys, and found again the same', () => {
+    const keys = Array.from({ length: 300 }, (_, index) => `key_${index.toString(36)}.${'x'.repeat(index % 7)}`);
+    const { seeds, size } = perfectHash(keys);
+    assert.equal(new Set(keys.map((key) => slotOf(key, seeds, size))).size, keys.length);
+    assert.deepEqual(perfectHash([...keys]), { seeds, size });
+  });
+
+  test('the modules name no key, and French leaves out the texts English has the same', async () => {
     const path = fileURLToPath(new URL('../../src/components/admin/translations/fr.ts', import.meta.url));
     const source = await packedTableModule(path);
-    for (const key of ['consoleLabel', 'tabLinks', 'deliveryRetried']) assert.doesNotMatch(source, new RegExp(`\\b${key}\\b`));
+    const english = await packedTableModule(path.replace(/fr\.ts$/, 'en.ts'));
+    for (const key of ['consoleLabel', 'tabLinks', 'deliveryRetried']) {
+      assert.doesNotMatch(source, new RegExp(`\\b${key}\\b`));
+      assert.doesNotMatch(english, new RegExp(`\\b${key}\\b`));
+    }
     const same = Object.keys(adminEn).filter((key) => adminFr[key as keyof typeof adminFr] === adminEn[key as keyof typeof adminEn]);
     assert.ok(same.length > 0, 'some French texts are the English ones (Webhooks, Actions…)');
     assert.ok(source.includes('Liens de paiement') && !source.includes('Payment links'));
@@ -41,14 +72,15 @@ describe('packed translation tables', () => {
   test('the separator is one no text contains, so any character may be translated', () => {
     assert.equal(packList(['a', 'b']), '|a|b');
     assert.equal(packList(['a | b', 'c']), '^a | b^c');
-    assert.deepEqual(unpackTable(packList(['one', 'two']), packList(['x|y', ''])), { one: 'x|y', two: '' });
+    assertReads(packAndRead({ one: 'x|y', two: '' }).english, { one: 'x|y', two: '' });
   });
 
   test('a text equal to the fallback comes from the fallback; an empty one stays empty where the fallback is empty', () => {
     const en = { a: 'Same', b: '', c: 'Other' };
-    const packed = packLocale(en, { a: 'Same', b: '', c: 'Autre' });
-    assert.equal(packed, '|||Autre');
-    assert.deepEqual(unpackTable(en, packed), { a: 'Same', b: '', c: 'Autre' });
+    const fr = { a: 'Same', b: '', c: 'Autre' };
+    const packed = packLocale(en, fr);
+    assert.equal(packed.replaceAll('|', ''), 'Autre');
+    assertReads(packAndRead(en, fr).other!, fr);
   });
 
   test('refuses a locale with a missing, emptied or unknown key', () => {

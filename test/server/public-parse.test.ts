@@ -1,11 +1,21 @@
 /**
  * The checkout's zod-free parsers must agree with the zod schemas the server builds responses with:
- * same samples in, same verdict and the same value out.
+ * same samples in, same verdict and the same value out. So must the lean parsers that stand in for
+ * them in `dist/paylink.js` (`scripts/lean-schemas.ts`).
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CheckoutSession, PublicLink, PublicOrder, VisitResult } from '../../src/core/schemas.js';
 import { parseCheckoutSession, parsePublicLink, parsePublicOrder, parseVisitResult } from '../../src/core/public-parse.js';
+import { leanParserOf, leanPublicParseModule } from '../../scripts/lean-schemas.js';
+
+/** The parsers of `dist/paylink.js`, where each `parseX` is the lean parser of schema `X`. */
+const lean = {
+  PublicLink: await leanParserOf(PublicLink),
+  PublicOrder: await leanParserOf(PublicOrder),
+  CheckoutSession: await leanParserOf(CheckoutSession),
+  VisitResult: await leanParserOf(VisitResult),
+};
 
 const link = {
   id: 'lnk_1',
@@ -153,9 +163,12 @@ function ourOutcome(parse: (v: unknown) => unknown, value: unknown): Outcome {
 }
 
 function agree(name: string, schema: Parameters<typeof zodOutcome>[0], parse: (v: unknown) => unknown, samples: unknown[]) {
-  test(`${name}: ${samples.length} samples get the verdict and value zod gives`, () => {
+  const leanParse = lean[name.split(' ')[0] as keyof typeof lean];
+  test(`${name}: ${samples.length} samples get the verdict and value zod gives, from public-parse and the lean parser`, () => {
     for (const [index, sample] of samples.entries()) {
-      assert.deepStrictEqual(ourOutcome(parse, sample), zodOutcome(schema, sample), `sample ${index}: ${JSON.stringify(sample)}`);
+      const expected = zodOutcome(schema, sample);
+      assert.deepStrictEqual(ourOutcome(parse, sample), expected, `sample ${index}: ${JSON.stringify(sample)}`);
+      assert.deepStrictEqual(ourOutcome((value) => leanParse.parse(value), sample), expected, `lean, sample ${index}: ${JSON.stringify(sample)}`);
     }
   });
 }
@@ -315,6 +328,13 @@ describe('public-parse agrees with the zod schemas', () => {
   test('a refused value names the field that is wrong', () => {
     assert.throws(() => parseCheckoutSession(mutate(session, 'status', 'pending')), /status/);
     assert.throws(() => parsePublicLink(mutate(link, 'cart.items', [{ name: 'a', quantity: 1.5, unitAmount: '1' }])), /cart\.items\.0\.quantity/);
+  });
+
+  test('dist/paylink.js swaps each of them for the lean parser of its schema', async () => {
+    const source = await leanPublicParseModule();
+    for (const [parser, schema] of [['parsePublicLink', 'PublicLink'], ['parsePublicOrder', 'PublicOrder'], ['parseCheckoutSession', 'CheckoutSession'], ['parseVisitResult', 'VisitResult']]) {
+      assert.ok(source.includes(`export const ${parser} = (data) => ${schema}.parse(data);`), parser);
+    }
   });
 
   test('the parsers pull in no zod (a page using the client\'s checkout resource ships none)', async () => {

@@ -6,10 +6,10 @@
  * Heading scale: a view's title (h2) is the heaviest text on screen, a section title (h3, a group's
  * legend) next, a field label lighter still: the eye finds sections first, then fields.
  *
- * Colours come only from the `--_*` copies of the `--paylink-*` tokens (`internal/styles.ts` and
+ * Colours come only from the `--_*` copies of the `--paylink-*` tokens (`internal/tokens.ts` and
  * `paylink-admin.styles.ts`), so light, dark and a merchant's own theme need no change here.
  */
-import { css } from 'lit';
+import { css } from '../../internal/css-text.js';
 
 export const adminBaseStyles = css`
   *,
@@ -44,26 +44,18 @@ export const adminBaseStyles = css`
     overflow-wrap: anywhere;
   }
 
-  /* Controls: complete here so that the console does not depend on the checkout's compact base. */
-  button,
-  input,
-  select,
-  textarea {
-    font: inherit;
-    color: inherit;
-  }
+  /*
+   * Controls: what the console changes of the shared base (tokens.ts: 44px high, the border, the
+   * background, the weights, the focus ring and an invalid field's border come from there).
+   */
   button {
     display: inline-flex;
     align-items: center;
     justify-content: center;
     gap: 0.5rem;
     width: auto;
-    min-height: 44px;
     padding: 0.5rem 1rem;
-    border: 1px solid var(--_border);
     border-radius: calc(var(--_radius) * 0.67);
-    background: var(--_bg);
-    font-weight: 600;
     cursor: pointer;
     transition: filter 0.15s, background 0.15s;
   }
@@ -112,14 +104,8 @@ export const adminBaseStyles = css`
   input,
   textarea,
   select {
-    width: 100%;
     min-width: 0;
-    min-height: 44px;
-    padding: 0.5rem 0.75rem;
-    border: 1px solid var(--_border);
     border-radius: calc(var(--_radius) * 0.67);
-    background: var(--_bg);
-    font-weight: 400;
   }
   input,
   textarea {
@@ -142,13 +128,6 @@ export const adminBaseStyles = css`
     padding: 0;
     accent-color: var(--_accent);
     flex: none;
-  }
-  [aria-invalid='true'] {
-    border-color: var(--_danger);
-  }
-  :focus-visible {
-    outline: 3px solid var(--_focus);
-    outline-offset: 2px;
   }
   /* Headings take focus only to tell screen readers where they are; no ring for that. */
   [tabindex='-1']:focus {

@@ -2,7 +2,7 @@
  * Small rendering helpers the admin's forms share: a field's error line (with the id its control
  * points `aria-describedby` at), and the ids that control describes itself with.
  */
-import { html, nothing, type TemplateResult } from 'lit';
+import { html, nothing, type TemplateResult } from 'lit/html.js';
 import { ifDefined } from 'lit/directives/if-defined.js';
 
 /** The error shown under a field, or nothing. Its id is `<id>-error`. */

@@ -1,6 +1,6 @@
 /**
  * Styles of `<paylink-admin>`'s frame: the admin's own tokens on top of the shared ones
- * (`internal/styles.ts`), the tab bar, the panels and the sign-in message. Each view's styles sit
+ * (`internal/tokens.ts`), the tab bar, the panels and the sign-in message. Each view's styles sit
  * beside it (`links-view.styles.ts`, `link-form.styles.ts`, …) over the shared `admin-base.styles.ts`
  * and `templates.styles.ts`; `adminStyles` lists them in cascade order.
  *
@@ -8,7 +8,7 @@
  * column of the merchant's page), with one breakpoint at 600 px where tables stack and the tab bar
  * tightens.
  */
-import { css, type CSSResultGroup } from 'lit';
+import { css } from '../../internal/css-text.js';
 import { adminBaseStyles } from './admin-base.styles.js';
 import { linkDetailStyles } from './links/link-detail.styles.js';
 import { linkFormStyles } from './links/link-form.styles.js';
@@ -157,17 +157,16 @@ const frameStyles = css`
 `;
 
 /** Every style of the admin, in cascade order: base, shared blocks, frame, then each view. */
-export const adminStyles: CSSResultGroup = [
-  adminBaseStyles,
-  templateStyles,
-  frameStyles,
-  linksListStyles,
-  linkFormStyles,
-  linkDetailStyles,
-  moneyStyles,
-  withdrawStyles,
-  historyStyles,
-  paymentsStyles,
-  ordersStyles,
-  webhooksStyles,
-];
+export const adminStyles =
+  adminBaseStyles +
+  templateStyles +
+  frameStyles +
+  linksListStyles +
+  linkFormStyles +
+  linkDetailStyles +
+  moneyStyles +
+  withdrawStyles +
+  historyStyles +
+  paymentsStyles +
+  ordersStyles +
+  webhooksStyles;

@@ -5,11 +5,11 @@
  * a tab owns its screens, requests (through `ResourceController`) and styles; validation rules come
  * from `core/` and are not decided here.
  */
-import { html, nothing, type PropertyDeclarations, type PropertyValues, type TemplateResult } from 'lit';
+import { html, nothing, type TemplateResult } from 'lit/html.js';
 import { createPaylinkClient, type PaylinkClient } from '../../client/index.js';
 import type { Order, PaymentLink } from '../../core/schemas.js';
-import { PaylinkElement } from '../../internal/paylink-element.js';
-import { tokens } from '../../internal/styles.js';
+import { PaylinkElement, type PropertyDeclarations, type PropertyValues } from '../../internal/paylink-element.js';
+import { tokensText } from '../../internal/tokens.js';
 import { AdminText, needsSignIn, type AdminHost, type AdminTab } from './admin-context.js';
 import { LinksTab } from './links/links-tab.js';
 import { MoneyTab } from './money/money-tab.js';
@@ -87,7 +87,7 @@ export type AdminView = (typeof ADMIN_VIEWS)[number];
  * @cssproperty --paylink-space - Base spacing.
  */
 export class PaylinkAdmin extends PaylinkElement implements AdminHost {
-  static override styles = [tokens, adminStyles];
+  static override styles = tokensText + adminStyles;
   // Declared here rather than with Lit's decorators, whose helpers cost dist/paylink.js 0.46 kB gzipped;
   // each property's documentation stays on its field below.
   static override properties: PropertyDeclarations = {
@@ -221,11 +221,11 @@ export class PaylinkAdmin extends PaylinkElement implements AdminHost {
     if (this.hasUpdated) void this.refresh();
   }
 
-  protected override willUpdate(changed: PropertyValues<this>): void {
+  protected override willUpdate(changed: PropertyValues): void {
     if (changed.has('view') && !ADMIN_VIEWS.includes(this.view)) this.view = 'links';
   }
 
-  protected override updated(changed: PropertyValues<this>): void {
+  protected override updated(changed: PropertyValues): void {
     const credentialsChanged = ['apiBase', 'token', 'fetch', 'client'].some((name) => changed.has(name as keyof PaylinkAdmin));
     // Loading changes state; it starts after this update so as not to schedule one from inside it.
     if (credentialsChanged && this.loaded.size) {
@@ -349,7 +349,8 @@ export class PaylinkAdmin extends PaylinkElement implements AdminHost {
   }
 }
 
-customElements.define('paylink-admin', PaylinkAdmin);
+// No registry (a server): no element.
+globalThis.customElements?.define('paylink-admin', PaylinkAdmin);
 
 declare global {
   interface HTMLElementTagNameMap {

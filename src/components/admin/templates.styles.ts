@@ -8,7 +8,7 @@
  * explicitly, since some browsers drop them when `display` changes), and the column headers stay
  * for screen readers, clipped rather than hidden.
  */
-import { css } from 'lit';
+import { css } from '../../internal/css-text.js';
 
 export const templateStyles = css`
   .error-box {

@@ -10,7 +10,7 @@
  * header, since the table keeps its semantics (the roles are explicit because some browsers drop a
  * table's roles once CSS changes its `display`).
  */
-import { html, nothing, type TemplateResult } from 'lit';
+import { html, nothing, type TemplateResult } from 'lit/html.js';
 import type { AdminHost, AdminKey, AdminText } from './admin-context.js';
 import type { LoadOptions, Page, PagedResource } from './resource-controller.js';
 

@@ -1,7 +1,7 @@
 /**
  * Styles of `<paylink-checkout>`, mobile first: one column that fits 320 px, nothing wider than
  * the card (long addresses and hashes break inside their box). Tokens and base controls come from
- * `internal/styles.ts`.
+ * `internal/tokens.ts`.
  */
 import { css } from '../../internal/css-text.js';
 

@@ -2,13 +2,12 @@
  * The service's side of EVM addresses: the one checker in `core/evm-address.ts` (shared with the
  * admin form) turned into a result with the API's wording, and keccak for the sandbox's hashes.
  */
-import { keccak_256 } from '@noble/hashes/sha3.js';
-import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import { checkAddress, toChecksumAddress } from '../../core/evm-address.js';
+import { keccak256 } from '../../core/keccak.js';
 
 /** Keccak-256 of a UTF-8 string, as lowercase hex without `0x`. */
 export function keccakHex(text: string): string {
-  return bytesToHex(keccak_256(utf8ToBytes(text)));
+  return Buffer.from(keccak256(new TextEncoder().encode(text))).toString('hex');
 }
 
 export type AddressCheck = { ok: true; address: string } | { ok: false; message: string };

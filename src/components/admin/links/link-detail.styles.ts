@@ -2,7 +2,7 @@
  * Styles of one link's detail (`link-detail.ts`): its header, the performance card (stat tiles and
  * the two-bar chart) and the share card (public URL and embed snippet with copy buttons).
  */
-import { css } from 'lit';
+import { css } from '../../../internal/css-text.js';
 
 export const linkDetailStyles = css`
   .detail-head {

@@ -3,7 +3,7 @@
  * with a text alternative), the public URL and a ready-to-paste embed snippet, each with a copy button,
  * and the link's payments (`link-payments.ts`).
  */
-import { html, nothing, type TemplateResult } from 'lit';
+import { html, nothing, type TemplateResult } from 'lit/html.js';
 import { cssVar } from '../../../internal/css-var.js';
 import type { CheckoutSessionRecord, PaymentLink } from '../../../core/schemas.js';
 import { FlashController } from '../../../internal/flash-controller.js';

@@ -5,7 +5,7 @@
  * Under 600 px each cart row keeps its labels: the column heads give way to a label above each
  * field (on wider screens those labels are for screen readers only, the heads say it once).
  */
-import { css } from 'lit';
+import { css } from '../../../internal/css-text.js';
 
 export const linkFormStyles = css`
   .link-form {

@@ -4,7 +4,7 @@
  * with are the model's (`link-form-model.ts`, DOM-free), never only in the DOM, so a failed save or a
  * server error loses nothing; the service's own field errors are shown beside the fields they name.
  */
-import { html, nothing, type TemplateResult } from 'lit';
+import { html, nothing, type TemplateResult } from 'lit/html.js';
 import { PaylinkValidationError } from '../../../client/errors.js';
 import { FIAT_DIGITS, fiatDigits } from '../../../core/money.js';
 import type { PaymentLink, UpdatePaymentLinkInput } from '../../../core/schemas.js';

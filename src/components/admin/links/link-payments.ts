@@ -2,7 +2,7 @@
  * The payments of one link, on its detail: the latest first, a few per page, each opening the
  * payment's detail, and a way to the payments tab filtered on the link (for its filters and export).
  */
-import { html, type TemplateResult } from 'lit';
+import { html, type TemplateResult } from 'lit/html.js';
 import type { CheckoutSessionRecord, PaymentLink } from '../../../core/schemas.js';
 import type { AdminHost } from '../admin-context.js';
 import { paymentButton, referenceCell, sessionBadge } from '../payments/payment-detail.js';

@@ -3,7 +3,7 @@
  * after a short pause, or at once on Enter). Its `PagedResource` owns the requests (out-of-order
  * answers are dropped, so a slow old page never replaces a newer one); `pagedTable` shows it.
  */
-import { html, nothing, type TemplateResult } from 'lit';
+import { html, nothing, type TemplateResult } from 'lit/html.js';
 import type { PaymentLink } from '../../../core/schemas.js';
 import type { AdminHost } from '../admin-context.js';
 import { PagedResource } from '../resource-controller.js';

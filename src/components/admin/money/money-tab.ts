@@ -2,7 +2,7 @@
  * The money tab: the balances above, the withdrawal form beside the history (one column under
  * 52rem). Pending withdrawals and pending balances are followed live only while the tab is shown.
  */
-import { html, type TemplateResult } from 'lit';
+import { html, type TemplateResult } from 'lit/html.js';
 import type { AdminHost, AdminTab } from '../admin-context.js';
 import { BalanceController } from './money-view.js';
 import { WithdrawController } from './withdraw-form.js';

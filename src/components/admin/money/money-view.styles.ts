@@ -2,7 +2,7 @@
  * Styles of the money tab's frame and its balances (`money-tab.ts`, `money-view.ts`): the balance
  * cards, and the grid that puts the withdrawal form beside the history (one column under 52rem).
  */
-import { css } from 'lit';
+import { css } from '../../../internal/css-text.js';
 
 export const moneyStyles = css`
   .balance-cards {

@@ -5,7 +5,7 @@
  * reloads them every 3 × `pollInterval` (12 s by default), so the amount turns available on screen
  * without a click; polling stops once nothing is pending.
  */
-import { html, type TemplateResult } from 'lit';
+import { html, type TemplateResult } from 'lit/html.js';
 import { ASSET_IDS, compareDecimal, toDecimalString } from '../../../core/money.js';
 import type { Balance } from '../../../core/schemas.js';
 import { assetName } from '../../../internal/localize.js';

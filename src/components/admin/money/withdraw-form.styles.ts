@@ -2,7 +2,7 @@
  * Styles of the withdrawal form (`withdraw-form.ts`): the amount with its Max button, the live
  * address status, the confirm step's summary and the done message.
  */
-import { css } from 'lit';
+import { css } from '../../../internal/css-text.js';
 
 export const withdrawStyles = css`
   .withdraw h2 {

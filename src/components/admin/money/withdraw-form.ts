@@ -10,7 +10,8 @@
  * service applies it once however often it arrives; a changed body, or a definitive answer, gets a new
  * key next time. A second click while a request is in flight does nothing (the button is disabled too).
  */
-import { html, nothing, type ReactiveController, type TemplateResult } from 'lit';
+import type { ReactiveController } from 'lit';
+import { html, nothing, type TemplateResult } from 'lit/html.js';
 import { PaylinkConflictError, PaylinkRuleError, PaylinkValidationError } from '../../../client/errors.js';
 import { checkAddress, toChecksumAddress } from '../../../core/evm-address.js';
 import { ASSET_IDS, compareDecimal, type AssetId } from '../../../core/money.js';

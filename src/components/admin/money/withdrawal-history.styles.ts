@@ -2,7 +2,7 @@
  * Styles of the withdrawal history (`withdrawal-history.ts`): a denser table than the links list,
  * short addresses and hashes that never break mid-way, the live-update indicator.
  */
-import { css } from 'lit';
+import { css } from '../../../internal/css-text.js';
 
 export const historyStyles = css`
   /*

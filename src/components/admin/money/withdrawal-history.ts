@@ -3,7 +3,7 @@
  * on their way. While the page shown has a pending or processing withdrawal, a `PollController`
  * reloads it every `pollInterval` ms; polling stops as soon as none is left.
  */
-import { html, nothing, type TemplateResult } from 'lit';
+import { html, nothing, type TemplateResult } from 'lit/html.js';
 import { compareDecimal } from '../../../core/money.js';
 import type { Withdrawal, WithdrawalStatus } from '../../../core/schemas.js';
 import type { AdminHost } from '../admin-context.js';

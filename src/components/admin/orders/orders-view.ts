@@ -5,7 +5,7 @@
  * hosted page, and shows its payments (the payments tab, filtered by its reference).
  * The admin creates no orders: a shop's server does, with its key.
  */
-import { html, type TemplateResult } from 'lit';
+import { html, type TemplateResult } from 'lit/html.js';
 import { ORDER_STATUSES } from '../../../core/rules/order.js';
 import type { Order, OrderStatus } from '../../../core/schemas.js';
 import type { AdminHost } from '../admin-context.js';

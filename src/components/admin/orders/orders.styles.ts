@@ -3,7 +3,7 @@
  * that wrap), and each row's two actions (its payments, its hosted page) side by side. Tables and
  * their stacked phone layout come from `templates.styles.ts`.
  */
-import { css } from 'lit';
+import { css } from '../../../internal/css-text.js';
 
 export const ordersStyles = css`
   .orders-intro {

@@ -6,7 +6,7 @@
  * on the network's explorer. Shown from the payments list and from a link's detail; the owner says
  * where "back" goes.
  */
-import { html, nothing, type TemplateResult } from 'lit';
+import { html, nothing, type TemplateResult } from 'lit/html.js';
 import { compareDecimal } from '../../../core/money.js';
 import { isEmail } from '../../../core/rules/customer.js';
 import { assetName } from '../../../internal/localize.js';

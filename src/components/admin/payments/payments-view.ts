@@ -4,7 +4,8 @@
  * and a CSV export of the whole filtered list. Its `PagedResource` owns the requests; the export asks
  * for the same filters (`paymentsQuery`), so the file holds what the list would show page after page.
  */
-import { html, nothing, type ReactiveController, type TemplateResult } from 'lit';
+import type { ReactiveController } from 'lit';
+import { html, nothing, type TemplateResult } from 'lit/html.js';
 import type { ListSessionsParams } from '../../../client/index.js';
 import { SESSION_STATUSES } from '../../../core/rules/session.js';
 import type { CheckoutSessionRecord, PaymentLink, SessionStatus } from '../../../core/schemas.js';

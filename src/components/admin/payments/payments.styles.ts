@@ -4,7 +4,7 @@
  * (customer, amounts, reference) above the transactions. The detail's header comes from
  * `link-detail.styles.ts`, tables and their stacked phone layout from `templates.styles.ts`.
  */
-import { css } from 'lit';
+import { css } from '../../../internal/css-text.js';
 
 export const paymentsStyles = css`
   .payment-filters .link-field {

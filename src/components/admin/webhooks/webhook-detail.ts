@@ -6,7 +6,7 @@
  * warning that it will not be shown again: the service returns it only in that one answer, and the
  * admin keeps it only until the merchant says it is saved or leaves the endpoint.
  */
-import { html, nothing, type TemplateResult } from 'lit';
+import { html, nothing, type TemplateResult } from 'lit/html.js';
 import { WEBHOOK_DELIVERY_STATUSES } from '../../../core/rules/webhooks.js';
 import type { WebhookDelivery, WebhookDeliveryStatus, WebhookEndpoint } from '../../../core/schemas.js';
 import { FlashController } from '../../../internal/flash-controller.js';

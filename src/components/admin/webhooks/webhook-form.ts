@@ -5,7 +5,7 @@
  * their fields. `http://` is left to the service to refuse: only it knows whether it allows local
  * endpoints (`PAYLINK_WEBHOOK_ALLOW_PRIVATE=1`, for a receiver on the developer's own machine).
  */
-import { html, nothing, type TemplateResult } from 'lit';
+import { html, nothing, type TemplateResult } from 'lit/html.js';
 import { PaylinkValidationError } from '../../../client/errors.js';
 import { checkWebhookEndpoint, WEBHOOK_EVENT_TYPES, type WebhookEventTypeName } from '../../../core/rules/webhooks.js';
 import type { WebhookEndpoint, WebhookEndpointCreated } from '../../../core/schemas.js';

@@ -2,7 +2,7 @@
  * The list of webhook endpoints: where each posts, what it receives, whether it is enabled (with a
  * switch per row), and the way to add one. An endpoint's detail (`webhook-detail.ts`) holds the rest.
  */
-import { html, type TemplateResult } from 'lit';
+import { html, type TemplateResult } from 'lit/html.js';
 import { WEBHOOK_EVENT_TYPES } from '../../../core/rules/webhooks.js';
 import type { WebhookEndpoint } from '../../../core/schemas.js';
 import { errorMessage, type AdminHost, type AdminText } from '../admin-context.js';

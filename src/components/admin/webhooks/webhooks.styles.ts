@@ -3,7 +3,7 @@
  * endpoint URLs that wrap anywhere rather than widen the page, the event choices, the one-time secret
  * card, the delete confirmation and the test event's result.
  */
-import { css } from 'lit';
+import { css } from '../../../internal/css-text.js';
 
 export const webhooksStyles = css`
   .intro {

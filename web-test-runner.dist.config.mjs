@@ -1,0 +1,30 @@
+/**
+ * The admin's browser tests against the built `dist/paylink.js` instead of the sources
+ * (`npm run test:browser:dist`, after `npm run build`). The script-tag build changes what the sources
+ * say in ways the source tests cannot see: lean response parsers instead of zod, packed translation
+ * tables, translation keys written as slot numbers (`scripts/key-literals.ts`). Here the element the
+ * tests mount is the bundle's: the modules that define it are served as re-exports of the bundle.
+ * `admin-resource.test.ts` tests the controllers on a host of its own and stays with the sources.
+ */
+import config from './web-test-runner.config.mjs';
+
+/** The source modules that define `<paylink-admin>`, as the bundle. */
+const FROM_DIST = {
+  '/src/admin.ts': `export * from '/dist/paylink.js';`,
+  '/src/components/admin/paylink-admin.ts': `export { PaylinkAdmin } from '/dist/paylink.js';`,
+};
+
+export default {
+  ...config,
+  files: ['test/browser/admin*.test.ts', '!test/browser/admin-resource.test.ts'],
+  plugins: [
+    {
+      name: 'paylink-admin-from-dist',
+      serve(context) {
+        const body = FROM_DIST[context.path];
+        return body === undefined ? undefined : { body, type: 'js' };
+      },
+    },
+    ...config.plugins,
+  ],
+};
