@@ -312,9 +312,10 @@ export class EvmChain {
 
   /**
    * Whether the hot wallet's `nonce` is used for good by a transaction other than `txHash`, judged by
-   * every node at its finalized block (`finalizedBlock`'s rule, the one the credits' finality follows,
-   * applied on that node) (./broadcast.ts `nonceReplaced`). Only `replaced: true` allows signing its
-   * payment again.
+   * every node, a recent block's count made final by each node's finalized block (`finalizedBlock`'s
+   * rule, the one the credits' finality follows, applied on that node), and believed only when found
+   * again `replaceAfterMs` later (./broadcast.ts `nonceReplaced`; what is proven so far is kept here, in
+   * memory). Only `replaced: true` allows signing its payment again.
    */
   async nonceReplaced(nonce: number, txHash: Hex): Promise<NonceVerdict> {
     const from = this.#hot().address;

@@ -33,12 +33,13 @@
  * Both give a signed payout up, so both wait for certainty, never for one node's word: with several
  * nodes, the one asked may lag, or have the nonce moved on but not yet our transaction, or hold it in
  * a block a reorg then takes back, and a payout given up that was mined after all is paid twice.
- * "Nonce too low" replaces the stored transaction only when its nonce is used at the network's
- * finalized block and no node has its receipt (`OutgoingChain.nonceReplaced`); a refusal for good
+ * "Nonce too low" replaces the stored transaction only when its nonce is used at a block that is final,
+ * no node has its receipt nor the transaction, and that was found twice, minutes apart (one URL may be
+ * a balancer over backends a block apart) (`OutgoingChain.nonceReplaced`); a refusal for good
  * rejects only a transaction no node was ever seen to take and none has now
  * (`OutgoingChain.transactionKnown`). Until then the stored transaction stays as it is (a node has
- * it, so the receipt watcher follows it), the operator is told once, and it is looked at again after
- * `rebroadcastMs`.
+ * it, so the receipt watcher follows it), the operator is told (again when the reason changes, and as
+ * an error after `WAIT_ALARM_MS`), and it is looked at again after `rebroadcastMs`.
  *
  * At start the worker's first round follows every unfinished transaction: the reconciliation of
  * what a crash or a node outage left pending.
