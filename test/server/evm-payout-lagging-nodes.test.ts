@@ -357,5 +357,22 @@ for (const backend of backends()) {
       assert.equal(final.hash, older.hash);
     });
 
+    it('one URL that refuses eth_sendRawTransaction as a call (HTTP 403, a plan without it) fails no payout: another URL sends it, paid once', async () => {
+      let refuser: RpcProxy | null = null;
+      for (const proxy of [first, second]) {
+        proxy.override(({ method }) => {
+          if (method !== 'eth_sendRawTransaction') return undefined;
+          refuser ??= proxy;
+          return refuser === proxy ? { http: 403 } : undefined;
+        });
+      }
+      const to = randomAddress();
+      const id = await withdraw('1', to);
+      await roundsUntil(async () => (await record(id)).status !== 'processing', 'the payout ended');
+      assert.ok(refuser, 'the URL asked first refused');
+      const [row] = await stored(id);
+      await assertPaidOnceWith(id, to, '1', row!.tx_hash);
+    });
+
   });
 }

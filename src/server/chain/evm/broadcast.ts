@@ -106,25 +106,64 @@ export async function broadcast(ctx: ChainContext, rawTransaction: Hex): Promise
     });
     return sentAs(txHash, sent);
   } catch (error) {
-    if (!(error instanceof BroadcastRefusal)) throw error;
-    return refused(txHash, error.refusal, error.said, error.cause);
+    if (error instanceof BroadcastRefusal) return refused(txHash, error.refusal, error.said, error.cause);
+    if (ctx.rpc.nodes < 2 || !methodRefused(error)) throw error;
+    const answers: Array<PromiseSettledResult<unknown>> = [{ status: 'rejected', reason: error }];
+    await sendElsewhere(ctx, [rawTransaction], answers);
+    return settleSent(txHash, answers[0]!);
   }
+}
+
+/** Whether a node refused the call itself (an HTTP 4xx, a plan or node without the method), not the transaction. */
+function methodRefused(reason: unknown): boolean {
+  if (classifyRefusal(nodeMessage(reason))) return false;
+  const error = toChainError(reason, 'eth_sendRawTransaction');
+  return error instanceof EvmChainError && error.code === 'unsupported';
+}
+
+/**
+ * Sends again, to every other URL, the transactions a URL refused as a call (`methodRefused`): one
+ * provider's plan without the method must not fail every payout. The first URL that answers one (its
+ * hash, or a refusal of the transaction) speaks for it, in `answers` (in place). The same bytes, so
+ * never a second transfer.
+ */
+async function sendElsewhere(ctx: ChainContext, rawTransactions: readonly Hex[], answers: Array<PromiseSettledResult<unknown>>): Promise<void> {
+  if (ctx.rpc.nodes < 2) return;
+  const refusedAt = answers.flatMap((answer, i) => (answer.status === 'rejected' && methodRefused(answer.reason) ? [i] : []));
+  if (refusedAt.length === 0) return;
+  const method = 'eth_sendRawTransaction';
+  const nodes = await ctx.rpc.eachNode(method, (_client, batch) => batch(method, refusedAt.map((i) => [rawTransactions[i]])));
+  for (const node of nodes) {
+    if (node.status === 'rejected') continue;
+    for (const [j, answer] of node.value.entries()) {
+      const i = refusedAt[j]!;
+      const now = answers[i]!;
+      if (now.status === 'rejected' && methodRefused(now.reason) && (answer.status === 'fulfilled' || !methodRefused(answer.reason))) answers[i] = answer;
+    }
+  }
+}
+
+/** One answer to `eth_sendRawTransaction` as `broadcast` settles it: an outcome, or the error to throw. */
+function settleSent(txHash: Hex, answer: PromiseSettledResult<unknown>): BroadcastResult {
+  if (answer.status === 'fulfilled') return sentAs(txHash, answer.value);
+  const refusal = classifyRefusal(nodeMessage(answer.reason));
+  if (!refusal) throw toChainError(answer.reason, 'eth_sendRawTransaction');
+  return refused(txHash, refusal, nodeMessage(answer.reason), answer.reason);
 }
 
 /**
  * Sends several signed transactions in one JSON-RPC batch, in their order (a batch of payouts,
  * lowest nonce first). Each settles as `broadcast` would; a node that did not answer the batch at
- * all (after failover) fails them all.
+ * all (after failover) fails them all. Those a node refused as a call (an HTTP 4xx) go to the
+ * other URLs (`sendElsewhere`).
  */
 export async function broadcastMany(ctx: ChainContext, rawTransactions: readonly Hex[]): Promise<Array<PromiseSettledResult<BroadcastResult>>> {
   const answers = await ctx.rpc.batch('eth_sendRawTransaction', rawTransactions.map((raw) => [raw]));
+  await sendElsewhere(ctx, rawTransactions, answers);
   return answers.map((answer, i) => {
     const txHash = lower(keccak256(rawTransactions[i]!));
     try {
-      if (answer.status === 'fulfilled') return { status: 'fulfilled', value: sentAs(txHash, answer.value) };
-      const refusal = classifyRefusal(nodeMessage(answer.reason));
-      if (!refusal) throw toChainError(answer.reason, 'eth_sendRawTransaction');
-      return { status: 'fulfilled', value: refused(txHash, refusal, nodeMessage(answer.reason), answer.reason) };
+      return { status: 'fulfilled', value: settleSent(txHash, answer) };
     } catch (reason) {
       return { status: 'rejected', reason };
     }
