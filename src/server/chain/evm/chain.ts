@@ -180,13 +180,13 @@ export class EvmChain {
    * for the depth. Each node is asked for its `finalized` block; one that says it does not know the tag
    * (and only that: a refusal, an outage or an access error is not an answer about the tag) has its final
    * block counted `finalityDepth` below the head from then on, unless another node has the tag: then it
-   * is passed over (failing over to another node where `ask` can).
+   * is passed over (a transient fault, so `ask` fails over to another node where it can).
    */
   async #finalized(ask: <T>(method: string, run: (client: PublicClient) => Promise<T>) => Promise<T>, head: () => Promise<number>): Promise<FinalOnNode> {
     const method = 'eth_getBlockByNumber';
     const tagged = await ask(method, async (client) => {
       if (this.#noFinalizedTag.has(client)) {
-        if (this.#finalizedTagSeen) throw new EvmChainError('lagging', `${method}: this node has no finalized block tag, other nodes have`, { method });
+        if (this.#finalizedTagSeen) throw new EvmChainError('node_error', `${method}: this node has no finalized block tag, other nodes have`, { method });
         return undefined;
       }
       try {
@@ -197,7 +197,7 @@ export class EvmChain {
       } catch (raw) {
         if (!unknownBlockTag(raw)) throw raw;
         this.#noFinalizedTag.add(client);
-        if (this.#finalizedTagSeen) throw new EvmChainError('lagging', `${method}: this node has no finalized block tag, other nodes have`, { method, cause: raw });
+        if (this.#finalizedTagSeen) throw new EvmChainError('node_error', `${method}: this node has no finalized block tag, other nodes have`, { method, cause: raw });
         return undefined;
       }
     });
