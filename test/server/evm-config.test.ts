@@ -87,6 +87,11 @@ describe('parseEvmConfig', () => {
     assert.equal(config.payoutKey?.reveal(), KEY);
   });
 
+  it('waits 5 minutes by default before a proof that a payout\'s nonce went elsewhere is believed, and takes another wait', () => {
+    assert.equal(parseEvmConfig(valid).replaceAfterMs, 300_000);
+    assert.equal(parseEvmConfig({ ...valid, PAYLINK_EVM_REPLACE_CONFIRM_MS: '60000' }).replaceAfterMs, 60_000);
+  });
+
   it('names every missing setting at once', () => {
     const problems = problemsOf({});
     assert.deepEqual(
@@ -126,6 +131,7 @@ describe('parseEvmConfig', () => {
     ['0 confirmations', { PAYLINK_EVM_CONFIRMATIONS: '0' }, 'PAYLINK_EVM_CONFIRMATIONS', /from 1 to 10000.*"0"/],
     ['fractional confirmations', { PAYLINK_EVM_CONFIRMATIONS: '2.5' }, 'PAYLINK_EVM_CONFIRMATIONS', /whole number/],
     ['a poll interval of 1 ms', { PAYLINK_EVM_POLL_MS: '1' }, 'PAYLINK_EVM_POLL_MS', /from 10 to 3600000/],
+    ['a negative wait before a payout is replaced', { PAYLINK_EVM_REPLACE_CONFIRM_MS: '-5' }, 'PAYLINK_EVM_REPLACE_CONFIRM_MS', /from 0 to 86400000/],
     ['an xpub that is not base58', { PAYLINK_EVM_XPUB: 'xpub-not-really' }, 'PAYLINK_EVM_XPUB', /not an extended public key/],
     ['a payout key of the wrong length', { PAYLINK_EVM_PAYOUT_KEY: '0x1234' }, 'PAYLINK_EVM_PAYOUT_KEY', /not a private key/],
     ['a payout key of zero', { PAYLINK_EVM_PAYOUT_KEY: `0x${'0'.repeat(64)}` }, 'PAYLINK_EVM_PAYOUT_KEY', /zero/],

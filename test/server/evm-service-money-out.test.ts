@@ -37,7 +37,7 @@ for (const backend of backends()) {
 
     before(async () => {
       f = await startEvmFixture();
-      base = await f.adapter({ confirmations: 3 });
+      base = await f.adapter({ confirmations: 3, replaceAfterMs: 0 });
       ({ chain, hooks } = hookPayouts(base));
       hot = outgoingOf(base).hotWallet as Address;
       await f.t.mint(f.usdt, hot, parseUnits('1000000', 18));

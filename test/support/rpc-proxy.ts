@@ -52,6 +52,11 @@ export interface RpcProxy {
   forkReceipts(hashes: Iterable<string> | null): void;
   /** From now on, answers HTTP 500 to any request (alone or in a batch) that calls `method` (null: none). */
   failMethod(method: string | null): void;
+  /**
+   * From now on, answers each call (alone or in a batch) that `answer` makes up an answer for with it,
+   * the rest as it would otherwise (null: none); an `{ http }` answer is the whole request's HTTP status.
+   */
+  override(answer: ((request: { method: string; params: unknown[] }) => ProxyAnswer | undefined) | null): void;
   close(): Promise<void>;
 }
 
@@ -63,6 +68,9 @@ interface JsonRpcRequest {
 
 /** A JSON-RPC answer the proxy makes up instead of forwarding: a result, or an error. */
 type Answer = { result: unknown } | { error: { code: number; message: string } };
+
+/** What a test makes the proxy answer to one call: a result, a JSON-RPC error, or an HTTP status for the whole request. */
+export type ProxyAnswer = Answer | { http: number };
 
 /** Starts a proxy on a free loopback port that forwards to `target` (an http JSON-RPC URL). */
 export async function startRpcProxy(target: string): Promise<RpcProxy> {
@@ -77,6 +85,7 @@ export async function startRpcProxy(target: string): Promise<RpcProxy> {
   let hidden = new Set<string>();
   let forked = new Set<string>();
   let failing: string | null = null;
+  let overriding: ((request: { method: string; params: unknown[] }) => ProxyAnswer | undefined) | null = null;
   let server: Server;
   let port = 0;
 
@@ -126,10 +135,16 @@ export async function startRpcProxy(target: string): Promise<RpcProxy> {
       }
       logs.answered++;
     }
-    if (frozenAt !== null || hidden.size > 0 || forked.size > 0) {
+    const made = overriding ? requests.map((request) => overriding!({ method: request.method ?? '', params: request.params ?? [] })) : [];
+    const status = made.find((answer): answer is { http: number } => answer !== undefined && 'http' in answer);
+    if (status) {
+      res.writeHead(status.http, { 'content-type': 'text/plain' }).end('refused');
+      return;
+    }
+    if (frozenAt !== null || hidden.size > 0 || forked.size > 0 || overriding) {
       // Each call answered as this node sees it (a batch call by call), the rest forwarded.
       try {
-        const answers = await Promise.all(requests.map(async (request) => ({ jsonrpc: '2.0', id: request.id, ...((await viewOf(request)) ?? (await forwardOne(request))) })));
+        const answers = await Promise.all(requests.map(async (request, i) => ({ jsonrpc: '2.0', id: request.id, ...((made[i] as Answer | undefined) ?? (await viewOf(request)) ?? (await forwardOne(request))) })));
         res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(Array.isArray(parsed) ? answers : answers[0]));
       } catch {
         res.socket?.destroy();
@@ -276,6 +291,9 @@ export async function startRpcProxy(target: string): Promise<RpcProxy> {
     },
     failMethod(method) {
       failing = method;
+    },
+    override(answer) {
+      overriding = answer;
     },
     async close() {
       if (mode !== 'down') await stop();

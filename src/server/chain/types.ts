@@ -232,12 +232,13 @@ export interface OutgoingChain {
   /**
    * Whether the hot wallet's `nonce`, which the stored transaction `txHash` was signed with, is used
    * for good by another transaction: the one case where its payment may be signed again. Certain
-   * (`replaced: true`, with the hot wallet's transaction count at the finalized block) only when the
-   * nonce is used at the network's finalized block and no node has a receipt of `txHash`; otherwise
-   * `replaced: false` and why: leave the transaction as it is and ask again later. A node that lags,
+   * (`replaced: true`, with the hot wallet's transaction count at a final block) only when the nonce is
+   * used at a block that is final, no node has a receipt of `txHash` nor `txHash` itself, and that held
+   * twice, `*_REPLACE_CONFIRM_MS` apart; otherwise `replaced: false` and why (`mined`: a node has its
+   * receipt, the harmless case): leave the transaction as it is and ask again later. A node that lags,
    * or whose view has the nonce moved on but not the transaction, never makes it look replaced.
    */
-  nonceReplaced(nonce: number, txHash: string): Promise<{ replaced: true; nextNonce: number } | { replaced: false; why: string }>;
+  nonceReplaced(nonce: number, txHash: string): Promise<{ replaced: true; nextNonce: number } | { replaced: false; why: string; mined?: boolean | undefined }>;
   /**
    * True when any node has `txHash`, in its mempool or in a block. Throws when a node does not answer:
    * then nobody can say that none has it.

@@ -106,25 +106,64 @@ export async function broadcast(ctx: ChainContext, rawTransaction: Hex): Promise
     });
     return sentAs(txHash, sent);
   } catch (error) {
-    if (!(error instanceof BroadcastRefusal)) throw error;
-    return refused(txHash, error.refusal, error.said, error.cause);
+    if (error instanceof BroadcastRefusal) return refused(txHash, error.refusal, error.said, error.cause);
+    if (ctx.rpc.nodes < 2 || !methodRefused(error)) throw error;
+    const answers: Array<PromiseSettledResult<unknown>> = [{ status: 'rejected', reason: error }];
+    await sendElsewhere(ctx, [rawTransaction], answers);
+    return settleSent(txHash, answers[0]!);
   }
+}
+
+/** Whether a node refused the call itself (an HTTP 4xx, a plan or node without the method), not the transaction. */
+function methodRefused(reason: unknown): boolean {
+  if (classifyRefusal(nodeMessage(reason))) return false;
+  const error = toChainError(reason, 'eth_sendRawTransaction');
+  return error instanceof EvmChainError && error.code === 'unsupported';
+}
+
+/**
+ * Sends again, to every other URL, the transactions a URL refused as a call (`methodRefused`): one
+ * provider's plan without the method must not fail every payout. The first URL that answers one (its
+ * hash, or a refusal of the transaction) speaks for it, in `answers` (in place). The same bytes, so
+ * never a second transfer.
+ */
+async function sendElsewhere(ctx: ChainContext, rawTransactions: readonly Hex[], answers: Array<PromiseSettledResult<unknown>>): Promise<void> {
+  if (ctx.rpc.nodes < 2) return;
+  const refusedAt = answers.flatMap((answer, i) => (answer.status === 'rejected' && methodRefused(answer.reason) ? [i] : []));
+  if (refusedAt.length === 0) return;
+  const method = 'eth_sendRawTransaction';
+  const nodes = await ctx.rpc.eachNode(method, (_client, batch) => batch(method, refusedAt.map((i) => [rawTransactions[i]])));
+  for (const node of nodes) {
+    if (node.status === 'rejected') continue;
+    for (const [j, answer] of node.value.entries()) {
+      const i = refusedAt[j]!;
+      const now = answers[i]!;
+      if (now.status === 'rejected' && methodRefused(now.reason) && (answer.status === 'fulfilled' || !methodRefused(answer.reason))) answers[i] = answer;
+    }
+  }
+}
+
+/** One answer to `eth_sendRawTransaction` as `broadcast` settles it: an outcome, or the error to throw. */
+function settleSent(txHash: Hex, answer: PromiseSettledResult<unknown>): BroadcastResult {
+  if (answer.status === 'fulfilled') return sentAs(txHash, answer.value);
+  const refusal = classifyRefusal(nodeMessage(answer.reason));
+  if (!refusal) throw toChainError(answer.reason, 'eth_sendRawTransaction');
+  return refused(txHash, refusal, nodeMessage(answer.reason), answer.reason);
 }
 
 /**
  * Sends several signed transactions in one JSON-RPC batch, in their order (a batch of payouts,
  * lowest nonce first). Each settles as `broadcast` would; a node that did not answer the batch at
- * all (after failover) fails them all.
+ * all (after failover) fails them all. Those a node refused as a call (an HTTP 4xx) go to the
+ * other URLs (`sendElsewhere`).
  */
 export async function broadcastMany(ctx: ChainContext, rawTransactions: readonly Hex[]): Promise<Array<PromiseSettledResult<BroadcastResult>>> {
   const answers = await ctx.rpc.batch('eth_sendRawTransaction', rawTransactions.map((raw) => [raw]));
+  await sendElsewhere(ctx, rawTransactions, answers);
   return answers.map((answer, i) => {
     const txHash = lower(keccak256(rawTransactions[i]!));
     try {
-      if (answer.status === 'fulfilled') return { status: 'fulfilled', value: sentAs(txHash, answer.value) };
-      const refusal = classifyRefusal(nodeMessage(answer.reason));
-      if (!refusal) throw toChainError(answer.reason, 'eth_sendRawTransaction');
-      return { status: 'fulfilled', value: refused(txHash, refusal, nodeMessage(answer.reason), answer.reason) };
+      return { status: 'fulfilled', value: settleSent(txHash, answer) };
     } catch (reason) {
       return { status: 'rejected', reason };
     }
@@ -220,55 +259,177 @@ async function receiptsElsewhere(ctx: ChainContext, txHashes: readonly Hex[], an
 
 /** Whether a stored transaction's nonce is used for good by another transaction (`nonceReplaced`). */
 export type NonceVerdict =
-  /** Certain: the stored transaction can never be mined. `nextNonce`: the sender's transactions in the finalized block. */
+  /** Certain: the stored transaction can never be mined. `nextNonce`: the sender's transactions at a final block. */
   | { replaced: true; nextNonce: number }
-  /** Not certain (yet): leave the stored transaction as it is and ask again later; `why` says what is missing. */
-  | { replaced: false; why: string };
+  /**
+   * Not certain (yet): leave the stored transaction as it is and ask again later; `why` says what is
+   * missing. `mined`: a node has its receipt (the harmless case: it used its own nonce).
+   */
+  | { replaced: false; why: string; mined?: boolean };
+
+/** A node's finalized block, and whether the node named it (`finalized` tag) or it was counted by depth. */
+export interface FinalOnNode {
+  number: number;
+  hash: Hex;
+  byTag: boolean;
+}
+
+/**
+ * What `nonceReplaced` keeps of one stored transaction between its calls (in memory: a restart only
+ * starts the wait again, the safe direction).
+ */
+export interface NonceProof {
+  /** A recent block where a node counted the nonce used: a proof once it is final and still canonical. */
+  anchor?: { number: number; hash: Hex; count: number } | undefined;
+  /** The first verdict that found the proof final: when (ms), and the finalized block it saw. */
+  first?: { at: number; finalized: number } | undefined;
+}
+
+/** How sure `nonceReplaced` must be: how long the first proof must hold before it is believed. */
+export interface NonceProofRules {
+  /** The least time between the first final proof and the one that confirms it, in ms. */
+  confirmAfterMs: number;
+  /** The clock (ms). */
+  now: () => number;
+}
+
+/** One node's answers, in the order they are read (see `nonceReplaced`). */
+interface NodeView {
+  /** The node's latest block and the sender's transaction count there (or why it could not be read). */
+  recent: { number: number; hash: Hex; count?: number | undefined; error?: string | undefined };
+  final?: FinalOnNode | undefined;
+  finalError?: string | undefined;
+  /** The hash of the block at the remembered anchor's height, on this node (null: it has none). */
+  anchorHash?: Hex | null | undefined;
+  mined: boolean;
+  known: boolean;
+}
+
+/**
+ * `from`'s transaction count at `block`, read by its hash where the node takes that form, else by its
+ * number with the block's hash checked again afterwards (some providers refuse the by-hash form).
+ */
+async function countAt(client: PublicClient, from: Address, block: { number: number; hash: Hex }): Promise<number> {
+  try {
+    return Number(await client.request({ method: 'eth_getTransactionCount', params: [from, { blockHash: block.hash, requireCanonical: true }] }));
+  } catch (byHash) {
+    const error = toChainError(byHash, 'eth_getTransactionCount');
+    if (error instanceof EvmChainError && error.retryable) throw byHash;
+    const count = Number(await client.request({ method: 'eth_getTransactionCount', params: [from, numberToHex(block.number)] }));
+    const again = await client.getBlock({ blockNumber: BigInt(block.number) });
+    if (lower(again.hash ?? '0x') !== block.hash) throw new EvmChainError('lagging', `eth_getTransactionCount: block ${block.number} changed while it was read`, { method: 'eth_getTransactionCount' });
+    return count;
+  }
+}
+
+/** A node's error, short and without its URL, for a reason the operator reads. */
+function said(error: unknown): string {
+  return redact(nodeMessage(error)).split('\n')[0]!.slice(0, 200);
+}
 
 /**
  * Whether `from`'s `nonce` is used for good by a transaction other than `txHash`: the one reason to
- * give `txHash` up and sign its payment again. Every node is asked, each in this order: its finalized
- * block (`finalOn`, on that node), `from`'s transaction count at that block (by its hash, canonical),
- * then the receipt of `txHash`.
+ * give `txHash` up and sign its payment again. Every node is asked, each in this order: its latest
+ * block B and `from`'s transaction count there (by B's hash: recent state, which every node keeps),
+ * its finalized block (`finalOn`), the block at the remembered anchor's height, then the receipt of
+ * `txHash` and `txHash` itself.
  *
- * Certain when some node has a finalized block with `nonce` used in it, and no node has a receipt of
- * `txHash`. That node had the block when it was asked for the receipt (in that order), so had
- * `txHash` used the nonce, in that block or before it, the node would have its receipt; a final block
- * is not reorged, so the nonce stays used by the other transaction. Any node with a receipt (of any
- * block, even one a reorg may take back), or a node that does not answer (its receipt is unheard),
- * leaves it uncertain; so does a nonce not yet used at any node's finalized block.
+ * A node that counts the nonce used at B, and (asked after) has no receipt, makes B the anchor
+ * (`proof.anchor`). It proves the nonce used for good once a node's finalized block has reached B and
+ * that node still has B at its height (the anchor is dropped when a node shows another block there).
+ * Where any node names its finalized block by the `finalized` tag, only such nodes count.
+ *
+ * One URL is not one node (a provider balances it over backends that may be a block apart), so one
+ * such proof is not believed at once: it is remembered (`proof.first`) and the transaction counts as
+ * replaced only when a later verdict, at least `rules.confirmAfterMs` later and with a newer finalized
+ * block, again finds no node with a receipt of `txHash` nor `txHash` itself. Any node with either, or
+ * a node that does not answer (its error in `why`), leaves it uncertain and starts that wait again.
  */
 export async function nonceReplaced(
   ctx: ChainContext,
   from: Address,
   nonce: number,
   txHash: Hex,
-  finalOn: (client: PublicClient) => Promise<{ number: number; hash: Hex }>,
+  finalOn: (client: PublicClient) => Promise<FinalOnNode>,
+  proof: NonceProof,
+  rules: NonceProofRules,
 ): Promise<NonceVerdict> {
-  const answers = await ctx.rpc.eachNode('eth_getTransactionReceipt', async (client) => {
-    let used: { count: number; block: number } | undefined;
+  const anchor = proof.anchor;
+  const answers = await ctx.rpc.eachNode('eth_getTransactionReceipt', async (client): Promise<NodeView> => {
+    const latest = await client.getBlock({ blockTag: 'latest' });
+    const recent: NodeView['recent'] = { number: Number(latest.number), hash: lower(latest.hash ?? '0x') };
     try {
-      const final = await finalOn(client);
-      const count = await client.request({ method: 'eth_getTransactionCount', params: [from, { blockHash: final.hash, requireCanonical: true }] });
-      used = { count: Number(count), block: final.number };
-    } catch {
-      // No finalized block, or no state by its hash, on this node (it lags, or fails): it proves nothing.
+      recent.count = await countAt(client, from, recent);
+    } catch (error) {
+      recent.error = said(error);
     }
-    const mined = await orNull(client.getTransactionReceipt({ hash: txHash }), 'TransactionReceiptNotFoundError');
-    return { used, mined: mined !== null };
+    const view: NodeView = { recent, mined: false, known: false };
+    try {
+      view.final = await finalOn(client);
+    } catch (error) {
+      view.finalError = said(error);
+    }
+    if (anchor) {
+      const block = await orNull(client.getBlock({ blockNumber: BigInt(anchor.number) }), 'BlockNotFoundError');
+      view.anchorHash = block?.hash ? lower(block.hash) : null;
+    }
+    view.mined = (await orNull(client.getTransactionReceipt({ hash: txHash }), 'TransactionReceiptNotFoundError')) !== null;
+    view.known = view.mined || (await orNull(client.getTransaction({ hash: txHash }), 'TransactionNotFoundError')) !== null;
+    return view;
   });
   const of = `of ${answers.length}`;
+  const views = answers.flatMap((answer) => (answer.status === 'fulfilled' ? [answer.value] : []));
   const withReceipt = answers.findIndex((answer) => answer.status === 'fulfilled' && answer.value.mined);
-  if (withReceipt >= 0) return { replaced: false, why: `node ${withReceipt + 1} ${of} has its receipt` };
-  const silent = answers.findIndex((answer) => answer.status === 'rejected');
-  if (silent >= 0) return { replaced: false, why: `node ${silent + 1} ${of} did not answer` };
-  const proofs = answers.flatMap((answer) => (answer.status === 'fulfilled' && answer.value.used ? [answer.value.used] : []));
-  const next = Math.max(0, ...proofs.map((proof) => proof.count));
-  if (next <= nonce) {
-    const newest = Math.max(-1, ...proofs.map((proof) => proof.block));
-    return { replaced: false, why: newest < 0 ? 'no node could read its finalized block' : `its nonce is not used at the finalized block ${newest} yet` };
+  if (withReceipt >= 0) {
+    proof.first = undefined;
+    return { replaced: false, why: `node ${withReceipt + 1} ${of} has its receipt`, mined: true };
   }
-  return { replaced: true, nextNonce: next };
+  const withTransaction = answers.findIndex((answer) => answer.status === 'fulfilled' && answer.value.known);
+  if (withTransaction >= 0) {
+    proof.first = undefined;
+    return { replaced: false, why: `node ${withTransaction + 1} ${of} has the transaction (not mined)` };
+  }
+  const silent = answers.findIndex((answer) => answer.status === 'rejected');
+  if (silent >= 0) {
+    proof.first = undefined;
+    return { replaced: false, why: `node ${silent + 1} ${of} did not answer: ${said((answers[silent] as PromiseRejectedResult).reason)}` };
+  }
+
+  // A node showing another block at the anchor's height: the anchor was on a fork; look for a new one.
+  if (anchor && views.some((view) => view.anchorHash && view.anchorHash !== anchor.hash)) {
+    proof.anchor = undefined;
+    proof.first = undefined;
+  }
+  if (!proof.anchor) {
+    const used = views.find((view) => view.recent.count !== undefined && view.recent.count > nonce);
+    if (used) proof.anchor = { number: used.recent.number, hash: used.recent.hash, count: used.recent.count! };
+    else {
+      const errors = views.flatMap((view, i) => (view.recent.error ? [`node ${i + 1} ${of} could not count the nonce: ${view.recent.error}`] : []));
+      if (errors.length === views.length) return { replaced: false, why: errors.join('; ') };
+      const newest = Math.max(...views.map((view) => view.recent.number));
+      return { replaced: false, why: `its nonce is not used at block ${newest} yet${errors.length ? ` (${errors.join('; ')})` : ''}` };
+    }
+  }
+  const proven = proof.anchor!;
+  const byTag = views.some((view) => view.final?.byTag);
+  const finals = views.flatMap((view) => (view.final && (view.final.byTag || !byTag) ? [{ view, final: view.final }] : []));
+  const settled = finals.filter(({ view, final }) => final.number >= proven.number && view.anchorHash === proven.hash);
+  if (settled.length === 0) {
+    const finalErrors = views.flatMap((view, i) => (view.finalError ? [`node ${i + 1} ${of} could not read its finalized block: ${view.finalError}`] : []));
+    const newest = Math.max(-1, ...finals.map(({ final }) => final.number));
+    const where = newest < 0 ? 'no node has a finalized block' : `the finalized block is ${newest}`;
+    return { replaced: false, why: `its nonce is used at block ${proven.number} by a transaction no node has, which is not final yet: ${where}${finalErrors.length ? ` (${finalErrors.join('; ')})` : ''}` };
+  }
+  const finalized = Math.max(...settled.map(({ final }) => final.number));
+  const now = rules.now();
+  if (!proof.first) {
+    proof.first = { at: now, finalized };
+    return { replaced: false, why: `its nonce is used for good at block ${proven.number} (finalized block ${finalized}) by a transaction no node has: to be confirmed in ${rules.confirmAfterMs} ms at a newer finalized block` };
+  }
+  if (now - proof.first.at < rules.confirmAfterMs || finalized <= proof.first.finalized) {
+    return { replaced: false, why: `its nonce is used for good at block ${proven.number} by a transaction no node has (first seen at finalized block ${proof.first.finalized}): waiting to confirm it` };
+  }
+  return { replaced: true, nextNonce: proven.count };
 }
 
 /**

@@ -20,10 +20,10 @@ import { privateKeyToAccount } from 'viem/accounts';
 import type { AssetId } from '../../../core/money.js';
 import type { Network } from '../types.js';
 import { depositAddresses, type DepositAddresses } from './addresses.js';
-import { broadcast, broadcastMany, nonceReplaced, receipt, receipts, transactionKnown, type BroadcastResult, type NonceVerdict, type TransactionStatus } from './broadcast.js';
+import { broadcast, broadcastMany, nonceReplaced, receipt, receipts, transactionKnown, type BroadcastResult, type FinalOnNode, type NonceProof, type NonceVerdict, type TransactionStatus } from './broadcast.js';
 import type { EvmConfig } from './config.js';
 import { chainContext, checkedAddress, lower, tokenOf, type ChainContext, type EvmChainOptions, type EvmToken } from './context.js';
-import { EvmChainError, toChainError } from './errors.js';
+import { EvmChainError, nodeMessage, toChainError } from './errors.js';
 import { estimateGas, estimateGasMany, feeQuote, type FeeQuote } from './fees.js';
 import { createEvmRpc, type EvmRpc } from './rpc.js';
 import { LogRangeMemory, scanTransfers } from './scan.js';
@@ -110,8 +110,12 @@ export class EvmChain {
   readonly #ctx: ChainContext;
   readonly #hotAccount: PrivateKeyAccount | undefined;
   readonly #deposits: DepositAddresses | undefined;
-  /** Whether the nodes answer the `finalized` block tag (unknown until asked). */
-  #finalizedTag: boolean | undefined;
+  /** Nodes (by client) that said they do not know the `finalized` block tag: their final block is counted by depth. */
+  readonly #noFinalizedTag = new WeakSet<PublicClient>();
+  /** Whether any node answered the `finalized` tag: then a depth-counted final block of another is not used. */
+  #finalizedTagSeen = false;
+  /** What `nonceReplaced` has proven so far, by stored transaction hash. */
+  readonly #nonceProofs = new Map<Hex, NonceProof>();
 
   constructor(config: EvmConfig, rpc: EvmRpc, tokens: readonly EvmToken[], options: EvmChainOptions = {}) {
     this.config = config;
@@ -166,28 +170,42 @@ export class EvmChain {
    * The newest final block: the nodes' `finalized` tag where they have it, else the block
    * `finalityDepth` below `latest` (the head when not given).
    */
-  finalizedBlock(latest?: number): Promise<FinalizedBlock> {
-    return this.#finalized((method, run) => this.rpc.call(method, run), async () => latest ?? (await this.latestBlock()));
+  async finalizedBlock(latest?: number): Promise<FinalizedBlock> {
+    const { number, hash } = await this.#finalized((method, run) => this.rpc.call(method, run), async () => latest ?? (await this.latestBlock()));
+    return { number, hash };
   }
 
-  /** `finalizedBlock`'s rule, its calls made by `ask` (through any node, or on one node alone); `head` for the depth. */
-  async #finalized(ask: <T>(method: string, run: (client: PublicClient) => Promise<T>) => Promise<T>, head: () => Promise<number>): Promise<FinalizedBlock> {
-    if (this.#finalizedTag !== false) {
-      try {
-        const block = await ask('eth_getBlockByNumber', (client) => client.getBlock({ blockTag: 'finalized' }));
-        this.#finalizedTag = true;
-        if (block.number !== null && block.hash) return { number: Number(block.number), hash: lower(block.hash) };
-      } catch (raw) {
-        const error = toChainError(raw, 'eth_getBlockByNumber');
-        if (!(error instanceof EvmChainError) || error.retryable) throw error;
-        // The node does not know the tag (an older or non-Ethereum client): count blocks instead.
-        this.#finalizedTag = false;
+  /**
+   * `finalizedBlock`'s rule, its calls made by `ask` (through any node, or on one node alone); `head`
+   * for the depth. Each node is asked for its `finalized` block; one that says it does not know the tag
+   * (and only that: a refusal, an outage or an access error is not an answer about the tag) has its final
+   * block counted `finalityDepth` below the head from then on, unless another node has the tag: then it
+   * is passed over (a transient fault, so `ask` fails over to another node where it can).
+   */
+  async #finalized(ask: <T>(method: string, run: (client: PublicClient) => Promise<T>) => Promise<T>, head: () => Promise<number>): Promise<FinalOnNode> {
+    const method = 'eth_getBlockByNumber';
+    const tagged = await ask(method, async (client) => {
+      if (this.#noFinalizedTag.has(client)) {
+        if (this.#finalizedTagSeen) throw new EvmChainError('node_error', `${method}: this node has no finalized block tag, other nodes have`, { method });
+        return undefined;
       }
-    }
+      try {
+        const block = await client.getBlock({ blockTag: 'finalized' });
+        this.#finalizedTagSeen = true;
+        if (block.number === null || !block.hash) throw new EvmChainError('bad_response', `${method}: the node's finalized block has no number or hash`, { method });
+        return { number: Number(block.number), hash: lower(block.hash), byTag: true };
+      } catch (raw) {
+        if (!unknownBlockTag(raw)) throw raw;
+        this.#noFinalizedTag.add(client);
+        if (this.#finalizedTagSeen) throw new EvmChainError('node_error', `${method}: this node has no finalized block tag, other nodes have`, { method, cause: raw });
+        return undefined;
+      }
+    });
+    if (tagged) return tagged;
     const number = Math.max(0, (await head()) - this.config.finalityDepth);
-    const block = await ask('eth_getBlockByNumber', (client) => orNull(client.getBlock({ blockNumber: BigInt(number) }), 'BlockNotFoundError'));
-    if (!block?.hash) throw new EvmChainError('lagging', `eth_getBlockByNumber: the node has no block ${number} yet`, { method: 'eth_getBlockByNumber' });
-    return { number, hash: lower(block.hash) };
+    const block = await ask(method, (client) => orNull(client.getBlock({ blockNumber: BigInt(number) }), 'BlockNotFoundError'));
+    if (!block?.hash) throw new EvmChainError('lagging', `${method}: the node has no block ${number} yet`, { method });
+    return { number, hash: lower(block.hash), byTag: false };
   }
 
   /**
@@ -294,16 +312,25 @@ export class EvmChain {
 
   /**
    * Whether the hot wallet's `nonce` is used for good by a transaction other than `txHash`, judged by
-   * every node at its finalized block (`finalizedBlock`'s rule, the one the credits' finality follows,
-   * applied on that node) (./broadcast.ts `nonceReplaced`). Only `replaced: true` allows signing its
-   * payment again.
+   * every node, a recent block's count made final by each node's finalized block (`finalizedBlock`'s
+   * rule, the one the credits' finality follows, applied on that node), and believed only when found
+   * again `replaceAfterMs` later (./broadcast.ts `nonceReplaced`; what is proven so far is kept here, in
+   * memory). Only `replaced: true` allows signing its payment again.
    */
   async nonceReplaced(nonce: number, txHash: Hex): Promise<NonceVerdict> {
     const from = this.#hot().address;
     let head: Promise<number> | undefined;
     const highest = () => (head ??= this.latestBlock());
+    if (this.#nonceProofs.size > 10_000) this.#nonceProofs.clear(); // a restart's worth of forgetting: only a longer wait
+    const proof = this.#nonceProofs.get(txHash) ?? {};
+    this.#nonceProofs.set(txHash, proof);
     // Each node by its own finalized block: one that lags or failed a moment ago must not hold the others back.
-    return nonceReplaced(this.#ctx, from, nonce, txHash, (client) => this.#finalized((_method, run) => run(client), highest));
+    const verdict = await nonceReplaced(this.#ctx, from, nonce, txHash, (client) => this.#finalized((_method, run) => run(client), highest), proof, {
+      confirmAfterMs: this.config.replaceAfterMs,
+      now: Date.now,
+    });
+    if (verdict.replaced || verdict.mined) this.#nonceProofs.delete(txHash);
+    return verdict;
   }
 
   /** True when any node has `txHash` (mempool or block); throws when a node does not answer (./broadcast.ts). */
@@ -354,4 +381,13 @@ export class EvmChain {
   async close(): Promise<void> {
     await this.rpc.close();
   }
+}
+
+/**
+ * Whether a node's error says it does not know a block tag (an older or non-Ethereum client asked for
+ * `finalized`), as geth, erigon, nethermind, besu and hosted providers word it.
+ */
+export function unknownBlockTag(error: unknown): boolean {
+  const text = nodeMessage(error).toLowerCase();
+  return /(unknown|invalid|unsupported|unrecognized|unexpected) (block )?(tag|number|identifier)|block tag|finalized.*(not (supported|found|available)|unsupported|unknown)|(unknown|unsupported|invalid).*finalized|hex string without 0x prefix|cannot unmarshal (string|"finalized")/.test(text);
 }

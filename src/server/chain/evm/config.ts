@@ -68,6 +68,11 @@ export interface EvmConfig {
   confirmations: number;
   /** `*_FINALITY_DEPTH`: blocks behind the head that count as final where the node has no `finalized` tag. */
   finalityDepth: number;
+  /**
+   * `*_REPLACE_CONFIRM_MS`: how long a proof that another transaction used a payout's nonce for good
+   * must hold (seen again after this long, at a newer finalized block) before the payout is signed again.
+   */
+  replaceAfterMs: number;
   /** `PAYLINK_EVM_XPUB`: account-level extended public key (m/44'/60'/0'), shared by every network. */
   xpub: string | undefined;
   /** From `PAYLINK_EVM_PAYOUT_KEY_FILE` or `PAYLINK_EVM_PAYOUT_KEY`: the hot wallet's key, shared by every network. */
@@ -292,6 +297,15 @@ function parseNetwork(
     `a whole number of blocks from 1 to 100000 (default ${wellKnown?.finalityDepth ?? DEFAULT_FINALITY_DEPTH})`,
     problem,
   );
+  const replaceAfterMs = positiveInteger(
+    read(name('REPLACE_CONFIRM_MS')),
+    300_000,
+    0,
+    86_400_000,
+    name('REPLACE_CONFIRM_MS'),
+    'a whole number of milliseconds from 0 to 86400000 (default 300000: 5 minutes)',
+    problem,
+  );
   const pollMs = positiveInteger(read(name('POLL_MS')), 1_000, 10, 3_600_000, name('POLL_MS'), 'a whole number of milliseconds from 10 to 3600000 (default 1000)', problem);
 
   const chain = KNOWN_CHAINS[chainId];
@@ -329,6 +343,7 @@ function parseNetwork(
     tokens,
     confirmations,
     finalityDepth,
+    replaceAfterMs,
     pollMs,
     addNetwork,
   };

@@ -33,12 +33,13 @@
  * Both give a signed payout up, so both wait for certainty, never for one node's word: with several
  * nodes, the one asked may lag, or have the nonce moved on but not yet our transaction, or hold it in
  * a block a reorg then takes back, and a payout given up that was mined after all is paid twice.
- * "Nonce too low" replaces the stored transaction only when its nonce is used at the network's
- * finalized block and no node has its receipt (`OutgoingChain.nonceReplaced`); a refusal for good
+ * "Nonce too low" replaces the stored transaction only when its nonce is used at a block that is final,
+ * no node has its receipt nor the transaction, and that was found twice, minutes apart (one URL may be
+ * a balancer over backends a block apart) (`OutgoingChain.nonceReplaced`); a refusal for good
  * rejects only a transaction no node was ever seen to take and none has now
  * (`OutgoingChain.transactionKnown`). Until then the stored transaction stays as it is (a node has
- * it, so the receipt watcher follows it), the operator is told once, and it is looked at again after
- * `rebroadcastMs`.
+ * it, so the receipt watcher follows it), the operator is told (again when the reason changes, and as
+ * an error after `WAIT_ALARM_MS`), and it is looked at again after `rebroadcastMs`.
  *
  * At start the worker's first round follows every unfinished transaction: the reconciliation of
  * what a crash or a node outage left pending.
@@ -101,16 +102,33 @@ function reportOnce(log: Report, key: string, line: string, error?: unknown) {
   log(line, error);
 }
 
-/** Waits already logged, by code and transaction: a wait is told once, not once a round. */
-const noticed = new Set<string>();
+/** How long a payout may wait for certainty before the wait is logged as an error: someone must look. */
+export const WAIT_ALARM_MS = 30 * 60_000;
 
-/** Logs a payout transaction's wait for certainty the first time this process sees it (by `code` and hash). */
-function noticeOnce(logger: Logger, code: string, row: StoredTransaction, message: string, reason: string) {
+/** Waits already logged, by code and transaction: since when, the reason as last told, and whether it was raised to an error. */
+const noticed = new Map<string, { since: number; reason: string; alarmed: boolean }>();
+
+/**
+ * Logs a payout transaction's wait for certainty (by `code` and hash): the first time this process
+ * sees it, again when its reason changes (block numbers aside), and once at error level when it has
+ * waited `WAIT_ALARM_MS`.
+ */
+function notice(logger: Logger, level: 'warn' | 'info', code: string, row: StoredTransaction, message: string, reason: string) {
   const key = `${code} ${row.tx_hash}`;
-  if (noticed.has(key)) return;
-  if (noticed.size > 10_000) noticed.clear();
-  noticed.add(key);
-  logger.warn(code, message, { blockchainId: row.blockchain_id, withdrawalId: row.withdrawal_id ?? undefined, txHash: row.tx_hash, nonce: row.nonce, reason });
+  const shape = reason.replace(/\d+/g, '#');
+  const now = Date.now();
+  const seen = noticed.get(key);
+  const fields = { blockchainId: row.blockchain_id, withdrawalId: row.withdrawal_id ?? undefined, txHash: row.tx_hash, nonce: row.nonce, reason };
+  if (!seen || seen.reason !== shape) {
+    if (noticed.size > 10_000) noticed.clear();
+    noticed.set(key, { since: seen?.since ?? now, reason: shape, alarmed: seen?.alarmed ?? false });
+    logger[level](code, message, fields);
+    return;
+  }
+  if (level === 'warn' && !seen.alarmed && now - seen.since >= WAIT_ALARM_MS) {
+    seen.alarmed = true;
+    logger.error(code, `${message} (waiting for ${Math.round((now - seen.since) / 60_000)} minutes)`, fields);
+  }
 }
 
 interface Deps {
@@ -345,7 +363,7 @@ async function rejectStored(deps: Deps, row: StoredTransaction, reason: string):
 async function replaceStored(deps: Deps, row: StoredTransaction, nextNonce: number, log: Report, logger: Logger): Promise<void> {
   const ended = await deps.db.transaction(async (tx) => finishStored(tx, row.id, 'replaced', deps.now()));
   if (!ended) return;
-  logger.warn('payout_replaced', "another transaction of the hot wallet used this payout transaction's nonce for good (someone else holds the hot wallet's key?): it is replaced and its payout signed again", {
+  logger.error('payout_replaced', "another transaction of the hot wallet used this payout transaction's nonce for good (someone else holds the hot wallet's key?): it is replaced and its payout signed again", {
     blockchainId: row.blockchain_id,
     withdrawalId: row.withdrawal_id ?? undefined,
     txHash: row.tx_hash,
@@ -378,7 +396,7 @@ async function broadcastBatch(deps: Deps, outgoing: OutgoingChain, rows: readonl
       // mined (or have them in a block already): only bytes no node was seen to take, and none has, are
       // given up.
       if (row.status !== 'signed') {
-        noticeOnce(logger, 'payout_refusal_unsettled', row, 'a node refuses a payout transaction that a node took before: it may still be mined, so it stays as it is and is sent again later', result.reason.message);
+        notice(logger, 'warn', 'payout_refusal_unsettled', row, 'a node refuses a payout transaction that a node took before: it may still be mined, so it stays as it is and is sent again later', result.reason.message);
         return;
       }
       if (await outgoing.transactionKnown(row.tx_hash)) {
@@ -404,7 +422,8 @@ async function broadcastBatch(deps: Deps, outgoing: OutgoingChain, rows: readonl
         await replaceStored(deps, row, verdict.nextNonce, log, logger);
         progress++;
       } else {
-        noticeOnce(logger, 'payout_nonce_unsettled', row, 'a node says the nonce of a payout transaction is used, but not yet for good by another transaction: it stays as it is, followed by its receipt, and is looked at again', verdict.why);
+        if (verdict.mined) notice(logger, 'info', 'payout_nonce_unsettled', row, 'a node says the nonce of a payout transaction is used: by this very transaction, which a node shows mined; it is followed by its receipt', verdict.why);
+        else notice(logger, 'warn', 'payout_nonce_unsettled', row, 'a node says the nonce of a payout transaction is used, and no node shows this transaction mined: it is not certain yet that another transaction used the nonce for good, so it stays as it is and is looked at again', verdict.why);
         taken.add(row.id);
       }
     } else {
