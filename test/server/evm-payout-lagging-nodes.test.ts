@@ -357,6 +357,20 @@ for (const backend of backends()) {
       assert.equal(final.hash, older.hash);
     });
 
+    it('a node that knows the finalized tag but has no finalized block (answers null) has its final block counted by depth, not failed for ever', async () => {
+      const fresh = networkChain(await f.adapter({ confirmations: 1, rpcUrl: lone.url, timeoutMs: 2_000, retries: 1, finalityDepth: 12 }), 'bsc')!.incoming;
+      await f.t.mine(20);
+      const head = Number(await f.t.client.getBlockNumber());
+      lone.override(({ method, params }) => (method === 'eth_getBlockByNumber' && params[0] === 'finalized' ? { result: null } : undefined));
+      const final = await fresh.finalizedBlock(head);
+      assert.equal(final.number, head - 12);
+      assert.equal(final.hash, (await f.t.client.getBlock({ blockNumber: BigInt(head - 12) })).hash);
+      // The tag is asked again next time: once the node has a finalized block, it is the one used.
+      lone.override(null);
+      const tagged = await fresh.finalizedBlock(head);
+      assert.equal(tagged.number, Math.max(0, head - 64), "anvil's finalized block, 64 below its head");
+    });
+
     it('one URL that refuses eth_sendRawTransaction as a call (HTTP 403, a plan without it) fails no payout: another URL sends it, paid once', async () => {
       let refuser: RpcProxy | null = null;
       for (const proxy of [first, second]) {

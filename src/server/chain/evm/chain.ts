@@ -195,8 +195,11 @@ export class EvmChain {
         if (block.number === null || !block.hash) throw new EvmChainError('bad_response', `${method}: the node's finalized block has no number or hash`, { method });
         return { number: Number(block.number), hash: lower(block.hash), byTag: true };
       } catch (raw) {
-        if (!unknownBlockTag(raw)) throw raw;
-        this.#noFinalizedTag.add(client);
+        // A node that knows the tag but has no finalized block (a chain without finality, or one that
+        // has not reached it yet) answers null: its final block is counted by depth this time.
+        const none = raw instanceof Error && raw.name === 'BlockNotFoundError';
+        if (!none && !unknownBlockTag(raw)) throw raw;
+        if (!none) this.#noFinalizedTag.add(client);
         if (this.#finalizedTagSeen) throw new EvmChainError('node_error', `${method}: this node has no finalized block tag, other nodes have`, { method, cause: raw });
         return undefined;
       }
