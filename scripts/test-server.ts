@@ -2,11 +2,14 @@
  * Runs the server test suite (node:test) against PGlite and a real PostgreSQL 15 server.
  * The PostgreSQL server is a throwaway cluster started here and stopped after; its URL reaches
  * the tests as PAYLINK_TEST_DATABASE_URL. Without PostgreSQL binaries the suite runs on PGlite
- * alone, except in CI (CI=true), where that is an error.
+ * alone, except in CI (CI=true), where that is an error. The test processes' PGlite databases start
+ * from one migrated copy made here (test/support/pglite-template.ts), named in PAYLINK_TEST_PGLITE_TEMPLATE.
  */
 import { spawn } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { writePgliteTemplate } from '../test/support/pglite-template.js';
 import { postgresAvailable, startPostgresCluster, type PostgresCluster } from '../test/support/postgres.js';
 
 function findTests(dir: string): string[] {
@@ -34,11 +37,23 @@ if (process.env.PAYLINK_TEST_DATABASE_URL) {
   process.stderr.write('test-server: PostgreSQL binaries not found: running on PGlite only\n');
 }
 
-const stop = () => cluster?.stop();
+// The migrated PGlite database every test process copies instead of running initdb itself.
+const templateDir = mkdtempSync(path.join(os.tmpdir(), 'paylink-pglite-template-'));
+const stop = () => {
+  cluster?.stop();
+  rmSync(templateDir, { recursive: true, force: true });
+};
 process.on('SIGINT', () => {
   stop();
   process.exit(130);
 });
+process.env.PAYLINK_TEST_PGLITE_TEMPLATE = path.join(templateDir, 'migrated.tar');
+try {
+  await writePgliteTemplate(process.env.PAYLINK_TEST_PGLITE_TEMPLATE);
+} catch (error) {
+  stop();
+  throw error;
+}
 
 const child = spawn(
   process.execPath,
