@@ -5,10 +5,12 @@
  * alone, except in CI (CI=true), where that is an error. The test processes' PGlite databases start
  * from one migrated copy made here (test/support/pglite-template.ts), named in PAYLINK_TEST_PGLITE_TEMPLATE.
  */
-import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { run } from 'node:test';
+import { spec, tap } from 'node:test/reporters';
 import { writePgliteTemplate } from '../test/support/pglite-template.js';
 import { postgresAvailable, startPostgresCluster, type PostgresCluster } from '../test/support/postgres.js';
 
@@ -18,6 +20,25 @@ function findTests(dir: string): string[] {
     if (statSync(full).isDirectory()) return findTests(full);
     return name.endsWith('.test.ts') ? [full] : [];
   });
+}
+
+/**
+ * The files that take longest (minutes each on a busy machine), first and in this order: two files run
+ * at a time, and a long one started last would end the run alone while the other lane idles. The
+ * others follow in name order.
+ */
+const LONGEST_FIRST = [
+  'cli', 'evm-service-faults', 'evm-service-sweep', 'db-lock', 'fuzz', 'evm-real-nodes', 'evm-service-money-out',
+  'webhook-crash', 'attack-limits', 'evm-cli', 'evm-service-money-in', 'demo-hardening', 'webhook-deliveries',
+].map((name) => path.join('test', 'server', `${name}.test.ts`));
+
+/** `files` in name order, but those of `LONGEST_FIRST` first, in its order. */
+function longestFirst(files: string[]): string[] {
+  const rank = (file: string) => {
+    const index = LONGEST_FIRST.indexOf(path.relative(process.cwd(), path.resolve(file)));
+    return index === -1 ? LONGEST_FIRST.length : index;
+  };
+  return [...files].sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
 }
 
 const requested = process.argv.slice(2);
@@ -55,12 +76,16 @@ try {
   throw error;
 }
 
-const child = spawn(
-  process.execPath,
-  ['--import', 'tsx', '--test', `--test-concurrency=${process.env.PAYLINK_TEST_CONCURRENCY ?? 2}`, ...files],
-  { stdio: 'inherit', env: process.env },
-);
-child.on('exit', (code, signal) => {
-  stop();
-  process.exit(code ?? (signal ? 1 : 0));
+// node:test's run() rather than `node --test`, which sorts the files by name: here the longest go first.
+// Each file still runs in a process of its own, started with this one's flags (--import tsx).
+const stream = run({ files: longestFirst(files).map((file) => path.resolve(file)), concurrency: Number(process.env.PAYLINK_TEST_CONCURRENCY ?? 2) });
+let failed = false;
+stream.on('test:fail', (event: { todo?: boolean | string }) => {
+  if (!event.todo) failed = true;
 });
+// What `node --test` prints: spec on a terminal, TAP otherwise.
+const report = stream.compose(process.stdout.isTTY ? new spec() : tap);
+report.pipe(process.stdout, { end: false });
+await once(report, 'end');
+stop();
+process.exitCode = failed ? 1 : 0;
