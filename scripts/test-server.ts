@@ -2,11 +2,16 @@
  * Runs the server test suite (node:test) against PGlite and a real PostgreSQL 15 server.
  * The PostgreSQL server is a throwaway cluster started here and stopped after; its URL reaches
  * the tests as PAYLINK_TEST_DATABASE_URL. Without PostgreSQL binaries the suite runs on PGlite
- * alone, except in CI (CI=true), where that is an error.
+ * alone, except in CI (CI=true), where that is an error. The test processes' PGlite databases start
+ * from one migrated copy made here (test/support/pglite-template.ts), named in PAYLINK_TEST_PGLITE_TEMPLATE.
  */
-import { spawn } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { once } from 'node:events';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { run } from 'node:test';
+import { spec, tap } from 'node:test/reporters';
+import { writePgliteTemplate } from '../test/support/pglite-template.js';
 import { postgresAvailable, startPostgresCluster, type PostgresCluster } from '../test/support/postgres.js';
 
 function findTests(dir: string): string[] {
@@ -15,6 +20,25 @@ function findTests(dir: string): string[] {
     if (statSync(full).isDirectory()) return findTests(full);
     return name.endsWith('.test.ts') ? [full] : [];
   });
+}
+
+/**
+ * The files that take longest (minutes each on a busy machine), first and in this order: two files run
+ * at a time, and a long one started last would end the run alone while the other lane idles. The
+ * others follow in name order.
+ */
+const LONGEST_FIRST = [
+  'cli', 'evm-service-faults', 'evm-service-sweep', 'db-lock', 'fuzz', 'evm-real-nodes', 'evm-service-money-out',
+  'webhook-crash', 'attack-limits', 'evm-cli', 'evm-service-money-in', 'demo-hardening', 'webhook-deliveries',
+].map((name) => path.join('test', 'server', `${name}.test.ts`));
+
+/** `files` in name order, but those of `LONGEST_FIRST` first, in its order. */
+function longestFirst(files: string[]): string[] {
+  const rank = (file: string) => {
+    const index = LONGEST_FIRST.indexOf(path.relative(process.cwd(), path.resolve(file)));
+    return index === -1 ? LONGEST_FIRST.length : index;
+  };
+  return [...files].sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
 }
 
 const requested = process.argv.slice(2);
@@ -34,18 +58,34 @@ if (process.env.PAYLINK_TEST_DATABASE_URL) {
   process.stderr.write('test-server: PostgreSQL binaries not found: running on PGlite only\n');
 }
 
-const stop = () => cluster?.stop();
+// The migrated PGlite database every test process copies instead of running initdb itself.
+const templateDir = mkdtempSync(path.join(os.tmpdir(), 'paylink-pglite-template-'));
+const stop = () => {
+  cluster?.stop();
+  rmSync(templateDir, { recursive: true, force: true });
+};
 process.on('SIGINT', () => {
   stop();
   process.exit(130);
 });
-
-const child = spawn(
-  process.execPath,
-  ['--import', 'tsx', '--test', `--test-concurrency=${process.env.PAYLINK_TEST_CONCURRENCY ?? 2}`, ...files],
-  { stdio: 'inherit', env: process.env },
-);
-child.on('exit', (code, signal) => {
+process.env.PAYLINK_TEST_PGLITE_TEMPLATE = path.join(templateDir, 'migrated.tar');
+try {
+  await writePgliteTemplate(process.env.PAYLINK_TEST_PGLITE_TEMPLATE);
+} catch (error) {
   stop();
-  process.exit(code ?? (signal ? 1 : 0));
+  throw error;
+}
+
+// node:test's run() rather than `node --test`, which sorts the files by name: here the longest go first.
+// Each file still runs in a process of its own, started with this one's flags (--import tsx).
+const stream = run({ files: longestFirst(files).map((file) => path.resolve(file)), concurrency: Number(process.env.PAYLINK_TEST_CONCURRENCY ?? 2) });
+let failed = false;
+stream.on('test:fail', (event: { todo?: boolean | string }) => {
+  if (!event.todo) failed = true;
 });
+// What `node --test` prints: spec on a terminal, TAP otherwise.
+const report = stream.compose(process.stdout.isTTY ? new spec() : tap);
+report.pipe(process.stdout, { end: false });
+await once(report, 'end');
+stop();
+process.exitCode = failed ? 1 : 0;

@@ -1,6 +1,7 @@
 /**
- * The package as its users get it: `npm pack` once, then fresh folders under the OS temp dir that
- * install the tarball from npm's cache (the registry for the rest), each used the way its users work:
+ * The package as its users get it: `npm pack` once, then fresh folders (in memory where there is room,
+ * else under the OS temp dir) that install the tarball from npm's cache (the registry for the rest),
+ * each used the way its users work:
  *
  * 1. plain Node ESM: the client creates and lists links against a running service; the proxy mounted
  *    in Express answers checkout and admin routes;
@@ -22,7 +23,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statfsSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -215,8 +216,26 @@ function installedClosure(appDir: string, name: string): { packages: number; byt
 
 const MB = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 
+/** Room the apps' folders take at most (six installs, their builds), with a margin. */
+const SCRATCH_BYTES = 4 * 1024 ** 3;
+
+/**
+ * A fresh folder for the apps: in memory (/dev/shm) where it has the room, else under the OS temp dir.
+ * The installs write, and the clean-up deletes, tens of thousands of small files: on a shared disk the
+ * deletion alone took 40 s, in memory 3 s, and the installs are faster too. What is installed is the same.
+ */
+function scratchFolder(): string {
+  try {
+    const { bavail, bsize } = statfsSync('/dev/shm');
+    if (bavail * bsize >= SCRATCH_BYTES) return mkdtempSync(path.join('/dev/shm', 'paylink-consumer-'));
+  } catch {
+    // No /dev/shm (not Linux), or not writable: the temp dir.
+  }
+  return mkdtempSync(path.join(os.tmpdir(), 'paylink-consumer-'));
+}
+
 describe('paylink as installed from its tarball', { timeout: 900_000 }, () => {
-  const work = mkdtempSync(path.join(os.tmpdir(), 'paylink-consumer-'));
+  const work = scratchFolder();
   const dirs = {
     node: path.join(work, 'node'),
     vanilla: path.join(work, 'vanilla'),

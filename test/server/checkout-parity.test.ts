@@ -15,9 +15,10 @@ import en from '../../src/components/checkout/translations/en.js';
 import fr from '../../src/components/checkout/translations/fr.js';
 import { Localizer } from '../../src/internal/localize.js';
 import { createSandboxChain } from '../../src/server/chain/sandbox.js';
-import { openDatabase, type Database } from '../../src/server/db/index.js';
+import type { Database } from '../../src/server/db/index.js';
 import { createApp } from '../../src/server/service/app.js';
 import { createApiKey } from '../../src/server/service/keys/index.js';
+import { openMigratedPglite } from '../support/pglite-template.js';
 
 let db: Database;
 let app: ReturnType<typeof createApp>;
@@ -39,7 +40,7 @@ async function createLink(body: Record<string, unknown>): Promise<string> {
 }
 
 before(async () => {
-  db = await openDatabase();
+  db = await openMigratedPglite();
   app = createApp({ db, chain: createSandboxChain(), publicUrl: 'http://pay.test/pay', now: () => new Date() });
   key = (await createApiKey(db)).key;
   for (const [name, options] of Object.entries({

@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
+import { createPgliteDataDir } from '../support/pglite-template.js';
 import { BIN, exited, startHealthyProcess } from '../support/processes.js';
 import { call, createPostgresDatabase, standardLinkBody } from '../support/service.js';
 
@@ -168,6 +169,8 @@ describe('paylink command', () => {
   it('PAYLINK_CHAIN=sandbox starts the service like --chain sandbox', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'paylink-cli-'));
     dirs.push(dir);
+    // A directory made from the migrated template: a new one is the test above's subject, the variable this one's.
+    await createPgliteDataDir(dir);
     const { url, child } = await startHealthyProcess([BIN, 'serve', '--data-dir', dir], { env: { PAYLINK_CHAIN: 'sandbox' } });
     try {
       assert.equal((await fetch(`${url}/healthz`)).status, 200);

@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { DataDirInUseError, openDatabase } from '../../src/server/db/index.js';
+import { createPgliteDataDir, openPgliteCopy } from '../support/pglite-template.js';
 import { BIN, exited, startHealthyProcess } from '../support/processes.js';
 import { call, standardLinkBody } from '../support/service.js';
 
@@ -29,6 +30,7 @@ describe('a PGlite data directory in use', () => {
   it('keys create refuses while serve runs, and works once serve has stopped', async () => {
     const dir = newDir();
     const lockFile = path.join(dir, 'paylink.lock');
+    await createPgliteDataDir(dir);
     const { child } = await startHealthyProcess([BIN, 'serve', '--chain', 'sandbox', '--data-dir', dir]);
     let stopped = false;
     try {
@@ -70,7 +72,7 @@ describe('a PGlite data directory in use', () => {
 
   it('refuses a second open in the same process and a lock held on another host', async () => {
     const dir = newDir();
-    const db = await openDatabase({ dataDir: dir });
+    const db = await openPgliteCopy(dir);
     try {
       await assert.rejects(openDatabase({ dataDir: dir }), (error: unknown) => error instanceof DataDirInUseError && /this process/.test(error.message));
       await assert.rejects(openDatabase({ dataDir: path.join(dir, '.', '') }), DataDirInUseError, 'the same directory by another spelling');

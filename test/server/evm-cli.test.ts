@@ -14,6 +14,7 @@ import { depositAddresses } from '../../src/server/chain/evm/addresses.js';
 import { freeLoopbackPort, startAnvil } from '../../src/server/chain/evm/anvil.js';
 import { DEPOSIT_XPUB, startTestChain, type TestChain } from '../support/anvil.js';
 import { createUsdLink, startSession } from '../support/money.js';
+import { createPgliteDataDir } from '../support/pglite-template.js';
 import { BIN, ROOT, exited, waitForHealth } from '../support/processes.js';
 import { call } from '../support/service.js';
 import { freePort } from '../support/postgres.js';
@@ -58,6 +59,7 @@ describe('paylink serve --chain evm, paylink sweep', () => {
   it('waits for a node that is not up yet, saying so, then serves sessions on the real chain', async () => {
     const nodePort = await freeLoopbackPort();
     const port = await freePort();
+    await createPgliteDataDir(path.join(dir, 'waits'));
     const keys = spawnSync(process.execPath, [BIN, 'keys', 'create', '--data-dir', path.join(dir, 'waits')], { encoding: 'utf8' });
     assert.equal(keys.status, 0, keys.stderr);
     const key = keys.stdout.trim().split('\n').at(-1)!;

@@ -18,6 +18,7 @@ import { ChainIdentityError, reverseCredit } from '../../src/server/service/sess
 import { startService } from '../../src/server/service/serve.js';
 import type { RealChainAdapter } from '../../src/server/chain/types.js';
 import { assertLedgerMatches, balanceOf, createUsdLink, startSession } from '../support/money.js';
+import { createPgliteDataDir } from '../support/pglite-template.js';
 import { backends, call, startTestService, type TestService } from '../support/service.js';
 import { manualScanner, randomAddress, readSession, startEvmFixture, type EvmFixture } from '../support/evm-service.js';
 
@@ -141,8 +142,9 @@ describe('EVM chain identity at start', () => {
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  /** Runs a service on `f`'s chain over the data dir until a final block is recorded, then stops it. */
+  /** Runs a service on `f`'s chain over a new data dir until a final block is recorded, then stops it. */
   const runUntilCheckpoint = async (f: EvmFixture, dataDir: string) => {
+    await createPgliteDataDir(dataDir);
     const chain = await f.adapter({ confirmations: 3 });
     const service = await startService({ dataDir, chain, scanner: false, payoutWorker: false, webhookWorker: false });
     try {

@@ -26,6 +26,7 @@ import { startService, type RunningService } from '../../src/server/service/serv
 import { DEPOSIT_XPUB } from '../support/anvil.js';
 import { assertLedgerMatches, createUsdLink, startSession } from '../support/money.js';
 import { BIN, ROOT, exited, waitForHealth } from '../support/processes.js';
+import { createPgliteDataDir } from '../support/pglite-template.js';
 import { freePort } from '../support/postgres.js';
 import { backends, call, createPostgresDatabase } from '../support/service.js';
 import { creditDirectly, outgoingOf, randomAddress, readSession, startEvmFixture, type EvmFixture } from '../support/evm-service.js';
@@ -55,6 +56,7 @@ for (const backend of backends()) {
         drops.push(created.drop);
       } else {
         storage = { dataDir: path.join(dir, `data-${name}`), databaseUrl: undefined };
+        await createPgliteDataDir(storage.dataDir);
         storageArgs = ['--data-dir', storage.dataDir];
       }
     });

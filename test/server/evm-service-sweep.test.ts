@@ -21,6 +21,7 @@ import { startService, type RunningService } from '../../src/server/service/serv
 import { parseIndexRanges, runSweepCommand } from '../../src/server/sweep-command.js';
 import { DEPOSIT_MNEMONIC, DEPOSIT_XPUB } from '../support/anvil.js';
 import { createUsdLink, startSession } from '../support/money.js';
+import { createPgliteDataDir } from '../support/pglite-template.js';
 import { BIN, ROOT, exited } from '../support/processes.js';
 import { startRpcProxy } from '../support/rpc-proxy.js';
 import { backends, call, createPostgresDatabase } from '../support/service.js';
@@ -69,6 +70,7 @@ for (const backend of backends()) {
         dropDatabase = created.drop;
       } else {
         storage = { dataDir: path.join(dir, 'data'), databaseUrl: undefined };
+        await createPgliteDataDir(storage.dataDir);
       }
       f = await startEvmFixture();
       chain = await f.adapter({ confirmations: 1 });

@@ -8,10 +8,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createSandboxChain } from '../../src/server/chain/sandbox.js';
 import { BSC, type Network } from '../../src/server/chain/types.js';
-import { openDatabase, type Database } from '../../src/server/db/index.js';
+import type { Database } from '../../src/server/db/index.js';
 import { createApp } from '../../src/server/service/app.js';
 import { createApiKey } from '../../src/server/service/keys/index.js';
 import { assertLedgerMatches, createUsdLink, startSession } from '../support/money.js';
+import { openMigratedPglite } from '../support/pglite-template.js';
 import { backends, call, startTestService, type TestService } from '../support/service.js';
 
 const POLYGON: Network = { id: 'polygon', name: 'Polygon PoS', aliases: ['matic'], assets: ['USDT'], chainId: 137, explorerUrl: 'https://polygonscan.com' };
@@ -22,7 +23,7 @@ describe('withdrawal networks from configuration', () => {
   let key: string;
 
   before(async () => {
-    db = await openDatabase();
+    db = await openMigratedPglite();
     app = createApp({ db, chain: createSandboxChain({ networks: [BSC, POLYGON] }), publicUrl: 'http://pay.test/pay', now: () => new Date() });
     key = (await createApiKey(db)).key;
   });

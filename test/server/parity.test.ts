@@ -14,10 +14,11 @@ import { AdminText, type AdminHost } from '../../src/components/admin/admin-cont
 import { LinkFormModel, emptyLinkFormValues, type LinkFormValues } from '../../src/components/admin/links/link-form-model.js';
 import { WithdrawController } from '../../src/components/admin/money/withdraw-form.js';
 import type { PaymentLink } from '../../src/core/schemas.js';
-import { openDatabase, type Database } from '../../src/server/db/index.js';
+import type { Database } from '../../src/server/db/index.js';
 import { createSandboxChain } from '../../src/server/chain/sandbox.js';
 import { createApp } from '../../src/server/service/app.js';
 import { createApiKey } from '../../src/server/service/keys/index.js';
+import { openMigratedPglite } from '../support/pglite-template.js';
 
 const GOOD = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
 
@@ -49,7 +50,7 @@ async function send(method: string, path: string, body: unknown, headers: Record
 }
 
 before(async () => {
-  db = await openDatabase();
+  db = await openMigratedPglite();
   app = createApp({ db, chain: createSandboxChain(), publicUrl: 'http://pay.test/pay', now: () => new Date() });
   key = (await createApiKey(db)).key;
 });

@@ -15,11 +15,12 @@ import { checkDonationBounds } from '../../src/core/rules/amount.js';
 import { fillMessage } from '../../src/core/rules/types.js';
 import { Localizer } from '../../src/internal/localize.js';
 import { createSandboxChain } from '../../src/server/chain/sandbox.js';
-import { openDatabase, type Database } from '../../src/server/db/index.js';
+import type { Database } from '../../src/server/db/index.js';
 import { createApp } from '../../src/server/service/app.js';
 import { createApiKey } from '../../src/server/service/keys/index.js';
 import { ruleMessage } from '../../src/server/service/messages.js';
 import { FakeCheckoutApi, makeDonation } from '../browser/checkout-fake-api.js';
+import { openMigratedPglite } from '../support/pglite-template.js';
 
 describe('fillMessage', () => {
   it('fills every placeholder of a name, each time it appears', () => {
@@ -79,7 +80,7 @@ describe('a donation outside its bounds reads the same refusal in the checkout a
   const machines: CheckoutMachine[] = [];
 
   before(async () => {
-    db = await openDatabase();
+    db = await openMigratedPglite();
     app = createApp({ db, chain: createSandboxChain(), publicUrl: 'http://pay.test/pay', now: () => new Date() });
     const { key } = await createApiKey(db);
     const response = await app.request('/v1/payment-link', {

@@ -15,6 +15,7 @@ import { createApiKey } from '../../src/server/service/keys/index.js';
 import { startService, type RunningService } from '../../src/server/service/serve.js';
 import { verifyWebhook } from '../../src/webhooks/index.js';
 import { countRows, createUsdLink, eventually, startSession } from '../support/money.js';
+import { openPgliteCopy } from '../support/pglite-template.js';
 import { exited, ROOT } from '../support/processes.js';
 import { backends, call, createPostgresDatabase, openTestDatabase } from '../support/service.js';
 import { startReceiver } from '../support/webhook-receiver.js';
@@ -62,7 +63,7 @@ for (const backend of backends()) {
         dataDir = mkdtempSync(path.join(tmpdir(), 'paylink-webhook-crash-'));
       }
       // Migrated and keyed before any child opens it (a PGlite data dir has one process at a time).
-      const db = await openDatabase({ databaseUrl, dataDir });
+      const db = dataDir ? await openPgliteCopy(dataDir) : await openDatabase({ databaseUrl });
       ({ key } = await db.transaction((tx) => createApiKey(tx)));
       await db.close();
     });

@@ -9,6 +9,7 @@ import { openDatabase, type Database } from '../../src/server/db/index.js';
 import { createApiKey, type CreatedKey } from '../../src/server/service/keys/index.js';
 import { startService, type RunningService, type ServiceOptions } from '../../src/server/service/serve.js';
 import { checkResponse } from './openapi-responses.js';
+import { openMigratedPglite } from './pglite-template.js';
 
 export type Backend = 'pglite' | 'postgres';
 
@@ -42,7 +43,7 @@ export async function createPostgresDatabase(): Promise<{ url: string; drop(): P
 /** Opens a migrated database on `backend`; `close()` also drops a PostgreSQL database. */
 export async function openTestDatabase(backend: Backend): Promise<{ db: Database; url?: string; close(): Promise<void> }> {
   if (backend === 'pglite') {
-    const db = await openDatabase();
+    const db = await openMigratedPglite();
     return { db, close: () => db.close() };
   }
   const created = await createPostgresDatabase();
