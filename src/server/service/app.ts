@@ -140,9 +140,8 @@ export function createApp(baseDeps: ServiceDeps & Partial<MoneyDeps>) {
     c.header('cache-control', 'no-store');
     return next();
   };
-  for (const prefix of KEYED_PREFIXES) {
-    for (const path of [prefix, `${prefix}/*`]) app.use(path, noStore, keyed);
-  }
+  // Hono's `/x/*` matches `/x` itself too: registering `/x` as well ran the key lookup twice there.
+  for (const prefix of KEYED_PREFIXES) app.use(`${prefix}/*`, noStore, keyed);
 
   // The route table's operations, each with its room's handler behind what its entry implies: ./operations.ts.
   mountOperations(app, serviceOperations(deps, links));
