@@ -164,6 +164,27 @@ describe('bad input (pglite)', () => {
     assert.equal(vendor.status, 200, '+json types are JSON');
   });
 
+  it('a body over 256 KiB is a 413 body_too_large whether its length is declared or it streams in chunks, and writes nothing; one under it is read', async () => {
+    const link = JSON.stringify(standardLinkBody());
+    const padded = (bytes: number) => `${link.slice(0, -1)}${' '.repeat(bytes - link.length)}}`;
+    const before = await counts();
+    const declared = await call(t.url, 'POST', '/v1/payment-link', { key, rawBody: padded(300 * 1024), headers: { 'content-type': 'application/json' } });
+    assert.equal(declared.status, 413);
+    assert.equal(declared.body.code, 'body_too_large');
+    const chunks = [padded(300 * 1024)];
+    const streamed = await fetch(`${t.url}/v1/payment-link`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': key },
+      body: new ReadableStream({ pull: (controller) => (chunks.length > 0 ? controller.enqueue(new TextEncoder().encode(chunks.shift())) : controller.close()) }),
+      duplex: 'half',
+    } as RequestInit);
+    assert.equal(streamed.status, 413);
+    assert.equal(((await streamed.json()) as { code: string }).code, 'body_too_large');
+    assert.deepEqual(await counts(), before);
+    const within = await call(t.url, 'POST', '/v1/payment-link', { key, rawBody: padded(200 * 1024), headers: { 'content-type': 'application/json' } });
+    assert.equal(within.status, 201, JSON.stringify(within.body));
+  });
+
   it('every keyed answer is Cache-Control: no-store, refusals included; the public link is not', async () => {
     const keyed = [
       ['GET', '/v1/balance', key],

@@ -14,9 +14,9 @@
 import { migrate } from './migrate.js';
 import { openPglite } from './pglite.js';
 import { openPostgres } from './postgres.js';
-import type { Database } from './types.js';
+import type { Database, SqlParam } from './types.js';
 
-export type { Database, Queryable } from './types.js';
+export type { Database, Queryable, SqlParam } from './types.js';
 export { DataDirInUseError } from './data-dir-lock.js';
 export { migrate } from './migrate.js';
 
@@ -48,4 +48,16 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
     throw error;
   }
   return db;
+}
+
+/** The parameters of a statement being built, and the `param` that adds one and names its placeholder. */
+export function statementParams(): { params: unknown[]; param: SqlParam } {
+  const params: unknown[] = [];
+  return {
+    params,
+    param: (value) => {
+      params.push(value);
+      return `$${params.length}`;
+    },
+  };
 }

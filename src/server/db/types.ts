@@ -9,6 +9,12 @@ export interface Queryable {
   query<Row = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<{ rows: Row[] }>;
 }
 
+/**
+ * Adds a parameter to a statement being built and returns its placeholder (`$4`): how several rooms
+ * write their parts of one statement, each its own tables' SQL (`statementParams()` makes one).
+ */
+export type SqlParam = (value: unknown) => string;
+
 /** An open database: PGlite or a PostgreSQL pool, behind the same methods. */
 export interface Database extends Queryable {
   /** Which engine answers. */

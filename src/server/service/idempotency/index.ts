@@ -4,9 +4,11 @@
  * Owns: the table `idempotency_keys` (./repository.ts), the `Idempotency-Key` middleware and the
  * transactional `runIdempotent` (./middleware.ts), for any route whose effect must happen once, with
  * `storedAnswer` (a replay answered before slow checks) and `runIdempotentAcross` (an effect that ends
- * outside the transaction).
+ * outside the transaction); for changes made by one statement of another room, its parts of that
+ * statement (`keyUnusedSql`, `storeAnswersSql`, `isKeyTaken`).
  *
- * May touch: nothing else. A room that uses it calls `runIdempotent` inside its own transaction.
+ * May touch: nothing else. A room that uses it calls `runIdempotent` inside its own transaction, or
+ * puts its parts in its own statement.
  */
-export { idempotency, readIdempotencyKey, runIdempotent, runIdempotentAcross, storedAnswer, type IdempotencyState } from './middleware.js';
-export type { StoredResponse } from './repository.js';
+export { hashRequest, idempotency, readIdempotencyKey, runIdempotent, runIdempotentAcross, storedAnswer, type IdempotencyState } from './middleware.js';
+export { isKeyTaken, keyUnusedSql, storeAnswersSql, type StoredResponse } from './repository.js';

@@ -17,6 +17,11 @@
  * replay before checks that reach outside (a DNS lookup), and `runIdempotentAcross` covers an effect
  * that ends outside the transaction (a webhook attempt): its claim is committed first, and a twin that
  * arrives while the first is in flight is told so (409 `idempotency_in_progress`), not run twice.
+ *
+ * And for a route that makes many requests' changes in one statement (withdrawals, coalesced): the
+ * statement skips a request whose key is used (`keyUnusedSql`) and stores each answer with its change
+ * (`storeAnswersSql`, keyed by `hashRequest`); a request whose key was used is then answered by
+ * `storedAnswer`, as a replay or a 409.
  */
 import { createHash } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
@@ -65,7 +70,7 @@ export async function runIdempotent<R extends StoredResponse>(
   work: () => Promise<R>,
 ): Promise<R | StoredResponse> {
   if (state?.key === undefined) return work();
-  const requestHash = hashOf(request);
+  const requestHash = hashRequest(request);
   const earlier = await claimKey(tx, scope, state.key, requestHash);
   if (earlier) return replay(state, earlier, requestHash);
   const response = await work();
@@ -76,7 +81,8 @@ export async function runIdempotent<R extends StoredResponse>(
 /** How long a claim may wait for its answer (the slowest two-step request: a webhook attempt, 10 s) before it counts as abandoned. */
 const CLAIM_ABANDONED_AFTER_MS = 5 * 60_000;
 
-function hashOf(request: unknown): string {
+/** What the stored key remembers of its request: a digest of the normalized request (`request` of `runIdempotent`). */
+export function hashRequest(request: unknown): string {
   return createHash('sha256').update(JSON.stringify(request)).digest('hex');
 }
 
@@ -99,7 +105,7 @@ function replay(state: IdempotencyState, earlier: { requestHash: string; respons
 export async function storedAnswer(db: Queryable, state: IdempotencyState | undefined, scope: string, request: unknown): Promise<StoredResponse | undefined> {
   if (state?.key === undefined) return undefined;
   const earlier = await findKey(db, scope, state.key);
-  return earlier ? replay(state, earlier, hashOf(request)) : undefined;
+  return earlier ? replay(state, earlier, hashRequest(request)) : undefined;
 }
 
 /**
@@ -122,7 +128,7 @@ export async function runIdempotentAcross<R extends StoredResponse>(
     await db.transaction(begin);
     return finish();
   }
-  const requestHash = hashOf(request);
+  const requestHash = hashRequest(request);
   const earlier = await db.transaction(async (tx) => {
     const found = await claimKey(tx, scope, key, requestHash);
     if (found && !(found.response.statusCode === 0 && found.requestHash === requestHash && (await retakeStaleClaim(tx, scope, key, CLAIM_ABANDONED_AFTER_MS))))

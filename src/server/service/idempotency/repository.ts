@@ -1,5 +1,5 @@
 /** The SQL of `idempotency_keys`: nothing else in the service reads or writes it. */
-import type { Queryable } from '../../db/index.js';
+import type { Queryable, SqlParam } from '../../db/index.js';
 
 /** A response stored for replays. */
 export interface StoredResponse {
@@ -67,4 +67,32 @@ export async function storeResponse(tx: Queryable, scope: string, key: string, r
     'UPDATE idempotency_keys SET status_code = $3, response_body = $4::jsonb WHERE integrator_id = $1 AND idempotency_key = $2',
     [scope, key, response.statusCode, JSON.stringify(response.body)],
   );
+}
+
+/**
+ * An SQL condition, for one statement of another room: true when no request of `scope` has used the
+ * key that `keySql` yields (always true for a null key). Read in the statement's snapshot: a twin that
+ * commits the key meanwhile is caught by `storeAnswersSql`'s unique key instead.
+ */
+export function keyUnusedSql(param: SqlParam, scope: string, keySql: string): string {
+  return `NOT EXISTS (SELECT 1 FROM idempotency_keys WHERE integrator_id = ${param(scope)}::uuid AND idempotency_key = ${keySql})`;
+}
+
+/**
+ * The INSERT, for one statement of another room, that stores the answers of the requests in `rows` (a
+ * relation with the columns `idempotency_key`, `request_hash`, `status_code`, `response_body`; rows
+ * without a key are skipped) in the statement that makes their change. A plain INSERT, not a claim:
+ * when another request stored one of the keys first, the whole statement fails (`isKeyTaken`) and
+ * changes nothing, so a key is never answered twice nor its change made twice.
+ */
+export function storeAnswersSql(param: SqlParam, scope: string, rows: string): string {
+  return `INSERT INTO idempotency_keys (integrator_id, idempotency_key, request_hash, status_code, response_body)
+    SELECT ${param(scope)}::uuid, idempotency_key, request_hash, status_code, response_body FROM ${rows} WHERE idempotency_key IS NOT NULL
+    RETURNING 1`;
+}
+
+/** Whether a statement failed because a key that `storeAnswersSql` would store was stored first by another request. */
+export function isKeyTaken(error: unknown): boolean {
+  const { code, constraint, message } = (error ?? {}) as { code?: unknown; constraint?: unknown; message?: unknown };
+  return code === '23505' && (constraint === 'idempotency_keys_pkey' || (typeof message === 'string' && message.includes('idempotency_keys_pkey')));
 }

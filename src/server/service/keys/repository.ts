@@ -65,13 +65,20 @@ export async function createApiKey(
 
 /** The principal of a presented key, or null when it is unknown or revoked. */
 export async function findPrincipal(db: Queryable, key: string): Promise<Principal | null> {
-  if (!key.startsWith(KEY_PREFIX) || key.length > 100) return null;
-  const { rows } = await db.query<{ id: string; integrator_id: string; user_id: string }>(
-    'SELECT id, integrator_id, user_id FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL',
-    [hashApiKey(key)],
+  return (await findPrincipals(db, [key]))[0]!;
+}
+
+/** The principals of several presented keys (in one query), each null when its key is unknown or revoked. */
+export async function findPrincipals(db: Queryable, keys: readonly string[]): Promise<Array<Principal | null>> {
+  const hashes = keys.map((key) => (key.startsWith(KEY_PREFIX) && key.length <= 100 ? hashApiKey(key) : null));
+  const wanted = [...new Set(hashes.filter((hash) => hash !== null))];
+  if (wanted.length === 0) return keys.map(() => null);
+  const { rows } = await db.query<{ id: string; integrator_id: string; user_id: string; key_hash: string }>(
+    'SELECT id, integrator_id, user_id, key_hash FROM api_keys WHERE key_hash = ANY($1::text[]) AND revoked_at IS NULL',
+    [wanted],
   );
-  const row = rows[0];
-  return row ? { keyId: row.id, integratorId: row.integrator_id, userId: row.user_id } : null;
+  const byHash = new Map(rows.map((row) => [row.key_hash, { keyId: row.id, integratorId: row.integrator_id, userId: row.user_id }]));
+  return hashes.map((hash) => (hash === null ? null : (byHash.get(hash) ?? null)));
 }
 
 /**

@@ -6,7 +6,7 @@
  *
  * May touch: nothing of other rooms. Money moves only through this room, always inside the caller's
  * transaction: `applyLedgerChange`/`applyLedgerChanges` (a payment credited, payouts finished or released) and
- * `reserveFunds` (a withdrawal's reservation, in one statement with the withdrawals room's INSERT).
+ * `reserveInOrderSql` (withdrawals' reservations: its part of one statement with the withdrawals room's INSERT).
  *
  * Rules: every change of a balance is a ledger entry in the same transaction, so the sum of the
  * entries equals the balance, always; the table's CHECKs keep every balance ≥ 0 whatever a caller does.
@@ -17,10 +17,9 @@ export {
   assetAmount,
   getBalances,
   reconcile,
-  reserveFunds,
+  reserveInOrderSql,
   type LedgerChange,
   type LedgerKind,
-  type Reservation,
-  type SqlParam,
+  type ReservedAccount,
 } from './repository.js';
 export { balanceOperations } from './routes.js';

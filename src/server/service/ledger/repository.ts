@@ -5,17 +5,17 @@
  * final yet); every change of it is a ledger entry written in the same transaction, so for each
  * account the sums of the entries' deltas equal the balance, always.
  *
- * Concurrency: each change is one `UPDATE … RETURNING` on the balance row. The UPDATE takes the
- * row lock, so on PostgreSQL concurrent changes of one account queue behind each other and each
- * re-checks its condition against the committed row (READ COMMITTED); on PGlite transactions are
- * serialized anyway. The table's `CHECK (available >= 0)` and `CHECK (pending >= 0)` are the
+ * Concurrency: each change locks the balance row (its UPDATE, or a withdrawals' reservation's
+ * `FOR NO KEY UPDATE`), so on PostgreSQL concurrent changes of one account queue behind each other and
+ * each reads the row as the one before left it (READ COMMITTED re-reads a locked row); on PGlite
+ * transactions are serialized anyway. The table's `CHECK (available >= 0)` and `CHECK (pending >= 0)` are the
  * backstop: no path can leave a balance below zero.
  */
 import { randomUUID } from 'node:crypto';
 import { ASSET_IDS, compareDecimal, formatFixed, toDecimalString, type AssetId } from '../../../core/money.js';
 import { CRYPTO_DIGITS } from '../../../core/rules/limits.js';
 import type { Balance } from '../../../core/schemas.js';
-import type { Queryable } from '../../db/index.js';
+import type { Queryable, SqlParam } from '../../db/index.js';
 
 /** Why a balance changed. */
 export type LedgerKind =
@@ -112,50 +112,57 @@ export async function applyLedgerChanges(tx: Queryable, changes: readonly Ledger
   await writeEntries(tx, changes);
 }
 
-/** The funds a new withdrawal reserves. */
-export interface Reservation {
+/** The balance that funds are reserved from: one account (integrator, asset, network). */
+export interface ReservedAccount {
   integratorId: string;
   assetId: AssetId;
   /** The network the funds must be on: a withdrawal pays out on the network it names. */
   blockchainId: string;
-  amount: string;
 }
 
-/** Adds a parameter to the statement being built and returns its placeholder (`$4`). */
-export type SqlParam = (value: unknown) => string;
-
 /**
- * Reserves funds (available → pending) if, and only if, the available balance covers them, records
- * what they are reserved for, and writes the `withdrawal_reserve` ledger entry, all in ONE
- * statement: the conditional UPDATE is the check and the row lock at once (two withdrawals can never
- * both spend the same funds), and a single round trip keeps the lock short under contention.
- * `record` is the owner's statement for the reserved-for row (the withdrawals room's INSERT): it
- * selects FROM the CTE it is given (one row when the balance covered the amount, none otherwise) and
- * RETURNs the row's `id`. Returns false, having changed nothing, when the balance is short.
+ * The part of ONE statement (its CTEs, for a `WITH RECURSIVE`) that reserves funds (available →
+ * pending) for several requests on one account, in their order, each if and only if what is still
+ * available covers it, and writes each one's `withdrawal_reserve` ledger entry.
+ *
+ * `requests` names a relation of the caller's statement with the columns `n` (the order, from 1 up,
+ * no gaps), `amount`, `withdrawal_id` (what the funds are reserved for, written in the same
+ * statement), `entry_id` (a new id for its ledger entry) and `eligible` (false for a request the
+ * caller refuses before the balance is looked at). The CTEs define `reserved`: the rows of `requests`
+ * whose funds were reserved.
+ *
+ * The balance row is locked first (`FOR NO KEY UPDATE`, as an UPDATE locks it) and read as committed
+ * then (READ COMMITTED re-reads a locked row), the requests are walked against it in order (a request
+ * that does not fit is refused and a later, smaller one may still fit, as if they had come one by
+ * one), and the row is updated once with their sum. No client round trip happens while the lock is
+ * held, so requests for one balance queue in the database only for the time of a statement, and two
+ * requests can never both spend the same funds. The table's CHECK (`available >= 0`) stays the backstop.
  */
-export async function reserveFunds(tx: Queryable, reservation: Reservation, record: (param: SqlParam, reserved: string) => string): Promise<boolean> {
-  const params: unknown[] = [];
-  const param: SqlParam = (value) => {
-    params.push(value);
-    return `$${params.length}`;
-  };
-  const integrator = param(reservation.integratorId);
-  const asset = param(reservation.assetId);
-  const network = param(reservation.blockchainId);
-  const amount = `${param(reservation.amount)}::numeric`;
-  const recorded = record(param, 'reserved');
-  const { rows } = await tx.query(
-    `WITH reserved AS (
-       UPDATE balances SET available = available - ${amount}, pending = pending + ${amount}, updated_at = now()
-       WHERE integrator_id = ${integrator} AND asset_id = ${asset} AND blockchain_id = ${network} AND available >= ${amount}
-       RETURNING integrator_id
-     ), recorded AS (${recorded})
-     INSERT INTO ledger_entries (id, integrator_id, asset_id, blockchain_id, kind, available_delta, pending_delta, withdrawal_id)
-     SELECT ${param(randomUUID())}, ${integrator}, ${asset}, ${network}, 'withdrawal_reserve', -(${amount}), ${amount}, id FROM recorded
-     RETURNING 1`,
-    params,
-  );
-  return rows.length === 1;
+export function reserveInOrderSql(param: SqlParam, account: ReservedAccount, requests: string): string {
+  const integrator = `${param(account.integratorId)}::uuid`;
+  const asset = param(account.assetId);
+  const network = param(account.blockchainId);
+  const same = `integrator_id = ${integrator} AND asset_id = ${asset} AND blockchain_id = ${network}`;
+  return `ledger_account AS (
+      SELECT available FROM balances WHERE ${same} FOR NO KEY UPDATE
+    ), ledger_walk (n, remaining, covered) AS (
+      SELECT 0::bigint, (SELECT available FROM ledger_account)::numeric, false
+      UNION ALL
+      SELECT r.n, CASE WHEN fits.covered THEN w.remaining - r.amount ELSE w.remaining END, fits.covered
+      FROM ledger_walk w JOIN ${requests} r ON r.n = w.n + 1
+      CROSS JOIN LATERAL (SELECT r.eligible AND coalesce(r.amount <= w.remaining, false) AS covered) fits
+    ), reserved AS (
+      SELECT r.* FROM ${requests} r JOIN ledger_walk w ON w.n = r.n WHERE w.covered
+    ), ledger_reserve AS (
+      UPDATE balances SET available = available - total.amount, pending = pending + total.amount, updated_at = now()
+      FROM (SELECT sum(amount) AS amount FROM reserved HAVING count(*) > 0) total
+      WHERE ${same}
+      RETURNING 1
+    ), ledger_reserve_entries AS (
+      INSERT INTO ledger_entries (id, integrator_id, asset_id, blockchain_id, kind, available_delta, pending_delta, withdrawal_id)
+      SELECT entry_id, ${integrator}, ${asset}, ${network}, 'withdrawal_reserve', -amount, amount, withdrawal_id FROM reserved
+      RETURNING 1
+    )`;
 }
 
 /**

@@ -29,12 +29,15 @@
  * one nonce and one signed transaction, stored before it is broadcast (the batch signed and stored
  * together, per network), and succeeds (or fails) once its transaction has its confirmations.
  *
- * A new withdrawal wakes the worker (`kick()`, from the route that created it), so a burst is taken
- * at once, not at the next poll; a round that moved anything is followed by another straight away.
+ * A new withdrawal wakes the worker at once, not at the next poll: on this instance `kick()`, from the
+ * route that created it; on every instance the NOTIFY of the statement that recorded it
+ * (`WITHDRAWAL_CHANNEL`). A round that moved anything is followed by another straight away, so a
+ * burst that arrives while a round runs is claimed, as one batch, by the next.
  */
 import { PayoutError, type ChainAdapter } from '../../chain/types.js';
 import type { Database } from '../../db/index.js';
 import { defaultLogger, type Logger } from '../../log.js';
+import { WITHDRAWAL_CHANNEL } from '../events/index.js';
 import { assetAmount } from '../ledger/index.js';
 import { claimDue, type ClaimedWithdrawal } from '../withdrawals/index.js';
 import { finishPayout, type PayoutOutcome } from './finish.js';
@@ -184,10 +187,20 @@ export function startPayoutWorker(
   let running = true;
   let wake: (() => void) | null = null;
   let kicked = false;
+  const kick = () => {
+    kicked = true;
+    wake?.();
+  };
+  const listening = deps.db.listen(WITHDRAWAL_CHANNEL, kick, kick).catch((error: unknown) => {
+    (deps.log ?? defaultLogger).warn('payout_listen_failed', 'the payout worker could not LISTEN for new withdrawals: it polls instead', { error });
+    return undefined;
+  });
 
   const runOnce = () => processPayouts(deps, { batchSize, leaseMs, payoutTimeoutMs, checkMs: options.checkMs, rebroadcastMs: options.rebroadcastMs });
 
   const loop = (async () => {
+    // Listening before the first claim: a withdrawal that round misses is one it hears of.
+    await listening;
     for (const network of deps.chain.kind === 'real' ? deps.chain.chains : []) {
       const outgoing = network.outgoing;
       if (!outgoing) continue;
@@ -220,15 +233,14 @@ export function startPayoutWorker(
   })();
 
   return {
-    kick() {
-      kicked = true;
-      wake?.();
-    },
+    kick,
     runOnce,
     async stop() {
       running = false;
       wake?.();
       await loop;
+      const unlisten = await listening;
+      await unlisten?.().catch(() => {});
     },
   };
 }

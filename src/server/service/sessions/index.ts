@@ -33,4 +33,4 @@ export { checkoutOperations } from './routes.js';
 export { ChainIdentityError, createChainScanner, creditableAmount, startChainScanner, verifyChainIdentity, type ChainScanner, type ChainScannerOptions } from './scanner.js';
 export { finalizeCredit, reverseCredit } from './finality.js';
 export { depositIndexesWithTransfers } from './incoming-repository.js';
-export { isDepositAddressOf } from './repository.js';
+export { depositAddressOfSql } from './repository.js';

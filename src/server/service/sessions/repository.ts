@@ -6,7 +6,7 @@
  */
 import { toDecimalString, type AssetId } from '../../../core/money.js';
 import type { SessionStatus } from '../../../core/schemas.js';
-import type { Queryable } from '../../db/index.js';
+import type { Queryable, SqlParam } from '../../db/index.js';
 import { linkSql } from '../links/index.js';
 import { orderSql } from '../orders/index.js';
 
@@ -251,15 +251,12 @@ export async function closeSessionsOfOrder(tx: Queryable, orderId: string, now: 
 }
 
 /**
- * True when `address` (any case) is where one of `integratorId`'s sessions on `blockchainId` is paid:
- * the scanner reads every transfer to it as a payment of that session (a late one once it ended).
+ * An SQL condition, for one statement of another room: true when the address that `addressSql`
+ * yields (any case) is where one of `integratorId`'s sessions on `blockchainId` is paid, so the
+ * scanner reads every transfer to it as a payment of that session (a late one once it ended).
  */
-export async function isDepositAddressOf(db: Queryable, integratorId: string, blockchainId: string, address: string): Promise<boolean> {
-  const { rows } = await db.query<{ found: number }>(
-    'SELECT 1 AS found FROM checkout_sessions WHERE blockchain_id = $1 AND lower(pay_address) = lower($2) AND integrator_id = $3',
-    [blockchainId, address, integratorId],
-  );
-  return rows.length > 0;
+export function depositAddressOfSql(param: SqlParam, integratorId: string, blockchainId: string, addressSql: string): string {
+  return `EXISTS (SELECT 1 FROM checkout_sessions WHERE blockchain_id = ${param(blockchainId)} AND lower(pay_address) = lower(${addressSql}) AND integrator_id = ${param(integratorId)}::uuid)`;
 }
 
 /** Writes what a transfer changed of a locked session. */

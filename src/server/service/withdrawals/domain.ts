@@ -1,27 +1,24 @@
 /**
- * Withdrawals: the rules on the request (`core/rules/withdrawal.ts`,
- * against the chain's configured networks), the reservation of funds, idempotency, and the reads.
- * The payout itself runs in the background (../payouts/).
+ * Withdrawals: the rules on the request (`core/rules/withdrawal.ts`, against the chain's configured
+ * networks) and the reads. The reservation of funds and idempotency are the intake's (./intake.ts);
+ * the payout itself runs in the background (../payouts/).
  *
  * A request that passes the rules must still be covered by the available balance of its asset:
  * otherwise 422 `insufficient_balance`, which changes nothing (and is stored for its Idempotency-Key,
  * like a success: it is the answer to that request).
  */
-import { randomUUID } from 'node:crypto';
 import { isDateRange, parseDateBound } from '../../../core/rules/dates.js';
 import { isUuid } from '../../../core/rules/limits.js';
 import { checkWithdrawal, type WithdrawalInput, type WithdrawalRequest } from '../../../core/rules/withdrawal.js';
 import type { ListWithdrawalsQuery, Withdrawal, WithdrawalNetwork } from '../../../core/schemas.js';
 import type { ChainAdapter } from '../../chain/types.js';
-import type { Database, Queryable } from '../../db/index.js';
+import type { Queryable } from '../../db/index.js';
 import { pageMeta } from '../context.js';
-import { ApiError, notFound, ruleError, validationError } from '../errors.js';
+import { notFound, ruleError, validationError } from '../errors.js';
 import { recordEvents } from '../events/index.js';
-import { isDepositAddressOf } from '../sessions/index.js';
-import { runIdempotent, type IdempotencyState, type StoredResponse } from '../idempotency/index.js';
 import type { Principal } from '../keys/index.js';
 import { assetAmount } from '../ledger/index.js';
-import { findWithdrawal, insertReserved, listWithdrawals as listRows, type WithdrawalRow } from './repository.js';
+import { findWithdrawal, listWithdrawals as listRows, type WithdrawalRow } from './repository.js';
 import type { z } from 'zod';
 
 export type { WithdrawalRequest } from '../../../core/rules/withdrawal.js';
@@ -60,58 +57,6 @@ export function toWithdrawal(row: WithdrawalRow): Withdrawal {
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };
-}
-
-/**
- * Why a withdrawal to one of the merchant's own deposit addresses is refused rather than sent: the
- * scanner would read the payout as a customer's (late) payment and credit it back, so the merchant
- * would pay gas to move funds in a circle, and the tokens would then sit at a deposit address until a
- * sweep. Nothing useful can come of it, so it is refused before anything is reserved or sent.
- */
-function ownDepositAddress(address: string): ApiError {
-  const message = `${address} is one of your own deposit addresses (where a customer pays a checkout): a withdrawal there would come back as a late payment. Withdraw to a wallet you hold; to collect what deposit addresses received, run paylink sweep`;
-  return new ApiError(422, 'own_deposit_address', message, [{ path: 'address', message }]);
-}
-
-/** The outcome of `POST /v1/withdrawal`: the status and body to send. */
-export interface WithdrawalOutcome extends StoredResponse {
-  statusCode: 200 | 422;
-  /** The new withdrawal's id when this call created one. */
-  createdId?: string;
-}
-
-/**
- * Creates a withdrawal: in one transaction, claims the idempotency key (if any), then records the
- * withdrawal and reserves its funds (available → pending, under the balance row's lock, with its
- * ledger entry) in one statement. A short balance is a 422 that changes nothing.
- */
-export async function createWithdrawal(
-  db: Database,
-  principal: Principal,
-  request: WithdrawalRequest,
-  idempotency: IdempotencyState | undefined,
-  now: Date,
-): Promise<WithdrawalOutcome> {
-  // What makes two requests the same one: the normalized request, the address in any case.
-  const fingerprint = ['POST /v1/withdrawal', request.amount, request.assetId, request.blockchainId, request.address.toLowerCase()];
-  return db.transaction(async (tx) => {
-    const outcome = await runIdempotent(tx, idempotency, principal.integratorId, fingerprint, async (): Promise<WithdrawalOutcome> => {
-      if (await isDepositAddressOf(tx, principal.integratorId, request.blockchainId, request.address)) {
-        return { statusCode: 422, body: { ...ownDepositAddress(request.address).toJSON() } };
-      }
-      const id = randomUUID();
-      if (!(await insertReserved(tx, { id, integratorId: principal.integratorId, ...request, createdAt: now }))) {
-        const error = new ApiError(422, 'insufficient_balance', `The available ${request.assetId} balance on ${request.blockchainId} does not cover ${request.amount} ${request.assetId}`);
-        return { statusCode: 422, body: { ...error.toJSON() } };
-      }
-      return {
-        statusCode: 200,
-        body: { message: `Withdrawal of ${request.amount} ${request.assetId} to ${request.address} initiated`, status: 'success', statusCode: 200, id },
-        createdId: id,
-      };
-    });
-    return outcome as WithdrawalOutcome;
-  });
 }
 
 /** `GET /v1/withdrawal/{id}`: the caller's own withdrawal, else 404. */

@@ -2,10 +2,14 @@
  * The SQL of `withdrawals`: nothing else in the service reads or writes it. The payout worker
  * (../payouts/) claims and finishes withdrawals through the functions at the end of this file.
  */
+import { randomUUID } from 'node:crypto';
 import type { AssetId } from '../../../core/money.js';
 import type { WithdrawalStatus } from '../../../core/schemas.js';
-import type { Queryable } from '../../db/index.js';
-import { reserveFunds } from '../ledger/index.js';
+import { statementParams, type Queryable } from '../../db/index.js';
+import { withdrawalsDueSql } from '../events/index.js';
+import { keyUnusedSql, storeAnswersSql, type StoredResponse } from '../idempotency/index.js';
+import { reserveInOrderSql } from '../ledger/index.js';
+import { depositAddressOfSql } from '../sessions/index.js';
 
 /** A withdrawal as stored. */
 export interface WithdrawalRow {
@@ -25,34 +29,82 @@ export interface WithdrawalRow {
 
 const COLUMNS = 'id, amount, asset_id, blockchain_id, address, status, tx_hash, failure_reason, received_amount::text AS received_amount, created_at, updated_at';
 
-/** A new withdrawal, as `insertReserved` records it. */
+/** A requested withdrawal, as `recordWithdrawals` records it (or refuses it). */
 export interface NewWithdrawal {
   id: string;
-  integratorId: string;
-  assetId: AssetId;
   amount: string;
-  blockchainId: string;
   address: string;
   createdAt: Date;
+  /** The request's `Idempotency-Key`, if any, with a digest of the request and its answer for each outcome but `key_used`. */
+  idempotency?: { key: string; requestHash: string; answers: Record<Exclude<WithdrawalRecordOutcome, 'key_used'>, StoredResponse> } | undefined;
 }
 
 /**
- * Records a new `pending` withdrawal if, and only if, the ledger reserves its funds, in ONE statement
- * with the reservation (`reserveFunds`): this room writes the withdrawal's row, the ledger its balance
- * and entry. Returns false, having changed nothing, when the available balance is short.
+ * What became of a request: `created` (recorded, its funds reserved), refused (`insufficient_balance`,
+ * `own_deposit_address`, its answer stored for its key) or `key_used` (its Idempotency-Key was used
+ * before: nothing was done; the stored answer is the caller's to read).
  */
-export function insertReserved(tx: Queryable, withdrawal: NewWithdrawal): Promise<boolean> {
-  return reserveFunds(
-    tx,
-    { integratorId: withdrawal.integratorId, assetId: withdrawal.assetId, blockchainId: withdrawal.blockchainId, amount: withdrawal.amount },
-    (param, reserved) => {
-      const createdAt = param(withdrawal.createdAt);
-      return `INSERT INTO withdrawals (id, integrator_id, amount, asset_id, blockchain_id, address, status, created_at, updated_at)
-        SELECT ${param(withdrawal.id)}, integrator_id, ${param(withdrawal.amount)}::numeric, ${param(withdrawal.assetId)},
-          ${param(withdrawal.blockchainId)}, ${param(withdrawal.address)}, 'pending', ${createdAt}, ${createdAt} FROM ${reserved}
-        RETURNING id`;
-    },
+export type WithdrawalRecordOutcome = 'created' | 'insufficient_balance' | 'own_deposit_address' | 'key_used';
+
+/**
+ * Records withdrawals of one balance (integrator, asset, network) in ONE statement, in their order,
+ * with no transaction around it: each whose key is unused and whose address is not one of the
+ * integrator's own deposit addresses (the sessions room's `depositAddressOfSql`) becomes a `pending`
+ * withdrawal if, and only if, the ledger reserves its funds (`reserveInOrderSql`: this room writes the
+ * withdrawals' rows, the ledger the balance and its entries); each keyed request's answer is stored
+ * with it (the idempotency room's `storeAnswersSql`); and the payout workers of every instance are
+ * woken once if any was created (`withdrawalsDueSql`). All of it commits together or not at all: a
+ * key that another request stored meanwhile fails the whole statement (`isKeyTaken`), changing nothing.
+ * Resolves with each request's outcome, in their order.
+ */
+export async function recordWithdrawals(
+  db: Queryable,
+  account: { integratorId: string; assetId: AssetId; blockchainId: string },
+  requests: readonly NewWithdrawal[],
+): Promise<WithdrawalRecordOutcome[]> {
+  if (requests.length === 0) return [];
+  const { params, param } = statementParams();
+  const column = (values: unknown[], type: string) => `${param(values)}::${type}[]`;
+  const unnest = [
+    column(requests.map((r) => r.id), 'uuid'),
+    column(requests.map((r) => r.amount), 'numeric'),
+    column(requests.map((r) => r.address), 'text'),
+    column(requests.map((r) => r.createdAt), 'timestamptz'),
+    column(requests.map(() => randomUUID()), 'uuid'),
+    column(requests.map((r) => r.idempotency?.key ?? null), 'text'),
+    column(requests.map((r) => r.idempotency?.requestHash ?? null), 'text'),
+    column(requests.map((r) => (r.idempotency ? JSON.stringify(r.idempotency.answers) : null)), 'jsonb'),
+  ].join(', ');
+  const integrator = `${param(account.integratorId)}::uuid`;
+  const asset = param(account.assetId);
+  const network = param(account.blockchainId);
+  const { rows } = await db.query<{ n: string; outcome: WithdrawalRecordOutcome }>(
+    `WITH RECURSIVE requests AS (
+       SELECT r.*, ${keyUnusedSql(param, account.integratorId, 'r.idempotency_key')} AS key_unused,
+         ${depositAddressOfSql(param, account.integratorId, account.blockchainId, 'r.address')} AS own_address
+       FROM unnest(${unnest}) WITH ORDINALITY
+         AS r(withdrawal_id, amount, address, created_at, entry_id, idempotency_key, request_hash, answers, n)
+     ), candidates AS (
+       SELECT *, key_unused AND NOT own_address AS eligible FROM requests
+     ), ${reserveInOrderSql(param, account, 'candidates')},
+     recorded AS (
+       INSERT INTO withdrawals (id, integrator_id, amount, asset_id, blockchain_id, address, status, created_at, updated_at)
+       SELECT withdrawal_id, ${integrator}, amount, ${asset}, ${network}, address, 'pending', created_at, created_at FROM reserved
+       RETURNING id
+     ), outcomes AS (
+       SELECT c.n, c.idempotency_key, c.request_hash, c.answers,
+         CASE WHEN NOT c.key_unused THEN 'key_used' WHEN c.own_address THEN 'own_deposit_address'
+              WHEN v.n IS NOT NULL THEN 'created' ELSE 'insufficient_balance' END AS outcome
+       FROM candidates c LEFT JOIN reserved v ON v.n = c.n
+     ), answers AS (
+       SELECT idempotency_key, request_hash, (answers -> outcome ->> 'statusCode')::int AS status_code, answers -> outcome -> 'body' AS response_body
+       FROM outcomes WHERE outcome <> 'key_used'
+     ), stored AS (${storeAnswersSql(param, account.integratorId, 'answers')}),
+     due AS (${withdrawalsDueSql(param, 'recorded')})
+     SELECT n, outcome, (SELECT count(*) FROM due) AS announced FROM outcomes ORDER BY n`,
+    params,
   );
+  return rows.map((row) => row.outcome);
 }
 
 /** One of the integrator's withdrawals, or undefined. */

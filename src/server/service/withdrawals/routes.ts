@@ -2,17 +2,19 @@
 import { idempotency } from '../idempotency/index.js';
 import type { MoneyServiceDeps } from '../money-deps.js';
 import type { RoomOperations } from '../operations.js';
-import { createWithdrawal, getWithdrawal, listWithdrawals, parseWithdrawalRequest, withdrawalNetworks } from './domain.js';
+import { getWithdrawal, listWithdrawals, parseWithdrawalRequest, withdrawalNetworks } from './domain.js';
+import { createWithdrawalIntake } from './intake.js';
 
 /** The room's handlers by operation id. */
 export function withdrawalOperations(deps: MoneyServiceDeps) {
   const { db, chain } = deps;
+  const intake = createWithdrawalIntake(db);
   return {
     createWithdrawal: {
       use: [idempotency()],
       handler: async (c) => {
         const request = parseWithdrawalRequest(c.req.valid('json'), chain);
-        const outcome = await createWithdrawal(db, c.get('principal'), request, c.get('idempotency'), deps.now());
+        const outcome = await intake.submit(c.get('principal'), request, c.get('idempotency'), deps.now());
         if (outcome.createdId) deps.onWithdrawalCreated();
         return c.json(outcome.body, outcome.statusCode);
       },
