@@ -173,10 +173,19 @@ function expectStackedRows(el: PaylinkAdmin, table: HTMLElement) {
   }
 }
 
+/** The animations in `root` and the shadow roots inside it that come to an end (transitions; not loops). */
+function endingAnimations(root: ShadowRoot): Animation[] {
+  const own = root.getAnimations().filter((animation) => Number.isFinite(animation.effect?.getComputedTiming().endTime));
+  return [...own, ...[...root.querySelectorAll('*')].flatMap((node) => (node.shadowRoot ? endingAnimations(node.shadowRoot) : []))];
+}
+
 async function screenshot(el: PaylinkAdmin, name: string) {
   await el.updateComplete;
-  // Let transitions (bars, switches) finish so the picture shows the resting state.
-  await new Promise((resolve) => setTimeout(resolve, 450));
+  // The picture shows the resting state: wait for the transitions (bars, switches) to end. Reading the
+  // layout first starts those the last render set off; the loops (busy spinners, pulses) never end, so
+  // the picture takes them as they are.
+  el.getBoundingClientRect();
+  await Promise.all(endingAnimations(el.shadowRoot!).map((animation) => animation.finished.catch(() => undefined)));
   const rect = el.getBoundingClientRect();
   await executeServerCommand('admin-screenshot', {
     name,

@@ -29,7 +29,7 @@ export interface OpenDatabaseOptions {
   /**
    * PGlite only: a dump of a data directory (PGlite's `dumpDataDir()`) to start from instead of an
    * empty one. Starting from an already migrated copy skips PGlite's initdb, which costs seconds of CPU
-   * each time: the test suites start hundreds of databases this way.
+   * each time: the server tests open over a hundred databases this way.
    */
   loadDataDir?: Blob | undefined;
   /** Pool size for PostgreSQL. */
