@@ -274,10 +274,11 @@ interface PayoutTimes {
 
 /**
  * The payout figures of one worker setting, on one database and the instant-mining fixture `f`
- * (1 confirmation, so a payout is done once its receipt is read), each trial right after a raw
- * burst on the same node (`raw`, its rate):
+ * (1 confirmation, so a payout is done once its receipt is read), each trial right after its
+ * baseline on the same node (`raw`: the median rate of a few raw bursts):
  * - queued: `count` withdrawals are waiting when a payout worker starts: the payouts alone;
- * - end to end: `count` withdrawals POSTed at once to a running service, whose worker each POST wakes.
+ * - end to end: `count` withdrawals POSTed at once to a running service, whose worker is woken once
+ *   the burst is recorded.
  * A first burst of each, untimed, warms the service up (its database connections, a payout's code
  * paths) as a running service is.
  */
