@@ -22,17 +22,25 @@ const validBody = (overrides: Record<string, unknown> = {}) => ({ amount: '1', a
 /** Another valid address for each `n` (distinct recipients, as a burst of payouts has). */
 const addressNumber = (n: number) => `0x${n.toString(16).padStart(40, '0')}`;
 
-/** `db`, whose next query waits until `open()`: a turn held in flight while more requests arrive. `answered()`: how many queries it has answered. */
+/**
+ * `db`, whose next query after `hold()` waits until `open()`: a turn held in flight while more requests
+ * arrive. `entered()` resolves once that query waits; `answered()` counts the queries answered.
+ */
 function holdNextQuery(db: Database) {
   let gate: Promise<void> | undefined;
   let open = () => {};
+  let entered = () => {};
+  let waiting = Promise.resolve();
   let answered = 0;
   const held: Database = {
     engine: db.engine,
     query: async <Row>(sql: string, params?: unknown[]) => {
-      const waiting = gate;
+      const closed = gate;
       gate = undefined;
-      await waiting;
+      if (closed) {
+        entered();
+        await closed;
+      }
       const result = await db.query<Row>(sql, params);
       answered++;
       return result;
@@ -45,7 +53,9 @@ function holdNextQuery(db: Database) {
     db: held,
     hold() {
       gate = new Promise((resolve) => (open = resolve));
+      waiting = new Promise((resolve) => (entered = resolve));
     },
+    entered: () => waiting,
     open: () => open(),
     answered: () => answered,
   };
@@ -129,6 +139,20 @@ for (const backend of backends()) {
       assert.deepEqual(again.body, refused.body);
     });
 
+    it('requests that reach an idle balance in one turn of the event loop go together in one statement', async () => {
+      const created = await fundedKey('10');
+      const intake = createWithdrawalIntake(t.db);
+      const answers = await Promise.all(
+        [1, 2, 3, 4].map((n) => intake.submit(principalOf(created), parseWithdrawalRequest(validBody({ amount: '3', address: addressNumber(n) }), chain), undefined, new Date())),
+      );
+      assert.deepEqual(
+        answers.map((a) => a.statusCode),
+        [200, 200, 200, 422],
+      );
+      assert.equal(await transactionsOf(t.db, created.integratorId), 1);
+      await assertLedgerMatches(t.db, created.integratorId);
+    });
+
     it('requests that arrive while a turn is in flight go together in one statement, walked in order: one that does not fit is refused and a smaller one after it still goes', async () => {
       const created = await fundedKey('10');
       const held = holdNextQuery(t.db);
@@ -137,6 +161,7 @@ for (const backend of backends()) {
         intake.submit(principalOf(created), parseWithdrawalRequest(validBody({ amount, address: addressNumber(n) }), chain), undefined, new Date());
       held.hold();
       const first = submit('4', 1);
+      await held.entered();
       const rest = [submit('7', 2), submit('5', 3), submit('1', 4), submit('0.5', 5)];
       held.open();
       const answers = await Promise.all([first, ...rest]);
@@ -163,6 +188,7 @@ for (const backend of backends()) {
       };
       held.hold();
       const first = submit('2', 1, 'payout-7');
+      await held.entered();
       const plain = submit('1', 2);
       const twin = submit('2', 1, 'payout-7');
       const other = submit('3', 3);
@@ -227,7 +253,9 @@ for (const backend of backends()) {
         const intake = createWithdrawalIntake(held.db, { onRecorded: () => statementsWhenAnnounced.push(held.answered()) });
         const submit = (n: number) => intake.submit(principalOf(created), parseWithdrawalRequest(validBody({ address: addressNumber(n) }), chain), undefined, new Date());
         held.hold();
-        const burst = [1, 2, 3, 4, 5].map(submit);
+        const first = submit(1);
+        await held.entered();
+        const burst = [first, ...[2, 3, 4, 5].map(submit)];
         held.open();
         assert.deepEqual(
           (await Promise.all(burst)).map((a) => a.statusCode),
@@ -250,9 +278,12 @@ for (const backend of backends()) {
       const announcement = new Promise<void>((resolve) => (announced = resolve));
       const intake = createWithdrawalIntake(held.db, { onRecorded: () => announced(), announceWithinMs: 20 });
       const submit = (n: number) => intake.submit(principalOf(created), parseWithdrawalRequest(validBody({ address: addressNumber(n) }), chain), undefined, new Date());
+      held.hold();
       const first = submit(1);
-      held.hold(); // the second turn's statement waits until the announcement of the first
+      await held.entered();
       const second = submit(2);
+      held.open();
+      held.hold(); // the second turn's statement waits until the first turn's withdrawal is announced
       assert.equal((await first).statusCode, 200);
       await announcement;
       held.open();
