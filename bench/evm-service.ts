@@ -17,9 +17,10 @@
  *   seconds from the scanner's start to `paid`, quoted against the same catch-up straight from the node.
  * - Payouts per second on PostgreSQL (instant mining, 1 confirmation, so a payout is done once its
  *   receipt is read), with `serve`'s defaults (worker poll and receipt checks every 1 s) and tuned
- *   (every 20 ms / 50 ms), each trial right after its baseline, measured on the same node: the median
- *   rate of three raw bursts of 150 pre-signed transfers from 50 concurrent callers
- *   (`eth_sendRawTransaction`; one burst alone swings with the machine's load): 50 withdrawals
+ *   (every 20 ms / 50 ms), each trial quoted against its own baseline, measured on the same node around
+ *   it: the median rate of five raw bursts of 150 pre-signed transfers from 50 concurrent callers
+ *   (`eth_sendRawTransaction`), three right before the trial and two right after (one burst alone
+ *   swings with the machine's load): 50 withdrawals
  *   waiting when a worker starts (the payouts alone), and 50 concurrent `POST /v1/withdrawal` to a
  *   running service (end to end, the API included). Until all are on chain, and until all `success`;
  *   end to end also until the API has acknowledged them all (a bound the end-to-end figures cannot beat).
@@ -81,8 +82,9 @@ export interface EvmServiceBenchOptions {
 const POLL_MS = 250;
 /** Pre-signed transfers in each raw burst (the baseline of the payout figures). */
 const RAW_BURST = 150;
-/** Raw bursts right before each payout trial: their median rate is that trial's baseline. */
-const RAW_BURSTS = 3;
+/** Raw bursts right before and right after each payout trial: the median rate of the five is that trial's baseline. */
+const RAW_BURSTS_BEFORE = 3;
+const RAW_BURSTS_AFTER = 2;
 /** Timed bursts of withdrawals, and catch-ups, per measurement (the median is reported). */
 const TRIALS = 3;
 /** Timed bursts of withdrawals per payout measurement (the median trial, by its ratio, is reported). */
@@ -274,14 +276,15 @@ interface PayoutTimes {
 
 /**
  * The payout figures of one worker setting, on one database and the instant-mining fixture `f`
- * (1 confirmation, so a payout is done once its receipt is read), each trial right after a raw
- * burst on the same node (`raw`, its rate):
+ * (1 confirmation, so a payout is done once its receipt is read), each trial between the raw bursts
+ * of its baseline on the same node (`raw`):
  * - queued: `count` withdrawals are waiting when a payout worker starts: the payouts alone;
- * - end to end: `count` withdrawals POSTed at once to a running service, whose worker each POST wakes.
+ * - end to end: `count` withdrawals POSTed at once to a running service, whose worker is woken once
+ *   the burst is recorded.
  * A first burst of each, untimed, warms the service up (its database connections, a payout's code
  * paths) as a running service is.
  */
-async function timePayouts(f: EvmFixture, db: Database, count: number, payouts: PayoutWorkerOptions, raw: () => Promise<number>) {
+async function timePayouts(f: EvmFixture, db: Database, count: number, payouts: PayoutWorkerOptions, raw: (bursts: number) => Promise<number[]>) {
   const chain = await f.adapter({ confirmations: 1, timeoutMs: 10_000 });
   // The API with no worker of its own: withdrawals wait in the queue until a worker is started.
   const api = await startService({ db, chain, rateSettings: { sources: ['static'] }, scanner: false, payoutWorker: false });
@@ -332,11 +335,17 @@ async function timePayouts(f: EvmFixture, db: Database, count: number, payouts: 
 
     await queued();
     const alone: Array<PayoutTimes & { rawRate: number }> = [];
-    for (let i = 0; i < PAYOUT_TRIALS; i++) alone.push({ rawRate: await raw(), ...(await queued()) });
+    /** A trial between its baseline's bursts. */
+    const bracketed = async (trial: () => Promise<PayoutTimes>) => {
+      const before = await raw(RAW_BURSTS_BEFORE);
+      const times = await trial();
+      return { rawRate: median([...before, ...(await raw(RAW_BURSTS_AFTER))]), ...times };
+    };
+    for (let i = 0; i < PAYOUT_TRIALS; i++) alone.push(await bracketed(queued));
     service = await startService({ db, chain, rateSettings: { sources: ['static'] }, scanner: false, payouts });
     await endToEnd();
     const posted: Array<PayoutTimes & { rawRate: number }> = [];
-    for (let i = 0; i < PAYOUT_TRIALS; i++) posted.push({ rawRate: await raw(), ...(await endToEnd()) });
+    for (let i = 0; i < PAYOUT_TRIALS; i++) posted.push(await bracketed(endToEnd));
     return { queued: alone, endToEnd: posted };
   } finally {
     await service?.close();
@@ -431,13 +440,13 @@ export async function runEvmServiceBench(options: EvmServiceBenchOptions = {}): 
   try {
     await f.t.mint(f.usdt, f.t.accounts[1]!, parseUnits('1000000', 18));
     await f.t.mint(f.usdt, sender.hotWallet!, parseUnits('1000000', 18));
-    const raw = async () => {
+    const raw = async (bursts: number) => {
       const rates: number[] = [];
-      for (let i = 0; i < RAW_BURSTS; i++) rates.push((await sendBurst(sender, f.t.accounts[6]!, RAW_BURST, withdrawals)).perSecond);
+      for (let i = 0; i < bursts; i++) rates.push((await sendBurst(sender, f.t.accounts[6]!, RAW_BURST, withdrawals)).perSecond);
       log(`    raw bursts: ${rates.join(', ')}/s`);
-      return median(rates);
+      return rates;
     };
-    await raw(); // warm-up
+    await raw(RAW_BURSTS_BEFORE); // warm-up
     for (const [label, payouts] of [
       ["serve's defaults (worker 1 s, receipts 1 s)", {}],
       ['tuned (worker 20 ms, receipts 50 ms)', { pollIntervalMs: 20, checkMs: 50 }],
@@ -462,14 +471,14 @@ export async function runEvmServiceBench(options: EvmServiceBenchOptions = {}): 
               ms: round(times.postedMs),
               p99Ms: null,
               perSecond: round((withdrawals / times.postedMs) * 1000),
-              baseline: `raw eth_sendRawTransaction/s (median of ${RAW_BURSTS} bursts of ${RAW_BURST} pre-signed, ${withdrawals} concurrent, same node, right before each trial)`,
+              baseline: `raw eth_sendRawTransaction/s (median of ${RAW_BURSTS_BEFORE + RAW_BURSTS_AFTER} bursts of ${RAW_BURST} pre-signed, ${withdrawals} concurrent, same node, ${RAW_BURSTS_BEFORE} right before and ${RAW_BURSTS_AFTER} right after each trial)`,
               baselineValue: times.rawRate,
               ratio: round(ratio, 3),
               baselineRange: rangeOf(trials),
             });
           }
           for (const what of ['onChain', 'success'] as const) {
-            // The median trial by its ratio to the raw rate measured just before it.
+            // The median trial by its ratio to the raw rate measured around it.
             const ratios = trials.map((times) => ({ times, ratio: (withdrawals / times[`${what}Ms`]) * 1000 / times.rawRate })).sort((a, b) => a.ratio - b.ratio);
             const { times, ratio } = ratios[Math.floor(ratios.length / 2)]!;
             rows.push({
@@ -478,7 +487,7 @@ export async function runEvmServiceBench(options: EvmServiceBenchOptions = {}): 
               ms: round(times[`${what}Ms`]),
               p99Ms: null,
               perSecond: round((withdrawals / times[`${what}Ms`]) * 1000),
-              baseline: `raw eth_sendRawTransaction/s (median of ${RAW_BURSTS} bursts of ${RAW_BURST} pre-signed, ${withdrawals} concurrent, same node, right before each trial)`,
+              baseline: `raw eth_sendRawTransaction/s (median of ${RAW_BURSTS_BEFORE + RAW_BURSTS_AFTER} bursts of ${RAW_BURST} pre-signed, ${withdrawals} concurrent, same node, ${RAW_BURSTS_BEFORE} right before and ${RAW_BURSTS_AFTER} right after each trial)`,
               baselineValue: times.rawRate,
               ratio: round(ratio, 3),
               baselineRange: rangeOf(trials),

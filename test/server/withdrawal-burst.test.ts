@@ -2,14 +2,16 @@
  * Withdrawals in bursts: concurrent `POST /v1/withdrawal` for one balance are recorded in turns, the
  * requests that arrive during a turn together in ONE statement (the intake's group commit), and each
  * still gets the answer it would have had alone: no overdraft, one debit per Idempotency-Key, the one
- * error shape, the ledger equal to the balances. Also: keyed requests' API keys looked up together,
- * and a payout worker woken by the NOTIFY of the statement that recorded a withdrawal.
+ * error shape, the ledger equal to the balances. Also: a burst announced to the payout workers once it
+ * is recorded, keyed requests' API keys looked up together, and a payout worker on its own woken by the
+ * NOTIFY that announces new withdrawals.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createSandboxChain } from '../../src/server/chain/sandbox.js';
 import type { Database } from '../../src/server/db/index.js';
 import type { Principal } from '../../src/server/service/keys/index.js';
+import { WITHDRAWAL_CHANNEL } from '../../src/server/service/events/index.js';
 import { startPayoutWorker } from '../../src/server/service/payouts/index.js';
 import { createWithdrawalIntake, parseWithdrawalRequest } from '../../src/server/service/withdrawals/index.js';
 import { GOOD_ADDRESS, assertLedgerMatches, balanceOf, countRows, eventually, fund } from '../support/money.js';
@@ -20,17 +22,28 @@ const validBody = (overrides: Record<string, unknown> = {}) => ({ amount: '1', a
 /** Another valid address for each `n` (distinct recipients, as a burst of payouts has). */
 const addressNumber = (n: number) => `0x${n.toString(16).padStart(40, '0')}`;
 
-/** `db`, whose next query waits until `open()`: a turn held in flight while more requests arrive. */
+/**
+ * `db`, whose next query after `hold()` waits until `open()`: a turn held in flight while more requests
+ * arrive. `entered()` resolves once that query waits; `answered()` counts the queries answered.
+ */
 function holdNextQuery(db: Database) {
   let gate: Promise<void> | undefined;
   let open = () => {};
+  let entered = () => {};
+  let waiting = Promise.resolve();
+  let answered = 0;
   const held: Database = {
     engine: db.engine,
-    query: async (sql, params) => {
-      const waiting = gate;
+    query: async <Row>(sql: string, params?: unknown[]) => {
+      const closed = gate;
       gate = undefined;
-      await waiting;
-      return db.query(sql, params);
+      if (closed) {
+        entered();
+        await closed;
+      }
+      const result = await db.query<Row>(sql, params);
+      answered++;
+      return result;
     },
     transaction: (work) => db.transaction(work),
     listen: (channel, onPayload, onReconnect) => db.listen(channel, onPayload, onReconnect),
@@ -40,8 +53,11 @@ function holdNextQuery(db: Database) {
     db: held,
     hold() {
       gate = new Promise((resolve) => (open = resolve));
+      waiting = new Promise((resolve) => (entered = resolve));
     },
+    entered: () => waiting,
     open: () => open(),
+    answered: () => answered,
   };
 }
 
@@ -123,6 +139,20 @@ for (const backend of backends()) {
       assert.deepEqual(again.body, refused.body);
     });
 
+    it('requests that reach an idle balance in one turn of the event loop go together in one statement', async () => {
+      const created = await fundedKey('10');
+      const intake = createWithdrawalIntake(t.db);
+      const answers = await Promise.all(
+        [1, 2, 3, 4].map((n) => intake.submit(principalOf(created), parseWithdrawalRequest(validBody({ amount: '3', address: addressNumber(n) }), chain), undefined, new Date())),
+      );
+      assert.deepEqual(
+        answers.map((a) => a.statusCode),
+        [200, 200, 200, 422],
+      );
+      assert.equal(await transactionsOf(t.db, created.integratorId), 1);
+      await assertLedgerMatches(t.db, created.integratorId);
+    });
+
     it('requests that arrive while a turn is in flight go together in one statement, walked in order: one that does not fit is refused and a smaller one after it still goes', async () => {
       const created = await fundedKey('10');
       const held = holdNextQuery(t.db);
@@ -131,6 +161,7 @@ for (const backend of backends()) {
         intake.submit(principalOf(created), parseWithdrawalRequest(validBody({ amount, address: addressNumber(n) }), chain), undefined, new Date());
       held.hold();
       const first = submit('4', 1);
+      await held.entered();
       const rest = [submit('7', 2), submit('5', 3), submit('1', 4), submit('0.5', 5)];
       held.open();
       const answers = await Promise.all([first, ...rest]);
@@ -157,6 +188,7 @@ for (const backend of backends()) {
       };
       held.hold();
       const first = submit('2', 1, 'payout-7');
+      await held.entered();
       const plain = submit('1', 2);
       const twin = submit('2', 1, 'payout-7');
       const other = submit('3', 3);
@@ -211,6 +243,54 @@ for (const backend of backends()) {
       await assertLedgerMatches(t.db, created.integratorId);
     });
 
+    it('a burst is announced to the payout workers once, when it is all recorded: this instance by its callback, every instance by a NOTIFY', async () => {
+      const created = await fundedKey('10');
+      const notices: string[] = [];
+      const unlisten = await t.db.listen(WITHDRAWAL_CHANNEL, (payload) => notices.push(payload));
+      try {
+        const held = holdNextQuery(t.db);
+        const statementsWhenAnnounced: number[] = [];
+        const intake = createWithdrawalIntake(held.db, { onRecorded: () => statementsWhenAnnounced.push(held.answered()) });
+        const submit = (n: number) => intake.submit(principalOf(created), parseWithdrawalRequest(validBody({ address: addressNumber(n) }), chain), undefined, new Date());
+        held.hold();
+        const first = submit(1);
+        await held.entered();
+        const burst = [first, ...[2, 3, 4, 5].map(submit)];
+        held.open();
+        assert.deepEqual(
+          (await Promise.all(burst)).map((a) => a.statusCode),
+          [200, 200, 200, 200, 200],
+        );
+        // Two turns (the first alone) and one announcement, once the second had been recorded too.
+        assert.equal(await transactionsOf(t.db, created.integratorId), 2);
+        assert.deepEqual(statementsWhenAnnounced, [2]);
+        await eventually(async () => notices.length > 0, 10_000, 'the NOTIFY heard');
+      } finally {
+        await unlisten();
+      }
+    });
+
+    // The timeout only turns a hang (an announcement that never comes) into a failure.
+    it('withdrawals recorded while more requests keep the intake busy are announced within announceWithinMs, not held back by them', { timeout: 30_000 }, async () => {
+      const created = await fundedKey('10');
+      const held = holdNextQuery(t.db);
+      let announced = () => {};
+      const announcement = new Promise<void>((resolve) => (announced = resolve));
+      const intake = createWithdrawalIntake(held.db, { onRecorded: () => announced(), announceWithinMs: 20 });
+      const submit = (n: number) => intake.submit(principalOf(created), parseWithdrawalRequest(validBody({ address: addressNumber(n) }), chain), undefined, new Date());
+      held.hold();
+      const first = submit(1);
+      await held.entered();
+      const second = submit(2);
+      held.open();
+      held.hold(); // the second turn's statement waits until the first turn's withdrawal is announced
+      assert.equal((await first).statusCode, 200);
+      await announcement;
+      held.open();
+      assert.equal((await second).statusCode, 200);
+      assert.equal(await countRows(t.db, 'withdrawals', 'integrator_id = $1', [created.integratorId]), 2);
+    });
+
     it('keys presented at once are each answered for themselves: valid ones see their own balance, revoked, unknown and malformed ones 401', async () => {
       const keys = await Promise.all([fundedKey('3'), fundedKey('4'), fundedKey('5')]);
       const revoked = await t.newKey();
@@ -232,7 +312,7 @@ for (const backend of backends()) {
       assert.equal((await call(t.url, 'GET', '/v1/balance', { key: keys[0]!.key })).status, 401);
     });
 
-    it('a payout worker that polls once an hour pays a new withdrawal at once: the statement that recorded it woke the worker', async () => {
+    it('a payout worker that polls once an hour pays a new withdrawal at once: the NOTIFY that announced it woke the worker', async () => {
       const { key, integratorId } = await fundedKey('10');
       // This service has no worker of its own to kick: only the NOTIFY can wake this one.
       const worker = startPayoutWorker({ db: t.db, chain, now: () => new Date() }, { pollIntervalMs: 3_600_000 });

@@ -1,9 +1,11 @@
 /**
  * Group commit for work that costs a database round trip per request: requests go in turns, per
- * lane. The first request of an idle lane goes at once, alone; those that arrive while its turn is
- * in flight wait for it to end and then go together, as one batch (one statement). A lone request
- * waits for nothing; a burst of fifty costs a handful of round trips instead of fifty, and holds one
- * pool connection per lane instead of queueing fifty on a row lock. Lanes run side by side.
+ * lane. An idle lane's first turn goes as soon as this turn of the event loop ends (`setImmediate`),
+ * with every request that reached the lane meanwhile (those read from the same burst of sockets);
+ * those that arrive while a turn is in flight wait for it to end and then go together, as one batch
+ * (one statement). A lone request waits for nothing but the end of the current turn of the event
+ * loop; a burst of fifty costs a handful of round trips instead of fifty, and holds one pool
+ * connection per lane instead of queueing fifty on a row lock. Lanes run side by side.
  *
  * Under load that is what counts: a round trip costs a wake-up of the database's backend and of this
  * event loop each way, and on a busy machine the wait for the scheduler outweighs the work. Each
@@ -46,7 +48,6 @@ export function createCoalescer<Item extends Coalesced>(options: CoalescerOption
   const lanes = new Map<string, Lane<Item>>();
 
   const drain = async (name: string, lane: Lane<Item>) => {
-    lane.running = true;
     while (lane.waiting.length > 0) {
       const batch = take(lane.waiting, maxBatch);
       if (batch.length === 0) batch.push(lane.waiting[0]!);
@@ -67,7 +68,10 @@ export function createCoalescer<Item extends Coalesced>(options: CoalescerOption
       let lane = lanes.get(name);
       if (!lane) lanes.set(name, (lane = { waiting: [], running: false }));
       lane.waiting.push(item);
-      if (!lane.running) void drain(name, lane);
+      if (lane.running) return;
+      lane.running = true;
+      const idle = lane;
+      setImmediate(() => void drain(name, idle));
     },
   };
 }

@@ -13,7 +13,7 @@ export interface MoneyDeps {
   /** Where quotes come from: read from memory, refreshed in the background (./rates/). */
   rates: RateBook;
   sessionEvents: SessionEvents;
-  /** Called after a withdrawal commits: wakes this instance's payout worker, if any. */
+  /** Called once new withdrawals are recorded (a burst of them once): wakes this instance's payout worker, if any. */
   onWithdrawalCreated: () => void;
   /** Interval of SSE heartbeat comments (and of the re-read that backs up NOTIFY), in ms; give `sessionEvents` the same. */
   sseHeartbeatMs: number;

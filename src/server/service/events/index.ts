@@ -8,8 +8,7 @@
  * (`enqueueWebhookEvents`), in the same transaction, and wakes the delivery workers with a NOTIFY.
  *
  * May touch: no table of its own; the webhook outbox only through `enqueueWebhookEvents`. Every room
- * records its events through `recordEvent` (or, for new withdrawals recorded by one statement,
- * `withdrawalsDueSql` in that statement); none calls `pg_notify` itself.
+ * records its events through `recordEvent`; none calls `pg_notify` itself.
  */
-export { LINK_CHANNEL, SESSION_CHANNEL, WEBHOOK_CHANNEL, WITHDRAWAL_CHANNEL, recordEvent, recordEvents, withdrawalsDueSql, type DomainEvent } from './record.js';
+export { LINK_CHANNEL, SESSION_CHANNEL, WEBHOOK_CHANNEL, WITHDRAWAL_CHANNEL, recordEvent, recordEvents, type DomainEvent } from './record.js';
 export { createSessionEvents, type ReadCause, type SessionEvents, type SessionEventsOptions, type SessionSubscriber } from './session-events.js';

@@ -3,15 +3,15 @@
  * An event recorded inside a transaction takes effect when (and only if) that transaction commits:
  * - `session.changed` and `link.changed` are a `NOTIFY` that every instance listening on the database
  *   hears (session streams, link caches);
- * - new withdrawals are a `NOTIFY` that wakes the payout workers of every instance, sent by the statement
- *   that records them (`withdrawalsDueSql`);
+ * - `withdrawals.due` is a `NOTIFY` that wakes the payout workers of every instance: a hint to look now
+ *   (they poll too), recorded once a burst of withdrawals has been;
  * - the webhook events are written to the webhook outbox (../webhooks/outbox.ts), in
  *   the same transaction, followed by a `NOTIFY` that wakes the delivery workers of every instance. So
  *   an event is never sent for a change that rolled back, nor lost for one that committed.
  */
 import type { WebhookEventTypeName } from '../../../core/rules/webhooks.js';
 import type { CheckoutSessionRecord, Order, Withdrawal } from '../../../core/schemas.js';
-import type { Queryable, SqlParam } from '../../db/index.js';
+import type { Queryable } from '../../db/index.js';
 import { enqueueWebhookEvents } from '../webhooks/outbox.js';
 
 /** Checkout session changes, heard by the SSE streams of every instance (./session-events.ts). */
@@ -25,16 +25,6 @@ export const WEBHOOK_CHANNEL = 'paylink_webhook_due';
 
 /** New withdrawals to pay out (no payload), heard by the payout workers of every instance (../payouts/worker.ts). */
 export const WITHDRAWAL_CHANNEL = 'paylink_withdrawal_due';
-
-/**
- * New withdrawals, announced by the one statement that records them (it has no transaction around it
- * to `recordEvent` in): the query to add as one of its CTEs, and reference from its main query (a CTE
- * that is not referenced does not run). It NOTIFYs the payout workers of every instance once when the
- * statement's relation `created` has a row, at the statement's commit, and never if it fails.
- */
-export function withdrawalsDueSql(param: SqlParam, created: string): string {
-  return `SELECT pg_notify(${param(WITHDRAWAL_CHANNEL)}, '') FROM (SELECT 1 FROM ${created} LIMIT 1) AS due`;
-}
 
 /**
  * A change merchants hear of by webhook. `object` is the subject as its keyed GET returns it, read in the
@@ -54,6 +44,8 @@ export type DomainEvent =
   | { type: 'session.changed'; sessionId: string }
   /** A payment link's content or state changed. */
   | { type: 'link.changed'; slug: string }
+  /** New withdrawals wait for a payout. */
+  | { type: 'withdrawals.due' }
   /** A session was paid (or overpaid), left underpaid by a transfer, or expired; a transfer came late. */
   | Announcement<'checkout.session.paid' | 'checkout.session.underpaid' | 'checkout.session.expired' | 'payment.late' | 'payment.reversed', CheckoutSessionRecord>
   /** An order was paid in full (once per order). */
@@ -75,6 +67,7 @@ export async function recordEvents(tx: Queryable, events: readonly DomainEvent[]
   for (const event of events) {
     if (event.type === 'session.changed') await tx.query('SELECT pg_notify($1, $2)', [SESSION_CHANNEL, event.sessionId]);
     else if (event.type === 'link.changed') await tx.query('SELECT pg_notify($1, $2)', [LINK_CHANNEL, event.slug]);
+    else if (event.type === 'withdrawals.due') await tx.query('SELECT pg_notify($1, $2)', [WITHDRAWAL_CHANNEL, '']);
     else announcements.push(event);
   }
   if (announcements.length === 0) return;

@@ -29,10 +29,10 @@
  * one nonce and one signed transaction, stored before it is broadcast (the batch signed and stored
  * together, per network), and succeeds (or fails) once its transaction has its confirmations.
  *
- * A new withdrawal wakes the worker at once, not at the next poll: on this instance `kick()`, from the
- * route that created it; on every instance the NOTIFY of the statement that recorded it
- * (`WITHDRAWAL_CHANNEL`). A round that moved anything is followed by another straight away, so a
- * burst that arrives while a round runs is claimed, as one batch, by the next.
+ * New withdrawals wake the worker at once, not at the next poll: once a burst of them is recorded
+ * (../withdrawals/intake.ts), this instance's worker by `kick()` and every instance's by a NOTIFY
+ * (`WITHDRAWAL_CHANNEL`), so one round signs the burst as one batch. A round that moved anything is
+ * followed by another straight away, so what arrives while a round runs is claimed by the next.
  */
 import { PayoutError, type ChainAdapter } from '../../chain/types.js';
 import type { Database } from '../../db/index.js';

@@ -17,12 +17,19 @@
  * first is recorded, the next finds the key used and is answered from the database (`storedAnswer`:
  * the first's answer, or 409 for another request). When a twin on another balance or instance stored
  * a key first, the statement fails having changed nothing and the batch goes again.
+ *
+ * The payout workers hear of new withdrawals once the burst is recorded (`withdrawals.due`: this
+ * instance's worker through `onRecorded`, every instance's through a NOTIFY), when no request is left
+ * in the intake, or `announceWithinMs` after the first withdrawal not yet announced if requests keep
+ * coming. Woken by the first turn of a burst, a worker would sign that one withdrawal alone and the
+ * rest only after that round; woken after the burst, it signs them all in one batch.
  */
 import { randomUUID } from 'node:crypto';
 import type { WithdrawalRequest } from '../../../core/rules/withdrawal.js';
 import type { Database } from '../../db/index.js';
 import { createCoalescer } from '../coalesce.js';
 import { ApiError } from '../errors.js';
+import { recordEvent } from '../events/index.js';
 import { hashRequest, isKeyTaken, storedAnswer, type IdempotencyState, type StoredResponse } from '../idempotency/index.js';
 import type { Principal } from '../keys/index.js';
 import { recordWithdrawals, type WithdrawalRecordOutcome } from './repository.js';
@@ -43,6 +50,10 @@ export interface WithdrawalIntake {
 export interface WithdrawalIntakeOptions {
   /** Most requests in one statement (default 100). */
   maxBatch?: number;
+  /** Called once new withdrawals are recorded (see the file's comment): wake this instance's payout worker. */
+  onRecorded?: () => void;
+  /** Longest a recorded withdrawal waits to be announced while requests keep coming, in ms (default 50). */
+  announceWithinMs?: number;
 }
 
 /** How many times one request's batch may fail on a key that another request stored first before that error is its answer. */
@@ -104,6 +115,21 @@ function oneTwinEach(waiting: readonly Waiting[], maxBatch: number): Waiting[] {
 
 /** An intake on `db`: one per app, so its lanes are this instance's. */
 export function createWithdrawalIntake(db: Database, options: WithdrawalIntakeOptions = {}): WithdrawalIntake {
+  let inIntake = 0;
+  let unannounced: NodeJS.Timeout | undefined;
+  const announce = () => {
+    clearTimeout(unannounced);
+    unannounced = undefined;
+    options.onRecorded?.();
+    // A wake-up, not a record: should it fail, the workers still find the withdrawals when they next look.
+    recordEvent(db, { type: 'withdrawals.due' }).catch(() => {});
+  };
+  const answered = (created: boolean) => {
+    inIntake--;
+    if (created && !unannounced) (unannounced = setTimeout(announce, options.announceWithinMs ?? 50)).unref();
+    if (inIntake === 0 && unannounced) announce();
+  };
+
   const lanes = createCoalescer<Waiting>({
     maxBatch: options.maxBatch,
     take: oneTwinEach,
@@ -147,6 +173,7 @@ export function createWithdrawalIntake(db: Database, options: WithdrawalIntakeOp
   return {
     submit(principal, request, idempotency, now) {
       const fingerprint = ['POST /v1/withdrawal', request.amount, request.assetId, request.blockchainId, request.address.toLowerCase()];
+      inIntake++;
       return new Promise((resolve, reject) =>
         lanes.add(`${principal.integratorId} ${request.assetId} ${request.blockchainId}`, {
           principal,
@@ -156,8 +183,14 @@ export function createWithdrawalIntake(db: Database, options: WithdrawalIntakeOp
           id: randomUUID(),
           createdAt: now,
           attempts: 0,
-          resolve,
-          reject,
+          resolve: (outcome) => {
+            resolve(outcome);
+            answered(outcome.createdId !== undefined);
+          },
+          reject: (error) => {
+            reject(error);
+            answered(false);
+          },
         }),
       );
     },

@@ -6,7 +6,6 @@ import { randomUUID } from 'node:crypto';
 import type { AssetId } from '../../../core/money.js';
 import type { WithdrawalStatus } from '../../../core/schemas.js';
 import { statementParams, type Queryable } from '../../db/index.js';
-import { withdrawalsDueSql } from '../events/index.js';
 import { keyUnusedSql, storeAnswersSql, type StoredResponse } from '../idempotency/index.js';
 import { reserveInOrderSql } from '../ledger/index.js';
 import { depositAddressOfSql } from '../sessions/index.js';
@@ -52,8 +51,7 @@ export type WithdrawalRecordOutcome = 'created' | 'insufficient_balance' | 'own_
  * integrator's own deposit addresses (the sessions room's `depositAddressOfSql`) becomes a `pending`
  * withdrawal if, and only if, the ledger reserves its funds (`reserveInOrderSql`: this room writes the
  * withdrawals' rows, the ledger the balance and its entries); each keyed request's answer is stored
- * with it (the idempotency room's `storeAnswersSql`); and the payout workers of every instance are
- * woken once if any was created (`withdrawalsDueSql`). All of it commits together or not at all: a
+ * with it (the idempotency room's `storeAnswersSql`). All of it commits together or not at all: a
  * key that another request stored meanwhile fails the whole statement (`isKeyTaken`), changing nothing.
  * Resolves with each request's outcome, in their order.
  */
@@ -99,9 +97,8 @@ export async function recordWithdrawals(
      ), answers AS (
        SELECT idempotency_key, request_hash, (answers -> outcome ->> 'statusCode')::int AS status_code, answers -> outcome -> 'body' AS response_body
        FROM outcomes WHERE outcome <> 'key_used'
-     ), stored AS (${storeAnswersSql(param, account.integratorId, 'answers')}),
-     due AS (${withdrawalsDueSql(param, 'recorded')})
-     SELECT n, outcome, (SELECT count(*) FROM due) AS announced FROM outcomes ORDER BY n`,
+     ), stored AS (${storeAnswersSql(param, account.integratorId, 'answers')})
+     SELECT n, outcome FROM outcomes ORDER BY n`,
     params,
   );
   return rows.map((row) => row.outcome);

@@ -8,14 +8,13 @@ import { createWithdrawalIntake } from './intake.js';
 /** The room's handlers by operation id. */
 export function withdrawalOperations(deps: MoneyServiceDeps) {
   const { db, chain } = deps;
-  const intake = createWithdrawalIntake(db);
+  const intake = createWithdrawalIntake(db, { onRecorded: deps.onWithdrawalCreated });
   return {
     createWithdrawal: {
       use: [idempotency()],
       handler: async (c) => {
         const request = parseWithdrawalRequest(c.req.valid('json'), chain);
         const outcome = await intake.submit(c.get('principal'), request, c.get('idempotency'), deps.now());
-        if (outcome.createdId) deps.onWithdrawalCreated();
         return c.json(outcome.body, outcome.statusCode);
       },
     },
