@@ -7,20 +7,16 @@
  * NOTIFY that announces new withdrawals.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { createSandboxChain } from '../../src/server/chain/sandbox.js';
 import type { Database } from '../../src/server/db/index.js';
-import type { Principal } from '../../src/server/service/keys/index.js';
 import { WITHDRAWAL_CHANNEL } from '../../src/server/service/events/index.js';
 import { startPayoutWorker } from '../../src/server/service/payouts/index.js';
 import { createWithdrawalIntake, parseWithdrawalRequest } from '../../src/server/service/withdrawals/index.js';
-import { GOOD_ADDRESS, assertLedgerMatches, balanceOf, countRows, eventually, fund } from '../support/money.js';
-import { backends, call, startTestService, type TestService } from '../support/service.js';
+import { assertLedgerMatches, balanceOf, countRows, eventually, fund } from '../support/money.js';
+import { backends, call, type TestService } from '../support/service.js';
+import { addressNumber, principalOf, validBody, withdrawalService } from '../support/withdrawals.js';
 
-const validBody = (overrides: Record<string, unknown> = {}) => ({ amount: '1', address: GOOD_ADDRESS, blockchainId: 'bsc', assetId: 'USDT', ...overrides });
-
-/** Another valid address for each `n` (distinct recipients, as a burst of payouts has). */
-const addressNumber = (n: number) => `0x${n.toString(16).padStart(40, '0')}`;
 
 /**
  * `db`, whose next query after `hold()` waits until `open()`: a turn held in flight while more requests
@@ -71,23 +67,7 @@ for (const backend of backends()) {
   describe(`withdrawal bursts (${backend})`, () => {
     let t: TestService;
     const chain = createSandboxChain();
-
-    before(async () => {
-      t = await startTestService(backend, { payoutWorker: false, chain });
-    });
-    after(() => t.close());
-
-    async function fundedKey(amount: string) {
-      const created = await t.newKey();
-      await fund(t.url, created.key, amount);
-      return created;
-    }
-
-    const principalOf = (created: { integratorId: string; userId: string; keyId: string }): Principal => ({
-      integratorId: created.integratorId,
-      userId: created.userId,
-      keyId: created.keyId,
-    });
+    const fundedKey = withdrawalService(backend, chain, (started) => (t = started));
 
     it('50 concurrent POSTs against a balance covering 37: exactly 37 accepted, 13 refused as insufficient, the ledger equal to the balance', async () => {
       const { key, integratorId } = await fundedKey('74');

@@ -427,6 +427,8 @@ export function openApiDocument(): object {
         responses: responses({ 200: json(ref('CheckoutSession'), 'The session after the transfer') }, [400, 404, 409, 413, 429]),
       },
       createWithdrawal: {
+        description:
+          'When the database’s answer is lost and whether the withdrawal was recorded cannot be learned: 503 `withdrawal_outcome_unknown`; retry with the same Idempotency-Key to get its true answer.',
         tags: ['Withdrawals'],
         parameters: [idempotencyKeyParameter],
         responses: responses(

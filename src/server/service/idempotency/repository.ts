@@ -91,6 +91,16 @@ export function storeAnswersSql(param: SqlParam, scope: string, rows: string): s
     RETURNING 1`;
 }
 
+/** Which of `keys` a request of `scope` has used (one query). */
+export async function usedKeys(db: Queryable, scope: string, keys: readonly string[]): Promise<Set<string>> {
+  if (keys.length === 0) return new Set();
+  const { rows } = await db.query<{ key: string }>(
+    'SELECT idempotency_key AS key FROM idempotency_keys WHERE integrator_id = $1 AND idempotency_key = ANY($2::text[])',
+    [scope, [...keys]],
+  );
+  return new Set(rows.map((row) => row.key));
+}
+
 /** Whether a statement failed because a key that `storeAnswersSql` would store was stored first by another request. */
 export function isKeyTaken(error: unknown): boolean {
   const { code, constraint, message } = (error ?? {}) as { code?: unknown; constraint?: unknown; message?: unknown };

@@ -129,7 +129,10 @@ export interface ReservedAccount {
  * no gaps), `amount`, `withdrawal_id` (what the funds are reserved for, written in the same
  * statement), `entry_id` (a new id for its ledger entry) and `eligible` (false for a request the
  * caller refuses before the balance is looked at). The CTEs define `reserved`: the rows of `requests`
- * whose funds were reserved.
+ * whose funds the walk covers, and `ledger_reserve_entries`: the `withdrawal_id` of each whose entry was
+ * written, which happens only when the balance's UPDATE did (`ledger_reserve`). The caller writes its
+ * own rows from `ledger_reserve_entries`, not from `reserved`, so nothing it writes can exist without
+ * its debit, whatever a later edit does to the order of the parts.
  *
  * The balance row is locked first (`FOR NO KEY UPDATE`, as an UPDATE locks it) and read as committed
  * then (READ COMMITTED re-reads a locked row), the requests are walked against it in order (a request
@@ -161,7 +164,8 @@ export function reserveInOrderSql(param: SqlParam, account: ReservedAccount, req
     ), ledger_reserve_entries AS (
       INSERT INTO ledger_entries (id, integrator_id, asset_id, blockchain_id, kind, available_delta, pending_delta, withdrawal_id)
       SELECT entry_id, ${integrator}, ${asset}, ${network}, 'withdrawal_reserve', -amount, amount, withdrawal_id FROM reserved
-      RETURNING 1
+      WHERE EXISTS (SELECT 1 FROM ledger_reserve)
+      RETURNING withdrawal_id
     )`;
 }
 

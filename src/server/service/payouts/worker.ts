@@ -32,7 +32,10 @@
  * New withdrawals wake the worker at once, not at the next poll: once a burst of them is recorded
  * (../withdrawals/intake.ts), this instance's worker by `kick()` and every instance's by a NOTIFY
  * (`WITHDRAWAL_CHANNEL`), so one round signs the burst as one batch. A round that moved anything is
- * followed by another straight away, so what arrives while a round runs is claimed by the next.
+ * followed by another straight away, so what arrives while a round runs is claimed by the next. The
+ * poll goes on whatever happens to the LISTEN: a lost listening connection is replaced by the
+ * database layer (the worker then runs a round), and a subscription that fails is tried again with
+ * backoff.
  */
 import { PayoutError, type ChainAdapter } from '../../chain/types.js';
 import type { Database } from '../../db/index.js';
@@ -175,6 +178,10 @@ export async function processPayouts(
   return claimed.length;
 }
 
+/** Backoff of a failed LISTEN's next try, in ms: from the first delay, doubling, up to the last. */
+const RELISTEN_FIRST_MS = 100;
+const RELISTEN_MAX_MS = 30_000;
+
 /** Starts a worker loop; it runs until `stop()`. */
 export function startPayoutWorker(
   deps: PayoutDeps,
@@ -191,10 +198,30 @@ export function startPayoutWorker(
     kicked = true;
     wake?.();
   };
-  const listening = deps.db.listen(WITHDRAWAL_CHANNEL, kick, kick).catch((error: unknown) => {
-    (deps.log ?? defaultLogger).warn('payout_listen_failed', 'the payout worker could not LISTEN for new withdrawals: it polls instead', { error });
-    return undefined;
-  });
+  // Subscribed to the NOTIFY of new withdrawals; a subscription that fails is tried again with backoff
+  // while the worker polls (a lost listening connection is the database layer's to replace).
+  let unlisten: (() => Promise<void>) | undefined;
+  let relisten: NodeJS.Timeout | undefined;
+  let relistenDelay = RELISTEN_FIRST_MS;
+  const subscribe = (): Promise<void> =>
+    deps.db.listen(WITHDRAWAL_CHANNEL, kick, kick).then(
+      (stop) => {
+        if (!running) return void stop().catch(() => {});
+        unlisten = stop;
+      },
+      (error: unknown) => {
+        if (!running) return;
+        (deps.log ?? defaultLogger).warn('payout_listen_failed', 'the payout worker could not LISTEN for new withdrawals: it polls meanwhile and tries again', { error, retryInMs: relistenDelay });
+        relisten = setTimeout(() => {
+          relisten = undefined;
+          // Notifications sent before it listened are lost: a round looks for what they announced.
+          void subscribe().then(() => unlisten && kick());
+        }, relistenDelay);
+        relisten.unref();
+        relistenDelay = Math.min(relistenDelay * 2, RELISTEN_MAX_MS);
+      },
+    );
+  const listening = subscribe();
 
   const runOnce = () => processPayouts(deps, { batchSize, leaseMs, payoutTimeoutMs, checkMs: options.checkMs, rebroadcastMs: options.rebroadcastMs });
 
@@ -237,9 +264,10 @@ export function startPayoutWorker(
     runOnce,
     async stop() {
       running = false;
+      clearTimeout(relisten);
       wake?.();
       await loop;
-      const unlisten = await listening;
+      await listening;
       await unlisten?.().catch(() => {});
     },
   };

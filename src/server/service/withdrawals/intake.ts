@@ -16,7 +16,18 @@
  * Idempotency-Keys: a batch holds at most one request per key, so twins in one burst take turns: the
  * first is recorded, the next finds the key used and is answered from the database (`storedAnswer`:
  * the first's answer, or 409 for another request). When a twin on another balance or instance stored
- * a key first, the statement fails having changed nothing and the batch goes again.
+ * a key first, the statement fails having changed nothing: the request whose key that was is answered
+ * from it, and the rest of the batch goes again, no attempt counted against them (they did nothing wrong).
+ *
+ * When the statement fails, what each request is told depends on what is known of it:
+ * - the database refused it for a serialization failure or a deadlock (nothing changed): the batch
+ *   goes again after a short jittered pause, a few times at most;
+ * - its answer was lost (the connection dropped, possibly after the COMMIT): the batch's withdrawals
+ *   are looked up by their ids and keys, so each request recorded gets its true answer (the money
+ *   moved: a 500 would make a client without a key send it again); a request found in neither is
+ *   sent again with the same withdrawal id, which the table's key lets commit once at most; one
+ *   whose outcome cannot be learned is told so (503 `withdrawal_outcome_unknown`: retry with the
+ *   same Idempotency-Key).
  *
  * The payout workers hear of new withdrawals once the burst is recorded (`withdrawals.due`: this
  * instance's worker through `onRecorded`, every instance's through a NOTIFY), when no request is left
@@ -30,9 +41,9 @@ import type { Database } from '../../db/index.js';
 import { createCoalescer } from '../coalesce.js';
 import { ApiError } from '../errors.js';
 import { recordEvent } from '../events/index.js';
-import { hashRequest, isKeyTaken, storedAnswer, type IdempotencyState, type StoredResponse } from '../idempotency/index.js';
+import { hashRequest, isKeyTaken, storedAnswer, usedKeys, type IdempotencyState, type StoredResponse } from '../idempotency/index.js';
 import type { Principal } from '../keys/index.js';
-import { recordWithdrawals, type WithdrawalRecordOutcome } from './repository.js';
+import { recordedIds, recordWithdrawals, type WithdrawalRecordOutcome } from './repository.js';
 
 /** The outcome of `POST /v1/withdrawal`: the status and body to send. */
 export interface WithdrawalOutcome extends StoredResponse {
@@ -56,8 +67,14 @@ export interface WithdrawalIntakeOptions {
   announceWithinMs?: number;
 }
 
-/** How many times one request's batch may fail on a key that another request stored first before that error is its answer. */
+/** How many times a batch may fail on a key that no look then finds stored before that error is its requests' answer. */
 const KEY_RACE_ATTEMPTS = 5;
+/** How many times one request's statement may meet a serialization failure or a deadlock before that error is its answer. */
+const BUSY_ATTEMPTS = 5;
+/** The pause before the first retry after a serialization failure or a deadlock, in ms: doubled each time, ±50 % at random. */
+const BUSY_BACKOFF_MS = 5;
+/** How many times one request may be sent again after its statement's answer was lost and it was found unrecorded. */
+const LOST_REPLY_ATTEMPTS = 3;
 
 interface Waiting {
   principal: Principal;
@@ -67,7 +84,8 @@ interface Waiting {
   fingerprint: unknown[];
   id: string;
   createdAt: Date;
-  attempts: number;
+  /** This request's failed attempts, by cause (see the file's comment). */
+  tries: { keyRace: number; busy: number; lost: number };
   resolve(outcome: WithdrawalOutcome): void;
   reject(error: unknown): void;
 }
@@ -96,6 +114,39 @@ function ownDepositAddress(address: string): ApiError {
   const message = `${address} is one of your own deposit addresses (where a customer pays a checkout): a withdrawal there would come back as a late payment. Withdraw to a wallet you hold; to collect what deposit addresses received, run paylink sweep`;
   return new ApiError(422, 'own_deposit_address', message, [{ path: 'address', message }]);
 }
+
+/** What a request whose statement's answer was lost, and whose outcome could not be learned, is told. */
+function outcomeUnknown(): ApiError {
+  return new ApiError(
+    503,
+    'withdrawal_outcome_unknown',
+    "The database's answer to this withdrawal was lost, so whether it was recorded is not known: retry with the same Idempotency-Key to get its answer (without one, look for it in GET /v1/withdrawal before sending it again)",
+    undefined,
+    { 'retry-after': '1' },
+  );
+}
+
+/** Whether the database rolled the statement back for a serialization failure or a deadlock: it may simply go again. */
+function isBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === '40001' || code === '40P01';
+}
+
+/**
+ * Whether the database itself answered that the statement failed (a SQLSTATE of its own), so that it
+ * changed nothing, rather than its answer being lost: not a lost connection (class 08), an operator's
+ * intervention or a shutdown (57), a system error (58, XX), nor an error without a SQLSTATE (the
+ * client's own, e.g. "Connection terminated").
+ */
+function isRefusedByDatabase(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && !/^(08|57|58|XX)/.test(code);
+}
+
+/** The Idempotency-Keys of `items` (those that have one). */
+const keysOf = (items: readonly Waiting[]) => items.flatMap((item) => (item.idempotency?.key === undefined ? [] : [item.idempotency.key]));
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The next batch, in arrival order: at most one request per Idempotency-Key (a twin waits for the next turn). */
 function oneTwinEach(waiting: readonly Waiting[], maxBatch: number): Waiting[] {
@@ -130,6 +181,49 @@ export function createWithdrawalIntake(db: Database, options: WithdrawalIntakeOp
     if (inIntake === 0 && unannounced) announce();
   };
 
+  /** Answers a request whose key was used before: the stored answer (a replay or 409), or another turn if none is stored. */
+  const answerFromKey = (lane: string, item: Waiting) =>
+    storedAnswer(db, item.idempotency, item.principal.integratorId, item.fingerprint).then(
+      // Only this route's requests hash to this request's digest, so what is stored is one of its answers.
+      (stored) => (stored ? item.resolve(stored as WithdrawalOutcome) : lanes.add(lane, item)),
+      (error: unknown) => item.reject(error),
+    );
+
+  /**
+   * Hands `batch` back for another turn after a failed attempt, counted (under `cause`) against the
+   * requests of `counted`; each of them out of attempts is answered `refusal` instead.
+   */
+  const retry = (batch: readonly Waiting[], counted: readonly Waiting[], cause: keyof Waiting['tries'], limit: number, refusal: unknown, again: (items: readonly Waiting[]) => void) => {
+    const out = new Set(counted.filter((item) => ++item.tries[cause] >= limit));
+    for (const item of out) item.reject(refusal);
+    again(batch.filter((item) => !out.has(item)));
+  };
+
+  /**
+   * After a statement whose answer was lost (or that met what an earlier, lost attempt of this batch
+   * recorded): answers each request from what was committed, and sends again, with the same
+   * withdrawal id, each that was not recorded.
+   */
+  const settleFromCommitted = async (lane: string, batch: Waiting[], answers: ReturnType<typeof answersOf>[], again: (items: readonly Waiting[]) => void) => {
+    const integratorId = batch[0]!.principal.integratorId;
+    let recorded: Set<string>;
+    let keysUsed: Set<string>;
+    try {
+      recorded = await recordedIds(db, integratorId, batch.map((item) => item.id));
+      keysUsed = await usedKeys(db, integratorId, keysOf(batch));
+    } catch {
+      for (const item of batch) item.reject(outcomeUnknown());
+      return;
+    }
+    const unrecorded: Waiting[] = [];
+    for (const [i, item] of batch.entries()) {
+      if (recorded.has(item.id)) item.resolve(answers[i]!.created);
+      else if (item.idempotency?.key !== undefined && keysUsed.has(item.idempotency.key)) void answerFromKey(lane, item);
+      else unrecorded.push(item);
+    }
+    retry(unrecorded, unrecorded, 'lost', LOST_REPLY_ATTEMPTS, outcomeUnknown(), again);
+  };
+
   const lanes = createCoalescer<Waiting>({
     maxBatch: options.maxBatch,
     take: oneTwinEach,
@@ -150,22 +244,36 @@ export function createWithdrawalIntake(db: Database, options: WithdrawalIntakeOp
           })),
         );
       } catch (error) {
-        if (!isKeyTaken(error)) throw error;
-        // Nothing was written, and the request that took the key has committed it: the next turn finds it used.
-        const retry = batch.filter((item) => ++item.attempts < KEY_RACE_ATTEMPTS);
-        for (const item of batch) if (!retry.includes(item)) item.reject(error);
-        again(retry);
+        if (isKeyTaken(error)) {
+          // Nothing was written, and the request that took the key has committed it. The requests whose
+          // keys are now used are answered from them (a replay, or 409); the others go again, their
+          // attempts uncounted: they did nothing wrong, and each such turn answers at least one request.
+          const taken = await usedKeys(db, principal.integratorId, keysOf(batch)).catch(() => undefined);
+          const raced = batch.filter((item) => item.idempotency?.key !== undefined && taken?.has(item.idempotency.key));
+          for (const item of raced) void answerFromKey(lane, item);
+          if (raced.length > 0) again(batch.filter((item) => !raced.includes(item)));
+          // Should the look fail or find none, every request counts it: the retries stay bounded.
+          else retry(batch, batch, 'keyRace', KEY_RACE_ATTEMPTS, error, again);
+          return;
+        }
+        if (isBusy(error)) {
+          // Nothing was written: the same batch (and whoever arrived meanwhile) goes again after a
+          // pause, jittered so that two instances that collided do not collide again.
+          const tries = Math.max(...batch.map((item) => item.tries.busy));
+          await pause(BUSY_BACKOFF_MS * 2 ** tries * (0.5 + Math.random()));
+          retry(batch, batch, 'busy', BUSY_ATTEMPTS, error, again);
+          return;
+        }
+        // The database refused the statement, so it changed nothing; unless an earlier attempt's answer
+        // was lost (what it recorded may be what this one met), that is the answer.
+        if (isRefusedByDatabase(error) && batch.every((item) => item.tries.lost === 0)) throw error;
+        await settleFromCommitted(lane, batch, answers, again);
         return;
       }
       for (const [i, item] of batch.entries()) {
         const outcome = outcomes[i]!;
         if (outcome !== 'key_used') item.resolve(answers[i]![outcome]);
-        else
-          storedAnswer(db, item.idempotency, item.principal.integratorId, item.fingerprint).then(
-            // Only this route's requests hash to this request's digest, so what is stored is one of its answers.
-            (stored) => (stored ? item.resolve(stored as WithdrawalOutcome) : lanes.add(lane, item)),
-            (error: unknown) => item.reject(error),
-          );
+        else void answerFromKey(lane, item);
       }
     },
   });
@@ -182,7 +290,7 @@ export function createWithdrawalIntake(db: Database, options: WithdrawalIntakeOp
           fingerprint,
           id: randomUUID(),
           createdAt: now,
-          attempts: 0,
+          tries: { keyRace: 0, busy: 0, lost: 0 },
           resolve: (outcome) => {
             resolve(outcome);
             answered(outcome.createdId !== undefined);

@@ -50,7 +50,8 @@ export type WithdrawalRecordOutcome = 'created' | 'insufficient_balance' | 'own_
  * with no transaction around it: each whose key is unused and whose address is not one of the
  * integrator's own deposit addresses (the sessions room's `depositAddressOfSql`) becomes a `pending`
  * withdrawal if, and only if, the ledger reserves its funds (`reserveInOrderSql`: this room writes the
- * withdrawals' rows, the ledger the balance and its entries); each keyed request's answer is stored
+ * withdrawals' rows, the ledger the balance and its entries; a row is written only for a reservation
+ * whose entry was, and `created` is answered only for a row written); each keyed request's answer is stored
  * with it (the idempotency room's `storeAnswersSql`). All of it commits together or not at all: a
  * key that another request stored meanwhile fails the whole statement (`isKeyTaken`), changing nothing.
  * Resolves with each request's outcome, in their order.
@@ -88,12 +89,13 @@ export async function recordWithdrawals(
      recorded AS (
        INSERT INTO withdrawals (id, integrator_id, amount, asset_id, blockchain_id, address, status, created_at, updated_at)
        SELECT withdrawal_id, ${integrator}, amount, ${asset}, ${network}, address, 'pending', created_at, created_at FROM reserved
+       WHERE withdrawal_id IN (SELECT withdrawal_id FROM ledger_reserve_entries)
        RETURNING id
      ), outcomes AS (
        SELECT c.n, c.idempotency_key, c.request_hash, c.answers,
          CASE WHEN NOT c.key_unused THEN 'key_used' WHEN c.own_address THEN 'own_deposit_address'
-              WHEN v.n IS NOT NULL THEN 'created' ELSE 'insufficient_balance' END AS outcome
-       FROM candidates c LEFT JOIN reserved v ON v.n = c.n
+              WHEN v.id IS NOT NULL THEN 'created' ELSE 'insufficient_balance' END AS outcome
+       FROM candidates c LEFT JOIN recorded v ON v.id = c.withdrawal_id
      ), answers AS (
        SELECT idempotency_key, request_hash, (answers -> outcome ->> 'statusCode')::int AS status_code, answers -> outcome -> 'body' AS response_body
        FROM outcomes WHERE outcome <> 'key_used'
@@ -102,6 +104,15 @@ export async function recordWithdrawals(
     params,
   );
   return rows.map((row) => row.outcome);
+}
+
+/**
+ * Which of `ids` are recorded withdrawals of the integrator: what a statement of `recordWithdrawals`
+ * whose answer was lost did commit (it commits whole or not at all).
+ */
+export async function recordedIds(db: Queryable, integratorId: string, ids: readonly string[]): Promise<Set<string>> {
+  const { rows } = await db.query<{ id: string }>('SELECT id FROM withdrawals WHERE id = ANY($1::uuid[]) AND integrator_id = $2', [[...ids], integratorId]);
+  return new Set(rows.map((row) => row.id));
 }
 
 /** One of the integrator's withdrawals, or undefined. */
