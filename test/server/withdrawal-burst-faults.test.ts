@@ -377,6 +377,33 @@ describe('withdrawal bursts under faults (postgres only)', { skip: hasPostgres ?
     }
   });
 
+  it('a turn whose connection is killed while its statement waits (pg_terminate_backend) is looked up, found unrecorded, and sent again: recorded once, answered 200', async () => {
+    const created = await t.newKey();
+    await fund(t.url, created.key, '10');
+    const lockWaiters = async () =>
+      (await t.db.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'")).rows;
+    // Another transaction holds the balance row, so the statement waits where it can be killed.
+    const holder = new pg.Client({ connectionString: t.databaseUrl! });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query("UPDATE balances SET updated_at = now() WHERE integrator_id = $1 AND asset_id = 'USDT'", [created.integratorId]);
+      const answer = createWithdrawalIntake(t.db).submit(principalOf(created), parseWithdrawalRequest(validBody({ amount: '4' }), chain), undefined, new Date());
+      await eventually(async () => (await lockWaiters()).length > 0, 10_000, 'the statement waiting on the balance');
+      const [waiter] = await lockWaiters();
+      await t.db.query('SELECT pg_terminate_backend($1)', [waiter!.pid]);
+      // Sent again, it waits on the balance too: then the holder lets go.
+      await eventually(async () => (await lockWaiters()).some((row) => row.pid !== waiter!.pid), 10_000, 'the statement sent again');
+      await holder.query('COMMIT');
+      assert.equal((await answer).statusCode, 200);
+    } finally {
+      await holder.end();
+    }
+    assert.equal(await countRows(t.db, 'withdrawals', 'integrator_id = $1', [created.integratorId]), 1);
+    assert.deepEqual(await balanceOf(t.url, created.key), { assetId: 'USDT', blockchainId: 'bsc', available: '6.000000', pending: '4.000000' });
+    await assertLedgerMatches(t.db, created.integratorId);
+  });
+
   it('a payout worker whose LISTEN connection is killed (pg_terminate_backend) subscribes again: a withdrawal made after is paid at once, though it polls once an hour', async () => {
     const { key } = await t.newKey();
     await fund(t.url, key, '10');
