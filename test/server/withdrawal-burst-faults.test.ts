@@ -119,6 +119,24 @@ for (const backend of backends()) {
       await assertLedgerMatches(t.db, created.integratorId);
     });
 
+    it('an error the database answered (a SQLSTATE with its severity) is the answer at once, not sent again; a socket error (EPIPE) is a lost answer: looked up and sent again', async () => {
+      const created = await fundedKey('10');
+      let runs = 0;
+      const refusing = createWithdrawalIntake(
+        faultyWithdrawals(t.db, () => {
+          runs++;
+          return Promise.reject(databaseError('22003', 'numeric field overflow', { severity: 'ERROR' }));
+        }),
+      );
+      await assert.rejects(refusing.submit(principalOf(created), request('1', 1), undefined, new Date()), (error: { code?: string }) => error.code === '22003');
+      assert.equal(runs, 1);
+      let pipes = 0;
+      const piped = createWithdrawalIntake(faultyWithdrawals(t.db, (run) => (pipes++ === 0 ? Promise.reject(databaseError('EPIPE', 'write EPIPE')) : run())));
+      assert.equal((await piped.submit(principalOf(created), request('1', 2), undefined, new Date())).statusCode, 200);
+      assert.equal(pipes, 2);
+      assert.equal(await countRows(t.db, 'withdrawals', 'integrator_id = $1', [created.integratorId]), 1);
+    });
+
     it('a request whose outcome cannot be learned is a 503 withdrawal_outcome_unknown in the one error shape; its retry with the same Idempotency-Key gets the true answer', async () => {
       const database = await openTestDatabase(backend);
       // The statement commits, its answer is lost, and so is the look that follows; then the database is back.

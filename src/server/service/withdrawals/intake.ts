@@ -139,8 +139,9 @@ function isBusy(error: unknown): boolean {
  * client's own, e.g. "Connection terminated").
  */
 function isRefusedByDatabase(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && !/^(08|57|58|XX)/.test(code);
+  // The server's error message has a severity; a socket's error can have a five-letter code too (EPIPE).
+  const { code, severity } = (error ?? {}) as { code?: unknown; severity?: unknown };
+  return typeof severity === 'string' && typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && !/^(08|57|58|XX)/.test(code);
 }
 
 /** The Idempotency-Keys of `items` (those that have one). */
