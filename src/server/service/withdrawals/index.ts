@@ -9,7 +9,7 @@
  *
  * May touch, in that one statement (`recordWithdrawals`), each through its own part of it: the ledger
  * (`reserveInOrderSql`), idempotency (`keyUnusedSql`, `storeAnswersSql`; `storedAnswer` for a key used
- * before), the sessions room's deposit addresses (`depositAddressOfSql`: a withdrawal to the merchant's
+ * before, `usedKeys` for the keys a failed statement met), the sessions room's deposit addresses (`depositAddressOfSql`: a withdrawal to the merchant's
  * own is refused); after it, domain events (`recordEvent`: `withdrawals.due`, the payout workers'
  * wake-up); in the payouts room's transaction, domain events (`announceWithdrawals`: the withdrawal webhooks).
  * The payouts room claims and finishes withdrawals through this room's repository functions
