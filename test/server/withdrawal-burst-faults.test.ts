@@ -312,6 +312,26 @@ for (const backend of backends()) {
         await worker.stop();
       }
     });
+
+    // The timeout only turns a hang (a worker, or its stop, waiting on the LISTEN for good) into a failure.
+    it('a payout worker whose LISTEN never answers still polls: a new withdrawal is paid by the next poll, and the worker stops', { timeout: 30_000 }, async () => {
+      const { key } = await fundedKey('10');
+      const db: Database = {
+        ...t.db,
+        engine: t.db.engine,
+        query: (sql, params) => t.db.query(sql, params),
+        transaction: (work) => t.db.transaction(work),
+        listen: () => new Promise(() => {}),
+      };
+      const worker = startPayoutWorker({ db, chain, now: () => new Date() }, { pollIntervalMs: 50 });
+      try {
+        const created = await call(t.url, 'POST', '/v1/withdrawal', { key, body: validBody({ amount: '2' }) });
+        assert.equal(created.status, 200);
+        await eventually(async () => (await call(t.url, 'GET', `/v1/withdrawal/${created.body.id}`, { key })).body.status === 'success', 10_000, 'the withdrawal paid');
+      } finally {
+        await worker.stop();
+      }
+    });
   });
 }
 

@@ -181,6 +181,8 @@ export async function processPayouts(
 /** Backoff of a failed LISTEN's next try, in ms: from the first delay, doubling, up to the last. */
 const RELISTEN_FIRST_MS = 100;
 const RELISTEN_MAX_MS = 30_000;
+/** Longest the first round waits for the first LISTEN, in ms (less when the poll interval is shorter). */
+const FIRST_LISTEN_WAIT_MS = 5_000;
 
 /** Starts a worker loop; it runs until `stop()`. */
 export function startPayoutWorker(
@@ -208,14 +210,15 @@ export function startPayoutWorker(
       (stop) => {
         if (!running) return void stop().catch(() => {});
         unlisten = stop;
+        // Notifications sent before it listened are lost: a round looks for what they announced.
+        kick();
       },
       (error: unknown) => {
         if (!running) return;
         (deps.log ?? defaultLogger).warn('payout_listen_failed', 'the payout worker could not LISTEN for new withdrawals: it polls meanwhile and tries again', { error, retryInMs: relistenDelay });
         relisten = setTimeout(() => {
           relisten = undefined;
-          // Notifications sent before it listened are lost: a round looks for what they announced.
-          void subscribe().then(() => unlisten && kick());
+          void subscribe();
         }, relistenDelay);
         relisten.unref();
         relistenDelay = Math.min(relistenDelay * 2, RELISTEN_MAX_MS);
@@ -226,8 +229,9 @@ export function startPayoutWorker(
   const runOnce = () => processPayouts(deps, { batchSize, leaseMs, payoutTimeoutMs, checkMs: options.checkMs, rebroadcastMs: options.rebroadcastMs });
 
   const loop = (async () => {
-    // Listening before the first claim: a withdrawal that round misses is one it hears of.
-    await listening;
+    // Listening before the first claim (a withdrawal that round misses is one it hears of), but not
+    // waiting longer than a poll for a LISTEN that hangs: the poll is what guarantees progress.
+    await Promise.race([listening, new Promise((resolve) => setTimeout(resolve, Math.min(pollIntervalMs, FIRST_LISTEN_WAIT_MS)).unref())]);
     for (const network of deps.chain.kind === 'real' ? deps.chain.chains : []) {
       const outgoing = network.outgoing;
       if (!outgoing) continue;
@@ -267,7 +271,7 @@ export function startPayoutWorker(
       clearTimeout(relisten);
       wake?.();
       await loop;
-      await listening;
+      // A subscription still being made stops itself when it is (see `subscribe`).
       await unlisten?.().catch(() => {});
     },
   };
