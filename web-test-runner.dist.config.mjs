@@ -4,7 +4,8 @@
  * say in ways the source tests cannot see: lean response parsers instead of zod, packed translation
  * tables, translation keys written as slot numbers (`scripts/key-literals.ts`). Here the element the
  * tests mount is the bundle's: the modules that define it are served as re-exports of the bundle.
- * `admin-resource.test.ts` tests the controllers on a host of its own and stays with the sources;
+ * `admin-resource.test.ts` tests the controllers on a host of its own and stays with the sources, as does
+ * `admin-locales.test.ts`, which registers a readable table (the bundle reads packed ones by slot number);
  * `test/browser/dist/` tests the bundles themselves (the admin's French locale file).
  */
 import config from './web-test-runner.config.mjs';
@@ -20,7 +21,7 @@ const FROM_DIST = {
 
 export default {
   ...config,
-  files: ['test/browser/admin*.test.ts', '!test/browser/admin-resource.test.ts', 'test/browser/dist/*.test.ts'],
+  files: ['test/browser/admin*.test.ts', '!test/browser/admin-resource.test.ts', '!test/browser/admin-locales.test.ts', 'test/browser/dist/*.test.ts'],
   plugins: [
     {
       name: 'paylink-admin-from-dist',
