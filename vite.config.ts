@@ -23,7 +23,7 @@ const shared: InlineConfig = {
   root,
   configFile: false,
   logLevel: 'warn',
-  // keyLiteralsPlugin first: it edits the admin's sources as they are on disk.
+  // keyLiteralsPlugin first: it edits the browser sources as they are on disk (key literals, private names).
   plugins: [keyLiteralsPlugin(), leanSchemasPlugin(), minifyLiteralsPlugin(), noEvalPlugin(), litHooksPlugin()],
   oxc: {
     decorator: { legacy: true },
