@@ -8,7 +8,7 @@
  * the build never depends on how the transformer reads tsconfig.json.
  */
 import { fileURLToPath } from 'node:url';
-import { defineConfig, type InlineConfig } from 'vite';
+import { defineConfig, type InlineConfig, type Plugin } from 'vite';
 import { keyLiteralsPlugin } from './scripts/key-literals.js';
 import { leanSchemasPlugin } from './scripts/lean-schemas.js';
 import { litHooksPlugin } from './scripts/lit-hooks.js';
@@ -23,8 +23,8 @@ const shared: InlineConfig = {
   root,
   configFile: false,
   logLevel: 'warn',
-  // keyLiteralsPlugin first: it edits the admin's sources as they are on disk.
-  plugins: [keyLiteralsPlugin(), leanSchemasPlugin(), packedTablesPlugin(), minifyLiteralsPlugin(), noEvalPlugin(), litHooksPlugin()],
+  // keyLiteralsPlugin first: it edits the browser sources as they are on disk (key literals, private names).
+  plugins: [keyLiteralsPlugin(), leanSchemasPlugin(), minifyLiteralsPlugin(), noEvalPlugin(), litHooksPlugin()],
   oxc: {
     decorator: { legacy: true },
     typescript: { removeClassFieldsWithoutInitializer: true },
@@ -32,15 +32,42 @@ const shared: InlineConfig = {
   },
 };
 
-/**
- * The config of one self-contained ES module bundle: `entry` (under src/) → `dist/<fileName>`.
- * `staticLit`: the bundle renders plain templates only, so lit-html's directive support goes
- * (`scripts/lit-static.ts`, which refuses a bundle where it is needed).
- */
-export function libraryBuild(entry: string, fileName: string, options: { staticLit?: boolean } = {}): InlineConfig {
+/** How `libraryBuild` builds a bundle beyond its entry. */
+export interface BundleOptions {
+  /**
+   * The bundle renders plain templates only, so lit-html's directive support goes
+   * (`scripts/lit-static.ts`, which refuses a bundle where it is needed).
+   */
+  staticLit?: boolean;
+  /**
+   * Modules (paths from the root) the bundle leaves out: an import of one imports nothing. For a
+   * module of side effects only that another file brings instead (the admin's French, `dist/paylink-admin.fr.js`).
+   */
+  leaveOut?: readonly string[];
+  /** A locale file: its translation tables do not bring their English fallback (`scripts/packed-tables.ts`). */
+  standaloneTables?: boolean;
+}
+
+/** The Vite/Rolldown plugin that makes the modules of `paths` (from the root) empty. */
+function leaveOutPlugin(paths: readonly string[]): Plugin {
+  const ids = new Set(paths.map((file) => fileURLToPath(new URL(file, import.meta.url))));
+  return {
+    name: 'paylink:leave-out',
+    enforce: 'pre',
+    load: (id) => (ids.has(id) ? 'export {};' : null),
+  };
+}
+
+/** The config of one self-contained ES module bundle: `entry` (under src/) → `dist/<fileName>`. */
+export function libraryBuild(entry: string, fileName: string, options: BundleOptions = {}): InlineConfig {
   return {
     ...shared,
-    plugins: [...shared.plugins!, ...(options.staticLit ? [litStaticPlugin()] : [])],
+    plugins: [
+      ...(options.leaveOut?.length ? [leaveOutPlugin(options.leaveOut)] : []),
+      ...shared.plugins!,
+      packedTablesPlugin(options.standaloneTables),
+      ...(options.staticLit ? [litStaticPlugin()] : []),
+    ],
     build: {
       outDir: 'dist',
       emptyOutDir: false,

@@ -113,7 +113,8 @@ async function realServiceMiddleware(ctx, next) {
 }
 
 export default {
-  files: ['test/browser/**/*.test.ts'],
+  // test/browser/dist/: the built bundles themselves, in `npm run test:browser:dist` only.
+  files: ['test/browser/**/*.test.ts', '!test/browser/dist/**'],
   // Lit's production build, as the bundles ship it: the dev server would pick the `development` export
   // condition by default, whose Lit prints "Lit is in dev mode" in every test file.
   nodeResolve: { exportConditions: ['production'] },

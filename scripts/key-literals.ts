@@ -20,6 +20,7 @@ import ts from 'typescript';
 import type { Plugin } from 'vite';
 import { slotOf } from '../src/internal/packed-table.js';
 import { perfectHash } from './packed-tables.js';
+import { privateRenames } from './private-names.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const ENTRY = `${ROOT}src/index.ts`;
@@ -125,8 +126,8 @@ function isDeclaredName(node: ts.Identifier): boolean {
   return !ts.isPropertyAccessExpression(parent) && (parent as { name?: ts.Node }).name === node;
 }
 
-/** `source` with its key literals replaced by their slots. */
-export function applyKeyEdits(source: string, edits: readonly [number, number, number][]): string {
+/** `source` with its key literals replaced by their slots (and other edits by their text: `scripts/private-names.ts`). */
+export function applyKeyEdits(source: string, edits: readonly [number, number, number | string][]): string {
   let out = '';
   let at = 0;
   for (const [start, end, slot] of edits) {
@@ -136,17 +137,28 @@ export function applyKeyEdits(source: string, edits: readonly [number, number, n
   return out + source.slice(at);
 }
 
-/** The Vite/Rolldown plugin of `dist/paylink.js` (see the module comment). Listed first: it edits the sources as read from disk. */
+/**
+ * The Vite/Rolldown plugin of the script-tag bundles (see the module comment), which also gives private
+ * members their short names (`scripts/private-names.ts`). Listed first: it edits the sources as read from disk.
+ */
 export function keyLiteralsPlugin(): Plugin {
   return {
     name: 'paylink:key-literals',
     enforce: 'pre',
     async transform(source, id) {
-      if (!SCOPE.test(id)) return null;
-      const mine = (await keyEdits()).get(id);
-      if (!mine) return null;
-      if (source !== readFileSync(id, 'utf8')) throw new Error(`key-literals: ${id} was changed by another plugin first`);
-      return { code: applyKeyEdits(source, mine), map: null };
+      if (!BROWSER_SOURCE.test(id)) return null;
+      const keys = (SCOPE.test(id) && (await keyEdits()).get(id)) || [];
+      let renames = privateRenames().edits.get(id) ?? [];
+      const unchanged = source === readFileSync(id, 'utf8');
+      if (keys.length && !unchanged) throw new Error(`key-literals: ${id} was changed by another plugin first`);
+      // A module another plugin rewrote keeps its members' names: they are only referenced from within it.
+      if (!unchanged) renames = [];
+      if (!keys.length && !renames.length) return null;
+      const edits = [...keys, ...renames].sort((a, b) => a[0] - b[0]);
+      return { code: applyKeyEdits(source, edits), map: null };
     },
   };
 }
+
+/** The browser sources (the server's are never bundled). */
+const BROWSER_SOURCE = /[\\/]src[\\/](?!server[\\/]).*\.ts$/;

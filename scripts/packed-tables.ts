@@ -108,8 +108,13 @@ async function tableOf(path: string): Promise<Table> {
   return ((await import(pathToFileURL(path).href)) as { default: Table }).default;
 }
 
-/** The source of the module that stands in for the translation table at `path` in a script-tag bundle. */
-export async function packedTableModule(path: string): Promise<string> {
+/**
+ * The source of the module that stands in for the translation table at `path` in a script-tag bundle.
+ * `standalone`: another locale's table does not import its fallback (a locale file such as
+ * `dist/paylink-admin.fr.js` must not carry the English table the element's bundle has already; the
+ * admin falls back to English itself).
+ */
+export async function packedTableModule(path: string, standalone = false): Promise<string> {
   const [, locale] = TABLE_MODULE.exec(path)!;
   const unpack = `import { unpackTable } from ${JSON.stringify(UNPACK)};`;
   const fallbackPath = path.replace(TABLE_MODULE, (match) => match.replace(/\w+\.ts$/, 'en.ts'));
@@ -117,16 +122,17 @@ export async function packedTableModule(path: string): Promise<string> {
   const { seeds, texts } = packFallback(fallback);
   if (locale === 'en') return `${unpack}\nexport default /* @__PURE__ */ unpackTable(${JSON.stringify(seeds)}, ${JSON.stringify(texts)});`;
   const localeTexts = packLocale(fallback, await tableOf(path), path);
+  if (standalone) return `${unpack}\nexport default /* @__PURE__ */ unpackTable(${JSON.stringify(seeds)}, ${JSON.stringify(localeTexts)});`;
   return `${unpack}\nimport fallback from ${JSON.stringify(fallbackPath)};\nexport default /* @__PURE__ */ unpackTable(${JSON.stringify(seeds)}, ${JSON.stringify(localeTexts)}, fallback);`;
 }
 
-/** The Vite/Rolldown plugin of the script-tag bundles (see the module comment). */
-export function packedTablesPlugin(): Plugin {
+/** The Vite/Rolldown plugin of the script-tag bundles (see the module comment; `standalone`: see `packedTableModule`). */
+export function packedTablesPlugin(standalone = false): Plugin {
   return {
     name: 'paylink:packed-tables',
     enforce: 'pre',
     load(id) {
-      return TABLE_MODULE.test(id) ? packedTableModule(id) : null;
+      return TABLE_MODULE.test(id) ? packedTableModule(id, standalone) : null;
     },
   };
 }

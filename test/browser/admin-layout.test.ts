@@ -457,6 +457,17 @@ describe('<paylink-admin> layout', () => {
       });
     }
 
+    it('sizes the Max button to its label and padding: no gap for white space beside its hidden text', async () => {
+      const el = await show('money');
+      const max = part(el, 'max');
+      const label = [...max.childNodes].find((node) => node.nodeType === Node.TEXT_NODE && node.textContent!.trim())!;
+      const range = document.createRange();
+      range.selectNodeContents(label);
+      const style = getComputedStyle(max);
+      const frame = ['paddingLeft', 'paddingRight', 'borderLeftWidth', 'borderRightWidth'].reduce((sum, side) => sum + parseFloat(style[side as 'paddingLeft']), 0);
+      expect(max.getBoundingClientRect().width).to.be.closeTo(range.getBoundingClientRect().width + frame, 1);
+    });
+
     it('shows tables as tables: one line per link, column headers visible, no repeated labels', async () => {
       const el = await show('links');
       const table = part(el, 'links-table');

@@ -223,6 +223,16 @@ describe('the service at /dist/*', () => {
     assert.equal(alias.status, 200);
     assert.equal(alias.headers.get('cache-control'), ALIAS_CACHE);
 
+    // The admin's French, a file of its own: listed, versioned and served like the elements' bundles.
+    const french = manifest['paylink-admin.fr.js'] as { versioned: string; integrity: string };
+    assert.equal(french.versioned, `paylink-admin.fr.${version}.js`);
+    const frenchRes = await app.request(`/dist/${french.versioned}`, { headers: { 'accept-encoding': 'gzip' } });
+    assert.equal(frenchRes.status, 200);
+    const frenchCode = gunzipSync(Buffer.from(await frenchRes.arrayBuffer()));
+    assert.equal(`sha384-${createHash('sha384').update(frenchCode).digest('base64')}`, french.integrity, 'the SRI hash matches');
+    assert.match(frenchCode.toString('utf8'), /Liens de paiement/);
+    assert.doesNotMatch(readFileSync(path.join(ROOT, 'dist', 'paylink.js'), 'utf8'), /Liens de paiement/, 'dist/paylink.js has no admin French');
+
     for (const pathname of ['/dist/..%2fpackage.json', '/dist/%2e%2e', '/dist/a/b.js', '/dist/manifest.json.br', '/dist/']) {
       const missing = await app.request(pathname);
       assert.equal(missing.status, 404, pathname);

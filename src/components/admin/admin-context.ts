@@ -10,13 +10,13 @@ import { PaylinkAuthError, PaylinkError, PaylinkNetworkError, type FieldError } 
 import { readTypedAmount } from '../../core/rules/amount.js';
 import { fillMessage } from '../../core/rules/types.js';
 import { Localizer } from '../../internal/localize.js';
+import { adminTables } from './admin-locales.js';
+// French, built in here; dist/paylink.js leaves this import out (see the module).
+import './locale-fr.js';
 import en from './translations/en.js';
-import fr from './translations/fr.js';
 
 export type AdminMessages = typeof en;
 export type AdminKey = keyof AdminMessages;
-
-const tables: Record<string, AdminMessages> = { en, fr };
 
 /** The admin's texts for one locale, with the shared `Localizer`'s number and money formats. */
 export class AdminText {
@@ -27,17 +27,25 @@ export class AdminText {
 
   constructor(locale: string | undefined) {
     this.format = new Localizer(locale);
-    this.table = tables[this.format.locale.split('-')[0]!.toLowerCase()] ?? en;
+    // A language whose table is not registered (dist/paylink.js without its locale file) shows English texts.
+    this.table = adminTables()[this.format.locale.split('-')[0]!.toLowerCase()] ?? en;
     this.decimalSeparator = this.format.decimalSeparator;
   }
 
+  /** The locale of the formats (`fr-CA`). */
   get locale(): string {
     return this.format.locale;
   }
 
+  /** The language of the texts: `locale`, or `en` where its table is missing. */
+  get lang(): string {
+    return this.table !== en || this.locale.startsWith('en') ? this.locale : 'en';
+  }
+
   /** The text of `key`, with `{name}` placeholders filled from `values` (`fillMessage`). */
   t(key: AdminKey, values?: Record<string, string | number>): string {
-    return fillMessage(this.table[key] ?? en[key], values);
+    // `||`: a packed table (dist/) leaves empty the texts equal to English ones.
+    return fillMessage(this.table[key] || en[key], values);
   }
 
   /** A fiat amount with its currency's digits (`₦19,500.50`); the bare amount and code if `Intl` can't. */

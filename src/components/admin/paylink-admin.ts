@@ -11,6 +11,7 @@ import type { Order, PaymentLink } from '../../core/schemas.js';
 import { PaylinkElement, type PropertyDeclarations, type PropertyValues } from '../../internal/paylink-element.js';
 import { tokensText } from '../../internal/tokens.js';
 import { AdminText, needsSignIn, type AdminHost, type AdminTab } from './admin-context.js';
+import { TRANSLATIONS_EVENT } from './admin-locales.js';
 import { LinksTab } from './links/links-tab.js';
 import { MoneyTab } from './money/money-tab.js';
 import { NetworkDirectory } from './networks.js';
@@ -217,9 +218,21 @@ export class PaylinkAdmin extends PaylinkElement implements AdminHost {
 
   override connectedCallback(): void {
     super.connectedCallback();
+    globalThis.addEventListener(TRANSLATIONS_EVENT, this.translationsArrived);
     // Back on the page: show fresh data rather than what was there when it left.
     if (this.hasUpdated) void this.refresh();
   }
+
+  override disconnectedCallback(): void {
+    super.disconnectedCallback();
+    globalThis.removeEventListener(TRANSLATIONS_EVENT, this.translationsArrived);
+  }
+
+  /** A locale script (`dist/paylink-admin.fr.js`) registered a table: the texts are built again from it. */
+  private readonly translationsArrived = (): void => {
+    this.currentText = undefined;
+    this.requestUpdate();
+  };
 
   protected override willUpdate(changed: PropertyValues): void {
     if (changed.has('view') && !ADMIN_VIEWS.includes(this.view)) this.view = 'links';
@@ -333,7 +346,7 @@ export class PaylinkAdmin extends PaylinkElement implements AdminHost {
   protected override render(): TemplateResult {
     const text = this.text;
     const t = text.t.bind(text);
-    return html`<div part="base" class="admin" lang=${text.locale}>
+    return html`<div part="base" class="admin" lang=${text.lang}>
       <div part="status" class="visually-hidden" role="status" aria-live="polite" aria-atomic="true">${this.announcement}</div>
       ${this.signedOut
         ? this.renderSignIn()

@@ -1,0 +1,95 @@
+/**
+ * `scripts/private-names.ts`: the script-tag bundles give the members TypeScript declares `private` short
+ * names. The public API (custom-elements.json's members, attributes and events, the package's exported
+ * types) keeps every name; a private member whose name the sources also write as a string or list in
+ * `static properties` keeps its own.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+import { privateRenames } from '../../scripts/private-names.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+interface ManifestDeclaration {
+  name: string;
+  customElement?: boolean;
+  members?: { name: string; privacy?: string }[];
+  attributes?: { name: string; fieldName?: string }[];
+  events?: { name: string }[];
+}
+
+/** The names custom-elements.json gives the elements' public members, attributes and events. */
+function elementApiNames(): Set<string> {
+  const manifest = JSON.parse(readFileSync(path.join(ROOT, 'custom-elements.json'), 'utf8')) as { modules: { declarations?: ManifestDeclaration[] }[] };
+  const names = new Set<string>();
+  for (const declaration of manifest.modules.flatMap((module) => module.declarations ?? [])) {
+    if (!declaration.customElement) continue;
+    for (const member of declaration.members ?? []) if (member.privacy !== 'private') names.add(member.name);
+    for (const attribute of declaration.attributes ?? []) if (attribute.fieldName) names.add(attribute.fieldName);
+    for (const event of declaration.events ?? []) names.add(event.name);
+  }
+  return names;
+}
+
+describe('private member names in the script-tag bundles', () => {
+  const { edits, names } = privateRenames();
+
+  test('renames private members only: never a public member of what the browser entry exports', () => {
+    const { config } = ts.readConfigFile(path.join(ROOT, 'tsconfig.json'), ts.sys.readFile);
+    const { options } = ts.parseJsonConfigFileContent(config, ts.sys, ROOT);
+    const program = ts.createProgram([path.join(ROOT, 'src/index.ts')], { ...options, noEmit: true });
+    const checker = program.getTypeChecker();
+    const entry = checker.getSymbolAtLocation(program.getSourceFile(path.join(ROOT, 'src/index.ts'))!)!;
+    const publicNames = new Set<string>();
+    for (const exported of checker.getExportsOfModule(entry)) {
+      publicNames.add(exported.name);
+      const symbol = exported.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(exported) : exported;
+      const declaration = symbol.declarations?.[0];
+      if (!declaration) continue;
+      const types = [checker.getDeclaredTypeOfSymbol(symbol), checker.getTypeOfSymbolAtLocation(symbol, declaration)];
+      for (const type of types) {
+        for (const property of type.getProperties()) {
+          const isPrivate = property.declarations?.some((d) => ts.getCombinedModifierFlags(d) & ts.ModifierFlags.Private);
+          if (!isPrivate) publicNames.add(property.name);
+        }
+      }
+    }
+    for (const name of elementApiNames()) publicNames.add(name);
+    assert.ok(publicNames.has('apiBase') && publicNames.has('refresh') && publicNames.has('createPaylinkClient'), 'the public names are read');
+    assert.ok(names.size > 50, `${names.size} names renamed`);
+    // A private member may share a public member's name on another class (`values`): its own references
+    // are renamed (its declaration, `this.values`), the public one's (`this.model.values`) are not.
+    const clashes = [...names.keys()].filter((name) => publicNames.has(name));
+    assert.ok(clashes.includes('values'), 'a clash is looked at');
+    for (const [file, list] of edits) {
+      const source = readFileSync(file, 'utf8');
+      for (const [start, end] of list) {
+        const before = source.slice(Math.max(0, start - 40), start);
+        // A declaration, `this.member`, or a parameter property's parameter read in its constructor: never `other.member`.
+        assert.match(before, /(\bprivate\s+(readonly\s+|get\s+|set\s+|async\s+)*|(?<![\w$])this\.|[^\w$.])$/, `${path.relative(ROOT, file)}: …${before}${source.slice(start, end)}`);
+      }
+    }
+  });
+
+  test('keeps the names Lit-style property declarations and strings reach', () => {
+    // `signedOut` and `announcement` are in PaylinkAdmin's static properties; `view` is read as changed.get('view').
+    for (const name of ['signedOut', 'announcement', 'view']) assert.equal(names.has(name), false, name);
+    assert.ok(names.has('loadView') && names.has('currentText'), 'plain private members are renamed');
+    const admin = path.join(ROOT, 'src/components/admin/paylink-admin.ts');
+    const source = readFileSync(admin, 'utf8');
+    for (const [start, end, short] of edits.get(admin)!) {
+      assert.match(source.slice(start, end), /^[A-Za-z_]\w*$/, 'an edit replaces a name');
+      assert.equal(short, names.get(source.slice(start, end)));
+    }
+  });
+
+  test('dist/paylink.js keeps every public name of the elements and loses the renamed ones', { skip: !existsSync(path.join(ROOT, 'dist/paylink.js')) && 'not built' }, () => {
+    const bundle = readFileSync(path.join(ROOT, 'dist/paylink.js'), 'utf8');
+    for (const name of elementApiNames()) assert.ok(bundle.includes(name), `${name} is in the bundle`);
+    for (const name of ['currentText', 'pendingFocus', 'applyPendingFocus', 'handleTabKeydown']) assert.ok(!bundle.includes(name), `${name} was renamed`);
+  });
+});
