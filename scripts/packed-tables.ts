@@ -10,8 +10,9 @@ import { pathToFileURL } from 'node:url';
 import type { Plugin } from 'vite';
 import { GROUP_SEED, hash, slotOf } from '../src/internal/packed-table.js';
 
-const TABLE_MODULE = /[\\/]src[\\/]components[\\/][\w-]+[\\/]translations[\\/](\w+)\.ts$/;
+const TABLE_MODULE = /[\\/]src[\\/]components[\\/]([\w-]+)[\\/]translations[\\/](\w+)\.ts$/;
 const UNPACK = new URL('../src/internal/packed-table.ts', import.meta.url).pathname;
+const ADMIN_LOCALES = new URL('../src/components/admin/admin-locales.ts', import.meta.url).pathname;
 /** Separators tried in turn: the first that no text of the list contains is used. */
 const SEPARATORS = ['|', '^', '~', '`', '\u0001'];
 /** The characters a seed may be: printable, and written as they are in any JavaScript string literal. */
@@ -115,15 +116,27 @@ async function tableOf(path: string): Promise<Table> {
  * admin falls back to English itself).
  */
 export async function packedTableModule(path: string, standalone = false): Promise<string> {
-  const [, locale] = TABLE_MODULE.exec(path)!;
-  const unpack = `import { unpackTable } from ${JSON.stringify(UNPACK)};`;
+  const [, element, locale] = TABLE_MODULE.exec(path)!;
   const fallbackPath = path.replace(TABLE_MODULE, (match) => match.replace(/\w+\.ts$/, 'en.ts'));
   const fallback = await tableOf(fallbackPath);
   const { seeds, texts } = packFallback(fallback);
-  if (locale === 'en') return `${unpack}\nexport default /* @__PURE__ */ unpackTable(${JSON.stringify(seeds)}, ${JSON.stringify(texts)});`;
-  const localeTexts = packLocale(fallback, await tableOf(path), path);
-  if (standalone) return `${unpack}\nexport default /* @__PURE__ */ unpackTable(${JSON.stringify(seeds)}, ${JSON.stringify(localeTexts)});`;
-  return `${unpack}\nimport fallback from ${JSON.stringify(fallbackPath)};\nexport default /* @__PURE__ */ unpackTable(${JSON.stringify(seeds)}, ${JSON.stringify(localeTexts)}, fallback);`;
+  const localeTexts = locale === 'en' ? texts : packLocale(fallback, await tableOf(path), path);
+  const args = [JSON.stringify(seeds), JSON.stringify(localeTexts), ...(locale === 'en' || standalone ? [] : ['fallback'])];
+  let table = `/* @__PURE__ */ unpackTable(${args.join(', ')})`;
+  const imports = [`import { unpackTable } from ${JSON.stringify(UNPACK)};`];
+  if (locale !== 'en' && !standalone) imports.push(`import fallback from ${JSON.stringify(fallbackPath)};`);
+  // The admin's tables may come from another script (dist/paylink-admin.fr.js): each is marked with the
+  // layout of the English slots it was packed against, so that a bundle uses only a table that fits it.
+  if (element === 'admin') {
+    imports.push(`import { withLayout } from ${JSON.stringify(ADMIN_LOCALES)};`);
+    table = `/* @__PURE__ */ withLayout(${table}, ${JSON.stringify(layoutOf(fallback, seeds))})`;
+  }
+  return `${imports.join('\n')}\nexport default ${table};`;
+}
+
+/** A fingerprint of the English table's slots: its keys, in order, and the perfect hash that places them. */
+export function layoutOf(fallback: Table, seeds: string): string {
+  return hash(`${seeds}\n${Object.keys(fallback).join('\n')}`, GROUP_SEED).toString(36);
 }
 
 /** The Vite/Rolldown plugin of the script-tag bundles (see the module comment; `standalone`: see `packedTableModule`). */

@@ -12,7 +12,9 @@ import { spawn } from 'node:child_process';
 const STAGES: string[][][] = [
   [['typecheck'], ['lint:openapi', 'lint:owasp', 'build']],
   [['test:server']],
-  [['test:browser']],
+  // The script-tag bundles' own tests (the admin's French file) are short; the admin's whole browser suite
+  // against dist/paylink.js is `npm run test:browser:dist` (about two minutes more).
+  [['test:browser', 'test:browser:bundles']],
   [['test:e2e']],
   [['test:consumer']],
 ];

@@ -10,7 +10,7 @@ import { PaylinkAuthError, PaylinkError, PaylinkNetworkError, type FieldError } 
 import { readTypedAmount } from '../../core/rules/amount.js';
 import { fillMessage } from '../../core/rules/types.js';
 import { Localizer } from '../../internal/localize.js';
-import { adminTables } from './admin-locales.js';
+import { adminTable } from './admin-locales.js';
 // French, built in here; dist/paylink.js leaves this import out (see the module).
 import './locale-fr.js';
 import en from './translations/en.js';
@@ -28,7 +28,7 @@ export class AdminText {
   constructor(locale: string | undefined) {
     this.format = new Localizer(locale);
     // A language whose table is not registered (dist/paylink.js without its locale file) shows English texts.
-    this.table = adminTables()[this.format.locale.split('-')[0]!.toLowerCase()] ?? en;
+    this.table = adminTable(this.format.locale.split('-')[0]!.toLowerCase(), en) ?? en;
     this.decimalSeparator = this.format.decimalSeparator;
   }
 

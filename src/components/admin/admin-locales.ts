@@ -16,13 +16,46 @@ export const TRANSLATIONS_EVENT = 'paylink-admin-translations';
 
 const REGISTRY = Symbol.for('paylink.admin.translations');
 
-/** The tables registered so far, by lower-case language code. */
-export function adminTables(): Record<string, AdminTable> {
-  return ((globalThis as { [REGISTRY]?: Record<string, AdminTable> })[REGISTRY] ??= {});
+/** A registered table and the layout of the English table it was packed against (`withLayout`). */
+interface Registered {
+  table: AdminTable;
+  layout: string | undefined;
+}
+
+/**
+ * The layouts of this bundle's packed tables. A script-tag bundle finds a text by its slot, so a French
+ * file of another version (a page mixing two releases, or one alias refreshed before the other) would
+ * show the wrong text in every slot: a table is only used by a bundle whose English has the same layout
+ * (a fingerprint of its keys, written by the build). The readable tables of the sources have none.
+ */
+const layouts = new WeakMap<object, string>();
+
+/** `table`, marked with the `layout` of the English keys it was packed against (the build writes the call). */
+export function withLayout<T extends object>(table: T, layout: string): T {
+  layouts.set(table, layout);
+  return table;
+}
+
+const warned = new Set<string>();
+
+function registry(): Record<string, Registered[]> {
+  return ((globalThis as { [REGISTRY]?: Record<string, Registered[]> })[REGISTRY] ??= {});
+}
+
+/**
+ * The table registered for `language` (lower case) that fits `english`, this bundle's English table;
+ * `undefined` (English texts) if none does, with a warning when a table of another layout is there.
+ */
+export function adminTable(language: string, english: AdminTable): AdminTable | undefined {
+  const mine = layouts.get(english);
+  const tables = registry()[language] ?? [];
+  const fits = tables.find((entry) => entry.layout === mine);
+  if (!fits && tables.length && !warned.has(language)) warned.add(language) && console.warn(`<paylink-admin>: the "${language}" texts are from another version of Paylink; showing English`);
+  return fits?.table;
 }
 
 /** Registers `table` for `language` (`fr`) and tells the admins on the page to render with it. */
 export function registerAdminTable(language: string, table: AdminTable): void {
-  adminTables()[language] = table;
+  (registry()[language] ??= []).unshift({ table, layout: layouts.get(table) });
   globalThis.dispatchEvent?.(new Event(TRANSLATIONS_EVENT));
 }
