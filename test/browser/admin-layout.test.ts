@@ -429,6 +429,28 @@ describe('<paylink-admin> layout', () => {
     }
   });
 
+  it('shows the filters\' chosen words whole, in English and in French, from the phone to the desktop', async () => {
+    for (const size of [PHONE, { width: 640, height: 900 }, { width: 900, height: 900 }, { width: 1100, height: 900 }, DESKTOP]) {
+      await atWidth(size);
+      for (const locale of ['en', 'fr']) {
+        const el = await show('links', undefined, locale);
+        const selects = $$(el, '.filters select') as HTMLSelectElement[];
+        expect(selects, 'the type and state filters').to.have.length(2);
+        for (const select of selects) {
+          // The same select holding only its chosen option, at its own width: the room its words need.
+          const alone = select.cloneNode(false) as HTMLSelectElement;
+          alone.append(new Option(select.selectedOptions[0]!.text));
+          alone.style.cssText = 'position: absolute; width: max-content; visibility: hidden';
+          select.after(alone);
+          const needed = alone.getBoundingClientRect().width;
+          alone.remove();
+          expect(select.getBoundingClientRect().width, `${locale} at ${size.width} px: "${select.selectedOptions[0]!.text}" whole`).to.be.at.least(needed - 0.5);
+        }
+        el.parentElement!.style.display = 'none';
+      }
+    }
+  });
+
   it('fits the five tabs between the phone and the desktop, in English and in French', async () => {
     for (const width of [480, 640, 760, 1024]) {
       await atWidth({ width, height: 900 });
@@ -527,7 +549,7 @@ describe('<paylink-admin> layout', () => {
   });
 
   describe('screenshots under test-results/', () => {
-    for (const size of [PHONE, DESKTOP]) {
+    for (const size of [PHONE, { width: 640, height: 900 }, { width: 900, height: 900 }, { width: 1100, height: 900 }, DESKTOP]) {
       for (const theme of ['light', 'dark'] as const) {
         for (const screen of SCREENS) {
           it(`saves ${screen} at ${size.width} px, ${theme}`, async () => {

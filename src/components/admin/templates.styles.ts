@@ -50,8 +50,9 @@ export const templateStyles = css`
     gap: 0 0.75rem;
     margin-bottom: 0.5rem;
   }
+  /* A select is as wide as its longest choice ("Tous les types"), so no language's choice is cut. */
   .filters .field {
-    flex: 1 1 9rem;
+    flex: 0 1 auto;
     max-width: 14rem;
   }
   .filters .field.grow {
@@ -156,6 +157,7 @@ export const templateStyles = css`
 
   @container (width < 600px) {
     .filters .field {
+      flex: 1 1 9rem;
       max-width: none;
     }
     /* Two selects share a line: the native arrow needs no padding of its own, the words need the room. */
