@@ -4,12 +4,16 @@
  * network with a hot wallet at once, and on each in three steps.
  *
  * 1. Sign and store the batch. The claimed withdrawals without a live transaction are prepared
- *    together (one fee quote, each transfer's gas estimated in parallel; a transfer that would revert
- *    fails its withdrawal at once, funds returned, no nonce taken). Then, in ONE short transaction,
- *    under the hot wallet's nonce lock (`payout_nonces … FOR UPDATE`, shared by every instance and by
+ *    together (one fee quote and every transfer's gas estimated, at once; a transfer that would revert
+ *    fails its withdrawal at once, funds returned, no nonce taken). While the estimates run, the
+ *    batch is signed ahead (`presign`): drafts priced with the gas its token's transfers needed in the
+ *    batch before, with the nonces it will most likely take. Then, in ONE short transaction, under
+ *    the hot wallet's nonce lock (`payout_nonces … FOR UPDATE`, shared by every instance and by
  *    `paylink sweep`): the batch's nonces are taken, each transfer is signed with its own (locally: no
- *    node call) and every signed transaction is stored with its hash. Nonces follow each other without
- *    gaps or twins however many instances run, and the lock is taken once a batch, not once a payout.
+ *    node call; a signature made ahead is kept only where it was made for this very transaction and
+ *    nonce) and every signed transaction is stored with its hash, in one statement. Nonces follow each
+ *    other without gaps or twins however many instances run, and the lock is taken once a batch, not
+ *    once a payout.
  * 2. Broadcast the batch: the stored bytes, in parallel, lowest nonce first. Never re-signed: a retry,
  *    a crash between storing and broadcasting, or a restart sends the same transactions, never a
  *    second. One that fails leaves the others going: one the node did not take (an outage) stays
