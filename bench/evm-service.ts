@@ -29,6 +29,7 @@
  * `bench/run.ts` calls `runEvmServiceBench()`.
  */
 import { readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { parseUnits, type Address, type PublicClient } from 'viem';
@@ -64,6 +65,8 @@ export type EvmServiceBenchRow = {
   ratio: number;
   /** Payout rows: the lowest and highest baseline of the trials (each trial is quoted against its own). */
   baselineRange?: string;
+  /** Payout rows: the machine's 1-minute load average when the quoted trial ended (other work shares its cores). */
+  loadAverage?: number;
 };
 
 /** The parts of the benchmark (all by default). */
@@ -272,6 +275,8 @@ interface PayoutTimes {
   storedMs: number;
   onChainMs: number;
   successMs: number;
+  /** The 1-minute load average once it was done. */
+  loadAverage: number;
 }
 
 /**
@@ -313,7 +318,7 @@ async function timePayouts(f: EvmFixture, db: Database, count: number, payouts: 
       await waitFor(async () => (await f.t.client.getTransactionCount({ address: hot })) >= nonce + count, 'every payout on chain');
       const onChainMs = performance.now() - started;
       await waitFor(async () => (await countOf("SELECT count(*)::int AS n FROM withdrawals WHERE id = ANY($1) AND status = 'success'", ids)) === count, 'every withdrawal succeeded');
-      return { postedMs, storedMs, onChainMs, successMs: performance.now() - started };
+      return { postedMs, storedMs, onChainMs, successMs: performance.now() - started, loadAverage: round(loadavg()[0]!) };
     };
     const queued = async () => {
       const nonce = await f.t.client.getTransactionCount({ address: hot });
@@ -459,7 +464,7 @@ export async function runEvmServiceBench(options: EvmServiceBenchOptions = {}): 
           [`${withdrawals} concurrent POST /v1/withdrawal (end to end)`, measured.endToEnd],
         ] as const) {
           for (const times of trials) {
-            log(`    ${label}, ${kind}: posted ${round(times.postedMs)} ms, signed and stored ${round(times.storedMs)} ms, on chain ${round(times.onChainMs)} ms, success ${round(times.successMs)} ms (raw ${times.rawRate}/s)`);
+            log(`    ${label}, ${kind}: posted ${round(times.postedMs)} ms, signed and stored ${round(times.storedMs)} ms, on chain ${round(times.onChainMs)} ms, success ${round(times.successMs)} ms (raw ${times.rawRate}/s, load ${times.loadAverage})`);
           }
           if (trials === measured.endToEnd) {
             // What the API alone took to acknowledge the burst: the end-to-end figures cannot beat it.
@@ -475,6 +480,7 @@ export async function runEvmServiceBench(options: EvmServiceBenchOptions = {}): 
               baselineValue: times.rawRate,
               ratio: round(ratio, 3),
               baselineRange: rangeOf(trials),
+              loadAverage: times.loadAverage,
             });
           }
           for (const what of ['onChain', 'success'] as const) {
@@ -491,6 +497,7 @@ export async function runEvmServiceBench(options: EvmServiceBenchOptions = {}): 
               baselineValue: times.rawRate,
               ratio: round(ratio, 3),
               baselineRange: rangeOf(trials),
+              loadAverage: times.loadAverage,
             });
           }
         }

@@ -125,7 +125,7 @@ export function hookPayouts(chain: RealChainAdapter): { chain: RealChainAdapter;
   };
   const wrapped: OutgoingChain = {
     ...outgoing,
-    preparePayouts: (requests) => outgoing.preparePayouts(requests),
+    preparePayouts: (requests, early) => outgoing.preparePayouts(requests, early),
     prepareGasTopUp: (to, value) => outgoing.prepareGasTopUp(to, value),
     prepareNonceFiller: () => outgoing.prepareNonceFiller(),
     sign: (prepared, nonce) => outgoing.sign(prepared, nonce),

@@ -249,8 +249,13 @@ export interface OutgoingChain {
    * together (one round trip where the node takes batches). Each settles on its own: rejected with
    * `PayoutError` when that transfer would revert now, with another error when the node did not
    * answer. Throws (nothing prepared) when the fees could not be read.
+   *
+   * `early`, when given, may be called once the fees are known and before the estimates are: with a
+   * draft for each request it can guess the gas of (one per index, undefined for the others), so the
+   * caller can sign them while the estimates run. A request whose estimate allows its draft resolves
+   * with that very draft (the same object); any other with a transaction of its own.
    */
-  preparePayouts(requests: readonly PayoutRequest[]): Promise<Array<PromiseSettledResult<PreparedTransaction>>>;
+  preparePayouts(requests: readonly PayoutRequest[], early?: (drafts: ReadonlyArray<PreparedTransaction | undefined>) => void): Promise<Array<PromiseSettledResult<PreparedTransaction>>>;
   /** A native-coin (gas money) transfer of `value` wei from the hot wallet to `to`. */
   prepareGasTopUp(to: string, value: bigint): Promise<PreparedTransaction>;
   /** A transfer of nothing from the hot wallet to itself: fills a nonce whose transaction the node refused. */

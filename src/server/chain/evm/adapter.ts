@@ -18,6 +18,7 @@ import {
   type ObservedTransfer,
   type ObservedTransferCheck,
   type OutgoingChain,
+  type PayoutRequest,
   type PreparedTransaction,
   type TransactionState,
   type BroadcastOutcome,
@@ -122,6 +123,21 @@ export function evmNetworkChain(chain: EvmChain): NetworkChain {
     return { status: receipt.status, blockNumber: receipt.blockNumber, confirmations: receipt.confirmations, received };
   };
 
+  /**
+   * Per token, the most gas (estimate × margin) a transfer of the latest batch needed: the next
+   * batch's drafts are priced with it, so they can be signed while their own estimates run. A
+   * transfer whose own estimate asks for more gets a transaction of its own (`preparePayouts`).
+   */
+  const usualGas = new Map<AssetId, bigint>();
+  const rememberGas = (requests: readonly PayoutRequest[], gas: ReadonlyArray<PromiseSettledResult<bigint>>) => {
+    const most = new Map<AssetId, bigint>();
+    for (const [i, estimate] of gas.entries()) {
+      const assetId = requests[i]!.assetId;
+      if (estimate.status === 'fulfilled' && estimate.value > (most.get(assetId) ?? 0n)) most.set(assetId, estimate.value);
+    }
+    for (const [assetId, value] of most) usualGas.set(assetId, value);
+  };
+
   const hotWallet = chain.hotWallet;
   const outgoing: OutgoingChain | undefined = hotWallet && {
     blockchainId: network.id,
@@ -130,40 +146,61 @@ export function evmNetworkChain(chain: EvmChain): NetworkChain {
     pendingNonce: () => chain.pendingNonce(),
     nonceReplaced: (nonce, txHash) => chain.nonceReplaced(nonce, txHash as Hex),
     transactionKnown: (txHash) => chain.transactionKnown(txHash as Hex),
-    async preparePayouts(requests) {
-      let fees: FeeQuote;
-      try {
-        // One quote for the whole batch: the fees of one moment, with headroom for the wait in the database.
-        fees = withHeadroom(await chain.feeQuote());
-      } catch (error) {
-        const refusal = refusalOf(error, 'The transfer cannot be sent');
-        if (!(refusal instanceof PayoutError)) throw refusal;
-        return requests.map((): PromiseRejectedResult => ({ status: 'rejected', reason: refusal }));
-      }
+    async preparePayouts(requests, early) {
       // Estimating is a dry run of each transfer: one that would revert now (the hot wallet holds too
       // little, the token is paused, the recipient is blocked) is refused before any nonce is taken.
       const refused = (error: unknown, assetId: AssetId) =>
         error instanceof RangeError || error instanceof TypeError ? new PayoutError(error.message) : refusalOf(error, `The ${assetId} transfer cannot be sent`);
-      let gas: Array<PromiseSettledResult<bigint>>;
-      try {
-        gas = await chain.estimateTokenTransfers(requests.map((request) => ({ assetId: request.assetId, to: request.address, amount: request.amount })));
-      } catch (error) {
-        return requests.map((request): PromiseRejectedResult => ({ status: 'rejected', reason: refused(error, request.assetId) }));
+      const transfer = (request: PayoutRequest, fees: FeeQuote, gas: bigint): EvmPrepared => ({
+        kind: 'token',
+        description: `transfer ${request.amount} ${request.assetId} to ${request.address}`,
+        to: chain.token(request.assetId).address,
+        recipient: getAddress(request.address),
+        assetId: request.assetId,
+        amount: request.amount,
+        fees,
+        gas,
+      });
+      // One quote for the whole batch (the fees of one moment, with headroom for the wait in the
+      // database), asked at the same time as the estimates: neither needs the other.
+      const quoting = chain.feeQuote().then(withHeadroom);
+      let drafts: Array<EvmPrepared | undefined> | undefined;
+      if (early) {
+        quoting.then(
+          (fees) => {
+            drafts = requests.map((request) => {
+              const gas = usualGas.get(request.assetId);
+              try {
+                return gas === undefined ? undefined : transfer(request, fees, gas);
+              } catch {
+                return undefined; // a request that cannot be sent: its estimate says why
+              }
+            });
+            if (drafts.some(Boolean)) early(drafts);
+          },
+          () => {},
+        );
       }
+      const [quote, estimates] = await Promise.allSettled([
+        quoting,
+        chain.estimateTokenTransfers(requests.map((request) => ({ assetId: request.assetId, to: request.address, amount: request.amount }))),
+      ]);
+      if (quote.status === 'rejected') {
+        const refusal = refusalOf(quote.reason, 'The transfer cannot be sent');
+        if (!(refusal instanceof PayoutError)) throw refusal;
+        return requests.map((): PromiseRejectedResult => ({ status: 'rejected', reason: refusal }));
+      }
+      if (estimates.status === 'rejected') return requests.map((request): PromiseRejectedResult => ({ status: 'rejected', reason: refused(estimates.reason, request.assetId) }));
+      const gas = estimates.value;
+      rememberGas(requests, gas);
       return requests.map((request, i): PromiseSettledResult<PreparedTransaction> => {
         const estimate = gas[i]!;
         if (estimate.status === 'rejected') return { status: 'rejected', reason: refused(estimate.reason, request.assetId) };
-        const prepared: EvmPrepared = {
-          kind: 'token',
-          description: `transfer ${request.amount} ${request.assetId} to ${request.address}`,
-          to: chain.token(request.assetId).address,
-          recipient: getAddress(request.address),
-          assetId: request.assetId,
-          amount: request.amount,
-          fees,
-          gas: estimate.value,
-        };
-        return { status: 'fulfilled', value: prepared };
+        // The draft's gas covers this transfer's own estimate (margin included): it stands, and so does
+        // its signature. A higher limit costs nothing: only the gas used is paid.
+        const draft = drafts?.[i];
+        if (draft && draft.gas >= estimate.value) return { status: 'fulfilled', value: draft };
+        return { status: 'fulfilled', value: transfer(request, quote.value, estimate.value) };
       });
     },
     async prepareGasTopUp(to, value) {

@@ -26,8 +26,8 @@ export async function hasNonceSequence(db: Queryable, blockchainId: string, addr
 /**
  * Locks the hot wallet's nonce sequence (`FOR UPDATE`) and resolves with its next nonce: the lock is
  * held until the caller's transaction ends, so the transactions signed with the nonces it takes
- * (`advanceNonce`) are stored before any other sender can take one, on any instance. Undefined when
- * the sequence does not exist yet (`seedNonce`).
+ * (`insertStored` with `nextNonce`) are stored before any other sender can take one, on any
+ * instance. Undefined when the sequence does not exist yet (`seedNonce`).
  */
 export async function lockNonce(tx: Queryable, blockchainId: string, address: string): Promise<number | undefined> {
   const { rows } = await tx.query<{ next_nonce: string }>(
@@ -37,9 +37,17 @@ export async function lockNonce(tx: Queryable, blockchainId: string, address: st
   return rows[0] ? Number(rows[0].next_nonce) : undefined;
 }
 
-/** Moves the locked sequence on to `next` (the nonces below it are taken), in the transaction that holds `lockNonce`'s lock. */
-export async function advanceNonce(tx: Queryable, blockchainId: string, address: string, next: number, now: Date): Promise<void> {
-  await tx.query('UPDATE payout_nonces SET next_nonce = $3, updated_at = $4 WHERE blockchain_id = $1 AND address = $2', [blockchainId, address.toLowerCase(), next, now]);
+/**
+ * The hot wallet's next nonce as it stands, read without the lock (another sender may take it
+ * before the reader locks it): a guess to sign ahead with, never a nonce to use. Undefined when the
+ * sequence does not exist yet.
+ */
+export async function peekNonce(db: Queryable, blockchainId: string, address: string): Promise<number | undefined> {
+  const { rows } = await db.query<{ next_nonce: string }>('SELECT next_nonce::text AS next_nonce FROM payout_nonces WHERE blockchain_id = $1 AND address = $2', [
+    blockchainId,
+    address.toLowerCase(),
+  ]);
+  return rows[0] ? Number(rows[0].next_nonce) : undefined;
 }
 
 /** Moves the sequence up to at least `next` (the chain used nonces the service did not hand out). */
@@ -100,18 +108,29 @@ export interface NewStoredTransaction {
  * Stores signed transactions, `signed` (not broadcast yet), in one statement. They count as looked
  * at now (`checked_at`): the instance that stored them broadcasts them at once, and the others leave
  * them alone until they are due (a crash before the broadcast leaves them to whoever comes next).
+ * The same statement shows each `processing` withdrawal its transaction's hash (known before it is
+ * broadcast) and, given `nextNonce`, moves the senders' sequence on to it (the nonces below it are
+ * taken: call it in the transaction that holds `lockNonce`'s lock), so a batch costs one round trip.
  */
-export async function insertStored(tx: Queryable, rows: readonly NewStoredTransaction[], now: Date): Promise<StoredTransaction[]> {
+export async function insertStored(tx: Queryable, rows: readonly NewStoredTransaction[], now: Date, sequence: { nextNonce?: number } = {}): Promise<StoredTransaction[]> {
   if (rows.length === 0) return [];
   const column = <K extends keyof NewStoredTransaction>(key: K) => rows.map((row) => row[key]);
   const { rows: stored } = await tx.query<StoredTransaction>(
-    `INSERT INTO payout_transactions (id, blockchain_id, from_address, nonce, purpose, withdrawal_id, to_address, raw_transaction, tx_hash,
-       status, checked_at, created_at, updated_at)
-     SELECT r.id, r.blockchain_id, lower(r.from_address), r.nonce, r.purpose, r.withdrawal_id, r.to_address, r.raw_transaction, lower(r.tx_hash),
-       'signed', $10, $10, $10
-     FROM unnest($1::uuid[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::uuid[], $7::text[], $8::text[], $9::text[])
-       AS r(id, blockchain_id, from_address, nonce, purpose, withdrawal_id, to_address, raw_transaction, tx_hash)
-     RETURNING ${COLUMNS}`,
+    `WITH stored AS (
+       INSERT INTO payout_transactions (id, blockchain_id, from_address, nonce, purpose, withdrawal_id, to_address, raw_transaction, tx_hash,
+         status, checked_at, created_at, updated_at)
+       SELECT r.id, r.blockchain_id, lower(r.from_address), r.nonce, r.purpose, r.withdrawal_id, r.to_address, r.raw_transaction, lower(r.tx_hash),
+         'signed', $10, $10, $10
+       FROM unnest($1::uuid[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::uuid[], $7::text[], $8::text[], $9::text[])
+         AS r(id, blockchain_id, from_address, nonce, purpose, withdrawal_id, to_address, raw_transaction, tx_hash)
+       RETURNING ${COLUMNS}
+     ), shown AS (
+       UPDATE withdrawals w SET tx_hash = s.tx_hash, updated_at = $10 FROM stored s WHERE w.id = s.withdrawal_id AND w.status = 'processing'
+     ), advanced AS (
+       UPDATE payout_nonces n SET next_nonce = $11::bigint, updated_at = $10
+       WHERE $11::bigint IS NOT NULL AND (n.blockchain_id, n.address) IN (SELECT DISTINCT s.blockchain_id, s.from_address FROM stored s)
+     )
+     SELECT * FROM stored`,
     [
       column('id'),
       column('blockchainId'),
@@ -123,6 +142,7 @@ export async function insertStored(tx: Queryable, rows: readonly NewStoredTransa
       column('rawTransaction'),
       column('txHash'),
       now,
+      sequence.nextNonce ?? null,
     ],
   );
   return stored.sort((a, b) => a.nonce - b.nonce);

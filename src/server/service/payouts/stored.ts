@@ -4,12 +4,16 @@
  * network with a hot wallet at once, and on each in three steps.
  *
  * 1. Sign and store the batch. The claimed withdrawals without a live transaction are prepared
- *    together (one fee quote, each transfer's gas estimated in parallel; a transfer that would revert
- *    fails its withdrawal at once, funds returned, no nonce taken). Then, in ONE short transaction,
- *    under the hot wallet's nonce lock (`payout_nonces … FOR UPDATE`, shared by every instance and by
+ *    together (one fee quote and every transfer's gas estimated, at once; a transfer that would revert
+ *    fails its withdrawal at once, funds returned, no nonce taken). While the estimates run, the
+ *    batch is signed ahead (`presign`): drafts priced with the gas its token's transfers needed in the
+ *    batch before, with the nonces it will most likely take. Then, in ONE short transaction, under
+ *    the hot wallet's nonce lock (`payout_nonces … FOR UPDATE`, shared by every instance and by
  *    `paylink sweep`): the batch's nonces are taken, each transfer is signed with its own (locally: no
- *    node call) and every signed transaction is stored with its hash. Nonces follow each other without
- *    gaps or twins however many instances run, and the lock is taken once a batch, not once a payout.
+ *    node call; a signature made ahead is kept only where it was made for this very transaction and
+ *    nonce) and every signed transaction is stored with its hash, in one statement. Nonces follow each
+ *    other without gaps or twins however many instances run, and the lock is taken once a batch, not
+ *    once a payout.
  * 2. Broadcast the batch: the stored bytes, in parallel, lowest nonce first. Never re-signed: a retry,
  *    a crash between storing and broadcasting, or a restart sends the same transactions, never a
  *    second. One that fails leaves the others going: one the node did not take (an outage) stays
@@ -53,15 +57,15 @@ import {
   type OutgoingChain,
   type PayoutRequest,
   type PreparedTransaction,
+  type SignedRawTransaction,
   type TransactionState,
 } from '../../chain/types.js';
 import { compareDecimal } from '../../../core/money.js';
 import type { Database } from '../../db/index.js';
 import { defaultLogger, type Logger } from '../../log.js';
 import { assetAmount } from '../ledger/index.js';
-import { lockForPayout, lockManyForPayout, releaseClaim, setPayoutHashes, type ClaimedWithdrawal } from '../withdrawals/index.js';
+import { lockForPayout, lockManyForPayout, releaseClaim, type ClaimedWithdrawal } from '../withdrawals/index.js';
 import {
-  advanceNonce,
   claimUnfinished,
   finishStored,
   finishStoredMany,
@@ -70,6 +74,7 @@ import {
   lockNonce,
   markBroadcast,
   markMined,
+  peekNonce,
   raiseNonce,
   seedNonce,
   withLiveTransaction,
@@ -163,14 +168,38 @@ export interface TransactionToStore {
   toAddress: string;
 }
 
+/** Transactions signed ahead of the nonce lock (`presign`), by what they sign, with the nonce each was signed with. */
+type Presigned = Map<PreparedTransaction, { nonce: number; signed: SignedRawTransaction }>;
+
+/**
+ * Signs a batch's drafts while their estimates run (signing 50 costs as much as estimating them),
+ * with the nonces they will most likely take: the sequence's next, read without its lock (`next`),
+ * onwards, in the batch's order. Nothing is stored or sent here: `signAndStore` takes a signature
+ * only where, under the lock, the nonce taken is the one it was made with (no other sender came
+ * first, no transfer before it dropped out), and signs again otherwise.
+ */
+async function presign(outgoing: OutgoingChain, drafts: ReadonlyArray<PreparedTransaction | undefined>, next: Promise<number | undefined>, into: Presigned): Promise<void> {
+  const first = await next;
+  if (first === undefined) return;
+  for (const [i, draft] of drafts.entries()) {
+    if (!draft) continue;
+    try {
+      into.set(draft, { nonce: first + i, signed: await outgoing.sign(draft, first + i) });
+    } catch {
+      // Signed again under the lock, where a failure counts.
+    }
+  }
+}
+
 /**
  * Signs `items` with the hot wallet's next nonces, one each in their order, and stores them, in ONE
  * transaction that holds the nonce lock throughout. A withdrawal that has a live transaction already
  * (another instance stored it first, an old lease's attempt) is left out, under the lock, so it
  * takes no nonce. Each withdrawal also gets its hash shown (`txHash` while `processing`). Resolves
- * with the stored rows, lowest nonce first.
+ * with the stored rows, lowest nonce first. `presigned`: signatures made ahead (`presign`), each
+ * used only for the transaction and the nonce it was made with.
  */
-export async function signAndStore(deps: Deps, outgoing: OutgoingChain, items: readonly TransactionToStore[]): Promise<StoredTransaction[]> {
+export async function signAndStore(deps: Deps, outgoing: OutgoingChain, items: readonly TransactionToStore[], presigned?: Presigned): Promise<StoredTransaction[]> {
   if (items.length === 0) return [];
   return deps.db.transaction(async (tx) => {
     const now = deps.now();
@@ -181,7 +210,9 @@ export async function signAndStore(deps: Deps, outgoing: OutgoingChain, items: r
     if (signing.length === 0) return [];
     const rows = [];
     for (const [i, item] of signing.entries()) {
-      const signed = await outgoing.sign(item.prepared, first + i);
+      // A signature made ahead (`presign`) is this very transaction with this very nonce: the same bytes.
+      const ahead = presigned?.get(item.prepared);
+      const signed = ahead?.nonce === first + i ? ahead.signed : await outgoing.sign(item.prepared, first + i);
       rows.push({
         id: randomUUID(),
         blockchainId: outgoing.blockchainId,
@@ -194,9 +225,8 @@ export async function signAndStore(deps: Deps, outgoing: OutgoingChain, items: r
         txHash: signed.txHash,
       });
     }
-    const stored = await insertStored(tx, rows, now);
-    await advanceNonce(tx, outgoing.blockchainId, outgoing.hotWallet, first + signing.length, now);
-    await setPayoutHashes(tx, stored.flatMap((row) => (row.withdrawal_id ? [{ id: row.withdrawal_id, txHash: row.tx_hash }] : [])), now);
+    // One statement: the rows stored, the sequence moved on past them, each withdrawal's hash shown.
+    const stored = await insertStored(tx, rows, now, { nextNonce: first + signing.length });
     return stored;
   });
 }
@@ -228,12 +258,20 @@ function payoutRequest(withdrawal: ClaimedWithdrawal): PayoutRequest {
  */
 async function storeBatch(deps: Deps, outgoing: OutgoingChain, withdrawals: readonly ClaimedWithdrawal[], log: Report): Promise<{ settled: number; rows: StoredTransaction[] }> {
   let prepared: Array<PromiseSettledResult<PreparedTransaction>>;
+  const presigned: Presigned = new Map();
+  let presigning: Promise<void> | undefined;
   try {
-    await ensureNonceSequence(deps, outgoing);
-    prepared = await outgoing.preparePayouts(withdrawals.map(payoutRequest));
+    // The sequence is needed only once the batch is prepared, the drafts' likely nonces once the fees
+    // are known: all go at once.
+    const next = peekNonce(deps.db, outgoing.blockchainId, outgoing.hotWallet).catch(() => undefined);
+    const early = (drafts: ReadonlyArray<PreparedTransaction | undefined>) => {
+      presigning = presign(outgoing, drafts, next, presigned);
+    };
+    [, prepared] = await Promise.all([ensureNonceSequence(deps, outgoing), outgoing.preparePayouts(withdrawals.map(payoutRequest), early)]);
   } catch (error) {
     prepared = withdrawals.map((): PromiseRejectedResult => ({ status: 'rejected', reason: error }));
   }
+  await presigning;
   let settled = 0;
   const ready: Array<TransactionToStore & { withdrawal: ClaimedWithdrawal }> = [];
   for (const [i, result] of prepared.entries()) {
@@ -251,7 +289,7 @@ async function storeBatch(deps: Deps, outgoing: OutgoingChain, withdrawals: read
   }
   if (ready.length === 0) return { settled, rows: [] };
   try {
-    const rows = await signAndStore(deps, outgoing, ready);
+    const rows = await signAndStore(deps, outgoing, ready, presigned);
     return { settled: settled + rows.length, rows };
   } catch (error) {
     // The transaction rolled back: nothing was signed for good, no nonce taken.

@@ -81,12 +81,14 @@ export interface PayoutWorker {
 }
 
 /**
- * Claims up to `batchSize` withdrawals for this worker, in a transaction of its own; on real
- * networks only those it can pay (a network with a hot wallet): the others wait, pending.
+ * Claims up to `batchSize` withdrawals for this worker; on real networks only those it can pay (a
+ * network with a hot wallet): the others wait, pending. The claim is one statement, atomic on its
+ * own: no transaction around it (BEGIN and COMMIT would be two more round trips before a burst's
+ * first payout is prepared).
  */
 export async function claimWithdrawals(db: Database, batchSize: number, leaseMs: number, now: Date, chain?: ChainAdapter): Promise<ClaimedWithdrawal[]> {
   const networks = chain?.kind === 'real' ? chain.chains.filter((c) => c.outgoing).map((c) => c.blockchainId) : undefined;
-  return db.transaction((tx) => claimDue(tx, batchSize, leaseMs, now, networks));
+  return claimDue(db, batchSize, leaseMs, now, networks);
 }
 
 class PayoutTimeoutError extends Error {
