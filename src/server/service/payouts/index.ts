@@ -9,7 +9,7 @@
  * top-ups' nonces from the same sequence (`sendStoredGasTopUp`).
  *
  * May touch, in its own transactions: the withdrawals room's queue (`claimDue`, `markSucceeded`,
- * `markFailed`, `lockForPayout`/`lockManyForPayout`, `setPayoutHashes`, `releaseClaim`) and the ledger (`applyLedgerChange`).
+ * `markFailed`, `lockForPayout`/`lockManyForPayout`, `releaseClaim`) and the ledger (`applyLedgerChange`).
  */
 export { finishPayout, type PayoutOutcome } from './finish.js';
 export {

@@ -245,16 +245,6 @@ export async function lockManyForPayout(tx: Queryable, ids: readonly string[]): 
   return new Map(rows.map((row) => [row.id, row]));
 }
 
-/** Shows the hashes of `processing` withdrawals' stored transactions (known before they are broadcast). */
-export async function setPayoutHashes(tx: Queryable, hashes: ReadonlyArray<{ id: string; txHash: string }>, now: Date): Promise<void> {
-  if (hashes.length === 0) return;
-  await tx.query(
-    `UPDATE withdrawals w SET tx_hash = h.tx_hash, updated_at = $3
-     FROM unnest($1::uuid[], $2::text[]) AS h(id, tx_hash) WHERE w.id = h.id AND w.status = 'processing'`,
-    [hashes.map((h) => h.id), hashes.map((h) => h.txHash), now],
-  );
-}
-
 /**
  * Gives a claimed withdrawal back to the queue (`pending`) when its payout could not even be
  * prepared (the node is down): nothing was signed, so the next round may claim it at once instead of
