@@ -4,6 +4,7 @@
  * (the demo then falls back to the sandbox chain).
  */
 import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { anvilBinary, AnvilNotInstalledError, AnvilStartError, startAnvil } from '../../src/server/chain/evm/anvil.js';
 import { TEST_TOKEN_ABI, TEST_TOKEN_ARTIFACT } from '../../src/server/chain/evm/test-token.js';
@@ -47,6 +48,28 @@ describe('anvil', () => {
     assert.equal(alive(node.pid), false);
     await assert.rejects(fetch(node.url, { method: 'POST' }));
     await node.stop(); // idempotent
+  });
+
+  it('keeps the states of old blocks in a directory of its own, removed when the node stops or is killed', async () => {
+    // What anvil writes to disk would otherwise stay under ~/.foundry/anvil/tmp for good.
+    const statesOf = (pid: number) => {
+      const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      return args[args.indexOf('--cache-path') + 1]!;
+    };
+    const stopped = await startAnvil({ chainId: 4243 });
+    const killed = await startAnvil({ chainId: 4244 });
+    const [stoppedStates, killedStates] = [statesOf(stopped.pid), statesOf(killed.pid)];
+    assert.match(stoppedStates, /paylink-anvil-states-/);
+    assert.notEqual(stoppedStates, killedStates);
+    // Past the blocks anvil keeps in memory, so that it writes old states to its directory.
+    await rpc(stopped.url, 'anvil_mine', ['0x400']);
+    assert.ok(existsSync(stoppedStates) && existsSync(killedStates));
+    await stopped.stop();
+    assert.equal(existsSync(stoppedStates), false, 'removed once stopped');
+    const exited = new Promise((resolve) => killed.process.once('exit', resolve));
+    process.kill(killed.pid, 'SIGKILL');
+    await exited;
+    assert.equal(existsSync(killedStates), false, 'removed once killed');
   });
 
   it('mines on a fractional block time', async () => {

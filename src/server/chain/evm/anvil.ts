@@ -10,7 +10,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import os from 'node:os';
@@ -113,20 +113,22 @@ export interface AnvilNode {
   stop(): Promise<void>;
 }
 
-const running = new Set<ChildProcess>();
+/** The nodes started here and still running, with the directory each keeps its old states in. */
+const running = new Map<ChildProcess, string>();
 let exitHookInstalled = false;
 
-/** Kills every node still running when this process exits, however it exits. */
+/** Kills every node still running when this process exits, however it exits, and removes its states. */
 function installExitHook() {
   if (exitHookInstalled) return;
   exitHookInstalled = true;
   process.on('exit', () => {
-    for (const child of running) {
+    for (const [child, states] of running) {
       try {
         if (child.pid) process.kill(child.pid, 'SIGKILL');
       } catch {
         // Already gone.
       }
+      rmSync(states, { recursive: true, force: true });
     }
   });
 }
@@ -195,7 +197,11 @@ async function startOnce(binary: string, chainId: number, options: AnvilOptions)
   // Anvil writes this file only once it holds its port. Waiting for it tells our node from any
   // other process that took the free port first (then ours exits, and that one would answer).
   const configOut = path.join(os.tmpdir(), `paylink-anvil-${process.pid}-${randomBytes(6).toString('hex')}.json`);
-  const args = ['--host', host, '--port', String(port), '--chain-id', String(chainId), '--silent', '--mnemonic', mnemonic, '--config-out', configOut];
+  // Anvil writes the states of old blocks to disk, by default under ~/.foundry/anvil/tmp, and leaves
+  // them there when it is killed: a few hundred MB per busy test node, 77 GB after a few days of test
+  // runs on one machine. Each node here gets a directory of its own, removed once the node has exited.
+  const states = mkdtempSync(path.join(os.tmpdir(), 'paylink-anvil-states-'));
+  const args = ['--host', host, '--port', String(port), '--chain-id', String(chainId), '--silent', '--mnemonic', mnemonic, '--config-out', configOut, '--cache-path', states];
   if (options.blockTime !== undefined) args.push('--block-time', String(options.blockTime));
   if (options.accounts !== undefined) args.push('--accounts', String(options.accounts));
   if (options.balance !== undefined) args.push('--balance', String(options.balance));
@@ -210,8 +216,11 @@ async function startOnce(binary: string, chainId: number, options: AnvilOptions)
   });
   const spawnFailed = new Promise<Error>((resolve) => child.once('error', resolve));
   installExitHook();
-  running.add(child);
-  child.once('exit', () => running.delete(child));
+  running.set(child, states);
+  child.once('exit', () => {
+    running.delete(child);
+    rmSync(states, { recursive: true, force: true });
+  });
 
   const url = `http://${host}:${port}`;
   const kill = () => {
@@ -225,6 +234,7 @@ async function startOnce(binary: string, chainId: number, options: AnvilOptions)
     if (failure) {
       kill();
       cleanUp();
+      rmSync(states, { recursive: true, force: true });
       throw new AnvilStartError(`anvil could not be started (${binary}): ${failure.message}`);
     }
     if (child.exitCode !== null || child.signalCode !== null) {
