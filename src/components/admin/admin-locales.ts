@@ -50,7 +50,10 @@ export function adminTable(language: string, english: AdminTable): AdminTable | 
   const mine = layouts.get(english);
   const tables = registry()[language] ?? [];
   const fits = tables.find((entry) => entry.layout === mine);
-  if (!fits && tables.length && !warned.has(language)) warned.add(language) && console.warn(`<paylink-admin>: the "${language}" texts are from another version of Paylink; showing English`);
+  if (!fits && tables.length && !warned.has(language)) {
+    warned.add(language);
+    console.warn(`<paylink-admin>: the "${language}" texts are from another version of Paylink; showing English`);
+  }
   return fits?.table;
 }
 
