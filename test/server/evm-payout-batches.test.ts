@@ -13,11 +13,12 @@ import { PayoutError, type BroadcastOutcome, type RealChainAdapter } from '../..
 import { processPayouts } from '../../src/server/service/payouts/index.js';
 import { startService } from '../../src/server/service/serve.js';
 import { assertLedgerMatches, balanceOf, countRows, eventually } from '../support/money.js';
-import { backends, call, startTestService, type TestService } from '../support/service.js';
-import { creditDirectly, hookPayouts, outgoingOf, randomAddress, startEvmFixture, type EvmFixture } from '../support/evm-service.js';
+import { backends, call, type TestService } from '../support/service.js';
+import { hookPayouts, randomAddress, startPayoutService, type EvmFixture, type PayoutService } from '../support/evm-service.js';
 
 for (const backend of backends()) {
   describe(`EVM payouts in batches (${backend})`, () => {
+    let setup: PayoutService;
     let f: EvmFixture;
     let base: RealChainAdapter;
     let hot: Address;
@@ -26,20 +27,10 @@ for (const backend of backends()) {
     let integratorId: string;
 
     before(async () => {
-      f = await startEvmFixture();
-      base = await f.adapter({ confirmations: 1 });
-      hot = outgoingOf(base).hotWallet as Address;
-      await f.t.mint(f.usdt, hot, parseUnits('1000000', 18));
-      // The API alone: each test runs the payouts its own way.
-      t = await startTestService(backend, { chain: base, payoutWorker: false, scanner: false, webhookWorker: false, sseHeartbeatMs: 60_000 });
-      ({ key, integratorId } = await t.newKey());
-      await creditDirectly(t, base, key, '10000');
+      setup = await startPayoutService(backend);
+      ({ f, chain: base, hot, t, key, integratorId } = setup);
     });
-    after(async () => {
-      await t?.close();
-      await base?.close();
-      await f?.stop();
-    });
+    after(() => setup?.close());
 
     const withdraw = async (amount: string, to: string, url = t.url) => {
       const res = await call(url, 'POST', '/v1/withdrawal', { key, body: { amount, address: to, blockchainId: 'bsc', assetId: 'USDT' } });

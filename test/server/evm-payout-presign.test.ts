@@ -14,8 +14,8 @@ import { TEST_TOKEN_ABI } from '../../src/server/chain/evm/test-token.js';
 import type { OutgoingChain, PreparedTransaction, RealChainAdapter } from '../../src/server/chain/types.js';
 import { processPayouts, sendStoredGasTopUp } from '../../src/server/service/payouts/index.js';
 import { assertLedgerMatches, balanceOf, countRows, eventually } from '../support/money.js';
-import { backends, call, startTestService, type TestService } from '../support/service.js';
-import { creditDirectly, outgoingOf, randomAddress, startEvmFixture, type EvmFixture } from '../support/evm-service.js';
+import { backends, call, type TestService } from '../support/service.js';
+import { creditDirectly, outgoingOf, randomAddress, startPayoutService, type EvmFixture, type PayoutService } from '../support/evm-service.js';
 
 /** What a test sees of its adapter's preparing and signing. */
 interface Spy {
@@ -60,6 +60,7 @@ function spied(chain: RealChainAdapter): { chain: RealChainAdapter; spy: Spy } {
 
 for (const backend of backends()) {
   describe(`EVM payouts signed while they are estimated (${backend})`, () => {
+    let setup: PayoutService;
     let f: EvmFixture;
     let base: RealChainAdapter;
     let hot: Address;
@@ -70,23 +71,14 @@ for (const backend of backends()) {
     let holder: Address;
 
     before(async () => {
-      f = await startEvmFixture();
-      base = await f.adapter({ confirmations: 1 });
-      hot = outgoingOf(base).hotWallet as Address;
-      await f.t.mint(f.usdt, hot, parseUnits('1000000', 18));
+      setup = await startPayoutService(backend);
+      ({ f, chain: base, hot, t, key, integratorId } = setup);
       await f.t.mint(f.cngn, hot, parseUnits('1000000', 6));
       holder = f.t.accounts[7]!;
       await f.t.mint(f.usdt, holder, parseUnits('1', 18));
-      t = await startTestService(backend, { chain: base, payoutWorker: false, scanner: false, webhookWorker: false, sseHeartbeatMs: 60_000 });
-      ({ key, integratorId } = await t.newKey());
-      await creditDirectly(t, base, key, '10000');
       await creditDirectly(t, base, key, '100', 'CNGN');
     });
-    after(async () => {
-      await t?.close();
-      await base?.close();
-      await f?.stop();
-    });
+    after(() => setup?.close());
 
     const withdraw = async (amount: string, to: string, assetId = 'USDT') => {
       const res = await call(t.url, 'POST', '/v1/withdrawal', { key, body: { amount, address: to, blockchainId: 'bsc', assetId } });

@@ -11,7 +11,7 @@ import type { EvmChainOptions } from '../../src/server/chain/evm/chain.js';
 import type { BroadcastOutcome, ChainAdapter, OutgoingChain, RealChainAdapter } from '../../src/server/chain/types.js';
 import { createChainScanner } from '../../src/server/service/sessions/index.js';
 import { DEPOSIT_XPUB, startTestChain, type TestChain } from './anvil.js';
-import { call } from './service.js';
+import { call, startTestService, type Backend, type TestService } from './service.js';
 
 export interface EvmFixture {
   t: TestChain;
@@ -179,6 +179,48 @@ export async function creditDirectly(
   );
   const { rows } = await service.db.query<{ id: string }>('SELECT id FROM chain_transfers WHERE session_id = $1', [sessionId]);
   await service.db.transaction((tx) => finalizeCredit(tx, rows[0]!.id, new Date()));
+}
+
+/** A service for payout tests on a fresh chain (`startPayoutService`). */
+export interface PayoutService {
+  f: EvmFixture;
+  /** The service's adapter (1 confirmation). */
+  chain: RealChainAdapter;
+  /** The hot wallet, holding a million USDT. */
+  hot: Address;
+  t: TestService;
+  /** A key whose integrator holds `credit` USDT, ready to withdraw. */
+  key: string;
+  integratorId: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Anvil, an adapter with 1 confirmation, the hot wallet funded with USDT, and the API alone on
+ * `backend` (no payout worker, scanner nor webhook worker: each test runs the payouts its own way),
+ * with a key credited `credit` USDT.
+ */
+export async function startPayoutService(backend: Backend, credit = '10000'): Promise<PayoutService> {
+  const f = await startEvmFixture();
+  const chain = await f.adapter({ confirmations: 1 });
+  const hot = outgoingOf(chain).hotWallet as Address;
+  await f.t.mint(f.usdt, hot, parseUnits('1000000', 18));
+  const t = await startTestService(backend, { chain, payoutWorker: false, scanner: false, webhookWorker: false, sseHeartbeatMs: 60_000 });
+  const { key, integratorId } = await t.newKey();
+  await creditDirectly(t, chain, key, credit);
+  return {
+    f,
+    chain,
+    hot,
+    t,
+    key,
+    integratorId,
+    async close() {
+      await t.close();
+      await chain.close();
+      await f.stop();
+    },
+  };
 }
 
 /** A fresh address nobody holds the key of (a payout recipient). */
