@@ -11,52 +11,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { parseEventLogs, parseTransaction, parseUnits, type Address, type Hex } from 'viem';
 import { TEST_TOKEN_ABI } from '../../src/server/chain/evm/test-token.js';
-import type { OutgoingChain, PreparedTransaction, RealChainAdapter } from '../../src/server/chain/types.js';
+import type { RealChainAdapter } from '../../src/server/chain/types.js';
 import { processPayouts, sendStoredGasTopUp } from '../../src/server/service/payouts/index.js';
 import { assertLedgerMatches, balanceOf, countRows, eventually } from '../support/money.js';
 import { backends, call, type TestService } from '../support/service.js';
-import { creditDirectly, outgoingOf, randomAddress, startPayoutService, type EvmFixture, type PayoutService } from '../support/evm-service.js';
-
-/** What a test sees of its adapter's preparing and signing. */
-interface Spy {
-  /** The drafts handed over ahead of the estimates, per batch. */
-  drafts: Array<ReadonlyArray<PreparedTransaction | undefined>>;
-  /** Every signature made, as [prepared, nonce]. */
-  signed: Array<[PreparedTransaction, number]>;
-  /** Runs when a batch starts being prepared, once its nonce was guessed (null: nothing). */
-  beforePrepare: (() => Promise<void>) | null;
-}
-
-/** `chain` with its first network's preparing and signing watched through `spy`. */
-function spied(chain: RealChainAdapter): { chain: RealChainAdapter; spy: Spy } {
-  const outgoing = outgoingOf(chain);
-  const spy: Spy = { drafts: [], signed: [], beforePrepare: null };
-  const wrapped: OutgoingChain = {
-    ...outgoing,
-    async preparePayouts(requests, early) {
-      await spy.beforePrepare?.();
-      return outgoing.preparePayouts(
-        requests,
-        early &&
-          ((drafts) => {
-            spy.drafts.push(drafts);
-            early(drafts);
-          }),
-      );
-    },
-    prepareGasTopUp: (to, value) => outgoing.prepareGasTopUp(to, value),
-    async sign(prepared, nonce) {
-      spy.signed.push([prepared, nonce]);
-      return outgoing.sign(prepared, nonce);
-    },
-    broadcast: (raw) => outgoing.broadcast(raw),
-    broadcastMany: (raws) => outgoing.broadcastMany(raws),
-    states: (transactions, latest) => outgoing.states(transactions, latest),
-    latestBlock: () => outgoing.latestBlock(),
-    pendingNonce: () => outgoing.pendingNonce(),
-  };
-  return { chain: { ...chain, chains: [{ ...chain.chains[0]!, outgoing: wrapped }, ...chain.chains.slice(1)] } as RealChainAdapter, spy };
-}
+import { creditDirectly, randomAddress, spied, startPayoutService, type EvmFixture, type PayoutService } from '../support/evm-service.js';
 
 for (const backend of backends()) {
   describe(`EVM payouts signed while they are estimated (${backend})`, () => {

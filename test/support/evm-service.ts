@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { getAddress, parseUnits, type Address, type Hash } from 'viem';
 import { connectEvmAdapter } from '../../src/server/chain/evm/adapter.js';
 import type { EvmChainOptions } from '../../src/server/chain/evm/chain.js';
-import type { BroadcastOutcome, ChainAdapter, OutgoingChain, RealChainAdapter } from '../../src/server/chain/types.js';
+import type { BroadcastOutcome, ChainAdapter, OutgoingChain, PayoutRequest, PreparedTransaction, RealChainAdapter } from '../../src/server/chain/types.js';
 import { createChainScanner } from '../../src/server/service/sessions/index.js';
 import { DEPOSIT_XPUB, startTestChain, type TestChain } from './anvil.js';
 import { call, startTestService, type Backend, type TestService } from './service.js';
@@ -226,4 +226,48 @@ export async function startPayoutService(backend: Backend, credit = '10000'): Pr
 /** A fresh address nobody holds the key of (a payout recipient). */
 export function randomAddress(): Address {
   return getAddress(`0x${randomBytes(20).toString('hex')}`);
+}
+
+/** What a test sees of its adapter's preparing and signing. */
+export interface Spy {
+  /** The drafts handed over ahead of the estimates, per batch. */
+  drafts: Array<ReadonlyArray<PreparedTransaction | undefined>>;
+  /** Every signature made, as [prepared, nonce]. */
+  signed: Array<[PreparedTransaction, number]>;
+  /** Runs when a batch starts being prepared, once its nonce was guessed (null: nothing). */
+  beforePrepare: (() => Promise<void>) | null;
+  /** The requests of every batch prepared (estimated), in order. */
+  prepared: Array<readonly PayoutRequest[]>;
+}
+
+/** `chain` with its first network's preparing and signing watched through `spy`. */
+export function spied(chain: RealChainAdapter): { chain: RealChainAdapter; spy: Spy } {
+  const outgoing = outgoingOf(chain);
+  const spy: Spy = { drafts: [], signed: [], beforePrepare: null, prepared: [] };
+  const wrapped: OutgoingChain = {
+    ...outgoing,
+    async preparePayouts(requests, early) {
+      spy.prepared.push(requests);
+      await spy.beforePrepare?.();
+      return outgoing.preparePayouts(
+        requests,
+        early &&
+          ((drafts) => {
+            spy.drafts.push(drafts);
+            early(drafts);
+          }),
+      );
+    },
+    prepareGasTopUp: (to, value) => outgoing.prepareGasTopUp(to, value),
+    async sign(prepared, nonce) {
+      spy.signed.push([prepared, nonce]);
+      return outgoing.sign(prepared, nonce);
+    },
+    broadcast: (raw) => outgoing.broadcast(raw),
+    broadcastMany: (raws) => outgoing.broadcastMany(raws),
+    states: (transactions, latest) => outgoing.states(transactions, latest),
+    latestBlock: () => outgoing.latestBlock(),
+    pendingNonce: () => outgoing.pendingNonce(),
+  };
+  return { chain: { ...chain, chains: [{ ...chain.chains[0]!, outgoing: wrapped }, ...chain.chains.slice(1)] } as RealChainAdapter, spy };
 }

@@ -28,7 +28,7 @@ import type { ChainAdapter } from '../chain/types.js';
 import { openDatabase, type Database } from '../db/index.js';
 import { createApp } from './app.js';
 import { createSessionEvents, type SessionEvents } from './events/index.js';
-import { startPayoutWorker, type PayoutWorker, type PayoutWorkerOptions } from './payouts/index.js';
+import { createPayoutsAhead, startPayoutWorker, type PayoutWorker, type PayoutWorkerOptions } from './payouts/index.js';
 import { readRetentionDays, startRetentionSweep } from './retention.js';
 import { RateBook, resolveRateSettings, type RateOptions } from './rates/index.js';
 import { startChainScanner, startExpirySweep, verifyChainIdentity, type ChainScanner, type ChainScannerOptions } from './sessions/index.js';
@@ -145,7 +145,9 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
   const stopRates = rates.start();
   const sseHeartbeatMs = options.sseHeartbeatMs ?? LIMIT_DEFAULTS.sseHeartbeatMs;
   const sessionEvents = createSessionEvents(db, { heartbeatMs: sseHeartbeatMs });
-  const worker = options.payoutWorker === false ? undefined : startPayoutWorker({ db, chain, now, log }, options.payouts);
+  // The intake prepares payouts ahead only for a worker of this instance to pick up.
+  const ahead = options.payoutWorker === false ? undefined : createPayoutsAhead({ db, chain });
+  const worker = options.payoutWorker === false ? undefined : startPayoutWorker({ db, chain, now, log, ahead }, options.payouts);
   const scanner =
     chain.kind === 'real' && options.scanner !== false
       ? startChainScanner({ db, chain, now, logger: log }, typeof options.scanner === 'object' ? options.scanner : {})
@@ -162,6 +164,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
     rates,
     sessionEvents,
     onWithdrawalCreated: () => worker?.kick(),
+    anticipatePayouts: (requests) => ahead?.anticipate(requests),
     sseHeartbeatMs,
     log,
     clientAddress: limited.clientAddress,

@@ -29,6 +29,8 @@ import { createEvmRpc, type EvmRpc } from './rpc.js';
 import { LogRangeMemory, scanTransfers } from './scan.js';
 import { signCall, signNativeTransfer, signTokenTransfer, tokenTransferCall, type CallToSign, type SignedTransaction } from './sign.js';
 import { blockHashAt, orNull, recheckTransfer, receivedUnits, type EvmTransfer, type TransferCheck } from './transfers.js';
+import { createThreadSigner } from './signer-thread.js';
+import { defaultLogger } from '../../log.js';
 
 export type { BroadcastOutcome, BroadcastResult, NonceVerdict, TransactionStatus } from './broadcast.js';
 export { classifyRefusal } from './broadcast.js';
@@ -92,6 +94,18 @@ async function readDecimals(rpc: EvmRpc, setting: string, assetId: AssetId, addr
   return decimals;
 }
 
+/**
+ * The hot wallet's account, its signatures made on a thread of their own (./signer-thread.ts): the
+ * same bytes as on the main thread, without holding it.
+ */
+function threadSigned(key: Hex, network: string): PrivateKeyAccount & { closeSigner(): Promise<void> } {
+  const account = privateKeyToAccount(key);
+  const signer = createThreadSigner(account, key, (error) =>
+    defaultLogger.warn('signing_thread_failed', 'the payout signing thread failed: payouts are signed on the main thread (the same signatures, more slowly)', { blockchainId: network, error }),
+  );
+  return { ...account, signTransaction: (transaction) => signer.signTransaction(transaction), closeSigner: () => signer.close() };
+}
+
 /** One connected EVM network. Make one with `connectEvmChain`. */
 export class EvmChain {
   /** The settings it was connected with. */
@@ -108,7 +122,7 @@ export class EvmChain {
   readonly logRange: LogRangeMemory;
 
   readonly #ctx: ChainContext;
-  readonly #hotAccount: PrivateKeyAccount | undefined;
+  readonly #hotAccount: (PrivateKeyAccount & { closeSigner(): Promise<void> }) | undefined;
   readonly #deposits: DepositAddresses | undefined;
   /** Nodes (by client) that said they do not know the `finalized` block tag: their final block is counted by depth. */
   readonly #noFinalizedTag = new WeakSet<PublicClient>();
@@ -123,7 +137,7 @@ export class EvmChain {
     this.tokens = tokens;
     this.#ctx = chainContext(config, rpc, tokens, options);
     this.logRange = new LogRangeMemory(options.maxBlockRange ?? 2_000);
-    this.#hotAccount = config.payoutKey ? privateKeyToAccount(config.payoutKey.reveal()) : undefined;
+    this.#hotAccount = config.payoutKey ? threadSigned(config.payoutKey.reveal(), config.network) : undefined;
     this.hotWallet = this.#hotAccount?.address;
     this.#deposits = config.xpub ? depositAddresses(config.xpub) : undefined;
     this.network = {
@@ -382,6 +396,7 @@ export class EvmChain {
 
   /** Closes the node connections (WebSocket); the object is unusable afterwards. */
   async close(): Promise<void> {
+    await this.#hotAccount?.closeSigner();
     await this.rpc.close();
   }
 }

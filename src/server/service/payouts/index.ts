@@ -11,6 +11,7 @@
  * May touch, in its own transactions: the withdrawals room's queue (`claimDue`, `markSucceeded`,
  * `markFailed`, `lockForPayout`/`lockManyForPayout`, `releaseClaim`) and the ledger (`applyLedgerChange`).
  */
+export { AHEAD_TTL_MS, createPayoutsAhead, type PayoutsAhead } from './ahead.js';
 export { finishPayout, type PayoutOutcome } from './finish.js';
 export {
   claimWithdrawals,

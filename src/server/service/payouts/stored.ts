@@ -81,6 +81,7 @@ import {
   type StoredTransaction,
   type TransactionPurpose,
 } from './repository.js';
+import { presign, type PayoutsAhead, type Presigned, type TakenAhead } from './ahead.js';
 import { finishPayout, finishPayouts, type PayoutOutcome } from './finish.js';
 
 export interface StoredPayoutOptions {
@@ -140,6 +141,8 @@ interface Deps {
   db: Database;
   chain: ChainAdapter;
   now: () => Date;
+  /** What the intake prepared ahead of the claims (./ahead.ts), where it does. */
+  ahead?: PayoutsAhead | undefined;
 }
 
 /** The payouts of network `blockchainId`; throws where there are none (the sandbox, no payout key, a network not configured). */
@@ -168,29 +171,6 @@ export interface TransactionToStore {
   toAddress: string;
 }
 
-/** Transactions signed ahead of the nonce lock (`presign`), by what they sign, with the nonce each was signed with. */
-type Presigned = Map<PreparedTransaction, { nonce: number; signed: SignedRawTransaction }>;
-
-/**
- * Signs a batch's drafts while their estimates run (signing 50 costs as much as estimating them),
- * with the nonces they will most likely take: the sequence's next, read without its lock (`next`),
- * onwards, in the batch's order. Nothing is stored or sent here: `signAndStore` takes a signature
- * only where, under the lock, the nonce taken is the one it was made with (no other sender came
- * first, no transfer before it dropped out), and signs again otherwise.
- */
-async function presign(outgoing: OutgoingChain, drafts: ReadonlyArray<PreparedTransaction | undefined>, next: Promise<number | undefined>, into: Presigned): Promise<void> {
-  const first = await next;
-  if (first === undefined) return;
-  for (const [i, draft] of drafts.entries()) {
-    if (!draft) continue;
-    try {
-      into.set(draft, { nonce: first + i, signed: await outgoing.sign(draft, first + i) });
-    } catch {
-      // Signed again under the lock, where a failure counts.
-    }
-  }
-}
-
 /**
  * Signs `items` with the hot wallet's next nonces, one each in their order, and stores them, in ONE
  * transaction that holds the nonce lock throughout. A withdrawal that has a live transaction already
@@ -201,18 +181,24 @@ async function presign(outgoing: OutgoingChain, drafts: ReadonlyArray<PreparedTr
  */
 export async function signAndStore(deps: Deps, outgoing: OutgoingChain, items: readonly TransactionToStore[], presigned?: Presigned): Promise<StoredTransaction[]> {
   if (items.length === 0) return [];
-  return deps.db.transaction(async (tx) => {
+  const { stored, next } = await deps.db.transaction(async (tx) => {
     const now = deps.now();
     const first = await lockNonce(tx, outgoing.blockchainId, outgoing.hotWallet);
     if (first === undefined) throw new Error('the hot wallet has no nonce sequence yet (ensureNonceSequence)');
     const live = await withLiveTransaction(tx, items.flatMap((item) => (item.withdrawalId ? [item.withdrawalId] : [])));
     const signing = items.filter((item) => !item.withdrawalId || !live.has(item.withdrawalId));
-    if (signing.length === 0) return [];
+    if (signing.length === 0) return { stored: [], next: first };
+    // A signature made ahead (`presign`) is this very transaction with this very nonce: the same bytes.
+    // The others are all asked at once (they are made off this thread).
+    const signatures = await Promise.all(
+      signing.map((item, i) => {
+        const ahead = presigned?.get(item.prepared);
+        return ahead?.nonce === first + i ? ahead.signed : outgoing.sign(item.prepared, first + i);
+      }),
+    );
     const rows = [];
     for (const [i, item] of signing.entries()) {
-      // A signature made ahead (`presign`) is this very transaction with this very nonce: the same bytes.
-      const ahead = presigned?.get(item.prepared);
-      const signed = ahead?.nonce === first + i ? ahead.signed : await outgoing.sign(item.prepared, first + i);
+      const signed = signatures[i]!;
       rows.push({
         id: randomUUID(),
         blockchainId: outgoing.blockchainId,
@@ -227,8 +213,10 @@ export async function signAndStore(deps: Deps, outgoing: OutgoingChain, items: r
     }
     // One statement: the rows stored, the sequence moved on past them, each withdrawal's hash shown.
     const stored = await insertStored(tx, rows, now, { nextNonce: first + signing.length });
-    return stored;
+    return { stored, next: first + signing.length };
   });
+  deps.ahead?.stored(outgoing, next);
+  return stored;
 }
 
 /** Fails a withdrawal for good (its funds come back), in a transaction of its own. */
@@ -256,18 +244,31 @@ function payoutRequest(withdrawal: ClaimedWithdrawal): PayoutRequest {
  * goes back to the queue (nothing was signed). Resolves with how many were settled (stored or
  * failed) and the stored rows, lowest nonce first.
  */
-async function storeBatch(deps: Deps, outgoing: OutgoingChain, withdrawals: readonly ClaimedWithdrawal[], log: Report): Promise<{ settled: number; rows: StoredTransaction[] }> {
+async function storeBatch(deps: Deps, outgoing: OutgoingChain, claimed: readonly ClaimedWithdrawal[], log: Report): Promise<{ settled: number; rows: StoredTransaction[] }> {
   let prepared: Array<PromiseSettledResult<PreparedTransaction>>;
   const presigned: Presigned = new Map();
   let presigning: Promise<void> | undefined;
+  let withdrawals: readonly ClaimedWithdrawal[] = claimed;
   try {
+    // What the intake had prepared (./ahead.ts) comes first, in the order of the nonces its signatures
+    // were made with; the rest is prepared now, its drafts signed ahead with the nonces after those.
     // The sequence is needed only once the batch is prepared, the drafts' likely nonces once the fees
     // are known: all go at once.
-    const next = peekNonce(deps.db, outgoing.blockchainId, outgoing.hotWallet).catch(() => undefined);
-    const early = (drafts: ReadonlyArray<PreparedTransaction | undefined>) => {
+    const sequence = ensureNonceSequence(deps, outgoing);
+    const ahead = deps.ahead ? await deps.ahead.take(outgoing, claimed.map(payoutRequest)) : new Map<string, TakenAhead>();
+    const early = claimed.filter((withdrawal) => ahead.has(withdrawal.id)).sort((a, b) => (ahead.get(a.id)!.nonce ?? 0) - (ahead.get(b.id)!.nonce ?? 0));
+    const rest = claimed.filter((withdrawal) => !ahead.has(withdrawal.id));
+    withdrawals = [...early, ...rest];
+    for (const { presigned: signed } of ahead.values()) for (const [draft, signature] of signed) presigned.set(draft, signature);
+    const next = peekNonce(deps.db, outgoing.blockchainId, outgoing.hotWallet).then(
+      (first) => (first === undefined ? undefined : first + early.length),
+      () => undefined,
+    );
+    const sign = (drafts: ReadonlyArray<PreparedTransaction | undefined>) => {
       presigning = presign(outgoing, drafts, next, presigned);
     };
-    [, prepared] = await Promise.all([ensureNonceSequence(deps, outgoing), outgoing.preparePayouts(withdrawals.map(payoutRequest), early)]);
+    const [, later] = await Promise.all([sequence, rest.length > 0 ? outgoing.preparePayouts(rest.map(payoutRequest), sign) : []]);
+    prepared = [...early.map((withdrawal) => ahead.get(withdrawal.id)!.result), ...later];
   } catch (error) {
     prepared = withdrawals.map((): PromiseRejectedResult => ({ status: 'rejected', reason: error }));
   }

@@ -43,6 +43,7 @@ import { defaultLogger, type Logger } from '../../log.js';
 import { WITHDRAWAL_CHANNEL } from '../events/index.js';
 import { assetAmount } from '../ledger/index.js';
 import { claimDue, type ClaimedWithdrawal } from '../withdrawals/index.js';
+import type { PayoutsAhead } from './ahead.js';
 import { finishPayout, type PayoutOutcome } from './finish.js';
 import { countUnfinished } from './repository.js';
 import { processStoredPayouts, type StoredPayoutOptions } from './stored.js';
@@ -154,6 +155,8 @@ export interface PayoutDeps {
   chain: ChainAdapter;
   now: () => Date;
   log?: Logger | undefined;
+  /** What the intake prepares ahead of the claims (./ahead.ts): the same one the app's intake feeds. */
+  ahead?: PayoutsAhead | undefined;
 }
 
 /** One round of payouts: claims a batch and finishes each; resolves with how many it handled. */

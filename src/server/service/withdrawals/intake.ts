@@ -37,6 +37,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { WithdrawalRequest } from '../../../core/rules/withdrawal.js';
+import type { PayoutRequest } from '../../chain/types.js';
 import type { Database } from '../../db/index.js';
 import { createCoalescer } from '../coalesce.js';
 import { ApiError } from '../errors.js';
@@ -63,6 +64,8 @@ export interface WithdrawalIntakeOptions {
   maxBatch?: number;
   /** Called once new withdrawals are recorded (see the file's comment): wake this instance's payout worker. */
   onRecorded?: () => void;
+  /** Called with each turn's requests as its statement starts (some may be refused): the payouts prepare them meanwhile. */
+  onTurn?: (requests: readonly PayoutRequest[]) => void;
   /** Longest a recorded withdrawal waits to be announced while requests keep coming, in ms (default 50). */
   announceWithinMs?: number;
 }
@@ -231,6 +234,7 @@ export function createWithdrawalIntake(db: Database, options: WithdrawalIntakeOp
     async run(lane, batch, again) {
       const { principal, request } = batch[0]!;
       const answers = batch.map((item) => answersOf(item.request, item.id));
+      options.onTurn?.(batch.map((item) => ({ withdrawalId: item.id, blockchainId: item.request.blockchainId, assetId: item.request.assetId, address: item.request.address, amount: item.request.amount })));
       let outcomes: WithdrawalRecordOutcome[];
       try {
         outcomes = await recordWithdrawals(

@@ -8,7 +8,7 @@ import { createWithdrawalIntake } from './intake.js';
 /** The room's handlers by operation id. */
 export function withdrawalOperations(deps: MoneyServiceDeps) {
   const { db, chain } = deps;
-  const intake = createWithdrawalIntake(db, { onRecorded: deps.onWithdrawalCreated });
+  const intake = createWithdrawalIntake(db, { onRecorded: deps.onWithdrawalCreated, onTurn: deps.anticipatePayouts });
   return {
     createWithdrawal: {
       use: [idempotency()],
