@@ -129,7 +129,7 @@ export function createPayoutsAhead(deps: { db: Database; chain: ChainAdapter }, 
         const batch = fresh.filter((request) => request.blockchainId === network.blockchainId);
         if (!outgoing || batch.length === 0) continue;
         const presigned: Presigned = new Map();
-        const entries = batch.map((request): Prepared => ({ at: now, request, result: Promise.resolve({ status: 'rejected', reason: undefined }), presigned }));
+        const entries: Prepared[] = [];
         let presigning: Promise<void> | undefined;
         const next = guess(outgoing, batch.length).then((first) => {
           if (first !== undefined) for (const [i, entry] of entries.entries()) entry.nonce = first + i;
@@ -144,9 +144,10 @@ export function createPayoutsAhead(deps: { db: Database; chain: ChainAdapter }, 
             await presigning;
             return settled;
           });
-        for (const [i, entry] of entries.entries()) {
-          entry.result = results.then((settled) => settled[i]!);
-          prepared.set(entry.request.withdrawalId, entry);
+        for (const [i, request] of batch.entries()) {
+          const entry: Prepared = { at: now, request, result: results.then((settled) => settled[i]!), presigned };
+          entries.push(entry); // before `next` settles: it gives each its nonce
+          prepared.set(request.withdrawalId, entry);
         }
       }
     },

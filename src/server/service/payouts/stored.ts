@@ -255,6 +255,7 @@ async function storeBatch(deps: Deps, outgoing: OutgoingChain, claimed: readonly
     // The sequence is needed only once the batch is prepared, the drafts' likely nonces once the fees
     // are known: all go at once.
     const sequence = ensureNonceSequence(deps, outgoing);
+    sequence.catch(() => {}); // awaited below; not an unhandled rejection while `take` waits
     const ahead = deps.ahead ? await deps.ahead.take(outgoing, claimed.map(payoutRequest)) : new Map<string, TakenAhead>();
     const early = claimed.filter((withdrawal) => ahead.has(withdrawal.id)).sort((a, b) => (ahead.get(a.id)!.nonce ?? 0) - (ahead.get(b.id)!.nonce ?? 0));
     const rest = claimed.filter((withdrawal) => !ahead.has(withdrawal.id));
