@@ -12,6 +12,18 @@ export type AddressCheck = 'ok' | 'invalid_format' | 'bad_checksum';
 const FORMAT = /^0x[0-9a-fA-F]{40}$/;
 const encoder = new TextEncoder();
 
+/** The Keccak-256 the checksums use: the small one, unless `useKeccak256` gave another. */
+let hash: (bytes: Uint8Array) => Uint8Array = keccak256;
+
+/**
+ * Replaces the Keccak-256 of the checksums with an equal, faster one. The service does (a checksum
+ * is a permutation on bigint lanes here, about a fifth of a withdrawal request's CPU); the browser
+ * bundles keep the small one, whose weight is what they pay for.
+ */
+export function useKeccak256(fast: (bytes: Uint8Array) => Uint8Array): void {
+  hash = fast;
+}
+
 /**
  * Checks `address` as a user would type it (surrounding whitespace is ignored):
  * `'invalid_format'` unless it is `0x` + 40 hex digits; `'bad_checksum'` when it is mixed-case and the
@@ -40,11 +52,11 @@ export function toChecksumAddress(address: string): string {
   const trimmed = typeof address === 'string' ? address.trim() : '';
   if (!FORMAT.test(trimmed)) throw new TypeError('Not an EVM address: expected 0x followed by 40 hexadecimal digits');
   const lower = trimmed.slice(2).toLowerCase();
-  const hash = keccak256(encoder.encode(lower));
+  const digest = hash(encoder.encode(lower));
   let result = '0x';
   for (let index = 0; index < 40; index++) {
     const char = lower[index]!;
-    const byte = hash[index >> 1]!;
+    const byte = digest[index >> 1]!;
     const nibble = index % 2 === 0 ? byte >> 4 : byte & 0x0f;
     result += nibble >= 8 ? char.toUpperCase() : char;
   }

@@ -126,3 +126,25 @@ describe('isValidEvmAddress', () => {
     assert.equal(isValidEvmAddress('0xnope'), false);
   });
 });
+
+describe('the checksums with the Keccak the service gives them', () => {
+  test('the service registers a Keccak that spells every address as the small one and viem do', async () => {
+    const { useKeccak256 } = await import('../../src/core/evm-address.js');
+    const addresses = Array.from({ length: 200 }, () => `0x${randomBytes(20).toString('hex')}`);
+    try {
+      useKeccak256(keccak256);
+      const small = addresses.map((a) => toChecksumAddress(a));
+      // The server's address module sets its Keccak when it loads (first loaded here), as in any service.
+      const { checkEvmAddress } = await import('../../src/server/chain/evm.js');
+      assert.deepEqual(
+        addresses.map((a) => toChecksumAddress(a)),
+        small,
+      );
+      assert.deepEqual(small, addresses.map((a) => getAddress(a)));
+      for (const a of small) assert.deepEqual(checkEvmAddress(a), { ok: true, address: a });
+      for (const a of MIXED) assert.equal(checkAddress(flipFirstLetter(a)), 'bad_checksum');
+    } finally {
+      useKeccak256(keccak_256);
+    }
+  });
+});
