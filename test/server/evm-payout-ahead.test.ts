@@ -9,14 +9,13 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { parseEventLogs, parseTransaction, parseUnits, type Address, type Hex } from 'viem';
-import { TEST_TOKEN_ABI } from '../../src/server/chain/evm/test-token.js';
+import type { Address } from 'viem';
 import type { PayoutRequest, RealChainAdapter } from '../../src/server/chain/types.js';
-import { createPayoutsAhead, processPayouts, type PayoutsAhead } from '../../src/server/service/payouts/index.js';
+import { createPayoutsAhead } from '../../src/server/service/payouts/index.js';
 import { startService } from '../../src/server/service/serve.js';
 import { assertLedgerMatches, countRows, eventually } from '../support/money.js';
 import { backends, call, type TestService } from '../support/service.js';
-import { randomAddress, spied, startPayoutService, type EvmFixture, type PayoutService, type Spy } from '../support/evm-service.js';
+import { payoutChecks, randomAddress, spied, startPayoutService, type EvmFixture, type PayoutChecks, type PayoutService, type Spy } from '../support/evm-service.js';
 
 for (const backend of backends()) {
   describe(`EVM payouts prepared while their withdrawals are recorded (${backend})`, () => {
@@ -26,18 +25,15 @@ for (const backend of backends()) {
     let t: TestService;
     let key: string;
     let integratorId: string;
+    let { withdraw, stored, payUntilDone, transfersFromHot, expected, assertNonces } = {} as PayoutChecks;
 
     before(async () => {
       setup = await startPayoutService(backend);
       ({ f, hot, t, key, integratorId } = setup);
+      ({ withdraw, stored, payUntilDone, transfersFromHot, expected, assertNonces } = payoutChecks(setup));
     });
     after(() => setup?.close());
 
-    const withdraw = async (amount: string, to: string) => {
-      const res = await call(t.url, 'POST', '/v1/withdrawal', { key, body: { amount, address: to, blockchainId: 'bsc', assetId: 'USDT' } });
-      assert.equal(res.status, 200, JSON.stringify(res.body));
-      return res.body.id as string;
-    };
     /** The payout requests of withdrawals `ids`, in that order, as the intake hands them over. */
     const requestsOf = async (ids: string[]): Promise<PayoutRequest[]> => {
       const { rows } = await t.db.query<{ id: string; address: string; amount: string }>('SELECT id, address, amount::text AS amount FROM withdrawals WHERE id = ANY($1)', [ids]);
@@ -45,38 +41,6 @@ for (const backend of backends()) {
         const row = rows.find((r) => r.id === id)!;
         return { withdrawalId: id, blockchainId: 'bsc', assetId: 'USDT', address: row.address, amount: row.amount };
       });
-    };
-    const stored = async (ids: string[]) =>
-      (
-        await t.db.query<{ withdrawal_id: string; nonce: number; raw_transaction: string; status: string }>(
-          'SELECT withdrawal_id, nonce::int AS nonce, raw_transaction, status FROM payout_transactions WHERE withdrawal_id = ANY($1) ORDER BY nonce',
-          [ids],
-        )
-      ).rows;
-    const payUntilDone = (chain: RealChainAdapter, ids: string[], ahead?: PayoutsAhead) =>
-      eventually(
-        async () => {
-          await processPayouts({ db: t.db, chain, now: () => new Date(), ahead }, { checkMs: 0 });
-          return (await countRows(t.db, 'withdrawals', "id = ANY($1) AND status IN ('success', 'failed')", [ids])) === ids.length;
-        },
-        20_000,
-        `${ids.length} withdrawal(s) finished`,
-      );
-    const transfersFromHot = async (from: bigint) => {
-      const logs = await f.t.client.getLogs({ address: f.usdt, event: TEST_TOKEN_ABI.find((x) => x.type === 'event' && x.name === 'Transfer')!, args: { from: hot }, fromBlock: from });
-      return parseEventLogs({ abi: TEST_TOKEN_ABI, logs, eventName: 'Transfer' })
-        .map((log) => `${log.args.to.toLowerCase()} ${log.args.value}`)
-        .sort();
-    };
-    const expected = (paid: Array<{ to: string; amount: string }>) => paid.map(({ to, amount }) => `${to.toLowerCase()} ${parseUnits(amount, 18)}`).sort();
-    /** Each stored transaction carries its stored nonce, and the nonces follow each other from `start`. */
-    const assertNonces = (rows: Awaited<ReturnType<typeof stored>>, start: number) => {
-      assert.deepEqual(
-        rows.map((row) => row.nonce),
-        rows.map((_, i) => start + i),
-        'consecutive nonces, no gap, no twin',
-      );
-      for (const row of rows) assert.equal(parseTransaction(row.raw_transaction as Hex).nonce, row.nonce, 'the stored bytes carry the stored nonce');
     };
     /** A spied adapter that has paid a first batch (so it knows a transfer's gas and drafts ahead), its spy then cleared. */
     const warmChain = async (): Promise<{ chain: RealChainAdapter; spy: Spy }> => {

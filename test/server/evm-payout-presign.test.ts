@@ -9,13 +9,12 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { parseEventLogs, parseTransaction, parseUnits, type Address, type Hex } from 'viem';
-import { TEST_TOKEN_ABI } from '../../src/server/chain/evm/test-token.js';
+import { parseTransaction, parseUnits, type Address, type Hex } from 'viem';
 import type { RealChainAdapter } from '../../src/server/chain/types.js';
-import { processPayouts, sendStoredGasTopUp } from '../../src/server/service/payouts/index.js';
-import { assertLedgerMatches, balanceOf, countRows, eventually } from '../support/money.js';
+import { sendStoredGasTopUp } from '../../src/server/service/payouts/index.js';
+import { assertLedgerMatches, balanceOf } from '../support/money.js';
 import { backends, call, type TestService } from '../support/service.js';
-import { creditDirectly, randomAddress, spied, startPayoutService, type EvmFixture, type PayoutService } from '../support/evm-service.js';
+import { creditDirectly, payoutChecks, randomAddress, spied, startPayoutService, type EvmFixture, type PayoutChecks, type PayoutService } from '../support/evm-service.js';
 
 for (const backend of backends()) {
   describe(`EVM payouts signed while they are estimated (${backend})`, () => {
@@ -28,10 +27,12 @@ for (const backend of backends()) {
     let integratorId: string;
     /** An address that holds USDT already: a transfer to it needs less gas than one to a fresh address. */
     let holder: Address;
+    let { withdraw, stored, payUntilDone, transfersFromHot, expected, assertNonces } = {} as PayoutChecks;
 
     before(async () => {
       setup = await startPayoutService(backend);
       ({ f, chain: base, hot, t, key, integratorId } = setup);
+      ({ withdraw, stored, payUntilDone, transfersFromHot, expected, assertNonces } = payoutChecks(setup));
       await f.t.mint(f.cngn, hot, parseUnits('1000000', 6));
       holder = f.t.accounts[7]!;
       await f.t.mint(f.usdt, holder, parseUnits('1', 18));
@@ -39,46 +40,7 @@ for (const backend of backends()) {
     });
     after(() => setup?.close());
 
-    const withdraw = async (amount: string, to: string, assetId = 'USDT') => {
-      const res = await call(t.url, 'POST', '/v1/withdrawal', { key, body: { amount, address: to, blockchainId: 'bsc', assetId } });
-      assert.equal(res.status, 200, JSON.stringify(res.body));
-      return res.body.id as string;
-    };
-    const stored = async (ids: string[]) =>
-      (
-        await t.db.query<{ withdrawal_id: string; nonce: number; raw_transaction: string; status: string }>(
-          'SELECT withdrawal_id, nonce::int AS nonce, raw_transaction, status FROM payout_transactions WHERE withdrawal_id = ANY($1) ORDER BY nonce',
-          [ids],
-        )
-      ).rows;
     const statusOf = async (id: string) => (await call(t.url, 'GET', `/v1/withdrawal/${id}`, { key })).body as { status: string; failureReason?: string };
-    /** Runs payout rounds on `chain` until every withdrawal of `ids` is finished. */
-    const payUntilDone = (chain: RealChainAdapter, ids: string[]) =>
-      eventually(
-        async () => {
-          await processPayouts({ db: t.db, chain, now: () => new Date() }, { checkMs: 0 });
-          return (await countRows(t.db, 'withdrawals', "id = ANY($1) AND status IN ('success', 'failed')", [ids])) === ids.length;
-        },
-        20_000,
-        `${ids.length} withdrawal(s) finished`,
-      );
-    /** Each recipient's transfers from the hot wallet since block `from`, as "recipient units" (one line per transfer). */
-    const transfersFromHot = async (from: bigint, token = f.usdt) => {
-      const logs = await f.t.client.getLogs({ address: token, event: TEST_TOKEN_ABI.find((x) => x.type === 'event' && x.name === 'Transfer')!, args: { from: hot }, fromBlock: from });
-      return parseEventLogs({ abi: TEST_TOKEN_ABI, logs, eventName: 'Transfer' })
-        .map((log) => `${log.args.to.toLowerCase()} ${log.args.value}`)
-        .sort();
-    };
-    const expected = (paid: Array<{ to: string; amount: string }>, decimals = 18) => paid.map(({ to, amount }) => `${to.toLowerCase()} ${parseUnits(amount, decimals)}`).sort();
-    /** Asserts that each stored transaction's bytes carry its stored nonce, and the nonces follow each other from `start`. */
-    const assertNonces = (rows: Awaited<ReturnType<typeof stored>>, start: number) => {
-      assert.deepEqual(
-        rows.map((row) => row.nonce),
-        rows.map((_, i) => start + i),
-        'consecutive nonces, no gap, no twin',
-      );
-      for (const row of rows) assert.equal(parseTransaction(row.raw_transaction as Hex).nonce, row.nonce, 'the stored bytes carry the stored nonce');
-    };
     /** A first batch on `chain`, so that its adapter knows the gas of a USDT transfer to a fresh address. */
     const warmUp = async (chain: RealChainAdapter) => {
       const ids = [await withdraw('1', randomAddress()), await withdraw('1', randomAddress())];

@@ -5,12 +5,15 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { getAddress, parseUnits, type Address, type Hash } from 'viem';
+import { getAddress, parseEventLogs, parseTransaction, parseUnits, type Address, type Hash, type Hex } from 'viem';
 import { connectEvmAdapter } from '../../src/server/chain/evm/adapter.js';
 import type { EvmChainOptions } from '../../src/server/chain/evm/chain.js';
+import { TEST_TOKEN_ABI } from '../../src/server/chain/evm/test-token.js';
 import type { BroadcastOutcome, ChainAdapter, OutgoingChain, PayoutRequest, PreparedTransaction, RealChainAdapter } from '../../src/server/chain/types.js';
+import { processPayouts, type PayoutsAhead } from '../../src/server/service/payouts/index.js';
 import { createChainScanner } from '../../src/server/service/sessions/index.js';
 import { DEPOSIT_XPUB, startTestChain, type TestChain } from './anvil.js';
+import { countRows, eventually } from './money.js';
 import { call, startTestService, type Backend, type TestService } from './service.js';
 
 export interface EvmFixture {
@@ -271,3 +274,63 @@ export function spied(chain: RealChainAdapter): { chain: RealChainAdapter; spy: 
   };
   return { chain: { ...chain, chains: [{ ...chain.chains[0]!, outgoing: wrapped }, ...chain.chains.slice(1)] } as RealChainAdapter, spy };
 }
+
+/** The stored transaction rows payout tests look at. */
+export interface StoredRow {
+  withdrawal_id: string;
+  nonce: number;
+  raw_transaction: string;
+  status: string;
+}
+
+/** What payout tests check a `PayoutService` with: its API, its database and the chain. */
+export function payoutChecks(setup: PayoutService) {
+  const { f, t, key, hot } = setup;
+  const stored = async (ids: string[]) =>
+    (
+      await t.db.query<StoredRow>(
+        'SELECT withdrawal_id, nonce::int AS nonce, raw_transaction, status FROM payout_transactions WHERE withdrawal_id = ANY($1) ORDER BY nonce',
+        [ids],
+      )
+    ).rows;
+  return {
+    /** A withdrawal on bsc through the API; resolves with its id. */
+    async withdraw(amount: string, to: string, assetId = 'USDT'): Promise<string> {
+      const res = await call(t.url, 'POST', '/v1/withdrawal', { key, body: { amount, address: to, blockchainId: 'bsc', assetId } });
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      return res.body.id as string;
+    },
+    /** The stored transactions of withdrawals `ids`, lowest nonce first. */
+    stored,
+    /** Runs payout rounds on `chain` (with what `ahead` prepared, where given) until every withdrawal of `ids` is finished. */
+    payUntilDone: (chain: RealChainAdapter, ids: string[], ahead?: PayoutsAhead) =>
+      eventually(
+        async () => {
+          await processPayouts({ db: t.db, chain, now: () => new Date(), ahead }, { checkMs: 0 });
+          return (await countRows(t.db, 'withdrawals', "id = ANY($1) AND status IN ('success', 'failed')", [ids])) === ids.length;
+        },
+        20_000,
+        `${ids.length} withdrawal(s) finished`,
+      ),
+    /** Each recipient's transfers of `token` from the hot wallet since block `from`, as "recipient units" (one line per transfer). */
+    async transfersFromHot(from: bigint, token: Address = f.usdt): Promise<string[]> {
+      const logs = await f.t.client.getLogs({ address: token, event: TEST_TOKEN_ABI.find((x) => x.type === 'event' && x.name === 'Transfer')!, args: { from: hot }, fromBlock: from });
+      return parseEventLogs({ abi: TEST_TOKEN_ABI, logs, eventName: 'Transfer' })
+        .map((log) => `${log.args.to.toLowerCase()} ${log.args.value}`)
+        .sort();
+    },
+    /** `transfersFromHot`'s lines for `paid`. */
+    expected: (paid: Array<{ to: string; amount: string }>, decimals = 18) => paid.map(({ to, amount }) => `${to.toLowerCase()} ${parseUnits(amount, decimals)}`).sort(),
+    /** Asserts that each stored transaction's bytes carry its stored nonce, and the nonces follow each other from `start`. */
+    assertNonces(rows: readonly StoredRow[], start: number): void {
+      assert.deepEqual(
+        rows.map((row) => row.nonce),
+        rows.map((_, i) => start + i),
+        'consecutive nonces, no gap, no twin',
+      );
+      for (const row of rows) assert.equal(parseTransaction(row.raw_transaction as Hex).nonce, row.nonce, 'the stored bytes carry the stored nonce');
+    },
+  };
+}
+
+export type PayoutChecks = ReturnType<typeof payoutChecks>;
