@@ -15,7 +15,7 @@ import { createPayoutsAhead } from '../../src/server/service/payouts/index.js';
 import { startService } from '../../src/server/service/serve.js';
 import { assertLedgerMatches, countRows, eventually } from '../support/money.js';
 import { backends, call, type TestService } from '../support/service.js';
-import { payoutChecks, randomAddress, spied, startPayoutService, type EvmFixture, type PayoutChecks, type PayoutService, type Spy } from '../support/evm-service.js';
+import { COSTLIEST_AMOUNT, costliestAddress, payoutChecks, randomAddress, spied, startPayoutService, type EvmFixture, type PayoutChecks, type PayoutService, type Spy } from '../support/evm-service.js';
 
 for (const backend of backends()) {
   describe(`EVM payouts prepared while their withdrawals are recorded (${backend})`, () => {
@@ -42,10 +42,13 @@ for (const backend of backends()) {
         return { withdrawalId: id, blockchainId: 'bsc', assetId: 'USDT', address: row.address, amount: row.amount };
       });
     };
-    /** A spied adapter that has paid a first batch (so it knows a transfer's gas and drafts ahead), its spy then cleared. */
+    /**
+     * A spied adapter that has paid a first batch (so it knows a transfer's gas and drafts ahead: the
+     * costliest transfer's, so every later draft's gas covers its own), its spy then cleared.
+     */
     const warmChain = async (): Promise<{ chain: RealChainAdapter; spy: Spy }> => {
       const { chain, spy } = spied(await f.adapter({ confirmations: 1 }));
-      await payUntilDone(chain, [await withdraw('1', randomAddress()), await withdraw('1', randomAddress())]);
+      await payUntilDone(chain, [await withdraw(COSTLIEST_AMOUNT, costliestAddress()), await withdraw(COSTLIEST_AMOUNT, costliestAddress())]);
       spy.signed.length = 0;
       spy.drafts.length = 0;
       spy.prepared.length = 0;

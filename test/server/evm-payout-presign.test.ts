@@ -14,7 +14,7 @@ import type { RealChainAdapter } from '../../src/server/chain/types.js';
 import { sendStoredGasTopUp } from '../../src/server/service/payouts/index.js';
 import { assertLedgerMatches, balanceOf } from '../support/money.js';
 import { backends, call, type TestService } from '../support/service.js';
-import { creditDirectly, payoutChecks, randomAddress, spied, startPayoutService, type EvmFixture, type PayoutChecks, type PayoutService } from '../support/evm-service.js';
+import { COSTLIEST_AMOUNT, costliestAddress, creditDirectly, payoutChecks, randomAddress, spied, startPayoutService, type EvmFixture, type PayoutChecks, type PayoutService } from '../support/evm-service.js';
 
 for (const backend of backends()) {
   describe(`EVM payouts signed while they are estimated (${backend})`, () => {
@@ -41,9 +41,12 @@ for (const backend of backends()) {
     after(() => setup?.close());
 
     const statusOf = async (id: string) => (await call(t.url, 'GET', `/v1/withdrawal/${id}`, { key })).body as { status: string; failureReason?: string };
-    /** A first batch on `chain`, so that its adapter knows the gas of a USDT transfer to a fresh address. */
+    /**
+     * A first batch on `chain`, so that its adapter knows the gas of a USDT transfer to a fresh address:
+     * the costliest one (no zero byte in its address or amount), so every later draft's gas covers its own.
+     */
     const warmUp = async (chain: RealChainAdapter) => {
-      const ids = [await withdraw('1', randomAddress()), await withdraw('1', randomAddress())];
+      const ids = [await withdraw(COSTLIEST_AMOUNT, costliestAddress()), await withdraw(COSTLIEST_AMOUNT, costliestAddress())];
       await payUntilDone(chain, ids);
     };
 

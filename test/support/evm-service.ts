@@ -226,6 +226,21 @@ export async function startPayoutService(backend: Backend, credit = '10000'): Pr
   };
 }
 
+/**
+ * A fresh address without a zero byte: the costliest recipient of a transfer (a zero byte of calldata
+ * costs 4 gas, any other 16), so a batch that paid one knows a gas limit enough for any other.
+ */
+export function costliestAddress(): Address {
+  const bytes = randomBytes(20).map((byte) => byte || 1);
+  return getAddress(`0x${Buffer.from(bytes).toString('hex')}`);
+}
+
+/**
+ * An amount (at most 6 decimals, as the API takes) whose base units on an 18-decimal token have no zero
+ * byte but the lowest (which every such amount has): the costliest calldata of the tests' amounts.
+ */
+export const COSTLIEST_AMOUNT = '1.234567';
+
 /** A fresh address nobody holds the key of (a payout recipient). */
 export function randomAddress(): Address {
   return getAddress(`0x${randomBytes(20).toString('hex')}`);
