@@ -18,6 +18,7 @@
 import { erc20Abi, formatUnits, getAddress, type Address, type Hex, type Log, type PrivateKeyAccount, type PublicClient } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import type { AssetId } from '../../../core/money.js';
+import { defaultLogger } from '../../log.js';
 import type { Network } from '../types.js';
 import { depositAddresses, type DepositAddresses } from './addresses.js';
 import { broadcast, broadcastMany, nonceReplaced, receipt, receipts, transactionKnown, type BroadcastResult, type FinalOnNode, type NonceProof, type NonceVerdict, type TransactionStatus } from './broadcast.js';
@@ -28,9 +29,8 @@ import { estimateGas, estimateGasMany, feeQuote, type FeeQuote } from './fees.js
 import { createEvmRpc, type EvmRpc } from './rpc.js';
 import { LogRangeMemory, scanTransfers } from './scan.js';
 import { signCall, signNativeTransfer, signTokenTransfer, tokenTransferCall, type CallToSign, type SignedTransaction } from './sign.js';
-import { blockHashAt, orNull, recheckTransfer, receivedUnits, type EvmTransfer, type TransferCheck } from './transfers.js';
 import { createThreadSigner } from './signer-thread.js';
-import { defaultLogger } from '../../log.js';
+import { blockHashAt, orNull, recheckTransfer, receivedUnits, type EvmTransfer, type TransferCheck } from './transfers.js';
 
 export type { BroadcastOutcome, BroadcastResult, NonceVerdict, TransactionStatus } from './broadcast.js';
 export { classifyRefusal } from './broadcast.js';

@@ -23,8 +23,7 @@
  * It costs the node one `eth_estimateGas` per request the intake takes (a refused one included), in
  * one JSON-RPC batch per turn of the intake: the worker's own estimate of those withdrawals is saved.
  */
-import type { OutgoingChain, PayoutRequest, PreparedTransaction, SignedRawTransaction } from '../../chain/types.js';
-import type { ChainAdapter } from '../../chain/types.js';
+import type { ChainAdapter, OutgoingChain, PayoutRequest, PreparedTransaction, SignedRawTransaction } from '../../chain/types.js';
 import { compareDecimal } from '../../../core/money.js';
 import type { Database } from '../../db/index.js';
 import { peekNonce } from './repository.js';
