@@ -11,11 +11,11 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { Address } from 'viem';
 import type { PayoutRequest, RealChainAdapter } from '../../src/server/chain/types.js';
-import { createPayoutsAhead } from '../../src/server/service/payouts/index.js';
+import { createPayoutsAhead, processPayouts } from '../../src/server/service/payouts/index.js';
 import { startService } from '../../src/server/service/serve.js';
 import { assertLedgerMatches, countRows, eventually } from '../support/money.js';
 import { backends, call, type TestService } from '../support/service.js';
-import { COSTLIEST_AMOUNT, costliestAddress, payoutChecks, randomAddress, spied, startPayoutService, type EvmFixture, type PayoutChecks, type PayoutService, type Spy } from '../support/evm-service.js';
+import { COSTLIEST_AMOUNT, costliestAddress, payoutChecks, payoutState, randomAddress, spied, startPayoutService, type EvmFixture, type PayoutChecks, type PayoutService, type Spy } from '../support/evm-service.js';
 
 for (const backend of backends()) {
   describe(`EVM payouts prepared while their withdrawals are recorded (${backend})`, () => {
@@ -151,6 +151,41 @@ for (const backend of backends()) {
       }
     });
 
+    it('a preparation that hangs (a node that does not answer) holds the worker up for no longer than its time: the worker prepares those itself, each paid once', async () => {
+      const { chain, spy } = await warmChain();
+      let release: () => void = () => {};
+      try {
+        const from = (await f.t.client.getBlockNumber()) + 1n;
+        const start = await f.t.client.getTransactionCount({ address: hot });
+        const { paid, ids } = await recordMany(3);
+        const ahead = createPayoutsAhead({ db: t.db, chain }, { ttlMs: 400 });
+        spy.beforePrepare = () => {
+          spy.beforePrepare = null;
+          return new Promise<void>((resolve) => (release = resolve)); // answered only after the test
+        };
+        ahead.anticipate(await requestsOf(ids));
+        // Bounded here so that a worker waiting for ever fails the test rather than hang it.
+        const handled = await Promise.race([
+          processPayouts({ db: t.db, chain, now: () => new Date(), ahead }, { checkMs: 0 }),
+          new Promise<'hung'>((resolve) => setTimeout(resolve, 15_000, 'hung').unref()),
+        ]);
+        assert.equal(handled, 3, 'the first round stored all three, although the preparation never ended');
+        await payUntilDone(chain, ids, ahead);
+
+        const preparedIds = spy.prepared.flat().map((r) => r.withdrawalId);
+        for (const id of ids) assert.equal(preparedIds.filter((x) => x === id).length, 2, 'prepared ahead (hung), then by the worker');
+        const rows = await stored(ids);
+        assertNonces(rows, start);
+        assert.ok(rows.every((row) => row.status === 'success'));
+        assert.deepEqual(await transfersFromHot(from), expected(paid), 'one transfer per withdrawal');
+        assert.equal(await f.t.client.getTransactionCount({ address: hot }), start + 3);
+        await assertLedgerMatches(t.db, integratorId);
+      } finally {
+        release();
+        await chain.close();
+      }
+    });
+
     it('a running service: a burst of POSTs is prepared by its intake and paid by its worker, each estimated once and paid once', async () => {
       const { chain, spy } = await warmChain();
       const service = await startService({ db: t.db, chain, rateSettings: { sources: ['static'] }, scanner: false, webhookWorker: false, payouts: { checkMs: 20 } });
@@ -165,7 +200,7 @@ for (const backend of backends()) {
             return res.body.id as string;
           }),
         );
-        await eventually(async () => (await countRows(t.db, 'withdrawals', "id = ANY($1) AND status = 'success'", [ids])) === ids.length, 20_000, 'the burst paid');
+        await eventually(async () => (await countRows(t.db, 'withdrawals', "id = ANY($1) AND status = 'success'", [ids])) === ids.length, 20_000, 'the burst paid', () => payoutState(setup, ids));
 
         const preparedIds = spy.prepared.flat().map((r) => r.withdrawalId);
         for (const id of ids) assert.equal(preparedIds.filter((x) => x === id).length, 1, 'estimated once, while it was recorded');

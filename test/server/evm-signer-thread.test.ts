@@ -1,7 +1,7 @@
 /**
  * The hot wallet signs on a thread of its own: the same bytes as on the main thread (signatures are
  * deterministic), many at once, and the main thread takes over, with the same bytes, when the thread
- * cannot start; an idle thread does not keep a process alive, a busy one does.
+ * cannot start or does not answer in time; an idle thread does not keep a process alive, a busy one does.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -39,12 +39,31 @@ describe('the hot wallet signing thread', () => {
 
   it('a thread that cannot start: the main thread signs instead, the same bytes, and says so once', async () => {
     const fallbacks: unknown[] = [];
-    const signer = createThreadSigner(account, key, (error) => fallbacks.push(error), 'file:///nowhere/viem-accounts.js');
+    const signer = createThreadSigner(account, key, (error) => fallbacks.push(error), { accountsModule: 'file:///nowhere/viem-accounts.js' });
     try {
       const signed = await Promise.all([legacy(1), legacy(2), eip1559(3)].map((transaction) => signer.signTransaction(transaction)));
       assert.deepEqual(signed, await Promise.all([legacy(1), legacy(2), eip1559(3)].map((transaction) => account.signTransaction(transaction))));
       assert.equal(await signer.signTransaction(legacy(4)), await account.signTransaction(legacy(4)), 'and after');
       assert.equal(fallbacks.length, 1, 'told once');
+    } finally {
+      await signer.close();
+    }
+  });
+
+  it('a thread that does not answer: the main thread signs within the bound, the same bytes, and says so once', async () => {
+    // A thread that starts but never answers a signature (as a thread that hangs would).
+    const silent = `data:text/javascript,${encodeURIComponent('export function privateKeyToAccount() { return { signTransaction: () => new Promise(() => {}) }; }')}`;
+    const fallbacks: unknown[] = [];
+    const signer = createThreadSigner(account, key, (error) => fallbacks.push(error), { accountsModule: silent, answerMs: 300 });
+    try {
+      const started = performance.now();
+      const signed = await Promise.all([legacy(1), eip1559(2)].map((transaction) => signer.signTransaction(transaction)));
+      const waited = performance.now() - started;
+      assert.deepEqual(signed, await Promise.all([legacy(1), eip1559(2)].map((transaction) => account.signTransaction(transaction))));
+      assert.ok(waited >= 290, `the thread had its time (${Math.round(waited)} ms)`);
+      assert.equal(await signer.signTransaction(legacy(3)), await account.signTransaction(legacy(3)), 'and the main thread signs after');
+      assert.equal(fallbacks.length, 1, 'told once');
+      assert.match(String((fallbacks[0] as Error).message), /did not answer within 300 ms/);
     } finally {
       await signer.close();
     }

@@ -298,6 +298,42 @@ export interface StoredRow {
   status: string;
 }
 
+/**
+ * What a payout test that timed out needs to say: the withdrawals and the hot wallet's stored
+ * transactions as the database has them, and the hot wallet's nonces and the node's pool as the node
+ * has them (a transaction the node holds but does not mine, one it has no trace of, a claim held).
+ */
+export async function payoutState(setup: Pick<PayoutService, 't' | 'f' | 'hot'>, ids: readonly string[]): Promise<string> {
+  const { t, f, hot } = setup;
+  const lines: string[] = [];
+  const withdrawals = await t.db.query<{ id: string; status: string; attempts: number; claimed: string | null }>(
+    "SELECT id, status, attempts, to_char(claimed_at, 'HH24:MI:SS.MS') AS claimed FROM withdrawals WHERE id = ANY($1) ORDER BY created_at",
+    [ids],
+  );
+  lines.push(`withdrawals: ${withdrawals.rows.map((w) => `${w.id.slice(0, 8)} ${w.status} (attempts ${w.attempts}, claimed ${w.claimed ?? '-'})`).join('; ')}`);
+  const rows = await t.db.query<{ nonce: number; status: string; tx_hash: string; broadcasts: number; withdrawal_id: string | null }>(
+    "SELECT nonce::int AS nonce, status, tx_hash, broadcasts, withdrawal_id FROM payout_transactions WHERE from_address = $1 AND (status IN ('signed', 'sent', 'mined') OR withdrawal_id = ANY($2)) ORDER BY nonce",
+    [hot.toLowerCase(), ids],
+  );
+  const rpc = async (method: string, params: unknown[]) => {
+    const res = await fetch(f.t.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+    return ((await res.json()) as { result?: unknown; error?: unknown }).result;
+  };
+  for (const row of rows.rows) {
+    const known = (await rpc('eth_getTransactionByHash', [row.tx_hash])) as { blockNumber?: string | null } | null;
+    const where = known === null ? 'unknown to the node' : known.blockNumber ? `in block ${Number(known.blockNumber)}` : 'in the pool';
+    lines.push(`stored nonce ${row.nonce}: ${row.status}, ${row.broadcasts} broadcast(s), ${row.withdrawal_id?.slice(0, 8) ?? 'no withdrawal'}, ${where}`);
+  }
+  const latest = await f.t.client.getTransactionCount({ address: hot });
+  const pending = await f.t.client.getTransactionCount({ address: hot, blockTag: 'pending' });
+  lines.push(`hot wallet nonces on the node: latest ${latest}, pending ${pending}; pool ${JSON.stringify(await rpc('txpool_status', []))}`);
+  const open = await t.db.query<{ state: string; age: string; query: string }>(
+    "SELECT state, to_char(now() - xact_start, 'SS.MS') AS age, left(query, 80) AS query FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND state <> 'idle'",
+  ).catch(() => ({ rows: [] }));
+  if (open.rows.length) lines.push(`open database sessions: ${open.rows.map((r) => `${r.state} ${r.age}s ${r.query}`).join(' | ')}`);
+  return lines.join('\n');
+}
+
 /** What payout tests check a `PayoutService` with: its API, its database and the chain. */
 export function payoutChecks(setup: PayoutService) {
   const { f, t, key, hot } = setup;
@@ -318,15 +354,20 @@ export function payoutChecks(setup: PayoutService) {
     /** The stored transactions of withdrawals `ids`, lowest nonce first. */
     stored,
     /** Runs payout rounds on `chain` (with what `ahead` prepared, where given) until every withdrawal of `ids` is finished. */
-    payUntilDone: (chain: RealChainAdapter, ids: string[], ahead?: PayoutsAhead) =>
-      eventually(
+    payUntilDone: (chain: RealChainAdapter, ids: string[], ahead?: PayoutsAhead) => {
+      const rounds: number[] = [];
+      return eventually(
         async () => {
-          await processPayouts({ db: t.db, chain, now: () => new Date(), ahead }, { checkMs: 0 });
+          const started = performance.now();
+          const handled = await processPayouts({ db: t.db, chain, now: () => new Date(), ahead }, { checkMs: 0 });
+          rounds.push(Math.round(performance.now() - started), handled);
           return (await countRows(t.db, 'withdrawals', "id = ANY($1) AND status IN ('success', 'failed')", [ids])) === ids.length;
         },
         20_000,
         `${ids.length} withdrawal(s) finished`,
-      ),
+        async () => `${await payoutState(setup, ids)}\nrounds (ms, handled): ${rounds.slice(0, 40).join(' ')}${rounds.length > 40 ? ' …' : ''}`,
+      );
+    },
     /** Each recipient's transfers of `token` from the hot wallet since block `from`, as "recipient units" (one line per transfer). */
     async transfersFromHot(from: bigint, token: Address = f.usdt): Promise<string[]> {
       const logs = await f.t.client.getLogs({ address: token, event: TEST_TOKEN_ABI.find((x) => x.type === 'event' && x.name === 'Transfer')!, args: { from: hot }, fromBlock: from });

@@ -10,7 +10,9 @@
  * Nothing about the result depends on the thread: signatures are deterministic (RFC 6979), so the
  * same transaction gives the same bytes and hash on either. Should the thread fail to start, or die,
  * the transactions it was signing, and all after, are signed on the main thread instead (and the
- * operator is told once): slower, never different. The key is handed to a thread of the same
+ * operator is told once): slower, never different. So are they when the thread does not answer a
+ * signature within `answerMs` (default `THREAD_ANSWER_MS`): a thread that hangs must not hold the
+ * payouts up, and a late answer is the same bytes, dropped. The key is handed to a thread of the same
  * process, in the same memory the main thread holds it in.
  */
 import { Worker } from 'node:worker_threads';
@@ -42,26 +44,50 @@ import(workerData.accounts).then(({ privateKeyToAccount }) => {
 `;
 
 /**
- * Signs as `account` (whose private key is `key`) on a worker thread, started on the first signature.
- * `onFallback` is told, once, when the main thread signs instead. `accountsModule`: where the thread
- * loads viem's accounts from (default: the one this process resolves; tests give one that fails).
+ * The longest the thread may take to answer a signature, its own start included, in ms: a thousand
+ * times a signature's cost, so only a thread that hangs (not a busy machine) misses it.
  */
-export function createThreadSigner(account: PrivateKeyAccount, key: Hex, onFallback: (error: unknown) => void, accountsModule = import.meta.resolve('viem/accounts')): ThreadSigner {
+export const THREAD_ANSWER_MS = 5_000;
+
+/** Where the thread loads viem's accounts from, and how long it may take to answer (tests change both). */
+export interface ThreadSignerOptions {
+  /** Default: the module this process resolves for `viem/accounts`. */
+  accountsModule?: string;
+  /** Default `THREAD_ANSWER_MS`. */
+  answerMs?: number;
+}
+
+/**
+ * Signs as `account` (whose private key is `key`) on a worker thread, started on the first signature.
+ * `onFallback` is told, once, when the main thread signs instead (the thread failed, or did not answer
+ * in time).
+ */
+export function createThreadSigner(account: PrivateKeyAccount, key: Hex, onFallback: (error: unknown) => void, options: ThreadSignerOptions = {}): ThreadSigner {
+  const accountsModule = options.accountsModule ?? import.meta.resolve('viem/accounts');
+  const answerMs = options.answerMs ?? THREAD_ANSWER_MS;
   let worker: Worker | undefined;
   let failed = false;
   let next = 0;
-  const pending = new Map<number, { transaction: TransactionSerializable; resolve: (signed: Hex) => void; reject: (error: unknown) => void }>();
+  const pending = new Map<number, { transaction: TransactionSerializable; resolve: (signed: Hex) => void; reject: (error: unknown) => void; timer: NodeJS.Timeout }>();
 
-  /** The thread is gone: what it was signing is signed here, and so is everything after. */
+  /** What the thread was asked and has not answered is signed here. */
+  const signHere = () => {
+    for (const [id, call] of pending) {
+      pending.delete(id);
+      clearTimeout(call.timer);
+      account.signTransaction(call.transaction).then(call.resolve, call.reject);
+    }
+  };
+
+  /** The thread is gone (or hangs): what it was signing is signed here, and so is everything after. */
   const fallBack = (error: unknown) => {
     if (failed) return;
     failed = true;
+    const thread = worker;
     worker = undefined;
     onFallback(error);
-    for (const [id, call] of pending) {
-      pending.delete(id);
-      account.signTransaction(call.transaction).then(call.resolve, call.reject);
-    }
+    signHere();
+    void thread?.terminate().catch(() => {});
   };
 
   const start = (): Worker => {
@@ -74,6 +100,7 @@ export function createThreadSigner(account: PrivateKeyAccount, key: Hex, onFallb
       const call = pending.get(message.id);
       if (!call) return;
       pending.delete(message.id);
+      clearTimeout(call.timer);
       if (pending.size === 0) thread.unref();
       if (message.signed) call.resolve(message.signed);
       else call.reject(new Error(message.error ?? 'the signing thread answered nothing'));
@@ -99,7 +126,9 @@ export function createThreadSigner(account: PrivateKeyAccount, key: Hex, onFallb
       // While it has work, the thread keeps the process alive (a command awaiting a signature).
       if (pending.size === 0) thread.ref();
       return new Promise<Hex>((resolve, reject) => {
-        pending.set(id, { transaction, resolve, reject });
+        // Not unref'd: the caller awaits this signature, so the process stays for it either way.
+        const timer = setTimeout(() => fallBack(new Error(`the signing thread did not answer within ${answerMs} ms`)), answerMs);
+        pending.set(id, { transaction, resolve, reject, timer });
         thread.postMessage({ id, transaction });
       });
     },
@@ -107,10 +136,7 @@ export function createThreadSigner(account: PrivateKeyAccount, key: Hex, onFallb
       const thread = worker;
       worker = undefined;
       failed = true; // what is still asked is signed here
-      for (const [id, call] of pending) {
-        pending.delete(id);
-        account.signTransaction(call.transaction).then(call.resolve, call.reject);
-      }
+      signHere();
       await thread?.terminate();
     },
   };

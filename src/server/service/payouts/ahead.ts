@@ -10,9 +10,10 @@
  * (`take`) and goes straight to the nonce lock.
  *
  * Nothing here is trusted further than that:
- * - a dry run is a dry run of that moment: one older than `AHEAD_TTL_MS`, or one that failed, is not
- *   used (the worker estimates afresh), and a transfer whose own estimate asks for more gas than its
- *   draft gets a transaction of its own, as in the worker's own batches;
+ * - a dry run is a dry run of that moment: one older than `AHEAD_TTL_MS` (or not done by then: the
+ *   worker does not wait for a node that does not answer), or one that failed, is not used (the worker
+ *   estimates afresh), and a transfer whose own estimate asks for more gas than its draft gets a
+ *   transaction of its own, as in the worker's own batches;
  * - a signature made ahead carries the nonce the payout will most likely take (this instance's next,
  *   as far as it knows), and under the nonce lock it is used only for that very transaction with that
  *   very nonce (`signAndStore`); anything else is signed again there. A wrong guess costs a signature,
@@ -86,6 +87,20 @@ export interface PayoutsAhead {
   take(outgoing: OutgoingChain, withdrawals: readonly PayoutRequest[]): Promise<Map<string, TakenAhead>>;
   /** The sequence of `outgoing`'s network stood at `next` after this instance stored a batch: the next guesses start there. */
   stored(outgoing: OutgoingChain, next: number): void;
+}
+
+/** What `promise` settles to within `ms`, or undefined. */
+async function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  if (ms <= 0) return undefined;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => {
+    timer = setTimeout(resolve, ms, undefined);
+  });
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** Whether two requests pay the same (the database keeps the amount at its own scale, the address as it came). */
@@ -162,9 +177,11 @@ export function createPayoutsAhead(deps: { db: Database; chain: ChainAdapter }, 
       }
       const taken = new Map<string, TakenAhead>();
       for (const [id, entry] of found) {
-        const result = await entry.result;
+        // Waited for no longer than its time: a preparation that hangs (a node that does not answer)
+        // must not hold the worker up; the worker prepares that withdrawal itself.
+        const result = await within(entry.result, entry.at + ttl - performance.now());
         // A dry run that failed is run again by the worker: the refusal it reports must be of now.
-        if (result.status === 'fulfilled' && performance.now() - entry.at <= ttl) taken.set(id, { result, presigned: entry.presigned, nonce: entry.nonce });
+        if (result?.status === 'fulfilled' && performance.now() - entry.at <= ttl) taken.set(id, { result, presigned: entry.presigned, nonce: entry.nonce });
       }
       return taken;
     },
