@@ -157,10 +157,10 @@ export async function sendBurst(chain: EvmChain, to: Address, count: number, con
   for (let latest = await chain.latestNonce(); latest < first + count; latest = await chain.latestNonce()) {
     if (Date.now() > deadline) throw new Error(`bench: not every transfer was mined within 60 s (${latest - first} of ${count}, pending ${(await chain.pendingNonce()) - first})`);
     if (latest !== mined) [mined, stuckSince] = [latest, Date.now()];
-    // Anvil now and then loses one of many transactions that arrived at once out of nonce order: it
-    // answered "sent", then keeps answering "already known" to the same bytes while its pool no longer
-    // holds them, and every later one waits behind the gap. The same transfer, signed again with one
-    // more unit of gas (new bytes), fills the gap. The rate above was measured already.
+    // Anvil now and then queues one of many transactions for ever (one that arrived while the one
+    // before it was being mined: src/server/chain/evm/dev-node.ts), and every later one waits behind
+    // it. The same transfer, signed again with one more unit of gas (new bytes), takes its nonce. The
+    // rate above was measured already.
     if (Date.now() - stuckSince > 1_000) {
       const again = await chain.signTokenTransfer({ nonce: latest, assetId: 'USDT', to, amount: '0.01', fees: quote, gas: gas + 1n });
       await chain.broadcast(again.rawTransaction).catch(() => {});

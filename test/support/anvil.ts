@@ -11,6 +11,7 @@ import {
   encodeFunctionData,
   http,
   toHex,
+  WaitForTransactionReceiptTimeoutError,
   type Address,
   type Hash,
   type Hex,
@@ -20,6 +21,7 @@ import { mnemonicToAccount, privateKeyToAccount, type PrivateKeyAccount } from '
 import { accountXpubFromMnemonic } from '../../src/server/chain/evm/addresses.js';
 import { startAnvil, type AnvilNode, type AnvilOptions } from '../../src/server/chain/evm/anvil.js';
 import { parseEvmConfig, type EvmConfig } from '../../src/server/chain/evm/config.js';
+import { releaseQueuedOn, type NodeRequest } from '../../src/server/chain/evm/dev-node.js';
 import { deployFeeTestToken, deployTestToken, mintTestToken, setTestTokenPaused, TEST_TOKEN_ABI, type TokenOwner } from '../../src/server/chain/evm/test-token.js';
 
 /**
@@ -110,6 +112,29 @@ export async function startTestChain(options: AnvilOptions = {}): Promise<TestCh
   const accounts = Array.from({ length: options.accounts ?? 10 }, (_, i) => devAccount(i).address);
   const owner: TokenOwner = { rpcUrl: node.url, from: accounts[0]!, client };
   const wallet = (from: Address) => createWalletClient({ account: from, transport });
+  const request: NodeRequest = (method, params) => client.request({ method, params } as never);
+  /**
+   * Waits for `hash` to be mined. A transaction anvil holds but does not mine within 10 s (it queues
+   * one for ever now and then: see src/server/chain/evm/dev-node.ts) is released from the sender's
+   * queue as the service's payouts are (the same bytes sent again), or, when none is stuck there, a
+   * block is mined; the test says so on stderr, and a transaction still not mined after that fails
+   * with the node's view of it.
+   */
+  const minedOrReleased = async (hash: Hash, from: Address) => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await client.waitForTransactionReceipt({ hash, pollingInterval: 10, timeout: 10_000 });
+      } catch (error) {
+        if (!(error instanceof WaitForTransactionReceiptTimeoutError)) throw error;
+        const [pool, known] = await Promise.all([request('txpool_status', []), request('eth_getTransactionByHash', [hash])]);
+        const view = `node pool ${JSON.stringify(pool)}, ${known ? 'the node has it' : 'unknown to the node'}`;
+        if (attempt === 3) throw new Error(`test chain: ${hash} not mined in 30 s (${view})`, { cause: error });
+        const released = await releaseQueuedOn(request, from);
+        if (released === 0) await testClient.mine({ blocks: 1 });
+        process.stderr.write(`test chain: ${hash} not mined in 10 s (${view}): ${released ? `${released} transaction(s) released from anvil's queue` : 'a block mined'}\n`);
+      }
+    }
+  };
 
   const chain: TestChain = {
     node,
@@ -145,7 +170,7 @@ export async function startTestChain(options: AnvilOptions = {}): Promise<TestCh
     async sendToken(from, token, to, units, { mined = true } = {}) {
       const hash = await wallet(from).writeContract({ address: token, abi: TEST_TOKEN_ABI, functionName: 'transfer', args: [to, units], chain: null, gas: 100_000n });
       // eth_sendTransaction can answer before its block is visible to reads.
-      if (mined) await client.waitForTransactionReceipt({ hash, pollingInterval: 10 });
+      if (mined) await minedOrReleased(hash, from);
       return hash;
     },
     async signTokenTransfer(fromIndex, token, to, units, nonce) {

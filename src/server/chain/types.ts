@@ -269,6 +269,12 @@ export interface OutgoingChain {
    * order: pass them lowest nonce first. Each settles as `broadcast` would.
    */
   broadcastMany(rawTransactions: readonly string[]): Promise<Array<PromiseSettledResult<BroadcastOutcome>>>;
+  /**
+   * For a stored transaction sent a while ago that is in no block yet: on a local anvil node, the hot
+   * wallet's transactions it queued for ever are sent again (the same bytes); elsewhere nothing (after
+   * one call that tells which node it is). Resolves with how many were sent again.
+   */
+  releaseQueued(): Promise<number>;
   /** The highest latest block among the nodes: read once to count the confirmations of many transactions. */
   latestBlock(): Promise<number>;
   /** A stored transaction's state; with `payout`, also what its recipient received. */

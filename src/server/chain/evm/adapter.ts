@@ -146,6 +146,7 @@ export function evmNetworkChain(chain: EvmChain): NetworkChain {
     pendingNonce: () => chain.pendingNonce(),
     nonceReplaced: (nonce, txHash) => chain.nonceReplaced(nonce, txHash as Hex),
     transactionKnown: (txHash) => chain.transactionKnown(txHash as Hex),
+    releaseQueued: () => chain.releaseQueued(),
     async preparePayouts(requests, early) {
       // Estimating is a dry run of each transfer: one that would revert now (the hot wallet holds too
       // little, the token is paused, the recipient is blocked) is refused before any nonce is taken.

@@ -24,6 +24,7 @@ import { depositAddresses, type DepositAddresses } from './addresses.js';
 import { broadcast, broadcastMany, nonceReplaced, receipt, receipts, transactionKnown, type BroadcastResult, type FinalOnNode, type NonceProof, type NonceVerdict, type TransactionStatus } from './broadcast.js';
 import type { EvmConfig } from './config.js';
 import { chainContext, checkedAddress, lower, tokenOf, type ChainContext, type EvmChainOptions, type EvmToken } from './context.js';
+import { queueRelease, type ReleaseQueued } from './dev-node.js';
 import { EvmChainError, nodeMessage, toChainError } from './errors.js';
 import { estimateGas, estimateGasMany, feeQuote, type FeeQuote } from './fees.js';
 import { createEvmRpc, type EvmRpc } from './rpc.js';
@@ -130,12 +131,15 @@ export class EvmChain {
   #finalizedTagSeen = false;
   /** What `nonceReplaced` has proven so far, by stored transaction hash. */
   readonly #nonceProofs = new Map<Hex, NonceProof>();
+  /** Releases what a local anvil node queued for ever (./dev-node.ts). */
+  readonly #release: ReleaseQueued;
 
   constructor(config: EvmConfig, rpc: EvmRpc, tokens: readonly EvmToken[], options: EvmChainOptions = {}) {
     this.config = config;
     this.rpc = rpc;
     this.tokens = tokens;
     this.#ctx = chainContext(config, rpc, tokens, options);
+    this.#release = queueRelease(this.#ctx);
     this.logRange = new LogRangeMemory(options.maxBlockRange ?? 2_000);
     this.#hotAccount = config.payoutKey ? threadSigned(config.payoutKey.reveal(), config.network) : undefined;
     this.hotWallet = this.#hotAccount?.address;
@@ -315,6 +319,20 @@ export class EvmChain {
   /** Sends several signed transactions in one JSON-RPC batch, in their order; each settles as `broadcast` would (./broadcast.ts). */
   broadcastMany(rawTransactions: readonly Hex[]): Promise<Array<PromiseSettledResult<BroadcastResult>>> {
     return broadcastMany(this.#ctx, rawTransactions);
+  }
+
+  /**
+   * The hot wallet's transactions a local anvil node queued for ever, sent again with the same bytes
+   * (./dev-node.ts); resolves with how many (0 on any other node, or when none is stuck). Asked about
+   * a payout that is in no block a while after it was sent.
+   */
+  async releaseQueued(): Promise<number> {
+    if (!this.hotWallet) return 0;
+    const sent = await this.#release(this.hotWallet);
+    if (sent > 0) {
+      defaultLogger.warn('dev_node_queue_released', 'the local anvil node held a transaction of the hot wallet queued for ever: its queue was dropped and the same transactions sent again', { blockchainId: this.config.network, resent: sent });
+    }
+    return sent;
   }
 
   /** A transaction's state: pending (no receipt), or mined with its confirmations, outcome and logs. */

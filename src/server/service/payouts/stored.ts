@@ -23,8 +23,10 @@
  *    first, and their receipts read in parallel against one head. Mined: followed to N confirmations,
  *    then their withdrawals succeed (or, reverted, fail and their funds come back), in one transaction
  *    with their stored rows. Not mined: the stored bytes are broadcast again after `rebroadcastMs`.
- *    The node's "already known" and "nonce too low" both mean "look at the receipt". A transaction
- *    just broadcast is due at once (on a fast chain its receipt is there already), then every `checkMs`.
+ *    The node's "already known" and "nonce too low" both mean "look at the receipt". One in no block
+ *    2 s after it was sent also has the adapter release what a local anvil node queued for ever
+ *    (`OutgoingChain.releaseQueued`). A transaction just broadcast is due at once (on a fast chain its
+ *    receipt is there already), then every `checkMs`.
  *
  * Two rare cases keep the nonce sequence whole. A nonce used by a transaction the service did not
  * sign (someone else used the hot wallet's key) leaves the stored one unminable for ever: it is
@@ -500,6 +502,27 @@ async function broadcastBatch(deps: Deps, outgoing: OutgoingChain, rows: readonl
   return { progress, taken };
 }
 
+/** How long a sent payout may stay out of every block before the node is asked whether it holds it for ever. */
+const HELD_AFTER_MS = 2_000;
+/** When each network's node was last asked so (at most once per `HELD_AFTER_MS`). */
+const heldChecked = new Map<string, number>();
+
+/**
+ * A payout sent `HELD_AFTER_MS` ago is in no block yet: a local anvil node may hold it queued for ever
+ * (`OutgoingChain.releaseQueued`: its queue is dropped and the same bytes sent again; nothing on any
+ * other node). Asked at most once per `HELD_AFTER_MS` per network.
+ */
+async function releaseHeld(outgoing: OutgoingChain, log: Report): Promise<void> {
+  const now = Date.now(); // the wall clock: a service's own clock may be set back (tests)
+  if (now - (heldChecked.get(outgoing.blockchainId) ?? 0) < HELD_AFTER_MS) return;
+  heldChecked.set(outgoing.blockchainId, now);
+  try {
+    await outgoing.releaseQueued();
+  } catch (error) {
+    reportOnce(log, `release ${outgoing.blockchainId}`, `[paylink] payouts on ${outgoing.blockchainId}: a payout sent a while ago is in no block, and asking the node whether it holds it for ever failed; asked again later`, error);
+  }
+}
+
 /**
  * Follows claimed unfinished transactions of one network: reads the receipts of those a node may
  * have (in parallel, against one head read first, so a confirmation is never over-counted), ends
@@ -533,6 +556,7 @@ async function followBatch(deps: Deps, outgoing: OutgoingChain, rows: readonly S
     }
     const mined: Array<{ id: string; blockNumber: number; confirmations: number }> = [];
     const final: FinalTransaction[] = [];
+    let waitingLong = false;
     for (const [i, row] of toRead.entries()) {
       const result = states[i]!;
       if (result.status === 'rejected') {
@@ -545,12 +569,14 @@ async function followBatch(deps: Deps, outgoing: OutgoingChain, rows: readonly S
         else mined.push({ id: row.id, blockNumber: state.blockNumber, confirmations: state.confirmations });
         continue;
       }
+      if (row.last_broadcast_at && now.getTime() - row.last_broadcast_at.getTime() >= HELD_AFTER_MS) waitingLong = true;
       // Not mined (or no longer: a reorg dropped it): send the stored bytes again, when due.
       const due = row.status !== 'sent' || !row.last_broadcast_at || now.getTime() - row.last_broadcast_at.getTime() >= (options.rebroadcastMs ?? 15_000);
       if (due) toSend.push(row);
     }
     progress += await markMined(deps.db, mined, now);
     if (final.length > 0) progress += await finishMined(deps, final, options, log);
+    if (waitingLong) await releaseHeld(outgoing, log);
   }
   if (toSend.length > 0) progress += (await broadcastBatch(deps, outgoing, toSend, log, options.logger ?? defaultLogger)).progress;
   return progress;
