@@ -8,11 +8,11 @@
  * and sending the same bytes again answers "already known" for good. Nodes of real networks (geth
  * and its kin) check a queued transaction against the account's nonce and promote it.
  *
- * So, after a broadcast that anvil answered "already known": when the sender has a queued transaction
- * whose nonce is the account's next (it can be mined now, yet waits), anvil is told to drop the
- * sender's pooled transactions, and the very same bytes are sent again, lowest nonce first. Never a
- * new signature: the same transactions, each mined at most once (a nonce is used once). Any other node
- * is left alone (one `web3_clientVersion` call tells which it is).
+ * So, when asked (the payouts ask about a payout still in no block 2 s after it was sent): when the
+ * sender has a queued transaction whose nonce is the account's next (it can be mined now, yet waits),
+ * anvil is told to drop the sender's pooled transactions, and the very same bytes are sent again,
+ * lowest nonce first. Never a new signature: the same transactions, each mined at most once (a nonce
+ * is used once). Any other node is left alone (one `web3_clientVersion` call tells which it is).
  */
 import type { Address, Hex } from 'viem';
 import type { ChainContext } from './context.js';
