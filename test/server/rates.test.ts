@@ -5,6 +5,7 @@
  * and the decimals of a quote (a property test).
  */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { divideRatio, fromUnits, multiplyRatio, ratioOf, toUnits, type Ratio } from '../../src/core/money.js';
@@ -21,6 +22,7 @@ import {
   SOURCES_REQUIRED,
   type RateOptions,
 } from '../../src/server/service/rates/index.js';
+import { ROOT } from '../support/processes.js';
 import { coinbaseBody, coingeckoBody, startCoinbase, startCoingecko, type FakeProvider } from '../support/rate-providers.js';
 
 const MINUTE = 60_000;
@@ -162,6 +164,23 @@ describe('the rate book', () => {
       assert.deepEqual(rates.perUsd('NGN')!.sources, ['static'], `${reason}: the table alone prices NGN`);
       assert.equal(rates.pair('USDT', 'NGN')!.rate, '0.000645161290322580645161', `${reason}: the table still quotes`);
     }
+    // The timeout holds however the garbage collector runs (in a process that can force it): a source
+    // that never answers must not hold the refresh, and every later one, for good.
+    const script = `
+      import { createServer } from 'node:http';
+      import { RateBook, resolveRateSettings } from './src/server/service/rates/index.ts';
+      const server = createServer(() => {}); // takes the request, never answers
+      await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const rates = new RateBook(resolveRateSettings({ sources: ['coinbase', 'static'], coinbaseUrl: 'http://127.0.0.1:' + server.address().port, currencies: ['NGN'], timeoutS: 0.3 }, {}), { assets: ['USDT'], log: { warn() {}, info() {}, error() {} } });
+      const refresh = rates.refresh().then(() => 'ended');
+      for (let i = 0; i < 10; i++) { globalThis.gc(); await new Promise((resolve) => setTimeout(resolve, 20)); }
+      console.log(await Promise.race([refresh, new Promise((resolve) => setTimeout(resolve, 3000, 'hung'))]));
+      server.closeAllConnections();
+      server.close();
+    `;
+    const child = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', '--input-type=module', '-e', script], { cwd: ROOT, encoding: 'utf8', timeout: 20_000 });
+    assert.equal(child.stdout.trim(), 'ended', child.stderr);
+
     // A failure that goes on is said once, and its end too.
     const rates = book({ sources: ['coinbase', 'static'] });
     lines.length = 0;

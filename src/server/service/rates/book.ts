@@ -188,15 +188,28 @@ export class RateBook {
     const fetched = this.#sources.filter((source) => !source.readNow);
     // A value is as old as the question that got it: dated when asked, not when the answer came.
     const at = this.#now().getTime();
-    const signal = AbortSignal.any([this.#aborter.signal, AbortSignal.timeout(this.settings.timeoutMs)]);
-    const readings = await Promise.all(
-      fetched.map((source) =>
-        source.read(this.#wanted, signal).then(
-          (reading) => ({ source, reading }),
-          (error: unknown) => ({ source, error }),
+    // A timer and a controller of its own, not `AbortSignal.any([…, AbortSignal.timeout()])`: on Node
+    // 20 the timeout signal inside `any` is held weakly and can be collected before it fires, and then
+    // a source that never answers holds the refresh (and every later one) for good.
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(new DOMException('The rate source did not answer in time', 'TimeoutError')), this.settings.timeoutMs);
+    const stop = () => controller.abort(this.#aborter.signal.reason);
+    if (this.#aborter.signal.aborted) stop();
+    else this.#aborter.signal.addEventListener('abort', stop, { once: true });
+    let readings;
+    try {
+      readings = await Promise.all(
+        fetched.map((source) =>
+          source.read(this.#wanted, controller.signal).then(
+            (reading) => ({ source, reading }),
+            (error: unknown) => ({ source, error }),
+          ),
         ),
-      ),
-    );
+      );
+    } finally {
+      clearTimeout(timer);
+      this.#aborter.signal.removeEventListener('abort', stop);
+    }
     if (this.#aborter.signal.aborted) return;
     const problems = new Set<string>();
     const report = (source: RateSourceName, reason: string, code: string, message: string, fields: Record<string, string | number> = {}) => {
