@@ -16,12 +16,7 @@ import { backends } from '../support/service.js';
 import { payoutChecks, payoutState, randomAddress, startEvmFixture, startPayoutService, type EvmFixture } from '../support/evm-service.js';
 
 /** A JSON-RPC call to the fixture's node. */
-async function rpc(f: EvmFixture, method: string, params: unknown[]): Promise<unknown> {
-  const res = await fetch(f.t.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
-  const body = (await res.json()) as { result?: unknown; error?: { message: string } };
-  if (body.error) throw new Error(`${method}: ${body.error.message}`);
-  return body.result;
-}
+const rpc = (f: EvmFixture, method: string, params: unknown[]) => f.t.rpc(method, params);
 
 /** The nonces of `sender`'s transactions in the node's queue (waiting for an earlier one). */
 async function queuedNonces(f: EvmFixture, sender: Address): Promise<number[]> {

@@ -90,6 +90,8 @@ export interface TestChain {
   sendNative(from: Address, to: Address, wei: bigint): Promise<Hash>;
   /** Waits until `hash` is mined and returns its receipt status. */
   mined(hash: Hash): Promise<'success' | 'reverted'>;
+  /** A raw JSON-RPC call to the node (pool and anvil methods viem has no action for). */
+  rpc(method: string, params: unknown[]): Promise<unknown>;
   /**
    * An `EvmConfig` for this chain: the given tokens, the test deposit xpub, dev account
    * `hotWalletIndex` (default 1) as the hot wallet, instant-mining-friendly polling.
@@ -190,6 +192,7 @@ export async function startTestChain(options: AnvilOptions = {}): Promise<TestCh
     async mined(hash) {
       return (await client.waitForTransactionReceipt({ hash, pollingInterval: 20 })).status;
     },
+    rpc: request,
     config({ tokens, confirmations = 3, hotWalletIndex = 1, rpcUrl = node.url }) {
       return parseEvmConfig({
         PAYLINK_EVM_RPC_URL: rpcUrl,

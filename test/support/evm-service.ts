@@ -315,10 +315,7 @@ export async function payoutState(setup: Pick<PayoutService, 't' | 'f' | 'hot'>,
     "SELECT nonce::int AS nonce, status, tx_hash, broadcasts, withdrawal_id FROM payout_transactions WHERE from_address = $1 AND (status IN ('signed', 'sent', 'mined') OR withdrawal_id = ANY($2)) ORDER BY nonce",
     [hot.toLowerCase(), ids],
   );
-  const rpc = async (method: string, params: unknown[]) => {
-    const res = await fetch(f.t.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
-    return ((await res.json()) as { result?: unknown; error?: unknown }).result;
-  };
+  const rpc = f.t.rpc;
   for (const row of rows.rows) {
     const known = (await rpc('eth_getTransactionByHash', [row.tx_hash])) as { blockNumber?: string | null } | null;
     const where = known === null ? 'unknown to the node' : known.blockNumber ? `in block ${Number(known.blockNumber)}` : 'in the pool';
