@@ -421,6 +421,10 @@ export const WithdrawalCreated = z.object({
 });
 export type WithdrawalCreated = z.infer<typeof WithdrawalCreated>;
 
+/** Why a payout is held up (see `Withdrawal.stalledReason`). */
+export const StalledReason = z.enum(['hot_wallet_gas', 'hot_wallet_token', 'node_unavailable', 'chain_halted']);
+export type StalledReason = z.infer<typeof StalledReason>;
+
 export const Withdrawal = z.object({
   id: Id,
   amount: DecimalString,
@@ -436,6 +440,12 @@ export const Withdrawal = z.object({
    * until then.
    */
   receivedAmount: DecimalString.nullable(),
+  /**
+   * Why a withdrawal that is not finished is held up, while it is: the hot wallet lacks gas
+   * (`hot_wallet_gas`) or tokens (`hot_wallet_token`), no node answers (`node_unavailable`), or payouts
+   * on its network are halted until an operator resumes them (`chain_halted`). Null otherwise.
+   */
+  stalledReason: StalledReason.nullable(),
   createdAt: Timestamp,
   updatedAt: Timestamp,
 });
@@ -454,6 +464,18 @@ export const ListWithdrawalsQuery = z.object({
   endDate: dateFilter.optional(),
 });
 
+/**
+ * Something wrong with a network that an operator must look at: `reconciliation_mismatch` (a deposit
+ * address holds what the books can't explain), `hot_wallet_low` (not enough tokens or gas for what the
+ * payouts owe), `chain_finality_violated` (a block held as final changed: payouts halted).
+ */
+export const NetworkAlert = z.object({
+  code: z.enum(['reconciliation_mismatch', 'hot_wallet_low', 'chain_finality_violated']),
+  message: z.string(),
+  since: Timestamp,
+});
+export type NetworkAlert = z.infer<typeof NetworkAlert>;
+
 /** A network withdrawals can use, as configured (`GET /v1/withdrawal/networks`). */
 export const WithdrawalNetwork = z.object({
   id: z.string(),
@@ -462,6 +484,8 @@ export const WithdrawalNetwork = z.object({
   assets: z.array(AssetIdSchema),
   chainId: z.number().int().nullable(),
   explorerUrl: formatted('uri').nullable(),
+  /** What the operator must be told about the network until it is mended (none while all is well). */
+  alerts: z.array(NetworkAlert),
 });
 export type WithdrawalNetwork = z.infer<typeof WithdrawalNetwork>;
 

@@ -73,6 +73,7 @@ export function makeWithdrawal(overrides: Partial<Withdrawal> = {}): Withdrawal 
     address: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed',
     status: 'success',
     txHash: `0x${'ab'.repeat(32)}`,
+    stalledReason: null,
     failureReason: null,
     receivedAmount: null,
     createdAt: new Date(Date.UTC(2025, 4, 1, 12) - n * 3_600_000).toISOString(),
@@ -236,7 +237,7 @@ export class FakeAdminApi {
   orders: Order[] = [];
   /** `GET /withdrawal/networks`: a real chain's network has an explorer; the sandbox's (`explorerUrl: null`) has none. */
   networks: WithdrawalNetwork[] = [
-    { id: 'bsc', name: 'BNB Smart Chain (BEP-20)', aliases: ['bep20'], assets: ['USDT', 'CNGN'], chainId: 56, explorerUrl: 'https://bscscan.com' },
+    { id: 'bsc', name: 'BNB Smart Chain (BEP-20)', aliases: ['bep20'], assets: ['USDT', 'CNGN'], chainId: 56, explorerUrl: 'https://bscscan.com', alerts: [] },
   ];
   /** Webhook endpoints with their secrets (which only `POST` answers with). */
   endpoints: (WebhookEndpoint & { secret: string })[] = [];

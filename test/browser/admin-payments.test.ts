@@ -248,7 +248,7 @@ describe('<paylink-admin> payments', () => {
 
     it('says a local test chain is one, not the sandbox, from the chain id the service reports', async () => {
       const { api } = paymentsApi();
-      api.networks = [{ id: 'bsc', name: 'Local chain', aliases: [], assets: ['USDT', 'CNGN'], chainId: 31337, explorerUrl: null }];
+      api.networks = [{ id: 'bsc', name: 'Local chain', aliases: [], assets: ['USDT', 'CNGN'], chainId: 31337, explorerUrl: null, alerts: [] }];
       const el = await mountPayments(api);
       await openDetail(el, 0);
       await waitUntil(() => $(el, '[part~="no-explorer"]'), 'the note once the networks are known');
@@ -259,7 +259,7 @@ describe('<paylink-admin> payments', () => {
 
     it('on a real network without a known explorer says only that', async () => {
       const { api } = paymentsApi();
-      api.networks = [{ id: 'bsc', name: 'BNB Smart Chain', aliases: [], assets: ['USDT', 'CNGN'], chainId: 56, explorerUrl: null }];
+      api.networks = [{ id: 'bsc', name: 'BNB Smart Chain', aliases: [], assets: ['USDT', 'CNGN'], chainId: 56, explorerUrl: null, alerts: [] }];
       const el = await mountPayments(api);
       await openDetail(el, 0);
       await waitUntil(() => $(el, '[part~="no-explorer"]'), 'the note once the networks are known');

@@ -505,7 +505,7 @@ describe('<paylink-admin>', () => {
 
     it('shows the balances of each network and withdraws on the network chosen, within what that network holds', async () => {
       const api = seededApi();
-      api.networks.push({ id: 'polygon', name: 'Polygon', aliases: ['matic'], assets: ['USDT'], chainId: 137, explorerUrl: 'https://polygonscan.com' });
+      api.networks.push({ id: 'polygon', name: 'Polygon', aliases: ['matic'], assets: ['USDT'], chainId: 137, explorerUrl: 'https://polygonscan.com', alerts: [] });
       api.balance.push({ assetId: 'USDT', blockchainId: 'polygon', available: '30.000000', pending: '1.000000' });
       const el = await mount(api, { view: 'money' });
       await waitUntil(() => text(part(el, 'balance-usdt-polygon')).includes('30'), 'the Polygon balance');
@@ -635,7 +635,7 @@ describe('<paylink-admin>', () => {
 
     it('names the network the service reports in the address hint', async () => {
       const api = seededApi();
-      api.networks = [{ id: 'local', name: 'Local chain', aliases: [], assets: ['USDT', 'CNGN'], chainId: 31337, explorerUrl: null }];
+      api.networks = [{ id: 'local', name: 'Local chain', aliases: [], assets: ['USDT', 'CNGN'], chainId: 31337, explorerUrl: null, alerts: [] }];
       const el = await mount(api, { view: 'money' });
       await openMoney(el);
       await waitUntil(() => text($(el, '#wd-address-hint')).includes('Local chain'), 'the hint names the configured network');

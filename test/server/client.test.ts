@@ -274,6 +274,7 @@ describe('with a fake fetch', () => {
       txHash: null,
       failureReason: null,
       receivedAmount: null,
+      stalledReason: null,
       createdAt: '2024-01-01T00:00:00.000Z',
       updatedAt: '2024-01-01T00:00:00.000Z',
     };

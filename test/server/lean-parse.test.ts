@@ -23,7 +23,7 @@ const samples: [keyof typeof schemas, unknown][] = [
   ['Withdrawal', makeWithdrawal()],
   ['WithdrawalList', { items: [makeWithdrawal()], meta }],
   ['WithdrawalCreated', { message: 'Withdrawal queued', status: 'success', statusCode: 200, id: makeWithdrawal().id }],
-  ['WithdrawalNetworkList', { items: [{ id: 'bsc', name: 'BNB Smart Chain', aliases: ['bnb'], assets: ['USDT'], chainId: 56, explorerUrl: null }] }],
+  ['WithdrawalNetworkList', { items: [{ id: 'bsc', name: 'BNB Smart Chain', aliases: ['bnb'], assets: ['USDT'], chainId: 56, explorerUrl: null, alerts: [{ code: 'hot_wallet_low', message: 'short of gas', since: '2030-01-01T00:00:00.000Z' }] }] }],
   ['Balance', { items: [{ assetId: 'USDT', blockchainId: 'bsc', available: '12.5', pending: '0' }] }],
   ['CheckoutSessionRecord', makeSession()],
   ['CheckoutSessionRecordList', { items: [makeSession()], meta }],

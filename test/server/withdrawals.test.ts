@@ -82,7 +82,7 @@ for (const backend of backends()) {
       const record = await call(t.url, 'GET', `/v1/withdrawal/${response.body.id}`, { key });
       assert.equal(record.status, 200);
       assert.deepEqual(Object.keys(record.body).sort(), [
-        'address', 'amount', 'assetId', 'blockchainId', 'createdAt', 'failureReason', 'id', 'receivedAmount', 'status', 'txHash', 'updatedAt',
+        'address', 'amount', 'assetId', 'blockchainId', 'createdAt', 'failureReason', 'id', 'receivedAmount', 'stalledReason', 'status', 'txHash', 'updatedAt',
       ]);
       assert.equal(record.body.status, 'pending');
       assert.equal(record.body.amount, '30.500000');

@@ -91,12 +91,14 @@ function clean(schema: unknown, closed: boolean): unknown {
 /**
  * OpenAPI 3.0 needs a `type` beside `nullable`: zod writes a nullable reference as
  * `{nullable, allOf: [$ref]}` (here `anyOf: [$ref, null]`) and a nullable union as `{nullable, anyOf}`
- * (the nullability moves into each branch).
+ * (the nullability moves into each branch); a nullable enum names null among its values.
  */
 function typeNullables(schema: unknown, components: Record<string, unknown>): unknown {
   if (Array.isArray(schema)) return schema.map((item) => typeNullables(item, components));
   if (typeof schema !== 'object' || schema === null) return schema;
   const node = Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, typeNullables(value, components)])) as Json;
+  // An `enum` is checked before `nullable` (OpenAPI 3.0.3): a nullable enum lists null among its values.
+  if (node.nullable === true && Array.isArray(node.enum) && !node.enum.includes(null)) return { ...node, enum: [...node.enum, null] };
   if (node.nullable !== true || 'type' in node) return node;
   const { nullable: _, ...rest } = node;
   if (Array.isArray(rest.anyOf)) return { ...rest, anyOf: rest.anyOf.map((branch: Json) => ('type' in branch ? { ...branch, nullable: true } : branch)) };

@@ -13,6 +13,7 @@ import { checkWithdrawal, type WithdrawalInput, type WithdrawalRequest } from '.
 import type { ListWithdrawalsQuery, Withdrawal, WithdrawalNetwork } from '../../../core/schemas.js';
 import type { ChainAdapter } from '../../chain/types.js';
 import type { Queryable } from '../../db/index.js';
+import { listAlerts } from '../alerts/index.js';
 import { pageMeta } from '../context.js';
 import { notFound, ruleError, validationError } from '../errors.js';
 import { recordEvents } from '../events/index.js';
@@ -30,8 +31,12 @@ export function parseWithdrawalRequest(input: WithdrawalInput, chain: ChainAdapt
   return check.request;
 }
 
-/** The networks withdrawals can use, from the chain's configuration (`GET /v1/withdrawal/networks`). */
-export function withdrawalNetworks(chain: ChainAdapter): WithdrawalNetwork[] {
+/**
+ * The networks withdrawals can use, from the chain's configuration, each with the alerts that hold on
+ * it (`GET /v1/withdrawal/networks`).
+ */
+export async function withdrawalNetworks(db: Queryable, chain: ChainAdapter): Promise<WithdrawalNetwork[]> {
+  const alerts = await listAlerts(db);
   return chain.networks.map((network) => ({
     id: network.id,
     name: network.name,
@@ -39,6 +44,9 @@ export function withdrawalNetworks(chain: ChainAdapter): WithdrawalNetwork[] {
     assets: [...network.assets],
     chainId: network.chainId ?? null,
     explorerUrl: network.explorerUrl ?? null,
+    alerts: alerts
+      .filter((alert) => alert.blockchainId === network.id)
+      .map((alert) => ({ code: alert.code, message: alert.message, since: alert.raisedAt.toISOString() })),
   }));
 }
 
@@ -54,6 +62,7 @@ export function toWithdrawal(row: WithdrawalRow): Withdrawal {
     txHash: row.tx_hash,
     failureReason: row.failure_reason,
     receivedAmount: row.received_amount === null ? null : assetAmount(row.received_amount),
+    stalledReason: row.stalled_reason,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };

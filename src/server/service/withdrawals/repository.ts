@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { AssetId } from '../../../core/money.js';
-import type { WithdrawalStatus } from '../../../core/schemas.js';
+import type { StalledReason, WithdrawalStatus } from '../../../core/schemas.js';
 import { statementParams, type Queryable } from '../../db/index.js';
 import { keyUnusedSql, storeAnswersSql, type StoredResponse } from '../idempotency/index.js';
 import { reserveInOrderSql } from '../ledger/index.js';
@@ -22,11 +22,13 @@ export interface WithdrawalRow {
   failure_reason: string | null;
   /** What the recipient received (exact), from the payout's receipt; null until it succeeded. */
   received_amount: string | null;
+  /** Why it is held up, while it is (see the API's `stalledReason`). */
+  stalled_reason: StalledReason | null;
   created_at: Date;
   updated_at: Date;
 }
 
-const COLUMNS = 'id, amount, asset_id, blockchain_id, address, status, tx_hash, failure_reason, received_amount::text AS received_amount, created_at, updated_at';
+const COLUMNS = 'id, amount, asset_id, blockchain_id, address, status, tx_hash, failure_reason, received_amount::text AS received_amount, stalled_reason, created_at, updated_at';
 
 /** A requested withdrawal, as `recordWithdrawals` records it (or refuses it). */
 export interface NewWithdrawal {

@@ -19,8 +19,8 @@ export function withdrawalOperations(deps: MoneyServiceDeps) {
       },
     },
     listWithdrawals: async (c) => c.json(await listWithdrawals(db, c.get('principal'), c.req.valid('query'))),
-    // The networks a withdrawal can use, from configuration (what the admin's form offers).
-    listWithdrawalNetworks: (c) => c.json({ items: withdrawalNetworks(chain) }),
+    // The networks a withdrawal can use, from configuration (what the admin's form offers), with their alerts.
+    listWithdrawalNetworks: async (c) => c.json({ items: await withdrawalNetworks(db, chain) }),
     getWithdrawal: async (c) => c.json(await getWithdrawal(db, c.get('principal'), c.req.param('id'))),
   } satisfies RoomOperations;
 }
