@@ -29,6 +29,9 @@ export function makeLink(overrides: Partial<PublicLink> = {}): PublicLink {
     minAmount: null,
     maxAmount: null,
     suggestedAmounts: [],
+    goalAmount: null,
+    raised: null,
+    donorCount: null,
     state: 'open',
     assets: [
       { assetId: 'USDT', blockchainId: 'bsc', networkName: 'BNB Smart Chain', ...SANDBOX_CHAIN_FACTS },
