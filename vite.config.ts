@@ -16,6 +16,7 @@ import { litStaticPlugin } from './scripts/lit-static.js';
 import { minifyLiteralsPlugin } from './scripts/minify-literals.js';
 import { noEvalPlugin } from './scripts/no-eval.js';
 import { packedTablesPlugin } from './scripts/packed-tables.js';
+import { terserPassPlugin } from './scripts/terser-pass.js';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
 
@@ -67,6 +68,7 @@ export function libraryBuild(entry: string, fileName: string, options: BundleOpt
       ...shared.plugins!,
       packedTablesPlugin(options.standaloneTables),
       ...(options.staticLit ? [litStaticPlugin()] : []),
+      terserPassPlugin(),
     ],
     build: {
       outDir: 'dist',

@@ -53,6 +53,8 @@ const versionedName = (file: string) => file.replace(/\.js$/, `.${version}.js`);
 async function rawSize(entry: string, file: string, options: BundleOptions): Promise<number> {
   const config = libraryBuild(entry, file, options);
   config.build = { ...config.build, write: false, minify: false, rolldownOptions: { output: { codeSplitting: false, minify: false } } };
+  // Unminified: without the second minifying pass either.
+  config.plugins = config.plugins!.filter((plugin) => !(plugin && 'name' in plugin && plugin.name === 'paylink:terser-pass'));
   const result = (await build(config)) as { output: { code?: string }[] } | { output: { code?: string }[] }[];
   const output = Array.isArray(result) ? result[0]!.output : result.output;
   return Buffer.byteLength(output[0]!.code ?? '');

@@ -11,6 +11,14 @@
  * other than as `x.name` or its declaration (destructuring). The public API is never private, so its
  * names (attributes, properties, events, methods in custom-elements.json and the .d.ts) stay;
  * `test/server/private-names.test.ts` checks that too.
+ *
+ * Two classes are the bundles' own business although their members are public: the checkout's
+ * `CheckoutMachine` (its steps, in other modules, read its state; the element holds it as an
+ * `@internal` member) and `Localizer` (the checkout's and the admin's formats); neither is exported by
+ * a browser entry. Their members take short names by the same rules, read through whatever type the
+ * steps give them (`Pick<CheckoutMachine, …>`), except those read from outside: the React wrapper
+ * reads the checkout's `machine.link` and `machine.session`. A string literal *type* (`'busy'` in a
+ * `Pick`) never reaches run time, so it keeps no name.
  */
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
@@ -20,6 +28,20 @@ const ENTRY = `${ROOT}src/index.ts`;
 /** The browser sources whose private members are renamed (the server's are never bundled). */
 const SCOPE = /[\\/]src[\\/](?!server[\\/]).*\.ts$/;
 
+/** Classes whose public members are renamed too (see the module comment), and the members kept. */
+const INTERNAL_CLASSES: readonly { file: string; name: string; keep: readonly string[] }[] = [
+  { file: `${ROOT}src/components/checkout/checkout-machine.ts`, name: 'CheckoutMachine', keep: ['link', 'session'] },
+  { file: `${ROOT}src/internal/localize.ts`, name: 'Localizer', keep: [] },
+];
+
+/** True for a member of one of `INTERNAL_CLASSES` that takes a short name whether private or not. */
+function isInternalMember(node: ts.ClassElement | ts.ParameterDeclaration, name: string): boolean {
+  const owner = node.parent;
+  if (!ts.isClassDeclaration(owner) || !owner.name || ts.getCombinedModifierFlags(node) & ts.ModifierFlags.Static) return false;
+  const file = owner.getSourceFile().fileName;
+  return INTERNAL_CLASSES.some((internal) => internal.file === file && internal.name === owner.name!.text && !internal.keep.includes(name));
+}
+
 /** Each module's renames: `[start, end, name]` in its source as read from disk. */
 export type NameEdits = Map<string, [start: number, end: number, name: string][]>;
 
@@ -27,6 +49,8 @@ export type NameEdits = Map<string, [start: number, end: number, name: string][]
 export interface PrivateRenames {
   edits: NameEdits;
   names: Map<string, string>;
+  /** The renamed names of `INTERNAL_CLASSES`' public members (read as `other.member` too). */
+  internal: Set<string>;
 }
 
 let found: PrivateRenames | undefined;
@@ -45,26 +69,32 @@ function findPrivateRenames(): PrivateRenames {
 
   // The private members, and every name the sources could reach them by other than a reference.
   const members = new Map<ts.Symbol, string>();
+  const internalNames = new Set<string>();
   const unsafe = new Set<string>();
   const identifiers = new Set<string>();
   for (const file of files) {
     const visit = (node: ts.Node): void => {
       if (ts.isIdentifier(node) || ts.isPrivateIdentifier(node)) identifiers.add(node.text);
-      if (ts.isStringLiteralLike(node)) unsafe.add(node.text);
+      if (ts.isStringLiteralLike(node) && !ts.isLiteralTypeNode(node.parent)) unsafe.add(node.text);
       if (ts.isTemplateExpression(node)) for (const span of [node.head, ...node.templateSpans.map((s) => s.literal)]) unsafe.add(span.text);
       // A class's `static properties` name its members for the element base to read at run time.
       if (ts.isObjectLiteralElementLike(node) && node.name && ts.isIdentifier(node.name) && inStaticInitializer(node)) unsafe.add(node.name.text);
       if ((ts.isPropertyDeclaration(node) || ts.isMethodDeclaration(node) || ts.isGetAccessor(node) || ts.isSetAccessor(node) || ts.isParameterPropertyDeclaration(node, node.parent)) &&
-        ts.isIdentifier(node.name) && ts.getCombinedModifierFlags(node) & ts.ModifierFlags.Private) {
+        ts.isIdentifier(node.name) && (ts.getCombinedModifierFlags(node) & ts.ModifierFlags.Private || (!ts.isParameter(node) && isInternalMember(node, node.name.text)))) {
         // A parameter property (`constructor(private host: …)`) is two symbols: the property, and the
         // parameter the constructor's body reads as `host`; both take the short name.
         const symbols = ts.isParameter(node) ? checker.getSymbolsOfParameterPropertyDeclaration(node, node.name.text) : [checker.getSymbolAtLocation(node.name)];
         for (const symbol of symbols) if (symbol) members.set(symbol, node.name.text);
+        if (!(ts.getCombinedModifierFlags(node) & ts.ModifierFlags.Private)) internalNames.add(node.name.text);
       }
       ts.forEachChild(node, visit);
     };
     visit(file);
   }
+
+  /** The member a symbol stands for: itself, or, read through a mapped or combined type (`Pick<…>`, `A & B`), its root. */
+  const memberOf = (symbol: ts.Symbol | undefined): ts.Symbol | undefined =>
+    symbol && (members.has(symbol) ? symbol : checker.getRootSymbols(symbol).find((root) => members.has(root)));
 
   // Every reference of a member: a declaration's name or the name of `x.member`; anything else makes it unsafe.
   const references = new Map<ts.Symbol, [ts.SourceFile, ts.Identifier][]>();
@@ -72,7 +102,8 @@ function findPrivateRenames(): PrivateRenames {
     const visit = (node: ts.Node): void => {
       if (ts.isIdentifier(node)) {
         const symbol = checker.getSymbolAtLocation(node);
-        const name = symbol && members.get(symbol);
+        const member = memberOf(symbol);
+        const name = member && members.get(member);
         if (name !== undefined) {
           const { parent } = node;
           const plain =
@@ -80,13 +111,13 @@ function findPrivateRenames(): PrivateRenames {
             ((parent as { name?: ts.Node }).name === node && !ts.isShorthandPropertyAssignment(parent) && !ts.isBindingElement(parent)) ||
             // A parameter property's parameter, read in its constructor as a variable.
             (symbol!.flags & ts.SymbolFlags.FunctionScopedVariable && !ts.isShorthandPropertyAssignment(parent));
-          if (plain) references.set(symbol!, [...(references.get(symbol!) ?? []), [file, node]]);
+          if (plain) references.set(member!, [...(references.get(member!) ?? []), [file, node]]);
           else unsafe.add(name);
         }
         // `const { member } = this`: the binding reads the member by its name.
         if (ts.isBindingElement(node.parent) && (node.parent.propertyName ?? node.parent.name) === node) {
           const property = checker.getTypeAtLocation(node.parent.parent).getProperty(node.text);
-          if (property && members.has(property)) unsafe.add(node.text);
+          if (memberOf(property)) unsafe.add(node.text);
         }
       }
       ts.forEachChild(node, visit);
@@ -121,7 +152,7 @@ function findPrivateRenames(): PrivateRenames {
     }
   }
   for (const list of edits.values()) list.sort((a, b) => a[0] - b[0]);
-  return { edits, names };
+  return { edits, names, internal: new Set([...internalNames].filter((name) => names.has(name))) };
 }
 
 /** True inside the initializer of a class's static member. */

@@ -47,23 +47,55 @@ test("lit-hooks: the script-tag bundles drop lit-html's polyfill and version ann
   assert.equal(transform(source, '/elsewhere/other.js'), null, 'other modules are left alone');
 });
 
-test("lit-static: the checkout's bundle drops lit-html's directive support and MathML, all of a part or none of it", async () => {
+test("lit-static: the checkout's bundle drops lit-html's directive support, MathML and SVG templates, all of a part or none of it", async () => {
   const { readFileSync } = await import('node:fs');
   const { fileURLToPath } = await import('node:url');
   const { trimLitHtml } = await import('../../scripts/lit-static.js');
   const source = readFileSync(fileURLToPath(new URL('../../node_modules/lit-html/lit-html.js', import.meta.url)), 'utf8');
   const { code, removed } = trimLitHtml(source);
-  assert.deepEqual(removed, ['directive resolver', 'element part', "parts' directive API", 'MathML'], 'the installed lit-html reads the way the plugin knows');
-  assert.doesNotMatch(code, /_\$litDirective\$|new Z\(|setConnected|startNode|endNode|get tagName|<math>/);
+  assert.deepEqual(
+    removed,
+    [
+      'directive resolver',
+      'element part',
+      "parts' directive API",
+      'MathML',
+      'SVG',
+      'shared sentinels and messages',
+      'raw-text bindings',
+      'listener objects and options',
+      'directive calls',
+      'compiled templates',
+      'render options',
+      'connection tracking',
+      'part kinds and parents',
+      "parts' options",
+    ],
+    'the installed lit-html reads the way the plugin knows',
+  );
+  assert.doesNotMatch(code, /_\$litDirective\$|new Z\(|setConnected|startNode|endNode|get tagName|<math>|<svg>|_\$AU|_\$AP|_\$AN|isConnected/);
   // Element bindings are still found (so the values after them keep their places), and nothing renders them.
   assert.match(code, /type:6,index:/);
   // Whatever else lit-html does stays: every part kind but the element's, events, properties, booleans.
   for (const kept of ['class k{', 'class H{', 'class I extends H', 'class L extends H', 'class z extends H', 'handleEvent(t)', 'toggleAttribute']) assert.ok(code.includes(kept), kept);
+  assert.doesNotMatch(code, /textContent\.split|\.capture|handleEvent\(t\)\}/);
 
   // A lit-html that reads otherwise keeps the part whole: half of a part is never taken.
   const changed = source.replace('get startNode(){return this._$AA}', 'get startNode(){return this._$AA??null}');
   const partial = trimLitHtml(changed);
-  assert.deepEqual(partial.removed, ['directive resolver', 'element part', 'MathML']);
+  // The connection tracking's edits read the code as the directive API's leave it: it stays too.
+  assert.deepEqual(partial.removed, [
+    'directive resolver',
+    'element part',
+    'MathML',
+    'SVG',
+    'shared sentinels and messages',
+    'raw-text bindings',
+    'listener objects and options',
+    'directive calls',
+    'compiled templates',
+    'render options',
+  ]);
   assert.match(partial.code, /setConnected/);
 });
 
@@ -74,5 +106,14 @@ test('lit-static: a bundle that needs what it drops does not build', async () =>
   for (const id of ['/p/node_modules/lit-html/directive.js', '/p/node_modules/lit-html/directives/if-defined.js', '/p/node_modules/lit/directives/ref.js', '/p/node_modules/lit-element/lit-element.js'])
     assert.throws(() => transform.call(context, '', id), /needs all of lit-html/, id);
   assert.throws(() => transform.call(context, "import { html, mathml } from 'lit';", '/p/src/components/checkout/x.ts'), /MathML/);
+  assert.throws(() => transform.call(context, "import { svg } from 'lit/html.js';", '/p/src/components/checkout/x.ts'), /SVG/);
+  assert.throws(() => transform.call(context, 'html`<textarea part="input">${text}</textarea>`', '/p/src/components/checkout/x.ts'), /raw-text/);
+  assert.throws(() => transform.call(context, 'html`<button @click=${{ handleEvent }}>Go</button>`', '/p/src/components/checkout/x.ts'), /listener object/);
+  assert.equal(transform.call(context, 'html`<textarea .value=${text} @input=${(e) => go(e)}></textarea>`', '/p/src/components/checkout/x.ts'), null);
+  assert.throws(
+    () => transform.call(context, "import { render } from 'lit/html.js';\nrender(html`<p></p>`, root, { renderBefore: node });", '/p/src/components/checkout/x.ts'),
+    /render\(\) with options/,
+  );
+  assert.equal(transform.call(context, "import { render } from 'lit/html.js';\nrender(html`<p>${f(a, b)}</p>`, this.shadowRoot!);", '/p/src/components/checkout/x.ts'), null);
   assert.equal(transform.call(context, "import { html } from 'lit/html.js';", '/p/src/components/checkout/x.ts'), null, 'plain templates build');
 });
