@@ -337,6 +337,39 @@ describe('CheckoutMachine', () => {
       });
       assert.equal(machine.view, 'pay');
     });
+
+    test('starts the session with the donor’s name and message (trimmed) and their choice to be shown', async () => {
+      const { machine, api } = await donation();
+      machine.edit('fiatAmount', '5000');
+      machine.edit('donorName', '  Ada  ');
+      machine.edit('message', ' For the books ');
+      machine.showPublicly = true;
+      machine.submitAmount();
+      await settle();
+      assert.deepEqual(api.callsTo('/sessions', 'POST')[0]!.body, {
+        assetId: 'USDT',
+        blockchainId: 'bsc',
+        fiatCurrency: 'NGN',
+        fiatAmount: '5000',
+        donorName: 'Ada',
+        message: 'For the books',
+        showPublicly: true,
+      });
+    });
+
+    test('a refused name or message is said beside its field on the amount step', async () => {
+      const { machine, api } = await donation();
+      api.override = (call) =>
+        call.method === 'POST' && call.path.endsWith('/sessions')
+          ? errorResponse(400, 'validation_failed', 'Invalid', [{ path: 'message', message: 'Must not contain control characters' }])
+          : undefined;
+      machine.edit('fiatAmount', '5000');
+      machine.edit('message', 'x');
+      machine.submitAmount();
+      await settle();
+      assert.equal(machine.view, 'amount');
+      assert.deepEqual(machine.errors, { message: 'Must not contain control characters' });
+    });
   });
 
   describe('the customer’s details', () => {

@@ -11,7 +11,8 @@ import { heading } from './parts.js';
 export type StateInput = Pick<CheckoutMachine, 'view' | 'link' | 'session' | 'l10n' | 't' | 'retry'>;
 
 export function renderState(m: StateInput) {
-  const { view, link, session, l10n } = m;
+  const { view, link, session } = m;
+  const l10n = m.l10n;
   const state = view as 'loading' | 'notFound' | 'inactive' | 'closed' | 'error' | 'rates' | 'expired';
   const paid = session && +session.paidAmount ? l10n.crypto(session.paidAmount, session.assetId) : '';
   // A connection that failed and a price without a current rate: either may work on a retry, and nothing was taken.
