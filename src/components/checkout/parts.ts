@@ -75,7 +75,7 @@ export function paidOn(m: Pick<CheckoutMachine, 'session' | 'link' | 't'>) {
 
 /**
  * A fundraiser's progress: what it raised of its goal and from how many donors, over a progress bar
- * (its value the percent reached, full past the goal); then its latest public donors, when the page
+ * (its value the percent reached, full past the goal, and that text its name); then its latest public donors, when the page
  * shows them: each name and message (when the donor gave them) as text, never markup, and the amount given.
  */
 export function fundraiser(m: Pick<CheckoutMachine, 'link' | 'publicDonors' | 't' | 'money' | 'l10n'>) {
@@ -83,10 +83,10 @@ export function fundraiser(m: Pick<CheckoutMachine, 'link' | 'publicDonors' | 't
   // Without a goal this is 0 (`NaN | 0`), and the bar is not shown anyway.
   const percent = Math.min(100, ((100 * +raised!) / +goal!) | 0);
   return html`${goal
-      ? html`<label part="raised"
-          >${m.t('raised', { raised: m.money(raised!), goal: m.money(goal) })} · ${m.t(count == 1 ? 'donor' : 'donors', { n: count! })}
-          <progress part="progress" role="progressbar" max="100" value=${percent} aria-valuenow=${percent}></progress
-        ></label>`
+      ? html`<p part="raised" id="raised">
+          ${m.t('raised', { raised: m.money(raised!), goal: m.money(goal) })} · ${m.t(count == 1 ? 'donor' : 'donors', { n: count! })}
+          <progress part="progress" role="progressbar" max="100" value=${percent} aria-valuenow=${percent} aria-labelledby="raised"></progress>
+        </p>`
       : ''}
     ${m.publicDonors?.length
       ? html`<ul part="donors">
