@@ -77,10 +77,27 @@ describe('private member names in the script-tag bundles', () => {
     }
   });
 
-  test('renames the checkout machine’s and the localizer’s members, but what the React wrapper reads', () => {
-    for (const name of ['publicDonors', 'payWithWallet', 'needsDetails', 'submitAmount', 'l10n', 'crypto', 'digits']) assert.ok(internal.has(name), name);
+  test('renames the internal classes’ members (the checkout machine’s, the localizer’s, the admin’s controllers’), but what is read from outside', () => {
+    for (const name of ['publicDonors', 'payWithWallet', 'needsDetails', 'submitAmount', 'l10n', 'crypto', 'digits', 'scriptSrc', 'writeError', 'goTo']) assert.ok(internal.has(name), name);
     // `react.ts` reads `machine.link` and `machine.session`; strings and destructuring keep a name too.
-    for (const name of ['link', 'session', 'donorName', 'address']) assert.equal(internal.has(name), false, name);
+    const machine = path.join(ROOT, 'src/components/checkout/checkout-machine.ts');
+    const machineSource = readFileSync(machine, 'utf8');
+    const kept = (declaration: string) => {
+      const at = machineSource.indexOf(declaration);
+      assert.ok(at > 0, declaration);
+      return !edits.get(machine)!.some(([start]) => start === at + 2);
+    };
+    for (const declaration of ['\n  link?: Payable', '\n  session?: CheckoutSession', '\n  donorName = ', '\n  address = ']) assert.ok(kept(declaration), declaration);
+    // What an interface reads keeps its name: a tab's `render` (`AdminTab`), a controller's `hostConnected`.
+    const tab = path.join(ROOT, 'src/components/admin/links/links-tab.ts');
+    const tabSource = readFileSync(tab, 'utf8');
+    const tabNames = (edits.get(tab) ?? []).map(([start, end]) => tabSource.slice(start, end));
+    for (const name of ['render', 'load', 'label']) assert.ok(!tabNames.includes(name), name);
+    const resources = path.join(ROOT, 'src/components/admin/resource-controller.ts');
+    const resourceSource = readFileSync(resources, 'utf8');
+    assert.ok(!(edits.get(resources) ?? []).some(([start, end]) => resourceSource.slice(start, end).startsWith('host')), 'host… of ReactiveController');
+    // An override keeps the name its base keeps (`PagedResource.hostDisconnected`, `ResourceController`'s being the interface's).
+    for (const name of ['hostDisconnected', 'hostConnected', 'render', 'load']) assert.equal(internal.has(name), false, name);
     // A step reads the machine through `Pick<CheckoutMachine, …>`: those reads are renamed with it.
     const payStep = path.join(ROOT, 'src/components/checkout/pay-step.ts');
     const source = readFileSync(payStep, 'utf8');
