@@ -86,6 +86,8 @@ export default css`
     gap: 0.5rem;
     padding: 0;
     list-style: none;
+    /* Donors read from the start, on the centred confirmation too. */
+    text-align: start;
   }
   [part~=item-name],
   [part~=donor-name] {
