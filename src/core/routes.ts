@@ -264,9 +264,19 @@ export const API_ROUTES = [
     method: 'PATCH',
     path: '/v1/webhook-endpoint',
     auth: 'key',
-    summary: 'Change the endpoint named by `id`: its url, events, description or isActive',
+    summary: 'Change the endpoint named by `id`: its url, events, description or isActive (its secret is rolled, not set)',
     body: S.UpdateWebhookEndpointInput,
     responses: { 200: S.WebhookEndpoint },
+  },
+  {
+    operationId: 'rollWebhookSecret',
+    method: 'POST',
+    path: '/v1/webhook-endpoint/{id}/roll-secret',
+    auth: 'key',
+    summary:
+      'Give the endpoint a new signing secret, shown only in this answer; the current one keeps signing every delivery beside it for `expiresInHours` (default 24)',
+    body: S.RollWebhookSecretInput,
+    responses: { 200: S.WebhookEndpointCreated },
   },
   {
     operationId: 'getWebhookEndpoint',

@@ -728,6 +728,8 @@ export const WebhookEndpoint = z.object({
   events: z.array(WebhookEventType),
   /** An inactive endpoint receives nothing (events meanwhile are not queued for it). */
   isActive: z.boolean(),
+  /** After a secret roll: until when the secret it replaced still signs every delivery beside the new one; null when none does. */
+  previousSecretExpiresAt: Timestamp.nullable(),
   createdAt: Timestamp,
   updatedAt: Timestamp,
 });
@@ -773,6 +775,21 @@ export const UpdateWebhookEndpointInput = z.object({
   isActive: z.boolean().optional(),
 });
 export type UpdateWebhookEndpointInput = z.input<typeof UpdateWebhookEndpointInput>;
+
+/** The longest a rolled secret may keep signing beside its successor, in hours (a week). */
+export const MAX_SECRET_OVERLAP_HOURS = 168;
+
+/** Body of `POST /v1/webhook-endpoint/{id}/roll-secret`. */
+export const RollWebhookSecretInput = z.object({
+  expiresInHours: z
+    .number()
+    .int()
+    .min(0)
+    .max(MAX_SECRET_OVERLAP_HOURS)
+    .meta({ description: `How long the current secret keeps signing deliveries beside the new one, in hours: 0 stops it now; default 24, at most ${MAX_SECRET_OVERLAP_HOURS}` })
+    .optional(),
+});
+export type RollWebhookSecretInput = z.input<typeof RollWebhookSecretInput>;
 
 /** Query of `GET /v1/webhook-endpoint`. */
 export const ListWebhookEndpointsQuery = z.object({ ...paging });

@@ -167,6 +167,7 @@ export function makeEndpoint(overrides: Partial<WebhookEndpoint> = {}): WebhookE
     description: '',
     events: [...WEBHOOK_EVENT_TYPES],
     isActive: true,
+    previousSecretExpiresAt: null,
     createdAt: at,
     updatedAt: at,
     ...overrides,
@@ -436,10 +437,16 @@ export class FakeAdminApi {
       this.endpoints[index] = { ...old, ...check.fields, isActive, updatedAt: new Date().toISOString() };
       return json(200, withoutSecret(this.endpoints[index]!));
     }
-    const one = /^\/webhook-endpoint\/([^/]+)(\/deliveries|\/test)?$/.exec(path);
+    const one = /^\/webhook-endpoint\/([^/]+)(\/deliveries|\/test|\/roll-secret)?$/.exec(path);
     if (one) {
       const endpoint = findEndpoint(one[1]!);
       if (!endpoint) return errorResponse(404, 'not_found', 'Webhook endpoint not found');
+      if (one[2] === '/roll-secret' && method === 'POST') {
+        const hours = typeof request.body?.expiresInHours === 'number' ? request.body.expiresInHours : 24;
+        endpoint.secret = `whsec_rolled${Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('')}`;
+        endpoint.previousSecretExpiresAt = hours ? new Date(Date.now() + hours * 3_600_000).toISOString() : null;
+        return json(200, { ...endpoint });
+      }
       if (!one[2] && method === 'GET') return json(200, withoutSecret(endpoint));
       if (!one[2] && method === 'DELETE') {
         this.endpoints = this.endpoints.filter((e) => e !== endpoint);

@@ -265,6 +265,23 @@ describe('<paylink-admin> webhooks', () => {
       expect($(el, '[part~="endpoint-secret"]'), 'no secret on a change').to.equal(null);
     });
 
+    it('rolls its secret: the new one is shown once, as after adding it, and the old one is never shown', async () => {
+      const { api, endpoint } = endpointApi();
+      const el = await mountWebhooks(api);
+      await openEndpoint(el);
+      expect($(el, '[part~="endpoint-secret"]')).to.equal(null);
+      await click(el, part(el, 'roll-secret'));
+      await waitUntil(() => $(el, '[part~="endpoint-secret"]'), 'the new secret shown');
+      expect(api.calls('POST', `/webhook-endpoint/${endpoint.id}/roll-secret`)).to.have.length(1);
+      const shown = (part(el, 'secret') as HTMLTextAreaElement).value;
+      expect(shown).to.match(/^whsec_rolled/);
+      expect(everything(el)).not.to.contain(`whsec_${'0'.repeat(32)}`);
+      await settle(el);
+      expect(focused(el)?.id).to.equal('wh-secret-heading');
+      await click(el, part(el, 'secret-saved'));
+      expect(everything(el)).not.to.contain(shown);
+    });
+
     it('deletes it only after a confirm step', async () => {
       const { api, endpoint } = endpointApi();
       const el = await mountWebhooks(api);

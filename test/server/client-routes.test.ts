@@ -39,6 +39,7 @@ const CLIENT_METHODS: Partial<Record<OperationId, (client: PaylinkClient) => Pro
   deleteWebhookEndpoint: (c) => c.webhookEndpoints.delete({ id: ID } as never),
   listWebhookDeliveries: (c) => c.webhookEndpoints.deliveries({ id: ID } as never),
   sendWebhookTestEvent: (c) => c.webhookEndpoints.sendTestEvent({ id: ID } as never),
+  rollWebhookSecret: (c) => c.webhookEndpoints.rollSecret({ id: ID } as never, { expiresInHours: 1 }),
   getWebhookDelivery: (c) => c.webhookDeliveries.get(ID),
   retryWebhookDelivery: (c) => c.webhookDeliveries.retry({ id: ID } as never),
   getBalance: (c) => c.balance.get(),

@@ -25,6 +25,7 @@ const REQUEST_SCHEMAS = {
   CreateWithdrawalInput: S.CreateWithdrawalInput,
   CreateWebhookEndpointInput: S.CreateWebhookEndpointInput,
   UpdateWebhookEndpointInput: S.UpdateWebhookEndpointInput,
+  RollWebhookSecretInput: S.RollWebhookSecretInput,
   CreateOrderInput: S.CreateOrderInput,
   StartOrderSessionInput: S.StartOrderSessionInput,
 } satisfies Record<string, z.ZodType>;
@@ -497,7 +498,17 @@ export function openApiDocument(): object {
       },
       updateWebhookEndpoint: {
         tags: ['Webhooks'],
+        description: 'A body that names `secret` is refused (400): a secret is made by the service, with `POST /v1/webhook-endpoint/{id}/roll-secret`.',
         responses: responses({ 200: json(ref('WebhookEndpoint'), 'The updated endpoint') }, [400, 401, 404, 413]),
+      },
+      rollWebhookSecret: {
+        tags: ['Webhooks'],
+        description:
+          'Makes a new signing secret and answers it, once (as the creation does). Until `previousSecretExpiresAt` (now + `expiresInHours`, default 24; 0 stops the current secret at once), ' +
+          'every delivery carries a signature with each secret: `Paylink-Signature: t=…,v1=<new>,v1=<old>`, and `verifyWebhook` accepts either, so the receiver can move to the new secret meanwhile. ' +
+          'A secret an earlier roll left still signing is dropped.',
+        parameters: [uuidParameter('The endpoint’s id'), idempotencyKeyParameter],
+        responses: responses({ 200: { ...json(ref('WebhookEndpointCreated'), 'The endpoint with its new `secret`'), headers: replayedHeader } }, [400, 401, 404, 409, 413]),
       },
       getWebhookEndpoint: {
         tags: ['Webhooks'],

@@ -154,7 +154,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
       : undefined;
   const stopSweep = startExpirySweep({ db, now, log, chain }, options.expirySweepMs ?? 30_000);
   const webhookWorker =
-    options.webhookWorker === false ? undefined : startWebhookWorker({ db, now, webhooks }, { pollIntervalMs: webhookPollMs, batchSize: webhookBatch });
+    options.webhookWorker === false ? undefined : startWebhookWorker({ db, now, webhooks, log }, { pollIntervalMs: webhookPollMs, batchSize: webhookBatch });
   const stopRetention = startRetentionSweep({ db, now }, retentionDays, options.retentionSweepMs ?? 60 * 60 * 1000);
   const app = createApp({
     db,

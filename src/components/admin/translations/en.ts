@@ -381,6 +381,7 @@ const en = {
   secretTitle: 'Signing secret',
   secretWarning: 'Copy this secret now: you won’t see it again.',
   secretHint: 'Keep it on your server, never in a browser. verifyWebhook checks each delivery’s Paylink-Signature header with it.',
+  rollSecret: 'Roll secret',
   copySecret: 'Copy secret',
   copiedSecret: 'Signing secret copied to the clipboard.',
   secretSaved: 'I have saved it',

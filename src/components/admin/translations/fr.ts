@@ -366,6 +366,7 @@ const fr: typeof en = {
   secretTitle: 'Secret de signature',
   secretWarning: 'Copiez ce secret maintenant : il ne sera plus jamais affiché.',
   secretHint: 'Gardez-le sur votre serveur, jamais dans un navigateur. verifyWebhook vérifie avec lui l’en-tête Paylink-Signature de chaque envoi.',
+  rollSecret: 'Changer de secret',
   copySecret: 'Copier le secret',
   copiedSecret: 'Secret de signature copié dans le presse-papiers.',
   secretSaved: 'Je l’ai enregistré',
