@@ -431,7 +431,8 @@ export function openApiDocument(): object {
       },
       createWithdrawal: {
         description:
-          'When the database’s answer is lost and whether the withdrawal was recorded cannot be learned: 503 `withdrawal_outcome_unknown`; retry with the same Idempotency-Key to get its true answer.',
+          'When the database’s answer is lost and whether the withdrawal was recorded cannot be learned: 503 `withdrawal_outcome_unknown`; retry with the same Idempotency-Key to get its true answer. ' +
+          'An address no payout may go to is a 422 on `address`, nothing reserved: `own_deposit_address` (one of the merchant’s deposit addresses), `hot_wallet_address` (the service’s hot wallet), `token_contract_address` (a configured token’s contract).',
         tags: ['Withdrawals'],
         parameters: [idempotencyKeyParameter],
         responses: responses(
