@@ -19,7 +19,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import type { DemoChain } from '../../demo/chain.js';
 import { demoAllowsPrivateWebhooks, DemoConfigError, startDemo, type RunningDemo } from '../../demo/server.js';
 import { createAdminSessions, readCookie, SESSION_COOKIE } from '../../demo/visitors.js';
-import { createDemoWallet } from '../../demo/wallet.js';
+import { createDemoWallet, ESTIMATE_GAS_CAP } from '../../demo/wallet.js';
 import { callFrom } from '../support/service.js';
 import { startReceiver } from '../support/webhook-receiver.js';
 
@@ -49,6 +49,8 @@ describe('demo wallet relay', () => {
   let nodeUrl: string;
   /** What reached the node, by method. */
   const reached: string[] = [];
+  /** The gas each `eth_estimateGas` reached the node with. */
+  const estimatedWith: unknown[] = [];
   let inFlight = 0;
   let mostInFlight = 0;
 
@@ -57,8 +59,9 @@ describe('demo wallet relay', () => {
       let text = '';
       req.on('data', (chunk) => (text += chunk));
       req.on('end', async () => {
-        const { id, method } = JSON.parse(text) as { id: number; method: string };
+        const { id, method, params } = JSON.parse(text) as { id: number; method: string; params: Array<{ gas?: string }> };
         reached.push(method);
+        if (method === 'eth_estimateGas') estimatedWith.push(params[0]?.gas);
         let result: unknown = '0x1';
         if (method === 'eth_getBlockByNumber') result = { number: '0x10', gasLimit: `0x${BLOCK_GAS_LIMIT.toString(16)}` };
         if (method === 'eth_call') {
@@ -129,6 +132,17 @@ describe('demo wallet relay', () => {
       assert.match(answer.error.message, message, method);
     }
     assert.deepEqual(reached.filter((method) => method !== 'eth_getBlockByNumber'), [], 'none of them reached the node');
+  });
+
+  it('bounds what an estimate may search: no gas or more than a transfer needs many times over is searched within ESTIMATE_GAS_CAP', async () => {
+    const relay = wallet();
+    const cap = `0x${ESTIMATE_GAS_CAP.toString(16)}`;
+    estimatedWith.length = 0;
+    const call = { data: LOOP_INITCODE };
+    for (const params of [[call], [{ ...call, gas: `0x${BLOCK_GAS_LIMIT.toString(16)}` }, 'latest'], [{ ...call, gas: '0xea60' }]]) {
+      assert.equal((await rpc(relay, 'eth_estimateGas', params)).result, '0x1');
+    }
+    assert.deepEqual(estimatedWith, [cap, cap, '0xea60'], 'the node searched within the cap, or within less when asked');
   });
 
   it('relays what a payment needs, and runs calls on the node one at a time', async () => {
