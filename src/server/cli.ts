@@ -5,6 +5,7 @@
 import { parseArgs } from 'node:util';
 import { createSandboxChain } from './chain/sandbox.js';
 import type { ChainAdapter } from './chain/types.js';
+import { commandHelp, startupProblem, type StartupContext } from './cli-help.js';
 import { openDatabase } from './db/index.js';
 import { createApiKey } from './service/keys/index.js';
 import { describeRateSettings, RateConfigError, resolveRateSettings } from './service/rates/index.js';
@@ -176,10 +177,12 @@ async function main(argv: string[]) {
   const { values, positionals } = parsed;
   const [command, sub] = positionals;
   if (values.help || !command) {
-    process.stdout.write(USAGE);
+    process.stdout.write((values.help && commandHelp(positionals)) || USAGE);
     return;
   }
   const databaseUrl = values['database-url'] ?? process.env.DATABASE_URL ?? undefined;
+  startup.databaseSetting = values['database-url'] !== undefined ? '--database-url' : 'DATABASE_URL';
+  startup.host = values.host ?? '127.0.0.1';
   const chain = chainName(values.chain ?? process.env.PAYLINK_CHAIN);
   const dataDir = values['data-dir'] ?? process.env.PAYLINK_DATA_DIR ?? '.paylink-data';
 
@@ -190,7 +193,7 @@ async function main(argv: string[]) {
       const { ChainIdentityError } = await import('./service/sessions/index.js');
       const starting = startService({
         chain: adapter,
-        port: parsePort(values.port ?? process.env.PORT, 8787),
+        port: (startup.port = parsePort(values.port ?? process.env.PORT, 8787)),
         host: values.host ?? '127.0.0.1',
         databaseUrl,
         dataDir,
@@ -263,7 +266,8 @@ async function main(argv: string[]) {
     }
     case 'proxy': {
       const { runProxyCommand } = await import('./proxy/command.js');
-      await runProxyCommand({ port: parsePort(values.port ?? process.env.PORT, 8788), host: values.host, upstream: values.upstream }, closeOnSignal);
+      startup.port = parsePort(values.port ?? process.env.PORT, 8788);
+      await runProxyCommand({ port: startup.port, host: values.host, upstream: values.upstream }, closeOnSignal);
       return;
     }
     case 'demo': {
@@ -279,7 +283,11 @@ async function main(argv: string[]) {
   }
 }
 
+/** What the running command named, for its one-line refusals (`startupProblem`). */
+const startup: StartupContext = { databaseSetting: 'DATABASE_URL' };
+
 main(process.argv.slice(2)).catch((error) => {
-  process.stderr.write(`paylink: ${error instanceof Error ? error.message : String(error)}\n`);
-  process.exit(1);
+  const problem = startupProblem(error, startup);
+  process.stderr.write(`paylink: ${problem?.line ?? (error instanceof Error ? error.message : String(error))}\n`);
+  process.exit(problem?.exitCode ?? 1);
 });

@@ -19,6 +19,7 @@ import type { Database, SqlParam } from './types.js';
 
 export type { Database, Queryable, SqlParam } from './types.js';
 export { DataDirInUseError } from './data-dir-lock.js';
+export { DatabaseSettingError } from './postgres.js';
 export { migrate } from './migrate.js';
 
 /** Which database `openDatabase` opens: a PostgreSQL server when `databaseUrl` is set, else PGlite on `dataDir`. */
