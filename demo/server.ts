@@ -160,7 +160,7 @@ function chooseChain(asked: DemoChainName | undefined): { chain: DemoChainName; 
  */
 function ensureBuilt() {
   if (existsSync(path.join(ROOT, 'dist', 'paylink-checkout.js')) && existsSync(path.join(ROOT, 'dist', 'paylink.js'))) return;
-  if (!existsSync(path.join(ROOT, 'scripts', 'build-dist.ts'))) throw new Error(`the script-tag bundles are missing from ${path.join(ROOT, 'dist')}: reinstall the package`);
+  if (!existsSync(path.join(ROOT, 'scripts', 'build.ts'))) throw new Error(`the script-tag bundles are missing from ${path.join(ROOT, 'dist')}: reinstall the package`);
   process.stdout.write('Building the script-tag bundles…\n');
   const result = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/build.ts'], { cwd: ROOT, stdio: 'inherit' });
   if (result.status !== 0) throw new Error('the build failed; run `npm run build` to see why');

@@ -4,14 +4,14 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createServer, type AddressInfo } from 'node:net';
 import { after, describe, it } from 'node:test';
 import { createPgliteDataDir } from '../support/pglite-template.js';
 import { freePort } from '../support/postgres.js';
-import { BIN, exited, startHealthyProcess } from '../support/processes.js';
+import { BIN, exited, ROOT, startHealthyProcess } from '../support/processes.js';
 import { call, createPostgresDatabase, standardLinkBody } from '../support/service.js';
 
 function runCli(args: string[], env: Record<string, string> = {}) {
@@ -196,6 +196,23 @@ describe('paylink command', () => {
     } finally {
       busy.close();
     }
+  });
+
+  it('npx paylink inside the repository runs its command as built, without building the repository again', () => {
+    const built = ['lib/.tsbuildinfo', 'dist/manifest.json'].map((file) => path.join(ROOT, file));
+    const before = built.map((file) => statSync(file).mtimeMs);
+    // A new npm cache: npx links the repository into it afresh, and runs its prepare script, as on a first npx.
+    const cache = mkdtempSync(path.join(os.tmpdir(), 'paylink-npx-'));
+    dirs.push(cache);
+    const npx = spawnSync(process.platform === 'win32' ? 'npx.cmd' : 'npx', ['paylink', 'keys', '--help'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      env: { ...process.env, npm_config_cache: cache, npm_config_yes: 'true' },
+      timeout: 120_000,
+    });
+    assert.equal(npx.status, 0, npx.stderr);
+    assert.match(npx.stdout, /^Usage: paylink keys create/);
+    assert.deepEqual(built.map((file) => statSync(file).mtimeMs), before, 'lib/ and dist/ were not built again');
   });
 
   it('refuses a bad port with a clear message', () => {

@@ -53,11 +53,13 @@ export function adminTable(language: string, english: AdminTable): AdminTable | 
   const mine = layouts.get(english);
   const tables = registry()[language] ?? [];
   const fits = tables.find((entry) => entry.layout === mine);
-  if (!fits && !warned.has(language) && (tables.length || language == 'fr')) {
-    warned.add(language);
+  // Each warning once per language: the missing file, and a file of another version.
+  const once = language + !tables.length;
+  if (!fits && !warned.has(once) && (tables.length || language == 'fr')) {
+    warned.add(once);
     if (tables.length) console.warn(`<paylink-admin>: the "${language}" texts are from another version of Paylink; showing English`);
     else {
-      const check = () => registry()[language] || console.warn(`<paylink-admin>: locale "${language}" needs paylink-admin.${language}.js, loaded beside paylink.js; showing English`);
+      const check = () => registry()[language] || console.warn(`<paylink-admin>: locale "${language}" needs paylink-admin.${language}.js; showing English`);
       globalThis.document?.readyState == 'complete' ? setTimeout(check) : globalThis.addEventListener?.('load', check, { once: true });
     }
   }
