@@ -81,7 +81,7 @@ describe('paylink command', () => {
       assert.equal(checkout.body.sandbox, true, 'every checkout says sandbox');
       assert.match(stdout, /sandbox chain/i, 'serve says on start that it runs the sandbox');
       assert.match(stdout, /no real funds move/);
-      assert.match(stdout, /Prices: the static table \(sandbox figures, not market data\)\./, 'serve says where prices come from');
+      assert.match(stdout, /Prices: the static table \(fixed figures, not market data\)\./, 'serve says where prices come from');
       const res = await call(url, 'POST', '/v1/payment-link', { key, body: standardLinkBody() });
       assert.equal(res.status, 201);
       assert.equal(res.body.url, `${url}/pay/${res.body.slug}`);

@@ -111,7 +111,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
   const log = options.logger ?? defaultLogger;
   const chain = options.chain ?? createSandboxChain();
   if (!rateSettings.explicit && !chain.sandbox) {
-    log.warn('rates_static_implied', 'a real chain quotes from the static table (sandbox figures, not market data): set PAYLINK_RATES_SOURCES');
+    log.warn('rates_static_implied', 'a real chain quotes from the static table (fixed figures, not market data): set PAYLINK_RATES_SOURCES');
   }
   const now = options.now ?? (() => new Date());
   const rates = new RateBook(rateSettings, { assets: chain.networks.flatMap((network) => network.assets), now, log });

@@ -77,7 +77,7 @@ export class RateConfigError extends Error {
 export const SOURCES_REQUIRED = `PAYLINK_RATES_SOURCES is not set: on a real chain the price a customer pays comes from it, so it is never implied.
   coingecko  CoinGecko's simple price API (PAYLINK_RATES_COINGECKO_URL)
   coinbase   Coinbase's exchange rates (PAYLINK_RATES_COINBASE_URL)
-  static     the built-in table: sandbox figures, not market data (PAYLINK_RATES overrides entries); set PAYLINK_RATES_SOURCES=static to quote with it on purpose
+  static     the built-in table: fixed figures, not market data (PAYLINK_RATES overrides entries); set PAYLINK_RATES_SOURCES=static to quote with it on purpose
   Several are combined by their median, e.g. PAYLINK_RATES_SOURCES=coingecko,coinbase; PAYLINK_RATES_PEGS=CNGN=NGN prices cNGN at par with the naira.`;
 
 const DEFAULT_URLS = { coingecko: 'https://api.coingecko.com', coinbase: 'https://api.coinbase.com' } as const;
@@ -209,7 +209,7 @@ export function resolveRateSettings(
 /** What `paylink serve` and the demo say about prices on start: which sources, how fresh, which pegs. */
 export function describeRateSettings(settings: RateSettings): string {
   const { sources } = settings;
-  const named = sources.map((source) => (source === 'static' ? 'the static table (sandbox figures, not market data)' : source));
+  const named = sources.map((source) => (source === 'static' ? 'the static table (fixed figures, not market data)' : source));
   const head = sources.length > 1 ? `median of ${named.join(', ')}` : named[0];
   const market = sources.some((source) => source !== 'static');
   const timing = market ? `, fetched every ${settings.refreshMs / 1000} s, not quoted when older than ${settings.maxAgeMs / 1000} s` : '';
