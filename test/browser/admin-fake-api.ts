@@ -121,6 +121,10 @@ export function makeSession(overrides: Partial<CheckoutSessionRecord> = {}): Che
     createdAt,
     paidAt: createdAt,
     expiresAt: new Date(Date.parse(createdAt) + 30 * 60_000).toISOString(),
+    refundedAmount: '0.000000',
+    resolution: null,
+    resolvedAt: null,
+    resolutionReason: null,
     ...overrides,
   };
 }
@@ -151,6 +155,8 @@ export function makeOrder(overrides: Partial<Order> = {}): Order {
     expiresAt: new Date(Date.parse(createdAt) + 24 * 3_600_000).toISOString(),
     createdAt,
     updatedAt: createdAt,
+    refundedAmount: '0.000000',
+    resolution: null,
     ...overrides,
   };
 }
