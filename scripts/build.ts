@@ -31,6 +31,11 @@ import { findEvalCalls } from './no-eval.js';
  * (`src/internal/paylink-element.ts`).
  */
 const ADMIN_BUDGET_GZIP = 60_000;
+/**
+ * The budget of `dist/paylink-refund.js`: the claim page's element (lit-html, the light element base, the
+ * EIP-55 check with its keccak, EIP-6963 discovery, English and French) with room.
+ */
+const REFUND_BUDGET_GZIP = 10_500;
 /** The admin's French: `dist/paylink.js` leaves it out, `dist/paylink-admin.fr.js` registers it. */
 const ADMIN_FRENCH = './src/components/admin/locale-fr.ts';
 const bundles: { entry: string; file: string; options: BundleOptions; budgetGzip: number }[] = [
@@ -39,6 +44,8 @@ const bundles: { entry: string; file: string; options: BundleOptions; budgetGzip
   { entry: './src/index.ts', file: 'paylink.js', options: { leaveOut: [ADMIN_FRENCH] }, budgetGzip: ADMIN_BUDGET_GZIP },
   // Its tables packed in the slots of the English one that dist/paylink.js carries, without it.
   { entry: ADMIN_FRENCH, file: 'paylink-admin.fr.js', options: { standaloneTables: true }, budgetGzip: 5_500 },
+  // The refund claim page's element alone (only that hosted page loads it).
+  { entry: './src/refund.ts', file: 'paylink-refund.js', options: { staticLit: true }, budgetGzip: REFUND_BUDGET_GZIP },
 ];
 
 const { version } = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };

@@ -338,6 +338,19 @@ const en = {
   noExplorerLocal: 'Local test chain ({network}, chain id {chainId}): these transactions exist only on that node, so there is no explorer page to open.',
   noExplorerNetwork: 'The service knows no block explorer for {network}, so there is no page to open for these transactions.',
 
+  // Refunds (and accepting an underpaid or late payment)
+  refundsTitle: 'Refunds',
+  refund: 'Refund',
+  refundUpTo: 'Leave empty for all that is left: {amount}.',
+  refundAddressHint: 'On {network}. Leave empty for a link where the customer gives theirs.',
+  claimLink: 'Claim link: send it to the customer',
+  noRefunds: 'No refunds.',
+  status_awaiting_address: 'Awaiting address',
+  status_cancelled: 'Cancelled',
+  resolve: 'Accept as paid',
+  resolveConfirm: 'Accept this payment as paid? Its order, if any, becomes paid.',
+  resolved: 'Accepted as paid',
+
   // A link's payments
   linkPaymentsTitle: 'Payments',
   allLinkPayments: 'Filter and export',
