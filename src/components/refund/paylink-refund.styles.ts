@@ -52,8 +52,6 @@ export default css`
     font-size: 0.875rem;
   }
   [part~='divider'] {
-    display: block;
-    margin-bottom: 0.5rem;
     text-align: center;
   }
   label {

@@ -265,7 +265,8 @@ export class PaylinkRefund extends PaylinkElement {
           ${wallet.name ? this.#t('useWallet', { name: wallet.name }) : this.#t('browserWallet')}
         </button>`,
       )}
-      <label for="address">${wallets.length ? html`<span part="divider">${this.#t('or')}</span>` : nothing}${this.#t('addressLabel', { network })}</label>
+      ${wallets.length ? html`<p part="divider">${this.#t('or')}</p>` : nothing}
+      <label for="address">${this.#t('addressLabel', { network })}</label>
       <input id="address" part="address" autocomplete="off" autocapitalize="off" spellcheck="false" inputmode="text"
         aria-invalid=${this.error ? 'true' : 'false'} aria-describedby=${this.error ? 'address-error' : nothing} .value=${this.address}
         @input=${(event: Event) => (this.address = (event.target as HTMLInputElement).value)} />
