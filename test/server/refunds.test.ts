@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { createSandboxChain, SANDBOX_FAILING_ADDRESS, sandboxPayoutHash } from '../../src/server/chain/sandbox.js';
+import { paymentsCsv } from '../../src/components/admin/payments/payments-export.js';
 import { createPaylinkProxy } from '../../src/server/proxy/index.js';
 import { withMoneyDefaults } from '../../src/server/service/money-deps.js';
 import { processPayouts } from '../../src/server/service/payouts/index.js';
@@ -97,7 +98,12 @@ for (const backend of backends()) {
       ]);
       // Its payout is the refund's: not a withdrawal of the merchant's history, nor a withdrawal webhook.
       assert.equal((await call(t.url, 'GET', '/v1/withdrawal', { key })).body.meta.totalItems, 0);
-      assert.equal((await sessionRecord(key, sessionId)).refundedAmount, '25.000000');
+      const record = await sessionRecord(key, sessionId);
+      assert.equal(record.refundedAmount, '25.000000');
+      // The payments export carries it: its last column, as the API says it.
+      const [header, row] = paymentsCsv([record]).split('\r\n');
+      assert.equal(header!.split(',').at(-1), '"refundedAmount"');
+      assert.equal(row!.split(',').at(-1), '"25.000000"');
     });
 
     it('partial refunds that together exceed the payment are refused, whatever else the balance holds; each leaves it exactly', async () => {
