@@ -518,7 +518,7 @@ export const Resolution = z.enum(['merchant']);
  * What was given back of a payment: the refunds not failed or cancelled (awaiting an address, on their
  * way, or paid out), in the asset the customer paid in (`assetId` of its sessions).
  */
-const refundFields = { refundedAmount: DecimalString.default('0.000000') };
+const refundFields = { refundedAmount: DecimalString };
 
 /** A transfer paid into a session, as the keyed session read lists it. */
 export const SessionTransfer = z.object({
@@ -587,10 +587,10 @@ export const CheckoutSessionRecord = z.object({
   expiresAt: Timestamp,
   ...refundFields,
   /** `merchant` once the merchant accepted it as paid (`POST /v1/checkout-session/{id}/resolve`), with when; null otherwise. */
-  resolution: Resolution.nullable().default(null),
-  resolvedAt: Timestamp.nullable().default(null),
+  resolution: Resolution.nullable(),
+  resolvedAt: Timestamp.nullable(),
   /** The merchant's `reason` when it resolved the session (for its records); null otherwise. */
-  resolutionReason: z.string().nullable().default(null),
+  resolutionReason: z.string().nullable(),
 });
 export type CheckoutSessionRecord = z.infer<typeof CheckoutSessionRecord>;
 
@@ -670,7 +670,7 @@ export const Order = z.object({
   updatedAt: Timestamp,
   ...refundFields,
   /** `merchant` when the merchant accepted an underpaid or late payment of it as its payment; null otherwise. */
-  resolution: Resolution.nullable().default(null),
+  resolution: Resolution.nullable(),
 });
 export type Order = z.infer<typeof Order>;
 

@@ -14,7 +14,7 @@ import { assetName } from '../../../internal/localize.js';
 import type { CheckoutSessionRecord, SessionStatus, SessionTransfer } from '../../../core/schemas.js';
 import type { AdminHost, AdminText } from '../admin-context.js';
 import type { NetworkDirectory } from '../networks.js';
-import { PaymentRefunds } from '../refunds/refunds-view.js';
+import { RefundsController } from '../refunds/refunds-view.js';
 import { ResourceController } from '../resource-controller.js';
 import { errorBox, itemsTable } from '../templates.js';
 
@@ -78,7 +78,7 @@ export class PaymentDetailController {
   /** The payment shown: set at once from a list, then read again for its latest state. */
   readonly resource: ResourceController<CheckoutSessionRecord>;
   /** Its refunds, Refund and Accept as paid. */
-  private readonly refunds: PaymentRefunds;
+  private readonly refunds: RefundsController;
 
   constructor(
     private readonly host: AdminHost,
@@ -88,7 +88,7 @@ export class PaymentDetailController {
     this.resource = new ResourceController(host, {
       fetch: (signal) => host.api.sessions.get(this.resource.data!.id, { signal }),
     });
-    this.refunds = new PaymentRefunds(host, () => this.payment, () => void this.resource.load({ quiet: true }));
+    this.refunds = new RefundsController(host, () => this.resource.load({ quiet: true }));
   }
 
   /** The payment shown, if any. */
@@ -99,14 +99,14 @@ export class PaymentDetailController {
   /** Shows `payment` at once and reads it again from the service (and the explorers, once). */
   show(payment: CheckoutSessionRecord): void {
     this.resource.set(payment);
-    void this.refunds.show(payment.id);
+    void this.refunds.show({ sessionId: payment.id });
     void this.reload();
   }
 
   /** Loads the payment shown again, with its refunds. */
   async reload(): Promise<void> {
     if (!this.resource.data) return;
-    await Promise.all([this.resource.load(), this.networks.load(), this.refunds.refunds.list.load()]);
+    await Promise.all([this.resource.load(), this.networks.load(), this.refunds.list.load()]);
   }
 
   private transaction(payment: CheckoutSessionRecord, transfer: SessionTransfer): TemplateResult {
@@ -233,7 +233,7 @@ export class PaymentDetailController {
             )}
           </dl>
         </section>
-        ${this.renderTransfers(payment)} ${this.refunds.render(payment)}
+        ${this.renderTransfers(payment)} ${this.refunds.renderPayment(payment)}
       </div>
     </article>`;
   }

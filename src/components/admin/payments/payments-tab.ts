@@ -38,9 +38,10 @@ export class PaymentsTab implements AdminTab {
       exported: (file) => options.exported(file),
       showRefunds: () => this.showRefunds(),
     });
-    this.refunds = new RefundsController(host, {
-      changed: () => {},
-      openPayment: (id) =>
+    this.refunds = new RefundsController(
+      host,
+      () => {},
+      (id) =>
         host.api.sessions.get(id).then(
           (payment) => this.showPayment(payment),
           (error) => {
@@ -48,7 +49,7 @@ export class PaymentsTab implements AdminTab {
             host.requestUpdate();
           },
         ),
-    });
+    );
     this.detail = new PaymentDetailController(host, networks, {
       backLabel: () => host.text.t('backToPayments'),
       back: () => this.showList(),
