@@ -385,6 +385,28 @@ for (const backend of backends()) {
       assert.equal((await call(t.url, 'POST', `/v1/checkout-session/${randomUUID()}/resolve`, { key, body: {} })).status, 404);
     });
 
+    it('serves the claim page the same for any refund: strict CSP, no referrer, no cache, English or French', async () => {
+      const { key } = await merchant();
+      const sessionId = await paidSession(key, '2');
+      const { claimUrl, id } = (await refund(key, { sessionId })).body;
+      const pagePath = new URL(claimUrl).pathname;
+      assert.equal(pagePath, `/pay/refund/${id}`);
+      const page = await fetch(`${t.url}${pagePath}`);
+      const html = await page.text();
+      assert.equal(page.status, 200);
+      assert.match(page.headers.get('content-security-policy')!, /script-src 'self'.*require-trusted-types-for 'script'/);
+      assert.equal(page.headers.get('referrer-policy'), 'no-referrer');
+      assert.equal(page.headers.get('cache-control'), 'no-store');
+      assert.match(html, /<html lang="en">/);
+      assert.match(html, new RegExp(`<paylink-refund refund="${id}" api-base="/v1">`));
+      assert.match(html, /<script type="module" src="\/dist\/paylink-refund\.js">/);
+      assert.ok(!html.includes('2.000000') && !html.includes('Test order'), 'the page names nothing of the refund: the token (never sent) opens it');
+      const unknown = await (await fetch(`${t.url}/pay/refund/${randomUUID()}`)).text();
+      assert.equal(unknown.replace(/refund="[^"]+"/, ''), html.replace(/refund="[^"]+"/, ''), 'an unknown refund gets the same page');
+      const french = await (await fetch(`${t.url}${pagePath}`, { headers: { 'accept-language': 'fr-FR,fr;q=0.9,en;q=0.8' } })).text();
+      assert.match(french, /<html lang="fr">[^]*<h1>Votre remboursement<\/h1>/);
+    });
+
     it('through the proxy’s admin routes: a refund made, read and listed with the admin token', async () => {
       const { key } = await merchant();
       const sessionId = await paidSession(key, '3');

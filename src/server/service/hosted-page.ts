@@ -46,33 +46,44 @@ interface HostedPage {
   checkout: { name: 'slug' | 'order'; value: string };
 }
 
-function hostedPageHtml(page: HostedPage): string {
-  const { title, description, merchant, url, checkout } = page;
+/** A hosted page: its language, title, the head's lines of its own, its script in `dist/`, and what its `main` holds (escaped by the caller). */
+function pageHtml(page: { lang: string; title: string; head: string; script: string; main: string }): string {
   return `<!doctype html>
-<html lang="en">
+<html lang="${page.lang}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(title)} · Paylink</title>
-<meta name="description" content="${escapeHtml(description)}">
+<title>${escapeHtml(page.title)} · Paylink</title>
+${page.head}<meta name="robots" content="noindex">
+<link rel="icon" href="data:,">
+<link rel="stylesheet" href="/dist/hosted.css">
+<script type="module" src="/dist/${page.script}"></script>
+</head>
+<body>
+<main>
+${page.main}
+</main>
+</body>
+</html>
+`;
+}
+
+function hostedPageHtml(page: HostedPage): string {
+  const { title, description, merchant, url, checkout } = page;
+  return pageHtml({
+    lang: 'en',
+    title,
+    head: `<meta name="description" content="${escapeHtml(description)}">
 <meta property="og:type" content="website">
 <meta property="og:title" content="${escapeHtml(title)}">
 <meta property="og:description" content="${escapeHtml(description)}">
 <meta property="og:url" content="${escapeHtml(url)}">
 <meta name="twitter:card" content="summary">
-<meta name="robots" content="noindex">
-<link rel="icon" href="data:,">
-<link rel="stylesheet" href="/dist/hosted.css">
-<script type="module" src="/dist/paylink-checkout.js"></script>
-</head>
-<body>
-<main>
-${merchant ? `<header class="merchant"><span class="mark" aria-hidden="true">${escapeHtml([...merchant][0]!.toUpperCase())}</span><h1>${escapeHtml(merchant)}</h1></header>\n` : ''}<paylink-checkout ${checkout.name}="${escapeHtml(checkout.value)}" api-base="/v1"></paylink-checkout>
-<p class="powered">Secured by Paylink · crypto payments in USDT and cNGN</p>
-</main>
-</body>
-</html>
-`;
+`,
+    script: 'paylink-checkout.js',
+    main: `${merchant ? `<header class="merchant"><span class="mark" aria-hidden="true">${escapeHtml([...merchant][0]!.toUpperCase())}</span><h1>${escapeHtml(merchant)}</h1></header>\n` : ''}<paylink-checkout ${checkout.name}="${escapeHtml(checkout.value)}" api-base="/v1"></paylink-checkout>
+<p class="powered">Secured by Paylink · crypto payments in USDT and cNGN</p>`,
+  });
 }
 
 /** Runs `find`; undefined for its 404 (the page still renders, answered 404, with the checkout's own not-found screen). */
@@ -91,26 +102,15 @@ const PAGE_HEADERS = { 'content-security-policy': HOSTED_PAGE_CSP, 'x-frame-opti
 function refundPageHtml(id: string, lang: 'en' | 'fr'): string {
   const [title, powered] =
     lang == 'fr' ? ['Votre remboursement', 'Sécurisé par Paylink · paiements en USDT et cNGN'] : ['Your refund', 'Secured by Paylink · crypto payments in USDT and cNGN'];
-  return `<!doctype html>
-<html lang="${lang}">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title} · Paylink</title>
-<meta name="robots" content="noindex">
-<link rel="icon" href="data:,">
-<link rel="stylesheet" href="/dist/hosted.css">
-<script type="module" src="/dist/paylink-refund.js"></script>
-</head>
-<body>
-<main>
-<header class="merchant"><span class="mark" aria-hidden="true">↩</span><h1>${title}</h1></header>
+  return pageHtml({
+    lang,
+    title,
+    head: '',
+    script: 'paylink-refund.js',
+    main: `<header class="merchant"><span class="mark" aria-hidden="true">↩</span><h1>${title}</h1></header>
 <paylink-refund refund="${escapeHtml(id)}" api-base="/v1"></paylink-refund>
-<p class="powered">${powered}</p>
-</main>
-</body>
-</html>
-`;
+<p class="powered">${powered}</p>`,
+  });
 }
 
 /** Whether the browser's first choice among English and French (`Accept-Language`) is French. */
