@@ -3,7 +3,7 @@
  * address, or through a claim link to copy) and Accept as paid for an underpaid payment; the Refunds
  * list of the payments tab with its status filter, each refund opening its payment; an order's refunds
  * from the orders list. In English and French, by keyboard, at 375 and 1280 px (screenshots in
- * test-results/admin-refunds-*.png for a person to look at).
+ * test-results/admin-refunds-*.png for a person to look at, light and dark).
  */
 import { expect, waitUntil } from '@open-wc/testing';
 import { executeServerCommand, sendKeys, setViewport } from '@web/test-runner-commands';
@@ -177,19 +177,20 @@ describe('<paylink-admin> refunds', () => {
     expect(text(part(el, 'refund-form'))).to.contain('Vide pour tout le reste').and.to.contain('Rembourser');
   });
 
-  it('fits a phone (375 px) and a desktop (1280 px)', async () => {
-    for (const width of [375, 1280]) {
+  it('fits a phone (375 px) and a desktop (1280 px), light and dark', async () => {
+    for (const [width, theme] of [[375, 'light'], [1280, 'light'], [375, 'dark']] as const) {
       await setViewport({ width, height: 900 });
       const { api } = refundsApi();
-      const el = await mount(api, { view: 'payments' });
+      const el = await mount(api, { view: 'payments', theme });
       await openPayment(el, 'paid');
       await click(el, part(el, 'refund'));
       await click(el, part(el, 'submit-refund'));
       await waitUntil(() => $(el, '[part~="claim-link"]'), 'the claim link');
       expect(el.scrollWidth, 'nothing runs off the side').to.be.at.most(el.clientWidth + 1);
+      await expect(el).to.be.accessible();
       const box = part(el, 'refunds').getBoundingClientRect();
       await executeServerCommand('admin-screenshot', {
-        name: `admin-refunds-${width}`,
+        name: `admin-refunds-${width}-${theme}`,
         clip: { x: box.x + scrollX, y: box.y + scrollY, width: box.width, height: Math.min(box.height, 2400) },
       });
       el.remove();

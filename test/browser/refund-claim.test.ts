@@ -6,7 +6,7 @@
  * screenshot in test-results/refund-claim-375.png for a person to look at).
  */
 import { expect, fixture, html, waitUntil } from '@open-wc/testing';
-import { executeServerCommand, sendKeys, setViewport } from '@web/test-runner-commands';
+import { emulateMedia, executeServerCommand, sendKeys, setViewport } from '@web/test-runner-commands';
 import '../../src/refund.js';
 import type { PaylinkRefund } from '../../src/components/refund/paylink-refund.js';
 import type { PublicRefund } from '../../src/core/schemas.js';
@@ -176,14 +176,23 @@ describe('<paylink-refund>', () => {
     await expect(el).to.be.accessible();
   });
 
-  it('fits a phone (375 px)', async () => {
+  it('fits a phone (375 px), light and dark', async () => {
     await setViewport({ width: 375, height: 800 });
     new FakeWallet().announce('MetaMask');
-    const el = await mount(new FakeClaimApi());
-    await waitUntil(() => $(el, '[part~=wallet]'));
-    expect(el.scrollWidth, 'nothing runs off the side').to.be.at.most(el.clientWidth + 1);
-    const box = el.getBoundingClientRect();
-    await executeServerCommand('admin-screenshot', { name: 'refund-claim-375', clip: { x: box.x + scrollX, y: box.y + scrollY, width: box.width, height: box.height } });
-    await setViewport({ width: 800, height: 600 });
+    try {
+      for (const scheme of ['light', 'dark'] as const) {
+        await emulateMedia({ colorScheme: scheme });
+        const el = await mount(new FakeClaimApi());
+        await waitUntil(() => $(el, '[part~=wallet]'));
+        expect(el.scrollWidth, 'nothing runs off the side').to.be.at.most(el.clientWidth + 1);
+        await expect(el).to.be.accessible();
+        const box = el.getBoundingClientRect();
+        await executeServerCommand('admin-screenshot', { name: `refund-claim-375-${scheme}`, clip: { x: box.x + scrollX, y: box.y + scrollY, width: box.width, height: box.height } });
+        el.remove();
+      }
+    } finally {
+      await emulateMedia({ colorScheme: 'light' });
+      await setViewport({ width: 800, height: 600 });
+    }
   });
 });
