@@ -7,7 +7,7 @@
  * ```
  *
  * Where requests go (`baseUrl`): every resource path (`/payment-link`, `/order`, `/withdrawal`, `/balance`,
- * `/checkout-session`, `/webhook-endpoint`, `/webhook-delivery`, `/checkout/…`) is appended to the API root, and the API root is
+ * `/checkout-session`, `/refund`, `/webhook-endpoint`, `/webhook-delivery`, `/checkout/…`) is appended to the API root, and the API root is
  * - `baseUrl + "/v1"` when `baseUrl` is a bare origin (`https://api.paylink.example`,
  *   `http://127.0.0.1:8787`): that is the service itself;
  * - `baseUrl` as given when it has a path: a proxy's admin routes (`https://shop.example/paylink/admin`,
@@ -26,6 +26,7 @@ import { createTransport, type TransportOptions } from './http.js';
 import { createBalanceResource, type BalanceResource } from './balance.js';
 import { createLinksResource, type LinksResource } from './links.js';
 import { createOrdersResource, type OrdersResource } from './orders.js';
+import { createRefundsResource, type RefundsResource } from './refunds.js';
 import { createSessionsResource, type SessionsResource } from './sessions.js';
 import {
   createWebhookDeliveriesResource,
@@ -61,8 +62,10 @@ export interface PaylinkClient {
   orders: OrdersResource;
   withdrawals: WithdrawalsResource;
   balance: BalanceResource;
-  /** The merchant's payments: its checkout sessions with the customer's details (keyed). */
+  /** The merchant's payments: its checkout sessions with the customer's details (keyed); `resolve` accepts an underpaid or late one. */
   sessions: SessionsResource;
+  /** Money given back for a payment (keyed): `create`, `list`, `get`, `cancel`. */
+  refunds: RefundsResource;
   /** Where webhook events go: endpoints, their delivery logs and test events. */
   webhookEndpoints: WebhookEndpointsResource;
   /** One delivery: read it, or send it again. */
@@ -113,6 +116,7 @@ export function createPaylinkClient(options: PaylinkClientOptions): PaylinkClien
     withdrawals: createWithdrawalsResource(transport),
     balance: createBalanceResource(transport),
     sessions: createSessionsResource(transport),
+    refunds: createRefundsResource(transport),
     webhookEndpoints: createWebhookEndpointsResource(transport),
     webhookDeliveries: createWebhookDeliveriesResource(transport),
     checkout: createCheckoutApi(checkoutTransport, options.checkoutOptions),
@@ -177,8 +181,14 @@ export type {
   Order,
   OrderList,
   OrderStatus,
+  CreateRefundInput,
+  Refund,
+  RefundList,
+  RefundStatus,
+  ResolveSessionInput,
 } from '../core/schemas.js';
 export type { SessionsResource, ListSessionsParams } from './sessions.js';
+export type { RefundsResource, ListRefundsParams } from './refunds.js';
 export type {
   WebhookEndpointsResource,
   WebhookDeliveriesResource,

@@ -25,6 +25,7 @@ import {
   MIN_LENGTH,
   TX_HASH_PATTERN,
 } from './rules/limits.js';
+import { REFUND_STATUSES } from './rules/refund.js';
 import { SESSION_STATUSES } from './rules/session.js';
 import { hasForbiddenCharacters, LINE_TEXT_PATTERN, MULTILINE_TEXT_PATTERN, type TextKind } from './rules/text.js';
 import { WEBHOOK_DELIVERY_STATUSES, WEBHOOK_EVENT_TYPES } from './rules/webhooks.js';
@@ -510,6 +511,15 @@ export type Balance = z.infer<typeof Balance>;
 // ---------------------------------------------------------------------------------------------
 // The merchant's payments: keyed reads of checkout sessions, with what the customer entered
 
+/** How a payment that went wrong was settled: `merchant`, the merchant accepted it as paid. */
+export const Resolution = z.enum(['merchant']);
+
+/**
+ * What was given back of a payment: the refunds not failed or cancelled (awaiting an address, on their
+ * way, or paid out), in the asset the customer paid in (`assetId` of its sessions).
+ */
+const refundFields = { refundedAmount: DecimalString };
+
 /** A transfer paid into a session, as the keyed session read lists it. */
 export const SessionTransfer = z.object({
   txHash: z.string(),
@@ -575,6 +585,12 @@ export const CheckoutSessionRecord = z.object({
   /** When the session became `paid` or `overpaid`; null otherwise. */
   paidAt: Timestamp.nullable(),
   expiresAt: Timestamp,
+  ...refundFields,
+  /** `merchant` once the merchant accepted it as paid (`POST /v1/checkout-session/{id}/resolve`), with when; null otherwise. */
+  resolution: Resolution.nullable(),
+  resolvedAt: Timestamp.nullable(),
+  /** The merchant's `reason` when it resolved the session (for its records); null otherwise. */
+  resolutionReason: z.string().nullable(),
 });
 export type CheckoutSessionRecord = z.infer<typeof CheckoutSessionRecord>;
 
@@ -652,6 +668,9 @@ export const Order = z.object({
   expiresAt: Timestamp,
   createdAt: Timestamp,
   updatedAt: Timestamp,
+  ...refundFields,
+  /** `merchant` when the merchant accepted an underpaid or late payment of it as its payment; null otherwise. */
+  resolution: Resolution.nullable(),
 });
 export type Order = z.infer<typeof Order>;
 
@@ -711,6 +730,115 @@ export const StartOrderSessionInput = z.object({
   reference: StartSessionInput.shape.reference,
 });
 export type StartOrderSessionInput = z.input<typeof StartOrderSessionInput>;
+
+// ---------------------------------------------------------------------------------------------
+// Refunds and resolutions (`core/rules/refund.ts`)
+
+/** `awaiting_address` → `pending` → `processing` → `success` | `failed`; `cancelled` while awaiting an address. */
+export const RefundStatus = z.enum(REFUND_STATUSES);
+export type RefundStatus = z.infer<typeof RefundStatus>;
+
+const payoutAddressInput = textSchema(MAX_LENGTH.address).meta({
+  pattern: '^\\s*0x[0-9a-fA-F]{40}\\s*$',
+  description: 'An EVM address; a mixed-case address must pass its EIP-55 checksum',
+});
+
+/** Body of `POST /v1/refund`. */
+export const CreateRefundInput = z.object({
+  sessionId: textSchema(MAX_LENGTH.id).meta({ format: 'uuid', description: 'The checkout session (payment) to refund: one that brought money in' }),
+  amount: amountInput
+    .meta({
+      description:
+        'In the session’s asset, at most 6 decimals. Default: what the session brought in less earlier refunds; more is 422 `refund_exceeds_payment`. For an overpaid session, the excess alone may be refunded',
+    })
+    .optional(),
+  address: payoutAddressInput
+    .meta({ description: 'Where to pay it, on the network the session was paid on. Without it the refund awaits the customer’s address: send them its `claimUrl`' })
+    .optional(),
+  reason: textSchema(MAX_LENGTH.refundReason).meta({ description: 'Why, for your records (never shown to the customer)' }).optional(),
+});
+export type CreateRefundInput = z.input<typeof CreateRefundInput>;
+
+/**
+ * A refund (`GET /v1/refund/{id}`, the list's items, and `data.object` of the `refund.*` webhooks). Its
+ * payout goes out like a withdrawal's: `txHash`, `failureReason` and `stalledReason` mean what they mean there.
+ */
+export const Refund = z.object({
+  id: Id,
+  /** The session (payment) it refunds, and that session's order (null for a payment link's session). */
+  sessionId: Id,
+  orderId: Id.nullable(),
+  assetId: AssetIdSchema,
+  /** The network the session was paid on: the refund is paid there. */
+  blockchainId: z.string(),
+  amount: DecimalString,
+  /** Where it is paid; null while it awaits the customer's address. */
+  address: z.string().nullable(),
+  status: RefundStatus,
+  /**
+   * While it awaits an address: the page where the customer gives one, `{paylink_url}/refund/<id>#<claim token>`.
+   * The token is kept only as a digest: the link is in the answer that created the refund and in reads made
+   * with the same API key while it awaits an address; null otherwise.
+   */
+  claimUrl: formatted('uri').nullable(),
+  txHash: z.string().nullable(),
+  failureReason: z.string().nullable(),
+  /** Why its payout is held up, while it is (see `Withdrawal.stalledReason`); null otherwise. */
+  stalledReason: StalledReason.nullable(),
+  reason: z.string().nullable(),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+export type Refund = z.infer<typeof Refund>;
+
+export const RefundList = z.object({ items: z.array(Refund), meta: PageMeta });
+export type RefundList = z.infer<typeof RefundList>;
+
+/** Query of `GET /v1/refund`: newest first, by status, by session or by order. */
+export const ListRefundsQuery = z.object({
+  ...paging,
+  status: RefundStatus.optional(),
+  sessionId: textSchema(MAX_LENGTH.id).meta({ format: 'uuid', description: 'Only the refunds of this session' }).optional(),
+  orderId: textSchema(MAX_LENGTH.id).meta({ format: 'uuid', description: 'Only the refunds of this order’s sessions' }).optional(),
+});
+
+/** Body of `POST /v1/checkout-session/{id}/resolve`. */
+export const ResolveSessionInput = z.object({
+  reason: textSchema(MAX_LENGTH.refundReason).meta({ description: 'Why, for your records' }).optional(),
+});
+export type ResolveSessionInput = z.input<typeof ResolveSessionInput>;
+
+/**
+ * What the customer's claim page reads (`GET /v1/checkout/refunds/{id}` with the claim token): what is
+ * given back, by whom, on which network, and where it stands. Never the merchant's reason, reference or
+ * the session's customer details.
+ */
+export const PublicRefund = z.object({
+  id: Id,
+  status: RefundStatus,
+  amount: DecimalString,
+  assetId: AssetIdSchema,
+  blockchainId: z.string(),
+  networkName: z.string(),
+  /** The chain id of the network (null on the sandbox): a wallet shows which network it is. */
+  chainId: z.number().int().nullable(),
+  /** What was paid for: the payment link's or the order's title. */
+  title: z.string(),
+  /** The merchant's display name; null when none was given. */
+  merchantName: z.string().nullable(),
+  /** Where it is paid; null until the customer gave an address. */
+  address: z.string().nullable(),
+  txHash: z.string().nullable(),
+  /** The network's block explorer (a transaction is `${explorerUrl}/tx/${txHash}`); null when none is known. */
+  explorerUrl: formatted('uri').nullable(),
+  sandbox: z.boolean(),
+  createdAt: Timestamp,
+});
+export type PublicRefund = z.infer<typeof PublicRefund>;
+
+/** Body of `POST /v1/checkout/refunds/{id}/address` (with the claim token in `Paylink-Claim`). */
+export const ClaimRefundInput = z.object({ address: payoutAddressInput.meta({ description: 'Where the customer wants the refund: set once' }) });
+export type ClaimRefundInput = z.input<typeof ClaimRefundInput>;
 
 // ---------------------------------------------------------------------------------------------
 // Webhooks
@@ -844,7 +972,7 @@ export type WebhookTestObject = z.infer<typeof WebhookTestObject>;
 /**
  * The body of every delivery: `data.object` is the session (a `CheckoutSessionRecord`: the
  * `checkout.session.*` and `payment.late` events), the order (an `Order`: `order.paid`) or the
- * withdrawal (a `Withdrawal`: `withdrawal.*`) as
+ * withdrawal (a `Withdrawal`: `withdrawal.*`), the refund (a `Refund`: `refund.*`) as
  * the matching GET returned it when the event happened, or the endpoint for `webhook.test`.
  * `paylink/webhooks`' `verifyWebhook` returns it once the signature checks out.
  */
@@ -853,7 +981,7 @@ export const WebhookEvent = z.object({
   id: z.string(),
   type: z.string().meta({ description: 'One of `WebhookEventType`, or `webhook.test`' }),
   createdAt: Timestamp,
-  data: z.object({ object: z.union([CheckoutSessionRecord, Order, Withdrawal, WebhookTestObject]) }),
+  data: z.object({ object: z.union([CheckoutSessionRecord, Order, Withdrawal, Refund, WebhookTestObject]) }),
 });
 export type WebhookEvent = z.infer<typeof WebhookEvent>;
 

@@ -13,6 +13,7 @@ import type {
   CheckoutSessionRecord,
   Order,
   PaymentLink,
+  Refund,
   WebhookDelivery,
   WebhookEndpoint,
   Withdrawal,
@@ -121,6 +122,10 @@ export function makeSession(overrides: Partial<CheckoutSessionRecord> = {}): Che
     createdAt,
     paidAt: createdAt,
     expiresAt: new Date(Date.parse(createdAt) + 30 * 60_000).toISOString(),
+    refundedAmount: '0.000000',
+    resolution: null,
+    resolvedAt: null,
+    resolutionReason: null,
     ...overrides,
   };
 }
@@ -151,6 +156,8 @@ export function makeOrder(overrides: Partial<Order> = {}): Order {
     expiresAt: new Date(Date.parse(createdAt) + 24 * 3_600_000).toISOString(),
     createdAt,
     updatedAt: createdAt,
+    refundedAmount: '0.000000',
+    resolution: null,
     ...overrides,
   };
 }
@@ -236,6 +243,8 @@ export class FakeAdminApi {
   sessions: CheckoutSessionRecord[] = [];
   /** The orders the shop's server created, in any order (the list answers newest first). */
   orders: Order[] = [];
+  /** Refunds made, newest first. */
+  refunds: Refund[] = [];
   /** `GET /withdrawal/networks`: a real chain's network has an explorer; the sandbox's (`explorerUrl: null`) has none. */
   networks: WithdrawalNetwork[] = [
     { id: 'bsc', name: 'BNB Smart Chain (BEP-20)', aliases: ['bep20'], assets: ['USDT', 'CNGN'], chainId: 56, explorerUrl: 'https://bscscan.com', alerts: [] },
@@ -404,12 +413,80 @@ export class FakeAdminApi {
         .sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt));
       return json(200, page(orders, url));
     }
+    const refunded = this.refundRoute(request, path);
+    if (refunded) return refunded;
     const session = /^\/checkout-session\/([^/]+)$/.exec(path);
     if (session && method === 'GET') {
       const found = this.sessions.find((s) => s.id === decodeURIComponent(session[1]!));
       return found ? json(200, found) : errorResponse(404, 'not_found', 'Checkout session not found');
     }
     return this.webhookRoute(request, path);
+  }
+
+  /**
+   * The refund routes, as the service answers them: a refund of all that is left by default, to an
+   * address (`pending`) or awaiting one with a claim link; cancel while it awaits; resolve an underpaid
+   * or late session. The session's `refundedAmount` follows.
+   */
+  private refundRoute(request: RecordedRequest, path: string): Response | undefined {
+    const { method, url, body } = request;
+    if (path === '/refund' && method === 'GET') {
+      const [status, sessionId, orderId] = ['status', 'sessionId', 'orderId'].map((name) => url.searchParams.get(name));
+      return json(
+        200,
+        page(
+          this.refunds.filter((r) => (!status || r.status === status) && (!sessionId || r.sessionId === sessionId) && (!orderId || r.orderId === orderId)),
+          url,
+        ),
+      );
+    }
+    if (path === '/refund' && method === 'POST') {
+      const session = this.sessions.find((s) => s.id === body.sessionId);
+      if (!session) return errorResponse(404, 'not_found', 'Checkout session not found');
+      const left = (Number(session.paidAmount) + Number(session.lateAmount) - Number(session.refundedAmount)).toFixed(6);
+      const amount = body.amount === undefined ? left : Number(body.amount).toFixed(6);
+      if (Number(amount) > Number(left)) return errorResponse(422, 'refund_exceeds_payment', `At most ${left} USDT of this payment can still be refunded`);
+      const id = `${String(this.refunds.length + 1).padStart(8, '0')}-0000-4000-8000-00000000abcd`;
+      const at = new Date().toISOString();
+      const refund: Refund = {
+        id,
+        sessionId: session.id,
+        orderId: session.orderId,
+        assetId: session.assetId,
+        blockchainId: session.blockchainId,
+        amount,
+        address: body.address ?? null,
+        status: body.address ? 'pending' : 'awaiting_address',
+        claimUrl: body.address ? null : `https://pay.example.com/pay/refund/${id}#TOKEN-${id}`,
+        txHash: null,
+        failureReason: null,
+        stalledReason: null,
+        reason: null,
+        createdAt: at,
+        updatedAt: at,
+      };
+      this.refunds.unshift(refund);
+      session.refundedAmount = (Number(session.refundedAmount) + Number(amount)).toFixed(6);
+      return json(201, refund);
+    }
+    const cancel = /^\/refund\/([^/]+)\/cancel$/.exec(path);
+    if (cancel && method === 'POST') {
+      const refund = this.refunds.find((r) => r.id === cancel[1]);
+      if (!refund) return errorResponse(404, 'not_found', 'Refund not found');
+      if (refund.status !== 'awaiting_address') return errorResponse(409, 'refund_not_cancellable', 'Only a refund awaiting the customer’s address can be cancelled');
+      Object.assign(refund, { status: 'cancelled', claimUrl: null });
+      const session = this.sessions.find((s) => s.id === refund.sessionId)!;
+      session.refundedAmount = (Number(session.refundedAmount) - Number(refund.amount)).toFixed(6);
+      return json(200, refund);
+    }
+    const resolve = /^\/checkout-session\/([^/]+)\/resolve$/.exec(path);
+    if (resolve && method === 'POST') {
+      const session = this.sessions.find((s) => s.id === resolve[1]);
+      if (!session) return errorResponse(404, 'not_found', 'Checkout session not found');
+      Object.assign(session, { resolution: 'merchant', resolvedAt: new Date().toISOString(), status: 'expired' });
+      return json(200, session);
+    }
+    return undefined;
   }
 
   private webhookRoute(request: RecordedRequest, path: string): Response {

@@ -102,7 +102,8 @@ describe('<paylink-admin> webhooks', () => {
       await sendKeys({ press: 'Space' });
       await sendKeys({ press: 'Tab' });
       await sendKeys({ press: 'Space' });
-      await sendKeys({ press: 'Tab' });
+      // Past the events after them (a resolved payment, refunds), to "Select all events".
+      for (let i = 0; i < 5; i++) await sendKeys({ press: 'Tab' });
       expect(focused(el)?.getAttribute('part')).to.contain('select-all-events');
       await sendKeys({ press: 'Tab' });
       expect(focused(el)?.id).to.equal('wh-description');
@@ -114,7 +115,18 @@ describe('<paylink-admin> webhooks', () => {
       const [create] = api.calls('POST', '/webhook-endpoint');
       expect(create!.body).to.deep.equal({
         url: 'https://shop.example/paylink/webhooks',
-        events: ['checkout.session.paid', 'checkout.session.underpaid', 'checkout.session.expired', 'payment.late', 'order.paid', 'payment.reversed'],
+        events: [
+          'checkout.session.paid',
+          'checkout.session.underpaid',
+          'checkout.session.expired',
+          'payment.late',
+          'order.paid',
+          'payment.reversed',
+          'checkout.session.resolved',
+          'refund.created',
+          'refund.succeeded',
+          'refund.failed',
+        ],
         description: 'Orders',
       });
       const secret = api.endpoints[0]!.secret;
@@ -260,7 +272,7 @@ describe('<paylink-admin> webhooks', () => {
       await click(el, part(el, 'select-all-events'));
       await click(el, part(el, 'submit-endpoint'));
       await waitUntil(() => $(el, '[part~="webhook-detail"]'));
-      expect(api.calls('PATCH', '/webhook-endpoint')[0]!.body.events).to.have.length(8).and.to.include('order.paid').and.to.include('payment.reversed');
+      expect(api.calls('PATCH', '/webhook-endpoint')[0]!.body.events).to.have.length(12).and.to.include('order.paid').and.to.include('payment.reversed').and.to.include('refund.failed');
       expect(text(part(el, 'endpoint-events'))).to.contain('All events');
       expect($(el, '[part~="endpoint-secret"]'), 'no secret on a change').to.equal(null);
     });

@@ -455,6 +455,10 @@ describe('<paylink-admin>', () => {
       expect(text(part(el, 'stat-conversion'))).to.equal('25%');
       const chart = $(el, '[part~="chart"] [role="img"]')!;
       expect(chart.getAttribute('aria-label')).to.contain('25%');
+      // Each bar's length is its count against the larger one (set through the CSSOM, which a strict CSP allows).
+      const widths = ['bar-visits', 'bar-payments'].map((name) => part(el, name).getBoundingClientRect().width / part(el, name).parentElement!.getBoundingClientRect().width);
+      expect(widths[0]).to.be.closeTo(1, 0.02);
+      expect(widths[1]).to.be.closeTo(0.25, 0.02);
       expect(el.shadowRoot!.activeElement?.id).to.equal('link-detail-heading');
     });
 

@@ -128,7 +128,7 @@ for (const backend of backends()) {
         assert.deepEqual(Object.keys(record).sort(), [
           'assetId', 'blockchainId', 'createdAt', 'cryptoAmount', 'customer', 'expiresAt', 'fiatAmount', 'fiatCurrency', 'id', 'lateAmount',
           'linkId', 'linkTitle', 'metadata', 'networkName', 'paidAmount', 'paidAt', 'payAddress', 'rate', 'rateAt', 'rateSource', 'reference',
-          'reversedAmount', 'slug', 'status', 'transfers', 'clientReference', 'orderId',
+          'reversedAmount', 'slug', 'status', 'transfers', 'clientReference', 'orderId', 'refundedAmount', 'resolution', 'resolvedAt', 'resolutionReason',
         ].sort());
         assert.equal(record.linkId, link.id);
         assert.equal(record.linkTitle, 'Lamp');

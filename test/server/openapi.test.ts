@@ -128,6 +128,7 @@ describe('the OpenAPI document', () => {
     assert.deepEqual(query.sort(), ['endDate', 'limit', 'linkId', 'page', 'reference', 'startDate', 'status']);
     assert.deepEqual(doc.components.schemas.WebhookEventType.enum, [
       'checkout.session.paid', 'checkout.session.underpaid', 'checkout.session.expired', 'payment.late', 'order.paid', 'payment.reversed', 'withdrawal.succeeded', 'withdrawal.failed',
+      'checkout.session.resolved', 'refund.created', 'refund.succeeded', 'refund.failed',
     ]);
     for (const field of ['customer', 'transfers', 'reference', 'metadata', 'paidAt', 'orderId', 'clientReference'])
       assert.ok(doc.components.schemas.CheckoutSessionRecord.properties[field], field);

@@ -43,6 +43,10 @@ const record: CheckoutSessionRecord = {
   createdAt: AT,
   paidAt: AT,
   expiresAt: AT,
+  refundedAmount: '0.000000',
+  resolution: null,
+  resolvedAt: null,
+  resolutionReason: null,
 };
 const endpoint = {
   id: ENDPOINT_ID,
@@ -219,7 +223,8 @@ describe('the rules behind the contract', () => {
     assert.deepEqual(checkWebhookEndpoint({}, { allowHttp: true, requireUrl: true }).errors.map((e) => e.key), ['webhook.urlRequired']);
     assert.deepEqual(checkWebhookEndpoint({ events: [] }, { allowHttp: true, requireUrl: false }).errors.map((e) => e.key), ['webhook.eventsRequired']);
     assert.deepEqual(checkWebhookEndpoint({ events: ['order.shipped'] }, { allowHttp: true, requireUrl: false }).errors.map((e) => e.path), ['events.0']);
-    assert.equal(WEBHOOK_EVENT_TYPES.length, 8);
+    assert.equal(WEBHOOK_EVENT_TYPES.length, 12);
+    assert.ok(['refund.created', 'refund.succeeded', 'refund.failed', 'checkout.session.resolved'].every((type) => WEBHOOK_EVENT_TYPES.includes(type as never)), 'the refunds’ and resolutions’');
     assert.ok(WEBHOOK_EVENT_TYPES.includes('order.paid'), 'order.paid, once per order');
     assert.ok(WEBHOOK_EVENT_TYPES.includes('payment.reversed'), 'payment.reversed, when a reorg takes back a payment before it is final');
     assert.equal(CreateWebhookEndpointInput.safeParse({ url: 'https://x.example', events: Array(21).fill('payment.late') }).success, false);

@@ -119,7 +119,13 @@ export class PaylinkAdmin extends PaylinkElement implements AdminHost {
       networks: this.networks,
     }),
     money: new MoneyTab(this, { withdrawalCreated: (id) => this.emit('paylink-withdrawal-created', { id }) }),
-    orders: new OrdersTab(this, { showPayments: (order) => this.showOrderPayments(order) }),
+    orders: new OrdersTab(this, {
+      showPayments: (order) => this.showOrderPayments(order),
+      showRefunds: (order) => {
+        this.payments.showRefunds({ orderId: order.id });
+        this.view = 'payments';
+      },
+    }),
     payments: this.payments,
     webhooks: new WebhooksTab(this),
   };

@@ -20,6 +20,10 @@ export const WEBHOOK_EVENT_TYPES = [
   'payment.reversed',
   'withdrawal.succeeded',
   'withdrawal.failed',
+  'checkout.session.resolved',
+  'refund.created',
+  'refund.succeeded',
+  'refund.failed',
 ] as const;
 
 /** One event type an endpoint can subscribe to. */

@@ -28,6 +28,9 @@ const REQUEST_SCHEMAS = {
   RollWebhookSecretInput: S.RollWebhookSecretInput,
   CreateOrderInput: S.CreateOrderInput,
   StartOrderSessionInput: S.StartOrderSessionInput,
+  CreateRefundInput: S.CreateRefundInput,
+  ResolveSessionInput: S.ResolveSessionInput,
+  ClaimRefundInput: S.ClaimRefundInput,
 } satisfies Record<string, z.ZodType>;
 const RESPONSE_SCHEMAS: Record<string, z.ZodType> = {
   LinkType: S.LinkType,
@@ -72,6 +75,11 @@ const RESPONSE_SCHEMAS: Record<string, z.ZodType> = {
   OrderList: S.OrderList,
   OrderState: S.OrderState,
   PublicOrder: S.PublicOrder,
+  Resolution: S.Resolution,
+  RefundStatus: S.RefundStatus,
+  Refund: S.Refund,
+  RefundList: S.RefundList,
+  PublicRefund: S.PublicRefund,
   FieldError: S.FieldError,
   ErrorBody: S.ErrorBody,
 };
@@ -221,6 +229,14 @@ const idempotencyKeyParameter = {
   schema: { type: 'string', minLength: 1, maxLength: MAX_LENGTH.idempotencyKey, pattern: '^[\\x21-\\x7e]+$' },
 };
 const replayedHeader = { 'Idempotent-Replayed': { description: '`true` when this is the stored answer of an earlier request', schema: { type: 'string', enum: ['true'] } } };
+/** The claim token of a refund (the part of its link after `#`), on the keyless claim routes. */
+const claimParameter = {
+  name: 'Paylink-Claim',
+  in: 'header',
+  required: true,
+  description: 'The refund’s claim token: the part of its `claimUrl` after `#`. Without it 400 `claim_token_required`; a wrong one is the same 404 as an unknown refund',
+  schema: { type: 'string', minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9_-]+$' },
+};
 const slugParameter = {
   name: 'slug',
   in: 'path',
@@ -339,6 +355,14 @@ export function openApiDocument(): object {
       { name: 'Withdrawals', description: 'Crypto payouts from the balance, behind `X-API-KEY`' },
       { name: 'Balance', description: 'Available and pending funds per asset, behind `X-API-KEY`' },
       {
+        name: 'Refunds',
+        description:
+          'Money given back to a customer for a payment (all of it, part of it, or what was paid too much), behind `X-API-KEY`; and accepting an underpaid or late payment as paid (`resolve`). ' +
+          'A refund leaves the `available` balance of the session’s asset on the network it was paid on when it is made, and is paid out like a withdrawal (one nonce, one stored signed transaction, never sent twice). ' +
+          'Without an `address`, it awaits the customer’s: send them its `claimUrl`, a hosted page where they connect a wallet or paste an address (the keyless `/v1/checkout/refunds/{id}` routes, behind the link’s claim token). ' +
+          'A failed or cancelled refund’s amount is back in the balance. Events: `refund.created`, `refund.succeeded`, `refund.failed`, `checkout.session.resolved`.',
+      },
+      {
         name: 'Payments',
         description:
           'The merchant’s checkout sessions with what the customer entered (delivery address, phone, email), the amounts and every transfer, behind `X-API-KEY`. The keyless checkout API never returns customer details.',
@@ -350,7 +374,8 @@ export function openApiDocument(): object {
           '`Paylink-Event-Id` (the event id, the same on every retry) and `Paylink-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>` ' +
           '(check it with `verifyWebhook` of `paylink/webhooks`). A 2xx within 10 s is delivered; anything else (redirects are not followed) is retried after ' +
           '`PAYLINK_WEBHOOK_RETRY_BASE_MS` (30 s), then doubling, for 3 days. Events: ' +
-          '`checkout.session.paid` (paid or overpaid), `checkout.session.underpaid`, `checkout.session.expired`, `payment.late`, `order.paid` (once per order), `withdrawal.succeeded`, `withdrawal.failed`. ' +
+          '`checkout.session.paid` (paid or overpaid), `checkout.session.underpaid`, `checkout.session.expired`, `payment.late`, `order.paid` (once per order), `withdrawal.succeeded`, `withdrawal.failed`, ' +
+          '`checkout.session.resolved`, `refund.created`, `refund.succeeded`, `refund.failed`. ' +
           'Endpoints at loopback, private, link-local, metadata or otherwise non-public addresses are refused (at creation and at every delivery), on every chain, unless the service runs with `PAYLINK_WEBHOOK_ALLOW_PRIVATE=1`.',
       },
     ],
@@ -544,6 +569,54 @@ export function openApiDocument(): object {
       getBalance: {
         tags: ['Balance'],
         responses: responses({ 200: json(ref('Balance'), 'Available and pending per asset') }, [401]),
+      },
+      createRefund: {
+        description:
+          '`amount` defaults to what the session brought in (its credited transfers, final, on the network it was paid on) less its refunds not failed or cancelled; more is 422 `refund_exceeds_payment`, ' +
+          'money not final yet 422 `payment_not_final`, a session that brought nothing in 422 `nothing_to_refund`, an available balance that does not cover it 422 `insufficient_balance`, ' +
+          'one of your deposit addresses 422 `own_deposit_address`. Concurrent refunds of one session are weighed one after the other. With `address`, the refund is `pending` and paid like a withdrawal; ' +
+          'without, it is `awaiting_address` with a `claimUrl` (`{paylink_url}/refund/<id>#<claim token>`) to send the customer. Sends `refund.created`.',
+        tags: ['Refunds'],
+        parameters: [idempotencyKeyParameter],
+        responses: responses({ 201: { ...json(ref('Refund'), 'Created (or the replay of the request that created it)'), headers: replayedHeader } }, [400, 401, 404, 409, 413, 422]),
+      },
+      listRefunds: {
+        tags: ['Refunds'],
+        responses: responses({ 200: json(ref('RefundList'), 'One page of refunds') }, [400, 401]),
+      },
+      getRefund: {
+        tags: ['Refunds'],
+        parameters: [uuidParameter('The refund’s id')],
+        responses: responses({ 200: json(ref('Refund'), 'The refund') }, [401, 404]),
+      },
+      cancelRefund: {
+        description: 'Only while `awaiting_address`: anything else is 409 `refund_not_cancellable`. A cancelled refund is answered as it is (200), so a retried cancel is safe.',
+        tags: ['Refunds'],
+        parameters: [uuidParameter('The refund’s id')],
+        responses: responses({ 200: json(ref('Refund'), 'The refund, cancelled') }, [401, 404, 409]),
+      },
+      resolveCheckoutSession: {
+        description:
+          'For an `underpaid` session (an open one closes: a later transfer to it is a late payment) or one paid late (`expired` with a late transfer). Its order, if any, becomes `paid` by it. ' +
+          'Sends `checkout.session.resolved` and, for an order, `order.paid`, both with `resolution: "merchant"`. 409 for a session paid in full (`already_paid`), one that received nothing (`nothing_paid`), ' +
+          'one still confirming (`payment_confirming`) or reversed (`payment_reversed`), or whose order was paid by another session (`order_paid`) or cancelled (`order_cancelled`). A resolved session is answered as it is.',
+        tags: ['Payments'],
+        parameters: [uuidParameter('The session’s id')],
+        responses: responses({ 200: json(ref('CheckoutSessionRecord'), 'The session, resolved') }, [400, 401, 404, 409, 413]),
+      },
+      getClaimableRefund: {
+        description: 'What the customer’s claim page shows. Never the merchant’s reason, reference or the session’s customer details. `Cache-Control: no-store`.',
+        tags: ['Checkout'],
+        parameters: [uuidParameter('The refund’s id'), claimParameter],
+        responses: responses({ 200: json(ref('PublicRefund'), 'The refund') }, [400, 404, 429]),
+      },
+      claimRefund: {
+        description:
+          'Sets the address, once: a second one (even the same) is 409 `address_already_set`; a cancelled refund is 410 `refund_cancelled`; a bad address 400 (a mixed-case one must pass its EIP-55 checksum); ' +
+          'one of the merchant’s deposit addresses 422 `own_deposit_address`. The refund is then `pending` and paid out.',
+        tags: ['Checkout'],
+        parameters: [uuidParameter('The refund’s id'), claimParameter],
+        responses: responses({ 200: json(ref('PublicRefund'), 'The refund, on its way') }, [400, 404, 409, 410, 413, 422, 429]),
       },
     })),
   };

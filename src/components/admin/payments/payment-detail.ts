@@ -1,10 +1,11 @@
 /**
  * One payment (a checkout session) in detail: what the customer gave (delivery address, phone,
- * email), the amounts (price, crypto due, received, received late, the exchange rate of the quote with
- * its sources and time), its order (if it pays one), the merchant's reference and metadata, what the
- * page said (`clientReference`, marked as the page's word), and every transfer with a link to its page
- * on the network's explorer. Shown from the payments list and from a link's detail; the owner says
- * where "back" goes.
+ * email), the amounts (price, crypto due, received, received late, refunded, the exchange rate of the
+ * quote with its sources and time), its order (if it pays one), the merchant's reference and metadata,
+ * what the page said (`clientReference`, marked as the page's word), every transfer with a link to its
+ * page on the network's explorer, and its refunds with Refund and Accept as paid
+ * (`../refunds/refunds-view.ts`). Shown from the payments list and from a link's detail; the owner
+ * says where "back" goes.
  */
 import { html, nothing, type TemplateResult } from 'lit/html.js';
 import { compareDecimal } from '../../../core/money.js';
@@ -13,6 +14,7 @@ import { assetName } from '../../../internal/localize.js';
 import type { CheckoutSessionRecord, SessionStatus, SessionTransfer } from '../../../core/schemas.js';
 import type { AdminHost, AdminText } from '../admin-context.js';
 import type { NetworkDirectory } from '../networks.js';
+import { RefundsController } from '../refunds/refunds-view.js';
 import { ResourceController } from '../resource-controller.js';
 import { errorBox, itemsTable } from '../templates.js';
 
@@ -75,6 +77,8 @@ export interface PaymentDetailActions {
 export class PaymentDetailController {
   /** The payment shown: set at once from a list, then read again for its latest state. */
   readonly resource: ResourceController<CheckoutSessionRecord>;
+  /** Its refunds, Refund and Accept as paid. */
+  private readonly refunds: RefundsController;
 
   constructor(
     private readonly host: AdminHost,
@@ -84,6 +88,7 @@ export class PaymentDetailController {
     this.resource = new ResourceController(host, {
       fetch: (signal) => host.api.sessions.get(this.resource.data!.id, { signal }),
     });
+    this.refunds = new RefundsController(host, () => this.resource.load({ quiet: true }));
   }
 
   /** The payment shown, if any. */
@@ -94,13 +99,14 @@ export class PaymentDetailController {
   /** Shows `payment` at once and reads it again from the service (and the explorers, once). */
   show(payment: CheckoutSessionRecord): void {
     this.resource.set(payment);
+    void this.refunds.show({ sessionId: payment.id });
     void this.reload();
   }
 
-  /** Loads the payment shown again. */
+  /** Loads the payment shown again, with its refunds. */
   async reload(): Promise<void> {
     if (!this.resource.data) return;
-    await Promise.all([this.resource.load(), this.networks.load()]);
+    await Promise.all([this.resource.load(), this.networks.load(), this.refunds.list.load()]);
   }
 
   private transaction(payment: CheckoutSessionRecord, transfer: SessionTransfer): TemplateResult {
@@ -189,6 +195,8 @@ export class PaymentDetailController {
             ${detail(t('amountDue'), html`${text.crypto(payment.cryptoAmount, payment.assetId)} <span class="sub">${payment.networkName}</span>`, 'crypto-amount')}
             ${detail(t('received'), text.crypto(payment.paidAmount, payment.assetId), 'paid-amount')}
             ${late ? detail(t('receivedLate'), text.crypto(payment.lateAmount, payment.assetId), 'late-amount') : nothing}
+            ${compareDecimal(payment.refundedAmount, '0') > 0 ? detail(t('refundsTitle'), text.crypto(payment.refundedAmount, payment.assetId), 'refunded-amount') : nothing}
+            ${payment.resolvedAt ? detail(t('resolved'), text.shortDateTime(payment.resolvedAt), 'resolved-at') : nothing}
             ${payment.rate && payment.rateSource && payment.rateAt
               ? detail(
                   t('exchangeRate'),
@@ -225,7 +233,7 @@ export class PaymentDetailController {
             )}
           </dl>
         </section>
-        ${this.renderTransfers(payment)}
+        ${this.renderTransfers(payment)} ${this.refunds.renderPayment(payment)}
       </div>
     </article>`;
   }

@@ -338,6 +338,19 @@ const en = {
   noExplorerLocal: 'Local test chain ({network}, chain id {chainId}): these transactions exist only on that node, so there is no explorer page to open.',
   noExplorerNetwork: 'The service knows no block explorer for {network}, so there is no page to open for these transactions.',
 
+  // Refunds (and accepting an underpaid or late payment)
+  refundsTitle: 'Refunds',
+  refund: 'Refund',
+  refundUpTo: 'Leave empty for all that is left: {amount}.',
+  refundAddressHint: 'On {network}. Leave empty for a link where the customer gives theirs.',
+  claimLink: 'Claim link: send it to the customer',
+  noRefunds: 'No refunds.',
+  status_awaiting_address: 'Awaiting address',
+  status_cancelled: 'Cancelled',
+  resolve: 'Accept as paid',
+  resolveConfirm: 'Accept this payment as paid? Its order, if any, becomes paid.',
+  resolved: 'Accepted as paid',
+
   // A link's payments
   linkPaymentsTitle: 'Payments',
   allLinkPayments: 'Filter and export',
@@ -373,6 +386,10 @@ const en = {
   'eventHint_payment.reversed': 'A payment was taken back by the chain before it was final; its funds left the balance.',
   'eventHint_withdrawal.succeeded': 'A withdrawal reached its address.',
   'eventHint_withdrawal.failed': 'A withdrawal failed.',
+  'eventHint_checkout.session.resolved': 'You accepted an underpaid or late payment as paid.',
+  'eventHint_refund.created': 'A refund was made.',
+  'eventHint_refund.succeeded': 'A refund reached its address.',
+  'eventHint_refund.failed': 'A refund failed; its amount is back in the balance.',
   selectAllEvents: 'Select all events',
   endpointDescriptionHint: 'Optional: what this endpoint is for.',
   addEndpoint: 'Add endpoint',

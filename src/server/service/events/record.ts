@@ -10,7 +10,7 @@
  *   an event is never sent for a change that rolled back, nor lost for one that committed.
  */
 import type { WebhookEventTypeName } from '../../../core/rules/webhooks.js';
-import type { CheckoutSessionRecord, Order, Withdrawal } from '../../../core/schemas.js';
+import type { CheckoutSessionRecord, Order, Refund, Withdrawal } from '../../../core/schemas.js';
 import type { Queryable } from '../../db/index.js';
 import { enqueueWebhookEvents } from '../webhooks/outbox.js';
 
@@ -47,11 +47,16 @@ export type DomainEvent =
   /** New withdrawals wait for a payout. */
   | { type: 'withdrawals.due' }
   /** A session was paid (or overpaid), left underpaid by a transfer, or expired; a transfer came late. */
-  | Announcement<'checkout.session.paid' | 'checkout.session.underpaid' | 'checkout.session.expired' | 'payment.late' | 'payment.reversed', CheckoutSessionRecord>
+  | Announcement<
+      'checkout.session.paid' | 'checkout.session.underpaid' | 'checkout.session.expired' | 'checkout.session.resolved' | 'payment.late' | 'payment.reversed',
+      CheckoutSessionRecord
+    >
   /** An order was paid in full (once per order). */
   | Announcement<'order.paid', Order>
   /** A withdrawal's payout went out, or failed (its funds returned). */
-  | Announcement<'withdrawal.succeeded' | 'withdrawal.failed', Withdrawal>;
+  | Announcement<'withdrawal.succeeded' | 'withdrawal.failed', Withdrawal>
+  /** A refund was made; its payout went out, or failed (its amount returned). */
+  | Announcement<'refund.created' | 'refund.succeeded' | 'refund.failed', Refund>;
 
 /** Records `event` in the transaction `tx`. Call it from the transaction that makes the change. */
 export async function recordEvent(tx: Queryable, event: DomainEvent): Promise<void> {

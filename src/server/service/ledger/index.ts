@@ -5,13 +5,15 @@
  * `GET /v1/balance` (./routes.ts).
  *
  * May touch: nothing of other rooms. Money moves only through this room, always inside the caller's
- * transaction: `applyLedgerChange`/`applyLedgerChanges` (a payment credited, payouts finished or released) and
+ * transaction: `applyLedgerChange`/`applyLedgerChanges` (a payment credited, payouts finished or released),
+ * `applyCoveredLedgerChange` (a refund's reservation: only when the available balance covers it) and
  * `reserveInOrderSql` (withdrawals' reservations: its part of one statement with the withdrawals room's INSERT).
  *
  * Rules: every change of a balance is a ledger entry in the same transaction, so the sum of the
  * entries equals the balance, always; the table's CHECKs keep every balance ≥ 0 whatever a caller does.
  */
 export {
+  applyCoveredLedgerChange,
   applyLedgerChange,
   applyLedgerChanges,
   assetAmount,

@@ -32,7 +32,13 @@ export type LedgerKind =
   /** Its payout went out: pending → gone. */
   | 'withdrawal_payout'
   /** Its payout failed: pending → available. */
-  | 'withdrawal_release';
+  | 'withdrawal_release'
+  /** A refund was made: available → pending (before its address may even be known). */
+  | 'refund_reserve'
+  /** Its payout went out: pending → gone. */
+  | 'refund_payout'
+  /** Its payout failed, or the merchant cancelled it: pending → available. */
+  | 'refund_release';
 
 export interface LedgerChange {
   integratorId: string;
@@ -45,6 +51,8 @@ export interface LedgerChange {
   pendingDelta: string;
   transferId?: string;
   withdrawalId?: string;
+  /** The refund a `refund_*` entry is about (with its payout's `withdrawalId` once it has one). */
+  refundId?: string | undefined;
 }
 
 /** Six-decimal (`CRYPTO_DIGITS`) rendering of a NUMERIC from the database. */
@@ -60,8 +68,8 @@ async function ensureAccount(tx: Queryable, integratorId: string, assetId: Asset
 async function writeEntries(tx: Queryable, changes: readonly LedgerChange[]): Promise<void> {
   const column = <K extends keyof LedgerChange>(key: K) => changes.map((change) => change[key] ?? null);
   await tx.query(
-    `INSERT INTO ledger_entries (id, integrator_id, asset_id, blockchain_id, kind, available_delta, pending_delta, transfer_id, withdrawal_id)
-     SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::numeric[], $7::numeric[], $8::uuid[], $9::uuid[])`,
+    `INSERT INTO ledger_entries (id, integrator_id, asset_id, blockchain_id, kind, available_delta, pending_delta, transfer_id, withdrawal_id, refund_id)
+     SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::numeric[], $7::numeric[], $8::uuid[], $9::uuid[], $10::uuid[])`,
     [
       changes.map(() => randomUUID()),
       column('integratorId'),
@@ -72,6 +80,7 @@ async function writeEntries(tx: Queryable, changes: readonly LedgerChange[]): Pr
       column('pendingDelta'),
       column('transferId'),
       column('withdrawalId'),
+      column('refundId'),
     ],
   );
 }
@@ -110,6 +119,25 @@ export async function applyLedgerChanges(tx: Queryable, changes: readonly Ledger
     );
   }
   await writeEntries(tx, changes);
+}
+
+/**
+ * Applies `change` only when the balance covers it (its `available` stays ≥ 0): in one UPDATE whose
+ * condition reads the row it locks (READ COMMITTED re-reads a row it waited for), so two changes of
+ * one account can never both spend the same funds. Resolves false, having changed nothing, when it
+ * does not fit. Must run inside a transaction.
+ */
+export async function applyCoveredLedgerChange(tx: Queryable, change: LedgerChange): Promise<boolean> {
+  await ensureAccount(tx, change.integratorId, change.assetId, change.blockchainId);
+  const { rows } = await tx.query(
+    `UPDATE balances SET available = available + $4::numeric, pending = pending + $5::numeric, updated_at = now()
+     WHERE integrator_id = $1 AND asset_id = $2 AND blockchain_id = $3 AND available + $4::numeric >= 0 AND pending + $5::numeric >= 0
+     RETURNING 1`,
+    [change.integratorId, change.assetId, change.blockchainId, change.availableDelta, change.pendingDelta],
+  );
+  if (rows.length === 0) return false;
+  await writeEntries(tx, [change]);
+  return true;
 }
 
 /** The balance that funds are reserved from: one account (integrator, asset, network). */

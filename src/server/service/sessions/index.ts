@@ -19,6 +19,10 @@
  * (./scanner.ts) settles through `settleTransfer` too, at N confirmations; the `confirming` status
  * belongs here.
  *
+ * The refunds room reads what a session brought in (`sessionFunds`) and resolves one (`markSessionResolved`)
+ * under the locks settlement takes (`orderOfSession`, `lockSessionForSettlement`); a session's read embeds
+ * what was refunded of it through that room's `refundedOfSessionSql`.
+ *
  * The merchant's view: the keyed `GET /v1/checkout-session[/{id}]` (./merchant-routes.ts,
  * ./records.ts), the only place a session's customer details, reference and metadata are read, and the
  * object of the `checkout.session.*` and `payment.late` webhooks. Retention of never-paid sessions:
@@ -33,4 +37,4 @@ export { checkoutOperations } from './routes.js';
 export { ChainIdentityError, createChainScanner, creditableAmount, startChainScanner, verifyChainIdentity, type ChainScanner, type ChainScannerOptions } from './scanner.js';
 export { finalizeCredit, reverseCredit } from './finality.js';
 export { depositIndexesWithTransfers } from './incoming-repository.js';
-export { depositAddressOfSql } from './repository.js';
+export { depositAddressOfSql, lockSessionForSettlement, markSessionResolved, orderOfSession, sessionFunds, type SessionFunds } from './repository.js';

@@ -50,6 +50,10 @@ export function toSessionRecord(row: SessionRecordRow, transfers: readonly Trans
     createdAt: row.created_at.toISOString(),
     paidAt: row.settled_at?.toISOString() ?? null,
     expiresAt: row.expires_at.toISOString(),
+    refundedAmount: assetAmount(row.refunded_amount),
+    resolution: row.resolution,
+    resolvedAt: row.resolved_at?.toISOString() ?? null,
+    resolutionReason: row.resolution_reason,
   };
 }
 
@@ -90,7 +94,13 @@ export async function listSessionRecords(
 }
 
 /** The session webhooks. */
-export type SessionEventType = 'checkout.session.paid' | 'checkout.session.underpaid' | 'checkout.session.expired' | 'payment.late' | 'payment.reversed';
+export type SessionEventType =
+  | 'checkout.session.paid'
+  | 'checkout.session.underpaid'
+  | 'checkout.session.expired'
+  | 'checkout.session.resolved'
+  | 'payment.late'
+  | 'payment.reversed';
 
 /**
  * Announces `type` about a session in the transaction `tx` that changed it: its merchant's endpoints

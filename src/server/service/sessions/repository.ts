@@ -9,6 +9,7 @@ import type { SessionStatus } from '../../../core/schemas.js';
 import type { Queryable, SqlParam } from '../../db/index.js';
 import { linkSql } from '../links/index.js';
 import { orderSql } from '../orders/index.js';
+import { refundedOfSessionSql } from '../refunds/refunded-sql.js';
 
 /** A session as read, with its link's slug and its link's or order's post-payment action. */
 export interface SessionRow {
@@ -401,12 +402,18 @@ export interface SessionRecordRow
   settled_at: Date | null;
   link_title: string | null;
   reversed_amount: string;
+  /** What its refunds not failed or cancelled give back (the refunds room's `refundedOfSessionSql`). */
+  refunded_amount: string;
+  resolution: 'merchant' | null;
+  resolved_at: Date | null;
+  resolution_reason: string | null;
 }
 
 const RECORD_SELECT = `SELECT s.id, s.link_id, s.order_id, s.integrator_id, s.status, s.fiat_amount, s.fiat_currency, s.asset_id,
   s.blockchain_id, s.network_name, s.crypto_amount, s.rate, s.rate_source, s.rate_at, s.paid_amount, s.late_amount, s.reversed_amount, s.pay_address, s.reference, s.metadata,
   s.client_reference, s.customer_address, s.customer_phone, s.customer_email, s.created_at, s.settled_at, s.expires_at,
-  ${linkSql.slug('l')} AS slug, ${linkSql.title('l')} AS link_title
+  ${linkSql.slug('l')} AS slug, ${linkSql.title('l')} AS link_title,
+  ${refundedOfSessionSql('s.id')} AS refunded_amount, s.resolution, s.resolved_at, s.resolution_reason
   FROM checkout_sessions s ${linkSql.join('l', 's.link_id')}`;
 
 /** One session as its merchant reads it; `integratorId` limits it to that integrator's (another's is undefined). */
@@ -495,4 +502,47 @@ export async function deleteNeverPaidExpired(tx: Queryable, expiredBefore: Date,
     [expiredBefore],
   );
   return rows.length;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Refunds and resolutions (the refunds room's, in its own transactions)
+
+/** What a session brought in on one network: its credited transfers not reversed, final or not yet. */
+export interface SessionFunds {
+  blockchain_id: string;
+  /** Final: in the merchant's `available` balance (what can be refunded). */
+  final_amount: string;
+  /** Credited at its confirmations, not final yet (in `pending`). */
+  unfinal_amount: string;
+}
+
+/**
+ * What session `id` brought in, per network it was paid on (a customer may pay on another configured
+ * network than the quoted one): the session's own network first, then by id.
+ */
+export async function sessionFunds(db: Queryable, id: string): Promise<SessionFunds[]> {
+  const { rows } = await db.query<SessionFunds>(
+    `SELECT t.blockchain_id,
+       coalesce(sum(t.amount) FILTER (WHERE t.final_at IS NOT NULL), 0)::text AS final_amount,
+       coalesce(sum(t.amount) FILTER (WHERE t.final_at IS NULL), 0)::text AS unfinal_amount
+     FROM chain_transfers t JOIN checkout_sessions s ON s.id = t.session_id
+     WHERE t.session_id = $1 AND t.reversed_at IS NULL
+     GROUP BY t.blockchain_id, s.blockchain_id ORDER BY t.blockchain_id = s.blockchain_id DESC, t.blockchain_id`,
+    [id],
+  );
+  return rows;
+}
+
+/**
+ * Marks a locked session resolved by its merchant (accepted as paid): `resolution`, `resolvedAt`, and an
+ * open (underpaid) session closes (`expired`), so that a later transfer to it is a late payment, never a
+ * second payment of what was accepted. The caller holds the session's lock.
+ */
+export async function markSessionResolved(tx: Queryable, id: string, reason: string | null, now: Date): Promise<void> {
+  await tx.query(
+    `UPDATE checkout_sessions SET resolution = 'merchant', resolved_at = $2, resolution_reason = $3, updated_at = $2,
+       status = CASE WHEN status IN ('awaiting_payment', 'underpaid') THEN 'expired' ELSE status END
+     WHERE id = $1`,
+    [id, now, reason],
+  );
 }
