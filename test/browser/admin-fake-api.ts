@@ -109,6 +109,20 @@ export function makeSession(overrides: Partial<CheckoutSessionRecord> = {}): Che
     rate: '0.00065',
     rateSource: 'coingecko+coinbase',
     rateAt: createdAt,
+    rateBasis: [
+      {
+        pair: 'USD/NGN',
+        code: 'NGN',
+        perUsd: '1538.5',
+        quorum: 2,
+        spread: '0.0013',
+        sources: [
+          { source: 'coingecko', perUsd: '1537.5', at: createdAt, used: true },
+          { source: 'coinbase', perUsd: '1539.5', at: createdAt, used: true },
+          { source: 'exchangerate', perUsd: '1490', at: createdAt, used: false },
+        ],
+      },
+    ],
     paidAmount: '3.250000',
     lateAmount: '0.000000',
     reversedAmount: '0.000000',

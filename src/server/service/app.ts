@@ -27,7 +27,7 @@ import { type MoneyDeps, type MoneyServiceDeps, withMoneyDefaults } from './mone
 import { openApiDocument } from './openapi.js';
 import { joinRooms, mountOperations, type ServiceOperations } from './operations.js';
 import { orderOperations } from './orders/index.js';
-import { readinessAnswer } from './rates/index.js';
+import { rateOperations, readinessAnswer } from './rates/index.js';
 import { checkoutOperations, checkoutSessionOperations, closeOrderSessions } from './sessions/index.js';
 import { webhookOperations } from './webhooks/index.js';
 import { withdrawalOperations } from './withdrawals/index.js';
@@ -60,6 +60,7 @@ export function serviceOperations(deps: MoneyServiceDeps, links: LinkCache) {
     checkoutSessionOperations(deps),
     webhookOperations(deps),
     orderOperations(deps, closeOrderSessions),
+    rateOperations(deps),
   ) satisfies ServiceOperations;
 }
 
