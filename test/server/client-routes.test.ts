@@ -42,6 +42,7 @@ const CLIENT_METHODS: Partial<Record<OperationId, (client: PaylinkClient) => Pro
   getWebhookDelivery: (c) => c.webhookDeliveries.get(ID),
   retryWebhookDelivery: (c) => c.webhookDeliveries.retry({ id: ID } as never),
   getBalance: (c) => c.balance.get(),
+  getRates: (c) => c.rates.get(),
   getPublicLink: (c) => c.checkout.getLink('slug-1'),
   recordVisit: (c) => c.checkout.recordVisit('slug-1'),
   startCheckoutSession: (c) => c.checkout.startSession('slug-1', {} as never),

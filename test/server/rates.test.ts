@@ -230,8 +230,8 @@ describe('the rate book', () => {
     const child = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', '--input-type=module', '-e', script], { cwd: ROOT, encoding: 'utf8', timeout: 20_000 });
     assert.equal(child.stdout.trim(), 'ended', child.stderr);
 
-    // A failure that goes on is said once, and its end too.
-    const rates = book({ sources: ['coinbase', 'static'], quorum: 1 });
+    // A failure that goes on is said once, and its end too (a long timeout: a busy machine must not turn the 503 into a timeout).
+    const rates = book({ sources: ['coinbase', 'static'], quorum: 1, timeoutS: 30 });
     lines.length = 0;
     base.answer = { status: 503, body: '{}' };
     await rates.refresh();

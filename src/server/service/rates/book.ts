@@ -25,7 +25,9 @@
  * sources do rate is not quoted while it strays further than `pegTolerance` from its peg (`rate_depeg`).
  *
  * **Failures.** A reading that fails (error, timeout, HTTP status, redirect, not the documented
- * shape) or a value that is missing, zero, negative or not a number is skipped. Each condition is
+ * shape) is skipped, and the source's last values count until they are stale; a value that is
+ * missing, zero, negative or not a number is skipped, and the source no longer counts for that code
+ * until it answers a usable one. Each condition is
  * logged once when it starts, with a code, the source and the currency, never the body, and once
  * when it ends.
  *
@@ -514,6 +516,9 @@ export class RateBook {
       }
       for (const [currency, reason] of answered) {
         this.#setInvalid(currency, name, reason);
+        // A source whose word now is nonsense (or nothing) no longer votes with what it said before;
+        // one that did not answer at all keeps its last value until that is stale.
+        this.#kept.get(currency)?.delete(name);
         // A code the source was never going to rate (cNGN on Coinbase) is priced by a peg, if any: not news.
         if (reason === 'missing' && this.settings.pegs[currency]) continue;
         const pair = this.pairOf(currency);
