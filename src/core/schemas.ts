@@ -524,16 +524,13 @@ export const RateBasisSource = z.object({
 
 /**
  * What one code of a session's pair was priced with: the agreeing sources' median (`perUsd`, units
- * per US dollar), the quorum it needed, their spread, and every fresh source's value then.
+ * per US dollar), the quorum it needed, and every fresh source's value then.
  */
 export const RateBasis = z.object({
-  /** `USD/NGN` for a currency, `USDT/USD` for an asset. */
+  /** `USD/NGN` for a currency (naira per dollar), `USDT/USD` for an asset. */
   pair: z.string(),
-  code: z.string(),
   perUsd: DecimalString,
   quorum: z.number().int(),
-  /** (max − min) / median of the values used, a fraction (`0.0012`). */
-  spread: DecimalString,
   sources: z.array(RateBasisSource),
 });
 export type RateBasis = z.infer<typeof RateBasis>;
@@ -571,14 +568,15 @@ export const RateMarket = z.object({
   sources: z.array(RateSourceState),
 });
 
-/** `GET /v1/rates`: the rates as they stand, per code and per configured pair. */
+/**
+ * `GET /v1/rates`: the rates as they stand, per code against the US dollar (a pair a session is priced
+ * in, `USDT/NGN`, is quoted when both of its codes are; `GET /readyz` lists those that are not).
+ */
 export const RatesView = z.object({
   /** How many sources must agree, and within which spread of their median (a fraction). */
   quorum: z.number().int(),
   maxSpread: DecimalString,
   markets: z.array(RateMarket),
-  /** Every pair a session may be priced in (`USDT/NGN`): quoted now, or why not. */
-  pairs: z.array(z.object({ pair: z.string(), reason: RateUnquotedReason.nullable() })),
 });
 export type RatesView = z.infer<typeof RatesView>;
 

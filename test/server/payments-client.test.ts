@@ -32,7 +32,7 @@ const record: CheckoutSessionRecord = {
   rateSource: 'coinbase',
   rateAt: AT,
   rateBasis: [
-    { pair: 'USD/NGN', code: 'NGN', perUsd: '1600', quorum: 1, spread: '0', sources: [{ source: 'coinbase', perUsd: '1600', at: AT, used: true }] },
+    { pair: 'USD/NGN', perUsd: '1600', quorum: 1, sources: [{ source: 'coinbase', perUsd: '1600', at: AT, used: true }] },
   ],
   paidAmount: '1.250000',
   lateAmount: '0.000000',

@@ -162,10 +162,8 @@ describe('the rate book', () => {
     assert.deepEqual(three.pair('USDT', 'NGN')!.basis, [
       {
         pair: 'USDT/USD',
-        code: 'USDT',
         perUsd: '1',
         quorum: 2,
-        spread: '0',
         sources: [
           { source: 'coingecko', perUsd: '1', at: time.now().toISOString(), used: true },
           { source: 'coinbase', perUsd: '1', at: time.now().toISOString(), used: true },
@@ -174,10 +172,8 @@ describe('the rate book', () => {
       },
       {
         pair: 'USD/NGN',
-        code: 'NGN',
         perUsd: '1605',
         quorum: 2,
-        spread: '0.00623052',
         sources: [
           { source: 'coingecko', perUsd: '1600', at: time.now().toISOString(), used: true },
           { source: 'coinbase', perUsd: '1610', at: time.now().toISOString(), used: true },

@@ -1,7 +1,8 @@
 /**
  * One payment (a checkout session) in detail: what the customer gave (delivery address, phone,
  * email), the amounts (price, crypto due, received, received late, the exchange rate of the quote with
- * its sources and time), its order (if it pays one), the merchant's reference and metadata, what the
+ * its sources and time, what each code of it was made of: every source's value then, ✗ on those
+ * dropped, and the way to the rates as they stand), its order (if it pays one), the merchant's reference and metadata, what the
  * page said (`clientReference`, marked as the page's word), and every transfer with a link to its page
  * on the network's explorer. Shown from the payments list and from a link's detail; the owner says
  * where "back" goes.
@@ -199,7 +200,15 @@ export class PaymentDetailController {
                       currency: payment.fiatCurrency,
                       source: payment.rateSource,
                       date: text.shortDateTime(payment.rateAt),
-                    })}</span>`,
+                    })}</span>
+                    ${payment.rateBasis?.map(
+                      (basis) =>
+                        html`<span part="rate-basis" class="sub"
+                          >${basis.pair} ${text.number(basis.perUsd, { maximumSignificantDigits: 8 })}:
+                          ${basis.sources.map((source) => `${source.source} ${text.number(source.perUsd, { maximumSignificantDigits: 8 })}${source.used ? '' : ' ✗'}`).join(', ')}</span
+                        >`,
+                    )}
+                    <button type="button" part="button show-rates" class="link-button" @click=${() => this.host.showRates?.()}>${t('tabRates')}</button>`,
                   'exchange-rate',
                 )
               : nothing}

@@ -61,12 +61,9 @@ export interface BasisSource {
 export interface RateBasis {
   /** `USD/NGN` (a currency: units per dollar), `USDT/USD` (an asset). */
   pair: string;
-  code: string;
   /** The quorum's median, units per USD. */
   perUsd: string;
   quorum: number;
-  /** (max − min) / median of the values used. */
-  spread: string;
   sources: BasisSource[];
 }
 
@@ -349,10 +346,8 @@ export class RateBook {
     const ages = used.map((entry) => entry.at).filter((at): at is number => at !== null);
     const basis: RateBasis = {
       pair,
-      code,
       perUsd: keptDecimal(value),
       quorum: this.settings.quorum,
-      spread: ratioToDecimal(spreadOf(used.map((entry) => entry.value))!, 6),
       sources: fresh.map((entry) => ({
         source: entry.source,
         perUsd: keptDecimal(entry.value),

@@ -10,9 +10,8 @@ import { keptDecimal } from './moves.js';
 /** The spread's digits: a fraction to a ten-thousandth of a percent. */
 const SPREAD_DIGITS = 6;
 
-/** `GET /v1/rates` at `now`: every code's quorum value, sources and spread, and every pair's state. */
+/** `GET /v1/rates` at `now`: every code's quorum value, sources and spread, or why it is not quoted. */
 export function ratesView(book: RateBook, now: Date): RatesView {
-  const { pairs, reasons } = book.readiness(now);
   return {
     quorum: book.settings.quorum,
     maxSpread: book.settings.maxSpread,
@@ -30,7 +29,6 @@ export function ratesView(book: RateBook, now: Date): RatesView {
         problem: state.problem,
       })),
     })),
-    pairs: pairs.map((pair) => ({ pair, reason: reasons[pair] ?? null })),
   };
 }
 
