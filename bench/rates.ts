@@ -18,16 +18,7 @@ import { openDatabase, type Database, type Queryable } from '../src/server/db/in
 import { createApiKey } from '../src/server/service/keys/index.js';
 import type { RateOptions } from '../src/server/service/rates/index.js';
 import { startService } from '../src/server/service/serve.js';
-import {
-  coinbaseBody,
-  coingeckoBody,
-  exchangeRateBody,
-  krakenBody,
-  startCoinbase,
-  startCoingecko,
-  startExchangeRate,
-  startKraken,
-} from '../test/support/rate-providers.js';
+import { coinbaseBody, coingeckoBody, exchangeRateBody, krakenBody, startRateProviders } from '../test/support/rate-providers.js';
 
 export interface RatesRow {
   target: string;
@@ -128,20 +119,16 @@ async function startFor(start: () => Promise<void>, ms: number): Promise<number>
 }
 
 export async function runRatesBench(): Promise<RatesRow[]> {
-  const [gecko, base, kraken, fx] = await Promise.all([startCoingecko(), startCoinbase(), startKraken(), startExchangeRate()]);
-  const providers = [gecko, base, kraken, fx];
-  const asked = () => providers.reduce((sum, provider) => sum + provider.requests.length, 0);
-  gecko.answer = coingeckoBody({ tether: { usd: '1.0002', ngn: '1612.4' } });
-  base.answer = coinbaseBody({ USDT: '0.9998', NGN: '1611.9' });
-  kraken.answer = krakenBody({ USDTZUSD: '1.0001' });
-  fx.answer = exchangeRateBody({ NGN: '1610.2' });
+  const providers = await startRateProviders();
+  const asked = providers.requestCount;
+  providers.coingecko.answer = coingeckoBody({ tether: { usd: '1.0002', ngn: '1612.4' } });
+  providers.coinbase.answer = coinbaseBody({ USDT: '0.9998', NGN: '1611.9' });
+  providers.kraken.answer = krakenBody({ USDTZUSD: '1.0001' });
+  providers.exchangerate.answer = exchangeRateBody({ NGN: '1610.2' });
   const table = await serviceWith({ sources: ['static'] });
   const market = await serviceWith({
     sources: ['coingecko', 'coinbase', 'kraken', 'exchangerate'],
-    coingeckoUrl: gecko.url,
-    coinbaseUrl: base.url,
-    krakenUrl: kraken.url,
-    exchangerateUrl: fx.url,
+    ...providers.urls,
     refreshS: 1,
     currencies: ['NGN'],
     pegs: { CNGN: 'NGN' },
@@ -164,7 +151,7 @@ export async function runRatesBench(): Promise<RatesRow[]> {
       }
     }
   } finally {
-    await Promise.all([table.close(), market.close(), ...providers.map((provider) => provider.close())]);
+    await Promise.all([table.close(), market.close(), providers.close()]);
   }
   const row = (target: string, service: typeof table): RatesRow => {
     const { starts, ms, queries, requests, refresh } = totals.get(service)!;

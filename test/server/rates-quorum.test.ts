@@ -6,7 +6,7 @@
  * redirect carrying the API key, a stablecoin off its peg; and a property test of the quorum.
  */
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { compareRatio, multiplyRatio, type Ratio } from '../../src/core/money.js';
 import { createLogger } from '../../src/server/log.js';
@@ -15,61 +15,24 @@ import {
   quoteCrypto,
   RateBook,
   resolveRateSettings,
-  type RateOptions,
   type RateSource,
   type RateSourceName,
 } from '../../src/server/service/rates/index.js';
-import {
-  coinbaseBody,
-  coingeckoBody,
-  exchangeRateBody,
-  krakenBody,
-  startCoinbase,
-  startCoingecko,
-  startExchangeRate,
-  startKraken,
-  startProvider,
-  type FakeProvider,
-} from '../support/rate-providers.js';
+import { coinbaseBody, coingeckoBody, exchangeRateBody, krakenBody, startProvider, type FakeProvider } from '../support/rate-providers.js';
+import { rateBookSuite } from '../support/rate-book.js';
 
 const MINUTE = 60_000;
 const KEY = 'CG-demo-key-4f1c';
 
-function clock(start = Date.UTC(2025, 5, 1, 12)) {
-  let current = start;
-  return { now: () => new Date(current), advance: (ms: number) => (current += ms) };
-}
 
 describe('no single source sets a price', () => {
-  let gecko: FakeProvider;
-  let base: FakeProvider;
-  let kraken: FakeProvider;
-  let fx: FakeProvider;
-  let lines: Array<Record<string, unknown>>;
-  let time: ReturnType<typeof clock>;
-
-  before(async () => {
-    [gecko, base, kraken, fx] = await Promise.all([startCoingecko(), startCoinbase(), startKraken(), startExchangeRate()]);
-  });
-  after(() => Promise.all([gecko.close(), base.close(), kraken.close(), fx.close()]));
-  beforeEach(() => {
-    lines = [];
-    time = clock();
-    for (const provider of [gecko, base, kraken, fx]) [provider.requests.length, provider.headers.length] = [0, 0];
-  });
-
-  const book = (options: RateOptions = {}) =>
-    new RateBook(
-      resolveRateSettings(
-        { coingeckoUrl: gecko.url, coinbaseUrl: base.url, krakenUrl: kraken.url, exchangerateUrl: fx.url, currencies: ['NGN', 'USD'], timeoutS: 2, ...options },
-        {},
-      ),
-      { assets: ['USDT'], now: time.now, log: createLogger((line) => lines.push(JSON.parse(line))) },
-    );
-  const logged = (code: string) => lines.filter((line) => line.code === code);
+  const suite = rateBookSuite({ assets: ['USDT'], currencies: ['NGN', 'USD'] });
+  const { book, logged } = suite;
+  let gecko: FakeProvider, base: FakeProvider, kraken: FakeProvider, fx: FakeProvider;
+  before(() => ({ gecko, base, kraken, fx } = suite));
   const named = (code: string) => logged(code).map((line) => `${line.source}:${line.currency}`);
   /** What a 1,000 USD link costs in USDT now (undefined: not quoted). */
-  const thousandUsd = (rates: RateBook) => quoteCrypto(rates, '1000.00', 'USD', 'USDT', time.now())?.cryptoAmount;
+  const thousandUsd = (rates: RateBook) => quoteCrypto(rates, '1000.00', 'USD', 'USDT', suite.time.now())?.cryptoAmount;
 
   it('two sources, one 9× off: no quote (a 503), never the bent mean; the log names the one that moved', async () => {
     const rates = book({ sources: ['coingecko', 'coinbase'] });
@@ -81,7 +44,7 @@ describe('no single source sets a price', () => {
 
     // Coinbase now says a tether is worth $9 (0.111111 per dollar): today the mean of two sets the price.
     base.answer = coinbaseBody({ USDT: '0.111111', NGN: '1600' });
-    time.advance(MINUTE);
+    suite.time.advance(MINUTE);
     await rates.refresh();
     assert.equal(thousandUsd(rates), undefined, 'not 555.555556 USDT: no quote at all');
     assert.deepEqual(rates.whyNotPair('USDT', 'USD'), {
@@ -94,7 +57,7 @@ describe('no single source sets a price', () => {
     assert.ok(rates.pair('USDT', 'NGN') === undefined && rates.readiness().reasons['USDT/NGN'] === 'no_quorum');
 
     // The same disagreement with nothing quoted before: neither is blamed, nothing is quoted.
-    lines.length = 0;
+    suite.lines.length = 0;
     const fresh = book({ sources: ['coingecko', 'coinbase'] });
     await fresh.refresh();
     assert.equal(thousandUsd(fresh), undefined);
@@ -141,7 +104,7 @@ describe('no single source sets a price', () => {
       ['0', 'zero'],
     ];
     for (const [usd, reason] of absurd) {
-      lines.length = 0;
+      suite.lines.length = 0;
       // One source alone (a quorum of one): whatever it says is all there is.
       gecko.answer = coingeckoBody({ tether: { usd, ngn: 1600 } });
       const alone = book({ sources: ['coingecko'] });
@@ -149,12 +112,12 @@ describe('no single source sets a price', () => {
       assert.equal(thousandUsd(alone), undefined, `usd: ${usd} is never a price`);
       assert.equal(alone.pair('USDT', 'NGN'), undefined, `usd: ${usd}: the naira, crossed through it, neither`);
       assert.deepEqual(alone.readiness().stale, ['USDT/NGN', 'USDT/USD'], `usd: ${usd}: readiness tells the truth`);
-      const line = lines.find((entry) => entry.source === 'coingecko' && entry.currency === 'USDT');
-      assert.equal(line?.reason, reason, `usd: ${usd} is logged as ${reason}: ${JSON.stringify(lines)}`);
+      const line = suite.lines.find((entry) => entry.source === 'coingecko' && entry.currency === 'USDT');
+      assert.equal(line?.reason, reason, `usd: ${usd} is logged as ${reason}: ${JSON.stringify(suite.lines)}`);
       assert.equal(line?.code, reason === 'out_of_range' ? 'rate_source_outlier' : 'rate_value_invalid');
     }
     // Coinbase's strings, and a cross that leaves the bounds though each figure is within them.
-    lines.length = 0;
+    suite.lines.length = 0;
     base.answer = coinbaseBody({ USDT: '1e1000', NGN: '-5' });
     gecko.answer = coingeckoBody({ tether: { usd: '1e-7', ngn: '1e6' } });
     const both = book({ sources: ['coingecko', 'coinbase'], quorum: 1 });
@@ -164,7 +127,7 @@ describe('no single source sets a price', () => {
     assert.deepEqual(named('rate_source_outlier').sort(), ['coinbase:USDT', 'coingecko:NGN']);
 
     // Two sources, one answering 1e30: the honest one is not flagged, and (a quorum of one said) it prices.
-    lines.length = 0;
+    suite.lines.length = 0;
     gecko.answer = coingeckoBody({ tether: { usd: '1e30', ngn: '1600' } });
     base.answer = coinbaseBody({ USDT: '1', NGN: '1600' });
     const one = book({ sources: ['coingecko', 'coinbase'], quorum: 1 });
@@ -172,12 +135,12 @@ describe('no single source sets a price', () => {
     assert.equal(thousandUsd(one), '1000.000000');
     assert.deepEqual(named('rate_source_outlier'), ['coingecko:USDT', 'coingecko:NGN'], 'only the absurd source, for what it priced');
     // With a quorum of two, one absurd source of two means no quote: it can't be outvoted, but it takes nobody else's name.
-    lines.length = 0;
+    suite.lines.length = 0;
     const two = book({ sources: ['coingecko', 'coinbase'] });
     await two.refresh();
     assert.equal(thousandUsd(two), undefined);
     assert.deepEqual(two.whyNotPair('USDT', 'USD')?.reason, 'no_quorum');
-    assert.ok(named('rate_source_outlier').every((name) => name.startsWith('coingecko:')), JSON.stringify(lines));
+    assert.ok(named('rate_source_outlier').every((name) => name.startsWith('coingecko:')), JSON.stringify(suite.lines));
   });
 
   it('a single source that climbs 1 → 9 → 81 → 729 is held at each step, and believed only once it has lasted (or is accepted)', async () => {
@@ -185,7 +148,7 @@ describe('no single source sets a price', () => {
     assert.equal(rates.settings.quorum, 1);
     const price = async (usd: number) => {
       gecko.answer = coingeckoBody({ tether: { usd, ngn: usd * 1600 } });
-      time.advance(MINUTE);
+      suite.time.advance(MINUTE);
       await rates.refresh();
       return thousandUsd(rates);
     };
@@ -208,10 +171,10 @@ describe('no single source sets a price', () => {
     assert.equal(rates.whyNot('NGN'), undefined);
 
     // 729 stays for the confirmation time (900 s): then it is believed.
-    time.advance(14 * MINUTE);
+    suite.time.advance(14 * MINUTE);
     await rates.refresh();
     assert.equal(thousandUsd(rates), undefined, '14 minutes and a minute before: not yet');
-    time.advance(MINUTE);
+    suite.time.advance(MINUTE);
     await rates.refresh();
     assert.equal(thousandUsd(rates), '1.371743', 'a move that lasted 15 minutes is believed');
     assert.deepEqual(logged('rate_move_accepted').map((line) => [line.pair, line.by]), [['USDT/USD', 'persistence']]);
@@ -224,12 +187,12 @@ describe('no single source sets a price', () => {
     base.answer = coinbaseBody({ USDT: '1', NGN: '1600' });
     await rates.refresh();
     base.answer = coinbaseBody({ USDT: '1', NGN: '2400' });
-    time.advance(MINUTE);
+    suite.time.advance(MINUTE);
     await rates.refresh();
     assert.equal(rates.whyNot('NGN')?.reason, 'held');
     assert.equal(rates.pair('USDT', 'NGN'), undefined);
     base.answer = coinbaseBody({ USDT: '1', NGN: '1620' });
-    time.advance(MINUTE);
+    suite.time.advance(MINUTE);
     await rates.refresh();
     assert.equal(rates.pair('USDT', 'NGN')!.rate, '0.000617283950617283950617');
     assert.deepEqual(logged('rate_move_reverted').map((line) => line.pair), ['USD/NGN']);
@@ -250,7 +213,7 @@ describe('no single source sets a price', () => {
     gecko.answer = coingeckoBody({ tether: { usd: '0.99', ngn: '1584' } });
     base.answer = coinbaseBody({ USDT: '1.0101', NGN: '1600' });
     kraken.answer = krakenBody({ USDTZUSD: '0.9901' });
-    time.advance(MINUTE);
+    suite.time.advance(MINUTE);
     await rates.refresh();
     assert.equal(thousandUsd(rates), '1010.100000', 'back within 3%: quoted at its market value');
     assert.equal(logged('rate_peg_restored').length, 1);
@@ -270,7 +233,7 @@ describe('no single source sets a price', () => {
       assert.deepEqual(rates.perUsd('USDT')!.sources, ['coinbase']);
       const failed = logged('rate_source_failed')[0]!;
       assert.deepEqual([failed.source, failed.reason, failed.httpStatus], ['coingecko', 'redirect', 302]);
-      assert.ok(!JSON.stringify(lines).includes(KEY) && !JSON.stringify(lines).includes(elsewhere.url), 'neither the key nor the target is logged');
+      assert.ok(!JSON.stringify(suite.lines).includes(KEY) && !JSON.stringify(suite.lines).includes(elsewhere.url), 'neither the key nor the target is logged');
       // A permanent redirect, the same.
       gecko.answer = { status: 308, headers: { location: elsewhere.url }, body: '' };
       await rates.refresh();

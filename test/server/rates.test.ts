@@ -8,10 +8,9 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { divideRatio, fromUnits, multiplyRatio, ratioOf, toUnits, type Ratio } from '../../src/core/money.js';
-import { createLogger } from '../../src/server/log.js';
 import {
   compareAcross,
   convertFiat,
@@ -22,64 +21,24 @@ import {
   readRateValue,
   resolveRateSettings,
   SOURCES_REQUIRED,
-  type RateOptions,
 } from '../../src/server/service/rates/index.js';
 import { ROOT } from '../support/processes.js';
-import {
-  coinbaseBody,
-  coingeckoBody,
-  exchangeRateBody,
-  krakenBody,
-  startCoinbase,
-  startCoingecko,
-  startExchangeRate,
-  startKraken,
-  type FakeProvider,
-} from '../support/rate-providers.js';
+import { coinbaseBody, coingeckoBody, exchangeRateBody, krakenBody, type FakeProvider } from '../support/rate-providers.js';
+import { rateBookSuite } from '../support/rate-book.js';
 
 const MINUTE = 60_000;
 /** A body marker: it must never reach a log line. */
 const MARKER = 'BODY-MARKER-7f3a';
 
-function clock(start = Date.UTC(2025, 5, 1, 12)) {
-  let current = start;
-  return { now: () => new Date(current), advance: (ms: number) => (current += ms) };
-}
 
 /** A quote's rate, sources and time (its basis is checked where it is the subject). */
 const quoteOf = (pair: { rate: string; source: string; at: Date } | undefined) => pair && { rate: pair.rate, source: pair.source, at: pair.at };
 
 describe('the rate book', () => {
-  let gecko: FakeProvider;
-  let base: FakeProvider;
-  let kraken: FakeProvider;
-  let fx: FakeProvider;
-  let lines: Array<Record<string, unknown>>;
-  let time: ReturnType<typeof clock>;
-
-  before(async () => {
-    [gecko, base, kraken, fx] = await Promise.all([startCoingecko(), startCoinbase(), startKraken(), startExchangeRate()]);
-  });
-  after(() => Promise.all([gecko.close(), base.close(), kraken.close(), fx.close()]));
-  beforeEach(() => {
-    lines = [];
-    time = clock();
-    for (const provider of [gecko, base, kraken, fx]) provider.requests.length = 0;
-  });
-
-  const book = (options: RateOptions & { overrides?: Record<string, string> } = {}) =>
-    new RateBook(
-      resolveRateSettings(
-        { coingeckoUrl: gecko.url, coinbaseUrl: base.url, krakenUrl: kraken.url, exchangerateUrl: fx.url, currencies: ['NGN', 'USD', 'EUR', 'GHS'], timeoutS: 2, ...options },
-        {},
-      ),
-      {
-        assets: ['USDT', 'CNGN'],
-        now: time.now,
-        log: createLogger((line) => lines.push(JSON.parse(line))),
-      },
-    );
-  const logged = (code: string) => lines.filter((line) => line.code === code);
+  const suite = rateBookSuite({ assets: ['USDT', 'CNGN'], currencies: ['NGN', 'USD', 'EUR', 'GHS'] });
+  const { book, logged } = suite;
+  let gecko: FakeProvider, base: FakeProvider, kraken: FakeProvider, fx: FakeProvider;
+  before(() => ({ gecko, base, kraken, fx } = suite));
 
   it("reads CoinGecko's simple price as documented, numbers digit for digit, currencies crossed through USD", async () => {
     gecko.answer = coingeckoBody({ tether: { usd: '1.0002', ngn: '1612.4', eur: '0.92' } });
@@ -90,7 +49,7 @@ describe('the rate book', () => {
     assert.equal(request.searchParams.get('ids'), 'tether', 'USDT is CoinGecko’s tether; cNGN has no id');
     assert.deepEqual(request.searchParams.get('vs_currencies')!.split(','), ['usd', 'ngn', 'eur'], 'only currencies CoinGecko rates (no GHS)');
     // 1 USDT = 1612.4 NGN, whatever tether's dollar price: the cross through USD cancels it.
-    assert.deepEqual(quoteOf(rates.pair('USDT', 'NGN')), { rate: '0.000620193500372116100223', source: 'coingecko', at: time.now() });
+    assert.deepEqual(quoteOf(rates.pair('USDT', 'NGN')), { rate: '0.000620193500372116100223', source: 'coingecko', at: suite.time.now() });
     assert.equal(rates.pair('USDT', 'EUR')!.rate, '1.086956521739130434782608', '1 / 0.92, cut at 24 decimals');
     assert.equal(rates.pair('USDT', 'USD')!.rate, '0.999800039992001599680063', '1 / 1.0002');
     assert.equal(rates.pair('USDT', 'GHS'), undefined, 'CoinGecko does not rate GHS');
@@ -122,7 +81,7 @@ describe('the rate book', () => {
   });
 
   it("reads ExchangeRate-API's open access rates as documented, and asks again only once it announces new ones", async () => {
-    const nextUpdate = Math.floor(time.now().getTime() / 1000) + 3600;
+    const nextUpdate = Math.floor(suite.time.now().getTime() / 1000) + 3600;
     fx.answer = exchangeRateBody({ NGN: '1612.4', EUR: '0.92', GHS: '15.2' }, nextUpdate);
     base.answer = coinbaseBody({ USDT: '1' });
     const rates = book({ sources: ['exchangerate', 'coinbase'], quorum: 1 });
@@ -133,11 +92,11 @@ describe('the rate book', () => {
     assert.equal(rates.pair('USDT', 'GHS')!.rate, '0.065789473684210526315789');
     // Within the hour it announced, its reading holds (and counts as fresh): no second request.
     fx.answer = exchangeRateBody({ NGN: '1700' }, nextUpdate + 86_400);
-    time.advance(30 * MINUTE);
+    suite.time.advance(30 * MINUTE);
     await rates.refresh();
     assert.equal(fx.requests.length, 1, 'its terms ask not to be asked again before its next update');
-    assert.equal(rates.pair('USDT', 'NGN')!.at.getTime(), time.now().getTime(), 'the kept reading is what it says now');
-    time.advance(31 * MINUTE);
+    assert.equal(rates.pair('USDT', 'NGN')!.at.getTime(), suite.time.now().getTime(), 'the kept reading is what it says now');
+    suite.time.advance(31 * MINUTE);
     await rates.refresh();
     assert.equal(fx.requests.length, 2);
     assert.equal(rates.pair('USDT', 'NGN')!.rate, '0.000588235294117647058823');
@@ -148,16 +107,16 @@ describe('the rate book', () => {
     base.answer = coinbaseBody({ NGN: '1610', USDT: '1', EUR: '0.91', GHS: '15' });
     const three = book({ sources: ['coingecko', 'coinbase', 'static'], overrides: { NGN: '1605', EUR: '0.905' } });
     await three.refresh();
-    assert.deepEqual(quoteOf(three.pair('USDT', 'NGN')), { rate: '0.000623052959501557632398', source: 'coingecko+coinbase+static', at: time.now() }, 'median 1605');
+    assert.deepEqual(quoteOf(three.pair('USDT', 'NGN')), { rate: '0.000623052959501557632398', source: 'coingecko+coinbase+static', at: suite.time.now() }, 'median 1605');
     assert.equal(three.settings.quorum, 2, 'on the sandbox, two sources must agree once two or more are named');
     const two = book({ sources: ['coingecko', 'coinbase'], quorum: 1 });
     await two.refresh();
     assert.equal(two.perUsd('NGN')!.value.num * 1n, 1605n * two.perUsd('NGN')!.value.den, 'two sources: the mean of the middle two');
     // GHS only from Coinbase (a quorum of one, said explicitly), USDT from both: the pair stands, named by both.
-    assert.deepEqual(quoteOf(two.pair('USDT', 'GHS')), { rate: '0.066666666666666666666666', source: 'coingecko+coinbase', at: time.now() });
+    assert.deepEqual(quoteOf(two.pair('USDT', 'GHS')), { rate: '0.066666666666666666666666', source: 'coingecko+coinbase', at: suite.time.now() });
     // A Standard price in another currency, exactly: 5000 NGN → EUR at (0.9+0.91)/2 per USD over 1605.
-    assert.equal(convertFiat(two, '5000', 'NGN', 'EUR', time.now()), '2.82');
-    assert.equal(compareAcross(two, '1605', 'NGN', '1', 'USD', time.now()), 0);
+    assert.equal(convertFiat(two, '5000', 'NGN', 'EUR', suite.time.now()), '2.82');
+    assert.equal(compareAcross(two, '1605', 'NGN', '1', 'USD', suite.time.now()), 0);
     // Each quote says what it was made of: every fresh source's value, used or not, and the quorum.
     assert.deepEqual(three.pair('USDT', 'NGN')!.basis, [
       {
@@ -165,8 +124,8 @@ describe('the rate book', () => {
         perUsd: '1',
         quorum: 2,
         sources: [
-          { source: 'coingecko', perUsd: '1', at: time.now().toISOString(), used: true },
-          { source: 'coinbase', perUsd: '1', at: time.now().toISOString(), used: true },
+          { source: 'coingecko', perUsd: '1', at: suite.time.now().toISOString(), used: true },
+          { source: 'coinbase', perUsd: '1', at: suite.time.now().toISOString(), used: true },
           { source: 'static', perUsd: '1', at: null, used: true },
         ],
       },
@@ -175,8 +134,8 @@ describe('the rate book', () => {
         perUsd: '1605',
         quorum: 2,
         sources: [
-          { source: 'coingecko', perUsd: '1600', at: time.now().toISOString(), used: true },
-          { source: 'coinbase', perUsd: '1610', at: time.now().toISOString(), used: true },
+          { source: 'coingecko', perUsd: '1600', at: suite.time.now().toISOString(), used: true },
+          { source: 'coinbase', perUsd: '1610', at: suite.time.now().toISOString(), used: true },
           { source: 'static', perUsd: '1605', at: null, used: true },
         ],
       },
@@ -196,16 +155,16 @@ describe('the rate book', () => {
       ['hang', 'rate_source_failed', 'timeout'],
     ];
     for (const [answer, code, reason] of failures) {
-      lines.length = 0;
+      suite.lines.length = 0;
       base.answer = answer;
       const rates = book({ sources: ['coinbase', 'static'], quorum: 1, timeoutS: 0.3 });
       const started = Date.now();
       await rates.refresh();
       assert.ok(Date.now() - started < 5_000, `${reason}: the refresh is bounded by the timeout`);
       const line = logged(code).find((entry) => entry.reason === reason);
-      assert.ok(line, `${reason} logged as ${code}: ${JSON.stringify(lines)}`);
+      assert.ok(line, `${reason} logged as ${code}: ${JSON.stringify(suite.lines)}`);
       assert.equal(line.source, 'coinbase');
-      assert.ok(!JSON.stringify(lines).includes(MARKER), `${reason}: no body in the log`);
+      assert.ok(!JSON.stringify(suite.lines).includes(MARKER), `${reason}: no body in the log`);
       assert.deepEqual(rates.perUsd('NGN')!.sources, ['static'], `${reason}: the table alone prices NGN`);
       assert.equal(rates.pair('USDT', 'NGN')!.rate, '0.000645161290322580645161', `${reason}: the table still quotes`);
     }
@@ -228,7 +187,7 @@ describe('the rate book', () => {
 
     // A failure that goes on is said once, and its end too (a long timeout: a busy machine must not turn the 503 into a timeout).
     const rates = book({ sources: ['coinbase', 'static'], quorum: 1, timeoutS: 30 });
-    lines.length = 0;
+    suite.lines.length = 0;
     base.answer = { status: 503, body: '{}' };
     await rates.refresh();
     await rates.refresh();
@@ -250,9 +209,9 @@ describe('the rate book', () => {
     }, 'nothing rates cNGN');
     assert.equal(logged('rates_stale').length, 1);
     base.answer = { status: 502, body: '' };
-    time.advance(10 * MINUTE);
+    suite.time.advance(10 * MINUTE);
     assert.ok(rates.pair('USDT', 'NGN'), 'at exactly the max age it is still quoted');
-    time.advance(1000);
+    suite.time.advance(1000);
     assert.equal(rates.pair('USDT', 'NGN'), undefined);
     await rates.refresh();
     assert.deepEqual(rates.readiness().stale.filter((pair) => pair.startsWith('USDT')), ['USDT/NGN', 'USDT/USD', 'USDT/EUR', 'USDT/GHS']);
@@ -263,8 +222,8 @@ describe('the rate book', () => {
     base.answer = coinbaseBody({ NGN: '1600', USDT: '1', EUR: '0.9', GHS: '15' });
     const rates = book({ sources: ['coinbase'], pegs: { CNGN: 'NGN' } });
     await rates.refresh();
-    assert.deepEqual(quoteOf(rates.pair('CNGN', 'NGN')), { rate: '1', source: 'peg:CNGN=NGN', at: time.now() });
-    assert.deepEqual(quoteOf(rates.pair('CNGN', 'USD')), { rate: '1600', source: 'coinbase+peg:CNGN=NGN', at: time.now() });
+    assert.deepEqual(quoteOf(rates.pair('CNGN', 'NGN')), { rate: '1', source: 'peg:CNGN=NGN', at: suite.time.now() });
+    assert.deepEqual(quoteOf(rates.pair('CNGN', 'USD')), { rate: '1600', source: 'coinbase+peg:CNGN=NGN', at: suite.time.now() });
     assert.equal(rates.pair('CNGN', 'EUR')!.rate, '1777.777777777777777777777777');
     assert.deepEqual(rates.readiness().stale, []);
     assert.equal(logged('rate_value_invalid').length, 0, 'a pegged asset the source never rates is not news');
@@ -272,13 +231,13 @@ describe('the rate book', () => {
 
   it('quotes the table alone at once, for good, and never fetches', async () => {
     const rates = book({ sources: ['static'] });
-    time.advance(10 * 365 * 24 * 60 * MINUTE);
-    assert.deepEqual(quoteOf(rates.pair('CNGN', 'NGN')), { rate: '1', source: 'static', at: time.now() });
-    assert.equal(quoteCrypto(rates, '2000.00', 'NGN', 'USDT', time.now())!.cryptoAmount, '1.290323');
-    assert.equal(quoteCrypto(rates, '1550.00', 'NGN', 'USDT', time.now())!.cryptoAmount, '1.000000', 'a whole unit stays whole');
+    suite.time.advance(10 * 365 * 24 * 60 * MINUTE);
+    assert.deepEqual(quoteOf(rates.pair('CNGN', 'NGN')), { rate: '1', source: 'static', at: suite.time.now() });
+    assert.equal(quoteCrypto(rates, '2000.00', 'NGN', 'USDT', suite.time.now())!.cryptoAmount, '1.290323');
+    assert.equal(quoteCrypto(rates, '1550.00', 'NGN', 'USDT', suite.time.now())!.cryptoAmount, '1.000000', 'a whole unit stays whole');
     assert.equal(rates.fetches, false);
     await rates.refresh();
-    assert.equal(gecko.requests.length + base.requests.length + kraken.requests.length + fx.requests.length, 0);
+    assert.equal(suite.requestCount(), 0);
   });
 });
 

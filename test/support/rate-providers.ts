@@ -102,3 +102,21 @@ export function exchangeRateBody(rates: Record<string, string | number>, nextUpd
       `"time_next_update_utc":"Tue, 03 Jun 2025 00:02:31 +0000","time_eol_unix":0,"base_code":"USD","rates":{${entries.join(',')}}}`,
   };
 }
+
+/** The four stand-ins at once (each answers a 500 until a test sets its `answer`), with their base URLs as the rate settings name them. */
+export async function startRateProviders() {
+  const [coingecko, coinbase, kraken, exchangerate] = await Promise.all([startCoingecko(), startCoinbase(), startKraken(), startExchangeRate()]);
+  const all = [coingecko, coinbase, kraken, exchangerate];
+  return {
+    coingecko,
+    coinbase,
+    kraken,
+    exchangerate,
+    urls: { coingeckoUrl: coingecko.url, coinbaseUrl: coinbase.url, krakenUrl: kraken.url, exchangerateUrl: exchangerate.url },
+    /** Requests made so far, to all four. */
+    requestCount: () => all.reduce((sum, provider) => sum + provider.requests.length, 0),
+    /** Forgets the requests recorded so far. */
+    forget: () => all.forEach((provider) => ([provider.requests.length, provider.headers.length] = [0, 0])),
+    close: () => Promise.all(all.map((provider) => provider.close())).then(() => {}),
+  };
+}
