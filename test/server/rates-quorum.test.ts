@@ -54,7 +54,7 @@ describe('no single source sets a price', () => {
     });
     assert.deepEqual(named('rate_source_outlier'), ['coinbase:USDT'], 'the one that moved away from the last quoted rate, not both');
     assert.deepEqual(logged('rate_no_quorum').map((line) => line.pair), ['USDT/USD']);
-    assert.ok(rates.pair('USDT', 'NGN') === undefined && rates.readiness().reasons['USDT/NGN'] === 'no_quorum');
+    assert.ok(rates.pair('USDT', 'NGN') === undefined && rates.reasons()['USDT/NGN'] === 'no_quorum');
 
     // The same disagreement with nothing quoted before: neither is blamed, nothing is quoted.
     suite.lines.length = 0;
@@ -75,7 +75,7 @@ describe('no single source sets a price', () => {
     assert.deepEqual(rates.perUsd('USDT')!.sources, ['coingecko', 'coinbase']);
     assert.deepEqual(named('rate_source_outlier'), ['kraken:USDT']);
     assert.equal(logged('rate_source_outlier')[0]!.reason, 'spread');
-    const basis = rates.pair('USDT', 'USD')!.basis[0]!;
+    const basis = rates.quotePair('USDT', 'USD')!.basis[0]!;
     assert.deepEqual(
       basis.sources.map(({ source, perUsd, used }) => [source, perUsd, used]),
       [

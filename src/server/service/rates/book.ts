@@ -94,19 +94,21 @@ export interface PairRate {
   source: string;
   /** When the oldest value behind it was fetched (the quote's own time for the table). */
   at: Date;
+}
+
+/** A pair's rate and what it was made of, as a session records it. */
+export interface PairQuote extends PairRate {
   /** What each code of the pair was made of (the codes priced by a market; none for USD or a peg). */
   basis: RateBasis[];
 }
 
-/** Whether every configured pair can be quoted. */
+/** Whether every configured pair can be quoted (`reasons()` says why those that can't). */
 export interface RateReadiness {
   ready: boolean;
   /** Every configured pair, `USDT/NGN`. */
   pairs: string[];
-  /** The pairs that can't be quoted now (whatever the reason: `reasons` says it). */
+  /** The pairs that can't be quoted now, whatever the reason. */
   stale: string[];
-  /** Why each pair of `stale` can't be quoted. */
-  reasons: Record<string, UnquotedReason>;
 }
 
 /** One source's latest word on one code, for the Rates view. */
@@ -370,6 +372,12 @@ export class RateBook {
 
   /** The rate of `assetId` in `currency` at `now` (asset units per currency unit), or undefined when either is not quoted (see `whyNotPair`). */
   pair(assetId: string, currency: string, now: Date = this.#now()): PairRate | undefined {
+    const quote = this.quotePair(assetId, currency, now);
+    return quote && { rate: quote.rate, source: quote.source, at: quote.at };
+  }
+
+  /** `pair()` with what the rate was made of: what a session records. */
+  quotePair(assetId: string, currency: string, now: Date = this.#now()): PairQuote | undefined {
     const time = now.getTime();
     const asset = this.#evaluate(assetId, time);
     // Pegged to this very currency, and no source rates the asset: par, whatever the currency's own rate.
@@ -394,14 +402,23 @@ export class RateBook {
 
   /** Whether every configured pair can be quoted at `now`. */
   readiness(now: Date = this.#now()): RateReadiness {
-    const pairs = this.#assets.flatMap((asset) => this.settings.currencies.map((currency) => [asset, currency] as const));
+    const pairs = this.#configuredPairs().map(([asset, currency]) => `${asset}/${currency}`);
+    const stale = Object.keys(this.reasons(now));
+    return { ready: stale.length === 0, pairs, stale };
+  }
+
+  /** Why each configured pair that can't be quoted at `now` can't (`USDT/NGN` → `held`). */
+  reasons(now: Date = this.#now()): Record<string, UnquotedReason> {
     const reasons: Record<string, UnquotedReason> = {};
-    for (const [asset, currency] of pairs) {
+    for (const [asset, currency] of this.#configuredPairs()) {
       const why = this.whyNotPair(asset, currency, now);
       if (why) reasons[`${asset}/${currency}`] = why.reason;
     }
-    const stale = Object.keys(reasons);
-    return { ready: stale.length === 0, pairs: pairs.map(([asset, currency]) => `${asset}/${currency}`), stale, reasons };
+    return reasons;
+  }
+
+  #configuredPairs() {
+    return this.#assets.flatMap((asset) => this.settings.currencies.map((currency) => [asset, currency] as const));
   }
 
   /** Every code the book watches (the assets, then the currencies and pegs but USD), as the Rates view shows it at `now`. */
@@ -672,8 +689,9 @@ export class RateBook {
 
   /** Logs when the set of pairs that can't be quoted changes (and, once, that a fetched book starts so). */
   #announce(now: Date): void {
-    const { stale, pairs, reasons } = this.readiness(now);
+    const { stale, pairs } = this.readiness(now);
     if (stale.join() === this.#stale.join()) return;
+    const reasons = this.reasons(now);
     const was = this.#stale;
     this.#stale = stale;
     if (stale.length) {

@@ -7,10 +7,10 @@
 import { ASSET_DIGITS, divideRatio, fiatDigits, compareRatio, fromUnits, multiplyRatio, multiplyUp, ratioOf, toUnits } from '../../../core/money.js';
 import { CRYPTO_DIGITS } from '../../../core/rules/limits.js';
 import { ApiError } from '../errors.js';
-import type { PairRate, RateBook } from './book.js';
+import type { PairQuote, RateBook } from './book.js';
 
 /** A session's quote: the crypto amount and the rate it was made with. */
-export interface Quote extends PairRate {
+export interface Quote extends PairQuote {
   cryptoAmount: string;
 }
 
@@ -20,7 +20,7 @@ export interface Quote extends PairRate {
  * sum from the session's `rate`).
  */
 export function quoteCrypto(book: RateBook, fiatAmount: string, fiatCurrency: string, assetId: string, now: Date): Quote | undefined {
-  const pair = book.pair(assetId, fiatCurrency, now);
+  const pair = book.quotePair(assetId, fiatCurrency, now);
   return pair && { ...pair, cryptoAmount: multiplyUp(fiatAmount, ratioOf(pair.rate), ASSET_DIGITS[assetId] ?? CRYPTO_DIGITS) };
 }
 

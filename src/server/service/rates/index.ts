@@ -17,6 +17,7 @@ export {
   codePair,
   RateBook,
   type MarketState,
+  type PairQuote,
   type PairRate,
   type PerUsdRate,
   type RateBasis,

@@ -11,7 +11,8 @@ import type { RateBook } from './book.js';
 
 /** The readiness answer of `book` at `now`. */
 export function readinessAnswer(c: Context, book: RateBook, now: Date): Response {
-  const { stale, pairs, reasons } = book.readiness(now);
+  const { stale, pairs } = book.readiness(now);
+  const reasons = book.reasons(now);
   c.header('cache-control', 'no-store');
   if (stale.length === 0) return c.json({ status: 'ready', sources: book.settings.sources, pairs: pairs.length });
   const body = errorBody(
