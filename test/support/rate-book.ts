@@ -25,9 +25,12 @@ export function rateBookSuite(defaults: { assets: string[]; currencies: string[]
     time: testClock(START),
     /** Requests made to the stand-ins in this test. */
     requestCount: () => providers.requestCount(),
-    /** A book on the stand-ins, with `options` over the suite's currencies and a 2 s timeout. */
+    /**
+     * A book on the stand-ins, with `options` over the suite's currencies and a 10 s timeout: a source
+     * that times out keeps its last figures, which a busy machine must not bring about by accident.
+     */
     book: (options: RateOptions & { overrides?: Record<string, string> } = {}) =>
-      new RateBook(resolveRateSettings({ ...providers.urls, currencies: defaults.currencies, timeoutS: 2, ...options }, {}), {
+      new RateBook(resolveRateSettings({ ...providers.urls, currencies: defaults.currencies, timeoutS: 10, ...options }, {}), {
         assets: defaults.assets,
         now: () => suite.time.now(),
         log: createLogger((line) => suite.lines.push(JSON.parse(line))),
