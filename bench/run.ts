@@ -47,8 +47,8 @@ const parts: Part[] = [
   },
   {
     name: 'rates',
-    title: 'Session starts with prices from the market (in memory, refreshed in the background) vs from the static table',
-    target: 'market ≈ 1.0× the table; the same database queries per start; provider requests follow the refresh (2 a second), not the starts',
+    title: 'Session starts with prices from the market (a quorum of sources, in memory, refreshed in the background) vs from the static table',
+    target: 'market ≈ 1.0× the table; the same database queries per start; provider requests (4 a second) and the refresh’s queries follow the refresh, not the starts',
     run: async () => (await import('./rates.js')).runRatesBench() as unknown as Promise<Table>,
   },
   {

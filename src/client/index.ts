@@ -6,7 +6,7 @@
  * const link = await paylink.links.create({ title: 'Order 42', … });
  * ```
  *
- * Where requests go (`baseUrl`): every resource path (`/payment-link`, `/order`, `/withdrawal`, `/balance`,
+ * Where requests go (`baseUrl`): every resource path (`/payment-link`, `/order`, `/withdrawal`, `/balance`, `/rates`,
  * `/checkout-session`, `/refund`, `/webhook-endpoint`, `/webhook-delivery`, `/checkout/…`) is appended to the API root, and the API root is
  * - `baseUrl + "/v1"` when `baseUrl` is a bare origin (`https://api.paylink.example`,
  *   `http://127.0.0.1:8787`): that is the service itself;
@@ -24,6 +24,7 @@ import '../internal/zod-jitless.js';
 import { createCheckoutApi, type CheckoutApi, type CheckoutApiOptions } from './checkout.js';
 import { createTransport, type TransportOptions } from './http.js';
 import { createBalanceResource, type BalanceResource } from './balance.js';
+import { createRatesResource, type RatesResource } from './rates.js';
 import { createLinksResource, type LinksResource } from './links.js';
 import { createOrdersResource, type OrdersResource } from './orders.js';
 import { createRefundsResource, type RefundsResource } from './refunds.js';
@@ -62,6 +63,8 @@ export interface PaylinkClient {
   orders: OrdersResource;
   withdrawals: WithdrawalsResource;
   balance: BalanceResource;
+  /** The exchange rates sessions are quoted with, as they stand (keyed). */
+  rates: RatesResource;
   /** The merchant's payments: its checkout sessions with the customer's details (keyed); `resolve` accepts an underpaid or late one. */
   sessions: SessionsResource;
   /** Money given back for a payment (keyed): `create`, `list`, `get`, `cancel`. */
@@ -115,6 +118,7 @@ export function createPaylinkClient(options: PaylinkClientOptions): PaylinkClien
     orders: createOrdersResource(transport),
     withdrawals: createWithdrawalsResource(transport),
     balance: createBalanceResource(transport),
+    rates: createRatesResource(transport),
     sessions: createSessionsResource(transport),
     refunds: createRefundsResource(transport),
     webhookEndpoints: createWebhookEndpointsResource(transport),
@@ -144,10 +148,13 @@ export type { LinksResource, ListPaymentLinksParams, UpdatePaymentLinkParams, Li
 export type { OrdersResource, ListOrdersParams } from './orders.js';
 export type { WithdrawalsResource, ListWithdrawalsParams } from './withdrawals.js';
 export type { BalanceResource } from './balance.js';
+export type { RatesResource } from './rates.js';
 export type { CheckoutSession, PublicLink, PublicOrder, SessionStatus, StartOrderSessionInput, StartSessionInput, VisitResult } from './checkout.js';
 export { createCheckoutApi, TERMINAL_STATUSES, type CheckoutApi, type CheckoutApiOptions, type WatchOptions } from './checkout.js';
 export type {
   Balance,
+  RateBasis,
+  RatesView,
   CreatePaymentLinkInput,
   CreateWithdrawalInput,
   LinkType,

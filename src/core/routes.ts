@@ -397,6 +397,14 @@ export const API_ROUTES = [
     body: S.ClaimRefundInput,
     responses: { 200: S.PublicRefund },
   },
+  {
+    operationId: 'getRates',
+    method: 'GET',
+    path: '/v1/rates',
+    auth: 'key',
+    summary: 'The exchange rates as they stand: per code each source’s value and age, the spread, and whether it is quoted or why not',
+    responses: { 200: S.RatesView },
+  },
 ] as const satisfies readonly ApiRoute[];
 
 /** The operation ids of the table. */

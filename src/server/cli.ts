@@ -1,5 +1,5 @@
 /**
- * The `paylink` command: serve, sweep, keys create, keys xpub, proxy, demo.
+ * The `paylink` command: serve, sweep, keys create, keys xpub, rates, proxy, demo.
  * Flags win over environment variables, which win over defaults.
  */
 import { parseArgs } from 'node:util';
@@ -18,12 +18,15 @@ Commands:
   sweep        Move deposits' tokens to the hot wallet   --mnemonic-file F [--to ADDRESS] [--indexes 0-99,120] [--data-dir D | --database-url URL]
   keys create  Create an API key      [--data-dir D | --database-url URL] [--name N]
   keys xpub    The deposit xpub for PAYLINK_EVM_XPUB, and its first addresses   --mnemonic-file F
+  rates        Each rate's last quoted value and the moves held   [--data-dir D | --database-url URL]
+  rates accept Quote a held move of a pair (USDT/NGN, USD/NGN) now   <pair> [--data-dir D | --database-url URL]
   proxy        Run the proxy          [--port 8788] --upstream URL   (env PAYLINK_API_KEY, PAYLINK_ADMIN_TOKEN, PAYLINK_ALLOWED_ORIGINS)
   demo         Service + proxy + demo pages on one origin   [--port 5173] [--chain evm|sandbox]
 
 Environment: PORT, PAYLINK_CHAIN, PAYLINK_DATA_DIR, DATABASE_URL, PAYLINK_PUBLIC_URL.
-Prices (serve): PAYLINK_RATES_SOURCES (coingecko,coinbase,static; required on --chain evm), PAYLINK_RATES_REFRESH_S,
-  PAYLINK_RATES_MAX_AGE_S, PAYLINK_RATES_PEGS, PAYLINK_RATES_COINGECKO_URL, PAYLINK_RATES_COINBASE_URL, PAYLINK_RATES.
+Prices (serve): PAYLINK_RATES_SOURCES (coingecko,coinbase,kraken,exchangerate,static; required on --chain evm),
+  PAYLINK_RATES_QUORUM, PAYLINK_RATES_MAX_SPREAD, PAYLINK_RATES_MAX_MOVE, PAYLINK_RATES_CONFIRM_S, PAYLINK_RATES_PEGS,
+  PAYLINK_RATES_PEG_TOLERANCE, PAYLINK_RATES_REFRESH_S, PAYLINK_RATES_MAX_AGE_S, PAYLINK_RATES_<SOURCE>_URL, PAYLINK_RATES.
 EVM chain (serve --chain evm, sweep): PAYLINK_EVM_RPC_URL, PAYLINK_EVM_CHAIN_ID, PAYLINK_EVM_NETWORK, PAYLINK_EVM_TOKENS,
   PAYLINK_EVM_CONFIRMATIONS, PAYLINK_EVM_XPUB, PAYLINK_EVM_PAYOUT_KEY_FILE (or PAYLINK_EVM_PAYOUT_KEY), PAYLINK_EVM_POLL_MS.
 `;
@@ -121,7 +124,7 @@ function refuse(problems: string[]): never {
 async function createChain(name: ChainName): Promise<ChainAdapter> {
   let problems: string[] = [];
   try {
-    resolveRateSettings({}, process.env, { requireExplicit: name === 'evm' });
+    resolveRateSettings({}, process.env, { requireExplicit: name === 'evm', realMoney: name === 'evm' });
   } catch (error) {
     if (!(error instanceof RateConfigError)) throw error;
     problems = error.problems;
@@ -259,6 +262,22 @@ async function main(argv: string[]) {
         const created = await db.transaction((tx) => createApiKey(tx, values.name === undefined ? {} : { name: values.name }));
         process.stderr.write(`integratorId ${created.integratorId}\nuserId ${created.userId}\n`);
         process.stdout.write(`${created.key}\n`);
+      } finally {
+        await db.close();
+      }
+      return;
+    }
+    case 'rates': {
+      const { parseRatesArgs, runRatesCommand, RatesUsageError } = await import('./service/rates/accept-command.js');
+      try {
+        parseRatesArgs(positionals.slice(1));
+      } catch (error) {
+        if (error instanceof RatesUsageError) fail(error.message);
+        throw error;
+      }
+      const db = await openDatabase({ databaseUrl, dataDir });
+      try {
+        process.stdout.write(`${(await runRatesCommand(db, positionals.slice(1))).join('\n')}\n`);
       } finally {
         await db.close();
       }

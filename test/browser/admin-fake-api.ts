@@ -13,6 +13,7 @@ import type {
   CheckoutSessionRecord,
   Order,
   PaymentLink,
+  RatesView,
   Refund,
   WebhookDelivery,
   WebhookEndpoint,
@@ -110,6 +111,18 @@ export function makeSession(overrides: Partial<CheckoutSessionRecord> = {}): Che
     rate: '0.00065',
     rateSource: 'coingecko+coinbase',
     rateAt: createdAt,
+    rateBasis: [
+      {
+        pair: 'USD/NGN',
+        perUsd: '1538.5',
+        quorum: 2,
+        sources: [
+          { source: 'coingecko', perUsd: '1537.5', at: createdAt, used: true },
+          { source: 'coinbase', perUsd: '1539.5', at: createdAt, used: true },
+          { source: 'exchangerate', perUsd: '1490', at: createdAt, used: false },
+        ],
+      },
+    ],
     paidAmount: '3.250000',
     lateAmount: '0.000000',
     reversedAmount: '0.000000',
@@ -249,6 +262,38 @@ export class FakeAdminApi {
   networks: WithdrawalNetwork[] = [
     { id: 'bsc', name: 'BNB Smart Chain (BEP-20)', aliases: ['bep20'], assets: ['USDT', 'CNGN'], chainId: 56, explorerUrl: 'https://bscscan.com', alerts: [] },
   ];
+  /** `GET /rates`: the book as the service would show it (`at` set when the test runs: ages are a few seconds). */
+  rates: RatesView = {
+    quorum: 2,
+    maxSpread: '0.02',
+    markets: [
+      {
+        pair: 'USDT/USD',
+        perUsd: '0.99985',
+        reason: null,
+        message: null,
+        spread: '0.0002',
+        sources: [
+          { source: 'coingecko', perUsd: '0.9998', at: new Date(Date.now() - 12_000).toISOString(), status: 'agrees', problem: null },
+          { source: 'coinbase', perUsd: '0.9999', at: new Date(Date.now() - 12_000).toISOString(), status: 'agrees', problem: null },
+          { source: 'kraken', perUsd: '0.111111', at: new Date(Date.now() - 12_000).toISOString(), status: 'outlier', problem: null },
+        ],
+      },
+      {
+        pair: 'USD/NGN',
+        perUsd: null,
+        reason: 'held',
+        message:
+          'USD/NGN moved 50% from its last quoted rate and is held since 2025-06-01T12:00:00.000Z: it is quoted again once the move has lasted 900 s, or when an operator runs "paylink rates accept USD/NGN"',
+        spread: '0.0012',
+        sources: [
+          { source: 'coingecko', perUsd: '2400', at: new Date(Date.now() - 40_000).toISOString(), status: 'agrees', problem: null },
+          { source: 'coinbase', perUsd: '2402.9', at: new Date(Date.now() - 40_000).toISOString(), status: 'agrees', problem: null },
+          { source: 'exchangerate', perUsd: null, at: null, status: 'failed', problem: 'redirect' },
+        ],
+      },
+    ],
+  };
   /** Webhook endpoints with their secrets (which only `POST` answers with). */
   endpoints: (WebhookEndpoint & { secret: string })[] = [];
   deliveries: WebhookDelivery[] = [];
@@ -402,6 +447,7 @@ export class FakeAdminApi {
       return json(200, { message: 'Withdrawal created', status: 'success', statusCode: 200, id: created.id });
     }
     if (path === '/balance' && method === 'GET') return json(200, { items: this.balance });
+    if (path === '/rates' && method === 'GET') return json(200, this.rates);
     if (path === '/withdrawal/networks' && method === 'GET') return json(200, { items: this.networks });
     if (path === '/checkout-session' && method === 'GET') return json(200, page(this.filterSessions(url.searchParams), url));
     if (path === '/order' && method === 'GET') {

@@ -195,8 +195,8 @@ describe('<paylink-admin> payments', () => {
       expect(text(part(el, 'paid-amount'))).to.equal('121 USDT');
       expect(text(part(el, 'late-amount'))).to.equal('2 USDT');
       const rate = text(part(el, 'exchange-rate'));
-      expect(rate, 'what one USDT cost, then the recorded rate, its sources and time').to.match(
-        /^1 USDT = NGN 1,535\.27 0\.000651351351351351351351 USDT per NGN, from coingecko\+coinbase, Mar 1, 2025, \d{1,2}:59 [AP]M$/,
+      expect(rate, 'what one USDT cost, then the recorded rate, its sources and time, and what it was made of').to.match(
+        /^1 USDT = NGN 1,535\.27 0\.000651351351351351351351 USDT per NGN, from coingecko\+coinbase, Mar 1, 2025, \d{1,2}:59 [AP]M USD\/NGN 1,538\.5: coingecko 1,537\.5, coinbase 1,539\.5, exchangerate 1,490 ✗ Rates$/,
       );
       expect(text(part(el, 'pay-address'))).to.equal(detailed.payAddress);
       expect(text(part(el, 'reference'))).to.equal('order-1042');

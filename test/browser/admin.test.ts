@@ -56,7 +56,7 @@ describe('<paylink-admin>', () => {
     expect(first!.headers).not.to.have.property('x-api-key');
     expect(first!.url.searchParams.get('page')).to.equal('1');
     const tabs = $$(el, '[role="tab"]');
-    expect(tabs.map((t) => t.getAttribute('aria-selected'))).to.deep.equal(['true', 'false', 'false', 'false', 'false']);
+    expect(tabs.map((t) => t.getAttribute('aria-selected'))).to.deep.equal(['true', 'false', 'false', 'false', 'false', 'false']);
     expect($$(el, '[part~="link-row"]')).to.have.length(3);
     expect(text($(el, '[part~="link-row"]'))).to.contain('Coffee beans 1');
     expect(text($(el, '[part~="link-row"]'))).to.contain('5,000.00');

@@ -127,7 +127,7 @@ for (const backend of backends()) {
         const link = (await call(t.url, 'GET', '/v1/payment-link?limit=1', { key })).body.items[0];
         assert.deepEqual(Object.keys(record).sort(), [
           'assetId', 'blockchainId', 'createdAt', 'cryptoAmount', 'customer', 'expiresAt', 'fiatAmount', 'fiatCurrency', 'id', 'lateAmount',
-          'linkId', 'linkTitle', 'metadata', 'networkName', 'paidAmount', 'paidAt', 'payAddress', 'rate', 'rateAt', 'rateSource', 'reference',
+          'linkId', 'linkTitle', 'metadata', 'networkName', 'paidAmount', 'paidAt', 'payAddress', 'rate', 'rateAt', 'rateBasis', 'rateSource', 'reference',
           'reversedAmount', 'slug', 'status', 'transfers', 'clientReference', 'orderId', 'refundedAmount', 'resolution', 'resolvedAt', 'resolutionReason',
         ].sort());
         assert.equal(record.linkId, link.id);

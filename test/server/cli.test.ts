@@ -269,7 +269,7 @@ describe('paylink command', () => {
     // A source that does not exist is refused on the sandbox too.
     const unknown = runCli(['serve', '--chain', 'sandbox', '--port', '0'], { PAYLINK_RATES_SOURCES: 'coingecko,oracle' });
     assert.equal(unknown.status, 2);
-    assert.match(unknown.stderr, /PAYLINK_RATES_SOURCES: unknown source oracle \(expected coingecko, coinbase, static\)/);
+    assert.match(unknown.stderr, /PAYLINK_RATES_SOURCES: unknown source oracle \(expected coingecko, coinbase, kraken, exchangerate, static\)/);
   });
 
   it('PAYLINK_CHAIN=sandbox starts the service like --chain sandbox', async () => {

@@ -48,6 +48,7 @@ const CLIENT_METHODS: Partial<Record<OperationId, (client: PaylinkClient) => Pro
   getRefund: (c) => c.refunds.get(ID),
   cancelRefund: (c) => c.refunds.cancel(ID),
   resolveCheckoutSession: (c) => c.sessions.resolve({ id: ID, reason: 'Paid the rest in cash' }),
+  getRates: (c) => c.rates.get(),
   getPublicLink: (c) => c.checkout.getLink('slug-1'),
   recordVisit: (c) => c.checkout.recordVisit('slug-1'),
   startCheckoutSession: (c) => c.checkout.startSession('slug-1', {} as never),

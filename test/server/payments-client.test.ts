@@ -31,6 +31,9 @@ const record: CheckoutSessionRecord = {
   rate: '0.000625',
   rateSource: 'coinbase',
   rateAt: AT,
+  rateBasis: [
+    { pair: 'USD/NGN', perUsd: '1600', quorum: 1, sources: [{ source: 'coinbase', perUsd: '1600', at: AT, used: true }] },
+  ],
   paidAmount: '1.250000',
   lateAmount: '0.000000',
   reversedAmount: '0.000000',

@@ -27,7 +27,7 @@ import { type MoneyDeps, type MoneyServiceDeps, withMoneyDefaults } from './mone
 import { openApiDocument } from './openapi.js';
 import { joinRooms, mountOperations, type ServiceOperations } from './operations.js';
 import { orderOperations } from './orders/index.js';
-import { readinessAnswer } from './rates/index.js';
+import { rateOperations, readinessAnswer } from './rates/index.js';
 import { refundOperations } from './refunds/index.js';
 import { checkoutOperations, checkoutSessionOperations, closeOrderSessions } from './sessions/index.js';
 import { webhookOperations } from './webhooks/index.js';
@@ -62,6 +62,7 @@ export function serviceOperations(deps: MoneyServiceDeps, links: LinkCache) {
     webhookOperations(deps),
     orderOperations(deps, closeOrderSessions),
     refundOperations(deps),
+    rateOperations(deps),
   ) satisfies ServiceOperations;
 }
 

@@ -55,6 +55,7 @@ const RESPONSE_SCHEMAS: Record<string, z.ZodType> = {
   WithdrawalNetworkList: S.WithdrawalNetworkList,
   BalanceItem: S.BalanceItem,
   Balance: S.Balance,
+  RatesView: S.RatesView,
   SessionTransfer: S.SessionTransfer,
   CustomerDetails: S.CustomerDetails,
   CheckoutSessionRecord: S.CheckoutSessionRecord,
@@ -354,6 +355,7 @@ export function openApiDocument(): object {
       { name: 'Checkout', description: 'The keyless public API the checkout element and the hosted page call' },
       { name: 'Withdrawals', description: 'Crypto payouts from the balance, behind `X-API-KEY`' },
       { name: 'Balance', description: 'Available and pending funds per asset, behind `X-API-KEY`' },
+      { name: 'Rates', description: 'The exchange rates sessions are quoted with, and what each source says, behind `X-API-KEY`' },
       {
         name: 'Refunds',
         description:
@@ -617,6 +619,15 @@ export function openApiDocument(): object {
         tags: ['Checkout'],
         parameters: [uuidParameter('The refund’s id'), claimParameter],
         responses: responses({ 200: json(ref('PublicRefund'), 'The refund, on its way') }, [400, 404, 409, 410, 413, 422, 429]),
+      },
+      getRates: {
+        tags: ['Rates'],
+        description:
+          'Each code the service prices against the US dollar (`USDT/USD`, `USD/NGN`): the value quoted now (units per dollar), or why not ' +
+          '(`stale`: no fresh rate; `no_quorum`: fewer than `quorum` sources agree within `maxSpread` of their median; `held`: a move larger than ' +
+          '`PAYLINK_RATES_MAX_MOVE` waits to be confirmed; `depeg`: a pegged asset is off its peg), the spread of the sources, and each source’s latest ' +
+          'value, when it was fetched and whether it agrees. `pairs` says the same of every pair a session may be priced in. Read from memory.',
+        responses: responses({ 200: json(ref('RatesView'), 'The rates as they stand') }, [401]),
       },
     })),
   };

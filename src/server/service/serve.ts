@@ -105,16 +105,16 @@ export interface RunningService {
 export async function startService(options: ServiceOptions = {}): Promise<RunningService> {
   // A malformed rate setting, limit or setting fails here, before anything is opened.
   const env = options.env ?? process.env;
-  const rateSettings = resolveRateSettings({ ...options.rateSettings, overrides: options.rates }, env);
+  const chain = options.chain ?? createSandboxChain();
+  // Where money is real, a price needs two sources that agree unless the operator says otherwise.
+  const rateSettings = resolveRateSettings({ ...options.rateSettings, overrides: options.rates }, env, { realMoney: !chain.sandbox });
   const connectionLimits = resolveConnectionLimits(options, env);
   const limits = { ...resolveStreamLimits(options, env), ...resolvePublicWriteLimits(options, env) };
   const log = options.logger ?? defaultLogger;
-  const chain = options.chain ?? createSandboxChain();
   if (!rateSettings.explicit && !chain.sandbox) {
     log.warn('rates_static_implied', 'a real chain quotes from the static table (fixed figures, not market data): set PAYLINK_RATES_SOURCES');
   }
   const now = options.now ?? (() => new Date());
-  const rates = new RateBook(rateSettings, { assets: chain.networks.flatMap((network) => network.assets), now, log });
   const { pollIntervalMs: webhookPollMs, batchSize: webhookBatch, ...webhookOverrides } = options.webhooks ?? {};
   const webhooks = resolveWebhookSettings(webhookOverrides, env);
   const retentionDays = options.retentionDays ?? readRetentionDays(env.PAYLINK_SESSION_RETENTION_DAYS);
@@ -126,6 +126,8 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
     if (!options.db) await db.close();
     throw error;
   }
+  // The last quoted rates live in the database, so that every instance agrees on what a move is.
+  const rates = new RateBook(rateSettings, { assets: chain.networks.flatMap((network) => network.assets), now, log, db });
   const host = options.host ?? '127.0.0.1';
   let listener: Parameters<typeof createLimitedServer>[0] = (_req, res) => {
     res.statusCode = 503;

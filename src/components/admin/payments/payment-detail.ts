@@ -1,10 +1,11 @@
 /**
  * One payment (a checkout session) in detail: what the customer gave (delivery address, phone,
  * email), the amounts (price, crypto due, received, received late, refunded, the exchange rate of the
- * quote with its sources and time), its order (if it pays one), the merchant's reference and metadata,
- * what the page said (`clientReference`, marked as the page's word), every transfer with a link to its
- * page on the network's explorer, and its refunds with Refund and Accept as paid
- * (`../refunds/refunds-view.ts`). Shown from the payments list and from a link's detail; the owner
+ * quote with its sources and time, what each code of it was made of: every source's value then, ✗ on
+ * those dropped, and the way to the rates as they stand), its order (if it pays one), the merchant's
+ * reference and metadata, what the page said (`clientReference`, marked as the page's word), every
+ * transfer with a link to its page on the network's explorer, and its refunds with Refund and Accept as
+ * paid (`../refunds/refunds-view.ts`). Shown from the payments list and from a link's detail; the owner
  * says where "back" goes.
  */
 import { html, nothing, type TemplateResult } from 'lit/html.js';
@@ -207,7 +208,15 @@ export class PaymentDetailController {
                       currency: payment.fiatCurrency,
                       source: payment.rateSource,
                       date: text.shortDateTime(payment.rateAt),
-                    })}</span>`,
+                    })}</span>
+                    ${payment.rateBasis?.map(
+                      (basis) =>
+                        html`<span part="rate-basis" class="sub"
+                          >${basis.pair} ${text.number(basis.perUsd, { maximumSignificantDigits: 8 })}:
+                          ${basis.sources.map((source) => `${source.source} ${text.number(source.perUsd, { maximumSignificantDigits: 8 })}${source.used ? '' : ' ✗'}`).join(', ')}</span
+                        >`,
+                    )}
+                    <button type="button" part="button show-rates" class="link-button" @click=${() => this.host.showRates?.()}>${t('tabRates')}</button>`,
                   'exchange-rate',
                 )
               : nothing}

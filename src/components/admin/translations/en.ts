@@ -10,6 +10,7 @@ const en = {
   tabOrders: 'Orders',
   tabPayments: 'Payments',
   tabWebhooks: 'Webhooks',
+  tabRates: 'Rates',
   // Where the tab bar is narrow; each is a word of the label above (the tab's accessible name).
   tabLinksShort: 'Links',
   tabMoneyShort: 'Balances',
@@ -432,6 +433,21 @@ const en = {
   httpStatus: 'HTTP {code}',
   durationMs: '{ms} ms',
   noResponse: 'no answer',
+
+  // Rates
+  colPair: 'Pair',
+  colSpread: 'Spread',
+  colSources: 'Sources',
+  rate_quoted: 'Quoted',
+  rate_stale: 'Stale',
+  rate_no_quorum: 'No quorum',
+  rate_held: 'Held',
+  rate_depeg: 'Off its peg',
+  rate_agrees: 'agrees',
+  rate_outlier: 'outlier',
+  rate_disputed: 'disputed',
+  rate_failed: 'failed',
+  rate_invalid: 'invalid',
 };
 
 export default en;

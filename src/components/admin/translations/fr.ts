@@ -8,6 +8,7 @@ const fr: typeof en = {
   tabOrders: 'Commandes',
   tabPayments: 'Paiements',
   tabWebhooks: 'Webhooks',
+  tabRates: 'Taux',
   tabLinksShort: 'Liens',
   tabMoneyShort: 'Soldes',
 
@@ -415,6 +416,20 @@ const fr: typeof en = {
   httpStatus: 'HTTP {code}',
   durationMs: '{ms} ms',
   noResponse: 'pas de réponse',
+
+  colPair: 'Paire',
+  colSpread: 'Écart',
+  colSources: 'Sources',
+  rate_quoted: 'Coté',
+  rate_stale: 'Périmé',
+  rate_no_quorum: 'Sans quorum',
+  rate_held: 'Retenu',
+  rate_depeg: 'Hors parité',
+  rate_agrees: 'concorde',
+  rate_outlier: 'écarté',
+  rate_disputed: 'contesté',
+  rate_failed: 'en échec',
+  rate_invalid: 'invalide',
 };
 
 export default fr;

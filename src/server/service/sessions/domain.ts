@@ -20,7 +20,7 @@ import { compareDecimal, fiatDigits, formatFixed, fromUnits, toDecimalString, ty
 import { checkAmount, checkDonationBounds } from '../../../core/rules/amount.js';
 import { checkCustomer } from '../../../core/rules/customer.js';
 import { checkSessionTags } from '../../../core/rules/session-tags.js';
-import { CRYPTO_DIGITS, isUuid, QUOTE_TTL_MS } from '../../../core/rules/limits.js';
+import { CRYPTO_DIGITS, isUuid, MAX_AMOUNT, QUOTE_TTL_MS } from '../../../core/rules/limits.js';
 import { OPEN_STATUSES, SETTLED_STATUSES } from '../../../core/rules/session.js';
 import { RuleErrors } from '../../../core/rules/types.js';
 import { assetsOf, findNetwork } from '../../../core/rules/networks.js';
@@ -129,8 +129,11 @@ async function openSession(deps: MoneyServiceDeps, spec: SessionSpec, now: Date,
   const { db, chain, rates } = deps;
   // Quotes read the book in memory, at this one instant: no database or network work.
   const quote = quoteCrypto(rates, spec.fiatAmount, spec.fiatCurrency, spec.assetId, now);
-  if (!quote) throw rateUnavailable(rates, spec.fiatCurrency, spec.assetId);
+  if (!quote) throw rateUnavailable(rates, spec.fiatCurrency, spec.assetId, now);
   const { cryptoAmount } = quote;
+  // Whatever the rate, no amount beyond what the ledger may carry is recorded.
+  if (compareDecimal(cryptoAmount, MAX_AMOUNT) > 0 || compareDecimal(spec.fiatAmount, MAX_AMOUNT) > 0)
+    throw new ApiError(422, 'amount_too_large', `At the current rates this payment comes to more than ${MAX_AMOUNT} (of ${spec.fiatCurrency} or ${spec.assetId}), the most one payment may carry`);
   const id = randomUUID();
   const depositIndex = await nextDepositIndex(db);
   const payAddress = await chain.depositAddress({ sessionId: id, blockchainId: spec.network.id, assetId: spec.assetId, index: depositIndex });
@@ -150,6 +153,7 @@ async function openSession(deps: MoneyServiceDeps, spec: SessionSpec, now: Date,
     rate: quote.rate,
     rateSource: quote.source,
     rateAt: quote.at,
+    rateBasis: quote.basis,
     payAddress,
     depositIndex,
     customer: spec.customer,
@@ -228,8 +232,8 @@ export async function startSession(deps: MoneyServiceDeps, slug: string, body: u
   const fiatCurrency = input.fiatCurrency === undefined ? priceCurrency : input.fiatCurrency.trim().toUpperCase();
   if (!link.fiat_currency.includes(fiatCurrency)) fail('fiatCurrency', `fiatCurrency must be one of ${link.fiat_currency.join(', ')}`);
   // Quotes read the book in memory, at this one instant: no database or network work.
-  else if (network && !rates.pair(assetId, fiatCurrency, now)) throw rateUnavailable(rates, fiatCurrency, assetId);
-  const unavailable = () => rateUnavailable(rates, fiatCurrency, assetId);
+  else if (network && !rates.pair(assetId, fiatCurrency, now)) throw rateUnavailable(rates, fiatCurrency, assetId, now);
+  const unavailable = () => rateUnavailable(rates, fiatCurrency, assetId, now, priceCurrency);
 
   const digits = fiatDigits(fiatCurrency);
   let fiatAmount: string | null = null;
@@ -350,7 +354,7 @@ export async function startOrderSession(deps: MoneyServiceDeps, orderId: string,
   if (input.fiatCurrency !== undefined && input.fiatCurrency.trim().toUpperCase() !== fiatCurrency)
     fail('fiatCurrency', `This order is priced in ${fiatCurrency}; leave fiatCurrency out or send exactly that`);
   if (input.fiatAmount !== undefined) refuseOtherAmount(input.fiatAmount, fiatAmount, fiatCurrency, 'order', fail);
-  if (network && !rates.pair(assetId, fiatCurrency, now)) throw rateUnavailable(rates, fiatCurrency, assetId);
+  if (network && !rates.pair(assetId, fiatCurrency, now)) throw rateUnavailable(rates, fiatCurrency, assetId, now);
   const customer = checkedCustomer(input.customer, { collectAddress: order.collect_address, collectPhone: order.collect_phone }, fail);
   const { tags, errors: tagErrors } = checkSessionTags(input.reference, undefined);
   for (const error of tagErrors) fail(error.path, ruleMessage(error));

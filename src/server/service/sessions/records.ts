@@ -15,6 +15,7 @@ import { notFound, validationError } from '../errors.js';
 import { recordEvent } from '../events/index.js';
 import type { Principal } from '../keys/index.js';
 import { assetAmount } from '../ledger/index.js';
+import { rateBasisOf } from '../rates/index.js';
 import { findSessionRecord, findTransfersOf, listSessionRecords as listRows, rateFields, type SessionRecordRow, type TransferRow } from './repository.js';
 
 /** A session row and its transfers as the merchant's API returns them. */
@@ -33,6 +34,7 @@ export function toSessionRecord(row: SessionRecordRow, transfers: readonly Trans
     networkName: row.network_name,
     cryptoAmount: assetAmount(row.crypto_amount),
     ...rateFields(row),
+    rateBasis: rateBasisOf(row.rate_basis),
     paidAmount: assetAmount(row.paid_amount),
     lateAmount: assetAmount(row.late_amount),
     reversedAmount: assetAmount(row.reversed_amount),

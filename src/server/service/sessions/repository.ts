@@ -80,6 +80,8 @@ export interface NewSession {
   rate: string;
   rateSource: string;
   rateAt: Date;
+  /** What the quote was made of, for audits (rates/book.ts `RateBasis`). */
+  rateBasis: readonly unknown[];
   payAddress: string;
   /** From `nextDepositIndex`: the address is derived from it on real chains. */
   depositIndex: number;
@@ -107,8 +109,8 @@ export async function insertSession(db: Queryable, session: NewSession): Promise
   await db.query(
     `INSERT INTO checkout_sessions (id, link_id, integrator_id, status, fiat_amount, fiat_currency, asset_id, blockchain_id,
        network_name, crypto_amount, pay_address, customer_address, customer_phone, customer_email, expires_at, created_at, updated_at,
-       deposit_index, reference, metadata, client_reference, order_id, rate, rate_source, rate_at)
-     VALUES ($1, $2, $3, 'awaiting_payment', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $15, $16, $17, $18::jsonb, $19, $20, $21, $22, $23)`,
+       deposit_index, reference, metadata, client_reference, order_id, rate, rate_source, rate_at, rate_basis)
+     VALUES ($1, $2, $3, 'awaiting_payment', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $15, $16, $17, $18::jsonb, $19, $20, $21, $22, $23, $24::jsonb)`,
     [
       session.id,
       session.linkId,
@@ -133,6 +135,7 @@ export async function insertSession(db: Queryable, session: NewSession): Promise
       session.rate,
       session.rateSource,
       session.rateAt,
+      JSON.stringify(session.rateBasis),
     ],
   );
 }
@@ -407,10 +410,12 @@ export interface SessionRecordRow
   resolution: 'merchant' | null;
   resolved_at: Date | null;
   resolution_reason: string | null;
+  /** jsonb: what the quote was made of (null on sessions quoted before it was recorded). */
+  rate_basis: unknown[] | string | null;
 }
 
 const RECORD_SELECT = `SELECT s.id, s.link_id, s.order_id, s.integrator_id, s.status, s.fiat_amount, s.fiat_currency, s.asset_id,
-  s.blockchain_id, s.network_name, s.crypto_amount, s.rate, s.rate_source, s.rate_at, s.paid_amount, s.late_amount, s.reversed_amount, s.pay_address, s.reference, s.metadata,
+  s.blockchain_id, s.network_name, s.crypto_amount, s.rate, s.rate_source, s.rate_at, s.rate_basis, s.paid_amount, s.late_amount, s.reversed_amount, s.pay_address, s.reference, s.metadata,
   s.client_reference, s.customer_address, s.customer_phone, s.customer_email, s.created_at, s.settled_at, s.expires_at,
   ${linkSql.slug('l')} AS slug, ${linkSql.title('l')} AS link_title,
   ${refundedOfSessionSql('s.id')} AS refunded_amount, s.resolution, s.resolved_at, s.resolution_reason
