@@ -34,7 +34,7 @@ const columnMissing = (table: string, column: string) =>
 
 /**
  * The files that were edited in place after they shipped, with the texts databases may have applied
- * before the edit; `014_migration_repairs.sql` brings a database that applied any of them to the schema
+ * before the edit; `009_edited_migrations_and_secret_roll.sql` brings a database that applied any of them to the schema
  * of today's text. A database that recorded one of these checksums is accepted. (Edits that changed
  * comments only need no entry: what they applied is today's schema, and their checksums are filled in
  * as today's.)
