@@ -33,8 +33,8 @@ function paymentsApi(): { api: FakeAdminApi; detailed: CheckoutSessionRecord } {
     metadata: { cart: '42', channel: 'instagram' },
     customer: { address: '12 Marina Road\nLagos Island', phone: '+2348012345678', email: 'ada@example.com' },
     transfers: [
-      { txHash: HASH, amount: '121.000000', confirmedAt: '2025-03-01T12:05:00.000Z', late: false },
-      { txHash: `0x${'cd'.repeat(32)}`, amount: '2.000000', confirmedAt: null, late: true },
+      { txHash: HASH, blockchainId: 'bsc', amount: '121.000000', confirmedAt: '2025-03-01T12:05:00.000Z', late: false },
+      { txHash: `0x${'cd'.repeat(32)}`, blockchainId: 'bsc', amount: '2.000000', confirmedAt: null, late: true },
     ],
   });
   api.sessions.push(
@@ -71,14 +71,14 @@ function expectedRow(s: CheckoutSessionRecord): string[] {
     s.id, s.createdAt, s.status, s.linkId, s.slug, s.linkTitle, s.reference, s.fiatAmount, s.fiatCurrency, s.assetId, s.blockchainId,
     s.networkName, s.cryptoAmount, s.paidAmount, s.lateAmount, s.payAddress, s.customer.address, s.customer.phone, s.customer.email,
     s.paidAt, s.expiresAt, s.transfers.map((t) => t.txHash).join(' '), Object.keys(s.metadata).length ? JSON.stringify(s.metadata) : '',
-    s.orderId, s.clientReference,
+    s.orderId, s.clientReference, s.paidBlockchainId, s.finalizedAt,
   ].map(guard);
 }
 
 const HEADER = [
   'id', 'createdAt', 'status', 'linkId', 'slug', 'linkTitle', 'reference', 'fiatAmount', 'fiatCurrency', 'assetId', 'blockchainId',
   'networkName', 'cryptoAmount', 'paidAmount', 'lateAmount', 'payAddress', 'customerAddress', 'customerPhone', 'customerEmail',
-  'paidAt', 'expiresAt', 'txHashes', 'metadata', 'orderId', 'clientReference',
+  'paidAt', 'expiresAt', 'txHashes', 'metadata', 'orderId', 'clientReference', 'paidBlockchainId', 'finalizedAt',
 ];
 
 /** Catches the next export through its event (so nothing is downloaded). */

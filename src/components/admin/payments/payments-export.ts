@@ -47,6 +47,8 @@ export const PAYMENT_CSV_COLUMNS: readonly (readonly [string, (session: Checkout
   // After the first columns, so a sheet that reads those by position reads them still.
   ['orderId', (s) => s.orderId],
   ['clientReference', (s) => s.clientReference],
+  ['paidBlockchainId', (s) => s.paidBlockchainId],
+  ['finalizedAt', (s) => s.finalizedAt],
 ];
 
 /** A finished export (`paylink-payments-export`'s detail): the file's name, its CSV text (without the byte-order mark) and its row count. */

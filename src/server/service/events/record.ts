@@ -46,8 +46,14 @@ export type DomainEvent =
   | { type: 'link.changed'; slug: string }
   /** New withdrawals wait for a payout. */
   | { type: 'withdrawals.due' }
-  /** A session was paid (or overpaid), left underpaid by a transfer, or expired; a transfer came late. */
-  | Announcement<'checkout.session.paid' | 'checkout.session.underpaid' | 'checkout.session.expired' | 'payment.late' | 'payment.reversed', CheckoutSessionRecord>
+  /**
+   * A session was paid (or overpaid), left underpaid by a transfer, or expired; its money became final;
+   * a transfer came late; a credit was taken back.
+   */
+  | Announcement<
+      'checkout.session.paid' | 'checkout.session.underpaid' | 'checkout.session.expired' | 'checkout.session.finalized' | 'payment.late' | 'payment.reversed',
+      CheckoutSessionRecord
+    >
   /** An order was paid in full (once per order). */
   | Announcement<'order.paid', Order>
   /** A withdrawal's payout went out, or failed (its funds returned). */

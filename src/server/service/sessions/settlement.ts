@@ -138,13 +138,17 @@ export async function settleTransfer(
     late += received;
   }
   const settlesNow = !SETTLED_STATUSES.has(session.status) && SETTLED_STATUSES.has(status);
+  // The sandbox's money is available at once: a session it settles is final at once too (its
+  // `checkout.session.paid` already shows `finalizedAt`; no other event follows).
+  const finalNow = settlesNow && transfer.sandbox;
   await updateSettlement(tx, {
     id: session.id,
     status,
     paidAmount: fromUnits(paid, CRYPTO_DIGITS),
     lateAmount: fromUnits(late, CRYPTO_DIGITS),
-    txHash: kind === 'payment' ? txHash : null,
+    paid: kind === 'payment' ? { txHash, blockchainId: transfer.blockchainId } : null,
     settledAt: settlesNow ? now : null,
+    finalizedAt: finalNow ? now : null,
     now,
   });
   if (settlesNow && session.link_id) await countPayment(tx, session.link_id);
