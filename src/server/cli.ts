@@ -17,6 +17,7 @@ Commands:
   sweep        Move deposits' tokens to the hot wallet   --mnemonic-file F [--to ADDRESS] [--indexes 0-99,120] [--data-dir D | --database-url URL]
   keys create  Create an API key      [--data-dir D | --database-url URL] [--name N]
   keys xpub    The deposit xpub for PAYLINK_EVM_XPUB, and its first addresses   --mnemonic-file F
+  chain resume After a reorganization past finality halted payouts: reverse what it took back, resume   --network ID [--data-dir D | --database-url URL]
   proxy        Run the proxy          [--port 8788] --upstream URL   (env PAYLINK_API_KEY, PAYLINK_ADMIN_TOKEN, PAYLINK_ALLOWED_ORIGINS)
   demo         Service + proxy + demo pages on one origin   [--port 5173] [--chain evm|sandbox]
 
@@ -46,6 +47,7 @@ const OPTIONS = {
   'mnemonic-file': { type: 'string' },
   to: { type: 'string' },
   indexes: { type: 'string' },
+  network: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -258,6 +260,22 @@ async function main(argv: string[]) {
         process.stdout.write(`${created.key}\n`);
       } finally {
         await db.close();
+      }
+      return;
+    }
+    case 'chain': {
+      const { runChainCommand } = await import('./chain-command.js');
+      const { UsageError } = await import('./mnemonic-file.js');
+      const { EvmConfigError } = await import('./chain/evm/config.js');
+      try {
+        process.exitCode = await runChainCommand({ action: sub, network: values.network, databaseUrl, dataDir });
+      } catch (error) {
+        if (error instanceof UsageError) fail(error.message);
+        if (error instanceof EvmConfigError) {
+          process.stderr.write(`paylink: ${error.message}\n`);
+          process.exit(2);
+        }
+        throw error;
       }
       return;
     }
