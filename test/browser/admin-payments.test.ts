@@ -232,6 +232,32 @@ describe('<paylink-admin> payments', () => {
       expect($(el, '[part~="no-explorer"]')).to.equal(null);
     });
 
+    it('names the network a payment came on when it is not the one quoted, links its transaction there, and says when its money became final', async () => {
+      const { api, detailed } = paymentsApi();
+      api.networks.push({ id: 'polygon', name: 'Polygon', aliases: [], assets: ['USDT'], chainId: 137, explorerUrl: 'https://polygonscan.com', alerts: [] });
+      Object.assign(detailed, {
+        paidBlockchainId: 'polygon',
+        finalizedAt: '2025-03-01T12:20:00.000Z',
+        transfers: [{ ...detailed.transfers[0]!, blockchainId: 'polygon' }, detailed.transfers[1]!],
+      });
+      const el = await mountPayments(api);
+      await openDetail(el, 0);
+      await waitUntil(() => $(el, '[part~="explorer-link"]'), 'explorer known');
+      expect(text(part(el, 'paid-network'))).to.equal('Polygon');
+      expect(text(part(el, 'finalized-at'))).to.contain('2025');
+      expect($$(el, '[part~="explorer-link"]')[0]!.getAttribute('href')).to.equal(`https://polygonscan.com/tx/${HASH}`);
+      expect(text($$(el, '[part~="explorer-link"]')[0])).to.contain('Polygon');
+      await expect(el).to.be.accessible();
+    });
+
+    it('names no other network for a payment on the one quoted, and no final time before its money is final', async () => {
+      const { api } = paymentsApi();
+      const el = await mountPayments(api);
+      await openDetail(el, 0);
+      expect($(el, '[part~="paid-network"]')).to.equal(null);
+      expect($(el, '[part~="finalized-at"]')).to.equal(null);
+    });
+
     it('shows the hashes without links on the sandbox, which has no explorer', async () => {
       const { api } = paymentsApi();
       // As the sandbox reports its network: no chain id, no explorer.
