@@ -151,6 +151,25 @@ function closeOnSignal(close: () => Promise<void>) {
   process.on('SIGINT', () => stop('SIGINT'));
 }
 
+/**
+ * Runs a command of a real chain's settings (`sweep`, `chain`) and exits with its code: 2 with the usage
+ * on a mistake on the command line, 2 with the reason on a bad `PAYLINK_EVM_*` setting.
+ */
+async function runEvmCommand(run: () => Promise<number>): Promise<void> {
+  const { UsageError } = await import('./mnemonic-file.js');
+  const { EvmConfigError } = await import('./chain/evm/config.js');
+  try {
+    process.exitCode = await run();
+  } catch (error) {
+    if (error instanceof UsageError) fail(error.message);
+    if (error instanceof EvmConfigError) {
+      process.stderr.write(`paylink: ${error.message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
+}
+
 /** What the CLI uses of the demo module (demo/server.ts). */
 interface DemoModule {
   runDemo(
@@ -224,18 +243,7 @@ async function main(argv: string[]) {
     }
     case 'sweep': {
       const { runSweepCommand } = await import('./sweep-command.js');
-      const { UsageError } = await import('./mnemonic-file.js');
-      const { EvmConfigError } = await import('./chain/evm/config.js');
-      try {
-        process.exitCode = await runSweepCommand({ mnemonicFile: values['mnemonic-file'], to: values.to, indexes: values.indexes, databaseUrl, dataDir });
-      } catch (error) {
-        if (error instanceof UsageError) fail(error.message);
-        if (error instanceof EvmConfigError) {
-          process.stderr.write(`paylink: ${error.message}\n`);
-          process.exit(2);
-        }
-        throw error;
-      }
+      await runEvmCommand(() => runSweepCommand({ mnemonicFile: values['mnemonic-file'], to: values.to, indexes: values.indexes, databaseUrl, dataDir }));
       return;
     }
     case 'keys': {
@@ -265,18 +273,7 @@ async function main(argv: string[]) {
     }
     case 'chain': {
       const { runChainCommand } = await import('./chain-command.js');
-      const { UsageError } = await import('./mnemonic-file.js');
-      const { EvmConfigError } = await import('./chain/evm/config.js');
-      try {
-        process.exitCode = await runChainCommand({ action: sub, network: values.network, databaseUrl, dataDir });
-      } catch (error) {
-        if (error instanceof UsageError) fail(error.message);
-        if (error instanceof EvmConfigError) {
-          process.stderr.write(`paylink: ${error.message}\n`);
-          process.exit(2);
-        }
-        throw error;
-      }
+      await runEvmCommand(() => runChainCommand({ action: sub, network: values.network, databaseUrl, dataDir }));
       return;
     }
     case 'proxy': {

@@ -14,11 +14,11 @@
  * session `reversed`, a `payment.reversed` webhook. A block the node does not have (a node still
  * syncing, or behind) stops the walk with an error: nothing is concluded from it.
  */
-import type { ChainAdapter } from '../../chain/types.js';
-import { networkChain } from '../../chain/types.js';
+import { networkChain, type ChainAdapter } from '../../chain/types.js';
 import type { Database } from '../../db/index.js';
 import { reverseCredit } from './finality.js';
 import { checkpointWrittenAt, creditedBlocksBelow, creditedIn, moveWaiting, readNetworkRecord, replaceCheckpoint } from './incoming-repository.js';
+import { observedOf } from './scanner.js';
 
 /** The node cannot tell yet what the reorganization took back (it lacks a block the database holds). */
 export class ResumeError extends Error {
@@ -77,23 +77,7 @@ export async function reverseVanishedCredits(deps: { db: Database; chain: ChainA
   }
   const report: ReversalReport = { intactBlock, reversed: [], moved: [] };
   for (const row of await creditedIn(deps.db, blockchainId, changed)) {
-    const check = await incoming.recheck(
-      {
-        blockchainId,
-        assetId: row.asset_id,
-        token: row.token_address,
-        from: row.from_address,
-        to: row.to_address,
-        amount: row.amount,
-        txHash: row.tx_hash,
-        logIndex: row.log_index,
-        ordinal: row.ordinal,
-        blockNumber: row.block_number ?? 0,
-        blockHash: row.block_hash ?? '0x',
-        blockTime: row.block_time,
-      },
-      { latestBlock: latest },
-    );
+    const check = await incoming.recheck(observedOf(row, blockchainId), { latestBlock: latest });
     if (check.status === 'mined') {
       const moved = check.transfer;
       await deps.db.transaction((tx) =>

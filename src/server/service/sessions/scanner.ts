@@ -144,8 +144,8 @@ export function creditableAmount(amount: string): string | null {
   return /^0(\.0*)?$/.test(value) ? null : value;
 }
 
-/** A waiting row as the chain adapter re-checks it. */
-function observedOf(row: WaitingTransfer, blockchainId: string): ObservedTransfer {
+/** A waiting (or credited) row as the chain adapter re-checks it. */
+export function observedOf(row: WaitingTransfer, blockchainId: string): ObservedTransfer {
   return {
     blockchainId,
     assetId: row.asset_id,
@@ -514,8 +514,12 @@ export function createChainScanner(deps: ScannerDeps, options: ChainScannerOptio
       await follow(latest, hashes);
       await finalize(latest, final!.number, hashes);
       if (!(await payoutsHalted(db, network))) {
-        await recordChainId(db, network, incoming.chainId, deps.now());
-        const checkpoint = (await readNetworkRecord(db, network))?.checkpoint ?? null;
+        let record = await readNetworkRecord(db, network);
+        if (!record) {
+          await recordChainId(db, network, incoming.chainId, deps.now());
+          record = await readNetworkRecord(db, network);
+        }
+        const checkpoint = record?.checkpoint ?? null;
         const violation = await violatedFinality(latest, hashes, checkpoint);
         if (violation) await halt(violation);
         // The checkpoint moves only along a chain that still has it.
