@@ -24,6 +24,7 @@ import { processPayouts } from '../../src/server/service/payouts/index.js';
 import { startService, type RunningService } from '../../src/server/service/serve.js';
 import { ChainIdentityError } from '../../src/server/service/sessions/index.js';
 import { createApiKey } from '../../src/server/service/keys/index.js';
+import { UsageError } from '../../src/server/mnemonic-file.js';
 import { assertLedgerMatches, balanceOf, countRows, createUsdLink, eventually, startSession } from '../support/money.js';
 import { createPgliteDataDir } from '../support/pglite-template.js';
 import { backends, call, createPostgresDatabase } from '../support/service.js';
@@ -190,3 +191,12 @@ for (const backend of backends()) {
     });
   });
 }
+
+describe('paylink chain', () => {
+  const options = { databaseUrl: undefined, dataDir: '/nonexistent', env: { PAYLINK_EVM_RPC_URL: 'http://127.0.0.1:1', PAYLINK_EVM_CHAIN_ID: '56', PAYLINK_EVM_TOKENS: `USDT=0x${'11'.repeat(20)}` } };
+  it('says how to use it, before it opens anything: an unknown action, no --network, a network not configured', async () => {
+    await assert.rejects(runChainCommand({ ...options, action: 'pause', network: 'bsc' }), (error: unknown) => error instanceof UsageError && /try "paylink chain resume --network <id>"/.test(error.message));
+    await assert.rejects(runChainCommand({ ...options, action: 'resume', network: undefined }), (error: unknown) => error instanceof UsageError && /needs --network/.test(error.message));
+    await assert.rejects(runChainCommand({ ...options, action: 'resume', network: 'polygon' }), (error: unknown) => error instanceof UsageError && /no network polygon.*configured: bsc/.test(error.message));
+  });
+});
