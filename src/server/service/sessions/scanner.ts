@@ -233,7 +233,7 @@ export function createChainScanner(deps: ScannerDeps, options: ChainScannerOptio
   /** The finalized block as last read (again at each new tip, and while catching up). */
   let final: { number: number; hash: string } | undefined;
 
-  /** Records `transfers` in one transaction; with `cursorTo`, advances the cursor in it too. */
+  /** Records `transfers` in one transaction; with `cursor`, moves the cursor past block `cursor.to` in it too. */
   const record = async (transfers: readonly ObservedTransfer[], latest: number, cursor?: { to: number; coveredUntil: Date | null }) =>
     db.transaction(async (tx) => {
       // Rounds of several instances take turns here; each one's records are idempotent anyway.
@@ -276,7 +276,7 @@ export function createChainScanner(deps: ScannerDeps, options: ChainScannerOptio
     let recorded = 0;
     let sweptTo: number | undefined;
     if (sweep && sweep.end - sweep.next + 1 <= share) {
-      // The rest of the sweep and the new blocks: one range, read together.
+      // The rest of the sweep and the new blocks (and any read since the sweep began): one range, read together.
       const last = Math.max(sweep.end, to);
       recorded += await record(await read(sweep.next, last), latest, { to: Math.max(from - 1, to), coveredUntil: caughtUp ? startedAt : null });
       sweptTo = last;
