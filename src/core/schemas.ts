@@ -369,6 +369,12 @@ export const CheckoutSession = z.object({
   remainingAmount: DecimalString,
   payAddress: z.string(),
   txHash: z.string().nullable(),
+  /**
+   * The network `txHash` is on: the last transfer counted toward the session. The deposit address is
+   * the same on every configured network, and a transfer on any of them pays the session, so this may
+   * differ from `blockchainId` (the network quoted). Null until a transfer counts.
+   */
+  paidBlockchainId: z.string().nullable(),
   expiresAt: Timestamp,
   createdAt: Timestamp,
   sandbox: z.boolean(),
@@ -502,9 +508,12 @@ export const IdempotencyKeyHeader = z
 
 /**
  * One asset on one network: `available` can be withdrawn; `pending` is reserved by withdrawals in
- * flight and, on a real chain, holds payments credited but not yet final.
+ * flight and, on a real chain, holds payments credited but not yet final. `owed`, only when there is
+ * a debt: a payment taken back after it was final (a reorganization past finality) whose funds had
+ * been withdrawn already; `available` is then 0, and later payments repay the debt before anything
+ * can be withdrawn.
  */
-export const BalanceItem = z.object({ assetId: AssetIdSchema, blockchainId: z.string(), available: DecimalString, pending: DecimalString });
+export const BalanceItem = z.object({ assetId: AssetIdSchema, blockchainId: z.string(), available: DecimalString, pending: DecimalString, owed: DecimalString.optional() });
 export const Balance = z.object({ items: z.array(BalanceItem) });
 export type Balance = z.infer<typeof Balance>;
 
@@ -596,6 +605,8 @@ const refundFields = { refundedAmount: DecimalString };
 /** A transfer paid into a session, as the keyed session read lists it. */
 export const SessionTransfer = z.object({
   txHash: z.string(),
+  /** The network it was paid on: any configured network pays the session, whichever was quoted. */
+  blockchainId: z.string(),
   amount: DecimalString,
   /** When it was credited (after its confirmations on a real chain); null while it still waits for them. */
   confirmedAt: Timestamp.nullable(),
@@ -645,7 +656,9 @@ export const CheckoutSessionRecord = z.object({
   /** Credited, then taken back by a reorg before it was final (status `reversed` when it was the payment). */
   reversedAmount: DecimalString,
   payAddress: z.string(),
-  /** Every transfer to `payAddress`, oldest first. */
+  /** The network of the last transfer counted toward the session (see `CheckoutSession.paidBlockchainId`); null until one counts. */
+  paidBlockchainId: z.string().nullable(),
+  /** Every transfer to `payAddress` on any configured network, oldest first. */
   transfers: z.array(SessionTransfer),
   /** The merchant's order id: the order's `reference` (`POST /v1/order`); null for a payment link's session. */
   reference: z.string().nullable(),
@@ -659,6 +672,13 @@ export const CheckoutSessionRecord = z.object({
   createdAt: Timestamp,
   /** When the session became `paid` or `overpaid`; null otherwise. */
   paidAt: Timestamp.nullable(),
+  /**
+   * When the money of a `paid` or `overpaid` session became final (every transfer counted toward it is
+   * in a final block, its funds available): the `checkout.session.finalized` webhook. Null until then,
+   * and on a session not settled. On the sandbox, whose money is available at once, it is the time it
+   * was paid: its `checkout.session.paid` already carries it, and no other event follows.
+   */
+  finalizedAt: Timestamp.nullable(),
   expiresAt: Timestamp,
   ...refundFields,
   /** `merchant` once the merchant accepted it as paid (`POST /v1/checkout-session/{id}/resolve`), with when; null otherwise. */

@@ -175,6 +175,11 @@ export interface IncomingChain {
   blockHash(number: number): Promise<string | null>;
   /** The configured tokens' transfers to any of `addresses` in blocks `fromBlock`…`toBlock`, oldest first. */
   transfers(query: { fromBlock: number; toBlock: number; addresses: readonly string[] }): Promise<ObservedTransfer[]>;
+  /**
+   * How many blocks one `transfers` query spans at most on these nodes now (what their `eth_getLogs`
+   * accepts, as learned from their refusals): the scanner sizes its re-reads in such ranges.
+   */
+  logRangeWidth(): number;
   /** Re-checks a transfer seen earlier by its transaction's receipt, in a canonical block. */
   recheck(transfer: ObservedTransfer, context?: { latestBlock?: number }): Promise<ObservedTransferCheck>;
 }

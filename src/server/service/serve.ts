@@ -121,7 +121,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
   const db = options.db ?? (await openDatabase({ databaseUrl: options.databaseUrl, dataDir: options.dataDir }));
   // Before anything reads or sends on a network: the node must serve the chain this database knows.
   try {
-    await verifyChainIdentity({ db, chain, now });
+    await verifyChainIdentity({ db, chain, now, logger: log });
   } catch (error) {
     if (!options.db) await db.close();
     throw error;

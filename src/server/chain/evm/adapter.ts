@@ -104,6 +104,7 @@ export function evmNetworkChain(chain: EvmChain): NetworkChain {
       for (const transfer of found) out.push(observed(chain, transfer, await blockTime(transfer.blockNumber, transfer.blockHash)));
       return out;
     },
+    logRangeWidth: () => chain.logRange.width,
     async recheck(transfer, context = {}): Promise<ObservedTransferCheck> {
       const check = await chain.recheckTransfer(libraryTransfer(transfer), context);
       if (check.status === 'pending' || check.status === 'gone') return check;

@@ -46,9 +46,18 @@ export type DomainEvent =
   | { type: 'link.changed'; slug: string }
   /** New withdrawals wait for a payout. */
   | { type: 'withdrawals.due' }
-  /** A session was paid (or overpaid), left underpaid by a transfer, or expired; a transfer came late. */
+  /**
+   * A session was paid (or overpaid), left underpaid by a transfer, or expired; its money became final;
+   * the merchant accepted it as paid; a transfer came late; a credit was taken back.
+   */
   | Announcement<
-      'checkout.session.paid' | 'checkout.session.underpaid' | 'checkout.session.expired' | 'checkout.session.resolved' | 'payment.late' | 'payment.reversed',
+      | 'checkout.session.paid'
+      | 'checkout.session.underpaid'
+      | 'checkout.session.expired'
+      | 'checkout.session.finalized'
+      | 'checkout.session.resolved'
+      | 'payment.late'
+      | 'payment.reversed',
       CheckoutSessionRecord
     >
   /** An order was paid in full (once per order). */

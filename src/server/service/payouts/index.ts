@@ -10,7 +10,8 @@
  *
  * May touch, in its own transactions: the withdrawals room's queue (`claimDue`, `markSucceeded`,
  * `markFailed`, `lockForPayout`/`lockManyForPayout`, `releaseClaim`), the ledger (`applyLedgerChange`)
- * and, for a refund's payout, the refunds room (`finishRefundPayouts`).
+ * and, for a refund's payout, the refunds room (`finishRefundPayouts`); it reads the alerts room's
+ * `payoutsHalted` before it claims (a halted network signs nothing).
  */
 export { AHEAD_TTL_MS, createPayoutsAhead, type PayoutsAhead } from './ahead.js';
 export { finishPayout, type PayoutOutcome } from './finish.js';

@@ -290,3 +290,31 @@ export const payoutSql = {
   columns: (alias: string) =>
     ['status', 'tx_hash', 'failure_reason', 'stalled_reason', 'updated_at'].map((column) => `${alias}.${column} AS payout_${column}`).join(', '),
 };
+/**
+ * Fails, newest first, the withdrawals of one balance that still wait for their payout (`pending`:
+ * nothing was ever signed for them) until their amounts reach `upTo`, with `reason`; resolves with the
+ * ones it failed. The caller returns their funds to the balance in the same transaction. For `paylink
+ * chain resume`: funds a reorganization past finality took back must not be paid out. A refund's payout
+ * is left alone: its funds left the balance when the refund was made, and its outcome is the refund's.
+ */
+export async function failWaitingOf(
+  tx: Queryable,
+  account: { integratorId: string; assetId: AssetId; blockchainId: string },
+  upTo: string,
+  reason: string,
+  now: Date,
+): Promise<ClaimedWithdrawal[]> {
+  const { rows } = await tx.query<ClaimedWithdrawal>(
+    `WITH locked AS (
+       SELECT id, amount, created_at FROM withdrawals
+       WHERE integrator_id = $1 AND asset_id = $2 AND blockchain_id = $3 AND status = 'pending' AND refund_id IS NULL FOR UPDATE
+     ), waiting AS (
+       SELECT id, sum(amount) OVER (ORDER BY created_at DESC, id DESC) - amount AS before FROM locked
+     )
+     UPDATE withdrawals w SET status = 'failed', failure_reason = $5, stalled_reason = NULL, updated_at = $6
+     FROM waiting WHERE w.id = waiting.id AND waiting.before < $4::numeric
+     RETURNING w.id, w.integrator_id, w.amount, w.asset_id, w.blockchain_id, w.address, w.attempts, w.refund_id`,
+    [account.integratorId, account.assetId, account.blockchainId, upTo, reason, now],
+  );
+  return rows;
+}
