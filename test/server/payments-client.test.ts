@@ -59,6 +59,7 @@ const endpoint = {
   description: 'Orders',
   events: ['checkout.session.paid', 'withdrawal.failed'],
   isActive: true,
+  previousSecretExpiresAt: null,
   createdAt: AT,
   updatedAt: AT,
 };
