@@ -219,7 +219,8 @@ describe('the rules behind the contract', () => {
     assert.deepEqual(checkWebhookEndpoint({}, { allowHttp: true, requireUrl: true }).errors.map((e) => e.key), ['webhook.urlRequired']);
     assert.deepEqual(checkWebhookEndpoint({ events: [] }, { allowHttp: true, requireUrl: false }).errors.map((e) => e.key), ['webhook.eventsRequired']);
     assert.deepEqual(checkWebhookEndpoint({ events: ['order.shipped'] }, { allowHttp: true, requireUrl: false }).errors.map((e) => e.path), ['events.0']);
-    assert.equal(WEBHOOK_EVENT_TYPES.length, 8);
+    assert.equal(WEBHOOK_EVENT_TYPES.length, 9);
+    assert.ok(WEBHOOK_EVENT_TYPES.includes('reconciliation.mismatch'), 'reconciliation.mismatch, when a deposit address holds what the books cannot explain');
     assert.ok(WEBHOOK_EVENT_TYPES.includes('order.paid'), 'order.paid, once per order');
     assert.ok(WEBHOOK_EVENT_TYPES.includes('payment.reversed'), 'payment.reversed, when a reorg takes back a payment before it is final');
     assert.equal(CreateWebhookEndpointInput.safeParse({ url: 'https://x.example', events: Array(21).fill('payment.late') }).success, false);

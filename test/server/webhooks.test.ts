@@ -122,7 +122,7 @@ describe('paylink/webhooks', () => {
     await assert.rejects(verifyWebhook(BODY, `t=${T},v1=${VECTOR}`, SECRET, { toleranceSeconds: -1 }), TypeError);
   });
 
-  it('names the event types: those of payments and withdrawals, and order.paid', () => {
+  it('names the event types: those of payments and withdrawals, order.paid and reconciliation.mismatch', () => {
     assert.deepEqual([...PAYLINK_WEBHOOK_EVENT_TYPES].sort(), [
       'checkout.session.expired',
       'checkout.session.paid',
@@ -130,6 +130,7 @@ describe('paylink/webhooks', () => {
       'order.paid',
       'payment.late',
       'payment.reversed',
+      'reconciliation.mismatch',
       'withdrawal.failed',
       'withdrawal.succeeded',
     ]);

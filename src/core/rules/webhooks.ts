@@ -20,6 +20,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'payment.reversed',
   'withdrawal.succeeded',
   'withdrawal.failed',
+  'reconciliation.mismatch',
 ] as const;
 
 /** One event type an endpoint can subscribe to. */

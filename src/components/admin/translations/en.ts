@@ -373,6 +373,7 @@ const en = {
   'eventHint_payment.reversed': 'A payment was taken back by the chain before it was final; its funds left the balance.',
   'eventHint_withdrawal.succeeded': 'A withdrawal reached its address.',
   'eventHint_withdrawal.failed': 'A withdrawal failed.',
+  'eventHint_reconciliation.mismatch': 'A deposit address holds other funds than the books say.',
   selectAllEvents: 'Select all events',
   endpointDescriptionHint: 'Optional: what this endpoint is for.',
   addEndpoint: 'Add endpoint',

@@ -358,6 +358,7 @@ const fr: typeof en = {
   'eventHint_payment.reversed': 'Un paiement a été repris par la chaîne avant d’être définitif ; ses fonds ont quitté le solde.',
   'eventHint_withdrawal.succeeded': 'Un retrait a atteint son adresse.',
   'eventHint_withdrawal.failed': 'Un retrait a échoué.',
+  'eventHint_reconciliation.mismatch': 'Une adresse de dépôt détient d’autres fonds que ce que disent les comptes.',
   selectAllEvents: 'Tout sélectionner',
   endpointDescriptionHint: 'Facultatif : à quoi sert ce point de terminaison.',
   addEndpoint: 'Ajouter',

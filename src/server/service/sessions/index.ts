@@ -19,6 +19,10 @@
  * (./scanner.ts) settles through `settleTransfer` too, at N confirmations; the `confirming` status
  * belongs here.
  *
+ * Reconciliation (../reconciliation/) reads what the books say each deposit address received
+ * (./deposit-books.ts) and credits a transfer the scanner missed through the scanner's own steps
+ * (`creditFound` of `createChainScanner`).
+ *
  * The merchant's view: the keyed `GET /v1/checkout-session[/{id}]` (./merchant-routes.ts,
  * ./records.ts), the only place a session's customer details, reference and metadata are read, and the
  * object of the `checkout.session.*` and `payment.late` webhooks. Retention of never-paid sessions:
@@ -33,4 +37,5 @@ export { checkoutOperations } from './routes.js';
 export { ChainIdentityError, createChainScanner, creditableAmount, startChainScanner, verifyChainIdentity, type ChainScanner, type ChainScannerOptions } from './scanner.js';
 export { finalizeCredit, reverseCredit } from './finality.js';
 export { depositIndexesWithTransfers } from './incoming-repository.js';
+export { depositAddressPage, receivedTransfers, receivedUpTo, type DepositAddressRecord, type ReceivedTransfer } from './deposit-books.js';
 export { depositAddressOfSql } from './repository.js';
