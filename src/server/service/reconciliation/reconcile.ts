@@ -34,7 +34,7 @@ import type { Database } from '../../db/index.js';
 import { defaultLogger, type Logger } from '../../log.js';
 import { clearAlert, raiseAlert } from '../alerts/index.js';
 import { recordEvent } from '../events/index.js';
-import { createChainScanner, depositAddressPage, receivedUpTo, type DepositAddressRecord } from '../sessions/index.js';
+import { createChainScanner, depositAddressPage, depositSessionsOf, receivedUpTo, type DepositAddressRecord } from '../sessions/index.js';
 import {
   claimRun,
   clearMismatchesExcept,
@@ -98,8 +98,9 @@ interface Held {
   actual: bigint;
 }
 
-/** A difference found (and traced, where it was). */
+/** A difference found, with its session's owner (and traced, where it was). */
 interface Difference extends Held {
+  owner: { integratorId: string; createdAt: Date };
   trace: TraceResult | null;
 }
 
@@ -165,32 +166,41 @@ function networkReconciler(deps: ReconcilerDeps, incoming: IncomingChain, chain:
   const hold = async (final: number): Promise<{ addresses: number; differences: Held[] }> => {
     const differences: Held[] = [];
     let addresses = 0;
-    for (let after = -1; ; ) {
-      const page = await depositAddressPage(db, after, pageSize);
+    const pageAfter = (index: number) => {
+      const reading = depositAddressPage(db, index, pageSize);
+      reading.catch(() => undefined); // awaited below; a failure meanwhile is not unhandled
+      return reading;
+    };
+    // Each page's addresses are read from the database while the page before is at the node.
+    for (let next = pageAfter(-1); ; ) {
+      const page = await next;
       if (page.length === 0) break;
-      after = page.at(-1)!.depositIndex;
+      next = page.length < pageSize ? Promise.resolve([]) : pageAfter(page.at(-1)!.depositIndex);
       const carried = page.flatMap((record) => {
         const token = tokenOf(record.assetId);
         return token ? [{ record, token }] : [];
       });
       if (carried.length === 0) continue;
-      const balances = await chain.balancesAt(
-        final,
-        carried.map(({ record }) => ({ assetId: record.assetId, holder: record.address })),
-      );
-      // The books after the chain: a credit committed meanwhile is counted, not taken for a surplus.
-      const received = await receivedUpTo(
-        db,
-        blockchainId,
-        final,
-        carried.map(({ record }) => record.sessionId),
-      );
-      const swept = await sweptUpTo(
-        db,
-        blockchainId,
-        final,
-        carried.map(({ record }) => record.address),
-      );
+      // The node and the database at once. A credit committed between the two reads looks like a
+      // surplus here; its trace reads the books again and finds it.
+      const [balances, received, swept] = await Promise.all([
+        chain.balancesAt(
+          final,
+          carried.map(({ record }) => ({ assetId: record.assetId, holder: record.address })),
+        ),
+        receivedUpTo(
+          db,
+          blockchainId,
+          final,
+          carried.map(({ record }) => record.sessionId),
+        ),
+        sweptUpTo(
+          db,
+          blockchainId,
+          final,
+          carried.map(({ record }) => record.address),
+        ),
+      ]);
       for (const [i, { record, token }] of carried.entries()) {
         const units = (text: string | undefined) => (text === undefined ? 0n : parseUnits(text, token.decimals));
         const expected = units(received.get(record.sessionId)?.get(token.address)) - units(swept.get(`${record.address}:${token.address}`));
@@ -198,7 +208,6 @@ function networkReconciler(deps: ReconcilerDeps, incoming: IncomingChain, chain:
         addresses++;
         if (expected !== actual) differences.push({ record, token, expected, actual });
       }
-      if (page.length < pageSize) break;
     }
     return { addresses, differences };
   };
@@ -217,7 +226,7 @@ function networkReconciler(deps: ReconcilerDeps, incoming: IncomingChain, chain:
         const held = await upsertMismatch(tx, mismatch, now);
         if (!held) {
           const raised = { ...mismatch, raisedAt: now };
-          await recordEvent(tx, { type: 'reconciliation.mismatch', integratorId: record.integratorId, at: now, object: async () => mismatchObject(raised, token.decimals) });
+          await recordEvent(tx, { type: 'reconciliation.mismatch', integratorId: difference.owner.integratorId, at: now, object: async () => mismatchObject(raised, token.decimals) });
         }
         return held;
       });
@@ -272,14 +281,20 @@ function networkReconciler(deps: ReconcilerDeps, incoming: IncomingChain, chain:
     const startedAt = deps.now();
     const heldBefore = new Set((await listMismatches(db, blockchainId)).map((m) => m.address));
     await settleSweeps();
-    const { addresses, differences } = await hold(final);
+    const { addresses, differences: held } = await hold(final);
+    const owners = held.length ? await depositSessionsOf(db, held.map((d) => d.record.sessionId)) : new Map<string, { integratorId: string; createdAt: Date }>();
+    // A session deleted meanwhile (retention) takes its address out of the books.
+    const differences = held.flatMap((d) => {
+      const owner = owners.get(d.record.sessionId);
+      return owner ? [{ ...d, owner, trace: null }] : [];
+    });
     const traced: Difference[] = [];
     let credited = 0;
     let budget = maxTraces;
     for (const difference of differences) {
       // A balance below the books has nothing to credit: it is traced too (for the block to look at) while the budget lasts.
       if (budget <= 0) {
-        traced.push({ ...difference, trace: null });
+        traced.push(difference);
         continue;
       }
       budget--;
@@ -293,11 +308,11 @@ function networkReconciler(deps: ReconcilerDeps, incoming: IncomingChain, chain:
         address: record.address,
         assetId: record.assetId,
         token,
-        createdAt: record.createdAt,
+        createdAt: difference.owner.createdAt,
         final,
         latest,
         actual: difference.actual,
-        matchedAt: lastRun && record.createdAt < lastRun.startedAt && !heldBefore.has(record.address) ? lastRun : null,
+        matchedAt: lastRun && difference.owner.createdAt < lastRun.startedAt && !heldBefore.has(record.address) ? lastRun : null,
       });
       for (const transfer of trace.credited) {
         credited++;

@@ -12,13 +12,9 @@ import type { Queryable } from '../../db/index.js';
 /** A deposit address that served a session. */
 export interface DepositAddressRecord {
   sessionId: string;
-  integratorId: string;
   /** Lowercase. */
   address: string;
   assetId: AssetId;
-  /** The network the session was opened on. */
-  blockchainId: string;
-  createdAt: Date;
   depositIndex: number;
 }
 
@@ -27,20 +23,18 @@ export interface DepositAddressRecord {
  * (keyset pages: a run over a million sessions never holds them all).
  */
 export async function depositAddressPage(db: Queryable, afterIndex: number, limit: number): Promise<DepositAddressRecord[]> {
-  const { rows } = await db.query<{ id: string; integrator_id: string; address: string; asset_id: AssetId; blockchain_id: string; created_at: Date; n: string }>(
-    `SELECT id, integrator_id, lower(pay_address) AS address, asset_id, blockchain_id, created_at, deposit_index::text AS n
+  const { rows } = await db.query<{ id: string; address: string; asset_id: AssetId; n: string }>(
+    `SELECT id, pay_address AS address, asset_id, deposit_index::text AS n
      FROM checkout_sessions WHERE deposit_index > $1 ORDER BY deposit_index LIMIT ${Math.max(1, Math.floor(limit))}`,
     [afterIndex],
   );
-  return rows.map((row) => ({
-    sessionId: row.id,
-    integratorId: row.integrator_id,
-    address: row.address,
-    assetId: row.asset_id,
-    blockchainId: row.blockchain_id,
-    createdAt: row.created_at,
-    depositIndex: Number(row.n),
-  }));
+  return rows.map((row) => ({ sessionId: row.id, address: row.address.toLowerCase(), assetId: row.asset_id, depositIndex: Number(row.n) }));
+}
+
+/** Who a deposit address's session belongs to, and when it was created: what a trace and a mismatch need of the few addresses that differ. */
+export async function depositSessionsOf(db: Queryable, sessionIds: readonly string[]): Promise<Map<string, { integratorId: string; createdAt: Date }>> {
+  const { rows } = await db.query<{ id: string; integrator_id: string; created_at: Date }>('SELECT id, integrator_id, created_at FROM checkout_sessions WHERE id = ANY($1::uuid[])', [sessionIds]);
+  return new Map(rows.map((row) => [row.id, { integratorId: row.integrator_id, createdAt: row.created_at }]));
 }
 
 /**

@@ -37,5 +37,5 @@ export { checkoutOperations } from './routes.js';
 export { ChainIdentityError, createChainScanner, creditableAmount, startChainScanner, verifyChainIdentity, type ChainScanner, type ChainScannerOptions } from './scanner.js';
 export { finalizeCredit, reverseCredit } from './finality.js';
 export { depositIndexesWithTransfers } from './incoming-repository.js';
-export { depositAddressPage, receivedTransfers, receivedUpTo, type DepositAddressRecord, type ReceivedTransfer } from './deposit-books.js';
+export { depositAddressPage, depositSessionsOf, receivedTransfers, receivedUpTo, type DepositAddressRecord, type ReceivedTransfer } from './deposit-books.js';
 export { depositAddressOfSql } from './repository.js';
