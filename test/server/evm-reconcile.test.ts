@@ -19,8 +19,9 @@ import { sweepDeposits } from '../../src/server/chain/evm/sweep.js';
 import type { RealChainAdapter } from '../../src/server/chain/types.js';
 import { createLogger } from '../../src/server/log.js';
 import { createReconciler, recordSweepTransfer, settleSweepTransfer } from '../../src/server/service/reconciliation/index.js';
+import { startService } from '../../src/server/service/serve.js';
 import { DEPOSIT_MNEMONIC } from '../support/anvil.js';
-import { assertLedgerMatches, createUsdLink, startSession } from '../support/money.js';
+import { assertLedgerMatches, createUsdLink, eventually, startSession } from '../support/money.js';
 import { startRpcProxy, type RpcProxy } from '../support/rpc-proxy.js';
 import { backends, call, startTestService, type TestService } from '../support/service.js';
 import { manualScanner, networksEnv, readSession, startEvmFixture, type EvmFixture } from '../support/evm-service.js';
@@ -236,6 +237,21 @@ for (const backend of backends()) {
       } finally {
         await sweeper.close();
       }
+    });
+
+    it('runs in the background of a service, each network at its interval, and stops with it', async () => {
+      const runs = async () =>
+        (await t.db.query<{ blockchain_id: string; at: Date | null }>('SELECT blockchain_id, last_finished_at AS at FROM reconciliation_runs ORDER BY blockchain_id')).rows.map((r) => [r.blockchain_id, r.at?.getTime() ?? 0] as const);
+      const before = new Map(await runs());
+      // Every network is due now; another instance of the service reconciles it every 200 ms.
+      await t.db.query('UPDATE reconciliation_runs SET next_run_at = now()');
+      const instance = await startService({ db: t.db, chain, scanner: false, reconciler: { intervalMs: 200 }, payoutWorker: false, webhookWorker: false, sseHeartbeatMs: 60_000, logger });
+      try {
+        await eventually(async () => (await runs()).every(([network, at]) => at > (before.get(network) ?? 0)), 20_000, 'a run of each network in the background');
+      } finally {
+        await instance.close();
+      }
+      assert.deepEqual((await runs()).map(([network]) => network), ['bsc', 'polygon']);
     });
 
     it('reconciles the address of every session on every network: money on polygon at the address of a bsc session is seen there', async () => {
