@@ -204,6 +204,33 @@ for (const backend of backends()) {
       assert.deepEqual(await alertsOf('bsc'), []);
     });
 
+    it('raises a difference it cannot trace on a node that keeps no state of past blocks, and goes on', async () => {
+      const session = await newSession('2');
+      await payAndCredit(session);
+      await makeFinal('bsc');
+      assert.equal((await reconcile()).bsc!.mismatches, 0);
+      await bsc.t.setTokenBalance(bsc.usdt, session.payAddress, units('3'));
+      await makeFinal('bsc');
+      // A full node, not an archive: state only at the final block and above.
+      const final = Number(await bsc.t.client.getBlockNumber()) - 64;
+      proxy.override(({ method, params }) =>
+        method === 'eth_call' && typeof params[1] === 'string' && Number(params[1]) < final ? { error: { code: -32000, message: 'missing trie node' } } : undefined,
+      );
+      logged = [];
+      try {
+        const run = await reconcile();
+        assert.equal(run.bsc!.mismatches, 1);
+        const line = logged.find((l) => l.code === 'reconciliation_mismatch');
+        assert.deepEqual([line?.reason, line?.expected, line?.actual], ['untraced', '2', '3']);
+        assert.match(String(line?.errorMessage), /missing trie node/);
+      } finally {
+        proxy.override(null);
+      }
+      await bsc.t.setTokenBalance(bsc.usdt, session.payAddress, units('2'));
+      await makeFinal('bsc');
+      assert.equal((await reconcile()).bsc!.mismatches, 0);
+    });
+
     it('takes a sweep between runs for money out of the address, also when the sweep was killed before recording its outcome', async () => {
       const sweeper = await connectEvmChain(bsc.t.config({ tokens: { USDT: bsc.usdt, CNGN: bsc.cngn } }));
       try {

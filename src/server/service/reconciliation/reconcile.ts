@@ -98,10 +98,11 @@ interface Held {
   actual: bigint;
 }
 
-/** A difference found, with its session's owner (and traced, where it was). */
+/** A difference found, with its session's owner (and traced, where it was, or why it could not be). */
 interface Difference extends Held {
   owner: { integratorId: string; createdAt: Date };
   trace: TraceResult | null;
+  traceError?: unknown;
 }
 
 /** A sweep transfer in no block this long after it was signed is taken as never mined. */
@@ -220,7 +221,18 @@ function networkReconciler(deps: ReconcilerDeps, incoming: IncomingChain, chain:
       const expected = formatUnits(difference.trace?.expected ?? difference.expected, token.decimals);
       const actual = formatUnits(difference.trace?.actual ?? difference.actual, token.decimals);
       const reason = difference.trace?.reason ?? 'untraced';
-      const fields = { blockchainId, address: record.address, assetId: record.assetId, expected, actual, block: final, tracedBlock: difference.trace?.tracedBlock ?? undefined, reason, sessionId: record.sessionId };
+      const fields = {
+        blockchainId,
+        address: record.address,
+        assetId: record.assetId,
+        expected,
+        actual,
+        block: final,
+        tracedBlock: difference.trace?.tracedBlock ?? undefined,
+        reason,
+        sessionId: record.sessionId,
+        error: difference.traceError,
+      };
       const before = await db.transaction(async (tx) => {
         const mismatch = { blockchainId, address: record.address, sessionId: record.sessionId, assetId: record.assetId, expected, actual, block: final, tracedBlock: difference.trace?.tracedBlock ?? null, reason };
         const held = await upsertMismatch(tx, mismatch, now);
@@ -284,7 +296,7 @@ function networkReconciler(deps: ReconcilerDeps, incoming: IncomingChain, chain:
     const { addresses, differences: held } = await hold(final);
     const owners = held.length ? await depositSessionsOf(db, held.map((d) => d.record.sessionId)) : new Map<string, { integratorId: string; createdAt: Date }>();
     // A session deleted meanwhile (retention) takes its address out of the books.
-    const differences = held.flatMap((d) => {
+    const differences = held.flatMap((d): Difference[] => {
       const owner = owners.get(d.record.sessionId);
       return owner ? [{ ...d, owner, trace: null }] : [];
     });
@@ -299,24 +311,12 @@ function networkReconciler(deps: ReconcilerDeps, incoming: IncomingChain, chain:
       }
       budget--;
       const { record, token } = difference;
-      const trace = await traceAddress({
-        db,
-        chain,
-        creditFound: (transfer: ObservedTransfer, tip: number) => scanner.creditFound(transfer, tip),
-        blockchainId,
-        sessionId: record.sessionId,
-        address: record.address,
-        assetId: record.assetId,
-        token,
-        createdAt: difference.owner.createdAt,
-        final,
-        latest,
-        actual: difference.actual,
-        matchedAt: lastRun && difference.owner.createdAt < lastRun.startedAt && !heldBefore.has(record.address) ? lastRun : null,
-      });
-      for (const transfer of trace.credited) {
+      // Each credit is said as it is made: a trace that fails later has made it all the same.
+      const creditFound = async (transfer: ObservedTransfer, tip: number) => {
+        const status = await scanner.creditFound(transfer, tip);
+        if (status !== 'credited' && status !== 'ignored') return status;
         credited++;
-        logger.warn('reconciliation_credited', `a transfer to a deposit address on ${blockchainId} that the scanner never saw was found in its block's receipts and credited`, {
+        logger.warn('reconciliation_credited', `a transfer to a deposit address on ${blockchainId} that the scanner never saw was found in its block's receipts and credited (or, below 0.000001, recorded)`, {
           blockchainId,
           address: record.address,
           sessionId: record.sessionId,
@@ -325,7 +325,31 @@ function networkReconciler(deps: ReconcilerDeps, incoming: IncomingChain, chain:
           block: transfer.blockNumber,
           assetId: transfer.assetId,
           amount: transfer.amount,
+          recorded: status,
         });
+        return status;
+      };
+      let trace: TraceResult;
+      try {
+        trace = await traceAddress({
+          db,
+          chain,
+          creditFound,
+          blockchainId,
+          sessionId: record.sessionId,
+          address: record.address,
+          assetId: record.assetId,
+          token,
+          createdAt: difference.owner.createdAt,
+          final,
+          latest,
+          actual: difference.actual,
+          matchedAt: lastRun && difference.owner.createdAt < lastRun.startedAt && !heldBefore.has(record.address) ? lastRun : null,
+        });
+      } catch (error) {
+        // A node without the state of past blocks (or one that fails meanwhile): the difference stands, untraced.
+        trace = { expected: difference.expected, actual: difference.actual, credited: [], reason: 'untraced', tracedBlock: null };
+        difference.traceError = error;
       }
       if (trace.reason !== 'matched') traced.push({ ...difference, trace });
     }
