@@ -80,9 +80,10 @@ export interface SweepOptions {
   onProgress?: ((event: SweepEvent) => void) | undefined;
   /**
    * Records each token transfer out of a deposit address: `signed` before it is broadcast (awaited: a
-   * transfer that could not be recorded is not sent), `settled` once its receipt tells what it did, or
-   * that another transaction took its nonce (`dropped`). The service's reconciliation counts what the
-   * sweeps moved out of each address; without the record a sweep would look like money gone missing.
+   * transfer that could not be recorded is not sent), `settled` once its receipt tells what it did. One
+   * with no receipt yet is left to the service's reconciliation, which reads it again. Reconciliation
+   * counts what the sweeps moved out of each address; without the record a sweep would look like money
+   * gone missing.
    */
   record?: SweepRecorder | undefined;
 }
@@ -90,7 +91,7 @@ export interface SweepOptions {
 /** Where a sweep records what it moves (see `SweepOptions.record`). */
 export interface SweepRecorder {
   signed(transfer: { index: number; address: Address; assetId: AssetId; token: Address; amount: string; txHash: Hex }): Promise<void>;
-  settled(txHash: Hex, outcome: { status: 'success' | 'reverted'; blockNumber: number } | { status: 'dropped' }): Promise<void>;
+  settled(txHash: Hex, outcome: { status: 'success' | 'reverted'; blockNumber: number }): Promise<void>;
 }
 
 /**
@@ -205,7 +206,8 @@ export async function sweepDeposits(options: SweepOptions): Promise<SweepReport>
         // Another transaction with the same nonce was mined instead (one of an earlier run).
         token.reason = "replaced by an earlier run's transfer with the same nonce";
       }
-      await options.record?.settled(token.txHash!, status.status === 'pending' ? { status: 'dropped' } : { status: status.status, blockNumber: status.blockNumber });
+      // Mined or reverted is settled now; one in no block stays open for the service, which reads its receipt again later.
+      if (status.status !== 'pending') await options.record?.settled(token.txHash!, { status: status.status, blockNumber: status.blockNumber });
     }
     sortTokens();
   }
