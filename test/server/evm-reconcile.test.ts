@@ -13,6 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { parseUnits, type Address } from 'viem';
 import { connectEvmAdapter } from '../../src/server/chain/evm/adapter.js';
+import { MULTICALL3_ADDRESS } from '../../src/server/chain/evm/balances.js';
 import { connectEvmChain } from '../../src/server/chain/evm/chain.js';
 import { parseEvmNetworks } from '../../src/server/chain/evm/config.js';
 import { sweepDeposits } from '../../src/server/chain/evm/sweep.js';
@@ -154,7 +155,18 @@ for (const backend of backends()) {
       const session = await newSession('4');
       await payAndCredit(session);
       await makeFinal('bsc');
-      assert.equal((await reconcile()).bsc!.mismatches, 0);
+      // Every balance is read through Multicall3, many per call.
+      const calls: string[] = [];
+      proxy.override(({ method, params }) => {
+        if (method === 'eth_call') calls.push(String((params[0] as { to?: string }).to).toLowerCase());
+        return undefined;
+      });
+      try {
+        assert.equal((await reconcile()).bsc!.mismatches, 0);
+      } finally {
+        proxy.override(null);
+      }
+      assert.ok(calls.length > 0 && calls.every((to) => to === MULTICALL3_ADDRESS.toLowerCase()), calls.join(' '));
 
       // 2 USDT more than anyone paid, with no transfer at all.
       await bsc.t.setTokenBalance(bsc.usdt, session.payAddress, units('6'));
