@@ -1065,10 +1065,37 @@ export const WebhookTestObject = z.object({ id: Id, object: z.literal('webhook_e
 export type WebhookTestObject = z.infer<typeof WebhookTestObject>;
 
 /**
+ * `data.object` of a `reconciliation.mismatch` event: a deposit address of one of the merchant's
+ * sessions holds, at a final block, another amount of the session's asset than the books say it
+ * received (what was credited there, minus what was swept out of it). Sent once when the difference is
+ * found; the operator investigates (docs/operations.md, Reconciliation).
+ */
+export const ReconciliationMismatch = z.object({
+  object: z.literal('reconciliation_mismatch'),
+  /** The network the balance was read on. */
+  blockchainId: z.string(),
+  /** The deposit address. */
+  address: z.string(),
+  /** The session it served (`GET /v1/checkout-session/{id}`). */
+  sessionId: Id,
+  assetId: AssetIdSchema,
+  /** What the books say it holds, and what the chain holds: exact decimals with all of the token's digits. */
+  expected: z.string(),
+  actual: z.string(),
+  /** The final block the balance was read at. */
+  block: z.number().int(),
+  /** What the trace found: `unexplained` (no transfer explains the rise), `deficit` (less than the books), `not_credited` (a transfer the settlement did not take), `untraced`. */
+  reason: z.string(),
+  since: Timestamp,
+});
+export type ReconciliationMismatch = z.infer<typeof ReconciliationMismatch>;
+
+/**
  * The body of every delivery: `data.object` is the session (a `CheckoutSessionRecord`: the
  * `checkout.session.*` and `payment.late` events), the order (an `Order`: `order.paid`) or the
  * withdrawal (a `Withdrawal`: `withdrawal.*`), the refund (a `Refund`: `refund.*`) as
- * the matching GET returned it when the event happened, or the endpoint for `webhook.test`.
+ * the matching GET returned it when the event happened, a `ReconciliationMismatch` (`reconciliation.mismatch`),
+ * or the endpoint for `webhook.test`.
  * `paylink/webhooks`' `verifyWebhook` returns it once the signature checks out.
  */
 export const WebhookEvent = z.object({
@@ -1076,7 +1103,7 @@ export const WebhookEvent = z.object({
   id: z.string(),
   type: z.string().meta({ description: 'One of `WebhookEventType`, or `webhook.test`' }),
   createdAt: Timestamp,
-  data: z.object({ object: z.union([CheckoutSessionRecord, Order, Withdrawal, Refund, WebhookTestObject]) }),
+  data: z.object({ object: z.union([CheckoutSessionRecord, Order, Withdrawal, Refund, ReconciliationMismatch, WebhookTestObject]) }),
 });
 export type WebhookEvent = z.infer<typeof WebhookEvent>;
 

@@ -88,6 +88,7 @@ const RESPONSE_SCHEMAS: Record<string, z.ZodType> = {
   WebhookAttempt: S.WebhookAttempt,
   WebhookDelivery: S.WebhookDelivery,
   WebhookDeliveryList: S.WebhookDeliveryList,
+  ReconciliationMismatch: S.ReconciliationMismatch,
   WebhookTestObject: S.WebhookTestObject,
   WebhookEvent: S.WebhookEvent,
   OrderStatus: S.OrderStatus,

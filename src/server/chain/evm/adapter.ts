@@ -23,6 +23,7 @@ import {
   type TransactionState,
   type BroadcastOutcome,
 } from '../types.js';
+import { evmReconcileChain } from './balances.js';
 import { connectEvmChain, type EvmChain, type EvmChainOptions, type EvmTransfer, type TransactionStatus } from './chain.js';
 import type { EvmConfig } from './config.js';
 import { EvmChainError } from './errors.js';
@@ -261,7 +262,7 @@ export function evmNetworkChain(chain: EvmChain): NetworkChain {
     },
   };
 
-  return { blockchainId: network.id, incoming, outgoing: outgoing || undefined };
+  return { blockchainId: network.id, incoming, outgoing: outgoing || undefined, reconcile: evmReconcileChain(chain) };
 }
 
 /**

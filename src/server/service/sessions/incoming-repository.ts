@@ -235,6 +235,20 @@ export async function waitingTransfers(db: Queryable, blockchainId: string, limi
   return rows;
 }
 
+/** The record of a transfer by its identity (network + hash + token + recipient + ordinal), whatever its status, or undefined. */
+export async function findIncoming(
+  db: Queryable,
+  blockchainId: string,
+  transfer: Pick<ObservedTransfer, 'txHash' | 'token' | 'to' | 'ordinal'>,
+): Promise<(WaitingTransfer & { status: string }) | undefined> {
+  const { rows } = await db.query<WaitingTransfer & { status: string }>(
+    `SELECT ${WAITING_COLUMNS}, status FROM incoming_transfers
+     WHERE blockchain_id = $1 AND tx_hash = $2 AND lower(token_address) = lower($3) AND lower(to_address) = lower($4) AND ordinal = $5`,
+    [blockchainId, transfer.txHash.toLowerCase(), transfer.token, transfer.to, transfer.ordinal],
+  );
+  return rows[0];
+}
+
 /** Locks one transfer if it is still waiting. */
 export async function lockWaiting(tx: Queryable, id: string): Promise<WaitingTransfer | undefined> {
   const { rows } = await tx.query<WaitingTransfer>(`SELECT ${WAITING_COLUMNS} FROM incoming_transfers WHERE id = $1 AND status = 'seen' FOR UPDATE`, [id]);

@@ -25,6 +25,10 @@
  * under the locks settlement takes (`orderOfSession`, `lockSessionForSettlement`); a session's read embeds
  * what was refunded of it through that room's `refundedOfSessionSql`.
  *
+ * Reconciliation (../reconciliation/) reads what the books say each deposit address received
+ * (./deposit-books.ts) and credits a transfer the scanner missed through the scanner's own steps
+ * (`creditFound` of `createChainScanner`).
+ *
  * The merchant's view: the keyed `GET /v1/checkout-session[/{id}]` (./merchant-routes.ts,
  * ./records.ts), the only place a session's customer details, reference and metadata are read, and the
  * object of the `checkout.session.*` and `payment.late` webhooks. Retention of never-paid sessions:
@@ -49,4 +53,5 @@ export {
 export { recordCurrentCheckpoint, ResumeError, reverseVanishedCredits, type ReversalReport } from './resume.js';
 export { finalizeCredit, reverseCredit } from './finality.js';
 export { depositIndexesWithTransfers } from './incoming-repository.js';
+export { depositAddressPage, depositSessionsOf, receivedTransfers, receivedUpTo, type DepositAddressRecord, type ReceivedTransfer } from './deposit-books.js';
 export { depositAddressOfSql, lockSessionForSettlement, markSessionResolved, orderOfSession, sessionFunds, type SessionFunds } from './repository.js';

@@ -75,6 +75,7 @@ import {
   createCursor,
   creditedUnfinal,
   finalCreditBlocks,
+  findIncoming,
   lockSessionById,
   lockSessionForScan,
   lockWaiting,
@@ -208,7 +209,10 @@ interface Sweep {
 }
 
 /** The scanner of one network; `startChainScanner` runs one per network in a loop. */
-export function createChainScanner(deps: ScannerDeps, options: ChainScannerOptions = {}): ChainScanner & { readonly incoming: IncomingChain } {
+export function createChainScanner(
+  deps: ScannerDeps,
+  options: ChainScannerOptions = {},
+): ChainScanner & { readonly incoming: IncomingChain; creditFound(transfer: ObservedTransfer, latest: number): Promise<string> } {
   const incoming = scannedNetwork(deps.chain, options.network).incoming;
   const { db } = deps;
   const network = incoming.blockchainId;
@@ -532,7 +536,22 @@ export function createChainScanner(deps: ScannerDeps, options: ChainScannerOptio
     return { caughtUp };
   };
 
-  return { incoming, runOnce, stop: async () => {} };
+  /**
+   * Records and credits `transfer`, found in a final block outside the rounds (reconciliation reads it
+   * from the block's receipts), through a round's own steps: recorded once under its identity, credited
+   * once under its row's lock, so whichever of a round, a reconciliation or another instance gets there
+   * first credits it and the others find it done. `latest` is the tip it is judged at. Resolves with its
+   * record's status now (`credited`, `ignored`: below 0.000001, …), or `unknown` when no session of this
+   * network is paid at its address in its asset (not a payment of any).
+   */
+  const creditFound = async (transfer: ObservedTransfer, latest: number): Promise<string> => {
+    await db.transaction((tx) => recordTransfer(tx, transfer, latest, deps.now()));
+    const row = await findIncoming(db, network, transfer);
+    if (row?.status === 'seen') await credit(row, transfer);
+    return (await findIncoming(db, network, transfer))?.status ?? 'unknown';
+  };
+
+  return { incoming, runOnce, creditFound, stop: async () => {} };
 }
 
 /**
