@@ -29,7 +29,11 @@
  * object literal) or calls `render()` with options is an error, not a silent misrender. Each part goes
  * only if the installed lit-html's code reads exactly as below; otherwise it stays (the budget check
  * says if that matters).
- * Only the checkout's bundle uses this plugin: the admin's renders with directives (`ifDefined`, `cssVar`).
+ * Every script-tag bundle uses it: the admin sets an attribute or leaves it out with its own `ifDefined`
+ * (`value ?? nothing`, no directive) and a bar's width through a `.style` property binding (the CSSOM,
+ * which a strict Content-Security-Policy allows, where a `style` attribute is refused). A bundle that
+ * needs some parts names them (`keep`): the light elements render with options (`host`, their
+ * listeners' `this`), so the admin's and the claim page's keep `LIGHT_ELEMENT_PARTS`.
  */
 import type { Plugin } from 'vite';
 
@@ -146,34 +150,48 @@ export const LIT_STATIC_EDITS: Readonly<Record<string, ReadonlyArray<readonly [s
   ],
 };
 
-/** Applies every part of `LIT_STATIC_EDITS` whose code is all there; returns the code and the parts taken out. */
-export function trimLitHtml(source: string): { code: string; removed: string[] } {
+/**
+ * What an element rendering with `render(…, root, {host: this})` needs (`src/internal/paylink-element.ts`):
+ * the render options, each part's copy of them, and the listeners called with the host as `this`; and
+ * the raw-text bindings, which the admin's many templates are not checked for.
+ */
+export const LIGHT_ELEMENT_PARTS = ['render options', "parts' options", 'listener objects and options', 'raw-text bindings'] as const;
+
+/**
+ * Applies every part of `LIT_STATIC_EDITS` but those in `keep` whose code is all there; returns the
+ * code and the parts taken out. (A part whose edits read the code as a kept part's leave it stays too.)
+ */
+export function trimLitHtml(source: string, keep: readonly string[] = []): { code: string; removed: string[] } {
   let code = source;
   const removed: string[] = [];
   for (const [part, edits] of Object.entries(LIT_STATIC_EDITS)) {
-    if (!edits.every(([from]) => code.split(from).length == 2)) continue;
+    if (keep.includes(part) || !edits.every(([from]) => code.split(from).length == 2)) continue;
     for (const [from, to] of edits) code = code.replace(from, () => to);
     removed.push(part);
   }
   return { code, removed };
 }
 
-/** The plugin of the checkout's bundle (see the module comment). */
-export function litStaticPlugin(): Plugin {
+/** The plugin of a script-tag bundle (see the module comment): `keep` names the parts it needs. */
+export function litStaticPlugin(keep: readonly string[] = []): Plugin {
+  const trims = (part: string) => !keep.includes(part);
   return {
     name: 'paylink:lit-static',
     transform(source, id) {
       if (NEEDS_FULL_LIT.test(id)) this.error(`${id} needs all of lit-html, which this bundle trims (scripts/lit-static.ts)`);
       if (!/[\\/]node_modules[\\/]/.test(id)) {
         const tag = TAG_IMPORT.exec(source)?.[1];
-        if (tag) this.error(`${id} uses ${tag == 'svg' ? 'SVG' : 'MathML'} templates, which this bundle trims (scripts/lit-static.ts)`);
-        if (RAW_TEXT_BINDING.test(source)) this.error(`${id} binds the text of a raw-text element, which this bundle trims (scripts/lit-static.ts)`);
-        if (OBJECT_LISTENER.test(source)) this.error(`${id} binds a listener object, which this bundle trims (scripts/lit-static.ts)`);
-        if (/\bfrom\s*['"]lit(-html)?(\/html\.js)?['"]/.test(source) && RENDER_OPTIONS.test(source))
+        if (tag && trims(tag == 'svg' ? 'SVG' : 'MathML'))
+          this.error(`${id} uses ${tag == 'svg' ? 'SVG' : 'MathML'} templates, which this bundle trims (scripts/lit-static.ts)`);
+        if (trims('raw-text bindings') && RAW_TEXT_BINDING.test(source))
+          this.error(`${id} binds the text of a raw-text element, which this bundle trims (scripts/lit-static.ts)`);
+        if (trims('listener objects and options') && OBJECT_LISTENER.test(source))
+          this.error(`${id} binds a listener object, which this bundle trims (scripts/lit-static.ts)`);
+        if (trims('render options') && /\bfrom\s*['"]lit(-html)?(\/html\.js)?['"]/.test(source) && RENDER_OPTIONS.test(source))
           this.error(`${id} calls render() with options, which this bundle trims (scripts/lit-static.ts)`);
       }
       if (!LIT_HTML_MODULE.test(id)) return null;
-      const { code } = trimLitHtml(source);
+      const { code } = trimLitHtml(source, keep);
       return code === source ? null : { code, map: null };
     },
   };

@@ -4,7 +4,7 @@
  * or from the admin through the proxy's admin routes. The keyless `client.checkout.getSession` never
  * carries the customer's details; this does.
  */
-import { CheckoutSessionRecord, CheckoutSessionRecordList, type SessionStatus } from '../core/schemas.js';
+import { CheckoutSessionRecord, CheckoutSessionRecordList, type ResolveSessionInput, type SessionStatus } from '../core/schemas.js';
 import type { RequestOptions, Transport } from './http.js';
 import { isoOf, pathOf } from './links.js';
 
@@ -31,6 +31,11 @@ export interface SessionsResource {
   get(params: string | { id: string }, options?: RequestOptions): Promise<CheckoutSessionRecord>;
   /** Hides a donation's donor from its link's public donors list (the gift still counts); answers the session. */
   hideDonor(params: string | { id: string }, options?: RequestOptions): Promise<CheckoutSessionRecord>;
+  /**
+   * Accepts an underpaid or late-paid session as paid (`resolution: "merchant"`): its order, if any,
+   * becomes paid. A session paid in full, or one that received nothing, is a `PaylinkConflictError`.
+   */
+  resolve(params: string | ({ id: string } & ResolveSessionInput), options?: RequestOptions): Promise<CheckoutSessionRecord>;
 }
 
 export function createSessionsResource(transport: Transport): SessionsResource {
@@ -44,5 +49,10 @@ export function createSessionsResource(transport: Transport): SessionsResource {
       transport.request('GET', pathOf('/checkout-session', params, 'sessions.get'), (data) => CheckoutSessionRecord.parse(data), options),
     hideDonor: (params, options = {}) =>
       transport.request('POST', `${pathOf('/checkout-session', params, 'sessions.hideDonor')}/hide-donor`, (data) => CheckoutSessionRecord.parse(data), options),
+    resolve: (params, options = {}) =>
+      transport.request('POST', `${pathOf('/checkout-session', params, 'sessions.resolve')}/resolve`, (data) => CheckoutSessionRecord.parse(data), {
+        ...options,
+        body: typeof params === 'string' || params.reason === undefined ? {} : { reason: params.reason },
+      }),
   };
 }

@@ -135,7 +135,7 @@ describe('<paylink-checkout> naming networks', () => {
   it('says which network a payment came on when it is another of the offered ones, confirming and paid', async () => {
     const { el, api } = await payStep();
     const id = el.machine.session!.id;
-    const say = (change: Partial<CheckoutSession> & { paidBlockchainId?: string | null }) => api.sessions.set(id, { ...api.sessions.get(id)!, ...change });
+    const say = (change: Partial<CheckoutSession>) => api.sessions.set(id, { ...api.sessions.get(id)!, ...change });
     say({ status: 'confirming', confirmations: 1, requiredConfirmations: 3, txHash: '0x' + 'ab'.repeat(32), paidBlockchainId: 'polygon' });
     await until(el, () => el.machine.session!.status === 'confirming', 'confirming');
     expect(text(part(el, 'paid-on'))).to.equal('Paid on Polygon');
@@ -149,7 +149,7 @@ describe('<paylink-checkout> naming networks', () => {
   it('says nothing more when it came on the quoted network, or the service does not say', async () => {
     const { el, api } = await payStep();
     const id = el.machine.session!.id;
-    api.sessions.set(id, { ...api.sessions.get(id)!, status: 'paid', paidAmount: '12.187813', remainingAmount: '0', postpayAction: PAID_ACTION, paidBlockchainId: 'bsc' } as CheckoutSession);
+    api.sessions.set(id, { ...api.sessions.get(id)!, status: 'paid', paidAmount: '12.187813', remainingAmount: '0', postpayAction: PAID_ACTION, paidBlockchainId: 'bsc' });
     await until(el, () => el.machine.view === 'done', 'paid');
     expect(has(el, 'paid-on')).to.equal(false);
   });

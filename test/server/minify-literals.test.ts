@@ -26,6 +26,12 @@ test('html: unquotes plain attribute values, keeps the quotes a value needs and 
   );
 });
 
+test('html: drops the comments written for the reader, never a binding', () => {
+  const source = 'html`<div>\n  <!-- Focusable so that keyboard users can scroll. -->\n  <p>${text}</p>\n</div>`';
+  assert.equal(minifyLiterals(source), 'html`<div><p>${text}</p></div>`');
+  assert.equal(minifyLiterals('html`<p><!-- a ${note} --></p>`'), 'html`<p><!-- a ${note} --></p>`', 'a comment around a binding is left as it is');
+});
+
 test('css: drops the spaces of !important and @media, and comments', () => {
   assert.equal(
     minifyLiterals('css`\n  /* why */\n  @media (prefers-reduced-motion: reduce) {\n    * { animation: none !important; }\n  }\n`'),
@@ -89,4 +95,24 @@ test('lit-static: a bundle that needs what it drops does not build', async () =>
   );
   assert.equal(transform.call(context, "import { render } from 'lit/html.js';\nrender(html`<p>${f(a, b)}</p>`, this.shadowRoot!);", '/p/src/components/checkout/x.ts'), null);
   assert.equal(transform.call(context, "import { html } from 'lit/html.js';", '/p/src/components/checkout/x.ts'), null, 'plain templates build');
+});
+
+test('lit-static: a light element (the admin, the claim page) keeps what rendering with options needs, and the rest still goes', async () => {
+  const { readFileSync } = await import('node:fs');
+  const { fileURLToPath } = await import('node:url');
+  const { LIGHT_ELEMENT_PARTS, LIT_STATIC_EDITS, litStaticPlugin, trimLitHtml } = await import('../../scripts/lit-static.js');
+  const source = readFileSync(fileURLToPath(new URL('../../node_modules/lit-html/lit-html.js', import.meta.url)), 'utf8');
+  const { code, removed } = trimLitHtml(source, LIGHT_ELEMENT_PARTS);
+  assert.deepEqual(removed, Object.keys(LIT_STATIC_EDITS).filter((part) => !(LIGHT_ELEMENT_PARTS as readonly string[]).includes(part)));
+  // A listener is still called with the render's host as `this`, and parts still carry the options.
+  assert.ok(code.includes('this._$AH.call(this.options?.host??this.element,t)'));
+  assert.match(code, /this\.options=e\}/);
+  assert.doesNotMatch(code, /_\$litDirective\$|<math>|setConnected/);
+
+  const transform = litStaticPlugin(LIGHT_ELEMENT_PARTS).transform as (this: { error(message: string): never }, source: string, id: string) => unknown;
+  const context = { error: (message: string): never => { throw new Error(message); } };
+  const element = "import { render } from 'lit/html.js';\nrender(html`<p @click=${this.go}></p>`, this, { host: this });";
+  assert.equal(transform.call(context, element, '/p/src/internal/paylink-element.ts'), null, 'render options build');
+  assert.throws(() => transform.call(context, "import { svg } from 'lit/html.js';", '/p/src/components/admin/x.ts'), /SVG/);
+  assert.throws(() => transform.call(context, '', '/p/node_modules/lit-html/directive.js'), /needs all of lit-html/);
 });

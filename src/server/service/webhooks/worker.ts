@@ -16,6 +16,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Database, Queryable } from '../../db/index.js';
+import { defaultLogger, type Logger } from '../../log.js';
 import { WEBHOOK_CHANNEL } from '../events/index.js';
 import { claimDue, nextDueAt, recordAttempt, type AttemptOutcome, type ClaimedDelivery } from './delivery-repository.js';
 import { sendAttempt } from './sender.js';
@@ -26,6 +27,8 @@ export interface WebhookDeps {
   db: Database;
   now: () => Date;
   webhooks: WebhookSettings;
+  /** Where the reason of a failed connection goes (the delivery log gives the key holder one sentence for all). */
+  log?: Logger | undefined;
 }
 
 export interface WebhookWorkerOptions {
@@ -52,9 +55,15 @@ export function retryDelayMs(attemptCount: number, retryBaseMs: number): number 
 /** Sends one claimed delivery and records the attempt; false when the claim had been taken over meanwhile. */
 async function attempt(deps: WebhookDeps, claimed: ClaimedDelivery): Promise<boolean> {
   const result = await sendAttempt(
-    { url: claimed.url, secret: claimed.secret, eventId: claimed.event_id, body: claimed.body },
+    { url: claimed.url, secret: claimed.secret, previousSecret: claimed.previous_secret, eventId: claimed.event_id, body: claimed.body },
     deps.webhooks,
     deps.now(),
+    (reason) =>
+      (deps.log ?? defaultLogger).warn('webhook_connect_failed', 'a webhook delivery could not connect to its endpoint', {
+        endpointId: claimed.endpoint_id,
+        deliveryId: claimed.id,
+        reason,
+      }),
   );
   const now = deps.now();
   let outcome: AttemptOutcome = { status: 'delivered' };
