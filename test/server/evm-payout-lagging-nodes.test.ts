@@ -159,8 +159,8 @@ for (const backend of backends()) {
       await assertPaidOnceWith(id, to, '7', row.tx_hash);
       assert.equal(await f.t.client.getTransactionCount({ address: hot }), sentBefore + 1, 'the hot wallet sent one transaction');
       assert.equal(codes('payout_replaced', row.tx_hash), 0);
-      assert.match(String(told('payout_nonce_unsettled', row.tx_hash)?.reason), /node 2 of 2 has its receipt/, 'the other node spoke for the transaction');
-      assert.equal(told('payout_nonce_unsettled', row.tx_hash)?.level, 'info', 'our own payout used its nonce: nothing for the operator to fear');
+      // Its receipt, asked of every node when the first has none, showed it mined: our own payout used its nonce.
+      assert.equal(codes('payout_nonce_unsettled', row.tx_hash), 0, 'the other node spoke for the transaction: nothing for the operator to look into');
     });
 
     it('a receipt in a block the chain does not have (a node on a fork that lost, the payout reverted there) ends nothing: paid once, finished by its canonical receipt', async () => {

@@ -105,14 +105,22 @@ export interface NewStoredTransaction {
 }
 
 /**
- * Stores signed transactions, `signed` (not broadcast yet), in one statement. They count as looked
- * at now (`checked_at`): the instance that stored them broadcasts them at once, and the others leave
- * them alone until they are due (a crash before the broadcast leaves them to whoever comes next).
- * The same statement shows each `processing` withdrawal its transaction's hash (known before it is
- * broadcast) and, given `nextNonce`, moves the senders' sequence on to it (the nonces below it are
- * taken: call it in the transaction that holds `lockNonce`'s lock), so a batch costs one round trip.
+ * Stores signed transactions, `signed` (not broadcast yet), in one statement. They are their storer's
+ * to broadcast for `sendLeaseMs` (`checked_at` that far ahead): the instance that stored them
+ * broadcasts them at once, and the others leave them alone until the lease has run out (a crash
+ * before the broadcast leaves them to whoever comes next) or the storer has tried (`endSendLease`).
+ * Another instance that followed them sooner would send the same bytes beside their storer and get
+ * "nonce too low" for each. The same statement shows each `processing` withdrawal its transaction's
+ * hash (known before it is broadcast) and, given `nextNonce`, moves the senders' sequence on to it
+ * (the nonces below it are taken: call it in the transaction that holds `lockNonce`'s lock), so a
+ * batch costs one round trip.
  */
-export async function insertStored(tx: Queryable, rows: readonly NewStoredTransaction[], now: Date, sequence: { nextNonce?: number } = {}): Promise<StoredTransaction[]> {
+export async function insertStored(
+  tx: Queryable,
+  rows: readonly NewStoredTransaction[],
+  now: Date,
+  options: { nextNonce?: number | undefined; sendLeaseMs?: number | undefined } = {},
+): Promise<StoredTransaction[]> {
   if (rows.length === 0) return [];
   const column = <K extends keyof NewStoredTransaction>(key: K) => rows.map((row) => row[key]);
   const { rows: stored } = await tx.query<StoredTransaction>(
@@ -120,7 +128,7 @@ export async function insertStored(tx: Queryable, rows: readonly NewStoredTransa
        INSERT INTO payout_transactions (id, blockchain_id, from_address, nonce, purpose, withdrawal_id, to_address, raw_transaction, tx_hash,
          status, checked_at, created_at, updated_at)
        SELECT r.id, r.blockchain_id, lower(r.from_address), r.nonce, r.purpose, r.withdrawal_id, r.to_address, r.raw_transaction, lower(r.tx_hash),
-         'signed', $10, $10, $10
+         'signed', $12, $10, $10
        FROM unnest($1::uuid[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::uuid[], $7::text[], $8::text[], $9::text[])
          AS r(id, blockchain_id, from_address, nonce, purpose, withdrawal_id, to_address, raw_transaction, tx_hash)
        RETURNING ${COLUMNS}
@@ -142,10 +150,20 @@ export async function insertStored(tx: Queryable, rows: readonly NewStoredTransa
       column('rawTransaction'),
       column('txHash'),
       now,
-      sequence.nextNonce ?? null,
+      options.nextNonce ?? null,
+      new Date(now.getTime() + (options.sendLeaseMs ?? 0)),
     ],
   );
   return stored.sort((a, b) => a.nonce - b.nonce);
+}
+
+/**
+ * Ends the send lease (`insertStored`) of transactions their storer tried to broadcast and no node
+ * took (an outage, a refusal for now): they are due for a retry, by anyone, from `now` on.
+ */
+export async function endSendLease(db: Queryable, ids: readonly string[], now: Date): Promise<void> {
+  if (ids.length === 0) return;
+  await db.query(`UPDATE payout_transactions SET checked_at = $2 WHERE id = ANY($1::uuid[]) AND status = 'signed' AND checked_at > $2`, [[...ids], now]);
 }
 
 /** Which of `withdrawalIds` have a live transaction (not replaced or rejected) stored. */
@@ -162,7 +180,8 @@ export async function withLiveTransaction(db: Queryable, withdrawalIds: readonly
  * Claims the unfinished transactions of `fromAddress` that were not looked at in the last
  * `recheckMs` (`FOR UPDATE SKIP LOCKED`, then stamped), lowest nonce first: the instances share the
  * following, and none looks at one another is looking at. One just broadcast is due at once (its
- * receipt may be there already); one just stored is its storer's to broadcast, due after `recheckMs`.
+ * receipt may be there already); one just stored is its storer's to broadcast, due after its send
+ * lease (`insertStored`) and `recheckMs`.
  */
 export async function claimUnfinished(db: Queryable, blockchainId: string, fromAddress: string, recheckMs: number, limit: number): Promise<StoredTransaction[]> {
   const { rows } = await db.query<StoredTransaction>(

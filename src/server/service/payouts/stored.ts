@@ -74,6 +74,7 @@ import {
   hasNonceSequence,
   insertStored,
   lockNonce,
+  endSendLease,
   markBroadcast,
   markMined,
   peekNonce,
@@ -109,6 +110,9 @@ function reportOnce(log: Report, key: string, line: string, error?: unknown) {
   reported.set(key, now);
   log(line, error);
 }
+
+/** How long a sent transaction without a receipt waits before it is broadcast again, by default (ms). */
+const REBROADCAST_MS = 15_000;
 
 /** How long a payout may wait for certainty before the wait is logged as an error: someone must look. */
 export const WAIT_ALARM_MS = 30 * 60_000;
@@ -179,9 +183,10 @@ export interface TransactionToStore {
  * (another instance stored it first, an old lease's attempt) is left out, under the lock, so it
  * takes no nonce. Each withdrawal also gets its hash shown (`txHash` while `processing`). Resolves
  * with the stored rows, lowest nonce first. `presigned`: signatures made ahead (`presign`), each
- * used only for the transaction and the nonce it was made with.
+ * used only for the transaction and the nonce it was made with. `sendLeaseMs`: how long the stored
+ * transactions are the caller's to broadcast (it does so at once), before others may (`insertStored`).
  */
-export async function signAndStore(deps: Deps, outgoing: OutgoingChain, items: readonly TransactionToStore[], presigned?: Presigned): Promise<StoredTransaction[]> {
+export async function signAndStore(deps: Deps, outgoing: OutgoingChain, items: readonly TransactionToStore[], presigned?: Presigned, sendLeaseMs = 0): Promise<StoredTransaction[]> {
   if (items.length === 0) return [];
   const { stored, next } = await deps.db.transaction(async (tx) => {
     const now = deps.now();
@@ -214,7 +219,7 @@ export async function signAndStore(deps: Deps, outgoing: OutgoingChain, items: r
       });
     }
     // One statement: the rows stored, the sequence moved on past them, each withdrawal's hash shown.
-    const stored = await insertStored(tx, rows, now, { nextNonce: first + signing.length });
+    const stored = await insertStored(tx, rows, now, { nextNonce: first + signing.length, sendLeaseMs });
     return { stored, next: first + signing.length };
   });
   deps.ahead?.stored(outgoing, next);
@@ -246,7 +251,7 @@ function payoutRequest(withdrawal: ClaimedWithdrawal): PayoutRequest {
  * goes back to the queue (nothing was signed). Resolves with how many were settled (stored or
  * failed) and the stored rows, lowest nonce first.
  */
-async function storeBatch(deps: Deps, outgoing: OutgoingChain, claimed: readonly ClaimedWithdrawal[], log: Report): Promise<{ settled: number; rows: StoredTransaction[] }> {
+async function storeBatch(deps: Deps, outgoing: OutgoingChain, claimed: readonly ClaimedWithdrawal[], log: Report, sendLeaseMs = 0): Promise<{ settled: number; rows: StoredTransaction[] }> {
   let prepared: Array<PromiseSettledResult<PreparedTransaction>>;
   const presigned: Presigned = new Map();
   let presigning: Promise<void> | undefined;
@@ -293,7 +298,7 @@ async function storeBatch(deps: Deps, outgoing: OutgoingChain, claimed: readonly
   }
   if (ready.length === 0) return { settled, rows: [] };
   try {
-    const rows = await signAndStore(deps, outgoing, ready, presigned);
+    const rows = await signAndStore(deps, outgoing, ready, presigned, sendLeaseMs);
     return { settled: settled + rows.length, rows };
   } catch (error) {
     // The transaction rolled back: nothing was signed for good, no nonce taken.
@@ -427,6 +432,7 @@ async function broadcastBatch(deps: Deps, outgoing: OutgoingChain, rows: readonl
   let progress = 0;
   const taken = new Set<string>();
   const gaps: StoredTransaction[] = [];
+  const tooLow: StoredTransaction[] = [];
   const handle = async (row: StoredTransaction, result: PromiseSettledResult<BroadcastOutcome>) => {
     if (result.status === 'rejected') {
       if (!(result.reason instanceof PayoutError)) {
@@ -456,18 +462,9 @@ async function broadcastBatch(deps: Deps, outgoing: OutgoingChain, rows: readonl
     } else if (outcome === 'nonce_gap') {
       gaps.push(row);
     } else if (outcome === 'nonce_too_low') {
-      // Its nonce is used: by this very transaction (its receipt is about to show) or by another one.
-      // Only the other, for good, lets the payout be signed again, and every node is asked, not just
-      // the one that said "too low"; until that is certain it stays as it is, taken.
-      const verdict = await outgoing.nonceReplaced(row.nonce, row.tx_hash);
-      if (verdict.replaced) {
-        await replaceStored(deps, row, verdict.nextNonce, log, logger);
-        progress++;
-      } else {
-        if (verdict.mined) notice(logger, 'info', 'payout_nonce_unsettled', row, 'a node says the nonce of a payout transaction is used: by this very transaction, which a node shows mined; it is followed by its receipt', verdict.why);
-        else notice(logger, 'warn', 'payout_nonce_unsettled', row, 'a node says the nonce of a payout transaction is used, and no node shows this transaction mined: it is not certain yet that another transaction used the nonce for good, so it stays as it is and is looked at again', verdict.why);
-        taken.add(row.id);
-      }
+      // Its nonce is used: by this very transaction (most often: sent before, mined since) or by another
+      // one. Looked into once the batch is handled (`settleTooLow`).
+      tooLow.push(row);
     } else {
       // replacement_underpriced: a transaction the service did not sign holds this nonce in the mempool.
       reportOnce(log, row.tx_hash, `[paylink] payout ${row.tx_hash}: another transaction holds nonce ${row.nonce} of the hot wallet in the mempool; waiting`);
@@ -487,6 +484,7 @@ async function broadcastBatch(deps: Deps, outgoing: OutgoingChain, rows: readonl
       reportOnce(log, row.tx_hash, `[paylink] payout transaction ${row.tx_hash} (nonce ${row.nonce}) waits: the chain did not answer`, error);
     }
   }
+  progress += await settleTooLow(deps, outgoing, tooLow.splice(0), taken, log, logger);
   // The node holds no earlier nonce for these: now that the batch is out, they can follow it, in order.
   if (taken.size > 0) {
     for (const row of gaps.splice(0)) {
@@ -498,8 +496,57 @@ async function broadcastBatch(deps: Deps, outgoing: OutgoingChain, rows: readonl
       }
     }
   }
+  // Also a "nonce too low" met among the gaps.
+  progress += await settleTooLow(deps, outgoing, tooLow, taken, log, logger);
   await markBroadcast(deps.db, [...taken], deps.now());
+  // Those no node took are due again, for anyone, after the usual wait: their storer has had its try.
+  await endSendLease(
+    deps.db,
+    rows.filter((row) => !taken.has(row.id)).map((row) => row.id),
+    deps.now(),
+  );
   return { progress, taken };
+}
+
+/**
+ * Stored transactions whose nonce a node says is used ("nonce too low"): most often by the
+ * transaction itself, sent before (by this instance, another, or a broadcast whose answer was lost)
+ * and mined since. Their receipts are read together first: one in a canonical block is taken, and
+ * its receipt finishes it. Only the others (no node shows them mined) are asked, one by one, whether
+ * another transaction used their nonce for good (`OutgoingChain.nonceReplaced`: every node asked,
+ * several calls each): that alone lets a payout be signed again, and until it is certain the stored
+ * transaction stays as it is, taken. Resolves with how many moved forward.
+ */
+async function settleTooLow(deps: Deps, outgoing: OutgoingChain, rows: readonly StoredTransaction[], taken: Set<string>, log: Report, logger: Logger): Promise<number> {
+  if (rows.length === 0) return 0;
+  let progress = 0;
+  let unmined: StoredTransaction[] = [...rows];
+  try {
+    const states = await outgoing.states(rows.map((row) => ({ txHash: row.tx_hash })), await outgoing.latestBlock());
+    unmined = rows.filter((row, i) => {
+      const state = states[i]!;
+      return state.status === 'rejected' || state.value.status === 'pending';
+    });
+  } catch {
+    // No receipts read: each is asked about on its own below.
+  }
+  for (const row of rows) if (!unmined.includes(row)) taken.add(row.id);
+  for (const row of unmined) {
+    try {
+      const verdict = await outgoing.nonceReplaced(row.nonce, row.tx_hash);
+      if (verdict.replaced) {
+        await replaceStored(deps, row, verdict.nextNonce, log, logger);
+        progress++;
+        continue;
+      }
+      if (verdict.mined) notice(logger, 'info', 'payout_nonce_unsettled', row, 'a node says the nonce of a payout transaction is used: by this very transaction, which a node shows mined; it is followed by its receipt', verdict.why);
+      else notice(logger, 'warn', 'payout_nonce_unsettled', row, 'a node says the nonce of a payout transaction is used, and no node shows this transaction mined: it is not certain yet that another transaction used the nonce for good, so it stays as it is and is looked at again', verdict.why);
+      taken.add(row.id);
+    } catch (error) {
+      reportOnce(log, row.tx_hash, `[paylink] payout transaction ${row.tx_hash} (nonce ${row.nonce}) waits: the chain did not answer`, error);
+    }
+  }
+  return progress;
 }
 
 /** How long a sent payout may stay out of every block before the node is asked whether it holds it for ever. */
@@ -571,7 +618,7 @@ async function followBatch(deps: Deps, outgoing: OutgoingChain, rows: readonly S
       }
       if (row.last_broadcast_at && now.getTime() - row.last_broadcast_at.getTime() >= HELD_AFTER_MS) waitingLong = true;
       // Not mined (or no longer: a reorg dropped it): send the stored bytes again, when due.
-      const due = row.status !== 'sent' || !row.last_broadcast_at || now.getTime() - row.last_broadcast_at.getTime() >= (options.rebroadcastMs ?? 15_000);
+      const due = row.status !== 'sent' || !row.last_broadcast_at || now.getTime() - row.last_broadcast_at.getTime() >= (options.rebroadcastMs ?? REBROADCAST_MS);
       if (due) toSend.push(row);
     }
     progress += await markMined(deps.db, mined, now);
@@ -590,7 +637,8 @@ async function followBatch(deps: Deps, outgoing: OutgoingChain, rows: readonly S
 async function payNetwork(deps: Deps, outgoing: OutgoingChain, fresh: readonly ClaimedWithdrawal[], options: StoredPayoutOptions & { limit?: number }, log: Report): Promise<number> {
   const sending = async () => {
     if (fresh.length === 0) return 0;
-    const stored = await storeBatch(deps, outgoing, fresh, log);
+    // Broadcast here at once: the other instances leave them to this one until its first try is over.
+    const stored = await storeBatch(deps, outgoing, fresh, log, options.rebroadcastMs ?? REBROADCAST_MS);
     if (stored.rows.length > 0) await broadcastBatch(deps, outgoing, stored.rows, log, options.logger ?? defaultLogger);
     return stored.settled;
   };
