@@ -26,7 +26,9 @@ export interface EvmFixture {
   /** Dev accounts that hold a million of each token. */
   payers: Address[];
   /** A new adapter on this chain (each service instance gets its own connection). */
-  adapter(options?: { confirmations?: number; rpcUrl?: string; hotWalletIndex?: number; replaceAfterMs?: number; finalityDepth?: number } & EvmChainOptions): Promise<RealChainAdapter>;
+  adapter(
+    options?: { confirmations?: number; rpcUrl?: string; hotWalletIndex?: number; replaceAfterMs?: number; finalityDepth?: number; minGas?: bigint; reconcileMs?: number } & EvmChainOptions,
+  ): Promise<RealChainAdapter>;
   /** Units of `amount` (a decimal string) of a token. */
   units(asset: 'USDT' | 'CNGN', amount: string): bigint;
   /** Sends `amount` of `asset` from `payer` (default payers[0]) to `to`, mined. */
@@ -57,10 +59,12 @@ export async function startEvmFixture(options: { blockTime?: number; extraArgs?:
     other,
     payers,
     units,
-    async adapter({ confirmations = 3, rpcUrl, hotWalletIndex, replaceAfterMs, finalityDepth, ...chainOptions } = {}) {
+    async adapter({ confirmations = 3, rpcUrl, hotWalletIndex, replaceAfterMs, finalityDepth, minGas, reconcileMs, ...chainOptions } = {}) {
       const config = t.config({ tokens: { USDT: usdt, CNGN: cngn }, confirmations, rpcUrl, hotWalletIndex });
       if (replaceAfterMs !== undefined) config.replaceAfterMs = replaceAfterMs;
       if (finalityDepth !== undefined) config.finalityDepth = finalityDepth;
+      if (minGas !== undefined) config.minGas = minGas;
+      if (reconcileMs !== undefined) config.reconcileMs = reconcileMs;
       return connectEvmAdapter(config, { timeoutMs: 2_000, retries: 1, retryDelayMs: 20, ...chainOptions, log: () => {} });
     },
     pay: (to, asset, amount, payer = payers[0]!) => t.sendToken(payer, asset === 'USDT' ? usdt : cngn, to as Address, units(asset, amount)),

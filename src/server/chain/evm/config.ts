@@ -80,6 +80,15 @@ export interface EvmConfig {
   /** `*_POLL_MS`: how often new blocks are scanned (default 1000). */
   pollMs: number;
   /**
+   * `*_MIN_GAS`: the least gas money the hot wallet should keep, in wei (given in the network's coin,
+   * e.g. `0.05`); undefined: enough for 20 token transfers at the current fee.
+   */
+  minGas: bigint | undefined;
+  /** The network's coin (`BNB`), which pays the gas: the well-known network's, `*_NATIVE_CURRENCY`, else ETH. */
+  nativeCurrency: { symbol: string; decimals: number };
+  /** `PAYLINK_EVM_RECONCILE_S` (every network): how often the books are held against the chain, in ms (default 300 s). */
+  reconcileMs: number;
+  /**
    * What a browser wallet needs to add the network, for the checkout: a well-known network's, or one
    * built from `*_WALLET_RPC_URL` (public node URLs a wallet may use) and `*_NATIVE_CURRENCY`.
    * Undefined where no public node URL is known (a wallet that lacks the network cannot add it).
@@ -307,6 +316,13 @@ function parseNetwork(
     problem,
   );
   const pollMs = positiveInteger(read(name('POLL_MS')), 1_000, 10, 3_600_000, name('POLL_MS'), 'a whole number of milliseconds from 10 to 3600000 (default 1000)', problem);
+  const minGasText = read(name('MIN_GAS'));
+  let minGas: bigint | undefined;
+  if (minGasText !== undefined) {
+    const match = /^(\d{1,12})(?:\.(\d{1,18}))?$/.exec(minGasText);
+    if (match) minGas = BigInt(match[1]!) * 10n ** 18n + BigInt((match[2] ?? '').padEnd(18, '0'));
+    else problem(name('MIN_GAS'), `${name('MIN_GAS')} must be an amount of the network's coin, such as 0.05 (default: enough for 20 transfers at the current fee), not "${minGasText}"`);
+  }
 
   const chain = KNOWN_CHAINS[chainId];
   const networkName = read(name('NAME')) ?? wellKnown?.name ?? chain?.name ?? (network === 'bsc' ? 'BNB Smart Chain' : network);
@@ -345,8 +361,16 @@ function parseNetwork(
     finalityDepth,
     replaceAfterMs,
     pollMs,
+    minGas,
+    nativeCurrency: { symbol: currency.symbol, decimals: currency.decimals },
     addNetwork,
   };
+}
+
+/** What every network shares that is not a secret. */
+function parseShared(read: (name: string) => string | undefined, problem: Problem) {
+  const reconcileS = positiveInteger(read('PAYLINK_EVM_RECONCILE_S'), 300, 1, 86_400, 'PAYLINK_EVM_RECONCILE_S', 'a whole number of seconds from 1 to 86400 (default 300)', problem);
+  return { reconcileMs: reconcileS * 1_000 };
 }
 
 /**
@@ -363,9 +387,10 @@ export function parseEvmConfig(env: Env = process.env, needs: EvmConfigNeeds = {
     problem('PAYLINK_EVM_NETWORK', `PAYLINK_EVM_NETWORK must be a short id of letters, digits and dashes (default bsc), not "${network}"`);
   }
   const settings = parseNetwork(read, network, 'PAYLINK_EVM_', problem, { chainIdRequired: true });
+  const shared = parseShared(read, problem);
   const secrets = parseSecrets(read, needs, problem, warnings);
   if (problem.list.length) throw new EvmConfigError(problem.list);
-  return { ...settings, ...secrets, warnings };
+  return { ...settings, ...shared, ...secrets, warnings };
 }
 
 /**
@@ -409,9 +434,10 @@ export function parseEvmNetworks(env: Env = process.env, needs: EvmConfigNeeds =
   }
   const unprefixed = ['PAYLINK_EVM_RPC_URL', 'PAYLINK_EVM_CHAIN_ID', 'PAYLINK_EVM_TOKENS', 'PAYLINK_EVM_NETWORK'].filter((name) => read(name) !== undefined);
   if (unprefixed.length) warnings.push(`${unprefixed.join(', ')} ${unprefixed.length === 1 ? 'is' : 'are'} ignored: PAYLINK_EVM_NETWORKS is set, so each network takes its own PAYLINK_EVM_<ID>_* settings`);
+  const shared = parseShared(read, problem);
   const secrets = parseSecrets(read, needs, problem, warnings);
   if (problem.list.length) throw new EvmConfigError(problem.list);
-  return networks.map((network) => ({ ...network, ...secrets, warnings }));
+  return networks.map((network) => ({ ...network, ...shared, ...secrets, warnings }));
 }
 
 function positiveInteger(

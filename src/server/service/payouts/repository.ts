@@ -4,6 +4,7 @@
  * service reads or writes them. `paylink sweep` allocates its gas top-ups through the same functions.
  */
 import type { AssetId } from '../../../core/money.js';
+import type { StalledReason } from '../../../core/schemas.js';
 import type { Queryable } from '../../db/index.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -86,10 +87,13 @@ export interface StoredTransaction {
   last_broadcast_at: Date | null;
   /** The asset a withdrawal's payout sends (null for a gas top-up or a filler). */
   asset_id: AssetId | null;
+  /** Why its withdrawal is held up, as last recorded (null: it is not, or no withdrawal). */
+  stalled_reason: StalledReason | null;
 }
 
 const COLUMNS = `id, blockchain_id, from_address, nonce::int AS nonce, purpose, withdrawal_id, to_address, raw_transaction, tx_hash, status,
-  confirmations, broadcasts, last_broadcast_at, (SELECT w.asset_id FROM withdrawals w WHERE w.id = withdrawal_id) AS asset_id`;
+  confirmations, broadcasts, last_broadcast_at, (SELECT w.asset_id FROM withdrawals w WHERE w.id = withdrawal_id) AS asset_id,
+  (SELECT w.stalled_reason FROM withdrawals w WHERE w.id = withdrawal_id) AS stalled_reason`;
 
 /** A transaction to store. */
 export interface NewStoredTransaction {
@@ -111,7 +115,7 @@ export interface NewStoredTransaction {
  * before the broadcast leaves them to whoever comes next) or the storer has tried (`endSendLease`).
  * Another instance that followed them sooner would send the same bytes beside their storer and get
  * "nonce too low" for each. The same statement shows each `processing` withdrawal its transaction's
- * hash (known before it is broadcast) and, given `nextNonce`, moves the senders' sequence on to it
+ * hash (known before it is broadcast), no longer held up, and, given `nextNonce`, moves the senders' sequence on to it
  * (the nonces below it are taken: call it in the transaction that holds `lockNonce`'s lock), so a
  * batch costs one round trip.
  */
@@ -133,7 +137,7 @@ export async function insertStored(
          AS r(id, blockchain_id, from_address, nonce, purpose, withdrawal_id, to_address, raw_transaction, tx_hash)
        RETURNING ${COLUMNS}
      ), shown AS (
-       UPDATE withdrawals w SET tx_hash = s.tx_hash, updated_at = $10 FROM stored s WHERE w.id = s.withdrawal_id AND w.status = 'processing'
+       UPDATE withdrawals w SET tx_hash = s.tx_hash, stalled_reason = NULL, updated_at = $10 FROM stored s WHERE w.id = s.withdrawal_id AND w.status = 'processing'
      ), advanced AS (
        UPDATE payout_nonces n SET next_nonce = $11::bigint, updated_at = $10
        WHERE $11::bigint IS NOT NULL AND (n.blockchain_id, n.address) IN (SELECT DISTINCT s.blockchain_id, s.from_address FROM stored s)
@@ -257,4 +261,36 @@ export async function finishStoredMany(tx: Queryable, ended: ReadonlyArray<{ id:
     [ended.map((e) => e.id), ended.map((e) => e.status), ended.map((e) => e.confirmations ?? null), now],
   );
   return new Set(rows.map((row) => row.id));
+}
+
+// ---------------------------------------------------------------------------------------------
+// What the payouts owe (read from the withdrawals room's table with the transactions above)
+
+/**
+ * What the payouts of `blockchainId` still have to take from the hot wallet, per asset: the pending and
+ * processing withdrawals that no node took a transaction of yet (one a node took is in the node's
+ * pending state, which is what the hot wallet's holdings are read at), with how many they are.
+ */
+export async function owedByPayouts(db: Queryable, blockchainId: string): Promise<Array<{ asset_id: AssetId; owed: string; payouts: number }>> {
+  const { rows } = await db.query<{ asset_id: AssetId; owed: string; payouts: number }>(
+    `SELECT w.asset_id, sum(w.amount)::text AS owed, count(*)::int AS payouts FROM withdrawals w
+      WHERE w.blockchain_id = $1 AND w.status IN ('pending', 'processing')
+        AND NOT EXISTS (SELECT 1 FROM payout_transactions t WHERE t.withdrawal_id = w.id AND t.status IN ('sent', 'mined', 'success', 'reverted'))
+      GROUP BY w.asset_id ORDER BY w.asset_id`,
+    [blockchainId],
+  );
+  return rows;
+}
+
+/**
+ * Per asset, what the stored payouts of `fromAddress` that no node took yet (`signed`) will take from
+ * the hot wallet: its holdings, even at the node's pending state, still count them.
+ */
+export async function unsentPayouts(db: Queryable, blockchainId: string, fromAddress: string): Promise<Map<AssetId, string>> {
+  const { rows } = await db.query<{ asset_id: AssetId; amount: string }>(
+    `SELECT w.asset_id, sum(w.amount)::text AS amount FROM payout_transactions t JOIN withdrawals w ON w.id = t.withdrawal_id
+      WHERE t.blockchain_id = $1 AND t.from_address = $2 AND t.status = 'signed' GROUP BY w.asset_id`,
+    [blockchainId, fromAddress.toLowerCase()],
+  );
+  return new Map(rows.map((row) => [row.asset_id, row.amount]));
 }
