@@ -18,7 +18,7 @@ import { clearAlert, raiseAlert } from '../../src/server/service/alerts/index.js
 import { assertLedgerMatches } from '../support/money.js';
 import { startRpcProxy, type RpcProxy } from '../support/rpc-proxy.js';
 import { backends, call, startTestService, type TestService } from '../support/service.js';
-import { creditDirectly, outgoingOf, randomAddress, startEvmFixture, waitForPayouts, type EvmFixture } from '../support/evm-service.js';
+import { creditDirectly, outgoingOf, randomAddress, readWithdrawal, startEvmFixture, waitForPayouts, withdrawOnBsc, type EvmFixture } from '../support/evm-service.js';
 
 /** The hot wallet's least gas money in these tests (`*_MIN_GAS`): far above a few transfers' cost on anvil. */
 const MIN_GAS = parseEther('1');
@@ -63,12 +63,8 @@ for (const backend of backends()) {
       await f?.stop();
     });
 
-    const withdraw = async (amount: string, to: string) => {
-      const res = await call(t.url, 'POST', '/v1/withdrawal', { key, body: { amount, address: to, blockchainId: 'bsc', assetId: 'USDT' } });
-      assert.equal(res.status, 200, JSON.stringify(res.body));
-      return res.body.id as string;
-    };
-    const record = async (id: string) => (await call(t.url, 'GET', `/v1/withdrawal/${id}`, { key })).body;
+    const withdraw = (amount: string, to: string) => withdrawOnBsc(t.url, key, amount, to);
+    const record = (id: string) => readWithdrawal(t.url, key, id);
     const alertOf = async (code: string) => {
       const res = await call(t.url, 'GET', '/v1/withdrawal/networks', { key });
       assert.equal(res.status, 200);

@@ -392,6 +392,18 @@ export async function waitForPayouts(
   );
 }
 
+/** A withdrawal of `amount` of `assetId` to `to` on bsc through the API at `url` with `key` (asserted accepted); resolves with its id. */
+export async function withdrawOnBsc(url: string, key: string, amount: string, to: string, assetId = 'USDT'): Promise<string> {
+  const res = await call(url, 'POST', '/v1/withdrawal', { key, body: { amount, address: to, blockchainId: 'bsc', assetId } });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  return res.body.id as string;
+}
+
+/** A withdrawal as `GET /v1/withdrawal/{id}` answers it. */
+export async function readWithdrawal(url: string, key: string, id: string) {
+  return (await call(url, 'GET', `/v1/withdrawal/${id}`, { key })).body;
+}
+
 /** What payout tests check a `PayoutService` with: its API, its database and the chain. */
 export function payoutChecks(setup: PayoutService) {
   const { f, t, key, hot } = setup;
@@ -404,11 +416,7 @@ export function payoutChecks(setup: PayoutService) {
     ).rows;
   return {
     /** A withdrawal on bsc through the API; resolves with its id. */
-    async withdraw(amount: string, to: string, assetId = 'USDT'): Promise<string> {
-      const res = await call(t.url, 'POST', '/v1/withdrawal', { key, body: { amount, address: to, blockchainId: 'bsc', assetId } });
-      assert.equal(res.status, 200, JSON.stringify(res.body));
-      return res.body.id as string;
-    },
+    withdraw: (amount: string, to: string, assetId = 'USDT'): Promise<string> => withdrawOnBsc(t.url, key, amount, to, assetId),
     /** The stored transactions of withdrawals `ids`, lowest nonce first. */
     stored,
     /** Runs payout rounds on `chain` (with what `ahead` prepared, where given) until every withdrawal of `ids` is finished. */
