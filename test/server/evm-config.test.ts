@@ -99,6 +99,7 @@ describe('parseEvmConfig', () => {
     assert.deepEqual(plain.nativeCurrency, { symbol: 'BNB', decimals: 18 });
     const set = parseEvmConfig({ ...valid, PAYLINK_EVM_MIN_GAS: '0.05', PAYLINK_EVM_RECONCILE_S: '60' });
     assert.equal(set.minGas, 50_000_000_000_000_000n);
+    for (const inWei of ['50000000000000000wei', '50000000 gwei', '50000000000000000']) assert.equal(parseEvmConfig({ ...valid, PAYLINK_EVM_MIN_GAS: inWei }).minGas, 50_000_000_000_000_000n, inWei);
     assert.equal(set.reconcileMs, 60_000);
     const networks = parseEvmNetworks({
       ...valid,
@@ -159,7 +160,7 @@ describe('parseEvmConfig', () => {
     ['fractional confirmations', { PAYLINK_EVM_CONFIRMATIONS: '2.5' }, 'PAYLINK_EVM_CONFIRMATIONS', /whole number/],
     ['a poll interval of 1 ms', { PAYLINK_EVM_POLL_MS: '1' }, 'PAYLINK_EVM_POLL_MS', /from 10 to 3600000/],
     ['a negative wait before a payout is replaced', { PAYLINK_EVM_REPLACE_CONFIRM_MS: '-5' }, 'PAYLINK_EVM_REPLACE_CONFIRM_MS', /from 0 to 86400000/],
-    ['gas money in wei units', { PAYLINK_EVM_MIN_GAS: '5e16' }, 'PAYLINK_EVM_MIN_GAS', /amount of the network's coin, such as 0\.05.*"5e16"/],
+    ['gas money in scientific notation', { PAYLINK_EVM_MIN_GAS: '5e16' }, 'PAYLINK_EVM_MIN_GAS', /amount of the network's coin, such as 0\.05.*"5e16"/],
     ['a reconciliation every 0 s', { PAYLINK_EVM_RECONCILE_S: '0' }, 'PAYLINK_EVM_RECONCILE_S', /from 1 to 86400/],
     ['an xpub that is not base58', { PAYLINK_EVM_XPUB: 'xpub-not-really' }, 'PAYLINK_EVM_XPUB', /not an extended public key/],
     ['a payout key of the wrong length', { PAYLINK_EVM_PAYOUT_KEY: '0x1234' }, 'PAYLINK_EVM_PAYOUT_KEY', /not a private key/],

@@ -317,11 +317,9 @@ function parseNetwork(
   );
   const pollMs = positiveInteger(read(name('POLL_MS')), 1_000, 10, 3_600_000, name('POLL_MS'), 'a whole number of milliseconds from 10 to 3600000 (default 1000)', problem);
   const minGasText = read(name('MIN_GAS'));
-  let minGas: bigint | undefined;
-  if (minGasText !== undefined) {
-    const match = /^(\d{1,12})(?:\.(\d{1,18}))?$/.exec(minGasText);
-    if (match) minGas = BigInt(match[1]!) * 10n ** 18n + BigInt((match[2] ?? '').padEnd(18, '0'));
-    else problem(name('MIN_GAS'), `${name('MIN_GAS')} must be an amount of the network's coin, such as 0.05 (default: enough for 20 transfers at the current fee), not "${minGasText}"`);
+  const minGas = minGasText === undefined ? undefined : parseGasAmount(minGasText);
+  if (minGas === null) {
+    problem(name('MIN_GAS'), `${name('MIN_GAS')} must be an amount of the network's coin, such as 0.05 (or in wei: 50000000000000000wei; default: enough for 20 transfers at the current fee), not "${minGasText}"`);
   }
 
   const chain = KNOWN_CHAINS[chainId];
@@ -361,10 +359,25 @@ function parseNetwork(
     finalityDepth,
     replaceAfterMs,
     pollMs,
-    minGas,
+    minGas: minGas ?? undefined,
     nativeCurrency: { symbol: currency.symbol, decimals: currency.decimals },
     addNetwork,
   };
+}
+
+/**
+ * An amount of gas money in wei, from `0.05` (the network's coin, 18 decimals), `50000000000000000wei`
+ * or `50000000gwei`; a whole number of 13 digits or more reads as wei (nobody keeps 10^12 coins in a
+ * hot wallet). Null when it is none of these.
+ */
+function parseGasAmount(text: string): bigint | null {
+  const wei = /^(\d{1,30})\s*wei$/i.exec(text);
+  if (wei) return BigInt(wei[1]!);
+  const gwei = /^(\d{1,21})(?:\.(\d{1,9}))?\s*gwei$/i.exec(text);
+  if (gwei) return BigInt(gwei[1]!) * 10n ** 9n + BigInt((gwei[2] ?? '').padEnd(9, '0'));
+  if (/^\d{13,30}$/.test(text)) return BigInt(text);
+  const coin = /^(\d{1,12})(?:\.(\d{1,18}))?$/.exec(text);
+  return coin ? BigInt(coin[1]!) * 10n ** 18n + BigInt((coin[2] ?? '').padEnd(18, '0')) : null;
 }
 
 /** What every network shares that is not a secret. */
