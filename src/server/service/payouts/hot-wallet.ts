@@ -22,7 +22,7 @@ import type { ChainAdapter, HotWalletHoldings, OutgoingChain } from '../../chain
 import type { Database } from '../../db/index.js';
 import { defaultLogger, type Logger } from '../../log.js';
 import { clearAlert, raiseAlert } from '../alerts/index.js';
-import { heldForHotWallet } from '../withdrawals/index.js';
+import { countWaitingForHotWallet, heldForHotWallet } from '../withdrawals/index.js';
 import { owedByPayouts } from './repository.js';
 import { logWait, Stalls } from './waits.js';
 
@@ -40,8 +40,8 @@ export interface HotWalletCheck {
   gasShort: boolean;
   /** The assets the hot wallet holds less of than the payouts owe. */
   tokensShort: AssetId[];
-  /** Payouts still held for the hot wallet after the check. */
-  held: number;
+  /** Payouts still waiting for the hot wallet after the check (held, or signed and refused for gas). */
+  waiting: number;
   /** Payouts the check let go. */
   released: number;
 }
@@ -104,7 +104,8 @@ export async function checkHotWallet(deps: HotWalletDeps, outgoing: OutgoingChai
   }
   await stalls.flush(deps.db, deps.now());
 
-  const waiting = held.length - released;
+  // Those still held, and those signed that a node refused for want of gas.
+  const waiting = await countWaitingForHotWallet(deps.db, blockchainId);
   if (gasShort || tokensShort.length > 0) {
     const shortfall = describeShortfall(outgoing, network?.name ?? blockchainId, holdings, gas.floor, gasShort, tokensShort, owed, waiting);
     const raised = await raiseAlert(deps.db, { blockchainId, code: 'hot_wallet_low', message: shortfall.message, detail: shortfall.detail }, deps.now());
@@ -122,7 +123,7 @@ export async function checkHotWallet(deps: HotWalletDeps, outgoing: OutgoingChai
   } else if (await clearAlert(deps.db, blockchainId, 'hot_wallet_low')) {
     log.info('hot_wallet_low_cleared', 'the hot wallet holds what the payouts need again', { blockchainId, address: outgoing.hotWallet, holds: holdingsText(outgoing, holdings, assets) });
   }
-  return { gasShort, tokensShort, held: waiting, released };
+  return { gasShort, tokensShort, waiting, released };
 }
 
 /** What the hot wallet holds, for a person: `0.5 BNB, 1000 USDT`. */
@@ -206,7 +207,7 @@ export function createHotWalletWatch(deps: HotWalletDeps, options: { recheckMs?:
         next.set(outgoing.blockchainId, Date.now() + outgoing.reconcileMs);
         try {
           const check = await checkHotWallet(deps, outgoing);
-          if (check.held > 0) next.set(outgoing.blockchainId, Date.now() + Math.min(recheckMs, outgoing.reconcileMs));
+          if (check.waiting > 0) next.set(outgoing.blockchainId, Date.now() + Math.min(recheckMs, outgoing.reconcileMs));
         } catch (error) {
           next.set(outgoing.blockchainId, Date.now() + Math.min(recheckMs, outgoing.reconcileMs));
           logWait(log, `hot wallet ${outgoing.blockchainId}`, 'warn', 'hot_wallet_check_failed', 'the hot wallet could not be held against what the payouts owe (no node answered?): tried again later', {

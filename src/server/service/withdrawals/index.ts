@@ -23,6 +23,7 @@ export type { WithdrawalRequest } from './domain.js';
 export { createWithdrawalIntake, type WithdrawalIntake, type WithdrawalOutcome } from './intake.js';
 export {
   claimDue,
+  countWaitingForHotWallet,
   heldForHotWallet,
   HOLDING_REASONS,
   lockForPayout,

@@ -312,6 +312,15 @@ export async function markHalted(db: Queryable, halted: readonly string[], resum
   return rows.length;
 }
 
+/** How many unfinished withdrawals of `blockchainId` wait for the hot wallet (held pending, or signed and refused for gas). */
+export async function countWaitingForHotWallet(db: Queryable, blockchainId: string): Promise<number> {
+  const { rows } = await db.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM withdrawals WHERE blockchain_id = $1 AND status IN ('pending', 'processing') AND stalled_reason = ANY($2::text[])`,
+    [blockchainId, [...HOLDING_REASONS]],
+  );
+  return rows[0]?.n ?? 0;
+}
+
 /** The pending withdrawals of `blockchainId` held for the hot wallet (`HOLDING_REASONS`), oldest first. */
 export async function heldForHotWallet(db: Queryable, blockchainId: string): Promise<Array<{ id: string; asset_id: AssetId; amount: string; stalled_reason: StalledReason }>> {
   const { rows } = await db.query<{ id: string; asset_id: AssetId; amount: string; stalled_reason: StalledReason }>(
