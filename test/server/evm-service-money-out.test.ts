@@ -188,7 +188,17 @@ for (const backend of backends()) {
         await f.t.mined(await foreign.sendTransaction({ to: hot, value: 1n, chain: null }));
         await f.t.mine(64);
         open = true;
-        await mineUntil(async () => (await record(id)).status === 'success', 'success', [id]);
+        // The other transaction's block must become final after the service first finds the nonce
+        // used, and then the finalized block move on once more: 65 blocks or so, 8 a look, so a busy
+        // machine's slow looks do not stretch the wait past its bound.
+        await mineUntil(
+          async () => {
+            await f.t.mine(8);
+            return (await record(id)).status === 'success';
+          },
+          'success',
+          [id],
+        );
       } finally {
         hooks.broadcast = null;
       }
