@@ -19,7 +19,7 @@ import { TEST_TOKEN_ABI } from '../../src/server/chain/evm/test-token.js';
 import type { RealChainAdapter } from '../../src/server/chain/types.js';
 import { assertLedgerMatches, countRows, createUsdLink, eventually, startSession } from '../support/money.js';
 import { backends, call, startTestService, type TestService } from '../support/service.js';
-import { networksEnv, randomAddress, readSession, startEvmFixture, type EvmFixture } from '../support/evm-service.js';
+import { networksEnv, randomAddress, readSession, startEvmFixture, waitForPayouts, type EvmFixture } from '../support/evm-service.js';
 
 for (const backend of backends()) {
   describe(`two EVM networks at once (${backend})`, () => {
@@ -90,17 +90,16 @@ for (const backend of backends()) {
         requests.map((r) => call(t.url, 'POST', '/v1/withdrawal', { key, body: { amount: r.amount, address: r.to, blockchainId: r.blockchainId, assetId: 'USDT' } })),
       );
       for (const p of posted) assert.equal(p.status, 200, JSON.stringify(p.body));
-      await Promise.all(
-        ['bsc', 'polygon'].map(async (network) => {
-          // Mined blocks give the payouts their confirmations.
-          const f = fixtureOf(network);
-          for (let i = 0; i < 200; i++) {
-            const statuses = await Promise.all(posted.map(async (p) => (await call(t.url, 'GET', `/v1/withdrawal/${p.body.id}`, { key })).body.status));
-            if (statuses.every((s) => s === 'success')) return;
-            await f.t.mine(1);
-            await new Promise((resolve) => setTimeout(resolve, 30));
-          }
-        }),
+      // Mined blocks give the payouts their confirmations (on BSC by the wait itself, on Polygon here).
+      const ids = posted.map((p) => p.body.id as string);
+      await waitForPayouts(
+        { db: t.db, f: bsc, hot: chain.chains[0]!.outgoing!.hotWallet },
+        async () => {
+          await polygon.t.mine(1);
+          return (await Promise.all(ids.map(async (id) => (await call(t.url, 'GET', `/v1/withdrawal/${id}`, { key })).body.status))).every((s) => s === 'success');
+        },
+        'the payouts on both networks',
+        { ids, mineEveryMs: 30 },
       );
       for (const [i, p] of posted.entries()) {
         const record = (await call(t.url, 'GET', `/v1/withdrawal/${p.body.id}`, { key })).body;

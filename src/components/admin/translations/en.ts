@@ -258,6 +258,15 @@ const en = {
   noWithdrawalsMatch: 'No withdrawals match these filters.',
   statusChanged: 'Withdrawal of {amount} is now {status}.',
   receivedLess: 'Recipient received {amount} (the token charged a transfer fee)',
+  // Why a withdrawal still waits (its stalledReason), under its status
+  stalled_hot_wallet_gas: 'Waiting: the payout wallet needs gas',
+  stalled_hot_wallet_token: 'Waiting: the payout wallet needs funds',
+  stalled_node_unavailable: 'Waiting: the network does not answer',
+  stalled_chain_halted: 'Waiting: payouts are halted',
+  // The money tab's banners: a network's alert, its message (the service's words) below
+  alert_hot_wallet_low: 'Payout wallet low',
+  alert_reconciliation_mismatch: 'Deposits do not match the books',
+  alert_chain_finality_violated: 'Payouts halted: a final block changed',
   liveUpdating: 'Updating pending withdrawals automatically.',
 
   // Payments

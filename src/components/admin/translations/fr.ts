@@ -248,6 +248,13 @@ const fr: typeof en = {
   noWithdrawalsMatch: 'Aucun retrait ne correspond à ces filtres.',
   statusChanged: 'Le retrait de {amount} est maintenant : {status}.',
   receivedLess: 'Le destinataire a reçu {amount} (le jeton a prélevé des frais de transfert)',
+  stalled_hot_wallet_gas: 'En attente : le portefeuille de paiement manque de gaz',
+  stalled_hot_wallet_token: 'En attente : le portefeuille de paiement manque de fonds',
+  stalled_node_unavailable: 'En attente : le réseau ne répond pas',
+  stalled_chain_halted: 'En attente : paiements suspendus',
+  alert_hot_wallet_low: 'Portefeuille de paiement presque vide',
+  alert_reconciliation_mismatch: 'Les dépôts ne correspondent pas aux comptes',
+  alert_chain_finality_violated: 'Paiements suspendus : un bloc final a changé',
   liveUpdating: 'Mise à jour automatique des retraits en attente.',
 
   paymentsTitle: 'Paiements',
