@@ -143,6 +143,8 @@ describe('<paylink-checkout> naming networks', () => {
     say({ status: 'paid', paidAmount: '12.187813', remainingAmount: '0', postpayAction: PAID_ACTION });
     await until(el, () => el.machine.view === 'done', 'paid');
     expect(text(part(el, 'paid-on'))).to.equal('Paid on Polygon');
+    // The receipt names the network the money came on, not the one quoted.
+    expect(text(part(el, 'receipt'))).to.contain('Network Polygon').and.not.contain('BNB');
     await audit(el, 'paid on another network');
   });
 
@@ -152,5 +154,6 @@ describe('<paylink-checkout> naming networks', () => {
     api.sessions.set(id, { ...api.sessions.get(id)!, status: 'paid', paidAmount: '12.187813', remainingAmount: '0', postpayAction: PAID_ACTION, paidBlockchainId: 'bsc' });
     await until(el, () => el.machine.view === 'done', 'paid');
     expect(has(el, 'paid-on')).to.equal(false);
+    expect(text(part(el, 'receipt'))).to.contain('Network BNB Smart Chain');
   });
 });

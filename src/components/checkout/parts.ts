@@ -65,14 +65,19 @@ export const networkLabel = (name: string, chainId: number | null | undefined): 
 };
 
 /**
- * "Paid on Polygon": the network a payment came on, when it is another of the link's networks than
- * the one the session was quoted on (the service credits the session all the same); else nothing
- * (also with no session: an order opened again once paid).
+ * The name of the network a payment came on when it is another of the link's networks than the one
+ * the session was quoted on (the service credits the session all the same); else '' (also with no
+ * session: an order opened again once paid).
  */
-export function paidOn(m: Pick<CheckoutMachine, 'session' | 'link' | 't'>) {
+export function paidElsewhere(m: Pick<CheckoutMachine, 'session' | 'link'>): string {
   const { paidBlockchainId: paid, blockchainId } = m.session || ({} as CheckoutSession);
-  const network = m.link?.assets.find((pair) => pair.blockchainId == paid)?.networkName ?? paid!;
-  return paid && paid != blockchainId ? html`<p part="notice paid-on">${m.t('paidOn', { network })}</p>` : '';
+  return paid && paid != blockchainId ? (m.link?.assets.find((pair) => pair.blockchainId == paid)?.networkName ?? paid) : '';
+}
+
+/** "Paid on Polygon", when the payment came on another of the link's networks (`paidElsewhere`); else nothing. */
+export function paidOn(m: Pick<CheckoutMachine, 'session' | 'link' | 't'>) {
+  const network = paidElsewhere(m);
+  return network ? html`<p part="notice paid-on">${m.t('paidOn', { network })}</p>` : '';
 }
 
 /**
