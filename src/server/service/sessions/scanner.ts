@@ -74,6 +74,7 @@ import {
 } from './incoming-repository.js';
 import { orderOfSession } from './repository.js';
 import { settleTransfer } from './settlement.js';
+import { runtimeMetrics } from '../../metrics/runtime.js';
 
 export interface ChainScannerOptions {
   /** The network to scan (default: the chain's first). `startChainScanner` runs one scanner per network. */
@@ -212,6 +213,7 @@ export function createChainScanner(deps: ScannerDeps, options: ChainScannerOptio
       await advanceCursor(tx, network, to + 1, caughtUp ? startedAt : null, now);
       return count;
     });
+    runtimeMetrics.scannerLag(network, latest - to);
     return { caughtUp, recorded, latest };
   };
 
@@ -442,6 +444,7 @@ function startNetworkScanner(deps: ScannerDeps, options: ChainScannerOptions): C
         if (!caughtUp) delay = 0;
       } catch (error) {
         if (!running) break;
+        runtimeMetrics.nodeError(scanner.incoming.blockchainId, error);
         if (failingSince === null) {
           failingSince = Date.now();
           const reason = error instanceof Error ? error.message : String(error);

@@ -1,0 +1,98 @@
+/**
+ * The proxy's metrics (`paylink proxy`): requests by route template, method and status, and how long
+ * each took (for an event stream, how long it stayed open), the connections it holds, and the Node
+ * process's own. The template is the proxy's route table's (`/paylink/checkout/:slug`), `unmatched` for
+ * a path no route has: never the client's path.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { compilePath, PROXY_AREAS, type ProxyArea } from '../proxy/routes.js';
+import { methodLabel } from './service.js';
+
+/** Durations' buckets, in seconds (streams that stay open land past the last). */
+const DURATION_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/** What the proxy's metrics read. */
+export interface ProxyMetricsDeps {
+  /** The proxy's base path (`/paylink`). */
+  basePath: string;
+  /** Connections the server holds open now. */
+  openConnections?: (() => number) | undefined;
+  /** The route table (default the proxy's). */
+  areas?: readonly ProxyArea[] | undefined;
+}
+
+/** The proxy's metrics: `track` each request as it comes in; `render` answers `/metrics`. */
+export interface ProxyMetrics {
+  readonly registry: Registry;
+  track(req: IncomingMessage, res: ServerResponse): void;
+  render(): Promise<{ contentType: string; body: string }>;
+}
+
+/** The template of `pathname` in the proxy's route table, or `unmatched`. */
+export function proxyRouteTemplate(templates: ReadonlyArray<{ pattern: RegExp; template: string }>, pathname: string): string {
+  for (const { pattern, template } of templates) if (pattern.test(pathname)) return template;
+  return 'unmatched';
+}
+
+export function createProxyMetrics(deps: ProxyMetricsDeps): ProxyMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const templates = [
+    { pattern: /^\/healthz$/, template: '/healthz' },
+    { pattern: /^\/metrics$/, template: '/metrics' },
+    ...(deps.areas ?? PROXY_AREAS).flatMap((area) =>
+      area.routes.map((route) => {
+        const template = `${deps.basePath}${area.prefix}${route.path}`;
+        return { pattern: compilePath(template), template };
+      }),
+    ),
+  ];
+  const requests = new Counter({
+    name: 'paylink_http_requests_total',
+    help: 'HTTP requests answered by the proxy, by route template, method and status.',
+    labelNames: ['route', 'method', 'status'],
+    registers: [registry],
+  });
+  const durations = new Histogram({
+    name: 'paylink_http_request_duration_seconds',
+    help: 'Time to answer a request through the proxy (for an event stream, how long it stayed open), by route template, method and status.',
+    labelNames: ['route', 'method', 'status'],
+    buckets: DURATION_BUCKETS,
+    registers: [registry],
+  });
+  if (deps.openConnections) {
+    const open = deps.openConnections;
+    new Gauge({
+      name: 'paylink_http_connections_open',
+      help: 'HTTP connections the proxy holds open (event streams included).',
+      registers: [registry],
+      collect() {
+        this.set(open());
+      },
+    });
+  }
+  const children = new Map<string, { count: { inc(): void }; time: { observe(value: number): void } }>();
+  return {
+    registry,
+    track(req, res) {
+      const started = performance.now();
+      res.once('close', () => {
+        const route = proxyRouteTemplate(templates, (req.url ?? '').split('?', 1)[0]!);
+        const method = methodLabel(req.method ?? '');
+        const key = `${method} ${res.statusCode} ${route}`;
+        let child = children.get(key);
+        if (!child) {
+          const labels = { route, method, status: String(res.statusCode) };
+          child = { count: requests.labels(labels), time: durations.labels(labels) };
+          children.set(key, child);
+        }
+        child.count.inc();
+        child.time.observe((performance.now() - started) / 1000);
+      });
+    },
+    async render() {
+      return { contentType: registry.contentType, body: await registry.metrics() };
+    },
+  };
+}
