@@ -5,9 +5,9 @@
  * a path no route has: never the client's path.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { compilePath, PROXY_AREAS, type ProxyArea } from '../proxy/routes.js';
-import { methodLabel } from './service.js';
+import { collectNodeMetrics, methodLabel } from './service.js';
 
 /** Durations' buckets, in seconds (streams that stay open land past the last). */
 const DURATION_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -37,7 +37,7 @@ export function proxyRouteTemplate(templates: ReadonlyArray<{ pattern: RegExp; t
 
 export function createProxyMetrics(deps: ProxyMetricsDeps): ProxyMetrics {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
+  collectNodeMetrics(registry);
   const templates = [
     { pattern: /^\/healthz$/, template: '/healthz' },
     { pattern: /^\/metrics$/, template: '/metrics' },
