@@ -273,7 +273,9 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
     limits,
     webhooks,
   });
-  listener = getRequestListener(app.fetch);
+  // An HTTP/1.0 request may come without a Host (HAProxy's health checks do, by default): it is answered
+  // as one to this host rather than refused 400, so a load balancer's check of /readyz works as it is.
+  listener = getRequestListener(app.fetch, { hostname: 'localhost' });
 
   let closing: Promise<void> | undefined;
   const drainDelayMs = () => drainDelaySetting ?? (readinessAsked ? DEFAULT_DRAIN_DELAY_MS : 0);
