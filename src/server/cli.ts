@@ -5,7 +5,7 @@
  */
 import { parseArgs } from 'node:util';
 import { commandOutput } from './command-output.js';
-import { describeError, LogFormatError, resolveLogFormat } from './log.js';
+import { LogFormatError, resolveLogFormat } from './log.js';
 import { createSandboxChain } from './chain/sandbox.js';
 import type { ChainAdapter } from './chain/types.js';
 import { openDatabase } from './db/index.js';
@@ -313,6 +313,6 @@ if (out.format === 'json') {
 
 main(process.argv.slice(2)).catch((error) => {
   if (out.format === 'pretty') process.stderr.write(`paylink: ${error instanceof Error ? error.message : String(error)}\n`);
-  else out.say('error', 'command_failed', `paylink: ${error instanceof Error ? describeError(error).message : String(error)}`, { error });
+  else out.say('error', 'command_failed', `paylink: ${error instanceof Error ? error.message : String(error)}`, { error });
   process.exit(1);
 });
