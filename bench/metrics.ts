@@ -2,12 +2,13 @@
  * What `/metrics` costs: service throughput at 100 connections with metrics on (every request counted
  * and timed by route template, `PAYLINK_METRICS_TOKEN` set) and `/metrics` scraped every second, against
  * the same service with metrics off (the baseline), in the same run. Two `paylink serve` processes on
- * PGlite, one of each; their rounds alternate (off, on, off, on, …) so that the machine's own drift
- * falls on both, and each figure is the median of its rounds. Two workloads: `GET /v1/checkout/{slug}`
+ * PGlite, one of each; their rounds alternate (off, on, on, off, …) so that the machine's own drift
+ * falls on both, and each figure is the median of its rounds. The scraper is a process of its own, as
+ * Prometheus would be, not a task in the load generator's event loop, and runs through both's rounds. Two workloads: `GET /v1/checkout/{slug}`
  * (the cheapest answer, where a per-request cost shows most) and `POST …/sessions` (a write).
  * Target: ≥ 0.95× the baseline on both.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -16,7 +17,7 @@ import { load, type LoadResult } from './support/load.js';
 import { startProcess, type BenchProcess } from './support/processes.js';
 
 const TOKEN = 'bench-metrics-token-0123456789abcdefgh';
-const ROUNDS = Number(process.env.BENCH_METRICS_ROUNDS ?? 4);
+const ROUNDS = Number(process.env.BENCH_METRICS_ROUNDS ?? 6);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 
 export interface MetricsRow {
@@ -50,23 +51,31 @@ async function startService(env: Record<string, string>): Promise<Service> {
   return { ...proc, key, slug, dir };
 }
 
-/** Scrapes `url` every second until the returned function is called; it resolves with how many scrapes answered 200. */
+/**
+ * Scrapes `url` every second, from a process of its own (as a Prometheus server would: not in the load
+ * generator's event loop), until the returned function is called; it resolves with how many scrapes
+ * answered 200.
+ */
 function scrapeEverySecond(url: string): () => Promise<number> {
-  let ok = 0;
-  let running = true;
-  const loop = (async () => {
-    while (running) {
+  const script = `
+    let ok = 0;
+    process.on('SIGTERM', () => { process.stdout.write(String(ok)); process.exit(0); });
+    const tick = async () => {
       const started = Date.now();
-      const res = await fetch(url, { headers: { authorization: `Bearer ${TOKEN}` } }).catch(() => undefined);
-      if (res?.status === 200) ok++;
+      const res = await fetch(${JSON.stringify(url)}, { headers: { authorization: 'Bearer ${TOKEN}' } }).catch(() => undefined);
+      if (res && res.status === 200) ok++;
       await res?.text();
-      await new Promise((resolve) => setTimeout(resolve, Math.max(0, 1000 - (Date.now() - started))));
-    }
-  })();
+      setTimeout(tick, Math.max(0, 1000 - (Date.now() - started)));
+    };
+    tick();`;
+  const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout!.on('data', (chunk) => (out += chunk));
   return async () => {
-    running = false;
-    await loop;
-    return ok;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    await exited;
+    return Number(out) || 0;
   };
 }
 
@@ -87,12 +96,13 @@ export async function runMetricsBench(): Promise<MetricsRow[]> {
       // Warm both (JIT, caches) before the measured rounds.
       await load({ ...workload.options(off), durationSeconds: 1 });
       await load({ ...workload.options(on), durationSeconds: 1 });
+      // Off, on, on, off, …: neither always goes first. The scraper runs all along (its own process, on
+      // the machine in both), and scrapes the service with metrics on once a second.
+      const stop = scrapeEverySecond(`${on.url}/metrics`);
       for (let round = 0; round < ROUNDS; round++) {
-        results.off.push(await load(workload.options(off)));
-        const stop = scrapeEverySecond(`${on.url}/metrics`);
-        results.on.push(await load(workload.options(on)));
-        scrapes += await stop();
+        for (const which of round % 2 === 0 ? (['off', 'on'] as const) : (['on', 'off'] as const)) results[which].push(await load(workload.options(which === 'off' ? off : on)));
       }
+      scrapes += await stop();
       const rate = (list: LoadResult[]) => median(list.map((result) => result.requestsPerSecond));
       const baseline = rate(results.off);
       rows.push(

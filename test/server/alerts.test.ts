@@ -51,7 +51,7 @@ describe('docs/alerts.yml', () => {
   it('reads only series the service exposes', async () => {
     const db = await openMigratedPglite();
     try {
-      const rates = { settings: { maxAgeMs: 1 }, readiness: () => ({ pairs: [], stale: [] }), pair: () => undefined };
+      const rates = { settings: { maxAgeMs: 1, currencies: ['NGN'] }, pair: () => undefined };
       const exposition = (await createServiceMetrics({ db, chain: createSandboxChain(), now: () => new Date(), rates }).render()).body;
       const exposed = new Set([...exposition.matchAll(/^# TYPE (\w+) /gm)].map((match) => match[1]!));
       const used = new Set([...rules.matchAll(/\b(paylink_[a-z_]+)\b/g)].map((match) => match[1]!));

@@ -230,12 +230,12 @@ describe('GET /metrics under frequent scrapes', () => {
     const database = await openTestDatabase('pglite');
     const now = new Date('2030-01-01T00:00:00Z');
     const rates = {
-      settings: { maxAgeMs: 300_000 },
-      readiness: () => ({ pairs: ['USDT/NGN', 'USDT/USD'], stale: ['USDT/NGN'] }),
-      pair: (asset: string, currency: string) => (currency === 'USD' ? { at: new Date(now.getTime() - 42_000) } : undefined),
+      settings: { maxAgeMs: 300_000, currencies: ['NGN', 'USD'] },
+      pair: (asset: string, currency: string) => (asset === 'USDT' && currency === 'USD' ? { at: new Date(now.getTime() - 42_000) } : undefined),
     };
     try {
-      const metrics = createServiceMetrics({ db: database.db, chain: createSandboxChain(), now: () => now, rates });
+      const chain = createSandboxChain({ networks: [{ ...createSandboxChain().networks[0]!, assets: ['USDT'] }] });
+      const metrics = createServiceMetrics({ db: database.db, chain, now: () => now, rates });
       const samples = parseSamples((await metrics.render()).body);
       assert.equal(sampleValue(samples, 'paylink_rate_age_seconds', { pair: 'USDT/USD' }), 42);
       assert.equal(sampleValue(samples, 'paylink_rate_age_seconds', { pair: 'USDT/NGN' }), Infinity);

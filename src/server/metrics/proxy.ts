@@ -5,12 +5,10 @@
  * a path no route has: never the client's path.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Gauge, Registry } from 'prom-client';
 import { compilePath, PROXY_AREAS, type ProxyArea } from '../proxy/routes.js';
+import { RequestMetrics } from './requests.js';
 import { collectNodeMetrics, methodLabel } from './service.js';
-
-/** Durations' buckets, in seconds (streams that stay open land past the last). */
-const DURATION_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 /** What the proxy's metrics read. */
 export interface ProxyMetricsDeps {
@@ -48,19 +46,8 @@ export function createProxyMetrics(deps: ProxyMetricsDeps): ProxyMetrics {
       }),
     ),
   ];
-  const requests = new Counter({
-    name: 'paylink_http_requests_total',
-    help: 'HTTP requests answered by the proxy, by route template, method and status.',
-    labelNames: ['route', 'method', 'status'],
-    registers: [registry],
-  });
-  const durations = new Histogram({
-    name: 'paylink_http_request_duration_seconds',
-    help: 'Time to answer a request through the proxy (for an event stream, how long it stayed open), by route template, method and status.',
-    labelNames: ['route', 'method', 'status'],
-    buckets: DURATION_BUCKETS,
-    registers: [registry],
-  });
+  const requests = new RequestMetrics();
+  requests.register(registry, 'the proxy', 'for an event stream, how long it stayed open');
   if (deps.openConnections) {
     const open = deps.openConnections;
     new Gauge({
@@ -72,23 +59,12 @@ export function createProxyMetrics(deps: ProxyMetricsDeps): ProxyMetrics {
       },
     });
   }
-  const children = new Map<string, { count: { inc(): void }; time: { observe(value: number): void } }>();
   return {
     registry,
     track(req, res) {
       const started = performance.now();
       res.once('close', () => {
-        const route = proxyRouteTemplate(templates, (req.url ?? '').split('?', 1)[0]!);
-        const method = methodLabel(req.method ?? '');
-        const key = `${method} ${res.statusCode} ${route}`;
-        let child = children.get(key);
-        if (!child) {
-          const labels = { route, method, status: String(res.statusCode) };
-          child = { count: requests.labels(labels), time: durations.labels(labels) };
-          children.set(key, child);
-        }
-        child.count.inc();
-        child.time.observe((performance.now() - started) / 1000);
+        requests.observe(proxyRouteTemplate(templates, (req.url ?? '').split('?', 1)[0]!), methodLabel(req.method ?? ''), res.statusCode, (performance.now() - started) / 1000);
       });
     },
     async render() {

@@ -19,9 +19,10 @@
  */
 import type { MiddlewareHandler } from 'hono';
 import { matchedRoutes } from 'hono/route';
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { ChainAdapter } from '../chain/types.js';
 import type { Database } from '../db/index.js';
+import { RequestMetrics } from './requests.js';
 import { runtimeMetrics, type RuntimeMetrics } from './runtime.js';
 
 /** What the service's metrics read. */
@@ -30,8 +31,8 @@ export interface ServiceMetricsDeps {
   chain: ChainAdapter;
   /** The service clock (ages are measured on it). */
   now: () => Date;
-  /** The rate book: each pair's age. */
-  rates?: { readiness(now?: Date): { pairs: string[]; stale: string[] }; pair(assetId: string, currency: string, now?: Date): { at: Date } | undefined; settings: { maxAgeMs: number } } | undefined;
+  /** The rate book: each priced pair's age (a pair without a quote is stale, as `/readyz` says). */
+  rates?: { pair(assetId: string, currency: string, now?: Date): { at: Date } | undefined; settings: { maxAgeMs: number; currencies: readonly string[] } } | undefined;
   /** Connections the instance holds open now. */
   openConnections?: (() => number) | undefined;
   /** The process's runtime values (default: the process's own). */
@@ -50,9 +51,6 @@ export interface ServiceMetrics {
   /** The exposition: the body of `GET /metrics` and its content type. */
   render(): Promise<{ contentType: string; body: string }>;
 }
-
-/** Durations' buckets, in seconds: from a cached read (a millisecond) to a slow node or database (10 s). */
-const DURATION_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
@@ -122,38 +120,14 @@ export function createServiceMetrics(deps: ServiceMetricsDeps): ServiceMetrics {
   collectNodeMetrics(registry);
 
   // ── Requests ──────────────────────────────────────────────────────────────────────────────────
-  const requests = new Counter({
-    name: 'paylink_http_requests_total',
-    help: 'HTTP requests answered, by route template, method and status.',
-    labelNames: ['route', 'method', 'status'],
-    registers: [registry],
-  });
-  const durations = new Histogram({
-    name: 'paylink_http_request_duration_seconds',
-    help: 'Time to answer an HTTP request (to its headers, for an event stream), by route template, method and status.',
-    labelNames: ['route', 'method', 'status'],
-    buckets: DURATION_BUCKETS,
-    registers: [registry],
-  });
-  // One pair of children per label set, found by one map lookup instead of prom-client's label hashing.
-  const children = new Map<string, { count: { inc(): void }; time: { observe(value: number): void } }>();
-  const observe = (route: string, method: string, status: number, seconds: number) => {
-    const key = `${method} ${status} ${route}`;
-    let child = children.get(key);
-    if (!child) {
-      const labels = { route, method, status: String(status) };
-      child = { count: requests.labels(labels), time: durations.labels(labels) };
-      children.set(key, child);
-    }
-    child.count.inc();
-    child.time.observe(seconds);
-  };
+  const requests = new RequestMetrics();
+  requests.register(registry, 'the service', 'to its headers, for an event stream');
   const middleware: MiddlewareHandler = async (c, next) => {
     const started = performance.now();
     try {
       await next();
     } finally {
-      observe(routeTemplate(matchedRoutes(c)), methodLabel(c.req.method), c.res.status, (performance.now() - started) / 1000);
+      requests.observe(routeTemplate(matchedRoutes(c)), methodLabel(c.req.method), c.res.status, (performance.now() - started) / 1000);
     }
   };
 
@@ -339,6 +313,21 @@ export function createServiceMetrics(deps: ServiceMetricsDeps): ServiceMetrics {
   }
   if (deps.rates) {
     const rates = deps.rates;
+    // The priced pairs (the chain's assets × the quoted currencies, what /readyz watches), each looked up
+    // once per scrape for both gauges: a quote costs exact arithmetic, and there may be a hundred pairs.
+    const pairs = [...new Set(networks.flatMap((network) => network.assets))].flatMap((asset) => rates.settings.currencies.map((currency) => [asset, currency] as const));
+    let ages: { at: number; value: Map<string, number> } | undefined;
+    const rateAges = (): Map<string, number> => {
+      const now = deps.now();
+      if (ages && Math.abs(now.getTime() - ages.at) < 500) return ages.value;
+      const value = new Map<string, number>();
+      for (const [asset, currency] of pairs) {
+        const quote = rates.pair(asset, currency, now);
+        value.set(`${asset}/${currency}`, quote ? Math.max(0, (now.getTime() - quote.at.getTime()) / 1000) : Infinity);
+      }
+      ages = { at: now.getTime(), value };
+      return value;
+    };
     new Gauge({
       name: 'paylink_rate_age_seconds',
       help: 'Age of the rate a session of the pair is quoted with (0 for the static table); +Inf when the pair has no fresh rate.',
@@ -346,12 +335,7 @@ export function createServiceMetrics(deps: ServiceMetricsDeps): ServiceMetrics {
       registers: [registry],
       collect() {
         this.reset();
-        const now = deps.now();
-        for (const pair of rates.readiness(now).pairs) {
-          const [asset, currency] = pair.split('/') as [string, string];
-          const quote = rates.pair(asset, currency, now);
-          this.set({ pair }, quote ? Math.max(0, (now.getTime() - quote.at.getTime()) / 1000) : Infinity);
-        }
+        for (const [pair, age] of rateAges()) this.set({ pair }, age);
       },
     });
     new Gauge({
@@ -361,8 +345,7 @@ export function createServiceMetrics(deps: ServiceMetricsDeps): ServiceMetrics {
       registers: [registry],
       collect() {
         this.reset();
-        const { pairs, stale } = rates.readiness(deps.now());
-        for (const pair of pairs) this.set({ pair }, stale.includes(pair) ? 1 : 0);
+        for (const [pair, age] of rateAges()) this.set({ pair }, age === Infinity ? 1 : 0);
       },
     });
     new Gauge({
