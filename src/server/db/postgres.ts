@@ -133,20 +133,23 @@ export async function openPostgres(connectionString: string, options: PostgresOp
     return mode;
   };
 
+  /** Tells every subscription to re-read what its notifications stand for (after a gap, or at each poll). */
+  const resyncAll = (why: string) => {
+    for (const set of handlers.values())
+      for (const subscription of set) {
+        try {
+          subscription.onReconnect?.();
+        } catch (error) {
+          defaultLogger.error('listen_handler_failed', `a subscription's ${why} handler failed`, { error });
+        }
+      }
+  };
+
   // Polling instead of notifications: every subscription re-reads on one timer.
   let pollTimer: NodeJS.Timeout | undefined;
   const poll = () => {
     if (pollTimer || closed) return;
-    pollTimer = setInterval(() => {
-      for (const set of handlers.values())
-        for (const subscription of set) {
-          try {
-            subscription.onReconnect?.();
-          } catch (error) {
-            defaultLogger.error('listen_handler_failed', 'a polling handler failed', { error });
-          }
-        }
-    }, POLL_INTERVAL_MS);
+    pollTimer = setInterval(() => resyncAll('polling'), POLL_INTERVAL_MS);
     pollTimer.unref();
   };
 
@@ -176,14 +179,7 @@ export async function openPostgres(connectionString: string, options: PostgresOp
       retryDelay = LISTEN_RETRY_FIRST_MS;
       if (missed) {
         missed = false;
-        for (const set of handlers.values())
-          for (const subscription of set) {
-            try {
-              subscription.onReconnect?.();
-            } catch (error) {
-              defaultLogger.error('listen_handler_failed', 'a LISTEN reconnect handler failed', { error });
-            }
-          }
+        resyncAll('LISTEN reconnect');
       }
       return client;
     })();

@@ -5,10 +5,10 @@
  * a path no route has: never the client's path.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Gauge, Registry } from 'prom-client';
+import { Registry } from 'prom-client';
 import { compilePath, PROXY_AREAS, type ProxyArea } from '../proxy/routes.js';
 import { RequestMetrics } from './requests.js';
-import { collectNodeMetrics, methodLabel } from './service.js';
+import { collectNodeMetrics, connectionsGauge, methodLabel } from './service.js';
 
 /** What the proxy's metrics read. */
 export interface ProxyMetricsDeps {
@@ -48,17 +48,7 @@ export function createProxyMetrics(deps: ProxyMetricsDeps): ProxyMetrics {
   ];
   const requests = new RequestMetrics();
   requests.register(registry, 'the proxy', 'for an event stream, how long it stayed open');
-  if (deps.openConnections) {
-    const open = deps.openConnections;
-    new Gauge({
-      name: 'paylink_http_connections_open',
-      help: 'HTTP connections the proxy holds open (event streams included).',
-      registers: [registry],
-      collect() {
-        this.set(open());
-      },
-    });
-  }
+  if (deps.openConnections) connectionsGauge(registry, 'the proxy', deps.openConnections);
   return {
     registry,
     track(req, res) {

@@ -9,6 +9,8 @@
  * configured tokens, and a node error's kind is one of `NODE_ERROR_KINDS` (anything else is `other`).
  */
 
+import type { EvmErrorCode } from '../chain/evm/errors.js';
+
 /** The kinds a node error is counted under: the EVM family's error codes, and `other`. */
 export const NODE_ERROR_KINDS = [
   'unreachable',
@@ -26,10 +28,14 @@ export const NODE_ERROR_KINDS = [
   'nonce_too_high',
   'rejected',
   'other',
-] as const;
+] as const satisfies ReadonlyArray<EvmErrorCode | 'other'>;
 
 /** One of `NODE_ERROR_KINDS`. */
 export type NodeErrorKind = (typeof NODE_ERROR_KINDS)[number];
+
+/** Every code of the EVM family is a kind of its own: a code added there and not here fails the build. */
+const everyCodeListed: [Exclude<EvmErrorCode, NodeErrorKind>] extends [never] ? true : never = true;
+void everyCodeListed;
 
 /** Networks past this many are not recorded: a label set must stay small whatever calls the hooks. */
 export const MAX_NETWORKS = 32;

@@ -19,11 +19,11 @@
  */
 import type { MiddlewareHandler } from 'hono';
 import { matchedRoutes } from 'hono/route';
-import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { Registry, collectDefaultMetrics } from 'prom-client';
 import type { ChainAdapter } from '../chain/types.js';
 import type { Database } from '../db/index.js';
 import { RequestMetrics } from './requests.js';
-import { runtimeMetrics, type RuntimeMetrics } from './runtime.js';
+import { runtimeMetrics, type NetworkRuntime, type RuntimeMetrics } from './runtime.js';
 
 /** What the service's metrics read. */
 export interface ServiceMetricsDeps {
@@ -156,275 +156,106 @@ export function createServiceMetrics(deps: ServiceMetricsDeps): ServiceMetrics {
     return value;
   };
 
-  new Gauge({
-    name: 'paylink_database_up',
-    help: '1 when the last read of the database for these metrics succeeded, else 0 (its series are then missing).',
-    registers: [registry],
-    async collect() {
-      this.set((await snapshot()) ? 1 : 0);
-    },
-  });
-  new Gauge({
-    name: 'paylink_checkout_sessions',
-    help: 'Checkout sessions by status (the database\'s: the same on every instance).',
-    labelNames: ['status'],
-    registers: [registry],
-    async collect() {
-      this.reset();
+  /** Registers a series whose values `read` gives at each scrape (none while the database does not answer). */
+  const series = (type: 'gauge' | 'counter', name: string, help: string, read: () => Values | undefined | Promise<Values | undefined>) =>
+    registerSeries(registry, { type, name, help, read });
+  const fromDatabase = (type: 'gauge' | 'counter', name: string, help: string, read: (data: DatabaseSnapshot, now: Date) => Values) =>
+    series(type, name, help, async () => {
       const data = await snapshot();
-      if (!data) return;
-      for (const status of SESSION_STATUSES) this.set({ status }, 0);
-      for (const { status, n } of data.sessions) this.set({ status }, n);
-    },
-  });
-  new Counter({
-    name: 'paylink_payments_credited_total',
-    help: 'Transfers credited to a balance (payments and late payments, reorged ones excepted), by asset and network.',
-    labelNames: ['asset', 'network'],
-    registers: [registry],
-    async collect() {
-      this.reset();
-      const data = await snapshot();
-      if (!data) return;
-      for (const network of networks) for (const asset of network.assets) this.inc({ asset, network: network.id }, 0);
-      for (const { network, asset, n } of data.payments) this.inc({ asset, network }, n);
-    },
-  });
-  new Counter({
-    name: 'paylink_payments_credited_amount_total',
-    help: 'What the credited transfers brought, in units of their asset (USDT, CNGN), by asset and network.',
-    labelNames: ['asset', 'network'],
-    registers: [registry],
-    async collect() {
-      this.reset();
-      const data = await snapshot();
-      if (!data) return;
-      for (const network of networks) for (const asset of network.assets) this.inc({ asset, network: network.id }, 0);
-      for (const { network, asset, amount } of data.payments) this.inc({ asset, network }, Number(amount));
-    },
-  });
-  new Gauge({
-    name: 'paylink_payouts',
-    help: 'Withdrawals by network and status (pending and processing wait for their payout).',
-    labelNames: ['network', 'status'],
-    registers: [registry],
-    async collect() {
-      this.reset();
-      const data = await snapshot();
-      if (!data) return;
-      for (const network of networks) for (const status of PAYOUT_STATUSES) this.set({ network: network.id, status }, 0);
-      for (const { network, status, n } of data.payouts) this.set({ network, status }, n);
-    },
-  });
-  new Gauge({
-    name: 'paylink_payouts_oldest_waiting_seconds',
-    help: 'Age of the oldest withdrawal still pending or processing, by network (0 when none waits).',
-    labelNames: ['network'],
-    registers: [registry],
-    async collect() {
-      this.reset();
-      const data = await snapshot();
-      if (!data) return;
-      const now = deps.now();
-      for (const network of networks) this.set({ network: network.id }, 0);
-      for (const { network, oldest } of data.waiting) this.set({ network }, ageSeconds(oldest, now));
-    },
-  });
-  new Gauge({
-    name: 'paylink_payouts_stalled',
-    help: 'Withdrawals held up, by network and reason (hot_wallet_gas, hot_wallet_token, node_unavailable, chain_halted).',
-    labelNames: ['network', 'reason'],
-    registers: [registry],
-    async collect() {
-      this.reset();
-      const data = await snapshot();
-      if (!data) return;
-      for (const { network, reason, n } of data.stalled) this.set({ network, reason }, n);
-    },
-  });
-  new Gauge({
-    name: 'paylink_webhook_deliveries_waiting',
-    help: 'Webhook deliveries to active endpoints not yet delivered (first tries and retries).',
-    registers: [registry],
-    async collect() {
-      const data = await snapshot();
-      if (data) this.set(data.webhooks.waiting);
-    },
-  });
-  new Gauge({
-    name: 'paylink_webhook_deliveries_retrying',
-    help: 'Webhook deliveries waiting after at least one failed attempt.',
-    registers: [registry],
-    async collect() {
-      const data = await snapshot();
-      if (data) this.set(data.webhooks.retrying);
-    },
-  });
-  new Gauge({
-    name: 'paylink_webhook_deliveries_oldest_waiting_seconds',
-    help: 'Age of the oldest webhook delivery still waiting (0 when none waits).',
-    registers: [registry],
-    async collect() {
-      const data = await snapshot();
-      if (data) this.set(ageSeconds(data.webhooks.oldest, deps.now()));
-    },
-  });
-  new Counter({
-    name: 'paylink_webhook_deliveries_failed_total',
-    help: 'Webhook deliveries given up (retried until 3 days after their event, then failed).',
-    registers: [registry],
-    async collect() {
-      this.reset();
-      const data = await snapshot();
-      if (data) this.inc(data.webhooks.failed);
-    },
-  });
-  new Gauge({
-    name: 'paylink_network_alert',
-    help: 'Whether an alert is raised on a network (1) or not (0), by network and code (reconciliation_mismatch, hot_wallet_low, chain_finality_violated).',
-    labelNames: ['network', 'code'],
-    registers: [registry],
-    async collect() {
-      this.reset();
-      const data = await snapshot();
-      if (!data) return;
-      for (const network of networks) for (const code of ALERT_CODES) this.set({ network: network.id, code }, 0);
-      for (const { network, code } of data.alerts) this.set({ network, code }, 1);
-    },
-  });
+      return data && read(data, deps.now());
+    });
+  /** `[labels, 0]` for each configured network (× `more`), so that a rule sees a series before anything happens. */
+  const everyNetwork = <T>(more: readonly T[], labels: (network: string, value: T) => Labels): Values =>
+    networks.flatMap((network) => more.map((value) => [labels(network.id, value), 0] as [Labels, number]));
+
+  series('gauge', 'paylink_database_up', '1 when the last read of the database for these metrics succeeded, else 0 (its series are then missing).', async () => [[{}, (await snapshot()) ? 1 : 0]]);
+  fromDatabase('gauge', 'paylink_checkout_sessions', "Checkout sessions by status (the database's: the same on every instance).", (data) =>
+    withDefaults(SESSION_STATUSES.map((status) => [{ status }, 0]), data.sessions.map(({ status, n }) => [{ status }, n])),
+  );
+  fromDatabase('counter', 'paylink_payments_credited_total', 'Transfers credited to a balance (payments and late payments, reorged ones excepted), by asset and network.', (data) =>
+    withDefaults(
+      networks.flatMap((network) => network.assets.map((asset) => [{ asset, network: network.id }, 0] as [Labels, number])),
+      data.payments.map(({ network, asset, n }) => [{ asset, network }, n]),
+    ),
+  );
+  fromDatabase('counter', 'paylink_payments_credited_amount_total', 'What the credited transfers brought, in units of their asset (USDT, CNGN), by asset and network.', (data) =>
+    withDefaults(
+      networks.flatMap((network) => network.assets.map((asset) => [{ asset, network: network.id }, 0] as [Labels, number])),
+      data.payments.map(({ network, asset, amount }) => [{ asset, network }, Number(amount)]),
+    ),
+  );
+  fromDatabase('gauge', 'paylink_payouts', 'Withdrawals by network and status (pending and processing wait for their payout).', (data) =>
+    withDefaults(everyNetwork(PAYOUT_STATUSES, (network, status) => ({ network, status })), data.payouts.map(({ network, status, n }) => [{ network, status }, n])),
+  );
+  fromDatabase('gauge', 'paylink_payouts_oldest_waiting_seconds', 'Age of the oldest withdrawal still pending or processing, by network (0 when none waits).', (data, now) =>
+    withDefaults(everyNetwork([0], (network) => ({ network })), data.waiting.map(({ network, oldest }) => [{ network }, ageSeconds(oldest, now)])),
+  );
+  fromDatabase('gauge', 'paylink_payouts_stalled', 'Withdrawals held up, by network and reason (hot_wallet_gas, hot_wallet_token, node_unavailable, chain_halted).', (data) =>
+    data.stalled.map(({ network, reason, n }) => [{ network, reason }, n]),
+  );
+  fromDatabase('gauge', 'paylink_webhook_deliveries_waiting', 'Webhook deliveries to active endpoints not yet delivered (first tries and retries).', (data) => [[{}, data.webhooks.waiting]]);
+  fromDatabase('gauge', 'paylink_webhook_deliveries_retrying', 'Webhook deliveries waiting after at least one failed attempt.', (data) => [[{}, data.webhooks.retrying]]);
+  fromDatabase('gauge', 'paylink_webhook_deliveries_oldest_waiting_seconds', 'Age of the oldest webhook delivery still waiting (0 when none waits).', (data, now) => [
+    [{}, ageSeconds(data.webhooks.oldest, now)],
+  ]);
+  fromDatabase('counter', 'paylink_webhook_deliveries_failed_total', 'Webhook deliveries given up (retried until 3 days after their event, then failed).', (data) => [[{}, data.webhooks.failed]]);
+  fromDatabase(
+    'gauge',
+    'paylink_network_alert',
+    'Whether an alert is raised on a network (1) or not (0), by network and code (reconciliation_mismatch, hot_wallet_low, chain_finality_violated).',
+    (data) => withDefaults(everyNetwork(ALERT_CODES, (network, code) => ({ network, code })), data.alerts.map(({ network, code }) => [{ network, code }, 1])),
+  );
 
   // ── This process ──────────────────────────────────────────────────────────────────────────────
-  new Gauge({
-    name: 'paylink_build_info',
-    help: 'Always 1; the version of the running service in its label.',
-    labelNames: ['version'],
-    registers: [registry],
-  }).set({ version: deps.version ?? 'unknown' }, 1);
-  if (deps.openConnections) {
-    const open = deps.openConnections;
-    new Gauge({
-      name: 'paylink_http_connections_open',
-      help: 'HTTP connections this instance holds open (event streams included).',
-      registers: [registry],
-      collect() {
-        this.set(open());
-      },
-    });
-  }
+  const version = deps.version ?? 'unknown';
+  series('gauge', 'paylink_build_info', 'Always 1; the version of the running service in its label.', () => [[{ version }, 1]]);
+  if (deps.openConnections) connectionsGauge(registry, 'this instance', deps.openConnections);
   if (deps.rates) {
     const rates = deps.rates;
     // The priced pairs (the chain's assets × the quoted currencies, what /readyz watches), each looked up
     // once per scrape for both gauges: a quote costs exact arithmetic, and there may be a hundred pairs.
     const pairs = [...new Set(networks.flatMap((network) => network.assets))].flatMap((asset) => rates.settings.currencies.map((currency) => [asset, currency] as const));
-    let ages: { at: number; value: Map<string, number> } | undefined;
-    const rateAges = (): Map<string, number> => {
+    let ages: { at: number; value: Values } | undefined;
+    const rateAges = (): Values => {
       const now = deps.now();
       if (ages && Math.abs(now.getTime() - ages.at) < 500) return ages.value;
-      const value = new Map<string, number>();
-      for (const [asset, currency] of pairs) {
+      const value = pairs.map(([asset, currency]): [Labels, number] => {
         const quote = rates.pair(asset, currency, now);
-        value.set(`${asset}/${currency}`, quote ? Math.max(0, (now.getTime() - quote.at.getTime()) / 1000) : Infinity);
-      }
+        return [{ pair: `${asset}/${currency}` }, quote ? Math.max(0, (now.getTime() - quote.at.getTime()) / 1000) : Infinity];
+      });
       ages = { at: now.getTime(), value };
       return value;
     };
-    new Gauge({
-      name: 'paylink_rate_age_seconds',
-      help: 'Age of the rate a session of the pair is quoted with (0 for the static table); +Inf when the pair has no fresh rate.',
-      labelNames: ['pair'],
-      registers: [registry],
-      collect() {
-        this.reset();
-        for (const [pair, age] of rateAges()) this.set({ pair }, age);
-      },
-    });
-    new Gauge({
-      name: 'paylink_rate_stale',
-      help: 'Whether the pair has no rate fresher than the maximum age (1: sessions in it answer 503 rate_unavailable).',
-      labelNames: ['pair'],
-      registers: [registry],
-      collect() {
-        this.reset();
-        for (const [pair, age] of rateAges()) this.set({ pair }, age === Infinity ? 1 : 0);
-      },
-    });
-    new Gauge({
-      name: 'paylink_rate_max_age_seconds',
-      help: 'How old a rate may be before its pair is stale (PAYLINK_RATES_MAX_AGE_S).',
-      registers: [registry],
-    }).set(rates.settings.maxAgeMs / 1000);
+    series('gauge', 'paylink_rate_age_seconds', 'Age of the rate a session of the pair is quoted with (0 for the static table); +Inf when the pair has no fresh rate.', rateAges);
+    series('gauge', 'paylink_rate_stale', 'Whether the pair has no rate fresher than the maximum age (1: sessions in it answer 503 rate_unavailable).', () =>
+      rateAges().map(([labels, age]) => [labels, age === Infinity ? 1 : 0]),
+    );
+    series('gauge', 'paylink_rate_max_age_seconds', 'How old a rate may be before its pair is stale (PAYLINK_RATES_MAX_AGE_S).', () => [[{}, rates.settings.maxAgeMs / 1000]]);
   }
-  new Gauge({
-    name: 'paylink_scanner_lag_blocks',
-    help: "Blocks between a network's head and the last block this instance's scanner has read.",
-    labelNames: ['network'],
-    registers: [registry],
-    collect() {
-      this.reset();
-      for (const [network, values] of runtime.networks) if (values.scannerLagBlocks !== undefined) this.set({ network }, values.scannerLagBlocks);
-    },
-  });
-  new Gauge({
-    name: 'paylink_scanner_last_scan_timestamp_seconds',
-    help: "When this instance's scanner last finished reading a network (Unix time).",
-    labelNames: ['network'],
-    registers: [registry],
-    collect() {
-      this.reset();
-      for (const [network, values] of runtime.networks) if (values.scannerScannedAt !== undefined) this.set({ network }, values.scannerScannedAt / 1000);
-    },
-  });
-  new Counter({
-    name: 'paylink_node_errors_total',
-    help: "Failed calls to a network's nodes, by network and kind (unreachable, timeout, rate_limited, node_error, …).",
-    labelNames: ['network', 'kind'],
-    registers: [registry],
-    collect() {
-      this.reset();
-      for (const [network, values] of runtime.networks) for (const [kind, n] of values.nodeErrors) this.inc({ network, kind }, n);
-    },
-  });
-  new Gauge({
-    name: 'paylink_hot_wallet_token_balance',
-    help: "The hot wallet's token balance as last read, in token units, by network and asset.",
-    labelNames: ['network', 'asset'],
-    registers: [registry],
-    collect() {
-      this.reset();
-      for (const [network, values] of runtime.networks) for (const [asset, amount] of values.hotWalletTokens) this.set({ network, asset }, amount);
-    },
-  });
-  new Gauge({
-    name: 'paylink_hot_wallet_native_balance',
-    help: "The hot wallet's native coin (gas money) as last read, in whole coins, by network.",
-    labelNames: ['network'],
-    registers: [registry],
-    collect() {
-      this.reset();
-      for (const [network, values] of runtime.networks) if (values.hotWalletNative !== undefined) this.set({ network }, values.hotWalletNative);
-    },
-  });
-  new Gauge({
-    name: 'paylink_reconciliation_mismatches',
-    help: 'Deposit addresses whose balance the last reconciliation on this instance could not explain, by network.',
-    labelNames: ['network'],
-    registers: [registry],
-    collect() {
-      this.reset();
-      for (const [network, values] of runtime.networks) if (values.reconciliationMismatches !== undefined) this.set({ network }, values.reconciliationMismatches);
-    },
-  });
-  new Counter({
-    name: 'paylink_webhook_attempts_total',
-    help: 'Webhook delivery attempts this instance made, by outcome (delivered: a 2xx answer; failed: anything else).',
-    labelNames: ['outcome'],
-    registers: [registry],
-    collect() {
-      this.reset();
-      this.inc({ outcome: 'delivered' }, runtime.webhookAttempts.delivered);
-      this.inc({ outcome: 'failed' }, runtime.webhookAttempts.failed);
-    },
-  });
+  /** `[{network}, value]` for each network whose runtime value `pick` finds. */
+  const perNetwork = (pick: (values: NetworkRuntime) => number | undefined): Values =>
+    [...runtime.networks].flatMap(([network, values]) => {
+      const value = pick(values);
+      return value === undefined ? [] : [[{ network }, value] as [Labels, number]];
+    });
+  series('gauge', 'paylink_scanner_lag_blocks', "Blocks between a network's head and the last block this instance's scanner has read.", () => perNetwork((values) => values.scannerLagBlocks));
+  series('gauge', 'paylink_scanner_last_scan_timestamp_seconds', "When this instance's scanner last finished reading a network (Unix time).", () =>
+    perNetwork((values) => (values.scannerScannedAt === undefined ? undefined : values.scannerScannedAt / 1000)),
+  );
+  series('counter', 'paylink_node_errors_total', "Failed calls to a network's nodes, by network and kind (unreachable, timeout, rate_limited, node_error, …).", () =>
+    [...runtime.networks].flatMap(([network, values]) => [...values.nodeErrors].map(([kind, n]) => [{ network, kind }, n] as [Labels, number])),
+  );
+  series('gauge', 'paylink_hot_wallet_token_balance', "The hot wallet's token balance as last read, in token units, by network and asset.", () =>
+    [...runtime.networks].flatMap(([network, values]) => [...values.hotWalletTokens].map(([asset, amount]) => [{ network, asset }, amount] as [Labels, number])),
+  );
+  series('gauge', 'paylink_hot_wallet_native_balance', "The hot wallet's native coin (gas money) as last read, in whole coins, by network.", () => perNetwork((values) => values.hotWalletNative));
+  series('gauge', 'paylink_reconciliation_mismatches', 'Deposit addresses whose balance the last reconciliation on this instance could not explain, by network.', () =>
+    perNetwork((values) => values.reconciliationMismatches),
+  );
+  series('counter', 'paylink_webhook_attempts_total', 'Webhook delivery attempts this instance made, by outcome (delivered: a 2xx answer; failed: anything else).', () => [
+    [{ outcome: 'delivered' }, runtime.webhookAttempts.delivered],
+    [{ outcome: 'failed' }, runtime.webhookAttempts.failed],
+  ]);
 
   return {
     registry,
@@ -433,6 +264,39 @@ export function createServiceMetrics(deps: ServiceMetricsDeps): ServiceMetrics {
       return { contentType: registry.contentType, body: await registry.metrics() };
     },
   };
+}
+
+/** A series' labels. */
+type Labels = Record<string, string>;
+/** A series' values at one scrape: each label set and its value. */
+type Values = Array<[Labels, number]>;
+
+/** `defaults` with the values of `actual` over them (by label set): zeros first, so every expected series is there. */
+function withDefaults(defaults: Values, actual: Values): Values {
+  const byKey = new Map(defaults.map(([labels, value]) => [JSON.stringify(labels), [labels, value] as [Labels, number]]));
+  for (const [labels, value] of actual) byKey.set(JSON.stringify(labels), [labels, value]);
+  return [...byKey.values()];
+}
+
+/**
+ * Registers a series on `registry` whose values `read` gives at each scrape: a plain object of the shape
+ * prom-client renders, without its label hashing (none of these is written between scrapes).
+ */
+export function registerSeries(registry: Registry, series: { type: 'gauge' | 'counter'; name: string; help: string; read: () => Values | undefined | Promise<Values | undefined> }): void {
+  const { type, name, help, read } = series;
+  registry.registerMetric({
+    name,
+    help,
+    type,
+    aggregator: 'sum',
+    get: async () => ({ name, help, type, aggregator: 'sum', values: ((await read()) ?? []).map(([labels, value]) => ({ labels, value })) }),
+    reset: () => {},
+  } as never);
+}
+
+/** `paylink_http_connections_open`: what `open()` says, at each scrape. */
+export function connectionsGauge(registry: Registry, subject: string, open: () => number): void {
+  registerSeries(registry, { type: 'gauge', name: 'paylink_http_connections_open', help: `HTTP connections ${subject} holds open (event streams included).`, read: () => [[{}, open()]] });
 }
 
 /**
