@@ -76,9 +76,9 @@ interface DatabaseSnapshot {
 }
 
 /**
- * Sessions by status and payouts by status count their tables; the rest reads partial indexes
- * (withdrawals_queue, webhook_deliveries_due, webhook_deliveries_failed) or tiny tables. Amounts and
- * times come back as text: exact, and the same on PGlite and node-postgres.
+ * Sessions and payouts by status and the credited payments count their tables; the rest reads partial
+ * indexes (withdrawals_queue, webhook_deliveries_due, webhook_deliveries_failed) or small tables. Amounts
+ * and times come back as text: exact, and the same on PGlite and node-postgres.
  */
 const SNAPSHOT_SQL = `SELECT
   (SELECT coalesce(json_agg(json_build_object('status', status, 'n', n)), '[]') FROM
