@@ -53,8 +53,8 @@ const parts: Part[] = [
   },
   {
     name: 'rates',
-    title: 'Session starts with prices from the market (in memory, refreshed in the background) vs from the static table',
-    target: 'market ≈ 1.0× the table; the same database queries per start; provider requests follow the refresh (2 a second), not the starts',
+    title: 'Session starts with prices from the market (a quorum of sources, in memory, refreshed in the background) vs from the static table',
+    target: 'market ≈ 1.0× the table; the same database queries per start; provider requests (4 a second) and the refresh’s queries follow the refresh, not the starts',
     run: async () => (await import('./rates.js')).runRatesBench() as unknown as Promise<Table>,
   },
   {
@@ -90,6 +90,12 @@ const parts: Part[] = [
       "The service on anvil: transfer → paid per network (two chains at once, 0.75 s and 2 s blocks) vs each chain's block interval; the service's own latency on instant mining; a 2,000-block catch-up behind a node capping eth_getLogs at 10 blocks vs straight; 50 withdrawals on PostgreSQL vs the raw eth_sendRawTransaction rate",
     target: 'payouts sent ≥ 0.25× the raw eth_sendRawTransaction rate on the same node (both count a transfer once the node takes it; each trial against the median of raw bursts around it); the other figures reported as ratios to the chains measured in the same run',
     run: async () => (await import('./evm-service.js')).runEvmServiceBench() as unknown as Promise<Table>,
+  },
+  {
+    name: 'reconcile',
+    title: "Reconciliation of 10,000 deposit addresses on one anvil network (balances at the final block against the books) vs 10,000 balanceOf eth_calls sent one by one",
+    target: 'a run ≤ 0.1× the 10,000 eth_calls one by one (same node, same run)',
+    run: async () => (await import('./reconcile.js')).runReconcileBench() as unknown as Promise<Table>,
   },
 ];
 

@@ -1,7 +1,7 @@
 /**
  * `paylink demo` (`npm start`): the service (PGlite, seeded merchant and links), the proxy at
- * `/paylink`, hosted pages at `/pay/<slug>`, the script-tag builds at `/dist/` and the demo pages,
- * all on one origin.
+ * `/paylink`, hosted pages at `/pay/<slug>`, the script-tag builds at `/dist/`, the demo pages, and a
+ * shop whose server creates orders (./shop.ts, `/shop/…`), all on one origin.
  *
  * The chain: by default a local EVM node the demo starts itself (demo/chain.ts: anvil,
  * USDT and cNGN test tokens, a few real paid sessions as seed, and a demo wallet the pages can pay
@@ -37,6 +37,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { getRequestListener } from '@hono/node-server';
+import { createPaylinkClient } from '../src/client/index.js';
 import { errorBody } from '../src/core/errors.js';
 import { connectEvmAdapter } from '../src/server/chain/evm/adapter.js';
 import type { ChainAdapter } from '../src/server/chain/types.js';
@@ -53,6 +54,7 @@ import { readAllowPrivate } from '../src/server/service/webhooks/settings.js';
 import { anvilMissing, DEMO_BLOCK_TIME, DEMO_MNEMONIC, startDemoChains, type DemoChain } from './chain.js';
 import { seedDemo, seedPayments } from './seed.js';
 import { createAdminSessions, createHostCheck, readCookie, SESSION_COOKIE } from './visitors.js';
+import { createDemoShop } from './shop.js';
 import { createDemoWallet } from './wallet.js';
 
 /**
@@ -161,7 +163,7 @@ function chooseChain(asked: DemoChainName | undefined): { chain: DemoChainName; 
  */
 function ensureBuilt() {
   if (existsSync(path.join(ROOT, 'dist', 'paylink-checkout.js')) && existsSync(path.join(ROOT, 'dist', 'paylink.js'))) return;
-  if (!existsSync(path.join(ROOT, 'scripts', 'build-dist.ts'))) throw new Error(`the script-tag bundles are missing from ${path.join(ROOT, 'dist')}: reinstall the package`);
+  if (!existsSync(path.join(ROOT, 'scripts', 'build.ts'))) throw new Error(`the script-tag bundles are missing from ${path.join(ROOT, 'dist')}: reinstall the package`);
   const out = commandOutput();
   out.print('demo_building', 'Building the script-tag bundles…');
   // At a terminal the build's own lines show; elsewhere only the demo's JSON lines are written.
@@ -406,6 +408,8 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
     closers.push(() => service.close());
 
     const wallet = local ? createDemoWallet(locals, origin) : undefined;
+    // The shop's server side: it creates orders with the merchant's key, as a plugin's server does.
+    const shop = createDemoShop(createPaylinkClient({ baseUrl: service.url, apiKey: seed.apiKey }), origin);
     let evm: DemoChainInfo | undefined;
     if (local) {
       // A few real payments, confirmed before the block clock starts, so the admin opens on a balance.
@@ -491,6 +495,7 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
       if (pathname.startsWith('/v1/') || pathname.startsWith('/pay/') || pathname.startsWith('/dist/') || pathname === '/healthz' || pathname === '/readyz') {
         return service.app.fetch(request, { ...info, clientAddress: visitorOf(info) });
       }
+      if (pathname.startsWith('/shop/')) return shop.handle(request, visitorOf(info) ?? 'unknown');
       if (pathname === '/demo/wallet' || pathname.startsWith('/demo/wallet/')) {
         // On the sandbox there is no wallet: the pages' script finds nothing and stays out of sight.
         if (!wallet) return new Response(JSON.stringify({ error: { code: 'not_found', message: 'the demo wallet runs only on the local chain' } }), { status: 404, headers: { 'content-type': 'application/json' } });
@@ -546,6 +551,7 @@ export function describeDemo(demo: RunningDemo, options: Pick<DemoOptions, 'data
     '',
     `  Embed gallery     ${url}/`,
     `  Store (cart)      ${url}/store.html`,
+    `  Shop (orders)     ${url}/shop.html   (its server creates an order with the API key; the page pays it)`,
     `  Donation          ${url}/donate.html`,
     `  Dark, French      ${url}/dark.html`,
     `  Merchant admin    ${url}/admin.html   (signed in by a demo session cookie)`,

@@ -12,8 +12,12 @@
  *   given (2^40 gas of a loop held its executor for minutes, and no block came), so an `eth_call` or
  *   `eth_estimateGas` that asks for more gas than a block holds is refused, as is one with a state or
  *   block override (a third or fourth param: code and balances of the caller's choosing), before the
- *   node sees it; and the node runs one call at a time for the relay (a few more wait; past them, the
- *   relay answers "busy"), so blocks are mined between calls;
+ *   node sees it; an estimate searches for its answer by running the code again and again, each run up
+ *   to the gas it may use (by default a block's worth: 2 to 2.6 s for a loop of cheap-gas, costly-CPU
+ *   precompile calls, against 1.3 s for one `eth_call` of it), so it may search up to `ESTIMATE_GAS_CAP`
+ *   only, what a token transfer needs many times over (its estimate of that loop: a few ms); and the
+ *   node runs one call at a time for the relay (a few more wait; past them, the relay answers "busy"),
+ *   so blocks are mined between calls;
  * - same-origin JSON only (a cross-site page cannot drive it: the Origin header must be the demo's
  *   own, and a JSON content type forces a preflight that nothing here answers);
  * - small bodies, no batches, and a rate limit per client address (reads, sends and faucet apart).
@@ -34,6 +38,12 @@ export const DEMO_WALLET_NAME = 'Paylink demo wallet (local test chain)';
 
 /** Largest JSON-RPC body accepted, in bytes (a transfer is ~300). */
 const MAX_BODY_BYTES = 8 * 1024;
+
+/**
+ * The most gas an `eth_estimateGas` through the relay may search up to: a demo token's transfer needs
+ * about 53,000. A call that names more (up to a block's worth) is estimated within this bound.
+ */
+export const ESTIMATE_GAS_CAP = 1_000_000n;
 
 /** What one param of a relayed read may be. */
 type ParamRule = (value: unknown) => boolean;
@@ -201,6 +211,10 @@ export function createDemoWallet(chains: readonly DemoChain[], origin: string) {
     const gas = gasOf(params[0] as Record<string, unknown>);
     const limit = await gasLimit(chain);
     if (gas !== undefined && gas > limit) throw new RpcError(-32602, `${method} asks for ${gas} gas, more than a block of the demo chain holds (${limit})`);
+    if (method === 'eth_estimateGas' && (gas === undefined || gas > ESTIMATE_GAS_CAP)) {
+      const bounded = { ...(params[0] as Record<string, unknown>), gas: `0x${ESTIMATE_GAS_CAP.toString(16)}` };
+      return oneCallAtATime(() => relay(chain, method, [bounded, ...params.slice(1)]));
+    }
     return oneCallAtATime(() => relay(chain, method, params));
   }
 

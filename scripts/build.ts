@@ -15,7 +15,8 @@
  * element's table registry whichever script runs first: `src/components/admin/admin-locales.ts`).
  */
 import { createHash } from 'node:crypto';
-import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { build } from 'vite';
 import { libraryBuild, type BundleOptions } from '../vite.config.js';
@@ -31,20 +32,48 @@ import { findEvalCalls } from './no-eval.js';
  * (`src/internal/paylink-element.ts`).
  */
 const ADMIN_BUDGET_GZIP = 60_000;
+/**
+ * The budget of `dist/paylink-refund.js`: the claim page's element (lit-html, the light element base, the
+ * EIP-55 check with its keccak, EIP-6963 discovery, English and French) with room.
+ */
+const REFUND_BUDGET_GZIP = 10_500;
 /** The admin's French: `dist/paylink.js` leaves it out, `dist/paylink-admin.fr.js` registers it. */
 const ADMIN_FRENCH = './src/components/admin/locale-fr.ts';
 const bundles: { entry: string; file: string; options: BundleOptions; budgetGzip: number }[] = [
   // The checkout renders plain templates: lit-html's directive support is left out (scripts/lit-static.ts).
   { entry: './src/checkout.ts', file: 'paylink-checkout.js', options: { staticLit: true }, budgetGzip: 15_000 },
-  { entry: './src/index.ts', file: 'paylink.js', options: { leaveOut: [ADMIN_FRENCH] }, budgetGzip: ADMIN_BUDGET_GZIP },
+  // Both elements render plain templates too (the admin's bars set their width through the CSSOM, `.style`).
+  { entry: './src/index.ts', file: 'paylink.js', options: { leaveOut: [ADMIN_FRENCH], staticLit: true }, budgetGzip: ADMIN_BUDGET_GZIP },
   // Its tables packed in the slots of the English one that dist/paylink.js carries, without it.
   { entry: ADMIN_FRENCH, file: 'paylink-admin.fr.js', options: { standaloneTables: true }, budgetGzip: 5_500 },
+  // The refund claim page's element alone (only that hosted page loads it).
+  { entry: './src/refund.ts', file: 'paylink-refund.js', options: { staticLit: true }, budgetGzip: REFUND_BUDGET_GZIP },
 ];
 
 const { version } = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
-const dist = new URL('../dist/', import.meta.url);
-await rm(dist, { recursive: true, force: true });
+/**
+ * The bundles are written to a folder of their own, then moved into `dist/` one file at a time (a
+ * rename replaces a file at once) and `manifest.json` last: a demo or service running from this tree
+ * keeps serving whole bundles while they are rebuilt, never a missing or half-written one.
+ */
+const target = new URL('../dist/', import.meta.url);
+const dist = new URL(`../dist.building-${process.pid}/`, import.meta.url);
+// What an interrupted build left (its process is gone).
+for (const name of await readdir(new URL('../', import.meta.url))) {
+  const pid = /^dist\.building-(\d+)$/.exec(name)?.[1];
+  if (pid && !isRunning(Number(pid))) await rm(new URL(`../${name}`, import.meta.url), { recursive: true, force: true });
+}
 await mkdir(dist, { recursive: true });
+
+/** Whether process `pid` runs on this machine. */
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
 
 /** `paylink-checkout.js` → `paylink-checkout.0.1.0.js`. */
 const versionedName = (file: string) => file.replace(/\.js$/, `.${version}.js`);
@@ -69,7 +98,8 @@ interface ManifestEntry {
 
 const manifest: Record<string, ManifestEntry> = {};
 for (const { entry, file, options } of bundles) {
-  await build(libraryBuild(entry, file, options));
+  const config = libraryBuild(entry, file, options);
+  await build({ ...config, build: { ...config.build, outDir: fileURLToPath(dist) } });
   const code = await readFile(new URL(file, dist));
   const text = code.toString('utf8');
   if (/^\s*import\b|\bimport\(/m.test(text)) throw new Error(`${file} is not self-contained: it imports`);
@@ -94,6 +124,11 @@ for (const { entry, file, options } of bundles) {
   };
 }
 await writeFile(new URL('manifest.json', dist), `${JSON.stringify(manifest, null, 2)}\n`);
+await mkdir(target, { recursive: true });
+const built = (await readdir(dist)).filter((name) => name !== 'manifest.json');
+for (const name of [...built, 'manifest.json']) await rename(new URL(name, dist), new URL(name, target));
+for (const name of await readdir(target)) if (name !== 'manifest.json' && !built.includes(name)) await rm(new URL(name, target), { recursive: true, force: true });
+await rm(dist, { recursive: true, force: true });
 
 const pad = (value: string | number, width: number) => String(value).padStart(width);
 console.log(`${'file'.padEnd(28)}${pad('raw', 9)}${pad('min', 9)}${pad('gzip', 9)}${pad('brotli', 9)}  integrity`);

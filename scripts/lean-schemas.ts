@@ -48,10 +48,14 @@ export function leanSchema(json: Record<string, unknown>): LeanSchema {
       throw new Error(`lean-schemas: JSON Schema keyword ${key} is not supported by leanParser`);
     }
   }
-  // Most objects require every property: saying so once costs less than listing the names again.
-  const required = out.required as string[] | undefined;
+  // Most objects require every property: that is what an absent `required` means to leanParser, so
+  // it is written only for the others (`[]` when none is required).
+  const required = (out.required as string[] | undefined) ?? [];
   const names = Object.keys((out.properties as object | undefined) ?? {});
-  if (required && names.length && required.length === names.length && names.every((name) => required.includes(name))) out.required = true;
+  if (names.length && required.length === names.length && names.every((name) => required.includes(name))) delete out.required;
+  else if (out.properties) out.required = required;
+  // What `properties` and `items` imply (an object, an array) goes unsaid.
+  if ((out.type === 'object' && out.properties) || (out.type === 'array' && out.items)) delete out.type;
   return out as LeanSchema;
 }
 

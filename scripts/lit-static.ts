@@ -14,7 +14,9 @@
  * budget. Where they are not dead it refuses to build: a bundle that imports a lit directive,
  * LitElement or `mathml` is an error, not a silent misrender. Each part goes only if the installed
  * lit-html's code reads exactly as below; otherwise it stays (the budget check says if that matters).
- * Only the checkout's bundle uses this plugin: the admin's renders with directives (`ifDefined`, `cssVar`).
+ * Every script-tag bundle uses it: the admin sets an attribute or leaves it out with its own `ifDefined`
+ * (`value ?? nothing`, no directive) and a bar's width through a `.style` property binding (the CSSOM,
+ * which a strict Content-Security-Policy allows, where a `style` attribute is refused).
  */
 import type { Plugin } from 'vite';
 

@@ -1,8 +1,9 @@
 /**
  * A Vite/Rolldown plugin that minifies the static text of Lit's `html`, `svg` and `css` tagged
- * templates in our sources (the JS minifier leaves template text alone). HTML loses the
- * indentation between tags and the quotes of attribute values that need none; CSS loses comments
- * and the spaces a parser does not need.
+ * templates in our sources (the JS minifier leaves template text alone). HTML loses its comments
+ * (notes for the reader: lit-html's own markers are made at run time, never written in a source), the
+ * indentation between tags and the quotes of attribute values that need none; CSS loses comments and
+ * the spaces a parser does not need.
  * Expressions (`${…}`) are kept as they are, nested templates included.
  */
 import type { Plugin } from 'vite';
@@ -23,6 +24,8 @@ function minifyText(text: string, kind: Kind): string {
   if (kind == 'html' || kind == 'svg') {
     return (
       text
+        // A comment wholly within this static part (one around a binding stays: a rare case, kept as written).
+        .replace(/<!--[^]*?-->/g, '')
         .replace(/>\s*\n\s*</g, '><')
         // The end of a tag whose attributes were spread over lines: nothing before its `>`.
         .replace(/\s*\n\s*>/g, '>')

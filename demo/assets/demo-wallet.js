@@ -85,10 +85,11 @@ if (info) {
     if (fraction.replace(/0+$/, '').length > decimals) throw new Error(`${amount} has more than ${decimals} decimals`);
     return BigInt(whole + fraction.padEnd(decimals, '0').slice(0, decimals));
   };
+  /** A balance in base units as the service counts it: up to 6 decimals (998.387096), never rounded to cents. */
   const fromUnits = (units, decimals) => {
     const text = units.toString().padStart(decimals + 1, '0');
     const whole = text.slice(0, text.length - decimals);
-    const fraction = text.slice(text.length - decimals).replace(/0+$/, '').slice(0, 2);
+    const fraction = text.slice(text.length - decimals).slice(0, 6).replace(/0+$/, '');
     return `${BigInt(whole).toLocaleString('en')}${fraction ? `.${fraction}` : ''}`;
   };
   const word = (hex) => hex.replace(/^0x/, '').toLowerCase().padStart(64, '0');
@@ -188,6 +189,12 @@ if (info) {
     const payable = ['awaiting_payment', 'underpaid'].includes(session.status) && chainOf(session.chainId) && tokenOf(session.tokenAddress);
     // The line follows the latest session of the page, whatever paid it (this panel or the checkout's own wallet button).
     sessionLine.replaceChildren(...describe(session));
+    // A transfer this panel follows whose session is settled: its line says so at once (the poll below
+    // would say it up to half a second later, and meanwhile show a confirmation count beside "received").
+    if (following?.id === session.id && !['awaiting_payment', 'confirming'].includes(session.status)) {
+      status.textContent = `Transfer ${short(following.hash)}${SERVICE_SAYS[session.status]?.(session) ?? `; the payment is ${session.status}`}.`;
+      following = null;
+    }
     open = payable ? session : open?.id === session.id ? null : open;
     send.disabled = !open;
     if (['paid', 'overpaid', 'underpaid'].includes(session.status)) refreshBalances();
@@ -219,7 +226,7 @@ if (info) {
 
   /** Follows a sent transfer: its confirmations on the chain and the session's status in the service. */
   const follow = async (hash, session) => {
-    const mine = (following = {});
+    const mine = (following = { id: session.id, hash });
     const deadline = Date.now() + 120_000;
     while (following === mine && Date.now() < deadline) {
       let chainPart = 'waiting for the next block';
@@ -237,6 +244,8 @@ if (info) {
         const response = await fetch(`/paylink/checkout/sessions/${encodeURIComponent(session.id)}`);
         const now = response.ok ? await response.json() : null;
         const servicePart = !now ? '' : (SERVICE_SAYS[now.status]?.(now) ?? '');
+        // Settled meanwhile (the checkout's event said so first): that line stays.
+        if (following !== mine) return;
         status.textContent = `Transfer ${short(hash)} ${chainPart}${servicePart}.`;
         if (now && !['awaiting_payment', 'confirming'].includes(now.status)) {
           await refreshBalances();

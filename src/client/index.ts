@@ -6,8 +6,8 @@
  * const link = await paylink.links.create({ title: 'Order 42', … });
  * ```
  *
- * Where requests go (`baseUrl`): every resource path (`/payment-link`, `/order`, `/withdrawal`, `/balance`,
- * `/checkout-session`, `/webhook-endpoint`, `/webhook-delivery`, `/checkout/…`) is appended to the API root, and the API root is
+ * Where requests go (`baseUrl`): every resource path (`/payment-link`, `/order`, `/withdrawal`, `/balance`, `/rates`,
+ * `/checkout-session`, `/refund`, `/webhook-endpoint`, `/webhook-delivery`, `/checkout/…`) is appended to the API root, and the API root is
  * - `baseUrl + "/v1"` when `baseUrl` is a bare origin (`https://api.paylink.example`,
  *   `http://127.0.0.1:8787`): that is the service itself;
  * - `baseUrl` as given when it has a path: a proxy's admin routes (`https://shop.example/paylink/admin`,
@@ -24,8 +24,10 @@ import '../internal/zod-jitless.js';
 import { createCheckoutApi, type CheckoutApi, type CheckoutApiOptions } from './checkout.js';
 import { createTransport, type TransportOptions } from './http.js';
 import { createBalanceResource, type BalanceResource } from './balance.js';
+import { createRatesResource, type RatesResource } from './rates.js';
 import { createLinksResource, type LinksResource } from './links.js';
 import { createOrdersResource, type OrdersResource } from './orders.js';
+import { createRefundsResource, type RefundsResource } from './refunds.js';
 import { createSessionsResource, type SessionsResource } from './sessions.js';
 import {
   createWebhookDeliveriesResource,
@@ -61,8 +63,12 @@ export interface PaylinkClient {
   orders: OrdersResource;
   withdrawals: WithdrawalsResource;
   balance: BalanceResource;
-  /** The merchant's payments: its checkout sessions with the customer's details (keyed). */
+  /** The exchange rates sessions are quoted with, as they stand (keyed). */
+  rates: RatesResource;
+  /** The merchant's payments: its checkout sessions with the customer's details (keyed); `resolve` accepts an underpaid or late one. */
   sessions: SessionsResource;
+  /** Money given back for a payment (keyed): `create`, `list`, `get`, `cancel`. */
+  refunds: RefundsResource;
   /** Where webhook events go: endpoints, their delivery logs and test events. */
   webhookEndpoints: WebhookEndpointsResource;
   /** One delivery: read it, or send it again. */
@@ -112,7 +118,9 @@ export function createPaylinkClient(options: PaylinkClientOptions): PaylinkClien
     orders: createOrdersResource(transport),
     withdrawals: createWithdrawalsResource(transport),
     balance: createBalanceResource(transport),
+    rates: createRatesResource(transport),
     sessions: createSessionsResource(transport),
+    refunds: createRefundsResource(transport),
     webhookEndpoints: createWebhookEndpointsResource(transport),
     webhookDeliveries: createWebhookDeliveriesResource(transport),
     checkout: createCheckoutApi(checkoutTransport, options.checkoutOptions),
@@ -140,10 +148,13 @@ export type { LinksResource, ListPaymentLinksParams, UpdatePaymentLinkParams, Li
 export type { OrdersResource, ListOrdersParams } from './orders.js';
 export type { WithdrawalsResource, ListWithdrawalsParams } from './withdrawals.js';
 export type { BalanceResource } from './balance.js';
+export type { RatesResource } from './rates.js';
 export type { CheckoutSession, PublicLink, PublicOrder, SessionStatus, StartOrderSessionInput, StartSessionInput, VisitResult } from './checkout.js';
 export { createCheckoutApi, TERMINAL_STATUSES, type CheckoutApi, type CheckoutApiOptions, type WatchOptions } from './checkout.js';
 export type {
   Balance,
+  RateBasis,
+  RatesView,
   CreatePaymentLinkInput,
   CreateWithdrawalInput,
   LinkType,
@@ -177,8 +188,14 @@ export type {
   Order,
   OrderList,
   OrderStatus,
+  CreateRefundInput,
+  Refund,
+  RefundList,
+  RefundStatus,
+  ResolveSessionInput,
 } from '../core/schemas.js';
 export type { SessionsResource, ListSessionsParams } from './sessions.js';
+export type { RefundsResource, ListRefundsParams } from './refunds.js';
 export type {
   WebhookEndpointsResource,
   WebhookDeliveriesResource,

@@ -4,7 +4,7 @@
  * or from the admin through the proxy's admin routes. The keyless `client.checkout.getSession` never
  * carries the customer's details; this does.
  */
-import { CheckoutSessionRecord, CheckoutSessionRecordList, type SessionStatus } from '../core/schemas.js';
+import { CheckoutSessionRecord, CheckoutSessionRecordList, type ResolveSessionInput, type SessionStatus } from '../core/schemas.js';
 import type { RequestOptions, Transport } from './http.js';
 import { isoOf, pathOf } from './links.js';
 
@@ -29,6 +29,11 @@ export interface SessionsResource {
   list(params?: ListSessionsParams, options?: RequestOptions): Promise<CheckoutSessionRecordList>;
   /** One session with its transfers, reference, metadata and customer details; 404 when it is not the caller's. */
   get(params: string | { id: string }, options?: RequestOptions): Promise<CheckoutSessionRecord>;
+  /**
+   * Accepts an underpaid or late-paid session as paid (`resolution: "merchant"`): its order, if any,
+   * becomes paid. A session paid in full, or one that received nothing, is a `PaylinkConflictError`.
+   */
+  resolve(params: string | ({ id: string } & ResolveSessionInput), options?: RequestOptions): Promise<CheckoutSessionRecord>;
 }
 
 export function createSessionsResource(transport: Transport): SessionsResource {
@@ -40,5 +45,10 @@ export function createSessionsResource(transport: Transport): SessionsResource {
       }),
     get: (params, options = {}) =>
       transport.request('GET', pathOf('/checkout-session', params, 'sessions.get'), (data) => CheckoutSessionRecord.parse(data), options),
+    resolve: (params, options = {}) =>
+      transport.request('POST', `${pathOf('/checkout-session', params, 'sessions.resolve')}/resolve`, (data) => CheckoutSessionRecord.parse(data), {
+        ...options,
+        body: typeof params === 'string' || params.reason === undefined ? {} : { reason: params.reason },
+      }),
   };
 }

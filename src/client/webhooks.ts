@@ -3,7 +3,7 @@
  * the log of what it posted (`/webhook-endpoint`, `/webhook-delivery`). Keyed, like every
  * admin resource. Verify what arrives with `verifyWebhook` of `paylink/webhooks`.
  *
- * The endpoint's secret is in the answer of `create` and nowhere else: store it then.
+ * The endpoint's secret is in the answer of `create` (and of `rollSecret`, for a new one) and nowhere else: store it then.
  */
 import {
   WebhookDelivery,
@@ -13,6 +13,7 @@ import {
   WebhookEndpointDeleted,
   WebhookEndpointList,
   type CreateWebhookEndpointInput,
+  type RollWebhookSecretInput,
   type UpdateWebhookEndpointInput,
   type WebhookDeliveryStatus,
 } from '../core/schemas.js';
@@ -52,6 +53,13 @@ export interface WebhookEndpointsResource {
    * with its delivery after that first attempt: `status` and `attempts[0]` say how the endpoint answered.
    */
   sendTestEvent(params: WebhookRef, options?: RequestOptions): Promise<WebhookDelivery>;
+  /**
+   * Gives the endpoint a new signing secret (`POST /webhook-endpoint/{id}/roll-secret`); the answer
+   * carries it, and no other call returns it. The current secret keeps signing every delivery beside
+   * it for `expiresInHours` (default 24; 0 stops it now): give your receiver the new secret meanwhile
+   * (`verifyWebhook` takes both while you switch). Pass an `idempotencyKey` to retry safely.
+   */
+  rollSecret(params: WebhookRef, body?: RollWebhookSecretInput, options?: RequestOptions): Promise<WebhookEndpointCreated>;
 }
 
 export interface WebhookDeliveriesResource {
@@ -96,6 +104,13 @@ export function createWebhookEndpointsResource(transport: Transport): WebhookEnd
         `${pathOf('/webhook-endpoint', params, 'webhookEndpoints.sendTestEvent')}/test`,
         (data) => WebhookDelivery.parse(data),
         options,
+      ),
+    rollSecret: (params, body = {}, options = {}) =>
+      transport.request(
+        'POST',
+        `${pathOf('/webhook-endpoint', params, 'webhookEndpoints.rollSecret')}/roll-secret`,
+        (data) => WebhookEndpointCreated.parse(data),
+        { ...options, body },
       ),
   };
 }

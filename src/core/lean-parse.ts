@@ -17,10 +17,10 @@ type JsonType = 'object' | 'array' | 'string' | 'number' | 'integer' | 'boolean'
 
 /** The subset of JSON Schema that `scripts/lean-schemas.ts` keeps. */
 export interface LeanSchema {
-  /** One type, or a list of them (`["string", "null"]` for a nullable string). */
+  /** One type, or a list of them (`["string", "null"]` for a nullable string); absent: what `properties` (an object) or `items` (an array) implies, else any. */
   type?: JsonType | JsonType[];
   properties?: Record<string, LeanSchema>;
-  /** The keys an object must have; `true`: every key of `properties` (most objects, written once). */
+  /** The keys an object must have; `true` or absent: every key of `properties` (most objects: nothing written). */
   required?: string[] | true;
   /** A schema for the values of a record; `false`/absent: unknown keys are dropped. */
   additionalProperties?: LeanSchema | boolean;
@@ -81,7 +81,8 @@ function check(schema: LeanSchema, value: unknown, path: string): unknown {
     }
     fail(path);
   }
-  if (!typed(schema.type, value)) fail(path);
+  // The build leaves out what `properties` and `items` imply (scripts/lean-schemas.ts).
+  if (!typed(schema.type ?? (schema.properties ? 'object' : schema.items ? 'array' : undefined), value)) fail(path);
   if ('const' in schema && value !== schema.const) fail(path);
   if (schema.enum && !schema.enum.includes(value)) fail(path);
   if (schema.pattern && !new RegExp(schema.pattern).test(value as string)) fail(path);
@@ -95,7 +96,7 @@ function check(schema: LeanSchema, value: unknown, path: string): unknown {
   if (schema.type == 'object' || schema.properties || typeof schema.additionalProperties == 'object') {
     const input = value as Record<string, unknown>;
     const out: Record<string, unknown> = {};
-    const { properties = {}, required = [], additionalProperties } = schema;
+    const { properties = {}, required = true, additionalProperties } = schema;
     for (const key in properties) {
       const field = properties[key]!;
       if (key in input || 'default' in field) out[key] = check(field, input[key], `${path}.${key}`);

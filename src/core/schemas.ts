@@ -25,6 +25,7 @@ import {
   MIN_LENGTH,
   TX_HASH_PATTERN,
 } from './rules/limits.js';
+import { REFUND_STATUSES } from './rules/refund.js';
 import { SESSION_STATUSES } from './rules/session.js';
 import { hasForbiddenCharacters, LINE_TEXT_PATTERN, MULTILINE_TEXT_PATTERN, type TextKind } from './rules/text.js';
 import { WEBHOOK_DELIVERY_STATUSES, WEBHOOK_EVENT_TYPES } from './rules/webhooks.js';
@@ -368,6 +369,12 @@ export const CheckoutSession = z.object({
   remainingAmount: DecimalString,
   payAddress: z.string(),
   txHash: z.string().nullable(),
+  /**
+   * The network `txHash` is on: the last transfer counted toward the session. The deposit address is
+   * the same on every configured network, and a transfer on any of them pays the session, so this may
+   * differ from `blockchainId` (the network quoted). Null until a transfer counts.
+   */
+  paidBlockchainId: z.string().nullable(),
   expiresAt: Timestamp,
   createdAt: Timestamp,
   sandbox: z.boolean(),
@@ -501,18 +508,105 @@ export const IdempotencyKeyHeader = z
 
 /**
  * One asset on one network: `available` can be withdrawn; `pending` is reserved by withdrawals in
- * flight and, on a real chain, holds payments credited but not yet final.
+ * flight and, on a real chain, holds payments credited but not yet final. `owed`, only when there is
+ * a debt: a payment taken back after it was final (a reorganization past finality) whose funds had
+ * been withdrawn already; `available` is then 0, and later payments repay the debt before anything
+ * can be withdrawn.
  */
-export const BalanceItem = z.object({ assetId: AssetIdSchema, blockchainId: z.string(), available: DecimalString, pending: DecimalString });
+export const BalanceItem = z.object({ assetId: AssetIdSchema, blockchainId: z.string(), available: DecimalString, pending: DecimalString, owed: DecimalString.optional() });
 export const Balance = z.object({ items: z.array(BalanceItem) });
 export type Balance = z.infer<typeof Balance>;
 
 // ---------------------------------------------------------------------------------------------
+// Prices: what a quote was made of, and the rates as they stand (`GET /v1/rates`)
+
+/** One source's value in a quote's basis. */
+export const RateBasisSource = z.object({
+  /** `coingecko`, `coinbase`, `kraken`, `exchangerate` or `static`. */
+  source: z.string(),
+  /** Units of the code per US dollar, as the source said it. */
+  perUsd: DecimalString,
+  /** When it was fetched; null for the static table. */
+  at: Timestamp.nullable(),
+  /** In the agreeing quorum (true) or dropped as an outlier (false). */
+  used: z.boolean(),
+});
+
+/**
+ * What one code of a session's pair was priced with: the agreeing sources' median (`perUsd`, units
+ * per US dollar), the quorum it needed, and every fresh source's value then.
+ */
+export const RateBasis = z.object({
+  /** `USD/NGN` for a currency (naira per dollar), `USDT/USD` for an asset. */
+  pair: z.string(),
+  perUsd: DecimalString,
+  quorum: z.number().int(),
+  sources: z.array(RateBasisSource),
+});
+export type RateBasis = z.infer<typeof RateBasis>;
+
+/** Why a pair is not quoted: no fresh rate, sources that don't agree, a move held, an asset off its peg. */
+export const RateUnquotedReason = z.enum(['stale', 'no_quorum', 'held', 'depeg']);
+
+/** One source's latest word on one code. */
+export const RateSourceState = z.object({
+  source: z.string(),
+  /** Its last usable value (units per US dollar) and when it was fetched (null for the table); null when it has none. */
+  perUsd: DecimalString.nullable(),
+  at: Timestamp.nullable(),
+  /**
+   * `agrees` (in the agreeing set), `outlier` (outside it), `disputed` (the sources disagree and nothing
+   * tells which is right), `failed` (the source did not answer), `invalid` (its answer for this code was
+   * not usable), `stale` (older than the max age, or never given).
+   */
+  status: z.enum(['agrees', 'outlier', 'disputed', 'failed', 'invalid', 'stale']),
+  /** What was wrong (`out_of_range`, `not_a_number`, `http_status`, `redirect`, `timeout`, …); null otherwise. */
+  problem: z.string().nullable(),
+});
+
+/** One code against the US dollar, as every pair that uses it is priced with it. */
+export const RateMarket = z.object({
+  /** `USD/NGN` (naira per dollar), `USDT/USD` (the asset against the dollar). */
+  pair: z.string(),
+  /** The value quoted now, units per US dollar; null when it is not quoted. */
+  perUsd: DecimalString.nullable(),
+  /** Why it is not quoted (null when it is), and in a sentence. */
+  reason: RateUnquotedReason.nullable(),
+  message: z.string().nullable(),
+  /** (max − min) / median of every fresh source value, a fraction; null without one. */
+  spread: DecimalString.nullable(),
+  sources: z.array(RateSourceState),
+});
+
+/**
+ * `GET /v1/rates`: the rates as they stand, per code against the US dollar (a pair a session is priced
+ * in, `USDT/NGN`, is quoted when both of its codes are; `GET /readyz` lists those that are not).
+ */
+export const RatesView = z.object({
+  /** How many sources must agree, and within which spread of their median (a fraction). */
+  quorum: z.number().int(),
+  maxSpread: DecimalString,
+  markets: z.array(RateMarket),
+});
+export type RatesView = z.infer<typeof RatesView>;
+
+// ---------------------------------------------------------------------------------------------
 // The merchant's payments: keyed reads of checkout sessions, with what the customer entered
+
+/** How a payment that went wrong was settled: `merchant`, the merchant accepted it as paid. */
+export const Resolution = z.enum(['merchant']);
+
+/**
+ * What was given back of a payment: the refunds not failed or cancelled (awaiting an address, on their
+ * way, or paid out), in the asset the customer paid in (`assetId` of its sessions).
+ */
+const refundFields = { refundedAmount: DecimalString };
 
 /** A transfer paid into a session, as the keyed session read lists it. */
 export const SessionTransfer = z.object({
   txHash: z.string(),
+  /** The network it was paid on: any configured network pays the session, whichever was quoted. */
+  blockchainId: z.string(),
   amount: DecimalString,
   /** When it was credited (after its confirmations on a real chain); null while it still waits for them. */
   confirmedAt: Timestamp.nullable(),
@@ -553,6 +647,8 @@ export const CheckoutSessionRecord = z.object({
   networkName: z.string(),
   cryptoAmount: DecimalString,
   ...QuoteRate.shape,
+  /** What the rate was made of, per code of the pair priced by a market (none for USD or a peg); null on sessions quoted before it was recorded. */
+  rateBasis: z.array(RateBasis).nullable(),
   /** Received before expiry and counted toward `cryptoAmount`. */
   paidAmount: DecimalString,
   /** Received after expiry or after settlement (credited, not counted). */
@@ -560,7 +656,9 @@ export const CheckoutSessionRecord = z.object({
   /** Credited, then taken back by a reorg before it was final (status `reversed` when it was the payment). */
   reversedAmount: DecimalString,
   payAddress: z.string(),
-  /** Every transfer to `payAddress`, oldest first. */
+  /** The network of the last transfer counted toward the session (see `CheckoutSession.paidBlockchainId`); null until one counts. */
+  paidBlockchainId: z.string().nullable(),
+  /** Every transfer to `payAddress` on any configured network, oldest first. */
   transfers: z.array(SessionTransfer),
   /** The merchant's order id: the order's `reference` (`POST /v1/order`); null for a payment link's session. */
   reference: z.string().nullable(),
@@ -574,7 +672,20 @@ export const CheckoutSessionRecord = z.object({
   createdAt: Timestamp,
   /** When the session became `paid` or `overpaid`; null otherwise. */
   paidAt: Timestamp.nullable(),
+  /**
+   * When the money of a `paid` or `overpaid` session became final (every transfer counted toward it is
+   * in a final block, its funds available): the `checkout.session.finalized` webhook. Null until then,
+   * and on a session not settled. On the sandbox, whose money is available at once, it is the time it
+   * was paid: its `checkout.session.paid` already carries it, and no other event follows.
+   */
+  finalizedAt: Timestamp.nullable(),
   expiresAt: Timestamp,
+  ...refundFields,
+  /** `merchant` once the merchant accepted it as paid (`POST /v1/checkout-session/{id}/resolve`), with when; null otherwise. */
+  resolution: Resolution.nullable(),
+  resolvedAt: Timestamp.nullable(),
+  /** The merchant's `reason` when it resolved the session (for its records); null otherwise. */
+  resolutionReason: z.string().nullable(),
 });
 export type CheckoutSessionRecord = z.infer<typeof CheckoutSessionRecord>;
 
@@ -652,6 +763,9 @@ export const Order = z.object({
   expiresAt: Timestamp,
   createdAt: Timestamp,
   updatedAt: Timestamp,
+  ...refundFields,
+  /** `merchant` when the merchant accepted an underpaid or late payment of it as its payment; null otherwise. */
+  resolution: Resolution.nullable(),
 });
 export type Order = z.infer<typeof Order>;
 
@@ -713,6 +827,115 @@ export const StartOrderSessionInput = z.object({
 export type StartOrderSessionInput = z.input<typeof StartOrderSessionInput>;
 
 // ---------------------------------------------------------------------------------------------
+// Refunds and resolutions (`core/rules/refund.ts`)
+
+/** `awaiting_address` → `pending` → `processing` → `success` | `failed`; `cancelled` while awaiting an address. */
+export const RefundStatus = z.enum(REFUND_STATUSES);
+export type RefundStatus = z.infer<typeof RefundStatus>;
+
+const payoutAddressInput = textSchema(MAX_LENGTH.address).meta({
+  pattern: '^\\s*0x[0-9a-fA-F]{40}\\s*$',
+  description: 'An EVM address; a mixed-case address must pass its EIP-55 checksum',
+});
+
+/** Body of `POST /v1/refund`. */
+export const CreateRefundInput = z.object({
+  sessionId: textSchema(MAX_LENGTH.id).meta({ format: 'uuid', description: 'The checkout session (payment) to refund: one that brought money in' }),
+  amount: amountInput
+    .meta({
+      description:
+        'In the session’s asset, at most 6 decimals. Default: what the session brought in less earlier refunds; more is 422 `refund_exceeds_payment`. For an overpaid session, the excess alone may be refunded',
+    })
+    .optional(),
+  address: payoutAddressInput
+    .meta({ description: 'Where to pay it, on the network the session was paid on. Without it the refund awaits the customer’s address: send them its `claimUrl`' })
+    .optional(),
+  reason: textSchema(MAX_LENGTH.refundReason).meta({ description: 'Why, for your records (never shown to the customer)' }).optional(),
+});
+export type CreateRefundInput = z.input<typeof CreateRefundInput>;
+
+/**
+ * A refund (`GET /v1/refund/{id}`, the list's items, and `data.object` of the `refund.*` webhooks). Its
+ * payout goes out like a withdrawal's: `txHash`, `failureReason` and `stalledReason` mean what they mean there.
+ */
+export const Refund = z.object({
+  id: Id,
+  /** The session (payment) it refunds, and that session's order (null for a payment link's session). */
+  sessionId: Id,
+  orderId: Id.nullable(),
+  assetId: AssetIdSchema,
+  /** The network the session was paid on: the refund is paid there. */
+  blockchainId: z.string(),
+  amount: DecimalString,
+  /** Where it is paid; null while it awaits the customer's address. */
+  address: z.string().nullable(),
+  status: RefundStatus,
+  /**
+   * While it awaits an address: the page where the customer gives one, `{paylink_url}/refund/<id>#<claim token>`.
+   * The token is kept only as a digest: the link is in the answer that created the refund and in reads made
+   * with the same API key while it awaits an address; null otherwise.
+   */
+  claimUrl: formatted('uri').nullable(),
+  txHash: z.string().nullable(),
+  failureReason: z.string().nullable(),
+  /** Why its payout is held up, while it is (see `Withdrawal.stalledReason`); null otherwise. */
+  stalledReason: StalledReason.nullable(),
+  reason: z.string().nullable(),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+export type Refund = z.infer<typeof Refund>;
+
+export const RefundList = z.object({ items: z.array(Refund), meta: PageMeta });
+export type RefundList = z.infer<typeof RefundList>;
+
+/** Query of `GET /v1/refund`: newest first, by status, by session or by order. */
+export const ListRefundsQuery = z.object({
+  ...paging,
+  status: RefundStatus.optional(),
+  sessionId: textSchema(MAX_LENGTH.id).meta({ format: 'uuid', description: 'Only the refunds of this session' }).optional(),
+  orderId: textSchema(MAX_LENGTH.id).meta({ format: 'uuid', description: 'Only the refunds of this order’s sessions' }).optional(),
+});
+
+/** Body of `POST /v1/checkout-session/{id}/resolve`. */
+export const ResolveSessionInput = z.object({
+  reason: textSchema(MAX_LENGTH.refundReason).meta({ description: 'Why, for your records' }).optional(),
+});
+export type ResolveSessionInput = z.input<typeof ResolveSessionInput>;
+
+/**
+ * What the customer's claim page reads (`GET /v1/checkout/refunds/{id}` with the claim token): what is
+ * given back, by whom, on which network, and where it stands. Never the merchant's reason, reference or
+ * the session's customer details.
+ */
+export const PublicRefund = z.object({
+  id: Id,
+  status: RefundStatus,
+  amount: DecimalString,
+  assetId: AssetIdSchema,
+  blockchainId: z.string(),
+  networkName: z.string(),
+  /** The chain id of the network (null on the sandbox): a wallet shows which network it is. */
+  chainId: z.number().int().nullable(),
+  /** What was paid for: the payment link's or the order's title. */
+  title: z.string(),
+  /** The merchant's display name; null when none was given. */
+  merchantName: z.string().nullable(),
+  /** Where it is paid; null until the customer gave an address. */
+  address: z.string().nullable(),
+  txHash: z.string().nullable(),
+  /** The network's block explorer (a transaction is `${explorerUrl}/tx/${txHash}`); null when none is known. */
+  explorerUrl: formatted('uri').nullable(),
+  sandbox: z.boolean(),
+  createdAt: Timestamp,
+});
+export type PublicRefund = z.infer<typeof PublicRefund>;
+
+/** Body of `POST /v1/checkout/refunds/{id}/address` (with the claim token in `Paylink-Claim`). */
+export const ClaimRefundInput = z.object({ address: payoutAddressInput.meta({ description: 'Where the customer wants the refund: set once' }) });
+export type ClaimRefundInput = z.input<typeof ClaimRefundInput>;
+
+// ---------------------------------------------------------------------------------------------
 // Webhooks
 
 /** An event type an endpoint can subscribe to (`core/rules/webhooks.ts`). */
@@ -728,6 +951,8 @@ export const WebhookEndpoint = z.object({
   events: z.array(WebhookEventType),
   /** An inactive endpoint receives nothing (events meanwhile are not queued for it). */
   isActive: z.boolean(),
+  /** After a secret roll: until when the secret it replaced still signs every delivery beside the new one; null when none does. */
+  previousSecretExpiresAt: Timestamp.nullable(),
   createdAt: Timestamp,
   updatedAt: Timestamp,
 });
@@ -773,6 +998,21 @@ export const UpdateWebhookEndpointInput = z.object({
   isActive: z.boolean().optional(),
 });
 export type UpdateWebhookEndpointInput = z.input<typeof UpdateWebhookEndpointInput>;
+
+/** The longest a rolled secret may keep signing beside its successor, in hours (a week). */
+export const MAX_SECRET_OVERLAP_HOURS = 168;
+
+/** Body of `POST /v1/webhook-endpoint/{id}/roll-secret`. */
+export const RollWebhookSecretInput = z.object({
+  expiresInHours: z
+    .number()
+    .int()
+    .min(0)
+    .max(MAX_SECRET_OVERLAP_HOURS)
+    .meta({ description: `How long the current secret keeps signing deliveries beside the new one, in hours: 0 stops it now; default 24, at most ${MAX_SECRET_OVERLAP_HOURS}` })
+    .optional(),
+});
+export type RollWebhookSecretInput = z.input<typeof RollWebhookSecretInput>;
 
 /** Query of `GET /v1/webhook-endpoint`. */
 export const ListWebhookEndpointsQuery = z.object({ ...paging });
@@ -825,10 +1065,37 @@ export const WebhookTestObject = z.object({ id: Id, object: z.literal('webhook_e
 export type WebhookTestObject = z.infer<typeof WebhookTestObject>;
 
 /**
+ * `data.object` of a `reconciliation.mismatch` event: a deposit address of one of the merchant's
+ * sessions holds, at a final block, another amount of the session's asset than the books say it
+ * received (what was credited there, minus what was swept out of it). Sent once when the difference is
+ * found; the operator investigates (docs/operations.md, Reconciliation).
+ */
+export const ReconciliationMismatch = z.object({
+  object: z.literal('reconciliation_mismatch'),
+  /** The network the balance was read on. */
+  blockchainId: z.string(),
+  /** The deposit address. */
+  address: z.string(),
+  /** The session it served (`GET /v1/checkout-session/{id}`). */
+  sessionId: Id,
+  assetId: AssetIdSchema,
+  /** What the books say it holds, and what the chain holds: exact decimals with all of the token's digits. */
+  expected: z.string(),
+  actual: z.string(),
+  /** The final block the balance was read at. */
+  block: z.number().int(),
+  /** What the trace found: `unexplained` (no transfer explains the rise), `deficit` (less than the books), `not_credited` (a transfer the settlement did not take), `untraced`. */
+  reason: z.string(),
+  since: Timestamp,
+});
+export type ReconciliationMismatch = z.infer<typeof ReconciliationMismatch>;
+
+/**
  * The body of every delivery: `data.object` is the session (a `CheckoutSessionRecord`: the
  * `checkout.session.*` and `payment.late` events), the order (an `Order`: `order.paid`) or the
- * withdrawal (a `Withdrawal`: `withdrawal.*`) as
- * the matching GET returned it when the event happened, or the endpoint for `webhook.test`.
+ * withdrawal (a `Withdrawal`: `withdrawal.*`), the refund (a `Refund`: `refund.*`) as
+ * the matching GET returned it when the event happened, a `ReconciliationMismatch` (`reconciliation.mismatch`),
+ * or the endpoint for `webhook.test`.
  * `paylink/webhooks`' `verifyWebhook` returns it once the signature checks out.
  */
 export const WebhookEvent = z.object({
@@ -836,7 +1103,7 @@ export const WebhookEvent = z.object({
   id: z.string(),
   type: z.string().meta({ description: 'One of `WebhookEventType`, or `webhook.test`' }),
   createdAt: Timestamp,
-  data: z.object({ object: z.union([CheckoutSessionRecord, Order, Withdrawal, WebhookTestObject]) }),
+  data: z.object({ object: z.union([CheckoutSessionRecord, Order, Withdrawal, Refund, ReconciliationMismatch, WebhookTestObject]) }),
 });
 export type WebhookEvent = z.infer<typeof WebhookEvent>;
 

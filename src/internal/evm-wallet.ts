@@ -109,3 +109,18 @@ export async function payFromWallet(provider: Eip1193Provider, transfer: TokenTr
     throw typeof error == 'string' ? (error as WalletFailure) : code(error) == 4001 ? 'rejected' : 'walletFailed';
   }
 }
+
+/**
+ * The address of the wallet behind `provider`, once the customer lets the page see it
+ * (`eth_requestAccounts`): where a refund they claim is sent. Rejects with `rejected` (they declined)
+ * or `walletFailed` (anything else, or no account).
+ */
+export async function walletAddress(provider: Eip1193Provider): Promise<string> {
+  try {
+    const [address] = (await provider.request({ method: 'eth_requestAccounts' })) as string[];
+    if (address) return address;
+  } catch (error) {
+    throw code(error) == 4001 ? 'rejected' : 'walletFailed';
+  }
+  throw 'walletFailed';
+}

@@ -14,7 +14,8 @@
  *   COEP may embed it). Nothing here is private.
  *
  * Node only (it reads files); the files are read once and kept in memory, and read again when the
- * manifest changes on disk (a rebuild while the demo runs).
+ * manifest changes on disk (a rebuild while the demo runs); until then, and while the build has
+ * removed them, the ones read last are served.
  */
 import { readFile, stat } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
@@ -153,20 +154,24 @@ export function createBundleHandler(options: BundleHandlerOptions = {}): BundleH
     return { version, assets };
   }
 
-  /** The assets, read again when the manifest changed on disk; undefined when nothing is built. */
+  /**
+   * The assets, read again when the manifest changed on disk; undefined when nothing was ever read. While
+   * the bundles are rebuilt (the manifest gone, or caught half-written), the last ones read are served:
+   * a running demo or service never answers 404 for a bundle it served a moment ago.
+   */
   async function current(): Promise<Loaded | undefined> {
+    const last = await loading;
     let version: number;
     try {
       version = (await stat(manifestFile)).mtimeMs;
     } catch {
-      return undefined;
+      return last;
     }
-    const loaded = await loading;
-    if (loaded?.version === version) return loaded;
+    if (last?.version === version) return last;
     loading = load(version).catch((error: unknown) => {
       // A manifest caught mid-rewrite reads again on the next request (its time changes once written).
       defaultLogger.error('bundles_unreadable', 'cannot read the bundles', { error });
-      return undefined;
+      return last;
     });
     return loading;
   }

@@ -1,5 +1,5 @@
 /**
- * The `paylink` command: serve, sweep, keys create, keys xpub, proxy, demo.
+ * The `paylink` command: serve, sweep, keys create, keys xpub, rates, proxy, demo.
  * Flags win over environment variables, which win over defaults. What it says goes through
  * `command-output.ts` (plain text at a terminal, JSON lines elsewhere); its servers log through `log.ts`.
  */
@@ -8,6 +8,7 @@ import { commandOutput } from './command-output.js';
 import { LogFormatError, resolveLogFormat } from './log.js';
 import { createSandboxChain } from './chain/sandbox.js';
 import type { ChainAdapter } from './chain/types.js';
+import { commandHelp, startupProblem, type StartupContext } from './cli-help.js';
 import { openDatabase } from './db/index.js';
 import { createApiKey } from './service/keys/index.js';
 import { describeRateSettings, RateConfigError, resolveRateSettings } from './service/rates/index.js';
@@ -20,12 +21,16 @@ Commands:
   sweep        Move deposits' tokens to the hot wallet   --mnemonic-file F [--to ADDRESS] [--indexes 0-99,120] [--data-dir D | --database-url URL]
   keys create  Create an API key      [--data-dir D | --database-url URL] [--name N]
   keys xpub    The deposit xpub for PAYLINK_EVM_XPUB, and its first addresses   --mnemonic-file F
+  rates        Each rate's last quoted value and the moves held   [--data-dir D | --database-url URL]
+  rates accept Quote a held move of a pair (USDT/NGN, USD/NGN) now   <pair> [--data-dir D | --database-url URL]
+  chain resume After a reorganization past finality halted payouts: reverse what it took back, resume   --network ID [--data-dir D | --database-url URL]
   proxy        Run the proxy          [--port 8788] --upstream URL   (env PAYLINK_API_KEY, PAYLINK_ADMIN_TOKEN, PAYLINK_ALLOWED_ORIGINS)
   demo         Service + proxy + demo pages on one origin   [--port 5173] [--chain evm|sandbox]
 
 Environment: PORT, PAYLINK_CHAIN, PAYLINK_DATA_DIR, DATABASE_URL, PAYLINK_PUBLIC_URL.
-Prices (serve): PAYLINK_RATES_SOURCES (coingecko,coinbase,static; required on --chain evm), PAYLINK_RATES_REFRESH_S,
-  PAYLINK_RATES_MAX_AGE_S, PAYLINK_RATES_PEGS, PAYLINK_RATES_COINGECKO_URL, PAYLINK_RATES_COINBASE_URL, PAYLINK_RATES.
+Prices (serve): PAYLINK_RATES_SOURCES (coingecko,coinbase,kraken,exchangerate,static; required on --chain evm),
+  PAYLINK_RATES_QUORUM, PAYLINK_RATES_MAX_SPREAD, PAYLINK_RATES_MAX_MOVE, PAYLINK_RATES_CONFIRM_S, PAYLINK_RATES_PEGS,
+  PAYLINK_RATES_PEG_TOLERANCE, PAYLINK_RATES_REFRESH_S, PAYLINK_RATES_MAX_AGE_S, PAYLINK_RATES_<SOURCE>_URL, PAYLINK_RATES.
 EVM chain (serve --chain evm, sweep): PAYLINK_EVM_RPC_URL, PAYLINK_EVM_CHAIN_ID, PAYLINK_EVM_NETWORK, PAYLINK_EVM_TOKENS,
   PAYLINK_EVM_CONFIRMATIONS, PAYLINK_EVM_XPUB, PAYLINK_EVM_PAYOUT_KEY_FILE (or PAYLINK_EVM_PAYOUT_KEY), PAYLINK_EVM_POLL_MS.
 `;
@@ -51,6 +56,7 @@ const OPTIONS = {
   'mnemonic-file': { type: 'string' },
   to: { type: 'string' },
   indexes: { type: 'string' },
+  network: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -130,7 +136,7 @@ function refuse(problems: string[]): never {
 async function createChain(name: ChainName): Promise<ChainAdapter> {
   let problems: string[] = [];
   try {
-    resolveRateSettings({}, process.env, { requireExplicit: name === 'evm' });
+    resolveRateSettings({}, process.env, { requireExplicit: name === 'evm', realMoney: name === 'evm' });
   } catch (error) {
     if (!(error instanceof RateConfigError)) throw error;
     problems = error.problems;
@@ -157,6 +163,22 @@ function closeOnSignal(close: () => Promise<void>) {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+}
+
+/**
+ * Runs a command of a real chain's settings (`sweep`, `chain`) and exits with its code: 2 with the usage
+ * on a mistake on the command line, 2 with the reason on a bad `PAYLINK_EVM_*` setting.
+ */
+async function runEvmCommand(run: () => Promise<number>): Promise<void> {
+  const { UsageError } = await import('./mnemonic-file.js');
+  const { EvmConfigError } = await import('./chain/evm/config.js');
+  try {
+    process.exitCode = await run();
+  } catch (error) {
+    if (error instanceof UsageError) fail(error.message);
+    if (error instanceof EvmConfigError) refuse([error.message]);
+    throw error;
+  }
 }
 
 /** What the CLI uses of the demo module (demo/server.ts). */
@@ -192,10 +214,12 @@ async function main(argv: string[]) {
   const { values, positionals } = parsed;
   const [command, sub] = positionals;
   if (values.help || !command) {
-    process.stdout.write(USAGE);
+    process.stdout.write((values.help && commandHelp(positionals)) || USAGE);
     return;
   }
   const databaseUrl = values['database-url'] ?? process.env.DATABASE_URL ?? undefined;
+  startup.databaseSetting = values['database-url'] !== undefined ? '--database-url' : 'DATABASE_URL';
+  startup.host = values.host ?? '127.0.0.1';
   const chain = chainName(values.chain ?? process.env.PAYLINK_CHAIN);
   const dataDir = values['data-dir'] ?? process.env.PAYLINK_DATA_DIR ?? '.paylink-data';
 
@@ -206,7 +230,7 @@ async function main(argv: string[]) {
       const { ChainIdentityError } = await import('./service/sessions/index.js');
       const starting = startService({
         chain: adapter,
-        port: parsePort(values.port ?? process.env.PORT, 8787),
+        port: (startup.port = parsePort(values.port ?? process.env.PORT, 8787)),
         host: values.host ?? '127.0.0.1',
         databaseUrl,
         dataDir,
@@ -239,15 +263,7 @@ async function main(argv: string[]) {
     }
     case 'sweep': {
       const { runSweepCommand } = await import('./sweep-command.js');
-      const { UsageError } = await import('./mnemonic-file.js');
-      const { EvmConfigError } = await import('./chain/evm/config.js');
-      try {
-        process.exitCode = await runSweepCommand({ mnemonicFile: values['mnemonic-file'], to: values.to, indexes: values.indexes, databaseUrl, dataDir });
-      } catch (error) {
-        if (error instanceof UsageError) fail(error.message);
-        if (error instanceof EvmConfigError) refuse([error.message]);
-        throw error;
-      }
+      await runEvmCommand(() => runSweepCommand({ mnemonicFile: values['mnemonic-file'], to: values.to, indexes: values.indexes, databaseUrl, dataDir }));
       return;
     }
     case 'keys': {
@@ -282,9 +298,41 @@ async function main(argv: string[]) {
       }
       return;
     }
+    case 'rates': {
+      const { parseRatesArgs, runRatesCommand, RatesUsageError } = await import('./service/rates/accept-command.js');
+      try {
+        parseRatesArgs(positionals.slice(1));
+      } catch (error) {
+        if (error instanceof RatesUsageError) fail(error.message);
+        throw error;
+      }
+      const db = await openDatabase({ databaseUrl, dataDir });
+      try {
+        // Its table is the command's answer, as the key of `keys create` is: plain text on stdout in either format.
+        process.stdout.write(`${(await runRatesCommand(db, positionals.slice(1))).join('\n')}\n`);
+      } finally {
+        await db.close();
+      }
+      return;
+    }
+    case 'chain': {
+      const { runChainCommand } = await import('./chain-command.js');
+      await runEvmCommand(() =>
+        runChainCommand({
+          action: sub,
+          network: values.network,
+          databaseUrl,
+          dataDir,
+          out: (line) => out.print('chain_resume_report', line, { network: values.network }),
+          err: (line) => out.say('error', 'chain_resume_refused', line, { network: values.network }),
+        }),
+      );
+      return;
+    }
     case 'proxy': {
       const { runProxyCommand } = await import('./proxy/command.js');
-      await runProxyCommand({ port: parsePort(values.port ?? process.env.PORT, 8788), host: values.host, upstream: values.upstream }, closeOnSignal);
+      startup.port = parsePort(values.port ?? process.env.PORT, 8788);
+      await runProxyCommand({ port: startup.port, host: values.host, upstream: values.upstream }, closeOnSignal);
       return;
     }
     case 'demo': {
@@ -311,8 +359,15 @@ if (out.format === 'json') {
   });
 }
 
+/** What the running command named, for its one-line refusals (`startupProblem`). */
+const startup: StartupContext = { databaseSetting: 'DATABASE_URL' };
+
 main(process.argv.slice(2)).catch((error) => {
-  if (out.format === 'pretty') process.stderr.write(`paylink: ${error instanceof Error ? error.message : String(error)}\n`);
-  else out.say('error', 'command_failed', `paylink: ${error instanceof Error ? error.message : String(error)}`, { error });
-  process.exit(1);
+  const problem = startupProblem(error, startup);
+  const message = `paylink: ${problem?.line ?? (error instanceof Error ? error.message : String(error))}`;
+  if (out.format === 'pretty') process.stderr.write(`${message}\n`);
+  // A setting or a port the command cannot use: one line that names it, no stack (nothing went wrong inside).
+  else if (problem) out.say('error', 'startup_refused', message);
+  else out.say('error', 'command_failed', message, { error });
+  process.exit(problem?.exitCode ?? 1);
 });

@@ -3,8 +3,10 @@
  *
  * Every delivery is a `POST` whose JSON body is a {@link PaylinkWebhookEvent}, signed in the header
  * `Paylink-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>` with the
- * endpoint's secret (`whsec_…`, used as it is, as UTF-8). While a secret is being rotated the header
- * carries one `v1=` per secret; one matching is enough. A timestamp further than `toleranceSeconds`
+ * endpoint's secret (`whsec_…`, used as it is, as UTF-8). While a secret is being rolled
+ * (`POST /v1/webhook-endpoint/{id}/roll-secret`) the header carries one `v1=` per secret, the new one's
+ * first: one matching is enough, so a receiver that still holds the old secret and one that holds the
+ * new both pass. A timestamp further than `toleranceSeconds`
  * (default 300) from now, in either direction, is refused, so a captured delivery cannot be replayed
  * later.
  *
@@ -115,12 +117,20 @@ function constantTimeEqual(a: Uint8Array, b: Uint8Array): boolean {
 
 /**
  * The `Paylink-Signature` header value of `rawBody` sent at `timestampSeconds`:
- * `t=<timestampSeconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`. The service signs deliveries
- * with it; tests use it to build deliveries.
+ * `t=<timestampSeconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, with one `v1=` per secret
+ * when given several (while a secret is rolled: the new one first, then the one it replaces). The
+ * service signs deliveries with it; tests use it to build deliveries.
  */
-export async function signWebhookPayload(secret: string, rawBody: string | Uint8Array | ArrayBuffer, timestampSeconds: number): Promise<string> {
+export async function signWebhookPayload(
+  secret: string | readonly string[],
+  rawBody: string | Uint8Array | ArrayBuffer,
+  timestampSeconds: number,
+): Promise<string> {
   if (!Number.isSafeInteger(timestampSeconds) || timestampSeconds < 0) throw new TypeError(`The timestamp must be whole Unix seconds, not ${timestampSeconds}`);
-  return `t=${timestampSeconds},v1=${toHex(await hmacSha256(secret, timestampSeconds, bodyBytes(rawBody)))}`;
+  const body = bodyBytes(rawBody);
+  const signatures = await Promise.all((typeof secret === 'string' ? [secret] : secret).map(async (one) => `v1=${toHex(await hmacSha256(one, timestampSeconds, body))}`));
+  if (signatures.length === 0) throw new TypeError('No webhook secret to sign with');
+  return [`t=${timestampSeconds}`, ...signatures].join(',');
 }
 
 /** The timestamp and `v1` signatures of a header; other schemes (`v0=`…) are ignored. */
@@ -165,12 +175,13 @@ function isEvent(value: unknown): value is PaylinkWebhookEvent {
  * Checks a delivery and returns its event, or throws a {@link WebhookVerificationError} (its `reason`
  * says why). `rawBody` is the request body exactly as received (`await request.text()`, or the raw
  * bytes: with Express, `express.raw({ type: 'application/json' })`); `signatureHeader` is the
- * `Paylink-Signature` header; `secret` is the endpoint's `whsec_…` secret.
+ * `Paylink-Signature` header; `secret` is the endpoint's `whsec_…` secret, or several of them: while
+ * you move to a rolled secret, pass the new one and the old, and a delivery signed with either passes.
  */
 export async function verifyWebhook<T = unknown>(
   rawBody: string | Uint8Array | ArrayBuffer,
   signatureHeader: string | null | undefined,
-  secret: string,
+  secret: string | readonly string[],
   options: VerifyWebhookOptions = {},
 ): Promise<PaylinkWebhookEvent<T>> {
   const toleranceSeconds = options.toleranceSeconds ?? 300;
@@ -187,10 +198,14 @@ export async function verifyWebhook<T = unknown>(
     );
   }
 
-  const expected = await hmacSha256(secret, timestamp, body);
-  // Every candidate is compared (no early exit), each in constant time.
+  const secrets = typeof secret === 'string' ? [secret] : [...secret];
+  if (secrets.length === 0) throw new TypeError('The webhook secret is empty: pass the whsec_… secret of the endpoint');
+  // Every candidate is compared with every secret (no early exit), each in constant time.
   let matched = false;
-  for (const signature of signatures) matched = constantTimeEqual(signature, expected) || matched;
+  for (const one of secrets) {
+    const expected = await hmacSha256(one, timestamp, body);
+    for (const signature of signatures) matched = constantTimeEqual(signature, expected) || matched;
+  }
   if (!matched) throw new WebhookVerificationError('signature_mismatch', 'No signature of the Paylink-Signature header matches this body and secret');
 
   let event: unknown;

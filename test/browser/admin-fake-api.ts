@@ -13,6 +13,8 @@ import type {
   CheckoutSessionRecord,
   Order,
   PaymentLink,
+  RatesView,
+  Refund,
   WebhookDelivery,
   WebhookEndpoint,
   Withdrawal,
@@ -109,18 +111,36 @@ export function makeSession(overrides: Partial<CheckoutSessionRecord> = {}): Che
     rate: '0.00065',
     rateSource: 'coingecko+coinbase',
     rateAt: createdAt,
+    rateBasis: [
+      {
+        pair: 'USD/NGN',
+        perUsd: '1538.5',
+        quorum: 2,
+        sources: [
+          { source: 'coingecko', perUsd: '1537.5', at: createdAt, used: true },
+          { source: 'coinbase', perUsd: '1539.5', at: createdAt, used: true },
+          { source: 'exchangerate', perUsd: '1490', at: createdAt, used: false },
+        ],
+      },
+    ],
     paidAmount: '3.250000',
     lateAmount: '0.000000',
     reversedAmount: '0.000000',
     payAddress: '0x8ba1f109551bD432803012645Ac136ddd64DBA72',
-    transfers: [{ txHash: `0x${n.toString(16).padStart(2, '0').repeat(32)}`, amount: '3.250000', confirmedAt: createdAt, late: false }],
+    paidBlockchainId: 'bsc',
+    transfers: [{ txHash: `0x${n.toString(16).padStart(2, '0').repeat(32)}`, blockchainId: 'bsc', amount: '3.250000', confirmedAt: createdAt, late: false }],
     reference: `order-${1000 + n}`,
     metadata: {},
     clientReference: null,
     customer: { address: null, phone: null, email: null },
     createdAt,
     paidAt: createdAt,
+    finalizedAt: null,
     expiresAt: new Date(Date.parse(createdAt) + 30 * 60_000).toISOString(),
+    refundedAmount: '0.000000',
+    resolution: null,
+    resolvedAt: null,
+    resolutionReason: null,
     ...overrides,
   };
 }
@@ -151,6 +171,8 @@ export function makeOrder(overrides: Partial<Order> = {}): Order {
     expiresAt: new Date(Date.parse(createdAt) + 24 * 3_600_000).toISOString(),
     createdAt,
     updatedAt: createdAt,
+    refundedAmount: '0.000000',
+    resolution: null,
     ...overrides,
   };
 }
@@ -167,6 +189,7 @@ export function makeEndpoint(overrides: Partial<WebhookEndpoint> = {}): WebhookE
     description: '',
     events: [...WEBHOOK_EVENT_TYPES],
     isActive: true,
+    previousSecretExpiresAt: null,
     createdAt: at,
     updatedAt: at,
     ...overrides,
@@ -235,10 +258,44 @@ export class FakeAdminApi {
   sessions: CheckoutSessionRecord[] = [];
   /** The orders the shop's server created, in any order (the list answers newest first). */
   orders: Order[] = [];
+  /** Refunds made, newest first. */
+  refunds: Refund[] = [];
   /** `GET /withdrawal/networks`: a real chain's network has an explorer; the sandbox's (`explorerUrl: null`) has none. */
   networks: WithdrawalNetwork[] = [
     { id: 'bsc', name: 'BNB Smart Chain (BEP-20)', aliases: ['bep20'], assets: ['USDT', 'CNGN'], chainId: 56, explorerUrl: 'https://bscscan.com', alerts: [] },
   ];
+  /** `GET /rates`: the book as the service would show it (`at` set when the test runs: ages are a few seconds). */
+  rates: RatesView = {
+    quorum: 2,
+    maxSpread: '0.02',
+    markets: [
+      {
+        pair: 'USDT/USD',
+        perUsd: '0.99985',
+        reason: null,
+        message: null,
+        spread: '0.0002',
+        sources: [
+          { source: 'coingecko', perUsd: '0.9998', at: new Date(Date.now() - 12_000).toISOString(), status: 'agrees', problem: null },
+          { source: 'coinbase', perUsd: '0.9999', at: new Date(Date.now() - 12_000).toISOString(), status: 'agrees', problem: null },
+          { source: 'kraken', perUsd: '0.111111', at: new Date(Date.now() - 12_000).toISOString(), status: 'outlier', problem: null },
+        ],
+      },
+      {
+        pair: 'USD/NGN',
+        perUsd: null,
+        reason: 'held',
+        message:
+          'USD/NGN moved 50% from its last quoted rate and is held since 2025-06-01T12:00:00.000Z: it is quoted again once the move has lasted 900 s, or when an operator runs "paylink rates accept USD/NGN"',
+        spread: '0.0012',
+        sources: [
+          { source: 'coingecko', perUsd: '2400', at: new Date(Date.now() - 40_000).toISOString(), status: 'agrees', problem: null },
+          { source: 'coinbase', perUsd: '2402.9', at: new Date(Date.now() - 40_000).toISOString(), status: 'agrees', problem: null },
+          { source: 'exchangerate', perUsd: null, at: null, status: 'failed', problem: 'redirect' },
+        ],
+      },
+    ],
+  };
   /** Webhook endpoints with their secrets (which only `POST` answers with). */
   endpoints: (WebhookEndpoint & { secret: string })[] = [];
   deliveries: WebhookDelivery[] = [];
@@ -392,6 +449,7 @@ export class FakeAdminApi {
       return json(200, { message: 'Withdrawal created', status: 'success', statusCode: 200, id: created.id });
     }
     if (path === '/balance' && method === 'GET') return json(200, { items: this.balance });
+    if (path === '/rates' && method === 'GET') return json(200, this.rates);
     if (path === '/withdrawal/networks' && method === 'GET') return json(200, { items: this.networks });
     if (path === '/checkout-session' && method === 'GET') return json(200, page(this.filterSessions(url.searchParams), url));
     if (path === '/order' && method === 'GET') {
@@ -403,12 +461,80 @@ export class FakeAdminApi {
         .sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt));
       return json(200, page(orders, url));
     }
+    const refunded = this.refundRoute(request, path);
+    if (refunded) return refunded;
     const session = /^\/checkout-session\/([^/]+)$/.exec(path);
     if (session && method === 'GET') {
       const found = this.sessions.find((s) => s.id === decodeURIComponent(session[1]!));
       return found ? json(200, found) : errorResponse(404, 'not_found', 'Checkout session not found');
     }
     return this.webhookRoute(request, path);
+  }
+
+  /**
+   * The refund routes, as the service answers them: a refund of all that is left by default, to an
+   * address (`pending`) or awaiting one with a claim link; cancel while it awaits; resolve an underpaid
+   * or late session. The session's `refundedAmount` follows.
+   */
+  private refundRoute(request: RecordedRequest, path: string): Response | undefined {
+    const { method, url, body } = request;
+    if (path === '/refund' && method === 'GET') {
+      const [status, sessionId, orderId] = ['status', 'sessionId', 'orderId'].map((name) => url.searchParams.get(name));
+      return json(
+        200,
+        page(
+          this.refunds.filter((r) => (!status || r.status === status) && (!sessionId || r.sessionId === sessionId) && (!orderId || r.orderId === orderId)),
+          url,
+        ),
+      );
+    }
+    if (path === '/refund' && method === 'POST') {
+      const session = this.sessions.find((s) => s.id === body.sessionId);
+      if (!session) return errorResponse(404, 'not_found', 'Checkout session not found');
+      const left = (Number(session.paidAmount) + Number(session.lateAmount) - Number(session.refundedAmount)).toFixed(6);
+      const amount = body.amount === undefined ? left : Number(body.amount).toFixed(6);
+      if (Number(amount) > Number(left)) return errorResponse(422, 'refund_exceeds_payment', `At most ${left} USDT of this payment can still be refunded`);
+      const id = `${String(this.refunds.length + 1).padStart(8, '0')}-0000-4000-8000-00000000abcd`;
+      const at = new Date().toISOString();
+      const refund: Refund = {
+        id,
+        sessionId: session.id,
+        orderId: session.orderId,
+        assetId: session.assetId,
+        blockchainId: session.blockchainId,
+        amount,
+        address: body.address ?? null,
+        status: body.address ? 'pending' : 'awaiting_address',
+        claimUrl: body.address ? null : `https://pay.example.com/pay/refund/${id}#TOKEN-${id}`,
+        txHash: null,
+        failureReason: null,
+        stalledReason: null,
+        reason: null,
+        createdAt: at,
+        updatedAt: at,
+      };
+      this.refunds.unshift(refund);
+      session.refundedAmount = (Number(session.refundedAmount) + Number(amount)).toFixed(6);
+      return json(201, refund);
+    }
+    const cancel = /^\/refund\/([^/]+)\/cancel$/.exec(path);
+    if (cancel && method === 'POST') {
+      const refund = this.refunds.find((r) => r.id === cancel[1]);
+      if (!refund) return errorResponse(404, 'not_found', 'Refund not found');
+      if (refund.status !== 'awaiting_address') return errorResponse(409, 'refund_not_cancellable', 'Only a refund awaiting the customer’s address can be cancelled');
+      Object.assign(refund, { status: 'cancelled', claimUrl: null });
+      const session = this.sessions.find((s) => s.id === refund.sessionId)!;
+      session.refundedAmount = (Number(session.refundedAmount) - Number(refund.amount)).toFixed(6);
+      return json(200, refund);
+    }
+    const resolve = /^\/checkout-session\/([^/]+)\/resolve$/.exec(path);
+    if (resolve && method === 'POST') {
+      const session = this.sessions.find((s) => s.id === resolve[1]);
+      if (!session) return errorResponse(404, 'not_found', 'Checkout session not found');
+      Object.assign(session, { resolution: 'merchant', resolvedAt: new Date().toISOString(), status: 'expired' });
+      return json(200, session);
+    }
+    return undefined;
   }
 
   private webhookRoute(request: RecordedRequest, path: string): Response {
@@ -436,10 +562,16 @@ export class FakeAdminApi {
       this.endpoints[index] = { ...old, ...check.fields, isActive, updatedAt: new Date().toISOString() };
       return json(200, withoutSecret(this.endpoints[index]!));
     }
-    const one = /^\/webhook-endpoint\/([^/]+)(\/deliveries|\/test)?$/.exec(path);
+    const one = /^\/webhook-endpoint\/([^/]+)(\/deliveries|\/test|\/roll-secret)?$/.exec(path);
     if (one) {
       const endpoint = findEndpoint(one[1]!);
       if (!endpoint) return errorResponse(404, 'not_found', 'Webhook endpoint not found');
+      if (one[2] === '/roll-secret' && method === 'POST') {
+        const hours = typeof request.body?.expiresInHours === 'number' ? request.body.expiresInHours : 24;
+        endpoint.secret = `whsec_rolled${Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('')}`;
+        endpoint.previousSecretExpiresAt = hours ? new Date(Date.now() + hours * 3_600_000).toISOString() : null;
+        return json(200, { ...endpoint });
+      }
       if (!one[2] && method === 'GET') return json(200, withoutSecret(endpoint));
       if (!one[2] && method === 'DELETE') {
         this.endpoints = this.endpoints.filter((e) => e !== endpoint);

@@ -92,7 +92,7 @@ export async function openMoney(el: PaylinkAdmin) {
 }
 
 /** Shows the tab of `view` as a click on it would, and waits for its first answer. */
-export async function openTab(el: PaylinkAdmin, view: 'links' | 'money' | 'orders' | 'payments' | 'webhooks') {
+export async function openTab(el: PaylinkAdmin, view: 'links' | 'money' | 'orders' | 'payments' | 'webhooks' | 'rates') {
   await click(el, $(el, `[role="tab"]#tab-${view}`)!);
   await waitUntil(() => $(el, `#panel-${view} table, #panel-${view} [part~="empty"], #panel-${view} [part~="error"]`), `${view} loaded`);
   await settle(el);

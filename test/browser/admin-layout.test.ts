@@ -37,7 +37,7 @@ function realisticApi(): FakeAdminApi {
     makeSession({ createdAt: '2025-03-01T09:00:00.000Z', linkId: bag.id, linkTitle: bag.title, status: 'expired', paidAmount: '0.000000', paidAt: null, transfers: [], reference: null }),
     makeSession({ createdAt: '2025-03-02T09:00:00.000Z', linkId: bag.id, linkTitle: bag.title, status: 'confirming', paidAmount: '0.000000', paidAt: null,
       customer: { address: null, phone: '+2348012345678', email: 'ngozi.okonkwo-adebayo@example.com' },
-      transfers: [{ txHash: `0x${'5e'.repeat(32)}`, amount: '120.500000', confirmedAt: null, late: false }] }),
+      transfers: [{ txHash: `0x${'5e'.repeat(32)}`, blockchainId: 'bsc', amount: '120.500000', confirmedAt: null, late: false }] }),
     makeSession({
       createdAt: '2025-03-03T09:00:00.000Z',
       linkId: bag.id,
@@ -52,8 +52,8 @@ function realisticApi(): FakeAdminApi {
       metadata: { cart: '42', campaign: 'instagram-spring-sale-2025' },
       customer: { address: 'Flat 4B, 12 Admiralty Way\nLekki Phase 1\nLagos 106104', phone: '+2348012345678', email: 'ada.lovelace@example.com' },
       transfers: [
-        { txHash: `0x${'ab'.repeat(32)}`, amount: '120.500000', confirmedAt: '2025-03-03T09:04:00.000Z', late: false },
-        { txHash: `0x${'cd'.repeat(32)}`, amount: '1.000000', confirmedAt: '2025-03-03T11:00:00.000Z', late: true },
+        { txHash: `0x${'ab'.repeat(32)}`, blockchainId: 'bsc', amount: '120.500000', confirmedAt: '2025-03-03T09:04:00.000Z', late: false },
+        { txHash: `0x${'cd'.repeat(32)}`, blockchainId: 'bsc', amount: '1.000000', confirmedAt: '2025-03-03T11:00:00.000Z', late: true },
       ],
     }),
   );
@@ -260,11 +260,11 @@ async function show(screen: Screen, theme?: 'light' | 'dark', locale = 'en'): Pr
   return el;
 }
 
-/** Checks that the tab bar holds its five tabs on one line each, none cut, nothing to scroll. */
+/** Checks that the tab bar holds its six tabs on one line each, none cut, nothing to scroll. */
 function expectTabsFit(el: PaylinkAdmin, where: string) {
   const tablist = $(el, '[role="tablist"]')!;
   const tabs = $$(el, '[role="tab"]');
-  expect(tabs, where).to.have.length(5);
+  expect(tabs, where).to.have.length(6);
   expect(tablist.scrollWidth, `${where}: the tab bar does not scroll`).to.be.at.most(tablist.clientWidth);
   const bar = tablist.getBoundingClientRect();
   for (const tab of tabs) {
@@ -358,7 +358,7 @@ describe('<paylink-admin> layout', () => {
       expect(getComputedStyle(header).display, 'column headers are clipped, not removed').not.to.equal('none');
     });
 
-    it('fits the five tabs on one line each, in English and in French', () => expectTabsFitInEnglishAndFrench(''));
+    it('fits the six tabs on one line each, in English and in French', () => expectTabsFitInEnglishAndFrench(''));
 
     it('shows short tab labels while each tab keeps its full name', async () => {
       const el = await show('links');
@@ -366,7 +366,7 @@ describe('<paylink-admin> layout', () => {
       expect(getComputedStyle(money, '::after').content).to.contain('Balances');
       // What a screen reader announces: the full labels, not the short ones on screen.
       const names = await executeServerCommand<string[], { role: string }>('admin-accessible-names', { role: 'tab' });
-      expect(names).to.deep.equal(['Payment links', 'Balances and withdrawals', 'Payments', 'Orders', 'Webhooks']);
+      expect(names).to.deep.equal(['Payment links', 'Balances and withdrawals', 'Payments', 'Orders', 'Webhooks', 'Rates']);
     });
 
     it('keeps a visible label on every field of every cart row', async () => {
@@ -413,7 +413,7 @@ describe('<paylink-admin> layout', () => {
           });
         }
 
-        it('fits the five tabs, in English and in French', () => expectTabsFitInEnglishAndFrench(narrow.name));
+        it('fits the six tabs, in English and in French', () => expectTabsFitInEnglishAndFrench(narrow.name));
 
         it('wraps a transaction’s hash inside its card on the payment detail', async () => {
           const el = await show('payment-detail');
@@ -451,7 +451,7 @@ describe('<paylink-admin> layout', () => {
     }
   });
 
-  it('fits the five tabs between the phone and the desktop, in English and in French', async () => {
+  it('fits the six tabs between the phone and the desktop, in English and in French', async () => {
     for (const width of [480, 640, 760, 1024]) {
       await atWidth({ width, height: 900 });
       for (const locale of ['en', 'fr']) {

@@ -56,7 +56,7 @@ describe('<paylink-admin>', () => {
     expect(first!.headers).not.to.have.property('x-api-key');
     expect(first!.url.searchParams.get('page')).to.equal('1');
     const tabs = $$(el, '[role="tab"]');
-    expect(tabs.map((t) => t.getAttribute('aria-selected'))).to.deep.equal(['true', 'false', 'false', 'false', 'false']);
+    expect(tabs.map((t) => t.getAttribute('aria-selected'))).to.deep.equal(['true', 'false', 'false', 'false', 'false', 'false']);
     expect($$(el, '[part~="link-row"]')).to.have.length(3);
     expect(text($(el, '[part~="link-row"]'))).to.contain('Coffee beans 1');
     expect(text($(el, '[part~="link-row"]'))).to.contain('5,000.00');
@@ -455,6 +455,10 @@ describe('<paylink-admin>', () => {
       expect(text(part(el, 'stat-conversion'))).to.equal('25%');
       const chart = $(el, '[part~="chart"] [role="img"]')!;
       expect(chart.getAttribute('aria-label')).to.contain('25%');
+      // Each bar's length is its count against the larger one (set through the CSSOM, which a strict CSP allows).
+      const widths = ['bar-visits', 'bar-payments'].map((name) => part(el, name).getBoundingClientRect().width / part(el, name).parentElement!.getBoundingClientRect().width);
+      expect(widths[0]).to.be.closeTo(1, 0.02);
+      expect(widths[1]).to.be.closeTo(0.25, 0.02);
       expect(el.shadowRoot!.activeElement?.id).to.equal('link-detail-heading');
     });
 

@@ -96,10 +96,13 @@ describe('<paylink-checkout order>', () => {
     await view(el, 'done');
     expect(text(part(el, 'message'))).to.equal('Thank you! Your lamps ship tomorrow.');
 
-    // Another tab on the same order: it is paid, and says so.
+    // Another tab on the same order (or this one, reloaded): it is paid, and shows the paid screen, not a bare heading.
     const second = await mount(order.id);
     await view(second, 'paid');
     expect(heading(second)).to.equal('Payment received');
+    expect(part(second, 'success-icon'), 'the check mark').not.to.equal(null);
+    expect(text(part(second, 'message'))).to.equal('Thank you!');
+    expect(part(second, 'pay-button'), 'nothing to pay').to.equal(null);
     await expect(second).to.be.accessible();
   });
 

@@ -13,10 +13,12 @@
  * 4. `npx paylink serve --chain sandbox`, `keys create`, `proxy` and `demo` from the installed package;
  * 5. every export imported in plain Node and under an edge runtime's conditions, React and Vue server
  *    rendering, and `npm run release:check` on the same tarball (files, exports, publint, attw);
- * 6. the framework recipes of docs/frameworks.md: Next.js App Router (`next build`, `next start`, a server component
- *    page and a client component, in Chromium: the element upgrades, a React handler hears
- *    `paylink-ready`, no console error, no layout shift), Astro 5 (frontmatter import and script tag,
- *    `astro build`, in Chromium) and plain HTML (the script-tag bundle).
+ * 6. the framework recipes of docs/frameworks.md: Next.js App Router (`next build` without the API key,
+ *    `next start`, a server component page and a client component, in Chromium: the element upgrades, a
+ *    React handler hears `paylink-ready`, no console error, no layout shift; and the page, the client
+ *    component and the proxy's route handler written from the doc's own code blocks, paying through that
+ *    route), Nuxt 4 (the doc's nuxt.config.ts and client plugin, `nuxt build`, in Chromium), Astro 5
+ *    (frontmatter import and script tag, `astro build`, in Chromium) and plain HTML (the script-tag bundle).
  *
  * Figures (tarball, what a consumer installs, each build's gzip size) are printed as test
  * diagnostics and written to test-results/consumer.json.
@@ -42,6 +44,7 @@ const CREATE_VITE = 'create-vite@9.3.0';
 /** The frameworks of the recipes, pinned for the same reason (Astro 5 is the line that runs on Node 20). */
 const NEXT = { next: '16.4.6', react: '19.3.1', 'react-dom': '19.3.1' };
 const ASTRO = { astro: '5.18.2' };
+const NUXT = { nuxt: '4.4.5' };
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const NPX = process.platform === 'win32' ? 'npx.cmd' : 'npx';
 
@@ -63,6 +66,35 @@ interface Result {
 }
 
 const children = new Set<ChildProcess>();
+
+/**
+ * The code blocks of docs/frameworks.md that name their file on their first line (`// app/paylink/[...path]/route.ts`,
+ * `// plugins/paylink.client.ts: …`), by that path: the recipes are tested as the doc writes them.
+ */
+function docsFiles(): Map<string, string> {
+  const markdown = readFileSync(path.join(ROOT, 'docs', 'frameworks.md'), 'utf8');
+  const files = new Map<string, string>();
+  for (const [, code] of markdown.matchAll(/^```(?:ts|tsx|vue)\n([\s\S]*?)^```$/gm)) {
+    const file = /^\/\/ ([\w.[\]/-]+\.(?:ts|tsx|vue))\b/.exec(code!)?.[1];
+    if (file) files.set(file, code!);
+  }
+  return files;
+}
+
+/** Writes the doc's code blocks named `files` into `dir`, each at its path. */
+function writeDocsFiles(dir: string, files: readonly string[]): void {
+  const docs = docsFiles();
+  for (const file of files) {
+    const code = docs.get(file);
+    assert.ok(code, `docs/frameworks.md has a code block for ${file}`);
+    mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+    writeFileSync(path.join(dir, file), code);
+  }
+}
+
+/** The recipes' files the consumer apps take from docs/frameworks.md. */
+const NEXT_DOC_FILES = ['app/pay/[slug]/page.tsx', 'app/pay/[slug]/checkout.tsx', 'app/paylink/[...path]/route.ts'];
+const NUXT_DOC_FILES = ['nuxt.config.ts', 'plugins/paylink.client.ts'];
 
 /** Runs a command to its end; rejects after `timeoutMs`. */
 function run(command: string, args: string[], cwd: string, options: { env?: Record<string, string>; timeoutMs?: number } = {}): Promise<Result> {
@@ -242,6 +274,7 @@ describe('paylink as installed from its tarball', { timeout: 900_000 }, () => {
     react: path.join(work, 'react'),
     vue: path.join(work, 'vue'),
     next: path.join(work, 'next'),
+    nuxt: path.join(work, 'nuxt'),
     astro: path.join(work, 'astro'),
   };
   const figures: Record<string, unknown> = {};
@@ -250,6 +283,8 @@ describe('paylink as installed from its tarball', { timeout: 900_000 }, () => {
   let service: { url: string; child: ChildProcess; key: string } | undefined;
   let slug = '';
   const servers: Server[] = [];
+  /** What each app's `npm install` printed. */
+  const installLogs: Record<string, string> = {};
 
   before(async () => {
     // 1. The tarball, as `npm pack` (its prepack builds lib/ and dist/ from nothing) makes it.
@@ -274,9 +309,12 @@ describe('paylink as installed from its tarball', { timeout: 900_000 }, () => {
     // The recipes' apps, written by hand as their READMEs show (no scaffolding to install).
     for (const [kind, dependencies, devDependencies] of [
       ['next', NEXT, { typescript: '^5.9.3', '@types/react': '^19.2.0', '@types/node': '^20.19.0' }],
+      ['nuxt', NUXT, {}],
       ['astro', ASTRO, {}],
     ] as const) {
       cpSync(path.join(APPS, kind), dirs[kind], { recursive: true });
+      if (kind === 'next') writeDocsFiles(dirs.next, NEXT_DOC_FILES);
+      if (kind === 'nuxt') writeDocsFiles(dirs.nuxt, NUXT_DOC_FILES);
       const manifest = { name: `${kind}-shop`, private: true, type: 'module', dependencies: { ...dependencies, paylink: `file:${tarball}` }, devDependencies };
       writeFileSync(path.join(dirs[kind], 'package.json'), JSON.stringify(manifest, null, 2));
     }
@@ -308,7 +346,10 @@ describe('paylink as installed from its tarball', { timeout: 900_000 }, () => {
     const installs = await Promise.all(
       Object.entries(dirs).map(async ([kind, dir]) => [kind, await run(NPM, ['install', '--prefer-offline', '--no-audit', '--no-fund'], dir, { timeoutMs: 400_000 })] as const),
     );
-    for (const [kind, result] of installs) ok(result, `npm install (${kind})`);
+    for (const [kind, result] of installs) {
+      ok(result, `npm install (${kind})`);
+      installLogs[kind] = result.stdout + result.stderr;
+    }
     figures.installSeconds = (Date.now() - installStarted) / 1000;
   });
 
@@ -321,7 +362,7 @@ describe('paylink as installed from its tarball', { timeout: 900_000 }, () => {
     rmSync(work, { recursive: true, force: true });
   });
 
-  it('packs lib/, dist/, the migrations, the demo, README, docs/ and LICENSE, and nothing of the repository', (t) => {
+  it('packs lib/, dist/, the migrations, the demo, README, docs/ and LICENSE, and nothing of the repository', async (t) => {
     const files = figures.tarballFiles as string[];
     const { version } = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
     for (const file of [
@@ -354,6 +395,12 @@ describe('paylink as installed from its tarball', { timeout: 900_000 }, () => {
     }
     const unwanted = files.filter((file) => /^(src|test|bench|scripts|examples|node_modules)\/|\.tsbuildinfo$|^demo\/[^/]+\.ts$/.test(file));
     assert.deepEqual(unwanted, []);
+    // The tarball's package.json has no prepare script (its scripts/prepare.mjs is not packed), and the
+    // repository's keeps it: no install of the tarball warns of an install script.
+    const packed = JSON.parse(ok(await run('tar', ['-xzOf', tarball, 'package/package.json'], work), 'tar').stdout);
+    assert.equal(packed.scripts.prepare, undefined);
+    assert.match(JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts.prepare, /prepare\.mjs/);
+    for (const [kind, log] of Object.entries(installLogs)) assert.doesNotMatch(log, /install-scripts[\s\S]*paylink@|paylink@[^\n]*prepare/, `npm install (${kind})`);
     const { bytes, files: count, unpackedBytes } = figures.tarball as { bytes: number; files: number; unpackedBytes: number };
     t.diagnostic(`tarball: ${(bytes / 1024).toFixed(0)} KiB, ${count} files (${MB(unpackedBytes)} unpacked)`);
   });
@@ -446,7 +493,7 @@ describe('paylink as installed from its tarball', { timeout: 900_000 }, () => {
    * marker, then for every `<paylink-checkout>` to show the link. Fails on an uncaught error or a
    * console error.
    */
-  async function checkPage(url: string, readySelectors: string[]): Promise<PageCheck> {
+  async function checkPage(url: string, readySelectors: string[], pagePath = `/?slug=${slug}&api=${encodeURIComponent(`${service!.url}/v1`)}`): Promise<PageCheck> {
     assert.ok(service, 'the service runs');
     browser ??= await chromium.launch({ executablePath: CHROME_PATH, args: CHROMIUM_ARGS });
     const page = await browser.newPage();
@@ -464,7 +511,7 @@ describe('paylink as installed from its tarball', { timeout: 900_000 }, () => {
       document.addEventListener('paylink-ready', () => (seen.readyAt ??= performance.now()), true);
     });
     try {
-      await page.goto(`${url}/?slug=${slug}&api=${encodeURIComponent(`${service.url}/v1`)}`);
+      await page.goto(`${url}${pagePath}`);
       const texts: string[] = [];
       for (const selector of readySelectors) {
         await page.waitForSelector(selector, { timeout: 30_000 });
@@ -576,11 +623,15 @@ describe('paylink as installed from its tarball', { timeout: 900_000 }, () => {
   it('Next.js App Router: next build, next start; the element upgrades and a React handler hears paylink-ready', async (t) => {
     const env = { NEXT_TELEMETRY_DISABLED: '1' };
     const started = Date.now();
+    // Built as a CI machine builds it: without PAYLINK_API_KEY (the doc's route handler makes its proxy on first use).
     const built = ok(await run(NPX, ['--no-install', 'next', 'build'], dirs.next, { env, timeoutMs: 600_000 }), 'next build');
     figures.nextBuildSeconds = (Date.now() - started) / 1000;
     assert.match(built.stdout, /\/prerendered/, 'the prerendered page was rendered at build time');
+    assert.match(built.stdout, /\/paylink\/\[\.\.\.path\]/, "the doc's route handler is built");
+    const page = docsFiles().get('app/pay/[slug]/page.tsx')!;
+    assert.match(page, /only a client module that imports\s*\/\/\s*'paylink\/checkout' defines the element/, "the page's comment says what defines the element");
     const port = await freePort();
-    const { child } = await startProcess(['next', 'start', '--port', String(port), '--hostname', '127.0.0.1'], dirs.next, env, (text) => /Ready in|started server/i.test(text));
+    const { child } = await startProcess(['next', 'start', '--port', String(port), '--hostname', '127.0.0.1'], dirs.next, { ...env, PAYLINK_URL: service!.url, PAYLINK_API_KEY: service!.key }, (text) => /Ready in|started server/i.test(text));
     try {
       const url = `http://127.0.0.1:${port}`;
       const prerendered = await fetch(`${url}/prerendered`);
@@ -593,8 +644,36 @@ describe('paylink as installed from its tarball', { timeout: 900_000 }, () => {
       const { texts, upgradeShift, layoutShift } = await checkPage(url, ['#ready']);
       assert.deepEqual(texts, ['Consumer test order'], 'onPaylinkReady of the client component ran after hydration');
       assert.equal(upgradeShift, 0, 'the reserved space held the server-rendered page still while the elements upgraded');
+      // The doc's page, client component and route handler: the checkout loads its link through the proxy route.
+      const throughRoute = await checkPage(url, [], `/pay/${slug}`);
+      assert.equal(throughRoute.upgradeShift, 0);
+      const link = await fetch(`${url}/paylink/checkout/${slug}`);
+      assert.equal(link.status, 200, 'the route handler answers the public checkout call');
+      const body = await link.text();
+      assert.match(body, /Consumer test order/);
+      assert.doesNotMatch(body, new RegExp(service!.key), 'never the key');
       figures.next = { buildSeconds: figures.nextBuildSeconds, upgradeShift, layoutShift };
       t.diagnostic(`next build ${figures.nextBuildSeconds} s; layout shift ${upgradeShift} until the link loaded, ${layoutShift.toFixed(4)} in all`);
+    } finally {
+      await stop(child);
+    }
+  });
+
+  it("Nuxt 4: the doc's config and client plugin build; the plugin defines the element in Chromium", async (t) => {
+    const env = { NUXT_TELEMETRY_DISABLED: '1' };
+    const started = Date.now();
+    ok(await run(NPX, ['--no-install', 'nuxt', 'build'], dirs.nuxt, { env, timeoutMs: 600_000 }), 'nuxt build');
+    figures.nuxt = { buildSeconds: (Date.now() - started) / 1000 };
+    const port = await freePort();
+    const { child } = await startProcess(['node', '.output/server/index.mjs'], dirs.nuxt, { NITRO_PORT: String(port), NITRO_HOST: '127.0.0.1' }, (text) => /Listening on/i.test(text));
+    try {
+      const url = `http://127.0.0.1:${port}`;
+      const served = await (await fetch(`${url}/?slug=${slug}`)).text();
+      assert.match(served, new RegExp(`<paylink-checkout slug="${slug}" api-base="/paylink"></paylink-checkout>`), 'the server rendered the element as it is');
+      const { texts, upgradeShift } = await checkPage(url, ['#ready']);
+      assert.deepEqual(texts, ['Consumer test order'], 'the plugin defined the element; its paylink-ready reached the page');
+      assert.equal(upgradeShift, 0);
+      t.diagnostic(`nuxt build ${(figures.nuxt as { buildSeconds: number }).buildSeconds} s`);
     } finally {
       await stop(child);
     }

@@ -124,6 +124,8 @@ describe('paylink demo on its local chain, end to end', { timeout: 300_000 }, ()
     assert.match(out, /Mnemonic\s+"test test test test test test test test test test test junk"/);
     assert.match(out, /PUBLIC test mnemonic/);
     assert.match(out, /3 sessions paid by real transfers at start/);
+    assert.doesNotMatch(out, /sandbox figures/, 'no sandbox words about a local EVM chain');
+    assert.match(out, /Shop \(orders\)\s+http:\/\/\S+\/shop\.html/);
     // The node holds no unlocked account: every demo transaction is signed by the demo itself.
     assert.deepEqual(await rpc(rpcUrl, 'eth_accounts'), []);
   });
@@ -327,6 +329,66 @@ describe('paylink demo on its local chain, end to end', { timeout: 300_000 }, ()
       ],
       'the withdrawn balance on Local BNB Smart Chain, the new one on Local Polygon',
     );
+  });
+
+  it("the shop: its server creates the order, the page pays it from the demo wallet; reloaded, the paid order shows its success", async (t) => {
+    const page = await (await browser.newContext({ viewport: { width: 1280, height: 1000 } })).newPage();
+    page.on('pageerror', (error) => pageErrors.push(error.message));
+    await page.goto(`${demo.url}/shop.html`);
+    const wallet = page.getByRole('complementary', { name: /Demo wallet/ });
+    await wallet.waitFor();
+    // 2 × 8,500 + 1 × 2,500.50: the page sends quantities, the shop's server the prices.
+    await page.getByLabel(/Ethiopian Yirgacheffe/).fill('2');
+    await page.getByLabel(/filter papers/).fill('1');
+    await page.getByRole('button', { name: 'Check out' }).click();
+    const checkout = page.locator('paylink-checkout[order]');
+    await checkout.getByRole('button', { name: /^Pay .*19,500\.50 · USDT/ }).click();
+    const orderId = (await checkout.getAttribute('order'))!;
+    assert.equal(new URL(page.url()).searchParams.get('order'), orderId, 'the page keeps the order in its address');
+    await page.waitForFunction(() => {
+      const button = [...document.querySelectorAll('aside button')].find((b) => b.textContent === 'Send from demo wallet') as HTMLButtonElement | undefined;
+      return button && !button.disabled;
+    });
+    // The panel's two lines must never disagree: "received" above, a confirmation count below.
+    await page.evaluate(() => {
+      const aside = document.querySelector('aside')!;
+      const seen = window as unknown as { disagreed: string[] };
+      seen.disagreed = [];
+      new MutationObserver(() => {
+        const line = aside.querySelector('.dw-session')?.textContent ?? '';
+        const status = aside.querySelector('[role=status]')?.textContent ?? '';
+        if (/Payment received/.test(line) && /of \d+ confirmations/.test(status)) seen.disagreed.push(`${line} | ${status}`);
+      }).observe(aside, { subtree: true, childList: true, characterData: true });
+    });
+    const success = page.evaluate(() => new Promise<{ status: string }>((resolve) => document.addEventListener('paylink-success', (event) => resolve((event as CustomEvent).detail.session), { once: true })));
+    await wallet.getByRole('button', { name: 'Send from demo wallet' }).click();
+    assert.equal((await success).status, 'paid');
+    await wallet.getByRole('status').filter({ hasText: /payment received/ }).waitFor();
+    assert.deepEqual(await page.evaluate(() => (window as unknown as { disagreed: string[] }).disagreed), [], 'the panel never said received beside a confirmation count');
+
+    // The order, as the merchant's server reads it with its key: paid, at the shop's price, its reference the shop's.
+    const key = readFileSync(path.join(dataDir, 'demo-api-key'), 'utf8').trim();
+    const order = (await (await fetch(`${demo.url}/v1/order/${orderId}`, { headers: { 'x-api-key': key } })).json()) as Record<string, unknown>;
+    assert.deepEqual([order.status, order.fiatAmount, order.fiatCurrency], ['paid', '19500.50', 'NGN']);
+    assert.match(String(order.reference), /^demo-shop-/);
+
+    // The demo wallet's balance to the 6 decimals the service counts in (not cut to cents).
+    const units = BigInt(await rpc(rpcUrl, 'eth_call', [{ to: usdt, data: `0x70a08231${demoWallet.slice(2).toLowerCase().padStart(64, '0')}` }, 'latest']));
+    const whole = units / 10n ** 18n;
+    const fraction = (units % 10n ** 18n).toString().padStart(18, '0').slice(0, 6).replace(/0+$/, '');
+    assert.ok(fraction.length > 2, `the balance has more than 2 decimals to show (${whole}.${fraction})`);
+    await wallet.locator('.dw-balance-usdt').filter({ hasText: new RegExp(`^${whole.toLocaleString('en')}\\.${fraction}$`) }).waitFor();
+
+    // Reloaded: the order is paid, and the card shows the paid screen with its content.
+    await page.reload();
+    await checkout.getByRole('heading', { name: 'Payment received' }).waitFor();
+    assert.equal(await checkout.locator('[part~="success-icon"]').count(), 1, 'the check mark');
+    assert.equal((await checkout.locator('[part~="message"]').innerText()).trim(), 'Thank you!');
+    await page.screenshot({ path: path.join(ARTIFACTS, '9-shop-order-paid-reloaded.png'), fullPage: true });
+    await page.setViewportSize({ width: 375, height: 900 });
+    await page.screenshot({ path: path.join(ARTIFACTS, '9-shop-order-paid-reloaded-375.png'), fullPage: true });
+    await page.context().close();
+    t.diagnostic(`shop order ${orderId} paid from the demo wallet`);
   });
 
   it('raised no page error and no CSP or Trusted Types violation', () => {

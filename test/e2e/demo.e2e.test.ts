@@ -107,7 +107,7 @@ describe('paylink demo, end to end', { timeout: 240_000 }, () => {
 
   it('says where its prices come from, in its start lines and on its pages', async () => {
     assert.deepEqual(demo.rates.sources, ['static']);
-    assert.match(describeDemo(demo, { dataDir }), /Prices: the static table \(sandbox figures, not market data\)\./);
+    assert.match(describeDemo(demo, { dataDir }), /Prices: the static table \(fixed figures, not market data\)\./);
     for (const page of ['/', '/store.html', '/donate.html']) {
       const html = await (await fetch(`${demo.url}${page}`)).text();
       assert.match(html, /<p class="note" id="prices-note">Prices come from the static table built into Paylink \(demo figures, not market data\)/, page);

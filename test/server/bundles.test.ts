@@ -190,6 +190,14 @@ describe('serving the bundles', () => {
     dist.rewrite('/* rebuilt */');
     assert.equal(await (await serve(get('paylink-checkout.js'), 'paylink-checkout.js')).text(), '/* rebuilt */');
 
+    // A rebuild removes dist/ while it runs: the bundles read last are still served, never a 404.
+    for (const name of readdirSync(dist.dir)) rmSync(path.join(dist.dir, name));
+    const during = await serve(get('paylink-checkout.js'), 'paylink-checkout.js');
+    assert.equal(during.status, 200);
+    assert.equal(await during.text(), '/* rebuilt */');
+    dist.rewrite('/* rebuilt again */');
+    assert.equal(await (await serve(get('paylink-checkout.js'), 'paylink-checkout.js')).text(), '/* rebuilt again */');
+
     const empty = mkdtempSync(path.join(os.tmpdir(), 'paylink-dist-'));
     dirs.push(empty);
     const none = await createBundleHandler({ distDir: empty })(get('paylink-checkout.js'), 'paylink-checkout.js');

@@ -4,12 +4,14 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { createServer, type AddressInfo } from 'node:net';
 import { after, describe, it } from 'node:test';
 import { createPgliteDataDir } from '../support/pglite-template.js';
-import { BIN, exited, startHealthyProcess } from '../support/processes.js';
+import { freePort } from '../support/postgres.js';
+import { BIN, exited, ROOT, startHealthyProcess } from '../support/processes.js';
 import { call, createPostgresDatabase, standardLinkBody } from '../support/service.js';
 
 function runCli(args: string[], env: Record<string, string> = {}) {
@@ -87,7 +89,7 @@ describe('paylink command', () => {
       assert.equal(checkout.body.sandbox, true, 'every checkout says sandbox');
       assert.match(stdout, /sandbox chain/i, 'serve says on start that it runs the sandbox');
       assert.match(stdout, /no real funds move/);
-      assert.match(stdout, /Prices: the static table \(sandbox figures, not market data\)\./, 'serve says where prices come from');
+      assert.match(stdout, /Prices: the static table \(fixed figures, not market data\)\./, 'serve says where prices come from');
       const res = await call(url, 'POST', '/v1/payment-link', { key, body: standardLinkBody() });
       assert.equal(res.status, 201);
       assert.equal(res.body.url, `${url}/pay/${res.body.slug}`);
@@ -148,6 +150,117 @@ describe('paylink command', () => {
     }
   });
 
+  it('prints each command’s own options with --help', () => {
+    const general = runCli(['--help']).stdout;
+    for (const [args, own] of [
+      [['serve'], /--chain sandbox\|evm[\s\S]*--public-url URL[\s\S]*--database-url URL/],
+      [['sweep'], /--mnemonic-file FILE[\s\S]*--indexes LIST/],
+      [['keys'], /keys create[\s\S]*keys xpub/],
+      [['keys', 'create'], /--name NAME[\s\S]*--data-dir DIR/],
+      [['keys', 'xpub'], /m\/44'\/60'\/0'/],
+      [['proxy'], /--upstream URL[\s\S]*PAYLINK_API_KEY/],
+      [['demo'], /--chain evm\|sandbox[\s\S]*--port N/],
+      [['rates'], /rates accept[\s\S]*--database-url URL/],
+      [['chain'], /--network ID[\s\S]*--data-dir DIR/],
+    ] as const) {
+      for (const help of ['--help', '-h']) {
+        const res = runCli([...args, help]);
+        assert.equal(res.status, 0, args.join(' '));
+        assert.match(res.stdout, new RegExp(`^Usage: paylink ${args.join(' ')}`), args.join(' '));
+        assert.match(res.stdout, own, args.join(' '));
+        assert.notEqual(res.stdout, general);
+      }
+    }
+  });
+
+  /**
+   * The one line a command printed on stderr (failing when there are more, or a stack), besides the
+   * repository's own notice that src/ is newer than lib/ (bin/paylink.mjs, in a clone only). Off a
+   * terminal, as here, it is a JSON line: its message is what a terminal shows, and it holds no stack.
+   */
+  const oneLine = (stderr: string) => {
+    const lines = stderr.trimEnd().split('\n').filter((line) => !line.includes('src/ changed since lib/ was built'));
+    assert.equal(lines.length, 1, `one line, no stack:\n${stderr}`);
+    const line = JSON.parse(lines[0]!) as { level: string; code: string; message: string; error?: unknown };
+    assert.equal(line.level, 'error', lines[0]);
+    assert.equal(line.code, 'startup_refused', lines[0]);
+    assert.equal(line.error, undefined, 'no stack');
+    return line.message;
+  };
+
+  it('says in one line, naming the setting, that a database URL cannot be used', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'paylink-cli-'));
+    dirs.push(dir);
+    const closed = await freePort();
+    const cases: Array<[string[], Record<string, string>, number, RegExp]> = [
+      [['serve', '--chain', 'sandbox'], { DATABASE_URL: 'notaurl' }, 2, /^paylink: DATABASE_URL is not a PostgreSQL connection URL: write it as postgres:\/\/user:password@host:5432\/database$/],
+      [['keys', 'create', '--database-url', 'mysql://shop:pw@127.0.0.1:3306/shop'], {}, 2, /^paylink: --database-url names a mysql:\/\/ database: Paylink stores its data in PostgreSQL only/],
+      [
+        ['serve', '--chain', 'sandbox'],
+        { DATABASE_URL: `postgres://shop:hunter2@127.0.0.1:${closed}/shop` },
+        1,
+        new RegExp(`^paylink: DATABASE_URL points at 127\\.0\\.0\\.1:${closed}, which could not be reached \\(the connection was refused\\): check its host and port`),
+      ],
+    ];
+    for (const [args, env, status, line] of cases) {
+      const res = runCli(args, env);
+      assert.equal(res.status, status, res.stderr);
+      assert.match(oneLine(res.stderr), line);
+      assert.doesNotMatch(res.stderr, /hunter2/, 'never the password');
+    }
+    // Without the PostgreSQL driver (an optional peer, as in a package installed without it).
+    const noPg = path.join(dir, 'no-pg.mjs');
+    writeFileSync(
+      noPg,
+      `import { register } from 'node:module';\nregister('data:text/javascript,' + encodeURIComponent(${JSON.stringify(
+        'export async function resolve(specifier, context, next) { if (specifier === "pg") throw Object.assign(new Error("Cannot find package \'pg\'"), { code: "ERR_MODULE_NOT_FOUND" }); return next(specifier, context); }',
+      )}));\n`,
+    );
+    const res = spawnSync(process.execPath, ['--import', noPg, BIN, 'keys', 'create'], {
+      encoding: 'utf8',
+      env: { ...process.env, DATABASE_URL: `postgres://shop@127.0.0.1:${closed}/shop` },
+      timeout: 60_000,
+    });
+    assert.equal(res.status, 1, res.stderr);
+    assert.match(oneLine(res.stderr), /^paylink: DATABASE_URL is set, but the PostgreSQL driver is not installed: run npm install pg/);
+  });
+
+  it('says in one line that a port is in use, and how to pick another', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'paylink-cli-'));
+    dirs.push(dir);
+    await createPgliteDataDir(dir);
+    const busy = createServer();
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', () => resolve()));
+    const port = (busy.address() as AddressInfo).port;
+    try {
+      const serve = runCli(['serve', '--chain', 'sandbox', '--port', String(port), '--data-dir', dir]);
+      assert.equal(serve.status, 1);
+      assert.match(oneLine(serve.stderr), new RegExp(`^paylink: port ${port} on 127\\.0\\.0\\.1 is already in use .*--port ${port + 1} \\(or PORT=${port + 1}\\)$`));
+      const proxy = runCli(['proxy', '--upstream', 'http://127.0.0.1:9', '--port', String(port)], { PAYLINK_API_KEY: 'pl_sk_test' });
+      assert.equal(proxy.status, 1);
+      assert.match(oneLine(proxy.stderr), new RegExp(`^paylink: port ${port} on 127\\.0\\.0\\.1 is already in use`));
+    } finally {
+      busy.close();
+    }
+  });
+
+  it('npx paylink inside the repository runs its command as built, without building the repository again', () => {
+    const built = ['lib/.tsbuildinfo', 'dist/manifest.json'].map((file) => path.join(ROOT, file));
+    const before = built.map((file) => statSync(file).mtimeMs);
+    // A new npm cache: npx links the repository into it afresh, and runs its prepare script, as on a first npx.
+    const cache = mkdtempSync(path.join(os.tmpdir(), 'paylink-npx-'));
+    dirs.push(cache);
+    const npx = spawnSync(process.platform === 'win32' ? 'npx.cmd' : 'npx', ['paylink', 'keys', '--help'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      env: { ...process.env, npm_config_cache: cache, npm_config_yes: 'true' },
+      timeout: 120_000,
+    });
+    assert.equal(npx.status, 0, npx.stderr);
+    assert.match(npx.stdout, /^Usage: paylink keys create/);
+    assert.deepEqual(built.map((file) => statSync(file).mtimeMs), before, 'lib/ and dist/ were not built again');
+  });
+
   it('refuses a bad port with a clear message', () => {
     const res = runCli(['serve', '--chain', 'sandbox', '--port', 'eighty']);
     assert.equal(res.status, 2);
@@ -199,7 +312,7 @@ describe('paylink command', () => {
     // A source that does not exist is refused on the sandbox too.
     const unknown = runCli(['serve', '--chain', 'sandbox', '--port', '0'], { PAYLINK_RATES_SOURCES: 'coingecko,oracle' });
     assert.equal(unknown.status, 2);
-    assert.match(unknown.stderr, /PAYLINK_RATES_SOURCES: unknown source oracle \(expected coingecko, coinbase, static\)/);
+    assert.match(unknown.stderr, /PAYLINK_RATES_SOURCES: unknown source oracle \(expected coingecko, coinbase, kraken, exchangerate, static\)/);
   });
 
   it('PAYLINK_CHAIN=sandbox starts the service like --chain sandbox', async () => {

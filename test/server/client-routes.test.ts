@@ -39,9 +39,16 @@ const CLIENT_METHODS: Partial<Record<OperationId, (client: PaylinkClient) => Pro
   deleteWebhookEndpoint: (c) => c.webhookEndpoints.delete({ id: ID } as never),
   listWebhookDeliveries: (c) => c.webhookEndpoints.deliveries({ id: ID } as never),
   sendWebhookTestEvent: (c) => c.webhookEndpoints.sendTestEvent({ id: ID } as never),
+  rollWebhookSecret: (c) => c.webhookEndpoints.rollSecret({ id: ID } as never, { expiresInHours: 1 }),
   getWebhookDelivery: (c) => c.webhookDeliveries.get(ID),
   retryWebhookDelivery: (c) => c.webhookDeliveries.retry({ id: ID } as never),
   getBalance: (c) => c.balance.get(),
+  createRefund: (c) => c.refunds.create({ sessionId: ID }),
+  listRefunds: (c) => c.refunds.list({ status: 'awaiting_address' }),
+  getRefund: (c) => c.refunds.get(ID),
+  cancelRefund: (c) => c.refunds.cancel(ID),
+  resolveCheckoutSession: (c) => c.sessions.resolve({ id: ID, reason: 'Paid the rest in cash' }),
+  getRates: (c) => c.rates.get(),
   getPublicLink: (c) => c.checkout.getLink('slug-1'),
   recordVisit: (c) => c.checkout.recordVisit('slug-1'),
   startCheckoutSession: (c) => c.checkout.startSession('slug-1', {} as never),
@@ -54,6 +61,8 @@ const CLIENT_METHODS: Partial<Record<OperationId, (client: PaylinkClient) => Pro
 /** What the client leaves to other tools, and why. */
 const NOT_IN_CLIENT: Partial<Record<OperationId, string>> = {
   streamCheckoutSession: 'an event stream: checkout.watchSession opens it with an EventSource',
+  getClaimableRefund: 'the customer’s claim: the hosted claim page calls it (its token is the customer’s, never a client’s)',
+  claimRefund: 'the customer’s claim: the hosted claim page calls it (its token is the customer’s, never a client’s)',
 };
 
 /** The request one client call sends (its answer is a 500: only the request matters here). */

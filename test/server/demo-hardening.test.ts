@@ -19,7 +19,9 @@ import { privateKeyToAccount } from 'viem/accounts';
 import type { DemoChain } from '../../demo/chain.js';
 import { demoAllowsPrivateWebhooks, DemoConfigError, startDemo, type RunningDemo } from '../../demo/server.js';
 import { createAdminSessions, readCookie, SESSION_COOKIE } from '../../demo/visitors.js';
-import { createDemoWallet } from '../../demo/wallet.js';
+import { createDemoShop } from '../../demo/shop.js';
+import { createDemoWallet, ESTIMATE_GAS_CAP } from '../../demo/wallet.js';
+import type { PaylinkClient } from '../../src/client/index.js';
 import { callFrom } from '../support/service.js';
 import { startReceiver } from '../support/webhook-receiver.js';
 
@@ -49,6 +51,8 @@ describe('demo wallet relay', () => {
   let nodeUrl: string;
   /** What reached the node, by method. */
   const reached: string[] = [];
+  /** The gas each `eth_estimateGas` reached the node with. */
+  const estimatedWith: unknown[] = [];
   let inFlight = 0;
   let mostInFlight = 0;
 
@@ -57,8 +61,9 @@ describe('demo wallet relay', () => {
       let text = '';
       req.on('data', (chunk) => (text += chunk));
       req.on('end', async () => {
-        const { id, method } = JSON.parse(text) as { id: number; method: string };
+        const { id, method, params } = JSON.parse(text) as { id: number; method: string; params: Array<{ gas?: string }> };
         reached.push(method);
+        if (method === 'eth_estimateGas') estimatedWith.push(params[0]?.gas);
         let result: unknown = '0x1';
         if (method === 'eth_getBlockByNumber') result = { number: '0x10', gasLimit: `0x${BLOCK_GAS_LIMIT.toString(16)}` };
         if (method === 'eth_call') {
@@ -129,6 +134,17 @@ describe('demo wallet relay', () => {
       assert.match(answer.error.message, message, method);
     }
     assert.deepEqual(reached.filter((method) => method !== 'eth_getBlockByNumber'), [], 'none of them reached the node');
+  });
+
+  it('bounds what an estimate may search: no gas or more than a transfer needs many times over is searched within ESTIMATE_GAS_CAP', async () => {
+    const relay = wallet();
+    const cap = `0x${ESTIMATE_GAS_CAP.toString(16)}`;
+    estimatedWith.length = 0;
+    const call = { data: LOOP_INITCODE };
+    for (const params of [[call], [{ ...call, gas: `0x${BLOCK_GAS_LIMIT.toString(16)}` }, 'latest'], [{ ...call, gas: '0xea60' }]]) {
+      assert.equal((await rpc(relay, 'eth_estimateGas', params)).result, '0x1');
+    }
+    assert.deepEqual(estimatedWith, [cap, cap, '0xea60'], 'the node searched within the cap, or within less when asked');
   });
 
   it('relays what a payment needs, and runs calls on the node one at a time', async () => {
@@ -225,5 +241,54 @@ describe('the demo (sandbox)', { timeout: 120_000 }, () => {
     } finally {
       await receiver.close();
     }
+  });
+});
+
+describe('demo shop', () => {
+  /** What the shop's server asked the service for, through a client whose `orders.create` is recorded. */
+  const created: Array<{ params: Record<string, any>; idempotencyKey?: string }> = [];
+  const client = {
+    orders: {
+      create: async (params: Record<string, any>, options: { idempotencyKey?: string } = {}) => {
+        created.push({ params, idempotencyKey: options.idempotencyKey });
+        return { id: `order-${created.length}`, url: `http://demo.test/pay/order/order-${created.length}`, fiatAmount: params.fiatAmount, fiatCurrency: params.fiatCurrency };
+      },
+    },
+  } as unknown as PaylinkClient;
+  const post = (shop: ReturnType<typeof createDemoShop>, body: unknown, headers: Record<string, string> = {}, visitor = '192.0.2.1') =>
+    shop.handle(
+      new Request('http://demo.test/shop/orders', { method: 'POST', headers: { origin: 'http://demo.test', 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) }),
+      visitor,
+    );
+
+  it('prices the cart itself and creates the order with the key, whatever the page says of prices', async () => {
+    const shop = createDemoShop(client, 'http://demo.test');
+    const response = await post(shop, { items: [{ sku: 'yirgacheffe-250', quantity: 2, price: '1' }, { sku: 'filters-100', quantity: 1 }], fiatAmount: '1' });
+    assert.equal(response.status, 201);
+    assert.deepEqual(await response.json(), { id: 'order-1', url: 'http://demo.test/pay/order/order-1', fiatAmount: '19500.50', fiatCurrency: 'NGN' });
+    const { params, idempotencyKey } = created.at(-1)!;
+    assert.equal(params.fiatAmount, '19500.50');
+    assert.deepEqual(params.cart.items, [
+      { name: 'Ethiopian Yirgacheffe, 250 g', quantity: 2, unitAmount: '8500' },
+      { name: 'Pour-over filter papers (100)', quantity: 1, unitAmount: '2500.50' },
+    ]);
+    assert.match(params.reference, /^demo-shop-/);
+    assert.ok(idempotencyKey, 'sent with an Idempotency-Key');
+  });
+
+  it('refuses another site, not JSON, a bad cart and a flood, creating nothing', async () => {
+    const shop = createDemoShop(client, 'http://demo.test');
+    const before = created.length;
+    const cart = { items: [{ sku: 'filters-100', quantity: 1 }] };
+    assert.equal((await post(shop, cart, { origin: 'http://evil.example' })).status, 403);
+    assert.equal((await post(shop, cart, { 'content-type': 'text/plain' })).status, 415);
+    for (const bad of [{}, { items: [] }, { items: [{ sku: 'gold-bar', quantity: 1 }] }, { items: [{ sku: 'filters-100', quantity: 11 }] }, { items: [{ sku: 'filters-100', quantity: 1.5 }] }, { items: [cart.items[0], cart.items[0]] }]) {
+      const response = await post(shop, bad);
+      assert.equal(response.status, 400, JSON.stringify(bad));
+      assert.equal(((await response.json()) as { error: { code: string } }).error.code, 'invalid_cart');
+    }
+    assert.equal(created.length, before, 'nothing refused reached the service');
+    const answers = await Promise.all(Array.from({ length: 8 }, () => post(shop, cart, {}, '198.51.100.7')));
+    assert.deepEqual(answers.map((answer) => answer.status).sort(), [201, 201, 201, 201, 201, 429, 429, 429], 'five at once per visitor, then wait');
   });
 });

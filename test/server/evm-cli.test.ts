@@ -91,7 +91,7 @@ describe('paylink serve --chain evm, paylink sweep', () => {
       assert.match(stderr, /the EVM node answers now/);
       assert.match(readable(stdout), /EVM chain: Local chain \(chain id 31337, network id "bsc"\), 3 confirmations/);
       assert.match(stdout, /USDT 0x[0-9a-fA-F]{40} \(18 decimals\)/);
-      assert.match(stdout, /Prices: the static table \(sandbox figures, not market data\)\./, 'serve says where prices come from');
+      assert.match(stdout, /Prices: the static table \(fixed figures, not market data\)\./, 'serve says where prices come from');
       assert.doesNotMatch(stdout + stderr, /0x[0-9a-f]{64}/i, 'no private key in the output');
 
       const session = await startSession(url, await createUsdLink(url, key, '5'));

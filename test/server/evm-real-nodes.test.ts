@@ -135,7 +135,7 @@ describe('EVM scanner on real nodes', () => {
     const adapter = await adapterAt([first.url, second.url], { timeoutMs: 1_000 });
     const service = await startTestService('pglite', {
       chain: adapter,
-      scanner: { pollMs: 20, log: () => {} },
+      scanner: { pollMs: 20 },
       payouts: { pollIntervalMs: 20, checkMs: 30, rebroadcastMs: 200 },
       webhookWorker: false,
       sseHeartbeatMs: 60_000,

@@ -125,6 +125,19 @@ for (const backend of backends()) {
       assert.match(second.lines.at(-1)!, /moved nothing/, 'a second run finds nothing to move');
 
       if (!service) await startOn();
+      // What left each address is on record, once (the second run moved nothing): reconciliation subtracts it.
+      const swept = await service!.db.query<{ address: string; asset_id: string; amount: string; status: string; block_number: string | null }>(
+        'SELECT address, asset_id, amount::text AS amount, status, block_number::text AS block_number FROM deposit_sweeps',
+      );
+      assert.deepEqual(
+        swept.rows.map((r) => [r.address, r.asset_id, Number(r.amount), r.status, r.block_number !== null]).sort(),
+        [
+          [paid[0]!.payAddress.toLowerCase(), 'USDT', 5, 'success', true],
+          [paid[1]!.payAddress.toLowerCase(), 'USDT', 2, 'success', true],
+          [paid[2]!.payAddress.toLowerCase(), 'CNGN', 1550, 'success', true],
+          [deposits.address(40).toLowerCase(), 'USDT', 3, 'success', true],
+        ].sort(),
+      );
       const topUps = await service!.db.query<{ nonce: number }>("SELECT nonce::int AS nonce FROM payout_transactions WHERE purpose = 'gas_top_up' ORDER BY nonce");
       assert.equal(topUps.rows.length, 4, 'one gas top-up per address that held tokens, none in the second run');
       // A payout now takes the next nonce of the same sequence.

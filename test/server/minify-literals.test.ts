@@ -26,6 +26,12 @@ test('html: unquotes plain attribute values, keeps the quotes a value needs and 
   );
 });
 
+test('html: drops the comments written for the reader, never a binding', () => {
+  const source = 'html`<div>\n  <!-- Focusable so that keyboard users can scroll. -->\n  <p>${text}</p>\n</div>`';
+  assert.equal(minifyLiterals(source), 'html`<div><p>${text}</p></div>`');
+  assert.equal(minifyLiterals('html`<p><!-- a ${note} --></p>`'), 'html`<p><!-- a ${note} --></p>`', 'a comment around a binding is left as it is');
+});
+
 test('css: drops the spaces of !important and @media, and comments', () => {
   assert.equal(
     minifyLiterals('css`\n  /* why */\n  @media (prefers-reduced-motion: reduce) {\n    * { animation: none !important; }\n  }\n`'),

@@ -36,15 +36,27 @@ const PAYLOADS = [
   'order-7;\u200d\u200c-1',
   'order-7;\u00ad@x',
   'a "quoted" ;=value',
+  '﹦HYPERLINK("https://evil.example")',
+  'order-7;﹢1',
+  'order-7;﹣1+cmd|" /C calc"!A0',
+  '−1+cmd|" /C calc"!A0',
+  'order-7; ﹫SUM(1)',
+  '⁼1+1',
+  'order-7;₊1',
 ];
 
 /** Characters a spreadsheet skips before it looks at a cell's first character. */
 const SKIPPED = /^[\s"\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]*/;
-const FORMULA = /^[=+\-@\t\r\uff1d\uff0b\uff0d\uff20]/;
+/**
+ * A character that starts a formula: `=`, `+`, `-`, `@`, a tab or a carriage return, the minus sign,
+ * or anything Unicode's compatibility normalization (NFKC) turns into one of them.
+ */
+const FORMULA = /^[=+\-@\t\r\u2212]/;
+const startsWithFormula = (text: string) => text !== '' && FORMULA.test(text[0]!.normalize('NFKC'));
 
 /** True when a spreadsheet would read `cell` as a formula (after what it skips). */
 function startsFormula(cell: string): boolean {
-  return FORMULA.test(cell) || FORMULA.test(cell.replace(SKIPPED, ''));
+  return startsWithFormula(cell) || startsWithFormula(cell.replace(SKIPPED, ''));
 }
 
 /** The cells of the text split with no regard for quotes, on `separator` and on line breaks. */
@@ -91,5 +103,19 @@ describe('the payments CSV export', () => {
     assert.equal(guardFormulas('order-1042'), 'order-1042', 'a plain value is unchanged');
     assert.equal(guardFormulas('1 Main St,\nIkeja'), '1 Main St,\nIkeja');
     assert.equal(guardFormulas('Bags, "limited" edition'), 'Bags, "limited" edition');
+  });
+
+  it('guards every character that normalizes to a formula start, wherever a cell could begin', () => {
+    const lookAlikes: string[] = [];
+    for (let code = 0x80; code <= 0xffff; code++) {
+      if (code >= 0xd800 && code <= 0xdfff) continue;
+      const char = String.fromCharCode(code);
+      if (startsWithFormula(char)) lookAlikes.push(char);
+    }
+    assert.ok(lookAlikes.includes('\ufe66') && lookAlikes.includes('\u2212') && lookAlikes.length >= 15, `found ${lookAlikes.length}`);
+    for (const char of lookAlikes) {
+      assert.equal(guardFormulas(`${char}1+1`), `'${char}1+1`, `U+${char.charCodeAt(0).toString(16)} at the start`);
+      assert.equal(guardFormulas(`x;${char}1`), `x;'${char}1`, `U+${char.charCodeAt(0).toString(16)} after a separator`);
+    }
   });
 });

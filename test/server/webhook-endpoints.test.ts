@@ -9,7 +9,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createPaylinkClient } from '../../src/client/index.js';
 import { createPaylinkProxy } from '../../src/server/proxy/index.js';
+import { createLogger } from '../../src/server/log.js';
+import { COULD_NOT_CONNECT } from '../../src/server/service/webhooks/sender.js';
 import { isPrivateAddress, resolveWebhookSettings, type ResolvedAddress } from '../../src/server/service/webhooks/index.js';
+import { signWebhookPayload, verifyWebhook } from '../../src/webhooks/index.js';
 import { countRows } from '../support/money.js';
 import { backends, call, startTestService, type TestService } from '../support/service.js';
 import { startReceiver } from '../support/webhook-receiver.js';
@@ -87,7 +90,7 @@ for (const backend of backends()) {
       assert.equal(created.status, 201, JSON.stringify(created.body));
       const endpoint = created.body;
       assert.match(endpoint.secret, /^whsec_[A-Za-z0-9_-]{43}$/);
-      assert.deepEqual(endpoint.events, ['checkout.session.paid', 'checkout.session.underpaid', 'checkout.session.expired', 'payment.late', 'order.paid', 'payment.reversed', 'withdrawal.succeeded', 'withdrawal.failed']);
+      assert.deepEqual(endpoint.events, ['checkout.session.paid', 'checkout.session.underpaid', 'checkout.session.expired', 'checkout.session.finalized', 'checkout.session.resolved', 'payment.late', 'order.paid', 'payment.reversed', 'refund.created', 'refund.succeeded', 'refund.failed', 'withdrawal.succeeded', 'withdrawal.failed', 'reconciliation.mismatch']);
       assert.equal(endpoint.description, 'Orders');
       assert.equal(endpoint.isActive, true);
       const second = (await api('POST', '/v1/webhook-endpoint', { url: 'https://erp.example/paylink', events: ['withdrawal.failed', 'payment.late'] })).body;
@@ -194,14 +197,80 @@ for (const backend of backends()) {
       assert.equal(created.status, 201, JSON.stringify(created.body));
     });
 
-    it("a failed connection's reason in the delivery log names its code, not the address connected to", async () => {
+    it('a failed connection is one sentence in the delivery log, naming neither the address nor the error', async () => {
       const receiver = await startReceiver();
       const url = `${receiver.url}/hooks`;
       await receiver.close(); // nothing listens there now
       const endpoint = (await api('POST', '/v1/webhook-endpoint', { url })).body;
       const test = await api('POST', `/v1/webhook-endpoint/${endpoint.id}/test`);
       assert.equal(test.body.status, 'failed');
-      assert.equal(test.body.attempts[0].error, 'ECONNREFUSED: the connection was refused');
+      assert.equal(test.body.attempts[0].error, COULD_NOT_CONNECT);
+    });
+
+    it('rolls a secret: the new one answered once, both signing every delivery until the old one expires', async () => {
+      const receiver = await startReceiver();
+      try {
+        const endpoint = (await api('POST', '/v1/webhook-endpoint', { url: `${receiver.url}/hooks` })).body;
+        const old = endpoint.secret as string;
+        const startedAt = Date.now();
+        const rolled = await call(t.url, 'POST', `/v1/webhook-endpoint/${endpoint.id}/roll-secret`, { key, body: {}, headers: { 'idempotency-key': 'roll-1' } });
+        assert.equal(rolled.status, 200, JSON.stringify(rolled.body));
+        const fresh = rolled.body.secret as string;
+        assert.match(fresh, /^whsec_[A-Za-z0-9_-]{43}$/);
+        assert.notEqual(fresh, old);
+        const until = Date.parse(rolled.body.previousSecretExpiresAt);
+        assert.ok(Math.abs(until - startedAt - 24 * 3_600_000) < 60_000, 'the old secret signs for 24 hours by default');
+        const replay = await call(t.url, 'POST', `/v1/webhook-endpoint/${endpoint.id}/roll-secret`, { key, body: {}, headers: { 'idempotency-key': 'roll-1' } });
+        assert.equal(replay.body.secret, fresh, 'a retried roll answers the same secret and rolls nothing more');
+        const read = await api('GET', `/v1/webhook-endpoint/${endpoint.id}`);
+        assert.equal(read.body.previousSecretExpiresAt, rolled.body.previousSecretExpiresAt);
+        assert.ok(!JSON.stringify(read.body).includes('whsec_'), 'the new secret is shown once');
+
+        // Every delivery now carries both signatures, the new one first, and a receiver with either secret accepts it.
+        await api('POST', `/v1/webhook-endpoint/${endpoint.id}/test`);
+        const [delivery] = await receiver.waitFor(1);
+        const header = String(delivery!.headers['paylink-signature']);
+        const t0 = Number(/^t=(\d+)/.exec(header)![1]);
+        assert.equal(header, await signWebhookPayload([fresh, old], delivery!.body, t0));
+        for (const secret of [fresh, old, [old, fresh]]) assert.equal((await verifyWebhook(delivery!.body, header, secret)).type, 'webhook.test');
+
+        // Once the old secret has expired, it signs no more.
+        await t.db.query("UPDATE webhook_endpoints SET previous_secret_expires_at = now() - interval '1 second' WHERE id = $1", [endpoint.id]);
+        assert.equal((await api('GET', `/v1/webhook-endpoint/${endpoint.id}`)).body.previousSecretExpiresAt, null);
+        await api('POST', `/v1/webhook-endpoint/${endpoint.id}/test`);
+        const [, afterExpiry] = await receiver.waitFor(2);
+        const single = String(afterExpiry!.headers['paylink-signature']);
+        assert.equal(single.match(/v1=/g)!.length, 1);
+        await verifyWebhook(afterExpiry!.body, single, fresh);
+        await assert.rejects(() => verifyWebhook(afterExpiry!.body, single, old), /No signature/);
+
+        // expiresInHours 0: the current secret stops at once.
+        const now = (await api('POST', `/v1/webhook-endpoint/${endpoint.id}/roll-secret`, { expiresInHours: 0 })).body;
+        assert.equal(now.previousSecretExpiresAt, null);
+        await api('POST', `/v1/webhook-endpoint/${endpoint.id}/test`);
+        const [, , third] = await receiver.waitFor(3);
+        await assert.rejects(() => verifyWebhook(third!.body, String(third!.headers['paylink-signature']), fresh), /No signature/);
+        await verifyWebhook(third!.body, String(third!.headers['paylink-signature']), now.secret);
+      } finally {
+        await receiver.close();
+      }
+    });
+
+    it('refuses a roll of bad hours or of an endpoint not the caller’s, and a PATCH that sets a secret, changing nothing', async () => {
+      const endpoint = (await api('POST', '/v1/webhook-endpoint', { url: 'https://shop.example/roll' })).body;
+      for (const expiresInHours of [-1, 169, 1.5, '24'])
+        assert.equal((await api('POST', `/v1/webhook-endpoint/${endpoint.id}/roll-secret`, { expiresInHours })).status, 400, String(expiresInHours));
+      const { key: otherKey } = await t.newKey();
+      assert.equal((await api('POST', `/v1/webhook-endpoint/${endpoint.id}/roll-secret`, {}, otherKey)).status, 404);
+      assert.equal((await api('POST', '/v1/webhook-endpoint/not-an-id/roll-secret', {})).status, 404);
+      const patched = await api('PATCH', '/v1/webhook-endpoint', { id: endpoint.id, secret: 'whsec_mine', description: 'changed?' });
+      assert.equal(patched.status, 400);
+      assert.equal(patched.body.errors[0].path, 'secret');
+      assert.match(patched.body.errors[0].message, /roll-secret/);
+      const read = (await api('GET', `/v1/webhook-endpoint/${endpoint.id}`)).body;
+      assert.deepEqual([read.description, read.previousSecretExpiresAt], ['', null], 'nothing changed');
+      const stored = await t.db.query<{ secret: string }>('SELECT secret FROM webhook_endpoints WHERE id = $1', [endpoint.id]);
+      assert.equal(stored.rows[0]!.secret, endpoint.secret);
     });
   });
 
@@ -216,9 +285,13 @@ for (const backend of backends()) {
       return addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
     };
 
+    /** The operator's log. */
+    const logLines: Array<Record<string, unknown>> = [];
+
     before(async () => {
       // The sandbox chain, with PAYLINK_WEBHOOK_ALLOW_PRIVATE unset: a sandbox key is no licence to reach the private network.
-      t = await startTestService(backend, { payoutWorker: false, env: {}, webhooks: { resolveHost, retryBaseMs: 60_000 } });
+      const logger = createLogger((line) => logLines.push(JSON.parse(line)));
+      t = await startTestService(backend, { payoutWorker: false, env: {}, webhooks: { resolveHost, retryBaseMs: 60_000 }, logger });
       ({ key } = await t.newKey());
     });
     after(() => t.close());
@@ -267,7 +340,15 @@ for (const backend of backends()) {
       const moved = await call(t.url, 'PATCH', '/v1/webhook-endpoint', { key, body: { id: endpoint.body.id, url: 'https://metadata.shop.example/x' } });
       assert.equal(moved.status, 400);
       assert.equal((await call(t.url, 'GET', `/v1/webhook-endpoint/${endpoint.body.id}`, { key })).body.url, 'https://public.shop.example/hooks');
-      assert.equal((await create('https://not-yet-in-dns.shop.example/hooks')).status, 201, 'a name that does not resolve yet is checked at delivery');
+    });
+
+    it('answers a name that does not resolve as it answers one that resolves to a private address', async () => {
+      dns.set('db.shop.example', ['10.0.0.5']);
+      const unknown = await create('https://not-in-dns.shop.example/hooks');
+      const internal = await create('https://db.shop.example/hooks');
+      assert.equal(unknown.status, 400);
+      const withoutHost = (body: unknown) => JSON.stringify(body).replace(/not-in-dns|db/g, 'HOST');
+      assert.equal(withoutHost(unknown.body), withoutHost(internal.body));
     });
 
     it('checks DNS again at delivery: a name that now resolves to loopback is refused without connecting', async () => {
@@ -282,9 +363,17 @@ for (const backend of backends()) {
         assert.equal(test.status, 200);
         assert.equal(test.body.status, 'failed');
         assert.equal(test.body.attempts[0].statusCode, null);
-        assert.match(test.body.attempts[0].error, /^Refused: rebinding\.shop\.example is, or resolves to, a private/);
-        assert.doesNotMatch(test.body.attempts[0].error, /127\.0\.0\.1/, 'the delivery log does not say what the name resolved to');
+        assert.equal(test.body.attempts[0].error, COULD_NOT_CONNECT, 'the delivery log does not say what the name resolved to');
         assert.equal(receiver.connections, 0, 'no connection reached the loopback address');
+
+        // A name gone from DNS, and a public address where nothing listens: the same sentence.
+        dns.delete('rebinding.shop.example');
+        const gone = await call(t.url, 'POST', `/v1/webhook-delivery/${test.body.id}/retry`, { key });
+        assert.equal(gone.body.attempts.at(-1).error, COULD_NOT_CONNECT);
+        // The operator's log has each reason, and no address.
+        const reasons = logLines.filter((line) => line.code === 'webhook_connect_failed' && line.endpointId === endpoint.body.id).map((line) => line.reason);
+        assert.deepEqual(reasons, ['private_address', 'ENOTFOUND']);
+        assert.ok(!JSON.stringify(logLines).includes('127.0.0.1') && !JSON.stringify(logLines).includes('rebinding'), 'nor the host');
 
         // A literal private address stored before the rule (or by hand) is refused at delivery too.
         await t.db.query('UPDATE webhook_endpoints SET url = $1 WHERE id = $2', [`https://127.0.0.1:${port}/hooks`, endpoint.body.id]);

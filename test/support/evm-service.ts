@@ -10,6 +10,7 @@ import { connectEvmAdapter } from '../../src/server/chain/evm/adapter.js';
 import type { EvmChainOptions } from '../../src/server/chain/evm/chain.js';
 import { TEST_TOKEN_ABI } from '../../src/server/chain/evm/test-token.js';
 import type { BroadcastOutcome, ChainAdapter, OutgoingChain, PayoutRequest, PreparedTransaction, RealChainAdapter } from '../../src/server/chain/types.js';
+import { createLogger } from '../../src/server/log.js';
 import { processPayouts, type PayoutsAhead } from '../../src/server/service/payouts/index.js';
 import { createChainScanner } from '../../src/server/service/sessions/index.js';
 import { DEPOSIT_XPUB, startTestChain, type TestChain } from './anvil.js';
@@ -148,9 +149,9 @@ export function hookPayouts(chain: RealChainAdapter): { chain: RealChainAdapter;
   return { chain: { ...chain, chains: [{ ...chain.chains[0]!, outgoing: wrapped }, ...chain.chains.slice(1)] } as RealChainAdapter, hooks };
 }
 
-/** A scanner driven by hand (`runOnce`), for tests that decide when a round happens. */
+/** A scanner driven by hand (`runOnce`), for tests that decide when a round happens; its lines go nowhere unless `deps.logger` takes them. */
 export function manualScanner(deps: Parameters<typeof createChainScanner>[0], options: Parameters<typeof createChainScanner>[1] = {}) {
-  return createChainScanner(deps, { log: () => {}, ...options });
+  return createChainScanner({ logger: createLogger(() => {}), ...deps }, options);
 }
 
 /** Reads a session through the public API. */

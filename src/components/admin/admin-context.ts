@@ -126,6 +126,8 @@ export interface AdminHost extends ReactiveControllerHost, HTMLElement {
   handleAuthError(error: unknown): boolean;
   /** Moves focus to the first element of the shadow root matching `selector`, after the next render. */
   focusAfterRender(selector: string): void;
+  /** Opens the rates tab (from a payment's exchange rate). */
+  showRates?(): void;
 }
 
 /**

@@ -44,15 +44,24 @@ function registry(): Record<string, Registered[]> {
 
 /**
  * The table registered for `language` (lower case) that fits `english`, this bundle's English table;
- * `undefined` (English texts) if none does, with a warning when a table of another layout is there.
+ * `undefined` (English texts) if none does, with a warning when a table of another layout is there,
+ * and one when Paylink ships the language's texts in a file of their own (`dist/paylink-admin.fr.js`)
+ * that the page has not loaded by the time it has (its `load` event): an admin asked for French that
+ * shows English says why, once.
  */
 export function adminTable(language: string, english: AdminTable): AdminTable | undefined {
   const mine = layouts.get(english);
   const tables = registry()[language] ?? [];
   const fits = tables.find((entry) => entry.layout === mine);
-  if (!fits && tables.length && !warned.has(language)) {
-    warned.add(language);
-    console.warn(`<paylink-admin>: the "${language}" texts are from another version of Paylink; showing English`);
+  // Each warning once per language: the missing file, and a file of another version.
+  const once = language + !tables.length;
+  if (!fits && !warned.has(once) && (tables.length || language == 'fr')) {
+    warned.add(once);
+    if (tables.length) console.warn(`<paylink-admin>: the "${language}" texts are from another version of Paylink; showing English`);
+    else {
+      const check = () => registry()[language] || console.warn(`<paylink-admin>: locale "${language}" needs paylink-admin.${language}.js; showing English`);
+      globalThis.document?.readyState == 'complete' ? setTimeout(check) : globalThis.addEventListener?.('load', check, { once: true });
+    }
   }
   return fits?.table;
 }

@@ -3,7 +3,6 @@
  * points `aria-describedby` at), and the ids that control describes itself with.
  */
 import { html, nothing, type TemplateResult } from 'lit/html.js';
-import { ifDefined } from 'lit/directives/if-defined.js';
 
 /** The error shown under a field, or nothing. Its id is `<id>-error`. */
 export function fieldError(id: string, message: string | undefined): TemplateResult | typeof nothing {
@@ -21,4 +20,9 @@ export function invalid(error: string | undefined): 'true' | undefined {
   return error ? 'true' : undefined;
 }
 
-export { ifDefined };
+/**
+ * An attribute's value, or `nothing` (the attribute left out) when it is undefined: what lit's
+ * `ifDefined` does, written here so that `dist/paylink.js` needs none of lit-html's directive support
+ * (`scripts/lit-static.ts`).
+ */
+export const ifDefined = <T>(value: T): T | typeof nothing => value ?? nothing;

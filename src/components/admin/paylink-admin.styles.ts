@@ -60,7 +60,7 @@ const frameStyles = css`
   }
 
   /*
-   * A tab's label never wraps. Where the bar is too narrow for all five even with short labels (a
+   * A tab's label never wraps. Where the bar is too narrow for all six even with short labels (a
    * phone in French), the tabs wrap onto a second row, sharing each row's width, rather than hide a tab
    * behind a sideways scroll.
    */
@@ -90,11 +90,14 @@ const frameStyles = css`
     background: var(--_bg);
   }
   /*
-   * Where the bar is too narrow for five long labels (a phone, a tablet; French runs longest), a tab
+   * Where the bar is too narrow for six long labels (a phone, a tablet; French runs longest), a tab
    * with a short label shows it instead: generated content with empty alternative text, so the tab's
    * accessible name stays its full label, and the full label stays in the DOM for screen readers.
    */
   @container (width < 880px) {
+    [role='tab'] {
+      padding-inline: 0.75rem;
+    }
     [role='tab'][data-short] .tab-label {
       position: absolute;
       width: 1px;

@@ -18,15 +18,17 @@ import { NetworkDirectory } from './networks.js';
 import { OrdersTab } from './orders/orders-tab.js';
 import { adminStyles } from './paylink-admin.styles.js';
 import { PaymentsTab } from './payments/payments-tab.js';
+import { RatesTab } from './rates/rates-tab.js';
 import { downloadCsv, type PaymentsExportDetail } from './payments/payments-export.js';
 import { WebhooksTab } from './webhooks/webhooks-tab.js';
 
 /** The tabs of the console, in the order of the tab bar. */
-export const ADMIN_VIEWS = ['links', 'money', 'payments', 'orders', 'webhooks'] as const;
+export const ADMIN_VIEWS = ['links', 'money', 'payments', 'orders', 'webhooks', 'rates'] as const;
 /**
  * One tab of the console: `links` (payment links), `money` (balances and withdrawals), `payments` (the
  * checkout sessions of every link and order, with what the customer entered), `orders` (the orders the
- * shop's server created) or `webhooks` (endpoints and their deliveries).
+ * shop's server created), `webhooks` (endpoints and their deliveries) or `rates` (the exchange rates
+ * and what each source says).
  */
 export type AdminView = (typeof ADMIN_VIEWS)[number];
 
@@ -34,7 +36,8 @@ export type AdminView = (typeof ADMIN_VIEWS)[number];
  * @summary The merchant's console: payment links (list, create, edit, counts, share, their payments),
  * money (balances, withdrawals and their history), payments (every checkout session with the customer's
  * details, filters, CSV export), orders (those the shop's server created, by status) and webhooks
- * (endpoints, test events, deliveries and retries). Talks only to the proxy's admin routes under `api-base`.
+ * (endpoints, test events, deliveries and retries) and rates (what each price source says, and whether a
+ * pair is quoted or why not). Talks only to the proxy's admin routes under `api-base`.
  *
  * Credentials: by default every request carries the merchant's own cookies (`credentials: 'include'`),
  * for a proxy whose `authorize` reads the merchant's session. Or set the `token` property (never an
@@ -52,8 +55,8 @@ export type AdminView = (typeof ADMIN_VIEWS)[number];
  * @slot sign-in - What to show when the merchant must sign in (e.g. a link to your login page).
  *
  * @csspart base - The frame around everything.
- * @csspart tabs - The tab list; each tab is `tab` and `tab-links` / `tab-money` / `tab-payments` / `tab-orders` / `tab-webhooks`.
- * @csspart panel - Each tab panel (`panel-links`, `panel-money`, `panel-payments`, `panel-orders`, `panel-webhooks`).
+ * @csspart tabs - The tab list; each tab is `tab` and `tab-links` / `tab-money` / `tab-payments` / `tab-orders` / `tab-webhooks` / `tab-rates`.
+ * @csspart panel - Each tab panel (`panel-links`, `panel-money`, `panel-payments`, `panel-orders`, `panel-webhooks`, `panel-rates`).
  * @csspart links-list - The list of links, with `filters`, `search`, `filter-kind`, `filter-active`, `links-table`, `link-row`, `pagination`.
  * @csspart cell-label - A column's label beside each value when a table's rows are stacked (under 600 px).
  * @csspart error - A view's error box (with a `retry` button when trying again can help); `form-error` under a form.
@@ -65,10 +68,11 @@ export type AdminView = (typeof ADMIN_VIEWS)[number];
  * @csspart withdrawal-history - The history, with `filter-status`, `filter-from`, `filter-to`, `withdrawals-table`, `withdrawal-row`.
  * @csspart orders-list - The orders, with `order-filters`, `filter-order-status`, `filter-order-reference`, `orders-table`, `order-row`, `order-status`, `order-payments`, `order-page`, `orders-pagination`.
  * @csspart payments-list - The payments, with `export-csv`, `export-progress`, `payment-filters`, `filter-payment-status`, `filter-link`, `filter-reference`, `filter-payments-from`, `filter-payments-to`, `payments-table`, `payment-row`, `open-payment`.
- * @csspart payment-detail - One payment, with `customer` (`customer-address`, `customer-phone`, `customer-email`), `amounts`, `tags` (`reference`, `metadata`), `transactions` (`transactions-table`, `transaction-row`, `explorer-link`, `tx-hash`).
+ * @csspart payment-detail - One payment, with `customer` (`customer-address`, `customer-phone`, `customer-email`), `amounts` (`rate-basis`, `show-rates`), `tags` (`reference`, `metadata`), `transactions` (`transactions-table`, `transaction-row`, `explorer-link`, `tx-hash`).
  * @csspart webhooks-list - The endpoints, with `new-endpoint`, `endpoints-table`, `endpoint-row`, `endpoint-url`, `toggle-endpoint`.
  * @csspart webhook-form - The add/change form, with `wh-url`, `events`, `event-option`, `wh-description`, `submit-endpoint`.
  * @csspart webhook-detail - One endpoint, with `endpoint-secret` (`secret`, `copy-secret`, `secret-saved`), `send-test`, `test-result`, `delete-endpoint`, `delete-confirm` (`confirm-delete`), `deliveries` (`deliveries-table`, `delivery-row`, `retry-delivery`).
+ * @csspart rates - The rates, with `rates-table`, `rate-row`, `rate-source`, `rate-status`.
  * @csspart badge - Status badges (`badge-active`, `status-pending`, …).
  * @csspart button - Every button; `primary` marks the main action of a view.
  * @csspart sign-in - The sign-in message.
@@ -119,9 +123,16 @@ export class PaylinkAdmin extends PaylinkElement implements AdminHost {
       networks: this.networks,
     }),
     money: new MoneyTab(this, { withdrawalCreated: (id) => this.emit('paylink-withdrawal-created', { id }) }),
-    orders: new OrdersTab(this, { showPayments: (order) => this.showOrderPayments(order) }),
+    orders: new OrdersTab(this, {
+      showPayments: (order) => this.showOrderPayments(order),
+      showRefunds: (order) => {
+        this.payments.showRefunds({ orderId: order.id });
+        this.view = 'payments';
+      },
+    }),
     payments: this.payments,
     webhooks: new WebhooksTab(this),
+    rates: new RatesTab(this),
   };
 
   private signedOut = false;
@@ -130,7 +141,7 @@ export class PaylinkAdmin extends PaylinkElement implements AdminHost {
   /** Where the merchant's proxy is mounted; requests go to `${apiBase}/admin/…`. */
   apiBase = '/paylink';
 
-  /** The area shown: `links` (default), `money`, `payments`, `orders` or `webhooks`. Reflected, so it can be set in markup. */
+  /** The area shown: `links` (default), `money`, `payments`, `orders`, `webhooks` or `rates`. Reflected, so it can be set in markup. */
   view: AdminView = 'links';
 
   /** Language of texts and `Intl` formats (`en`, `fr`, `fr-CA`, …). Defaults to the page's `lang`, then the browser's. */
@@ -278,6 +289,11 @@ export class PaylinkAdmin extends PaylinkElement implements AdminHost {
   private async loadView(view: AdminView): Promise<void> {
     this.loaded.add(view);
     await this.tabs[view].load();
+  }
+
+  showRates(): void {
+    this.selectView('rates');
+    this.focusAfterRender('#rates-heading');
   }
 
   /** Opens the payments tab on `order`'s payments (from the orders list): those of its reference. */

@@ -2,9 +2,11 @@
  * Step 4, reached only when the server reports the session paid: a drawn check mark, the
  * merchant's success message, a receipt (amount, what was sent, network, transaction with copy and
  * explorer link) when the link asks for a confirmation page, or the way back to the merchant when
- * it redirects (http/https only).
+ * it redirects (http/https only). An order opened again once paid (no session of this page) shows the
+ * check mark and the thanks.
  */
 import { html } from 'lit/html.js';
+import type { CheckoutSession } from '../../core/schemas.js';
 import type { CheckoutMachine } from './checkout-machine.js';
 import { heading, txHash } from './parts.js';
 
@@ -12,8 +14,8 @@ import { heading, txHash } from './parts.js';
 export type DoneStepInput = Pick<CheckoutMachine, 'session' | 'l10n' | 't' | 'redirectTo' | 'copied' | 'copy'>;
 
 export function renderDoneStep(m: DoneStepInput) {
-  const { l10n, redirectTo } = m;
-  const { postpayAction: action, fiatAmount, fiatCurrency, paidAmount, assetId, networkName, txHash: hash, explorerUrl } = m.session!;
+  const { l10n, redirectTo, session } = m;
+  const { postpayAction: action, fiatAmount, fiatCurrency, paidAmount, assetId, networkName, txHash: hash, explorerUrl } = session || ({} as CheckoutSession);
 
   return html`<div part="state done">
     <svg part="success-icon" viewBox="0 0 24 24" aria-hidden="true"><circle cx="12" cy="12" r="11" /><path d="M7 12.5l3 3 7-7" /></svg>

@@ -74,7 +74,7 @@ const MACHINE_INPUTS = PROPERTIES.slice(2, 6) as ('apiBase' | 'fetch' | 'clientR
  * @csspart card - The frame of the checkout; while loading it reserves its height (`--paylink-min-height`) so the page does not jump.
  * @csspart heading - The heading of each step and state (focused when the customer moves to a new one).
  * @csspart badge - "Test mode", on sandbox links.
- * @csspart state - An unhappy or final screen; also carries its name: `loading`, `notFound`, `inactive`, `closed`, `paid` (an order paid already), `error`, `rates` (no current exchange rate), `expired`, `done`.
+ * @csspart state - An unhappy or final screen; also carries its name: `loading`, `notFound`, `inactive`, `closed`, `error`, `rates` (no current exchange rate), `expired`, `done` (paid; also an order opened again once paid).
  * @csspart spinner - The busy indicator (still when the reader prefers reduced motion).
  * @csspart form - A step's form. @csspart description - The link's description. @csspart closes - Until when a fundraiser is open.
  * @csspart cart - The list of cart items. @csspart cart-item - One item. @csspart item-name - Its name and quantity × price.
@@ -276,7 +276,7 @@ export class PaylinkCheckout extends ((globalThis.HTMLElement || Object) as type
             ? renderDetailsStep(machine)
             : view == 'pay'
               ? renderPayStep(machine)
-              : view == 'done'
+              : view == 'done' || view == 'paid'
                 ? renderDoneStep(machine)
                 : renderState(machine)}
         <p part="status" role="status">${machine.announcement}</p>

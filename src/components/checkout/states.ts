@@ -1,7 +1,8 @@
 /**
  * The checkout's unhappy states, each with its own words: loading (the card reserves the
  * height), not found, inactive, closed (saying when), network failure (retry), expired quote
- * (start again; says what was received, if anything).
+ * (start again; says what was received, if anything: an expired state always has its session). An
+ * order paid already is the done step's (./done-step.ts).
  */
 import { html } from 'lit/html.js';
 import type { CheckoutMachine } from './checkout-machine.js';
@@ -11,9 +12,7 @@ import { heading } from './parts.js';
 export type StateInput = Pick<CheckoutMachine, 'view' | 'link' | 'session' | 'l10n' | 't' | 'retry'>;
 
 export function renderState(m: StateInput) {
-  const { view, link, session, l10n } = m;
-  const state = view as 'loading' | 'notFound' | 'inactive' | 'closed' | 'error' | 'rates' | 'expired';
-  const paid = session && +session.paidAmount ? l10n.crypto(session.paidAmount, session.assetId) : '';
+  const { view: state, link, session, l10n } = m as StateInput & { view: 'loading' | 'notFound' | 'inactive' | 'closed' | 'error' | 'rates' | 'expired' };
   // A connection that failed and a price without a current rate: either may work on a retry, and nothing was taken.
   const action = state == 'error' || state == 'rates' ? 'retry' : state == 'expired' ? 'startAgain' : '';
   return html`<div part="state ${state}">
@@ -29,7 +28,9 @@ export function renderState(m: StateInput) {
                   ? m.t('errorBody')
                   : ''}
           </p>
-          ${paid && state == 'expired' ? html`<p part="notice">${m.t('expiredPaid', { paid })}</p>` : ''}
+          ${state == 'expired' && +session!.paidAmount
+            ? html`<p part="notice">${m.t('expiredPaid', { paid: l10n.crypto(session!.paidAmount, session!.assetId) })}</p>`
+            : ''}
           ${action ? html`<button part="button primary" @click=${() => m.retry()}>${m.t(action)}</button>` : ''}`}
   </div>`;
 }

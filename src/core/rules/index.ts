@@ -17,6 +17,7 @@
  * | `session-tags.ts` | a session's or an order's `reference` and `metadata` |
  * | `order.ts` | orders a shop creates: `resolveOrderDraft`, the order statuses, the default and longest life |
  * | `webhooks.ts` | webhook event types, delivery states, an endpoint's `url`, `events`, `description` |
+ * | `refund.ts` | refund statuses, a refund's `amount` and `address`, the claim header |
  */
 export * from './types.js';
 export * from './limits.js';
@@ -31,3 +32,4 @@ export * from './session.js';
 export * from './session-tags.js';
 export * from './order.js';
 export * from './webhooks.js';
+export * from './refund.js';

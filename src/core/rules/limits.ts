@@ -51,6 +51,7 @@ export const MAX_LENGTH = {
   metadataKey: 40,
   metadataValue: 500,
   webhookDescription: 500,
+  refundReason: 500,
   /** An event type as typed (`checkout.session.paid`). */
   webhookEventType: 64,
   visitId: 100,

@@ -9,7 +9,8 @@
  * | `pglite.ts` | the embedded engine |
  * | `data-dir-lock.ts` | one process per PGlite data directory |
  * | `postgres.ts` | the server engine, its pool and its LISTEN connection |
- * | `migrate.ts` | the SQL files of `migrations/`, each applied once |
+ * | `migrate.ts` | the SQL files of `migrations/`, each applied once, their checksums checked |
+ * | `sql-script.ts` | a script cut into statements |
  */
 import { migrate } from './migrate.js';
 import { openPglite } from './pglite.js';
@@ -18,6 +19,7 @@ import type { Database, SqlParam } from './types.js';
 
 export type { Database, ListenMode, Queryable, SqlParam } from './types.js';
 export { DataDirInUseError } from './data-dir-lock.js';
+export { DatabaseSettingError } from './postgres.js';
 export { migrate } from './migrate.js';
 
 /** Which database `openDatabase` opens: a PostgreSQL server when `databaseUrl` is set, else PGlite on `dataDir`. */
@@ -44,7 +46,7 @@ export interface OpenDatabaseOptions {
 /** Opens the database named by the options and applies every pending migration. */
 export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<Database> {
   const db = options.databaseUrl
-    ? await openPostgres(options.databaseUrl, { max: options.maxConnections, listenUrl: options.listenUrl })
+    ? await openPostgres(options.databaseUrl, options.maxConnections ?? 20, { listenUrl: options.listenUrl })
     : await openPglite(options.dataDir ?? 'memory://', options.loadDataDir);
   try {
     await migrate(db);

@@ -26,8 +26,8 @@ const PROBE_CHANNEL = 'paylink_listen_probe';
 
 /** Options of `openPostgres`. */
 export interface PostgresOptions {
-  /** Pool size (default 20). */
-  max?: number | undefined;
+  /** Loads node-postgres (default: `import('pg')`). */
+  importDriver?: (() => Promise<typeof import('pg')>) | undefined;
   /** A direct connection for LISTEN, past a pooler in transaction mode (`PAYLINK_DATABASE_LISTEN_URL`). */
   listenUrl?: string | undefined;
 }
@@ -37,16 +37,86 @@ interface Subscription {
   onReconnect: (() => void) | undefined;
 }
 
-/** Opens a pool of at most `max` connections on `connectionString` and checks that it answers. */
-export async function openPostgres(connectionString: string, options: PostgresOptions = {}): Promise<Database> {
-  const { default: pg } = await import('pg');
+/**
+ * A database URL the service cannot use, said so that one line names what to change. `problem`
+ * follows the name of the setting (`DATABASE_URL`, `--database-url`), which only the caller knows:
+ * `DATABASE_URL is not a PostgreSQL connection URL …`. Never the URL's password.
+ */
+export class DatabaseSettingError extends Error {
+  override name = 'DatabaseSettingError';
+  /** `malformed`: the URL itself is wrong (a command exits 2, as for a bad flag); `unusable`: it could not be used as it is. */
+  constructor(
+    readonly problem: string,
+    readonly kind: 'malformed' | 'unusable' = 'unusable',
+  ) {
+    super(`the database URL ${problem}`);
+  }
+}
+
+/** What a connection error says of the server it tried, in words, for `DatabaseSettingError`. */
+const UNREACHABLE: Readonly<Record<string, string>> = {
+  ECONNREFUSED: 'the connection was refused',
+  ENOTFOUND: 'the host name does not resolve',
+  EAI_AGAIN: 'the host name could not be resolved now',
+  ETIMEDOUT: 'the connection timed out',
+  EHOSTUNREACH: 'the host is unreachable',
+  ENETUNREACH: 'the network is unreachable',
+  ECONNRESET: 'the connection was reset',
+};
+
+/**
+ * Checks that `connectionString` names a PostgreSQL server before anything connects: node-postgres
+ * reads anything as a connection string (`notaurl` becomes the host `base`; `mysql://…` is tried as
+ * PostgreSQL), so a typo would end in a DNS error about a host nobody wrote. Returns `host:port`.
+ */
+export function checkDatabaseUrl(connectionString: string): string {
+  let url: URL;
+  try {
+    url = new URL(connectionString);
+  } catch {
+    throw new DatabaseSettingError('is not a PostgreSQL connection URL: write it as postgres://user:password@host:5432/database', 'malformed');
+  }
+  const scheme = url.protocol.slice(0, -1).toLowerCase();
+  if (scheme !== 'postgres' && scheme !== 'postgresql') {
+    throw new DatabaseSettingError(
+      `names a ${scheme}:// database: Paylink stores its data in PostgreSQL only (postgres://user:password@host:5432/database), or in PGlite when no database URL is given`,
+      'malformed',
+    );
+  }
+  // A socket directory (postgres:///db?host=/var/run/postgresql) is a valid place too.
+  const host = url.hostname || url.searchParams.get('host') || 'localhost';
+  return `${host}:${url.port || '5432'}`;
+}
+
+/**
+ * Opens a pool of at most `max` connections on `connectionString` and checks that it answers.
+ * `options.importDriver` loads node-postgres (tests replace it to show what a missing driver says).
+ */
+export async function openPostgres(connectionString: string, max = 20, options: PostgresOptions = {}): Promise<Database> {
+  const server = checkDatabaseUrl(connectionString);
+  let pg: typeof import('pg')['default'];
+  try {
+    ({ default: pg } = await (options.importDriver ?? (() => import('pg')))());
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') throw error;
+    throw new DatabaseSettingError('is set, but the PostgreSQL driver is not installed: run npm install pg (or leave the database URL out to use PGlite)');
+  }
   type Client = import('pg').ClientBase & { release(error?: Error | boolean): void };
-  const pool = new pg.Pool({ connectionString, max: options.max ?? 20 });
+  const pool = new pg.Pool({ connectionString, max });
   // An idle client that loses its connection must not crash the process; the pool replaces it.
   // A checked-out client has no such listener from the pool: whoever holds it must listen for
   // 'error' (see `transaction` and the listener below), or a dropped connection is an uncaught error.
   pool.on('error', () => {});
-  await pool.query('select 1');
+  try {
+    await pool.query('select 1');
+  } catch (error) {
+    await pool.end().catch(() => {});
+    const { code, message } = error as { code?: string; message?: string };
+    if (code && UNREACHABLE[code]) throw new DatabaseSettingError(`points at ${server}, which could not be reached (${UNREACHABLE[code]}): check its host and port, and that PostgreSQL runs there`);
+    // The server answered: wrong password or user (28…), no such database (3D000). Its words name no secret.
+    if (code && /^(28|3D)/.test(code)) throw new DatabaseSettingError(`was refused by the server at ${server}: ${message}`);
+    throw error;
+  }
 
   // The one LISTEN connection of this instance, checked out for good, and its subscriptions.
   const handlers = new Map<string, Set<Subscription>>();

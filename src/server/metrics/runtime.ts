@@ -1,8 +1,7 @@
 /**
  * What only the process that sees it knows, for `/metrics`: how far a network's scanner is behind the
- * head, the node errors it met, the hot wallet's balances as last read, the last reconciliation's
- * mismatches, the webhook attempts it made. The code that learns a value reports it here in one line (`runtimeMetrics.scannerLag(…)`);
- * the service's metrics (./service.ts) read it at scrape time. Plain maps, no metrics library: a hook
+ * head, the node errors it met, the hot wallet's balances as last read, the webhook attempts it made.
+ * The code that learns a value reports it here in one line (`runtimeMetrics.scannerLag(…)`); the service's metrics (./service.ts) read it at scrape time. Plain maps, no metrics library: a hook
  * costs a map write, with or without `/metrics` enabled, and this module loads anywhere.
  *
  * Labels stay bounded: networks are the configured ones (at most `MAX_NETWORKS` are kept), assets the
@@ -66,8 +65,6 @@ export interface NetworkRuntime {
   hotWalletTokens: Map<string, number>;
   /** The hot wallet's native coin (gas money), in whole coins (BNB, ETH, POL). */
   hotWalletNative?: number;
-  /** Addresses whose balance the last reconciliation could not explain. */
-  reconciliationMismatches?: number;
 }
 
 /** The values of this process (see the module comment). */
@@ -126,12 +123,6 @@ export class RuntimeMetrics {
     if (entry && Number.isFinite(value)) entry.hotWalletNative = value;
   }
 
-  /** The reconciliation of `network` just ended with `count` addresses it could not explain (0: none). */
-  reconciliationMismatches(network: string, count: number): void {
-    const entry = this.#network(network);
-    if (entry && Number.isFinite(count)) entry.reconciliationMismatches = Math.max(0, count);
-  }
-
   /** A webhook delivery attempt ended: delivered (a 2xx answer) or not. */
   webhookAttempt(delivered: boolean): void {
     this.#webhookAttempts[delivered ? 'delivered' : 'failed']++;
@@ -145,5 +136,5 @@ export class RuntimeMetrics {
   }
 }
 
-/** The process's values: what the hooks in the scanner, the payouts and the reconciliation write to. */
+/** The process's values: what the hooks in the scanner, the payouts and the webhook worker write to. */
 export const runtimeMetrics = new RuntimeMetrics();

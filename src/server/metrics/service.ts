@@ -7,11 +7,11 @@
  *   path no route has), method and status. A label never holds a raw path, an id, an address or an amount.
  * - **The database**, read at scrape time in ONE statement of small aggregates (sessions by status,
  *   payments credited, payouts by status and the oldest waiting, webhook deliveries waiting and failed,
- *   the networks' alerts), kept `cacheMs` (default 5 s) so that frequent scrapes, or several Prometheus
- *   servers, cost one statement per period, and never two at once. These series are the database's,
- *   so every instance reports the same values: aggregate them with `max`, not `sum`.
+ *   the networks' alerts, the deposit addresses reconciliation could not explain), kept `cacheMs`
+ *   (default 5 s) so that frequent scrapes, or several Prometheus servers, cost one statement per
+ *   period, and never two at once. These series are the database's, so every instance reports the same values: aggregate them with `max`, not `sum`.
  * - **This process** (./runtime.ts): the scanner's lag and node errors, the hot wallet's balances as
- *   last read, the last reconciliation's mismatches, webhook attempts, the rates' ages (from the rate
+ *   last read, webhook attempts, the rates' ages (from the rate
  *   book), the connections it holds. Per instance: `sum` or `max` them as their meaning asks.
  *
  * The Node process's own (CPU, memory, event loop delay, garbage collection) come from prom-client's
@@ -73,11 +73,13 @@ interface DatabaseSnapshot {
   stalled: Array<{ network: string; reason: string; n: number }>;
   webhooks: { waiting: number; retrying: number; failed: number; oldest: string | null };
   alerts: Array<{ network: string; code: string }>;
+  mismatches: Array<{ network: string; n: number }>;
 }
 
 /**
  * Sessions and payouts by status and the credited payments count their tables; the rest reads partial
- * indexes (withdrawals_queue, webhook_deliveries_due, webhook_deliveries_failed) or small tables. Amounts
+ * indexes (withdrawals_queue, webhook_deliveries_due, webhook_deliveries_failed) or small tables
+ * (network_alerts; reconciliation_mismatches, one row per address the books do not explain). Amounts
  * and times come back as text: exact, and the same on PGlite and node-postgres.
  */
 const SNAPSHOT_SQL = `SELECT
@@ -98,7 +100,9 @@ const SNAPSHOT_SQL = `SELECT
      'oldest', min(d.created_at) FILTER (WHERE e.is_active)::text,
      'failed', (SELECT count(*)::int FROM webhook_deliveries WHERE status = 'failed'))
    FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id WHERE d.status = 'pending') AS webhooks,
-  (SELECT coalesce(json_agg(json_build_object('network', blockchain_id, 'code', code)), '[]') FROM network_alerts) AS alerts`;
+  (SELECT coalesce(json_agg(json_build_object('network', blockchain_id, 'code', code)), '[]') FROM network_alerts) AS alerts,
+  (SELECT coalesce(json_agg(json_build_object('network', blockchain_id, 'n', n)), '[]') FROM
+    (SELECT blockchain_id, count(*)::int AS n FROM reconciliation_mismatches GROUP BY 1) m) AS mismatches`;
 
 /** `value` parsed when a driver hands JSON back as text. */
 function json<T>(value: unknown): T {
@@ -147,6 +151,7 @@ export function createServiceMetrics(deps: ServiceMetricsDeps): ServiceMetrics {
           stalled: json(row.stalled),
           webhooks: json(row.webhooks),
           alerts: json(row.alerts),
+          mismatches: json(row.mismatches),
         } satisfies DatabaseSnapshot;
       },
       // The database did not answer: its series are left out of this scrape and `paylink_database_up` says why.
@@ -206,6 +211,13 @@ export function createServiceMetrics(deps: ServiceMetricsDeps): ServiceMetrics {
     (data) => withDefaults(everyNetwork(ALERT_CODES, (network, code) => ({ network, code })), data.alerts.map(({ network, code }) => [{ network, code }, 1])),
   );
 
+  fromDatabase(
+    'gauge',
+    'paylink_reconciliation_mismatches',
+    "Deposit addresses whose balance reconciliation could not explain (the database's: raised by the last run of any instance, cleared when the chain and the books agree), by network.",
+    (data) => withDefaults(everyNetwork([0], (network) => ({ network })), data.mismatches.map(({ network, n }) => [{ network }, n])),
+  );
+
   // ── This process ──────────────────────────────────────────────────────────────────────────────
   const version = deps.version ?? 'unknown';
   series('gauge', 'paylink_build_info', 'Always 1; the version of the running service in its label.', () => [[{ version }, 1]]);
@@ -249,9 +261,6 @@ export function createServiceMetrics(deps: ServiceMetricsDeps): ServiceMetrics {
     [...runtime.networks].flatMap(([network, values]) => [...values.hotWalletTokens].map(([asset, amount]) => [{ network, asset }, amount] as [Labels, number])),
   );
   series('gauge', 'paylink_hot_wallet_native_balance', "The hot wallet's native coin (gas money) as last read, in whole coins, by network.", () => perNetwork((values) => values.hotWalletNative));
-  series('gauge', 'paylink_reconciliation_mismatches', 'Deposit addresses whose balance the last reconciliation on this instance could not explain, by network.', () =>
-    perNetwork((values) => values.reconciliationMismatches),
-  );
   series('counter', 'paylink_webhook_attempts_total', 'Webhook delivery attempts this instance made, by outcome (delivered: a 2xx answer; failed: anything else).', () => [
     [{ outcome: 'delivered' }, runtime.webhookAttempts.delivered],
     [{ outcome: 'failed' }, runtime.webhookAttempts.failed],

@@ -17,7 +17,17 @@ import type { Redactor } from './redact.js';
 import type { Upstream, UpstreamAnswer, UpstreamCall } from './upstream.js';
 
 /** Request headers passed to the service; everything else a browser sends (its `X-API-KEY`, cookies, `Authorization`) is dropped. */
-export const FORWARDED_REQUEST_HEADERS: readonly string[] = ['accept', 'accept-language', 'content-type', 'idempotency-key', 'last-event-id', 'if-none-match', 'user-agent'];
+export const FORWARDED_REQUEST_HEADERS: readonly string[] = [
+  'accept',
+  'accept-language',
+  'content-type',
+  'idempotency-key',
+  'last-event-id',
+  'if-none-match',
+  'user-agent',
+  // A refund's claim token, on the keyless claim routes (never logged).
+  'paylink-claim',
+];
 
 /** What the forwarder needs: where, with which key, how long, and how to clean answers. */
 export interface ForwarderOptions {

@@ -3,7 +3,7 @@
  * tests call `app.request()`, and `serve.ts` puts it on a port.
  *
  * The service is made of rooms, one folder each, every room's boundary written at the top of its
- * `index.ts`: links, orders, sessions (with the public checkout API), withdrawals, ledger, payouts, keys, rates,
+ * `index.ts`: links, orders, sessions (with the public checkout API), withdrawals, refunds, ledger, payouts, keys, rates,
  * plus idempotency and events, which the money rooms share. Each table is written by exactly one
  * room's repository; a room that needs another's table calls that room's functions inside its own
  * transaction. This file only composes them: cross-cutting middleware (the request id, errors and
@@ -29,7 +29,8 @@ import { type MoneyDeps, type MoneyServiceDeps, withMoneyDefaults } from './mone
 import { openApiDocument } from './openapi.js';
 import { joinRooms, mountOperations, type ServiceOperations } from './operations.js';
 import { orderOperations } from './orders/index.js';
-import { readinessAnswer } from './rates/index.js';
+import { rateOperations, readinessAnswer } from './rates/index.js';
+import { refundOperations } from './refunds/index.js';
 import { checkoutOperations, checkoutSessionOperations, closeOrderSessions } from './sessions/index.js';
 import { webhookOperations } from './webhooks/index.js';
 import { withdrawalOperations } from './withdrawals/index.js';
@@ -62,6 +63,8 @@ export function serviceOperations(deps: MoneyServiceDeps, links: LinkCache) {
     checkoutSessionOperations(deps),
     webhookOperations(deps),
     orderOperations(deps, closeOrderSessions),
+    refundOperations(deps),
+    rateOperations(deps),
   ) satisfies ServiceOperations;
 }
 
@@ -157,7 +160,7 @@ export function createApp(baseDeps: ServiceDeps & Partial<MoneyDeps>) {
       return c.body(null, 204, {
         'access-control-allow-origin': '*',
         'access-control-allow-methods': 'GET, POST, OPTIONS',
-        'access-control-allow-headers': 'Content-Type, Accept, Last-Event-ID',
+        'access-control-allow-headers': 'Content-Type, Accept, Last-Event-ID, Paylink-Claim',
         'access-control-max-age': '600',
       });
     }

@@ -7,9 +7,28 @@
  */
 import { z } from 'zod';
 import { MAX_COUNT, MAX_LENGTH, SLUG_PATTERN, UUID_PATTERN } from '../../core/rules/limits.js';
+import { WEBHOOK_EVENT_TYPES, type WebhookEventTypeName } from '../../core/rules/webhooks.js';
 import { API_ROUTES, type ApiRoute, type OperationId } from '../../core/routes.js';
 import * as S from '../../core/schemas.js';
 import { LIMIT_DEFAULTS } from '../limits/options.js';
+
+/** What each event type says, for the document (every type of the one list, `WEBHOOK_EVENT_TYPES`). */
+const WEBHOOK_EVENT_NOTES: Record<WebhookEventTypeName, string> = {
+  'checkout.session.paid': 'paid or overpaid, at its confirmations: its funds may still be taken back until final',
+  'checkout.session.underpaid': 'a transfer left it short',
+  'checkout.session.expired': 'its quote ran out before it was paid',
+  'checkout.session.finalized': 'the money of a paid session is final: every transfer counted toward it is in a final block, its funds available',
+  'checkout.session.resolved': 'the merchant accepted an underpaid or late-paid session as paid',
+  'payment.late': 'a transfer after expiry or after settlement: credited, not counted toward the session',
+  'order.paid': 'once per order',
+  'payment.reversed': 'a credit was taken back by a reorganization of the chain: its funds left the balance',
+  'refund.created': 'a refund was created',
+  'refund.succeeded': 'a refund was paid out',
+  'refund.failed': 'a refund failed, its amount back in the balance',
+  'withdrawal.succeeded': 'its payout went out',
+  'withdrawal.failed': 'it failed, its funds back in the balance',
+  'reconciliation.mismatch': 'a deposit address holds what the ledger cannot explain',
+};
 
 type Json = Record<string, unknown>;
 
@@ -25,8 +44,12 @@ const REQUEST_SCHEMAS = {
   CreateWithdrawalInput: S.CreateWithdrawalInput,
   CreateWebhookEndpointInput: S.CreateWebhookEndpointInput,
   UpdateWebhookEndpointInput: S.UpdateWebhookEndpointInput,
+  RollWebhookSecretInput: S.RollWebhookSecretInput,
   CreateOrderInput: S.CreateOrderInput,
   StartOrderSessionInput: S.StartOrderSessionInput,
+  CreateRefundInput: S.CreateRefundInput,
+  ResolveSessionInput: S.ResolveSessionInput,
+  ClaimRefundInput: S.ClaimRefundInput,
 } satisfies Record<string, z.ZodType>;
 const RESPONSE_SCHEMAS: Record<string, z.ZodType> = {
   LinkType: S.LinkType,
@@ -51,6 +74,7 @@ const RESPONSE_SCHEMAS: Record<string, z.ZodType> = {
   WithdrawalNetworkList: S.WithdrawalNetworkList,
   BalanceItem: S.BalanceItem,
   Balance: S.Balance,
+  RatesView: S.RatesView,
   SessionTransfer: S.SessionTransfer,
   CustomerDetails: S.CustomerDetails,
   CheckoutSessionRecord: S.CheckoutSessionRecord,
@@ -64,6 +88,7 @@ const RESPONSE_SCHEMAS: Record<string, z.ZodType> = {
   WebhookAttempt: S.WebhookAttempt,
   WebhookDelivery: S.WebhookDelivery,
   WebhookDeliveryList: S.WebhookDeliveryList,
+  ReconciliationMismatch: S.ReconciliationMismatch,
   WebhookTestObject: S.WebhookTestObject,
   WebhookEvent: S.WebhookEvent,
   OrderStatus: S.OrderStatus,
@@ -71,6 +96,11 @@ const RESPONSE_SCHEMAS: Record<string, z.ZodType> = {
   OrderList: S.OrderList,
   OrderState: S.OrderState,
   PublicOrder: S.PublicOrder,
+  Resolution: S.Resolution,
+  RefundStatus: S.RefundStatus,
+  Refund: S.Refund,
+  RefundList: S.RefundList,
+  PublicRefund: S.PublicRefund,
   FieldError: S.FieldError,
   ErrorBody: S.ErrorBody,
 };
@@ -220,6 +250,14 @@ const idempotencyKeyParameter = {
   schema: { type: 'string', minLength: 1, maxLength: MAX_LENGTH.idempotencyKey, pattern: '^[\\x21-\\x7e]+$' },
 };
 const replayedHeader = { 'Idempotent-Replayed': { description: '`true` when this is the stored answer of an earlier request', schema: { type: 'string', enum: ['true'] } } };
+/** The claim token of a refund (the part of its link after `#`), on the keyless claim routes. */
+const claimParameter = {
+  name: 'Paylink-Claim',
+  in: 'header',
+  required: true,
+  description: 'The refund’s claim token: the part of its `claimUrl` after `#`. Without it 400 `claim_token_required`; a wrong one is the same 404 as an unknown refund',
+  schema: { type: 'string', minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9_-]+$' },
+};
 const slugParameter = {
   name: 'slug',
   in: 'path',
@@ -337,6 +375,15 @@ export function openApiDocument(): object {
       { name: 'Checkout', description: 'The keyless public API the checkout element and the hosted page call' },
       { name: 'Withdrawals', description: 'Crypto payouts from the balance, behind `X-API-KEY`' },
       { name: 'Balance', description: 'Available and pending funds per asset, behind `X-API-KEY`' },
+      { name: 'Rates', description: 'The exchange rates sessions are quoted with, and what each source says, behind `X-API-KEY`' },
+      {
+        name: 'Refunds',
+        description:
+          'Money given back to a customer for a payment (all of it, part of it, or what was paid too much), behind `X-API-KEY`; and accepting an underpaid or late payment as paid (`resolve`). ' +
+          'A refund leaves the `available` balance of the session’s asset on the network it was paid on when it is made, and is paid out like a withdrawal (one nonce, one stored signed transaction, never sent twice). ' +
+          'Without an `address`, it awaits the customer’s: send them its `claimUrl`, a hosted page where they connect a wallet or paste an address (the keyless `/v1/checkout/refunds/{id}` routes, behind the link’s claim token). ' +
+          'A failed or cancelled refund’s amount is back in the balance. Events: `refund.created`, `refund.succeeded`, `refund.failed`, `checkout.session.resolved`.',
+      },
       {
         name: 'Payments',
         description:
@@ -349,7 +396,7 @@ export function openApiDocument(): object {
           '`Paylink-Event-Id` (the event id, the same on every retry) and `Paylink-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>` ' +
           '(check it with `verifyWebhook` of `paylink/webhooks`). A 2xx within 10 s is delivered; anything else (redirects are not followed) is retried after ' +
           '`PAYLINK_WEBHOOK_RETRY_BASE_MS` (30 s), then doubling, for 3 days. Events: ' +
-          '`checkout.session.paid` (paid or overpaid), `checkout.session.underpaid`, `checkout.session.expired`, `payment.late`, `order.paid` (once per order), `withdrawal.succeeded`, `withdrawal.failed`. ' +
+          `${WEBHOOK_EVENT_TYPES.map((type) => `\`${type}\` (${WEBHOOK_EVENT_NOTES[type]})`).join(', ')}. ` +
           'Endpoints at loopback, private, link-local, metadata or otherwise non-public addresses are refused (at creation and at every delivery), on every chain, unless the service runs with `PAYLINK_WEBHOOK_ALLOW_PRIVATE=1`.',
       },
     ],
@@ -430,7 +477,8 @@ export function openApiDocument(): object {
       },
       createWithdrawal: {
         description:
-          'When the database’s answer is lost and whether the withdrawal was recorded cannot be learned: 503 `withdrawal_outcome_unknown`; retry with the same Idempotency-Key to get its true answer.',
+          'When the database’s answer is lost and whether the withdrawal was recorded cannot be learned: 503 `withdrawal_outcome_unknown`; retry with the same Idempotency-Key to get its true answer. ' +
+          'An address no payout may go to is a 422 on `address`, nothing reserved: `own_deposit_address` (one of the merchant’s deposit addresses), `hot_wallet_address` (the service’s hot wallet), `token_contract_address` (a configured token’s contract).',
         tags: ['Withdrawals'],
         parameters: [idempotencyKeyParameter],
         responses: responses(
@@ -497,7 +545,17 @@ export function openApiDocument(): object {
       },
       updateWebhookEndpoint: {
         tags: ['Webhooks'],
+        description: 'A body that names `secret` is refused (400): a secret is made by the service, with `POST /v1/webhook-endpoint/{id}/roll-secret`.',
         responses: responses({ 200: json(ref('WebhookEndpoint'), 'The updated endpoint') }, [400, 401, 404, 413]),
+      },
+      rollWebhookSecret: {
+        tags: ['Webhooks'],
+        description:
+          'Makes a new signing secret and answers it, once (as the creation does). Until `previousSecretExpiresAt` (now + `expiresInHours`, default 24; 0 stops the current secret at once), ' +
+          'every delivery carries a signature with each secret: `Paylink-Signature: t=…,v1=<new>,v1=<old>`, and `verifyWebhook` accepts either, so the receiver can move to the new secret meanwhile. ' +
+          'A secret an earlier roll left still signing is dropped.',
+        parameters: [uuidParameter('The endpoint’s id'), idempotencyKeyParameter],
+        responses: responses({ 200: { ...json(ref('WebhookEndpointCreated'), 'The endpoint with its new `secret`'), headers: replayedHeader } }, [400, 401, 404, 409, 413]),
       },
       getWebhookEndpoint: {
         tags: ['Webhooks'],
@@ -532,6 +590,63 @@ export function openApiDocument(): object {
       getBalance: {
         tags: ['Balance'],
         responses: responses({ 200: json(ref('Balance'), 'Available and pending per asset') }, [401]),
+      },
+      createRefund: {
+        description:
+          '`amount` defaults to what the session brought in (its credited transfers, final, on the network it was paid on) less its refunds not failed or cancelled; more is 422 `refund_exceeds_payment`, ' +
+          'money not final yet 422 `payment_not_final`, a session that brought nothing in 422 `nothing_to_refund`, an available balance that does not cover it 422 `insufficient_balance`, ' +
+          'one of your deposit addresses 422 `own_deposit_address`. Concurrent refunds of one session are weighed one after the other. With `address`, the refund is `pending` and paid like a withdrawal; ' +
+          'without, it is `awaiting_address` with a `claimUrl` (`{paylink_url}/refund/<id>#<claim token>`) to send the customer. Sends `refund.created`.',
+        tags: ['Refunds'],
+        parameters: [idempotencyKeyParameter],
+        responses: responses({ 201: { ...json(ref('Refund'), 'Created (or the replay of the request that created it)'), headers: replayedHeader } }, [400, 401, 404, 409, 413, 422]),
+      },
+      listRefunds: {
+        tags: ['Refunds'],
+        responses: responses({ 200: json(ref('RefundList'), 'One page of refunds') }, [400, 401]),
+      },
+      getRefund: {
+        tags: ['Refunds'],
+        parameters: [uuidParameter('The refund’s id')],
+        responses: responses({ 200: json(ref('Refund'), 'The refund') }, [401, 404]),
+      },
+      cancelRefund: {
+        description: 'Only while `awaiting_address`: anything else is 409 `refund_not_cancellable`. A cancelled refund is answered as it is (200), so a retried cancel is safe.',
+        tags: ['Refunds'],
+        parameters: [uuidParameter('The refund’s id')],
+        responses: responses({ 200: json(ref('Refund'), 'The refund, cancelled') }, [401, 404, 409]),
+      },
+      resolveCheckoutSession: {
+        description:
+          'For an `underpaid` session (an open one closes: a later transfer to it is a late payment) or one paid late (`expired` with a late transfer). Its order, if any, becomes `paid` by it. ' +
+          'Sends `checkout.session.resolved` and, for an order, `order.paid`, both with `resolution: "merchant"`. 409 for a session paid in full (`already_paid`), one that received nothing (`nothing_paid`), ' +
+          'one still confirming (`payment_confirming`) or reversed (`payment_reversed`), or whose order was paid by another session (`order_paid`) or cancelled (`order_cancelled`). A resolved session is answered as it is.',
+        tags: ['Payments'],
+        parameters: [uuidParameter('The session’s id')],
+        responses: responses({ 200: json(ref('CheckoutSessionRecord'), 'The session, resolved') }, [400, 401, 404, 409, 413]),
+      },
+      getClaimableRefund: {
+        description: 'What the customer’s claim page shows. Never the merchant’s reason, reference or the session’s customer details. `Cache-Control: no-store`.',
+        tags: ['Checkout'],
+        parameters: [uuidParameter('The refund’s id'), claimParameter],
+        responses: responses({ 200: json(ref('PublicRefund'), 'The refund') }, [400, 404, 429]),
+      },
+      claimRefund: {
+        description:
+          'Sets the address, once: a second one (even the same) is 409 `address_already_set`; a cancelled refund is 410 `refund_cancelled`; a bad address 400 (a mixed-case one must pass its EIP-55 checksum); ' +
+          'one of the merchant’s deposit addresses 422 `own_deposit_address`. The refund is then `pending` and paid out.',
+        tags: ['Checkout'],
+        parameters: [uuidParameter('The refund’s id'), claimParameter],
+        responses: responses({ 200: json(ref('PublicRefund'), 'The refund, on its way') }, [400, 404, 409, 410, 413, 422, 429]),
+      },
+      getRates: {
+        tags: ['Rates'],
+        description:
+          'Each code the service prices against the US dollar (`USDT/USD`, `USD/NGN`): the value quoted now (units per dollar), or why not ' +
+          '(`stale`: no fresh rate; `no_quorum`: fewer than `quorum` sources agree within `maxSpread` of their median; `held`: a move larger than ' +
+          '`PAYLINK_RATES_MAX_MOVE` waits to be confirmed; `depeg`: a pegged asset is off its peg), the spread of the sources, and each source’s latest ' +
+          'value, when it was fetched and whether it agrees. `pairs` says the same of every pair a session may be priced in. Read from memory.',
+        responses: responses({ 200: json(ref('RatesView'), 'The rates as they stand') }, [401]),
       },
     })),
   };

@@ -1,7 +1,7 @@
 /**
  * Runs the service on a port: opens the database (migrating it), builds the app, starts the
  * background work (the payout worker, the webhook delivery worker, the session expiry sweep, the
- * retention sweep, the rate refresh and, on a real chain, the chain scanner) and listens, on a Node server with the limits
+ * retention sweep, the rate refresh and, on a real chain, the chain scanner and reconciliation) and listens, on a Node server with the limits
  * against abuse (`server/limits/`: header and body timeouts, connections per client and in total; the app
  * adds event-stream caps and per-client rate limits). Every limit is an option here and an environment
  * variable (`PAYLINK_*`, see `server/limits/options.ts`); options win. `/metrics` is served when
@@ -48,6 +48,7 @@ import { createSessionEvents, type SessionEvents } from './events/index.js';
 import { createPayoutsAhead, startPayoutWorker, type PayoutWorker, type PayoutWorkerOptions } from './payouts/index.js';
 import { readRetentionDays, startRetentionSweep } from './retention.js';
 import { RateBook, resolveRateSettings, type RateOptions } from './rates/index.js';
+import { startReconciler, type Reconciler, type ReconcilerOptions } from './reconciliation/index.js';
 import { startChainScanner, startExpirySweep, verifyChainIdentity, type ChainScanner, type ChainScannerOptions } from './sessions/index.js';
 import { resolveWebhookSettings, startWebhookWorker, type WebhookSettings, type WebhookWorker, type WebhookWorkerOptions } from './webhooks/index.js';
 
@@ -77,6 +78,11 @@ export interface ServiceOptions extends ConnectionLimitOptions, StreamLimitOptio
   payouts?: PayoutWorkerOptions;
   /** Run the chain scanner in this instance, on a chain that has one (default true); tuning for tests. */
   scanner?: boolean | ChainScannerOptions;
+  /**
+   * Reconcile the deposit addresses with the chain in this instance, on a chain that has them (default:
+   * where the scanner runs; each network every `PAYLINK_EVM_RECONCILE_S`, one instance at a time); tuning for tests.
+   */
+  reconciler?: boolean | ReconcilerOptions;
   /** How often the session expiry sweep runs, in ms (default 30 s). */
   expirySweepMs?: number;
   /** SSE heartbeat interval, in ms (default 15 s). */
@@ -142,6 +148,8 @@ export interface RunningService {
   scanner: ChainScanner | undefined;
   /** This instance's webhook delivery worker (absent with `webhookWorker: false`). */
   webhookWorker: WebhookWorker | undefined;
+  /** This instance's reconciliation (real chains; absent on the sandbox or with `reconciler: false`). */
+  reconciler: Reconciler | undefined;
   /** This instance's fan-out of session changes to its event streams (its `reads` count the database reads it made). */
   sessionEvents: SessionEvents;
   /** This instance's rates (in memory, refreshed in the background). */
@@ -173,16 +181,16 @@ function packageVersion(): string {
 export async function startService(options: ServiceOptions = {}): Promise<RunningService> {
   // A malformed rate setting, limit or setting fails here, before anything is opened.
   const env = options.env ?? process.env;
-  const rateSettings = resolveRateSettings({ ...options.rateSettings, overrides: options.rates }, env);
+  const chain = options.chain ?? createSandboxChain();
+  // Where money is real, a price needs two sources that agree unless the operator says otherwise.
+  const rateSettings = resolveRateSettings({ ...options.rateSettings, overrides: options.rates }, env, { realMoney: !chain.sandbox });
   const connectionLimits = resolveConnectionLimits(options, env);
   const limits = { ...resolveStreamLimits(options, env), ...resolvePublicWriteLimits(options, env) };
   const log = options.logger ?? defaultLogger;
-  const chain = options.chain ?? createSandboxChain();
   if (!rateSettings.explicit && !chain.sandbox) {
-    log.warn('rates_static_implied', 'a real chain quotes from the static table (sandbox figures, not market data): set PAYLINK_RATES_SOURCES');
+    log.warn('rates_static_implied', 'a real chain quotes from the static table (fixed figures, not market data): set PAYLINK_RATES_SOURCES');
   }
   const now = options.now ?? (() => new Date());
-  const rates = new RateBook(rateSettings, { assets: chain.networks.flatMap((network) => network.assets), now, log });
   const { pollIntervalMs: webhookPollMs, batchSize: webhookBatch, ...webhookOverrides } = options.webhooks ?? {};
   const webhooks = resolveWebhookSettings(webhookOverrides, env);
   const retentionDays = options.retentionDays ?? readRetentionDays(env.PAYLINK_SESSION_RETENTION_DAYS);
@@ -192,7 +200,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
   const db = options.db ?? (await openDatabase({ databaseUrl: options.databaseUrl, dataDir: options.dataDir, listenUrl }));
   // Before anything reads or sends on a network: the node must serve the chain this database knows.
   try {
-    await verifyChainIdentity({ db, chain, now });
+    await verifyChainIdentity({ db, chain, now, logger: log });
   } catch (error) {
     if (!options.db) await db.close();
     throw error;
@@ -212,6 +220,8 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
     if (!options.db) await db.close();
     throw error;
   }
+  // The last quoted rates live in the database, so that every instance agrees on what a move is.
+  const rates = new RateBook(rateSettings, { assets: chain.networks.flatMap((network) => network.assets), now, log, db });
   const host = options.host ?? '127.0.0.1';
   let listener: Parameters<typeof createLimitedServer>[0] = (_req, res) => {
     res.statusCode = 503;
@@ -245,6 +255,9 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
     chain.kind === 'real' && options.scanner !== false
       ? startChainScanner({ db, chain, now, logger: log }, typeof options.scanner === 'object' ? options.scanner : {})
       : undefined;
+  const reconcile = options.reconciler ?? options.scanner !== false;
+  const reconciler =
+    chain.kind === 'real' && reconcile !== false ? startReconciler({ db, chain, now, logger: log }, typeof reconcile === 'object' ? reconcile : {}) : undefined;
   const stopSweep = startExpirySweep({ db, now, log, chain }, options.expirySweepMs ?? 30_000);
   const webhookWorker =
     options.webhookWorker === false ? undefined : startWebhookWorker({ db, now, webhooks, log }, { pollIntervalMs: webhookPollMs, batchSize: webhookBatch });
@@ -288,6 +301,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
     payoutWorker: worker,
     scanner,
     webhookWorker,
+    reconciler,
     sessionEvents,
     rates,
     get openConnections() {
@@ -311,7 +325,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
         cut.unref();
         // 3. Requests in flight finish while the background work does: the payout round in progress
         // records what it did, and webhook attempts in flight are recorded (their claims released).
-        await Promise.all([sessionEvents.close(), worker?.stop(), webhookWorker?.stop(), scanner?.stop(), stopSweep(), stopRetention(), stopRates()]);
+        await Promise.all([sessionEvents.close(), worker?.stop(), webhookWorker?.stop(), scanner?.stop(), reconciler?.stop(), stopSweep(), stopRetention(), stopRates()]);
         await serverClosed;
         clearTimeout(cut);
         await metricsServer?.close();

@@ -6,13 +6,17 @@
  */
 import { expect, waitUntil } from '@open-wc/testing';
 
-/** A page with `<paylink-admin locale="fr">` and `scripts` (paths under /dist/, in document order). */
+/**
+ * A page with `<paylink-admin locale="fr">` and `scripts` (paths under /dist/, in document order). Its
+ * console's warnings are kept in `window.warnings` from the start.
+ */
 async function page(scripts: string[]): Promise<Document> {
   const frame = document.createElement('iframe');
   const tags = scripts.map((file) => `<script type="module" src="/dist/${file}"></script>`).join('');
   // A fetch that never answers, set before the element is defined: the tab bar is what these tests read, not the lists.
   const quiet = `<script>document.querySelector('paylink-admin').fetch = () => new Promise(() => {});</script>`;
-  frame.srcdoc = `<!doctype html><html lang="en"><body><paylink-admin locale="fr"></paylink-admin>${quiet}${tags}</body></html>`;
+  const warnings = '<script>window.warnings = []; console.warn = (message) => warnings.push(String(message));</script>';
+  frame.srcdoc = `<!doctype html><html lang="en"><head>${warnings}</head><body><paylink-admin locale="fr"></paylink-admin>${quiet}${tags}</body></html>`;
   document.body.append(frame);
   await new Promise((resolve) => frame.addEventListener('load', resolve, { once: true }));
   return frame.contentDocument!;
@@ -34,6 +38,28 @@ describe('dist/paylink-admin.fr.js', () => {
     expect(await shown(doc, 'Payment links')).to.deep.equal({ label: 'Payment links', lang: 'en' });
     const response = await fetch('/dist/paylink.js');
     expect(await response.text()).not.to.include('Liens de paiement');
+  });
+
+  it('says once in the console which file the French needs when the page has not loaded it', async () => {
+    const doc = await page(['paylink.js']);
+    await shown(doc, 'Payment links');
+    const warnings = () => (doc.defaultView as unknown as { warnings: string[] }).warnings;
+    await waitUntil(() => warnings().length > 0, 'a warning once the page has loaded');
+    expect(warnings()).to.have.length(1);
+    expect(warnings()[0]).to.include('locale "fr" needs paylink-admin.fr.js');
+    // Another admin on the page says nothing more.
+    const second = doc.createElement('paylink-admin');
+    second.setAttribute('locale', 'fr');
+    doc.body.append(second);
+    await waitUntil(() => second.shadowRoot?.querySelector('#tab-links'), 'the second admin rendered');
+    expect(warnings()).to.have.length(1);
+  });
+
+  it('says nothing when the French file is there', async () => {
+    const doc = await page(['paylink.js', 'paylink-admin.fr.js']);
+    await shown(doc, 'Liens de paiement');
+    // The page has loaded (page() waited for it), when a missing file would have been said.
+    expect((doc.defaultView as unknown as { warnings: string[] }).warnings).to.deep.equal([]);
   });
 
   it('shows the admin in French when it runs before the element', async () => {

@@ -4,7 +4,6 @@
  * and the link's payments (`link-payments.ts`).
  */
 import { html, nothing, type TemplateResult } from 'lit/html.js';
-import { cssVar } from '../../../internal/css-var.js';
 import type { CheckoutSessionRecord, PaymentLink } from '../../../core/schemas.js';
 import { FlashController } from '../../../internal/flash-controller.js';
 import { copyToClipboard, errorMessage, type AdminHost } from '../admin-context.js';
@@ -126,7 +125,7 @@ export class LinkDetailController {
     const bar = (kind: 'visits' | 'payments', label: string, value: number) =>
       html`<div class="bar-row">
         <span class="bar-label">${label}</span>
-        <span class="bar-track"><span part="bar bar-${kind}" class="bar ${kind}" ${cssVar('--size', `${(value / scale) * 100}%`)}></span></span>
+        <span class="bar-track"><span part="bar bar-${kind}" class="bar ${kind}" .style=${`--size:${(value / scale) * 100}%`}></span></span>
         <span class="bar-value">${text.count(value)}</span>
       </div>`;
     return html`<section part="performance" class="card" aria-labelledby="ld-performance">

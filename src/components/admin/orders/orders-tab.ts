@@ -11,6 +11,8 @@ import { OrdersListController } from './orders-view.js';
 export interface OrdersTabOptions {
   /** Opens the payments tab on `order`'s payments. */
   showPayments(order: Order): void;
+  /** Opens the payments tab on the refunds of `order`'s payments. */
+  showRefunds(order: Order): void;
 }
 
 /** The orders tab of `<paylink-admin>`: the list, refreshed quietly each time the tab is shown again. */
@@ -19,7 +21,7 @@ export class OrdersTab implements AdminTab {
   private readonly orders: OrdersListController;
 
   constructor(host: AdminHost, options: OrdersTabOptions) {
-    this.orders = new OrdersListController(host, { showPayments: (order) => options.showPayments(order) });
+    this.orders = new OrdersListController(host, options);
   }
 
   load(): Promise<void> {

@@ -27,6 +27,8 @@ export function orderBadge(host: AdminHost, status: OrderStatus): TemplateResult
 export interface OrdersListActions {
   /** Shows the payments of `order` (the payments tab, filtered by its reference). */
   showPayments(order: Order): void;
+  /** Shows the refunds of `order`'s payments. */
+  showRefunds(order: Order): void;
 }
 
 /** The orders list's state (page, filters, answer) and its rendering. */
@@ -78,6 +80,9 @@ export class OrdersListController {
         cell: (order) => html`<div class="row-actions">
           <button type="button" part="button order-payments" class="ghost small" aria-label=${t('orderPaymentsNamed', { reference: order.reference })}
             @click=${() => this.actions.showPayments(order)}>${t('colPayments')}</button>
+          ${order.refundedAmount != '0.000000'
+            ? html`<button type="button" part="button order-refunds" class="ghost small" @click=${() => this.actions.showRefunds(order)}>${t('refundsTitle')}</button>`
+            : ''}
           <a part="button order-page" href=${order.url} target="_blank" rel="noopener noreferrer"
             >${t('orderPage')}<span class="visually-hidden"> ${order.reference} ${t('opensNewTab')}</span></a
           >

@@ -1,9 +1,12 @@
 /**
  * One payment (a checkout session) in detail: what the customer gave (delivery address, phone,
- * email), the amounts (price, crypto due, received, received late, the exchange rate of the quote with
- * its sources and time), its order (if it pays one), the merchant's reference and metadata, what the
- * page said (`clientReference`, marked as the page's word), and every transfer with a link to its page
- * on the network's explorer. Shown from the payments list and from a link's detail; the owner says
+ * email), the amounts (price, crypto due, received, received late, refunded, the exchange rate of the
+ * quote with its sources and time, what each code of it was made of: every source's value then, ✗ on
+ * those dropped, and the way to the rates as they stand), its order (if it pays one), the merchant's
+ * reference and metadata, what the page said (`clientReference`, marked as the page's word), the network
+ * it was paid on when another than the one quoted, when its money became final, every transfer with a
+ * link to its page on its network's explorer, and its refunds with Refund and Accept as paid
+ * (`../refunds/refunds-view.ts`). Shown from the payments list and from a link's detail; the owner says
  * where "back" goes.
  */
 import { html, nothing, type TemplateResult } from 'lit/html.js';
@@ -13,6 +16,7 @@ import { assetName } from '../../../internal/localize.js';
 import type { CheckoutSessionRecord, SessionStatus, SessionTransfer } from '../../../core/schemas.js';
 import type { AdminHost, AdminText } from '../admin-context.js';
 import type { NetworkDirectory } from '../networks.js';
+import { RefundsController } from '../refunds/refunds-view.js';
 import { ResourceController } from '../resource-controller.js';
 import { errorBox, itemsTable } from '../templates.js';
 
@@ -75,6 +79,8 @@ export interface PaymentDetailActions {
 export class PaymentDetailController {
   /** The payment shown: set at once from a list, then read again for its latest state. */
   readonly resource: ResourceController<CheckoutSessionRecord>;
+  /** Its refunds, Refund and Accept as paid. */
+  private readonly refunds: RefundsController;
 
   constructor(
     private readonly host: AdminHost,
@@ -84,6 +90,7 @@ export class PaymentDetailController {
     this.resource = new ResourceController(host, {
       fetch: (signal) => host.api.sessions.get(this.resource.data!.id, { signal }),
     });
+    this.refunds = new RefundsController(host, () => this.resource.load({ quiet: true }));
   }
 
   /** The payment shown, if any. */
@@ -94,22 +101,29 @@ export class PaymentDetailController {
   /** Shows `payment` at once and reads it again from the service (and the explorers, once). */
   show(payment: CheckoutSessionRecord): void {
     this.resource.set(payment);
+    void this.refunds.show({ sessionId: payment.id });
     void this.reload();
   }
 
-  /** Loads the payment shown again. */
+  /** Loads the payment shown again, with its refunds. */
   async reload(): Promise<void> {
     if (!this.resource.data) return;
-    await Promise.all([this.resource.load(), this.networks.load()]);
+    await Promise.all([this.resource.load(), this.networks.load(), this.refunds.list.load()]);
+  }
+
+  /** The name of network `id`: the session's own, or as the service names it. */
+  private networkName(payment: CheckoutSessionRecord, id: string): string {
+    return id === payment.blockchainId ? payment.networkName : (this.networks.networks?.find((network) => network.id === id)?.name ?? id);
   }
 
   private transaction(payment: CheckoutSessionRecord, transfer: SessionTransfer): TemplateResult {
     const t = this.host.text.t.bind(this.host.text);
-    const url = this.networks.transactionUrl(payment.blockchainId, transfer.txHash);
+    // A transfer is on its own network: any configured one pays the session.
+    const url = this.networks.transactionUrl(transfer.blockchainId, transfer.txHash);
     const hash = html`<span class="mono hash">${transfer.txHash}</span>`;
     return url
       ? html`<a part="explorer-link" href=${url} target="_blank" rel="noopener noreferrer"
-          >${hash}<span class="visually-hidden"> – ${t('viewOnExplorer', { network: payment.networkName })} ${t('opensNewTab')}</span></a
+          >${hash}<span class="visually-hidden"> – ${t('viewOnExplorer', { network: this.networkName(payment, transfer.blockchainId) })} ${t('opensNewTab')}</span></a
         >`
       : html`<span part="tx-hash">${hash}</span>`;
   }
@@ -117,7 +131,7 @@ export class PaymentDetailController {
   private renderTransfers(payment: CheckoutSessionRecord): TemplateResult {
     const text = this.host.text;
     const t = text.t.bind(text);
-    const explorer = payment.transfers.some((transfer) => this.networks.transactionUrl(payment.blockchainId, transfer.txHash));
+    const explorer = payment.transfers.some((transfer) => this.networks.transactionUrl(transfer.blockchainId, transfer.txHash));
     const noExplorer = explorer ? undefined : this.networks.noExplorerReason(payment.blockchainId);
     // A plain block, not a landmark: the table's own scrolling region already carries this name.
     return html`<div part="transactions" class="card span-all">
@@ -189,6 +203,8 @@ export class PaymentDetailController {
             ${detail(t('amountDue'), html`${text.crypto(payment.cryptoAmount, payment.assetId)} <span class="sub">${payment.networkName}</span>`, 'crypto-amount')}
             ${detail(t('received'), text.crypto(payment.paidAmount, payment.assetId), 'paid-amount')}
             ${late ? detail(t('receivedLate'), text.crypto(payment.lateAmount, payment.assetId), 'late-amount') : nothing}
+            ${compareDecimal(payment.refundedAmount, '0') > 0 ? detail(t('refundsTitle'), text.crypto(payment.refundedAmount, payment.assetId), 'refunded-amount') : nothing}
+            ${payment.resolvedAt ? detail(t('resolved'), text.shortDateTime(payment.resolvedAt), 'resolved-at') : nothing}
             ${payment.rate && payment.rateSource && payment.rateAt
               ? detail(
                   t('exchangeRate'),
@@ -199,12 +215,24 @@ export class PaymentDetailController {
                       currency: payment.fiatCurrency,
                       source: payment.rateSource,
                       date: text.shortDateTime(payment.rateAt),
-                    })}</span>`,
+                    })}</span>
+                    ${payment.rateBasis?.map(
+                      (basis) =>
+                        html`<span part="rate-basis" class="sub"
+                          >${basis.pair} ${text.number(basis.perUsd, { maximumSignificantDigits: 8 })}:
+                          ${basis.sources.map((source) => `${source.source} ${text.number(source.perUsd, { maximumSignificantDigits: 8 })}${source.used ? '' : ' ✗'}`).join(', ')}</span
+                        >`,
+                    )}
+                    <button type="button" part="button show-rates" class="link-button" @click=${() => this.host.showRates?.()}>${t('tabRates')}</button>`,
                   'exchange-rate',
                 )
               : nothing}
             ${detail(t('payAddress'), html`<span class="mono">${payment.payAddress}</span>`, 'pay-address')}
+            ${payment.paidBlockchainId && payment.paidBlockchainId !== payment.blockchainId
+              ? detail(t('paidOn'), this.networkName(payment, payment.paidBlockchainId), 'paid-network')
+              : nothing}
             ${payment.paidAt ? detail(t('paidAt'), text.shortDateTime(payment.paidAt), 'paid-at') : detail(t('expiresAt'), text.shortDateTime(payment.expiresAt), 'expires-at')}
+            ${payment.finalizedAt ? detail(t('finalizedAt'), text.shortDateTime(payment.finalizedAt), 'finalized-at') : nothing}
           </dl>
         </section>
         <section part="tags" class="card" aria-labelledby="pd-tags">
@@ -225,7 +253,7 @@ export class PaymentDetailController {
             )}
           </dl>
         </section>
-        ${this.renderTransfers(payment)}
+        ${this.renderTransfers(payment)} ${this.refunds.renderPayment(payment)}
       </div>
     </article>`;
   }

@@ -10,7 +10,8 @@
  * a naive import splits on tabs or line breaks. So a formula is defused wherever a cell could begin in
  * any of those readings: at the start of a value and after every `,` `;` tab or line break in it, a `'`
  * goes before a run of spaces, quotes and invisible characters that leads to `=`, `+`, `-`, `@`, a tab
- * or a carriage return, or their fullwidth forms (`＝ ＋ － ＠`), which spreadsheets read as text
+ * or a carriage return, or a look-alike of one (`−`, fullwidth, small, super- and subscript forms: see
+ * `LEADS_TO_FORMULA`), which spreadsheets read as text
  * (OWASP's advice against CSV injection). Phone numbers (`+234…`) are guarded too, which also keeps
  * Excel from reading them as numbers.
  */
@@ -47,6 +48,9 @@ export const PAYMENT_CSV_COLUMNS: readonly (readonly [string, (session: Checkout
   // After the first columns, so a sheet that reads those by position reads them still.
   ['orderId', (s) => s.orderId],
   ['clientReference', (s) => s.clientReference],
+  ['refundedAmount', (s) => s.refundedAmount],
+  ['paidBlockchainId', (s) => s.paidBlockchainId],
+  ['finalizedAt', (s) => s.finalizedAt],
 ];
 
 /** A finished export (`paylink-payments-export`'s detail): the file's name, its CSV text (without the byte-order mark) and its row count. */
@@ -62,9 +66,13 @@ export const EXPORT_PAGE_SIZE = 100;
 /**
  * What leads to a formula, past what spreadsheets skip: spaces, quotes and invisible characters
  * (zero-width spaces and joiners, word joiner, byte-order mark, soft hyphen, bidi marks), then a
- * character that starts a formula, in ASCII or fullwidth.
+ * character that starts a formula: in ASCII, the minus sign `−` (U+2212), and every character that
+ * Unicode's compatibility normalization (NFKC, which a spreadsheet or an import may apply) turns into
+ * one: fullwidth `＝ ＋ － ＠`, small `﹦ ﹢ ﹣ ﹫`, superscript and subscript `⁺ ⁻ ⁼ ₊ ₋ ₌`, `⩵ ⩶` and
+ * Hebrew's alternative plus `﬩`.
  */
-const LEADS_TO_FORMULA = '[\\s"\\u00ad\\u180e\\u200b-\\u200f\\u202a-\\u202e\\u2060-\\u2064\\u2066-\\u2069\\ufeff]*[=+\\-@\\t\\r\\uff1d\\uff0b\\uff0d\\uff20]';
+const LEADS_TO_FORMULA =
+  '[\\s"\\u00ad\\u180e\\u200b-\\u200f\\u202a-\\u202e\\u2060-\\u2064\\u2066-\\u2069\\ufeff]*[=+\\-@\\t\\r\\u2212\\u207a-\\u207c\\u208a-\\u208c\\u2a75\\u2a76\\ufb29\\ufe62\\ufe63\\ufe66\\ufe6b\\uff0b\\uff0d\\uff1d\\uff20]';
 /** A separator or line break inside a value, where a cell begins in some reading of the file. */
 const SEPARATOR_BEFORE_FORMULA = new RegExp(`([,;\\t\\r\\n])(?=${LEADS_TO_FORMULA})`, 'g');
 const FORMULA_AT_START = new RegExp(`^(?=${LEADS_TO_FORMULA})`);

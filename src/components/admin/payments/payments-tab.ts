@@ -1,15 +1,16 @@
 /**
- * The payments tab: the list of the merchant's payments and one payment's detail, and the moves
- * between them (focus on each screen's heading). A link's detail can open this tab on that link's
- * payments (`showLink`).
+ * The payments tab: the list of the merchant's payments, one payment's detail, and the refunds, and
+ * the moves between them (focus on each screen's heading). A link's detail can open this tab on that
+ * link's payments (`showLink`), the orders list on an order's refunds (`showRefunds`).
  */
-import type { TemplateResult } from 'lit';
+import { html, type TemplateResult } from 'lit/html.js';
 import type { CheckoutSessionRecord, PaymentLink } from '../../../core/schemas.js';
-import type { AdminHost, AdminTab } from '../admin-context.js';
+import { errorMessage, type AdminHost, type AdminTab } from '../admin-context.js';
 import type { NetworkDirectory } from '../networks.js';
 import { PaymentDetailController } from './payment-detail.js';
 import type { PaymentsExportDetail } from './payments-export.js';
 import { PaymentsListController } from './payments-view.js';
+import { RefundsController, type RefundFilters } from '../refunds/refunds-view.js';
 
 /** What the payments tab asks of `<paylink-admin>`. */
 export interface PaymentsTabOptions {
@@ -17,7 +18,7 @@ export interface PaymentsTabOptions {
   exported(file: PaymentsExportDetail): void;
 }
 
-type Screen = 'list' | 'detail';
+type Screen = 'list' | 'detail' | 'refunds';
 
 export class PaymentsTab implements AdminTab {
   readonly label = 'tabPayments';
@@ -25,6 +26,7 @@ export class PaymentsTab implements AdminTab {
   screen: Screen = 'list';
   readonly payments: PaymentsListController;
   private readonly detail: PaymentDetailController;
+  private readonly refunds: RefundsController;
 
   constructor(
     private readonly host: AdminHost,
@@ -34,7 +36,20 @@ export class PaymentsTab implements AdminTab {
     this.payments = new PaymentsListController(host, {
       openPayment: (payment) => this.showPayment(payment),
       exported: (file) => options.exported(file),
+      showRefunds: () => this.showRefunds(),
     });
+    this.refunds = new RefundsController(
+      host,
+      () => {},
+      (id) =>
+        host.api.sessions.get(id).then(
+          (payment) => this.showPayment(payment),
+          (error) => {
+            if (!host.handleAuthError(error)) this.refunds.list.error = errorMessage(host.text, error);
+            host.requestUpdate();
+          },
+        ),
+    );
     this.detail = new PaymentDetailController(host, networks, {
       backLabel: () => host.text.t('backToPayments'),
       back: () => this.showList(),
@@ -43,6 +58,7 @@ export class PaymentsTab implements AdminTab {
 
   async load(): Promise<void> {
     if (this.screen === 'detail') await Promise.all([this.payments.load(), this.detail.reload()]);
+    else if (this.screen === 'refunds') await this.refunds.list.load();
     else await this.payments.load();
   }
 
@@ -63,8 +79,21 @@ export class PaymentsTab implements AdminTab {
     this.payments.showLink(link);
   }
 
+  /** Shows the refunds (of an order, with its `orderId`), from page 1, and loads them. */
+  showRefunds(filters: Partial<RefundFilters> = {}): void {
+    this.screen = 'refunds';
+    void this.refunds.show(filters);
+    this.host.focusAfterRender('#refunds-heading');
+  }
+
   render(): TemplateResult {
-    return this.screen === 'detail' ? this.detail.render() : this.payments.render();
+    return this.screen === 'detail'
+      ? this.detail.render()
+      : this.screen === 'refunds'
+        ? this.refunds.render(
+            html`<button type="button" part="button back" class="ghost" @click=${() => this.showList()}><span aria-hidden="true">←</span> ${this.host.text.t('backToPayments')}</button>`,
+          )
+        : this.payments.render();
   }
 
   private showList(): void {

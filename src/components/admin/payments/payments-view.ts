@@ -41,6 +41,8 @@ export interface PaymentsListActions {
   openPayment(payment: CheckoutSessionRecord): void;
   /** An export is ready: save it (or hand it to the page). */
   exported(file: PaymentsExportDetail): void;
+  /** Opens the refunds. */
+  showRefunds(): void;
 }
 
 export class PaymentsListController implements ReactiveController {
@@ -196,6 +198,7 @@ export class PaymentsListController implements ReactiveController {
           ${this.exporting ? t('exportingShort') : t('exportCsv')}
         </button>
         <p id="payments-export-hint" class="visually-hidden">${t('exportHint')}</p>
+        <button type="button" part="button show-refunds" class="ghost" @click=${() => this.actions.showRefunds()}>${t('refundsTitle')}</button>
       </div>
       ${this.renderExport()}
       <form part="payment-filters" class="filters payment-filters" role="search" aria-label=${t('filterPayments')} @submit=${(event: Event) => this.handleFilterSubmit(event)}>

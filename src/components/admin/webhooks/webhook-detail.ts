@@ -35,7 +35,7 @@ export class WebhookDetailController {
   /** The signing secret of an endpoint just added, until the merchant has saved it. */
   secret: string | undefined;
   confirmingDelete = false;
-  busy: '' | 'toggle' | 'delete' | 'test' = '';
+  busy: '' | 'toggle' | 'delete' | 'test' | 'roll' = '';
   /** What the last test event did, or why the last action failed. */
   testResult: { ok: boolean; message: string } | undefined;
   writeError = '';
@@ -97,7 +97,7 @@ export class WebhookDetailController {
     if (this.resource.data) await Promise.all([this.resource.load(), this.deliveries.load()]);
   }
 
-  private async run(kind: 'toggle' | 'delete' | 'test', action: (endpoint: WebhookEndpoint) => Promise<void>): Promise<void> {
+  private async run(kind: 'toggle' | 'delete' | 'test' | 'roll', action: (endpoint: WebhookEndpoint) => Promise<void>): Promise<void> {
     const endpoint = this.endpoint;
     if (!endpoint || this.busy) return;
     this.busy = kind;
@@ -144,6 +144,16 @@ export class WebhookDetailController {
       this.host.announce(this.testResult.message);
       this.deliveries.page = 1;
       void this.deliveries.load();
+    });
+  }
+
+  /** A new secret, shown in the secret card as after creation; the old one keeps signing beside it for 24 hours. */
+  private roll(): Promise<void> {
+    return this.run('roll', async (endpoint) => {
+      const { secret, ...rolled } = await this.host.api.webhookEndpoints.rollSecret(endpoint.id);
+      this.resource.set(rolled);
+      this.secret = secret;
+      this.host.focusAfterRender('#wh-secret-heading');
     });
   }
 
@@ -312,6 +322,7 @@ export class WebhookDetailController {
             ${t(endpoint.isActive ? 'disable' : 'enable')}
           </button>
           <button type="button" part="button edit-endpoint" ?disabled=${!!this.busy} @click=${() => this.actions.edit(endpoint)}>${t('edit')}</button>
+          <button type="button" part="button roll-secret" ?disabled=${!!this.busy} @click=${() => this.roll()}>${t('rollSecret')}</button>
           <button type="button" part="button delete-endpoint" class="danger-outline" ?disabled=${!!this.busy} aria-expanded=${this.confirmingDelete ? 'true' : 'false'}
             @click=${() => this.askDelete()}>${t('delete')}</button>
         </div>

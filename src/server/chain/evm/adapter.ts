@@ -23,6 +23,7 @@ import {
   type TransactionState,
   type BroadcastOutcome,
 } from '../types.js';
+import { evmReconcileChain } from './balances.js';
 import { connectEvmChain, type EvmChain, type EvmChainOptions, type EvmTransfer, type TransactionStatus } from './chain.js';
 import type { EvmConfig } from './config.js';
 import { EvmChainError } from './errors.js';
@@ -105,6 +106,7 @@ export function evmNetworkChain(chain: EvmChain): NetworkChain {
       for (const transfer of found) out.push(observed(chain, transfer, await blockTime(transfer.blockNumber, transfer.blockHash)));
       return out;
     },
+    logRangeWidth: () => chain.logRange.width,
     async recheck(transfer, context = {}): Promise<ObservedTransferCheck> {
       const check = await chain.recheckTransfer(libraryTransfer(transfer), context);
       if (check.status === 'pending' || check.status === 'gone') return check;
@@ -261,7 +263,7 @@ export function evmNetworkChain(chain: EvmChain): NetworkChain {
     },
   };
 
-  return { blockchainId: network.id, incoming, outgoing: outgoing || undefined };
+  return { blockchainId: network.id, incoming, outgoing: outgoing || undefined, reconcile: evmReconcileChain(chain) };
 }
 
 /**

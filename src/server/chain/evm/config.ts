@@ -80,6 +80,13 @@ export interface EvmConfig {
   /** `*_POLL_MS`: how often new blocks are scanned (default 1000). */
   pollMs: number;
   /**
+   * `*_RECONCILE_S` (with `PAYLINK_EVM_NETWORKS`, else `PAYLINK_EVM_RECONCILE_S` for every network):
+   * seconds between reconciliations of the deposit addresses' balances with the books (default 300).
+   */
+  reconcileS: number;
+  /** `*_RECONCILE_BATCH` (likewise): most `balanceOf` calls in one Multicall3 call (default 500). */
+  reconcileBatch: number;
+  /**
    * What a browser wallet needs to add the network, for the checkout: a well-known network's, or one
    * built from `*_WALLET_RPC_URL` (public node URLs a wallet may use) and `*_NATIVE_CURRENCY`.
    * Undefined where no public node URL is known (a wallet that lacks the network cannot add it).
@@ -307,6 +314,11 @@ function parseNetwork(
     problem,
   );
   const pollMs = positiveInteger(read(name('POLL_MS')), 1_000, 10, 3_600_000, name('POLL_MS'), 'a whole number of milliseconds from 10 to 3600000 (default 1000)', problem);
+  // Reconciliation: a network's own setting, else the one of every network.
+  const reconcileSetting = read(name('RECONCILE_S')) !== undefined || prefix === 'PAYLINK_EVM_' ? name('RECONCILE_S') : 'PAYLINK_EVM_RECONCILE_S';
+  const reconcileS = positiveInteger(read(reconcileSetting), 300, 1, 86_400, reconcileSetting, 'a whole number of seconds from 1 to 86400 (default 300)', problem);
+  const batchSetting = read(name('RECONCILE_BATCH')) !== undefined || prefix === 'PAYLINK_EVM_' ? name('RECONCILE_BATCH') : 'PAYLINK_EVM_RECONCILE_BATCH';
+  const reconcileBatch = positiveInteger(read(batchSetting), 500, 1, 5_000, batchSetting, 'a whole number of calls from 1 to 5000 (default 500)', problem);
 
   const chain = KNOWN_CHAINS[chainId];
   const networkName = read(name('NAME')) ?? wellKnown?.name ?? chain?.name ?? (network === 'bsc' ? 'BNB Smart Chain' : network);
@@ -345,6 +357,8 @@ function parseNetwork(
     finalityDepth,
     replaceAfterMs,
     pollMs,
+    reconcileS,
+    reconcileBatch,
     addNetwork,
   };
 }

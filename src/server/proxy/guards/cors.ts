@@ -31,7 +31,7 @@ export function corsGuard(allowedOrigins: AllowedOrigins, methods: string): Guar
     const headers = headerRecord();
     if (cors['access-control-allow-origin']) {
       headers['access-control-allow-methods'] = allowMethods;
-      headers['access-control-allow-headers'] = 'Content-Type, Accept, Last-Event-ID, Idempotency-Key';
+      headers['access-control-allow-headers'] = 'Content-Type, Accept, Last-Event-ID, Idempotency-Key, Paylink-Claim';
       headers['access-control-max-age'] = '600';
     }
     return { status: 204, headers, body: null } satisfies ProxyOutgoing;

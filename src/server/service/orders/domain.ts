@@ -20,6 +20,7 @@ import { ApiError, notFound, ruleError, validationError } from '../errors.js';
 import { recordEvent } from '../events/index.js';
 import { runIdempotent, type IdempotencyState, type StoredResponse } from '../idempotency/index.js';
 import type { Principal } from '../keys/index.js';
+import { assetAmount } from '../ledger/index.js';
 import { payableAssets } from '../links/index.js';
 import {
   expireDueOrderRows,
@@ -31,6 +32,7 @@ import {
   lockOrder,
   setOrderCancelled,
   setOrderPaid,
+  setOrderResolved,
   type OrderRow,
 } from './repository.js';
 
@@ -67,6 +69,8 @@ export function toOrder(row: OrderRow): Order {
     expiresAt: row.expires_at.toISOString(),
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
+    refundedAmount: assetAmount(row.refunded_amount),
+    resolution: row.resolution,
   };
 }
 
@@ -193,6 +197,22 @@ export async function markOrderPaid(tx: Queryable, order: Pick<OrderRow, 'id' | 
     at: now,
     object: async () => toOrder((await findOrder(tx, order.id))!),
   });
+}
+
+/**
+ * Marks the locked order `order` paid by `sessionId` because its merchant accepted that session's
+ * underpaid or late payment, and announces `order.paid` (with `resolution: "merchant"`), in the
+ * transaction `tx`. Only an open or expired order can be: false otherwise (nothing changed).
+ */
+export async function markOrderResolved(tx: Queryable, order: Pick<OrderRow, 'id' | 'integrator_id'>, sessionId: string, now: Date): Promise<boolean> {
+  if (!(await setOrderResolved(tx, order.id, sessionId, now))) return false;
+  await recordEvent(tx, {
+    type: 'order.paid',
+    integratorId: order.integrator_id,
+    at: now,
+    object: async () => toOrder((await findOrder(tx, order.id))!),
+  });
+  return true;
 }
 
 /** Locks an order for the payment of one of its sessions (before the session's own lock: the order every path takes). */

@@ -13,7 +13,8 @@
  * `integratorSql` (the merchant's display name), idempotency (`runIdempotent`) and domain events
  * (`recordEvent`: `order.paid`). The sessions room starts an order's sessions (the keyless
  * `/v1/checkout/orders/*` routes) with `readOrder`, `toPublicOrder` and `lockOrder`, and settles them
- * with `lockOrderForPayment` and `markOrderPaid`, in its own transaction; it reads an order's columns
+ * with `lockOrderForPayment` and `markOrderPaid`, in its own transaction (and the refunds room resolves
+ * one, `markOrderResolved`, when the merchant accepts an underpaid or late payment); it reads an order's columns
  * only through `orderSql`, and runs `expireDueOrders` in its expiry sweep. Cancelling closes the order's
  * sessions through the function the app passes in (`CloseOrderSessions`), so this room does not reach
  * into the sessions room.
@@ -27,6 +28,7 @@ export {
   listOrders,
   lockOrderForPayment,
   markOrderPaid,
+  markOrderResolved,
   readOrder,
   toOrder,
   toPublicOrder,

@@ -7,6 +7,7 @@ import type { LinkCartItem } from '../../../core/rules/link.js';
 import type { OrderDraft, OrderStatusName } from '../../../core/rules/order.js';
 import type { Queryable } from '../../db/index.js';
 import { integratorSql } from '../keys/index.js';
+import { refundedOfOrderSql } from '../refunds/refunded-sql.js';
 
 /** An order as stored. */
 export interface OrderRow {
@@ -34,11 +35,15 @@ export interface OrderRow {
   updated_at: Date;
   /** The owner's display name; only the public read selects it. */
   merchant_name?: string | null;
+  /** `merchant` when the merchant accepted an underpaid or late payment as its payment. */
+  resolution: 'merchant' | null;
+  /** What its sessions' refunds not failed or cancelled give back (the refunds room's `refundedOfOrderSql`). */
+  refunded_amount: string;
 }
 
 const COLUMNS = `id, integrator_id, reference, status, url, title, description, fiat_amount, fiat_currency, cart_items, metadata,
   collect_address, collect_phone, success_message, redirect_url, show_confirmation_page, expires_at, paid_session_id,
-  paid_at, cancelled_at, created_at, updated_at`;
+  paid_at, cancelled_at, created_at, updated_at, resolution, ${refundedOfOrderSql('orders.id')} AS refunded_amount`;
 
 /**
  * Inserts an open order in the caller's transaction; undefined (nothing written) when the integrator
@@ -107,6 +112,20 @@ export async function lockOrder(tx: Queryable, id: string, mode: 'update' | 'sha
 /** Marks a locked open order paid by `sessionId`. */
 export async function setOrderPaid(tx: Queryable, id: string, sessionId: string, now: Date): Promise<void> {
   await tx.query(`UPDATE orders SET status = 'paid', paid_session_id = $2, paid_at = $3, updated_at = $3 WHERE id = $1 AND status = 'open'`, [id, sessionId, now]);
+}
+
+/**
+ * Marks a locked order paid by `sessionId` because its merchant accepted that session's underpaid or
+ * late payment (`resolution: merchant`): from `open`, or from `expired` (the payment came after its time).
+ * False when the order is in neither status (nothing changed).
+ */
+export async function setOrderResolved(tx: Queryable, id: string, sessionId: string, now: Date): Promise<boolean> {
+  const { rows } = await tx.query(
+    `UPDATE orders SET status = 'paid', paid_session_id = $2, paid_at = $3, updated_at = $3, resolution = 'merchant'
+     WHERE id = $1 AND status IN ('open', 'expired') RETURNING id`,
+    [id, sessionId, now],
+  );
+  return rows.length === 1;
 }
 
 /** Marks a locked open order cancelled; the order as it is now. */

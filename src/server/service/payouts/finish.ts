@@ -5,6 +5,7 @@
  */
 import type { Queryable } from '../../db/index.js';
 import { applyLedgerChanges, assetAmount } from '../ledger/index.js';
+import { finishRefundPayouts } from '../refunds/index.js';
 import { announceWithdrawals, markFailed, markSucceeded, type ClaimedWithdrawal } from '../withdrawals/index.js';
 
 /**
@@ -25,7 +26,9 @@ export async function finishPayout(tx: Queryable, withdrawal: ClaimedWithdrawal,
 /**
  * Records payouts' outcomes in the caller's transaction `tx`: each withdrawal's final status and the
  * ledger entry that goes with it (`withdrawal_payout`: pending − amount; `withdrawal_release`:
- * pending − amount, available + amount), and its `withdrawal.succeeded`/`withdrawal.failed` webhook.
+ * pending − amount, available + amount), and its `withdrawal.succeeded`/`withdrawal.failed` webhook. A
+ * refund's payout (`refund_id`) writes the refund's kinds instead (`refund_payout`, `refund_release`),
+ * and the refunds room finishes the refund (its status, `refund.succeeded`/`refund.failed`).
  * A batch costs a few statements, not a few per payout. Resolves with the ids of the withdrawals it
  * finished; one finished already, or a failure from an attempt that is no longer the newest, is left
  * as it is, its money untouched.
@@ -48,16 +51,27 @@ export async function finishPayouts(tx: Queryable, payouts: ReadonlyArray<{ with
         integratorId: withdrawal.integrator_id,
         assetId: withdrawal.asset_id,
         blockchainId: withdrawal.blockchain_id,
-        kind: outcome.ok ? ('withdrawal_payout' as const) : ('withdrawal_release' as const),
+        kind: withdrawal.refund_id
+          ? outcome.ok ? ('refund_payout' as const) : ('refund_release' as const)
+          : outcome.ok ? ('withdrawal_payout' as const) : ('withdrawal_release' as const),
         availableDelta: outcome.ok ? '0' : amount,
         pendingDelta: `-${amount}`,
         withdrawalId: withdrawal.id,
+        refundId: withdrawal.refund_id ?? undefined,
       };
     }),
   );
+  // A refund's payout is the refund's: its own status and events, no withdrawal webhook.
   await announceWithdrawals(
     tx,
-    done.map(({ withdrawal, outcome }) => ({ type: outcome.ok ? 'withdrawal.succeeded' : 'withdrawal.failed', id: withdrawal.id, integratorId: withdrawal.integrator_id })),
+    done.flatMap(({ withdrawal, outcome }) =>
+      withdrawal.refund_id ? [] : [{ type: outcome.ok ? ('withdrawal.succeeded' as const) : ('withdrawal.failed' as const), id: withdrawal.id, integratorId: withdrawal.integrator_id }],
+    ),
+    now,
+  );
+  await finishRefundPayouts(
+    tx,
+    done.flatMap(({ withdrawal, outcome }) => (withdrawal.refund_id ? [{ refundId: withdrawal.refund_id, integratorId: withdrawal.integrator_id, ok: outcome.ok }] : [])),
     now,
   );
   return finished;

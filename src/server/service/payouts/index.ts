@@ -9,7 +9,9 @@
  * top-ups' nonces from the same sequence (`sendStoredGasTopUp`).
  *
  * May touch, in its own transactions: the withdrawals room's queue (`claimDue`, `markSucceeded`,
- * `markFailed`, `lockForPayout`/`lockManyForPayout`, `releaseClaim`) and the ledger (`applyLedgerChange`).
+ * `markFailed`, `lockForPayout`/`lockManyForPayout`, `releaseClaim`), the ledger (`applyLedgerChange`)
+ * and, for a refund's payout, the refunds room (`finishRefundPayouts`); it reads the alerts room's
+ * `payoutsHalted` before it claims (a halted network signs nothing).
  */
 export { AHEAD_TTL_MS, createPayoutsAhead, type PayoutsAhead } from './ahead.js';
 export { finishPayout, type PayoutOutcome } from './finish.js';

@@ -40,6 +40,7 @@
 import { PayoutError, type ChainAdapter } from '../../chain/types.js';
 import type { Database } from '../../db/index.js';
 import { defaultLogger, type Logger } from '../../log.js';
+import { payoutsHalted } from '../alerts/index.js';
 import { WITHDRAWAL_CHANNEL } from '../events/index.js';
 import { assetAmount } from '../ledger/index.js';
 import { claimDue, type ClaimedWithdrawal } from '../withdrawals/index.js';
@@ -83,13 +84,16 @@ export interface PayoutWorker {
 
 /**
  * Claims up to `batchSize` withdrawals for this worker; on real networks only those it can pay (a
- * network with a hot wallet): the others wait, pending. The claim is one statement, atomic on its
+ * network with a hot wallet, whose payouts are not halted by `chain_finality_violated`): the others
+ * wait, pending. The claim is one statement, atomic on its
  * own: no transaction around it (BEGIN and COMMIT would be two more round trips before a burst's
  * first payout is prepared).
  */
 export async function claimWithdrawals(db: Database, batchSize: number, leaseMs: number, now: Date, chain?: ChainAdapter): Promise<ClaimedWithdrawal[]> {
   const networks = chain?.kind === 'real' ? chain.chains.filter((c) => c.outgoing).map((c) => c.blockchainId) : undefined;
-  return claimDue(db, batchSize, leaseMs, now, networks);
+  // A network whose chain was reorganized past finality signs nothing until an operator resumes it.
+  const paying = networks && (await Promise.all(networks.map(async (id) => ((await payoutsHalted(db, id)) ? [] : [id])))).flat();
+  return claimDue(db, batchSize, leaseMs, now, paying);
 }
 
 class PayoutTimeoutError extends Error {

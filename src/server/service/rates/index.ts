@@ -1,31 +1,67 @@
 /**
  * # Room: rates
  *
- * Owns: where fiat → crypto prices come from. The sources (./sources.ts: `coingecko`, `coinbase`, and
- * `static`, the table of ./table.ts), the settings that choose them (./settings.ts, `PAYLINK_RATES_*`),
- * the book that keeps their answers in memory and refreshes them in the background (./book.ts: median,
- * max age, pegs, skipping nonsense), the exact conversions a session start makes with it
- * (./convert.ts), and the readiness answer (./readiness.ts, `GET /readyz`).
+ * Owns: where fiat → crypto prices come from. The sources (./sources.ts: `coingecko`, `coinbase`,
+ * `kraken`, `exchangerate`, and `static`, the table of ./table.ts), the settings that choose them
+ * (./settings.ts, `PAYLINK_RATES_*`), the book that keeps their answers in memory and refreshes them in
+ * the background (./book.ts: a quorum of sources within a spread (./quorum.ts), max age, pegs, wild
+ * moves held (./moves.ts)), the exact conversions a session start makes with it (./convert.ts), the
+ * readiness answer (./readiness.ts, `GET /readyz`), the Rates view (./view.ts, `GET /v1/rates`,
+ * ./routes.ts) and `paylink rates accept` (./accept-command.ts).
  *
- * Owns no table and touches none: a quote reads memory only. The sessions room records each session's
- * `rate`, `rateSource` and `rateAt` in its own row.
+ * Owns the table `quoted_rates` (each code's last quoted value and the move held), which every
+ * instance reads and writes under a lock at each refresh; a quote reads memory only. The sessions room
+ * records each session's `rate`, `rateSource`, `rateAt` and `rateBasis` in its own row.
  */
-export { RateBook, type PairRate, type PerUsdRate, type RateBookDeps, type RateReadiness } from './book.js';
+export {
+  codePair,
+  RateBook,
+  type MarketState,
+  type PairQuote,
+  type PairRate,
+  type PerUsdRate,
+  type RateBasis,
+  type RateBookDeps,
+  type RateReadiness,
+  type SourceState,
+  type Unquoted,
+  type UnquotedReason,
+} from './book.js';
 export { compareAcross, convertFiat, quoteCrypto, rateUnavailable, type Quote } from './convert.js';
+export { acceptMoves, decideMove, readQuotedRates, settleMoves, type MoveEvent, type MoveRules, type QuotedRate } from './moves.js';
+export { agreeingSources, spreadOf, within, type Agreement, type SourceValue } from './quorum.js';
 export { readinessAnswer } from './readiness.js';
+export { rateOperations } from './routes.js';
 export {
   COINGECKO_CURRENCIES,
   describeRateSettings,
+  KRAKEN_PAIRS,
   RATE_SOURCES,
   RateConfigError,
   resolveRateSettings,
   SOURCES_REQUIRED,
+  sourceRates,
   type RateOptions,
   type RateSettings,
   type RateSourceName,
 } from './settings.js';
-export { coinbaseSource, coingeckoSource, createSources, parseJsonExact, RateSourceError, readRateValue, staticSource, type RateSource, type SourceReading } from './sources.js';
+export {
+  checkPerUsd,
+  coinbaseSource,
+  coingeckoSource,
+  createSources,
+  exchangerateSource,
+  krakenSource,
+  parseJsonExact,
+  PER_USD_BOUNDS,
+  RateSourceError,
+  readRateValue,
+  staticSource,
+  type RateSource,
+  type SourceReading,
+} from './sources.js';
 export { RateTableError, SANDBOX_RATES_PER_USD, staticRateTable } from './table.js';
+export { rateBasisOf, ratesView } from './view.js';
 
 import { RateBook } from './book.js';
 import { resolveRateSettings } from './settings.js';

@@ -20,7 +20,7 @@ import { compareDecimal, fiatDigits, formatFixed, fromUnits, toDecimalString, ty
 import { checkAmount, checkDonationBounds } from '../../../core/rules/amount.js';
 import { checkCustomer } from '../../../core/rules/customer.js';
 import { checkSessionTags } from '../../../core/rules/session-tags.js';
-import { CRYPTO_DIGITS, isUuid, QUOTE_TTL_MS } from '../../../core/rules/limits.js';
+import { CRYPTO_DIGITS, isUuid, MAX_AMOUNT, QUOTE_TTL_MS } from '../../../core/rules/limits.js';
 import { OPEN_STATUSES, SETTLED_STATUSES } from '../../../core/rules/session.js';
 import { RuleErrors } from '../../../core/rules/types.js';
 import { assetsOf, findNetwork } from '../../../core/rules/networks.js';
@@ -65,6 +65,7 @@ function toCheckoutSession(row: SessionRow, chain: ChainAdapter): CheckoutSessio
     payAddress: row.pay_address,
     // While confirming, the transfer being confirmed (its explorer link is what the customer wants).
     txHash: row.tx_hash ?? row.pending_tx_hash ?? null,
+    paidBlockchainId: row.tx_hash ? row.paid_blockchain_id : (row.pending_blockchain_id ?? null),
     expiresAt: row.expires_at.toISOString(),
     createdAt: row.created_at.toISOString(),
     sandbox: chain.sandbox,
@@ -79,7 +80,7 @@ function toCheckoutSession(row: SessionRow, chain: ChainAdapter): CheckoutSessio
     ...facts,
     tokenDecimals: decimals,
     confirmations: row.status === 'confirming' ? (row.confirmations ?? 0) : null,
-    requiredConfirmations: row.status === 'confirming' ? (networkChain(chain, row.blockchain_id)?.incoming.confirmations ?? null) : null,
+    requiredConfirmations: row.status === 'confirming' ? (networkChain(chain, row.pending_blockchain_id ?? row.blockchain_id)?.incoming.confirmations ?? null) : null,
   };
 }
 
@@ -129,8 +130,11 @@ async function openSession(deps: MoneyServiceDeps, spec: SessionSpec, now: Date,
   const { db, chain, rates } = deps;
   // Quotes read the book in memory, at this one instant: no database or network work.
   const quote = quoteCrypto(rates, spec.fiatAmount, spec.fiatCurrency, spec.assetId, now);
-  if (!quote) throw rateUnavailable(rates, spec.fiatCurrency, spec.assetId);
+  if (!quote) throw rateUnavailable(rates, spec.fiatCurrency, spec.assetId, now);
   const { cryptoAmount } = quote;
+  // Whatever the rate, no amount beyond what the ledger may carry is recorded.
+  if (compareDecimal(cryptoAmount, MAX_AMOUNT) > 0 || compareDecimal(spec.fiatAmount, MAX_AMOUNT) > 0)
+    throw new ApiError(422, 'amount_too_large', `At the current rates this payment comes to more than ${MAX_AMOUNT} (of ${spec.fiatCurrency} or ${spec.assetId}), the most one payment may carry`);
   const id = randomUUID();
   const depositIndex = await nextDepositIndex(db);
   const payAddress = await chain.depositAddress({ sessionId: id, blockchainId: spec.network.id, assetId: spec.assetId, index: depositIndex });
@@ -150,6 +154,7 @@ async function openSession(deps: MoneyServiceDeps, spec: SessionSpec, now: Date,
     rate: quote.rate,
     rateSource: quote.source,
     rateAt: quote.at,
+    rateBasis: quote.basis,
     payAddress,
     depositIndex,
     customer: spec.customer,
@@ -186,6 +191,7 @@ async function openSession(deps: MoneyServiceDeps, spec: SessionSpec, now: Date,
       late_amount: '0',
       pay_address: payAddress,
       tx_hash: null,
+      paid_blockchain_id: null,
       confirmations: null,
       pending_tx_hash: null,
       expires_at: expiresAt,
@@ -228,8 +234,8 @@ export async function startSession(deps: MoneyServiceDeps, slug: string, body: u
   const fiatCurrency = input.fiatCurrency === undefined ? priceCurrency : input.fiatCurrency.trim().toUpperCase();
   if (!link.fiat_currency.includes(fiatCurrency)) fail('fiatCurrency', `fiatCurrency must be one of ${link.fiat_currency.join(', ')}`);
   // Quotes read the book in memory, at this one instant: no database or network work.
-  else if (network && !rates.pair(assetId, fiatCurrency, now)) throw rateUnavailable(rates, fiatCurrency, assetId);
-  const unavailable = () => rateUnavailable(rates, fiatCurrency, assetId);
+  else if (network && !rates.pair(assetId, fiatCurrency, now)) throw rateUnavailable(rates, fiatCurrency, assetId, now);
+  const unavailable = () => rateUnavailable(rates, fiatCurrency, assetId, now, priceCurrency);
 
   const digits = fiatDigits(fiatCurrency);
   let fiatAmount: string | null = null;
@@ -350,7 +356,7 @@ export async function startOrderSession(deps: MoneyServiceDeps, orderId: string,
   if (input.fiatCurrency !== undefined && input.fiatCurrency.trim().toUpperCase() !== fiatCurrency)
     fail('fiatCurrency', `This order is priced in ${fiatCurrency}; leave fiatCurrency out or send exactly that`);
   if (input.fiatAmount !== undefined) refuseOtherAmount(input.fiatAmount, fiatAmount, fiatCurrency, 'order', fail);
-  if (network && !rates.pair(assetId, fiatCurrency, now)) throw rateUnavailable(rates, fiatCurrency, assetId);
+  if (network && !rates.pair(assetId, fiatCurrency, now)) throw rateUnavailable(rates, fiatCurrency, assetId, now);
   const customer = checkedCustomer(input.customer, { collectAddress: order.collect_address, collectPhone: order.collect_phone }, fail);
   const { tags, errors: tagErrors } = checkSessionTags(input.reference, undefined);
   for (const error of tagErrors) fail(error.path, ruleMessage(error));
@@ -408,6 +414,11 @@ export async function getSession(deps: MoneyServiceDeps, id: string): Promise<Ch
   return toCheckoutSession(row, deps.chain);
 }
 
+/** The networks whose scanners must have read past a session's expiry before it expires: every real one. */
+function scannedNetworks(chain: ChainAdapter | undefined): string[] | undefined {
+  return chain?.kind === 'real' ? chain.chains.map((c) => c.blockchainId) : undefined;
+}
+
 /**
  * Expires one open session whose quote has run out at `now` (on a real chain, once the scanner has
  * read past its expiry), if nothing else did first, announcing it (`session.changed`,
@@ -415,7 +426,7 @@ export async function getSession(deps: MoneyServiceDeps, id: string): Promise<Ch
  */
 export async function expireIfDue(deps: Pick<MoneyServiceDeps, 'db'> & { chain?: ChainAdapter }, id: string, now: Date): Promise<boolean> {
   return deps.db.transaction(async (tx) => {
-    const expired = await expireSession(tx, id, now, deps.chain?.kind === 'real');
+    const expired = await expireSession(tx, id, now, scannedNetworks(deps.chain));
     if (!expired) return false;
     await recordEvent(tx, { type: 'session.changed', sessionId: id });
     await announceSession(tx, 'checkout.session.expired', expired, now);
@@ -430,7 +441,7 @@ export async function expireIfDue(deps: Pick<MoneyServiceDeps, 'db'> & { chain?:
 export async function expireDueSessions(deps: Pick<MoneyServiceDeps, 'db' | 'now'> & { chain?: ChainAdapter }, batch = 500): Promise<number> {
   const now = deps.now();
   return deps.db.transaction(async (tx) => {
-    const expired = await expireDue(tx, now, batch, deps.chain?.kind === 'real');
+    const expired = await expireDue(tx, now, batch, scannedNetworks(deps.chain));
     for (const session of expired) {
       await recordEvent(tx, { type: 'session.changed', sessionId: session.id });
       await announceSession(tx, 'checkout.session.expired', session, now);

@@ -8,6 +8,7 @@
 import type { z } from 'zod';
 import { fiatDigits, formatFixed, toDecimalString } from '../../../core/money.js';
 import { isUuid } from '../../../core/rules/limits.js';
+import type { WebhookEventTypeName } from '../../../core/rules/webhooks.js';
 import type { CheckoutSessionRecord, CheckoutSessionRecordList, FieldError, ListCheckoutSessionsQuery } from '../../../core/schemas.js';
 import type { Queryable } from '../../db/index.js';
 import { creationRange, pageMeta } from '../context.js';
@@ -15,6 +16,7 @@ import { notFound, validationError } from '../errors.js';
 import { recordEvent } from '../events/index.js';
 import type { Principal } from '../keys/index.js';
 import { assetAmount } from '../ledger/index.js';
+import { rateBasisOf } from '../rates/index.js';
 import { findSessionRecord, findTransfersOf, listSessionRecords as listRows, rateFields, type SessionRecordRow, type TransferRow } from './repository.js';
 
 /** A session row and its transfers as the merchant's API returns them. */
@@ -33,12 +35,15 @@ export function toSessionRecord(row: SessionRecordRow, transfers: readonly Trans
     networkName: row.network_name,
     cryptoAmount: assetAmount(row.crypto_amount),
     ...rateFields(row),
+    rateBasis: rateBasisOf(row.rate_basis),
     paidAmount: assetAmount(row.paid_amount),
     lateAmount: assetAmount(row.late_amount),
     reversedAmount: assetAmount(row.reversed_amount),
     payAddress: row.pay_address,
+    paidBlockchainId: row.paid_blockchain_id,
     transfers: transfers.map((transfer) => ({
       txHash: transfer.tx_hash,
+      blockchainId: transfer.blockchain_id,
       amount: assetAmount(transfer.amount),
       confirmedAt: transfer.received_at.toISOString(),
       late: transfer.kind === 'late_payment',
@@ -49,7 +54,12 @@ export function toSessionRecord(row: SessionRecordRow, transfers: readonly Trans
     customer: { address: row.customer_address, phone: row.customer_phone, email: row.customer_email },
     createdAt: row.created_at.toISOString(),
     paidAt: row.settled_at?.toISOString() ?? null,
+    finalizedAt: row.finalized_at?.toISOString() ?? null,
     expiresAt: row.expires_at.toISOString(),
+    refundedAmount: assetAmount(row.refunded_amount),
+    resolution: row.resolution,
+    resolvedAt: row.resolved_at?.toISOString() ?? null,
+    resolutionReason: row.resolution_reason,
   };
 }
 
@@ -90,7 +100,16 @@ export async function listSessionRecords(
 }
 
 /** The session webhooks. */
-export type SessionEventType = 'checkout.session.paid' | 'checkout.session.underpaid' | 'checkout.session.expired' | 'payment.late' | 'payment.reversed';
+export type SessionEventType = Extract<
+  WebhookEventTypeName,
+  | 'checkout.session.paid'
+  | 'checkout.session.underpaid'
+  | 'checkout.session.expired'
+  | 'checkout.session.finalized'
+  | 'checkout.session.resolved'
+  | 'payment.late'
+  | 'payment.reversed'
+>;
 
 /**
  * Announces `type` about a session in the transaction `tx` that changed it: its merchant's endpoints

@@ -73,6 +73,8 @@ export interface ClaimedDelivery {
   endpoint_id: string;
   url: string;
   secret: string;
+  /** The secret a roll replaced, while it still signs (beside `secret`); else null. */
+  previous_secret: string | null;
   event_id: string;
   body: string;
   attempt_count: number;
@@ -108,7 +110,8 @@ export async function claimDue(
      UPDATE webhook_deliveries d SET claim_id = $1, claimed_until = $3
      FROM due, webhook_endpoints e, webhook_events ev
      WHERE d.id = due.id AND e.id = d.endpoint_id AND ev.id = d.event_id
-     RETURNING d.id, d.claim_id, d.endpoint_id, e.url, e.secret, ev.id AS event_id, ev.body, d.attempt_count, d.attempts, d.retry_until`,
+     RETURNING d.id, d.claim_id, d.endpoint_id, e.url, e.secret,
+       CASE WHEN e.previous_secret_expires_at > $2 THEN e.previous_secret END AS previous_secret, ev.id AS event_id, ev.body, d.attempt_count, d.attempts, d.retry_until`,
     [
       claim.claimId,
       claim.now,

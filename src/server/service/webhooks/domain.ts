@@ -10,6 +10,7 @@ import { WEBHOOK_EVENT_TYPES, WEBHOOK_SECRET_PREFIX, WEBHOOK_TEST_EVENT_TYPE, ch
 import type {
   CreateWebhookEndpointInput,
   ListWebhookDeliveriesQuery,
+  RollWebhookSecretInput,
   UpdateWebhookEndpointInput,
   WebhookDelivery,
   WebhookDeliveryList,
@@ -28,22 +29,25 @@ import {
   findEndpoint,
   insertEndpoint,
   listEndpoints as listEndpointRows,
+  rollEndpointSecret,
   updateEndpoint as updateEndpointRow,
   type EndpointRow,
 } from './endpoint-repository.js';
 import { insertEvent } from './event-repository.js';
 import { eventBody, newEventId } from './outbox.js';
-import { checkHost, PrivateAddressError } from './ssrf.js';
+import { checkHost } from './ssrf.js';
 import { attemptNow, claimNow, type WebhookDeps } from './worker.js';
 
-/** An endpoint as the API returns it: never its secret. */
-export function toWebhookEndpoint(row: EndpointRow): WebhookEndpoint {
+/** An endpoint as the API returns it at `now`: never its secret, nor an expired predecessor's time. */
+export function toWebhookEndpoint(row: EndpointRow, now: Date): WebhookEndpoint {
+  const previousUntil = row.previous_secret_expires_at;
   return {
     id: row.id,
     url: row.url,
     description: row.description,
     events: row.events,
     isActive: row.is_active,
+    previousSecretExpiresAt: previousUntil && previousUntil > now ? previousUntil.toISOString() : null,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };
@@ -80,19 +84,20 @@ function endpointFields(deps: WebhookDeps, input: EndpointInput, requireUrl: boo
 }
 
 /**
- * The SSRF check of a new or changed URL: a host that is, or resolves to, a private address is refused
- * (400 on `url`, naming the host as given, never what it resolved to) unless private endpoints are
- * allowed. A host that does not resolve (yet) is accepted: deliveries check it again, and are retried
- * while it fails.
+ * The SSRF check of a new or changed URL: unless private endpoints are allowed, its host must resolve,
+ * and to public addresses only. A host that does not resolve and one that resolves to a private address
+ * get the same 400 on `url`, naming the host as given and never what it resolved to: were the two told
+ * apart, a key holder could map the names the service's DNS knows (an internal zone) one guess at a time.
+ * Deliveries check the host again.
  */
 async function checkEndpointHost(deps: WebhookDeps, url: string | undefined): Promise<void> {
   const { allowPrivate, resolveHost } = deps.webhooks;
   if (url === undefined || allowPrivate) return;
+  const hostname = new URL(url).hostname;
   try {
-    await checkHost(new URL(url).hostname, resolveHost);
-  } catch (error) {
-    if (error instanceof PrivateAddressError)
-      throw validationError([{ path: 'url', message: `${ruleMessage({ path: 'url', key: 'webhook.urlPrivate' })} (host ${error.hostname})` }]);
+    await checkHost(hostname, resolveHost);
+  } catch {
+    throw validationError([{ path: 'url', message: `${ruleMessage({ path: 'url', key: 'webhook.urlPrivate' })} (host ${hostname})` }]);
   }
 }
 
@@ -131,7 +136,7 @@ export async function createEndpoint(
         secret,
         createdAt: deps.now(),
       });
-      const created: WebhookEndpointCreated = { ...toWebhookEndpoint(row), secret };
+      const created: WebhookEndpointCreated = { ...toWebhookEndpoint(row, deps.now()), secret };
       return { statusCode: 201, body: { ...created } };
     }),
   );
@@ -139,7 +144,7 @@ export async function createEndpoint(
 
 /** `GET /v1/webhook-endpoint/{id}`: the caller's own endpoint, else 404. */
 export async function getEndpoint(deps: WebhookDeps, principal: Principal, id: string): Promise<WebhookEndpoint> {
-  return toWebhookEndpoint(await ownEndpoint(deps, principal, id));
+  return toWebhookEndpoint(await ownEndpoint(deps, principal, id), deps.now());
 }
 
 async function ownEndpoint(deps: WebhookDeps, principal: Principal, id: string): Promise<EndpointRow> {
@@ -151,7 +156,8 @@ async function ownEndpoint(deps: WebhookDeps, principal: Principal, id: string):
 /** `GET /v1/webhook-endpoint`: the caller's endpoints, newest first. */
 export async function listEndpoints(deps: WebhookDeps, principal: Principal, page: { page: number; limit: number }): Promise<WebhookEndpointList> {
   const { rows, totalItems } = await listEndpointRows(deps.db, principal.integratorId, page);
-  return { items: rows.map(toWebhookEndpoint), meta: pageMeta(totalItems, rows.length, page) };
+  const now = deps.now();
+  return { items: rows.map((row) => toWebhookEndpoint(row, now)), meta: pageMeta(totalItems, rows.length, page) };
 }
 
 /** `PATCH /v1/webhook-endpoint`: changes what the body names of the caller's endpoint `id`. */
@@ -165,7 +171,53 @@ export async function updateEndpoint(
   const fields = await checkEndpointInput(deps, input, false);
   const row = await updateEndpointRow(deps.db, principal.integratorId, id, { ...fields, isActive: input.isActive }, deps.now());
   if (!row) throw notFound('Webhook endpoint');
-  return toWebhookEndpoint(row);
+  return toWebhookEndpoint(row, deps.now());
+}
+
+/** How long a rolled secret keeps signing beside the new one when the request does not say. */
+export const DEFAULT_SECRET_OVERLAP_HOURS = 24;
+
+/**
+ * `POST /v1/webhook-endpoint/{id}/roll-secret`: a new secret, answered once (as at creation); the
+ * current one keeps signing every delivery beside it (`v1=<new>,v1=<old>`) for `expiresInHours`, so
+ * the merchant's receiver can move to the new one without refusing a delivery meanwhile. Once per
+ * `Idempotency-Key`: a replay answers the same new secret and rolls nothing.
+ */
+export async function rollSecret(
+  deps: WebhookDeps,
+  principal: Principal,
+  id: string,
+  input: z.output<typeof RollWebhookSecretInput>,
+  idempotency?: IdempotencyState,
+): Promise<StoredResponse> {
+  if (!isUuid(id)) throw notFound('Webhook endpoint');
+  const hours = input.expiresInHours ?? DEFAULT_SECRET_OVERLAP_HOURS;
+  return deps.db.transaction((tx) =>
+    runIdempotent(tx, idempotency, principal.integratorId, ['POST /v1/webhook-endpoint/roll-secret', id, hours], async () => {
+      const secret = newWebhookSecret();
+      const now = deps.now();
+      const previousUntil = hours > 0 ? new Date(now.getTime() + hours * 3_600_000) : null;
+      const row = await rollEndpointSecret(tx, principal.integratorId, id, secret, previousUntil, now);
+      if (!row) throw notFound('Webhook endpoint');
+      const rolled: WebhookEndpointCreated = { ...toWebhookEndpoint(row, now), secret };
+      return { statusCode: 200, body: { ...rolled } };
+    }),
+  );
+}
+
+/**
+ * A `PATCH` that names `secret`: refused rather than ignored (a merchant who sets a secret and gets a
+ * 200 would trust a secret the service never signs with). A secret is made by the service, by a roll.
+ */
+export function refuseSecretInUpdate(body: Record<string, unknown>): void {
+  if (Object.hasOwn(body, 'secret'))
+    throw validationError([
+      {
+        path: 'secret',
+        message:
+          'secret cannot be set: roll it with POST /v1/webhook-endpoint/{id}/roll-secret, which makes a new one, answers it once, and keeps the current one signing beside it for a while (expiresInHours, default 24)',
+      },
+    ]);
 }
 
 /** `DELETE /v1/webhook-endpoint/{id}`: the endpoint, its pending deliveries and its log. */

@@ -10,11 +10,13 @@ export interface EndpointRow {
   description: string;
   events: WebhookEventTypeName[];
   is_active: boolean;
+  /** Until when the secret a roll replaced still signs deliveries (null when no roll left one). */
+  previous_secret_expires_at: Date | null;
   created_at: Date;
   updated_at: Date;
 }
 
-const COLUMNS = 'id, integrator_id, url, description, events, is_active, created_at, updated_at';
+const COLUMNS = 'id, integrator_id, url, description, events, is_active, previous_secret_expires_at, created_at, updated_at';
 
 /** A new endpoint. */
 export interface NewEndpoint {
@@ -78,6 +80,28 @@ export async function updateEndpoint(
        events = COALESCE($5::text[], events), is_active = COALESCE($6, is_active), updated_at = $7
      WHERE id = $1 AND integrator_id = $2 RETURNING ${COLUMNS}`,
     [id, integratorId, change.url ?? null, change.description ?? null, change.events ?? null, change.isActive ?? null, now],
+  );
+  return rows[0];
+}
+
+/**
+ * Gives one of the integrator's endpoints the signing secret `secret`. The one it had keeps signing
+ * beside it until `previousUntil` (null: it stops now); a secret an earlier roll left is dropped.
+ * Undefined when the endpoint is not theirs.
+ */
+export async function rollEndpointSecret(
+  db: Queryable,
+  integratorId: string,
+  id: string,
+  secret: string,
+  previousUntil: Date | null,
+  now: Date,
+): Promise<EndpointRow | undefined> {
+  const { rows } = await db.query<EndpointRow>(
+    `UPDATE webhook_endpoints SET previous_secret = CASE WHEN $4::timestamptz IS NULL THEN NULL ELSE secret END,
+       previous_secret_expires_at = $4, secret = $3, updated_at = $5
+     WHERE id = $1 AND integrator_id = $2 RETURNING ${COLUMNS}`,
+    [id, integratorId, secret, previousUntil, now],
   );
   return rows[0];
 }

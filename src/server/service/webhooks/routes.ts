@@ -3,6 +3,14 @@
  * behind `X-API-KEY`. Besides the contract's calls: `POST /v1/webhook-endpoint/{id}/test` sends a test
  * event, and `GET /v1/webhook-delivery/{id}` reads one delivery.
  */
+
+/** Before the body's schema (which would drop an unknown `secret` without a word): a `PATCH` naming one is a 400. */
+const secretNotSettable: MiddlewareHandler = async (c, next) => {
+  refuseSecretInUpdate(await readJsonBody(c));
+  await next();
+};
+import type { MiddlewareHandler } from 'hono';
+import { readJsonBody } from '../context.js';
 import { idempotency } from '../idempotency/index.js';
 import type { RoomOperations } from '../operations.js';
 import {
@@ -12,7 +20,9 @@ import {
   getEndpoint,
   listDeliveries,
   listEndpoints,
+  refuseSecretInUpdate,
   retryDelivery,
+  rollSecret,
   sendTestEvent,
   updateEndpoint,
 } from './domain.js';
@@ -29,7 +39,17 @@ export function webhookOperations(deps: WebhookDeps) {
       },
     },
     listWebhookEndpoints: async (c) => c.json(await listEndpoints(deps, c.get('principal'), c.req.valid('query'))),
-    updateWebhookEndpoint: async (c) => c.json(await updateEndpoint(deps, c.get('principal'), c.req.valid('json'))),
+    updateWebhookEndpoint: {
+      use: [secretNotSettable],
+      handler: async (c) => c.json(await updateEndpoint(deps, c.get('principal'), c.req.valid('json'))),
+    },
+    rollWebhookSecret: {
+      use: [idempotency()],
+      handler: async (c) => {
+        const answer = await rollSecret(deps, c.get('principal'), c.req.param('id'), c.req.valid('json'), c.get('idempotency'));
+        return c.json(answer.body, answer.statusCode as 200);
+      },
+    },
     getWebhookEndpoint: async (c) => c.json(await getEndpoint(deps, c.get('principal'), c.req.param('id'))),
     deleteWebhookEndpoint: async (c) => c.json(await deleteEndpoint(deps, c.get('principal'), c.req.param('id'))),
     listWebhookDeliveries: async (c) => c.json(await listDeliveries(deps, c.get('principal'), c.req.param('id'), c.req.valid('query'))),

@@ -7,7 +7,7 @@
  * Sent with `node:http(s)` rather than `fetch`, for the SSRF guard: the connection is pinned to the
  * addresses `guardedLookup` checked (fetch resolves names itself, after any check). One connection
  * per attempt (no keep-alive pool), so no socket outlives its check. The reason of a failure names
- * the status or the error, never the request or the response body.
+ * the status (or says that no connection was made), never the request, the response body or an address.
  */
 import { request as httpRequest, type ClientRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
@@ -20,37 +20,39 @@ import type { WebhookSettings } from './settings.js';
 export interface Outgoing {
   url: string;
   secret: string;
+  /** While a rolled secret still signs: it signs too (`v1=<secret>,v1=<previous>`). */
+  previousSecret?: string | null | undefined;
   eventId: string;
   body: string;
 }
 
 const USER_AGENT = 'Paylink-Webhooks/1.0';
 
-/** What the common connection failures mean, in words that name no address. */
-const CONNECTION_FAILURES: Readonly<Record<string, string>> = {
-  ECONNREFUSED: 'the connection was refused',
-  ECONNRESET: 'the connection was reset',
-  ETIMEDOUT: 'the connection timed out',
-  EHOSTUNREACH: 'the host is unreachable',
-  ENETUNREACH: 'the network is unreachable',
-  ENOTFOUND: 'the host name does not resolve',
-  EAI_AGAIN: 'the host name could not be resolved now',
-};
-
 /**
- * A short reason for a failed connection. Node's messages name the address it connected to
- * (`connect ECONNREFUSED 10.0.0.5:443`), which would show a key holder what the service's DNS
- * answered; a reason names the error's code (`CERT_HAS_EXPIRED`, `ERR_TLS_CERT_ALTNAME_INVALID`: TLS's
- * codes say enough) and a fixed sentence instead.
+ * What the delivery log says of every attempt that got no answer for want of a connection: a name that
+ * does not resolve, one that resolves to a private address, a refused or reset connection, an
+ * unreachable host, a TLS failure. One sentence for all: told apart, they would let a key holder map
+ * what the service's network holds (a name its DNS knows, a port that refuses rather than drops, a host
+ * that speaks TLS) one endpoint URL at a time. The reason goes to the operator's log (`webhook_connect_failed`).
  */
-function describe(error: NodeJS.ErrnoException): string {
-  if (error instanceof PrivateAddressError) return `Refused: ${error.message}`;
-  if (error.code && CONNECTION_FAILURES[error.code]) return `${error.code}: ${CONNECTION_FAILURES[error.code]}`;
-  return error.code ? `${error.code}: the connection failed` : 'The connection failed';
+export const COULD_NOT_CONNECT = 'Could not connect to the endpoint (its host did not resolve to a public address, or the connection or its TLS handshake failed)';
+
+/** Why a connection failed, for the operator's log only: the error's code (`ENOTFOUND`, `CERT_HAS_EXPIRED`…), `private_address`, or `unknown`. */
+function failureCode(error: NodeJS.ErrnoException): string {
+  if (error instanceof PrivateAddressError) return 'private_address';
+  return typeof error.code === 'string' && /^[A-Z0-9_]{1,64}$/.test(error.code) ? error.code : 'unknown';
 }
 
-/** Sends one attempt at `at` (the signature's time); resolves with what happened, never rejects. */
-export async function sendAttempt(outgoing: Outgoing, settings: WebhookSettings, at: Date): Promise<WebhookAttempt> {
+/**
+ * Sends one attempt at `at` (the signature's time); resolves with what happened, never rejects. A
+ * connection that fails is said in one sentence (`COULD_NOT_CONNECT`); its reason goes to `onConnectFailure`.
+ */
+export async function sendAttempt(
+  outgoing: Outgoing,
+  settings: WebhookSettings,
+  at: Date,
+  onConnectFailure: (code: string) => void = () => {},
+): Promise<WebhookAttempt> {
   const started = performance.now();
   const done = (statusCode: number | null, error: string | null): WebhookAttempt => ({
     at: at.toISOString(),
@@ -69,7 +71,8 @@ export async function sendAttempt(outgoing: Outgoing, settings: WebhookSettings,
   const literal = literalAddress(target.hostname);
   if (literal !== null && !settings.allowPrivate && isPrivateAddress(literal)) return done(null, `Refused: ${new PrivateAddressError(target.hostname).message}`);
 
-  const signature = await signWebhookPayload(outgoing.secret, outgoing.body, Math.floor(at.getTime() / 1000));
+  const secrets = outgoing.previousSecret ? [outgoing.secret, outgoing.previousSecret] : [outgoing.secret];
+  const signature = await signWebhookPayload(secrets, outgoing.body, Math.floor(at.getTime() / 1000));
   const headers = {
     'content-type': 'application/json',
     'content-length': String(Buffer.byteLength(outgoing.body)),
@@ -85,6 +88,10 @@ export async function sendAttempt(outgoing: Outgoing, settings: WebhookSettings,
       settled = true;
       resolve(done(statusCode, error));
     };
+    const connectFailed = (error: NodeJS.ErrnoException) => {
+      if (!settled) onConnectFailure(failureCode(error));
+      settle(null, COULD_NOT_CONNECT);
+    };
     let request: ClientRequest;
     try {
       request = (target.protocol === 'https:' ? httpsRequest : httpRequest)(target, {
@@ -94,7 +101,7 @@ export async function sendAttempt(outgoing: Outgoing, settings: WebhookSettings,
         lookup: guardedLookup(settings.resolveHost, settings.allowPrivate),
       });
     } catch (error) {
-      return settle(null, describe(error as NodeJS.ErrnoException));
+      return connectFailed(error as NodeJS.ErrnoException);
     }
     // The whole exchange, answer and its body, gets `timeoutMs`; then the socket goes.
     const deadline = setTimeout(() => {
@@ -102,7 +109,7 @@ export async function sendAttempt(outgoing: Outgoing, settings: WebhookSettings,
       request.destroy();
     }, settings.timeoutMs);
     request.on('close', () => clearTimeout(deadline));
-    request.on('error', (error) => settle(null, describe(error)));
+    request.on('error', connectFailed);
     request.on('response', (response) => {
       const status = response.statusCode ?? 0;
       if (status >= 200 && status < 300) settle(status, null);

@@ -28,7 +28,10 @@ export interface WebhookDeps {
   db: Database;
   now: () => Date;
   webhooks: WebhookSettings;
-  /** Where the worker's own failures are logged (default stderr). */
+  /**
+   * Where the worker's own failures are logged, and the reason of a failed connection (the delivery log
+   * gives the key holder one sentence for all); default: the process's log.
+   */
   log?: Logger | undefined;
 }
 
@@ -56,9 +59,15 @@ export function retryDelayMs(attemptCount: number, retryBaseMs: number): number 
 /** Sends one claimed delivery and records the attempt; false when the claim had been taken over meanwhile. */
 async function attempt(deps: WebhookDeps, claimed: ClaimedDelivery): Promise<boolean> {
   const result = await sendAttempt(
-    { url: claimed.url, secret: claimed.secret, eventId: claimed.event_id, body: claimed.body },
+    { url: claimed.url, secret: claimed.secret, previousSecret: claimed.previous_secret, eventId: claimed.event_id, body: claimed.body },
     deps.webhooks,
     deps.now(),
+    (reason) =>
+      (deps.log ?? defaultLogger).warn('webhook_connect_failed', 'a webhook delivery could not connect to its endpoint', {
+        endpointId: claimed.endpoint_id,
+        deliveryId: claimed.id,
+        reason,
+      }),
   );
   runtimeMetrics.webhookAttempt(result.error === null);
   const now = deps.now();

@@ -15,7 +15,7 @@ import type { ChainAdapter } from '../../chain/types.js';
 import type { Queryable } from '../../db/index.js';
 import { listAlerts } from '../alerts/index.js';
 import { pageMeta } from '../context.js';
-import { notFound, ruleError, validationError } from '../errors.js';
+import { ApiError, notFound, ruleError, validationError } from '../errors.js';
 import { recordEvents } from '../events/index.js';
 import type { Principal } from '../keys/index.js';
 import { assetAmount } from '../ledger/index.js';
@@ -24,11 +24,42 @@ import type { z } from 'zod';
 
 export type { WithdrawalRequest } from '../../../core/rules/withdrawal.js';
 
-/** Applies the rules to a request body (types already checked); throws one 400 naming every offending field. */
+/**
+ * Applies the rules to a request body (types already checked); throws one 400 naming every offending
+ * field, or a 422 for an address no withdrawal may go to (`refusedDestination`).
+ */
 export function parseWithdrawalRequest(input: WithdrawalInput, chain: ChainAdapter): WithdrawalRequest {
   const check = checkWithdrawal(input, chain.networks);
   if (!check.ok) throw ruleError(check.errors);
+  const refused = refusedDestination(check.request.address, chain);
+  if (refused) throw refused;
   return check.request;
+}
+
+/**
+ * Why a well-formed address is still no place to withdraw to, or undefined when it is one:
+ * - the service's own hot wallet (422 `hot_wallet_address`): the payout is sent from there to there,
+ *   so the merchant's balance is debited while the tokens never leave the wallet that pays everyone;
+ * - a configured token's contract (422 `token_contract_address`): tokens sent to a token contract are
+ *   lost to everyone (a common paste mistake: the token's address copied from an explorer).
+ * Addresses are compared in any case; every configured network counts (one address space on all of them).
+ */
+export function refusedDestination(address: string, chain: ChainAdapter): ApiError | undefined {
+  const lower = address.toLowerCase();
+  const refuse = (code: string, message: string) => new ApiError(422, code, message, [{ path: 'address', message }]);
+  if (chain.kind === 'real' && chain.chains.some((network) => network.outgoing?.hotWallet.toLowerCase() === lower))
+    return refuse(
+      'hot_wallet_address',
+      `${address} is this service's hot wallet, the address every payout is sent from: a withdrawal there would debit your balance while the tokens never leave it. Withdraw to a wallet you hold`,
+    );
+  for (const network of chain.networks)
+    for (const [assetId, token] of Object.entries(network.tokens ?? {}))
+      if (token?.address.toLowerCase() === lower)
+        return refuse(
+          'token_contract_address',
+          `${address} is the ${assetId} token contract on ${network.name}, not a wallet: tokens sent to it are lost for good. Withdraw to a wallet you hold`,
+        );
+  return undefined;
 }
 
 /**

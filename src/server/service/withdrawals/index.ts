@@ -15,10 +15,26 @@
  * The payouts room claims and finishes withdrawals through this room's repository functions
  * (`claimDue`, `markSucceeded`, `markFailed`, and on a real chain `lockForPayout`/`lockManyForPayout`, `releaseClaim`);
  * the one other writer is the payouts room's `insertStored`, which shows each withdrawal its payout's
- * transaction hash in the statement that stores the signed transaction.
+ * transaction hash in the statement that stores the signed transaction. `paylink chain resume` (the
+ * sessions room) fails waiting withdrawals of a balance a reversal left owing (`failWaitingOf`).
+ *
+ * A refund's payout is a withdrawal too (`refund_id` names the refund): the refunds room queues it
+ * (`insertRefundPayout`, its funds already reserved by the refund) and reads it through `payoutSql`;
+ * the withdrawal API neither lists nor shows it (it is the refund's).
  */
 export { announceWithdrawals, getWithdrawal, listWithdrawals, parseWithdrawalRequest, toWithdrawal, withdrawalNetworks } from './domain.js';
 export type { WithdrawalRequest } from './domain.js';
 export { createWithdrawalIntake, type WithdrawalIntake, type WithdrawalOutcome } from './intake.js';
-export { claimDue, lockForPayout, lockManyForPayout, markFailed, markSucceeded, releaseClaim, type ClaimedWithdrawal } from './repository.js';
+export {
+  claimDue,
+  failWaitingOf,
+  insertRefundPayout,
+  lockForPayout,
+  lockManyForPayout,
+  markFailed,
+  markSucceeded,
+  payoutSql,
+  releaseClaim,
+  type ClaimedWithdrawal,
+} from './repository.js';
 export { withdrawalOperations } from './routes.js';

@@ -117,9 +117,9 @@ export async function recordedIds(db: Queryable, integratorId: string, ids: read
   return new Set(rows.map((row) => row.id));
 }
 
-/** One of the integrator's withdrawals, or undefined. */
+/** One of the integrator's withdrawals (a refund's payout is its refund's, not one), or undefined. */
 export async function findWithdrawal(db: Queryable, integratorId: string, id: string): Promise<WithdrawalRow | undefined> {
-  const { rows } = await db.query<WithdrawalRow>(`SELECT ${COLUMNS} FROM withdrawals WHERE id = $1 AND integrator_id = $2`, [id, integratorId]);
+  const { rows } = await db.query<WithdrawalRow>(`SELECT ${COLUMNS} FROM withdrawals WHERE id = $1 AND integrator_id = $2 AND refund_id IS NULL`, [id, integratorId]);
   return rows[0];
 }
 
@@ -131,14 +131,14 @@ export interface WithdrawalFilter {
   createdUntil?: Date | undefined;
 }
 
-/** One page of the integrator's withdrawals, newest first, and how many match in all. */
+/** One page of the integrator's withdrawals (not its refunds' payouts), newest first, and how many match in all. */
 export async function listWithdrawals(
   db: Queryable,
   integratorId: string,
   filter: WithdrawalFilter,
   page: { page: number; limit: number },
 ): Promise<{ rows: WithdrawalRow[]; totalItems: number }> {
-  const where = ['integrator_id = $1'];
+  const where = ['integrator_id = $1', 'refund_id IS NULL'];
   const params: unknown[] = [integratorId];
   const add = (condition: string, value: unknown) => {
     params.push(value);
@@ -171,6 +171,8 @@ export interface ClaimedWithdrawal {
   address: string;
   /** The claim's attempt number: fences the failure of a stale attempt. */
   attempts: number;
+  /** The refund this payout pays, if it is one (its funds were reserved by the refund, its outcome is the refund's). */
+  refund_id: string | null;
 }
 
 /**
@@ -189,7 +191,7 @@ export async function claimDue(tx: Queryable, batchSize: number, leaseMs: number
        ORDER BY created_at
        LIMIT $1
        FOR UPDATE SKIP LOCKED)
-     RETURNING id, integrator_id, amount, asset_id, blockchain_id, address, attempts`,
+     RETURNING id, integrator_id, amount, asset_id, blockchain_id, address, attempts, refund_id`,
     [batchSize, leaseMs, now, networks ? [...networks] : null],
   );
   return rows;
@@ -241,7 +243,7 @@ export async function lockForPayout(tx: Queryable, id: string): Promise<(Claimed
 export async function lockManyForPayout(tx: Queryable, ids: readonly string[]): Promise<Map<string, ClaimedWithdrawal & { status: WithdrawalStatus }>> {
   if (ids.length === 0) return new Map();
   const { rows } = await tx.query<ClaimedWithdrawal & { status: WithdrawalStatus }>(
-    'SELECT id, integrator_id, amount, asset_id, blockchain_id, address, attempts, status FROM withdrawals WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE',
+    'SELECT id, integrator_id, amount, asset_id, blockchain_id, address, attempts, refund_id, status FROM withdrawals WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE',
     [[...ids]],
   );
   return new Map(rows.map((row) => [row.id, row]));
@@ -258,4 +260,61 @@ export async function releaseClaim(db: Queryable, id: string, attempts: number, 
     [id, now, attempts],
   );
   return rows.length === 1;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Refunds' payouts
+
+/**
+ * Queues the payout of a refund in the caller's transaction: a `pending` withdrawal the payout workers
+ * claim like any other, linked to the refund (`refund_id`, one payout per refund). It writes no ledger
+ * entry: the refund's own `refund_reserve` moved its funds to pending when it was made, and its
+ * payout's outcome is the refund's (`refund_payout` or `refund_release`, ../payouts/finish.ts).
+ */
+export async function insertRefundPayout(
+  tx: Queryable,
+  payout: { id: string; refundId: string; integratorId: string; amount: string; assetId: AssetId; blockchainId: string; address: string; now: Date },
+): Promise<void> {
+  await tx.query(
+    `INSERT INTO withdrawals (id, integrator_id, amount, asset_id, blockchain_id, address, status, refund_id, created_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, 'pending', $7, $8, $8)`,
+    [payout.id, payout.integratorId, payout.amount, payout.assetId, payout.blockchainId, payout.address, payout.refundId, payout.now],
+  );
+}
+
+/** SQL fragments the refunds room's reads embed, so the columns of `withdrawals` are named only here: a refund's payout. */
+export const payoutSql = {
+  /** `LEFT JOIN withdrawals <alias> ON <alias>.refund_id = <refundIdColumn>`. */
+  joinRefund: (alias: string, refundIdColumn: string) => `LEFT JOIN withdrawals ${alias} ON ${alias}.refund_id = ${refundIdColumn}`,
+  /** The payout's `status`, `tx_hash`, `failure_reason`, `stalled_reason` and `updated_at`, as `payout_<column>` (all null without one). */
+  columns: (alias: string) =>
+    ['status', 'tx_hash', 'failure_reason', 'stalled_reason', 'updated_at'].map((column) => `${alias}.${column} AS payout_${column}`).join(', '),
+};
+/**
+ * Fails, newest first, the withdrawals of one balance that still wait for their payout (`pending`:
+ * nothing was ever signed for them) until their amounts reach `upTo`, with `reason`; resolves with the
+ * ones it failed. The caller returns their funds to the balance in the same transaction. For `paylink
+ * chain resume`: funds a reorganization past finality took back must not be paid out. A refund's payout
+ * is left alone: its funds left the balance when the refund was made, and its outcome is the refund's.
+ */
+export async function failWaitingOf(
+  tx: Queryable,
+  account: { integratorId: string; assetId: AssetId; blockchainId: string },
+  upTo: string,
+  reason: string,
+  now: Date,
+): Promise<ClaimedWithdrawal[]> {
+  const { rows } = await tx.query<ClaimedWithdrawal>(
+    `WITH locked AS (
+       SELECT id, amount, created_at FROM withdrawals
+       WHERE integrator_id = $1 AND asset_id = $2 AND blockchain_id = $3 AND status = 'pending' AND refund_id IS NULL FOR UPDATE
+     ), waiting AS (
+       SELECT id, sum(amount) OVER (ORDER BY created_at DESC, id DESC) - amount AS before FROM locked
+     )
+     UPDATE withdrawals w SET status = 'failed', failure_reason = $5, stalled_reason = NULL, updated_at = $6
+     FROM waiting WHERE w.id = waiting.id AND waiting.before < $4::numeric
+     RETURNING w.id, w.integrator_id, w.amount, w.asset_id, w.blockchain_id, w.address, w.attempts, w.refund_id`,
+    [account.integratorId, account.assetId, account.blockchainId, upTo, reason, now],
+  );
+  return rows;
 }
