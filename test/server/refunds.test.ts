@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { createSandboxChain, SANDBOX_FAILING_ADDRESS, sandboxPayoutHash } from '../../src/server/chain/sandbox.js';
+import { createSandboxChain, SANDBOX_FAILING_ADDRESS, sandboxPayoutHash } from '../../src/server/chain/sandbox/index.js';
 import { paymentsCsv } from '../../src/components/admin/payments/payments-export.js';
 import { createPaylinkProxy } from '../../src/server/proxy/index.js';
 import { withMoneyDefaults } from '../../src/server/service/money-deps.js';

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { SANDBOX_FAILING_ADDRESS } from '../../src/server/chain/sandbox.js';
+import { SANDBOX_FAILING_ADDRESS } from '../../src/server/chain/sandbox/index.js';
 import { expireDueSessions, settleIncomingTransfer } from '../../src/server/service/sessions/index.js';
 import { verifyWebhook, type PaylinkWebhookEvent } from '../../src/webhooks/index.js';
 import { GOOD_ADDRESS, countRows, createUsdLink, eventually, fund, startSession } from '../support/money.js';

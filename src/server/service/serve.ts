@@ -23,7 +23,7 @@ import {
   type StreamLimitOptions,
 } from '../limits/options.js';
 import { defaultLogger, type Logger } from '../log.js';
-import { createSandboxChain } from '../chain/sandbox.js';
+import { createSandboxChain } from '../chain/sandbox/index.js';
 import type { ChainAdapter } from '../chain/types.js';
 import { openDatabase, type Database } from '../db/index.js';
 import { createApp } from './app.js';

@@ -13,7 +13,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { HDKey } from '@scure/bip32';
 import { ASSET_IDS, type AssetId } from '../../../core/money.js';
-import { checkEvmAddress } from '../evm.js';
+import { checkEvmAddress } from './address.js';
 import { DEFAULT_FINALITY_DEPTH, KNOWN_CHAINS, knownNetwork, settingPrefix, type AddNetworkParameters } from './networks.js';
 
 export { KNOWN_CHAINS, type AddNetworkParameters } from './networks.js';
