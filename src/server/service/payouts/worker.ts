@@ -25,7 +25,7 @@
  * `stop()`.
  *
  * That is the sandbox's way (`chain.sendPayout`). A real chain (`chain.outgoing`) pays through
- * stored signed transactions instead (./stored.ts): the claim is the same, then each withdrawal gets
+ * stored signed transactions instead (./round.ts): the claim is the same, then each withdrawal gets
  * one nonce and one signed transaction, stored before it is broadcast (the batch signed and stored
  * together, per network), and succeeds (or fails) once its transaction has its confirmations. There a
  * payout held up says why (`stalledReason`), nothing is claimed on a network whose payouts are halted,
@@ -52,7 +52,8 @@ import type { PayoutsAhead } from './ahead.js';
 import { finishPayout, type PayoutOutcome } from './finish.js';
 import { createHotWalletWatch } from './hot-wallet.js';
 import { countUnfinished } from './repository.js';
-import { haltedNetworks, processStoredPayouts, type StoredPayoutOptions } from './stored.js';
+import type { StoredPayoutOptions } from './context.js';
+import { haltedNetworks, processStoredPayouts } from './round.js';
 
 export interface PayoutWorkerOptions {
   /** How often an idle worker looks for work, in ms (default 1000). `kick()` wakes it sooner. */
@@ -183,7 +184,7 @@ export async function processPayouts(
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
   const payoutTimeoutMs = options.payoutTimeoutMs ?? defaultPayoutTimeout(leaseMs);
   if (deps.chain.kind === 'real') {
-    // Payouts on a halted network are neither claimed nor sent: its withdrawals say so (./stored.ts).
+    // Payouts on a halted network are neither claimed nor sent: its withdrawals say so (./round.ts).
     const halted = await haltedNetworks(deps.db, deps.chain);
     const claimed = await claimWithdrawals(deps.db, options.batchSize ?? 100, leaseMs, deps.now(), deps.chain, halted);
     const stored: StoredPayoutOptions = { checkMs: options.checkMs, rebroadcastMs: options.rebroadcastMs, logger: deps.log, halted, onHotWallet: options.onHotWallet };
