@@ -186,7 +186,7 @@ async function main(argv: string[]) {
     case 'serve': {
       if (!chain) fail(chainRequired());
       const adapter = await createChain(chain);
-      const { ChainIdentityError } = await import('./service/sessions/index.js');
+      const { ChainIdentityError } = await import('./service/money-in/index.js');
       const starting = startService({
         chain: adapter,
         port: (startup.port = parsePort(values.port ?? process.env.PORT, 8787)),

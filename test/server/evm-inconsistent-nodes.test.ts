@@ -11,7 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Hash } from 'viem';
 import type { RealChainAdapter } from '../../src/server/chain/types.js';
 import { createLogger } from '../../src/server/log.js';
-import { startChainScanner } from '../../src/server/service/sessions/index.js';
+import { startChainScanner } from '../../src/server/service/money-in/index.js';
 import { startRpcProxy, type RpcProxy } from '../support/rpc-proxy.js';
 import { assertLedgerMatches, balanceOf, countRows, createUsdLink, eventually, startSession, testClock } from '../support/money.js';
 import { backends, startTestService, type TestService } from '../support/service.js';

@@ -14,7 +14,7 @@ import { paymentsCsv } from '../../src/components/admin/payments/payments-export
 import { createPaylinkProxy } from '../../src/server/proxy/index.js';
 import { withMoneyDefaults } from '../../src/server/service/money-deps.js';
 import { processPayouts } from '../../src/server/service/payouts/index.js';
-import { settleIncomingTransfer } from '../../src/server/service/sessions/index.js';
+import { settleIncomingTransfer } from '../../src/server/service/money-in/index.js';
 import { assertLedgerMatches, balanceOf, countRows, createUsdLink, createUsdOrder, fund, GOOD_ADDRESS, startOrderSession, startSession, testClock } from '../support/money.js';
 import { backends, call, startTestService, type TestService } from '../support/service.js';
 

@@ -2,7 +2,7 @@
  * The SQL of `checkout_sessions` and `chain_transfers`: nothing else in the service reads or writes
  * them. A session pays a link or an order: its read joins both through the links room's `linkSql`
  * and the orders room's `orderSql` fragments. (The transfers a real chain's scanner follows before
- * they count are ./incoming-repository.ts's.)
+ * they count are ../money-in/repository.ts's.)
  */
 import { toDecimalString, type AssetId } from '../../../core/money.js';
 import type { SessionStatus } from '../../../core/schemas.js';
