@@ -3,6 +3,7 @@
  * backoff while the node fails (./scanner.ts is one round).
  */
 import { defaultLogger } from '../../log.js';
+import { createWakeUp } from '../../wake-up.js';
 
 import { createChainScanner, type ChainScanner, type ChainScannerOptions, type ScannerDeps } from './scanner.js';
 
@@ -39,22 +40,9 @@ function startNetworkScanner(deps: ScannerDeps, options: ChainScannerOptions): C
   const pollMs = options.pollMs ?? scanner.incoming.pollMs;
   const maxBackoffMs = options.maxBackoffMs ?? 2_000;
   let running = true;
-  let wake: (() => void) | null = null;
+  const alarm = createWakeUp();
   let failingSince: Date | null = null;
   let backoff = pollMs;
-
-  const sleep = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const timer = setTimeout(() => {
-        wake = null;
-        resolve();
-      }, ms);
-      wake = () => {
-        clearTimeout(timer);
-        wake = null;
-        resolve();
-      };
-    });
 
   const loop = (async () => {
     while (running) {
@@ -81,7 +69,7 @@ function startNetworkScanner(deps: ScannerDeps, options: ChainScannerOptions): C
         backoff = Math.min(Math.max(backoff * 2, 50), maxBackoffMs);
         delay = backoff;
       }
-      if (running && delay > 0) await sleep(delay);
+      if (running && delay > 0) await alarm.sleep(delay);
     }
   })();
 
@@ -89,7 +77,7 @@ function startNetworkScanner(deps: ScannerDeps, options: ChainScannerOptions): C
     runOnce: scanner.runOnce,
     async stop() {
       running = false;
-      wake?.();
+      alarm.wake();
       await loop;
     },
   };

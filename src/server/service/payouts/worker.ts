@@ -44,6 +44,7 @@
 import { PayoutError, type ChainAdapter } from '../../chain/types.js';
 import type { Database } from '../../db/index.js';
 import { defaultLogger, type Logger } from '../../log.js';
+import { createWakeUp } from '../../wake-up.js';
 import { payoutsHalted } from '../alerts/index.js';
 import { WITHDRAWAL_CHANNEL } from '../events/index.js';
 import { assetAmount } from '../ledger/index.js';
@@ -219,12 +220,8 @@ export function startPayoutWorker(
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
   const payoutTimeoutMs = options.payoutTimeoutMs ?? defaultPayoutTimeout(leaseMs);
   let running = true;
-  let wake: (() => void) | null = null;
-  let kicked = false;
-  const kick = () => {
-    kicked = true;
-    wake?.();
-  };
+  const alarm = createWakeUp();
+  const kick = () => alarm.wake();
   // Subscribed to the NOTIFY of new withdrawals; a subscription that fails is tried again with backoff
   // while the worker polls (a lost listening connection is the database layer's to replace).
   let unlisten: (() => Promise<void>) | undefined;
@@ -279,24 +276,14 @@ export function startPayoutWorker(
     while (running) {
       let handled = 0;
       try {
-        kicked = false;
+        alarm.reset();
         handled = await runOnce();
       } catch (error) {
         if (running) (deps.log ?? defaultLogger).error('payout_round_failed', 'payout round failed', { error });
       }
       if (!running) break;
-      if (handled > 0 || kicked) continue;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(() => {
-          wake = null;
-          resolve();
-        }, pollIntervalMs);
-        wake = () => {
-          clearTimeout(timer);
-          wake = null;
-          resolve();
-        };
-      });
+      if (handled > 0 || alarm.woken) continue;
+      await alarm.sleep(pollIntervalMs);
     }
   })();
 
@@ -306,7 +293,7 @@ export function startPayoutWorker(
     async stop() {
       running = false;
       clearTimeout(relisten);
-      wake?.();
+      alarm.wake();
       await loop;
       // A subscription still being made stops itself when it is (see `subscribe`).
       await unlisten?.().catch(() => {});

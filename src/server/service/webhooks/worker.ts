@@ -17,6 +17,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Database, Queryable } from '../../db/index.js';
 import { defaultLogger, type Logger } from '../../log.js';
+import { createWakeUp } from '../../wake-up.js';
 import { WEBHOOK_CHANNEL } from '../events/index.js';
 import { claimDue, nextDueAt, recordAttempt, type AttemptOutcome, type ClaimedDelivery } from './delivery-repository.js';
 import { sendAttempt } from './sender.js';
@@ -123,12 +124,8 @@ export function startWebhookWorker(deps: WebhookDeps, options: WebhookWorkerOpti
   const concurrency = options.batchSize ?? 20;
   const inFlight = new Map<string, Promise<unknown>>();
   let running = true;
-  let kicked = false;
-  let wake: (() => void) | null = null;
-  const kick = () => {
-    kicked = true;
-    wake?.();
-  };
+  const alarm = createWakeUp();
+  const kick = () => alarm.wake();
   const listening = deps.db.listen(WEBHOOK_CHANNEL, kick, kick).catch((error) => {
     logFailure('webhook worker could not LISTEN (it polls instead)', error);
     return undefined;
@@ -154,7 +151,7 @@ export function startWebhookWorker(deps: WebhookDeps, options: WebhookWorkerOpti
       let claimed = 0;
       let wait = pollIntervalMs;
       try {
-        kicked = false;
+        alarm.reset();
         claimed = await fill();
         if (claimed === 0 && running && inFlight.size < concurrency) {
           const due = await nextDueAt(deps.db);
@@ -165,18 +162,8 @@ export function startWebhookWorker(deps: WebhookDeps, options: WebhookWorkerOpti
         if (running) logFailure('webhook round failed', error);
       }
       if (!running) break;
-      if ((claimed > 0 && inFlight.size < concurrency) || kicked) continue;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(() => {
-          wake = null;
-          resolve();
-        }, wait);
-        wake = () => {
-          clearTimeout(timer);
-          wake = null;
-          resolve();
-        };
-      });
+      if ((claimed > 0 && inFlight.size < concurrency) || alarm.woken) continue;
+      await alarm.sleep(wait);
     }
   })();
 
@@ -185,7 +172,7 @@ export function startWebhookWorker(deps: WebhookDeps, options: WebhookWorkerOpti
     runOnce: () => processDueDeliveries(deps, concurrency, [...inFlight.keys()]),
     async stop() {
       running = false;
-      wake?.();
+      alarm.wake();
       await loop;
       await Promise.all(inFlight.values());
       const unlisten = await listening;
