@@ -16,6 +16,9 @@ export type SessionStatusName = (typeof SESSION_STATUSES)[number];
 /** Statuses in which a session still takes payments (its quote may still run out). */
 export const OPEN_STATUSES: ReadonlySet<SessionStatusName> = new Set(['awaiting_payment', 'underpaid']);
 
+/** Statuses in which money is still on its way to a session: open, or a transfer confirming. */
+export const UNSETTLED_STATUSES: ReadonlySet<SessionStatusName> = new Set([...OPEN_STATUSES, 'confirming']);
+
 /** Statuses of a session whose full amount (or more) arrived: the link counted one payment. */
 export const SETTLED_STATUSES: ReadonlySet<SessionStatusName> = new Set(['paid', 'overpaid']);
 
