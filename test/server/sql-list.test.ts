@@ -23,6 +23,7 @@ describe('session statuses in SQL', () => {
   it('sqlList quotes constant words, and refuses input-like text and an empty list', () => {
     assert.equal(sqlList(OPEN_STATUSES), "'awaiting_payment', 'underpaid'");
     assert.equal(sqlList(UNSETTLED_STATUSES), "'awaiting_payment', 'underpaid', 'confirming'");
+    assert.deepEqual([...UNSETTLED_STATUSES].sort(), [...OPEN_STATUSES, 'confirming'].sort(), 'the unsettled statuses are the open ones and confirming');
     assert.throws(() => sqlList(["paid') OR ('1'='1"]), /not a constant word/);
     assert.throws(() => sqlList(['Paid']), /not a constant word/);
     assert.throws(() => sqlList([]), /at least one item/);
