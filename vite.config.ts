@@ -16,6 +16,7 @@ import { litStaticPlugin } from './scripts/lit-static.js';
 import { minifyLiteralsPlugin } from './scripts/minify-literals.js';
 import { noEvalPlugin } from './scripts/no-eval.js';
 import { packedTablesPlugin } from './scripts/packed-tables.js';
+import { terserPassPlugin } from './scripts/terser-pass.js';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
 
@@ -36,9 +37,10 @@ const shared: InlineConfig = {
 export interface BundleOptions {
   /**
    * The bundle renders plain templates only, so lit-html's directive support goes
-   * (`scripts/lit-static.ts`, which refuses a bundle where it is needed).
+   * (`scripts/lit-static.ts`, which refuses a bundle where it is needed); `{keep}` names the parts of
+   * lit-html the bundle still needs (`LIGHT_ELEMENT_PARTS` for the light elements).
    */
-  staticLit?: boolean;
+  staticLit?: boolean | { keep: readonly string[] };
   /**
    * Modules (paths from the root) the bundle leaves out: an import of one imports nothing. For a
    * module of side effects only that another file brings instead (the admin's French, `dist/paylink-admin.fr.js`).
@@ -66,7 +68,8 @@ export function libraryBuild(entry: string, fileName: string, options: BundleOpt
       ...(options.leaveOut?.length ? [leaveOutPlugin(options.leaveOut)] : []),
       ...shared.plugins!,
       packedTablesPlugin(options.standaloneTables),
-      ...(options.staticLit ? [litStaticPlugin()] : []),
+      ...(options.staticLit ? [litStaticPlugin(options.staticLit === true ? [] : options.staticLit.keep)] : []),
+      terserPassPlugin(),
     ],
     build: {
       outDir: 'dist',

@@ -29,6 +29,8 @@ export interface SessionsResource {
   list(params?: ListSessionsParams, options?: RequestOptions): Promise<CheckoutSessionRecordList>;
   /** One session with its transfers, reference, metadata and customer details; 404 when it is not the caller's. */
   get(params: string | { id: string }, options?: RequestOptions): Promise<CheckoutSessionRecord>;
+  /** Hides a donation's donor from its link's public donors list (the gift still counts); answers the session. */
+  hideDonor(params: string | { id: string }, options?: RequestOptions): Promise<CheckoutSessionRecord>;
   /**
    * Accepts an underpaid or late-paid session as paid (`resolution: "merchant"`): its order, if any,
    * becomes paid. A session paid in full, or one that received nothing, is a `PaylinkConflictError`.
@@ -45,6 +47,8 @@ export function createSessionsResource(transport: Transport): SessionsResource {
       }),
     get: (params, options = {}) =>
       transport.request('GET', pathOf('/checkout-session', params, 'sessions.get'), (data) => CheckoutSessionRecord.parse(data), options),
+    hideDonor: (params, options = {}) =>
+      transport.request('POST', `${pathOf('/checkout-session', params, 'sessions.hideDonor')}/hide-donor`, (data) => CheckoutSessionRecord.parse(data), options),
     resolve: (params, options = {}) =>
       transport.request('POST', `${pathOf('/checkout-session', params, 'sessions.resolve')}/resolve`, (data) => CheckoutSessionRecord.parse(data), {
         ...options,

@@ -1,22 +1,14 @@
-import { aTimeout, expect, fixture, html, oneEvent, waitUntil } from '@open-wc/testing';
+import { aTimeout, expect, fixture, html, oneEvent } from '@open-wc/testing';
 import { sendKeys } from '@web/test-runner-commands';
 import '../../src/checkout.js';
 import type { PaylinkCheckout } from '../../src/components/checkout/paylink-checkout.js';
 import type { CheckoutSession, PublicLink } from '../../src/core/schemas.js';
 import { ADDRESS, FakeCheckoutApi, PAID_ACTION, errorResponse, makeDonation, makeLink, makeSession } from './checkout-fake-api.js';
+import { audit, has, part, parts, text, until } from './checkout-helpers.js';
 
 // ---------------------------------------------------------------------------------------------
 // Helpers: everything is found by `part` or role inside the element's shadow root.
 
-const text = (node: Element | null | undefined) => (node?.textContent ?? '').replace(/\s+/g, ' ').trim();
-
-function part(el: PaylinkCheckout, name: string): HTMLElement {
-  const found = el.shadowRoot!.querySelector<HTMLElement>(`[part~="${name}"]`);
-  if (!found) throw new Error(`No [part~="${name}"] in: ${text(el.shadowRoot!.querySelector('[part~=card]'))}`);
-  return found;
-}
-const parts = (el: PaylinkCheckout, name: string) => [...el.shadowRoot!.querySelectorAll<HTMLElement>(`[part~="${name}"]`)];
-const has = (el: PaylinkCheckout, name: string) => !!el.shadowRoot!.querySelector(`[part~="${name}"]`);
 const heading = (el: PaylinkCheckout) => text(part(el, 'heading'));
 const status = (el: PaylinkCheckout) => text(part(el, 'status'));
 
@@ -48,10 +40,6 @@ async function chooseAsset(el: PaylinkCheckout, assetId: string) {
 }
 async function click(el: PaylinkCheckout, target: HTMLElement) {
   target.click();
-  await el.updateComplete;
-}
-async function until(el: PaylinkCheckout, predicate: () => boolean, message: string) {
-  await waitUntil(predicate, message, { timeout: 4000 });
   await el.updateComplete;
 }
 async function view(el: PaylinkCheckout, wanted: PaylinkCheckout['machine']['view']) {
@@ -91,13 +79,6 @@ describe('<paylink-checkout>', () => {
       makeLink({ slug: 'off', state: 'inactive', isActive: false }),
       makeDonation({ slug: 'over', state: 'closed', closesAt: '2024-05-01T12:00:00.000Z' }),
     );
-    const audit = async (el: PaylinkCheckout, label: string) => {
-      try {
-        await expect(el).to.be.accessible();
-      } catch (error) {
-        throw new Error(`${label}: ${(error as Error).message}`);
-      }
-    };
     const pending = new FakeCheckoutApi(makeLink());
     pending.override = () => new Promise(() => {});
     const loading = await fixture<PaylinkCheckout>(html`<paylink-checkout slug="shop1" .fetch=${pending.fetch}></paylink-checkout>`);
@@ -351,7 +332,7 @@ describe('<paylink-checkout>', () => {
       expect(part(el, 'qr').querySelector('path')!.getAttribute('d')).to.match(/^M4 4h7/);
       expect(text(part(el, 'amount'))).to.equal('12.187813 USDT');
       expect(text(part(el, 'address'))).to.equal(ADDRESS);
-      expect(text(part(el, 'warning'))).to.equal('Only USDT on BNB Smart Chain: other networks lose the funds.');
+      expect(text(part(el, 'warning'))).to.equal('Only USDT on BNB Smart Chain: a network not offered here is not seen.');
       expect(text(part(el, 'countdown'))).to.match(/^Price held for 1[45]:\d\d$/);
       expect(part(el, 'countdown').getAttribute('role')).to.equal('timer');
     });
@@ -626,6 +607,16 @@ describe('<paylink-checkout>', () => {
       await el.updateComplete;
       expect(field(el, /Amount/).value).to.equal('2500');
       expect(parts(el, 'chip').map((chip) => chip.getAttribute('aria-pressed'))).to.deep.equal(['false', 'false']);
+      // The donor's name, message and choice to be shown: typed, typed, Space.
+      await sendKeys({ press: 'Tab' });
+      expect(el.shadowRoot!.activeElement).to.equal(field(el, /name/));
+      await sendKeys({ type: 'Ada' });
+      await sendKeys({ press: 'Tab' });
+      expect(el.shadowRoot!.activeElement).to.equal(field(el, /Message/));
+      await sendKeys({ type: 'For the books' });
+      await sendKeys({ press: 'Tab' });
+      expect(el.shadowRoot!.activeElement).to.equal(part(el, 'checkbox'));
+      await sendKeys({ press: 'Space' });
       await sendKeys({ press: 'Tab' });
       expect(el.shadowRoot!.activeElement).to.equal(part(el, 'assets'));
       await sendKeys({ press: 'ArrowDown' });
@@ -635,7 +626,7 @@ describe('<paylink-checkout>', () => {
       expect(el.shadowRoot!.activeElement).to.equal(part(el, 'pay-button'));
       await sendKeys({ press: 'Enter' });
       await view(el, 'pay');
-      expect(api.callsTo('/sessions', 'POST')[0]!.body).to.include({ assetId: 'CNGN', fiatAmount: '2500' });
+      expect(api.callsTo('/sessions', 'POST')[0]!.body).to.include({ assetId: 'CNGN', fiatAmount: '2500', donorName: 'Ada', message: 'For the books', showPublicly: true });
       expect(el.shadowRoot!.activeElement, 'focus moves to the new step').to.equal(part(el, 'heading'));
       before.remove();
     });

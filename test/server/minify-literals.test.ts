@@ -53,23 +53,28 @@ test("lit-hooks: the script-tag bundles drop lit-html's polyfill and version ann
   assert.equal(transform(source, '/elsewhere/other.js'), null, 'other modules are left alone');
 });
 
-test("lit-static: the checkout's bundle drops lit-html's directive support and MathML, all of a part or none of it", async () => {
+test("lit-static: the checkout's bundle drops lit-html's directive support, MathML and SVG templates, all of a part or none of it", async () => {
   const { readFileSync } = await import('node:fs');
   const { fileURLToPath } = await import('node:url');
   const { trimLitHtml } = await import('../../scripts/lit-static.js');
   const source = readFileSync(fileURLToPath(new URL('../../node_modules/lit-html/lit-html.js', import.meta.url)), 'utf8');
   const { code, removed } = trimLitHtml(source);
-  assert.deepEqual(removed, ['directive resolver', 'element part', "parts' directive API", 'MathML'], 'the installed lit-html reads the way the plugin knows');
-  assert.doesNotMatch(code, /_\$litDirective\$|new Z\(|setConnected|startNode|endNode|get tagName|<math>/);
+  const { LIT_STATIC_EDITS } = await import('../../scripts/lit-static.js');
+  assert.deepEqual(removed, Object.keys(LIT_STATIC_EDITS), 'the installed lit-html reads the way the plugin knows: every part goes');
+  assert.doesNotMatch(code, /_\$litDirective\$|new Z\(|setConnected|startNode|endNode|get tagName|<math>|<svg>|_\$AU|_\$AP|_\$AN|isConnected/);
   // Element bindings are still found (so the values after them keep their places), and nothing renders them.
   assert.match(code, /type:6,index:/);
   // Whatever else lit-html does stays: every part kind but the element's, events, properties, booleans.
   for (const kept of ['class k{', 'class H{', 'class I extends H', 'class L extends H', 'class z extends H', 'handleEvent(t)', 'toggleAttribute']) assert.ok(code.includes(kept), kept);
+  assert.doesNotMatch(code, /textContent\.split|\.capture|handleEvent\(t\)\}/);
 
   // A lit-html that reads otherwise keeps the part whole: half of a part is never taken.
   const changed = source.replace('get startNode(){return this._$AA}', 'get startNode(){return this._$AA??null}');
   const partial = trimLitHtml(changed);
-  assert.deepEqual(partial.removed, ['directive resolver', 'element part', 'MathML']);
+  // The connection tracking's edits read the code as the directive API's leave it, and the parts'
+  // kinds and options as the connection tracking's leave it: they stay too.
+  const following = ["parts' directive API", 'connection tracking', 'part kinds and parents', "parts' options"];
+  assert.deepEqual(partial.removed, removed.filter((part) => !following.includes(part)));
   assert.match(partial.code, /setConnected/);
 });
 
@@ -80,5 +85,34 @@ test('lit-static: a bundle that needs what it drops does not build', async () =>
   for (const id of ['/p/node_modules/lit-html/directive.js', '/p/node_modules/lit-html/directives/if-defined.js', '/p/node_modules/lit/directives/ref.js', '/p/node_modules/lit-element/lit-element.js'])
     assert.throws(() => transform.call(context, '', id), /needs all of lit-html/, id);
   assert.throws(() => transform.call(context, "import { html, mathml } from 'lit';", '/p/src/components/checkout/x.ts'), /MathML/);
+  assert.throws(() => transform.call(context, "import { svg } from 'lit/html.js';", '/p/src/components/checkout/x.ts'), /SVG/);
+  assert.throws(() => transform.call(context, 'html`<textarea part="input">${text}</textarea>`', '/p/src/components/checkout/x.ts'), /raw-text/);
+  assert.throws(() => transform.call(context, 'html`<button @click=${{ handleEvent }}>Go</button>`', '/p/src/components/checkout/x.ts'), /listener object/);
+  assert.equal(transform.call(context, 'html`<textarea .value=${text} @input=${(e) => go(e)}></textarea>`', '/p/src/components/checkout/x.ts'), null);
+  assert.throws(
+    () => transform.call(context, "import { render } from 'lit/html.js';\nrender(html`<p></p>`, root, { renderBefore: node });", '/p/src/components/checkout/x.ts'),
+    /render\(\) with options/,
+  );
+  assert.equal(transform.call(context, "import { render } from 'lit/html.js';\nrender(html`<p>${f(a, b)}</p>`, this.shadowRoot!);", '/p/src/components/checkout/x.ts'), null);
   assert.equal(transform.call(context, "import { html } from 'lit/html.js';", '/p/src/components/checkout/x.ts'), null, 'plain templates build');
+});
+
+test('lit-static: a light element (the admin, the claim page) keeps what rendering with options needs, and the rest still goes', async () => {
+  const { readFileSync } = await import('node:fs');
+  const { fileURLToPath } = await import('node:url');
+  const { LIGHT_ELEMENT_PARTS, LIT_STATIC_EDITS, litStaticPlugin, trimLitHtml } = await import('../../scripts/lit-static.js');
+  const source = readFileSync(fileURLToPath(new URL('../../node_modules/lit-html/lit-html.js', import.meta.url)), 'utf8');
+  const { code, removed } = trimLitHtml(source, LIGHT_ELEMENT_PARTS);
+  assert.deepEqual(removed, Object.keys(LIT_STATIC_EDITS).filter((part) => !(LIGHT_ELEMENT_PARTS as readonly string[]).includes(part)));
+  // A listener is still called with the render's host as `this`, and parts still carry the options.
+  assert.ok(code.includes('this._$AH.call(this.options?.host??this.element,t)'));
+  assert.match(code, /this\.options=e\}/);
+  assert.doesNotMatch(code, /_\$litDirective\$|<math>|setConnected/);
+
+  const transform = litStaticPlugin(LIGHT_ELEMENT_PARTS).transform as (this: { error(message: string): never }, source: string, id: string) => unknown;
+  const context = { error: (message: string): never => { throw new Error(message); } };
+  const element = "import { render } from 'lit/html.js';\nrender(html`<p @click=${this.go}></p>`, this, { host: this });";
+  assert.equal(transform.call(context, element, '/p/src/internal/paylink-element.ts'), null, 'render options build');
+  assert.throws(() => transform.call(context, "import { svg } from 'lit/html.js';", '/p/src/components/admin/x.ts'), /SVG/);
+  assert.throws(() => transform.call(context, '', '/p/node_modules/lit-html/directive.js'), /needs all of lit-html/);
 });
