@@ -1,11 +1,13 @@
 /**
  * # Room: sessions
  *
- * Owns: the tables `checkout_sessions` and `chain_transfers` (./repository.ts holds all their SQL),
+ * Owns: the tables `checkout_sessions` and `chain_transfers` (./repository.ts holds all their SQL, but
+ * opening a session, ./opening-repository.ts, and the merchant's and refunds' reads, ./record-repository.ts),
  * `incoming_transfers`, `chain_cursors` and `chain_networks` (./incoming-repository.ts: a real chain's
  * scanner, ./scanner.ts, finality, ./finality.ts, and what a reorganization past finality took back,
  * ./resume.ts),
- * the whole keyless `/v1/checkout/*` API (./routes.ts: a link's public view and visits, sessions,
+ * the whole keyless `/v1/checkout/*` API (./routes.ts: a link's public view and visits, sessions
+ * started by ./start.ts,
  * their SSE stream, simulated payments), quotes (with the rates room's book), expiry, and settlement
  * (./settlement.ts: `settleTransfer(tx, …)` takes the caller's transaction).
  *
@@ -34,7 +36,8 @@
  * object of the `checkout.session.*` and `payment.late` webhooks. Retention of never-paid sessions:
  * ./retention.ts.
  */
-export { expireDueSessions, expireIfDue, getSession, simulatePayment, startExpirySweep, startOrderSession, startSession } from './domain.js';
+export { expireDueSessions, expireIfDue, getSession, simulatePayment, startExpirySweep } from './domain.js';
+export { startOrderSession, startSession } from './start.js';
 export { announceSession, getSessionRecord, listSessionRecords, readSessionRecord, toSessionRecord, type SessionEventType } from './records.js';
 export { checkoutSessionOperations } from './merchant-routes.js';
 export { deleteNeverPaidSessions } from './retention.js';
@@ -54,4 +57,5 @@ export { recordCurrentCheckpoint, ResumeError, reverseVanishedCredits, type Reve
 export { finalizeCredit, reverseCredit } from './finality.js';
 export { depositIndexesWithTransfers } from './incoming-repository.js';
 export { depositAddressPage, depositSessionsOf, receivedTransfers, receivedUpTo, type DepositAddressRecord, type ReceivedTransfer } from './deposit-books.js';
-export { depositAddressOfSql, lockSessionForSettlement, markSessionResolved, orderOfSession, sessionFunds, type SessionFunds } from './repository.js';
+export { depositAddressOfSql, lockSessionForSettlement, orderOfSession } from './repository.js';
+export { markSessionResolved, sessionFunds, type SessionFunds } from './record-repository.js';

@@ -23,10 +23,10 @@ import {
   hideDonorRow,
   listPublicDonorRows,
   listSessionRecords as listRows,
-  rateFields,
   type SessionRecordRow,
   type TransferRow,
-} from './repository.js';
+} from './record-repository.js';
+import { rateFields } from './repository.js';
 
 /** A session row and its transfers as the merchant's API returns them. */
 export function toSessionRecord(row: SessionRecordRow, transfers: readonly TransferRow[]): CheckoutSessionRecord {
