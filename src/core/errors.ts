@@ -16,6 +16,72 @@ export interface FieldError {
   message: string;
 }
 
+/**
+ * Every `code` the service answers with, by status. Code that branches on a code (the checkout on
+ * `link_inactive` and `rate_unavailable`, the client's callers) names it from here, so a renamed code
+ * is a compile error rather than a branch that silently never runs. The proxy in front adds its own
+ * (`cross_site_request`, `upstream_unavailable`, …), and a broken upstream may send anything: readers
+ * keep `string` (see `readErrorBody`).
+ */
+export type ErrorCode =
+  // 400
+  | 'validation_failed'
+  | 'invalid_json'
+  | 'invalid_body'
+  | 'unreadable_body'
+  | 'claim_token_required'
+  // 401
+  | 'missing_api_key'
+  | 'invalid_api_key'
+  // 404
+  | 'not_found'
+  | 'unknown_deposit_address'
+  // 409
+  | 'idempotency_conflict'
+  | 'idempotency_in_progress'
+  | 'reference_in_use'
+  | 'tx_hash_conflict'
+  | 'already_paid'
+  | 'nothing_paid'
+  | 'payment_confirming'
+  | 'payment_reversed'
+  | 'order_paid'
+  | 'order_cancelled'
+  | 'address_already_set'
+  | 'refund_not_cancellable'
+  // 410
+  | 'link_closed'
+  | 'order_expired'
+  | 'refund_cancelled'
+  // 413, 415
+  | 'body_too_large'
+  | 'unsupported_media_type'
+  // 422
+  | 'link_inactive'
+  | 'amount_too_large'
+  | 'asset_mismatch'
+  | 'invalid_transfer'
+  | 'insufficient_balance'
+  | 'own_deposit_address'
+  | 'hot_wallet_address'
+  | 'token_contract_address'
+  | 'nothing_to_refund'
+  | 'payment_not_final'
+  | 'refund_exceeds_payment'
+  // 429
+  | 'rate_limited'
+  | 'too_many_streams'
+  // 500
+  | 'internal_error'
+  // 503
+  | 'withdrawal_outcome_unknown'
+  | 'rate_unavailable'
+  | 'rates_stale'
+  | 'shutting_down'
+  | 'server_busy'
+  | 'too_many_connections'
+  | 'streams_unavailable';
+
 /** The body of every non-2xx response. */
 export interface ErrorBodyShape {
   status: 'error';

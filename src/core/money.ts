@@ -3,7 +3,7 @@
  * arithmetic here goes through scaled bigints so that no amount is ever a binary float.
  * Isomorphic: no DOM, no Node.
  */
-import { CRYPTO_DIGITS } from './rules/limits.js';
+import { CRYPTO_DIGITS, DECIMAL_PATTERN as DECIMAL } from './rules/limits.js';
 
 /** ISO 4217 minor-unit digits of the fiat currencies a link may be priced in. */
 export const FIAT_DIGITS: Readonly<Record<string, number>> = {
@@ -18,8 +18,6 @@ export const ASSET_DIGITS: Readonly<Record<string, number>> = { USDT: CRYPTO_DIG
 /** The assets a customer can pay in and a merchant can withdraw. */
 export const ASSET_IDS = ['USDT', 'CNGN'] as const;
 export type AssetId = (typeof ASSET_IDS)[number];
-
-const DECIMAL = /^(\d+)(?:\.(\d+))?$/;
 
 /** True when `value` is a plain non-negative decimal such as `12`, `12.5` or `0.000001`. */
 export function isDecimalString(value: string): boolean {
@@ -91,6 +89,14 @@ export function compareDecimal(a: string, b: string): number {
   const digits = Math.max(fractionDigits(a), fractionDigits(b));
   const diff = toUnits(a, digits) - toUnits(b, digits);
   return diff < 0n ? -1 : diff > 0n ? 1 : 0;
+}
+
+/** The currency a link is priced in when it names none (and a new link's first choice): the naira. */
+export const DEFAULT_CURRENCY = 'NGN';
+
+/** A link's price currency: the first of its `fiatCurrency` codes, or `DEFAULT_CURRENCY`. */
+export function priceCurrencyOf(fiatCurrency: readonly string[]): string {
+  return fiatCurrency[0] ?? DEFAULT_CURRENCY;
 }
 
 /** Minor digits of a fiat currency; unknown codes get 2. */

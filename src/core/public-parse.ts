@@ -10,6 +10,7 @@
  * puts those in their place (`scripts/lean-schemas.ts`); the same test holds them to the same samples.
  * Isomorphic: no DOM, no Node.
  */
+import { isDecimalString } from './money.js';
 import { SESSION_STATUSES } from './rules/session.js';
 import type { CheckoutSession, PublicDonorList, PublicLink, PublicOrder, VisitResult } from './schemas.js';
 
@@ -31,7 +32,7 @@ const string = check<string>((v) => typeof v == 'string');
 const boolean = check<boolean>((v) => typeof v == 'boolean');
 // z.number() refuses NaN and ±Infinity; .int() refuses anything past the safe integer range.
 const integer = check<number>((v) => Number.isSafeInteger(v));
-const decimal = check<string>((v) => typeof v == 'string' && /^\d+(\.\d+)?$/.test(v));
+const decimal = check<string>((v) => typeof v == 'string' && isDecimalString(v));
 const oneOf = <T extends string>(...values: T[]) => check<T>((v) => values.includes(v as T));
 const nullable =
   <T>(parse: Parse<T>): Parse<T | null> =>

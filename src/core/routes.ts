@@ -9,7 +9,7 @@
  * - the service's keyed prefixes (`X-API-KEY`, `Cache-Control: no-store`) are the first segments of
  *   the `key` operations' paths (`server/service/app.ts`);
  * - the OpenAPI document takes its paths, methods, operation ids, summaries, security, request bodies
- *   and query parameters from here (`server/service/openapi.ts` adds descriptions and error statuses,
+ *   and query parameters from here (`route-docs.ts`, beside it, adds descriptions and error statuses,
  *   keyed by operation id, and cannot name an operation the table lacks);
  * - the proxy's admin area allows exactly the `key` operations, its checkout area exactly the
  *   `public` ones (`server/proxy/routes.ts`); anything else is a 404 there;
@@ -17,7 +17,7 @@
  *   (`test/server/client-routes.test.ts`; the client writes its paths itself, see that test for why).
  *
  * Adding a resource: one entry here; one handler keyed by its operation id in its room's `routes.ts`
- * (the build fails until it exists); the operation's details keyed by the same id in `openapi.ts`; and
+ * (the build fails until it exists); the operation's details keyed by the same id in `route-docs.ts`; and
  * the client method the client test then asks for. Server-side only: the browser bundles never import
  * this module (it pulls in every schema).
  */

@@ -18,6 +18,7 @@
  * whenever the count of donors moved: one poll per page, whatever the number of donors.
  */
 import { PaylinkError } from '../../client/errors.js';
+import type { ErrorCode } from '../../core/errors.js';
 import { compareDecimal, fractionDigits, toUnits } from '../../core/money.js';
 import { payFromWallet, type TokenTransfer, type Wallet, type WalletFailure } from '../../internal/evm-wallet.js';
 import type { Localizer } from '../../internal/localize.js';
@@ -532,9 +533,9 @@ export class CheckoutMachine {
           ? 'paid'
           : problem.status == 410
             ? 'closed'
-            : problem.code == 'link_inactive'
+            : problem.code == ('link_inactive' satisfies ErrorCode)
               ? 'inactive'
-              : problem.code == 'rate_unavailable'
+              : problem.code == ('rate_unavailable' satisfies ErrorCode)
                 ? 'rates'
                 : 'error';
     this.show(view, this.t(view));

@@ -111,5 +111,9 @@ export const TX_HASH_PATTERN = /^0x[0-9a-fA-F]{64}$/;
 /** An `Idempotency-Key`: visible ASCII only. */
 export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]+$/;
 
-/** A decimal amount on the wire (`"12.50"`): what responses carry and what requests may send as text. */
-export const DECIMAL_PATTERN = /^\d+(\.\d+)?$/;
+/**
+ * A decimal amount on the wire (`"12.50"`): what responses carry and what requests may send as text.
+ * The one pattern of a decimal string: `core/money.ts` reads amounts with it (group 1 the whole part,
+ * group 2 the fraction digits), the schemas state it and the lean parsers check it.
+ */
+export const DECIMAL_PATTERN = /^(\d+)(?:\.(\d+))?$/;

@@ -5,7 +5,7 @@
  * the body it is about to send, so both accept exactly the same links.
  * Isomorphic: no DOM, no Node, no zod.
  */
-import { FIAT_DIGITS, compareDecimal, fiatDigits, fractionDigits, fromUnits, toDecimalString, toUnits } from '../money.js';
+import { DEFAULT_CURRENCY, FIAT_DIGITS, compareDecimal, fiatDigits, fractionDigits, fromUnits, priceCurrencyOf, toDecimalString, toUnits } from '../money.js';
 import { checkAmount, type AmountRule } from './amount.js';
 import { parseDateTime } from './dates.js';
 import { MAX_AMOUNT, MAX_COUNT, MAX_LENGTH } from './limits.js';
@@ -54,7 +54,7 @@ export const EMPTY_LINK_DRAFT: Readonly<LinkDraft> = {
   description: '',
   linkType: 'Standard',
   fiatAmount: '0',
-  fiatCurrency: ['NGN'],
+  fiatCurrency: [DEFAULT_CURRENCY],
   collectAddress: false,
   collectPhone: false,
   redirect: false,
@@ -269,7 +269,7 @@ export function resolveLinkDraft(base: Readonly<LinkDraft>, input: LinkInput, no
     const codes = readCurrencyCodes(currencyInput, input.fiatCurrency !== undefined ? 'fiatCurrency' : 'cart.fiatCurrency', errors);
     if (codes) draft.fiatCurrency = codes;
   }
-  const currency = draft.fiatCurrency[0] ?? 'NGN';
+  const currency = priceCurrencyOf(draft.fiatCurrency);
   const digits = fiatDigits(currency);
   const amountRule = { digits, unit: currency };
 
@@ -321,7 +321,7 @@ function resolveStandard(draft: LinkDraft, input: LinkInput, errors: RuleErrors,
   if (!errors.empty) return;
 
   // Items kept from the stored link were read against the price currency they had then.
-  const currency = draft.fiatCurrency[0] ?? 'NGN';
+  const currency = priceCurrencyOf(draft.fiatCurrency);
   const digits = fiatDigits(currency);
   draft.cartItems.forEach((item, index) => {
     if (fractionDigits(item.unitAmount) > digits) errors.fail(`cart.items.${index}.unitAmount`, 'amount.decimals', { unit: currency, digits });

@@ -34,6 +34,9 @@ export const WEBHOOK_EVENT_TYPES = [
 /** One event type an endpoint can subscribe to. */
 export type WebhookEventTypeName = (typeof WEBHOOK_EVENT_TYPES)[number];
 
+/** The event types whose object is a checkout session (`CheckoutSessionRecord`): `checkout.session.*` and `payment.*`. */
+export type SessionEventType = Extract<WebhookEventTypeName, `checkout.session.${string}` | `payment.${string}`>;
+
 /**
  * The type of the event `POST /v1/webhook-endpoint/{id}/test` sends: never subscribed to, never about
  * real money (its `data.object` names the endpoint), so a receiver that ignores unknown types ignores it.

@@ -6,6 +6,7 @@
  * one error shape (the checkout element polls meanwhile). Nobody else's stream is ever dropped to make room.
  * Runtime-neutral.
  */
+import type { ErrorCode } from '../../core/errors.js';
 
 /** Why a stream was refused: its client holds its share, or the server holds all it will. */
 export type StreamRefusal = 'client' | 'total';
@@ -59,7 +60,7 @@ export function createStreamCounter(maxPerClient: number | false, maxTotal: numb
 }
 
 /** The status, code and message of a refusal, for the one error shape. */
-export function streamRefusalError(refusal: StreamRefusal): { status: 429 | 503; code: string; message: string; retryAfter: string } {
+export function streamRefusalError(refusal: StreamRefusal): { status: 429 | 503; code: ErrorCode; message: string; retryAfter: string } {
   const retryAfter = String(STREAM_RETRY_AFTER_SECONDS);
   return refusal === 'client'
     ? { status: 429, code: 'too_many_streams', message: `Too many open event streams; retry in ${retryAfter} s`, retryAfter }

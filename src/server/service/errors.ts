@@ -4,7 +4,7 @@
  * `onError`, so a route only has to throw.
  */
 import type { ZodError } from 'zod';
-import { errorBody } from '../../core/errors.js';
+import { type ErrorCode, errorBody } from '../../core/errors.js';
 import type { RuleError } from '../../core/rules/types.js';
 import type { FieldError } from '../../core/schemas.js';
 import { ruleMessage } from './messages.js';
@@ -12,7 +12,7 @@ import { ruleMessage } from './messages.js';
 export class ApiError extends Error {
   constructor(
     readonly statusCode: number,
-    readonly code: string,
+    readonly code: ErrorCode,
     message: string,
     readonly errors?: FieldError[],
     readonly headers?: Record<string, string>,

@@ -5,6 +5,7 @@
  */
 import { html, nothing, type TemplateResult } from 'lit/html.js';
 import type { CheckoutSessionRecord, PaymentLink } from '../../../core/schemas.js';
+import { priceCurrencyOf } from '../../../core/money.js';
 import { FlashController } from '../../../internal/flash-controller.js';
 import { copyToClipboard, errorMessage, type AdminHost } from '../admin-context.js';
 import { isHttpUrl } from '../../../core/rules/link.js';
@@ -164,7 +165,7 @@ export class LinkDetailController {
     const text = this.host.text;
     const t = text.t.bind(text);
     if (!link) return html`<p part="loading" class="placeholder">${t('loading')}</p>`;
-    const currency = link.fiatCurrency[0] ?? 'NGN';
+    const currency = priceCurrencyOf(link.fiatCurrency);
     const closed = link.linkType === 'Donation' && link.closesAt && Date.parse(link.closesAt) <= Date.now();
     const status = !link.isActive ? 'inactive' : closed ? 'closed' : 'active';
     const snippet = embedSnippet(link, this.scriptSrc);

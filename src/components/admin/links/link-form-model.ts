@@ -5,7 +5,7 @@
  * (`link-form.ts`) reads and changes it and asks its host to draw again; this file runs in Node as well,
  * where the form's tests and the form/service parity test use it.
  */
-import { fiatDigits, fractionDigits, fromUnits, isDecimalString, toUnits } from '../../../core/money.js';
+import { DEFAULT_CURRENCY, fiatDigits, fractionDigits, fromUnits, isDecimalString, toUnits } from '../../../core/money.js';
 import { EMPTY_LINK_DRAFT, draftOfLink, resolveLinkDraft } from '../../../core/rules/link.js';
 import type { CreatePaymentLinkInput, PaymentLink } from '../../../core/schemas.js';
 import { normalizeAmount, type AdminText } from '../admin-context.js';
@@ -67,7 +67,7 @@ export function emptyLinkFormValues(): LinkFormValues {
     linkType: 'Standard',
     title: '',
     description: '',
-    currency: 'NGN',
+    currency: DEFAULT_CURRENCY,
     otherCurrencies: [],
     amount: '',
     items: [],
@@ -273,7 +273,7 @@ export class LinkFormModel {
 
   private valuesOf(link: PaymentLink): LinkFormValues {
     const action = link.postpayAction;
-    const [currency = 'NGN', ...others] = link.fiatCurrency;
+    const [currency = DEFAULT_CURRENCY, ...others] = link.fiatCurrency;
     return {
       linkType: link.linkType,
       title: link.title,

@@ -5,6 +5,7 @@
  */
 import { html, nothing, type TemplateResult } from 'lit/html.js';
 import type { PaymentLink } from '../../../core/schemas.js';
+import { priceCurrencyOf } from '../../../core/money.js';
 import type { AdminHost } from '../admin-context.js';
 import { PagedResource } from '../resource-controller.js';
 import { announcePage, pagedTable, selectFilter, type TableColumn } from '../templates.js';
@@ -51,7 +52,7 @@ export class LinksListController {
 
   private amountOf(link: PaymentLink): string {
     const format = this.host.text;
-    const currency = link.fiatCurrency[0] ?? 'NGN';
+    const currency = priceCurrencyOf(link.fiatCurrency);
     if (link.linkType === 'Donation') {
       if (link.minAmount && link.maxAmount) return `${format.money(link.minAmount, currency)} – ${format.money(link.maxAmount, currency)}`;
       return format.t('donorChooses');

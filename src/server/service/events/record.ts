@@ -9,7 +9,7 @@
  *   the same transaction, followed by a `NOTIFY` that wakes the delivery workers of every instance. So
  *   an event is never sent for a change that rolled back, nor lost for one that committed.
  */
-import type { WebhookEventTypeName } from '../../../core/rules/webhooks.js';
+import type { SessionEventType, WebhookEventTypeName } from '../../../core/rules/webhooks.js';
 import type { CheckoutSessionRecord, Order, ReconciliationMismatch, Refund, Withdrawal } from '../../../core/schemas.js';
 import type { Queryable } from '../../db/index.js';
 import { enqueueWebhookEvents } from '../webhooks/outbox.js';
@@ -50,16 +50,7 @@ export type DomainEvent =
    * A session was paid (or overpaid), left underpaid by a transfer, or expired; its money became final;
    * the merchant accepted it as paid; a transfer came late; a credit was taken back.
    */
-  | Announcement<
-      | 'checkout.session.paid'
-      | 'checkout.session.underpaid'
-      | 'checkout.session.expired'
-      | 'checkout.session.finalized'
-      | 'checkout.session.resolved'
-      | 'payment.late'
-      | 'payment.reversed',
-      CheckoutSessionRecord
-    >
+  | Announcement<SessionEventType, CheckoutSessionRecord>
   /** An order was paid in full (once per order). */
   | Announcement<'order.paid', Order>
   /** A withdrawal's payout went out, or failed (its funds returned). */

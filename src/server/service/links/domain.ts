@@ -4,7 +4,7 @@
  * the use cases the routes call. The SQL is ./repository.ts's.
  */
 import type { z } from 'zod';
-import { formatFixed, fiatDigits, toDecimalString } from '../../../core/money.js';
+import { formatFixed, fiatDigits, priceCurrencyOf, toDecimalString } from '../../../core/money.js';
 import { isUuid, SLUG_PATTERN } from '../../../core/rules/limits.js';
 import { EMPTY_LINK_DRAFT, readLinkType, resolveLinkDraft, type LinkDraft, type LinkInput } from '../../../core/rules/link.js';
 import type { CheckoutAsset, LinkState, ListPaymentLinksQuery, PaymentLink, PublicLink } from '../../../core/schemas.js';
@@ -73,7 +73,7 @@ function rowToDraft(row: LinkRow): LinkDraft {
 
 /** A link as the API returns it (with the donation extras). */
 export function toPaymentLink(row: LinkRow, publicUrl: string, withType: boolean): PaymentLink {
-  const currency = row.fiat_currency[0] ?? 'NGN';
+  const currency = priceCurrencyOf(row.fiat_currency);
   const isDonation = row.link_type === 'Donation';
   return {
     id: row.id,

@@ -22,6 +22,7 @@ import { CRYPTO_DIGITS } from '../../../core/rules/limits.js';
 import type { CreateRefundInput, ListRefundsQuery, Refund, RefundList } from '../../../core/schemas.js';
 import { statementParams, type Database, type Queryable } from '../../db/index.js';
 import { pageMeta } from '../context.js';
+import type { ErrorCode } from '../../../core/errors.js';
 import { ApiError, notFound, ruleError, validationError } from '../errors.js';
 import { recordEvent, recordEvents } from '../events/index.js';
 import { runIdempotent, type IdempotencyState, type StoredResponse } from '../idempotency/index.js';
@@ -88,7 +89,7 @@ const units = (value: string) => toUnits(assetAmount(value), CRYPTO_DIGITS);
 const amountOf = (value: bigint) => fromUnits(value, CRYPTO_DIGITS);
 
 /** Why a payment can't be refunded (422), said the same way wherever it is found. */
-function refused(code: string, message: string): ApiError {
+function refused(code: ErrorCode, message: string): ApiError {
   return new ApiError(422, code, message);
 }
 

@@ -18,6 +18,7 @@ import { isUuid } from '../../../core/rules/limits.js';
 import { SETTLED_STATUSES } from '../../../core/rules/session.js';
 import type { CheckoutSessionRecord } from '../../../core/schemas.js';
 import type { Database } from '../../db/index.js';
+import type { ErrorCode } from '../../../core/errors.js';
 import { ApiError, notFound } from '../errors.js';
 import { recordEvent } from '../events/index.js';
 import type { Principal } from '../keys/index.js';
@@ -26,7 +27,7 @@ import { lockOrderForPayment, markOrderResolved } from '../orders/index.js';
 import { announceSession, lockSessionForSettlement, markSessionResolved, orderOfSession, readSessionRecord } from '../sessions/index.js';
 import { closeOrderSessions } from '../money-in/index.js';
 
-const conflict = (code: string, message: string) => new ApiError(409, code, message);
+const conflict = (code: ErrorCode, message: string) => new ApiError(409, code, message);
 
 /** See the module comment. Resolves with the session as `GET /v1/checkout-session/{id}` shows it after. */
 export async function resolveSession(deps: { db: Database; now: () => Date }, principal: Principal, id: string, reason: string | null): Promise<CheckoutSessionRecord> {

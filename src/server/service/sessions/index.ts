@@ -1,8 +1,10 @@
 /**
  * # Room: sessions
  *
- * Owns: the tables `checkout_sessions` and `chain_transfers` (./repository.ts holds all their SQL),
- * the whole keyless `/v1/checkout/*` API (./routes.ts: a link's public view and visits, sessions,
+ * Owns: the tables `checkout_sessions` and `chain_transfers` (./repository.ts holds their SQL, but opening a session, ./opening-repository.ts, and the
+ * merchant's and refunds' reads, ./record-repository.ts),
+ * the whole keyless `/v1/checkout/*` API (./routes.ts: a link's public view and visits, sessions
+ * started by ./start.ts,
  * their SSE stream, simulated payments), quotes (with the rates room's book), expiry, and a session's
  * statuses (the `confirming` status belongs here; money in sets it).
  *
@@ -27,12 +29,14 @@
  * object of the `checkout.session.*` and `payment.late` webhooks. Retention of never-paid sessions:
  * ./retention.ts.
  */
-export { expireDueSessions, expireIfDue, getSession, simulatePayment, startExpirySweep, startOrderSession, startSession } from './domain.js';
+export { expireDueSessions, expireIfDue, getSession, simulatePayment, startExpirySweep } from './domain.js';
+export { startOrderSession, startSession } from './start.js';
 export { announceSession, getSessionRecord, listSessionRecords, readSessionRecord, toSessionRecord, type SessionEventType } from './records.js';
 export { checkoutSessionOperations } from './merchant-routes.js';
 export { deleteNeverPaidSessions } from './retention.js';
 export { checkoutOperations } from './routes.js';
-export { depositAddressOfSql, lockSessionForSettlement, markSessionResolved, orderOfSession, sessionFunds, type SessionFunds } from './repository.js';
+export { depositAddressOfSql, lockSessionForSettlement, orderOfSession } from './repository.js';
+export { markSessionResolved, sessionFunds, type SessionFunds } from './record-repository.js';
 // What money in (../money-in/) settles and finalizes sessions with, under the locks it takes.
 export {
   closeSessionsOfOrder,

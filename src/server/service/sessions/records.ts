@@ -8,7 +8,7 @@
 import type { z } from 'zod';
 import { fiatDigits, formatFixed, toDecimalString } from '../../../core/money.js';
 import { isUuid } from '../../../core/rules/limits.js';
-import type { WebhookEventTypeName } from '../../../core/rules/webhooks.js';
+import type { SessionEventType } from '../../../core/rules/webhooks.js';
 import type { CheckoutSessionRecord, CheckoutSessionRecordList, FieldError, ListCheckoutSessionsQuery, PublicDonorList } from '../../../core/schemas.js';
 import type { Queryable } from '../../db/index.js';
 import { creationRange, pageMeta } from '../context.js';
@@ -23,10 +23,10 @@ import {
   hideDonorRow,
   listPublicDonorRows,
   listSessionRecords as listRows,
-  rateFields,
   type SessionRecordRow,
   type TransferRow,
-} from './repository.js';
+} from './record-repository.js';
+import { rateFields } from './repository.js';
 
 /** A session row and its transfers as the merchant's API returns them. */
 export function toSessionRecord(row: SessionRecordRow, transfers: readonly TransferRow[]): CheckoutSessionRecord {
@@ -135,17 +135,8 @@ export async function listPublicDonors(db: Queryable, linkId: string, limit: num
   };
 }
 
-/** The session webhooks. */
-export type SessionEventType = Extract<
-  WebhookEventTypeName,
-  | 'checkout.session.paid'
-  | 'checkout.session.underpaid'
-  | 'checkout.session.expired'
-  | 'checkout.session.finalized'
-  | 'checkout.session.resolved'
-  | 'payment.late'
-  | 'payment.reversed'
->;
+/** The session webhooks (one list: `core/rules/webhooks.ts`). */
+export type { SessionEventType };
 
 /**
  * Announces `type` about a session in the transaction `tx` that changed it: its merchant's endpoints

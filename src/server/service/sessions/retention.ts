@@ -5,7 +5,7 @@
  * directly or through a transfer, is ever deleted.
  */
 import type { Database } from '../../db/index.js';
-import { deleteNeverPaidExpired } from './repository.js';
+import { deleteNeverPaidExpired } from './record-repository.js';
 
 /** Deletes the never-paid sessions that expired before `expiredBefore`, in batches; returns how many. */
 export async function deleteNeverPaidSessions(db: Database, expiredBefore: Date, batch = 500): Promise<number> {

@@ -25,7 +25,8 @@ import { recordVisit, toPublicLink, type LinkCache } from '../links/index.js';
 import type { MoneyServiceDeps } from '../money-deps.js';
 import type { RoomOperations } from '../operations.js';
 import { readOrder, toPublicOrder } from '../orders/index.js';
-import { getSession, simulatePayment, startOrderSession, startSession } from './domain.js';
+import { getSession, simulatePayment } from './domain.js';
+import { startOrderSession, startSession } from './start.js';
 import { listPublicDonors } from './records.js';
 import { createVisitGate } from './visit-gate.js';
 

@@ -15,6 +15,7 @@ import type { ChainAdapter } from '../../chain/types.js';
 import type { Queryable } from '../../db/index.js';
 import { listAlerts } from '../alerts/index.js';
 import { pageMeta } from '../context.js';
+import type { ErrorCode } from '../../../core/errors.js';
 import { ApiError, notFound, ruleError, validationError } from '../errors.js';
 import { recordEvents } from '../events/index.js';
 import type { Principal } from '../keys/index.js';
@@ -46,7 +47,7 @@ export function parseWithdrawalRequest(input: WithdrawalInput, chain: ChainAdapt
  */
 export function refusedDestination(address: string, chain: ChainAdapter): ApiError | undefined {
   const lower = address.toLowerCase();
-  const refuse = (code: string, message: string) => new ApiError(422, code, message, [{ path: 'address', message }]);
+  const refuse = (code: ErrorCode, message: string) => new ApiError(422, code, message, [{ path: 'address', message }]);
   if (chain.kind === 'real' && chain.chains.some((network) => network.outgoing?.hotWallet.toLowerCase() === lower))
     return refuse(
       'hot_wallet_address',
