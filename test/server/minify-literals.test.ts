@@ -53,14 +53,20 @@ test("lit-hooks: the script-tag bundles drop lit-html's polyfill and version ann
   assert.equal(transform(source, '/elsewhere/other.js'), null, 'other modules are left alone');
 });
 
-test("lit-static: the checkout's bundle drops lit-html's directive support and MathML, all of a part or none of it", async () => {
+test("lit-static: the bundles drop lit-html's directive support, SVG and MathML templates and compiled ones, all of a part or none of it", async () => {
   const { readFileSync } = await import('node:fs');
   const { fileURLToPath } = await import('node:url');
   const { trimLitHtml } = await import('../../scripts/lit-static.js');
   const source = readFileSync(fileURLToPath(new URL('../../node_modules/lit-html/lit-html.js', import.meta.url)), 'utf8');
   const { code, removed } = trimLitHtml(source);
-  assert.deepEqual(removed, ['directive resolver', 'element part', "parts' directive API", 'MathML'], 'the installed lit-html reads the way the plugin knows');
-  assert.doesNotMatch(code, /_\$litDirective\$|new Z\(|setConnected|startNode|endNode|get tagName|<math>/);
+  assert.deepEqual(
+    removed,
+    ['directive resolver', 'element part', "parts' directive API", 'MathML', 'SVG', 'connection tracking', 'compiled templates'],
+    'the installed lit-html reads the way the plugin knows',
+  );
+  assert.doesNotMatch(code, /_\$litDirective\$|new Z\(|setConnected|startNode|endNode|get tagName|<math>|<svg>|isConnected|_\$AP|s\.h\[0\]/);
+  // What is left of the connection tracking is in the element part's class, which no bundle keeps (nothing makes one).
+  assert.doesNotMatch(code.replace(/class Z\{.*?_\$AI\(t\)\{M\(this,t\)\}\}/, ''), /_\$AU|_\$AN/);
   // Element bindings are still found (so the values after them keep their places), and nothing renders them.
   assert.match(code, /type:6,index:/);
   // Whatever else lit-html does stays: every part kind but the element's, events, properties, booleans.
@@ -69,7 +75,7 @@ test("lit-static: the checkout's bundle drops lit-html's directive support and M
   // A lit-html that reads otherwise keeps the part whole: half of a part is never taken.
   const changed = source.replace('get startNode(){return this._$AA}', 'get startNode(){return this._$AA??null}');
   const partial = trimLitHtml(changed);
-  assert.deepEqual(partial.removed, ['directive resolver', 'element part', 'MathML']);
+  assert.deepEqual(partial.removed, ['directive resolver', 'element part', 'MathML', 'SVG', 'compiled templates']);
   assert.match(partial.code, /setConnected/);
 });
 
@@ -80,5 +86,6 @@ test('lit-static: a bundle that needs what it drops does not build', async () =>
   for (const id of ['/p/node_modules/lit-html/directive.js', '/p/node_modules/lit-html/directives/if-defined.js', '/p/node_modules/lit/directives/ref.js', '/p/node_modules/lit-element/lit-element.js'])
     assert.throws(() => transform.call(context, '', id), /needs all of lit-html/, id);
   assert.throws(() => transform.call(context, "import { html, mathml } from 'lit';", '/p/src/components/checkout/x.ts'), /MathML/);
+  assert.throws(() => transform.call(context, "import { svg } from 'lit/html.js';", '/p/src/components/admin/x.ts'), /SVG/);
   assert.equal(transform.call(context, "import { html } from 'lit/html.js';", '/p/src/components/checkout/x.ts'), null, 'plain templates build');
 });
