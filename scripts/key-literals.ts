@@ -12,14 +12,21 @@
  * on where a key is expected, tested for truth (slot numbers start at 1), compared with another key, or
  * indexing a table. A string operation on it (`label.length`, `${label}`) or a comparison with a literal
  * fails the build with its place, instead of misbehaving in the bundle only.
+ *
+ * A key the code computes (`status_${status}`, a rule's `error.key`) stays a string, so its text must be
+ * found by its name: TypeScript lists the keys such an expression may be (its type is a union of key
+ * literals), and those are hashed in the packed table (`literalLayout` in `scripts/packed-tables.ts`),
+ * with every key written as a string where no key is expected (it may reach `t()` as one); the others
+ * are read by number alone. An assertion that makes a string a key (`` `rate_${key}` as 'rate_held' ``)
+ * would hide the keys it may be, so it fails the build, as does a computed key whose type is not a list
+ * of keys (`string`, `any`).
  * The browser tests run the sources, where keys stay strings; `test/server/key-literals.test.ts` covers this.
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import type { Plugin } from 'vite';
-import { slotOf } from '../src/internal/packed-table.js';
-import { perfectHash } from './packed-tables.js';
+import { literalLayout, type TableLayout } from './packed-tables.js';
 import { privateRenames } from './private-names.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -32,14 +39,27 @@ const SCOPE = /[\\/]src[\\/]components[\\/]admin[\\/](?!translations[\\/]).*\.ts
 /** Each module's replacements: `[start, end, slot]` in its source as read from disk. */
 export type KeyEdits = Map<string, [start: number, end: number, slot: number][]>;
 
-let found: Promise<KeyEdits> | undefined;
+/** What the admin's modules do with keys: their key literals, and the keys they compute. */
+interface KeyUses {
+  /** Each module's key literals: `[start, end, key]` in its source as read from disk. */
+  literals: Map<string, [start: number, end: number, key: string][]>;
+  /** The keys the code may ask for by name at run time: those it computes, and those it writes as plain strings. */
+  computed: Set<string>;
+}
+
+let found: Promise<{ edits: KeyEdits; layout: TableLayout }> | undefined;
 
 /**
  * The key literals of the admin's modules and their slots; throws on a use of a key the bundle would
  * break. Found once per process (a TypeScript program of the browser sources: some seconds).
  */
-export function keyEdits(): Promise<KeyEdits> {
-  return (found ??= findKeyEdits());
+export async function keyEdits(): Promise<KeyEdits> {
+  return (await (found ??= analyse())).edits;
+}
+
+/** The layout of the admin's packed tables: the keys the code may ask for by name hashed, the others by number (`literalLayout`). */
+export async function keyLayout(): Promise<TableLayout> {
+  return (await (found ??= analyse())).layout;
 }
 
 /**
@@ -47,8 +67,20 @@ export function keyEdits(): Promise<KeyEdits> {
  * disk; in the modules of `only` alone when given (the program still holds them all).
  */
 export async function findKeyEdits(replaced: Record<string, string> = {}, only?: readonly string[]): Promise<KeyEdits> {
+  return (await analyse(replaced, only)).edits;
+}
+
+async function analyse(replaced: Record<string, string> = {}, only?: readonly string[]): Promise<{ edits: KeyEdits; layout: TableLayout }> {
   const table = ((await import(TABLE)) as { default: Record<string, string> }).default;
-  const { seeds, size } = perfectHash(Object.keys(table));
+  const { literals, computed } = await findKeyUses(table, replaced, only);
+  const layout = literalLayout(table, computed);
+  const edits: KeyEdits = new Map();
+  for (const [file, keys] of literals) edits.set(file, keys.map(([start, end, key]) => [start, end, layout.slots.indexOf(key)]));
+  return { edits, layout };
+}
+
+/** The key uses of the admin's modules (see `findKeyEdits` for `replaced` and `only`); throws on a use the bundle would break. */
+async function findKeyUses(table: Record<string, string>, replaced: Record<string, string>, only?: readonly string[]): Promise<KeyUses> {
   const { config } = ts.readConfigFile(`${ROOT}tsconfig.json`, ts.sys.readFile);
   const { options } = ts.parseJsonConfigFileContent(config, ts.sys, ROOT);
   const host = ts.createCompilerHost(options);
@@ -69,21 +101,57 @@ export async function findKeyEdits(replaced: Record<string, string> = {}, only?:
     !!type && (type === keyType || (type.isUnion() && [...keyMembers].every((member) => type.types.includes(member))));
   const isTable = (type: ts.Type) => Object.keys(table).every((key) => type.getProperty(key));
 
-  const edits: KeyEdits = new Map();
+  /** True when every member of `type` is a key (a value of it may be a number at run time only if it holds them all). */
+  const onlyKeys = (type: ts.Type): boolean => (type.isUnion() ? type.types : [type]).every((member) => keyMembers.has(member));
+
+  const literals: KeyUses['literals'] = new Map();
+  const computed = new Set<string>();
+  const stringLiterals = new Set<string>();
   const problems: string[] = [];
   for (const file of program.getSourceFiles()) {
     if (!SCOPE.test(file.fileName) || (only && !only.includes(file.fileName))) continue;
-    const fileEdits: [number, number, number][] = [];
+    const fileLiterals: [number, number, string][] = [];
+    const problem = (node: ts.Node, what: string) => {
+      const { line, character } = file.getLineAndCharacterOfPosition(node.getStart(file));
+      problems.push(`${file.fileName}:${line + 1}:${character + 1}: ${node.getText(file)} ${what}`);
+    };
+    /** A key the code passes on, made of literals (numbers in the bundle) or computed (a string: its possible keys are hashed). */
+    const keyValue = (node: ts.Expression): void => {
+      if (ts.isParenthesizedExpression(node) || ts.isNonNullExpression(node)) return keyValue(node.expression);
+      if (ts.isConditionalExpression(node)) return (keyValue(node.whenTrue), keyValue(node.whenFalse));
+      if (ts.isBinaryExpression(node) && [ts.SyntaxKind.QuestionQuestionToken, ts.SyntaxKind.BarBarToken].includes(node.operatorToken.kind)) {
+        return (keyValue(node.left), keyValue(node.right));
+      }
+      if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) return;
+      const type = checker.getTypeAtLocation(node);
+      // A value of the whole key type is one the code was given as a key (a literal, so a number).
+      if (holdsKeys(valueType(node))) return;
+      if (!onlyKeys(type)) return problem(node, 'is a translation key TypeScript cannot list the keys of (not a union of keys)');
+      for (const member of type.isUnion() ? type.types : [type]) computed.add((member as ts.StringLiteralType).value);
+    };
     const visit = (node: ts.Node): void => {
       // Types, and the names a declaration or an object literal gives, are not values.
       if (ts.isTypeNode(node) || ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) return;
       if (ts.isIdentifier(node) && isDeclaredName(node)) return;
       if ((ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) && node.text in table && holdsKeys(checker.getContextualType(node))) {
-        fileEdits.push([node.getStart(file), node.getEnd(), slotOf(node.text, seeds, size)]);
+        fileLiterals.push([node.getStart(file), node.getEnd(), node.text]);
+      } else if ((ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) && node.text in table) {
+        // A key written where no key is expected (`readonly label = 'tabLinks'` in a class whose interface
+        // types `label` as a key; a field's name, `'amount'`) stays a string, and may reach `t()` as one.
+        stringLiterals.add(node.text);
+      } else if (
+        (ts.isAsExpression(node) || ts.isTypeAssertionExpression(node)) &&
+        !ts.isLiteralExpression(node.expression) &&
+        onlyKeys(checker.getTypeAtLocation(node.type)) &&
+        // Naming a field that happens to be called as a key (`errors[path as 'amount']`) is no key.
+        !(ts.isElementAccessExpression(node.parent) && node.parent.argumentExpression === node)
+      ) {
+        problem(node, 'asserts a translation key: the keys it may be are unknown (type the value as a union of keys instead)');
       } else if (ts.isExpression(node) && !ts.isLiteralExpression(node) && holdsKeys(valueType(node)) && !usedAsKey(node)) {
-        const { line, character } = file.getLineAndCharacterOfPosition(node.getStart(file));
-        problems.push(`${file.fileName}:${line + 1}:${character + 1}: ${node.getText(file)} is used other than as a translation key`);
+        problem(node, 'is used other than as a translation key');
       }
+      // Where a key is expected: a computed one is found by name in the bundle.
+      if (ts.isExpression(node) && holdsKeys(checker.getContextualType(node)) && !isKeyPart(node)) keyValue(node);
       ts.forEachChild(node, visit);
     };
     /**
@@ -113,10 +181,21 @@ export async function findKeyEdits(replaced: Record<string, string> = {}, only?:
       return ts.isPropertyAccessExpression(parent) && parent.name === node;
     };
     visit(file);
-    if (fileEdits.length) edits.set(file.fileName, fileEdits);
+    if (fileLiterals.length) literals.set(file.fileName, fileLiterals);
   }
   if (problems.length) throw new Error(`key-literals: in dist/paylink.js a translation key may be a number:\n${problems.join('\n')}`);
-  return edits;
+  return { literals, computed: new Set([...computed, ...stringLiterals]) };
+}
+
+/** True for an expression within a larger one that is a key where it stands (a branch of `a ? 'x' : 'y'`), which `keyValue` reads whole. */
+function isKeyPart(node: ts.Expression): boolean {
+  const { parent } = node;
+  return (
+    ts.isParenthesizedExpression(parent) ||
+    ts.isNonNullExpression(parent) ||
+    (ts.isConditionalExpression(parent) && parent.condition !== node) ||
+    (ts.isBinaryExpression(parent) && [ts.SyntaxKind.QuestionQuestionToken, ts.SyntaxKind.BarBarToken].includes(parent.operatorToken.kind))
+  );
 }
 
 /** True for the name a declaration gives (a variable, parameter, property, binding) rather than a value read. */
