@@ -16,6 +16,7 @@ import { litStaticPlugin } from './scripts/lit-static.js';
 import { minifyLiteralsPlugin } from './scripts/minify-literals.js';
 import { noEvalPlugin } from './scripts/no-eval.js';
 import { packedTablesPlugin } from './scripts/packed-tables.js';
+import { terserPassPlugin } from './scripts/terser-pass.js';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
 
@@ -39,6 +40,8 @@ export interface BundleOptions {
    * (`scripts/lit-static.ts`, which refuses a bundle where it is needed).
    */
   staticLit?: boolean;
+  /** With `staticLit`: the bundle calls `render()` with options (`{ host }`), whose support stays. */
+  renderOptions?: boolean;
   /**
    * Modules (paths from the root) the bundle leaves out: an import of one imports nothing. For a
    * module of side effects only that another file brings instead (the admin's French, `dist/paylink-admin.fr.js`).
@@ -66,7 +69,8 @@ export function libraryBuild(entry: string, fileName: string, options: BundleOpt
       ...(options.leaveOut?.length ? [leaveOutPlugin(options.leaveOut)] : []),
       ...shared.plugins!,
       packedTablesPlugin(options.standaloneTables),
-      ...(options.staticLit ? [litStaticPlugin()] : []),
+      ...(options.staticLit ? [litStaticPlugin({ renderOptions: options.renderOptions })] : []),
+      terserPassPlugin(),
     ],
     build: {
       outDir: 'dist',

@@ -65,6 +65,9 @@ function realService() {
   return running;
 }
 
+/** The DevTools sessions of `paylink-emulate`, by test session. */
+const emulations = {};
+
 const HOP_BY_HOP = new Set(['connection', 'content-encoding', 'content-length', 'keep-alive', 'transfer-encoding']);
 
 /** Serves `/__test/seed` and forwards `/paylink/checkout/*` to the real service. */
@@ -145,6 +148,21 @@ export default {
         const file = path.join('test-results', `${payload.name}.png`);
         await mkdir(path.dirname(file), { recursive: true });
         await session.browser.getPage(session.id).screenshot({ path: file, fullPage: true });
+        return true;
+      },
+    },
+    {
+      // `executeServerCommand('paylink-emulate', { touch, width })`: a touch screen (its pointer is
+      // coarse) `width` CSS pixels wide, or, with `{}`, the desktop again, without reloading the page.
+      name: 'paylink-emulate',
+      async executeCommand({ command, payload, session }) {
+        if (command !== 'paylink-emulate') return undefined;
+        // The emulation lasts as long as its DevTools session: one per test page, kept open.
+        emulations[session.id] ??= session.browser.getPage(session.id).createCDPSession();
+        const cdp = await emulations[session.id];
+        await cdp.send('Emulation.setTouchEmulationEnabled', { enabled: !!payload.touch, maxTouchPoints: payload.touch ? 5 : 1 });
+        if (payload.width) await cdp.send('Emulation.setDeviceMetricsOverride', { width: payload.width, height: 844, deviceScaleFactor: 1, mobile: false });
+        else await cdp.send('Emulation.clearDeviceMetricsOverride');
         return true;
       },
     },

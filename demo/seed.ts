@@ -1,9 +1,11 @@
 /**
- * Demo data: one integrator with a store link (Standard, with a cart), a donation link (suggested
- * amounts, closing time) and a simple fixed-amount link. Seeded once per data directory. On the
- * demo's local chain, also a few sessions paid by real transfers (`seedPayments`), so the merchant
- * has a balance to withdraw that the ledger can account for, credited the one way money comes in:
- * the scanner seeing the transfer.
+ * Demo data: one integrator with a store link (Standard, with a cart), a donation link (a fundraiser:
+ * suggested amounts, closing time, a goal) and a simple fixed-amount link. Seeded once per data
+ * directory. On the demo's local chain, also a few sessions paid by real transfers (`seedPayments`),
+ * so the merchant has a balance to withdraw that the ledger can account for, credited the one way
+ * money comes in: the scanner seeing the transfer; on the sandbox, simulated ones (`seedDonations`).
+ * Either way the fundraiser opens with a few gifts, most from donors who chose to be shown, so a
+ * visitor sees its progress and its latest donors move when they give.
  */
 import { parseUnits } from 'viem';
 import type { Database } from '../src/server/db/index.js';
@@ -18,7 +20,19 @@ export interface DemoSeed {
   apiKey: string;
   principal: Principal;
   slugs: { store: string; donation: string; simple: string };
+  /** The links were made by this run (not found from an earlier one's data directory). */
+  created: boolean;
 }
+
+/** The fundraiser's goal, in naira. */
+export const DEMO_GOAL = 250_000;
+
+/** The gifts the fundraiser opens with: what each gave, and its donor's words and choice to be shown. */
+export const SEED_DONATIONS = [
+  { fiatAmount: 20000, donorName: 'Adaeze O.', message: 'For the reading corner. Keep going!', showPublicly: true },
+  { fiatAmount: 5000, donorName: 'Tunde', message: 'Books changed my life.', showPublicly: true },
+  { fiatAmount: 12000, donorName: 'A private donor', message: 'Not for the page.', showPublicly: false },
+] as const;
 
 /**
  * Seeds the demo merchant and its three links once per database; with the key of an earlier run
@@ -33,7 +47,7 @@ export async function seedDemo(db: Database, existingKey?: string, merchantName 
         [principal.integratorId],
       );
       if (rows.length === 3) {
-        return { apiKey: existingKey, principal, slugs: { store: rows[0]!.slug, donation: rows[1]!.slug, simple: rows[2]!.slug } };
+        return { apiKey: existingKey, principal, slugs: { store: rows[0]!.slug, donation: rows[1]!.slug, simple: rows[2]!.slug }, created: false };
       }
     }
   }
@@ -65,6 +79,7 @@ export async function seedDemo(db: Database, existingKey?: string, merchantName 
     maxAmount: 2000000,
     suggestedAmounts: [1000, 5000, 20000],
     closesAt: new Date(Date.now() + 30 * 24 * 3600 * 1000).toISOString(),
+    goalAmount: DEMO_GOAL,
   });
   const simple = await createLink(db, principal, {
     title: 'Design consultation (1 hour)',
@@ -75,14 +90,37 @@ export async function seedDemo(db: Database, existingKey?: string, merchantName 
     options: { collectAddress: false, collectPhone: false },
     cart: { items: [] },
   });
-  return { apiKey: created.key, principal, slugs: { store: store.slug, donation: donation.slug, simple: simple.slug } };
+  return { apiKey: created.key, principal, slugs: { store: store.slug, donation: donation.slug, simple: simple.slug }, created: true };
 }
 
-/** The seed's payments: which link, in what, for how much (donations only). */
+/** Calls the service as a customer's page would, asserting a success. */
+function serviceCaller(service: Pick<RunningService, 'app'>) {
+  return async (method: string, path: string, body?: unknown) => {
+    const response = await service.app.request(path, {
+      method,
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const json = (await response.json()) as Record<string, unknown>;
+    if (!response.ok) throw new Error(`seeding the demo: ${method} ${path} answered ${response.status}: ${JSON.stringify(json)}`);
+    return json;
+  };
+}
+
+/** On the sandbox chain: the fundraiser's opening gifts (`SEED_DONATIONS`), paid by simulated transfers. */
+export async function seedDonations(service: Pick<RunningService, 'app'>, slug: string): Promise<void> {
+  const call = serviceCaller(service);
+  for (const gift of SEED_DONATIONS) {
+    const session = await call('POST', `/v1/checkout/${slug}/sessions`, { assetId: 'USDT', ...gift });
+    await call('POST', `/v1/checkout/sessions/${String(session.id)}/simulate-payment`, {});
+  }
+}
+
+/** The seed's payments: which link, in what, for how much and from whom (donations only). */
 const SEED_PAYMENTS = [
   { link: 'simple', assetId: 'USDT' },
   { link: 'simple', assetId: 'USDT' },
-  { link: 'donation', assetId: 'CNGN', fiatAmount: 20000 },
+  ...SEED_DONATIONS.map((gift) => ({ link: 'donation', assetId: 'CNGN', ...gift }) as const),
 ] as const;
 
 /**
@@ -96,23 +134,10 @@ export async function seedPayments(
   slugs: DemoSeed['slugs'],
   timeoutMs = 20_000,
 ): Promise<Array<{ sessionId: string; txHash: string }>> {
-  const call = async (method: string, path: string, body?: unknown) => {
-    const response = await service.app.request(path, {
-      method,
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const json = (await response.json()) as Record<string, unknown>;
-    if (!response.ok) throw new Error(`seeding the demo: ${method} ${path} answered ${response.status}: ${JSON.stringify(json)}`);
-    return json;
-  };
+  const call = serviceCaller(service);
   const paid: Array<{ sessionId: string; txHash: string }> = [];
-  for (const payment of SEED_PAYMENTS) {
-    const session = await call('POST', `/v1/checkout/${slugs[payment.link]}/sessions`, {
-      assetId: payment.assetId,
-      blockchainId: chain.network,
-      ...('fiatAmount' in payment ? { fiatAmount: payment.fiatAmount } : {}),
-    });
+  for (const { link, ...payment } of SEED_PAYMENTS) {
+    const session = await call('POST', `/v1/checkout/${slugs[link]}/sessions`, { ...payment, blockchainId: chain.network });
     const token = chain.tokens[payment.assetId];
     const units = parseUnits(String(session.cryptoAmount), token.decimals);
     const txHash = await chain.payFromOwner(token, session.payAddress as `0x${string}`, units);

@@ -51,7 +51,7 @@ import { describeRateSettings, type RateSettings } from '../src/server/service/r
 import { startService, type RunningService } from '../src/server/service/serve.js';
 import { readAllowPrivate } from '../src/server/service/webhooks/settings.js';
 import { anvilMissing, DEMO_BLOCK_TIME, DEMO_MNEMONIC, startDemoChains, type DemoChain } from './chain.js';
-import { seedDemo, seedPayments } from './seed.js';
+import { seedDemo, seedDonations, seedPayments } from './seed.js';
 import { createAdminSessions, createHostCheck, readCookie, SESSION_COOKIE } from './visitors.js';
 import { createDemoShop } from './shop.js';
 import { createDemoWallet } from './wallet.js';
@@ -404,6 +404,8 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
     // Stopped after the demo's server has drained (as `serve` does), before the database closes.
     closers.push(() => service.close());
 
+    // The sandbox's fundraiser opens with a few gifts too (simulated: the local chain's are real transfers, below).
+    if (!local && seed.created) await seedDonations(service, seed.slugs.donation);
     const wallet = local ? createDemoWallet(locals, origin) : undefined;
     // The shop's server side: it creates orders with the merchant's key, as a plugin's server does.
     const shop = createDemoShop(createPaylinkClient({ baseUrl: service.url, apiKey: seed.apiKey }), origin);

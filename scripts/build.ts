@@ -43,11 +43,11 @@ const bundles: { entry: string; file: string; options: BundleOptions; budgetGzip
   // The checkout renders plain templates: lit-html's directive support is left out (scripts/lit-static.ts).
   { entry: './src/checkout.ts', file: 'paylink-checkout.js', options: { staticLit: true }, budgetGzip: 15_000 },
   // Both elements render plain templates too (the admin's bars set their width through the CSSOM, `.style`).
-  { entry: './src/index.ts', file: 'paylink.js', options: { leaveOut: [ADMIN_FRENCH], staticLit: true }, budgetGzip: ADMIN_BUDGET_GZIP },
+  { entry: './src/index.ts', file: 'paylink.js', options: { leaveOut: [ADMIN_FRENCH], staticLit: true, renderOptions: true }, budgetGzip: ADMIN_BUDGET_GZIP },
   // Its tables packed in the slots of the English one that dist/paylink.js carries, without it.
   { entry: ADMIN_FRENCH, file: 'paylink-admin.fr.js', options: { standaloneTables: true }, budgetGzip: 5_500 },
   // The refund claim page's element alone (only that hosted page loads it).
-  { entry: './src/refund.ts', file: 'paylink-refund.js', options: { staticLit: true }, budgetGzip: REFUND_BUDGET_GZIP },
+  { entry: './src/refund.ts', file: 'paylink-refund.js', options: { staticLit: true, renderOptions: true }, budgetGzip: REFUND_BUDGET_GZIP },
 ];
 
 const { version } = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -82,6 +82,8 @@ const versionedName = (file: string) => file.replace(/\.js$/, `.${version}.js`);
 async function rawSize(entry: string, file: string, options: BundleOptions): Promise<number> {
   const config = libraryBuild(entry, file, options);
   config.build = { ...config.build, write: false, minify: false, rolldownOptions: { output: { codeSplitting: false, minify: false } } };
+  // Unminified: without the second minifying pass either.
+  config.plugins = config.plugins!.filter((plugin) => !(plugin && 'name' in plugin && plugin.name === 'paylink:terser-pass'));
   const result = (await build(config)) as { output: { code?: string }[] } | { output: { code?: string }[] }[];
   const output = Array.isArray(result) ? result[0]!.output : result.output;
   return Buffer.byteLength(output[0]!.code ?? '');

@@ -156,12 +156,12 @@ export async function packedTableModule(path: string, standalone = false): Promi
   const [, element, locale] = TABLE_MODULE.exec(path)!;
   const fallbackPath = path.replace(TABLE_MODULE, (match) => match.replace(/\w+\.ts$/, 'en.ts'));
   const fallback = await tableOf(fallbackPath);
+  const { KEYED_ELEMENTS, keyLayout } = await import('./key-literals.js');
+  const layout = element! in KEYED_ELEMENTS ? await keyLayout(element as keyof typeof KEYED_ELEMENTS) : undefined;
   // The admin's tables may come from another script (dist/paylink-admin.fr.js): each is marked with the
   // layout of the English slots it was packed against, so that a bundle uses only a table that fits
   // it, and a locale's is unpacked by the element's bundle (the locale file carries no code to read it).
-  if (element === 'admin') {
-    const { keyLayout } = await import('./key-literals.js');
-    const layout = await keyLayout();
+  if (element === 'admin' && layout) {
     const mark = JSON.stringify(layoutOf(layout));
     const { seeds, texts } = packFallback(fallback, layout);
     const table =
@@ -170,9 +170,10 @@ export async function packedTableModule(path: string, standalone = false): Promi
         : `packedLocale(${JSON.stringify(packLocale(fallback, await tableOf(path), path, layout))}, ${mark})`;
     return `import { ${table.slice(0, table.indexOf('('))} } from ${JSON.stringify(ADMIN_LOCALES)};\nexport default /* @__PURE__ */ ${table};`;
   }
-  const { seeds, texts } = packFallback(fallback);
-  const localeTexts = locale === 'en' ? texts : packLocale(fallback, await tableOf(path), path);
-  const args = [JSON.stringify(seeds), JSON.stringify(localeTexts), ...(locale === 'en' || standalone ? [] : ['fallback'])];
+  const { seeds, texts } = packFallback(fallback, layout);
+  const localeTexts = locale === 'en' ? texts : packLocale(fallback, await tableOf(path), path, layout);
+  const withFallback = locale !== 'en' && !standalone;
+  const args = [JSON.stringify(seeds), JSON.stringify(localeTexts), ...(withFallback || layout ? [withFallback ? 'fallback' : 'undefined'] : []), ...(layout ? [layout.hashed] : [])];
   const imports = [`import { unpackTable } from ${JSON.stringify(UNPACK)};`];
   if (locale !== 'en' && !standalone) imports.push(`import fallback from ${JSON.stringify(fallbackPath)};`);
   return `${imports.join('\n')}\nexport default /* @__PURE__ */ unpackTable(${args.join(', ')});`;

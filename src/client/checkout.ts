@@ -5,13 +5,23 @@
  * `core/public-parse.ts`, so this file pulls in no zod. (`<paylink-checkout>` makes the same calls
  * through its own lighter `components/checkout/checkout-api.ts`, for its 15 kB budget.)
  */
-import { parseCheckoutSession, parsePublicLink, parsePublicOrder, parseVisitResult } from '../core/public-parse.js';
+import { parseCheckoutSession, parsePublicDonorList, parsePublicLink, parsePublicOrder, parseVisitResult } from '../core/public-parse.js';
 import { TERMINAL_STATUSES } from '../core/rules/session.js';
-import type { CheckoutSession, PublicLink, PublicOrder, SessionStatus, StartOrderSessionInput, StartSessionInput, VisitResult } from '../core/schemas.js';
+import type {
+  CheckoutSession,
+  PublicDonor,
+  PublicDonorList,
+  PublicLink,
+  PublicOrder,
+  SessionStatus,
+  StartOrderSessionInput,
+  StartSessionInput,
+  VisitResult,
+} from '../core/schemas.js';
 import type { PaylinkError } from './errors.js';
 import type { RequestOptions, Transport } from './http.js';
 
-export type { CheckoutSession, PublicLink, PublicOrder, SessionStatus, StartOrderSessionInput, StartSessionInput, VisitResult };
+export type { CheckoutSession, PublicDonor, PublicDonorList, PublicLink, PublicOrder, SessionStatus, StartOrderSessionInput, StartSessionInput, VisitResult };
 
 /** Statuses after which a session never changes again (defined once, in `core/rules/session.ts`). */
 export { TERMINAL_STATUSES };
@@ -39,6 +49,11 @@ export interface CheckoutApi {
   getLink(slug: string, options?: RequestOptions): Promise<PublicLink>;
   /** Counts one visit; send back the returned `visitId` on reloads so they count once. */
   recordVisit(slug: string, params?: { visitId?: string | undefined }, options?: RequestOptions): Promise<VisitResult>;
+  /**
+   * The latest paid donations of a fundraiser whose donors chose to be shown, newest first (`limit`
+   * 1–50, default 10): each donor's name, message, amount, currency and when it was paid, nothing else.
+   */
+  listDonors(slug: string, params?: { limit?: number | undefined }, options?: RequestOptions): Promise<PublicDonorList>;
   /** Starts a payment: a quote in `assetId` and an address to pay to. */
   startSession(slug: string, input: StartSessionInput, options?: RequestOptions): Promise<CheckoutSession>;
   /** The public view of an order (no reference, metadata or customer). 404 (`PaylinkNotFoundError`) when there is none. */
@@ -70,6 +85,8 @@ export function createCheckoutApi(transport: Transport, apiOptions: CheckoutApiO
     getLink: (slug, options) => transport.request('GET', slugPath(slug), parsePublicLink, options),
     recordVisit: (slug, params = {}, options) =>
       transport.request('POST', `${slugPath(slug)}/visits`, parseVisitResult, { ...options, body: { visitId: params.visitId } }),
+    listDonors: (slug, params = {}, options) =>
+      transport.request('GET', `${slugPath(slug)}/donors`, parsePublicDonorList, { ...options, query: { limit: params.limit } }),
     startSession: (slug, input, options) =>
       transport.request('POST', `${slugPath(slug)}/sessions`, parseCheckoutSession, { ...options, body: input }),
     getOrder: (id, options) => transport.request('GET', orderPath(id), parsePublicOrder, options),

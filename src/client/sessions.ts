@@ -34,6 +34,8 @@ export interface SessionsResource {
    * becomes paid. A session paid in full, or one that received nothing, is a `PaylinkConflictError`.
    */
   resolve(params: string | ({ id: string } & ResolveSessionInput), options?: RequestOptions): Promise<CheckoutSessionRecord>;
+  /** Hides a donation's donor from its link's public donors list (the gift still counts); answers the session. */
+  hideDonor(params: string | { id: string }, options?: RequestOptions): Promise<CheckoutSessionRecord>;
 }
 
 export function createSessionsResource(transport: Transport): SessionsResource {
@@ -50,5 +52,7 @@ export function createSessionsResource(transport: Transport): SessionsResource {
         ...options,
         body: typeof params === 'string' || params.reason === undefined ? {} : { reason: params.reason },
       }),
+    hideDonor: (params, options = {}) =>
+      transport.request('POST', `${pathOf('/checkout-session', params, 'sessions.hideDonor')}/hide-donor`, (data) => CheckoutSessionRecord.parse(data), options),
   };
 }

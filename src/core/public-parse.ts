@@ -1,6 +1,6 @@
 /**
  * Zod-free parsers for the public checkout responses (`PublicLink`, `PublicOrder`, `CheckoutSession`,
- * `VisitResult`). They accept exactly what the zod schemas of `schemas.ts` accept for these types
+ * `VisitResult`, `PublicDonorList`). They accept exactly what the zod schemas of `schemas.ts` accept for these types
  * and return the same value (unknown keys dropped), so the client's `checkout` resource
  * (`client/checkout.ts`), which a customer's page may load, parses every response without shipping
  * zod. The `<paylink-checkout>` element does not use them: for its 15 kB budget its own calls
@@ -11,7 +11,7 @@
  * Isomorphic: no DOM, no Node.
  */
 import { SESSION_STATUSES } from './rules/session.js';
-import type { CheckoutSession, PublicLink, PublicOrder, VisitResult } from './schemas.js';
+import type { CheckoutSession, PublicDonorList, PublicLink, PublicOrder, VisitResult } from './schemas.js';
 
 type Parse<T> = (value: unknown, path: string) => T;
 
@@ -113,6 +113,9 @@ const publicLink = object<PublicLink>({
   minAmount: nullable(decimal),
   maxAmount: nullable(decimal),
   suggestedAmounts: array(decimal),
+  goalAmount: nullable(decimal),
+  raised: nullable(decimal),
+  donorCount: nullable(integer),
   state: oneOf('open', 'inactive', 'closed'),
   assets,
   sandbox: boolean,
@@ -169,6 +172,10 @@ const checkoutSession = object<CheckoutSession>({
 
 const visitResult = object<VisitResult>({ counted: boolean, visitId: string });
 
+const publicDonorList = object<PublicDonorList>({
+  items: array(object({ name: nullable(string), message: nullable(string), amount: decimal, currency: string, paidAt: string })),
+});
+
 /** Parses `GET /checkout/{slug}`; throws a `TypeError` naming the field on anything `PublicLink` (zod) would refuse. */
 export const parsePublicLink = (data: unknown): PublicLink => publicLink(data, '');
 /** Parses `GET /checkout/orders/{id}`; throws a `TypeError` naming the field on anything `PublicOrder` (zod) would refuse. */
@@ -177,3 +184,5 @@ export const parsePublicOrder = (data: unknown): PublicOrder => publicOrder(data
 export const parseCheckoutSession = (data: unknown): CheckoutSession => checkoutSession(data, '');
 /** Parses `POST /checkout/{slug}/visits`; throws a `TypeError` naming the field on anything `VisitResult` (zod) would refuse. */
 export const parseVisitResult = (data: unknown): VisitResult => visitResult(data, '');
+/** Parses `GET /checkout/{slug}/donors`; throws a `TypeError` naming the field on anything `PublicDonorList` (zod) would refuse. */
+export const parsePublicDonorList = (data: unknown): PublicDonorList => publicDonorList(data, '');

@@ -105,6 +105,15 @@ export const API_ROUTES = [
     responses: { 200: S.VisitResult },
   },
   {
+    operationId: 'listPublicDonors',
+    method: 'GET',
+    path: '/v1/checkout/{slug}/donors',
+    auth: 'public',
+    summary: 'A fundraiser’s latest public donors, newest first: the paid donations whose donors chose to be shown',
+    query: S.ListPublicDonorsQuery,
+    responses: { 200: S.PublicDonorList },
+  },
+  {
     operationId: 'startCheckoutSession',
     method: 'POST',
     path: '/v1/checkout/{slug}/sessions',
@@ -239,6 +248,14 @@ export const API_ROUTES = [
     path: '/v1/checkout-session/{id}',
     auth: 'key',
     summary: 'Get one checkout session with its transfers, reference, metadata and customer details',
+    responses: { 200: S.CheckoutSessionRecord },
+  },
+  {
+    operationId: 'hideCheckoutSessionDonor',
+    method: 'POST',
+    path: '/v1/checkout-session/{id}/hide-donor',
+    auth: 'key',
+    summary: 'Hide a donor from the link’s public page (its name, message and amount leave the donors list)',
     responses: { 200: S.CheckoutSessionRecord },
   },
   {

@@ -131,6 +131,12 @@ export const PaymentLink = z.object({
   minAmount: DecimalString.nullable().optional(),
   maxAmount: DecimalString.nullable().optional(),
   suggestedAmounts: z.array(DecimalString).optional(),
+  /** A donation's goal in its price currency; null when it has none. Donation links only. */
+  goalAmount: DecimalString.nullable().optional(),
+  /** What its paid (and overpaid) donations raised, in the price currency, as each was quoted. Donation links only. */
+  raised: DecimalString.optional(),
+  /** How many paid donations `raised` counts. Donation links only. */
+  donorCount: z.number().int().optional(),
   createdAt: Timestamp,
   updatedAt: Timestamp,
   deletedAt: Timestamp.nullable(),
@@ -192,6 +198,10 @@ export const CreatePaymentLinkInput = z.object({
   minAmount: amountInput.nullable().optional(),
   maxAmount: amountInput.nullable().optional(),
   suggestedAmounts: z.array(amountInput).max(MAX_COUNT.suggestedAmounts).optional(),
+  goalAmount: amountInput
+    .meta({ description: 'A donation’s goal, in its price currency (greater than 0); `null` removes it. Donation links only' })
+    .nullable()
+    .optional(),
 });
 export type CreatePaymentLinkInput = z.input<typeof CreatePaymentLinkInput>;
 
@@ -277,6 +287,15 @@ export const PublicLink = z.object({
   minAmount: DecimalString.nullable(),
   maxAmount: DecimalString.nullable(),
   suggestedAmounts: z.array(DecimalString),
+  /** A donation's goal, in the price currency; null when it has none (and on a Standard link). */
+  goalAmount: DecimalString.nullable(),
+  /**
+   * What the link's paid and overpaid donations raised, in the price currency, as each was quoted
+   * (underpaid, expired and reversed ones never count); null on a Standard link.
+   */
+  raised: DecimalString.nullable(),
+  /** How many donations `raised` counts; null on a Standard link. */
+  donorCount: z.number().int().nullable(),
   state: LinkState,
   assets: z.array(CheckoutAsset),
   sandbox: z.boolean(),
@@ -328,6 +347,19 @@ export const StartSessionInput = z.object({
         'What the page says the payment is for (up to 200 characters). Stored as the session’s `clientReference`, never as its `reference`: anyone can change a page, so only an order created with the API key (`POST /v1/order`) names the merchant’s order',
     })
     .optional(),
+  /** A donor's name, shown on the fundraiser's page only with `showPublicly`. Donation links only. */
+  donorName: textSchema(MAX_LENGTH.donorName)
+    .meta({ description: 'The donor’s name (up to 60 characters), shown on the link’s page only with `showPublicly`. Donation links only' })
+    .optional(),
+  /** A donor's message. Donation links only. */
+  message: textSchema(MAX_LENGTH.donorMessage)
+    .meta({ description: 'The donor’s message (up to 280 characters, one line), shown only with `showPublicly`. Donation links only' })
+    .optional(),
+  /** The donor chose to be listed (name, message, amount) on the link's page once the gift is paid; default false. */
+  showPublicly: z
+    .boolean()
+    .meta({ description: 'List the gift (name, message, amount) on the link’s page once it is paid; default false. Donation links only' })
+    .optional(),
   /** Up to 20 string pairs the merchant attaches; returned on the keyed session read and in webhooks. */
   metadata: z
     .record(textSchema(MAX_LENGTH.metadataKey).min(MIN_LENGTH.metadataKey), textSchema(MAX_LENGTH.metadataValue, 'multiline'))
@@ -336,6 +368,28 @@ export const StartSessionInput = z.object({
     .optional(),
 });
 export type StartSessionInput = z.input<typeof StartSessionInput>;
+
+/** Query of `GET /v1/checkout/{slug}/donors`. */
+export const ListPublicDonorsQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(MAX_COUNT.publicDonors).default(10),
+});
+
+/** A paid donation whose donor chose to be shown, as the fundraiser's page lists it: nothing else of the customer. */
+export const PublicDonor = z.object({
+  /** The donor's name; null when they gave none. */
+  name: z.string().nullable(),
+  /** The donor's message; null when they left none. */
+  message: z.string().nullable(),
+  /** What they gave, in the currency they gave in (`currency`), as quoted. */
+  amount: DecimalString,
+  currency: z.string(),
+  paidAt: Timestamp,
+});
+export type PublicDonor = z.infer<typeof PublicDonor>;
+
+/** `GET /v1/checkout/{slug}/donors`: the latest public donors, newest first. */
+export const PublicDonorList = z.object({ items: z.array(PublicDonor) });
+export type PublicDonorList = z.infer<typeof PublicDonorList>;
 
 /**
  * The exchange rate a session was quoted with: `cryptoAmount` is `fiatAmount × rate` rounded up to the
@@ -656,6 +710,12 @@ export const CheckoutSessionRecord = z.object({
    */
   clientReference: z.string().nullable(),
   customer: CustomerDetails,
+  /** A donation's donor: the name and message they gave (null when none), and whether they chose to be listed on the link's page. */
+  donorName: z.string().nullable(),
+  message: z.string().nullable(),
+  showPublicly: z.boolean(),
+  /** When the merchant hid the donor from the link's page (`POST /v1/checkout-session/{id}/hide-donor`); null while not. */
+  donorHiddenAt: Timestamp.nullable(),
   createdAt: Timestamp,
   /** When the session became `paid` or `overpaid`; null otherwise. */
   paidAt: Timestamp.nullable(),

@@ -64,6 +64,8 @@ export interface PaylinkCheckoutAttributes {
    * `clientReference`: anyone can change a page, so it never names the merchant's order.
    */
   'client-reference'?: string | undefined;
+  /** On a fundraiser, show its latest public donors: how many (1–50; empty for 5). */
+  donors?: string | number | undefined;
 }
 
 /** What `<paylink-checkout>` pays: a link's `slug` or an `order` id (the order wins when both are given). */

@@ -14,20 +14,17 @@ export const QR_MASK = 3;
 /** Level M, versions 1–9: error correction codewords per block, and blocks. */
 const EC_PER_BLOCK = [10, 16, 26, 18, 24, 16, 18, 22, 22];
 const BLOCKS = [1, 1, 1, 2, 2, 4, 4, 4, 5];
+/**
+ * Versions 1–9: the codewords each holds (data and error correction), its modules less the function
+ * patterns over 8; the standard's table, which `test/server/qr-encode.test.ts` derives again.
+ */
+export const RAW_CODEWORDS = [26, 44, 70, 100, 134, 172, 196, 242, 292];
 
 /** Multiplies in GF(2^8) modulo x^8 + x^4 + x^3 + x^2 + 1. */
 function multiply(x: number, y: number): number {
   let z = 0;
   for (let i = 7; i >= 0; i--) z = (z << 1) ^ ((z >>> 7) * 0x11d) ^ (((y >>> i) & 1) * x);
   return z;
-}
-
-/** Codewords a version holds (data and error correction): its modules less the function patterns, over 8. */
-function rawCodewords(version: number): number {
-  const align = version > 1 ? ((version / 7) | 0) + 2 : 0;
-  let modules = (16 * version + 128) * version + 64;
-  if (align) modules -= (25 * align - 10) * align - 55 + (version > 6 ? 36 : 0);
-  return modules >> 3;
 }
 
 /** The Reed–Solomon remainder (`length` codewords) of `data`. */
@@ -50,11 +47,11 @@ function errorCorrection(data: number[], length: number): number[] {
 export function encodeQr(text: string): boolean[][] | undefined {
   const bytes = new TextEncoder().encode(text);
   // The smallest version whose data codewords hold the 12 header bits, the bytes and the terminator.
-  const version = EC_PER_BLOCK.findIndex((ec, i) => bytes.length + 2 <= rawCodewords(i + 1) - ec * BLOCKS[i]!) + 1;
+  const version = EC_PER_BLOCK.findIndex((ec, i) => bytes.length + 2 <= RAW_CODEWORDS[i]! - ec * BLOCKS[i]!) + 1;
   if (!version) return undefined;
   const ecLength = EC_PER_BLOCK[version - 1]!;
   const blocks = BLOCKS[version - 1]!;
-  const raw = rawCodewords(version);
+  const raw = RAW_CODEWORDS[version - 1]!;
 
   // Mode 0100 (byte), 8-bit length, the bytes, terminator 0000 — a half-byte shift of
   // [length, ...bytes] — then pad codewords 0xEC 0x11 …
@@ -92,29 +89,25 @@ export function encodeQr(text: string): boolean[][] | undefined {
   square(size - 4, 3, 4, [2, 4]);
   square(3, size - 4, 4, [2, 4]);
   if (version > 1) {
-    // Centres at 6, then evenly spaced (an even step) back from size - 7; none on a finder.
-    const count = ((version / 7) | 0) + 2;
-    const step = (((version * 8 + count * 3 + 5) / (count * 4 - 4)) | 0) * 2;
-    const centres = [6];
-    for (let at = size - 7; centres.length < count; at -= step) centres.splice(1, 0, at);
+    // Centres at 6 and size - 7, and from version 7 one between (22, 24, 26: the standard's table for
+    // versions 7–9, the ones this encoder makes); none on a finder.
+    const centres = version > 6 ? [6, version * 2 + 8, size - 7] : [6, size - 7];
     for (const y of centres)
       for (const x of centres) if (!((x == 6 && y == 6) || (x == 6 && y == size - 7) || (x == size - 7 && y == 6))) square(x, y, 2, [1]);
   }
-  // Format: level M (00) and the mask, BCH-extended, XORed with 101010000010010; drawn twice.
-  let format = QR_MASK;
-  for (let i = 0; i < 10; i++) format = (format << 1) ^ ((format >>> 9) * 0x537);
-  format = ((QR_MASK << 10) | format) ^ 0x5412;
+  // Format: level M (00) and mask 3, BCH-extended and XORed with 101010000010010 (the standard's own
+  // table of the 32 formats gives 0x5B4B for these); drawn twice.
+  const format = 0x5b4b;
   for (let i = 0; i < 15; i++) {
     const bit = (format >>> i) & 1;
     set(8, i < 6 ? i : i < 8 ? i + 1 : size - 15 + i, bit);
     set(i < 8 ? size - 1 - i : i < 9 ? 7 : 14 - i, 8, bit);
   }
   set(8, size - 8, 1);
-  // Version 7+: the version, BCH-extended to 18 bits, in two 6×3 blocks.
+  // Version 7+: the version, BCH-extended to 18 bits (the standard's table: 0x07C94, 0x085BC and 0x09A99
+  // for versions 7 to 9), in two 6×3 blocks.
   if (version > 6) {
-    let bits = version;
-    for (let i = 0; i < 12; i++) bits = (bits << 1) ^ ((bits >>> 11) * 0x1f25);
-    bits |= version << 12;
+    const bits = [0x7c94, 0x85bc, 0x9a99][version - 7]!;
     for (let i = 0; i < 18; i++) {
       const a = size - 11 + (i % 3);
       const b = (i / 3) | 0;

@@ -132,6 +132,10 @@ export function makeSession(overrides: Partial<CheckoutSessionRecord> = {}): Che
     metadata: {},
     clientReference: null,
     customer: { address: null, phone: null, email: null },
+    donorName: null,
+    message: null,
+    showPublicly: false,
+    donorHiddenAt: null,
     createdAt,
     paidAt: createdAt,
     expiresAt: new Date(Date.parse(createdAt) + 30 * 60_000).toISOString(),
@@ -407,7 +411,15 @@ export class FakeAdminApi {
           redirectUrl: body.action?.redirectUrl ?? '',
         },
         ...(body.linkType === 'Donation'
-          ? { closesAt: body.closesAt, minAmount: body.minAmount, maxAmount: body.maxAmount, suggestedAmounts: body.suggestedAmounts }
+          ? {
+              closesAt: body.closesAt,
+              minAmount: body.minAmount,
+              maxAmount: body.maxAmount,
+              suggestedAmounts: body.suggestedAmounts,
+              goalAmount: body.goalAmount ?? null,
+              raised: '0.00',
+              donorCount: 0,
+            }
           : {}),
       });
       this.links.unshift(link);
@@ -425,6 +437,7 @@ export class FakeAdminApi {
         ...(body.fiatAmount !== undefined ? { fiatAmount: String(body.fiatAmount) } : {}),
         ...(body.isActive !== undefined ? { isActive: body.isActive } : {}),
         ...(body.action?.isActive !== undefined ? { isActive: body.action.isActive } : {}),
+        ...(body.goalAmount !== undefined ? { goalAmount: body.goalAmount } : {}),
         updatedAt: new Date().toISOString(),
       };
       this.links[index] = updated;
@@ -461,6 +474,13 @@ export class FakeAdminApi {
     }
     const refunded = this.refundRoute(request, path);
     if (refunded) return refunded;
+    const hide = /^\/checkout-session\/([^/]+)\/hide-donor$/.exec(path);
+    if (hide && method === 'POST') {
+      const index = this.sessions.findIndex((s) => s.id === decodeURIComponent(hide[1]!));
+      if (index < 0) return errorResponse(404, 'not_found', 'Checkout session not found');
+      this.sessions[index] = { ...this.sessions[index]!, donorHiddenAt: this.sessions[index]!.donorHiddenAt ?? new Date().toISOString() };
+      return json(200, this.sessions[index]);
+    }
     const session = /^\/checkout-session\/([^/]+)$/.exec(path);
     if (session && method === 'GET') {
       const found = this.sessions.find((s) => s.id === decodeURIComponent(session[1]!));

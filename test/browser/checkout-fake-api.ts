@@ -3,7 +3,7 @@
  * `/paylink/checkout/*` from in-memory links, orders and sessions, records every call, and lets a test
  * override any answer. Injected through the element's `fetch` property; no globals patched.
  */
-import type { CheckoutSession, PublicLink, PublicOrder } from '../../src/core/schemas.js';
+import type { CheckoutSession, PublicDonor, PublicLink, PublicOrder } from '../../src/core/schemas.js';
 
 export const ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';
 
@@ -29,6 +29,9 @@ export function makeLink(overrides: Partial<PublicLink> = {}): PublicLink {
     minAmount: null,
     maxAmount: null,
     suggestedAmounts: [],
+    goalAmount: null,
+    raised: null,
+    donorCount: null,
     state: 'open',
     assets: [
       { assetId: 'USDT', blockchainId: 'bsc', networkName: 'BNB Smart Chain', ...SANDBOX_CHAIN_FACTS },
@@ -132,6 +135,7 @@ export function errorResponse(status: number, code: string, message: string, err
 export interface Call {
   method: string;
   path: string;
+  query: URLSearchParams;
   body: Record<string, unknown> | undefined;
 }
 
@@ -140,6 +144,8 @@ export class FakeCheckoutApi {
   orders = new Map<string, PublicOrder>();
   sessions = new Map<string, CheckoutSession>();
   calls: Call[] = [];
+  /** A fundraiser's public donors, newest first, as `GET /checkout/{slug}/donors` lists them (`?limit=` honoured). */
+  donors: PublicDonor[] = [];
   /** Answers a call instead of the fake when it returns a Response. */
   override?: (call: Call) => Response | Promise<Response> | undefined;
   /** What the next session will look like (the fake fills in the asked asset and amount). */
@@ -168,6 +174,7 @@ export class FakeCheckoutApi {
     const call: Call = {
       method: init.method ?? 'GET',
       path: url.pathname,
+      query: url.searchParams,
       body: typeof init.body === 'string' ? JSON.parse(init.body) : undefined,
     };
     this.calls.push(call);
@@ -208,6 +215,7 @@ export class FakeCheckoutApi {
     const link = this.links.get(route[0]!);
     if (!link) return errorResponse(404, 'not_found', 'No such payment link');
     if (route[1] === 'visits') return json({ counted: !call.body?.visitId, visitId: (call.body?.visitId as string) ?? 'visit-0001' });
+    if (route[1] === 'donors') return json({ items: this.donors.slice(0, Number(call.query.get('limit') ?? 10)) });
     if (route[1] === 'sessions') {
       const id = `ses_${this.sessions.size + 1}`;
       const session = makeSession({

@@ -351,7 +351,7 @@ describe('<paylink-checkout>', () => {
       expect(part(el, 'qr').querySelector('path')!.getAttribute('d')).to.match(/^M4 4h7/);
       expect(text(part(el, 'amount'))).to.equal('12.187813 USDT');
       expect(text(part(el, 'address'))).to.equal(ADDRESS);
-      expect(text(part(el, 'warning'))).to.equal('Only USDT on BNB Smart Chain: other networks lose the funds.');
+      expect(text(part(el, 'warning'))).to.equal('Only USDT on BNB Smart Chain: a network not offered here is not seen.');
       expect(text(part(el, 'countdown'))).to.match(/^Price held for 1[45]:\d\d$/);
       expect(part(el, 'countdown').getAttribute('role')).to.equal('timer');
     });
@@ -626,6 +626,16 @@ describe('<paylink-checkout>', () => {
       await el.updateComplete;
       expect(field(el, /Amount/).value).to.equal('2500');
       expect(parts(el, 'chip').map((chip) => chip.getAttribute('aria-pressed'))).to.deep.equal(['false', 'false']);
+      // The donor's name, message and choice to be shown: typed, typed, Space.
+      await sendKeys({ press: 'Tab' });
+      expect(el.shadowRoot!.activeElement).to.equal(field(el, /name/));
+      await sendKeys({ type: 'Ada' });
+      await sendKeys({ press: 'Tab' });
+      expect(el.shadowRoot!.activeElement).to.equal(field(el, /Message/));
+      await sendKeys({ type: 'For the books' });
+      await sendKeys({ press: 'Tab' });
+      expect(el.shadowRoot!.activeElement).to.equal(part(el, 'checkbox'));
+      await sendKeys({ press: 'Space' });
       await sendKeys({ press: 'Tab' });
       expect(el.shadowRoot!.activeElement).to.equal(part(el, 'assets'));
       await sendKeys({ press: 'ArrowDown' });
@@ -635,7 +645,7 @@ describe('<paylink-checkout>', () => {
       expect(el.shadowRoot!.activeElement).to.equal(part(el, 'pay-button'));
       await sendKeys({ press: 'Enter' });
       await view(el, 'pay');
-      expect(api.callsTo('/sessions', 'POST')[0]!.body).to.include({ assetId: 'CNGN', fiatAmount: '2500' });
+      expect(api.callsTo('/sessions', 'POST')[0]!.body).to.include({ assetId: 'CNGN', fiatAmount: '2500', donorName: 'Ada', message: 'For the books', showPublicly: true });
       expect(el.shadowRoot!.activeElement, 'focus moves to the new step').to.equal(part(el, 'heading'));
       before.remove();
     });

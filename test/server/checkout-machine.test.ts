@@ -337,6 +337,118 @@ describe('CheckoutMachine', () => {
       });
       assert.equal(machine.view, 'pay');
     });
+
+    test('starts the session with the donor’s name and message (trimmed) and their choice to be shown', async () => {
+      const { machine, api } = await donation();
+      machine.edit('fiatAmount', '5000');
+      machine.edit('donorName', '  Ada  ');
+      machine.edit('message', ' For the books ');
+      machine.showPublicly = true;
+      machine.submitAmount();
+      await settle();
+      assert.deepEqual(api.callsTo('/sessions', 'POST')[0]!.body, {
+        assetId: 'USDT',
+        blockchainId: 'bsc',
+        fiatCurrency: 'NGN',
+        fiatAmount: '5000',
+        donorName: 'Ada',
+        message: 'For the books',
+        showPublicly: true,
+      });
+    });
+
+    test('a refused name or message is said beside its field on the amount step', async () => {
+      const { machine, api } = await donation();
+      api.override = (call) =>
+        call.method === 'POST' && call.path.endsWith('/sessions')
+          ? errorResponse(400, 'validation_failed', 'Invalid', [{ path: 'message', message: 'Must not contain control characters' }])
+          : undefined;
+      machine.edit('fiatAmount', '5000');
+      machine.edit('message', 'x');
+      machine.submitAmount();
+      await settle();
+      assert.equal(machine.view, 'amount');
+      assert.deepEqual(machine.errors, { message: 'Must not contain control characters' });
+    });
+  });
+
+  describe('a fundraiser', () => {
+    const fund = (overrides = {}) => makeDonation({ goalAmount: '500000.00', raised: '1000.00', donorCount: 1, ...overrides });
+    const linkReads = (api: FakeCheckoutApi) => api.callsTo('/give1', 'GET').length;
+
+    test('reads its public view again every 3 s while the page is visible, and not while it is hidden', async (t) => {
+      t.mock.timers.enable({ apis: ['setInterval'] });
+      const api = new FakeCheckoutApi(fund());
+      const { machine } = machineOn(api);
+      await machine.load('give1');
+      await settle();
+      const reads = linkReads(api);
+      api.links.set('give1', fund({ raised: '9000.00', donorCount: 2 }));
+      t.mock.timers.tick(3000);
+      await settle();
+      assert.equal(linkReads(api), reads + 1);
+      assert.deepEqual([machine.link!.raised, machine.link!.donorCount], ['9000.00', 2]);
+      // A page in a background tab asks for nothing.
+      const global = globalThis as { document?: unknown };
+      global.document = { hidden: true };
+      try {
+        t.mock.timers.tick(9000);
+        await settle();
+        assert.equal(linkReads(api), reads + 1);
+      } finally {
+        delete global.document;
+      }
+      machine.disconnect();
+      t.mock.timers.tick(9000);
+      await settle();
+      assert.equal(linkReads(api), reads + 1, 'nothing once the element left the page');
+    });
+
+    test('asks for nothing more when the donation has no goal and the page shows no donors', async (t) => {
+      t.mock.timers.enable({ apis: ['setInterval'] });
+      const api = new FakeCheckoutApi(fund({ goalAmount: null }));
+      const { machine } = machineOn(api);
+      await machine.load('give1');
+      t.mock.timers.tick(9000);
+      await settle();
+      assert.equal(linkReads(api), 1);
+    });
+
+    test('reads its public donors when shown, then only when their count moved', async (t) => {
+      t.mock.timers.enable({ apis: ['setInterval'] });
+      const api = new FakeCheckoutApi(fund({ goalAmount: null }));
+      api.donors = [{ name: 'Ada', message: null, amount: '1000.00', currency: 'NGN', paidAt: '2025-05-01T12:00:00.000Z' }];
+      const { machine } = machineOn(api);
+      machine.donors = '3';
+      await machine.load('give1');
+      await settle();
+      assert.deepEqual(machine.publicDonors, api.donors);
+      assert.equal(api.callsTo('/donors')[0]!.query.get('limit'), '3');
+      t.mock.timers.tick(6000);
+      await settle();
+      assert.equal(api.callsTo('/donors').length, 1, 'the same count: no second read');
+      api.links.set('give1', fund({ goalAmount: null, donorCount: 2 }));
+      api.donors = [{ ...api.donors[0]!, name: 'Bola' }, ...api.donors];
+      t.mock.timers.tick(3000);
+      await settle();
+      assert.equal(api.callsTo('/donors').length, 2);
+      assert.deepEqual(machine.publicDonors!.map((donor) => donor.name), ['Bola', 'Ada']);
+    });
+
+    test('shows the donor’s own gift at once when it is paid', async (t) => {
+      t.mock.timers.enable({ apis: ['setInterval'] });
+      const api = new FakeCheckoutApi(fund());
+      const { machine } = machineOn(api);
+      await machine.load('give1');
+      machine.edit('fiatAmount', '5000');
+      machine.submitAmount();
+      await settle();
+      api.links.set('give1', fund({ raised: '6000.00', donorCount: 2 }));
+      await machine.simulate();
+      await settle();
+      assert.equal(machine.view, 'done');
+      assert.equal(machine.link!.raised, '6000.00', 'read again without waiting for the poll');
+    });
   });
 
   describe('the customer’s details', () => {

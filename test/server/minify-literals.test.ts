@@ -53,7 +53,7 @@ test("lit-hooks: the script-tag bundles drop lit-html's polyfill and version ann
   assert.equal(transform(source, '/elsewhere/other.js'), null, 'other modules are left alone');
 });
 
-test("lit-static: the bundles drop lit-html's directive support, SVG and MathML templates and compiled ones, all of a part or none of it", async () => {
+test("lit-static: the bundles drop lit-html's directive support, SVG and MathML templates and what else they never reach, all of a part or none of it", async () => {
   const { readFileSync } = await import('node:fs');
   const { fileURLToPath } = await import('node:url');
   const { trimLitHtml } = await import('../../scripts/lit-static.js');
@@ -61,21 +61,52 @@ test("lit-static: the bundles drop lit-html's directive support, SVG and MathML 
   const { code, removed } = trimLitHtml(source);
   assert.deepEqual(
     removed,
-    ['directive resolver', 'element part', "parts' directive API", 'MathML', 'SVG', 'connection tracking', 'compiled templates'],
+    [
+      'directive resolver',
+      'element part',
+      "parts' directive API",
+      'MathML',
+      'SVG',
+      'shared sentinels and messages',
+      'raw-text bindings',
+      'listener objects and options',
+      'directive calls',
+      'compiled templates',
+      'render options',
+      'connection tracking',
+      'part kinds and parents',
+      "parts' options",
+    ],
     'the installed lit-html reads the way the plugin knows',
   );
-  assert.doesNotMatch(code, /_\$litDirective\$|new Z\(|setConnected|startNode|endNode|get tagName|<math>|<svg>|isConnected|_\$AP|s\.h\[0\]/);
-  // What is left of the connection tracking is in the element part's class, which no bundle keeps (nothing makes one).
-  assert.doesNotMatch(code.replace(/class Z\{.*?_\$AI\(t\)\{M\(this,t\)\}\}/, ''), /_\$AU|_\$AN/);
+  assert.doesNotMatch(code, /_\$litDirective\$|new Z\(|setConnected|startNode|endNode|get tagName|<math>|<svg>|_\$AU|_\$AP|_\$AN|isConnected/);
   // Element bindings are still found (so the values after them keep their places), and nothing renders them.
   assert.match(code, /type:6,index:/);
   // Whatever else lit-html does stays: every part kind but the element's, events, properties, booleans.
   for (const kept of ['class k{', 'class H{', 'class I extends H', 'class L extends H', 'class z extends H', 'handleEvent(t)', 'toggleAttribute']) assert.ok(code.includes(kept), kept);
+  assert.doesNotMatch(code, /textContent\.split|\.capture|handleEvent\(t\)\}/);
 
   // A lit-html that reads otherwise keeps the part whole: half of a part is never taken.
   const changed = source.replace('get startNode(){return this._$AA}', 'get startNode(){return this._$AA??null}');
+  // A bundle whose elements render with options (`{ host }`) keeps them, and its listeners' host.
+  const withOptions = trimLitHtml(source, { renderOptions: true });
+  assert.deepEqual(withOptions.removed, removed.filter((part) => part != 'render options' && part != "parts' options"));
+  assert.match(withOptions.code, /this\.options\?\.host\?\?this\.element/);
+  assert.match(withOptions.code, /renderBefore/);
   const partial = trimLitHtml(changed);
-  assert.deepEqual(partial.removed, ['directive resolver', 'element part', 'MathML', 'SVG', 'compiled templates']);
+  // The connection tracking's edits read the code as the directive API's leave it: it stays too.
+  assert.deepEqual(partial.removed, [
+    'directive resolver',
+    'element part',
+    'MathML',
+    'SVG',
+    'shared sentinels and messages',
+    'raw-text bindings',
+    'listener objects and options',
+    'directive calls',
+    'compiled templates',
+    'render options',
+  ]);
   assert.match(partial.code, /setConnected/);
 });
 
@@ -87,5 +118,19 @@ test('lit-static: a bundle that needs what it drops does not build', async () =>
     assert.throws(() => transform.call(context, '', id), /needs all of lit-html/, id);
   assert.throws(() => transform.call(context, "import { html, mathml } from 'lit';", '/p/src/components/checkout/x.ts'), /MathML/);
   assert.throws(() => transform.call(context, "import { svg } from 'lit/html.js';", '/p/src/components/admin/x.ts'), /SVG/);
+  assert.throws(() => transform.call(context, 'html`<textarea part="input">${text}</textarea>`', '/p/src/components/admin/x.ts'), /raw-text/);
+  assert.throws(() => transform.call(context, 'html`<button @click=${{ handleEvent }}>Go</button>`', '/p/src/components/checkout/x.ts'), /listener object/);
+  assert.equal(transform.call(context, 'html`<textarea .value=${text} @input=${(e) => go(e)}></textarea>`', '/p/src/components/checkout/x.ts'), null);
+  assert.throws(
+    () => transform.call(context, "import { render } from 'lit/html.js';\nrender(html`<p></p>`, root, { renderBefore: node });", '/p/src/components/checkout/x.ts'),
+    /render\(\) with options/,
+  );
+  assert.equal(transform.call(context, "import { render } from 'lit/html.js';\nrender(html`<p>${f(a, b)}</p>`, this.shadowRoot!);", '/p/src/components/checkout/x.ts'), null);
   assert.equal(transform.call(context, "import { html } from 'lit/html.js';", '/p/src/components/checkout/x.ts'), null, 'plain templates build');
+  // Only templates count: a comment or a plain string that names a raw-text element builds.
+  assert.equal(transform.call(context, '/** Pastes a `<script>` tag. */\nconst s = `<script src="${src}"></script>`;', '/p/src/components/admin/x.ts'), null);
+  assert.throws(() => transform.call(context, 'html`<title>${name}</title>`', '/p/src/components/admin/x.ts'), /raw-text/);
+  // A bundle whose elements render with options builds with them.
+  const withOptions = litStaticPlugin({ renderOptions: true }).transform as unknown as (this: typeof context, source: string, id: string) => unknown;
+  assert.equal(withOptions.call(context, "import { render } from 'lit/html.js';\nrender(view, this.renderRoot, { host: this });", '/p/src/internal/x.ts'), null);
 });

@@ -5,8 +5,8 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CheckoutSession, PublicLink, PublicOrder, VisitResult } from '../../src/core/schemas.js';
-import { parseCheckoutSession, parsePublicLink, parsePublicOrder, parseVisitResult } from '../../src/core/public-parse.js';
+import { CheckoutSession, PublicDonorList, PublicLink, PublicOrder, VisitResult } from '../../src/core/schemas.js';
+import { parseCheckoutSession, parsePublicDonorList, parsePublicLink, parsePublicOrder, parseVisitResult } from '../../src/core/public-parse.js';
 import { leanParserOf, leanPublicParseModule } from '../../scripts/lean-schemas.js';
 
 /** The parsers of `dist/paylink.js`, where each `parseX` is the lean parser of schema `X`. */
@@ -15,6 +15,7 @@ const lean = {
   PublicOrder: await leanParserOf(PublicOrder),
   CheckoutSession: await leanParserOf(CheckoutSession),
   VisitResult: await leanParserOf(VisitResult),
+  PublicDonorList: await leanParserOf(PublicDonorList),
 };
 
 const link = {
@@ -38,6 +39,9 @@ const link = {
   minAmount: null,
   maxAmount: null,
   suggestedAmounts: [],
+  goalAmount: null,
+  raised: null,
+  donorCount: null,
   state: 'open',
   assets: [
     {
@@ -65,6 +69,9 @@ const donation = {
   minAmount: '500',
   maxAmount: '2000000',
   suggestedAmounts: ['1000', '5000.5'],
+  goalAmount: '500000.00',
+  raised: '125000.50',
+  donorCount: 12,
   state: 'closed',
 };
 
@@ -209,6 +216,12 @@ const linkVariants = (base: unknown) => [
   mutate(base, 'suggestedAmounts', undefined),
   mutate(base, 'suggestedAmounts', ['1', '.5']),
   mutate(base, 'suggestedAmounts', ['1', ' 5']),
+  mutate(base, 'goalAmount', undefined),
+  mutate(base, 'goalAmount', -5),
+  mutate(base, 'raised', '1e3'),
+  mutate(base, 'raised', '12'),
+  mutate(base, 'donorCount', 1.5),
+  mutate(base, 'donorCount', '3'),
   mutate(base, 'state', 'OPEN'),
   mutate(base, 'state', 'expired'),
   mutate(base, 'assets', [{ assetId: 'BTC', blockchainId: 'bsc', networkName: 'x' }]),
@@ -316,6 +329,16 @@ describe('public-parse agrees with the zod schemas', () => {
     for (const sample of [session, paid, confirming, orderSession]) assert.deepEqual(parseCheckoutSession(sample), CheckoutSession.parse(sample));
     assert.deepEqual(parsePublicOrder(order), PublicOrder.parse(order));
   });
+  agree('PublicDonorList', PublicDonorList, parsePublicDonorList, [
+    { items: [] },
+    { items: [{ name: 'Ada', message: '<b>hi</b>', amount: '10.00', currency: 'USD', paidAt: '2030-01-01T00:00:00.000Z' }] },
+    { items: [{ name: null, message: null, amount: '7.5', currency: 'NGN', paidAt: '2030-01-01T00:00:00.000Z', customer: { email: 'x' } }] },
+    { items: [{ name: 'Ada', message: null, amount: 10, currency: 'USD', paidAt: '2030-01-01T00:00:00.000Z' }] },
+    { items: [{ name: 'Ada', message: null, amount: '10', currency: 'USD' }] },
+    { items: {} },
+    {},
+    null,
+  ]);
   agree('VisitResult', VisitResult, parseVisitResult, [
     { counted: true, visitId: 'abcdefgh' },
     { counted: false, visitId: 'abcdefgh', extra: 1 },

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { encode } from 'uqr';
-import { QR_MASK, encodeQr } from '../../src/internal/qr-encode.js';
+import { QR_MASK, RAW_CODEWORDS, encodeQr } from '../../src/internal/qr-encode.js';
 
 const reference = (text: string) => encode(text, { ecc: 'M', maskPattern: QR_MASK, border: 0, boostEcc: false });
 
@@ -41,6 +41,16 @@ test('EIP-681 token transfers (18-decimal amounts, long chain ids) match the ref
     const uri = `ethereum:${token}@${chain}/transfer?address=${to}&uint256=${units}`;
     assert.deepEqual(encodeQr(uri), reference(uri).data, uri);
   }
+});
+
+test('the codewords of each version are its modules less the function patterns, over 8', () => {
+  const rawCodewords = (version: number) => {
+    const align = version > 1 ? ((version / 7) | 0) + 2 : 0;
+    let modules = (16 * version + 128) * version + 64;
+    if (align) modules -= (25 * align - 10) * align - 55 + (version > 6 ? 36 : 0);
+    return modules >> 3;
+  };
+  assert.deepEqual(RAW_CODEWORDS, [1, 2, 3, 4, 5, 6, 7, 8, 9].map(rawCodewords));
 });
 
 test('a text longer than 180 bytes (version 10 and up) is refused', () => {

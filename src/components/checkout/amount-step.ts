@@ -4,16 +4,18 @@
  * (quantities, line totals and total computed exactly from decimal strings; the total is the price,
  * which the service keeps equal to the cart's sum) — never editable; an untitled order is headed by
  * its amount. A Donation link offers the suggested amounts and a free amount within the link's
- * min/max, and says until when it is open.
+ * min/max, says until when it is open, shows a fundraiser's progress and latest donors, and takes the
+ * donor's optional name and message and whether to show them on the page.
  */
 import { html } from 'lit/html.js';
 import { fractionDigits, toUnits } from '../../core/money.js';
 import type { CheckoutMachine } from './checkout-machine.js';
-import { assetChoice, field, heading } from './parts.js';
+import { assetChoice, field, fundraiser, heading } from './parts.js';
 
 /** What the amount step renders and calls. */
 export type AmountStepInput = Parameters<typeof assetChoice>[0] &
-  Pick<CheckoutMachine, 'amountText' | 'currency' | 'errors' | 'edit' | 'l10n' | 'needsDetails' | 'submitAmount'>;
+  Parameters<typeof fundraiser>[0] &
+  Pick<CheckoutMachine, 'amountText' | 'currency' | 'errors' | 'edit' | 'l10n' | 'needsDetails' | 'submitAmount' | 'donorName' | 'message' | 'showPublicly'>;
 
 export function renderAmountStep(m: AmountStepInput) {
   const { title, description, cart, linkType, fiatAmount, suggestedAmounts, minAmount, maxAmount, closesAt } = m.link!;
@@ -29,7 +31,7 @@ export function renderAmountStep(m: AmountStepInput) {
   >
     ${heading(title || money(fiatAmount))}
     <p part="description">${description}</p>
-    ${closesAt ? html`<small part="closes">${m.t('closes', { date: m.l10n.date(closesAt) })}</small>` : ''}
+    ${closesAt ? html`<small part="closes">${m.t('closes', { date: m.l10n.date(closesAt) })}</small>` : ''} ${fundraiser(m)}
     ${cart.items.length
       ? html`<ul part="cart">
             ${cart.items.map((item) => {
@@ -61,7 +63,16 @@ export function renderAmountStep(m: AmountStepInput) {
               [minAmount && m.t('donation.min', { amount: money(minAmount) }), maxAmount && m.t('donation.max', { amount: money(maxAmount) })]
                 .filter(Boolean)
                 .join(' · '),
-            )}`}
+            )}
+            ${field(m, 'donorName', m.t('donorName'), m.donorName)} ${field(m, 'message', m.t('message'), m.message)}
+            <label part="field check"
+              ><input
+                type="checkbox"
+                part="checkbox"
+                .checked=${m.showPublicly}
+                @change=${(event: Event) => (m.showPublicly = (event.target as HTMLInputElement).checked)}
+              />${m.t('showPublicly')}</label
+            >`}
     ${m.needsDetails ? html`<button part="button primary">${m.t('next')}</button>` : assetChoice(m)}
   </form>`;
 }

@@ -15,7 +15,10 @@ import type { CheckoutSession, StartSessionInput, VisitResult } from '../../core
  * slug, or `orders/<id>` for an order.
  */
 export interface CheckoutCalls {
-  /** The public view of a link (`PublicLink`) or an order (`PublicOrder`). */
+  /**
+   * The public view of a link (`PublicLink`) or an order (`PublicOrder`); any other read of the
+   * public API under the same root, e.g. a fundraiser's donors (`<slug>/donors?limit=5`).
+   */
   link<T>(path: string): Promise<T>;
   /** Counts one visit of a link; `visitId` (from a first count) makes a reload count once. */
   visit(path: string, visitId?: string | null): Promise<VisitResult>;
@@ -37,7 +40,7 @@ export function checkoutCalls(base: string, customFetch: typeof fetch | undefine
   const root = `${base.replace(/\/+$/, '')}/checkout/`;
   const e = encodeURIComponent;
 
-  /** One call. Every good answer has an `id` (a visit: a `visitId`); a page served in the proxy's place has not. */
+  /** One call. Every good answer has an `id` (a visit: a `visitId`; a list: `items`); a page served in the proxy's place has not. */
   async function call<T>(path: string, body?: object): Promise<T> {
     let response: Response;
     try {
@@ -53,7 +56,7 @@ export function checkoutCalls(base: string, customFetch: typeof fetch | undefine
     const { status } = response;
     const data = await response.json().catch(() => ({}));
     if (!response.ok) throw new PaylinkError(data.message, status, data.code ?? `http_${status}`, data.errors);
-    if ((data.id ?? data.visitId) == null) throw new PaylinkError('Unexpected response', status, 'invalid_response');
+    if ((data.id ?? data.visitId ?? data.items) == null) throw new PaylinkError('Unexpected response', status, 'invalid_response');
     return data;
   }
   const session = (id: string) => call<CheckoutSession>(`sessions/${e(id)}`);

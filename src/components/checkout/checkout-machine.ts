@@ -11,12 +11,17 @@
  *
  * An order (`order`, created by the shop's server) is paid through the same steps: its public view
  * stands for a Standard link's, so its amount (or cart) is shown, never edited.
+ *
+ * A fundraiser (a donation link with a goal, or any donation link when the page asks for its donors)
+ * keeps its progress live: while the page is visible the machine reads the link's public view again
+ * every 3 s (the service's link cache answers it, dropped by every gift), and its latest public donors
+ * whenever the count of donors moved: one poll per page, whatever the number of donors.
  */
 import { PaylinkError } from '../../client/errors.js';
 import { compareDecimal, fractionDigits, toUnits } from '../../core/money.js';
 import { payFromWallet, type TokenTransfer, type Wallet, type WalletFailure } from '../../internal/evm-wallet.js';
 import type { Localizer } from '../../internal/localize.js';
-import type { CheckoutSession, PublicLink, PublicOrder } from '../../core/schemas.js';
+import type { CheckoutSession, PublicDonor, PublicLink, PublicOrder } from '../../core/schemas.js';
 import { checkDonationBounds, readTypedAmount } from '../../core/rules/amount.js';
 import { checkDelivery } from '../../core/rules/customer.js';
 import { MAX_AMOUNT } from '../../core/rules/limits.js';
@@ -34,14 +39,16 @@ export type MessageKey = keyof Messages;
 export type CheckoutView = 'loading' | 'notFound' | 'inactive' | 'closed' | 'paid' | 'error' | 'rates' | 'amount' | 'details' | 'pay' | 'expired' | 'done';
 
 /** A field the customer fills, named by its path in the API's field errors. */
-export type FieldPath = 'fiatAmount' | 'customer.address' | 'customer.phone';
+export type FieldPath = 'fiatAmount' | 'customer.address' | 'customer.phone' | 'donorName' | 'message';
 
 /**
  * What the steps show and pay: a link's public view, or an order's, which is paid as a Standard
  * link's (its own amount, never edited): it has one currency and no link type, donation bounds or
  * closing time.
  */
-export type Payable = PublicLink | (PublicOrder & Partial<Pick<PublicLink, 'linkType' | 'closesAt' | 'minAmount' | 'maxAmount' | 'suggestedAmounts'>>);
+export type Payable =
+  | PublicLink
+  | (PublicOrder & Partial<Pick<PublicLink, 'linkType' | 'closesAt' | 'minAmount' | 'maxAmount' | 'suggestedAmounts' | 'goalAmount' | 'raised' | 'donorCount'>>);
 
 /** `paylink-ready`: the link (or the order) loaded, whatever its state. */
 export interface PaylinkReadyDetail {
@@ -116,6 +123,8 @@ export class CheckoutMachine {
   metadata?: Record<string, string> | undefined;
   /** The browser wallets found in the page. */
   wallets: Wallet[] = [];
+  /** Show a fundraiser's latest public donors: how many (any other value than a count: 5); unset for none. */
+  donors?: string | number | undefined;
 
   // State.
   view: CheckoutView = 'loading';
@@ -125,6 +134,12 @@ export class CheckoutMachine {
   amountText = '';
   address = '';
   phone = '';
+  /** A donor's name and message as typed, and whether they chose to be listed on the page (unset reads as false). */
+  donorName = '';
+  message = '';
+  showPublicly?: boolean;
+  /** A fundraiser's latest public donors (when the page asks for them), newest first. */
+  publicDonors?: PublicDonor[];
   /** The asset chosen to pay in, and its network (empty: the one network that carries the asset). */
   assetId = '';
   network = '';
@@ -137,7 +152,7 @@ export class CheckoutMachine {
   /** What the polite live region says. */
   announcement = '';
   /** What was copied last (its button says so until the next copy); unset until a copy. */
-  copied?: string;
+  copied?: MessageKey;
   /** Set when fields were refused: the host focuses the first one, then clears it (unset reads as false). */
   focusInvalid?: boolean;
   /** Why the last wallet payment stopped, in words. */
@@ -157,6 +172,8 @@ export class CheckoutMachine {
   #aborter = new AbortController();
   #stopWatching = () => {};
   #timer?: ReturnType<typeof setInterval>;
+  /** The fundraiser's poll (see the module comment). */
+  #poll?: ReturnType<typeof setInterval>;
 
   /** @param host What the machine asks of its page (events, storage, navigation, clipboard, renders). */
   constructor(readonly host: CheckoutHost) {}
@@ -175,6 +192,7 @@ export class CheckoutMachine {
   disconnect(): void {
     this.#aborter.abort();
     this.#stop();
+    clearInterval(this.#poll);
   }
 
   /** Stops following the session and counting down. */
@@ -263,7 +281,8 @@ export class CheckoutMachine {
     const key = order || slug;
     const path = (this.#path = (order ? 'orders/' : '') + encodeURIComponent(key));
     this.#stop();
-    this.link = this.session = undefined;
+    clearInterval(this.#poll);
+    this.link = this.session = this.publicDonors = undefined;
     this.#retryAction = () => this.load(slug, order);
     this.show('loading');
     try {
@@ -281,6 +300,11 @@ export class CheckoutMachine {
           (visit) => this.host.store('sessionStorage', visitKey, visit.visitId),
           () => {},
         );
+      // A fundraiser's progress and donors: read now, then again every 3 s while the page is visible.
+      if (link.linkType == 'Donation' && (link.goalAmount || this.donors != null)) {
+        this.#refresh(generation);
+        this.#poll = setInterval(() => globalThis.document?.hidden || this.#refresh(generation), 3000);
+      }
       if (link.state != 'open') return this.show(link.state, this.t(link.state));
       // A pending payment survives a reload: pick up the session kept for this link or order.
       const id = this.host.store('localStorage', 'paylink:session:' + this.#path);
@@ -291,6 +315,24 @@ export class CheckoutMachine {
     } catch (error) {
       if (generation == this.#generation) this.#fail(error);
     }
+  }
+
+  /**
+   * Reads the fundraiser's public view again, and its public donors when the page shows them and
+   * they are not read yet or their count moved; a failed read waits for the next.
+   */
+  async #refresh(generation: number): Promise<void> {
+    const api = this.#api;
+    const count = this.publicDonors && this.link?.donorCount;
+    try {
+      const link = await api.link<Payable>(this.#path);
+      if (this.donors != null && link.donorCount !== count)
+        this.publicDonors = (await api.link<{ items: PublicDonor[] }>(`${this.#path}/donors?limit=${+this.donors || 5}`)).items;
+      if (generation == this.#generation) {
+        this.link = link;
+        this.#say();
+      }
+    } catch {}
   }
 
   /** Moves to `view`; `words` (if any) are said by the polite live region. */
@@ -307,8 +349,12 @@ export class CheckoutMachine {
 
   /** Stores what the customer typed in the field `path` and clears its error. */
   edit(path: FieldPath, value: string): void {
+    // Each field by its member (never a computed name: the bundles shorten these names).
     if (path == 'fiatAmount') this.amountText = value;
-    else this[path == 'customer.phone' ? 'phone' : 'address'] = value;
+    else if (path == 'customer.address') this.address = value;
+    else if (path == 'customer.phone') this.phone = value;
+    else if (path == 'donorName') this.donorName = value;
+    else this.message = value;
     this.errors = { ...this.errors, [path]: '' };
     this.#say();
   }
@@ -415,6 +461,8 @@ export class CheckoutMachine {
     if (status == 'expired' || status == 'reversed') return this.show('expired', this.t('expired'));
     const url = safeRedirectUrl(session);
     this.show('done', this.t('paid'));
+    // The donor's own gift, on the fundraiser's progress at once.
+    if (this.#poll) this.#refresh(this.#generation);
     // Cancelling the event keeps the customer here (e.g. to route with the merchant's own router).
     if (this.host.emit('paylink-success', { session }, true) && url) this.host.navigate((this.redirectTo = url));
   }
@@ -428,8 +476,9 @@ export class CheckoutMachine {
 
   /** Starts the payment session in the chosen asset, with the amount and details given. */
   #start(): Promise<void> {
-    const { link, clientReference, metadata, address, phone } = this;
+    const { link, clientReference, metadata, address, phone, donorName, message, showPublicly } = this;
     const { linkType } = link!;
+    const donation = linkType == 'Donation';
     this.walletError = this.sentHash = '';
     return this.#busyWith(() =>
       this.#api
@@ -440,10 +489,12 @@ export class CheckoutMachine {
             assetId: this.assetId,
             blockchainId: this.network || undefined,
             fiatCurrency: this.currency,
-            fiatAmount: linkType == 'Donation' ? this.price : undefined,
+            fiatAmount: donation ? this.price : undefined,
             customer: this.needsDetails ? { address: address.trim(), phone: phone.trim() } : undefined,
             reference: clientReference,
             metadata,
+            // What a donor gives with the gift (a Standard link takes none of it).
+            ...(donation && { donorName: donorName.trim() || undefined, message: message.trim() || undefined, showPublicly }),
           },
         )
         .then(
@@ -451,7 +502,12 @@ export class CheckoutMachine {
           (error: PaylinkError) => {
             // The server's field errors go beside their fields, on the step that has them.
             const fields = Object.fromEntries(error.errors?.map((e) => [e.path, e.message]) ?? []);
-            const step = fields.fiatAmount ? 'amount' : Object.keys(fields).some((path) => path.startsWith('customer.')) ? 'details' : '';
+            const step =
+              fields.fiatAmount || fields.donorName || fields.message
+                ? 'amount'
+                : Object.keys(fields).some((path) => path.startsWith('customer.'))
+                  ? 'details'
+                  : '';
             if (step) {
               this.host.emit('paylink-error', { code: 'validation_failed', message: error.message, error });
               this.show(step);

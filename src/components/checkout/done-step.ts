@@ -8,19 +8,22 @@
 import { html } from 'lit/html.js';
 import type { CheckoutSession } from '../../core/schemas.js';
 import type { CheckoutMachine } from './checkout-machine.js';
-import { heading, txHash } from './parts.js';
+import { fundraiser, heading, paidOn, txHash } from './parts.js';
 
 /** What the done step renders and calls. */
-export type DoneStepInput = Pick<CheckoutMachine, 'session' | 'l10n' | 't' | 'redirectTo' | 'copied' | 'copy'>;
+export type DoneStepInput = Parameters<typeof fundraiser>[0] & Pick<CheckoutMachine, 'session' | 'l10n' | 't' | 'redirectTo' | 'copied' | 'copy'>;
 
 export function renderDoneStep(m: DoneStepInput) {
-  const { l10n, redirectTo, session } = m;
-  const { postpayAction: action, fiatAmount, fiatCurrency, paidAmount, assetId, networkName, txHash: hash, explorerUrl } = session || ({} as CheckoutSession);
+  // Members read as `m.x`, never destructured: the bundles shorten their names (scripts/private-names.ts).
+  const l10n = m.l10n;
+  const redirectTo = m.redirectTo;
+  const { postpayAction: action, fiatAmount, fiatCurrency, paidAmount, assetId, networkName, txHash: hash, explorerUrl } = m.session || ({} as CheckoutSession);
 
   return html`<div part="state done">
     <svg part="success-icon" viewBox="0 0 24 24" aria-hidden="true"><circle cx="12" cy="12" r="11" /><path d="M7 12.5l3 3 7-7" /></svg>
     ${heading(m.t('paid'))}
     <p part="message">${action?.successMessage || m.t('thanks')}</p>
+    ${m.session ? paidOn(m) : ''} ${fundraiser(m)}
     ${redirectTo
       ? html`<p>${m.t('redirecting')}</p>
           <a part="button primary" href=${redirectTo}>${m.t('next')}</a>`

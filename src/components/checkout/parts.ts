@@ -1,6 +1,12 @@
 /** Small pieces the checkout's steps share. Each takes what it renders and the callbacks it calls. */
 import { html, type TemplateResult } from 'lit/html.js';
-import { MAX_ADDRESS_LENGTH, MAX_AMOUNT_TEXT_LENGTH, MAX_PHONE_LENGTH } from '../../core/rules/limits.js';
+import {
+  MAX_ADDRESS_LENGTH,
+  MAX_AMOUNT_TEXT_LENGTH,
+  MAX_DONOR_MESSAGE_LENGTH,
+  MAX_DONOR_NAME_LENGTH,
+  MAX_PHONE_LENGTH,
+} from '../../core/rules/limits.js';
 import { assetName } from '../../internal/localize.js';
 import type { CheckoutMachine, FieldPath, MessageKey } from './checkout-machine.js';
 
@@ -8,8 +14,8 @@ import type { CheckoutMachine, FieldPath, MessageKey } from './checkout-machine.
 export const heading = (text: string): TemplateResult => html`<h2 part="heading" tabindex="-1">${text}</h2>`;
 
 /**
- * A labelled text field: the donation amount, the delivery address (a textarea) or the phone, with
- * autofill hints. Its error (from the form or the server, keyed by `path`) takes the place of its
+ * A labelled text field: the donation amount, the delivery address (a textarea), the phone, or a
+ * donor's name or message, with autofill hints and the service's caps. Its error (from the form or the server, keyed by `path`) takes the place of its
  * hint (never both: a refused minimum is said once) and describes it; typing clears the error.
  */
 export function field(m: Pick<CheckoutMachine, 'errors' | 'edit'>, path: FieldPath, label: string, value: string, hint = ''): TemplateResult {
@@ -35,10 +41,10 @@ export function field(m: Pick<CheckoutMachine, 'errors' | 'edit'>, path: FieldPa
           id=${path}
           part="input"
           type=${phone ? 'tel' : 'text'}
-          inputmode=${phone ? 'tel' : 'decimal'}
-          autocomplete=${phone ? 'tel' : 'off'}
+          inputmode=${phone ? 'tel' : path == 'fiatAmount' ? 'decimal' : 'text'}
+          autocomplete=${phone ? 'tel' : path == 'donorName' ? 'name' : 'off'}
           ?required=${phone}
-          maxlength=${phone ? MAX_PHONE_LENGTH : MAX_AMOUNT_TEXT_LENGTH}
+          maxlength=${phone ? MAX_PHONE_LENGTH : path == 'donorName' ? MAX_DONOR_NAME_LENGTH : path == 'message' ? MAX_DONOR_MESSAGE_LENGTH : MAX_AMOUNT_TEXT_LENGTH}
           .value=${value}
           aria-invalid=${!!error}
           aria-describedby="${path}-error ${path}-hint"
@@ -46,6 +52,52 @@ export function field(m: Pick<CheckoutMachine, 'errors' | 'edit'>, path: FieldPa
         />`}
     ${error ? html`<small part="error" id="${path}-error">${error}</small>` : html`<small part="hint" id="${path}-hint">${hint}</small>`}
   </div>`;
+}
+
+/**
+ * A network as exchanges name it: its name and, where its chain has one, its token standard
+ * (`BNB Smart Chain (BEP20)`, `Ethereum (ERC20)`; `Polygon` is its own), known by the EIP-155 chain id.
+ */
+export const networkLabel = (name: string, chainId: number | null | undefined): string => {
+  const standard = ({ 56: 'BEP20', 97: 'BEP20', 1: 'ERC20', 11155111: 'ERC20' } as Record<number, string>)[chainId!];
+  return standard ? `${name} (${standard})` : name;
+};
+
+/**
+ * "Paid on Polygon": the network a payment came on, when it is another of the link's networks than
+ * the one the session was quoted on (the service credits the session all the same); else nothing.
+ */
+export function paidOn(m: Pick<CheckoutMachine, 'session' | 'link' | 't'>) {
+  const { paidBlockchainId: paid, blockchainId } = m.session! as { paidBlockchainId?: string | null; blockchainId: string };
+  const network = m.link?.assets.find((pair) => pair.blockchainId == paid)?.networkName ?? paid!;
+  return paid && paid != blockchainId ? html`<p part="notice paid-on">${m.t('paidOn', { network })}</p>` : '';
+}
+
+/**
+ * A fundraiser's progress: what it raised of its goal and from how many donors, over a progress bar
+ * (its value the percent reached, full past the goal, and that text its name); then its latest public donors, when the page
+ * shows them: each name and message (when the donor gave them) as text, never markup, and the amount given.
+ */
+export function fundraiser(m: Pick<CheckoutMachine, 'link' | 'publicDonors' | 't' | 'money' | 'l10n'>) {
+  const { goalAmount: goal, raised, donorCount: count } = m.link!;
+  // Without a goal this is 0 (`NaN | 0`), and the bar is not shown anyway.
+  const percent = Math.min(100, ((100 * +raised!) / +goal!) | 0);
+  return html`${goal
+      ? html`<p part="raised" id="raised">
+          ${m.t('raised', { raised: m.money(raised!), goal: m.money(goal) })} · ${m.t(count == 1 ? 'donor' : 'donors', { n: count! })}
+          <progress part="progress" role="progressbar" max="100" value=${percent} aria-valuenow=${percent} aria-labelledby="raised"></progress>
+        </p>`
+      : ''}
+    ${m.publicDonors?.length
+      ? html`<ul part="donors">
+          ${m.publicDonors.map(
+            (donor) =>
+              html`<li part="donor">
+                <span part="donor-name">${donor.name}<small>${donor.message}</small></span>${m.l10n.money(donor.amount, donor.currency)}
+              </li>`,
+          )}
+        </ul>`
+      : ''}`;
 }
 
 /**
@@ -60,10 +112,11 @@ export function assetChoice(m: Pick<CheckoutMachine, 'link' | 'assetId' | 'netwo
   return html`<div part="field">
       <label part="label" for="asset">${m.t('assets')}</label>
       <select id="asset" part="input assets" aria-describedby="asset-hint" @change=${(event: Event) => m.chooseAsset((event.target as HTMLSelectElement).value)}>
-        ${m.link!.assets.map(({ assetId, blockchainId, networkName }) => {
+        ${m.link!.assets.map(({ assetId, blockchainId, networkName, chainId }) => {
           const selected = assetId == m.assetId && blockchainId == m.network;
-          if (selected) chosen = networkName;
-          return html`<option part="asset" value="${assetId} ${blockchainId}" ?selected=${selected}>${assetName(assetId)} · ${networkName}</option>`;
+          const network = networkLabel(networkName, chainId);
+          if (selected) chosen = network;
+          return html`<option part="asset" value="${assetId} ${blockchainId}" ?selected=${selected}>${assetName(assetId)} · ${network}</option>`;
         })}
       </select>
       <small part="hint" id="asset-hint">${m.t('onNetwork', { network: chosen })}</small>
@@ -75,7 +128,7 @@ export function assetChoice(m: Pick<CheckoutMachine, 'link' | 'assetId' | 'netwo
 
 /** A copy button for `text`, labelled by what it copies (`key`); it says "Copied" once used. */
 export function copyButton(m: Pick<CheckoutMachine, 'copied' | 't' | 'copy'>, text: string, key: MessageKey): TemplateResult {
-  const done = m.copied == key;
+  const done = m.copied === key;
   return html`<button type="button" part="button copy-button" aria-label="${m.t(done ? 'copied' : 'copy')}: ${m.t(key)}" @click=${() => m.copy(text, key)}>
     ${done ? '✓ ' + m.t('copied') : m.t('copy')}
   </button>`;

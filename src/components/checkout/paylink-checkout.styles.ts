@@ -6,10 +6,14 @@
 import { css } from '../../internal/css-text.js';
 
 export default css`
-  [part~=card] {
+  [part~=card],
+  [part~=card] > div,
+  form {
     display: flex;
     flex-direction: column;
     gap: 1rem;
+  }
+  [part~=card] {
     max-width: var(--paylink-max-width, 28rem);
     padding: 1rem;
     border: 1px solid var(--_border);
@@ -23,10 +27,7 @@ export default css`
   }
   [part~=card] > div,
   form {
-    display: flex;
     flex: 1;
-    flex-direction: column;
-    gap: 1rem;
   }
   [part~=heading] {
     font-size: 1.25rem;
@@ -85,8 +86,11 @@ export default css`
     gap: 0.5rem;
     padding: 0;
     list-style: none;
+    /* Donors read from the start, on the centred confirmation too. */
+    text-align: start;
   }
-  [part~=item-name] {
+  [part~=item-name],
+  [part~=donor-name] {
     flex: 1;
   }
   [part~=total] {
@@ -119,7 +123,8 @@ export default css`
     align-items: center;
     width: auto;
   }
-  [part~=error] {
+  [part~=error],
+  [part~=wallet-error] {
     color: var(--_danger);
   }
   [part~=back],
@@ -156,9 +161,6 @@ export default css`
     font-size: 0.875rem;
     text-align: start;
   }
-  [part~=wallet-error] {
-    color: var(--_danger);
-  }
   [part~=success-icon] {
     width: 4rem;
     fill: none;
@@ -168,5 +170,17 @@ export default css`
   }
   [part~=receipt] {
     align-self: stretch;
+  }
+  [part~=progress] {
+    width: 100%;
+    accent-color: var(--paylink-progress, var(--_accent));
+  }
+  [part~=check] {
+    display: flex;
+    gap: 0.5rem;
+    align-items: center;
+  }
+  [part~=checkbox] {
+    width: auto;
   }
 `;

@@ -46,19 +46,21 @@ function stored(area: 'localStorage' | 'sessionStorage', key: string, value?: st
 /**
  * The element's properties: each set re-renders (the attributes map onto all but `metadata` and
  * `fetch`). Listed so that two runs of them are slices (one list is fewer bytes than three): the
- * first four (re)load what is paid; the middle four go to the machine as they are
+ * first five (re)load what is paid; the middle five go to the machine as they are
  * (`CheckoutMachine`'s inputs of the same names).
  */
-const PROPERTIES = ['slug', 'order', 'apiBase', 'fetch', 'clientReference', 'metadata', 'locale', 'theme'] as const;
-const LOADS = PROPERTIES.slice(0, 4);
-const MACHINE_INPUTS = PROPERTIES.slice(2, 6) as ('apiBase' | 'fetch' | 'clientReference' | 'metadata')[];
+const PROPERTIES = ['slug', 'order', 'donors', 'apiBase', 'fetch', 'clientReference', 'metadata', 'locale', 'theme'] as const;
+const LOADS = PROPERTIES.slice(0, 5);
+const MACHINE_INPUTS = PROPERTIES.slice(2, 7) as ('donors' | 'apiBase' | 'fetch' | 'clientReference' | 'metadata')[];
 
 /**
  * The checkout a customer sees on a merchant's page, for a payment link (`slug`) or an order the
  * shop's server created (`order`): pick or confirm the amount (an order's is shown, never edited), give the details
  * the merchant asks for, choose USDT or cNGN, then pay from a browser wallet (EIP-6963 / EIP-1193)
  * or to the address shown (EIP-681 QR, copy buttons, countdown to the quote's expiry, live status
- * with confirmations), then the merchant's success message, receipt or redirect. A pending payment
+ * with confirmations), then the merchant's success message, receipt or redirect. On a phone without a
+ * browser wallet, "Open in wallet" hands the transfer to the phone's wallet app. A fundraiser (a
+ * donation link with a goal) shows its progress live, and with `donors` its latest public donors. A pending payment
  * survives a reload: the session id is kept per slug (or order) in `localStorage`. The states and transitions
  * live in `CheckoutMachine` (DOM-free); this element wires attributes, events and rendering.
  *
@@ -100,6 +102,11 @@ const MACHINE_INPUTS = PROPERTIES.slice(2, 6) as ('apiBase' | 'fetch' | 'clientR
  * @csspart success-icon - The drawn check mark when paid. @csspart message - The merchant's success message.
  * @csspart receipt - The payment's details on the confirmation page.
  * @csspart status - The polite live region announcing status changes (visually hidden).
+ * @csspart wallet-link - "Open in wallet" (also `button primary`): on a touch device without a browser wallet, the EIP-681 transfer the QR code encodes.
+ * @csspart paid-on - "Paid on …", when the payment came on another offered network than the one quoted.
+ * @csspart raised - A fundraiser's progress: raised of goal and donors, over the bar. @csspart progress - The progress bar (`role="progressbar"`, `aria-valuenow` the percent).
+ * @csspart donors - The latest public donors (with the `donors` attribute). @csspart donor - One, with what it gave. @csspart donor-name - Its name and message.
+ * @csspart check - The "show my name" choice (a label with its checkbox). @csspart checkbox - Its checkbox.
  *
  * @cssproperty --paylink-accent - Main colour: primary buttons, chosen options, focus ring, spinner. @cssproperty --paylink-on-accent - Text on it.
  * @cssproperty --paylink-bg - Background. @cssproperty --paylink-fg - Text. @cssproperty --paylink-muted - Secondary text.
@@ -108,19 +115,21 @@ const MACHINE_INPUTS = PROPERTIES.slice(2, 6) as ('apiBase' | 'fetch' | 'clientR
  * @cssproperty --paylink-radius - Corner radius of the card. @cssproperty --paylink-font - Font family.
  * @cssproperty --paylink-focus - Focus ring colour. @cssproperty --paylink-min-height - Height reserved for the card while loading (20rem).
  * @cssproperty --paylink-max-width - Width of the card (28rem).
+ * @cssproperty --paylink-progress - Colour of a fundraiser's progress bar (default: the accent).
  *
  * @attribute {string} slug - The payment link's slug (property `slug`).
  * @attribute {string} order - The id of an order the shop's server created (`POST /v1/order`), paid instead of a link (property `order`).
  * @attribute {string} api-base - Where the merchant's Paylink proxy is mounted, default `/paylink` (property `apiBase`).
  * @attribute {string} locale - BCP 47 locale of texts and formats (property `locale`).
  * @attribute {'light' | 'dark'} theme - Forces a colour scheme; reflected (property `theme`).
+ * @attribute {string} donors - On a fundraiser, show its latest public donors: how many (1–50; empty for 5) (property `donors`).
  * @attribute {string} client-reference - What the page says the payment is for, sent with the payment session and stored as its
  *   `clientReference` (property `clientReference`): anyone can change a page, so it is never the merchant's `reference`. See also `metadata`.
  */
 // Where there is no DOM (Node, a server component, an SSR build) the module still loads: the class
 // then stands on `Object` and is never defined, as Lit's own elements do on their server shim.
 export class PaylinkCheckout extends ((globalThis.HTMLElement || Object) as typeof HTMLElement) {
-  static readonly observedAttributes = ['slug', 'order', 'api-base', 'client-reference', 'locale', 'theme'];
+  static readonly observedAttributes = ['slug', 'order', 'donors', 'api-base', 'client-reference', 'locale', 'theme'];
   /** One style sheet for every instance (made on first use). */
   static #sheet?: CSSStyleSheet;
 
@@ -152,6 +161,12 @@ export class PaylinkCheckout extends ((globalThis.HTMLElement || Object) as type
   declare metadata?: Record<string, string>;
   /** A `fetch` for every request (tests, or a merchant's instrumented fetch). Property only, never an attribute. */
   declare fetch?: typeof fetch;
+  /**
+   * On a fundraiser (a donation link), show its latest public donors (their names, messages and
+   * gifts, as the donors chose): how many, 1 to 50 (an empty or other value: 5); unset shows none.
+   * Attribute `donors`.
+   */
+  declare donors?: string | number;
 
   static {
     for (const name of PROPERTIES)

@@ -12,7 +12,8 @@ import { heading } from './parts.js';
 export type StateInput = Pick<CheckoutMachine, 'view' | 'link' | 'session' | 'l10n' | 't' | 'retry'>;
 
 export function renderState(m: StateInput) {
-  const { view: state, link, session, l10n } = m as StateInput & { view: 'loading' | 'notFound' | 'inactive' | 'closed' | 'error' | 'rates' | 'expired' };
+  const { view: state, link, session } = m as StateInput & { view: 'loading' | 'notFound' | 'inactive' | 'closed' | 'error' | 'rates' | 'expired' };
+  const l10n = m.l10n;
   // A connection that failed and a price without a current rate: either may work on a retry, and nothing was taken.
   const action = state == 'error' || state == 'rates' ? 'retry' : state == 'expired' ? 'startAgain' : '';
   return html`<div part="state ${state}">

@@ -26,6 +26,10 @@ export const MAX_EMAIL_LENGTH = 254;
 export const MAX_PHONE_LENGTH = 40;
 /** Longest amount sent as text (`"12.50"`), and so typed in the checkout. See `MAX_ADDRESS_LENGTH`. */
 export const MAX_AMOUNT_TEXT_LENGTH = 40;
+/** Longest name a donor gives (shown on the fundraiser's page when they choose). See `MAX_ADDRESS_LENGTH`. */
+export const MAX_DONOR_NAME_LENGTH = 60;
+/** Longest message a donor leaves. See `MAX_ADDRESS_LENGTH`. */
+export const MAX_DONOR_MESSAGE_LENGTH = 280;
 
 /** Longest text of each request field, in UTF-16 code units (what `String.length` and JSON Schema's `maxLength` count). */
 export const MAX_LENGTH = {
@@ -45,6 +49,8 @@ export const MAX_LENGTH = {
   dateText: 40,
   search: 200,
   customerAddress: MAX_ADDRESS_LENGTH,
+  donorName: MAX_DONOR_NAME_LENGTH,
+  donorMessage: MAX_DONOR_MESSAGE_LENGTH,
   phone: MAX_PHONE_LENGTH,
   email: MAX_EMAIL_LENGTH,
   reference: 200,
@@ -78,6 +84,8 @@ export const MAX_COUNT = {
   fiatCurrencies: 40,
   page: 1_000_000,
   pageSize: 100,
+  /** Donors one read of a fundraiser's public list gives (`GET /v1/checkout/{slug}/donors?limit=`). */
+  publicDonors: 50,
 } as const;
 
 /** Page size of every list when `limit` is not given. */

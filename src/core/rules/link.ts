@@ -44,6 +44,8 @@ export interface LinkDraft {
   minAmount: string | null;
   maxAmount: string | null;
   suggestedAmounts: string[];
+  /** A donation's goal in its price currency (null: none). */
+  goalAmount: string | null;
 }
 
 /** What a new link is before its create body applies. */
@@ -65,6 +67,7 @@ export const EMPTY_LINK_DRAFT: Readonly<LinkDraft> = {
   minAmount: null,
   maxAmount: null,
   suggestedAmounts: [],
+  goalAmount: null,
 };
 
 type Amount = number | string;
@@ -99,6 +102,7 @@ export interface LinkInput {
   minAmount?: Amount | null | undefined;
   maxAmount?: Amount | null | undefined;
   suggestedAmounts?: Amount[] | undefined;
+  goalAmount?: Amount | null | undefined;
 }
 
 /** A link as the API returns it, as far as the rules need it (to rebuild the draft an update applies to). */
@@ -116,6 +120,7 @@ export interface LinkView {
   minAmount?: string | null | undefined;
   maxAmount?: string | null | undefined;
   suggestedAmounts?: string[] | undefined;
+  goalAmount?: string | null | undefined;
 }
 
 /** The draft of a link the API returned: what an update of it starts from (the admin's edit form). */
@@ -138,6 +143,7 @@ export function draftOfLink(link: LinkView): LinkDraft {
     minAmount: link.minAmount == null ? null : toDecimalString(link.minAmount),
     maxAmount: link.maxAmount == null ? null : toDecimalString(link.maxAmount),
     suggestedAmounts: (link.suggestedAmounts ?? []).map((amount) => toDecimalString(amount) ?? amount),
+    goalAmount: link.goalAmount == null ? null : toDecimalString(link.goalAmount),
   };
 }
 
@@ -303,7 +309,7 @@ export function resolveLinkDraft(base: Readonly<LinkDraft>, input: LinkInput, no
   return { draft, errors: errors.list };
 }
 
-const DONATION_FIELDS = ['closesAt', 'minAmount', 'maxAmount', 'suggestedAmounts'] as const;
+const DONATION_FIELDS = ['closesAt', 'minAmount', 'maxAmount', 'suggestedAmounts', 'goalAmount'] as const;
 
 /** A Standard link: no donation extras; its price is its fixed amount, which equals its cart's total when it has one. */
 function resolveStandard(draft: LinkDraft, input: LinkInput, errors: RuleErrors, amountGiven: boolean, amountPath: string, itemsGiven: boolean) {
@@ -311,7 +317,7 @@ function resolveStandard(draft: LinkDraft, input: LinkInput, errors: RuleErrors,
     const value = input[field];
     if (value !== undefined && value !== null && !(Array.isArray(value) && value.length === 0)) errors.fail(field, 'link.donationOnly', { field });
   }
-  Object.assign(draft, { closesAt: null, minAmount: null, maxAmount: null, suggestedAmounts: [] });
+  Object.assign(draft, { closesAt: null, minAmount: null, maxAmount: null, suggestedAmounts: [], goalAmount: null });
   if (!errors.empty) return;
 
   // Items kept from the stored link were read against the price currency they had then.
@@ -333,7 +339,7 @@ function resolveStandard(draft: LinkDraft, input: LinkInput, errors: RuleErrors,
     errors.fail('fiatAmount', 'amount.decimals', { unit: currency, digits });
 }
 
-/** A Donation: the donor chooses, within optional bounds, until an optional closing time. */
+/** A Donation: the donor chooses, within optional bounds, until an optional closing time, toward an optional goal. */
 function resolveDonation(draft: LinkDraft, input: LinkInput, errors: RuleErrors, now: Date, amountRule: { digits: number; unit: string }) {
   if (input.closesAt !== undefined) {
     if (input.closesAt === null || input.closesAt === '') draft.closesAt = null;
@@ -345,10 +351,11 @@ function resolveDonation(draft: LinkDraft, input: LinkInput, errors: RuleErrors,
       else draft.closesAt = closesAt;
     }
   }
-  for (const field of ['minAmount', 'maxAmount'] as const) {
+  for (const field of ['minAmount', 'maxAmount', 'goalAmount'] as const) {
     const value = input[field];
     if (value === null) draft[field] = null;
-    else if (value !== undefined) draft[field] = checkAmount(value, field, amountRule, errors);
+    // A goal of 0 (or less: refused as unreadable) would be met before the first gift.
+    else if (value !== undefined) draft[field] = checkAmount(value, field, { ...amountRule, positive: field === 'goalAmount' }, errors);
   }
   if (input.suggestedAmounts !== undefined) {
     if (input.suggestedAmounts.length > MAX_COUNT.suggestedAmounts)

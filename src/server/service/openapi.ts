@@ -46,6 +46,8 @@ const RESPONSE_SCHEMAS: Record<string, z.ZodType> = {
   PaymentLinkList: S.PaymentLinkList,
   CheckoutAsset: S.CheckoutAsset,
   PublicLink: S.PublicLink,
+  PublicDonor: S.PublicDonor,
+  PublicDonorList: S.PublicDonorList,
   VisitResult: S.VisitResult,
   CheckoutSession: S.CheckoutSession,
   WithdrawalCreated: S.WithdrawalCreated,
@@ -416,6 +418,15 @@ export function openApiDocument(): object {
         parameters: [slugParameter],
         responses: responses({ 200: json(ref('VisitResult'), 'Whether the visit counted') }, [400, 404, 413, 429]),
       },
+      listPublicDonors: {
+        description:
+          'Keyless. Only paid (and overpaid) donations whose donor chose `showPublicly` at the start of the session and that the merchant has not hidden; ' +
+          'each says the name and message the donor gave (null when none), the amount and currency they gave in, and when it was paid: nothing else of ' +
+          'the customer. A Standard link has none.',
+        tags: ['Checkout'],
+        parameters: [slugParameter],
+        responses: responses({ 200: json(ref('PublicDonorList'), 'The latest public donors, newest first') }, [400, 404, 429]),
+      },
       startCheckoutSession: {
         description:
           'Keyless: anyone can call it with any body. A `reference` sent here is what the page says the payment is for: it is stored as the session’s ' +
@@ -513,6 +524,14 @@ export function openApiDocument(): object {
         tags: ['Payments'],
         parameters: [uuidParameter('The session’s id')],
         responses: responses({ 200: json(ref('CheckoutSessionRecord'), 'The session') }, [401, 404]),
+      },
+      hideCheckoutSessionDonor: {
+        description:
+          'The donor leaves the link’s public donors list (`GET /v1/checkout/{slug}/donors`) for good; the gift still counts in `raised` and ' +
+          '`donorCount`. Hiding a hidden donor again changes nothing (200).',
+        tags: ['Payments'],
+        parameters: [uuidParameter('The session’s id')],
+        responses: responses({ 200: json(ref('CheckoutSessionRecord'), 'The session, with `donorHiddenAt`') }, [401, 404]),
       },
       createWebhookEndpoint: {
         tags: ['Webhooks'],

@@ -114,6 +114,20 @@ export class LinkDetailController {
     if (copied) this.flash.show(which);
   }
 
+  /** A fundraiser's progress: what its paid donations raised of its goal, over a bar at the percent reached. */
+  private renderRaised(link: PaymentLink, goal: string): TemplateResult {
+    const { text } = this.host;
+    const currency = link.fiatCurrency[0]!;
+    const percent = Math.min(100, ((100 * Number(link.raised)) / Number(goal)) | 0);
+    return html`<div>
+      <dt id="ld-raised">${text.t('raised')}</dt>
+      <dd part="stat-raised">
+        ${text.money(link.raised ?? '0', currency)} / ${text.money(goal, currency)}
+        <progress part="progress" max="100" value=${percent} aria-labelledby="ld-raised"></progress>
+      </dd>
+    </div>`;
+  }
+
   private renderChart(link: PaymentLink): TemplateResult {
     const text = this.host.text;
     const t = text.t.bind(text);
@@ -134,6 +148,7 @@ export class LinkDetailController {
         <div><dt>${t('visits')}</dt><dd part="stat-visits">${text.count(visits)}</dd></div>
         <div><dt>${t('payments')}</dt><dd part="stat-payments">${text.count(payments)}</dd></div>
         <div><dt>${t('conversion')}</dt><dd part="stat-conversion">${rate}</dd></div>
+        ${link.goalAmount ? this.renderRaised(link, link.goalAmount) : nothing}
       </dl>
       <figure part="chart" class="chart">
         <div class="bars" role="img" aria-label=${summary}>

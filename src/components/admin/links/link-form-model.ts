@@ -45,6 +45,8 @@ export interface LinkFormValues {
   maxAmount: string;
   /** Comma-separated, as typed. */
   suggestedAmounts: string;
+  /** The fundraiser's goal, as typed ('' for none). */
+  goalAmount: string;
 }
 
 /** What the model needs of the admin's texts: its messages and how its locale writes amounts. */
@@ -79,6 +81,7 @@ export function emptyLinkFormValues(): LinkFormValues {
     minAmount: '',
     maxAmount: '',
     suggestedAmounts: '',
+    goalAmount: '',
   };
 }
 
@@ -223,6 +226,7 @@ export class LinkFormModel {
       body.minAmount = v.minAmount.trim() ? normalizeAmount(v.minAmount, sep) : null;
       body.maxAmount = v.maxAmount.trim() ? normalizeAmount(v.maxAmount, sep) : null;
       body.suggestedAmounts = this.suggestedList();
+      body.goalAmount = v.goalAmount.trim() ? normalizeAmount(v.goalAmount, sep) : null;
     }
     return body;
   }
@@ -252,6 +256,7 @@ export class LinkFormModel {
       closesAt: 'lf-closes-at',
       minAmount: 'lf-min',
       maxAmount: 'lf-max',
+      goalAmount: 'lf-goal',
     };
     return direct[path];
   }
@@ -294,6 +299,7 @@ export class LinkFormModel {
       minAmount: link.minAmount ?? '',
       maxAmount: link.maxAmount ?? '',
       suggestedAmounts: (link.suggestedAmounts ?? []).join(', '),
+      goalAmount: link.goalAmount ?? '',
     };
   }
 }

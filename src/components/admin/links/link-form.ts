@@ -306,6 +306,7 @@ export class LinkFormController {
         ${this.input('lf-min', `${t('minAmount')} (${v.currency})`, v.minAmount, (value) => this.set('minAmount', value, 'lf-min'), { inputmode, part: 'input min-amount' })}
         ${this.input('lf-max', `${t('maxAmount')} (${v.currency})`, v.maxAmount, (value) => this.set('maxAmount', value, 'lf-max'), { inputmode, part: 'input max-amount' })}
       </div>
+      ${this.input('lf-goal', `${t('goal')} (${v.currency})`, v.goalAmount, (value) => this.set('goalAmount', value, 'lf-goal'), { inputmode, part: 'input goal-amount' })}
       ${this.input('lf-suggested', t('suggestedAmounts'), v.suggestedAmounts, (value) => this.set('suggestedAmounts', value, 'lf-suggested'), {
         hint: t('suggestedHint'),
         inputmode,

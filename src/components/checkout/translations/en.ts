@@ -34,11 +34,12 @@ const en = {
   send: 'Send {amount}',
   amount: 'Amount',
   toAddress: 'To this address',
-  warning: 'Only {asset} on {network}: other networks lose the funds.',
+  warning: 'Only {asset} on {network}: a network not offered here is not seen.',
   qr: 'QR code of the address',
   qrPay: 'QR code of the payment',
   orScan: 'or scan the code',
   noWallet: 'No wallet here: scan the code.',
+  walletLink: 'Open in wallet',
   wallet: 'wallet',
   confirmWallet: 'Confirm in your wallet…',
   rejected: 'Declined. Try again when ready.',
@@ -68,6 +69,13 @@ const en = {
   network: 'Network',
   transaction: 'Transaction',
   redirecting: 'Returning to the merchant…',
+  paidOn: 'Paid on {network}',
+  raised: '{raised} raised of {goal}',
+  donor: '1 donor',
+  donors: '{n} donors',
+  donorName: 'Your name',
+  message: 'Message',
+  showPublicly: 'Show my gift publicly',
 };
 
 export default en;

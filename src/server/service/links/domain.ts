@@ -67,6 +67,7 @@ function rowToDraft(row: LinkRow): LinkDraft {
     minAmount: row.min_amount === null ? null : toDecimalString(row.min_amount),
     maxAmount: row.max_amount === null ? null : toDecimalString(row.max_amount),
     suggestedAmounts: row.suggested_amounts,
+    goalAmount: row.goal_amount === null ? null : toDecimalString(row.goal_amount),
   };
 }
 
@@ -102,6 +103,9 @@ export function toPaymentLink(row: LinkRow, publicUrl: string, withType: boolean
           minAmount: row.min_amount === null ? null : money(row.min_amount, currency),
           maxAmount: row.max_amount === null ? null : money(row.max_amount, currency),
           suggestedAmounts: row.suggested_amounts.map((a) => money(a, currency)),
+          goalAmount: row.goal_amount === null ? null : money(row.goal_amount, currency),
+          raised: money(row.raised, currency),
+          donorCount: Number(row.donor_count),
         }
       : {}),
     createdAt: row.created_at.toISOString(),
@@ -125,7 +129,10 @@ export function payableAssets(chain: ChainAdapter): CheckoutAsset[] {
   );
 }
 
-/** The keyless view of `GET /v1/checkout/{slug}`: no owner ids, no counts, no post-payment action. */
+/**
+ * The keyless view of `GET /v1/checkout/{slug}`: no owner ids, no counts of visits or payments, no
+ * post-payment action; a donation's goal and what it raised, from how many donors.
+ */
 export function toPublicLink(row: LinkRow, publicUrl: string, chain: ChainAdapter, now: Date): PublicLink {
   const link = toPaymentLink(row, publicUrl, false);
   return {
@@ -144,6 +151,9 @@ export function toPublicLink(row: LinkRow, publicUrl: string, chain: ChainAdapte
     minAmount: link.minAmount ?? null,
     maxAmount: link.maxAmount ?? null,
     suggestedAmounts: link.suggestedAmounts ?? [],
+    goalAmount: link.goalAmount ?? null,
+    raised: link.raised ?? null,
+    donorCount: link.donorCount ?? null,
     state: linkState(row, now),
     assets: payableAssets(chain),
     sandbox: chain.sandbox,

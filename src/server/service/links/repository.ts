@@ -33,6 +33,10 @@ export interface LinkRow {
   min_amount: string | null;
   max_amount: string | null;
   suggested_amounts: string[];
+  goal_amount: string | null;
+  /** The running totals of its paid donations in its price currency (`link_fundraising`). */
+  raised: string;
+  donor_count: number;
   created_at: Date;
   updated_at: Date;
   deleted_at: Date | null;
@@ -40,9 +44,20 @@ export interface LinkRow {
   merchant_name?: string | null;
 }
 
+/**
+ * A link's fundraising totals in its price currency (one primary-key read of `link_fundraising`, also in
+ * a `RETURNING` list): what its paid donations raised and how many there were.
+ */
+const TOTALS = (['raised', 'donors'] as const)
+  .map(
+    (column) =>
+      `coalesce((SELECT f.${column} FROM link_fundraising f WHERE f.link_id = payment_links.id AND f.currency = payment_links.fiat_currency[1]), 0) AS ${column === 'donors' ? 'donor_count' : column}`,
+  )
+  .join(', ');
+
 const COLUMNS = `id, integrator_id, user_id, slug, title, description, link_type, fiat_amount, fiat_currency,
   collect_address, collect_phone, redirect, show_confirmation_page, success_message, redirect_url, cart_items,
-  is_active, visited_count, payment_count, closes_at, min_amount, max_amount, suggested_amounts,
+  is_active, visited_count, payment_count, closes_at, min_amount, max_amount, suggested_amounts, goal_amount, ${TOTALS},
   created_at, updated_at, deleted_at`;
 
 function draftParams(draft: LinkDraft): unknown[] {
@@ -64,6 +79,7 @@ function draftParams(draft: LinkDraft): unknown[] {
     draft.minAmount,
     draft.maxAmount,
     draft.suggestedAmounts,
+    draft.goalAmount,
   ];
 }
 
@@ -82,8 +98,8 @@ export async function insertLink(
   const { rows } = await tx.query<LinkRow>(
     `INSERT INTO payment_links (id, integrator_id, user_id, slug, title, description, link_type, fiat_amount,
        fiat_currency, collect_address, collect_phone, redirect, show_confirmation_page, success_message, redirect_url,
-       cart_items, is_active, closes_at, min_amount, max_amount, suggested_amounts, created_at, updated_at, seq)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16::jsonb, $17, $18, $19, $20, $21, $22, $22, $23)
+       cart_items, is_active, closes_at, min_amount, max_amount, suggested_amounts, goal_amount, created_at, updated_at, seq)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16::jsonb, $17, $18, $19, $20, $21, $22, $23, $23, $24)
      RETURNING ${COLUMNS}`,
     [randomUUID(), owner.integratorId, owner.userId, randomAlphanumeric(10), ...draftParams(draft), now, seq],
   );
@@ -106,7 +122,7 @@ export async function updateLinkRow(tx: Queryable, row: LinkRow, draft: LinkDraf
     `UPDATE payment_links SET title = $2, description = $3, link_type = $4, fiat_amount = $5, fiat_currency = $6,
        collect_address = $7, collect_phone = $8, redirect = $9, show_confirmation_page = $10, success_message = $11,
        redirect_url = $12, cart_items = $13::jsonb, is_active = $14, closes_at = $15, min_amount = $16, max_amount = $17,
-       suggested_amounts = $18, updated_at = $19
+       suggested_amounts = $18, goal_amount = $19, updated_at = $20
      WHERE id = $1 RETURNING ${COLUMNS}`,
     [row.id, ...draftParams(draft), now],
   );
@@ -238,14 +254,33 @@ export async function countVisit(tx: Queryable, linkId: string, visitId: string)
   return true;
 }
 
-/** Counts one payment of link `linkId`, in the transaction of the transfer that settled its session. */
-export async function countPayment(tx: Queryable, linkId: string): Promise<void> {
-  await tx.query('UPDATE payment_links SET payment_count = payment_count + 1 WHERE id = $1', [linkId]);
+/** Counts one payment of link `linkId`, in the transaction of the transfer that settled its session; its slug. */
+export async function countPaymentRow(tx: Queryable, linkId: string): Promise<string | undefined> {
+  const { rows } = await tx.query<{ slug: string }>('UPDATE payment_links SET payment_count = payment_count + 1 WHERE id = $1 RETURNING slug', [linkId]);
+  return rows[0]?.slug;
 }
 
-/** Takes back the payment a link counted, when the chain took that payment back (a reorg before it was final). */
-export async function uncountPayment(tx: Queryable, linkId: string): Promise<void> {
-  await tx.query('UPDATE payment_links SET payment_count = payment_count - 1 WHERE id = $1 AND payment_count > 0', [linkId]);
+/** Takes back the payment a link counted, when the chain took that payment back (a reorg before it was final); its slug. */
+export async function uncountPaymentRow(tx: Queryable, linkId: string): Promise<string | undefined> {
+  const { rows } = await tx.query<{ slug: string }>(
+    'UPDATE payment_links SET payment_count = payment_count - 1 WHERE id = $1 AND payment_count > 0 RETURNING slug',
+    [linkId],
+  );
+  return rows[0]?.slug;
+}
+
+/**
+ * Adds one gift (`sign` 1) to a link's fundraising totals in `currency`, or takes one back (-1), in the
+ * caller's transaction (the one that settles or reverses the session): the row's lock orders concurrent
+ * settlements of one link, as `payment_count`'s does.
+ */
+export async function addToFundraising(tx: Queryable, linkId: string, gift: { amount: string; currency: string }, sign: 1 | -1): Promise<void> {
+  await tx.query(
+    `INSERT INTO link_fundraising (link_id, currency, raised, donors) VALUES ($1, $2, greatest($3::numeric * $4::int, 0), greatest($4::int, 0))
+     ON CONFLICT (link_id, currency) DO UPDATE SET
+       raised = greatest(link_fundraising.raised + $3::numeric * $4::int, 0), donors = greatest(link_fundraising.donors + $4::int, 0)`,
+    [linkId, gift.currency, gift.amount, sign],
+  );
 }
 
 /**

@@ -112,7 +112,10 @@ type StartInput = z.output<typeof StartSessionInput>;
 
 /** What a new session pays, at what price, for whom; the same for a link's session and an order's. */
 interface SessionSpec
-  extends Pick<NewSession, 'linkId' | 'orderId' | 'integratorId' | 'fiatAmount' | 'fiatCurrency' | 'assetId' | 'customer' | 'reference' | 'metadata' | 'clientReference'> {
+  extends Pick<
+    NewSession,
+    'linkId' | 'orderId' | 'integratorId' | 'fiatAmount' | 'fiatCurrency' | 'assetId' | 'customer' | 'reference' | 'metadata' | 'clientReference' | 'donation'
+  > {
   network: Network;
   slug: string | null;
   postpay: Pick<SessionRow, 'redirect' | 'show_confirmation_page' | 'success_message' | 'redirect_url'>;
@@ -160,6 +163,7 @@ async function openSession(deps: MoneyServiceDeps, spec: SessionSpec, now: Date,
     reference: spec.reference,
     metadata: spec.metadata,
     clientReference: spec.clientReference,
+    donation: spec.donation,
     expiresAt,
     createdAt: now,
   };
@@ -211,6 +215,10 @@ async function openSession(deps: MoneyServiceDeps, spec: SessionSpec, now: Date,
  * 503 `rate_unavailable`. The session records the rate it was quoted with (`rate`, `rateSource`, `rateAt`).
  * Customer details follow `core/rules/customer.ts`. A `reference` is what the page says: it is kept
  * as the session's `clientReference`, never as its `reference` (only an order names the merchant's).
+ * A donor may give a name and a message and choose to be listed on the link's page (`showPublicly`);
+ * a Standard link refuses them. A donation records what it will count toward the link's fundraiser
+ * once paid: its amount in the price currency, converted at this instant's rates when the donor gave in
+ * another of the link's currencies (without a rate for that conversion it counts toward none).
  */
 export async function startSession(deps: MoneyServiceDeps, slug: string, body: unknown): Promise<CheckoutSession> {
   const { db, chain, rates } = deps;
@@ -269,9 +277,11 @@ export async function startSession(deps: MoneyServiceDeps, slug: string, body: u
   const customer = checkedCustomer(input.customer, { collectAddress: link.collect_address, collectPhone: link.collect_phone }, fail);
   const { tags, errors: tagErrors } = checkSessionTags(input.reference, input.metadata);
   for (const error of tagErrors) fail(error.path, ruleMessage(error));
+  const donor = readDonor(input, link.link_type === 'Donation', fail);
 
   if (errors.length) throw validationError(errors);
   if (!network || fiatAmount === null) throw new Error('unreachable: validated above');
+  const raised = link.link_type === 'Donation' ? (convertFiat(rates, fiatAmount, fiatCurrency, priceCurrency, now) ?? null) : null;
 
   return openSession(
     deps,
@@ -288,6 +298,7 @@ export async function startSession(deps: MoneyServiceDeps, slug: string, body: u
       reference: null,
       metadata: tags.metadata,
       clientReference: tags.reference,
+      donation: { ...donor, raiseAmount: raised, raiseCurrency: raised === null ? null : priceCurrency },
       slug: link.slug,
       postpay: {
         redirect: link.redirect,
@@ -298,6 +309,20 @@ export async function startSession(deps: MoneyServiceDeps, slug: string, body: u
     },
     now,
   );
+}
+
+/**
+ * A donor's name, message and choice to be listed, as stored: trimmed (an empty text is none). The
+ * schema has refused control characters and texts past their caps; a Standard link refuses them all.
+ */
+function readDonor(input: StartInput, isDonation: boolean, fail: (path: string, message: string) => void) {
+  const name = input.donorName?.trim() || null;
+  const message = input.message?.trim() || null;
+  const showPublicly = input.showPublicly === true;
+  if (!isDonation)
+    for (const [path, given] of [['donorName', name], ['message', message], ['showPublicly', showPublicly]] as const)
+      if (given) fail(path, `${path} applies to Donation links only`);
+  return { name, message, showPublicly };
 }
 
 /** Refuses (400 on `fiatAmount`) an amount other than the fixed `price`: a page can never change it. */
@@ -375,6 +400,7 @@ export async function startOrderSession(deps: MoneyServiceDeps, orderId: string,
       reference: order.reference,
       metadata: order.metadata,
       clientReference: tags.reference,
+      donation: null,
       slug: null,
       postpay: {
         redirect: order.redirect_url !== '',

@@ -58,7 +58,7 @@ export async function reverseCredit(tx: Queryable, transferId: string, now: Date
   });
   await markIncomingReversed(tx, transferId, now);
   const before = await reverseInSession(tx, { sessionId, kind: transfer.kind, amount: transfer.amount, now });
-  if (transfer.kind === 'payment' && before !== undefined && SETTLED_STATUSES.has(before)) await uncountPayment(tx, transfer.link_id);
+  if (transfer.kind === 'payment' && before !== undefined && SETTLED_STATUSES.has(before)) await uncountPayment(tx, transfer.link_id, { amount: transfer.raise_amount, currency: transfer.raise_currency });
   await recordEvent(tx, { type: 'session.changed', sessionId });
   await announceSession(tx, 'payment.reversed', { id: sessionId, integratorId: transfer.integrator_id }, now);
   return transfer;

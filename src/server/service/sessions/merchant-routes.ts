@@ -7,7 +7,7 @@ import type { ServiceDeps } from '../context.js';
 import type { RoomOperations } from '../operations.js';
 import { OPEN_STATUSES } from '../../../core/rules/session.js';
 import { expireIfDue } from './domain.js';
-import { getSessionRecord, listSessionRecords } from './records.js';
+import { getSessionRecord, hideDonor, listSessionRecords } from './records.js';
 
 /** The handlers by operation id. */
 export function checkoutSessionOperations(deps: ServiceDeps) {
@@ -24,5 +24,6 @@ export function checkoutSessionOperations(deps: ServiceDeps) {
         record = await getSessionRecord(db, principal, id);
       return c.json(record);
     },
+    hideCheckoutSessionDonor: async (c) => c.json(await hideDonor(db, c.get('principal'), c.req.param('id'), deps.now())),
   } satisfies RoomOperations;
 }

@@ -8,7 +8,7 @@
 import type { z } from 'zod';
 import { fiatDigits, formatFixed, toDecimalString } from '../../../core/money.js';
 import { isUuid } from '../../../core/rules/limits.js';
-import type { CheckoutSessionRecord, CheckoutSessionRecordList, FieldError, ListCheckoutSessionsQuery } from '../../../core/schemas.js';
+import type { CheckoutSessionRecord, CheckoutSessionRecordList, FieldError, ListCheckoutSessionsQuery, PublicDonorList } from '../../../core/schemas.js';
 import type { Queryable } from '../../db/index.js';
 import { creationRange, pageMeta } from '../context.js';
 import { notFound, validationError } from '../errors.js';
@@ -16,7 +16,16 @@ import { recordEvent } from '../events/index.js';
 import type { Principal } from '../keys/index.js';
 import { assetAmount } from '../ledger/index.js';
 import { rateBasisOf } from '../rates/index.js';
-import { findSessionRecord, findTransfersOf, listSessionRecords as listRows, rateFields, type SessionRecordRow, type TransferRow } from './repository.js';
+import {
+  findSessionRecord,
+  findTransfersOf,
+  hideDonorRow,
+  listPublicDonorRows,
+  listSessionRecords as listRows,
+  rateFields,
+  type SessionRecordRow,
+  type TransferRow,
+} from './repository.js';
 
 /** A session row and its transfers as the merchant's API returns them. */
 export function toSessionRecord(row: SessionRecordRow, transfers: readonly TransferRow[]): CheckoutSessionRecord {
@@ -49,6 +58,10 @@ export function toSessionRecord(row: SessionRecordRow, transfers: readonly Trans
     metadata: row.metadata ?? {},
     clientReference: row.client_reference,
     customer: { address: row.customer_address, phone: row.customer_phone, email: row.customer_email },
+    donorName: row.donor_name,
+    message: row.donor_message,
+    showPublicly: row.show_publicly,
+    donorHiddenAt: row.donor_hidden_at?.toISOString() ?? null,
     createdAt: row.created_at.toISOString(),
     paidAt: row.settled_at?.toISOString() ?? null,
     expiresAt: row.expires_at.toISOString(),
@@ -92,6 +105,29 @@ export async function listSessionRecords(
   return {
     items: rows.map((row) => toSessionRecord(row, transfers.filter((transfer) => transfer.session_id === row.id))),
     meta: pageMeta(totalItems, rows.length, query),
+  };
+}
+
+/**
+ * `POST /v1/checkout-session/{id}/hide-donor`: the caller's session, its donor no longer on its link's
+ * page (the gift still counts toward the fundraiser); 404 when it is not the caller's.
+ */
+export async function hideDonor(db: Queryable, principal: Principal, id: string, now: Date): Promise<CheckoutSessionRecord> {
+  if (!isUuid(id) || !(await hideDonorRow(db, id, principal.integratorId, now))) throw notFound('Checkout session');
+  return getSessionRecord(db, principal, id);
+}
+
+/** `GET /v1/checkout/{slug}/donors`: the latest public donors of the link `linkId`, newest first. */
+export async function listPublicDonors(db: Queryable, linkId: string, limit: number): Promise<PublicDonorList> {
+  const rows = await listPublicDonorRows(db, linkId, limit);
+  return {
+    items: rows.map((row) => ({
+      name: row.donor_name,
+      message: row.donor_message,
+      amount: formatFixed(toDecimalString(row.fiat_amount) ?? '0', fiatDigits(row.fiat_currency)),
+      currency: row.fiat_currency,
+      paidAt: row.settled_at.toISOString(),
+    })),
   };
 }
 

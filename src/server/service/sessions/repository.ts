@@ -91,6 +91,17 @@ export interface NewSession {
   metadata: Record<string, string>;
   /** What the page said the payment was for (a keyless start's `reference`): never trusted. */
   clientReference: string | null;
+  /**
+   * A donation's donor (name, message, listed or not) and what it counts toward its link's fundraiser
+   * once paid (its amount in the link's price currency, as quoted; null: nothing); null for others.
+   */
+  donation: {
+    name: string | null;
+    message: string | null;
+    showPublicly: boolean;
+    raiseAmount: string | null;
+    raiseCurrency: string | null;
+  } | null;
   expiresAt: Date;
   createdAt: Date;
 }
@@ -109,8 +120,10 @@ export async function insertSession(db: Queryable, session: NewSession): Promise
   await db.query(
     `INSERT INTO checkout_sessions (id, link_id, integrator_id, status, fiat_amount, fiat_currency, asset_id, blockchain_id,
        network_name, crypto_amount, pay_address, customer_address, customer_phone, customer_email, expires_at, created_at, updated_at,
-       deposit_index, reference, metadata, client_reference, order_id, rate, rate_source, rate_at, rate_basis)
-     VALUES ($1, $2, $3, 'awaiting_payment', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $15, $16, $17, $18::jsonb, $19, $20, $21, $22, $23, $24::jsonb)`,
+       deposit_index, reference, metadata, client_reference, order_id, rate, rate_source, rate_at, rate_basis,
+       donor_name, donor_message, show_publicly, raise_amount, raise_currency)
+     VALUES ($1, $2, $3, 'awaiting_payment', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $15, $16, $17, $18::jsonb, $19, $20, $21, $22, $23,
+       $24::jsonb, $25, $26, $27, $28, $29)`,
     [
       session.id,
       session.linkId,
@@ -136,6 +149,11 @@ export async function insertSession(db: Queryable, session: NewSession): Promise
       session.rateSource,
       session.rateAt,
       JSON.stringify(session.rateBasis),
+      session.donation?.name ?? null,
+      session.donation?.message ?? null,
+      session.donation?.showPublicly ?? false,
+      session.donation?.raiseAmount ?? null,
+      session.donation?.raiseCurrency ?? null,
     ],
   );
 }
@@ -207,6 +225,9 @@ export interface LockedSession {
   paid_amount: string;
   late_amount: string;
   expires_at: Date;
+  /** What it counts toward its link's fundraiser once paid (`Gift` of the links room); nulls for none. */
+  raise_amount: string | null;
+  raise_currency: string | null;
 }
 
 /** The session paid at `payAddress` on `blockchainId`, and its order (if it pays one), without a lock. */
@@ -230,7 +251,8 @@ export async function orderOfSession(db: Queryable, id: string): Promise<string 
  */
 export async function lockSessionForSettlement(tx: Queryable, id: string): Promise<LockedSession | undefined> {
   const { rows } = await tx.query<LockedSession>(
-    `SELECT id, link_id, order_id, integrator_id, status, asset_id, crypto_amount, paid_amount, late_amount, expires_at
+    `SELECT id, link_id, order_id, integrator_id, status, asset_id, crypto_amount, paid_amount, late_amount, expires_at,
+       raise_amount::text AS raise_amount, raise_currency
      FROM checkout_sessions WHERE id = $1 FOR UPDATE`,
     [id],
   );
@@ -343,6 +365,9 @@ export interface UnfinalTransfer {
   asset_id: AssetId;
   kind: 'payment' | 'late_payment';
   amount: string;
+  /** What its session counted toward its link's fundraiser (nulls for none). */
+  raise_amount: string | null;
+  raise_currency: string | null;
 }
 
 /** The session a credited transfer belongs to (no lock: the caller locks the session first, then the transfer). */
@@ -354,7 +379,8 @@ export async function sessionOfTransfer(db: Queryable, transferId: string): Prom
 /** Locks a credited transfer if it is neither final nor reversed. */
 export async function lockUnfinalTransfer(tx: Queryable, transferId: string): Promise<UnfinalTransfer | undefined> {
   const { rows } = await tx.query<UnfinalTransfer>(
-    `SELECT t.id, t.session_id, s.integrator_id, s.link_id, t.blockchain_id, t.asset_id, t.kind, t.amount::text AS amount
+    `SELECT t.id, t.session_id, s.integrator_id, s.link_id, t.blockchain_id, t.asset_id, t.kind, t.amount::text AS amount,
+       s.raise_amount::text AS raise_amount, s.raise_currency
      FROM chain_transfers t JOIN checkout_sessions s ON s.id = t.session_id
      WHERE t.id = $1 AND t.final_at IS NULL AND t.reversed_at IS NULL FOR UPDATE OF t`,
     [transferId],
@@ -391,6 +417,41 @@ export async function reverseInSession(tx: Queryable, change: { sessionId: strin
 }
 
 // ---------------------------------------------------------------------------------------------
+// A fundraiser's donors
+
+/** A paid donation whose donor chose to be listed, as stored. */
+export interface PublicDonorRow {
+  donor_name: string | null;
+  donor_message: string | null;
+  fiat_amount: string;
+  fiat_currency: string;
+  settled_at: Date;
+}
+
+/**
+ * The latest `limit` paid donations of link `linkId` whose donor chose to be shown and that the
+ * merchant has not hidden, newest first (the partial index `checkout_sessions_public_donors`).
+ */
+export async function listPublicDonorRows(db: Queryable, linkId: string, limit: number): Promise<PublicDonorRow[]> {
+  const { rows } = await db.query<PublicDonorRow>(
+    `SELECT donor_name, donor_message, fiat_amount::text AS fiat_amount, fiat_currency, settled_at FROM checkout_sessions
+     WHERE link_id = $1 AND show_publicly AND donor_hidden_at IS NULL AND status IN ('paid', 'overpaid')
+     ORDER BY settled_at DESC LIMIT ${Number(limit)}`,
+    [linkId],
+  );
+  return rows;
+}
+
+/** Hides the donor of one of `integratorId`'s sessions from its link's page (once: the first time stays); false when it is not theirs. */
+export async function hideDonorRow(tx: Queryable, id: string, integratorId: string, now: Date): Promise<boolean> {
+  const { rows } = await tx.query(
+    'UPDATE checkout_sessions SET donor_hidden_at = coalesce(donor_hidden_at, $3), updated_at = $3 WHERE id = $1 AND integrator_id = $2 RETURNING id',
+    [id, integratorId, now],
+  );
+  return rows.length === 1;
+}
+
+// ---------------------------------------------------------------------------------------------
 // The merchant's view: sessions with what the customer entered, and their transfers
 
 /** A session as its merchant reads it, with its link's slug and title (null for a session of an order). */
@@ -412,11 +473,16 @@ export interface SessionRecordRow
   resolution_reason: string | null;
   /** jsonb: what the quote was made of (null on sessions quoted before it was recorded). */
   rate_basis: unknown[] | string | null;
+  donor_name: string | null;
+  donor_message: string | null;
+  show_publicly: boolean;
+  donor_hidden_at: Date | null;
 }
 
 const RECORD_SELECT = `SELECT s.id, s.link_id, s.order_id, s.integrator_id, s.status, s.fiat_amount, s.fiat_currency, s.asset_id,
   s.blockchain_id, s.network_name, s.crypto_amount, s.rate, s.rate_source, s.rate_at, s.rate_basis, s.paid_amount, s.late_amount, s.reversed_amount, s.pay_address, s.reference, s.metadata,
   s.client_reference, s.customer_address, s.customer_phone, s.customer_email, s.created_at, s.settled_at, s.expires_at,
+  s.donor_name, s.donor_message, s.show_publicly, s.donor_hidden_at,
   ${linkSql.slug('l')} AS slug, ${linkSql.title('l')} AS link_title,
   ${refundedOfSessionSql('s.id')} AS refunded_amount, s.resolution, s.resolved_at, s.resolution_reason
   FROM checkout_sessions s ${linkSql.join('l', 's.link_id')}`;

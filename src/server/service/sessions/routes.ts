@@ -26,6 +26,7 @@ import type { MoneyServiceDeps } from '../money-deps.js';
 import type { RoomOperations } from '../operations.js';
 import { readOrder, toPublicOrder } from '../orders/index.js';
 import { getSession, simulatePayment, startOrderSession, startSession } from './domain.js';
+import { listPublicDonors } from './records.js';
 import { createVisitGate } from './visit-gate.js';
 
 /** The keyless checkout API's handlers by operation id. */
@@ -78,6 +79,11 @@ export function checkoutOperations(deps: MoneyServiceDeps, links: LinkCache) {
         if (!counted) seat?.giveBack();
         return c.json({ counted, visitId }, 200);
       },
+    },
+    listPublicDonors: async (c) => {
+      const link = await links.get(c.req.param('slug'));
+      const donors = link.link_type === 'Donation' ? await listPublicDonors(db, link.id, c.req.valid('query').limit) : { items: [] };
+      return c.json(donors);
     },
     startCheckoutSession: {
       use: [sessionsLimited],

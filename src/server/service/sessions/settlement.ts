@@ -147,7 +147,7 @@ export async function settleTransfer(
     settledAt: settlesNow ? now : null,
     now,
   });
-  if (settlesNow && session.link_id) await countPayment(tx, session.link_id);
+  if (settlesNow && session.link_id) await countPayment(tx, session.link_id, { amount: session.raise_amount, currency: session.raise_currency });
   if (settlesNow && order) {
     // The first session to settle pays the order; its other sessions close (a transfer to one later is late).
     await markOrderPaid(tx, order, session.id, now);
