@@ -42,6 +42,7 @@ import { connectEvmChain } from '../src/server/chain/evm/chain.js';
 import { parseEvmNetworks } from '../src/server/chain/evm/config.js';
 import type { ChainAdapter, RealChainAdapter } from '../src/server/chain/types.js';
 import { openDatabase, type Database } from '../src/server/db/index.js';
+import { createLogger } from '../src/server/log.js';
 import { createApiKey } from '../src/server/service/keys/index.js';
 import { startPayoutWorker, type PayoutWorkerOptions } from '../src/server/service/payouts/index.js';
 import { startService, type RunningService } from '../src/server/service/serve.js';
@@ -52,6 +53,9 @@ import { postgresAvailable, startPostgresCluster } from '../test/support/postgre
 import { startRpcProxy, type LogRefusal } from '../test/support/rpc-proxy.js';
 import { createPostgresDatabase } from '../test/support/service.js';
 import { sendBurst } from './evm.js';
+
+/** The service's and scanner's log lines are not the benchmark's output. */
+const quiet = createLogger(() => {});
 
 /** One measured row (a type alias so it is assignable to `Record<string, unknown>`). */
 export type EvmServiceBenchRow = {
@@ -169,7 +173,7 @@ async function timeNetworks(count: number) {
   try {
     const env = networksEnv(NETWORKS.map((n, i) => ({ id: n.id, name: n.name, f: fixtures[i]!, confirmations: 3, pollMs: POLL_MS })));
     chain = await connectEvmAdapter(parseEvmNetworks(env), { timeoutMs: 10_000, log: () => {} });
-    service = await startService({ chain, rateSettings: { sources: ['static'] }, scanner: { pollMs: POLL_MS, log: () => {} }, payoutWorker: false });
+    service = await startService({ chain, rateSettings: { sources: ['static'] }, scanner: { pollMs: POLL_MS }, payoutWorker: false, logger: quiet });
     const { key } = await service.db.transaction((tx) => createApiKey(tx));
     const slug = await createUsdLink(service.url, key, '5');
     return await Promise.all(
@@ -201,7 +205,7 @@ async function timeInstant(count: number): Promise<number[]> {
   let service: RunningService | undefined;
   try {
     chain = await f.adapter({ confirmations: 3, timeoutMs: 10_000 });
-    service = await startService({ chain, rateSettings: { sources: ['static'] }, scanner: { pollMs: POLL_MS, log: () => {} }, payoutWorker: false });
+    service = await startService({ chain, rateSettings: { sources: ['static'] }, scanner: { pollMs: POLL_MS }, payoutWorker: false, logger: quiet });
     const { key } = await service.db.transaction((tx) => createApiKey(tx));
     const slug = await createUsdLink(service.url, key, '5');
     const samples: number[] = [];
@@ -240,7 +244,7 @@ async function timeCatchUp(trials: number) {
     const { key } = await service.db.transaction((tx) => createApiKey(tx));
     const slug = await createUsdLink(service.url, key, '5');
     for (let i = 0; i < BEHIND; i += 500) await f.t.mine(500);
-    await createChainScanner({ db: service.db, chain: direct, now: () => new Date() }, { log: () => {} }).runOnce(); // the cursor
+    await createChainScanner({ db: service.db, chain: direct, now: () => new Date(), logger: quiet }).runOnce(); // the cursor
     for (let trial = 0; trial < trials; trial++) {
       for (const which of ['direct', 'capped'] as const) {
         const chain = await f.adapter({ confirmations: 3, timeoutMs: 10_000, rpcUrl: which === 'capped' ? proxy.url : undefined });
@@ -251,7 +255,7 @@ async function timeCatchUp(trials: number) {
           const head = Number(await f.t.client.getBlockNumber());
           await service.db.query('UPDATE chain_cursors SET next_block = $1 WHERE blockchain_id = $2', [head - BEHIND, 'bsc']);
           const started = performance.now();
-          const scanner = startChainScanner({ db: service.db, chain, now: () => new Date() }, { pollMs: POLL_MS, log: () => {} });
+          const scanner = startChainScanner({ db: service.db, chain, now: () => new Date(), logger: quiet }, { pollMs: POLL_MS });
           try {
             await waitFor(isPaid(service.url, session.id), `${which} catch-up paid`, 120_000);
           } finally {

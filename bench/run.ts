@@ -85,6 +85,12 @@ const parts: Part[] = [
     target: 'payouts sent ≥ 0.25× the raw eth_sendRawTransaction rate on the same node (both count a transfer once the node takes it; each trial against the median of raw bursts around it); the other figures reported as ratios to the chains measured in the same run',
     run: async () => (await import('./evm-service.js')).runEvmServiceBench() as unknown as Promise<Table>,
   },
+  {
+    name: 'reconcile',
+    title: "Reconciliation of 10,000 deposit addresses on one anvil network (balances at the final block against the books) vs 10,000 balanceOf eth_calls sent one by one",
+    target: 'a run ≤ 0.1× the 10,000 eth_calls one by one (same node, same run)',
+    run: async () => (await import('./reconcile.js')).runReconcileBench() as unknown as Promise<Table>,
+  },
 ];
 
 function toMarkdown(table: Table): string {

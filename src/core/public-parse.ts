@@ -156,6 +156,7 @@ const checkoutSession = object<CheckoutSession>({
   remainingAmount: decimal,
   payAddress: string,
   txHash: nullable(string),
+  paidBlockchainId: nullable(string),
   expiresAt: string,
   createdAt: string,
   sandbox: boolean,

@@ -423,6 +423,12 @@ export const CheckoutSession = z.object({
   remainingAmount: DecimalString,
   payAddress: z.string(),
   txHash: z.string().nullable(),
+  /**
+   * The network `txHash` is on: the last transfer counted toward the session. The deposit address is
+   * the same on every configured network, and a transfer on any of them pays the session, so this may
+   * differ from `blockchainId` (the network quoted). Null until a transfer counts.
+   */
+  paidBlockchainId: z.string().nullable(),
   expiresAt: Timestamp,
   createdAt: Timestamp,
   sandbox: z.boolean(),
@@ -556,9 +562,12 @@ export const IdempotencyKeyHeader = z
 
 /**
  * One asset on one network: `available` can be withdrawn; `pending` is reserved by withdrawals in
- * flight and, on a real chain, holds payments credited but not yet final.
+ * flight and, on a real chain, holds payments credited but not yet final. `owed`, only when there is
+ * a debt: a payment taken back after it was final (a reorganization past finality) whose funds had
+ * been withdrawn already; `available` is then 0, and later payments repay the debt before anything
+ * can be withdrawn.
  */
-export const BalanceItem = z.object({ assetId: AssetIdSchema, blockchainId: z.string(), available: DecimalString, pending: DecimalString });
+export const BalanceItem = z.object({ assetId: AssetIdSchema, blockchainId: z.string(), available: DecimalString, pending: DecimalString, owed: DecimalString.optional() });
 export const Balance = z.object({ items: z.array(BalanceItem) });
 export type Balance = z.infer<typeof Balance>;
 
@@ -650,6 +659,8 @@ const refundFields = { refundedAmount: DecimalString };
 /** A transfer paid into a session, as the keyed session read lists it. */
 export const SessionTransfer = z.object({
   txHash: z.string(),
+  /** The network it was paid on: any configured network pays the session, whichever was quoted. */
+  blockchainId: z.string(),
   amount: DecimalString,
   /** When it was credited (after its confirmations on a real chain); null while it still waits for them. */
   confirmedAt: Timestamp.nullable(),
@@ -699,7 +710,9 @@ export const CheckoutSessionRecord = z.object({
   /** Credited, then taken back by a reorg before it was final (status `reversed` when it was the payment). */
   reversedAmount: DecimalString,
   payAddress: z.string(),
-  /** Every transfer to `payAddress`, oldest first. */
+  /** The network of the last transfer counted toward the session (see `CheckoutSession.paidBlockchainId`); null until one counts. */
+  paidBlockchainId: z.string().nullable(),
+  /** Every transfer to `payAddress` on any configured network, oldest first. */
   transfers: z.array(SessionTransfer),
   /** The merchant's order id: the order's `reference` (`POST /v1/order`); null for a payment link's session. */
   reference: z.string().nullable(),
@@ -719,6 +732,13 @@ export const CheckoutSessionRecord = z.object({
   createdAt: Timestamp,
   /** When the session became `paid` or `overpaid`; null otherwise. */
   paidAt: Timestamp.nullable(),
+  /**
+   * When the money of a `paid` or `overpaid` session became final (every transfer counted toward it is
+   * in a final block, its funds available): the `checkout.session.finalized` webhook. Null until then,
+   * and on a session not settled. On the sandbox, whose money is available at once, it is the time it
+   * was paid: its `checkout.session.paid` already carries it, and no other event follows.
+   */
+  finalizedAt: Timestamp.nullable(),
   expiresAt: Timestamp,
   ...refundFields,
   /** `merchant` once the merchant accepted it as paid (`POST /v1/checkout-session/{id}/resolve`), with when; null otherwise. */
@@ -1105,10 +1125,37 @@ export const WebhookTestObject = z.object({ id: Id, object: z.literal('webhook_e
 export type WebhookTestObject = z.infer<typeof WebhookTestObject>;
 
 /**
+ * `data.object` of a `reconciliation.mismatch` event: a deposit address of one of the merchant's
+ * sessions holds, at a final block, another amount of the session's asset than the books say it
+ * received (what was credited there, minus what was swept out of it). Sent once when the difference is
+ * found; the operator investigates (docs/operations.md, Reconciliation).
+ */
+export const ReconciliationMismatch = z.object({
+  object: z.literal('reconciliation_mismatch'),
+  /** The network the balance was read on. */
+  blockchainId: z.string(),
+  /** The deposit address. */
+  address: z.string(),
+  /** The session it served (`GET /v1/checkout-session/{id}`). */
+  sessionId: Id,
+  assetId: AssetIdSchema,
+  /** What the books say it holds, and what the chain holds: exact decimals with all of the token's digits. */
+  expected: z.string(),
+  actual: z.string(),
+  /** The final block the balance was read at. */
+  block: z.number().int(),
+  /** What the trace found: `unexplained` (no transfer explains the rise), `deficit` (less than the books), `not_credited` (a transfer the settlement did not take), `untraced`. */
+  reason: z.string(),
+  since: Timestamp,
+});
+export type ReconciliationMismatch = z.infer<typeof ReconciliationMismatch>;
+
+/**
  * The body of every delivery: `data.object` is the session (a `CheckoutSessionRecord`: the
  * `checkout.session.*` and `payment.late` events), the order (an `Order`: `order.paid`) or the
  * withdrawal (a `Withdrawal`: `withdrawal.*`), the refund (a `Refund`: `refund.*`) as
- * the matching GET returned it when the event happened, or the endpoint for `webhook.test`.
+ * the matching GET returned it when the event happened, a `ReconciliationMismatch` (`reconciliation.mismatch`),
+ * or the endpoint for `webhook.test`.
  * `paylink/webhooks`' `verifyWebhook` returns it once the signature checks out.
  */
 export const WebhookEvent = z.object({
@@ -1116,7 +1163,7 @@ export const WebhookEvent = z.object({
   id: z.string(),
   type: z.string().meta({ description: 'One of `WebhookEventType`, or `webhook.test`' }),
   createdAt: Timestamp,
-  data: z.object({ object: z.union([CheckoutSessionRecord, Order, Withdrawal, Refund, WebhookTestObject]) }),
+  data: z.object({ object: z.union([CheckoutSessionRecord, Order, Withdrawal, Refund, ReconciliationMismatch, WebhookTestObject]) }),
 });
 export type WebhookEvent = z.infer<typeof WebhookEvent>;
 

@@ -25,8 +25,9 @@ Options:
 ${STORAGE}
   -h, --help            this help
 
-Prices: PAYLINK_RATES_SOURCES (coingecko,coinbase,static; required on --chain evm), PAYLINK_RATES_REFRESH_S,
-  PAYLINK_RATES_MAX_AGE_S, PAYLINK_RATES_PEGS, PAYLINK_RATES_COINGECKO_URL, PAYLINK_RATES_COINBASE_URL, PAYLINK_RATES.
+Prices: PAYLINK_RATES_SOURCES (coingecko,coinbase,kraken,exchangerate,static; required on --chain evm),
+  PAYLINK_RATES_QUORUM, PAYLINK_RATES_MAX_SPREAD, PAYLINK_RATES_MAX_MOVE, PAYLINK_RATES_CONFIRM_S, PAYLINK_RATES_PEGS,
+  PAYLINK_RATES_PEG_TOLERANCE, PAYLINK_RATES_REFRESH_S, PAYLINK_RATES_MAX_AGE_S, PAYLINK_RATES_<SOURCE>_URL, PAYLINK_RATES.
 EVM chain: PAYLINK_EVM_RPC_URL, PAYLINK_EVM_CHAIN_ID, PAYLINK_EVM_NETWORK, PAYLINK_EVM_TOKENS, PAYLINK_EVM_CONFIRMATIONS,
   PAYLINK_EVM_XPUB, PAYLINK_EVM_PAYOUT_KEY_FILE (or PAYLINK_EVM_PAYOUT_KEY), PAYLINK_EVM_POLL_MS; several networks:
   PAYLINK_EVM_NETWORKS=bsc,polygon and PAYLINK_EVM_<ID>_* (docs/configuration.md).
@@ -71,6 +72,31 @@ first deposit addresses on stderr. Never prints the words or a private key.
 Options:
   --mnemonic-file FILE  the deposit wallet's BIP-39 words (required)
   -h, --help            this help
+`,
+  rates: `Usage: paylink rates [options]
+       paylink rates accept PAIR [options]
+
+  rates          prints each rate's last quoted value and the moves held, waiting to be confirmed
+  rates accept   quotes a held move of PAIR (USD/NGN, USDT/USD, or USDT/NGN for both codes) now: after a
+                 real devaluation, instead of waiting PAYLINK_RATES_CONFIRM_S; running instances take it
+                 at their next refresh
+
+Options:
+${STORAGE}
+  -h, --help            this help
+`,
+  chain: `Usage: paylink chain resume --network ID [options]
+
+After a reorganization past finality halted a network's payouts (log code chain_finality_violated), and once
+you have checked that the node serves the right chain: reverses every credit the chain no longer holds, records
+a checkpoint on the current chain and resumes payouts on the network.
+
+Options:
+  --network ID          the network to resume (bsc, polygon, …; required)
+${STORAGE}
+  -h, --help            this help
+
+EVM chain: the PAYLINK_EVM_* settings of serve.
 `,
   proxy: `Usage: paylink proxy --upstream URL [options]
 

@@ -20,6 +20,7 @@ Commands:
   keys xpub    The deposit xpub for PAYLINK_EVM_XPUB, and its first addresses   --mnemonic-file F
   rates        Each rate's last quoted value and the moves held   [--data-dir D | --database-url URL]
   rates accept Quote a held move of a pair (USDT/NGN, USD/NGN) now   <pair> [--data-dir D | --database-url URL]
+  chain resume After a reorganization past finality halted payouts: reverse what it took back, resume   --network ID [--data-dir D | --database-url URL]
   proxy        Run the proxy          [--port 8788] --upstream URL   (env PAYLINK_API_KEY, PAYLINK_ADMIN_TOKEN, PAYLINK_ALLOWED_ORIGINS)
   demo         Service + proxy + demo pages on one origin   [--port 5173] [--chain evm|sandbox]
 
@@ -50,6 +51,7 @@ const OPTIONS = {
   'mnemonic-file': { type: 'string' },
   to: { type: 'string' },
   indexes: { type: 'string' },
+  network: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -153,6 +155,25 @@ function closeOnSignal(close: () => Promise<void>) {
   process.on('SIGINT', () => stop('SIGINT'));
 }
 
+/**
+ * Runs a command of a real chain's settings (`sweep`, `chain`) and exits with its code: 2 with the usage
+ * on a mistake on the command line, 2 with the reason on a bad `PAYLINK_EVM_*` setting.
+ */
+async function runEvmCommand(run: () => Promise<number>): Promise<void> {
+  const { UsageError } = await import('./mnemonic-file.js');
+  const { EvmConfigError } = await import('./chain/evm/config.js');
+  try {
+    process.exitCode = await run();
+  } catch (error) {
+    if (error instanceof UsageError) fail(error.message);
+    if (error instanceof EvmConfigError) {
+      process.stderr.write(`paylink: ${error.message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
+}
+
 /** What the CLI uses of the demo module (demo/server.ts). */
 interface DemoModule {
   runDemo(
@@ -228,18 +249,7 @@ async function main(argv: string[]) {
     }
     case 'sweep': {
       const { runSweepCommand } = await import('./sweep-command.js');
-      const { UsageError } = await import('./mnemonic-file.js');
-      const { EvmConfigError } = await import('./chain/evm/config.js');
-      try {
-        process.exitCode = await runSweepCommand({ mnemonicFile: values['mnemonic-file'], to: values.to, indexes: values.indexes, databaseUrl, dataDir });
-      } catch (error) {
-        if (error instanceof UsageError) fail(error.message);
-        if (error instanceof EvmConfigError) {
-          process.stderr.write(`paylink: ${error.message}\n`);
-          process.exit(2);
-        }
-        throw error;
-      }
+      await runEvmCommand(() => runSweepCommand({ mnemonicFile: values['mnemonic-file'], to: values.to, indexes: values.indexes, databaseUrl, dataDir }));
       return;
     }
     case 'keys': {
@@ -281,6 +291,11 @@ async function main(argv: string[]) {
       } finally {
         await db.close();
       }
+      return;
+    }
+    case 'chain': {
+      const { runChainCommand } = await import('./chain-command.js');
+      await runEvmCommand(() => runChainCommand({ action: sub, network: values.network, databaseUrl, dataDir }));
       return;
     }
     case 'proxy': {

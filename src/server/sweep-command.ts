@@ -9,7 +9,9 @@
  * holds is refused by its lock), plus the `--indexes` given. Idempotent and resumable: every
  * decision comes from the chain (../chain/evm/sweep.ts), and the gas top-ups take their nonces from
  * the payouts' sequence under its database lock, stored before they are broadcast, so a sweep and
- * the payout workers never collide on the hot wallet's nonces.
+ * the payout workers never collide on the hot wallet's nonces. Each token transfer out of a deposit
+ * address is recorded (`deposit_sweeps`) before it is broadcast and settled from its receipt, so the
+ * service's reconciliation knows what left each address.
  */
 import { formatEther, type Address } from 'viem';
 import { createEvmChainAdapter } from './chain/evm/adapter.js';
@@ -19,6 +21,7 @@ import { MAX_DEPOSIT_INDEX } from './chain/evm/addresses.js';
 import { sweepDeposits, type SweepEvent } from './chain/evm/sweep.js';
 import { openDatabase } from './db/index.js';
 import { processStoredPayouts, sendStoredGasTopUp } from './service/payouts/index.js';
+import { recordSweepTransfer, settleSweepTransfer } from './service/reconciliation/index.js';
 import { depositIndexesWithTransfers } from './service/sessions/index.js';
 import { readMnemonicFile, UsageError } from './mnemonic-file.js';
 
@@ -89,6 +92,12 @@ export async function runSweepCommand(options: SweepCommandOptions): Promise<num
         destination: options.to,
         sendGas: async (to: Address, value: bigint) => (await sendStoredGasTopUp(deps, chain.network.id, to, value)) as `0x${string}`,
         onProgress: (event) => out(describe(event)),
+        // What leaves each address, recorded before it is sent: the service's reconciliation subtracts it from the address's books.
+        record: {
+          signed: (transfer) =>
+            recordSweepTransfer(db, { blockchainId: chain.network.id, txHash: transfer.txHash, depositIndex: transfer.index, address: transfer.address, assetId: transfer.assetId, token: transfer.token, amount: transfer.amount }, new Date()),
+          settled: (txHash, outcome) => settleSweepTransfer(db, chain.network.id, txHash, outcome, new Date()),
+        },
       });
       for (const entry of report.addresses)
         for (const token of entry.tokens) if (token.status !== 'success') out(`  #${entry.index} ${entry.address}: ${token.amount} ${token.assetId} ${token.status}${token.reason ? ` (${token.reason})` : ''}`);

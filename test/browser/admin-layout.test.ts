@@ -28,16 +28,23 @@ function realisticApi(): FakeAdminApi {
     makeLink({ title: 'Consultation', fiatAmount: '45.00', fiatCurrency: ['USD'], isActive: false, visitedCount: 12, paymentCount: 0 }),
   );
   api.withdrawals.push(
-    makeWithdrawal({ status: 'pending', txHash: null, amount: '1250.500000' }),
+    makeWithdrawal({ status: 'pending', txHash: null, amount: '1250.500000', stalledReason: 'hot_wallet_token' }),
     makeWithdrawal({ status: 'failed', failureReason: 'The network refused the transfer: gas price too low' }),
     makeWithdrawal({ status: 'success', assetId: 'CNGN', amount: '98000.000000' }),
   );
+  api.networks[0]!.alerts = [
+    {
+      code: 'hot_wallet_low',
+      message: 'The hot wallet 0x7099…79C8 on BNB Smart Chain holds 312.25 USDT, under the 1250.5 USDT that payouts owe: 1 withdrawal waits until it is topped up.',
+      since: '2025-03-04T09:00:00.000Z',
+    },
+  ];
   const bag = api.links[0]!;
   api.sessions.push(
     makeSession({ createdAt: '2025-03-01T09:00:00.000Z', linkId: bag.id, linkTitle: bag.title, status: 'expired', paidAmount: '0.000000', paidAt: null, transfers: [], reference: null }),
     makeSession({ createdAt: '2025-03-02T09:00:00.000Z', linkId: bag.id, linkTitle: bag.title, status: 'confirming', paidAmount: '0.000000', paidAt: null,
       customer: { address: null, phone: '+2348012345678', email: 'ngozi.okonkwo-adebayo@example.com' },
-      transfers: [{ txHash: `0x${'5e'.repeat(32)}`, amount: '120.500000', confirmedAt: null, late: false }] }),
+      transfers: [{ txHash: `0x${'5e'.repeat(32)}`, blockchainId: 'bsc', amount: '120.500000', confirmedAt: null, late: false }] }),
     makeSession({
       createdAt: '2025-03-03T09:00:00.000Z',
       linkId: bag.id,
@@ -52,8 +59,8 @@ function realisticApi(): FakeAdminApi {
       metadata: { cart: '42', campaign: 'instagram-spring-sale-2025' },
       customer: { address: 'Flat 4B, 12 Admiralty Way\nLekki Phase 1\nLagos 106104', phone: '+2348012345678', email: 'ada.lovelace@example.com' },
       transfers: [
-        { txHash: `0x${'ab'.repeat(32)}`, amount: '120.500000', confirmedAt: '2025-03-03T09:04:00.000Z', late: false },
-        { txHash: `0x${'cd'.repeat(32)}`, amount: '1.000000', confirmedAt: '2025-03-03T11:00:00.000Z', late: true },
+        { txHash: `0x${'ab'.repeat(32)}`, blockchainId: 'bsc', amount: '120.500000', confirmedAt: '2025-03-03T09:04:00.000Z', late: false },
+        { txHash: `0x${'cd'.repeat(32)}`, blockchainId: 'bsc', amount: '1.000000', confirmedAt: '2025-03-03T11:00:00.000Z', late: true },
       ],
     }),
   );

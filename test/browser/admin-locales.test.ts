@@ -8,6 +8,7 @@ import { expect, waitUntil } from '@open-wc/testing';
 import '../../src/admin.js';
 import { registerAdminTable } from '../../src/components/admin/admin-locales.js';
 import en from '../../src/components/admin/translations/en.js';
+import { makeWithdrawal } from './admin-fake-api.js';
 import { $, mount, seededApi, text } from './admin-helpers.js';
 
 describe('<paylink-admin> translation tables', () => {
@@ -27,5 +28,15 @@ describe('<paylink-admin> translation tables', () => {
     const el = await mount(seededApi(), { locale: 'fr' });
     expect(text($(el, '#tab-links'))).to.equal('Liens de paiement');
     expect($(el, '[part="base"]')!.getAttribute('lang')).to.equal('fr');
+  });
+
+  it("says in French why a withdrawal waits and what a network's alert is about", async () => {
+    const api = seededApi();
+    api.withdrawals.push(makeWithdrawal({ status: 'pending', txHash: null, stalledReason: 'hot_wallet_token' }));
+    api.networks[0]!.alerts = [{ code: 'hot_wallet_low', message: 'The hot wallet holds 2 USDT, under the 12 USDT that payouts owe.', since: new Date(0).toISOString() }];
+    const el = await mount(api, { locale: 'fr', view: 'money' });
+    await waitUntil(() => $(el, '[part~="stalled-reason"]') && $(el, '[part~="network-alert"]'));
+    expect(text($(el, '[part~="stalled-reason"]'))).to.equal('En attente : le portefeuille de paiement manque de fonds');
+    expect(text($(el, '[part~="network-alert"]'))).to.contain('Portefeuille de paiement presque vide');
   });
 });

@@ -33,8 +33,8 @@ function paymentsApi(): { api: FakeAdminApi; detailed: CheckoutSessionRecord } {
     metadata: { cart: '42', channel: 'instagram' },
     customer: { address: '12 Marina Road\nLagos Island', phone: '+2348012345678', email: 'ada@example.com' },
     transfers: [
-      { txHash: HASH, amount: '121.000000', confirmedAt: '2025-03-01T12:05:00.000Z', late: false },
-      { txHash: `0x${'cd'.repeat(32)}`, amount: '2.000000', confirmedAt: null, late: true },
+      { txHash: HASH, blockchainId: 'bsc', amount: '121.000000', confirmedAt: '2025-03-01T12:05:00.000Z', late: false },
+      { txHash: `0x${'cd'.repeat(32)}`, blockchainId: 'bsc', amount: '2.000000', confirmedAt: null, late: true },
     ],
   });
   api.sessions.push(
@@ -71,14 +71,14 @@ function expectedRow(s: CheckoutSessionRecord): string[] {
     s.id, s.createdAt, s.status, s.linkId, s.slug, s.linkTitle, s.reference, s.fiatAmount, s.fiatCurrency, s.assetId, s.blockchainId,
     s.networkName, s.cryptoAmount, s.paidAmount, s.lateAmount, s.payAddress, s.customer.address, s.customer.phone, s.customer.email,
     s.paidAt, s.expiresAt, s.transfers.map((t) => t.txHash).join(' '), Object.keys(s.metadata).length ? JSON.stringify(s.metadata) : '',
-    s.orderId, s.clientReference, s.refundedAmount,
+    s.orderId, s.clientReference, s.paidBlockchainId, s.finalizedAt, s.refundedAmount,
   ].map(guard);
 }
 
 const HEADER = [
   'id', 'createdAt', 'status', 'linkId', 'slug', 'linkTitle', 'reference', 'fiatAmount', 'fiatCurrency', 'assetId', 'blockchainId',
   'networkName', 'cryptoAmount', 'paidAmount', 'lateAmount', 'payAddress', 'customerAddress', 'customerPhone', 'customerEmail',
-  'paidAt', 'expiresAt', 'txHashes', 'metadata', 'orderId', 'clientReference', 'refundedAmount',
+  'paidAt', 'expiresAt', 'txHashes', 'metadata', 'orderId', 'clientReference', 'paidBlockchainId', 'finalizedAt', 'refundedAmount',
 ];
 
 /** Catches the next export through its event (so nothing is downloaded). */
@@ -230,6 +230,32 @@ describe('<paylink-admin> payments', () => {
       expect(text(link)).to.contain(HASH).and.contain('opens in a new tab');
       expect(text(rows[1])).to.contain('Waiting for confirmations').and.contain('Late');
       expect($(el, '[part~="no-explorer"]')).to.equal(null);
+    });
+
+    it('names the network a payment came on when it is not the one quoted, links its transaction there, and says when its money became final', async () => {
+      const { api, detailed } = paymentsApi();
+      api.networks.push({ id: 'polygon', name: 'Polygon', aliases: [], assets: ['USDT'], chainId: 137, explorerUrl: 'https://polygonscan.com', alerts: [] });
+      Object.assign(detailed, {
+        paidBlockchainId: 'polygon',
+        finalizedAt: '2025-03-01T12:20:00.000Z',
+        transfers: [{ ...detailed.transfers[0]!, blockchainId: 'polygon' }, detailed.transfers[1]!],
+      });
+      const el = await mountPayments(api);
+      await openDetail(el, 0);
+      await waitUntil(() => $(el, '[part~="explorer-link"]'), 'explorer known');
+      expect(text(part(el, 'paid-network'))).to.equal('Polygon');
+      expect(text(part(el, 'finalized-at'))).to.contain('2025');
+      expect($$(el, '[part~="explorer-link"]')[0]!.getAttribute('href')).to.equal(`https://polygonscan.com/tx/${HASH}`);
+      expect(text($$(el, '[part~="explorer-link"]')[0])).to.contain('Polygon');
+      await expect(el).to.be.accessible();
+    });
+
+    it('names no other network for a payment on the one quoted, and no final time before its money is final', async () => {
+      const { api } = paymentsApi();
+      const el = await mountPayments(api);
+      await openDetail(el, 0);
+      expect($(el, '[part~="paid-network"]')).to.equal(null);
+      expect($(el, '[part~="finalized-at"]')).to.equal(null);
     });
 
     it('shows the hashes without links on the sandbox, which has no explorer', async () => {

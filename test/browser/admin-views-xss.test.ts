@@ -53,7 +53,7 @@ describe('<paylink-admin> payments and webhooks render what they are given as te
             networkName: payload,
             metadata: { [payload.slice(0, 40)]: payload },
             customer: { address: payload, phone: payload, email: payload },
-            transfers: [{ txHash: payload, amount: '1.000000', confirmedAt: null, late: false }],
+            transfers: [{ txHash: payload, blockchainId: 'bsc', amount: '1.000000', confirmedAt: null, late: false }],
           }),
         );
         const el = await mount(api, { view: 'payments' });

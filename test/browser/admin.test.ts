@@ -704,6 +704,44 @@ describe('<paylink-admin>', () => {
       expect(text(received[0]!)).to.contain('received');
     });
 
+    it('says why a withdrawal is held up, in words, and no more once it moves on', async () => {
+      const api = seededApi();
+      const held = makeWithdrawal({ status: 'pending', txHash: null, stalledReason: 'hot_wallet_gas' });
+      api.withdrawals.push(held, makeWithdrawal({ status: 'processing', stalledReason: 'node_unavailable' }), makeWithdrawal({ status: 'pending', txHash: null, stalledReason: 'chain_halted' }));
+      const el = await mount(api, { view: 'money' });
+      await waitUntil(() => $$(el, '[part~="stalled-reason"]').length === 3);
+      expect($$(el, '[part~="stalled-reason"]').map(text)).to.deep.equal([
+        'Waiting: the payout wallet needs gas',
+        'Waiting: the network does not answer',
+        'Waiting: payouts are halted',
+      ]);
+      Object.assign(held, { status: 'processing', stalledReason: null, txHash: `0x${'cd'.repeat(32)}` });
+      await waitUntil(() => $$(el, '[part~="stalled-reason"]').length === 2, 'the reason is gone once it moves on');
+    });
+
+    it('shows a banner for each alert of a network, its kind in words and the message the service gave', async () => {
+      const api = seededApi();
+      const since = new Date(Date.UTC(2025, 4, 1)).toISOString();
+      api.networks[0]!.alerts = [
+        { code: 'hot_wallet_low', message: 'The hot wallet 0x7099…79C8 on BNB Smart Chain holds 0 BNB of gas money, under the 0.02 BNB it should keep.', since },
+        { code: 'reconciliation_mismatch', message: 'Deposit address 0xabc… holds 5 USDT the books do not explain.', since },
+        { code: 'chain_finality_violated', message: 'Block 1200 changed after it was final: payouts are halted.', since },
+      ];
+      const el = await mount(api, { view: 'money' });
+      await waitUntil(() => $$(el, '[part~="network-alert"]').length === 3);
+      const banners = $$(el, '[part~="network-alert"]');
+      expect(banners.map((banner) => banner.getAttribute('role'))).to.deep.equal(['alert', 'alert', 'alert']);
+      expect(text(part(el, 'alert-hot_wallet_low'))).to.contain('Payout wallet low').and.to.contain('holds 0 BNB of gas money');
+      expect(text(part(el, 'alert-reconciliation_mismatch'))).to.contain('Deposits do not match the books').and.to.contain('5 USDT');
+      expect(text(part(el, 'alert-chain_finality_violated'))).to.contain('Payouts halted: a final block changed').and.to.contain('Block 1200');
+      await expect(el).to.be.accessible();
+      // Mended: the banner goes when the money tab next looks (here, once a withdrawal is made).
+      api.networks[0]!.alerts = [];
+      await fillWithdrawal(el);
+      await click(el, part(el, 'confirm'));
+      await waitUntil(() => $$(el, '[part~="network-alert"]').length === 0, 'the banners gone');
+    });
+
     it('pages through the history', async () => {
       const api = seededApi();
       for (let i = 0; i < 12; i++) api.withdrawals.push(makeWithdrawal());

@@ -108,6 +108,7 @@ export function makeSession(overrides: Partial<CheckoutSession> = {}): CheckoutS
     remainingAmount: '12.187813',
     payAddress: ADDRESS,
     txHash: null,
+    paidBlockchainId: null,
     expiresAt: new Date(Date.now() + 15 * 60_000).toISOString(),
     createdAt: new Date().toISOString(),
     sandbox: true,

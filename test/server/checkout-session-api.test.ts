@@ -128,7 +128,7 @@ for (const backend of backends()) {
         assert.deepEqual(Object.keys(record).sort(), [
           'assetId', 'blockchainId', 'createdAt', 'cryptoAmount', 'customer', 'expiresAt', 'fiatAmount', 'fiatCurrency', 'id', 'lateAmount',
           'linkId', 'linkTitle', 'metadata', 'networkName', 'paidAmount', 'paidAt', 'payAddress', 'rate', 'rateAt', 'rateBasis', 'rateSource', 'reference',
-          'reversedAmount', 'slug', 'status', 'transfers', 'clientReference', 'orderId', 'refundedAmount', 'resolution', 'resolvedAt', 'resolutionReason',
+          'reversedAmount', 'slug', 'status', 'transfers', 'clientReference', 'orderId', 'paidBlockchainId', 'finalizedAt', 'refundedAmount', 'resolution', 'resolvedAt', 'resolutionReason',
         ].sort());
         assert.equal(record.linkId, link.id);
         assert.equal(record.linkTitle, 'Lamp');
@@ -148,6 +148,9 @@ for (const backend of backends()) {
         );
         assert.ok(record.transfers.every((transfer: { confirmedAt: string }) => !Number.isNaN(Date.parse(transfer.confirmedAt))));
         assert.equal(record.paidAt, new Date(Date.parse(record.createdAt) + 1000).toISOString());
+        assert.equal(record.finalizedAt, record.paidAt, 'the sandbox’s money is final when it is paid');
+        assert.equal(record.paidBlockchainId, 'bsc');
+        assert.deepEqual(record.transfers.map((transfer: { blockchainId: string }) => transfer.blockchainId), ['bsc', 'bsc', 'bsc']);
         assert.equal(record.expiresAt, session.expiresAt);
       });
 

@@ -124,6 +124,8 @@ describe('paylink command', () => {
       [['keys', 'xpub'], /m\/44'\/60'\/0'/],
       [['proxy'], /--upstream URL[\s\S]*PAYLINK_API_KEY/],
       [['demo'], /--chain evm\|sandbox[\s\S]*--port N/],
+      [['rates'], /rates accept[\s\S]*--database-url URL/],
+      [['chain'], /--network ID[\s\S]*--data-dir DIR/],
     ] as const) {
       for (const help of ['--help', '-h']) {
         const res = runCli([...args, help]);

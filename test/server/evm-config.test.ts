@@ -10,7 +10,7 @@ import { inspect } from 'node:util';
 import { after, describe, it } from 'node:test';
 import { HDKey } from '@scure/bip32';
 import { mnemonicToSeedSync } from '@scure/bip39';
-import { EvmConfigError, parseEvmConfig } from '../../src/server/chain/evm/config.js';
+import { EvmConfigError, parseEvmConfig, parseEvmNetworks } from '../../src/server/chain/evm/config.js';
 import { DEPOSIT_MNEMONIC, DEPOSIT_XPUB } from '../support/anvil.js';
 
 const USDT = '0x55d398326f99059fF775485246999027B3197955';
@@ -92,6 +92,52 @@ describe('parseEvmConfig', () => {
     assert.equal(parseEvmConfig({ ...valid, PAYLINK_EVM_REPLACE_CONFIRM_MS: '60000' }).replaceAfterMs, 60_000);
   });
 
+  it('reconciles every 300 s by default with 500 balanceOf calls per Multicall3 call; each network may take its own', () => {
+    assert.deepEqual([parseEvmConfig(valid).reconcileS, parseEvmConfig(valid).reconcileBatch], [300, 500]);
+    const config = parseEvmConfig({ ...valid, PAYLINK_EVM_RECONCILE_S: '60', PAYLINK_EVM_RECONCILE_BATCH: '100' });
+    assert.deepEqual([config.reconcileS, config.reconcileBatch], [60, 100]);
+    const network = (id: string) => ({ [`PAYLINK_EVM_${id}_RPC_URL`]: valid.PAYLINK_EVM_RPC_URL, [`PAYLINK_EVM_${id}_CHAIN_ID`]: id === 'BSC' ? '56' : '137', [`PAYLINK_EVM_${id}_TOKENS`]: valid.PAYLINK_EVM_TOKENS });
+    const [bsc, polygon] = parseEvmNetworks({
+      PAYLINK_EVM_NETWORKS: 'bsc,polygon',
+      ...network('BSC'),
+      ...network('POLYGON'),
+      PAYLINK_EVM_XPUB: valid.PAYLINK_EVM_XPUB,
+      PAYLINK_EVM_PAYOUT_KEY: valid.PAYLINK_EVM_PAYOUT_KEY,
+      PAYLINK_EVM_RECONCILE_S: '120',
+      PAYLINK_EVM_POLYGON_RECONCILE_S: '30',
+    });
+    assert.deepEqual([bsc!.reconcileS, polygon!.reconcileS], [120, 30], 'a network of its own, else the setting of every network');
+    assert.deepEqual([bsc!.reconcileMs, polygon!.reconcileMs], [120_000, 30_000], 'the hot wallet is held against the payouts as often');
+  });
+
+  it("keeps gas money for 20 transfers at the current fee unless told how much (in the network's coin), and holds the books against the chain every 300 s unless told", () => {
+    const plain = parseEvmConfig(valid);
+    assert.equal(plain.minGas, undefined);
+    assert.equal(plain.reconcileMs, 300_000);
+    assert.deepEqual(plain.nativeCurrency, { symbol: 'BNB', decimals: 18 });
+    const set = parseEvmConfig({ ...valid, PAYLINK_EVM_MIN_GAS: '0.05', PAYLINK_EVM_RECONCILE_S: '60' });
+    assert.equal(set.minGas, 50_000_000_000_000_000n);
+    for (const inWei of ['50000000000000000wei', '50000000 gwei', '50000000000000000']) assert.equal(parseEvmConfig({ ...valid, PAYLINK_EVM_MIN_GAS: inWei }).minGas, 50_000_000_000_000_000n, inWei);
+    assert.equal(set.reconcileMs, 60_000);
+    const networks = parseEvmNetworks({
+      ...valid,
+      PAYLINK_EVM_NETWORKS: 'bsc,polygon',
+      PAYLINK_EVM_BSC_RPC_URL: valid.PAYLINK_EVM_RPC_URL,
+      PAYLINK_EVM_BSC_TOKENS: valid.PAYLINK_EVM_TOKENS,
+      PAYLINK_EVM_BSC_MIN_GAS: '2',
+      PAYLINK_EVM_POLYGON_RPC_URL: valid.PAYLINK_EVM_RPC_URL,
+      PAYLINK_EVM_POLYGON_TOKENS: valid.PAYLINK_EVM_TOKENS,
+      PAYLINK_EVM_RECONCILE_S: '30',
+    });
+    assert.deepEqual(
+      networks.map((config) => [config.network, config.minGas, config.reconcileMs, config.nativeCurrency.symbol]),
+      [
+        ['bsc', 2_000_000_000_000_000_000n, 30_000],
+        ['polygon', undefined, 30_000],
+      ].map(([network, minGas, ms], i) => [network, minGas, ms, i === 0 ? 'BNB' : 'POL']),
+    );
+  });
+
   it('names every missing setting at once', () => {
     const problems = problemsOf({});
     assert.deepEqual(
@@ -131,7 +177,11 @@ describe('parseEvmConfig', () => {
     ['0 confirmations', { PAYLINK_EVM_CONFIRMATIONS: '0' }, 'PAYLINK_EVM_CONFIRMATIONS', /from 1 to 10000.*"0"/],
     ['fractional confirmations', { PAYLINK_EVM_CONFIRMATIONS: '2.5' }, 'PAYLINK_EVM_CONFIRMATIONS', /whole number/],
     ['a poll interval of 1 ms', { PAYLINK_EVM_POLL_MS: '1' }, 'PAYLINK_EVM_POLL_MS', /from 10 to 3600000/],
+    ['reconciling every 0 s', { PAYLINK_EVM_RECONCILE_S: '0' }, 'PAYLINK_EVM_RECONCILE_S', /from 1 to 86400/],
+    ['a Multicall3 call of 0 balances', { PAYLINK_EVM_RECONCILE_BATCH: '0' }, 'PAYLINK_EVM_RECONCILE_BATCH', /from 1 to 5000/],
     ['a negative wait before a payout is replaced', { PAYLINK_EVM_REPLACE_CONFIRM_MS: '-5' }, 'PAYLINK_EVM_REPLACE_CONFIRM_MS', /from 0 to 86400000/],
+    ['gas money in scientific notation', { PAYLINK_EVM_MIN_GAS: '5e16' }, 'PAYLINK_EVM_MIN_GAS', /amount of the network's coin, such as 0\.05.*"5e16"/],
+    ['a reconciliation every 0 s', { PAYLINK_EVM_RECONCILE_S: '0' }, 'PAYLINK_EVM_RECONCILE_S', /from 1 to 86400/],
     ['an xpub that is not base58', { PAYLINK_EVM_XPUB: 'xpub-not-really' }, 'PAYLINK_EVM_XPUB', /not an extended public key/],
     ['a payout key of the wrong length', { PAYLINK_EVM_PAYOUT_KEY: '0x1234' }, 'PAYLINK_EVM_PAYOUT_KEY', /not a private key/],
     ['a payout key of zero', { PAYLINK_EVM_PAYOUT_KEY: `0x${'0'.repeat(64)}` }, 'PAYLINK_EVM_PAYOUT_KEY', /zero/],

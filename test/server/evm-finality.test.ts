@@ -5,7 +5,8 @@
  * back: it is reversed by a ledger entry of its own (the balance still equals its entries), its
  * session says `reversed`, a `payment.reversed` webhook is written, the operator's log says so, and
  * the money never becomes withdrawable. A database used with another chain, or with a chain since
- * reset, refuses to start and says which.
+ * reset, refuses to start and says which; one whose final block the chain reorganized refuses too, and
+ * halts payouts on that network (the `chain_finality_violated` alert) until `paylink chain resume`.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -13,7 +14,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { openDatabase } from '../../src/server/db/index.js';
 import { createLogger } from '../../src/server/log.js';
+import { listAlerts } from '../../src/server/service/alerts/index.js';
 import { ChainIdentityError, reverseCredit } from '../../src/server/service/sessions/index.js';
 import { startService } from '../../src/server/service/serve.js';
 import type { RealChainAdapter } from '../../src/server/chain/types.js';
@@ -180,6 +183,37 @@ describe('EVM chain identity at start', () => {
     } finally {
       await chain.close();
       await reset.stop();
+    }
+  });
+
+  it('refuses to start on a chain reorganized past a block it held as final, and halts payouts there until resumed', async () => {
+    const dataDir = path.join(dir, 'reorganized');
+    const f = await startEvmFixture();
+    try {
+      const fork = await f.t.snapshot();
+      await runUntilCheckpoint(f, dataDir);
+      // Another history from before the checkpoint, longer than the first.
+      await f.t.revert(fork);
+      await f.t.mine(80);
+      const chain = await f.adapter({ confirmations: 3 });
+      try {
+        await assert.rejects(startService({ dataDir, chain, scanner: false, payoutWorker: false, webhookWorker: false, logger: createLogger(() => {}) }), (error: unknown) => {
+          assert.ok(error instanceof ChainIdentityError, String(error));
+          assert.match(error.message, /network bsc: the node's block \d+ is 0x[0-9a-f]{64}, but this database held 0x[0-9a-f]{64} there as final: the chain was reorganized past finality/);
+          assert.match(error.message, /paylink chain resume --network bsc/);
+          return true;
+        });
+      } finally {
+        await chain.close();
+      }
+      const db = await openDatabase({ dataDir });
+      try {
+        assert.deepEqual((await listAlerts(db)).map((alert) => [alert.blockchainId, alert.code]), [['bsc', 'chain_finality_violated']], 'payouts on bsc are halted');
+      } finally {
+        await db.close();
+      }
+    } finally {
+      await f.stop();
     }
   });
 

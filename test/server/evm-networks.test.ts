@@ -4,18 +4,22 @@
  * cursor and confirmation count per network, one nonce sequence per network for the shared hot
  * wallet. Customers pay on both at the same time; each payment is credited on its own network,
  * pending until that chain's finalized block passes it; withdrawals on both networks, sent
- * concurrently, each reach their recipient on their own chain.
+ * concurrently, each reach their recipient on their own chain. A deposit address is the same on both
+ * networks: a session quoted on one and paid on the other is paid all the same (`paidBlockchainId`),
+ * in the other's balance; an underpaid session topped up on the other network adds up; a transfer on
+ * a chain the service does not run is never credited.
  */
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { parseUnits, type Address } from 'viem';
 import { connectEvmAdapter } from '../../src/server/chain/evm/adapter.js';
 import { parseEvmNetworks } from '../../src/server/chain/evm/config.js';
 import { TEST_TOKEN_ABI } from '../../src/server/chain/evm/test-token.js';
 import type { RealChainAdapter } from '../../src/server/chain/types.js';
-import { assertLedgerMatches, createUsdLink, eventually, startSession } from '../support/money.js';
+import { assertLedgerMatches, countRows, createUsdLink, eventually, startSession } from '../support/money.js';
 import { backends, call, startTestService, type TestService } from '../support/service.js';
-import { networksEnv, randomAddress, readSession, startEvmFixture, type EvmFixture } from '../support/evm-service.js';
+import { networksEnv, randomAddress, readSession, startEvmFixture, waitForPayouts, type EvmFixture } from '../support/evm-service.js';
 
 for (const backend of backends()) {
   describe(`two EVM networks at once (${backend})`, () => {
@@ -86,17 +90,16 @@ for (const backend of backends()) {
         requests.map((r) => call(t.url, 'POST', '/v1/withdrawal', { key, body: { amount: r.amount, address: r.to, blockchainId: r.blockchainId, assetId: 'USDT' } })),
       );
       for (const p of posted) assert.equal(p.status, 200, JSON.stringify(p.body));
-      await Promise.all(
-        ['bsc', 'polygon'].map(async (network) => {
-          // Mined blocks give the payouts their confirmations.
-          const f = fixtureOf(network);
-          for (let i = 0; i < 200; i++) {
-            const statuses = await Promise.all(posted.map(async (p) => (await call(t.url, 'GET', `/v1/withdrawal/${p.body.id}`, { key })).body.status));
-            if (statuses.every((s) => s === 'success')) return;
-            await f.t.mine(1);
-            await new Promise((resolve) => setTimeout(resolve, 30));
-          }
-        }),
+      // Mined blocks give the payouts their confirmations (on BSC by the wait itself, on Polygon here).
+      const ids = posted.map((p) => p.body.id as string);
+      await waitForPayouts(
+        { db: t.db, f: bsc, hot: chain.chains[0]!.outgoing!.hotWallet },
+        async () => {
+          await polygon.t.mine(1);
+          return (await Promise.all(ids.map(async (id) => (await call(t.url, 'GET', `/v1/withdrawal/${id}`, { key })).body.status))).every((s) => s === 'success');
+        },
+        'the payouts on both networks',
+        { ids, mineEveryMs: 30 },
       );
       for (const [i, p] of posted.entries()) {
         const record = (await call(t.url, 'GET', `/v1/withdrawal/${p.body.id}`, { key })).body;
@@ -112,6 +115,70 @@ for (const backend of backends()) {
       }
       assert.deepEqual(await balances(), { bsc: ['6.000000', '0.000000'], polygon: ['4.000000', '0.000000'] });
       await assertLedgerMatches(t.db, integratorId);
+    });
+
+    it('credits a bsc-quoted session paid on polygon to polygon: paid, paidBlockchainId polygon, in every view of it', async () => {
+      await t.db.query(
+        `INSERT INTO webhook_endpoints (id, integrator_id, url, events, secret, created_at, updated_at) VALUES ($1, $2, 'https://merchant.example/hook', $3, 'whsec_test', now(), now())`,
+        [randomUUID(), integratorId, ['checkout.session.paid', 'checkout.session.underpaid']],
+      );
+      const before = await balances();
+      const session = await startSession(t.url, await createUsdLink(t.url, key, '4'), { assetId: 'USDT', blockchainId: 'bsc' });
+      const hash = await polygon.pay(session.payAddress, 'USDT', session.cryptoAmount);
+      await polygon.t.mine(3);
+      await eventually(async () => (await readSession(t.url, session.id)).status === 'paid', 15_000, 'paid on polygon');
+      const view = await readSession(t.url, session.id);
+      assert.deepEqual([view.blockchainId, view.paidBlockchainId, view.txHash], ['bsc', 'polygon', hash], 'the public view says where it was paid');
+      const record = (await call(t.url, 'GET', `/v1/checkout-session/${session.id}`, { key })).body;
+      assert.deepEqual([record.status, record.paidBlockchainId], ['paid', 'polygon']);
+      assert.deepEqual(record.transfers.map((transfer: { blockchainId: string; txHash: string }) => [transfer.blockchainId, transfer.txHash]), [['polygon', hash]]);
+      const { rows } = await t.db.query<{ body: string }>("SELECT body FROM webhook_events WHERE type = 'checkout.session.paid' AND body::jsonb -> 'data' -> 'object' ->> 'id' = $1", [session.id]);
+      assert.equal(JSON.parse(rows[0]!.body).data.object.paidBlockchainId, 'polygon', 'and so does the webhook');
+      const after = await balances();
+      assert.equal(Number(after.polygon[1]), Number(before.polygon[1]) + 4, 'the polygon balance is credited');
+      assert.deepEqual(after.bsc, before.bsc, 'the bsc balance is not');
+      await assertLedgerMatches(t.db, integratorId);
+    });
+
+    it('adds up an underpaid session topped up on the other network, each part in its own network’s balance', async () => {
+      const before = await balances();
+      const session = await startSession(t.url, await createUsdLink(t.url, key, '10'), { assetId: 'USDT', blockchainId: 'polygon' });
+      await polygon.pay(session.payAddress, 'USDT', '6');
+      await polygon.t.mine(3);
+      await eventually(async () => (await readSession(t.url, session.id)).status === 'underpaid', 15_000, 'underpaid on polygon');
+      assert.equal((await readSession(t.url, session.id)).remainingAmount, '4.000000');
+      const topUp = await bsc.pay(session.payAddress, 'USDT', '4');
+      await bsc.t.mine(2);
+      await eventually(async () => (await readSession(t.url, session.id)).status === 'paid', 15_000, 'topped up on bsc');
+      const view = await readSession(t.url, session.id);
+      assert.deepEqual([view.paidAmount, view.paidBlockchainId, view.txHash], ['10.000000', 'bsc', topUp], 'the transfer that paid it is on bsc');
+      const record = (await call(t.url, 'GET', `/v1/checkout-session/${session.id}`, { key })).body;
+      assert.deepEqual(record.transfers.map((transfer: { blockchainId: string; amount: string }) => [transfer.blockchainId, transfer.amount]), [['polygon', '6.000000'], ['bsc', '4.000000']]);
+      const after = await balances();
+      assert.equal(Number(after.polygon[1]), Number(before.polygon[1]) + 6);
+      assert.equal(Number(after.bsc[1]), Number(before.bsc[1]) + 4);
+      await assertLedgerMatches(t.db, integratorId);
+    });
+
+    it('never credits a transfer on a network the service does not run', async () => {
+      const elsewhere = await startEvmFixture({ chainId: 31339 });
+      try {
+        assert.equal(elsewhere.usdt, bsc.usdt, 'the same token address, on a chain the service does not run');
+        const session = await startSession(t.url, await createUsdLink(t.url, key, '2'), { assetId: 'USDT', blockchainId: 'bsc' });
+        await elsewhere.pay(session.payAddress, 'USDT', session.cryptoAmount);
+        await elsewhere.t.mine(3);
+        // A payment on each configured network after it, credited: both scanners have read past it.
+        const witness = await startSession(t.url, await createUsdLink(t.url, key, '1'), { assetId: 'USDT', blockchainId: 'bsc' });
+        await bsc.pay(witness.payAddress, 'USDT', '0.5');
+        await polygon.pay(witness.payAddress, 'USDT', '0.5');
+        await Promise.all([bsc.t.mine(3), polygon.t.mine(3)]);
+        await eventually(async () => (await readSession(t.url, witness.id)).status === 'paid', 15_000, 'the witness paid on both networks');
+        const view = await readSession(t.url, session.id);
+        assert.deepEqual([view.status, view.paidAmount], ['awaiting_payment', '0.000000']);
+        assert.equal(await countRows(t.db, 'incoming_transfers', 'session_id = $1', [session.id]), 0, 'not even seen');
+      } finally {
+        await elsewhere.stop();
+      }
     });
   });
 }

@@ -13,9 +13,9 @@ import type { Address } from 'viem';
 import type { PayoutRequest, RealChainAdapter } from '../../src/server/chain/types.js';
 import { createPayoutsAhead, processPayouts } from '../../src/server/service/payouts/index.js';
 import { startService } from '../../src/server/service/serve.js';
-import { assertLedgerMatches, countRows, eventually } from '../support/money.js';
+import { assertLedgerMatches, countRows } from '../support/money.js';
 import { backends, call, type TestService } from '../support/service.js';
-import { COSTLIEST_AMOUNT, costliestAddress, payoutChecks, payoutState, randomAddress, spied, startPayoutService, type EvmFixture, type PayoutChecks, type PayoutService, type Spy } from '../support/evm-service.js';
+import { COSTLIEST_AMOUNT, costliestAddress, payoutChecks, randomAddress, spied, startPayoutService, waitForPayouts, type EvmFixture, type PayoutChecks, type PayoutService, type Spy } from '../support/evm-service.js';
 
 for (const backend of backends()) {
   describe(`EVM payouts prepared while their withdrawals are recorded (${backend})`, () => {
@@ -200,7 +200,7 @@ for (const backend of backends()) {
             return res.body.id as string;
           }),
         );
-        await eventually(async () => (await countRows(t.db, 'withdrawals', "id = ANY($1) AND status = 'success'", [ids])) === ids.length, 20_000, 'the burst paid', () => payoutState(setup, ids));
+        await waitForPayouts(setup, async () => (await countRows(t.db, 'withdrawals', "id = ANY($1) AND status = 'success'", [ids])) === ids.length, 'the burst paid', { ids });
 
         const preparedIds = spy.prepared.flat().map((r) => r.withdrawalId);
         for (const id of ids) assert.equal(preparedIds.filter((x) => x === id).length, 1, 'estimated once, while it was recorded');

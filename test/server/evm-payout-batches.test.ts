@@ -10,11 +10,13 @@ import { after, before, describe, it } from 'node:test';
 import { parseEventLogs, parseTransaction, parseUnits, type Address, type Hex } from 'viem';
 import { TEST_TOKEN_ABI } from '../../src/server/chain/evm/test-token.js';
 import { PayoutError, type BroadcastOutcome, type RealChainAdapter } from '../../src/server/chain/types.js';
+import { createLogger } from '../../src/server/log.js';
 import { processPayouts } from '../../src/server/service/payouts/index.js';
 import { startService } from '../../src/server/service/serve.js';
-import { assertLedgerMatches, balanceOf, countRows, eventually } from '../support/money.js';
+import { assertLedgerMatches, balanceOf, countRows } from '../support/money.js';
 import { backends, call, type TestService } from '../support/service.js';
-import { hookPayouts, randomAddress, startPayoutService, type EvmFixture, type PayoutService } from '../support/evm-service.js';
+import { hookPayouts, randomAddress, startPayoutService, waitForPayouts, type EvmFixture, type PayoutService } from '../support/evm-service.js';
+import { startRpcProxy } from '../support/rpc-proxy.js';
 
 for (const backend of backends()) {
   describe(`EVM payouts in batches (${backend})`, () => {
@@ -58,15 +60,23 @@ for (const backend of backends()) {
         'one transfer per withdrawal, of its amount, and no other',
       );
     };
+    /** Asserts that stored transactions (lowest nonce first) have consecutive nonces from `start`. */
+    const assertNoncesFrom = (rows: ReadonlyArray<{ nonce: number }>, start: number) =>
+      assert.deepEqual(
+        rows.map((r) => r.nonce),
+        rows.map((_, i) => start + i),
+        'consecutive nonces, no gap, no twin',
+      );
     /** Runs payout rounds (`chain`'s) until every withdrawal of `ids` is `status`. */
     const payUntil = async (chain: RealChainAdapter, ids: string[], status = 'success') =>
-      eventually(
+      waitForPayouts(
+        setup,
         async () => {
           await processPayouts({ db: t.db, chain, now: () => new Date() }, { checkMs: 0 });
           return (await countRows(t.db, 'withdrawals', 'id = ANY($1) AND status = $2', [ids, status])) === ids.length;
         },
-        20_000,
         `${ids.length} withdrawal(s) ${status}`,
+        { ids },
       );
 
     it('pays 50 concurrent withdrawals once each, with consecutive nonces, signed and stored in batches, the worker woken by the POSTs', async () => {
@@ -77,7 +87,7 @@ for (const backend of backends()) {
         const start = await nextNonce();
         const paid = Array.from({ length: 50 }, (_, i) => ({ to: randomAddress(), amount: `${i + 1}.5` }));
         const ids = await Promise.all(paid.map(({ to, amount }) => withdraw(amount, to, service.url)));
-        await eventually(async () => (await countRows(t.db, 'withdrawals', "id = ANY($1) AND status = 'success'", [ids])) === 50, 20_000, 'all 50 paid');
+        await waitForPayouts(setup, async () => (await countRows(t.db, 'withdrawals', "id = ANY($1) AND status = 'success'", [ids])) === 50, 'all 50 paid', { ids });
 
         const rows = (await stored(ids)).rows;
         assert.deepEqual(rows.map((r) => r.nonce), Array.from({ length: 50 }, (_, i) => start + i), 'consecutive nonces, no gap, no twin');
@@ -114,13 +124,14 @@ for (const backend of backends()) {
         reached();
         return new Promise(() => {});
       };
-      void processPayouts({ db: t.db, chain: crashing.chain, now: () => new Date() }, { checkMs: 60_000 });
+      // (Its send lease, `rebroadcastMs`, is taken as run out when the restart looks: a restart comes later.)
+      void processPayouts({ db: t.db, chain: crashing.chain, now: () => new Date() }, { checkMs: 60_000, rebroadcastMs: 0 });
       await twoSent;
       const before = (await stored(ids)).rows;
       assert.equal(before.length, 6, 'the whole batch was stored before anything was sent');
       assert.equal(new Set(before.map((r) => r.created_at.getTime())).size, 1, 'in one transaction');
       assert.deepEqual(before.map((r) => r.nonce), Array.from({ length: 6 }, (_, i) => start + i));
-      await eventually(async () => (await f.t.client.getTransactionCount({ address: hot })) === start + 2, 5_000, 'two reached the chain');
+      await waitForPayouts(setup, async () => (await f.t.client.getTransactionCount({ address: hot })) === start + 2, 'two reached the chain', { ids, timeoutMs: 5_000 });
 
       // The restarted process: a new connection, the same database.
       const restarted = hookPayouts(await f.adapter({ confirmations: 1 }));
@@ -186,7 +197,7 @@ for (const backend of backends()) {
       };
       await processPayouts({ db: t.db, chain, now: () => new Date() }, { checkMs: 60_000 });
       assert.deepEqual((await stored(ids)).rows.map((r) => r.status), ['sent', 'sent', 'sent', 'sent'], 'all four taken in the first round');
-      await eventually(async () => (await f.t.client.getTransactionCount({ address: hot })) === start + 4, 5_000, 'all four on chain');
+      await waitForPayouts(setup, async () => (await f.t.client.getTransactionCount({ address: hot })) === start + 4, 'all four on chain', { ids, timeoutMs: 5_000 });
       await payUntil(chain, ids);
       await assertPaidOnce(from, paid);
     });
@@ -207,13 +218,14 @@ for (const backend of backends()) {
       await processPayouts({ db: t.db, chain, now: () => new Date() }, { checkMs: 0 });
       const rejected = await refused();
       assert.equal(rejected.status, 'rejected');
-      await eventually(
+      await waitForPayouts(
+        setup,
         async () => {
           await processPayouts({ db: t.db, chain, now: () => new Date() }, { checkMs: 0 });
           return (await Promise.all(ids.map(statusOf))).every((s) => s === 'success' || s === 'failed');
         },
-        20_000,
         'every withdrawal finished',
+        { ids },
       );
       const statuses = await Promise.all(ids.map(statusOf));
       const failedAt = ids.indexOf(rejected.withdrawal_id);
@@ -225,6 +237,77 @@ for (const backend of backends()) {
       const back = (Number(available) - paid.reduce((sum, p, i) => sum + (i === failedAt ? 0 : Number(p.amount)), 0)).toFixed(6);
       assert.equal((await balanceOf(t.url, key)).available, back, "the refused withdrawal's funds are back");
       await assertLedgerMatches(t.db, integratorId);
+    });
+
+    // Two instances on one database, the machine busy: one stores a batch and is still on its way to the
+    // node with it when the other's round looks for unfinished transactions. Had the other sent the
+    // batch too, one of the two would have met "nonce too low" for each payout and asked every node,
+    // one payout after another, whether another transaction used its nonce: at load 15 on two cores that
+    // held both rounds, and every payout of the burst, for more than 90 s.
+    it('a batch one instance stored and is sending is left to it by the other instances: sent by its storer alone, paid once', async () => {
+      const from = (await f.t.client.getBlockNumber()) + 1n;
+      const start = await nextNonce();
+      const paid = Array.from({ length: 5 }, (_, i) => ({ to: randomAddress(), amount: `${i + 1}.5` }));
+      const ids = await Promise.all(paid.map(({ to, amount }) => withdraw(amount, to)));
+      const storer = hookPayouts(base);
+      let onItsWay!: () => void;
+      const storedAndSending = new Promise<void>((resolve) => (onItsWay = resolve));
+      let go!: () => void;
+      const gate = new Promise<void>((resolve) => (go = resolve));
+      storer.hooks.broadcastMany = async (raws, send) => {
+        onItsWay();
+        await gate;
+        return send(raws);
+      };
+      const storing = processPayouts({ db: t.db, chain: storer.chain, now: () => new Date() }, { checkMs: 0, rebroadcastMs: 60_000 });
+      await storedAndSending;
+      const other = hookPayouts(await f.adapter({ confirmations: 1 }));
+      try {
+        await processPayouts({ db: t.db, chain: other.chain, now: () => new Date() }, { checkMs: 0, rebroadcastMs: 60_000 });
+        assert.deepEqual(other.hooks.sent, [], 'the other instance sent none of the batch its storer is sending');
+        go();
+        await storing;
+        assert.equal(storer.hooks.sent.length, 5, 'the storer sent its batch');
+        await payUntil(other.chain, ids);
+        assert.deepEqual(other.hooks.sent, [], 'taken by the node from its storer: nothing sent again');
+        assertNoncesFrom((await stored(ids)).rows, start);
+        await assertPaidOnce(from, paid);
+      } finally {
+        go();
+        await other.chain.close();
+      }
+    });
+
+    it('"nonce too low" to transactions mined already (sent by another instance, or an answer lost): their receipts, read together, say so; no node is asked, payout by payout, whether another transaction used the nonce', async () => {
+      const from = (await f.t.client.getBlockNumber()) + 1n;
+      const paid = Array.from({ length: 6 }, (_, i) => ({ to: randomAddress(), amount: `${i + 2}.75` }));
+      const ids = await Promise.all(paid.map(({ to, amount }) => withdraw(amount, to)));
+      // The node takes the batch (instant mining: mined), the answer is lost: the rows stay `signed`.
+      const lost = hookPayouts(base);
+      lost.hooks.broadcastMany = async (raws, send) => {
+        await send(raws);
+        return raws.map((): PromiseRejectedResult => ({ status: 'rejected', reason: new Error('connection reset after the node took the batch') }));
+      };
+      await processPayouts({ db: t.db, chain: lost.chain, now: () => new Date() }, { checkMs: 60_000, rebroadcastMs: 0 });
+      assert.deepEqual((await stored(ids)).rows.map((r) => r.status), ids.map(() => 'signed'));
+      // Sent again through a proxy that counts what the node is asked.
+      const proxy = await startRpcProxy(f.t.url);
+      const asked: string[] = [];
+      proxy.override(({ method }) => void asked.push(method));
+      const lines: Array<{ code: string }> = [];
+      const counted = await f.adapter({ confirmations: 1, rpcUrl: proxy.url });
+      try {
+        await processPayouts({ db: t.db, chain: counted, now: () => new Date(), log: createLogger((line) => lines.push(JSON.parse(line))) }, { checkMs: 0, rebroadcastMs: 0 });
+        assert.equal(asked.filter((method) => method === 'eth_sendRawTransaction').length, 6, 'each sent again once');
+        assert.deepEqual((await stored(ids)).rows.map((r) => r.status), ids.map(() => 'sent'), 'each known as taken by the node');
+        assert.equal(asked.filter((method) => method === 'eth_getTransactionCount').length, 0, "the hot wallet's nonce was not counted for each payout");
+        assert.deepEqual(lines.map((line) => line.code).filter((code) => code.startsWith('payout_')), [], 'nothing for the operator to look into');
+        await payUntil(counted, ids);
+        await assertPaidOnce(from, paid);
+      } finally {
+        await counted.close();
+        await proxy.close();
+      }
     });
   });
 }

@@ -12,9 +12,8 @@ import { FEE_TEST_TOKEN_ABI } from '../../src/server/chain/evm/test-token.js';
 import type { RealChainAdapter } from '../../src/server/chain/types.js';
 import { createLogger } from '../../src/server/log.js';
 import { processPayouts } from '../../src/server/service/payouts/index.js';
-import { eventually } from '../support/money.js';
 import { backends, call, startTestService, type TestService } from '../support/service.js';
-import { creditDirectly, outgoingOf, randomAddress, startEvmFixture, type EvmFixture } from '../support/evm-service.js';
+import { creditDirectly, outgoingOf, randomAddress, startEvmFixture, waitForPayouts, type EvmFixture } from '../support/evm-service.js';
 
 for (const backend of backends()) {
   describe(`EVM payout receipts (${backend})`, () => {
@@ -23,6 +22,7 @@ for (const backend of backends()) {
     let chain: RealChainAdapter;
     let t: TestService;
     let key: string;
+    let hot: Address;
     const logged: Array<{ code: string; [field: string]: unknown }> = [];
 
     before(async () => {
@@ -30,7 +30,7 @@ for (const backend of backends()) {
       feeToken = await f.t.deployFeeToken({ name: 'Fee Tether', symbol: 'USDT', decimals: 18, feeBps: 100 });
       // USDT is the fee-charging token here; cNGN the plain one.
       chain = await connectEvmAdapter(f.t.config({ tokens: { USDT: feeToken, CNGN: f.cngn }, confirmations: 1 }), { timeoutMs: 2_000, retries: 1, log: () => {} });
-      const hot = outgoingOf(chain).hotWallet as Address;
+      hot = outgoingOf(chain).hotWallet as Address;
       await f.t.mint(feeToken, hot, parseUnits('1000', 18));
       await f.t.mint(f.cngn, hot, parseUnits('1000', 6));
       t = await startTestService(backend, { chain, payoutWorker: false, scanner: false, webhookWorker: false, sseHeartbeatMs: 60_000 });
@@ -50,13 +50,14 @@ for (const backend of backends()) {
       const posted = await call(t.url, 'POST', '/v1/withdrawal', { key, body: { amount, address: to, blockchainId: 'bsc', assetId } });
       assert.equal(posted.status, 200, JSON.stringify(posted.body));
       const logger = createLogger((line) => logged.push(JSON.parse(line)));
-      await eventually(
+      await waitForPayouts(
+        { db: t.db, f, hot },
         async () => {
           await processPayouts({ db: t.db, chain, now: () => new Date(), log: logger }, { checkMs: 0 });
           return (await call(t.url, 'GET', `/v1/withdrawal/${posted.body.id}`, { key })).body.status === 'success';
         },
-        10_000,
-        `the ${assetId} payout succeeded`,
+        `the ${assetId} payout to succeed`,
+        { ids: [posted.body.id], timeoutMs: 10_000 },
       );
       return { to, withdrawal: (await call(t.url, 'GET', `/v1/withdrawal/${posted.body.id}`, { key })).body };
     };

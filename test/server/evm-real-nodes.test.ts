@@ -15,7 +15,7 @@ import type { RealChainAdapter } from '../../src/server/chain/types.js';
 import { readCursor } from '../../src/server/service/sessions/incoming-repository.js';
 import { countRows, createUsdLink, eventually, startSession } from '../support/money.js';
 import { call, startTestService, type TestService } from '../support/service.js';
-import { manualScanner, outgoingOf, randomAddress, readSession, startEvmFixture, type EvmFixture } from '../support/evm-service.js';
+import { manualScanner, outgoingOf, randomAddress, readSession, startEvmFixture, waitForPayouts, type EvmFixture } from '../support/evm-service.js';
 import { startRpcProxy, type LogRefusal, type RpcProxy } from '../support/rpc-proxy.js';
 
 const { refusals } = JSON.parse(readFileSync(new URL('../fixtures/getlogs-refusals.json', import.meta.url), 'utf8')) as {
@@ -135,7 +135,7 @@ describe('EVM scanner on real nodes', () => {
     const adapter = await adapterAt([first.url, second.url], { timeoutMs: 1_000 });
     const service = await startTestService('pglite', {
       chain: adapter,
-      scanner: { pollMs: 20, log: () => {} },
+      scanner: { pollMs: 20 },
       payouts: { pollIntervalMs: 20, checkMs: 30, rebroadcastMs: 200 },
       webhookWorker: false,
       sseHeartbeatMs: 60_000,
@@ -161,13 +161,14 @@ describe('EVM scanner on real nodes', () => {
         const posted = await call(service.url, 'POST', '/v1/withdrawal', { key: merchant, body: { amount: '1', address: to, blockchainId: 'bsc', assetId: 'USDT' } });
         assert.equal(posted.status, 200, JSON.stringify(posted.body));
         // Blocks keep coming (instant mining makes none of its own), so the payout gets its confirmations.
-        await eventually(
+        await waitForPayouts(
+          { db: service.db, f, hot },
           async () => {
             await f.t.mine(1);
             return (await call(service.url, 'GET', `/v1/withdrawal/${posted.body.id}`, { key: merchant })).body.status === 'success';
           },
-          10_000,
-          'paid out while one node is down',
+          'the payout while one node is down',
+          { ids: [posted.body.id], timeoutMs: 10_000 },
         );
         assert.equal(await f.t.client.readContract({ address: f.usdt, abi: TEST_TOKEN_ABI, functionName: 'balanceOf', args: [to] }), f.units('USDT', '1'));
       }

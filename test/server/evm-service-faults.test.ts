@@ -21,6 +21,7 @@ import { startAnvil, type AnvilNode } from '../../src/server/chain/evm/anvil.js'
 import { TEST_TOKEN_ABI } from '../../src/server/chain/evm/test-token.js';
 import type { ChainAdapter } from '../../src/server/chain/types.js';
 import { openDatabase } from '../../src/server/db/index.js';
+import { createLogger } from '../../src/server/log.js';
 import { createApiKey } from '../../src/server/service/keys/index.js';
 import { startService, type RunningService } from '../../src/server/service/serve.js';
 import { DEPOSIT_XPUB } from '../support/anvil.js';
@@ -174,7 +175,8 @@ for (const backend of backends()) {
         service = await startService({
           ...storage,
           chain,
-          scanner: { maxBackoffMs: 200, log: (line) => lines.push(line) },
+          scanner: { maxBackoffMs: 200 },
+          logger: createLogger((line) => lines.push(line)),
           payouts: { pollIntervalMs: 30, checkMs: 60, rebroadcastMs: 300 },
           sseHeartbeatMs: 60_000,
         });
@@ -267,8 +269,9 @@ for (const backend of backends()) {
         }
         assert.equal(await f.t.client.getTransactionCount({ address: hot }), hotNonce + payouts.length);
         await assertLedgerMatches(service.db, integratorId);
-        assert.ok(lines.some((line) => /paused/.test(line)), 'the scanner said when the node stopped answering');
-        assert.ok(lines.some((line) => /answers again/.test(line)), 'and when it answered again');
+        const codes = lines.map((line) => (JSON.parse(line) as { code: string }).code);
+        assert.ok(codes.includes('scanner_node_unavailable'), 'the scanner said when the node stopped answering');
+        assert.ok(codes.includes('scanner_node_recovered'), 'and when it answered again');
       } finally {
         clearInterval(miner);
         await service?.close();

@@ -331,7 +331,7 @@ for (const backend of backends()) {
         await f.t.mine(2);
       }
       // A scanner that reads 3 blocks per round: two rounds, then it stops half way.
-      const slow = manualScanner({ db: t.db, chain, now: clock.now }, { maxBlocksPerRound: 3, rescanDepth: 2 });
+      const slow = manualScanner({ db: t.db, chain, now: clock.now }, { maxBlocksPerRound: 3 });
       await slow.runOnce();
       await slow.runOnce();
       const seenBefore = await countRows(t.db, 'incoming_transfers', 'session_id = ANY($1)', [sessions.map((s) => s.id)]);

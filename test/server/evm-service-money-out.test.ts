@@ -17,7 +17,7 @@ import { openDatabase, type Database } from '../../src/server/db/index.js';
 import { startService, type RunningService } from '../../src/server/service/serve.js';
 import { assertLedgerMatches, balanceOf, countRows } from '../support/money.js';
 import { backends, call, openTestDatabase } from '../support/service.js';
-import { creditDirectly, hookPayouts, outgoingOf, randomAddress, startEvmFixture, type EvmFixture, type PayoutHooks } from '../support/evm-service.js';
+import { creditDirectly, hookPayouts, outgoingOf, randomAddress, startEvmFixture, waitForPayouts, type EvmFixture, type PayoutHooks } from '../support/evm-service.js';
 import { createApiKey } from '../../src/server/service/keys/index.js';
 
 const WORKER = { pollIntervalMs: 20, checkMs: 30, rebroadcastMs: 200 };
@@ -67,15 +67,11 @@ for (const backend of backends()) {
       return res.body.id as string;
     };
     const record = async (id: string) => (await call(service.url, 'GET', `/v1/withdrawal/${id}`, { key })).body;
-    /** Mines a block every `ms` until `check` holds. */
-    const mineUntil = async (check: () => Promise<boolean>, what: string, ms = 60, timeoutMs = 30_000) => {
-      const deadline = Date.now() + timeoutMs;
-      while (!(await check())) {
-        if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-        await f.t.mine(1);
-        await new Promise((resolve) => setTimeout(resolve, ms));
-      }
-    };
+    /** Mines a block every `ms` until `check` holds; timed out, says where the payouts of `ids` (and any other unfinished) were. */
+    const mineUntil = (check: () => Promise<boolean>, what: string, ids: readonly string[], ms = 60, timeoutMs = 30_000) =>
+      waitForPayouts({ db: database.db, f, hot }, check, what, { ids, mineEveryMs: ms, timeoutMs });
+    /** Polls until `check` holds; timed out, says where the payouts of `ids` were. */
+    const until = (check: () => Promise<boolean>, what: string, ids: readonly string[]) => waitForPayouts({ db: database.db, f, hot }, check, what, { ids });
     const stored = (withdrawalId: string) =>
       database.db.query<{ nonce: number; tx_hash: string; status: string; raw_transaction: string }>(
         'SELECT nonce::int AS nonce, tx_hash, status, raw_transaction FROM payout_transactions WHERE withdrawal_id = $1 ORDER BY created_at',
@@ -97,7 +93,7 @@ for (const backend of backends()) {
         const r = await record(id);
         if (r.status === 'processing' && r.txHash) processing ??= r;
         return r.status === 'success';
-      }, 'success');
+      }, 'success', [id]);
       const done = await record(id);
       const rows = (await stored(id)).rows;
       assert.equal(rows.length, 1, 'one stored transaction');
@@ -122,7 +118,7 @@ for (const backend of backends()) {
       const to = randomAddress();
       const id = await withdraw('3', to, service.url, 'CNGN');
       try {
-        await mineUntil(async () => (await record(id)).status === 'success', 'success');
+        await mineUntil(async () => (await record(id)).status === 'success', 'success', [id]);
       } finally {
         hooks.broadcast = null;
       }
@@ -143,7 +139,7 @@ for (const backend of backends()) {
       await f.t.setTokenPaused(f.usdt, true);
       try {
         const id = await withdraw('1', randomAddress());
-        await mineUntil(async () => (await record(id)).status === 'failed', 'failed');
+        await mineUntil(async () => (await record(id)).status === 'failed', 'failed', [id]);
         assert.match((await record(id)).failureReason, /cannot be sent.*revert/i);
         assert.equal((await stored(id)).rows.length, 0);
       } finally {
@@ -161,11 +157,7 @@ for (const backend of backends()) {
       try {
         id = await withdraw('2', randomAddress());
         // Its transaction waits in the mempool; the token owner pauses the token ahead of it (a higher tip).
-        const deadline = Date.now() + 20_000;
-        while ((await stored(id)).rows[0]?.status !== 'sent') {
-          assert.ok(Date.now() < deadline, 'the payout was broadcast');
-          await new Promise((resolve) => setTimeout(resolve, 20));
-        }
+        await until(async () => (await stored(id)).rows[0]?.status === 'sent', 'the payout broadcast', [id]);
         const owner = createWalletClient({ account: f.t.accounts[0]!, transport: http(f.t.url) });
         await owner.writeContract({ address: f.usdt, abi: TEST_TOKEN_ABI, functionName: 'setTransfersPaused', args: [true], chain: null, maxPriorityFeePerGas: parseUnits('50', 9), maxFeePerGas: parseUnits('100', 9) });
         await f.t.mine(1);
@@ -173,7 +165,7 @@ for (const backend of backends()) {
         await f.t.setAutomine(true);
         await f.t.setTokenPaused(f.usdt, false);
       }
-      await mineUntil(async () => (await record(id)).status === 'failed', 'failed');
+      await mineUntil(async () => (await record(id)).status === 'failed', 'failed', [id]);
       const failed = await record(id);
       assert.match(failed.failureReason, /reverted on chain/);
       assert.equal((await stored(id)).rows[0]!.status, 'reverted');
@@ -190,17 +182,23 @@ for (const backend of backends()) {
       const to = randomAddress();
       const id = await withdraw('4', to);
       try {
-        const deadline = Date.now() + 20_000;
-        while (!(await stored(id)).rows[0]) {
-          assert.ok(Date.now() < deadline, 'the payout was signed');
-          await new Promise((resolve) => setTimeout(resolve, 20));
-        }
+        await until(async () => (await stored(id)).rows[0] !== undefined, 'the payout signed', [id]);
         // Someone uses the hot wallet's key elsewhere: that nonce is gone, for good once its block is final.
         const foreign = createWalletClient({ account: hot, transport: http(f.t.url) });
         await f.t.mined(await foreign.sendTransaction({ to: hot, value: 1n, chain: null }));
         await f.t.mine(64);
         open = true;
-        await mineUntil(async () => (await record(id)).status === 'success', 'success');
+        // The other transaction's block must become final after the service first finds the nonce
+        // used, and then the finalized block move on once more: 65 blocks or so, 8 a look, so a busy
+        // machine's slow looks do not stretch the wait past its bound.
+        await mineUntil(
+          async () => {
+            await f.t.mine(8);
+            return (await record(id)).status === 'success';
+          },
+          'success',
+          [id],
+        );
       } finally {
         hooks.broadcast = null;
       }
@@ -222,7 +220,7 @@ for (const backend of backends()) {
       };
       const id = await withdraw('5', randomAddress());
       try {
-        await mineUntil(async () => (await record(id)).status === 'failed', 'failed');
+        await mineUntil(async () => (await record(id)).status === 'failed', 'failed', [id]);
       } finally {
         hooks.broadcast = null;
       }
@@ -233,10 +231,11 @@ for (const backend of backends()) {
       await mineUntil(
         async () => (await database.db.query(`SELECT 1 FROM payout_transactions WHERE purpose = 'nonce_filler' AND nonce = $1 AND status = 'success'`, [rejected.nonce])).rows.length === 1,
         'the filler',
+        [id],
       );
       const to = randomAddress();
       const next = await withdraw('1', to);
-      await mineUntil(async () => (await record(next)).status === 'success', 'the next payout');
+      await mineUntil(async () => (await record(next)).status === 'success', 'the next payout', [next]);
       assert.equal(await tokenUnits(to), parseUnits('1', 18));
       await assertLedgerMatches(database.db, integratorId);
     });
@@ -246,21 +245,13 @@ for (const backend of backends()) {
       const to = [randomAddress(), randomAddress()];
       const ids = [await withdraw('6', to[0]!), await withdraw('7', to[1]!)];
       // Broadcast (instant mining: mined at once), short of its 3 confirmations, when the service stops.
-      const deadline = Date.now() + 20_000;
-      while (!(await Promise.all(ids.map(stored))).every((r) => r.rows[0] && r.rows[0].status !== 'signed')) {
-        assert.ok(Date.now() < deadline, 'both payouts were broadcast');
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
+      await until(async () => (await Promise.all(ids.map(stored))).every((r) => r.rows[0] && r.rows[0].status !== 'signed'), 'both payouts broadcast', ids);
       await service.close();
       for (const id of ids) assert.equal((await database.db.query<{ status: string }>('SELECT status FROM withdrawals WHERE id = $1', [id])).rows[0]!.status, 'processing');
       await f.t.mine(5); // confirmed while nobody watched
       hooks.sent.length = 0;
       service = await startService({ db: database.db, chain, scanner: false, webhookWorker: false, payouts: WORKER });
-      const until = Date.now() + 20_000;
-      while (!(await Promise.all(ids.map(record))).every((r) => r.status === 'success')) {
-        assert.ok(Date.now() < until, 'the restarted service finished both without a new block');
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
+      await until(async () => (await Promise.all(ids.map(record))).every((r) => r.status === 'success'), 'the restarted service to finish both without a new block', ids);
       assert.deepEqual(hooks.sent, [], 'read from the receipts: nothing broadcast again');
       for (const [i, id] of ids.entries()) {
         const rows = (await stored(id)).rows;
@@ -285,6 +276,7 @@ for (const backend of backends()) {
         await mineUntil(
           async () => (await countRows(database.db, 'withdrawals', "id = ANY($1) AND status = 'success'", [ids])) === 50,
           'all 50 withdrawals',
+          ids,
           100,
           90_000,
         );

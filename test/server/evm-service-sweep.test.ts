@@ -25,7 +25,7 @@ import { createPgliteDataDir } from '../support/pglite-template.js';
 import { BIN, ROOT, exited } from '../support/processes.js';
 import { startRpcProxy } from '../support/rpc-proxy.js';
 import { backends, call, createPostgresDatabase } from '../support/service.js';
-import { manualScanner, outgoingOf, randomAddress, readSession, startEvmFixture, type EvmFixture } from '../support/evm-service.js';
+import { manualScanner, outgoingOf, randomAddress, readSession, startEvmFixture, waitForPayouts, type EvmFixture } from '../support/evm-service.js';
 
 describe('sweep --indexes', () => {
   it('reads single indexes and ranges, and refuses anything else', () => {
@@ -125,6 +125,19 @@ for (const backend of backends()) {
       assert.match(second.lines.at(-1)!, /moved nothing/, 'a second run finds nothing to move');
 
       if (!service) await startOn();
+      // What left each address is on record, once (the second run moved nothing): reconciliation subtracts it.
+      const swept = await service!.db.query<{ address: string; asset_id: string; amount: string; status: string; block_number: string | null }>(
+        'SELECT address, asset_id, amount::text AS amount, status, block_number::text AS block_number FROM deposit_sweeps',
+      );
+      assert.deepEqual(
+        swept.rows.map((r) => [r.address, r.asset_id, Number(r.amount), r.status, r.block_number !== null]).sort(),
+        [
+          [paid[0]!.payAddress.toLowerCase(), 'USDT', 5, 'success', true],
+          [paid[1]!.payAddress.toLowerCase(), 'USDT', 2, 'success', true],
+          [paid[2]!.payAddress.toLowerCase(), 'CNGN', 1550, 'success', true],
+          [deposits.address(40).toLowerCase(), 'USDT', 3, 'success', true],
+        ].sort(),
+      );
       const topUps = await service!.db.query<{ nonce: number }>("SELECT nonce::int AS nonce FROM payout_transactions WHERE purpose = 'gas_top_up' ORDER BY nonce");
       assert.equal(topUps.rows.length, 4, 'one gas top-up per address that held tokens, none in the second run');
       // A payout now takes the next nonce of the same sequence.
@@ -132,24 +145,20 @@ for (const backend of backends()) {
       await creditDirectly({ url: service!.url, db: service!.db }, chain, key, '1');
       const created = await call(service!.url, 'POST', '/v1/withdrawal', { key, body: { amount: '1', address: randomAddress(), blockchainId: 'bsc', assetId: 'USDT' } });
       assert.equal(created.status, 200);
-      const deadline = Date.now() + 20_000;
-      let payout: { nonce: number } | undefined;
-      while (!(payout = (await service!.db.query<{ nonce: number }>('SELECT nonce::int AS nonce FROM payout_transactions WHERE withdrawal_id = $1', [created.body.id])).rows[0])) {
-        assert.ok(Date.now() < deadline, 'the payout was signed');
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      assert.equal(payout.nonce, topUps.rows.at(-1)!.nonce + 1);
+      const payoutOf = async () => (await service!.db.query<{ nonce: number }>('SELECT nonce::int AS nonce FROM payout_transactions WHERE withdrawal_id = $1', [created.body.id])).rows[0];
+      await waitForPayouts({ db: service!.db, f, hot }, async () => (await payoutOf()) !== undefined, 'the payout signed', { ids: [created.body.id] });
+      assert.equal((await payoutOf())!.nonce, topUps.rows.at(-1)!.nonce + 1);
     });
 
     it('killed with its gas top-up signed and stored but not yet sent, a re-run resumes: that top-up is sent, never a second, and the tokens move', async () => {
       const hot = outgoingOf(chain).hotWallet as Address;
       // What the service had under way is finished first, so the only transaction in flight is the sweep's.
-      const settled = Date.now() + 20_000;
-      while ((await service!.db.query("SELECT 1 FROM payout_transactions WHERE status IN ('signed', 'sent', 'mined')")).rows.length) {
-        assert.ok(Date.now() < settled, 'the earlier payout finished');
-        await f.t.mine(1);
-        await new Promise((resolve) => setTimeout(resolve, 30));
-      }
+      await waitForPayouts(
+        { db: service!.db, f, hot },
+        async () => (await service!.db.query("SELECT 1 FROM payout_transactions WHERE status IN ('signed', 'sent', 'mined')")).rows.length === 0,
+        'the earlier payout finished',
+        { mineEveryMs: 30 },
+      );
       await service!.close();
       service = undefined;
       const index = 41;
@@ -190,12 +199,12 @@ for (const backend of backends()) {
             [deposits.address(index)],
           );
         // The sweep leaves following its top-up to its confirmations to the service's payout worker.
-        const followed = Date.now() + 20_000;
-        while ((await topUpsOf()).rows.some((row) => row.status !== 'success')) {
-          assert.ok(Date.now() < followed, 'the service followed the top-up to its confirmation');
-          await f.t.mine(1);
-          await new Promise((resolve) => setTimeout(resolve, 30));
-        }
+        await waitForPayouts(
+          { db: service!.db, f, hot },
+          async () => (await topUpsOf()).rows.every((row) => row.status === 'success'),
+          'the service to follow the top-up to its confirmation',
+          { mineEveryMs: 30 },
+        );
         const topUps = await topUpsOf();
         assert.equal(topUps.rows.length, 1, 'the top-up stored before the kill, and no second one');
         assert.deepEqual([topUps.rows[0]!.status, topUps.rows[0]!.nonce], ['success', nonceBefore]);

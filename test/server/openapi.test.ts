@@ -127,9 +127,9 @@ describe('the OpenAPI document', () => {
     const query = doc.paths['/v1/checkout-session'].get.parameters.map((p: Json) => p.name);
     assert.deepEqual(query.sort(), ['endDate', 'limit', 'linkId', 'page', 'reference', 'startDate', 'status']);
     assert.deepEqual(doc.components.schemas.WebhookEventType.enum, [
-      'checkout.session.paid', 'checkout.session.underpaid', 'checkout.session.expired', 'payment.late', 'order.paid', 'payment.reversed', 'withdrawal.succeeded', 'withdrawal.failed',
-      'checkout.session.resolved', 'refund.created', 'refund.succeeded', 'refund.failed',
+      'checkout.session.paid', 'checkout.session.underpaid', 'checkout.session.expired', 'checkout.session.finalized', 'checkout.session.resolved', 'payment.late', 'order.paid', 'payment.reversed', 'refund.created', 'refund.succeeded', 'refund.failed', 'withdrawal.succeeded', 'withdrawal.failed', 'reconciliation.mismatch',
     ]);
+    assert.ok(doc.components.schemas.ReconciliationMismatch.properties.expected, 'a reconciliation.mismatch delivery carries what the books say and what the chain holds');
     for (const field of ['customer', 'transfers', 'reference', 'metadata', 'paidAt', 'orderId', 'clientReference'])
       assert.ok(doc.components.schemas.CheckoutSessionRecord.properties[field], field);
     assert.equal(doc.components.schemas.CheckoutSession.properties.customer, undefined, 'the keyless session has no customer');

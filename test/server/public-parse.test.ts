@@ -109,6 +109,7 @@ const session = {
   remainingAmount: '45.000000',
   payAddress: '0x52908400098527886E0F7030069857D2E4169EE7',
   txHash: null,
+  paidBlockchainId: null,
   expiresAt: '2030-01-01T00:15:00.000Z',
   createdAt: '2030-01-01T00:00:00.000Z',
   sandbox: true,
@@ -125,6 +126,7 @@ const confirming = {
   ...session,
   status: 'confirming',
   txHash: '0xabc',
+  paidBlockchainId: 'polygon',
   chainId: 31337,
   tokenAddress: '0x5FbDB2315678afecb367f032d93F642f64180aa3',
   tokenDecimals: 18,
@@ -139,6 +141,7 @@ const paid = {
   paidAmount: '45.000000',
   remainingAmount: '0',
   txHash: '0xabc',
+  paidBlockchainId: 'bsc',
   postpayAction: { redirect: false, showConfirmationPage: true, successMessage: 'Thanks', redirectUrl: '' },
 };
 

@@ -100,10 +100,11 @@ for (const backend of backends()) {
       assert.equal((await call(t.url, 'GET', '/v1/withdrawal', { key })).body.meta.totalItems, 0);
       const record = await sessionRecord(key, sessionId);
       assert.equal(record.refundedAmount, '25.000000');
-      // The payments export carries it: its last column, as the API says it.
+      // The payments export carries it, as the API says it.
       const [header, row] = paymentsCsv([record]).split('\r\n');
-      assert.equal(header!.split(',').at(-1), '"refundedAmount"');
-      assert.equal(row!.split(',').at(-1), '"25.000000"');
+      const column = header!.split(',').indexOf('"refundedAmount"');
+      assert.ok(column >= 0, 'the export has a refundedAmount column');
+      assert.equal(row!.split(',')[column], '"25.000000"');
     });
 
     it('partial refunds that together exceed the payment are refused, whatever else the balance holds; each leaves it exactly', async () => {

@@ -90,7 +90,7 @@ for (const backend of backends()) {
       assert.equal(created.status, 201, JSON.stringify(created.body));
       const endpoint = created.body;
       assert.match(endpoint.secret, /^whsec_[A-Za-z0-9_-]{43}$/);
-      assert.deepEqual(endpoint.events, ['checkout.session.paid', 'checkout.session.underpaid', 'checkout.session.expired', 'payment.late', 'order.paid', 'payment.reversed', 'withdrawal.succeeded', 'withdrawal.failed']);
+      assert.deepEqual(endpoint.events, ['checkout.session.paid', 'checkout.session.underpaid', 'checkout.session.expired', 'checkout.session.finalized', 'checkout.session.resolved', 'payment.late', 'order.paid', 'payment.reversed', 'refund.created', 'refund.succeeded', 'refund.failed', 'withdrawal.succeeded', 'withdrawal.failed', 'reconciliation.mismatch']);
       assert.equal(endpoint.description, 'Orders');
       assert.equal(endpoint.isActive, true);
       const second = (await api('POST', '/v1/webhook-endpoint', { url: 'https://erp.example/paylink', events: ['withdrawal.failed', 'payment.late'] })).body;

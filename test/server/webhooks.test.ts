@@ -122,15 +122,17 @@ describe('paylink/webhooks', () => {
     await assert.rejects(verifyWebhook(BODY, `t=${T},v1=${VECTOR}`, SECRET, { toleranceSeconds: -1 }), TypeError);
   });
 
-  it('names the event types: those of payments, withdrawals and refunds, and order.paid', () => {
+  it('names the event types: those of payments, withdrawals and refunds, order.paid and reconciliation.mismatch', () => {
     assert.deepEqual([...PAYLINK_WEBHOOK_EVENT_TYPES].sort(), [
       'checkout.session.expired',
+      'checkout.session.finalized',
       'checkout.session.paid',
       'checkout.session.resolved',
       'checkout.session.underpaid',
       'order.paid',
       'payment.late',
       'payment.reversed',
+      'reconciliation.mismatch',
       'refund.created',
       'refund.failed',
       'refund.succeeded',

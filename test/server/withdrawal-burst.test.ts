@@ -173,6 +173,9 @@ for (const backend of backends()) {
       const twin = submit('2', 1, 'payout-7');
       const other = submit('3', 3);
       const conflicting = submit('9', 4, 'payout-7');
+      // Each answer is its own request's, and they may come in any order (the twin's is read back
+      // from its key while the next turn runs): the refusal is awaited from the start, not after the others.
+      const refused = assert.rejects(conflicting.answer, (error: { statusCode?: number; code?: string }) => error.statusCode === 409 && error.code === 'idempotency_conflict');
       held.open();
 
       const original = await first.answer;
@@ -180,7 +183,7 @@ for (const backend of backends()) {
       assert.equal(first.state!.replayed, false);
       assert.deepEqual(await twin.answer, { statusCode: original.statusCode, body: original.body });
       assert.equal(twin.state!.replayed, true);
-      await assert.rejects(conflicting.answer, (error: { statusCode?: number; code?: string }) => error.statusCode === 409 && error.code === 'idempotency_conflict');
+      await refused;
       assert.equal((await plain.answer).statusCode, 200);
       assert.equal((await other.answer).statusCode, 200);
       assert.equal(await countRows(t.db, 'withdrawals', 'integrator_id = $1', [created.integratorId]), 3);

@@ -20,6 +20,8 @@ import {
 import { mnemonicToAccount, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { accountXpubFromMnemonic } from '../../src/server/chain/evm/addresses.js';
 import { startAnvil, type AnvilNode, type AnvilOptions } from '../../src/server/chain/evm/anvil.js';
+import { MULTICALL3_ADDRESS } from '../../src/server/chain/evm/balances.js';
+import multicall3 from '../fixtures/multicall3.json' with { type: 'json' };
 import { parseEvmConfig, type EvmConfig } from '../../src/server/chain/evm/config.js';
 import { releaseQueuedOn, type NodeRequest } from '../../src/server/chain/evm/dev-node.js';
 import { deployFeeTestToken, deployTestToken, mintTestToken, setTestTokenPaused, TEST_TOKEN_ABI, type TokenOwner } from '../../src/server/chain/evm/test-token.js';
@@ -92,6 +94,10 @@ export interface TestChain {
   mined(hash: Hash): Promise<'success' | 'reverted'>;
   /** A raw JSON-RPC call to the node (pool and anvil methods viem has no action for). */
   rpc(method: string, params: unknown[]): Promise<unknown>;
+  /** Puts Multicall3's code at its usual address (as on every major network), so balances are read many per call. */
+  deployMulticall3(): Promise<void>;
+  /** Sets `holder`'s balance of `token` without a transfer (no log, no receipt): money the books cannot explain. */
+  setTokenBalance(token: Address, holder: Address, units: bigint): Promise<void>;
   /**
    * An `EvmConfig` for this chain: the given tokens, the test deposit xpub, dev account
    * `hotWalletIndex` (default 1) as the hot wallet, instant-mining-friendly polling.
@@ -193,6 +199,12 @@ export async function startTestChain(options: AnvilOptions = {}): Promise<TestCh
       return (await client.waitForTransactionReceipt({ hash, pollingInterval: 20 })).status;
     },
     rpc: request,
+    async deployMulticall3() {
+      await request('anvil_setCode', [MULTICALL3_ADDRESS, multicall3.runtime]);
+    },
+    async setTokenBalance(token, holder, units) {
+      await request('anvil_dealERC20', [holder, token, toHex(units)]);
+    },
     config({ tokens, confirmations = 3, hotWalletIndex = 1, rpcUrl = node.url }) {
       return parseEvmConfig({
         PAYLINK_EVM_RPC_URL: rpcUrl,

@@ -9,7 +9,9 @@ import { getAddress, parseEventLogs, parseTransaction, parseUnits, type Address,
 import { connectEvmAdapter } from '../../src/server/chain/evm/adapter.js';
 import type { EvmChainOptions } from '../../src/server/chain/evm/chain.js';
 import { TEST_TOKEN_ABI } from '../../src/server/chain/evm/test-token.js';
+import type { Queryable } from '../../src/server/db/index.js';
 import type { BroadcastOutcome, ChainAdapter, OutgoingChain, PayoutRequest, PreparedTransaction, RealChainAdapter } from '../../src/server/chain/types.js';
+import { createLogger } from '../../src/server/log.js';
 import { processPayouts, type PayoutsAhead } from '../../src/server/service/payouts/index.js';
 import { createChainScanner } from '../../src/server/service/sessions/index.js';
 import { DEPOSIT_XPUB, startTestChain, type TestChain } from './anvil.js';
@@ -25,7 +27,9 @@ export interface EvmFixture {
   /** Dev accounts that hold a million of each token. */
   payers: Address[];
   /** A new adapter on this chain (each service instance gets its own connection). */
-  adapter(options?: { confirmations?: number; rpcUrl?: string; hotWalletIndex?: number; replaceAfterMs?: number; finalityDepth?: number } & EvmChainOptions): Promise<RealChainAdapter>;
+  adapter(
+    options?: { confirmations?: number; rpcUrl?: string; hotWalletIndex?: number; replaceAfterMs?: number; finalityDepth?: number; minGas?: bigint; reconcileMs?: number } & EvmChainOptions,
+  ): Promise<RealChainAdapter>;
   /** Units of `amount` (a decimal string) of a token. */
   units(asset: 'USDT' | 'CNGN', amount: string): bigint;
   /** Sends `amount` of `asset` from `payer` (default payers[0]) to `to`, mined. */
@@ -56,10 +60,12 @@ export async function startEvmFixture(options: { blockTime?: number; extraArgs?:
     other,
     payers,
     units,
-    async adapter({ confirmations = 3, rpcUrl, hotWalletIndex, replaceAfterMs, finalityDepth, ...chainOptions } = {}) {
+    async adapter({ confirmations = 3, rpcUrl, hotWalletIndex, replaceAfterMs, finalityDepth, minGas, reconcileMs, ...chainOptions } = {}) {
       const config = t.config({ tokens: { USDT: usdt, CNGN: cngn }, confirmations, rpcUrl, hotWalletIndex });
       if (replaceAfterMs !== undefined) config.replaceAfterMs = replaceAfterMs;
       if (finalityDepth !== undefined) config.finalityDepth = finalityDepth;
+      if (minGas !== undefined) config.minGas = minGas;
+      if (reconcileMs !== undefined) config.reconcileMs = reconcileMs;
       return connectEvmAdapter(config, { timeoutMs: 2_000, retries: 1, retryDelayMs: 20, ...chainOptions, log: () => {} });
     },
     pay: (to, asset, amount, payer = payers[0]!) => t.sendToken(payer, asset === 'USDT' ? usdt : cngn, to as Address, units(asset, amount)),
@@ -148,9 +154,9 @@ export function hookPayouts(chain: RealChainAdapter): { chain: RealChainAdapter;
   return { chain: { ...chain, chains: [{ ...chain.chains[0]!, outgoing: wrapped }, ...chain.chains.slice(1)] } as RealChainAdapter, hooks };
 }
 
-/** A scanner driven by hand (`runOnce`), for tests that decide when a round happens. */
+/** A scanner driven by hand (`runOnce`), for tests that decide when a round happens; its lines go nowhere unless `deps.logger` takes them. */
 export function manualScanner(deps: Parameters<typeof createChainScanner>[0], options: Parameters<typeof createChainScanner>[1] = {}) {
-  return createChainScanner(deps, { log: () => {}, ...options });
+  return createChainScanner({ logger: createLogger(() => {}), ...deps }, options);
 }
 
 /** Reads a session through the public API. */
@@ -298,37 +304,105 @@ export interface StoredRow {
   status: string;
 }
 
+/** What a payout test waits on: the service's database, the chain, and the hot wallet. */
+export interface PayoutScene {
+  db: Queryable;
+  f: Pick<EvmFixture, 't'>;
+  hot: string;
+}
+
+/** The scene of a `PayoutService`. */
+export function sceneOf(setup: Pick<PayoutService, 't' | 'f' | 'hot'>): PayoutScene {
+  return { db: setup.t.db, f: setup.f, hot: setup.hot };
+}
+
 /**
- * What a payout test that timed out needs to say: the withdrawals and the hot wallet's stored
- * transactions as the database has them, and the hot wallet's nonces and the node's pool as the node
- * has them (a transaction the node holds but does not mine, one it has no trace of, a claim held).
+ * What a payout test that timed out needs to say: the withdrawals (`ids`, and every one still
+ * pending or processing) with their stalled reasons, the hot wallet's stored transactions as the
+ * database has them and where the node has each, the hot wallet's nonces and its transactions in the
+ * node's pool (a transaction the node holds but does not mine, one it has no trace of, a claim held),
+ * the network alerts and the database sessions at work.
  */
-export async function payoutState(setup: Pick<PayoutService, 't' | 'f' | 'hot'>, ids: readonly string[]): Promise<string> {
-  const { t, f, hot } = setup;
+export async function payoutState(scene: PayoutScene | Pick<PayoutService, 't' | 'f' | 'hot'>, ids: readonly string[] = []): Promise<string> {
+  const { db, f, hot } = 'db' in scene ? scene : sceneOf(scene);
   const lines: string[] = [];
-  const withdrawals = await t.db.query<{ id: string; status: string; attempts: number; claimed: string | null }>(
-    "SELECT id, status, attempts, to_char(claimed_at, 'HH24:MI:SS.MS') AS claimed FROM withdrawals WHERE id = ANY($1) ORDER BY created_at",
+  const withdrawals = await db.query<{ id: string; status: string; attempts: number; claimed: string | null; stalled: string | null; tx_hash: string | null }>(
+    `SELECT id, status, attempts, to_char(claimed_at, 'HH24:MI:SS.MS') AS claimed, stalled_reason AS stalled, tx_hash FROM withdrawals
+      WHERE id = ANY($1) OR status IN ('pending', 'processing') ORDER BY created_at LIMIT 60`,
     [ids],
   );
-  lines.push(`withdrawals: ${withdrawals.rows.map((w) => `${w.id.slice(0, 8)} ${w.status} (attempts ${w.attempts}, claimed ${w.claimed ?? '-'})`).join('; ')}`);
-  const rows = await t.db.query<{ nonce: number; status: string; tx_hash: string; broadcasts: number; withdrawal_id: string | null }>(
-    "SELECT nonce::int AS nonce, status, tx_hash, broadcasts, withdrawal_id FROM payout_transactions WHERE from_address = $1 AND (status IN ('signed', 'sent', 'mined') OR withdrawal_id = ANY($2)) ORDER BY nonce",
+  lines.push(
+    `withdrawals: ${withdrawals.rows.map((w) => `${w.id.slice(0, 8)} ${w.status}${w.stalled ? ` (stalled: ${w.stalled})` : ''} (attempts ${w.attempts}, claimed ${w.claimed ?? '-'}, tx ${w.tx_hash?.slice(0, 10) ?? '-'})`).join('; ') || 'none'}`,
+  );
+  const rows = await db.query<{ nonce: number; status: string; tx_hash: string; broadcasts: number; withdrawal_id: string | null; due: string | null }>(
+    `SELECT nonce::int AS nonce, status, tx_hash, broadcasts, withdrawal_id, to_char(checked_at, 'HH24:MI:SS.MS') AS due FROM payout_transactions
+      WHERE from_address = $1 AND (status IN ('signed', 'sent', 'mined') OR withdrawal_id = ANY($2)) ORDER BY nonce`,
     [hot.toLowerCase(), ids],
   );
   const rpc = f.t.rpc;
   for (const row of rows.rows) {
     const known = (await rpc('eth_getTransactionByHash', [row.tx_hash])) as { blockNumber?: string | null } | null;
     const where = known === null ? 'unknown to the node' : known.blockNumber ? `in block ${Number(known.blockNumber)}` : 'in the pool';
-    lines.push(`stored nonce ${row.nonce}: ${row.status}, ${row.broadcasts} broadcast(s), ${row.withdrawal_id?.slice(0, 8) ?? 'no withdrawal'}, ${where}`);
+    lines.push(`stored nonce ${row.nonce}: ${row.status}, ${row.broadcasts} broadcast(s), looked at ${row.due ?? '-'}, ${row.withdrawal_id?.slice(0, 8) ?? 'no withdrawal'}, ${where}`);
   }
-  const latest = await f.t.client.getTransactionCount({ address: hot });
-  const pending = await f.t.client.getTransactionCount({ address: hot, blockTag: 'pending' });
-  lines.push(`hot wallet nonces on the node: latest ${latest}, pending ${pending}; pool ${JSON.stringify(await rpc('txpool_status', []))}`);
-  const open = await t.db.query<{ state: string; age: string; query: string }>(
-    "SELECT state, to_char(now() - xact_start, 'SS.MS') AS age, left(query, 80) AS query FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND state <> 'idle'",
-  ).catch(() => ({ rows: [] }));
+  const latest = await f.t.client.getTransactionCount({ address: hot as Address });
+  const pending = await f.t.client.getTransactionCount({ address: hot as Address, blockTag: 'pending' });
+  const pool = (await rpc('txpool_content', []).catch(() => null)) as { pending?: Record<string, Record<string, unknown>>; queued?: Record<string, Record<string, unknown>> } | null;
+  const pooled = (part: Record<string, Record<string, unknown>> | undefined) =>
+    Object.entries(part ?? {}).find(([address]) => address.toLowerCase() === hot.toLowerCase())?.[1] ?? {};
+  lines.push(
+    `hot wallet nonces on the node: latest ${latest}, pending ${pending}; in its pool: pending [${Object.keys(pooled(pool?.pending)).join(', ')}], queued [${Object.keys(pooled(pool?.queued)).join(', ')}]; pool ${JSON.stringify(await rpc('txpool_status', []))}`,
+  );
+  const alerts = await db.query<{ blockchain_id: string; code: string }>('SELECT blockchain_id, code FROM network_alerts ORDER BY raised_at').catch(() => ({ rows: [] }));
+  if (alerts.rows.length) lines.push(`network alerts: ${alerts.rows.map((a) => `${a.blockchain_id} ${a.code}`).join(', ')}`);
+  const open = await db
+    .query<{ state: string; age: string; query: string }>(
+      "SELECT state, to_char(now() - xact_start, 'SS.MS') AS age, left(query, 80) AS query FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND state <> 'idle'",
+    )
+    .catch(() => ({ rows: [] }));
   if (open.rows.length) lines.push(`open database sessions: ${open.rows.map((r) => `${r.state} ${r.age}s ${r.query}`).join(' | ')}`);
   return lines.join('\n');
+}
+
+/**
+ * Waits until `check` holds, as a payout test does: polling, or, with `mineEveryMs`, mining a block
+ * before each look and that long after it (confirmations to reach). Timed out (default 20 s), it fails
+ * with `payoutState`: what the withdrawals `ids` (and every other one unfinished), the stored
+ * transactions and the node were at.
+ */
+export async function waitForPayouts(
+  scene: PayoutScene | Pick<PayoutService, 't' | 'f' | 'hot'>,
+  check: () => Promise<boolean>,
+  what: string,
+  options: { ids?: readonly string[] | undefined; timeoutMs?: number | undefined; mineEveryMs?: number | undefined } = {},
+): Promise<void> {
+  const { f } = 'db' in scene ? scene : sceneOf(scene);
+  const explain = () => payoutState(scene, options.ids ?? []);
+  if (options.mineEveryMs === undefined) return eventually(check, options.timeoutMs ?? 20_000, what, explain);
+  const interval = options.mineEveryMs;
+  return eventually(
+    async () => {
+      if (await check()) return true;
+      await f.t.mine(1);
+      await new Promise((resolve) => setTimeout(resolve, interval));
+      return false;
+    },
+    options.timeoutMs ?? 20_000,
+    what,
+    explain,
+  );
+}
+
+/** A withdrawal of `amount` of `assetId` to `to` on bsc through the API at `url` with `key` (asserted accepted); resolves with its id. */
+export async function withdrawOnBsc(url: string, key: string, amount: string, to: string, assetId = 'USDT'): Promise<string> {
+  const res = await call(url, 'POST', '/v1/withdrawal', { key, body: { amount, address: to, blockchainId: 'bsc', assetId } });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  return res.body.id as string;
+}
+
+/** A withdrawal as `GET /v1/withdrawal/{id}` answers it. */
+export async function readWithdrawal(url: string, key: string, id: string) {
+  return (await call(url, 'GET', `/v1/withdrawal/${id}`, { key })).body;
 }
 
 /** What payout tests check a `PayoutService` with: its API, its database and the chain. */
@@ -343,11 +417,7 @@ export function payoutChecks(setup: PayoutService) {
     ).rows;
   return {
     /** A withdrawal on bsc through the API; resolves with its id. */
-    async withdraw(amount: string, to: string, assetId = 'USDT'): Promise<string> {
-      const res = await call(t.url, 'POST', '/v1/withdrawal', { key, body: { amount, address: to, blockchainId: 'bsc', assetId } });
-      assert.equal(res.status, 200, JSON.stringify(res.body));
-      return res.body.id as string;
-    },
+    withdraw: (amount: string, to: string, assetId = 'USDT'): Promise<string> => withdrawOnBsc(t.url, key, amount, to, assetId),
     /** The stored transactions of withdrawals `ids`, lowest nonce first. */
     stored,
     /** Runs payout rounds on `chain` (with what `ahead` prepared, where given) until every withdrawal of `ids` is finished. */

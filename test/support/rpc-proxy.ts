@@ -5,7 +5,8 @@
  * than a cap the way a provider words it (test/fixtures/getlogs-refusals.json); lag behind the
  * chain (its view frozen at a block); fail one method only (HTTP 500, so a client fails over for that
  * read alone); or not know given transactions (a node whose view has the nonce a transaction used but
- * not yet the transaction). It logs every raw transaction it forwards, so a test can tell how many
+ * not yet the transaction); or leave given transactions' logs out of `eth_getLogs` (a node whose log
+ * index lacks them). It logs every raw transaction it forwards, so a test can tell how many
  * distinct transactions reached the node.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -46,6 +47,12 @@ export interface RpcProxy {
    */
   hideTransactions(hashes: Iterable<string> | null): void;
   /**
+   * From now on, leaves the logs of these transactions out of every `eth_getLogs` answer, as a node
+   * whose log index lacks them would (null: answers them all again); their receipts and blocks, and
+   * everything else, as the node does.
+   */
+  hideLogs(hashes: Iterable<string> | null): void;
+  /**
    * From now on, answers the receipts of these hashes as a node on a fork that lost would: in a block
    * of the same height with another hash, reverted, no logs (null: as the node does).
    */
@@ -83,6 +90,7 @@ export async function startRpcProxy(target: string): Promise<RpcProxy> {
   const logs = { refused: 0, answered: 0 };
   let frozenAt: number | null = null;
   let hidden = new Set<string>();
+  let hiddenLogs = new Set<string>();
   let forked = new Set<string>();
   let failing: string | null = null;
   let overriding: ((request: { method: string; params: unknown[] }) => ProxyAnswer | undefined) | null = null;
@@ -141,7 +149,7 @@ export async function startRpcProxy(target: string): Promise<RpcProxy> {
       res.writeHead(status.http, { 'content-type': 'text/plain' }).end('refused');
       return;
     }
-    if (frozenAt !== null || hidden.size > 0 || forked.size > 0 || overriding) {
+    if (frozenAt !== null || hidden.size > 0 || hiddenLogs.size > 0 || forked.size > 0 || overriding) {
       // Each call answered as this node sees it (a batch call by call), the rest forwarded.
       try {
         const answers = await Promise.all(requests.map(async (request, i) => ({ jsonrpc: '2.0', id: request.id, ...((made[i] as Answer | undefined) ?? (await viewOf(request)) ?? (await forwardOne(request))) })));
@@ -168,6 +176,11 @@ export async function startRpcProxy(target: string): Promise<RpcProxy> {
     if (request.method === 'eth_getTransactionReceipt' && typeof asked === 'string' && forked.has(asked.toLowerCase())) {
       const receipt = (await ask(request)) as Record<string, unknown> | null;
       return { result: receipt && { ...receipt, blockHash: `0x${'ee'.repeat(32)}`, status: '0x0', logs: [] } };
+    }
+    if (request.method === 'eth_getLogs' && hiddenLogs.size > 0) {
+      const answer = frozenAt === null ? await forwardOne(request) : ((await lagging(request, frozenAt)) ?? (await forwardOne(request)));
+      if (!('result' in answer) || !Array.isArray(answer.result)) return answer;
+      return { result: answer.result.filter((log: { transactionHash?: string }) => !hiddenLogs.has(String(log.transactionHash).toLowerCase())) };
     }
     if (frozenAt === null) return undefined;
     const result = await lagging(request, frozenAt);
@@ -285,6 +298,9 @@ export async function startRpcProxy(target: string): Promise<RpcProxy> {
     },
     hideTransactions(hashes) {
       hidden = new Set([...(hashes ?? [])].map((hash) => hash.toLowerCase()));
+    },
+    hideLogs(hashes) {
+      hiddenLogs = new Set([...(hashes ?? [])].map((hash) => hash.toLowerCase()));
     },
     forkReceipts(hashes) {
       forked = new Set([...(hashes ?? [])].map((hash) => hash.toLowerCase()));

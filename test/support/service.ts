@@ -126,10 +126,35 @@ function parseBody(text: string): unknown {
   }
 }
 
-/** Sends one JSON request and returns status, parsed body and headers. */
+/** What a failed `fetch` met on its connection (`UND_ERR_SOCKET: other side closed`). */
+function connectionFault(error: unknown): string {
+  const cause = (error as { cause?: { code?: unknown; message?: unknown } } | null)?.cause;
+  return `${String(cause?.code)}: ${String(cause?.message)}`;
+}
+
+/**
+ * What a request sent on a kept-alive connection meets when the server closes that connection for
+ * idling just then (the server's 5 s against the client's 4 s, which fetch's one-second timers and a
+ * busy machine stretch): a close, or, when the server's timer ran before it read the request that had
+ * already arrived (timers run before reads in Node's loop), a reset. Either way the server read none
+ * of it.
+ */
+const IDLE_CLOSE = new Set(['UND_ERR_SOCKET: other side closed', 'ECONNRESET: read ECONNRESET']);
+
+/**
+ * Sends one JSON request and returns status, parsed body and headers. A request whose kept-alive
+ * connection the server closed for idling (`IDLE_CLOSE`) is sent once more on a new one: nothing is
+ * done twice (fetch retries only GETs so). Any other failure names the request and what its
+ * connection met.
+ */
 export async function call<T = any>(baseUrl: string, method: string, path: string, options: CallOptions = {}): Promise<ApiResponse<T>> {
   const { headers, body } = jsonRequest(options);
-  const response = await fetch(baseUrl + path, { method, headers, body });
+  const send = () => fetch(baseUrl + path, { method, headers, body });
+  const response = await send()
+    .catch((error: unknown) => (IDLE_CLOSE.has(connectionFault(error)) ? send() : Promise.reject(error)))
+    .catch((error: unknown) => {
+      throw Object.assign(new Error(`${method} ${path}: ${String((error as Error).message)} (${connectionFault(error)})`), { cause: error });
+    });
   const answer = { status: response.status, body: parseBody(await response.text()) as T, headers: response.headers };
   checkResponse({ method, url: baseUrl + path, status: answer.status, contentType: answer.headers.get('content-type'), body: answer.body });
   return answer;

@@ -10,20 +10,25 @@ import { MAX_LENGTH } from './limits.js';
 import { checkText } from './text.js';
 import { RuleErrors, type RuleError } from './types.js';
 
-/** Every event an endpoint can subscribe to, in the order the admin lists them. */
+/**
+ * Every event an endpoint can subscribe to, in the order the admin lists them: the one list of event
+ * types (the API's enum, the admin's choices, docs/api.md's table are checked against it).
+ */
 export const WEBHOOK_EVENT_TYPES = [
   'checkout.session.paid',
   'checkout.session.underpaid',
   'checkout.session.expired',
+  'checkout.session.finalized',
+  'checkout.session.resolved',
   'payment.late',
   'order.paid',
   'payment.reversed',
-  'withdrawal.succeeded',
-  'withdrawal.failed',
-  'checkout.session.resolved',
   'refund.created',
   'refund.succeeded',
   'refund.failed',
+  'withdrawal.succeeded',
+  'withdrawal.failed',
+  'reconciliation.mismatch',
 ] as const;
 
 /** One event type an endpoint can subscribe to. */

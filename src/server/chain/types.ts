@@ -105,6 +105,29 @@ export class PayoutError extends Error {
   }
 }
 
+/**
+ * The hot wallet cannot pay a transaction now: it lacks gas money (`gas`: the network's coin) or the
+ * tokens it sends (`token`). Nothing is wrong with the payout: it waits, and goes once the hot wallet
+ * is topped up (the same signed transaction, where one was signed).
+ */
+export class HotWalletShortError extends Error {
+  constructor(
+    readonly short: 'gas' | 'token',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'HotWalletShortError';
+  }
+}
+
+/** What the hot wallet holds on a network, as the node says now. */
+export interface HotWalletHoldings {
+  /** Its gas money, in wei. */
+  native: bigint;
+  /** Its balance of each asset asked for, as an exact decimal string in the asset's units. */
+  tokens: Partial<Record<AssetId, string>>;
+}
+
 /** What the service asks for a new checkout session's deposit address. */
 export interface DepositAddressRequest {
   sessionId: string;
@@ -175,6 +198,11 @@ export interface IncomingChain {
   blockHash(number: number): Promise<string | null>;
   /** The configured tokens' transfers to any of `addresses` in blocks `fromBlock`…`toBlock`, oldest first. */
   transfers(query: { fromBlock: number; toBlock: number; addresses: readonly string[] }): Promise<ObservedTransfer[]>;
+  /**
+   * How many blocks one `transfers` query spans at most on these nodes now (what their `eth_getLogs`
+   * accepts, as learned from their refusals): the scanner sizes its re-reads in such ranges.
+   */
+  logRangeWidth(): number;
   /** Re-checks a transfer seen earlier by its transaction's receipt, in a canonical block. */
   recheck(transfer: ObservedTransfer, context?: { latestBlock?: number }): Promise<ObservedTransferCheck>;
 }
@@ -229,6 +257,26 @@ export interface OutgoingChain {
   readonly confirmations: number;
   /** The hot wallet's next nonce, counting the node's mempool: where the stored sequence starts. */
   pendingNonce(): Promise<number>;
+  /** The network's coin, which pays the gas (`BNB`, 18 decimals). */
+  readonly nativeCurrency: { symbol: string; decimals: number };
+  /**
+   * How often the hot wallet is held against what the payouts owe (`PAYLINK_EVM_RECONCILE_S`), in ms;
+   * it is also held against them whenever a payout waits for it.
+   */
+  readonly reconcileMs: number;
+  /**
+   * What the hot wallet holds now: its gas money and its balance of each of `assetIds`, read together
+   * at the node's pending state (what the transactions it holds in its mempool leave; its latest block
+   * where it has none).
+   */
+  holdings(assetIds: readonly AssetId[]): Promise<HotWalletHoldings>;
+  /**
+   * The least gas money the hot wallet should keep, in wei: `*_MIN_GAS`, else enough for 20 token
+   * transfers at the current fee. Also says what one transfer costs now (`perTransfer`, wei).
+   */
+  gasFloor(): Promise<{ floor: bigint; perTransfer: bigint }>;
+  /** The most `prepared` can cost the hot wallet in gas money and value, in wei (what a node checks before it takes it). */
+  maxCost(prepared: PreparedTransaction): bigint;
   /**
    * Whether the hot wallet's `nonce`, which the stored transaction `txHash` was signed with, is used
    * for good by another transaction: the one case where its payment may be signed again. Certain
@@ -247,8 +295,9 @@ export interface OutgoingChain {
   /**
    * Fees and gas of payouts' token transfers: one fee quote for them all, the transfers estimated
    * together (one round trip where the node takes batches). Each settles on its own: rejected with
-   * `PayoutError` when that transfer would revert now, with another error when the node did not
-   * answer. Throws (nothing prepared) when the fees could not be read.
+   * `PayoutError` when that transfer would revert now, with `HotWalletShortError` when the hot
+   * wallet cannot pay its gas, with another error when the node did not answer. Throws (nothing
+   * prepared) when the fees could not be read.
    *
    * `early`, when given, may be called once the fees are known and before the estimates are: with a
    * draft for each request it can guess the gas of (one per index, undefined for the others), so the
@@ -262,7 +311,10 @@ export interface OutgoingChain {
   prepareNonceFiller(): Promise<PreparedTransaction>;
   /** Signs `prepared` with `nonce`. Local: no node call. */
   sign(prepared: PreparedTransaction, nonce: number): Promise<SignedRawTransaction>;
-  /** Sends a stored transaction. Throws `PayoutError` when the node refuses it for good. */
+  /**
+   * Sends a stored transaction. Throws `PayoutError` when the node refuses it for good, and
+   * `HotWalletShortError` when the hot wallet cannot pay it now (it goes once topped up).
+   */
   broadcast(rawTransaction: string): Promise<BroadcastOutcome>;
   /**
    * Sends stored transactions together (one round trip where the node takes batches), in their
@@ -318,12 +370,54 @@ export interface SandboxChainAdapter extends ChainAdapterBase {
   }): Promise<IncomingTransfer>;
 }
 
+/** A block's number, hash (lowercase) and time. */
+export interface BlockHeader {
+  number: number;
+  hash: string;
+  time: Date;
+}
+
+/** A token balance to read: `holder`'s balance of `assetId`. */
+export interface BalanceQuery {
+  assetId: AssetId;
+  holder: string;
+}
+
+/**
+ * What reconciliation reads of a network (../service/reconciliation/): balances at past blocks, many
+ * at once, and a block's token transfers from its receipts rather than from the node's log index
+ * (`eth_getLogs`), which a node behind a load balancer may answer incompletely. Every method may
+ * throw while the node is down or slow; the run then fails and is tried again.
+ */
+export interface ReconcileChain {
+  readonly blockchainId: string;
+  /** How often the network is reconciled, in ms (`PAYLINK_EVM_RECONCILE_S`). */
+  readonly intervalMs: number;
+  /**
+   * Each query's balance in the token's base units at block `block`, in the order of `queries`:
+   * many per call (Multicall3 where the network has it, else JSON-RPC batches). A holder of a token
+   * that had no code at that block holds 0.
+   */
+  balancesAt(block: number, queries: readonly BalanceQuery[]): Promise<bigint[]>;
+  /** Canonical block `number`, or null when the node has none. */
+  header(number: number): Promise<BlockHeader | null>;
+  /**
+   * The configured tokens' transfers to or from `holder` in canonical block `number`, read from the
+   * block's receipts (successful transactions only), each with its ordinal and the block's time.
+   */
+  blockTransfers(number: number, holder: string): Promise<{ incoming: ObservedTransfer[]; outgoing: ObservedTransfer[] }>;
+  /** Where transactions stand now, by their receipts (mined with its block, or not yet), read together. */
+  outcomes(txHashes: readonly string[]): Promise<Array<{ status: 'pending' } | { status: 'success' | 'reverted'; blockNumber: number }>>;
+}
+
 /** One network of a real adapter: what its scanner reads and what its payouts use. */
 export interface NetworkChain {
   readonly blockchainId: string;
   readonly incoming: IncomingChain;
   /** Absent without a payout key: withdrawals on the network wait. */
   readonly outgoing: OutgoingChain | undefined;
+  /** What reconciliation reads (absent on an adapter that cannot: its network is not reconciled). */
+  readonly reconcile?: ReconcileChain | undefined;
 }
 
 /** Real EVM networks: transfers read from the chain, payouts as stored signed transactions. */

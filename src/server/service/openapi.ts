@@ -7,9 +7,28 @@
  */
 import { z } from 'zod';
 import { MAX_COUNT, MAX_LENGTH, SLUG_PATTERN, UUID_PATTERN } from '../../core/rules/limits.js';
+import { WEBHOOK_EVENT_TYPES, type WebhookEventTypeName } from '../../core/rules/webhooks.js';
 import { API_ROUTES, type ApiRoute, type OperationId } from '../../core/routes.js';
 import * as S from '../../core/schemas.js';
 import { LIMIT_DEFAULTS } from '../limits/options.js';
+
+/** What each event type says, for the document (every type of the one list, `WEBHOOK_EVENT_TYPES`). */
+const WEBHOOK_EVENT_NOTES: Record<WebhookEventTypeName, string> = {
+  'checkout.session.paid': 'paid or overpaid, at its confirmations: its funds may still be taken back until final',
+  'checkout.session.underpaid': 'a transfer left it short',
+  'checkout.session.expired': 'its quote ran out before it was paid',
+  'checkout.session.finalized': 'the money of a paid session is final: every transfer counted toward it is in a final block, its funds available',
+  'checkout.session.resolved': 'the merchant accepted an underpaid or late-paid session as paid',
+  'payment.late': 'a transfer after expiry or after settlement: credited, not counted toward the session',
+  'order.paid': 'once per order',
+  'payment.reversed': 'a credit was taken back by a reorganization of the chain: its funds left the balance',
+  'refund.created': 'a refund was created',
+  'refund.succeeded': 'a refund was paid out',
+  'refund.failed': 'a refund failed, its amount back in the balance',
+  'withdrawal.succeeded': 'its payout went out',
+  'withdrawal.failed': 'it failed, its funds back in the balance',
+  'reconciliation.mismatch': 'a deposit address holds what the ledger cannot explain',
+};
 
 type Json = Record<string, unknown>;
 
@@ -71,6 +90,7 @@ const RESPONSE_SCHEMAS: Record<string, z.ZodType> = {
   WebhookAttempt: S.WebhookAttempt,
   WebhookDelivery: S.WebhookDelivery,
   WebhookDeliveryList: S.WebhookDeliveryList,
+  ReconciliationMismatch: S.ReconciliationMismatch,
   WebhookTestObject: S.WebhookTestObject,
   WebhookEvent: S.WebhookEvent,
   OrderStatus: S.OrderStatus,
@@ -378,8 +398,7 @@ export function openApiDocument(): object {
           '`Paylink-Event-Id` (the event id, the same on every retry) and `Paylink-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>` ' +
           '(check it with `verifyWebhook` of `paylink/webhooks`). A 2xx within 10 s is delivered; anything else (redirects are not followed) is retried after ' +
           '`PAYLINK_WEBHOOK_RETRY_BASE_MS` (30 s), then doubling, for 3 days. Events: ' +
-          '`checkout.session.paid` (paid or overpaid), `checkout.session.underpaid`, `checkout.session.expired`, `payment.late`, `order.paid` (once per order), `withdrawal.succeeded`, `withdrawal.failed`, ' +
-          '`checkout.session.resolved`, `refund.created`, `refund.succeeded`, `refund.failed`. ' +
+          `${WEBHOOK_EVENT_TYPES.map((type) => `\`${type}\` (${WEBHOOK_EVENT_NOTES[type]})`).join(', ')}. ` +
           'Endpoints at loopback, private, link-local, metadata or otherwise non-public addresses are refused (at creation and at every delivery), on every chain, unless the service runs with `PAYLINK_WEBHOOK_ALLOW_PRIVATE=1`.',
       },
     ],

@@ -1,7 +1,7 @@
 /**
  * Runs the service on a port: opens the database (migrating it), builds the app, starts the
  * background work (the payout worker, the webhook delivery worker, the session expiry sweep, the
- * retention sweep, the rate refresh and, on a real chain, the chain scanner) and listens, on a Node server with the limits
+ * retention sweep, the rate refresh and, on a real chain, the chain scanner and reconciliation) and listens, on a Node server with the limits
  * against abuse (`server/limits/`: header and body timeouts, connections per client and in total; the app
  * adds event-stream caps and per-client rate limits). Every limit is an option here and an environment
  * variable (`PAYLINK_*`, see `server/limits/options.ts`); options win.
@@ -31,6 +31,7 @@ import { createSessionEvents, type SessionEvents } from './events/index.js';
 import { createPayoutsAhead, startPayoutWorker, type PayoutWorker, type PayoutWorkerOptions } from './payouts/index.js';
 import { readRetentionDays, startRetentionSweep } from './retention.js';
 import { RateBook, resolveRateSettings, type RateOptions } from './rates/index.js';
+import { startReconciler, type Reconciler, type ReconcilerOptions } from './reconciliation/index.js';
 import { startChainScanner, startExpirySweep, verifyChainIdentity, type ChainScanner, type ChainScannerOptions } from './sessions/index.js';
 import { resolveWebhookSettings, startWebhookWorker, type WebhookSettings, type WebhookWorker, type WebhookWorkerOptions } from './webhooks/index.js';
 
@@ -60,6 +61,11 @@ export interface ServiceOptions extends ConnectionLimitOptions, StreamLimitOptio
   payouts?: PayoutWorkerOptions;
   /** Run the chain scanner in this instance, on a chain that has one (default true); tuning for tests. */
   scanner?: boolean | ChainScannerOptions;
+  /**
+   * Reconcile the deposit addresses with the chain in this instance, on a chain that has them (default:
+   * where the scanner runs; each network every `PAYLINK_EVM_RECONCILE_S`, one instance at a time); tuning for tests.
+   */
+  reconciler?: boolean | ReconcilerOptions;
   /** How often the session expiry sweep runs, in ms (default 30 s). */
   expirySweepMs?: number;
   /** SSE heartbeat interval, in ms (default 15 s). */
@@ -93,6 +99,8 @@ export interface RunningService {
   scanner: ChainScanner | undefined;
   /** This instance's webhook delivery worker (absent with `webhookWorker: false`). */
   webhookWorker: WebhookWorker | undefined;
+  /** This instance's reconciliation (real chains; absent on the sandbox or with `reconciler: false`). */
+  reconciler: Reconciler | undefined;
   /** This instance's fan-out of session changes to its event streams (its `reads` count the database reads it made). */
   sessionEvents: SessionEvents;
   /** This instance's rates (in memory, refreshed in the background). */
@@ -121,7 +129,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
   const db = options.db ?? (await openDatabase({ databaseUrl: options.databaseUrl, dataDir: options.dataDir }));
   // Before anything reads or sends on a network: the node must serve the chain this database knows.
   try {
-    await verifyChainIdentity({ db, chain, now });
+    await verifyChainIdentity({ db, chain, now, logger: log });
   } catch (error) {
     if (!options.db) await db.close();
     throw error;
@@ -154,6 +162,9 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
     chain.kind === 'real' && options.scanner !== false
       ? startChainScanner({ db, chain, now, logger: log }, typeof options.scanner === 'object' ? options.scanner : {})
       : undefined;
+  const reconcile = options.reconciler ?? options.scanner !== false;
+  const reconciler =
+    chain.kind === 'real' && reconcile !== false ? startReconciler({ db, chain, now, logger: log }, typeof reconcile === 'object' ? reconcile : {}) : undefined;
   const stopSweep = startExpirySweep({ db, now, log, chain }, options.expirySweepMs ?? 30_000);
   const webhookWorker =
     options.webhookWorker === false ? undefined : startWebhookWorker({ db, now, webhooks, log }, { pollIntervalMs: webhookPollMs, batchSize: webhookBatch });
@@ -185,6 +196,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
     payoutWorker: worker,
     scanner,
     webhookWorker,
+    reconciler,
     sessionEvents,
     rates,
     get openConnections() {
@@ -194,7 +206,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
       (closing ??= (async () => {
         // Background work first (a payout in flight is finished and recorded), and the SSE
         // streams are ended so they do not hold the drain.
-        await Promise.all([worker?.stop(), webhookWorker?.stop(), scanner?.stop(), stopSweep(), stopRetention(), stopRates(), sessionEvents.close()]);
+        await Promise.all([worker?.stop(), webhookWorker?.stop(), scanner?.stop(), reconciler?.stop(), stopSweep(), stopRetention(), stopRates(), sessionEvents.close()]);
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           server.closeIdleConnections();

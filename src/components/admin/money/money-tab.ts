@@ -1,9 +1,12 @@
 /**
- * The money tab: the balances above, the withdrawal form beside the history (one column under
- * 52rem). Pending withdrawals and pending balances are followed live only while the tab is shown.
+ * The money tab: a banner for each alert a network has (a payout wallet low, books that do not match
+ * the chain, payouts halted), the balances, the withdrawal form beside the history (one column under
+ * 52rem). Pending withdrawals and pending balances are followed live only while the tab is shown; the
+ * alerts are read again with them (the networks' list carries them).
  */
 import { html, type TemplateResult } from 'lit/html.js';
 import type { AdminHost, AdminTab } from '../admin-context.js';
+import { errorBox } from '../templates.js';
 import { BalanceController } from './money-view.js';
 import { WithdrawController } from './withdraw-form.js';
 import { WithdrawalHistoryController } from './withdrawal-history.js';
@@ -21,9 +24,18 @@ export class MoneyTab implements AdminTab {
   private readonly withdraw: WithdrawController;
   private readonly history: WithdrawalHistoryController;
 
-  constructor(host: AdminHost, events: MoneyTabEvents) {
+  constructor(
+    private readonly host: AdminHost,
+    events: MoneyTabEvents,
+  ) {
     this.balances = new BalanceController(host);
-    this.history = new WithdrawalHistoryController(host, { settled: () => void this.balances.load() });
+    // A withdrawal finished: the balances moved, and a network's alert may have ended with it.
+    this.history = new WithdrawalHistoryController(host, {
+      settled: () => {
+        void this.balances.load();
+        void this.withdraw.loadNetworks();
+      },
+    });
     this.withdraw = new WithdrawController(host, {
       availableOf: (assetId, blockchainId) => this.balances.available(assetId, blockchainId),
       submitted: (id) => {
@@ -35,13 +47,14 @@ export class MoneyTab implements AdminTab {
   }
 
   async load(): Promise<void> {
-    await Promise.all([this.balances.load(), this.history.load()]);
+    await Promise.all([this.balances.load(), this.history.load(), this.withdraw.loadNetworks()]);
   }
 
   shown(visible: boolean): void {
     if (visible) {
       void this.history.load(true);
       void this.balances.load(true);
+      void this.withdraw.loadNetworks();
     } else {
       this.history.pause();
       this.balances.pause();
@@ -49,7 +62,10 @@ export class MoneyTab implements AdminTab {
   }
 
   render(): TemplateResult {
-    return html`${this.balances.render()}
+    const text = this.host.text;
+    return html`${this.withdraw.networks?.flatMap((network) =>
+        network.alerts.map((alert) => errorBox(text, text.t(`alert_${alert.code}`), { hint: alert.message, part: `network-alert alert-${alert.code}` })),
+      )}${this.balances.render()}
       <div class="money-grid">${this.withdraw.render()} ${this.history.render()}</div>`;
   }
 }

@@ -18,7 +18,7 @@ import { ASSET_IDS, compareDecimal, type AssetId } from '../../../core/money.js'
 import { CRYPTO_DIGITS } from '../../../core/rules/limits.js';
 import type { NetworkInfo } from '../../../core/rules/networks.js';
 import { checkWithdrawal } from '../../../core/rules/withdrawal.js';
-import type { CreateWithdrawalInput } from '../../../core/schemas.js';
+import type { CreateWithdrawalInput, WithdrawalNetwork } from '../../../core/schemas.js';
 import { assetName } from '../../../internal/localize.js';
 import { errorMessage, fieldErrorsFrom, isTransient, newIdempotencyKey, normalizeAmount, type AdminHost } from '../admin-context.js';
 import { describedBy, fieldError, ifDefined, invalid } from '../fields.js';
@@ -57,8 +57,8 @@ export class WithdrawController implements ReactiveController {
   sending = false;
   addressBlurred = false;
   lastCreated: { id: string; amount: string; assetId: string; address: string } | undefined;
-  /** The networks the service is configured with; undefined until `GET /withdrawal/networks` answered. */
-  networks: NetworkInfo[] | undefined;
+  /** The networks the service is configured with, and their alerts; undefined until `GET /withdrawal/networks` answered. */
+  networks: WithdrawalNetwork[] | undefined;
   /** The key of the body last sent, kept while that body may be retried. */
   private attempt: { key: string; fingerprint: string } | undefined;
   private networksLoading: Promise<void> | undefined;

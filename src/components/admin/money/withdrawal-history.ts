@@ -121,6 +121,7 @@ export class WithdrawalHistoryController {
               ${IN_FLIGHT.has(item.status) ? html`<span class="pulse" aria-hidden="true"></span>` : nothing}${t(`status_${item.status}`)}
             </span>
             ${item.failureReason ? html`<span class="sub">${item.failureReason}</span>` : nothing}
+            ${item.stalledReason ? html`<span class="sub" part="stalled-reason">${t(`stalled_${item.stalledReason}`)}</span>` : nothing}
             ${shortfall(item)
               ? html`<span class="sub" part="received-amount">${t('receivedLess', { amount: text.crypto(item.receivedAmount!, item.assetId) })}</span>`
               : nothing}

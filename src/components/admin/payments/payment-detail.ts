@@ -3,10 +3,11 @@
  * email), the amounts (price, crypto due, received, received late, refunded, the exchange rate of the
  * quote with its sources and time, what each code of it was made of: every source's value then, ✗ on
  * those dropped, and the way to the rates as they stand), its order (if it pays one), the merchant's
- * reference and metadata, what the page said (`clientReference`, marked as the page's word), every
- * transfer with a link to its page on the network's explorer, and its refunds with Refund and Accept as
- * paid (`../refunds/refunds-view.ts`). Shown from the payments list and from a link's detail; the owner
- * says where "back" goes.
+ * reference and metadata, what the page said (`clientReference`, marked as the page's word), the network
+ * it was paid on when another than the one quoted, when its money became final, every transfer with a
+ * link to its page on its network's explorer, and its refunds with Refund and Accept as paid
+ * (`../refunds/refunds-view.ts`). Shown from the payments list and from a link's detail; the owner says
+ * where "back" goes.
  */
 import { html, nothing, type TemplateResult } from 'lit/html.js';
 import { compareDecimal } from '../../../core/money.js';
@@ -110,13 +111,19 @@ export class PaymentDetailController {
     await Promise.all([this.resource.load(), this.networks.load(), this.refunds.list.load()]);
   }
 
+  /** The name of network `id`: the session's own, or as the service names it. */
+  private networkName(payment: CheckoutSessionRecord, id: string): string {
+    return id === payment.blockchainId ? payment.networkName : (this.networks.networks?.find((network) => network.id === id)?.name ?? id);
+  }
+
   private transaction(payment: CheckoutSessionRecord, transfer: SessionTransfer): TemplateResult {
     const t = this.host.text.t.bind(this.host.text);
-    const url = this.networks.transactionUrl(payment.blockchainId, transfer.txHash);
+    // A transfer is on its own network: any configured one pays the session.
+    const url = this.networks.transactionUrl(transfer.blockchainId, transfer.txHash);
     const hash = html`<span class="mono hash">${transfer.txHash}</span>`;
     return url
       ? html`<a part="explorer-link" href=${url} target="_blank" rel="noopener noreferrer"
-          >${hash}<span class="visually-hidden"> – ${t('viewOnExplorer', { network: payment.networkName })} ${t('opensNewTab')}</span></a
+          >${hash}<span class="visually-hidden"> – ${t('viewOnExplorer', { network: this.networkName(payment, transfer.blockchainId) })} ${t('opensNewTab')}</span></a
         >`
       : html`<span part="tx-hash">${hash}</span>`;
   }
@@ -124,7 +131,7 @@ export class PaymentDetailController {
   private renderTransfers(payment: CheckoutSessionRecord): TemplateResult {
     const text = this.host.text;
     const t = text.t.bind(text);
-    const explorer = payment.transfers.some((transfer) => this.networks.transactionUrl(payment.blockchainId, transfer.txHash));
+    const explorer = payment.transfers.some((transfer) => this.networks.transactionUrl(transfer.blockchainId, transfer.txHash));
     const noExplorer = explorer ? undefined : this.networks.noExplorerReason(payment.blockchainId);
     // A plain block, not a landmark: the table's own scrolling region already carries this name.
     return html`<div part="transactions" class="card span-all">
@@ -221,7 +228,11 @@ export class PaymentDetailController {
                 )
               : nothing}
             ${detail(t('payAddress'), html`<span class="mono">${payment.payAddress}</span>`, 'pay-address')}
+            ${payment.paidBlockchainId && payment.paidBlockchainId !== payment.blockchainId
+              ? detail(t('paidOn'), this.networkName(payment, payment.paidBlockchainId), 'paid-network')
+              : nothing}
             ${payment.paidAt ? detail(t('paidAt'), text.shortDateTime(payment.paidAt), 'paid-at') : detail(t('expiresAt'), text.shortDateTime(payment.expiresAt), 'expires-at')}
+            ${payment.finalizedAt ? detail(t('finalizedAt'), text.shortDateTime(payment.finalizedAt), 'finalized-at') : nothing}
           </dl>
         </section>
         <section part="tags" class="card" aria-labelledby="pd-tags">

@@ -49,6 +49,8 @@ export const PAYMENT_CSV_COLUMNS: readonly (readonly [string, (session: Checkout
   ['orderId', (s) => s.orderId],
   ['clientReference', (s) => s.clientReference],
   ['refundedAmount', (s) => s.refundedAmount],
+  ['paidBlockchainId', (s) => s.paidBlockchainId],
+  ['finalizedAt', (s) => s.finalizedAt],
 ];
 
 /** A finished export (`paylink-payments-export`'s detail): the file's name, its CSV text (without the byte-order mark) and its row count. */

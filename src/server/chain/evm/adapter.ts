@@ -11,6 +11,7 @@
 import { getAddress, type Address, type Hex } from 'viem';
 import type { AssetId } from '../../../core/money.js';
 import {
+  HotWalletShortError,
   PayoutError,
   type IncomingChain,
   type NetworkChain,
@@ -23,9 +24,10 @@ import {
   type TransactionState,
   type BroadcastOutcome,
 } from '../types.js';
-import { connectEvmChain, type EvmChain, type EvmChainOptions, type EvmTransfer, type TransactionStatus } from './chain.js';
+import { evmReconcileChain } from './balances.js';
+import { classifyRefusal, connectEvmChain, type EvmChain, type EvmChainOptions, type EvmTransfer, type TransactionStatus } from './chain.js';
 import type { EvmConfig } from './config.js';
-import { EvmChainError } from './errors.js';
+import { EvmChainError, nodeMessage } from './errors.js';
 import { NATIVE_TRANSFER_GAS, withHeadroom, type FeeQuote } from './fees.js';
 
 /** A transaction with its fees and gas fixed, waiting for a nonce. */
@@ -67,11 +69,30 @@ function refusalOf(error: unknown, what: string): unknown {
   return error;
 }
 
-/** A broadcast's refusal as the payouts see it: an outcome, `PayoutError` (refused for good) or, thrown as it is, an outage. */
+/** A node's word that the hot wallet cannot pay for a transaction (its gas and value), as `HotWalletShortError`; else undefined. */
+function gasShort(error: unknown): HotWalletShortError | undefined {
+  const said = error instanceof EvmChainError && error.code === 'insufficient_funds' ? error.message : classifyRefusal(nodeMessage(error)) === 'insufficient_funds' ? nodeMessage(error) : undefined;
+  return said === undefined ? undefined : new HotWalletShortError('gas', `the hot wallet cannot pay the gas: ${said}`);
+}
+
+/**
+ * A broadcast's refusal as the payouts see it: an outcome, `PayoutError` (refused for good),
+ * `HotWalletShortError` (no gas money for now) or, thrown as it is, an outage.
+ */
 function broadcastRefusal(error: unknown): BroadcastOutcome {
   // A node that does not queue a transaction ahead of its nonce (several sent at once arrive out of order).
   if (error instanceof EvmChainError && error.code === 'nonce_too_high') return 'nonce_gap';
-  throw refusalOf(error, 'The node refused the transaction');
+  throw gasShort(error) ?? refusalOf(error, 'The node refused the transaction');
+}
+
+/** Gas of an ERC-20 transfer when no batch has measured one yet: what common tokens need, with room. */
+const TYPICAL_TRANSFER_GAS = 65_000n;
+/** How many transfers the hot wallet's gas money should cover when `*_MIN_GAS` is not set. */
+const MIN_GAS_TRANSFERS = 20n;
+
+/** The most a transaction at `fees` with `gas` can cost in gas money, in wei. */
+function gasCost(fees: FeeQuote, gas: bigint): bigint {
+  return gas * (fees.type === 'legacy' ? fees.gasPrice : fees.maxFeePerGas);
 }
 
 /** The scanner input and payouts of one connected network. */
@@ -104,6 +125,7 @@ export function evmNetworkChain(chain: EvmChain): NetworkChain {
       for (const transfer of found) out.push(observed(chain, transfer, await blockTime(transfer.blockNumber, transfer.blockHash)));
       return out;
     },
+    logRangeWidth: () => chain.logRange.width,
     async recheck(transfer, context = {}): Promise<ObservedTransferCheck> {
       const check = await chain.recheckTransfer(libraryTransfer(transfer), context);
       if (check.status === 'pending' || check.status === 'gone') return check;
@@ -143,7 +165,36 @@ export function evmNetworkChain(chain: EvmChain): NetworkChain {
     blockchainId: network.id,
     hotWallet,
     confirmations: chain.confirmations,
+    nativeCurrency: chain.config.nativeCurrency,
+    reconcileMs: chain.config.reconcileMs,
     pendingNonce: () => chain.pendingNonce(),
+    async holdings(assetIds) {
+      // At the node's pending state: what the payouts it holds in its mempool will leave (the payouts
+      // count those as sent). A node that reads `pending` as `latest` only looks fuller for a block.
+      const read = (blockTag: 'latest' | 'pending') =>
+        Promise.all([chain.nativeBalance(hotWallet, blockTag), ...assetIds.map((assetId) => chain.tokenBalance(assetId, hotWallet, blockTag))]);
+      let balances: Array<bigint | string>;
+      try {
+        balances = await read('pending');
+      } catch (error) {
+        // A node that refuses the tag (not one that is down) is asked for its latest block.
+        if (!(error instanceof EvmChainError) || error.retryable) throw error;
+        balances = await read('latest');
+      }
+      const [native, ...tokens] = balances;
+      return { native: native as bigint, tokens: Object.fromEntries(assetIds.map((assetId, i) => [assetId, tokens[i] as string])) };
+    },
+    async gasFloor() {
+      // The costliest transfer a batch measured, else a typical one, at the current fee (no headroom: what it costs now).
+      const measured = [...usualGas.values()];
+      const gas = measured.length ? measured.reduce((most, value) => (value > most ? value : most)) : TYPICAL_TRANSFER_GAS;
+      const perTransfer = gasCost(await chain.feeQuote(), gas);
+      return { floor: chain.config.minGas ?? perTransfer * MIN_GAS_TRANSFERS, perTransfer };
+    },
+    maxCost(preparedTransaction) {
+      const prepared = preparedTransaction as EvmPrepared;
+      return gasCost(prepared.fees, prepared.gas) + (prepared.value ?? 0n);
+    },
     nonceReplaced: (nonce, txHash) => chain.nonceReplaced(nonce, txHash as Hex),
     transactionKnown: (txHash) => chain.transactionKnown(txHash as Hex),
     releaseQueued: () => chain.releaseQueued(),
@@ -151,7 +202,7 @@ export function evmNetworkChain(chain: EvmChain): NetworkChain {
       // Estimating is a dry run of each transfer: one that would revert now (the hot wallet holds too
       // little, the token is paused, the recipient is blocked) is refused before any nonce is taken.
       const refused = (error: unknown, assetId: AssetId) =>
-        error instanceof RangeError || error instanceof TypeError ? new PayoutError(error.message) : refusalOf(error, `The ${assetId} transfer cannot be sent`);
+        error instanceof RangeError || error instanceof TypeError ? new PayoutError(error.message) : (gasShort(error) ?? refusalOf(error, `The ${assetId} transfer cannot be sent`));
       const transfer = (request: PayoutRequest, fees: FeeQuote, gas: bigint): EvmPrepared => ({
         kind: 'token',
         description: `transfer ${request.amount} ${request.assetId} to ${request.address}`,
@@ -260,7 +311,7 @@ export function evmNetworkChain(chain: EvmChain): NetworkChain {
     },
   };
 
-  return { blockchainId: network.id, incoming, outgoing: outgoing || undefined };
+  return { blockchainId: network.id, incoming, outgoing: outgoing || undefined, reconcile: evmReconcileChain(chain) };
 }
 
 /**

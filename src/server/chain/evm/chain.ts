@@ -400,16 +400,16 @@ export class EvmChain {
     return this.rpc.call('eth_getBalance', (client) => client.getBalance({ address: who, blockTag }));
   }
 
-  /** Token balance of `address` in the token's smallest units. */
-  async tokenUnits(assetId: AssetId, address: string): Promise<bigint> {
+  /** Token balance of `address` in the token's smallest units; `pending` counts the mempool where the node supports it. */
+  async tokenUnits(assetId: AssetId, address: string, blockTag: 'latest' | 'pending' = 'latest'): Promise<bigint> {
     const token = this.token(assetId);
     const who = checkedAddress(address);
-    return this.rpc.call('balanceOf()', (client) => client.readContract({ address: token.address, abi: erc20Abi, functionName: 'balanceOf', args: [who] }));
+    return this.rpc.call('balanceOf()', (client) => client.readContract({ address: token.address, abi: erc20Abi, functionName: 'balanceOf', args: [who], blockTag }));
   }
 
-  /** Token balance of `address` as an exact decimal string in the asset's units. */
-  async tokenBalance(assetId: AssetId, address: string): Promise<string> {
-    return formatUnits(await this.tokenUnits(assetId, address), this.token(assetId).decimals);
+  /** Token balance of `address` as an exact decimal string in the asset's units; `pending` as for `tokenUnits`. */
+  async tokenBalance(assetId: AssetId, address: string, blockTag: 'latest' | 'pending' = 'latest'): Promise<string> {
+    return formatUnits(await this.tokenUnits(assetId, address, blockTag), this.token(assetId).decimals);
   }
 
   /** Closes the node connections (WebSocket); the object is unusable afterwards. */

@@ -80,6 +80,22 @@ export interface EvmConfig {
   /** `*_POLL_MS`: how often new blocks are scanned (default 1000). */
   pollMs: number;
   /**
+   * `*_RECONCILE_S` (with `PAYLINK_EVM_NETWORKS`, else `PAYLINK_EVM_RECONCILE_S` for every network):
+   * seconds between reconciliations of the deposit addresses' balances with the books (default 300).
+   */
+  reconcileS: number;
+  /** `*_RECONCILE_BATCH` (likewise): most `balanceOf` calls in one Multicall3 call (default 500). */
+  reconcileBatch: number;
+  /**
+   * `*_MIN_GAS`: the least gas money the hot wallet should keep, in wei (given in the network's coin,
+   * e.g. `0.05`); undefined: enough for 20 token transfers at the current fee.
+   */
+  minGas: bigint | undefined;
+  /** The network's coin (`BNB`), which pays the gas: the well-known network's, `*_NATIVE_CURRENCY`, else ETH. */
+  nativeCurrency: { symbol: string; decimals: number };
+  /** `reconcileS` in ms: how often the hot wallet is held against what the payouts owe, too. */
+  reconcileMs: number;
+  /**
    * What a browser wallet needs to add the network, for the checkout: a well-known network's, or one
    * built from `*_WALLET_RPC_URL` (public node URLs a wallet may use) and `*_NATIVE_CURRENCY`.
    * Undefined where no public node URL is known (a wallet that lacks the network cannot add it).
@@ -307,6 +323,16 @@ function parseNetwork(
     problem,
   );
   const pollMs = positiveInteger(read(name('POLL_MS')), 1_000, 10, 3_600_000, name('POLL_MS'), 'a whole number of milliseconds from 10 to 3600000 (default 1000)', problem);
+  // Reconciliation: a network's own setting, else the one of every network.
+  const reconcileSetting = read(name('RECONCILE_S')) !== undefined || prefix === 'PAYLINK_EVM_' ? name('RECONCILE_S') : 'PAYLINK_EVM_RECONCILE_S';
+  const reconcileS = positiveInteger(read(reconcileSetting), 300, 1, 86_400, reconcileSetting, 'a whole number of seconds from 1 to 86400 (default 300)', problem);
+  const batchSetting = read(name('RECONCILE_BATCH')) !== undefined || prefix === 'PAYLINK_EVM_' ? name('RECONCILE_BATCH') : 'PAYLINK_EVM_RECONCILE_BATCH';
+  const reconcileBatch = positiveInteger(read(batchSetting), 500, 1, 5_000, batchSetting, 'a whole number of calls from 1 to 5000 (default 500)', problem);
+  const minGasText = read(name('MIN_GAS'));
+  const minGas = minGasText === undefined ? undefined : parseGasAmount(minGasText);
+  if (minGas === null) {
+    problem(name('MIN_GAS'), `${name('MIN_GAS')} must be an amount of the network's coin, such as 0.05 (or in wei: 50000000000000000wei; default: enough for 20 transfers at the current fee), not "${minGasText}"`);
+  }
 
   const chain = KNOWN_CHAINS[chainId];
   const networkName = read(name('NAME')) ?? wellKnown?.name ?? chain?.name ?? (network === 'bsc' ? 'BNB Smart Chain' : network);
@@ -345,8 +371,28 @@ function parseNetwork(
     finalityDepth,
     replaceAfterMs,
     pollMs,
+    reconcileS,
+    reconcileBatch,
+    reconcileMs: reconcileS * 1_000,
+    minGas: minGas ?? undefined,
+    nativeCurrency: { symbol: currency.symbol, decimals: currency.decimals },
     addNetwork,
   };
+}
+
+/**
+ * An amount of gas money in wei, from `0.05` (the network's coin, 18 decimals), `50000000000000000wei`
+ * or `50000000gwei`; a whole number of 13 digits or more reads as wei (nobody keeps 10^12 coins in a
+ * hot wallet). Null when it is none of these.
+ */
+function parseGasAmount(text: string): bigint | null {
+  const wei = /^(\d{1,30})\s*wei$/i.exec(text);
+  if (wei) return BigInt(wei[1]!);
+  const gwei = /^(\d{1,21})(?:\.(\d{1,9}))?\s*gwei$/i.exec(text);
+  if (gwei) return BigInt(gwei[1]!) * 10n ** 9n + BigInt((gwei[2] ?? '').padEnd(9, '0'));
+  if (/^\d{13,30}$/.test(text)) return BigInt(text);
+  const coin = /^(\d{1,12})(?:\.(\d{1,18}))?$/.exec(text);
+  return coin ? BigInt(coin[1]!) * 10n ** 18n + BigInt((coin[2] ?? '').padEnd(18, '0')) : null;
 }
 
 /**

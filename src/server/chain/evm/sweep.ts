@@ -78,6 +78,20 @@ export interface SweepOptions {
   /** Longest wait for one transaction to be mined (default 180 s). */
   waitTimeoutMs?: number | undefined;
   onProgress?: ((event: SweepEvent) => void) | undefined;
+  /**
+   * Records each token transfer out of a deposit address: `signed` before it is broadcast (awaited: a
+   * transfer that could not be recorded is not sent), `settled` once its receipt tells what it did. One
+   * with no receipt yet is left to the service's reconciliation, which reads it again. Reconciliation
+   * counts what the sweeps moved out of each address; without the record a sweep would look like money
+   * gone missing.
+   */
+  record?: SweepRecorder | undefined;
+}
+
+/** Where a sweep records what it moves (see `SweepOptions.record`). */
+export interface SweepRecorder {
+  signed(transfer: { index: number; address: Address; assetId: AssetId; token: Address; amount: string; txHash: Hex }): Promise<void>;
+  settled(txHash: Hex, outcome: { status: 'success' | 'reverted'; blockNumber: number }): Promise<void>;
 }
 
 /**
@@ -171,6 +185,7 @@ export async function sweepDeposits(options: SweepOptions): Promise<SweepReport>
     for (const p of planned) {
       const amount = formatUnits(p.units, chain.token(p.assetId).decimals);
       const signed = await chain.signCall({ account, to: chain.token(p.assetId).address, data: p.data, nonce: nonce++, fees, gas: p.gas });
+      await options.record?.signed({ index, address, assetId: p.assetId, token: chain.token(p.assetId).address, amount, txHash: signed.txHash });
       // Any outcome is fine: the receipt (or the nonce moving on) tells what happened.
       await chain.broadcast(signed.rawTransaction);
       const token: SweptToken = { assetId: p.assetId, amount, txHash: signed.txHash, status: 'skipped' };
@@ -191,6 +206,8 @@ export async function sweepDeposits(options: SweepOptions): Promise<SweepReport>
         // Another transaction with the same nonce was mined instead (one of an earlier run).
         token.reason = "replaced by an earlier run's transfer with the same nonce";
       }
+      // Mined or reverted is settled now; one in no block stays open for the service, which reads its receipt again later.
+      if (status.status !== 'pending') await options.record?.settled(token.txHash!, { status: status.status, blockNumber: status.blockNumber });
     }
     sortTokens();
   }

@@ -10,7 +10,7 @@
  *   an event is never sent for a change that rolled back, nor lost for one that committed.
  */
 import type { WebhookEventTypeName } from '../../../core/rules/webhooks.js';
-import type { CheckoutSessionRecord, Order, Refund, Withdrawal } from '../../../core/schemas.js';
+import type { CheckoutSessionRecord, Order, ReconciliationMismatch, Refund, Withdrawal } from '../../../core/schemas.js';
 import type { Queryable } from '../../db/index.js';
 import { enqueueWebhookEvents } from '../webhooks/outbox.js';
 
@@ -46,9 +46,18 @@ export type DomainEvent =
   | { type: 'link.changed'; slug: string }
   /** New withdrawals wait for a payout. */
   | { type: 'withdrawals.due' }
-  /** A session was paid (or overpaid), left underpaid by a transfer, or expired; a transfer came late. */
+  /**
+   * A session was paid (or overpaid), left underpaid by a transfer, or expired; its money became final;
+   * the merchant accepted it as paid; a transfer came late; a credit was taken back.
+   */
   | Announcement<
-      'checkout.session.paid' | 'checkout.session.underpaid' | 'checkout.session.expired' | 'checkout.session.resolved' | 'payment.late' | 'payment.reversed',
+      | 'checkout.session.paid'
+      | 'checkout.session.underpaid'
+      | 'checkout.session.expired'
+      | 'checkout.session.finalized'
+      | 'checkout.session.resolved'
+      | 'payment.late'
+      | 'payment.reversed',
       CheckoutSessionRecord
     >
   /** An order was paid in full (once per order). */
@@ -56,7 +65,9 @@ export type DomainEvent =
   /** A withdrawal's payout went out, or failed (its funds returned). */
   | Announcement<'withdrawal.succeeded' | 'withdrawal.failed', Withdrawal>
   /** A refund was made; its payout went out, or failed (its amount returned). */
-  | Announcement<'refund.created' | 'refund.succeeded' | 'refund.failed', Refund>;
+  | Announcement<'refund.created' | 'refund.succeeded' | 'refund.failed', Refund>
+  /** A deposit address of one of the merchant's sessions holds what the books cannot explain (once per raise). */
+  | Announcement<'reconciliation.mismatch', ReconciliationMismatch>;
 
 /** Records `event` in the transaction `tx`. Call it from the transaction that makes the change. */
 export async function recordEvent(tx: Queryable, event: DomainEvent): Promise<void> {

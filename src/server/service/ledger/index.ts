@@ -10,7 +10,9 @@
  * `reserveInOrderSql` (withdrawals' reservations: its part of one statement with the withdrawals room's INSERT).
  *
  * Rules: every change of a balance is a ledger entry in the same transaction, so the sum of the
- * entries equals the balance, always; the table's CHECKs keep every balance ≥ 0 whatever a caller does.
+ * entries equals the balance, always; the table's CHECKs keep every balance ≥ 0 whatever a caller does,
+ * but for a reversal of final funds that were withdrawn already (`mayOwe`): the balance then owes them
+ * (`owed`) until later payments repay it, and nothing can be withdrawn meanwhile.
  */
 export {
   applyCoveredLedgerChange,
@@ -18,6 +20,7 @@ export {
   applyLedgerChanges,
   assetAmount,
   getBalances,
+  owingBalances,
   reconcile,
   reserveInOrderSql,
   type LedgerChange,

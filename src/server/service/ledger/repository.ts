@@ -8,8 +8,10 @@
  * Concurrency: each change locks the balance row (its UPDATE, or a withdrawals' reservation's
  * `FOR NO KEY UPDATE`), so on PostgreSQL concurrent changes of one account queue behind each other and
  * each reads the row as the one before left it (READ COMMITTED re-reads a locked row); on PGlite
- * transactions are serialized anyway. The table's `CHECK (available >= 0)` and `CHECK (pending >= 0)` are the
- * backstop: no path can leave a balance below zero.
+ * transactions are serialized anyway. The table's `CHECK (pending >= 0)` and `CHECK (available >= -owed)` are the
+ * backstop: no path can leave a balance below zero, but for a reversal of final funds that were withdrawn
+ * already (`mayOwe`), which leaves the balance owing them (`owed`, a negative `available`) until later
+ * payments repay it.
  */
 import { randomUUID } from 'node:crypto';
 import { ASSET_IDS, compareDecimal, formatFixed, toDecimalString, type AssetId } from '../../../core/money.js';
@@ -53,6 +55,12 @@ export interface LedgerChange {
   withdrawalId?: string;
   /** The refund a `refund_*` entry is about (with its payout's `withdrawalId` once it has one). */
   refundId?: string | undefined;
+  /**
+   * A reversal of final funds (a reorganization past finality took back a credit that was available):
+   * may take `available` below zero when those funds were withdrawn already, leaving the balance owing
+   * the rest (`owed`) until later payments repay it. No other change may.
+   */
+  mayOwe?: boolean;
 }
 
 /** Six-decimal (`CRYPTO_DIGITS`) rendering of a NUMERIC from the database. */
@@ -111,11 +119,22 @@ export async function applyLedgerChanges(tx: Queryable, changes: readonly Ledger
     const group = accounts.get(key)!;
     const { integratorId, assetId, blockchainId } = group[0]!;
     await ensureAccount(tx, integratorId, assetId, blockchainId);
+    // `owed` is what the balance is short by after the change (below zero): set by a reversal that may
+    // owe, and otherwise only ever lowered, so the CHECK (available >= -owed) refuses any other change
+    // that would take the balance lower.
     await tx.query(
-      `UPDATE balances SET available = available + (SELECT sum(d) FROM unnest($4::numeric[]) AS d),
-         pending = pending + (SELECT sum(d) FROM unnest($5::numeric[]) AS d), updated_at = now()
-       WHERE integrator_id = $1 AND asset_id = $2 AND blockchain_id = $3`,
-      [integratorId, assetId, blockchainId, group.map((change) => change.availableDelta), group.map((change) => change.pendingDelta)],
+      `UPDATE balances b SET available = b.available + d.a, pending = b.pending + d.p,
+         owed = CASE WHEN $6::boolean THEN greatest(0, -(b.available + d.a)) ELSE least(b.owed, greatest(0, -(b.available + d.a))) END, updated_at = now()
+       FROM (SELECT (SELECT sum(x) FROM unnest($4::numeric[]) AS x) AS a, (SELECT sum(x) FROM unnest($5::numeric[]) AS x) AS p) d
+       WHERE b.integrator_id = $1 AND b.asset_id = $2 AND b.blockchain_id = $3`,
+      [
+        integratorId,
+        assetId,
+        blockchainId,
+        group.map((change) => change.availableDelta),
+        group.map((change) => change.pendingDelta),
+        group.some((change) => change.mayOwe === true),
+      ],
     );
   }
   await writeEntries(tx, changes);
@@ -202,8 +221,10 @@ export function reserveInOrderSql(param: SqlParam, account: ReservedAccount, req
  * it there), then any other network the integrator still holds funds on (one no longer configured).
  */
 export async function getBalances(db: Queryable, integratorId: string, networks: ReadonlyArray<{ id: string; assets: readonly AssetId[] }>): Promise<Balance> {
-  const { rows } = await db.query<{ asset_id: AssetId; blockchain_id: string; available: string; pending: string }>(
-    'SELECT asset_id, blockchain_id, available, pending FROM balances WHERE integrator_id = $1 ORDER BY blockchain_id, asset_id',
+  // A balance that owes (a reversal of funds withdrawn already) shows 0 available and what it owes.
+  const { rows } = await db.query<{ asset_id: AssetId; blockchain_id: string; available: string; pending: string; owed: string }>(
+    `SELECT asset_id, blockchain_id, greatest(available, 0) AS available, pending, greatest(-available, 0) AS owed
+     FROM balances WHERE integrator_id = $1 ORDER BY blockchain_id, asset_id`,
     [integratorId],
   );
   const key = (assetId: string, blockchainId: string) => `${blockchainId}:${assetId}`;
@@ -211,13 +232,23 @@ export async function getBalances(db: Queryable, integratorId: string, networks:
   const item = (assetId: AssetId, blockchainId: string) => {
     const row = held.get(key(assetId, blockchainId));
     held.delete(key(assetId, blockchainId));
-    return { assetId, blockchainId, available: assetAmount(row?.available ?? '0'), pending: assetAmount(row?.pending ?? '0') };
+    const owed = row && compareDecimal(row.owed, '0') > 0 ? { owed: assetAmount(row.owed) } : {};
+    return { assetId, blockchainId, available: assetAmount(row?.available ?? '0'), pending: assetAmount(row?.pending ?? '0'), ...owed };
   };
   const items = networks.flatMap((network) => ASSET_IDS.filter((assetId) => network.assets.includes(assetId)).map((assetId) => item(assetId, network.id)));
   for (const row of [...held.values()]) {
-    if (compareDecimal(row.available, '0') > 0 || compareDecimal(row.pending, '0') > 0) items.push(item(row.asset_id, row.blockchain_id));
+    if (compareDecimal(row.available, '0') > 0 || compareDecimal(row.pending, '0') > 0 || compareDecimal(row.owed, '0') > 0) items.push(item(row.asset_id, row.blockchain_id));
   }
   return { items };
+}
+
+/** The balances on `blockchainId` that owe (a reversal of final funds that were withdrawn already), and how much. */
+export async function owingBalances(db: Queryable, blockchainId: string): Promise<Array<{ integratorId: string; assetId: AssetId; blockchainId: string; owed: string }>> {
+  const { rows } = await db.query<{ integrator_id: string; asset_id: AssetId; owed: string }>(
+    'SELECT integrator_id, asset_id, (-available)::text AS owed FROM balances WHERE blockchain_id = $1 AND available < 0 ORDER BY integrator_id, asset_id',
+    [blockchainId],
+  );
+  return rows.map((row) => ({ integratorId: row.integrator_id, assetId: row.asset_id, blockchainId, owed: assetAmount(row.owed) }));
 }
 
 /**
@@ -235,12 +266,14 @@ export async function reconcile(
      FROM balances b WHERE b.integrator_id = $1 ORDER BY b.blockchain_id, b.asset_id`,
     [integratorId],
   );
+  // Signed: a balance that owes is below zero, and so is the sum of its entries.
+  const signed = (value: string) => (String(value).startsWith('-') ? `-${assetAmount(String(value).slice(1))}` : assetAmount(value));
   return rows.map((row) => ({
     assetId: row.asset_id,
     blockchainId: row.blockchain_id,
-    available: assetAmount(row.available),
-    pending: assetAmount(row.pending),
-    ledgerAvailable: assetAmount(row.la ?? '0'),
-    ledgerPending: assetAmount(row.lp ?? '0'),
+    available: signed(row.available),
+    pending: signed(row.pending),
+    ledgerAvailable: signed(row.la ?? '0'),
+    ledgerPending: signed(row.lp ?? '0'),
   }));
 }

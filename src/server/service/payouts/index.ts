@@ -8,12 +8,19 @@
  * `payout_transactions` (./repository.ts holds all their SQL). `paylink sweep` takes its gas
  * top-ups' nonces from the same sequence (`sendStoredGasTopUp`).
  *
+ * Also, on a real chain: why a payout waits (./waits.ts: each withdrawal's `stalledReason`, written
+ * only when it changes, and the log lines of waits), and the hot wallet held against what the payouts
+ * owe (./hot-wallet.ts: the `hot_wallet_low` alert, payouts held until it is topped up).
+ *
  * May touch, in its own transactions: the withdrawals room's queue (`claimDue`, `markSucceeded`,
- * `markFailed`, `lockForPayout`/`lockManyForPayout`, `releaseClaim`), the ledger (`applyLedgerChange`)
- * and, for a refund's payout, the refunds room (`finishRefundPayouts`).
+ * `markFailed`, `lockForPayout`/`lockManyForPayout`, `releaseClaim`, and `setStalledReasons`,
+ * `markHalted`, `heldForHotWallet`), the ledger (`applyLedgerChange`), for a refund's payout the
+ * refunds room (`finishRefundPayouts`), and the alerts room
+ * (`raiseAlert`/`clearAlert` of `hot_wallet_low`; `payoutsHalted`).
  */
 export { AHEAD_TTL_MS, createPayoutsAhead, type PayoutsAhead } from './ahead.js';
 export { finishPayout, type PayoutOutcome } from './finish.js';
+export { checkHotWallet, createHotWalletWatch, type HotWalletCheck, type HotWalletWatch } from './hot-wallet.js';
 export {
   claimWithdrawals,
   processPayouts,

@@ -4,6 +4,7 @@
  * service reads or writes them. `paylink sweep` allocates its gas top-ups through the same functions.
  */
 import type { AssetId } from '../../../core/money.js';
+import type { StalledReason } from '../../../core/schemas.js';
 import type { Queryable } from '../../db/index.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -86,10 +87,13 @@ export interface StoredTransaction {
   last_broadcast_at: Date | null;
   /** The asset a withdrawal's payout sends (null for a gas top-up or a filler). */
   asset_id: AssetId | null;
+  /** Why its withdrawal is held up, as last recorded (null: it is not, or no withdrawal). */
+  stalled_reason: StalledReason | null;
 }
 
 const COLUMNS = `id, blockchain_id, from_address, nonce::int AS nonce, purpose, withdrawal_id, to_address, raw_transaction, tx_hash, status,
-  confirmations, broadcasts, last_broadcast_at, (SELECT w.asset_id FROM withdrawals w WHERE w.id = withdrawal_id) AS asset_id`;
+  confirmations, broadcasts, last_broadcast_at, (SELECT w.asset_id FROM withdrawals w WHERE w.id = withdrawal_id) AS asset_id,
+  (SELECT w.stalled_reason FROM withdrawals w WHERE w.id = withdrawal_id) AS stalled_reason`;
 
 /** A transaction to store. */
 export interface NewStoredTransaction {
@@ -105,14 +109,22 @@ export interface NewStoredTransaction {
 }
 
 /**
- * Stores signed transactions, `signed` (not broadcast yet), in one statement. They count as looked
- * at now (`checked_at`): the instance that stored them broadcasts them at once, and the others leave
- * them alone until they are due (a crash before the broadcast leaves them to whoever comes next).
- * The same statement shows each `processing` withdrawal its transaction's hash (known before it is
- * broadcast) and, given `nextNonce`, moves the senders' sequence on to it (the nonces below it are
- * taken: call it in the transaction that holds `lockNonce`'s lock), so a batch costs one round trip.
+ * Stores signed transactions, `signed` (not broadcast yet), in one statement. They are their storer's
+ * to broadcast for `sendLeaseMs` (`checked_at` that far ahead): the instance that stored them
+ * broadcasts them at once, and the others leave them alone until the lease has run out (a crash
+ * before the broadcast leaves them to whoever comes next) or the storer has tried (`endSendLease`).
+ * Another instance that followed them sooner would send the same bytes beside their storer and get
+ * "nonce too low" for each. The same statement shows each `processing` withdrawal its transaction's
+ * hash (known before it is broadcast), no longer held up, and, given `nextNonce`, moves the senders' sequence on to it
+ * (the nonces below it are taken: call it in the transaction that holds `lockNonce`'s lock), so a
+ * batch costs one round trip.
  */
-export async function insertStored(tx: Queryable, rows: readonly NewStoredTransaction[], now: Date, sequence: { nextNonce?: number } = {}): Promise<StoredTransaction[]> {
+export async function insertStored(
+  tx: Queryable,
+  rows: readonly NewStoredTransaction[],
+  now: Date,
+  options: { nextNonce?: number | undefined; sendLeaseMs?: number | undefined } = {},
+): Promise<StoredTransaction[]> {
   if (rows.length === 0) return [];
   const column = <K extends keyof NewStoredTransaction>(key: K) => rows.map((row) => row[key]);
   const { rows: stored } = await tx.query<StoredTransaction>(
@@ -120,12 +132,12 @@ export async function insertStored(tx: Queryable, rows: readonly NewStoredTransa
        INSERT INTO payout_transactions (id, blockchain_id, from_address, nonce, purpose, withdrawal_id, to_address, raw_transaction, tx_hash,
          status, checked_at, created_at, updated_at)
        SELECT r.id, r.blockchain_id, lower(r.from_address), r.nonce, r.purpose, r.withdrawal_id, r.to_address, r.raw_transaction, lower(r.tx_hash),
-         'signed', $10, $10, $10
+         'signed', $12, $10, $10
        FROM unnest($1::uuid[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::uuid[], $7::text[], $8::text[], $9::text[])
          AS r(id, blockchain_id, from_address, nonce, purpose, withdrawal_id, to_address, raw_transaction, tx_hash)
        RETURNING ${COLUMNS}
      ), shown AS (
-       UPDATE withdrawals w SET tx_hash = s.tx_hash, updated_at = $10 FROM stored s WHERE w.id = s.withdrawal_id AND w.status = 'processing'
+       UPDATE withdrawals w SET tx_hash = s.tx_hash, stalled_reason = NULL, updated_at = $10 FROM stored s WHERE w.id = s.withdrawal_id AND w.status = 'processing'
      ), advanced AS (
        UPDATE payout_nonces n SET next_nonce = $11::bigint, updated_at = $10
        WHERE $11::bigint IS NOT NULL AND (n.blockchain_id, n.address) IN (SELECT DISTINCT s.blockchain_id, s.from_address FROM stored s)
@@ -142,10 +154,20 @@ export async function insertStored(tx: Queryable, rows: readonly NewStoredTransa
       column('rawTransaction'),
       column('txHash'),
       now,
-      sequence.nextNonce ?? null,
+      options.nextNonce ?? null,
+      new Date(now.getTime() + (options.sendLeaseMs ?? 0)),
     ],
   );
   return stored.sort((a, b) => a.nonce - b.nonce);
+}
+
+/**
+ * Ends the send lease (`insertStored`) of transactions their storer tried to broadcast and no node
+ * took (an outage, a refusal for now): they are due for a retry, by anyone, from `now` on.
+ */
+export async function endSendLease(db: Queryable, ids: readonly string[], now: Date): Promise<void> {
+  if (ids.length === 0) return;
+  await db.query(`UPDATE payout_transactions SET checked_at = $2 WHERE id = ANY($1::uuid[]) AND status = 'signed' AND checked_at > $2`, [[...ids], now]);
 }
 
 /** Which of `withdrawalIds` have a live transaction (not replaced or rejected) stored. */
@@ -162,7 +184,8 @@ export async function withLiveTransaction(db: Queryable, withdrawalIds: readonly
  * Claims the unfinished transactions of `fromAddress` that were not looked at in the last
  * `recheckMs` (`FOR UPDATE SKIP LOCKED`, then stamped), lowest nonce first: the instances share the
  * following, and none looks at one another is looking at. One just broadcast is due at once (its
- * receipt may be there already); one just stored is its storer's to broadcast, due after `recheckMs`.
+ * receipt may be there already); one just stored is its storer's to broadcast, due after its send
+ * lease (`insertStored`) and `recheckMs`.
  */
 export async function claimUnfinished(db: Queryable, blockchainId: string, fromAddress: string, recheckMs: number, limit: number): Promise<StoredTransaction[]> {
   const { rows } = await db.query<StoredTransaction>(
@@ -238,4 +261,36 @@ export async function finishStoredMany(tx: Queryable, ended: ReadonlyArray<{ id:
     [ended.map((e) => e.id), ended.map((e) => e.status), ended.map((e) => e.confirmations ?? null), now],
   );
   return new Set(rows.map((row) => row.id));
+}
+
+// ---------------------------------------------------------------------------------------------
+// What the payouts owe (read from the withdrawals room's table with the transactions above)
+
+/**
+ * What the payouts of `blockchainId` still have to take from the hot wallet, per asset: the pending and
+ * processing withdrawals that no node took a transaction of yet (one a node took is in the node's
+ * pending state, which is what the hot wallet's holdings are read at), with how many they are.
+ */
+export async function owedByPayouts(db: Queryable, blockchainId: string): Promise<Array<{ asset_id: AssetId; owed: string; payouts: number }>> {
+  const { rows } = await db.query<{ asset_id: AssetId; owed: string; payouts: number }>(
+    `SELECT w.asset_id, sum(w.amount)::text AS owed, count(*)::int AS payouts FROM withdrawals w
+      WHERE w.blockchain_id = $1 AND w.status IN ('pending', 'processing')
+        AND NOT EXISTS (SELECT 1 FROM payout_transactions t WHERE t.withdrawal_id = w.id AND t.status IN ('sent', 'mined', 'success', 'reverted'))
+      GROUP BY w.asset_id ORDER BY w.asset_id`,
+    [blockchainId],
+  );
+  return rows;
+}
+
+/**
+ * Per asset, what the stored payouts of `fromAddress` that no node took yet (`signed`) will take from
+ * the hot wallet: its holdings, even at the node's pending state, still count them.
+ */
+export async function unsentPayouts(db: Queryable, blockchainId: string, fromAddress: string): Promise<Map<AssetId, string>> {
+  const { rows } = await db.query<{ asset_id: AssetId; amount: string }>(
+    `SELECT w.asset_id, sum(w.amount)::text AS amount FROM payout_transactions t JOIN withdrawals w ON w.id = t.withdrawal_id
+      WHERE t.blockchain_id = $1 AND t.from_address = $2 AND t.status = 'signed' GROUP BY w.asset_id`,
+    [blockchainId, fromAddress.toLowerCase()],
+  );
+  return new Map(rows.map((row) => [row.asset_id, row.amount]));
 }

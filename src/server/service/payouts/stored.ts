@@ -5,7 +5,9 @@
  *
  * 1. Sign and store the batch. The claimed withdrawals without a live transaction are prepared
  *    together (one fee quote and every transfer's gas estimated, at once; a transfer that would revert
- *    fails its withdrawal at once, funds returned, no nonce taken). While the estimates run, the
+ *    fails its withdrawal at once, funds returned, no nonce taken), and held against what the hot
+ *    wallet holds, read meanwhile: one it cannot pay waits, unsigned (`hot_wallet_token`,
+ *    `hot_wallet_gas`; ./hot-wallet.ts lets it go once the wallet is topped up). While the estimates run, the
  *    batch is signed ahead (`presign`): drafts priced with the gas its token's transfers needed in the
  *    batch before, with the nonces it will most likely take. Then, in ONE short transaction, under
  *    the hot wallet's nonce lock (`payout_nonces … FOR UPDATE`, shared by every instance and by
@@ -49,9 +51,14 @@
  *
  * At start the worker's first round follows every unfinished transaction: the reconciliation of
  * what a crash or a node outage left pending.
+ *
+ * A network whose payouts are halted (`payoutsHalted`: a block held as final changed) is left alone:
+ * nothing is claimed, signed, sent or followed there, and its withdrawals say `chain_halted`. Why a
+ * payout waits is gathered during a round and written at its end, only where it changed (./waits.ts).
  */
 import { randomUUID } from 'node:crypto';
 import {
+  HotWalletShortError,
   networkChain,
   PayoutError,
   type BroadcastOutcome,
@@ -62,11 +69,13 @@ import {
   type SignedRawTransaction,
   type TransactionState,
 } from '../../chain/types.js';
-import { compareDecimal } from '../../../core/money.js';
+import { compareDecimal, roundDown, toUnits, type AssetId } from '../../../core/money.js';
+import type { StalledReason } from '../../../core/schemas.js';
 import type { Database } from '../../db/index.js';
 import { defaultLogger, type Logger } from '../../log.js';
+import { payoutsHalted } from '../alerts/index.js';
 import { assetAmount } from '../ledger/index.js';
-import { lockForPayout, lockManyForPayout, releaseClaim, type ClaimedWithdrawal } from '../withdrawals/index.js';
+import { lockForPayout, lockManyForPayout, markHalted, releaseClaim, type ClaimedWithdrawal } from '../withdrawals/index.js';
 import {
   claimUnfinished,
   finishStored,
@@ -74,69 +83,53 @@ import {
   hasNonceSequence,
   insertStored,
   lockNonce,
+  endSendLease,
   markBroadcast,
   markMined,
   peekNonce,
   raiseNonce,
   seedNonce,
+  unsentPayouts,
   withLiveTransaction,
   type StoredTransaction,
   type TransactionPurpose,
 } from './repository.js';
 import { presign, type PayoutsAhead, type Presigned, type TakenAhead } from './ahead.js';
 import { finishPayout, finishPayouts, type PayoutOutcome } from './finish.js';
+import { logWait, notice, Stalls } from './waits.js';
 
 export interface StoredPayoutOptions {
   /** How often each unfinished transaction's receipt is read, in ms (default 1000). */
   checkMs?: number | undefined;
   /** How long a sent transaction without a receipt waits before it is broadcast again, in ms (default 15 s). */
   rebroadcastMs?: number | undefined;
-  /** Where unclear chain errors are reported (default: console.error). */
-  log?: ((line: string, error?: unknown) => void) | undefined;
-  /** Where what the operator must know is logged (a payout that delivered less than it sent); default stderr. */
+  /** Where the payouts' lines go (default: the process's logger, stderr). */
   logger?: Logger | undefined;
+  /** The networks whose payouts are halted, when the caller has read them (`haltedNetworks`) already. */
+  halted?: ReadonlySet<string> | undefined;
+  /** Told of each network where a payout started or stopped waiting for the hot wallet (./hot-wallet.ts checks it then). */
+  onHotWallet?: ((blockchainId: string) => void) | undefined;
 }
 
-type Report = (line: string, error?: unknown) => void;
+/** How long a sent transaction without a receipt waits before it is broadcast again, by default (ms). */
+const REBROADCAST_MS = 15_000;
 
-/** When each stored transaction's wait was last reported: one line a minute, not one a round, while a node is down. */
-const reported = new Map<string, number>();
+export { WAIT_ALARM_MS } from './waits.js';
 
-function reportOnce(log: Report, key: string, line: string, error?: unknown) {
-  const now = Date.now();
-  if ((reported.get(key) ?? 0) > now - 60_000) return;
-  if (reported.size > 1_000) reported.clear();
-  reported.set(key, now);
-  log(line, error);
+/** What one round of one network works with: where its lines go, and what it learns of why payouts wait. */
+interface Round {
+  logger: Logger;
+  stalls: Stalls;
 }
 
-/** How long a payout may wait for certainty before the wait is logged as an error: someone must look. */
-export const WAIT_ALARM_MS = 30 * 60_000;
-
-/** Waits already logged, by code and transaction: since when, the reason as last told, and whether it was raised to an error. */
-const noticed = new Map<string, { since: number; reason: string; alarmed: boolean }>();
-
-/**
- * Logs a payout transaction's wait for certainty (by `code` and hash): the first time this process
- * sees it, again when its reason changes (block numbers aside), and once at error level when it has
- * waited `WAIT_ALARM_MS`.
- */
-function notice(logger: Logger, level: 'warn' | 'info', code: string, row: StoredTransaction, message: string, reason: string) {
-  const key = `${code} ${row.tx_hash}`;
-  const shape = reason.replace(/\d+/g, '#');
-  const now = Date.now();
-  const seen = noticed.get(key);
-  const fields = { blockchainId: row.blockchain_id, withdrawalId: row.withdrawal_id ?? undefined, txHash: row.tx_hash, nonce: row.nonce, reason };
-  if (!seen || seen.reason !== shape) {
-    if (noticed.size > 10_000) noticed.clear();
-    noticed.set(key, { since: seen?.since ?? now, reason: shape, alarmed: seen?.alarmed ?? false });
-    logger[level](code, message, fields);
-    return;
-  }
-  if (level === 'warn' && !seen.alarmed && now - seen.since >= WAIT_ALARM_MS) {
-    seen.alarmed = true;
-    logger.error(code, `${message} (waiting for ${Math.round((now - seen.since) / 60_000)} minutes)`, fields);
-  }
+/** A node that did not answer, logged once a minute per network and step (not once per payout). */
+function nodeUnavailable(round: Round, blockchainId: string, step: string, error: unknown, fields: Record<string, string | number | undefined> = {}) {
+  logWait(round.logger, `node ${blockchainId} ${step}`, 'warn', 'payout_node_unavailable', `no node answered while payouts were ${step}: they wait (stalledReason node_unavailable) and are tried again`, {
+    blockchainId,
+    step,
+    ...fields,
+    error,
+  });
 }
 
 interface Deps {
@@ -179,9 +172,10 @@ export interface TransactionToStore {
  * (another instance stored it first, an old lease's attempt) is left out, under the lock, so it
  * takes no nonce. Each withdrawal also gets its hash shown (`txHash` while `processing`). Resolves
  * with the stored rows, lowest nonce first. `presigned`: signatures made ahead (`presign`), each
- * used only for the transaction and the nonce it was made with.
+ * used only for the transaction and the nonce it was made with. `sendLeaseMs`: how long the stored
+ * transactions are the caller's to broadcast (it does so at once), before others may (`insertStored`).
  */
-export async function signAndStore(deps: Deps, outgoing: OutgoingChain, items: readonly TransactionToStore[], presigned?: Presigned): Promise<StoredTransaction[]> {
+export async function signAndStore(deps: Deps, outgoing: OutgoingChain, items: readonly TransactionToStore[], presigned?: Presigned, sendLeaseMs = 0): Promise<StoredTransaction[]> {
   if (items.length === 0) return [];
   const { stored, next } = await deps.db.transaction(async (tx) => {
     const now = deps.now();
@@ -214,7 +208,7 @@ export async function signAndStore(deps: Deps, outgoing: OutgoingChain, items: r
       });
     }
     // One statement: the rows stored, the sequence moved on past them, each withdrawal's hash shown.
-    const stored = await insertStored(tx, rows, now, { nextNonce: first + signing.length });
+    const stored = await insertStored(tx, rows, now, { nextNonce: first + signing.length, sendLeaseMs });
     return { stored, next: first + signing.length };
   });
   deps.ahead?.stored(outgoing, next);
@@ -240,17 +234,57 @@ function payoutRequest(withdrawal: ClaimedWithdrawal): PayoutRequest {
   };
 }
 
+/** What the hot wallet can spend on a batch: its gas money, and per asset its tokens less what stored payouts no node took yet will take. */
+interface Spendable {
+  gas: bigint;
+  tokens: Map<AssetId, bigint>;
+}
+
+/** Token amounts compared in units of 10^-18 (a balance's extra digits round down). */
+const tokenUnits = (amount: string) => toUnits(roundDown(amount, 18), 18);
+
+/** What the hot wallet can spend on a batch of `assetIds` now, or undefined when it could not be read (the batch is not held back then). */
+async function spendable(deps: Deps, outgoing: OutgoingChain, assetIds: readonly AssetId[]): Promise<Spendable | undefined> {
+  try {
+    const [holdings, unsent] = await Promise.all([outgoing.holdings(assetIds), unsentPayouts(deps.db, outgoing.blockchainId, outgoing.hotWallet)]);
+    const tokens = new Map(assetIds.map((assetId) => [assetId, tokenUnits(holdings.tokens[assetId] ?? '0') - tokenUnits(unsent.get(assetId) ?? '0')]));
+    return { gas: holdings.native, tokens };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Why the hot wallet cannot pay `withdrawal` out of what is left of `left` (then left as it was), or
+ * null, having taken its tokens and its transaction's most costly gas (`cost`, when prepared) from it.
+ */
+function shortfall(left: Spendable, withdrawal: ClaimedWithdrawal, cost: bigint | undefined): StalledReason | null {
+  const tokens = left.tokens.get(withdrawal.asset_id) ?? 0n;
+  const amount = tokenUnits(withdrawal.amount);
+  if (amount > tokens) return 'hot_wallet_token';
+  if (cost !== undefined && cost > left.gas) return 'hot_wallet_gas';
+  left.tokens.set(withdrawal.asset_id, tokens - amount);
+  if (cost !== undefined) left.gas -= cost;
+  return null;
+}
+
 /**
  * Prepares, signs and stores the payouts of claimed withdrawals of one network that have no live
  * transaction. One that would revert fails at once (funds back); one the node could not prepare
- * goes back to the queue (nothing was signed). Resolves with how many were settled (stored or
- * failed) and the stored rows, lowest nonce first.
+ * goes back to the queue (nothing was signed), saying so (`node_unavailable`). Before anything is
+ * signed, the batch is held against what the hot wallet holds (read while the batch is prepared):
+ * those it cannot pay, in their order, go back to the queue held (`hot_wallet_token`,
+ * `hot_wallet_gas`: out of the claims until ./hot-wallet.ts finds it topped up) rather than be signed
+ * to wait, or be sent to revert (a transfer of more tokens than the wallet holds fails its dry run:
+ * that says nothing against the payout). Resolves with how many were settled (stored or failed) and
+ * the stored rows, lowest nonce first.
  */
-async function storeBatch(deps: Deps, outgoing: OutgoingChain, claimed: readonly ClaimedWithdrawal[], log: Report): Promise<{ settled: number; rows: StoredTransaction[] }> {
+async function storeBatch(deps: Deps, outgoing: OutgoingChain, claimed: readonly ClaimedWithdrawal[], round: Round, sendLeaseMs = 0): Promise<{ settled: number; rows: StoredTransaction[] }> {
   let prepared: Array<PromiseSettledResult<PreparedTransaction>>;
   const presigned: Presigned = new Map();
   let presigning: Promise<void> | undefined;
   let withdrawals: readonly ClaimedWithdrawal[] = claimed;
+  const holdings = spendable(deps, outgoing, [...new Set(claimed.map((withdrawal) => withdrawal.asset_id))]);
   try {
     // What the intake had prepared (./ahead.ts) comes first, in the order of the nonces its signatures
     // were made with; the rest is prepared now, its drafts signed ahead with the nonces after those.
@@ -276,28 +310,44 @@ async function storeBatch(deps: Deps, outgoing: OutgoingChain, claimed: readonly
     prepared = withdrawals.map((): PromiseRejectedResult => ({ status: 'rejected', reason: error }));
   }
   await presigning;
+  const left = await holdings;
   let settled = 0;
   const ready: Array<TransactionToStore & { withdrawal: ClaimedWithdrawal }> = [];
+  const held = async (withdrawal: ClaimedWithdrawal, reason: StalledReason) => {
+    // Nothing was signed: back to the queue, saying why (held out of the claims for the hot wallet).
+    if ((await releaseClaim(deps.db, withdrawal.id, withdrawal.attempts, deps.now(), reason)) && reason !== 'node_unavailable' && withdrawal.stalled_reason !== reason) {
+      round.stalls.held(outgoing.blockchainId);
+    }
+  };
   for (const [i, result] of prepared.entries()) {
     const withdrawal = withdrawals[i]!;
-    if (result.status === 'fulfilled') {
+    const cost = result.status === 'fulfilled' ? outgoing.maxCost(result.value) : undefined;
+    const short = left && (result.status === 'fulfilled' || result.reason instanceof PayoutError) ? shortfall(left, withdrawal, cost) : null;
+    if (short) {
+      await held(withdrawal, short);
+    } else if (result.status === 'fulfilled') {
       ready.push({ withdrawal, prepared: result.value, purpose: 'withdrawal', withdrawalId: withdrawal.id, toAddress: withdrawal.address });
     } else if (result.reason instanceof PayoutError) {
       await failWithdrawal(deps, withdrawal.id, result.reason.message);
       settled++;
+    } else if (result.reason instanceof HotWalletShortError) {
+      await held(withdrawal, result.reason.short === 'gas' ? 'hot_wallet_gas' : 'hot_wallet_token');
     } else {
-      // Nothing was signed: back to the queue for the next round, not after the lease.
-      reportOnce(log, 'prepare', `[paylink] payouts wait: the chain did not answer while preparing withdrawal ${withdrawal.id}`, result.reason);
-      await releaseClaim(deps.db, withdrawal.id, withdrawal.attempts, deps.now());
+      nodeUnavailable(round, outgoing.blockchainId, 'prepared', result.reason);
+      await held(withdrawal, 'node_unavailable');
     }
   }
   if (ready.length === 0) return { settled, rows: [] };
   try {
-    const rows = await signAndStore(deps, outgoing, ready, presigned);
+    const rows = await signAndStore(deps, outgoing, ready, presigned, sendLeaseMs);
     return { settled: settled + rows.length, rows };
   } catch (error) {
     // The transaction rolled back: nothing was signed for good, no nonce taken.
-    reportOnce(log, 'store', `[paylink] payouts wait: ${ready.length} payout(s) could not be stored`, error);
+    logWait(round.logger, `store ${outgoing.blockchainId}`, 'error', 'payout_store_failed', 'payouts could not be signed and stored (the database?): they go back to the queue and are tried again', {
+      blockchainId: outgoing.blockchainId,
+      payouts: ready.length,
+      error,
+    });
     for (const { withdrawal } of ready) await releaseClaim(deps.db, withdrawal.id, withdrawal.attempts, deps.now());
     return { settled, rows: [] };
   }
@@ -317,7 +367,7 @@ interface FinalTransaction {
  * according to its receipt. Should that fail, each is ended in a transaction of its own, so that one
  * that cannot be finished holds up none of the others. Resolves with how many were ended.
  */
-async function finishMined(deps: Deps, final: readonly FinalTransaction[], options: StoredPayoutOptions, log: Report): Promise<number> {
+async function finishMined(deps: Deps, final: readonly FinalTransaction[], round: Round): Promise<number> {
   const finishAll = (items: readonly FinalTransaction[]) =>
     deps.db.transaction(async (tx) => {
       const now = deps.now();
@@ -348,13 +398,18 @@ async function finishMined(deps: Deps, final: readonly FinalTransaction[], optio
       try {
         results.push(await finishAll([item]));
       } catch (itemError) {
-        reportOnce(log, `finish ${item.row.tx_hash}`, `[paylink] payout transaction ${item.row.tx_hash} is mined but could not be recorded; trying again`, itemError);
+        logWait(round.logger, `finish ${item.row.tx_hash}`, 'error', 'payout_finish_failed', 'a payout transaction is mined but could not be recorded (the database?): tried again', {
+          blockchainId: item.row.blockchain_id,
+          withdrawalId: item.row.withdrawal_id ?? undefined,
+          txHash: item.row.tx_hash,
+          error: itemError,
+        });
       }
     }
   }
   for (const { item, withdrawal } of results.flatMap((result) => result.paid)) {
     if (item.received === undefined || compareDecimal(item.received, withdrawal.amount) === 0) continue;
-    (options.logger ?? defaultLogger).warn('payout_shortfall', 'a payout delivered another amount than it sent (a token that charges a fee on transfers): the withdrawal shows what was received', {
+    round.logger.warn('payout_shortfall', 'a payout delivered another amount than it sent (a token that charges a fee on transfers): the withdrawal shows what was received', {
       withdrawalId: withdrawal.id,
       blockchainId: withdrawal.blockchain_id,
       assetId: withdrawal.asset_id,
@@ -402,10 +457,10 @@ async function rejectStored(deps: Deps, row: StoredTransaction, reason: string):
  * wallet's transactions in the finalized block), and signs the withdrawal again (a gas top-up is left
  * to the next sweep).
  */
-async function replaceStored(deps: Deps, row: StoredTransaction, nextNonce: number, log: Report, logger: Logger): Promise<void> {
+async function replaceStored(deps: Deps, row: StoredTransaction, nextNonce: number, round: Round): Promise<void> {
   const ended = await deps.db.transaction(async (tx) => finishStored(tx, row.id, 'replaced', deps.now()));
   if (!ended) return;
-  logger.error('payout_replaced', "another transaction of the hot wallet used this payout transaction's nonce for good (someone else holds the hot wallet's key?): it is replaced and its payout signed again", {
+  round.logger.error('payout_replaced', "another transaction of the hot wallet used this payout transaction's nonce for good (someone else holds the hot wallet's key?): it is replaced and its payout signed again", {
     blockchainId: row.blockchain_id,
     withdrawalId: row.withdrawal_id ?? undefined,
     txHash: row.tx_hash,
@@ -414,31 +469,41 @@ async function replaceStored(deps: Deps, row: StoredTransaction, nextNonce: numb
   await raiseNonce(deps.db, row.blockchain_id, row.from_address, nextNonce, deps.now());
   if (!row.withdrawal_id) return;
   const withdrawal = await deps.db.transaction((tx) => lockForPayout(tx, row.withdrawal_id!));
-  if (withdrawal?.status === 'processing') await storeBatch(deps, outgoingOf(deps.chain, row.blockchain_id), [withdrawal], log);
+  if (withdrawal?.status === 'processing') await storeBatch(deps, outgoingOf(deps.chain, row.blockchain_id), [withdrawal], round);
 }
 
 /**
  * Broadcasts stored transactions of one network (their exact stored bytes), in parallel, lowest
  * nonce first, then again, one by one in nonce order, those the node refused because an earlier
- * nonce had not reached it yet. What the node took is recorded in one statement. Resolves with how
- * many moved forward and the ids of those a node now has.
+ * nonce had not reached it yet. What the node took is recorded in one statement, and its withdrawals
+ * no longer wait; one the node did not take waits, saying why: the hot wallet cannot pay its gas
+ * (`hot_wallet_gas`), or no node answered (`node_unavailable`). Resolves with how many moved forward,
+ * the ids of those a node now has, and why each of the others was not taken.
  */
-async function broadcastBatch(deps: Deps, outgoing: OutgoingChain, rows: readonly StoredTransaction[], log: Report, logger: Logger): Promise<{ progress: number; taken: Set<string> }> {
+async function broadcastBatch(deps: Deps, outgoing: OutgoingChain, rows: readonly StoredTransaction[], round: Round): Promise<{ progress: number; taken: Set<string>; failures: unknown[] }> {
   let progress = 0;
   const taken = new Set<string>();
   const gaps: StoredTransaction[] = [];
+  const tooLow: StoredTransaction[] = [];
+  const failures: unknown[] = [];
   const handle = async (row: StoredTransaction, result: PromiseSettledResult<BroadcastOutcome>) => {
     if (result.status === 'rejected') {
+      failures.push(result.reason);
+      if (result.reason instanceof HotWalletShortError) {
+        // The same bytes go again on a later round, once the hot wallet is topped up (./hot-wallet.ts says so).
+        round.stalls.row(row, result.reason.short === 'gas' ? 'hot_wallet_gas' : 'hot_wallet_token');
+        return;
+      }
       if (!(result.reason instanceof PayoutError)) {
-        // An outage or a refusal for now (fees, funds): the same bytes go again on a later round.
-        reportOnce(log, row.tx_hash, `[paylink] payout transaction ${row.tx_hash} (nonce ${row.nonce}) waits: the chain did not take it`, result.reason);
+        // An outage or a refusal for now (a fee the node finds too low): the same bytes go again on a later round.
+        waitingToBeTaken(round, row, result.reason);
         return;
       }
       // Refused for good by the node asked. A node that took these bytes before may still have them
       // mined (or have them in a block already): only bytes no node was seen to take, and none has, are
       // given up.
       if (row.status !== 'signed') {
-        notice(logger, 'warn', 'payout_refusal_unsettled', row, 'a node refuses a payout transaction that a node took before: it may still be mined, so it stays as it is and is sent again later', result.reason.message);
+        notice(round.logger, 'warn', 'payout_refusal_unsettled', row, 'a node refuses a payout transaction that a node took before: it may still be mined, so it stays as it is and is sent again later', result.reason.message);
         return;
       }
       if (await outgoing.transactionKnown(row.tx_hash)) {
@@ -456,21 +521,17 @@ async function broadcastBatch(deps: Deps, outgoing: OutgoingChain, rows: readonl
     } else if (outcome === 'nonce_gap') {
       gaps.push(row);
     } else if (outcome === 'nonce_too_low') {
-      // Its nonce is used: by this very transaction (its receipt is about to show) or by another one.
-      // Only the other, for good, lets the payout be signed again, and every node is asked, not just
-      // the one that said "too low"; until that is certain it stays as it is, taken.
-      const verdict = await outgoing.nonceReplaced(row.nonce, row.tx_hash);
-      if (verdict.replaced) {
-        await replaceStored(deps, row, verdict.nextNonce, log, logger);
-        progress++;
-      } else {
-        if (verdict.mined) notice(logger, 'info', 'payout_nonce_unsettled', row, 'a node says the nonce of a payout transaction is used: by this very transaction, which a node shows mined; it is followed by its receipt', verdict.why);
-        else notice(logger, 'warn', 'payout_nonce_unsettled', row, 'a node says the nonce of a payout transaction is used, and no node shows this transaction mined: it is not certain yet that another transaction used the nonce for good, so it stays as it is and is looked at again', verdict.why);
-        taken.add(row.id);
-      }
+      // Its nonce is used: by this very transaction (most often: sent before, mined since) or by another
+      // one. Looked into once the batch is handled (`settleTooLow`).
+      tooLow.push(row);
     } else {
       // replacement_underpriced: a transaction the service did not sign holds this nonce in the mempool.
-      reportOnce(log, row.tx_hash, `[paylink] payout ${row.tx_hash}: another transaction holds nonce ${row.nonce} of the hot wallet in the mempool; waiting`);
+      logWait(round.logger, row.tx_hash, 'warn', 'payout_nonce_held', 'another transaction (not signed by the service) holds the nonce of a payout in the mempool, with a higher fee: the payout waits for it to be mined or dropped', {
+        blockchainId: row.blockchain_id,
+        withdrawalId: row.withdrawal_id ?? undefined,
+        txHash: row.tx_hash,
+        nonce: row.nonce,
+      });
     }
   };
   const sorted = [...rows].sort((a, b) => a.nonce - b.nonce);
@@ -484,9 +545,11 @@ async function broadcastBatch(deps: Deps, outgoing: OutgoingChain, rows: readonl
     try {
       await handle(row, results[i]!);
     } catch (error) {
-      reportOnce(log, row.tx_hash, `[paylink] payout transaction ${row.tx_hash} (nonce ${row.nonce}) waits: the chain did not answer`, error);
+      failures.push(error);
+      waitingToBeTaken(round, row, error);
     }
   }
+  progress += await settleTooLow(deps, outgoing, tooLow.splice(0), taken, round);
   // The node holds no earlier nonce for these: now that the batch is out, they can follow it, in order.
   if (taken.size > 0) {
     for (const row of gaps.splice(0)) {
@@ -494,12 +557,90 @@ async function broadcastBatch(deps: Deps, outgoing: OutgoingChain, rows: readonl
         const [result] = await Promise.allSettled([outgoing.broadcast(row.raw_transaction)]);
         await handle(row, result);
       } catch (error) {
-        reportOnce(log, row.tx_hash, `[paylink] payout transaction ${row.tx_hash} (nonce ${row.nonce}) waits: the chain did not answer`, error);
+        failures.push(error);
+        waitingToBeTaken(round, row, error);
       }
     }
   }
+  // Also a "nonce too low" met among the gaps.
+  progress += await settleTooLow(deps, outgoing, tooLow, taken, round);
   await markBroadcast(deps.db, [...taken], deps.now());
-  return { progress, taken };
+  for (const row of sorted) if (taken.has(row.id)) round.stalls.row(row, null);
+  // Those no node took are due again, for anyone, after the usual wait: their storer has had its try.
+  await endSendLease(
+    deps.db,
+    rows.filter((row) => !taken.has(row.id)).map((row) => row.id),
+    deps.now(),
+  );
+  return { progress, taken, failures };
+}
+
+/**
+ * A stored transaction no node took, for now: no node answered (`node_unavailable`, logged once a
+ * minute per network), or a node refused it for now (a fee it finds too low; logged once a minute
+ * per transaction). Its same bytes go again on a later round.
+ */
+function waitingToBeTaken(round: Round, row: StoredTransaction, error: unknown) {
+  if (isOutage(error)) {
+    round.stalls.row(row, 'node_unavailable');
+    nodeUnavailable(round, row.blockchain_id, 'sent', error);
+    return;
+  }
+  logWait(round.logger, row.tx_hash, 'warn', 'payout_broadcast_refused', 'a node refused a payout transaction for now: the same transaction is sent again later', {
+    blockchainId: row.blockchain_id,
+    withdrawalId: row.withdrawal_id ?? undefined,
+    txHash: row.tx_hash,
+    nonce: row.nonce,
+    error,
+  });
+}
+
+/** Whether an error is a node that did not answer (down, slow, failing), not its refusal of the transaction. */
+function isOutage(error: unknown): boolean {
+  const code = (error as { code?: unknown; retryable?: unknown } | null)?.code;
+  return !(typeof code === 'string' && ['fee_too_low', 'nonce_too_high', 'insufficient_funds', 'reverted', 'rejected'].includes(code));
+}
+
+/**
+ * Stored transactions whose nonce a node says is used ("nonce too low"): most often by the
+ * transaction itself, sent before (by this instance, another, or a broadcast whose answer was lost)
+ * and mined since. Their receipts are read together first: one in a canonical block is taken, and
+ * its receipt finishes it. Only the others (no node shows them mined) are asked, one by one, whether
+ * another transaction used their nonce for good (`OutgoingChain.nonceReplaced`: every node asked,
+ * several calls each): that alone lets a payout be signed again, and until it is certain the stored
+ * transaction stays as it is, taken. Resolves with how many moved forward.
+ */
+async function settleTooLow(deps: Deps, outgoing: OutgoingChain, rows: readonly StoredTransaction[], taken: Set<string>, round: Round): Promise<number> {
+  if (rows.length === 0) return 0;
+  let progress = 0;
+  let unmined: StoredTransaction[] = [...rows];
+  try {
+    const states = await outgoing.states(rows.map((row) => ({ txHash: row.tx_hash })), await outgoing.latestBlock());
+    unmined = rows.filter((row, i) => {
+      const state = states[i]!;
+      return state.status === 'rejected' || state.value.status === 'pending';
+    });
+  } catch {
+    // No receipts read: each is asked about on its own below.
+  }
+  for (const row of rows) if (!unmined.includes(row)) taken.add(row.id);
+  for (const row of unmined) {
+    try {
+      const verdict = await outgoing.nonceReplaced(row.nonce, row.tx_hash);
+      if (verdict.replaced) {
+        await replaceStored(deps, row, verdict.nextNonce, round);
+        progress++;
+        continue;
+      }
+      if (verdict.mined) notice(round.logger, 'info', 'payout_nonce_unsettled', row, 'a node says the nonce of a payout transaction is used: by this very transaction, which a node shows mined; it is followed by its receipt', verdict.why);
+      else notice(round.logger, 'warn', 'payout_nonce_unsettled', row, 'a node says the nonce of a payout transaction is used, and no node shows this transaction mined: it is not certain yet that another transaction used the nonce for good, so it stays as it is and is looked at again', verdict.why);
+      taken.add(row.id);
+    } catch (error) {
+      round.stalls.row(row, 'node_unavailable');
+      nodeUnavailable(round, row.blockchain_id, 'followed', error, { txHash: row.tx_hash });
+    }
+  }
+  return progress;
 }
 
 /** How long a sent payout may stay out of every block before the node is asked whether it holds it for ever. */
@@ -512,14 +653,17 @@ const heldChecked = new Map<string, number>();
  * (`OutgoingChain.releaseQueued`: its queue is dropped and the same bytes sent again; nothing on any
  * other node). Asked at most once per `HELD_AFTER_MS` per network.
  */
-async function releaseHeld(outgoing: OutgoingChain, log: Report): Promise<void> {
+async function releaseHeld(outgoing: OutgoingChain, round: Round): Promise<void> {
   const now = Date.now(); // the wall clock: a service's own clock may be set back (tests)
   if (now - (heldChecked.get(outgoing.blockchainId) ?? 0) < HELD_AFTER_MS) return;
   heldChecked.set(outgoing.blockchainId, now);
   try {
     await outgoing.releaseQueued();
   } catch (error) {
-    reportOnce(log, `release ${outgoing.blockchainId}`, `[paylink] payouts on ${outgoing.blockchainId}: a payout sent a while ago is in no block, and asking the node whether it holds it for ever failed; asked again later`, error);
+    logWait(round.logger, `release ${outgoing.blockchainId}`, 'warn', 'dev_node_release_failed', 'a payout sent a while ago is in no block, and asking the node whether it holds it for ever failed: asked again later', {
+      blockchainId: outgoing.blockchainId,
+      error,
+    });
   }
 }
 
@@ -529,9 +673,10 @@ async function releaseHeld(outgoing: OutgoingChain, log: Report): Promise<void> 
  * those with their confirmations, records the others' progress, and broadcasts again those not
  * mined that are due. A transaction no node has taken yet is broadcast without a receipt read: if
  * one took it after all (a crash before that was recorded), the node says "nonce too low" and its
- * receipt is read then. Resolves with how many moved forward.
+ * receipt is read then. A receipt no node answered for has its withdrawal wait `node_unavailable`;
+ * one read, pending or mined, none. Resolves with how many moved forward.
  */
-async function followBatch(deps: Deps, outgoing: OutgoingChain, rows: readonly StoredTransaction[], options: StoredPayoutOptions, log: Report): Promise<number> {
+async function followBatch(deps: Deps, outgoing: OutgoingChain, rows: readonly StoredTransaction[], options: StoredPayoutOptions, round: Round): Promise<number> {
   let progress = 0;
   const now = deps.now();
   const toSend = rows.filter((row) => row.status === 'signed');
@@ -541,7 +686,8 @@ async function followBatch(deps: Deps, outgoing: OutgoingChain, rows: readonly S
     try {
       latest = await outgoing.latestBlock();
     } catch (error) {
-      reportOnce(log, `head ${outgoing.blockchainId}`, `[paylink] payouts on ${outgoing.blockchainId} wait: the chain did not answer`, error);
+      for (const row of rows) round.stalls.row(row, 'node_unavailable');
+      nodeUnavailable(round, outgoing.blockchainId, 'followed', error);
       return 0;
     }
     // A withdrawal's payout is asked about with its recipient: the receipt says what they received.
@@ -560,9 +706,11 @@ async function followBatch(deps: Deps, outgoing: OutgoingChain, rows: readonly S
     for (const [i, row] of toRead.entries()) {
       const result = states[i]!;
       if (result.status === 'rejected') {
-        reportOnce(log, row.tx_hash, `[paylink] payout transaction ${row.tx_hash} (nonce ${row.nonce}) waits: the chain did not answer`, result.reason);
+        round.stalls.row(row, 'node_unavailable');
+        nodeUnavailable(round, outgoing.blockchainId, 'followed', result.reason, { txHash: row.tx_hash });
         continue;
       }
+      round.stalls.row(row, null);
       const state: TransactionState = result.value;
       if (state.status !== 'pending') {
         if (state.confirmations >= outgoing.confirmations) final.push({ row, status: state.status, confirmations: state.confirmations, received: state.received });
@@ -571,14 +719,14 @@ async function followBatch(deps: Deps, outgoing: OutgoingChain, rows: readonly S
       }
       if (row.last_broadcast_at && now.getTime() - row.last_broadcast_at.getTime() >= HELD_AFTER_MS) waitingLong = true;
       // Not mined (or no longer: a reorg dropped it): send the stored bytes again, when due.
-      const due = row.status !== 'sent' || !row.last_broadcast_at || now.getTime() - row.last_broadcast_at.getTime() >= (options.rebroadcastMs ?? 15_000);
+      const due = row.status !== 'sent' || !row.last_broadcast_at || now.getTime() - row.last_broadcast_at.getTime() >= (options.rebroadcastMs ?? REBROADCAST_MS);
       if (due) toSend.push(row);
     }
     progress += await markMined(deps.db, mined, now);
-    if (final.length > 0) progress += await finishMined(deps, final, options, log);
-    if (waitingLong) await releaseHeld(outgoing, log);
+    if (final.length > 0) progress += await finishMined(deps, final, round);
+    if (waitingLong) await releaseHeld(outgoing, round);
   }
-  if (toSend.length > 0) progress += (await broadcastBatch(deps, outgoing, toSend, log, options.logger ?? defaultLogger)).progress;
+  if (toSend.length > 0) progress += (await broadcastBatch(deps, outgoing, toSend, round)).progress;
   return progress;
 }
 
@@ -587,16 +735,17 @@ async function followBatch(deps: Deps, outgoing: OutgoingChain, rows: readonly S
  * earlier ones is followed (the receipts of the batch before this one are read as this one is
  * signed), so a burst of withdrawals flows through batch after batch without waiting for itself.
  */
-async function payNetwork(deps: Deps, outgoing: OutgoingChain, fresh: readonly ClaimedWithdrawal[], options: StoredPayoutOptions & { limit?: number }, log: Report): Promise<number> {
+async function payNetwork(deps: Deps, outgoing: OutgoingChain, fresh: readonly ClaimedWithdrawal[], options: StoredPayoutOptions & { limit?: number }, round: Round): Promise<number> {
   const sending = async () => {
     if (fresh.length === 0) return 0;
-    const stored = await storeBatch(deps, outgoing, fresh, log);
-    if (stored.rows.length > 0) await broadcastBatch(deps, outgoing, stored.rows, log, options.logger ?? defaultLogger);
+    // Broadcast here at once: the other instances leave them to this one until its first try is over.
+    const stored = await storeBatch(deps, outgoing, fresh, round, options.rebroadcastMs ?? REBROADCAST_MS);
+    if (stored.rows.length > 0) await broadcastBatch(deps, outgoing, stored.rows, round);
     return stored.settled;
   };
   const following = async () => {
     const rows = await claimUnfinished(deps.db, outgoing.blockchainId, outgoing.hotWallet, options.checkMs ?? 1_000, options.limit ?? 100);
-    return rows.length > 0 ? followBatch(deps, outgoing, rows, options, log) : 0;
+    return rows.length > 0 ? followBatch(deps, outgoing, rows, options, round) : 0;
   };
   const [sent, followed] = await Promise.allSettled([sending(), following()]);
   if (sent.status === 'rejected') throw sent.reason;
@@ -604,26 +753,61 @@ async function payNetwork(deps: Deps, outgoing: OutgoingChain, fresh: readonly C
   return sent.value + followed.value;
 }
 
+/** Networks whose payouts this process has seen halted (their withdrawals said so), to be told when they resume. */
+const haltSeen = new Set<string>();
+/** Databases whose withdrawals were looked at for a halt that ended while no instance ran. */
+const haltLookedAt = new WeakSet<object>();
+
+/**
+ * The networks of `chain` with a hot wallet whose payouts are halted (`payoutsHalted`: a block held as
+ * final changed): nothing is claimed, signed, sent or followed there until an operator resumes them.
+ */
+export async function haltedNetworks(db: Database, chain: ChainAdapter): Promise<Set<string>> {
+  const networks = payingNetworks(chain).map((outgoing) => outgoing.blockchainId);
+  const halted = await Promise.all(networks.map((blockchainId) => payoutsHalted(db, blockchainId)));
+  return new Set(networks.filter((_, i) => halted[i]));
+}
+
 /**
  * One round of payouts on a real chain: on every network at once, signs and stores the claimed
  * withdrawals as one batch, broadcasts it, then follows up to `limit` unfinished stored
- * transactions. Resolves with how many things moved forward.
+ * transactions. A network whose payouts are halted is left alone (its withdrawals say
+ * `chain_halted`). At its end, why each withdrawal waits is recorded where it changed. Resolves with
+ * how many things moved forward.
  */
 export async function processStoredPayouts(deps: Deps, claimed: ClaimedWithdrawal[], options: StoredPayoutOptions & { limit?: number } = {}): Promise<number> {
-  const log = options.log ?? ((line: string, error?: unknown) => console.error(line, error ?? ''));
+  const logger = options.logger ?? defaultLogger;
+  const stalls = new Stalls();
+  const halted = options.halted ?? (await haltedNetworks(deps.db, deps.chain));
   const networks = payingNetworks(deps.chain);
   const live = await withLiveTransaction(deps.db, claimed.map((withdrawal) => withdrawal.id));
   const fresh = new Map<string, ClaimedWithdrawal[]>();
   for (const withdrawal of claimed) {
-    if (!networks.some((n) => n.blockchainId === withdrawal.blockchain_id)) {
-      // No hot wallet on its network (now): it waits, pending, until one is configured.
-      await releaseClaim(deps.db, withdrawal.id, withdrawal.attempts, deps.now());
+    const paying = networks.some((n) => n.blockchainId === withdrawal.blockchain_id);
+    if (!paying || halted.has(withdrawal.blockchain_id)) {
+      // No hot wallet on its network (now), or payouts there halted: it waits, pending, saying so where it is a halt.
+      await releaseClaim(deps.db, withdrawal.id, withdrawal.attempts, deps.now(), paying ? 'chain_halted' : undefined);
       continue;
     }
     if (live.has(withdrawal.id)) continue;
     fresh.set(withdrawal.blockchain_id, [...(fresh.get(withdrawal.blockchain_id) ?? []), withdrawal]);
   }
-  const rounds = await Promise.all(networks.map((outgoing) => payNetwork(deps, outgoing, fresh.get(outgoing.blockchainId) ?? [], options, log)));
+  // Halted networks' withdrawals say so; those of a network that resumed no longer do (looked at once
+  // per database, for a halt that ended while this process did not run, then after each halt it saw).
+  const resumed = networks.map((n) => n.blockchainId).filter((id) => !halted.has(id) && (haltSeen.has(id) || !haltLookedAt.has(deps.db)));
+  if (halted.size > 0 || resumed.length > 0) {
+    await markHalted(deps.db, [...halted], resumed, deps.now());
+    haltLookedAt.add(deps.db);
+    for (const id of resumed) haltSeen.delete(id);
+    for (const id of halted) haltSeen.add(id);
+  }
+  const rounds = await Promise.all(
+    networks
+      .filter((outgoing) => !halted.has(outgoing.blockchainId))
+      .map((outgoing) => payNetwork(deps, outgoing, fresh.get(outgoing.blockchainId) ?? [], options, { logger, stalls })),
+  );
+  await stalls.flush(deps.db, deps.now());
+  for (const blockchainId of stalls.hotWallet) options.onHotWallet?.(blockchainId);
   return rounds.reduce((sum, n) => sum + n, 0);
 }
 
@@ -635,11 +819,11 @@ export async function processStoredPayouts(deps: Deps, claimed: ClaimedWithdrawa
  */
 export async function sendStoredGasTopUp(deps: Deps, blockchainId: string, to: string, value: bigint): Promise<string> {
   const outgoing = outgoingOf(deps.chain, blockchainId);
+  if (await payoutsHalted(deps.db, blockchainId)) throw new Error(`payouts on ${blockchainId} are halted (a block held as final changed): nothing is signed there until an operator resumes them`);
   await ensureNonceSequence(deps, outgoing);
   const prepared = await outgoing.prepareGasTopUp(to, value);
   const [row] = await signAndStore(deps, outgoing, [{ prepared, purpose: 'gas_top_up', withdrawalId: null, toAddress: to }]);
-  const failures: unknown[] = [];
-  const { taken } = await broadcastBatch(deps, outgoing, [row!], (_line, error) => failures.push(error), defaultLogger);
+  const { taken, failures } = await broadcastBatch(deps, outgoing, [row!], { logger: defaultLogger, stalls: new Stalls() });
   if (!taken.has(row!.id)) throw failures[0] ?? new Error(`the gas top-up ${row!.tx_hash} is stored but no node took it yet`);
   return row!.tx_hash;
 }

@@ -27,7 +27,11 @@
  * That is the sandbox's way (`chain.sendPayout`). A real chain (`chain.outgoing`) pays through
  * stored signed transactions instead (./stored.ts): the claim is the same, then each withdrawal gets
  * one nonce and one signed transaction, stored before it is broadcast (the batch signed and stored
- * together, per network), and succeeds (or fails) once its transaction has its confirmations.
+ * together, per network), and succeeds (or fails) once its transaction has its confirmations. There a
+ * payout held up says why (`stalledReason`), nothing is claimed on a network whose payouts are halted,
+ * and after each round the worker holds the hot wallets against what the payouts owe when that is due
+ * (./hot-wallet.ts: at start, every `PAYLINK_EVM_RECONCILE_S`, when a payout starts or stops waiting
+ * for one), so payouts held for a hot wallet go once it is topped up.
  *
  * New withdrawals wake the worker at once, not at the next poll: once a burst of them is recorded
  * (../withdrawals/intake.ts), this instance's worker by `kick()` and every instance's by a NOTIFY
@@ -40,13 +44,15 @@
 import { PayoutError, type ChainAdapter } from '../../chain/types.js';
 import type { Database } from '../../db/index.js';
 import { defaultLogger, type Logger } from '../../log.js';
+import { payoutsHalted } from '../alerts/index.js';
 import { WITHDRAWAL_CHANNEL } from '../events/index.js';
 import { assetAmount } from '../ledger/index.js';
 import { claimDue, type ClaimedWithdrawal } from '../withdrawals/index.js';
 import type { PayoutsAhead } from './ahead.js';
 import { finishPayout, type PayoutOutcome } from './finish.js';
+import { createHotWalletWatch } from './hot-wallet.js';
 import { countUnfinished } from './repository.js';
-import { processStoredPayouts, type StoredPayoutOptions } from './stored.js';
+import { haltedNetworks, processStoredPayouts, type StoredPayoutOptions } from './stored.js';
 
 export interface PayoutWorkerOptions {
   /** How often an idle worker looks for work, in ms (default 1000). `kick()` wakes it sooner. */
@@ -64,6 +70,12 @@ export interface PayoutWorkerOptions {
   checkMs?: number;
   /** Real chains: how long a sent transaction without a receipt waits before it is broadcast again (default 15 s). */
   rebroadcastMs?: number;
+  /**
+   * Real chains: while payouts are held for the hot wallet (no gas money, too few tokens), how often
+   * its holdings are read again, so they go once it is topped up, in ms (default 10 s; at most the
+   * network's `PAYLINK_EVM_RECONCILE_S`).
+   */
+  holdingsRecheckMs?: number;
 }
 
 const DEFAULT_LEASE_MS = 5 * 60 * 1000;
@@ -83,12 +95,12 @@ export interface PayoutWorker {
 
 /**
  * Claims up to `batchSize` withdrawals for this worker; on real networks only those it can pay (a
- * network with a hot wallet): the others wait, pending. The claim is one statement, atomic on its
- * own: no transaction around it (BEGIN and COMMIT would be two more round trips before a burst's
- * first payout is prepared).
+ * network with a hot wallet, whose payouts are not `halted`): the others wait, pending. The claim is
+ * one statement, atomic on its own: no transaction around it (BEGIN and COMMIT would be two more
+ * round trips before a burst's first payout is prepared).
  */
-export async function claimWithdrawals(db: Database, batchSize: number, leaseMs: number, now: Date, chain?: ChainAdapter): Promise<ClaimedWithdrawal[]> {
-  const networks = chain?.kind === 'real' ? chain.chains.filter((c) => c.outgoing).map((c) => c.blockchainId) : undefined;
+export async function claimWithdrawals(db: Database, batchSize: number, leaseMs: number, now: Date, chain?: ChainAdapter, halted: ReadonlySet<string> = new Set()): Promise<ClaimedWithdrawal[]> {
+  const networks = chain?.kind === 'real' ? chain.chains.filter((c) => c.outgoing && !halted.has(c.blockchainId)).map((c) => c.blockchainId) : undefined;
   return claimDue(db, batchSize, leaseMs, now, networks);
 }
 
@@ -159,18 +171,25 @@ export interface PayoutDeps {
   ahead?: PayoutsAhead | undefined;
 }
 
-/** One round of payouts: claims a batch and finishes each; resolves with how many it handled. */
+/**
+ * One round of payouts: claims a batch and finishes each; resolves with how many it handled. On a
+ * real chain, `onHotWallet` hears of each network where a payout started or stopped waiting for the
+ * hot wallet.
+ */
 export async function processPayouts(
   deps: PayoutDeps,
-  options: Pick<PayoutWorkerOptions, 'batchSize' | 'leaseMs' | 'payoutTimeoutMs' | 'checkMs' | 'rebroadcastMs'> = {},
+  options: Pick<PayoutWorkerOptions, 'batchSize' | 'leaseMs' | 'payoutTimeoutMs' | 'checkMs' | 'rebroadcastMs'> & Pick<StoredPayoutOptions, 'onHotWallet'> = {},
 ): Promise<number> {
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
   const payoutTimeoutMs = options.payoutTimeoutMs ?? defaultPayoutTimeout(leaseMs);
-  const claimed = await claimWithdrawals(deps.db, options.batchSize ?? 100, leaseMs, deps.now(), deps.chain);
   if (deps.chain.kind === 'real') {
-    const stored: StoredPayoutOptions = { checkMs: options.checkMs, rebroadcastMs: options.rebroadcastMs, logger: deps.log };
+    // Payouts on a halted network are neither claimed nor sent: its withdrawals say so (./stored.ts).
+    const halted = await haltedNetworks(deps.db, deps.chain);
+    const claimed = await claimWithdrawals(deps.db, options.batchSize ?? 100, leaseMs, deps.now(), deps.chain, halted);
+    const stored: StoredPayoutOptions = { checkMs: options.checkMs, rebroadcastMs: options.rebroadcastMs, logger: deps.log, halted, onHotWallet: options.onHotWallet };
     return processStoredPayouts(deps, claimed, stored);
   }
+  const claimed = await claimWithdrawals(deps.db, options.batchSize ?? 100, leaseMs, deps.now(), deps.chain);
   const log = deps.log ?? defaultLogger;
   await Promise.all(
     claimed.map((withdrawal) =>
@@ -231,7 +250,14 @@ export function startPayoutWorker(
     );
   const listening = subscribe();
 
-  const runOnce = () => processPayouts(deps, { batchSize, leaseMs, payoutTimeoutMs, checkMs: options.checkMs, rebroadcastMs: options.rebroadcastMs });
+  // The hot wallets held against what the payouts owe: at start, every PAYLINK_EVM_RECONCILE_S, when a
+  // payout starts or stops waiting for one, and often while payouts are held for one (./hot-wallet.ts).
+  const watch = createHotWalletWatch(deps, { recheckMs: options.holdingsRecheckMs });
+  const runOnce = async () => {
+    const handled = await processPayouts(deps, { batchSize, leaseMs, payoutTimeoutMs, checkMs: options.checkMs, rebroadcastMs: options.rebroadcastMs, onHotWallet: watch.soon });
+    await watch.due();
+    return handled;
+  };
 
   const loop = (async () => {
     // Listening before the first claim (a withdrawal that round misses is one it hears of), but not
@@ -242,7 +268,12 @@ export function startPayoutWorker(
       if (!outgoing) continue;
       // The first round follows every unfinished transaction: what a crash or an outage left behind.
       const unfinished = await countUnfinished(deps.db, outgoing.blockchainId, outgoing.hotWallet).catch(() => 0);
-      if (unfinished > 0) console.error(`[paylink] payouts (${outgoing.blockchainId}): reconciling ${unfinished} stored transaction(s) with the chain`);
+      if (unfinished > 0) {
+        (deps.log ?? defaultLogger).info('payouts_resuming', 'payouts resume: the stored transactions a stop left unfinished are followed to their end (never signed again)', {
+          blockchainId: outgoing.blockchainId,
+          unfinished,
+        });
+      }
     }
     while (running) {
       let handled = 0;

@@ -65,6 +65,7 @@ function toCheckoutSession(row: SessionRow, chain: ChainAdapter): CheckoutSessio
     payAddress: row.pay_address,
     // While confirming, the transfer being confirmed (its explorer link is what the customer wants).
     txHash: row.tx_hash ?? row.pending_tx_hash ?? null,
+    paidBlockchainId: row.tx_hash ? row.paid_blockchain_id : (row.pending_blockchain_id ?? null),
     expiresAt: row.expires_at.toISOString(),
     createdAt: row.created_at.toISOString(),
     sandbox: chain.sandbox,
@@ -79,7 +80,7 @@ function toCheckoutSession(row: SessionRow, chain: ChainAdapter): CheckoutSessio
     ...facts,
     tokenDecimals: decimals,
     confirmations: row.status === 'confirming' ? (row.confirmations ?? 0) : null,
-    requiredConfirmations: row.status === 'confirming' ? (networkChain(chain, row.blockchain_id)?.incoming.confirmations ?? null) : null,
+    requiredConfirmations: row.status === 'confirming' ? (networkChain(chain, row.pending_blockchain_id ?? row.blockchain_id)?.incoming.confirmations ?? null) : null,
   };
 }
 
@@ -194,6 +195,7 @@ async function openSession(deps: MoneyServiceDeps, spec: SessionSpec, now: Date,
       late_amount: '0',
       pay_address: payAddress,
       tx_hash: null,
+      paid_blockchain_id: null,
       confirmations: null,
       pending_tx_hash: null,
       expires_at: expiresAt,
@@ -438,6 +440,11 @@ export async function getSession(deps: MoneyServiceDeps, id: string): Promise<Ch
   return toCheckoutSession(row, deps.chain);
 }
 
+/** The networks whose scanners must have read past a session's expiry before it expires: every real one. */
+function scannedNetworks(chain: ChainAdapter | undefined): string[] | undefined {
+  return chain?.kind === 'real' ? chain.chains.map((c) => c.blockchainId) : undefined;
+}
+
 /**
  * Expires one open session whose quote has run out at `now` (on a real chain, once the scanner has
  * read past its expiry), if nothing else did first, announcing it (`session.changed`,
@@ -445,7 +452,7 @@ export async function getSession(deps: MoneyServiceDeps, id: string): Promise<Ch
  */
 export async function expireIfDue(deps: Pick<MoneyServiceDeps, 'db'> & { chain?: ChainAdapter }, id: string, now: Date): Promise<boolean> {
   return deps.db.transaction(async (tx) => {
-    const expired = await expireSession(tx, id, now, deps.chain?.kind === 'real');
+    const expired = await expireSession(tx, id, now, scannedNetworks(deps.chain));
     if (!expired) return false;
     await recordEvent(tx, { type: 'session.changed', sessionId: id });
     await announceSession(tx, 'checkout.session.expired', expired, now);
@@ -460,7 +467,7 @@ export async function expireIfDue(deps: Pick<MoneyServiceDeps, 'db'> & { chain?:
 export async function expireDueSessions(deps: Pick<MoneyServiceDeps, 'db' | 'now'> & { chain?: ChainAdapter }, batch = 500): Promise<number> {
   const now = deps.now();
   return deps.db.transaction(async (tx) => {
-    const expired = await expireDue(tx, now, batch, deps.chain?.kind === 'real');
+    const expired = await expireDue(tx, now, batch, scannedNetworks(deps.chain));
     for (const session of expired) {
       await recordEvent(tx, { type: 'session.changed', sessionId: session.id });
       await announceSession(tx, 'checkout.session.expired', session, now);

@@ -77,13 +77,36 @@ export async function recordChainId(db: Queryable, blockchainId: string, chainId
   await db.query('INSERT INTO chain_networks (blockchain_id, chain_id, updated_at) VALUES ($1, $2, $3) ON CONFLICT (blockchain_id) DO NOTHING', [blockchainId, chainId, now]);
 }
 
-/** Moves a network's checkpoint up to final block `block` (never down). */
-export async function recordCheckpoint(db: Queryable, blockchainId: string, block: number, hash: string, now: Date): Promise<void> {
+/**
+ * Moves a network's checkpoint up to final block `block` (never down), from the checkpoint `from` the
+ * caller found on the node: if another instance moved it meanwhile, this one changes nothing (the
+ * checkpoint is never overwritten with a block whose chain nobody checked against it).
+ */
+export async function recordCheckpoint(
+  db: Queryable,
+  blockchainId: string,
+  from: { block: number; hash: string } | null,
+  to: { block: number; hash: string },
+  now: Date,
+): Promise<void> {
   await db.query(
     `UPDATE chain_networks SET checkpoint_block = $2, checkpoint_hash = $3, updated_at = $4
-     WHERE blockchain_id = $1 AND (checkpoint_block IS NULL OR checkpoint_block < $2)`,
-    [blockchainId, block, hash.toLowerCase(), now],
+     WHERE blockchain_id = $1 AND checkpoint_block IS NOT DISTINCT FROM $5::bigint AND checkpoint_hash IS NOT DISTINCT FROM $6::text AND (checkpoint_block IS NULL OR checkpoint_block < $2)`,
+    [blockchainId, to.block, to.hash.toLowerCase(), now, from?.block ?? null, from?.hash ?? null],
   );
+}
+
+/**
+ * Replaces a network's checkpoint, whatever it was: only `paylink chain resume`, after an operator has
+ * looked at a reorganization past finality, records one on the chain the node serves now.
+ */
+export async function replaceCheckpoint(db: Queryable, blockchainId: string, block: number, hash: string, now: Date): Promise<void> {
+  await db.query('UPDATE chain_networks SET checkpoint_block = $2, checkpoint_hash = $3, updated_at = $4 WHERE blockchain_id = $1', [
+    blockchainId,
+    block,
+    hash.toLowerCase(),
+    now,
+  ]);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -116,14 +139,16 @@ function waitingColumns(t = ''): string {
 const WAITING_COLUMNS = waitingColumns();
 
 /**
- * The deposit addresses to watch on `blockchainId`: sessions not settled yet, and every session
- * whose quote ran out after `closedSince` (late and extra payments are the merchant's money too).
+ * The deposit addresses every network's scanner watches: sessions not settled yet, and every session
+ * whose quote ran out after `closedSince` (late and extra payments are the merchant's money too), on
+ * whatever network each was quoted (an address is the same on every network, and a transfer on any
+ * configured one pays its session).
  */
-export async function watchedAddresses(db: Queryable, blockchainId: string, closedSince: Date): Promise<string[]> {
+export async function watchedAddresses(db: Queryable, closedSince: Date): Promise<string[]> {
   const { rows } = await db.query<{ pay_address: string }>(
-    `SELECT pay_address FROM checkout_sessions
-     WHERE blockchain_id = $1 AND (status IN ('awaiting_payment', 'underpaid', 'confirming') OR expires_at > $2)`,
-    [blockchainId, closedSince],
+    `SELECT pay_address FROM checkout_sessions WHERE status IN ('awaiting_payment', 'underpaid', 'confirming')
+     UNION SELECT pay_address FROM checkout_sessions WHERE expires_at > $1`,
+    [closedSince],
   );
   return rows.map((row) => row.pay_address);
 }
@@ -137,11 +162,14 @@ export interface ScannedSession {
   expires_at: Date;
 }
 
-/** Locks the session paid at `payAddress` (the same lock settlement takes), or undefined. */
+/**
+ * Locks the session paid at `payAddress` (the same lock settlement takes, and the same session:
+ * `findSessionByAddress`'s), or undefined. A transfer to it on any configured network pays it.
+ */
 export async function lockSessionForScan(tx: Queryable, blockchainId: string, payAddress: string): Promise<ScannedSession | undefined> {
   const { rows } = await tx.query<ScannedSession>(
     `SELECT id, status, asset_id, paid_amount::text AS paid_amount, expires_at FROM checkout_sessions
-     WHERE blockchain_id = $1 AND lower(pay_address) = lower($2) FOR UPDATE`,
+     WHERE lower(pay_address) = lower($2) ORDER BY blockchain_id = $1 DESC, created_at LIMIT 1 FOR UPDATE`,
     [blockchainId, payAddress],
   );
   return rows[0];
@@ -207,6 +235,20 @@ export async function waitingTransfers(db: Queryable, blockchainId: string, limi
   return rows;
 }
 
+/** The record of a transfer by its identity (network + hash + token + recipient + ordinal), whatever its status, or undefined. */
+export async function findIncoming(
+  db: Queryable,
+  blockchainId: string,
+  transfer: Pick<ObservedTransfer, 'txHash' | 'token' | 'to' | 'ordinal'>,
+): Promise<(WaitingTransfer & { status: string }) | undefined> {
+  const { rows } = await db.query<WaitingTransfer & { status: string }>(
+    `SELECT ${WAITING_COLUMNS}, status FROM incoming_transfers
+     WHERE blockchain_id = $1 AND tx_hash = $2 AND lower(token_address) = lower($3) AND lower(to_address) = lower($4) AND ordinal = $5`,
+    [blockchainId, transfer.txHash.toLowerCase(), transfer.token, transfer.to, transfer.ordinal],
+  );
+  return rows[0];
+}
+
 /** Locks one transfer if it is still waiting. */
 export async function lockWaiting(tx: Queryable, id: string): Promise<WaitingTransfer | undefined> {
   const { rows } = await tx.query<WaitingTransfer>(`SELECT ${WAITING_COLUMNS} FROM incoming_transfers WHERE id = $1 AND status = 'seen' FOR UPDATE`, [id]);
@@ -243,6 +285,70 @@ export async function creditedUnfinal(db: Queryable, blockchainId: string, limit
      WHERE i.blockchain_id = $1 AND i.status = 'credited' AND c.final_at IS NULL AND c.reversed_at IS NULL
      ORDER BY i.block_number NULLS LAST, i.id LIMIT ${limit}`,
     [blockchainId],
+  );
+  return rows;
+}
+
+/**
+ * The blocks (number and hash) of credited transfers on `blockchainId` whose funds are final, above
+ * block `above`: blocks the database holds as final, checked against the node with the checkpoint.
+ */
+export async function finalCreditBlocks(db: Queryable, blockchainId: string, above: number): Promise<Array<{ block: number; hash: string }>> {
+  const { rows } = await db.query<{ block: number; hash: string }>(
+    `SELECT DISTINCT i.block_number::int AS block, i.block_hash AS hash
+     FROM incoming_transfers i JOIN chain_transfers c ON c.id = i.transfer_id
+     WHERE i.blockchain_id = $1 AND i.status = 'credited' AND i.block_number > $2 AND c.final_at IS NOT NULL AND c.reversed_at IS NULL
+     ORDER BY 1`,
+    [blockchainId, above],
+  );
+  return rows;
+}
+
+/**
+ * Up to `limit` distinct blocks (number and hash) of credited, not reversed transfers on `blockchainId`
+ * below block `below`, highest first: where `paylink chain resume` looks for what a reorganization
+ * past finality took back. `before`: whether a transfer in the block was recorded there at or before
+ * `recordedBy` (read from the chain the checkpoint was on, not the one the node serves now).
+ */
+export async function creditedBlocksBelow(
+  db: Queryable,
+  blockchainId: string,
+  below: number,
+  limit: number,
+  recordedBy: Date,
+): Promise<Array<{ block: number; hash: string; before: boolean }>> {
+  const { rows } = await db.query<{ block: number; hash: string; before: boolean }>(
+    `SELECT i.block_number::int AS block, i.block_hash AS hash, bool_or(i.updated_at <= $3) AS before
+     FROM incoming_transfers i JOIN chain_transfers c ON c.id = i.transfer_id
+     WHERE i.blockchain_id = $1 AND i.status = 'credited' AND i.block_number < $2 AND c.reversed_at IS NULL
+     GROUP BY i.block_number, i.block_hash ORDER BY 1 DESC LIMIT ${limit}`,
+    [blockchainId, below, recordedBy],
+  );
+  return rows;
+}
+
+/** When a network's checkpoint was last written (after checking the one before on the node), or undefined. */
+export async function checkpointWrittenAt(db: Queryable, blockchainId: string): Promise<Date | undefined> {
+  const { rows } = await db.query<{ updated_at: Date }>('SELECT updated_at FROM chain_networks WHERE blockchain_id = $1', [blockchainId]);
+  return rows[0]?.updated_at;
+}
+
+/** A credited transfer (final or not) that a reorganization past finality may have taken back. */
+export interface CreditedOnBlock extends CreditedTransfer {
+  final: boolean;
+}
+
+/**
+ * The credited, not reversed transfers on `blockchainId` in blocks `blocks`, or with no block (back in
+ * the mempool after a reorg): what `paylink chain resume` checks one by one.
+ */
+export async function creditedIn(db: Queryable, blockchainId: string, blocks: readonly number[]): Promise<CreditedOnBlock[]> {
+  const { rows } = await db.query<CreditedOnBlock>(
+    `SELECT ${waitingColumns('i')}, i.transfer_id, c.final_at IS NOT NULL AS final
+     FROM incoming_transfers i JOIN chain_transfers c ON c.id = i.transfer_id
+     WHERE i.blockchain_id = $1 AND i.status = 'credited' AND c.reversed_at IS NULL AND (i.block_number IS NULL OR i.block_number = ANY($2::bigint[]))
+     ORDER BY i.block_number DESC NULLS FIRST, i.id`,
+    [blockchainId, [...blocks]],
   );
   return rows;
 }

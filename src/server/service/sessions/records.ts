@@ -8,6 +8,7 @@
 import type { z } from 'zod';
 import { fiatDigits, formatFixed, toDecimalString } from '../../../core/money.js';
 import { isUuid } from '../../../core/rules/limits.js';
+import type { WebhookEventTypeName } from '../../../core/rules/webhooks.js';
 import type { CheckoutSessionRecord, CheckoutSessionRecordList, FieldError, ListCheckoutSessionsQuery, PublicDonorList } from '../../../core/schemas.js';
 import type { Queryable } from '../../db/index.js';
 import { creationRange, pageMeta } from '../context.js';
@@ -48,8 +49,10 @@ export function toSessionRecord(row: SessionRecordRow, transfers: readonly Trans
     lateAmount: assetAmount(row.late_amount),
     reversedAmount: assetAmount(row.reversed_amount),
     payAddress: row.pay_address,
+    paidBlockchainId: row.paid_blockchain_id,
     transfers: transfers.map((transfer) => ({
       txHash: transfer.tx_hash,
+      blockchainId: transfer.blockchain_id,
       amount: assetAmount(transfer.amount),
       confirmedAt: transfer.received_at.toISOString(),
       late: transfer.kind === 'late_payment',
@@ -64,6 +67,7 @@ export function toSessionRecord(row: SessionRecordRow, transfers: readonly Trans
     donorHiddenAt: row.donor_hidden_at?.toISOString() ?? null,
     createdAt: row.created_at.toISOString(),
     paidAt: row.settled_at?.toISOString() ?? null,
+    finalizedAt: row.finalized_at?.toISOString() ?? null,
     expiresAt: row.expires_at.toISOString(),
     refundedAmount: assetAmount(row.refunded_amount),
     resolution: row.resolution,
@@ -132,13 +136,16 @@ export async function listPublicDonors(db: Queryable, linkId: string, limit: num
 }
 
 /** The session webhooks. */
-export type SessionEventType =
+export type SessionEventType = Extract<
+  WebhookEventTypeName,
   | 'checkout.session.paid'
   | 'checkout.session.underpaid'
   | 'checkout.session.expired'
+  | 'checkout.session.finalized'
   | 'checkout.session.resolved'
   | 'payment.late'
-  | 'payment.reversed';
+  | 'payment.reversed'
+>;
 
 /**
  * Announces `type` about a session in the transaction `tx` that changed it: its merchant's endpoints

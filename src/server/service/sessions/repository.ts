@@ -32,11 +32,14 @@ export interface SessionRow {
   late_amount: string;
   pay_address: string;
   tx_hash: string | null;
+  /** The network of `tx_hash` (the last transfer counted); null until one counts. */
+  paid_blockchain_id: string | null;
   expires_at: Date;
   created_at: Date;
-  /** While `confirming`: the least-confirmed transfer still waiting (its confirmations and hash). */
+  /** While `confirming`: the least-confirmed transfer still waiting (its confirmations, hash and network). */
   confirmations?: number | null;
   pending_tx_hash?: string | null;
+  pending_blockchain_id?: string | null;
   slug: string | null;
   redirect: boolean;
   show_confirmation_page: boolean;
@@ -57,9 +60,10 @@ const JOINS = `${linkSql.join('l', 's.link_id')} ${orderSql.join('o', 's.order_i
 
 const SESSION_SELECT = `SELECT s.id, s.link_id, s.order_id, s.integrator_id, s.status, s.fiat_amount, s.fiat_currency, s.asset_id,
   s.blockchain_id, s.network_name, s.crypto_amount, s.rate, s.rate_source, s.rate_at, s.paid_amount, s.late_amount, s.pay_address, s.tx_hash,
-  s.expires_at, s.created_at,
+  s.paid_blockchain_id, s.expires_at, s.created_at,
   CASE WHEN s.status = 'confirming' THEN (SELECT t.confirmations ${WAITING_TRANSFER}) END AS confirmations,
   CASE WHEN s.status = 'confirming' THEN (SELECT t.tx_hash ${WAITING_TRANSFER}) END AS pending_tx_hash,
+  CASE WHEN s.status = 'confirming' THEN (SELECT t.blockchain_id ${WAITING_TRANSFER}) END AS pending_blockchain_id,
   ${linkSql.slug('l')} AS slug, ${POSTPAY}
   FROM checkout_sessions s ${JOINS}`;
 
@@ -174,13 +178,16 @@ export async function findSession(db: Queryable, id: string): Promise<SessionRow
 }
 
 /**
- * On a network a scanner reads (`scanned`), an unpaid session may expire only once the scanner has
- * read every block up to its expiry (`chain_cursors.covered_until`): while the node is down or the
- * scanner catches up, a transfer made in time may still be unseen, so the session stays open.
+ * On real networks (`scanned`: the ids of every configured network), an unpaid session may expire
+ * only once the scanner of every one of them has read every block up to its expiry
+ * (`chain_cursors.covered_until`): a transfer on any configured network pays the session, and while a
+ * node is down or its scanner catches up, a transfer made in time may still be unseen, so the session
+ * stays open. `$scanned` is the statement's parameter holding the list.
  */
-function coveredSql(scanned: boolean, table: string): string {
+function coveredSql(scanned: readonly string[] | undefined, table: string, param: string): string {
   return scanned
-    ? ` AND EXISTS (SELECT 1 FROM chain_cursors c WHERE c.blockchain_id = ${table}.blockchain_id AND c.covered_until >= ${table}.expires_at)`
+    ? ` AND NOT EXISTS (SELECT 1 FROM unnest(${param}::text[]) AS n(id)
+        WHERE NOT EXISTS (SELECT 1 FROM chain_cursors c WHERE c.blockchain_id = n.id AND c.covered_until >= ${table}.expires_at))`
     : '';
 }
 
@@ -190,25 +197,28 @@ export interface ExpiredSession {
   integratorId: string;
 }
 
-/** Marks one open session `expired` if its quote has run out; the session when this call expired it. */
-export async function expireSession(tx: Queryable, id: string, now: Date, scanned = false): Promise<ExpiredSession | undefined> {
+/**
+ * Marks one open session `expired` if its quote has run out (on real networks, `scanned`, once each
+ * one's scanner has read past it); the session when this call expired it.
+ */
+export async function expireSession(tx: Queryable, id: string, now: Date, scanned?: readonly string[]): Promise<ExpiredSession | undefined> {
   const { rows } = await tx.query<{ id: string; integrator_id: string }>(
     `UPDATE checkout_sessions SET status = 'expired', updated_at = $2
-     WHERE id = $1 AND status IN ('awaiting_payment', 'underpaid') AND expires_at <= $2${coveredSql(scanned, 'checkout_sessions')} RETURNING id, integrator_id`,
-    [id, now],
+     WHERE id = $1 AND status IN ('awaiting_payment', 'underpaid') AND expires_at <= $2${coveredSql(scanned, 'checkout_sessions', '$3')} RETURNING id, integrator_id`,
+    scanned ? [id, now, [...scanned]] : [id, now],
   );
   return rows[0] && { id: rows[0].id, integratorId: rows[0].integrator_id };
 }
 
-/** Marks up to `batch` open sessions whose quote has run out `expired` (skipping rows others hold); returns them. */
-export async function expireDue(tx: Queryable, now: Date, batch: number, scanned = false): Promise<ExpiredSession[]> {
+/** Marks up to `batch` open sessions whose quote has run out `expired` (skipping rows others hold; see `expireSession`); returns them. */
+export async function expireDue(tx: Queryable, now: Date, batch: number, scanned?: readonly string[]): Promise<ExpiredSession[]> {
   const { rows } = await tx.query<{ id: string; integrator_id: string }>(
     `UPDATE checkout_sessions SET status = 'expired', updated_at = $1
      WHERE id IN (SELECT id FROM checkout_sessions s
-                  WHERE status IN ('awaiting_payment', 'underpaid') AND expires_at <= $1${coveredSql(scanned, 's')}
+                  WHERE status IN ('awaiting_payment', 'underpaid') AND expires_at <= $1${coveredSql(scanned, 's', '$2')}
                   ORDER BY expires_at LIMIT ${batch} FOR UPDATE SKIP LOCKED)
      RETURNING id, integrator_id`,
-    [now],
+    scanned ? [now, [...scanned]] : [now],
   );
   return rows.map((row) => ({ id: row.id, integratorId: row.integrator_id }));
 }
@@ -230,10 +240,16 @@ export interface LockedSession {
   raise_currency: string | null;
 }
 
-/** The session paid at `payAddress` on `blockchainId`, and its order (if it pays one), without a lock. */
+/**
+ * The session paid at `payAddress`, and its order (if it pays one), without a lock. A deposit address
+ * is the same on every network and serves one session (one deposit index each), so a transfer to it on
+ * any configured network pays that session; should two sessions of different networks ever share an
+ * address (the sandbox's made-up addresses), the one quoted on `blockchainId` is taken.
+ */
 export async function findSessionByAddress(db: Queryable, blockchainId: string, payAddress: string): Promise<{ id: string; order_id: string | null } | undefined> {
   const { rows } = await db.query<{ id: string; order_id: string | null }>(
-    'SELECT id, order_id FROM checkout_sessions WHERE blockchain_id = $1 AND lower(pay_address) = lower($2)',
+    `SELECT id, order_id FROM checkout_sessions WHERE lower(pay_address) = lower($2)
+     ORDER BY blockchain_id = $1 DESC, created_at LIMIT 1`,
     [blockchainId, payAddress],
   );
   return rows[0];
@@ -278,25 +294,68 @@ export async function closeSessionsOfOrder(tx: Queryable, orderId: string, now: 
 
 /**
  * An SQL condition, for one statement of another room: true when the address that `addressSql`
- * yields (any case) is where one of `integratorId`'s sessions on `blockchainId` is paid, so the
- * scanner reads every transfer to it as a payment of that session (a late one once it ended).
+ * yields (any case) is where one of `integratorId`'s sessions is paid, so the scanner of `blockchainId`
+ * (as of every configured network: a deposit address is the same on all of them) reads every transfer
+ * to it as a payment of that session (a late one once it ended).
  */
-export function depositAddressOfSql(param: SqlParam, integratorId: string, blockchainId: string, addressSql: string): string {
-  return `EXISTS (SELECT 1 FROM checkout_sessions WHERE blockchain_id = ${param(blockchainId)} AND lower(pay_address) = lower(${addressSql}) AND integrator_id = ${param(integratorId)}::uuid)`;
+export function depositAddressOfSql(param: SqlParam, integratorId: string, _blockchainId: string, addressSql: string): string {
+  return `EXISTS (SELECT 1 FROM checkout_sessions WHERE lower(pay_address) = lower(${addressSql}) AND integrator_id = ${param(integratorId)}::uuid)`;
 }
 
-/** Writes what a transfer changed of a locked session. */
+/**
+ * Writes what a transfer changed of a locked session: a counted transfer (`paid`: its hash and
+ * network) becomes the session's `tx_hash` and `paid_blockchain_id`; `finalizedAt`, where given, is when
+ * its money became final (the sandbox: at once).
+ */
 export async function updateSettlement(
   tx: Queryable,
-  change: { id: string; status: SessionStatus; paidAmount: string; lateAmount: string; txHash: string | null; settledAt: Date | null; now: Date },
+  change: {
+    id: string;
+    status: SessionStatus;
+    paidAmount: string;
+    lateAmount: string;
+    paid: { txHash: string; blockchainId: string } | null;
+    settledAt: Date | null;
+    finalizedAt?: Date | null | undefined;
+    now: Date;
+  },
 ): Promise<void> {
   await tx.query(
     `UPDATE checkout_sessions SET status = $2, paid_amount = $3, late_amount = $4,
        tx_hash = CASE WHEN $5::boolean THEN $6 ELSE tx_hash END,
-       settled_at = CASE WHEN $7::boolean THEN $8::timestamptz ELSE settled_at END, updated_at = $8
+       paid_blockchain_id = CASE WHEN $5::boolean THEN $9 ELSE paid_blockchain_id END,
+       settled_at = CASE WHEN $7::boolean THEN $8::timestamptz ELSE settled_at END,
+       finalized_at = coalesce($10::timestamptz, finalized_at), updated_at = $8
      WHERE id = $1`,
-    [change.id, change.status, change.paidAmount, change.lateAmount, change.txHash !== null, change.txHash, change.settledAt !== null, change.now],
+    [
+      change.id,
+      change.status,
+      change.paidAmount,
+      change.lateAmount,
+      change.paid !== null,
+      change.paid?.txHash ?? null,
+      change.settledAt !== null,
+      change.now,
+      change.paid?.blockchainId ?? null,
+      change.finalizedAt ?? null,
+    ],
   );
+}
+
+/**
+ * Marks a settled session's money final when every transfer counted toward it is final (none waits
+ * for its block to be final, none was reversed after all), once; true when this call marked it. The
+ * caller holds the session's lock.
+ */
+export async function markSessionFinal(tx: Queryable, sessionId: string, now: Date): Promise<boolean> {
+  const { rows } = await tx.query(
+    `UPDATE checkout_sessions s SET finalized_at = $2, updated_at = $2
+     WHERE s.id = $1 AND s.finalized_at IS NULL AND s.status IN ('paid', 'overpaid')
+       AND NOT EXISTS (SELECT 1 FROM chain_transfers t WHERE t.session_id = s.id AND t.kind = 'payment' AND t.reversed_at IS NULL AND t.final_at IS NULL)
+     RETURNING s.id`,
+    [sessionId, now],
+  );
+  return rows.length === 1;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -376,22 +435,31 @@ export async function sessionOfTransfer(db: Queryable, transferId: string): Prom
   return rows[0]?.session_id;
 }
 
-/** Locks a credited transfer if it is neither final nor reversed. */
-export async function lockUnfinalTransfer(tx: Queryable, transferId: string): Promise<UnfinalTransfer | undefined> {
-  const { rows } = await tx.query<UnfinalTransfer>(
-    `SELECT t.id, t.session_id, s.integrator_id, s.link_id, t.blockchain_id, t.asset_id, t.kind, t.amount::text AS amount,
+/**
+ * Locks a credited transfer if it is neither final nor reversed; with `orFinal`, also one that is final
+ * (a reversal after a reorganization past finality), saying which (`final`).
+ */
+export async function lockUnfinalTransfer(tx: Queryable, transferId: string, orFinal = false): Promise<(UnfinalTransfer & { final: boolean }) | undefined> {
+  const { rows } = await tx.query<UnfinalTransfer & { final: boolean }>(
+    `SELECT t.id, t.session_id, s.integrator_id, s.link_id, t.blockchain_id, t.asset_id, t.kind, t.amount::text AS amount, t.final_at IS NOT NULL AS final,
        s.raise_amount::text AS raise_amount, s.raise_currency
      FROM chain_transfers t JOIN checkout_sessions s ON s.id = t.session_id
-     WHERE t.id = $1 AND t.final_at IS NULL AND t.reversed_at IS NULL FOR UPDATE OF t`,
-    [transferId],
+     WHERE t.id = $1 AND (t.final_at IS NULL OR $2::boolean) AND t.reversed_at IS NULL FOR UPDATE OF t`,
+    [transferId, orFinal],
   );
   return rows[0];
 }
 
-/** Marks a credited transfer final (its funds available) or reversed (gone); false when it was either already. */
-export async function closeTransfer(tx: Queryable, transferId: string, as: 'final' | 'reversed', now: Date): Promise<boolean> {
+/**
+ * Marks a credited transfer final (its funds available) or reversed (gone); false when it was either
+ * already. A final transfer is reversed only with `orFinal` (a reorganization past finality).
+ */
+export async function closeTransfer(tx: Queryable, transferId: string, as: 'final' | 'reversed', now: Date, orFinal = false): Promise<boolean> {
   const column = as === 'final' ? 'final_at' : 'reversed_at';
-  const { rows } = await tx.query(`UPDATE chain_transfers SET ${column} = $2 WHERE id = $1 AND final_at IS NULL AND reversed_at IS NULL RETURNING id`, [transferId, now]);
+  const { rows } = await tx.query(
+    `UPDATE chain_transfers SET ${column} = $2 WHERE id = $1 AND (final_at IS NULL OR $3::boolean) AND reversed_at IS NULL RETURNING id`,
+    [transferId, now, as === 'reversed' && orFinal],
+  );
   return rows.length === 1;
 }
 
@@ -477,12 +545,14 @@ export interface SessionRecordRow
   donor_message: string | null;
   show_publicly: boolean;
   donor_hidden_at: Date | null;
+  finalized_at: Date | null;
 }
 
 const RECORD_SELECT = `SELECT s.id, s.link_id, s.order_id, s.integrator_id, s.status, s.fiat_amount, s.fiat_currency, s.asset_id,
   s.blockchain_id, s.network_name, s.crypto_amount, s.rate, s.rate_source, s.rate_at, s.rate_basis, s.paid_amount, s.late_amount, s.reversed_amount, s.pay_address, s.reference, s.metadata,
   s.client_reference, s.customer_address, s.customer_phone, s.customer_email, s.created_at, s.settled_at, s.expires_at,
   s.donor_name, s.donor_message, s.show_publicly, s.donor_hidden_at,
+  s.paid_blockchain_id, s.finalized_at,
   ${linkSql.slug('l')} AS slug, ${linkSql.title('l')} AS link_title,
   ${refundedOfSessionSql('s.id')} AS refunded_amount, s.resolution, s.resolved_at, s.resolution_reason
   FROM checkout_sessions s ${linkSql.join('l', 's.link_id')}`;
@@ -538,6 +608,7 @@ export async function listSessionRecords(
 /** A transfer as the merchant's view lists it. */
 export interface TransferRow {
   session_id: string;
+  blockchain_id: string;
   tx_hash: string;
   amount: string;
   kind: 'payment' | 'late_payment';
@@ -548,7 +619,7 @@ export interface TransferRow {
 export async function findTransfersOf(db: Queryable, sessionIds: readonly string[]): Promise<TransferRow[]> {
   if (sessionIds.length === 0) return [];
   const { rows } = await db.query<TransferRow>(
-    `SELECT session_id, tx_hash, amount, kind, received_at FROM chain_transfers
+    `SELECT session_id, blockchain_id, tx_hash, amount, kind, received_at FROM chain_transfers
      WHERE session_id = ANY($1::uuid[]) ORDER BY received_at, kind = 'late_payment', id`,
     [sessionIds],
   );

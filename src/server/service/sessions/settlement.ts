@@ -20,6 +20,12 @@
  * On a real chain a transfer is settled once it has its confirmations, which may be after the quote
  * ran out: what decides "in time" is when it arrived (`arrivedAt`, the time of its block), and a
  * session `confirming` is open (its status before the transfer follows from what it has been paid).
+ *
+ * A deposit address is the same on every configured network, so the session is found by its address
+ * alone: a transfer on another network than the one quoted pays it by the same rules, credited in the
+ * balance of the network it came on (`transfer.blockchainId`), which becomes the session's
+ * `paid_blockchain_id` with its hash. On the sandbox, whose money is available at once, a session is
+ * final (`finalized_at`) when it settles; on a real chain ./finality.ts marks it once its money is.
  */
 import { randomUUID } from 'node:crypto';
 import { ASSET_DIGITS, compareDecimal, fractionDigits, fromUnits, toDecimalString, toUnits } from '../../../core/money.js';
@@ -138,13 +144,17 @@ export async function settleTransfer(
     late += received;
   }
   const settlesNow = !SETTLED_STATUSES.has(session.status) && SETTLED_STATUSES.has(status);
+  // The sandbox's money is available at once: a session it settles is final at once too (its
+  // `checkout.session.paid` already shows `finalizedAt`; no other event follows).
+  const finalNow = settlesNow && transfer.sandbox;
   await updateSettlement(tx, {
     id: session.id,
     status,
     paidAmount: fromUnits(paid, CRYPTO_DIGITS),
     lateAmount: fromUnits(late, CRYPTO_DIGITS),
-    txHash: kind === 'payment' ? txHash : null,
+    paid: kind === 'payment' ? { txHash, blockchainId: transfer.blockchainId } : null,
     settledAt: settlesNow ? now : null,
+    finalizedAt: finalNow ? now : null,
     now,
   });
   if (settlesNow && session.link_id) await countPayment(tx, session.link_id, { amount: session.raise_amount, currency: session.raise_currency });

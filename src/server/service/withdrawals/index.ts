@@ -13,9 +13,11 @@
  * own is refused); after it, domain events (`recordEvent`: `withdrawals.due`, the payout workers'
  * wake-up); in the payouts room's transaction, domain events (`announceWithdrawals`: the withdrawal webhooks).
  * The payouts room claims and finishes withdrawals through this room's repository functions
- * (`claimDue`, `markSucceeded`, `markFailed`, and on a real chain `lockForPayout`/`lockManyForPayout`, `releaseClaim`);
+ * (`claimDue`, `markSucceeded`, `markFailed`, and on a real chain `lockForPayout`/`lockManyForPayout`, `releaseClaim`,
+ * and why a payout is held up: `setStalledReasons`, `markHalted`, `heldForHotWallet`);
  * the one other writer is the payouts room's `insertStored`, which shows each withdrawal its payout's
- * transaction hash in the statement that stores the signed transaction.
+ * transaction hash in the statement that stores the signed transaction. `paylink chain resume` (the
+ * sessions room) fails waiting withdrawals of a balance a reversal left owing (`failWaitingOf`).
  *
  * A refund's payout is a withdrawal too (`refund_id` names the refund): the refunds room queues it
  * (`insertRefundPayout`, its funds already reserved by the refund) and reads it through `payoutSql`;
@@ -26,13 +28,19 @@ export type { WithdrawalRequest } from './domain.js';
 export { createWithdrawalIntake, type WithdrawalIntake, type WithdrawalOutcome } from './intake.js';
 export {
   claimDue,
+  countWaitingForHotWallet,
+  failWaitingOf,
+  heldForHotWallet,
+  HOLDING_REASONS,
   insertRefundPayout,
   lockForPayout,
   lockManyForPayout,
   markFailed,
+  markHalted,
   markSucceeded,
   payoutSql,
   releaseClaim,
+  setStalledReasons,
   type ClaimedWithdrawal,
 } from './repository.js';
 export { withdrawalOperations } from './routes.js';

@@ -173,26 +173,37 @@ export interface ClaimedWithdrawal {
   attempts: number;
   /** The refund this payout pays, if it is one (its funds were reserved by the refund, its outcome is the refund's). */
   refund_id: string | null;
+  /** Why it was held up when claimed (null: it was not): changed only when that changes. */
+  stalled_reason: StalledReason | null;
 }
+
+/**
+ * The stalled reasons that hold a pending withdrawal out of the claims: the hot wallet cannot pay it,
+ * and nothing is signed for it until the payouts find the hot wallet topped up (`liftHolds`).
+ */
+export const HOLDING_REASONS: readonly StalledReason[] = ['hot_wallet_gas', 'hot_wallet_token'];
 
 /**
  * Claims up to `batchSize` withdrawals (`pending`, or `processing` past their lease) in one
  * statement, marking them `processing`: `FOR UPDATE SKIP LOCKED` lets any number of workers on any
  * number of instances share the queue without ever claiming the same withdrawal twice. With
- * `networks`, only withdrawals on those networks (the ones this worker can pay on) are claimed.
+ * `networks`, only withdrawals on those networks (the ones this worker can pay on) are claimed. A
+ * pending withdrawal held for the hot wallet (`HOLDING_REASONS`) is not claimed: it would only be
+ * held again, a write each round, until the hot wallet is topped up.
  */
 export async function claimDue(tx: Queryable, batchSize: number, leaseMs: number, now: Date, networks?: readonly string[]): Promise<ClaimedWithdrawal[]> {
   const { rows } = await tx.query<ClaimedWithdrawal>(
     `UPDATE withdrawals SET status = 'processing', attempts = attempts + 1, claimed_at = now(), updated_at = $3
      WHERE id IN (
        SELECT id FROM withdrawals
-       WHERE (status = 'pending' OR (status = 'processing' AND claimed_at < now() - make_interval(secs => $2::double precision / 1000)))
+       WHERE ((status = 'pending' AND (stalled_reason IS NULL OR stalled_reason <> ALL($5::text[])))
+              OR (status = 'processing' AND claimed_at < now() - make_interval(secs => $2::double precision / 1000)))
          AND ($4::text[] IS NULL OR blockchain_id = ANY($4::text[]))
        ORDER BY created_at
        LIMIT $1
        FOR UPDATE SKIP LOCKED)
-     RETURNING id, integrator_id, amount, asset_id, blockchain_id, address, attempts, refund_id`,
-    [batchSize, leaseMs, now, networks ? [...networks] : null],
+     RETURNING id, integrator_id, amount, asset_id, blockchain_id, address, attempts, refund_id, stalled_reason`,
+    [batchSize, leaseMs, now, networks ? [...networks] : null, [...HOLDING_REASONS]],
   );
   return rows;
 }
@@ -209,7 +220,7 @@ export async function markSucceeded(
 ): Promise<Set<string>> {
   if (paid.length === 0) return new Set();
   const { rows } = await tx.query<{ id: string }>(
-    `UPDATE withdrawals w SET status = 'success', tx_hash = p.tx_hash, sandbox = p.sandbox, updated_at = $5, received_amount = coalesce(p.received, w.amount)
+    `UPDATE withdrawals w SET status = 'success', tx_hash = p.tx_hash, sandbox = p.sandbox, updated_at = $5, received_amount = coalesce(p.received, w.amount), stalled_reason = NULL
      FROM unnest($1::uuid[], $2::text[], $3::boolean[], $4::numeric[]) AS p(id, tx_hash, sandbox, received)
      WHERE w.id = p.id AND w.status = 'processing' RETURNING w.id`,
     [paid.map((p) => p.id), paid.map((p) => p.txHash), paid.map((p) => p.sandbox), paid.map((p) => p.receivedAmount ?? null), now],
@@ -223,7 +234,7 @@ export async function markSucceeded(
  */
 export async function markFailed(tx: Queryable, id: string, reason: string, now: Date, attempts: number): Promise<boolean> {
   const { rows } = await tx.query(
-    `UPDATE withdrawals SET status = 'failed', failure_reason = $2, updated_at = $3
+    `UPDATE withdrawals SET status = 'failed', failure_reason = $2, updated_at = $3, stalled_reason = NULL
      WHERE id = $1 AND status = 'processing' AND attempts = $4 RETURNING id`,
     [id, reason, now, attempts],
   );
@@ -243,7 +254,7 @@ export async function lockForPayout(tx: Queryable, id: string): Promise<(Claimed
 export async function lockManyForPayout(tx: Queryable, ids: readonly string[]): Promise<Map<string, ClaimedWithdrawal & { status: WithdrawalStatus }>> {
   if (ids.length === 0) return new Map();
   const { rows } = await tx.query<ClaimedWithdrawal & { status: WithdrawalStatus }>(
-    'SELECT id, integrator_id, amount, asset_id, blockchain_id, address, attempts, refund_id, status FROM withdrawals WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE',
+    'SELECT id, integrator_id, amount, asset_id, blockchain_id, address, attempts, refund_id, stalled_reason, status FROM withdrawals WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE',
     [[...ids]],
   );
   return new Map(rows.map((row) => [row.id, row]));
@@ -251,13 +262,16 @@ export async function lockManyForPayout(tx: Queryable, ids: readonly string[]): 
 
 /**
  * Gives a claimed withdrawal back to the queue (`pending`) when its payout could not even be
- * prepared (the node is down): nothing was signed, so the next round may claim it at once instead of
- * after the lease. Only the claim numbered `attempts` may do so.
+ * prepared (the node is down) or the hot wallet cannot pay it: nothing was signed, so the next round
+ * may claim it at once instead of after the lease (a withdrawal held for the hot wallet, once that is
+ * topped up). Only the claim numbered `attempts` may do so. `stalledReason` says why it waits (kept
+ * as it is when not given).
  */
-export async function releaseClaim(db: Queryable, id: string, attempts: number, now: Date): Promise<boolean> {
+export async function releaseClaim(db: Queryable, id: string, attempts: number, now: Date, stalledReason?: StalledReason | null): Promise<boolean> {
   const { rows } = await db.query(
-    `UPDATE withdrawals SET status = 'pending', claimed_at = NULL, updated_at = $2 WHERE id = $1 AND status = 'processing' AND attempts = $3 RETURNING id`,
-    [id, now, attempts],
+    `UPDATE withdrawals SET status = 'pending', claimed_at = NULL, updated_at = $2, stalled_reason = CASE WHEN $4::boolean THEN $5::text ELSE stalled_reason END
+      WHERE id = $1 AND status = 'processing' AND attempts = $3 RETURNING id`,
+    [id, now, attempts, stalledReason !== undefined, stalledReason ?? null],
   );
   return rows.length === 1;
 }
@@ -290,3 +304,88 @@ export const payoutSql = {
   columns: (alias: string) =>
     ['status', 'tx_hash', 'failure_reason', 'stalled_reason', 'updated_at'].map((column) => `${alias}.${column} AS payout_${column}`).join(', '),
 };
+/**
+ * Fails, newest first, the withdrawals of one balance that still wait for their payout (`pending`:
+ * nothing was ever signed for them) until their amounts reach `upTo`, with `reason`; resolves with the
+ * ones it failed. The caller returns their funds to the balance in the same transaction. For `paylink
+ * chain resume`: funds a reorganization past finality took back must not be paid out. A refund's payout
+ * is left alone: its funds left the balance when the refund was made, and its outcome is the refund's.
+ */
+export async function failWaitingOf(
+  tx: Queryable,
+  account: { integratorId: string; assetId: AssetId; blockchainId: string },
+  upTo: string,
+  reason: string,
+  now: Date,
+): Promise<ClaimedWithdrawal[]> {
+  const { rows } = await tx.query<ClaimedWithdrawal>(
+    `WITH locked AS (
+       SELECT id, amount, created_at FROM withdrawals
+       WHERE integrator_id = $1 AND asset_id = $2 AND blockchain_id = $3 AND status = 'pending' AND refund_id IS NULL FOR UPDATE
+     ), waiting AS (
+       SELECT id, sum(amount) OVER (ORDER BY created_at DESC, id DESC) - amount AS before FROM locked
+     )
+     UPDATE withdrawals w SET status = 'failed', failure_reason = $5, stalled_reason = NULL, updated_at = $6
+     FROM waiting WHERE w.id = waiting.id AND waiting.before < $4::numeric
+     RETURNING w.id, w.integrator_id, w.amount, w.asset_id, w.blockchain_id, w.address, w.attempts, w.refund_id, w.stalled_reason`,
+    [account.integratorId, account.assetId, account.blockchainId, upTo, reason, now],
+  );
+  return rows;
+}
+
+/**
+ * Records why unfinished withdrawals are held up (a reason, or null once they are not), each only
+ * where that changes: a reason that holds costs no write however often it is found again. Resolves
+ * with the withdrawals it changed, with their network and new reason.
+ */
+export async function setStalledReasons(
+  db: Queryable,
+  changes: ReadonlyArray<{ id: string; reason: StalledReason | null }>,
+  now: Date,
+): Promise<Array<{ id: string; blockchain_id: string; stalled_reason: StalledReason | null }>> {
+  if (changes.length === 0) return [];
+  const { rows } = await db.query<{ id: string; blockchain_id: string; stalled_reason: StalledReason | null }>(
+    `UPDATE withdrawals w SET stalled_reason = c.reason, updated_at = $3
+       FROM unnest($1::uuid[], $2::text[]) AS c(id, reason)
+      WHERE w.id = c.id AND w.status IN ('pending', 'processing') AND w.stalled_reason IS DISTINCT FROM c.reason
+      RETURNING w.id, w.blockchain_id, w.stalled_reason`,
+    [changes.map((change) => change.id), changes.map((change) => change.reason), now],
+  );
+  return rows;
+}
+
+/**
+ * Payouts on `halted` networks are halted: their unfinished withdrawals say so (`chain_halted`); those
+ * of `resumed` networks that said so say nothing any more. Only where that changes.
+ */
+export async function markHalted(db: Queryable, halted: readonly string[], resumed: readonly string[], now: Date): Promise<number> {
+  if (halted.length === 0 && resumed.length === 0) return 0;
+  const { rows } = await db.query(
+    `UPDATE withdrawals SET stalled_reason = CASE WHEN blockchain_id = ANY($1::text[]) THEN 'chain_halted' END, updated_at = $3
+      WHERE status IN ('pending', 'processing')
+        AND ((blockchain_id = ANY($1::text[]) AND stalled_reason IS DISTINCT FROM 'chain_halted')
+          OR (blockchain_id = ANY($2::text[]) AND stalled_reason = 'chain_halted'))
+      RETURNING id`,
+    [[...halted], [...resumed], now],
+  );
+  return rows.length;
+}
+
+/** How many unfinished withdrawals of `blockchainId` wait for the hot wallet (held pending, or signed and refused for gas). */
+export async function countWaitingForHotWallet(db: Queryable, blockchainId: string): Promise<number> {
+  const { rows } = await db.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM withdrawals WHERE blockchain_id = $1 AND status IN ('pending', 'processing') AND stalled_reason = ANY($2::text[])`,
+    [blockchainId, [...HOLDING_REASONS]],
+  );
+  return rows[0]?.n ?? 0;
+}
+
+/** The pending withdrawals of `blockchainId` held for the hot wallet (`HOLDING_REASONS`), oldest first. */
+export async function heldForHotWallet(db: Queryable, blockchainId: string): Promise<Array<{ id: string; asset_id: AssetId; amount: string; stalled_reason: StalledReason }>> {
+  const { rows } = await db.query<{ id: string; asset_id: AssetId; amount: string; stalled_reason: StalledReason }>(
+    `SELECT id, asset_id, amount::text AS amount, stalled_reason FROM withdrawals
+      WHERE blockchain_id = $1 AND status = 'pending' AND stalled_reason = ANY($2::text[]) ORDER BY created_at, id`,
+    [blockchainId, [...HOLDING_REASONS]],
+  );
+  return rows;
+}
