@@ -12,6 +12,7 @@ import { defineConfig, type InlineConfig, type Plugin } from 'vite';
 import { keyLiteralsPlugin } from './scripts/key-literals.js';
 import { leanSchemasPlugin } from './scripts/lean-schemas.js';
 import { litHooksPlugin } from './scripts/lit-hooks.js';
+import { cssPrivateVarsPlugin } from './scripts/css-private-vars.js';
 import { litStaticPlugin } from './scripts/lit-static.js';
 import { minifyLiteralsPlugin } from './scripts/minify-literals.js';
 import { noEvalPlugin } from './scripts/no-eval.js';
@@ -71,6 +72,8 @@ export function libraryBuild(entry: string, fileName: string, options: BundleOpt
       packedTablesPlugin(options.standaloneTables),
       ...(options.staticLit ? [litStaticPlugin({ renderOptions: options.renderOptions })] : []),
       terserPassPlugin(),
+      // After Terser's pass, which leaves out the comments (a doc comment may name `--_*`).
+      cssPrivateVarsPlugin(),
     ],
     build: {
       outDir: 'dist',
