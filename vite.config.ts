@@ -12,6 +12,7 @@ import { defineConfig, type InlineConfig, type Plugin } from 'vite';
 import { keyLiteralsPlugin } from './scripts/key-literals.js';
 import { leanSchemasPlugin } from './scripts/lean-schemas.js';
 import { litHooksPlugin } from './scripts/lit-hooks.js';
+import { cssPrivateClassesPlugin } from './scripts/css-private-classes.js';
 import { cssPrivateVarsPlugin } from './scripts/css-private-vars.js';
 import { litStaticPlugin } from './scripts/lit-static.js';
 import { minifyLiteralsPlugin } from './scripts/minify-literals.js';
@@ -25,8 +26,9 @@ const shared: InlineConfig = {
   root,
   configFile: false,
   logLevel: 'warn',
-  // keyLiteralsPlugin first: it edits the browser sources as they are on disk (key literals, private names).
-  plugins: [keyLiteralsPlugin(), leanSchemasPlugin(), minifyLiteralsPlugin(), noEvalPlugin(), litHooksPlugin()],
+  // keyLiteralsPlugin first: it edits the browser sources as they are on disk (key literals, private names);
+  // the admin's class names are renamed in its templates before they are minified.
+  plugins: [keyLiteralsPlugin(), leanSchemasPlugin(), cssPrivateClassesPlugin(), minifyLiteralsPlugin(), noEvalPlugin(), litHooksPlugin()],
   oxc: {
     decorator: { legacy: true },
     typescript: { removeClassFieldsWithoutInitializer: true },

@@ -39,6 +39,13 @@ test('css: drops the spaces of !important and @media, and comments', () => {
   );
 });
 
+test('css: an attribute selector loses the quotes of a value that is a name, and keeps those a value needs', () => {
+  assert.equal(
+    minifyLiterals(`css\`[part~='links-table'] td, :host([theme="dark"]) {} [lang='en-GB'] {} [data-x='a b'] {} [href^='https:'] {} [x='1a'] {} [part~='\${p}'] {}\``),
+    "css`[part~=links-table] td,:host([theme=dark]){}[lang=en-GB]{}[data-x='a b']{}[href^='https:']{}[x='1a']{}[part~='${p}']{}`",
+  );
+});
+
 test("lit-hooks: the script-tag bundles drop lit-html's polyfill and version announcement, and nothing else", async () => {
   const { readFileSync } = await import('node:fs');
   const { fileURLToPath } = await import('node:url');
