@@ -71,14 +71,14 @@ function expectedRow(s: CheckoutSessionRecord): string[] {
     s.id, s.createdAt, s.status, s.linkId, s.slug, s.linkTitle, s.reference, s.fiatAmount, s.fiatCurrency, s.assetId, s.blockchainId,
     s.networkName, s.cryptoAmount, s.paidAmount, s.lateAmount, s.payAddress, s.customer.address, s.customer.phone, s.customer.email,
     s.paidAt, s.expiresAt, s.transfers.map((t) => t.txHash).join(' '), Object.keys(s.metadata).length ? JSON.stringify(s.metadata) : '',
-    s.orderId, s.clientReference, s.paidBlockchainId, s.finalizedAt, s.refundedAmount,
+    s.orderId, s.clientReference, s.refundedAmount, s.paidBlockchainId, s.finalizedAt,
   ].map(guard);
 }
 
 const HEADER = [
   'id', 'createdAt', 'status', 'linkId', 'slug', 'linkTitle', 'reference', 'fiatAmount', 'fiatCurrency', 'assetId', 'blockchainId',
   'networkName', 'cryptoAmount', 'paidAmount', 'lateAmount', 'payAddress', 'customerAddress', 'customerPhone', 'customerEmail',
-  'paidAt', 'expiresAt', 'txHashes', 'metadata', 'orderId', 'clientReference', 'paidBlockchainId', 'finalizedAt', 'refundedAmount',
+  'paidAt', 'expiresAt', 'txHashes', 'metadata', 'orderId', 'clientReference', 'refundedAmount', 'paidBlockchainId', 'finalizedAt',
 ];
 
 /** Catches the next export through its event (so nothing is downloaded). */
