@@ -10,7 +10,7 @@ import { copyToClipboard, errorMessage, type AdminHost } from '../admin-context.
 import { isHttpUrl } from '../../../core/rules/link.js';
 import { LinkPaymentsController } from './link-payments.js';
 import { ResourceController } from '../resource-controller.js';
-import { errorBox } from '../templates.js';
+import { backButton, errorBox, loadingPlaceholder } from '../templates.js';
 
 export interface LinkDetailActions {
   back(): void;
@@ -163,7 +163,7 @@ export class LinkDetailController {
     const link = this.link;
     const text = this.host.text;
     const t = text.t.bind(text);
-    if (!link) return html`<p part="loading" class="placeholder">${t('loading')}</p>`;
+    if (!link) return loadingPlaceholder(text);
     const currency = link.fiatCurrency[0] ?? 'NGN';
     const closed = link.linkType === 'Donation' && link.closesAt && Date.parse(link.closesAt) <= Date.now();
     const status = !link.isActive ? 'inactive' : closed ? 'closed' : 'active';
@@ -176,7 +176,7 @@ export class LinkDetailController {
         : text.money(link.fiatAmount, currency);
     const copied = this.flash.current;
     return html`<article part="link-detail" class="detail" aria-labelledby="link-detail-heading" aria-busy=${this.resource.loading ? 'true' : 'false'}>
-      <button type="button" part="button back" class="ghost" @click=${() => this.actions.back()}><span aria-hidden="true">←</span> ${t('backToLinks')}</button>
+      ${backButton(t('backToLinks'), () => this.actions.back())}
       <header class="detail-head">
         <div>
           <h2 id="link-detail-heading" tabindex="-1">${link.title}</h2>
