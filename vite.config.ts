@@ -40,7 +40,8 @@ const shared: InlineConfig = {
 export interface BundleOptions {
   /**
    * The bundle renders plain templates only, so lit-html's directive support goes
-   * (`scripts/lit-static.ts`, which refuses a bundle where it is needed).
+   * (`scripts/lit-static.ts`, which refuses a bundle where it is needed); `{keep}` names the parts of
+   * lit-html the bundle still needs (`LIGHT_ELEMENT_PARTS` for the light elements).
    */
   staticLit?: boolean;
   /** With `staticLit`: the bundle calls `render()` with options (`{ host }`), whose support stays. */

@@ -29,13 +29,13 @@ export interface SessionsResource {
   list(params?: ListSessionsParams, options?: RequestOptions): Promise<CheckoutSessionRecordList>;
   /** One session with its transfers, reference, metadata and customer details; 404 when it is not the caller's. */
   get(params: string | { id: string }, options?: RequestOptions): Promise<CheckoutSessionRecord>;
+  /** Hides a donation's donor from its link's public donors list (the gift still counts); answers the session. */
+  hideDonor(params: string | { id: string }, options?: RequestOptions): Promise<CheckoutSessionRecord>;
   /**
    * Accepts an underpaid or late-paid session as paid (`resolution: "merchant"`): its order, if any,
    * becomes paid. A session paid in full, or one that received nothing, is a `PaylinkConflictError`.
    */
   resolve(params: string | ({ id: string } & ResolveSessionInput), options?: RequestOptions): Promise<CheckoutSessionRecord>;
-  /** Hides a donation's donor from its link's public donors list (the gift still counts); answers the session. */
-  hideDonor(params: string | { id: string }, options?: RequestOptions): Promise<CheckoutSessionRecord>;
 }
 
 export function createSessionsResource(transport: Transport): SessionsResource {
@@ -47,12 +47,12 @@ export function createSessionsResource(transport: Transport): SessionsResource {
       }),
     get: (params, options = {}) =>
       transport.request('GET', pathOf('/checkout-session', params, 'sessions.get'), (data) => CheckoutSessionRecord.parse(data), options),
+    hideDonor: (params, options = {}) =>
+      transport.request('POST', `${pathOf('/checkout-session', params, 'sessions.hideDonor')}/hide-donor`, (data) => CheckoutSessionRecord.parse(data), options),
     resolve: (params, options = {}) =>
       transport.request('POST', `${pathOf('/checkout-session', params, 'sessions.resolve')}/resolve`, (data) => CheckoutSessionRecord.parse(data), {
         ...options,
         body: typeof params === 'string' || params.reason === undefined ? {} : { reason: params.reason },
       }),
-    hideDonor: (params, options = {}) =>
-      transport.request('POST', `${pathOf('/checkout-session', params, 'sessions.hideDonor')}/hide-donor`, (data) => CheckoutSessionRecord.parse(data), options),
   };
 }

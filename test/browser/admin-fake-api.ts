@@ -474,8 +474,6 @@ export class FakeAdminApi {
         .sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt));
       return json(200, page(orders, url));
     }
-    const refunded = this.refundRoute(request, path);
-    if (refunded) return refunded;
     const hide = /^\/checkout-session\/([^/]+)\/hide-donor$/.exec(path);
     if (hide && method === 'POST') {
       const index = this.sessions.findIndex((s) => s.id === decodeURIComponent(hide[1]!));
@@ -483,6 +481,8 @@ export class FakeAdminApi {
       this.sessions[index] = { ...this.sessions[index]!, donorHiddenAt: this.sessions[index]!.donorHiddenAt ?? new Date().toISOString() };
       return json(200, this.sessions[index]);
     }
+    const refunded = this.refundRoute(request, path);
+    if (refunded) return refunded;
     const session = /^\/checkout-session\/([^/]+)$/.exec(path);
     if (session && method === 'GET') {
       const found = this.sessions.find((s) => s.id === decodeURIComponent(session[1]!));

@@ -4,32 +4,14 @@
  * the `donors` attribute, the latest donors who chose to be shown, their words as text. The donation
  * form takes the donor's name, message and choice to be shown.
  */
-import { expect, fixture, html, waitUntil } from '@open-wc/testing';
+import { expect, fixture, html } from '@open-wc/testing';
 import { setViewport } from '@web/test-runner-commands';
 import '../../src/checkout.js';
 import type { PaylinkCheckout } from '../../src/components/checkout/paylink-checkout.js';
+import { audit, has, part, parts, text, until } from './checkout-helpers.js';
 import type { PublicDonor, PublicLink } from '../../src/core/schemas.js';
 import { FakeCheckoutApi, makeDonation, makeLink } from './checkout-fake-api.js';
 
-const text = (node: Element | null | undefined) => (node?.textContent ?? '').replace(/\s+/g, ' ').trim();
-function part(el: PaylinkCheckout, name: string): HTMLElement {
-  const found = el.shadowRoot!.querySelector<HTMLElement>(`[part~="${name}"]`);
-  if (!found) throw new Error(`No [part~="${name}"] in: ${text(el.shadowRoot!.querySelector('[part~=card]'))}`);
-  return found;
-}
-const parts = (el: PaylinkCheckout, name: string) => [...el.shadowRoot!.querySelectorAll<HTMLElement>(`[part~="${name}"]`)];
-const has = (el: PaylinkCheckout, name: string) => !!el.shadowRoot!.querySelector(`[part~="${name}"]`);
-async function until(el: PaylinkCheckout, predicate: () => boolean, message: string, timeout = 4000) {
-  await waitUntil(predicate, message, { timeout });
-  await el.updateComplete;
-}
-async function audit(el: PaylinkCheckout, label: string) {
-  try {
-    await expect(el).to.be.accessible();
-  } catch (error) {
-    throw new Error(`${label}: ${(error as Error).message}`);
-  }
-}
 
 const fund = (overrides: Partial<PublicLink> = {}) => makeDonation({ goalAmount: '500000.00', raised: '125000.50', donorCount: 12, ...overrides });
 const DONORS: PublicDonor[] = [

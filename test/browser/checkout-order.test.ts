@@ -5,21 +5,20 @@
  * second tab finds the order paid; a closed order (a fake API's) says payments are closed. Screenshots of the order at 375 px
  * and 1280 px go to test-results/checkout/order-*.png for a person to look at.
  */
-import { expect, fixture, html, oneEvent, waitUntil } from '@open-wc/testing';
+import { expect, fixture, html, oneEvent } from '@open-wc/testing';
 import { executeServerCommand, setViewport } from '@web/test-runner-commands';
 import '../../src/checkout.js';
 import type { PaylinkCheckout } from '../../src/components/checkout/paylink-checkout.js';
 import type { Order } from '../../src/core/schemas.js';
 import { FakeCheckoutApi, makeOrder } from './checkout-fake-api.js';
+import { text, until as untilFor } from './checkout-helpers.js';
 
-const text = (node: Element | null | undefined) => (node?.textContent ?? '').replace(/\s+/g, ' ').trim();
+/** A part, or null (the order's first render has none). */
 const part = (el: PaylinkCheckout, name: string) => el.shadowRoot!.querySelector<HTMLElement>(`[part~="${name}"]`);
 const heading = (el: PaylinkCheckout) => text(part(el, 'heading'));
 
-async function until(el: PaylinkCheckout, predicate: () => boolean, message: string) {
-  await waitUntil(predicate, message, { timeout: 6000 });
-  await el.updateComplete;
-}
+/** Waits as the other checkout tests do, 6 s: the real service answers here, not a fake. */
+const until = (el: PaylinkCheckout, predicate: () => boolean, message: string) => untilFor(el, predicate, message, 6000);
 async function view(el: PaylinkCheckout, wanted: PaylinkCheckout['machine']['view']) {
   await until(el, () => el.machine.view === wanted, `view ${wanted}, still ${el.machine.view}: ${text(part(el, 'card'))}`);
 }

@@ -6,10 +6,11 @@
  * instead. Networks are named as exchanges name them, and a payment that came on another of the
  * offered networks says which.
  */
-import { expect, fixture, html, waitUntil } from '@open-wc/testing';
+import { expect, fixture, html } from '@open-wc/testing';
 import { executeServerCommand } from '@web/test-runner-commands';
 import '../../src/checkout.js';
 import type { PaylinkCheckout } from '../../src/components/checkout/paylink-checkout.js';
+import { audit, has, part, parts, text, until } from './checkout-helpers.js';
 import type { CheckoutAsset, CheckoutSession } from '../../src/core/schemas.js';
 import { ADDRESS, BSC_ADD_NETWORK, FakeCheckoutApi, PAID_ACTION, makeLink } from './checkout-fake-api.js';
 import { FakeWallet, TOKEN, forgetWallets } from './checkout-fake-wallet.js';
@@ -28,25 +29,6 @@ const BSC: CheckoutAsset = {
 const POLYGON: CheckoutAsset = { ...BSC, blockchainId: 'polygon', networkName: 'Polygon', chainId: 137, tokenAddress: POLYGON_USDT, decimals: 6, addNetwork: null };
 const SESSION_FACTS = { chainId: 56, tokenAddress: TOKEN, tokenDecimals: 18, explorerUrl: 'https://bscscan.com', sandbox: false };
 
-const text = (node: Element | null | undefined) => (node?.textContent ?? '').replace(/\s+/g, ' ').trim();
-function part(el: PaylinkCheckout, name: string): HTMLElement {
-  const found = el.shadowRoot!.querySelector<HTMLElement>(`[part~="${name}"]`);
-  if (!found) throw new Error(`No [part~="${name}"] in: ${text(el.shadowRoot!.querySelector('[part~=card]'))}`);
-  return found;
-}
-const parts = (el: PaylinkCheckout, name: string) => [...el.shadowRoot!.querySelectorAll<HTMLElement>(`[part~="${name}"]`)];
-const has = (el: PaylinkCheckout, name: string) => !!el.shadowRoot!.querySelector(`[part~="${name}"]`);
-async function until(el: PaylinkCheckout, predicate: () => boolean, message: string) {
-  await waitUntil(predicate, message, { timeout: 4000 });
-  await el.updateComplete;
-}
-async function audit(el: PaylinkCheckout, label: string) {
-  try {
-    await expect(el).to.be.accessible();
-  } catch (error) {
-    throw new Error(`${label}: ${(error as Error).message}`);
-  }
-}
 
 /** A checkout on the pay step of a real-chain session of USDT on BNB Smart Chain (`session` changes it). */
 async function payStep(session: Partial<CheckoutSession> = {}, locale = 'en') {
@@ -153,7 +135,7 @@ describe('<paylink-checkout> naming networks', () => {
   it('says which network a payment came on when it is another of the offered ones, confirming and paid', async () => {
     const { el, api } = await payStep();
     const id = el.machine.session!.id;
-    const say = (change: Partial<CheckoutSession> & { paidBlockchainId?: string | null }) => api.sessions.set(id, { ...api.sessions.get(id)!, ...change });
+    const say = (change: Partial<CheckoutSession>) => api.sessions.set(id, { ...api.sessions.get(id)!, ...change });
     say({ status: 'confirming', confirmations: 1, requiredConfirmations: 3, txHash: '0x' + 'ab'.repeat(32), paidBlockchainId: 'polygon' });
     await until(el, () => el.machine.session!.status === 'confirming', 'confirming');
     expect(text(part(el, 'paid-on'))).to.equal('Paid on Polygon');
@@ -161,14 +143,17 @@ describe('<paylink-checkout> naming networks', () => {
     say({ status: 'paid', paidAmount: '12.187813', remainingAmount: '0', postpayAction: PAID_ACTION });
     await until(el, () => el.machine.view === 'done', 'paid');
     expect(text(part(el, 'paid-on'))).to.equal('Paid on Polygon');
+    // The receipt names the network the money came on, not the one quoted.
+    expect(text(part(el, 'receipt'))).to.contain('Network Polygon').and.not.contain('BNB');
     await audit(el, 'paid on another network');
   });
 
   it('says nothing more when it came on the quoted network, or the service does not say', async () => {
     const { el, api } = await payStep();
     const id = el.machine.session!.id;
-    api.sessions.set(id, { ...api.sessions.get(id)!, status: 'paid', paidAmount: '12.187813', remainingAmount: '0', postpayAction: PAID_ACTION, paidBlockchainId: 'bsc' } as CheckoutSession);
+    api.sessions.set(id, { ...api.sessions.get(id)!, status: 'paid', paidAmount: '12.187813', remainingAmount: '0', postpayAction: PAID_ACTION, paidBlockchainId: 'bsc' });
     await until(el, () => el.machine.view === 'done', 'paid');
     expect(has(el, 'paid-on')).to.equal(false);
+    expect(text(part(el, 'receipt'))).to.contain('Network BNB Smart Chain');
   });
 });

@@ -4,13 +4,14 @@
  * part: no scrolling box, nothing past the card's edges), and a screenshot of each is written to
  * test-results/checkout/<screen>-<variant>-<width>.png (gitignored) for a person to look at.
  */
-import { expect, fixture, html, waitUntil } from '@open-wc/testing';
+import { expect, fixture, html } from '@open-wc/testing';
 import { emulateMedia, executeServerCommand, setViewport } from '@web/test-runner-commands';
 import '../../src/checkout.js';
 import type { PaylinkCheckout } from '../../src/components/checkout/paylink-checkout.js';
 import type { CheckoutSession, PublicLink } from '../../src/core/schemas.js';
 import { BSC_ADD_NETWORK, FakeCheckoutApi, PAID_ACTION, errorResponse, makeDonation, makeLink } from './checkout-fake-api.js';
 import { FakeWallet, HASH, TOKEN, forgetWallets } from './checkout-fake-wallet.js';
+import { part, until } from './checkout-helpers.js';
 
 const CHAIN = { chainId: 56, tokenAddress: TOKEN, explorerUrl: 'https://bscscan.com', addNetwork: BSC_ADD_NETWORK };
 const CHAIN_ASSETS: PublicLink['assets'] = [
@@ -30,11 +31,6 @@ const VARIANTS: Variant[] = [
   { name: 'fr', locale: 'fr', theme: 'light' },
 ];
 
-const part = (el: PaylinkCheckout, name: string) => el.shadowRoot!.querySelector<HTMLElement>(`[part~="${name}"]`)!;
-async function until(el: PaylinkCheckout, predicate: () => boolean, message: string) {
-  await waitUntil(predicate, message, { timeout: 4000 });
-  await el.updateComplete;
-}
 
 /** Mounts `link` on a page-like stage (the merchant's background around the card). */
 async function mount(api: FakeCheckoutApi, variant: Variant, slug = [...api.links.keys()][0]!) {

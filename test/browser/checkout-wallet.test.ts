@@ -4,28 +4,17 @@
  * the chain, decline (4001), or hold too little of the token. The session is a real-chain one
  * (BNB Smart Chain, USDT with 18 decimals); the sandbox has no wallet path.
  */
-import { expect, fixture, html, waitUntil } from '@open-wc/testing';
+import { expect, fixture, html } from '@open-wc/testing';
 import { sendKeys } from '@web/test-runner-commands';
 import '../../src/checkout.js';
 import type { PaylinkCheckout } from '../../src/components/checkout/paylink-checkout.js';
 import type { CheckoutSession } from '../../src/core/schemas.js';
 import { ADDRESS, BSC_ADD_NETWORK, FakeCheckoutApi, PAID_ACTION, makeLink } from './checkout-fake-api.js';
 import { FROM, FakeWallet, HASH, TOKEN, forgetWallets } from './checkout-fake-wallet.js';
+import { has, part, parts, text, until } from './checkout-helpers.js';
 
 const CHAIN_FACTS = { chainId: 56, tokenAddress: TOKEN, tokenDecimals: 18, explorerUrl: 'https://bscscan.com' };
 
-const text = (node: Element | null | undefined) => (node?.textContent ?? '').replace(/\s+/g, ' ').trim();
-function part(el: PaylinkCheckout, name: string): HTMLElement {
-  const found = el.shadowRoot!.querySelector<HTMLElement>(`[part~="${name}"]`);
-  if (!found) throw new Error(`No [part~="${name}"] in: ${text(el.shadowRoot!.querySelector('[part~=card]'))}`);
-  return found;
-}
-const parts = (el: PaylinkCheckout, name: string) => [...el.shadowRoot!.querySelectorAll<HTMLElement>(`[part~="${name}"]`)];
-const has = (el: PaylinkCheckout, name: string) => !!el.shadowRoot!.querySelector(`[part~="${name}"]`);
-async function until(el: PaylinkCheckout, predicate: () => boolean, message: string) {
-  await waitUntil(predicate, message, { timeout: 4000 });
-  await el.updateComplete;
-}
 
 afterEach(() => {
   forgetWallets();

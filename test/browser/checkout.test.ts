@@ -1,22 +1,14 @@
-import { aTimeout, expect, fixture, html, oneEvent, waitUntil } from '@open-wc/testing';
+import { aTimeout, expect, fixture, html, oneEvent } from '@open-wc/testing';
 import { sendKeys } from '@web/test-runner-commands';
 import '../../src/checkout.js';
 import type { PaylinkCheckout } from '../../src/components/checkout/paylink-checkout.js';
 import type { CheckoutSession, PublicLink } from '../../src/core/schemas.js';
 import { ADDRESS, FakeCheckoutApi, PAID_ACTION, errorResponse, makeDonation, makeLink, makeSession } from './checkout-fake-api.js';
+import { audit, has, part, parts, text, until } from './checkout-helpers.js';
 
 // ---------------------------------------------------------------------------------------------
 // Helpers: everything is found by `part` or role inside the element's shadow root.
 
-const text = (node: Element | null | undefined) => (node?.textContent ?? '').replace(/\s+/g, ' ').trim();
-
-function part(el: PaylinkCheckout, name: string): HTMLElement {
-  const found = el.shadowRoot!.querySelector<HTMLElement>(`[part~="${name}"]`);
-  if (!found) throw new Error(`No [part~="${name}"] in: ${text(el.shadowRoot!.querySelector('[part~=card]'))}`);
-  return found;
-}
-const parts = (el: PaylinkCheckout, name: string) => [...el.shadowRoot!.querySelectorAll<HTMLElement>(`[part~="${name}"]`)];
-const has = (el: PaylinkCheckout, name: string) => !!el.shadowRoot!.querySelector(`[part~="${name}"]`);
 const heading = (el: PaylinkCheckout) => text(part(el, 'heading'));
 const status = (el: PaylinkCheckout) => text(part(el, 'status'));
 
@@ -48,10 +40,6 @@ async function chooseAsset(el: PaylinkCheckout, assetId: string) {
 }
 async function click(el: PaylinkCheckout, target: HTMLElement) {
   target.click();
-  await el.updateComplete;
-}
-async function until(el: PaylinkCheckout, predicate: () => boolean, message: string) {
-  await waitUntil(predicate, message, { timeout: 4000 });
   await el.updateComplete;
 }
 async function view(el: PaylinkCheckout, wanted: PaylinkCheckout['machine']['view']) {
@@ -91,13 +79,6 @@ describe('<paylink-checkout>', () => {
       makeLink({ slug: 'off', state: 'inactive', isActive: false }),
       makeDonation({ slug: 'over', state: 'closed', closesAt: '2024-05-01T12:00:00.000Z' }),
     );
-    const audit = async (el: PaylinkCheckout, label: string) => {
-      try {
-        await expect(el).to.be.accessible();
-      } catch (error) {
-        throw new Error(`${label}: ${(error as Error).message}`);
-      }
-    };
     const pending = new FakeCheckoutApi(makeLink());
     pending.override = () => new Promise(() => {});
     const loading = await fixture<PaylinkCheckout>(html`<paylink-checkout slug="shop1" .fetch=${pending.fetch}></paylink-checkout>`);

@@ -18,6 +18,7 @@ import { after, before, describe, it } from 'node:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { CHROME_PATH, CHROMIUM_ARGS } from '../support/chromium.mjs';
 import { alive, BIN, exited, ROOT } from '../support/processes.js';
+import { rpc } from '../support/json-rpc.js';
 
 const ARTIFACTS = path.resolve('test-results', 'e2e-evm');
 // A withdrawal address with a valid EIP-55 checksum.
@@ -53,13 +54,6 @@ async function stopDemo(demo: DemoProcess): Promise<number | null> {
   if (demo.child.exitCode !== null) return demo.child.exitCode;
   demo.child.kill('SIGTERM');
   return exited(demo.child);
-}
-
-async function rpc(url: string, method: string, params: unknown[] = []): Promise<any> {
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
-  const body = (await response.json()) as { result?: unknown; error?: { message: string } };
-  if (body.error) throw new Error(body.error.message);
-  return body.result;
 }
 
 /** A JSON-RPC request to the demo wallet's relay, as the pages send it (or not: `headers` overrides). */

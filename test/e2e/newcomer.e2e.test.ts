@@ -20,6 +20,8 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { CHROME_PATH, CHROMIUM_ARGS } from '../support/chromium.mjs';
 import { freePort } from '../support/postgres.js';
 import { alive, exited, ROOT } from '../support/processes.js';
+import { until as waitUntil } from '../support/wait.js';
+import { jsonRpc as rpc } from '../support/json-rpc.js';
 
 const ARTIFACTS = path.resolve('test-results', 'e2e-newcomer');
 const VIEWPORTS = [
@@ -42,13 +44,11 @@ function npmStart(args: string[]): Started {
   return { child, output: () => text };
 }
 
-async function until(condition: () => boolean, what: string, timeoutMs: number, started?: Started): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
+function until(condition: () => boolean, what: string, timeoutMs: number, started?: Started): Promise<void> {
+  const exited = () => {
     if (started && started.child.exitCode !== null) throw new Error(`npm start exited with ${started.child.exitCode} before ${what}:\n${started.output()}`);
-    if (Date.now() > deadline) throw new Error(`no ${what} in ${timeoutMs / 1000} s${started ? `:\n${started.output()}` : ''}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  };
+  return waitUntil(() => (exited(), condition()), what, timeoutMs, { everyMs: 50, explain: started && (() => started.output()) });
 }
 
 /** True while something accepts connections on the port. */
@@ -61,11 +61,6 @@ function listening(port: number): Promise<boolean> {
     });
     socket.once('error', () => resolve(false));
   });
-}
-
-async function rpc(url: string, method: string, params: unknown[] = []): Promise<{ status: number; result: any }> {
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
-  return { status: response.status, result: ((await response.json()) as { result?: unknown }).result };
 }
 
 /** Boxes of `a` and `b` overlap (by more than a pixel). */

@@ -74,8 +74,11 @@ function machineOn(api: FakeCheckoutApi, locale = 'en') {
 /** Intl's spaces (no-break, narrow no-break) as plain spaces, to compare formatted money. */
 const plain = (text: string | undefined) => text?.replace(/\s/g, ' ');
 
-/** Waits for the machine's pending promises (a few turns of the event loop). */
-const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
+/**
+ * Waits until the machine's pending work is done: the fake API answers with promises alone (no timer,
+ * no I/O), so everything a call started has run once the event loop reaches its check phase.
+ */
+const settle = () => new Promise((resolve) => setImmediate(resolve));
 
 /** A fake wallet: answers the EIP-1193 methods, records every request, and can be told to refuse. */
 function fakeWallet(options: { chainId?: number; balance?: bigint; refuse?: Record<string, { code: number }>; knowsChain?: boolean } = {}) {

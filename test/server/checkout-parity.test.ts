@@ -69,15 +69,24 @@ async function machineOn(slug: string, locale = 'en') {
   machine.l10n = new Localizer(locale, { en, fr });
   machine.fetch = (input, init) => {
     if (String(input).endsWith('/sessions') && init?.method == 'POST') starts.push(JSON.parse(String(init.body)));
-    return serviceFetch(input, init);
+    const answer = serviceFetch(input, init);
+    inFlight.add(answer);
+    void answer.finally(() => inFlight.delete(answer)).catch(() => {});
+    return answer;
   };
   await machine.load(slug);
   assert.equal(machine.view, 'amount');
   return { machine, starts };
 }
 
-/** Waits for the machine's request to the service to come back. */
-const settle = () => new Promise((resolve) => setTimeout(resolve, 30));
+/** The machines' requests to the service that have not come back yet. */
+const inFlight = new Set<Promise<Response>>();
+
+/** Waits for the machine's requests to the service to come back, and for what it does with their answers. */
+async function settle() {
+  while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+  await new Promise((resolve) => setImmediate(resolve));
+}
 
 /** POSTs a session start to the service; true on 201 (a 400 otherwise, never anything else). */
 async function serviceAccepts(slug: string, body: Record<string, unknown>): Promise<{ accepted: boolean; errors: unknown }> {

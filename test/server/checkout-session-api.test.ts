@@ -129,6 +129,7 @@ for (const backend of backends()) {
           'assetId', 'blockchainId', 'createdAt', 'cryptoAmount', 'customer', 'expiresAt', 'fiatAmount', 'fiatCurrency', 'id', 'lateAmount',
           'linkId', 'linkTitle', 'metadata', 'networkName', 'paidAmount', 'paidAt', 'payAddress', 'rate', 'rateAt', 'rateBasis', 'rateSource', 'reference',
           'reversedAmount', 'slug', 'status', 'transfers', 'clientReference', 'orderId', 'paidBlockchainId', 'finalizedAt', 'refundedAmount', 'resolution', 'resolvedAt', 'resolutionReason',
+          'donorName', 'message', 'showPublicly', 'donorHiddenAt',
         ].sort());
         assert.equal(record.linkId, link.id);
         assert.equal(record.linkTitle, 'Lamp');

@@ -9,11 +9,7 @@ import { describe, it } from 'node:test';
 import { anvilBinary, AnvilNotInstalledError, AnvilStartError, startAnvil } from '../../src/server/chain/evm/anvil.js';
 import { TEST_TOKEN_ABI, TEST_TOKEN_ARTIFACT } from '../../src/server/chain/evm/test-token.js';
 import { startTestChain } from '../support/anvil.js';
-
-async function rpc(url: string, method: string, params: unknown[] = []) {
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
-  return ((await response.json()) as { result: unknown }).result;
-}
+import { rpc } from '../support/json-rpc.js';
 
 const alive = (pid: number) => {
   try {

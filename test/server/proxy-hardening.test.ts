@@ -5,23 +5,13 @@
  */
 import assert from 'node:assert/strict';
 import http, { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { describe, test } from 'node:test';
 import express from 'express';
 import { createNodeFetch, createPaylinkProxy, toNodeHandler, type PaylinkProxyOptions } from '../../src/server/proxy/index.js';
+import { closeServer, listen } from '../support/http-server.js';
 
 const API_KEY = 'pl_sk_hardening_test_key_0123456789abcdef';
 const encoder = new TextEncoder();
-
-async function listen(server: Server): Promise<string> {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
-
-async function closeServer(server: Server) {
-  server.closeAllConnections();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-}
 
 async function withServer(server: Server, check: (url: string) => Promise<void>) {
   const url = await listen(server);

@@ -4,22 +4,12 @@
  */
 import assert from 'node:assert/strict';
 import http, { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { describe, test } from 'node:test';
 import { createFetchUpstream, createNodeUpstream, createPaylinkProxy, toNodeHandler, type PaylinkProxyOptions } from '../../src/server/proxy/index.js';
+import { closeServer, listen } from '../support/http-server.js';
 
 const API_KEY = 'pl_sk_node_test_key_0123456789abcdef';
 const ADMIN = { authorization: 'Bearer admin-token-node-0123456789abcdef0123' };
-
-async function listen(server: Server): Promise<string> {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
-
-async function closeServer(server: Server) {
-  server.closeAllConnections();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-}
 
 interface Seen {
   method: string;

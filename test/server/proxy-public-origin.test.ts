@@ -7,24 +7,14 @@
  */
 import assert from 'node:assert/strict';
 import http, { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { ProxyConfigError, proxyOptionsFromEnv, startProxyServer } from '../../src/server/proxy/command.js';
 import { createNodeUpstream, createPaylinkProxy, toNodeHandler, type PaylinkProxyOptions } from '../../src/server/proxy/index.js';
+import { closeServer, listen } from '../support/http-server.js';
 
 const API_KEY = 'pl_sk_public_origin_test_key_0123456789';
 const ADMIN_TOKEN = 'admin-token-public-origin-0123456789abcdef';
 const SHOP = 'https://shop.example';
-
-async function listen(server: Server): Promise<string> {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
-
-async function closeServer(server: Server) {
-  server.closeAllConnections();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-}
 
 /** Like nginx's `location /paylink/ { proxy_pass http://<target>; }`: forwards everything, with `Host` set to the target. */
 function hostRewritingProxy(target: string): Server {

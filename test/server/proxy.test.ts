@@ -6,7 +6,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import {
   createNodeFetch,
@@ -19,6 +18,7 @@ import {
 import { createLogger } from '../../src/server/log.js';
 import { proxyOptionsFromEnv, startProxyServer } from '../../src/server/proxy/command.js';
 import { call, standardLinkBody, startTestService, type TestService } from '../support/service.js';
+import { closeServer, listen } from '../support/http-server.js';
 
 const ADMIN_TOKEN = 'admin-token-for-tests-0123456789';
 const SHOP = 'https://shop.example';
@@ -59,16 +59,6 @@ function assertErrorShape(json: any, statusCode: number, code?: string) {
   assert.equal(typeof json.code, 'string');
   assert.equal(typeof json.message, 'string');
   if (code) assert.equal(json.code, code);
-}
-
-async function listen(server: Server): Promise<string> {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
-
-async function closeServer(server: Server) {
-  server.closeAllConnections();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
 }
 
 /** A port nothing listens on. */

@@ -151,14 +151,4 @@ export function openEventStreamFrom(baseUrl: string, path: string, localAddress 
   });
 }
 
-/** Resolves after `ms`. */
-export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-/** Resolves once `condition()` holds, checking every 10 ms; rejects after `timeoutMs` (a loaded machine is slow, not wrong). */
-export async function until(condition: () => boolean, what: string, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(10);
-  }
-}
+export { sleep, until } from './wait.js';

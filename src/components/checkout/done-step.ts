@@ -1,6 +1,6 @@
 /**
  * Step 4, reached only when the server reports the session paid: a drawn check mark, the
- * merchant's success message, a receipt (amount, what was sent, network, transaction with copy and
+ * merchant's success message, a receipt (amount, what was sent, the network it came on, transaction with copy and
  * explorer link) when the link asks for a confirmation page, or the way back to the merchant when
  * it redirects (http/https only). An order opened again once paid (no session of this page) shows the
  * check mark and the thanks.
@@ -8,7 +8,7 @@
 import { html } from 'lit/html.js';
 import type { CheckoutSession } from '../../core/schemas.js';
 import type { CheckoutMachine } from './checkout-machine.js';
-import { fundraiser, heading, paidOn, txHash } from './parts.js';
+import { fundraiser, heading, paidElsewhere, paidOn, txHash } from './parts.js';
 
 /** What the done step renders and calls. */
 export type DoneStepInput = Parameters<typeof fundraiser>[0] & Pick<CheckoutMachine, 'session' | 'l10n' | 't' | 'redirectTo' | 'copied' | 'copy'>;
@@ -32,7 +32,7 @@ export function renderDoneStep(m: DoneStepInput) {
             <dt>${m.t('amount')}</dt>
             <dd>${l10n.money(fiatAmount, fiatCurrency)} · ${l10n.crypto(paidAmount, assetId)}</dd>
             <dt>${m.t('network')}</dt>
-            <dd>${networkName}</dd>
+            <dd>${paidElsewhere(m) || networkName}</dd>
             ${hash ? html`<dt>${m.t('transaction')}</dt><dd>${txHash(m, hash, explorerUrl)}</dd>` : ''}
           </dl>`
         : ''}

@@ -8,7 +8,8 @@ import {
   MAX_PHONE_LENGTH,
 } from '../../core/rules/limits.js';
 import { assetName } from '../../internal/localize.js';
-import type { CheckoutMachine, FieldPath, MessageKey } from './checkout-machine.js';
+import type { CheckoutSession } from '../../core/schemas.js';
+import type { CheckoutMachine, FieldPath, MessageKey, Payable } from './checkout-machine.js';
 
 /** The heading of a step or state; focused (tabindex -1) when the customer moves to it. */
 export const heading = (text: string): TemplateResult => html`<h2 part="heading" tabindex="-1">${text}</h2>`;
@@ -64,13 +65,19 @@ export const networkLabel = (name: string, chainId: number | null | undefined): 
 };
 
 /**
- * "Paid on Polygon": the network a payment came on, when it is another of the link's networks than
- * the one the session was quoted on (the service credits the session all the same); else nothing.
+ * The name of the network a payment came on when it is another of the link's networks than the one
+ * the session was quoted on (the service credits the session all the same); else '' (also with no
+ * session: an order opened again once paid).
  */
+export function paidElsewhere(m: Pick<CheckoutMachine, 'session' | 'link'>): string {
+  const { paidBlockchainId: paid, blockchainId } = m.session || ({} as CheckoutSession);
+  return paid && paid != blockchainId ? (m.link?.assets.find((pair) => pair.blockchainId == paid)?.networkName ?? paid) : '';
+}
+
+/** "Paid on Polygon", when the payment came on another of the link's networks (`paidElsewhere`); else nothing. */
 export function paidOn(m: Pick<CheckoutMachine, 'session' | 'link' | 't'>) {
-  const { paidBlockchainId: paid, blockchainId } = m.session! as { paidBlockchainId?: string | null; blockchainId: string };
-  const network = m.link?.assets.find((pair) => pair.blockchainId == paid)?.networkName ?? paid!;
-  return paid && paid != blockchainId ? html`<p part="notice paid-on">${m.t('paidOn', { network })}</p>` : '';
+  const network = paidElsewhere(m);
+  return network ? html`<p part="notice paid-on">${m.t('paidOn', { network })}</p>` : '';
 }
 
 /**
@@ -79,7 +86,7 @@ export function paidOn(m: Pick<CheckoutMachine, 'session' | 'link' | 't'>) {
  * shows them: each name and message (when the donor gave them) as text, never markup, and the amount given.
  */
 export function fundraiser(m: Pick<CheckoutMachine, 'link' | 'publicDonors' | 't' | 'money' | 'l10n'>) {
-  const { goalAmount: goal, raised, donorCount: count } = m.link!;
+  const { goalAmount: goal, raised, donorCount: count } = m.link || ({} as Payable);
   // Without a goal this is 0 (`NaN | 0`), and the bar is not shown anyway.
   const percent = Math.min(100, ((100 * +raised!) / +goal!) | 0);
   return html`${goal

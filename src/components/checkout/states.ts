@@ -12,6 +12,7 @@ import { heading } from './parts.js';
 export type StateInput = Pick<CheckoutMachine, 'view' | 'link' | 'session' | 'l10n' | 't' | 'retry'>;
 
 export function renderState(m: StateInput) {
+  // Members read as `m.x`, never destructured: the bundles shorten their names (scripts/private-names.ts).
   const { view: state, link, session } = m as StateInput & { view: 'loading' | 'notFound' | 'inactive' | 'closed' | 'error' | 'rates' | 'expired' };
   const l10n = m.l10n;
   // A connection that failed and a price without a current rate: either may work on a retry, and nothing was taken.

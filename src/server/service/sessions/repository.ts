@@ -126,8 +126,8 @@ export async function insertSession(db: Queryable, session: NewSession): Promise
        network_name, crypto_amount, pay_address, customer_address, customer_phone, customer_email, expires_at, created_at, updated_at,
        deposit_index, reference, metadata, client_reference, order_id, rate, rate_source, rate_at, rate_basis,
        donor_name, donor_message, show_publicly, raise_amount, raise_currency)
-     VALUES ($1, $2, $3, 'awaiting_payment', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $15, $16, $17, $18::jsonb, $19, $20, $21, $22, $23,
-       $24::jsonb, $25, $26, $27, $28, $29)`,
+     VALUES ($1, $2, $3, 'awaiting_payment', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $15, $16, $17, $18::jsonb, $19, $20, $21, $22, $23, $24::jsonb,
+       $25, $26, $27, $28, $29)`,
     [
       session.id,
       session.linkId,
@@ -541,18 +541,17 @@ export interface SessionRecordRow
   resolution_reason: string | null;
   /** jsonb: what the quote was made of (null on sessions quoted before it was recorded). */
   rate_basis: unknown[] | string | null;
+  finalized_at: Date | null;
   donor_name: string | null;
   donor_message: string | null;
   show_publicly: boolean;
   donor_hidden_at: Date | null;
-  finalized_at: Date | null;
 }
 
 const RECORD_SELECT = `SELECT s.id, s.link_id, s.order_id, s.integrator_id, s.status, s.fiat_amount, s.fiat_currency, s.asset_id,
   s.blockchain_id, s.network_name, s.crypto_amount, s.rate, s.rate_source, s.rate_at, s.rate_basis, s.paid_amount, s.late_amount, s.reversed_amount, s.pay_address, s.reference, s.metadata,
   s.client_reference, s.customer_address, s.customer_phone, s.customer_email, s.created_at, s.settled_at, s.expires_at,
-  s.donor_name, s.donor_message, s.show_publicly, s.donor_hidden_at,
-  s.paid_blockchain_id, s.finalized_at,
+  s.paid_blockchain_id, s.finalized_at, s.donor_name, s.donor_message, s.show_publicly, s.donor_hidden_at,
   ${linkSql.slug('l')} AS slug, ${linkSql.title('l')} AS link_title,
   ${refundedOfSessionSql('s.id')} AS refunded_amount, s.resolution, s.resolved_at, s.resolution_reason
   FROM checkout_sessions s ${linkSql.join('l', 's.link_id')}`;
