@@ -40,6 +40,12 @@ const parts: Part[] = [
     run: async () => (await import('./service.js')).runServiceBench() as unknown as Promise<Table>,
   },
   {
+    name: 'metrics',
+    title: 'Service with /metrics on and scraped every second vs the same service with metrics off (alternating rounds)',
+    target: 'metrics on ≥ 0.95× off, on a read and on a write',
+    run: async () => (await import('./metrics.js')).runMetricsBench() as unknown as Promise<Table>,
+  },
+  {
     name: 'proxy',
     title: 'GET /paylink/checkout/{slug} through the proxy vs straight to the service',
     target: 'proxy ≥ 60% of direct',

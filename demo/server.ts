@@ -47,6 +47,7 @@ import { resolveConnectionLimits } from '../src/server/limits/options.js';
 import { checkAdminToken, createBearerCheck } from '../src/server/proxy/guards/authorize.js';
 import { createFetchUpstream, createPaylinkProxy } from '../src/server/proxy/index.js';
 import { serveBundle } from '../src/server/bundles.js';
+import { commandOutput } from '../src/server/command-output.js';
 import { describeRateSettings, type RateSettings } from '../src/server/service/rates/index.js';
 import { startService, type RunningService } from '../src/server/service/serve.js';
 import { readAllowPrivate } from '../src/server/service/webhooks/settings.js';
@@ -163,8 +164,10 @@ function chooseChain(asked: DemoChainName | undefined): { chain: DemoChainName; 
 function ensureBuilt() {
   if (existsSync(path.join(ROOT, 'dist', 'paylink-checkout.js')) && existsSync(path.join(ROOT, 'dist', 'paylink.js'))) return;
   if (!existsSync(path.join(ROOT, 'scripts', 'build.ts'))) throw new Error(`the script-tag bundles are missing from ${path.join(ROOT, 'dist')}: reinstall the package`);
-  process.stdout.write('Building the script-tag bundles…\n');
-  const result = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/build.ts'], { cwd: ROOT, stdio: 'inherit' });
+  const out = commandOutput();
+  out.print('demo_building', 'Building the script-tag bundles…');
+  // At a terminal the build's own lines show; elsewhere only the demo's JSON lines are written.
+  const result = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/build.ts'], { cwd: ROOT, stdio: out.format === 'pretty' ? 'inherit' : 'ignore' });
   if (result.status !== 0) throw new Error('the build failed; run `npm run build` to see why');
 }
 
@@ -612,19 +615,27 @@ export async function runDemo(options: DemoOptions, onSignal: (close: () => Prom
     demo = await startDemo(options);
   } catch (error) {
     if (!(error instanceof DemoChainUnavailableError || error instanceof DemoPortInUseError || error instanceof DemoConfigError)) throw error;
-    process.stderr.write(`paylink: ${error.message}\n`);
+    commandOutput().say('error', 'demo_refused', `paylink: ${error.message}`);
     process.exit(1);
   } finally {
     process.off('SIGTERM', early);
     process.off('SIGINT', early);
   }
+  const out = commandOutput();
   if (demo.fallback) {
-    process.stdout.write(`paylink: ${demo.fallback}, so the demo runs on the sandbox chain (no real funds move); install the dev dependencies for a local EVM chain, or pass --chain sandbox.\n`);
+    out.print('demo_sandbox_fallback', `paylink: ${demo.fallback}, so the demo runs on the sandbox chain (no real funds move); install the dev dependencies for a local EVM chain, or pass --chain sandbox.`);
   }
   if (demo.chain === 'evm' && options.databaseUrl) {
-    process.stdout.write('paylink: the local chain demo does not use --database-url (DATABASE_URL): its chain starts empty each run, and so does its database. Pass --chain sandbox to keep the demo in PostgreSQL.\n');
+    out.print('demo_database_url_ignored', 'paylink: the local chain demo does not use --database-url (DATABASE_URL): its chain starts empty each run, and so does its database. Pass --chain sandbox to keep the demo in PostgreSQL.');
   }
-  process.stdout.write(`${describeDemo(demo, options)}\n`);
+  // At a terminal, the banner as a person reads it; elsewhere one JSON line, the banner in its `detail`.
+  const banner = describeDemo(demo, options);
+  out.print('demo_listening', out.format === 'pretty' ? banner : banner.split('\n').find((line) => line.startsWith('Paylink demo running'))!, {
+    url: demo.url,
+    chain: demo.chain,
+    rpcUrl: demo.evm?.rpcUrl,
+    detail: banner.trim(),
+  });
   onSignal(demo.close);
   if (stopAsked) process.kill(process.pid, stopAsked);
 }

@@ -12,6 +12,9 @@ import { spawn } from 'node:child_process';
 const STAGES: string[][][] = [
   [['typecheck'], ['lint:openapi', 'lint:owasp', 'build']],
   [['test:server']],
+  // Three instances behind HAProxy, PgBouncer and Prometheus under restarts: its own stage, as it loads the
+  // machine (about two minutes).
+  [['test:ops']],
   // The script-tag bundles' own tests (the admin's French file) are short; the admin's whole browser suite
   // against dist/paylink.js is `npm run test:browser:dist` (about two minutes more).
   [['test:browser', 'test:browser:bundles']],

@@ -1,8 +1,11 @@
 /**
  * The `paylink` command: serve, sweep, keys create, keys xpub, rates, proxy, demo.
- * Flags win over environment variables, which win over defaults.
+ * Flags win over environment variables, which win over defaults. What it says goes through
+ * `command-output.ts` (plain text at a terminal, JSON lines elsewhere); its servers log through `log.ts`.
  */
 import { parseArgs } from 'node:util';
+import { commandOutput } from './command-output.js';
+import { LogFormatError, resolveLogFormat } from './log.js';
 import { createSandboxChain } from './chain/sandbox.js';
 import type { ChainAdapter } from './chain/types.js';
 import { commandHelp, startupProblem, type StartupContext } from './cli-help.js';
@@ -39,6 +42,8 @@ const CHAIN_REQUIRED = `serve needs --chain sandbox or --chain evm (or PAYLINK_C
 
 type ChainName = 'sandbox' | 'evm';
 
+const out = commandOutput();
+
 const OPTIONS = {
   port: { type: 'string' },
   host: { type: 'string' },
@@ -55,8 +60,10 @@ const OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
+/** A command line that can't be run: the message (with the usage, at a terminal), exit 2. */
 function fail(message: string): never {
-  process.stderr.write(`paylink: ${message}\n\n${USAGE}`);
+  if (out.format === 'pretty') process.stderr.write(`paylink: ${message}\n\n${USAGE}`);
+  else out.say('error', 'usage_error', message, { hint: 'paylink --help lists the commands and their options' });
   process.exit(2);
 }
 
@@ -91,31 +98,34 @@ async function createEvmChainFromEnv(otherProblems: string[]): Promise<ChainAdap
     refuse([...otherProblems, error.message]);
   }
   if (otherProblems.length) refuse(otherProblems);
-  for (const warning of configs[0]!.warnings) process.stderr.write(`paylink: ${warning}\n`);
+  for (const warning of configs[0]!.warnings) out.say('warn', 'evm_config_warning', `paylink: ${warning}`);
   try {
-    return await connectEvmAdapter(configs);
+    return await connectEvmAdapter(configs, { log: (line) => out.say('warn', 'evm_node_waiting', line) });
   } catch (error) {
-    process.stderr.write(`paylink: cannot use the EVM node: ${error instanceof Error ? error.message : String(error)}\n`);
+    out.say('error', 'evm_node_unusable', `paylink: cannot use the EVM node: ${error instanceof Error ? error.message : String(error)}`);
     process.exit(1);
   }
 }
 
-/** How `serve` describes real networks on start: each one, its tokens, and the hot wallet. */
-function describeChain(chain: ChainAdapter): string {
-  if (chain.kind !== 'real') return '';
-  const lines = chain.chains.map((c, i) => {
+/** How `serve` describes real networks on start: each one, its tokens, and the hot wallet (never its key). */
+function announceChain(chain: ChainAdapter): void {
+  if (chain.kind !== 'real') return;
+  chain.chains.forEach((c, i) => {
     const network = chain.networks[i]!;
     const tokens = Object.entries(network.tokens ?? {}).map(([asset, token]) => `${asset} ${token.address} (${token.decimals} decimals)`);
-    return `EVM chain: ${network.name} (chain id ${network.chainId}, network id "${network.id}"), ${c.incoming.confirmations} confirmations. Tokens: ${tokens.join(', ')}.`;
+    out.print('evm_network', `EVM chain: ${network.name} (chain id ${network.chainId}, network id "${network.id}"), ${c.incoming.confirmations} confirmations. Tokens: ${tokens.join(', ')}.`, {
+      network: network.id,
+      chainId: network.chainId,
+      confirmations: c.incoming.confirmations,
+    });
   });
   const hot = chain.chains.find((c) => c.outgoing)?.outgoing?.hotWallet;
-  lines.push(hot ? `Payouts from the hot wallet ${hot}.` : 'No hot wallet: withdrawals wait.');
-  return lines.join('\n');
+  out.print('hot_wallet', hot ? `Payouts from the hot wallet ${hot}.` : 'No hot wallet: withdrawals wait.', hot ? { hotWallet: hot } : undefined);
 }
 
 /** Exits 2 with each problem of the settings on its own line(s). */
 function refuse(problems: string[]): never {
-  for (const problem of problems) process.stderr.write(`paylink: ${problem}\n`);
+  for (const problem of problems) out.say('error', 'config_invalid', `paylink: ${problem}`);
   process.exit(2);
 }
 
@@ -142,11 +152,11 @@ function closeOnSignal(close: () => Promise<void>) {
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    process.stderr.write(`paylink: ${signal}, draining…\n`);
+    out.say('info', 'signal_received', `paylink: ${signal}, draining…`, { signal });
     close().then(
       () => process.exit(0),
       (error) => {
-        process.stderr.write(`paylink: error while stopping: ${error}\n`);
+        out.say('error', 'stop_failed', `paylink: error while stopping: ${error}`, { error });
         process.exit(1);
       },
     );
@@ -166,10 +176,7 @@ async function runEvmCommand(run: () => Promise<number>): Promise<void> {
     process.exitCode = await run();
   } catch (error) {
     if (error instanceof UsageError) fail(error.message);
-    if (error instanceof EvmConfigError) {
-      process.stderr.write(`paylink: ${error.message}\n`);
-      process.exit(2);
-    }
+    if (error instanceof EvmConfigError) refuse([error.message]);
     throw error;
   }
 }
@@ -192,6 +199,12 @@ function loadDemo(): Promise<DemoModule> {
 }
 
 async function main(argv: string[]) {
+  try {
+    resolveLogFormat();
+  } catch (error) {
+    if (error instanceof LogFormatError) fail(error.message);
+    throw error;
+  }
   let parsed;
   try {
     parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
@@ -225,7 +238,7 @@ async function main(argv: string[]) {
       }).catch(async (error: unknown) => {
         if (!(error instanceof ChainIdentityError)) throw error;
         // Another or a reset chain: refusing is the only safe answer, and the message says which and what to do.
-        process.stderr.write(`paylink: refusing to start: ${error.message}\n`);
+        out.say('error', 'chain_identity_refused', `paylink: refusing to start: ${error.message}`);
         await adapter.close?.();
         process.exit(1);
       });
@@ -238,13 +251,14 @@ async function main(argv: string[]) {
       });
       const service = await starting;
       const storage = databaseUrl ? 'PostgreSQL' : `PGlite in ${dataDir}`;
-      process.stdout.write(`paylink service listening on ${service.url} (${storage}, ${chain} chain)\n`);
+      out.print('service_listening', `paylink service listening on ${service.url} (${storage}, ${chain} chain)`, { url: service.url, storage: databaseUrl ? 'postgres' : 'pglite', chain });
       if (chain === 'sandbox') {
-        process.stdout.write('Sandbox chain: no real funds move, and anyone can mark a session paid. For tests and test mode only.\n');
+        out.print('sandbox_chain', 'Sandbox chain: no real funds move, and anyone can mark a session paid. For tests and test mode only.');
       } else {
-        process.stdout.write(`${describeChain(adapter)}\n`);
+        announceChain(adapter);
       }
-      process.stdout.write(`${describeRateSettings(service.rates.settings)}\n`);
+      out.print('rates_sources', describeRateSettings(service.rates.settings), { sources: service.rates.settings.sources.join(',') });
+      if (service.metricsServer) out.print('metrics_listening', `Metrics at ${service.metricsServer.url} (loopback only)`, { metricsUrl: service.metricsServer.url });
       return;
     }
     case 'sweep': {
@@ -255,10 +269,16 @@ async function main(argv: string[]) {
     case 'keys': {
       if (sub === 'xpub') {
         const { xpubReport } = await import('./keys-xpub-command.js');
+        const { DEPOSIT_ACCOUNT_PATH } = await import('./chain/evm/addresses.js');
         const { UsageError } = await import('./mnemonic-file.js');
         try {
           const report = xpubReport(values['mnemonic-file']);
-          process.stderr.write(`${report.lines.join('\n')}\n`);
+          if (out.format === 'pretty') process.stderr.write(`${report.lines.join('\n')}\n`);
+          else {
+            out.say('info', 'deposit_xpub', report.lines[0]!, { path: DEPOSIT_ACCOUNT_PATH });
+            report.addresses.forEach((address, index) => out.say('info', 'deposit_address', `deposit address ${DEPOSIT_ACCOUNT_PATH}/0/${index}`, { index, address }));
+            out.say('info', 'deposit_xpub_use', report.lines.at(-1)!);
+          }
           process.stdout.write(`${report.xpub}\n`);
         } catch (error) {
           if (error instanceof UsageError) fail(error.message);
@@ -270,7 +290,8 @@ async function main(argv: string[]) {
       const db = await openDatabase({ databaseUrl, dataDir });
       try {
         const created = await db.transaction((tx) => createApiKey(tx, values.name === undefined ? {} : { name: values.name }));
-        process.stderr.write(`integratorId ${created.integratorId}\nuserId ${created.userId}\n`);
+        if (out.format === 'pretty') process.stderr.write(`integratorId ${created.integratorId}\nuserId ${created.userId}\n`);
+        else out.say('info', 'api_key_created', 'API key created: it is the last line of stdout, and is shown only this once', { integratorId: created.integratorId, userId: created.userId });
         process.stdout.write(`${created.key}\n`);
       } finally {
         await db.close();
@@ -287,6 +308,7 @@ async function main(argv: string[]) {
       }
       const db = await openDatabase({ databaseUrl, dataDir });
       try {
+        // Its table is the command's answer, as the key of `keys create` is: plain text on stdout in either format.
         process.stdout.write(`${(await runRatesCommand(db, positionals.slice(1))).join('\n')}\n`);
       } finally {
         await db.close();
@@ -295,7 +317,16 @@ async function main(argv: string[]) {
     }
     case 'chain': {
       const { runChainCommand } = await import('./chain-command.js');
-      await runEvmCommand(() => runChainCommand({ action: sub, network: values.network, databaseUrl, dataDir }));
+      await runEvmCommand(() =>
+        runChainCommand({
+          action: sub,
+          network: values.network,
+          databaseUrl,
+          dataDir,
+          out: (line) => out.print('chain_resume_report', line, { network: values.network }),
+          err: (line) => out.say('error', 'chain_resume_refused', line, { network: values.network }),
+        }),
+      );
       return;
     }
     case 'proxy': {
@@ -317,11 +348,26 @@ async function main(argv: string[]) {
   }
 }
 
+if (out.format === 'json') {
+  // Node's own lines are JSON too: its warnings (printed as text by its default listener), and the
+  // crash of an error nobody caught (a stack trace, otherwise), which exits 1 as Node would.
+  process.removeAllListeners('warning');
+  process.on('warning', (warning) => out.say('warn', 'node_warning', warning.message, { warning: warning.name }));
+  process.on('uncaughtException', (error) => {
+    out.say('error', 'uncaught_error', 'an error nobody caught: the process stops', { error });
+    process.exit(1);
+  });
+}
+
 /** What the running command named, for its one-line refusals (`startupProblem`). */
 const startup: StartupContext = { databaseSetting: 'DATABASE_URL' };
 
 main(process.argv.slice(2)).catch((error) => {
   const problem = startupProblem(error, startup);
-  process.stderr.write(`paylink: ${problem?.line ?? (error instanceof Error ? error.message : String(error))}\n`);
+  const message = `paylink: ${problem?.line ?? (error instanceof Error ? error.message : String(error))}`;
+  if (out.format === 'pretty') process.stderr.write(`${message}\n`);
+  // A setting or a port the command cannot use: one line that names it, no stack (nothing went wrong inside).
+  else if (problem) out.say('error', 'startup_refused', message);
+  else out.say('error', 'command_failed', message, { error });
   process.exit(problem?.exitCode ?? 1);
 });

@@ -24,6 +24,8 @@ import { processStoredPayouts, sendStoredGasTopUp } from './service/payouts/inde
 import { recordSweepTransfer, settleSweepTransfer } from './service/reconciliation/index.js';
 import { depositIndexesWithTransfers } from './service/sessions/index.js';
 import { readMnemonicFile, UsageError } from './mnemonic-file.js';
+import { commandOutput } from './command-output.js';
+import type { LogFields } from './log.js';
 
 export interface SweepCommandOptions {
   mnemonicFile: string | undefined;
@@ -33,7 +35,8 @@ export interface SweepCommandOptions {
   dataDir: string;
   /** The `PAYLINK_EVM_*` settings (default `process.env`). */
   env?: Record<string, string | undefined>;
-  out?: (line: string) => void;
+  /** Where the report goes: each line, its code and fields (default: stdout, as text at a terminal and JSON lines elsewhere). */
+  out?: (line: string, code: string, fields?: LogFields) => void;
 }
 
 /** Parses `0-99,120` into the listed indexes; throws a `UsageError` that says what is wrong. */
@@ -51,25 +54,27 @@ export function parseIndexRanges(text: string): number[] {
   return [...out].sort((a, b) => a - b);
 }
 
-function describe(event: SweepEvent): string {
+function describe(event: SweepEvent): [line: string, code: string, fields: LogFields] {
+  const at = { index: event.index, address: event.address };
   switch (event.type) {
     case 'waiting':
-      return `  #${event.index} ${event.address}: waiting (${event.reason})`;
+      return [`  #${event.index} ${event.address}: waiting (${event.reason})`, 'sweep_waiting', { ...at, reason: event.reason }];
     case 'top-up':
-      return `  #${event.index} ${event.address}: gas top-up ${formatEther(event.value)} (${event.txHash})`;
+      return [`  #${event.index} ${event.address}: gas top-up ${formatEther(event.value)} (${event.txHash})`, 'sweep_gas_top_up', { ...at, txHash: event.txHash }];
     case 'transfer':
-      return `  #${event.index} ${event.address}: ${event.amount} ${event.assetId} → ${event.txHash}`;
+      return [`  #${event.index} ${event.address}: ${event.amount} ${event.assetId} → ${event.txHash}`, 'sweep_transfer', { ...at, assetId: event.assetId, txHash: event.txHash }];
   }
 }
 
 /** Runs the sweep; resolves with the exit code. */
 export async function runSweepCommand(options: SweepCommandOptions): Promise<number> {
-  const out = options.out ?? ((line: string) => process.stdout.write(`${line}\n`));
+  const command = commandOutput();
+  const out = options.out ?? ((line: string, code: string, fields?: LogFields) => command.print(code, line, fields));
   const mnemonic = readMnemonicFile(options.mnemonicFile, 'sweep');
   const extra = options.indexes === undefined ? [] : parseIndexRanges(options.indexes);
   // The hot wallet pays the gas top-ups, so its key is needed even with --to; the xpub, when set, is checked against the mnemonic.
   const configs = parseEvmNetworks(options.env ?? process.env, { xpub: false, payoutKey: true });
-  for (const warning of configs[0]!.warnings) process.stderr.write(`paylink: ${warning}\n`);
+  for (const warning of configs[0]!.warnings) command.say('warn', 'evm_config_warning', `paylink: ${warning}`);
 
   const db = await openDatabase({ databaseUrl: options.databaseUrl, dataDir: options.dataDir });
   const chains: EvmChain[] = [];
@@ -84,14 +89,17 @@ export async function runSweepCommand(options: SweepCommandOptions): Promise<num
     for (const chain of chains) {
       const fromDatabase = await depositIndexesWithTransfers(db, chain.network.id);
       const indexes = [...new Set([...fromDatabase, ...extra])].sort((a, b) => a - b);
-      out(`Sweeping ${indexes.length} deposit address(es) on ${chain.network.name} (chain ${chain.config.chainId}) to ${options.to ?? chain.hotWallet}`);
+      out(`Sweeping ${indexes.length} deposit address(es) on ${chain.network.name} (chain ${chain.config.chainId}) to ${options.to ?? chain.hotWallet}`, 'sweep_started', {
+        network: chain.network.id,
+        addresses: indexes.length,
+      });
       const report = await sweepDeposits({
         chain,
         mnemonic,
         indexes,
         destination: options.to,
         sendGas: async (to: Address, value: bigint) => (await sendStoredGasTopUp(deps, chain.network.id, to, value)) as `0x${string}`,
-        onProgress: (event) => out(describe(event)),
+        onProgress: (event) => out(...describe(event)),
         // What leaves each address, recorded before it is sent: the service's reconciliation subtracts it from the address's books.
         record: {
           signed: (transfer) =>
@@ -100,9 +108,20 @@ export async function runSweepCommand(options: SweepCommandOptions): Promise<num
         },
       });
       for (const entry of report.addresses)
-        for (const token of entry.tokens) if (token.status !== 'success') out(`  #${entry.index} ${entry.address}: ${token.amount} ${token.assetId} ${token.status}${token.reason ? ` (${token.reason})` : ''}`);
+        for (const token of entry.tokens)
+          if (token.status !== 'success')
+            out(`  #${entry.index} ${entry.address}: ${token.amount} ${token.assetId} ${token.status}${token.reason ? ` (${token.reason})` : ''}`, 'sweep_not_moved', {
+              index: entry.index,
+              address: entry.address,
+              assetId: token.assetId,
+              outcome: token.status,
+            });
       const moved = Object.entries(report.moved).map(([asset, amount]) => `${amount} ${asset}`);
-      out(`Done: ${report.checked} checked, ${report.addresses.length} held tokens; moved ${moved.length ? moved.join(', ') : 'nothing'}.`);
+      out(`Done: ${report.checked} checked, ${report.addresses.length} held tokens; moved ${moved.length ? moved.join(', ') : 'nothing'}.`, 'sweep_done', {
+        network: chain.network.id,
+        checked: report.checked,
+        held: report.addresses.length,
+      });
       if (report.addresses.some((entry) => entry.tokens.some((token) => token.status !== 'success'))) failed = true;
     }
     return failed ? 1 : 0;

@@ -34,7 +34,8 @@ interface DemoProcess {
 /** Runs `paylink demo <args>` and resolves once it has printed its URL and, on the local chain, its chain. */
 async function startDemoProcess(args: string[], env: Record<string, string> = {}): Promise<DemoProcess> {
   const started = performance.now();
-  const child = spawn(process.execPath, [BIN, 'demo', '--port', '0', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // As at a terminal: the banner read as a person reads it (off a terminal it is one JSON line).
+  const child = spawn(process.execPath, [BIN, 'demo', '--port', '0', ...args], { cwd: ROOT, env: { ...process.env, PAYLINK_LOG_FORMAT: 'pretty', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let text = '';
   child.stdout!.on('data', (chunk) => (text += chunk));
   child.stderr!.on('data', (chunk) => (text += chunk));

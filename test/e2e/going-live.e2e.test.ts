@@ -152,6 +152,8 @@ describe('docs/going-live.md: the testnet rehearsal, run as written', { timeout:
       PAYLINK_RATES_COINGECKO_URL: coingecko.url,
       PAYLINK_RATES_COINBASE_URL: coinbase.url,
       PAYLINK_EVM_POLL_MS: '250',
+      // The reader's terminal: the commands write readable lines there, not JSON.
+      PAYLINK_LOG_FORMAT: 'pretty',
     });
 
     let paid = false;

@@ -37,7 +37,8 @@ interface Started {
 
 /** Runs `npm start -- <args>` in the repository, as a newcomer does, collecting what it prints. */
 function npmStart(args: string[]): Started {
-  const child = spawn(NPM, ['start', '--', ...args], { cwd: ROOT, env: { ...process.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // A newcomer's terminal: the demo's banner as a person reads it.
+  const child = spawn(NPM, ['start', '--', ...args], { cwd: ROOT, env: { ...process.env, PAYLINK_LOG_FORMAT: 'pretty' }, stdio: ['ignore', 'pipe', 'pipe'] });
   let text = '';
   child.stdout!.on('data', (chunk) => (text += chunk));
   child.stderr!.on('data', (chunk) => (text += chunk));

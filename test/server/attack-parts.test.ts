@@ -153,16 +153,18 @@ describe('logger', () => {
     assert.equal(JSON.parse(lines[2]!).alsoSince, 99);
   });
 
-  it("describes an error by class, SQLSTATE or Node code, quote-blanked message and frames, never the driver's extras", () => {
+  it("describes an error by class, SQLSTATE or Node code, quote-blanked message and stack, never the driver's extras", () => {
     const error = Object.assign(new Error(`value "ada@example.com" for 'phone' is bad`), { code: '23505', params: ['ada@example.com'], query: 'INSERT', detail: 'Key (email)=(ada@example.com)' });
     const described = describeError(error);
+    assert.equal(described.type, 'Error');
     assert.equal(described.sqlState, '23505');
-    assert.equal(described.errorMessage, `value "…" for '…' is bad`);
+    assert.equal(described.message, `value "…" for '…' is bad`);
+    assert.match(described.stack!, /^Error: value "…" for '…' is bad\n {4}at /, 'the stack starts with the blanked message, then its frames');
     assert.ok(!JSON.stringify(described).includes('ada@example.com'));
     assert.ok(!JSON.stringify(described).includes('INSERT'));
-    assert.equal(describeError(Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' })).errorCode, 'ECONNRESET');
+    assert.equal(describeError(Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' })).code, 'ECONNRESET');
     assert.equal(describeError(Object.assign(new Error('x'), { code: 'EPIPE' })).sqlState, undefined);
-    assert.deepEqual(describeError('a string'), { error: 'string' });
+    assert.deepEqual(describeError('a string'), { type: 'string' });
   });
 
   it('keeps a plain incoming request id and makes one otherwise', () => {

@@ -47,11 +47,17 @@ describe('paylink command', () => {
     // The addresses a wallet shows for these words (viem's own derivation) are the ones printed, in order.
     const expected = [0, 1, 2, 3, 4].map((n) => mnemonicToAccount(ANVIL_MNEMONIC, { addressIndex: n }).address);
     assert.deepEqual(expected.map((_, n) => depositAddresses(xpub).address(n)), expected, 'the xpub derives the wallet’s addresses');
-    const printed = [...run.stderr.matchAll(/^ {2}(\d) {2}(0x[0-9a-fA-F]{40})$/gm)].map((match) => match[2]);
-    assert.deepEqual(printed, expected);
+    // Off a terminal, each line a JSON object; the addresses in their own fields.
+    const lines = run.stderr.trim().split('\n').map((line) => JSON.parse(line) as { code: string; index?: number; address?: string; message: string });
+    assert.deepEqual(lines.filter((line) => line.code === 'deposit_address').map((line) => line.address), expected);
     assert.match(run.stderr, /m\/44'\/60'\/0'/);
     assert.match(run.stderr, /PAYLINK_EVM_XPUB/);
-    for (const output of [run.stdout, run.stderr]) {
+    // At a terminal (or PAYLINK_LOG_FORMAT=pretty), the same report as a table a person reads.
+    const pretty = runCli(['keys', 'xpub', '--mnemonic-file', words], { PAYLINK_LOG_FORMAT: 'pretty' });
+    assert.equal(pretty.stdout, run.stdout);
+    const printed = [...pretty.stderr.matchAll(/^ {2}(\d) {2}(0x[0-9a-fA-F]{40})$/gm)].map((match) => match[2]);
+    assert.deepEqual(printed, expected);
+    for (const output of [run.stdout, run.stderr, pretty.stderr]) {
       assert.ok(!output.includes('junk') && !output.includes('test test'), 'never a word of the mnemonic');
       assert.ok(!/xprv/.test(output), 'never a private key');
     }
@@ -75,7 +81,9 @@ describe('paylink command', () => {
 
     const { url, child } = await startHealthyProcess([BIN, 'serve', '--chain', 'sandbox', ...storageArgs], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
+    let stderr = '';
     child.stdout!.on('data', (chunk) => (stdout += chunk));
+    child.stderr!.on('data', (chunk) => (stderr += chunk));
     try {
       const checkout = await call(url, 'GET', `/v1/checkout/${(await call(url, 'POST', '/v1/payment-link', { key, body: standardLinkBody() })).body.slug}`);
       assert.equal(checkout.body.sandbox, true, 'every checkout says sandbox');
@@ -97,12 +105,40 @@ describe('paylink command', () => {
       child.kill('SIGTERM');
     }
     assert.equal(await exited(child), 0, 'SIGTERM drains and exits 0');
+    // Off a terminal, every line of both streams is one JSON object with its time, level, code and message.
+    const lines = `${stdout}${stderr}`.trim().split('\n');
+    for (const line of lines) {
+      const parsed = JSON.parse(line) as Record<string, unknown>;
+      assert.match(String(parsed.time), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/, line);
+      assert.ok(['info', 'warn', 'error'].includes(String(parsed.level)), line);
+      assert.match(String(parsed.code), /^[a-z][a-z0-9_]*$/, line);
+      assert.equal(typeof parsed.message, 'string', line);
+    }
+    const codes = lines.map((line) => (JSON.parse(line) as { code: string }).code);
+    for (const code of ['service_listening', 'sandbox_chain', 'rates_sources', 'signal_received', 'service_draining', 'service_stopped']) assert.ok(codes.includes(code), `${code} in ${codes.join(', ')}`);
   }
 
   it('keys create + serve on a PGlite data directory', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'paylink-cli-'));
     dirs.push(dir);
     await serveAndUse(['--data-dir', dir]);
+  });
+
+  it('writes readable lines, not JSON, with PAYLINK_LOG_FORMAT=pretty (as at a terminal), and refuses another format', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'paylink-cli-'));
+    dirs.push(dir);
+    const { child } = await startHealthyProcess([BIN, 'serve', '--chain', 'sandbox', '--data-dir', dir], { stdio: ['ignore', 'pipe', 'pipe'], env: { PAYLINK_LOG_FORMAT: 'pretty' } });
+    let output = '';
+    child.stdout!.on('data', (chunk) => (output += chunk));
+    child.stderr!.on('data', (chunk) => (output += chunk));
+    child.kill('SIGTERM');
+    assert.equal(await exited(child), 0);
+    assert.match(output, /^paylink service listening on http:\/\/127\.0\.0\.1:\d+ \(PGlite in /m, 'the banner as a person reads it');
+    assert.match(output, /^\d\d:\d\d:\d\d INFO {2}service_draining: stopping/m, 'an event: its time, level, code and message');
+    assert.ok(!output.split('\n').some((line) => line.startsWith('{')), 'no JSON line');
+    const refused = runCli(['serve', '--chain', 'sandbox'], { PAYLINK_LOG_FORMAT: 'xml' });
+    assert.equal(refused.status, 2);
+    assert.match(refused.stderr, /PAYLINK_LOG_FORMAT must be json or pretty; got xml/);
   });
 
   it('keys create + serve on PostgreSQL with --database-url', { skip: !process.env.PAYLINK_TEST_DATABASE_URL }, async () => {
@@ -139,12 +175,17 @@ describe('paylink command', () => {
 
   /**
    * The one line a command printed on stderr (failing when there are more, or a stack), besides the
-   * repository's own notice that src/ is newer than lib/ (bin/paylink.mjs, in a clone only).
+   * repository's own notice that src/ is newer than lib/ (bin/paylink.mjs, in a clone only). Off a
+   * terminal, as here, it is a JSON line: its message is what a terminal shows, and it holds no stack.
    */
   const oneLine = (stderr: string) => {
     const lines = stderr.trimEnd().split('\n').filter((line) => !line.includes('src/ changed since lib/ was built'));
     assert.equal(lines.length, 1, `one line, no stack:\n${stderr}`);
-    return lines[0]!;
+    const line = JSON.parse(lines[0]!) as { level: string; code: string; message: string; error?: unknown };
+    assert.equal(line.level, 'error', lines[0]);
+    assert.equal(line.code, 'startup_refused', lines[0]);
+    assert.equal(line.error, undefined, 'no stack');
+    return line.message;
   };
 
   it('says in one line, naming the setting, that a database URL cannot be used', async () => {

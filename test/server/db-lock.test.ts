@@ -11,7 +11,7 @@ import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { DataDirInUseError, openDatabase } from '../../src/server/db/index.js';
 import { createPgliteDataDir, openPgliteCopy } from '../support/pglite-template.js';
-import { BIN, exited, startHealthyProcess } from '../support/processes.js';
+import { BIN, exited, readable, startHealthyProcess } from '../support/processes.js';
 import { call, standardLinkBody } from '../support/service.js';
 
 function keysCreate(dataDir: string) {
@@ -39,7 +39,7 @@ describe('a PGlite data directory in use', () => {
       assert.equal(refused.status, 1);
       assert.equal(refused.stdout, '', 'no key is printed');
       assert.match(refused.stderr, new RegExp(`in use by process ${child.pid}\\b`));
-      assert.match(refused.stderr, /stop "paylink serve"/);
+      assert.match(readable(refused.stderr), /stop "paylink serve"/);
       assert.ok(refused.stderr.includes(lockFile), 'the message names the lock file');
 
       child.kill('SIGTERM');

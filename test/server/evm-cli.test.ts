@@ -15,7 +15,7 @@ import { freeLoopbackPort, startAnvil } from '../../src/server/chain/evm/anvil.j
 import { DEPOSIT_XPUB, startTestChain, type TestChain } from '../support/anvil.js';
 import { createUsdLink, startSession } from '../support/money.js';
 import { createPgliteDataDir } from '../support/pglite-template.js';
-import { BIN, ROOT, exited, waitForHealth } from '../support/processes.js';
+import { BIN, ROOT, exited, readable, waitForHealth } from '../support/processes.js';
 import { call } from '../support/service.js';
 import { freePort } from '../support/postgres.js';
 
@@ -89,7 +89,7 @@ describe('paylink serve --chain evm, paylink sweep', () => {
       const url = `http://127.0.0.1:${port}`;
       await waitForHealth(url, child, 60_000);
       assert.match(stderr, /the EVM node answers now/);
-      assert.match(stdout, /EVM chain: Local chain \(chain id 31337, network id "bsc"\), 3 confirmations/);
+      assert.match(readable(stdout), /EVM chain: Local chain \(chain id 31337, network id "bsc"\), 3 confirmations/);
       assert.match(stdout, /USDT 0x[0-9a-fA-F]{40} \(18 decimals\)/);
       assert.match(stdout, /Prices: the static table \(fixed figures, not market data\)\./, 'serve says where prices come from');
       assert.doesNotMatch(stdout + stderr, /0x[0-9a-f]{64}/i, 'no private key in the output');
@@ -114,6 +114,6 @@ describe('paylink serve --chain evm, paylink sweep', () => {
     writeFileSync(path.join(dir, 'words'), 'abandon '.repeat(11) + 'about\n', { mode: 0o600 });
     const badRange = run(['--mnemonic-file', path.join(dir, 'words'), '--indexes', '9-2']);
     assert.equal(badRange.status, 2);
-    assert.match(badRange.stderr, /--indexes: "9-2" is not an index or a range/);
+    assert.match(readable(badRange.stderr), /--indexes: "9-2" is not an index or a range/);
   });
 });

@@ -14,6 +14,7 @@ import { parseEther, parseUnits, type Address } from 'viem';
 import { TEST_TOKEN_ABI } from '../../src/server/chain/evm/test-token.js';
 import type { RealChainAdapter } from '../../src/server/chain/types.js';
 import { createLogger } from '../../src/server/log.js';
+import { runtimeMetrics } from '../../src/server/metrics/runtime.js';
 import { clearAlert, raiseAlert } from '../../src/server/service/alerts/index.js';
 import { assertLedgerMatches } from '../support/money.js';
 import { startRpcProxy, type RpcProxy } from '../support/rpc-proxy.js';
@@ -209,11 +210,14 @@ for (const backend of backends()) {
       assert.match((await alertOf('hot_wallet_low'))!.message, /holds 0\.5 BNB of gas money, under the 1 BNB it should keep: top it up before withdrawals have to wait/);
       const low = saidSince(from).filter((line) => line.code === 'hot_wallet_low');
       assert.deepEqual(low.map((line) => line.level), ['warn'], 'nothing waits yet: a warning');
+      assert.equal(runtimeMetrics.networks.get('bsc')?.hotWalletNative, 0.5, '/metrics shows what the check read');
       const id = await withdraw('1', randomAddress());
       await paid([id]);
 
       await f.t.setBalance(hot, parseEther('10'));
       await until(async () => (await alertOf('hot_wallet_low')) === undefined, 'the alert cleared');
+      assert.equal(runtimeMetrics.networks.get('bsc')?.hotWalletNative, 10);
+      assert.ok((runtimeMetrics.networks.get('bsc')?.hotWalletTokens.get('USDT') ?? 0) > 0, 'and its tokens');
     });
 
     it('without *_MIN_GAS, the hot wallet should keep enough gas money for 20 transfers at the current fee', async () => {

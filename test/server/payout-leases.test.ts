@@ -61,7 +61,7 @@ for (const backend of backends()) {
       ).rows[0]!;
     const entries = (id: string, kind: string) => countRows(t.db, 'ledger_entries', 'withdrawal_id = $1 AND kind = $2', [id, kind]);
     /** What the worker logged, kept here (not printed): the lines a test expects are part of what it checks. */
-    let logged: Array<{ level: string; code: string; withdrawalId?: string; errorMessage?: string }> = [];
+    let logged: Array<{ level: string; code: string; withdrawalId?: string; error?: { message?: string } }> = [];
     const log = createLogger((line) => logged.push(JSON.parse(line)));
     const deps = (chain: ChainAdapter) => ({ db: t.db, chain, now: () => new Date(), log });
     beforeEach(() => {
@@ -138,7 +138,7 @@ for (const backend of backends()) {
         },
       );
       assert.ok((await processPayouts(deps(chain), { leaseMs })) >= 1);
-      assert.deepEqual(logged.map((line) => [line.code, line.withdrawalId, line.errorMessage]), [['payout_outcome_unknown', w.id, 'socket hang up']]);
+      assert.deepEqual(logged.map((line) => [line.code, line.withdrawalId, line.error?.message]), [['payout_outcome_unknown', w.id, 'socket hang up']]);
       const after = await withdrawalRow(w.id);
       assert.equal(after.status, 'processing');
       assert.equal(after.attempts, 1);
@@ -187,7 +187,7 @@ for (const backend of backends()) {
       const t0 = Date.now();
       await processPayouts(deps(chain), { leaseMs, payoutTimeoutMs: 100 });
       assert.ok(Date.now() - t0 < 1500, `processPayouts took ${Date.now() - t0} ms`);
-      assert.deepEqual(logged.map((line) => [line.code, line.errorMessage]), [['payout_outcome_unknown', 'The payout did not complete within 100 ms']]);
+      assert.deepEqual(logged.map((line) => [line.code, line.error?.message]), [['payout_outcome_unknown', 'The payout did not complete within 100 ms']]);
       assert.equal((await withdrawalRow(w.id)).status, 'processing');
       assert.equal(await entries(w.id, 'withdrawal_release'), 0);
 
@@ -199,7 +199,7 @@ for (const backend of backends()) {
       const t1 = Date.now();
       await worker.stop();
       assert.ok(Date.now() - t1 < leaseMs / 5 + 1000, `stop() took ${Date.now() - t1} ms`);
-      assert.equal(logged.at(-1)?.errorMessage, 'The payout did not complete within 400 ms', 'the worker gave up after its default timeout');
+      assert.equal(logged.at(-1)?.error?.message, 'The payout did not complete within 400 ms', 'the worker gave up after its default timeout');
       assert.equal((await withdrawalRow(w.id)).status, 'processing');
 
       // The chain recovers: the next attempt after the lease pays it out once.

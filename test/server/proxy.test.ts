@@ -19,6 +19,7 @@ import { createLogger } from '../../src/server/log.js';
 import { proxyOptionsFromEnv, startProxyServer } from '../../src/server/proxy/command.js';
 import { call, standardLinkBody, startTestService, type TestService } from '../support/service.js';
 import { closeServer, listen } from '../support/http-server.js';
+import { readable } from '../support/processes.js';
 
 const ADMIN_TOKEN = 'admin-token-for-tests-0123456789';
 const SHOP = 'https://shop.example';
@@ -646,7 +647,7 @@ describe('paylink proxy command', () => {
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
     assert.equal(code, 2);
     assert.match(stderr, /PAYLINK_ADMIN_TOKEN must be at least 32 characters/);
-    assert.match(stderr, /node -e "console\.log\(require\('crypto'\)\.randomBytes\(32\)\.toString\('base64url'\)\)"/);
+    assert.match(readable(stderr), /node -e "console\.log\(require\('crypto'\)\.randomBytes\(32\)\.toString\('base64url'\)\)"/);
     assert.doesNotMatch(stderr, /^\s+at /m, 'one line, no stack');
   });
 

@@ -22,7 +22,7 @@ import { sleep } from './attack.js';
 import { startReceiver } from './webhook-receiver.js';
 import { attackerAddresses, CUSTOMER, fromAttacker, residentMb, startStack, timedRequest, type Timed } from './hard.js';
 import { freePort, type PostgresCluster } from './postgres.js';
-import { ROOT, exited, waitForHealth } from './processes.js';
+import { ROOT, exited, readable, waitForHealth } from './processes.js';
 
 /** The admin token both trees' demos and proxies get (long enough for the rule, so the older tree runs as it did). */
 export const HARD_ADMIN_TOKEN = 'hard-demo-admin-token-0123456789abcdef';
@@ -46,7 +46,8 @@ export async function startDemoProcess(chain: 'evm' | 'sandbox', root = ROOT): P
   const port = await freePort();
   const child = spawn(process.execPath, [path.join(root, 'bin', 'paylink.mjs'), 'demo', '--port', String(port), '--chain', chain, '--data-dir', dataDir], {
     cwd: root,
-    env: { ...process.env, PAYLINK_ADMIN_TOKEN: HARD_ADMIN_TOKEN, PAYLINK_TRUST_PROXY: '' },
+    // The banner read as at a terminal (off one it is a JSON line).
+    env: { ...process.env, PAYLINK_ADMIN_TOKEN: HARD_ADMIN_TOKEN, PAYLINK_TRUST_PROXY: '', PAYLINK_LOG_FORMAT: 'pretty' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let text = '';
@@ -330,7 +331,7 @@ export async function adminTokenAttack(cluster: PostgresCluster, root?: string):
     const outcome = await waitForHealth(`http://127.0.0.1:${port}`, short).then(
       () => 'started',
       async (error: Error) =>
-        short.exitCode !== null || short.signalCode !== null ? `refused to start (exit ${await closed}): ${said.trim().slice(0, 120)}` : `neither started nor exited: ${error.message}`,
+        short.exitCode !== null || short.signalCode !== null ? `refused to start (exit ${await closed}): ${readable(said).trim().slice(0, 120)}` : `neither started nor exited: ${error.message}`,
     );
     await stop(short);
 

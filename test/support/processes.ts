@@ -9,6 +9,25 @@ import { freePort } from './postgres.js';
 export const ROOT = path.resolve(import.meta.dirname, '..', '..');
 export const BIN = path.join(ROOT, 'bin', 'paylink.mjs');
 
+/**
+ * What a person would read of a process's output: each JSON log line's `message` (and `detail`, where a
+ * line has one), other lines as they are. Off a terminal every line is JSON, with its quotes escaped.
+ */
+export function readable(output: string): string {
+  return output
+    .split('\n')
+    .map((line) => {
+      if (!line.startsWith('{')) return line;
+      try {
+        const parsed = JSON.parse(line) as { message?: unknown; detail?: unknown };
+        return [parsed.message, parsed.detail].filter((part) => typeof part === 'string').join('\n');
+      } catch {
+        return line;
+      }
+    })
+    .join('\n');
+}
+
 /** Resolves once `url/healthz` answers 200; rejects if `child` exits first or `timeoutMs` passes. */
 export async function waitForHealth(url: string, child: ChildProcess, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

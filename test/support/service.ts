@@ -79,7 +79,11 @@ const FUNCTIONAL_TEST_LIMITS: Partial<ServiceOptions> = { sessionRateLimit: fals
 
 export async function startTestService(backend: Backend, options: Omit<ServiceOptions, 'db'> = {}): Promise<TestService> {
   const database = await openTestDatabase(backend);
-  const service = await startService({ ...FUNCTIONAL_TEST_LIMITS, ...options, db: database.db });
+  // A service that refuses to start leaves its database to us: closed, or it would hold the test process open.
+  const service = await startService({ ...FUNCTIONAL_TEST_LIMITS, ...options, db: database.db }).catch(async (error: unknown) => {
+    await database.close();
+    throw error;
+  });
   return {
     backend,
     url: service.url,

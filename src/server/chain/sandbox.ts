@@ -12,6 +12,8 @@
  *   `SANDBOX_FAILING_ADDRESS`, plus the comma list in env `PAYLINK_SANDBOX_FAIL_ADDRESSES`), or
  *   when the `failPayout` rule returns a reason. That is how tests and demos exercise the
  *   failure path (the funds go back to the balance).
+ * - A payout takes `payoutDelayMs` (env `PAYLINK_SANDBOX_PAYOUT_DELAY_MS`, default 0): a chain's latency,
+ *   so that a rehearsal of a restart or a crash finds payouts in flight.
  */
 import { randomBytes } from 'node:crypto';
 import { checkEvmAddress, keccakHex } from './evm.js';
@@ -26,7 +28,7 @@ export interface SandboxChainOptions {
   failingAddresses?: string[];
   /** A custom failure rule: return a reason to fail the payout, or null to let it succeed. */
   failPayout?: (request: PayoutRequest) => string | null;
-  /** Simulated network latency of a payout, in ms (default 0). */
+  /** Simulated network latency of a payout, in ms (default `PAYLINK_SANDBOX_PAYOUT_DELAY_MS`, else 0). */
   payoutDelayMs?: number;
 }
 
@@ -43,6 +45,8 @@ export function createSandboxChain(options: SandboxChainOptions = {}): SandboxCh
   const networks = options.networks ?? [BSC];
   const envFailing = (process.env.PAYLINK_SANDBOX_FAIL_ADDRESSES ?? '').split(',').map((a) => a.trim()).filter(Boolean);
   const failing = new Set((options.failingAddresses ?? [SANDBOX_FAILING_ADDRESS, ...envFailing]).map((a) => a.toLowerCase()));
+  const envDelay = Number(process.env.PAYLINK_SANDBOX_PAYOUT_DELAY_MS ?? 0);
+  const payoutDelayMs = options.payoutDelayMs ?? (Number.isFinite(envDelay) && envDelay > 0 ? envDelay : 0);
   return {
     kind: 'sandbox',
     sandbox: true,
@@ -54,7 +58,7 @@ export function createSandboxChain(options: SandboxChainOptions = {}): SandboxCh
       return check.address;
     },
     async sendPayout(request) {
-      if (options.payoutDelayMs) await new Promise((resolve) => setTimeout(resolve, options.payoutDelayMs));
+      if (payoutDelayMs) await new Promise((resolve) => setTimeout(resolve, payoutDelayMs));
       if (failing.has(request.address.toLowerCase()))
         throw new PayoutError('Sandbox: payouts to this address always fail (a test address)');
       const reason = options.failPayout?.(request);

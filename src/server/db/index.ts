@@ -17,7 +17,7 @@ import { openPglite } from './pglite.js';
 import { openPostgres } from './postgres.js';
 import type { Database, SqlParam } from './types.js';
 
-export type { Database, Queryable, SqlParam } from './types.js';
+export type { Database, ListenMode, Queryable, SqlParam } from './types.js';
 export { DataDirInUseError } from './data-dir-lock.js';
 export { DatabaseSettingError } from './postgres.js';
 export { migrate } from './migrate.js';
@@ -36,12 +36,17 @@ export interface OpenDatabaseOptions {
   loadDataDir?: Blob | undefined;
   /** Pool size for PostgreSQL. */
   maxConnections?: number | undefined;
+  /**
+   * PostgreSQL: a direct connection for LISTEN when `databaseUrl` goes through a pooler in transaction
+   * mode (`PAYLINK_DATABASE_LISTEN_URL`); without it, and behind such a pooler, changes are polled.
+   */
+  listenUrl?: string | undefined;
 }
 
 /** Opens the database named by the options and applies every pending migration. */
 export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<Database> {
   const db = options.databaseUrl
-    ? await openPostgres(options.databaseUrl, options.maxConnections ?? 20)
+    ? await openPostgres(options.databaseUrl, options.maxConnections ?? 20, { listenUrl: options.listenUrl })
     : await openPglite(options.dataDir ?? 'memory://', options.loadDataDir);
   try {
     await migrate(db);

@@ -1,13 +1,36 @@
 /**
  * The server engine: PostgreSQL through a node-postgres pool (when a connection URL is given), with
  * one connection held for LISTEN that is replaced, with backoff, when it drops.
+ *
+ * LISTEN needs a session of its own, which a pooler in transaction mode (PgBouncer, as managed
+ * PostgreSQL is usually reached) does not give: it hands each statement to whichever server connection
+ * is free, so a LISTEN is lost as soon as it ran and no notification ever comes back. So the first
+ * subscription proves the way first (`listenMode`): it LISTENs on a probe channel, sends itself a
+ * NOTIFY through the pool, and waits for it. Heard: notifications work. Not heard within
+ * `PROBE_TIMEOUT_MS`: the LISTEN is undone and every subscription is polled instead, its `onReconnect`
+ * ("re-read what the notifications stand for") called every `POLL_INTERVAL_MS`. `listenUrl` (a direct
+ * connection to the server, `PAYLINK_DATABASE_LISTEN_URL`) gives the LISTEN a connection of its own
+ * beside the pool, past the pooler; the NOTIFYs still go through the pool, to the same server.
  */
 import { defaultLogger } from '../log.js';
-import type { Database } from './types.js';
+import type { Database, ListenMode } from './types.js';
 
 /** Backoff of the listener's reconnection: from the first delay, doubling, up to the last. */
 const LISTEN_RETRY_FIRST_MS = 100;
 const LISTEN_RETRY_MAX_MS = 5000;
+/** How long the probe waits for its own notification before it concludes that LISTEN does not work here. */
+const PROBE_TIMEOUT_MS = 2000;
+/** How often a subscription is told to re-read when notifications can't be heard. */
+export const POLL_INTERVAL_MS = 1000;
+const PROBE_CHANNEL = 'paylink_listen_probe';
+
+/** Options of `openPostgres`. */
+export interface PostgresOptions {
+  /** Loads node-postgres (default: `import('pg')`). */
+  importDriver?: (() => Promise<typeof import('pg')>) | undefined;
+  /** A direct connection for LISTEN, past a pooler in transaction mode (`PAYLINK_DATABASE_LISTEN_URL`). */
+  listenUrl?: string | undefined;
+}
 
 interface Subscription {
   onPayload: (payload: string) => void;
@@ -65,17 +88,20 @@ export function checkDatabaseUrl(connectionString: string): string {
   return `${host}:${url.port || '5432'}`;
 }
 
-/** Opens a pool of at most `max` connections on `connectionString` and checks that it answers. */
-export async function openPostgres(connectionString: string, max: number, importDriver: () => Promise<typeof import('pg')> = () => import('pg')): Promise<Database> {
+/**
+ * Opens a pool of at most `max` connections on `connectionString` and checks that it answers.
+ * `options.importDriver` loads node-postgres (tests replace it to show what a missing driver says).
+ */
+export async function openPostgres(connectionString: string, max = 20, options: PostgresOptions = {}): Promise<Database> {
   const server = checkDatabaseUrl(connectionString);
   let pg: typeof import('pg')['default'];
   try {
-    ({ default: pg } = await importDriver());
+    ({ default: pg } = await (options.importDriver ?? (() => import('pg')))());
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') throw error;
     throw new DatabaseSettingError('is set, but the PostgreSQL driver is not installed: run npm install pg (or leave the database URL out to use PGlite)');
   }
-  type Client = import('pg').PoolClient;
+  type Client = import('pg').ClientBase & { release(error?: Error | boolean): void };
   const pool = new pg.Pool({ connectionString, max });
   // An idle client that loses its connection must not crash the process; the pool replaces it.
   // A checked-out client has no such listener from the pool: whoever holds it must listen for
@@ -124,11 +150,84 @@ export async function openPostgres(connectionString: string, max: number, import
     retryTimer.unref();
   };
 
+  /**
+   * A connection to LISTEN on: one of the pool's, or one of its own on `listenUrl`. Either way
+   * `release()` gives it up (a broken one with the error, so the pool does not keep it).
+   */
+  const listenConnection = async (): Promise<Client> => {
+    if (!options.listenUrl) return pool.connect();
+    const client = new pg.Client({ connectionString: options.listenUrl });
+    // Until the caller listens for errors: a failed connect rejects, and must not be an uncaught error too.
+    client.on('error', () => {});
+    try {
+      await client.connect();
+    } catch (error) {
+      await client.end().catch(() => {});
+      throw error;
+    }
+    return Object.assign(client, { release: () => void client.end().catch(() => {}) });
+  };
+
+  /**
+   * Whether LISTEN works on this connection string (see the module comment), proven once: the probe
+   * LISTENs, NOTIFYs through the pool, and waits for its own notification.
+   */
+  let mode: Promise<ListenMode> | undefined;
+  const probe = async (): Promise<ListenMode> => {
+    const client = await listenConnection();
+    client.on('error', () => {});
+    const token = `${process.pid}-${Math.random().toString(36).slice(2)}`;
+    try {
+      const heard = new Promise<boolean>((resolve) => {
+        const timer = setTimeout(() => resolve(false), PROBE_TIMEOUT_MS);
+        client.on('notification', (message) => {
+          if (message.channel !== PROBE_CHANNEL || message.payload !== token) return;
+          clearTimeout(timer);
+          resolve(true);
+        });
+      });
+      await client.query(`LISTEN ${PROBE_CHANNEL}`);
+      await pool.query('SELECT pg_notify($1, $2)', [PROBE_CHANNEL, token]);
+      const works = await heard;
+      // Behind a pooler the LISTEN stays on some server connection that others will use: undone.
+      await client.query('UNLISTEN *').catch(() => {});
+      return works ? { notifications: 'listen', via: options.listenUrl ? 'listen-url' : 'pool' } : { notifications: 'poll', intervalMs: POLL_INTERVAL_MS };
+    } finally {
+      client.removeAllListeners('notification');
+      client.release();
+    }
+  };
+  const listenMode = (): Promise<ListenMode> => {
+    mode ??= probe();
+    mode.catch(() => (mode = undefined));
+    return mode;
+  };
+
+  /** Tells every subscription to re-read what its notifications stand for (after a gap, or at each poll). */
+  const resyncAll = (why: string) => {
+    for (const set of handlers.values())
+      for (const subscription of set) {
+        try {
+          subscription.onReconnect?.();
+        } catch (error) {
+          defaultLogger.error('listen_handler_failed', `a subscription's ${why} handler failed`, { error });
+        }
+      }
+  };
+
+  // Polling instead of notifications: every subscription re-reads on one timer.
+  let pollTimer: NodeJS.Timeout | undefined;
+  const poll = () => {
+    if (pollTimer || closed) return;
+    pollTimer = setInterval(() => resyncAll('polling'), POLL_INTERVAL_MS);
+    pollTimer.unref();
+  };
+
   /** The listener, connecting it (and LISTENing every subscribed channel) when there is none. */
   const connectListener = (): Promise<Client> => {
     if (ready) return ready;
     const attempt = (async () => {
-      const client = await pool.connect();
+      const client = await listenConnection();
       if (closed) {
         client.release();
         throw new Error('The database is closed');
@@ -150,14 +249,7 @@ export async function openPostgres(connectionString: string, max: number, import
       retryDelay = LISTEN_RETRY_FIRST_MS;
       if (missed) {
         missed = false;
-        for (const set of handlers.values())
-          for (const subscription of set) {
-            try {
-              subscription.onReconnect?.();
-            } catch (error) {
-              defaultLogger.error('listen_handler_failed', 'a LISTEN reconnect handler failed', { error });
-            }
-          }
+        resyncAll('LISTEN reconnect');
       }
       return client;
     })();
@@ -197,13 +289,22 @@ export async function openPostgres(connectionString: string, max: number, import
         client.off('error', onError);
       }
     },
+    listenMode,
     listen: async (channel, onPayload, onReconnect) => {
       if (closed) throw new Error('The database is closed');
       const subscription: Subscription = { onPayload, onReconnect };
+      const polled = (await listenMode()).notifications === 'poll';
       let set = handlers.get(channel);
       const isNew = !set;
       if (!set) handlers.set(channel, (set = new Set()));
       set.add(subscription);
+      if (polled) {
+        poll();
+        return async () => {
+          set.delete(subscription);
+          if (set.size === 0 && handlers.get(channel) === set) handlers.delete(channel);
+        };
+      }
       try {
         const client = await connectListener();
         // A no-op when connecting just listened to it already.
@@ -225,6 +326,7 @@ export async function openPostgres(connectionString: string, max: number, import
       closed = true;
       clearTimeout(retryTimer);
       retryTimer = undefined;
+      clearInterval(pollTimer);
       const client = listener;
       listener = null;
       ready = null;

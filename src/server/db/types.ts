@@ -15,6 +15,13 @@ export interface Queryable {
  */
 export type SqlParam = (value: unknown) => string;
 
+/**
+ * How changes announced with NOTIFY reach this process: LISTEN on the pool's own server connection, or
+ * on the direct connection of `PAYLINK_DATABASE_LISTEN_URL`; or, where LISTEN can't work (a pooler in
+ * transaction mode), polling: each subscription re-reads every `intervalMs`.
+ */
+export type ListenMode = { notifications: 'listen'; via: 'pool' | 'listen-url' } | { notifications: 'poll'; intervalMs: number };
+
 /** An open database: PGlite or a PostgreSQL pool, behind the same methods. */
 export interface Database extends Queryable {
   /** Which engine answers. */
@@ -32,5 +39,10 @@ export interface Database extends Queryable {
    * subscription: re-read whatever the notifications stand for.
    */
   listen(channel: string, onPayload: (payload: string) => void, onReconnect?: () => void): Promise<() => Promise<void>>;
+  /**
+   * PostgreSQL: whether notifications can be heard here (found out once, by a LISTEN that notifies
+   * itself; `listen` asks it too). Absent on PGlite, whose notifications never leave the process.
+   */
+  listenMode?(): Promise<ListenMode>;
   close(): Promise<void>;
 }

@@ -7,6 +7,7 @@
  * the forwarder tells the service the same client (`X-Forwarded-For`).
  */
 import { createClientAddressResolver, type TrustProxy } from '../limits/client-address.js';
+import { defaultLogger, type Logger } from '../log.js';
 import type { ClientKeyResolver } from './exchange.js';
 import type { ProxyRequestInfo } from './messages.js';
 
@@ -14,8 +15,10 @@ import type { ProxyRequestInfo } from './messages.js';
 export interface ClientKeyOptions {
   trustProxy?: TrustProxy;
   clientKey?: ((request: Request, info: ProxyRequestInfo | undefined) => string | undefined) | undefined;
-  /** Where the one warning about a runtime without client addresses goes. Default `console.warn`. */
+  /** Where the one warning about a runtime without client addresses goes. Default: `logger` (`client_address_unknown`). */
   warn?: ((message: string) => void) | undefined;
+  /** The proxy's logger (default stderr). */
+  logger?: Logger | undefined;
 }
 
 /**
@@ -26,7 +29,7 @@ export interface ClientKeyOptions {
 export function createClientKeyResolver(options: ClientKeyOptions): ClientKeyResolver {
   const custom = options.clientKey;
   const address = createClientAddressResolver(options.trustProxy);
-  const warn = options.warn ?? ((message: string) => console.warn(message));
+  const warn = options.warn ?? ((message: string) => (options.logger ?? defaultLogger).warn('client_address_unknown', message));
   let warned = false;
 
   return (incoming, info) => {

@@ -16,7 +16,11 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createLimitedServer, LISTEN_BACKLOG } from '../limits/node-server.js';
 import { LimitConfigError, parseRateLimit, resolveConnectionLimits, resolveStreamLimits, LIMIT_DEFAULTS, type ConnectionLimits } from '../limits/options.js';
+import { commandOutput } from '../command-output.js';
 import { defaultLogger } from '../log.js';
+import { errorBody } from '../../core/errors.js';
+import { bearerCheck, metricsRefusal, MetricsConfigError, resolveMetricsSettings, startMetricsServer, type MetricsServer } from '../metrics/endpoint.js';
+import { createProxyMetrics } from '../metrics/proxy.js';
 import { checkAdminToken } from './guards/authorize.js';
 import { parsePublicOrigin } from './guards/cross-site.js';
 import { createNodeUpstream } from './node-upstream.js';
@@ -38,6 +42,8 @@ export interface RunningProxy {
   url: string;
   port: number;
   server: Server;
+  /** The loopback listener of `/metrics` (`PAYLINK_METRICS_PORT`), when there is one. */
+  metricsServer: MetricsServer | undefined;
   close(): Promise<void>;
 }
 
@@ -106,62 +112,109 @@ export function proxyOptionsFromEnv(options: ProxyCommandOptions): ProxyCommandC
 }
 
 /**
- * Starts the proxy server; `close()` drains in-flight requests (cutting event streams after 5 s).
- * The `node:http` server is the limited one of `server/limits/node-server.ts` (header and body timeouts,
- * connections per client and in total): they act before the proxy's guards see a request.
+ * Starts the proxy server; `close()` stops accepting, answers the requests in flight (each answer
+ * closing its connection) and cuts what is still open after 5 s (event streams: their clients
+ * reconnect). The `node:http` server is the limited one of `server/limits/node-server.ts` (header and
+ * body timeouts, connections per client and in total): they act before the proxy's guards see a request.
+ * `/metrics` is served as the service serves it (`PAYLINK_METRICS_TOKEN`, `PAYLINK_METRICS_PORT`).
  */
 export async function startProxyServer(options: ProxyCommandOptions): Promise<RunningProxy> {
   const { connectionLimits, ...config } = proxyOptionsFromEnv(options);
+  const metricsSettings = resolveMetricsSettings(undefined, options.env ?? process.env);
   // The script-tag bundles of this package, at basePath/dist/* (Node only: they are read from disk).
   const proxy = createPaylinkProxy({ ...config, upstream: createNodeUpstream(config.upstream), bundles: serveBundle, logger: defaultLogger });
   const nodeHandler = toNodeHandler(proxy);
-  const { server } = createLimitedServer((req, res) => {
+  let stopping = false;
+  const metrics = metricsSettings && createProxyMetrics({ basePath: proxy.basePath, openConnections: () => limited.openConnections });
+  const authorized = metricsSettings?.token ? bearerCheck(metricsSettings.token) : undefined;
+  const limited = createLimitedServer((req, res) => {
+    metrics?.track(req, res);
+    if (stopping) res.setHeader('connection', 'close');
     if (req.url === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) {
       res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
       res.end(req.method === 'HEAD' ? undefined : JSON.stringify({ status: 'ok' }));
       return;
     }
+    if (metrics && authorized && req.url === '/metrics' && req.method === 'GET') {
+      if (!authorized(req.headers.authorization)) {
+        const refusal = metricsRefusal();
+        res.writeHead(refusal.status, refusal.headers);
+        res.end(refusal.body);
+        return;
+      }
+      metrics.render().then(
+        ({ contentType, body }) => {
+          res.writeHead(200, { 'content-type': contentType, 'cache-control': 'no-store' });
+          res.end(body);
+        },
+        (error: unknown) => {
+          defaultLogger.error('metrics_failed', 'the metrics could not be rendered', { error });
+          res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' });
+          res.end(JSON.stringify(errorBody(500, 'internal_error', 'Something went wrong on our side')));
+        },
+      );
+      return;
+    }
     nodeHandler(req, res);
   }, connectionLimits, defaultLogger);
+  const { server } = limited;
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen({ port: options.port, host, backlog: LISTEN_BACKLOG }, () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
+  let metricsServer: MetricsServer | undefined;
+  if (metrics && metricsSettings.port !== undefined) {
+    try {
+      metricsServer = await startMetricsServer(metricsSettings.port, metrics.render, defaultLogger);
+    } catch (error) {
+      server.close();
+      throw error;
+    }
+  }
   let closing: Promise<void> | undefined;
   return {
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     port,
     server,
+    metricsServer,
     close: () =>
-      (closing ??= new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeIdleConnections();
-        setTimeout(() => server.closeAllConnections(), 5000).unref();
-      })),
+      (closing ??= (async () => {
+        stopping = true;
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeIdleConnections();
+          setTimeout(() => server.closeAllConnections(), 5000).unref();
+        });
+        await metricsServer?.close();
+      })()),
   };
 }
 
 /** The `paylink proxy` command: starts the server and prints where it listens (never the key). */
 export async function runProxyCommand(options: ProxyCommandOptions, onSignal: (close: () => Promise<void>) => void): Promise<void> {
+  const out = commandOutput();
   let proxy: RunningProxy;
   try {
     proxy = await startProxyServer(options);
   } catch (error) {
-    if (error instanceof ProxyConfigError || error instanceof TypeError) {
-      process.stderr.write(`paylink proxy: ${error.message}\n`);
+    if (error instanceof ProxyConfigError || error instanceof TypeError || error instanceof MetricsConfigError) {
+      out.say('error', 'config_invalid', `paylink proxy: ${error.message}`);
       process.exit(2);
     }
     throw error;
   }
   const config = proxyOptionsFromEnv(options);
   const origins = config.allowedOrigins === '*' ? '*' : (config.allowedOrigins as string[]).join(', ') || '(same origin only)';
-  process.stdout.write(
-    `paylink proxy listening on ${proxy.url}/paylink → ${config.upstream}\n` +
-      `  admin routes: ${config.adminToken ? 'bearer PAYLINK_ADMIN_TOKEN' : 'disabled (set PAYLINK_ADMIN_TOKEN)'}\n` +
-      `  checkout CORS origins: ${origins}\n` +
-      `  public origin: ${config.publicOrigin ?? 'from the Host header (set PAYLINK_PUBLIC_ORIGIN behind a reverse proxy that rewrites Host)'}\n`,
+  out.print('proxy_listening', `paylink proxy listening on ${proxy.url}/paylink → ${config.upstream}`, { url: `${proxy.url}/paylink`, upstream: config.upstream });
+  out.print('proxy_admin_routes', `  admin routes: ${config.adminToken ? 'bearer PAYLINK_ADMIN_TOKEN' : 'disabled (set PAYLINK_ADMIN_TOKEN)'}`, { adminRoutes: Boolean(config.adminToken) });
+  out.print('proxy_cors_origins', `  checkout CORS origins: ${origins}`, { origins });
+  out.print(
+    'proxy_public_origin',
+    `  public origin: ${config.publicOrigin ?? 'from the Host header (set PAYLINK_PUBLIC_ORIGIN behind a reverse proxy that rewrites Host)'}`,
+    config.publicOrigin ? { publicOrigin: config.publicOrigin } : undefined,
   );
+  if (proxy.metricsServer) out.print('metrics_listening', `  metrics at ${proxy.metricsServer.url} (loopback only)`, { metricsUrl: proxy.metricsServer.url });
   onSignal(proxy.close);
 }

@@ -17,6 +17,8 @@ import { API_ROUTES, type ApiRoute } from '../../core/routes.js';
 import { serveBundle } from '../bundles.js';
 import { LIMIT_DEFAULTS } from '../limits/options.js';
 import { defaultLogger, requestIdFrom } from '../log.js';
+import { bearerCheck, metricsRefusal } from '../metrics/endpoint.js';
+import { errorBody } from '../../core/errors.js';
 import { type AppEnv, type ServiceDeps } from './context.js';
 import { ApiError, internalError } from './errors.js';
 import { hostedPageRoutes } from './hosted-page.js';
@@ -76,6 +78,9 @@ export function createApp(baseDeps: ServiceDeps & Partial<MoneyDeps>) {
   const links = createLinkCache(deps.db);
   const app = new Hono<AppEnv>();
 
+  // Counted and timed around everything else, refusals included (`server/metrics/`).
+  if (deps.metrics) app.use(deps.metrics.middleware);
+
   // First thing: the request's id, answered in `X-Request-Id` and written on its log lines. Set before
   // the handler builds its response, so the Node adapter does not rebuild it (see the CORS note below).
   app.use(async (c, next) => {
@@ -106,7 +111,24 @@ export function createApp(baseDeps: ServiceDeps & Partial<MoneyDeps>) {
   app.notFound((c) => c.json(new ApiError(404, 'not_found', `No route for ${c.req.method} ${c.req.path}`).toJSON(), 404));
 
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
-  app.get('/readyz', (c) => readinessAnswer(c, deps.rates, deps.now()));
+  app.get('/readyz', (c) => {
+    if (!deps.draining?.()) return readinessAnswer(c, deps.rates, deps.now());
+    c.header('cache-control', 'no-store');
+    return c.json(errorBody(503, 'draining', 'This instance is stopping: send requests to another one'), 503);
+  });
+  const metricsToken = deps.metrics?.token;
+  if (deps.metrics && metricsToken) {
+    const { render } = deps.metrics;
+    const authorized = bearerCheck(metricsToken);
+    app.get('/metrics', async (c) => {
+      if (!authorized(c.req.header('authorization'))) {
+        const refusal = metricsRefusal();
+        return c.body(refusal.body, refusal.status, refusal.headers);
+      }
+      const { contentType, body } = await render();
+      return c.body(body, 200, { 'content-type': contentType, 'cache-control': 'no-store' });
+    });
+  }
   app.get('/v1/openapi.json', (c) => c.json(openApiDocument()));
 
   const tooLarge = () => new ApiError(413, 'body_too_large', `The request body is larger than ${LIMIT_DEFAULTS.maxBodyBytes / 1024} KiB`);

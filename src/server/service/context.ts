@@ -14,6 +14,7 @@ import type { ClientAddressResolver } from '../limits/client-address.js';
 import { clientAddressOf } from '../limits/node-server.js';
 import type { PublicWriteLimitOptions, StreamLimitOptions } from '../limits/options.js';
 import type { Logger } from '../log.js';
+import type { RenderMetrics } from '../metrics/endpoint.js';
 import { isJson } from '../limits/body.js';
 import { ApiError, fromZodError } from './errors.js';
 import { parseJsonKeepingDigits } from './exact-json.js';
@@ -36,6 +37,13 @@ export interface ServiceDeps {
   clientAddress?: ClientAddressResolver | undefined;
   /** Caps on event streams and limits on public writes (defaults in `server/limits/options.ts`). */
   limits?: (StreamLimitOptions & PublicWriteLimitOptions) | undefined;
+  /**
+   * `/metrics` (`server/metrics/`): the middleware that counts every request, the exposition, and the
+   * token that serves it on this port (without one, `/metrics` here is a 404).
+   */
+  metrics?: { middleware: MiddlewareHandler; render: RenderMetrics; token: string | undefined } | undefined;
+  /** True once the instance is stopping: `/readyz` answers 503 `draining` so a load balancer sends no more. */
+  draining?: (() => boolean) | undefined;
 }
 
 export interface AppEnv {

@@ -5,6 +5,7 @@
  * describe). A background job on every instance; batches skip rows another instance holds.
  */
 import type { Database } from '../db/index.js';
+import { defaultLogger, type Logger } from '../log.js';
 import { deleteNeverPaidSessions } from './sessions/index.js';
 import { deleteEventsBefore } from './webhooks/index.js';
 
@@ -31,12 +32,12 @@ export async function applyRetention(db: Database, now: Date, retentionDays: num
 }
 
 /** Runs `applyRetention` every `intervalMs` (and once soon after start); returns the stop function. */
-export function startRetentionSweep(deps: { db: Database; now: () => Date }, retentionDays: number, intervalMs: number): () => Promise<void> {
+export function startRetentionSweep(deps: { db: Database; now: () => Date; log?: Logger | undefined }, retentionDays: number, intervalMs: number): () => Promise<void> {
   let running: Promise<unknown> = Promise.resolve();
   const run = () => {
     running = running
       .then(() => applyRetention(deps.db, deps.now(), retentionDays))
-      .catch((error) => console.error('[paylink] retention sweep failed:', error instanceof Error ? error.message : String(error)));
+      .catch((error) => (deps.log ?? defaultLogger).error('retention_sweep_failed', 'the retention sweep failed; it runs again at its next interval', { error }));
   };
   const first = setTimeout(run, Math.min(intervalMs, 60_000));
   const timer = setInterval(run, intervalMs);

@@ -29,6 +29,7 @@ import { classifyRefusal, connectEvmChain, type EvmChain, type EvmChainOptions, 
 import type { EvmConfig } from './config.js';
 import { EvmChainError, nodeMessage } from './errors.js';
 import { NATIVE_TRANSFER_GAS, withHeadroom, type FeeQuote } from './fees.js';
+import { defaultLogger } from '../../log.js';
 
 /** A transaction with its fees and gas fixed, waiting for a nonce. */
 interface EvmPrepared extends PreparedTransaction {
@@ -339,7 +340,7 @@ export function createEvmChainAdapter(chains: EvmChain | readonly EvmChain[]): R
 
 /** How `connectEvmAdapter` reports while it waits for a node. */
 export interface ConnectEvmOptions extends EvmChainOptions {
-  /** Progress lines (default: stderr). */
+  /** Progress lines (default: the process's log, `evm_node_waiting`). */
   log?: (line: string) => void;
   /** Give up after this long, in ms (default: wait as long as it takes). */
   waitMs?: number | undefined;
@@ -353,7 +354,7 @@ export interface ConnectEvmOptions extends EvmChainOptions {
  * once (`EvmChainError` with `retryable: false`).
  */
 export async function connectWaiting(config: EvmConfig, options: ConnectEvmOptions = {}): Promise<EvmChain> {
-  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const log = options.log ?? ((line: string) => defaultLogger.warn('evm_node_waiting', line));
   const started = Date.now();
   let delay = options.retryDelayMs ?? 1_000;
   const which = `${config.network}, chain ${config.chainId}`;

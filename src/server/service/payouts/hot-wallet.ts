@@ -21,6 +21,7 @@ import type { StalledReason } from '../../../core/schemas.js';
 import type { ChainAdapter, HotWalletHoldings, OutgoingChain } from '../../chain/types.js';
 import type { Database } from '../../db/index.js';
 import { defaultLogger, type Logger } from '../../log.js';
+import { runtimeMetrics } from '../../metrics/runtime.js';
 import { clearAlert, raiseAlert } from '../alerts/index.js';
 import { countWaitingForHotWallet, heldForHotWallet } from '../withdrawals/index.js';
 import { owedByPayouts } from './repository.js';
@@ -71,6 +72,9 @@ export async function checkHotWallet(deps: HotWalletDeps, outgoing: OutgoingChai
   const [owedRows, held] = await Promise.all([owedByPayouts(deps.db, blockchainId), heldForHotWallet(deps.db, blockchainId)]);
   const assets = [...new Set<AssetId>([...(network?.assets ?? []), ...owedRows.map((row) => row.asset_id)])];
   const [holdings, gas] = await Promise.all([outgoing.holdings(assets), outgoing.gasFloor()]);
+  // What it holds, for /metrics (paylink_hot_wallet_*): the same figures the alert is judged on.
+  runtimeMetrics.hotWalletNativeBalance(blockchainId, fromUnits(holdings.native, outgoing.nativeCurrency.decimals));
+  for (const assetId of assets) runtimeMetrics.hotWalletTokenBalance(blockchainId, assetId, holdings.tokens[assetId] ?? '0');
 
   const owed = new Map(owedRows.map((row) => [row.asset_id, row]));
   const gasShort = holdings.native < gas.floor;

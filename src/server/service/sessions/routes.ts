@@ -143,11 +143,19 @@ export function checkoutOperations(deps: MoneyServiceDeps, links: LinkCache) {
  * once per change for all its streams, and each stream writes what it has not written yet. Streams
  * `event: status` with the session JSON: first the current state, then one event per change, until a
  * terminal status (then the stream closes). A read that finds nothing new writes a heartbeat comment.
+ * When the service stops, the stream says `retry:` (a reconnection delay, spread over a second so that
+ * a thousand clients do not come back at once) and closes: an `EventSource` reconnects on its own,
+ * through the load balancer to another instance, and hears the current state again.
  */
+/** The reconnection delay an event stream is given when the service stops, plus up to the spread, in ms. */
+const RECONNECT_MS = 250;
+const RECONNECT_SPREAD_MS = 1000;
+
 class SessionFeed {
   private latest: CheckoutSession | null = null;
   private heartbeat = false;
   private ended = false;
+  private stopping = false;
   private wake: (() => void) | null = null;
   private unsubscribe: () => void = () => {};
 
@@ -180,6 +188,7 @@ class SessionFeed {
           started = true;
           first.reject(new ApiError(503, 'shutting_down', 'The service is stopping; retry in a moment'));
         }
+        feed.stopping = true;
         feed.end();
       },
     });
@@ -235,8 +244,9 @@ class SessionFeed {
         });
         this.wake = null;
       }
+      if (this.stopping && !stream.aborted) await stream.write(`retry: ${RECONNECT_MS + Math.floor(Math.random() * RECONNECT_SPREAD_MS)}\n\n`);
     } catch {
-      // The client went away or the service is stopping: nothing to tell anyone.
+      // The client went away: nothing to tell anyone.
     } finally {
       this.unsubscribe();
     }

@@ -94,6 +94,7 @@ import {
 } from './incoming-repository.js';
 import { orderOfSession } from './repository.js';
 import { settleTransfer } from './settlement.js';
+import { runtimeMetrics } from '../../metrics/runtime.js';
 
 export interface ChainScannerOptions {
   /** The network to scan (default: the chain's first). `startChainScanner` runs one scanner per network. */
@@ -299,6 +300,7 @@ export function createChainScanner(
         await advanceCursor(db, network, from, startedAt, deps.now());
       }
     }
+    runtimeMetrics.scannerLag(network, latest - to);
     if (sweptTo === undefined || !sweep) return { caughtUp, recorded };
     const done = sweep.final;
     sweep = null;
@@ -619,6 +621,7 @@ function startNetworkScanner(deps: ScannerDeps, options: ChainScannerOptions): C
         if (!caughtUp) delay = 0;
       } catch (error) {
         if (!running) break;
+        runtimeMetrics.nodeError(scanner.incoming.blockchainId, error);
         if (failingSince === null) {
           failingSince = roundStarted;
           logger.warn('scanner_node_unavailable', 'a scanner round failed (the node did not answer, or answered an error): payments stay confirming or awaiting payment until it recovers; retrying', {

@@ -11,8 +11,12 @@ export const DEFAULT_RETRY_BASE_MS = 30_000;
 /** An endpoint has 10 s to answer 2xx. */
 export const DELIVERY_TIMEOUT_MS = 10_000;
 
-/** How long a worker holds a claimed delivery before another may take it: well over the 10 s an attempt may take. */
-export const DEFAULT_LEASE_MS = 60_000;
+/**
+ * How long a worker holds a claimed delivery before another may take it: well over the 10 s an attempt may
+ * take, and short enough that the deliveries of an instance that died are sent by another within half a
+ * minute (one that stops gracefully records its attempts, which releases them at once).
+ */
+export const DEFAULT_LEASE_MS = 25_000;
 
 export interface WebhookSettings {
   /** Post to non-public addresses too (`PAYLINK_WEBHOOK_ALLOW_PRIVATE=1`, on any chain); also allows `http:` URLs. */

@@ -16,7 +16,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Database, Queryable } from '../../db/index.js';
-import { defaultLogger, type Logger } from '../../log.js';
+import { defaultLogger, type LogFields, type Logger } from '../../log.js';
+import { runtimeMetrics } from '../../metrics/runtime.js';
 import { WEBHOOK_CHANNEL } from '../events/index.js';
 import { claimDue, nextDueAt, recordAttempt, type AttemptOutcome, type ClaimedDelivery } from './delivery-repository.js';
 import { sendAttempt } from './sender.js';
@@ -27,7 +28,10 @@ export interface WebhookDeps {
   db: Database;
   now: () => Date;
   webhooks: WebhookSettings;
-  /** Where the reason of a failed connection goes (the delivery log gives the key holder one sentence for all). */
+  /**
+   * Where the worker's own failures are logged, and the reason of a failed connection (the delivery log
+   * gives the key holder one sentence for all); default: the process's log.
+   */
   log?: Logger | undefined;
 }
 
@@ -65,6 +69,7 @@ async function attempt(deps: WebhookDeps, claimed: ClaimedDelivery): Promise<boo
         reason,
       }),
   );
+  runtimeMetrics.webhookAttempt(result.error === null);
   const now = deps.now();
   let outcome: AttemptOutcome = { status: 'delivered' };
   if (result.error !== null) {
@@ -75,8 +80,8 @@ async function attempt(deps: WebhookDeps, claimed: ClaimedDelivery): Promise<boo
 }
 
 /** Logs a failure of the worker itself (the database), never what a delivery carries. */
-function logFailure(what: string, error: unknown): void {
-  console.error(`[paylink] ${what}:`, error instanceof Error ? error.message : String(error));
+function logFailure(deps: WebhookDeps, code: string, message: string, error: unknown, fields: LogFields = {}): void {
+  (deps.log ?? defaultLogger).error(code, message, { ...fields, error });
 }
 
 /**
@@ -94,7 +99,9 @@ function claimBatch(deps: WebhookDeps, batch: number, skipIds: readonly string[]
 }
 
 function attemptLogged(deps: WebhookDeps, delivery: ClaimedDelivery): Promise<unknown> {
-  return attempt(deps, delivery).catch((error) => logFailure(`webhook delivery ${delivery.id} not recorded`, error));
+  return attempt(deps, delivery).catch((error) =>
+    logFailure(deps, 'webhook_attempt_unrecorded', 'a webhook attempt could not be recorded: the delivery is tried again once its claim runs out', error, { deliveryId: delivery.id }),
+  );
 }
 
 /**
@@ -130,7 +137,7 @@ export function startWebhookWorker(deps: WebhookDeps, options: WebhookWorkerOpti
     wake?.();
   };
   const listening = deps.db.listen(WEBHOOK_CHANNEL, kick, kick).catch((error) => {
-    logFailure('webhook worker could not LISTEN (it polls instead)', error);
+    logFailure(deps, 'webhook_listen_failed', 'the webhook worker could not LISTEN for new events: it polls instead', error);
     return undefined;
   });
 
@@ -162,7 +169,7 @@ export function startWebhookWorker(deps: WebhookDeps, options: WebhookWorkerOpti
           if (due) wait = Math.min(pollIntervalMs, Math.max(20, due.getTime() - deps.now().getTime()));
         }
       } catch (error) {
-        if (running) logFailure('webhook round failed', error);
+        if (running) logFailure(deps, 'webhook_round_failed', 'a round of webhook deliveries failed; the next one tries again', error);
       }
       if (!running) break;
       if ((claimed > 0 && inFlight.size < concurrency) || kicked) continue;
