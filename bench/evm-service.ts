@@ -46,7 +46,7 @@ import { createLogger } from '../src/server/log.js';
 import { createApiKey } from '../src/server/service/keys/index.js';
 import { startPayoutWorker, type PayoutWorkerOptions } from '../src/server/service/payouts/index.js';
 import { startService, type RunningService } from '../src/server/service/serve.js';
-import { createChainScanner, startChainScanner } from '../src/server/service/sessions/index.js';
+import { createChainScanner, startChainScanner } from '../src/server/service/money-in/index.js';
 import { creditDirectly, networksEnv, outgoingOf, randomAddress, startEvmFixture, type EvmFixture } from '../test/support/evm-service.js';
 import { createUsdLink, startSession } from '../test/support/money.js';
 import { postgresAvailable, startPostgresCluster } from '../test/support/postgres.js';

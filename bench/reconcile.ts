@@ -18,7 +18,7 @@ import { anvilAvailable } from '../src/server/chain/evm/anvil.js';
 import { MULTICALL3_ADDRESS } from '../src/server/chain/evm/balances.js';
 import type { RealChainAdapter } from '../src/server/chain/types.js';
 import { createReconciler } from '../src/server/service/reconciliation/index.js';
-import { createChainScanner } from '../src/server/service/sessions/index.js';
+import { createChainScanner } from '../src/server/service/money-in/index.js';
 import { startService } from '../src/server/service/serve.js';
 import { startEvmFixture } from '../test/support/evm-service.js';
 import { createUsdLink, startSession } from '../test/support/money.js';

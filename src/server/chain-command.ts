@@ -4,7 +4,7 @@
  * reorganization took back and lets the network run again:
  *
  * 1. every credit the chain the node serves now no longer holds is reversed (final or not): its own
- *    ledger entry, its session `reversed`, a `payment.reversed` webhook (../service/sessions/resume.ts);
+ *    ledger entry, its session `reversed`, a `payment.reversed` webhook (../service/money-in/resume.ts);
  * 2. a balance a reversal took below zero (its funds had been withdrawn) first gets back what waits in
  *    its withdrawals not yet paid out (`pending`, nothing signed), newest first: each fails with the
  *    reason, its funds returned, a `withdrawal.failed` webhook; whatever is still short stays owed
@@ -24,11 +24,11 @@ import { openDatabase, type Database } from './db/index.js';
 import { defaultLogger, type Logger } from './log.js';
 import { clearAlert, payoutsHalted } from './service/alerts/index.js';
 import { applyLedgerChanges, assetAmount, owingBalances } from './service/ledger/index.js';
-import { recordCurrentCheckpoint, ResumeError, reverseVanishedCredits, type ReversalReport } from './service/sessions/index.js';
+import { recordCurrentCheckpoint, ResumeError, reverseVanishedCredits, type ReversalReport } from './service/money-in/index.js';
 import { announceWithdrawals, failWaitingOf } from './service/withdrawals/index.js';
 import { UsageError } from './mnemonic-file.js';
 
-export { ResumeError } from './service/sessions/index.js';
+export { ResumeError } from './service/money-in/index.js';
 
 /** The reason a waiting withdrawal is failed with when its balance lost the funds. */
 const RELEASE_REASON =

@@ -6,7 +6,8 @@
 import { parseArgs } from 'node:util';
 import { commandOutput } from './command-output.js';
 import { LogFormatError, resolveLogFormat } from './log.js';
-import { createSandboxChain } from './chain/sandbox.js';
+import { ChainSettingsError, ChainUnavailableError, type ChainFamily } from './chain/family.js';
+import { CHAIN_FAMILIES, chainFamily, chainFamilyNames } from './chain/registry.js';
 import type { ChainAdapter } from './chain/types.js';
 import { commandHelp, startupProblem, type StartupContext } from './cli-help.js';
 import { openDatabase } from './db/index.js';
@@ -17,7 +18,7 @@ import { startService } from './service/serve.js';
 const USAGE = `Usage: paylink <command> [options]
 
 Commands:
-  serve        Run the service        --chain sandbox|evm [--port 8787] [--host 127.0.0.1] [--data-dir .paylink-data] [--database-url URL]
+  serve        Run the service        --chain ${chainFamilyNames('|')} [--port 8787] [--host 127.0.0.1] [--data-dir .paylink-data] [--database-url URL]
   sweep        Move deposits' tokens to the hot wallet   --mnemonic-file F [--to ADDRESS] [--indexes 0-99,120] [--data-dir D | --database-url URL]
   keys create  Create an API key      [--data-dir D | --database-url URL] [--name N]
   keys xpub    The deposit xpub for PAYLINK_EVM_XPUB, and its first addresses   --mnemonic-file F
@@ -36,11 +37,12 @@ EVM chain (serve --chain evm, sweep): PAYLINK_EVM_RPC_URL, PAYLINK_EVM_CHAIN_ID,
 `;
 
 /** Why `serve` needs `--chain`: the chain decides whether money is real, so it is never implied. */
-const CHAIN_REQUIRED = `serve needs --chain sandbox or --chain evm (or PAYLINK_CHAIN): the chain is never implied.
-  sandbox  no real funds move: anyone can mark a session paid (POST …/simulate-payment). For tests and test mode.
-  evm      a real EVM network through JSON-RPC (needs the PAYLINK_EVM_* settings and PAYLINK_RATES_SOURCES).`;
-
-type ChainName = 'sandbox' | 'evm';
+function chainRequired(): string {
+  const width = Math.max(...CHAIN_FAMILIES.map((family) => family.name.length)) + 2;
+  const choices = CHAIN_FAMILIES.map((family) => `--chain ${family.name}`).join(' or ');
+  const lines = CHAIN_FAMILIES.map((family) => `  ${family.name.padEnd(width)}${family.summary}`);
+  return [`serve needs ${choices} (or PAYLINK_CHAIN): the chain is never implied.`, ...lines].join('\n');
+}
 
 const out = commandOutput();
 
@@ -74,53 +76,12 @@ function parsePort(value: string | undefined, fallback: number): number {
   return port;
 }
 
-/** The chain named by `--chain` or `PAYLINK_CHAIN`; `undefined` when neither is given. */
-function chainName(value: string | undefined): ChainName | undefined {
+/** The chain family named by `--chain` or `PAYLINK_CHAIN`; `undefined` when neither is given. */
+function chainName(value: string | undefined): ChainFamily | undefined {
   if (value === undefined || value === '') return undefined;
-  if (value === 'sandbox' || value === 'evm') return value;
-  fail(`unknown chain: ${value} (expected sandbox or evm)`);
-}
-
-/**
- * The EVM chain adapter from its settings (`PAYLINK_EVM_*`). A missing or bad setting exits
- * 2 with one line per problem (after `otherProblems`, the rest of serve's settings, so that one run
- * names everything to fix); a node that is down is waited for (a line per try); a node of another
- * chain id, or a token that is no ERC-20 contract, exits 1 with the reason.
- */
-async function createEvmChainFromEnv(otherProblems: string[]): Promise<ChainAdapter> {
-  const { EvmConfigError, parseEvmNetworks } = await import('./chain/evm/config.js');
-  const { connectEvmAdapter } = await import('./chain/evm/adapter.js');
-  let configs;
-  try {
-    configs = parseEvmNetworks(process.env);
-  } catch (error) {
-    if (!(error instanceof EvmConfigError)) throw error;
-    refuse([...otherProblems, error.message]);
-  }
-  if (otherProblems.length) refuse(otherProblems);
-  for (const warning of configs[0]!.warnings) out.say('warn', 'evm_config_warning', `paylink: ${warning}`);
-  try {
-    return await connectEvmAdapter(configs, { log: (line) => out.say('warn', 'evm_node_waiting', line) });
-  } catch (error) {
-    out.say('error', 'evm_node_unusable', `paylink: cannot use the EVM node: ${error instanceof Error ? error.message : String(error)}`);
-    process.exit(1);
-  }
-}
-
-/** How `serve` describes real networks on start: each one, its tokens, and the hot wallet (never its key). */
-function announceChain(chain: ChainAdapter): void {
-  if (chain.kind !== 'real') return;
-  chain.chains.forEach((c, i) => {
-    const network = chain.networks[i]!;
-    const tokens = Object.entries(network.tokens ?? {}).map(([asset, token]) => `${asset} ${token.address} (${token.decimals} decimals)`);
-    out.print('evm_network', `EVM chain: ${network.name} (chain id ${network.chainId}, network id "${network.id}"), ${c.incoming.confirmations} confirmations. Tokens: ${tokens.join(', ')}.`, {
-      network: network.id,
-      chainId: network.chainId,
-      confirmations: c.incoming.confirmations,
-    });
-  });
-  const hot = chain.chains.find((c) => c.outgoing)?.outgoing?.hotWallet;
-  out.print('hot_wallet', hot ? `Payouts from the hot wallet ${hot}.` : 'No hot wallet: withdrawals wait.', hot ? { hotWallet: hot } : undefined);
+  const family = chainFamily(value);
+  if (family) return family;
+  fail(`unknown chain: ${value} (expected ${chainFamilyNames()})`);
 }
 
 /** Exits 2 with each problem of the settings on its own line(s). */
@@ -130,20 +91,28 @@ function refuse(problems: string[]): never {
 }
 
 /**
- * The adapter of the named chain, once every setting `serve` reads is valid: the rates (on `evm` the
- * sources must be named: never implied) and, on `evm`, the chain's own.
+ * The adapter of the named family, once every setting `serve` reads is valid: the rates (on a family
+ * of real money the sources must be named: never implied) and the family's own. A missing or bad
+ * setting exits 2 with one line per problem (all of them, so that one run names everything to fix); a
+ * node that is down is waited for (a line per try); a chain that cannot be used as configured (a node
+ * of another chain id, a token that is no ERC-20 contract) exits 1 with the reason.
  */
-async function createChain(name: ChainName): Promise<ChainAdapter> {
+async function createChain(family: ChainFamily): Promise<ChainAdapter> {
   let problems: string[] = [];
   try {
-    resolveRateSettings({}, process.env, { requireExplicit: name === 'evm', realMoney: name === 'evm' });
+    resolveRateSettings({}, process.env, { requireExplicit: family.realMoney, realMoney: family.realMoney });
   } catch (error) {
     if (!(error instanceof RateConfigError)) throw error;
     problems = error.problems;
   }
-  if (name === 'evm') return createEvmChainFromEnv(problems);
-  if (problems.length) refuse(problems);
-  return createSandboxChain();
+  try {
+    return await family.connect(process.env, { otherProblems: problems, say: (level, code, line) => out.say(level, code, `paylink: ${line}`) });
+  } catch (error) {
+    if (error instanceof ChainSettingsError) refuse([...error.problems]);
+    if (!(error instanceof ChainUnavailableError)) throw error;
+    out.say('error', error.code, `paylink: ${error.message}`);
+    process.exit(1);
+  }
 }
 
 /** Stops `close` on SIGTERM/SIGINT once, draining in-flight requests first. */
@@ -184,7 +153,7 @@ async function runEvmCommand(run: () => Promise<number>): Promise<void> {
 /** What the CLI uses of the demo module (demo/server.ts). */
 interface DemoModule {
   runDemo(
-    options: { port: number; host?: string | undefined; dataDir?: string | undefined; databaseUrl?: string | undefined; chain?: ChainName | undefined },
+    options: { port: number; host?: string | undefined; dataDir?: string | undefined; databaseUrl?: string | undefined; chain?: string | undefined },
     onSignal: (close: () => Promise<void>) => void,
   ): Promise<void>;
 }
@@ -225,9 +194,9 @@ async function main(argv: string[]) {
 
   switch (command) {
     case 'serve': {
-      if (!chain) fail(CHAIN_REQUIRED);
+      if (!chain) fail(chainRequired());
       const adapter = await createChain(chain);
-      const { ChainIdentityError } = await import('./service/sessions/index.js');
+      const { ChainIdentityError } = await import('./service/money-in/index.js');
       const starting = startService({
         chain: adapter,
         port: (startup.port = parsePort(values.port ?? process.env.PORT, 8787)),
@@ -251,12 +220,8 @@ async function main(argv: string[]) {
       });
       const service = await starting;
       const storage = databaseUrl ? 'PostgreSQL' : `PGlite in ${dataDir}`;
-      out.print('service_listening', `paylink service listening on ${service.url} (${storage}, ${chain} chain)`, { url: service.url, storage: databaseUrl ? 'postgres' : 'pglite', chain });
-      if (chain === 'sandbox') {
-        out.print('sandbox_chain', 'Sandbox chain: no real funds move, and anyone can mark a session paid. For tests and test mode only.');
-      } else {
-        announceChain(adapter);
-      }
+      out.print('service_listening', `paylink service listening on ${service.url} (${storage}, ${chain.name} chain)`, { url: service.url, storage: databaseUrl ? 'postgres' : 'pglite', chain: chain.name });
+      for (const line of chain.describe(adapter)) out.print(line.code, line.message, line.fields);
       out.print('rates_sources', describeRateSettings(service.rates.settings), { sources: service.rates.settings.sources.join(',') });
       if (service.metricsServer) out.print('metrics_listening', `Metrics at ${service.metricsServer.url} (loopback only)`, { metricsUrl: service.metricsServer.url });
       return;
@@ -338,7 +303,7 @@ async function main(argv: string[]) {
     case 'demo': {
       const { runDemo } = await loadDemo();
       await runDemo(
-        { port: parsePort(values.port ?? process.env.PORT, 5173), host: values.host, dataDir: values['data-dir'] ?? process.env.PAYLINK_DATA_DIR, databaseUrl, chain },
+        { port: parsePort(values.port ?? process.env.PORT, 5173), host: values.host, dataDir: values['data-dir'] ?? process.env.PAYLINK_DATA_DIR, databaseUrl, chain: chain?.name },
         closeOnSignal,
       );
       return;

@@ -6,7 +6,7 @@ export { createApp, type ServiceDeps } from './service/app.js';
 export { startService, type RunningService, type ServiceOptions } from './service/serve.js';
 export { openDatabase, migrate, DataDirInUseError, type Database, type OpenDatabaseOptions, type Queryable } from './db/index.js';
 export { createApiKey, type CreatedKey, type Principal } from './service/keys/index.js';
-export { createSandboxChain } from './chain/sandbox.js';
+export { createSandboxChain } from './chain/sandbox/index.js';
 export { createBundleHandler, serveBundle, type BundleHandler, type BundleHandlerOptions } from './bundles.js';
 export type { ChainAdapter, Network } from './chain/types.js';
 export { RateConfigError, type RateOptions, type RateSourceName } from './service/rates/index.js';

@@ -22,7 +22,7 @@ import { sweepDeposits, type SweepEvent } from './chain/evm/sweep.js';
 import { openDatabase } from './db/index.js';
 import { processStoredPayouts, sendStoredGasTopUp } from './service/payouts/index.js';
 import { recordSweepTransfer, settleSweepTransfer } from './service/reconciliation/index.js';
-import { depositIndexesWithTransfers } from './service/sessions/index.js';
+import { depositIndexesWithTransfers } from './service/money-in/index.js';
 import { readMnemonicFile, UsageError } from './mnemonic-file.js';
 import { commandOutput } from './command-output.js';
 import type { LogFields } from './log.js';

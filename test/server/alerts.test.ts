@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { createSandboxChain } from '../../src/server/chain/sandbox.js';
+import { createSandboxChain } from '../../src/server/chain/sandbox/index.js';
 import { createServiceMetrics } from '../../src/server/metrics/service.js';
 import { ROOT } from '../support/processes.js';
 import { openMigratedPglite } from '../support/pglite-template.js';

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { MAX_AMOUNT } from '../../src/core/rules/limits.js';
-import { createSandboxChain } from '../../src/server/chain/sandbox.js';
+import { createSandboxChain } from '../../src/server/chain/sandbox/index.js';
 import type { Database } from '../../src/server/db/index.js';
 import { createLogger } from '../../src/server/log.js';
 import { createApp } from '../../src/server/service/app.js';

@@ -14,7 +14,7 @@ import { createHash } from 'node:crypto';
 import { ALIAS_CACHE, chooseEncoding, createBundleHandler, IMMUTABLE_CACHE } from '../../src/server/bundles.js';
 import { createApp } from '../../src/server/service/app.js';
 import type { Database } from '../../src/server/db/index.js';
-import { createSandboxChain } from '../../src/server/chain/sandbox.js';
+import { createSandboxChain } from '../../src/server/chain/sandbox/index.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 

@@ -14,7 +14,7 @@ import { CheckoutMachine, type CheckoutHost } from '../../src/components/checkou
 import en from '../../src/components/checkout/translations/en.js';
 import fr from '../../src/components/checkout/translations/fr.js';
 import { Localizer } from '../../src/internal/localize.js';
-import { createSandboxChain } from '../../src/server/chain/sandbox.js';
+import { createSandboxChain } from '../../src/server/chain/sandbox/index.js';
 import type { Database } from '../../src/server/db/index.js';
 import { createApp } from '../../src/server/service/app.js';
 import { createApiKey } from '../../src/server/service/keys/index.js';

@@ -135,7 +135,7 @@ describe('the checksums with the Keccak the service gives them', () => {
       useKeccak256(keccak256);
       const small = addresses.map((a) => toChecksumAddress(a));
       // The server's address module sets its Keccak when it loads (first loaded here), as in any service.
-      const { checkEvmAddress } = await import('../../src/server/chain/evm.js');
+      const { checkEvmAddress } = await import('../../src/server/chain/evm/address.js');
       assert.deepEqual(
         addresses.map((a) => toChecksumAddress(a)),
         small,

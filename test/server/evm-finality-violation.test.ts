@@ -22,7 +22,7 @@ import { runChainCommand } from '../../src/server/chain-command.js';
 import { createLogger } from '../../src/server/log.js';
 import { processPayouts } from '../../src/server/service/payouts/index.js';
 import { startService, type RunningService } from '../../src/server/service/serve.js';
-import { ChainIdentityError } from '../../src/server/service/sessions/index.js';
+import { ChainIdentityError } from '../../src/server/service/money-in/index.js';
 import { createApiKey } from '../../src/server/service/keys/index.js';
 import { UsageError } from '../../src/server/mnemonic-file.js';
 import { assertLedgerMatches, balanceOf, countRows, createUsdLink, eventually, startSession } from '../support/money.js';

@@ -17,7 +17,7 @@ import { after, before, describe, it } from 'node:test';
 import { openDatabase } from '../../src/server/db/index.js';
 import { createLogger } from '../../src/server/log.js';
 import { listAlerts } from '../../src/server/service/alerts/index.js';
-import { ChainIdentityError, reverseCredit } from '../../src/server/service/sessions/index.js';
+import { ChainIdentityError, reverseCredit } from '../../src/server/service/money-in/index.js';
 import { startService } from '../../src/server/service/serve.js';
 import type { RealChainAdapter } from '../../src/server/chain/types.js';
 import { assertLedgerMatches, balanceOf, createUsdLink, startSession } from '../support/money.js';

@@ -11,7 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Hash } from 'viem';
 import type { RealChainAdapter } from '../../src/server/chain/types.js';
 import { createLogger } from '../../src/server/log.js';
-import { startChainScanner } from '../../src/server/service/sessions/index.js';
+import { startChainScanner } from '../../src/server/service/money-in/index.js';
 import { startRpcProxy, type RpcProxy } from '../support/rpc-proxy.js';
 import { assertLedgerMatches, balanceOf, countRows, createUsdLink, eventually, startSession, testClock } from '../support/money.js';
 import { backends, startTestService, type TestService } from '../support/service.js';
@@ -152,7 +152,7 @@ for (const backend of backends()) {
       const down = logged.find((line) => line.code === 'scanner_node_unavailable')!;
       assert.equal(down.level, 'warn');
       assert.equal(down.blockchainId, 'bsc');
-      assert.equal(typeof down.errorMessage, 'string', 'the error is a field of the line');
+      assert.equal(typeof (down.error as { message?: unknown } | undefined)?.message, 'string', 'the error is a field of the line');
       const up = logged.find((line) => line.code === 'scanner_node_recovered')!;
       assert.equal(up.outageSeconds, 15);
       assert.equal(logged.filter((line) => line.code === 'scanner_node_unavailable').length, 1, 'one line when it starts');

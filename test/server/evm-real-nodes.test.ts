@@ -12,7 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Address } from 'viem';
 import { TEST_TOKEN_ABI } from '../../src/server/chain/evm/test-token.js';
 import type { RealChainAdapter } from '../../src/server/chain/types.js';
-import { readCursor } from '../../src/server/service/sessions/incoming-repository.js';
+import { readCursor } from '../../src/server/service/money-in/repository.js';
 import { countRows, createUsdLink, eventually, startSession } from '../support/money.js';
 import { call, startTestService, type TestService } from '../support/service.js';
 import { manualScanner, outgoingOf, randomAddress, readSession, startEvmFixture, waitForPayouts, type EvmFixture } from '../support/evm-service.js';

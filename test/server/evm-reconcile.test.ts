@@ -235,7 +235,7 @@ for (const backend of backends()) {
         assert.equal(run.bsc!.mismatches, 1);
         const line = logged.find((l) => l.code === 'reconciliation_mismatch');
         assert.deepEqual([line?.reason, line?.expected, line?.actual], ['untraced', '2', '3']);
-        assert.match(String(line?.errorMessage), /missing trie node/);
+        assert.match(String((line?.error as { message?: unknown } | undefined)?.message), /missing trie node/);
       } finally {
         proxy.override(null);
       }

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
-import { reverseCredit, settleIncomingTransfer } from '../../src/server/service/sessions/index.js';
+import { reverseCredit, settleIncomingTransfer } from '../../src/server/service/money-in/index.js';
 import { openEventStream, testClock } from '../support/money.js';
 import { backends, call, donationLinkBody, standardLinkBody, startTestService, type TestService } from '../support/service.js';
 

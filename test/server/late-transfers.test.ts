@@ -6,10 +6,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createSandboxChain } from '../../src/server/chain/sandbox.js';
+import { createSandboxChain } from '../../src/server/chain/sandbox/index.js';
 import type { IncomingTransfer } from '../../src/server/chain/types.js';
 import { withMoneyDefaults } from '../../src/server/service/money-deps.js';
-import { settleIncomingTransfer } from '../../src/server/service/sessions/index.js';
+import { settleIncomingTransfer } from '../../src/server/service/money-in/index.js';
 import { assertLedgerMatches, balanceOf, countRows, createUsdLink, startSession } from '../support/money.js';
 import { backends, call, startTestService, type TestService } from '../support/service.js';
 

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
-import { SANDBOX_FAILING_ADDRESS, createSandboxChain } from '../../src/server/chain/sandbox.js';
+import { SANDBOX_FAILING_ADDRESS, createSandboxChain } from '../../src/server/chain/sandbox/index.js';
 import { fromUnits, toUnits } from '../../src/core/money.js';
 import { processPayouts } from '../../src/server/service/payouts/index.js';
 import { GOOD_ADDRESS, assertLedgerMatches, balanceOf, fund } from '../support/money.js';

@@ -11,7 +11,7 @@ import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { createSandboxChain } from '../../src/server/chain/sandbox.js';
+import { createSandboxChain } from '../../src/server/chain/sandbox/index.js';
 import type { Database } from '../../src/server/db/index.js';
 import { runtimeMetrics } from '../../src/server/metrics/runtime.js';
 import { createServiceMetrics } from '../../src/server/metrics/service.js';

@@ -6,8 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createSandboxChain } from '../../src/server/chain/sandbox.js';
-import { BSC, type Network } from '../../src/server/chain/types.js';
+import { BSC, createSandboxChain } from '../../src/server/chain/sandbox/index.js';
+import { type Network } from '../../src/server/chain/types.js';
 import type { Database } from '../../src/server/db/index.js';
 import { createApp } from '../../src/server/service/app.js';
 import { createApiKey } from '../../src/server/service/keys/index.js';

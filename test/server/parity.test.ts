@@ -15,7 +15,7 @@ import { LinkFormModel, emptyLinkFormValues, type LinkFormValues } from '../../s
 import { WithdrawController } from '../../src/components/admin/money/withdraw-form.js';
 import type { PaymentLink } from '../../src/core/schemas.js';
 import type { Database } from '../../src/server/db/index.js';
-import { createSandboxChain } from '../../src/server/chain/sandbox.js';
+import { createSandboxChain } from '../../src/server/chain/sandbox/index.js';
 import { createApp } from '../../src/server/service/app.js';
 import { createApiKey } from '../../src/server/service/keys/index.js';
 import { openMigratedPglite } from '../support/pglite-template.js';

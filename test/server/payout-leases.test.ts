@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { createSandboxChain, sandboxPayoutHash } from '../../src/server/chain/sandbox.js';
+import { createSandboxChain, sandboxPayoutHash } from '../../src/server/chain/sandbox/index.js';
 import { PayoutError, type ChainAdapter, type PayoutRequest, type PayoutResult } from '../../src/server/chain/types.js';
 import { createLogger } from '../../src/server/log.js';
 import { processPayouts, startPayoutWorker } from '../../src/server/service/payouts/index.js';

@@ -9,12 +9,12 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { createSandboxChain, SANDBOX_FAILING_ADDRESS, sandboxPayoutHash } from '../../src/server/chain/sandbox.js';
+import { createSandboxChain, SANDBOX_FAILING_ADDRESS, sandboxPayoutHash } from '../../src/server/chain/sandbox/index.js';
 import { paymentsCsv } from '../../src/components/admin/payments/payments-export.js';
 import { createPaylinkProxy } from '../../src/server/proxy/index.js';
 import { withMoneyDefaults } from '../../src/server/service/money-deps.js';
 import { processPayouts } from '../../src/server/service/payouts/index.js';
-import { settleIncomingTransfer } from '../../src/server/service/sessions/index.js';
+import { settleIncomingTransfer } from '../../src/server/service/money-in/index.js';
 import { assertLedgerMatches, balanceOf, countRows, createUsdLink, createUsdOrder, fund, GOOD_ADDRESS, startOrderSession, startSession, testClock } from '../support/money.js';
 import { backends, call, startTestService, type TestService } from '../support/service.js';
 

@@ -11,7 +11,7 @@ import { describe, it } from 'node:test';
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { API_ROUTES, colonPath, type ApiRoute } from '../../src/core/routes.js';
-import { createSandboxChain } from '../../src/server/chain/sandbox.js';
+import { createSandboxChain } from '../../src/server/chain/sandbox/index.js';
 import type { Database } from '../../src/server/db/index.js';
 import { createPaylinkProxy } from '../../src/server/proxy/index.js';
 import { createRouter, PROXY_AREAS } from '../../src/server/proxy/routes.js';

@@ -4,8 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createSandboxChain } from '../../src/server/chain/sandbox.js';
-import { BSC, type ChainAdapter } from '../../src/server/chain/types.js';
+import { BSC, createSandboxChain } from '../../src/server/chain/sandbox/index.js';
+import { type ChainAdapter } from '../../src/server/chain/types.js';
 import { expireDueSessions } from '../../src/server/service/sessions/index.js';
 import {
   assertLedgerMatches,

@@ -14,7 +14,7 @@ import { compareDecimal } from '../../src/core/money.js';
 import { checkDonationBounds } from '../../src/core/rules/amount.js';
 import { fillMessage } from '../../src/core/rules/types.js';
 import { Localizer } from '../../src/internal/localize.js';
-import { createSandboxChain } from '../../src/server/chain/sandbox.js';
+import { createSandboxChain } from '../../src/server/chain/sandbox/index.js';
 import type { Database } from '../../src/server/db/index.js';
 import { createApp } from '../../src/server/service/app.js';
 import { createApiKey } from '../../src/server/service/keys/index.js';

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { describe, it } from 'node:test';
-import { createSandboxChain } from '../../src/server/chain/sandbox.js';
+import { createSandboxChain } from '../../src/server/chain/sandbox/index.js';
 import { createLogger } from '../../src/server/log.js';
 import { createUsdLink, eventually, fund, GOOD_ADDRESS, startSession } from '../support/money.js';
 import { backends, call, startTestService } from '../support/service.js';

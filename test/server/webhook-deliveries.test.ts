@@ -7,8 +7,9 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { SANDBOX_FAILING_ADDRESS } from '../../src/server/chain/sandbox.js';
-import { expireDueSessions, settleIncomingTransfer } from '../../src/server/service/sessions/index.js';
+import { SANDBOX_FAILING_ADDRESS } from '../../src/server/chain/sandbox/index.js';
+import { expireDueSessions } from '../../src/server/service/sessions/index.js';
+import { settleIncomingTransfer } from '../../src/server/service/money-in/index.js';
 import { verifyWebhook, type PaylinkWebhookEvent } from '../../src/webhooks/index.js';
 import { GOOD_ADDRESS, countRows, createUsdLink, eventually, fund, startSession } from '../support/money.js';
 import { backends, call, startTestService, type TestService } from '../support/service.js';

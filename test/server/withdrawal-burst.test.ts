@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createSandboxChain } from '../../src/server/chain/sandbox.js';
+import { createSandboxChain } from '../../src/server/chain/sandbox/index.js';
 import type { Database } from '../../src/server/db/index.js';
 import { WITHDRAWAL_CHANNEL } from '../../src/server/service/events/index.js';
 import { startPayoutWorker } from '../../src/server/service/payouts/index.js';

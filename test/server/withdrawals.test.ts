@@ -5,8 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { SANDBOX_FAILING_ADDRESS, sandboxPayoutHash } from '../../src/server/chain/sandbox.js';
-import { createSandboxChain } from '../../src/server/chain/sandbox.js';
+import { SANDBOX_FAILING_ADDRESS, sandboxPayoutHash } from '../../src/server/chain/sandbox/index.js';
+import { createSandboxChain } from '../../src/server/chain/sandbox/index.js';
 import { processPayouts } from '../../src/server/service/payouts/index.js';
 import {
   GOOD_ADDRESS,

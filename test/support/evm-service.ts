@@ -13,7 +13,7 @@ import type { Queryable } from '../../src/server/db/index.js';
 import type { BroadcastOutcome, ChainAdapter, OutgoingChain, PayoutRequest, PreparedTransaction, RealChainAdapter } from '../../src/server/chain/types.js';
 import { createLogger } from '../../src/server/log.js';
 import { processPayouts, type PayoutsAhead } from '../../src/server/service/payouts/index.js';
-import { createChainScanner } from '../../src/server/service/sessions/index.js';
+import { createChainScanner } from '../../src/server/service/money-in/index.js';
 import { DEPOSIT_XPUB, startTestChain, type TestChain } from './anvil.js';
 import { countRows, eventually } from './money.js';
 import { call, startTestService, type Backend, type TestService } from './service.js';
@@ -179,7 +179,7 @@ export async function creditDirectly(
   assetId: 'USDT' | 'CNGN' = 'USDT',
 ): Promise<void> {
   const { createUsdLink, startSession } = await import('./money.js');
-  const { finalizeCredit, settleIncomingTransfer } = await import('../../src/server/service/sessions/index.js');
+  const { finalizeCredit, settleIncomingTransfer } = await import('../../src/server/service/money-in/index.js');
   const slug = await createUsdLink(service.url, key, assetId === 'USDT' ? amount : '1');
   const session = await startSession(service.url, slug, { assetId });
   const { sessionId } = await settleIncomingTransfer(

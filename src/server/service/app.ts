@@ -31,7 +31,8 @@ import { joinRooms, mountOperations, type ServiceOperations } from './operations
 import { orderOperations } from './orders/index.js';
 import { rateOperations, readinessAnswer } from './rates/index.js';
 import { refundOperations } from './refunds/index.js';
-import { checkoutOperations, checkoutSessionOperations, closeOrderSessions } from './sessions/index.js';
+import { checkoutOperations, checkoutSessionOperations } from './sessions/index.js';
+import { closeOrderSessions } from './money-in/index.js';
 import { webhookOperations } from './webhooks/index.js';
 import { withdrawalOperations } from './withdrawals/index.js';
 

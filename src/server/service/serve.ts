@@ -38,7 +38,7 @@ import {
   type StreamLimitOptions,
 } from '../limits/options.js';
 import { defaultLogger, type Logger } from '../log.js';
-import { createSandboxChain } from '../chain/sandbox.js';
+import { createSandboxChain } from '../chain/sandbox/index.js';
 import { resolveMetricsSettings, startMetricsServer, type MetricsOptions, type MetricsServer } from '../metrics/endpoint.js';
 import { createServiceMetrics } from '../metrics/service.js';
 import type { ChainAdapter } from '../chain/types.js';
@@ -49,7 +49,8 @@ import { createPayoutsAhead, startPayoutWorker, type PayoutWorker, type PayoutWo
 import { readRetentionDays, startRetentionSweep } from './retention.js';
 import { RateBook, resolveRateSettings, type RateOptions } from './rates/index.js';
 import { startReconciler, type Reconciler, type ReconcilerOptions } from './reconciliation/index.js';
-import { startChainScanner, startExpirySweep, verifyChainIdentity, type ChainScanner, type ChainScannerOptions } from './sessions/index.js';
+import { startExpirySweep } from './sessions/index.js';
+import { startChainScanner, verifyChainIdentity, type ChainScanner, type ChainScannerOptions } from './money-in/index.js';
 import { resolveWebhookSettings, startWebhookWorker, type WebhookSettings, type WebhookWorker, type WebhookWorkerOptions } from './webhooks/index.js';
 
 /** Options of `startService`; the limits' defaults and environment variables are in `server/limits/options.ts`. */

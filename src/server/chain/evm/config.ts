@@ -7,42 +7,16 @@
  *
  * Every bad or missing setting gets its own sentence naming the variable and what it should hold,
  * and all of them are reported at once, so an operator fixes the whole configuration in one pass.
- * A private key never appears in a message, not even a malformed one, and neither does a node URL
- * (it often carries a provider's key).
+ * A private key never appears in a message, not even a malformed one (the secrets: ./secrets.ts), and
+ * neither does a node URL (it often carries a provider's key).
  */
-import { readFileSync, statSync } from 'node:fs';
-import { HDKey } from '@scure/bip32';
 import { ASSET_IDS, type AssetId } from '../../../core/money.js';
-import { checkEvmAddress } from '../evm.js';
+import { checkEvmAddress } from './address.js';
+import { parseSecrets, SecretKey } from './secrets.js';
 import { DEFAULT_FINALITY_DEPTH, KNOWN_CHAINS, knownNetwork, settingPrefix, type AddNetworkParameters } from './networks.js';
 
 export { KNOWN_CHAINS, type AddNetworkParameters } from './networks.js';
-
-const REDACTED = '[redacted private key]';
-
-/**
- * A private key that does not print: `String()`, `JSON.stringify()` and `console.log()` of it (or of
- * a config holding it) show `[redacted private key]`. `reveal()` hands it to a signer.
- */
-export class SecretKey {
-  readonly #value: `0x${string}`;
-  constructor(value: `0x${string}`) {
-    this.#value = value;
-  }
-  /** The key itself: for a signer, never for a log. */
-  reveal(): `0x${string}` {
-    return this.#value;
-  }
-  toString(): string {
-    return REDACTED;
-  }
-  toJSON(): string {
-    return REDACTED;
-  }
-  [Symbol.for('nodejs.util.inspect.custom')](): string {
-    return `SecretKey ${REDACTED}`;
-  }
-}
+export { checkAccountXpub, SecretKey } from './secrets.js';
 
 /** The parsed settings of one EVM network (with the secrets every network shares). */
 export interface EvmConfig {
@@ -133,7 +107,6 @@ export interface EvmConfigNeeds {
 type Env = Record<string, string | undefined>;
 
 const NETWORK_ID = /^[a-z0-9][a-z0-9-]{0,31}$/;
-const PRIVATE_KEY = /^(?:0x)?([0-9a-fA-F]{64})$/;
 
 /** Reads a setting: unset and empty (a blank line in an env file) are the same. */
 function reader(env: Env) {
@@ -144,66 +117,16 @@ function reader(env: Env) {
 }
 
 /** Collects problems; `has` tells whether a setting has one already. */
-interface Problem {
+export interface Problem {
   (setting: string, message: string): void;
   readonly list: EvmConfigProblem[];
   has(setting: string): boolean;
 }
 
-function collector(): Problem {
+export function collector(): Problem {
   const list: EvmConfigProblem[] = [];
   const problem = (setting: string, message: string) => void list.push({ setting, message });
   return Object.assign(problem, { list, has: (setting: string) => list.some((p) => p.setting === setting) });
-}
-
-/** The shared secrets: the deposit xpub and the hot wallet's key. */
-function parseSecrets(read: (name: string) => string | undefined, needs: EvmConfigNeeds, problem: Problem, warnings: string[]) {
-  // PAYLINK_EVM_XPUB
-  const xpub = read('PAYLINK_EVM_XPUB');
-  if (!xpub) {
-    if (needs.xpub ?? true) {
-      problem('PAYLINK_EVM_XPUB', "PAYLINK_EVM_XPUB is missing: set it to the account-level extended public key (xpub…) of m/44'/60'/0' of the deposit wallet");
-    }
-  } else {
-    const message = checkAccountXpub(xpub);
-    if (message) problem('PAYLINK_EVM_XPUB', `PAYLINK_EVM_XPUB ${message}`);
-  }
-
-  // PAYLINK_EVM_PAYOUT_KEY_FILE / PAYLINK_EVM_PAYOUT_KEY
-  const keyFile = read('PAYLINK_EVM_PAYOUT_KEY_FILE');
-  const keyValue = read('PAYLINK_EVM_PAYOUT_KEY');
-  let payoutKey: `0x${string}` | undefined;
-  if (keyFile && keyValue) {
-    problem('PAYLINK_EVM_PAYOUT_KEY', 'PAYLINK_EVM_PAYOUT_KEY_FILE and PAYLINK_EVM_PAYOUT_KEY are both set: keep one (the file is safer)');
-  } else if (keyFile) {
-    let text: string | undefined;
-    try {
-      text = readFileSync(keyFile, 'utf8');
-      const mode = statSync(keyFile).mode;
-      if (process.platform !== 'win32' && (mode & 0o077) !== 0) {
-        warnings.push(`PAYLINK_EVM_PAYOUT_KEY_FILE ${keyFile} can be read by other users (mode ${(mode & 0o777).toString(8)}): chmod 600 it`);
-      }
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      problem('PAYLINK_EVM_PAYOUT_KEY_FILE', `PAYLINK_EVM_PAYOUT_KEY_FILE ${keyFile} cannot be read (${code ?? 'error'})`);
-    }
-    if (text !== undefined) {
-      const match = PRIVATE_KEY.exec(text.trim());
-      if (match) payoutKey = `0x${match[1]!.toLowerCase()}`;
-      else problem('PAYLINK_EVM_PAYOUT_KEY_FILE', `PAYLINK_EVM_PAYOUT_KEY_FILE ${keyFile} does not hold a private key (64 hexadecimal characters, 0x optional)`);
-    }
-  } else if (keyValue) {
-    const match = PRIVATE_KEY.exec(keyValue);
-    if (match) payoutKey = `0x${match[1]!.toLowerCase()}`;
-    else problem('PAYLINK_EVM_PAYOUT_KEY', 'PAYLINK_EVM_PAYOUT_KEY is not a private key (64 hexadecimal characters, 0x optional)');
-  } else if (needs.payoutKey ?? true) {
-    problem('PAYLINK_EVM_PAYOUT_KEY_FILE', "PAYLINK_EVM_PAYOUT_KEY_FILE is missing: name a file holding the hot wallet's private key (or set PAYLINK_EVM_PAYOUT_KEY)");
-  }
-  if (payoutKey && /^0x0{64}$/.test(payoutKey)) {
-    problem(keyFile ? 'PAYLINK_EVM_PAYOUT_KEY_FILE' : 'PAYLINK_EVM_PAYOUT_KEY', 'the payout key is zero, which is not a valid private key');
-    payoutKey = undefined;
-  }
-  return { xpub, payoutKey: payoutKey ? new SecretKey(payoutKey) : undefined };
 }
 
 /** Checks one http(s)/ws(s) URL of `setting`, never echoing it (a node URL often carries a provider's key). */
@@ -476,18 +399,4 @@ function positiveInteger(
     return fallback;
   }
   return value;
-}
-
-/** Why `xpub` is not an account-level public key (depth 3, no private part), or null when it is. */
-export function checkAccountXpub(xpub: string): string | null {
-  if (/^[xt]prv/i.test(xpub)) return 'is a private extended key (xprv): give the public one (xpub); the service must hold no deposit private key';
-  let key: HDKey;
-  try {
-    key = HDKey.fromExtendedKey(xpub);
-  } catch {
-    return 'is not an extended public key (expected xpub… in base58, as wallets export it)';
-  }
-  if (key.privateKey) return 'holds a private key: give the public one (xpub)';
-  if (key.depth !== 3) return `is at depth ${key.depth} of its wallet, not at the account level m/44'/60'/0' (depth 3)`;
-  return null;
 }

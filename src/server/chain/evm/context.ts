@@ -5,7 +5,7 @@
  */
 import { getAddress, isAddress, parseUnits, type Address, type Hex } from 'viem';
 import type { AssetId } from '../../../core/money.js';
-import { checkEvmAddress } from '../evm.js';
+import { checkEvmAddress } from './address.js';
 import type { EvmConfig } from './config.js';
 import type { EvmRpc, RpcOptions } from './rpc.js';
 

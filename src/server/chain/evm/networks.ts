@@ -5,16 +5,9 @@
  * browser wallet needs to add the network (EIP-3085 `wallet_addEthereumChain`), which the public
  * checkout view hands to the checkout so that the bundle carries no network table.
  */
+import type { AddNetworkParameters } from '../network.js';
 
-/** What a wallet needs to add a network it does not know (`wallet_addEthereumChain`, EIP-3085). */
-export interface AddNetworkParameters {
-  /** `0x`-prefixed hexadecimal chain id. */
-  chainId: string;
-  chainName: string;
-  nativeCurrency: { name: string; symbol: string; decimals: number };
-  rpcUrls: string[];
-  blockExplorerUrls?: string[] | undefined;
-}
+export type { AddNetworkParameters } from '../network.js';
 
 /** Defaults of a well-known network id. */
 export interface KnownNetwork {

@@ -5,7 +5,9 @@
 import { randomUUID } from 'node:crypto';
 import type { LinkCartItem } from '../../../core/rules/link.js';
 import type { OrderDraft, OrderStatusName } from '../../../core/rules/order.js';
+import { UNSETTLED_STATUSES } from '../../../core/rules/session.js';
 import type { Queryable } from '../../db/index.js';
+import { sqlList } from '../../db/sql-list.js';
 import { integratorSql } from '../keys/index.js';
 import { refundedOfOrderSql } from '../refunds/refunded-sql.js';
 
@@ -143,7 +145,7 @@ export async function setOrderCancelled(tx: Queryable, id: string, now: Date): P
  * session's quote never outlives its order, so the sessions' own expiry closes them first.
  */
 const DUE = `o.status = 'open' AND o.expires_at <= $1
-  AND NOT EXISTS (SELECT 1 FROM checkout_sessions s WHERE s.order_id = o.id AND s.status IN ('awaiting_payment', 'underpaid', 'confirming'))`;
+  AND NOT EXISTS (SELECT 1 FROM checkout_sessions s WHERE s.order_id = o.id AND s.status IN (${sqlList(UNSETTLED_STATUSES)}))`;
 
 /** Expires order `id` if it is due at `now` (skipping it while another transaction holds it); the order when this call expired it. */
 export async function expireOrderRow(tx: Queryable, id: string, now: Date): Promise<OrderRow | undefined> {

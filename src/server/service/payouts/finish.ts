@@ -1,6 +1,6 @@
 /**
  * The last step of every payout, shared by the direct payouts of the sandbox (./worker.ts) and the
- * stored transactions of a real chain (./stored.ts): the withdrawal's final status, its ledger entry
+ * stored transactions of a real chain (./follow.ts, ./broadcast.ts): the withdrawal's final status, its ledger entry
  * and its webhook, in the caller's transaction. Kept apart so that neither of those imports the other.
  */
 import type { Queryable } from '../../db/index.js';

@@ -7,7 +7,7 @@
  * holds and what it needs; topped up, the alert is cleared (`hot_wallet_low_cleared`).
  *
  * The payouts the hot wallet cannot pay wait, each saying why (`hot_wallet_gas`, `hot_wallet_token`).
- * One found so before anything was signed for it waits `pending`, out of the claims (./stored.ts); a
+ * One found so before anything was signed for it waits `pending`, out of the claims (./store.ts); a
  * check lets such payouts go again, oldest first, as far as the wallet now covers them (the tokens of
  * each, and one transfer's gas each, beside what the payouts already under way owe), so once topped
  * up they go out by themselves, each once.

@@ -4,7 +4,9 @@
  * Owns: the payout worker (./worker.ts): claiming pending withdrawals and sending them through the
  * chain adapter; finishing them (./finish.ts: `finishPayout(tx, …)`, which takes the caller's
  * transaction, shared by the worker and the stored transactions);
- * on a real chain, the stored signed transactions (./stored.ts) and the tables `payout_nonces` and
+ * on a real chain, the stored signed transactions, one round at a time (./round.ts), in stages:
+ * prepare, sign and store (./store.ts), broadcast (./broadcast.ts), follow to their confirmations and
+ * finish (./follow.ts), with what they share in ./context.ts; and the tables `payout_nonces` and
  * `payout_transactions` (./repository.ts holds all their SQL). `paylink sweep` takes its gas
  * top-ups' nonces from the same sequence (`sendStoredGasTopUp`).
  *
@@ -29,4 +31,6 @@ export {
   type PayoutWorker,
   type PayoutWorkerOptions,
 } from './worker.js';
-export { ensureNonceSequence, processStoredPayouts, sendStoredGasTopUp, signAndStore, type StoredPayoutOptions, type TransactionToStore } from './stored.js';
+export type { StoredPayoutOptions } from './context.js';
+export { processStoredPayouts, sendStoredGasTopUp } from './round.js';
+export { ensureNonceSequence, signAndStore, type TransactionToStore } from './store.js';

@@ -25,7 +25,7 @@
  * `stop()`.
  *
  * That is the sandbox's way (`chain.sendPayout`). A real chain (`chain.outgoing`) pays through
- * stored signed transactions instead (./stored.ts): the claim is the same, then each withdrawal gets
+ * stored signed transactions instead (./round.ts): the claim is the same, then each withdrawal gets
  * one nonce and one signed transaction, stored before it is broadcast (the batch signed and stored
  * together, per network), and succeeds (or fails) once its transaction has its confirmations. There a
  * payout held up says why (`stalledReason`), nothing is claimed on a network whose payouts are halted,
@@ -44,6 +44,7 @@
 import { PayoutError, type ChainAdapter } from '../../chain/types.js';
 import type { Database } from '../../db/index.js';
 import { defaultLogger, type Logger } from '../../log.js';
+import { createWakeUp } from '../../wake-up.js';
 import { payoutsHalted } from '../alerts/index.js';
 import { WITHDRAWAL_CHANNEL } from '../events/index.js';
 import { assetAmount } from '../ledger/index.js';
@@ -52,7 +53,8 @@ import type { PayoutsAhead } from './ahead.js';
 import { finishPayout, type PayoutOutcome } from './finish.js';
 import { createHotWalletWatch } from './hot-wallet.js';
 import { countUnfinished } from './repository.js';
-import { haltedNetworks, processStoredPayouts, type StoredPayoutOptions } from './stored.js';
+import type { StoredPayoutOptions } from './context.js';
+import { haltedNetworks, processStoredPayouts } from './round.js';
 
 export interface PayoutWorkerOptions {
   /** How often an idle worker looks for work, in ms (default 1000). `kick()` wakes it sooner. */
@@ -183,7 +185,7 @@ export async function processPayouts(
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
   const payoutTimeoutMs = options.payoutTimeoutMs ?? defaultPayoutTimeout(leaseMs);
   if (deps.chain.kind === 'real') {
-    // Payouts on a halted network are neither claimed nor sent: its withdrawals say so (./stored.ts).
+    // Payouts on a halted network are neither claimed nor sent: its withdrawals say so (./round.ts).
     const halted = await haltedNetworks(deps.db, deps.chain);
     const claimed = await claimWithdrawals(deps.db, options.batchSize ?? 100, leaseMs, deps.now(), deps.chain, halted);
     const stored: StoredPayoutOptions = { checkMs: options.checkMs, rebroadcastMs: options.rebroadcastMs, logger: deps.log, halted, onHotWallet: options.onHotWallet };
@@ -218,12 +220,8 @@ export function startPayoutWorker(
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
   const payoutTimeoutMs = options.payoutTimeoutMs ?? defaultPayoutTimeout(leaseMs);
   let running = true;
-  let wake: (() => void) | null = null;
-  let kicked = false;
-  const kick = () => {
-    kicked = true;
-    wake?.();
-  };
+  const alarm = createWakeUp();
+  const kick = () => alarm.wake();
   // Subscribed to the NOTIFY of new withdrawals; a subscription that fails is tried again with backoff
   // while the worker polls (a lost listening connection is the database layer's to replace).
   let unlisten: (() => Promise<void>) | undefined;
@@ -278,24 +276,14 @@ export function startPayoutWorker(
     while (running) {
       let handled = 0;
       try {
-        kicked = false;
+        alarm.reset();
         handled = await runOnce();
       } catch (error) {
         if (running) (deps.log ?? defaultLogger).error('payout_round_failed', 'payout round failed', { error });
       }
       if (!running) break;
-      if (handled > 0 || kicked) continue;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(() => {
-          wake = null;
-          resolve();
-        }, pollIntervalMs);
-        wake = () => {
-          clearTimeout(timer);
-          wake = null;
-          resolve();
-        };
-      });
+      if (handled > 0 || alarm.woken) continue;
+      await alarm.sleep(pollIntervalMs);
     }
   })();
 
@@ -305,7 +293,7 @@ export function startPayoutWorker(
     async stop() {
       running = false;
       clearTimeout(relisten);
-      wake?.();
+      alarm.wake();
       await loop;
       // A subscription still being made stops itself when it is (see `subscribe`).
       await unlisten?.().catch(() => {});

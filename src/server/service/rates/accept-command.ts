@@ -12,7 +12,7 @@
  */
 import { ASSET_IDS, FIAT_DIGITS } from '../../../core/money.js';
 import type { Database } from '../../db/index.js';
-import { codePair } from './book.js';
+import { codePair } from './quotes.js';
 import { acceptMoves, keptDecimal, readQuotedRates } from './moves.js';
 
 /** A `rates` command the operator got wrong: the CLI prints it with the usage and exits 2. */

@@ -38,110 +38,14 @@
 import { divideRatio, ratioOf, ratioToDecimal, type Ratio } from '../../../core/money.js';
 import type { Database } from '../../db/index.js';
 import { defaultLogger, type Logger } from '../../log.js';
-import { decideMove, keptDecimal, readQuotedRates, settleMoves, type MoveEvent, type QuotedRate } from './moves.js';
-import { agreeingSources, spreadOf, within, type Agreement } from './quorum.js';
+import { decideMove, readQuotedRates, settleMoves, type MoveEvent, type QuotedRate } from './moves.js';
+import { spreadOf } from './quorum.js';
 import { sourceRates, type RateSettings, type RateSourceName } from './settings.js';
 import { checkPerUsd, createSources, RateSourceError, type RateSource, type WantedCodes } from './sources.js';
-
-/** Why a code or a pair is not quoted. */
-export type UnquotedReason = 'stale' | 'no_quorum' | 'held' | 'depeg';
-
-/** One source's value in a quote's basis. */
-export interface BasisSource {
-  source: RateSourceName;
-  /** Units of the code per USD, as the source said it. */
-  perUsd: string;
-  /** When it was fetched (null for the table). */
-  at: string | null;
-  /** In the quorum (true) or dropped as an outlier (false). */
-  used: boolean;
-}
-
-/** What one code of a quote was made of: the value, the quorum it needed, and every fresh source's value. */
-export interface RateBasis {
-  /** `USD/NGN` (a currency: units per dollar), `USDT/USD` (an asset). */
-  pair: string;
-  /** The quorum's median, units per USD. */
-  perUsd: string;
-  quorum: number;
-  sources: BasisSource[];
-}
-
-/** A code's value now: units per USD, the sources behind it, and when the oldest was fetched (null: the table, which has no age). */
-export interface PerUsdRate {
-  value: Ratio;
-  at: number | null;
-  sources: RateSourceName[];
-  /** `CNGN=NGN` when the value is its peg's. */
-  peg?: string;
-  /** What the value was made of (absent for USD and for a value taken from a peg). */
-  basis?: RateBasis;
-}
-
-/** Why a code is not quoted now. */
-export interface Unquoted {
-  reason: UnquotedReason;
-  /** The code's pair (`USD/NGN`) and what is wrong with it, in a sentence (no source body, ever). */
-  pair: string;
-  message: string;
-}
-
-/** The rate a session is quoted with. */
-export interface PairRate {
-  /** Asset units per one unit of the currency: a decimal string of 20 significant digits (24 decimals at least), cut toward zero. */
-  rate: string;
-  /** The sources behind it, `+`-joined in configured order (`coingecko+coinbase`), and its peg (`peg:CNGN=NGN`). */
-  source: string;
-  /** When the oldest value behind it was fetched (the quote's own time for the table). */
-  at: Date;
-}
-
-/** A pair's rate and what it was made of, as a session records it. */
-export interface PairQuote extends PairRate {
-  /** What each code of the pair was made of (the codes priced by a market; none for USD or a peg). */
-  basis: RateBasis[];
-}
-
-/** Whether every configured pair can be quoted (`reasons()` says why those that can't). */
-export interface RateReadiness {
-  ready: boolean;
-  /** Every configured pair, `USDT/NGN`. */
-  pairs: string[];
-  /** The pairs that can't be quoted now, whatever the reason. */
-  stale: string[];
-}
-
-/** One source's latest word on one code, for the Rates view. */
-export interface SourceState {
-  source: RateSourceName;
-  /** Its last usable value and when it was fetched (absent when it never gave one). */
-  value?: Ratio;
-  at?: number | null;
-  /**
-   * Of a fresh value: `agrees` (in the agreeing set, which the quote is the median of once it reaches the
-   * quorum), `outlier` (outside it), `disputed` (sources disagree and nothing tells which is right).
-   * Without one: `failed` (the source did not answer), `invalid` (its answer for the code was not
-   * usable), `stale` (older than the max age, or never given).
-   */
-  status: 'agrees' | 'outlier' | 'disputed' | 'stale' | 'invalid' | 'failed';
-  /** What was wrong (`out_of_range`, `not_a_number`, `http_status`, `redirect`, …), or null. */
-  problem: string | null;
-}
-
-/** One code as the Rates view shows it. */
-export interface MarketState {
-  pair: string;
-  code: string;
-  quoted: PerUsdRate | undefined;
-  unquoted: Unquoted | undefined;
-  /** (max − min) / median of every fresh usable value. */
-  spread: Ratio | undefined;
-  /** The asset's peg currency, if any. */
-  peg: string | undefined;
-  /** The value last quoted and the move held, if any. */
-  last: QuotedRate | undefined;
-  sources: SourceState[];
-}
+import { evaluateCode, type Evaluation, type Kept } from './evaluate.js';
+import { logMoves, reportCodes, reportInvalid, reportRecoveries } from './refresh-log.js';
+import { codePair, RATE_DECIMALS, RATE_DIGITS } from './quotes.js';
+import type { MarketState, PairQuote, PairRate, PerUsdRate, RateBasis, RateReadiness, SourceState, Unquoted, UnquotedReason } from './quotes.js';
 
 /** What the book needs of the service. */
 export interface RateBookDeps {
@@ -153,41 +57,6 @@ export interface RateBookDeps {
   sources?: RateSource[];
   /** Where the last quoted values live, shared by every instance (without one, in memory). */
   db?: Database | undefined;
-}
-
-/**
- * The digits a rate is recorded with: 20 significant, and at least 24 after the point, so that the cut
- * costs less than a millionth of a unit on any amount a link may ask (`MAX_AMOUNT`, 10^12).
- */
-const RATE_DIGITS = 20;
-const RATE_DECIMALS = 24;
-const ONE: Ratio = { num: 1n, den: 1n };
-
-/** `USD/NGN` for a currency (units per dollar), `USDT/USD` for an asset (its price in dollars). */
-export function codePair(code: string, assets: readonly string[]): string {
-  return assets.includes(code) ? `${code}/USD` : `USD/${code}`;
-}
-
-/** A fraction as a percentage for a sentence (`0.02` → `2%`). */
-const percent = (fraction: Ratio) => `${ratioToDecimal({ num: fraction.num * 100n, den: fraction.den }, 3)}%`;
-
-interface Kept {
-  value: Ratio;
-  at: number | null;
-}
-
-/** What a code is now, and until when that holds (`until`: the first freshness that ends). */
-interface Evaluation {
-  code: string;
-  fresh: { source: RateSourceName; value: Ratio; at: number | null }[];
-  agreement: Agreement<RateSourceName> | undefined;
-  /** True when the value is (or would be) its peg's: no fresh source rates the asset. */
-  parByPeg: boolean;
-  quoted: PerUsdRate | undefined;
-  unquoted: Unquoted | undefined;
-  until: number;
-  generation: number;
-  evaluatedAt: number;
 }
 
 /** Rates from memory (see the module comment). */
@@ -268,96 +137,20 @@ export class RateBook {
   #evaluate(code: string, now: number): Evaluation {
     const cached = this.#evaluations.get(code);
     if (cached && cached.generation === this.#generation && now >= cached.evaluatedAt && now <= cached.until) return cached;
-    const evaluation = this.#evaluateNow(code, now);
+    const evaluation = evaluateCode(code, now, {
+      settings: this.settings,
+      generation: this.#generation,
+      pair: this.pairOf(code),
+      kept: this.#kept.get(code),
+      isFresh: (kept) => this.#fresh(kept, now),
+      evaluate: (other) => this.#evaluate(other, now),
+      last: this.fetches ? this.#moves.get(code) : undefined,
+      spread: this.#spread,
+      maxMove: this.#maxMove,
+      pegTolerance: this.#pegTolerance,
+    });
     this.#evaluations.set(code, evaluation);
     return evaluation;
-  }
-
-  #evaluateNow(code: string, now: number): Evaluation {
-    const base = { code, generation: this.#generation, evaluatedAt: now, until: Infinity, parByPeg: false, agreement: undefined, fresh: [] };
-    const pair = this.pairOf(code);
-    const unquoted = (reason: UnquotedReason, message: string): Unquoted => ({ reason, pair, message });
-    if (code === 'USD') return { ...base, quoted: { value: ONE, at: null, sources: [] }, unquoted: undefined };
-
-    const kept = this.#kept.get(code);
-    const fresh: Evaluation['fresh'] = [];
-    let until = Infinity;
-    for (const source of this.settings.sources) {
-      const entry = kept?.get(source);
-      if (!entry || !this.#fresh(entry, now)) continue;
-      fresh.push({ source, value: entry.value, at: entry.at });
-      if (entry.at !== null) until = Math.min(until, entry.at + this.settings.maxAgeMs);
-    }
-    const pegCurrency = this.settings.pegs[code];
-    const peg = pegCurrency !== undefined && pegCurrency !== code ? this.#evaluate(pegCurrency, now) : undefined;
-    if (peg) until = Math.min(until, peg.until);
-
-    if (fresh.length === 0) {
-      if (peg) {
-        // No source rates the asset: at par with its peg's currency, whatever that is now.
-        const quoted = peg.quoted && { ...peg.quoted, peg: `${code}=${pegCurrency}`, basis: undefined };
-        return { ...base, until, parByPeg: true, quoted: quoted || undefined, unquoted: quoted ? undefined : peg.unquoted };
-      }
-      const maxAge = this.settings.maxAgeMs / 1000;
-      return { ...base, until, quoted: undefined, unquoted: unquoted('stale', `no rate source gave a usable ${pair} in the last ${maxAge} s`) };
-    }
-
-    const last = this.fetches ? this.#moves.get(code) : undefined;
-    const agreement = agreeingSources(
-      fresh.map(({ source, value }) => ({ source, value })),
-      this.#spread,
-      last?.value ?? peg?.quoted?.value,
-    );
-    const result = { ...base, until, fresh, agreement };
-    if (agreement.undecided || agreement.agreed.length < this.settings.quorum) {
-      const agreeing = agreement.undecided ? 'none' : `${agreement.agreed.length}`;
-      return {
-        ...result,
-        quoted: undefined,
-        unquoted: unquoted(
-          'no_quorum',
-          `${this.settings.quorum} rate sources must agree on ${pair} within ${percent(this.#spread)}; ${agreeing} of the ${fresh.length} that answered do`,
-        ),
-      };
-    }
-    const value = agreement.value!;
-    if (peg) {
-      if (!peg.quoted) return { ...result, quoted: undefined, unquoted: peg.unquoted };
-      if (!within(value, peg.quoted.value, this.#pegTolerance)) {
-        const off = percent(distanceOf(value, peg.quoted.value));
-        return {
-          ...result,
-          quoted: undefined,
-          unquoted: unquoted('depeg', `${code} is ${off} off its peg to ${pegCurrency} (tolerance ${percent(this.#pegTolerance)})`),
-        };
-      }
-    }
-    if (last && (last.held || !within(value, last.value, this.#maxMove))) {
-      const moved = percent(distanceOf(last.held?.value ?? value, last.value));
-      const since = last.held ? ` since ${last.held.since.toISOString()}` : '';
-      return {
-        ...result,
-        quoted: undefined,
-        unquoted: unquoted(
-          'held',
-          `${pair} moved ${moved} from its last quoted rate and is held${since}: it is quoted again once the move has lasted ${this.settings.confirmMs / 1000} s, or when an operator runs "paylink rates accept ${pair}"`,
-        ),
-      };
-    }
-    const used = fresh.filter((entry) => agreement.agreed.includes(entry.source));
-    const ages = used.map((entry) => entry.at).filter((at): at is number => at !== null);
-    const basis: RateBasis = {
-      pair,
-      perUsd: keptDecimal(value),
-      quorum: this.settings.quorum,
-      sources: fresh.map((entry) => ({
-        source: entry.source,
-        perUsd: keptDecimal(entry.value),
-        at: entry.at === null ? null : new Date(entry.at).toISOString(),
-        used: agreement.agreed.includes(entry.source),
-      })),
-    };
-    return { ...result, quoted: { value, at: ages.length ? Math.min(...ages) : null, sources: agreement.agreed, basis }, unquoted: undefined };
   }
 
   /** Units of `code` per USD at `now`, when it is quoted (or its peg's); undefined when it is not. */
@@ -531,23 +324,7 @@ export class RateBook {
         // A source whose word now is nonsense (or nothing) no longer votes with what it said before;
         // one that did not answer at all keeps its last value until that is stale.
         this.#kept.get(currency)?.delete(name);
-        // A code the source was never going to rate (cNGN on Coinbase) is priced by a peg, if any: not news.
-        if (reason === 'missing' && this.settings.pegs[currency]) continue;
-        const pair = this.pairOf(currency);
-        if (reason === 'out_of_range') {
-          report(`${name}|${currency}|out_of_range`, 'rate_source_outlier', `${name}'s ${pair} is outside any rate a currency has (10^-12 to 10^12 per US dollar): dropped`, {
-            source: name,
-            currency,
-            pair,
-            reason,
-          });
-        } else {
-          report(`${name}|${currency}|${reason}`, 'rate_value_invalid', `${name} answered no usable rate for ${currency} (${reason.replace('_', ' ')}): skipped`, {
-            source: name,
-            currency,
-            reason,
-          });
-        }
+        reportInvalid(name, currency, reason, { settings: this.settings, pairOf: (code) => this.pairOf(code), report });
       }
       for (const [currency, value] of values) {
         this.#setInvalid(currency, name, undefined);
@@ -559,50 +336,10 @@ export class RateBook {
     await this.#settle(at);
 
     // Per code: outliers, no quorum, off the peg, each said when it starts.
-    for (const code of [...this.#wanted.assets, ...this.#wanted.currencies]) {
-      if (code === 'USD') continue;
-      const evaluation = this.#evaluate(code, at);
-      const pair = this.pairOf(code);
-      for (const source of evaluation.agreement?.outliers ?? []) {
-        const agreed = evaluation.agreement!;
-        report(
-          `${source}|${code}|outlier`,
-          'rate_source_outlier',
-          `${source}'s ${pair} is more than ${percent(this.#spread)} away from the ${agreed.agreed.join(', ')} median: dropped`,
-          { source, currency: code, pair, reason: 'spread', agreed: agreed.agreed.join(',') },
-        );
-      }
-      const why = evaluation.unquoted;
-      if (why?.reason === 'no_quorum') {
-        report(`|${code}|no_quorum`, 'rate_no_quorum', `${why.message}: sessions in ${pair} answer 503 rate_unavailable`, {
-          currency: code,
-          pair,
-          quorum: this.settings.quorum,
-          sources: evaluation.fresh.map((entry) => entry.source).join(','),
-        });
-      } else if (why?.reason === 'depeg' && evaluation.fresh.length) {
-        report(`|${code}|depeg`, 'rate_depeg', `${why.message}: sessions in it answer 503 rate_unavailable`, {
-          currency: code,
-          pair,
-          peg: this.settings.pegs[code]!,
-        });
-      }
-    }
+    reportCodes([...this.#wanted.assets, ...this.#wanted.currencies], { settings: this.settings, spread: this.#spread, pairOf: (code) => this.pairOf(code), evaluate: (code) => this.#evaluate(code, at), report });
 
-    // What was wrong and no longer is: a source that answers again (once, whatever its failures were),
-    // and a currency a source that answers rates usably again.
-    const failing = (keys: Set<string>) => new Set([...keys].filter((key) => key.split('|')[1] === '').map((key) => key.split('|')[0]!));
-    const [failedBefore, failedNow] = [failing(this.#problems), failing(problems)];
-    for (const source of failedBefore) if (source && !failedNow.has(source)) this.#log.info('rate_source_recovered', `${source} answers again`, { source });
-    for (const key of this.#problems) {
-      const [source, currency, reason] = key.split('|') as [string, string, string];
-      if (problems.has(key) || failedNow.has(source)) continue;
-      if (!source && reason === 'no_quorum') this.#log.info('rate_quorum_restored', `${this.pairOf(currency)} has a quorum again`, { currency, pair: this.pairOf(currency) });
-      else if (!source && reason === 'depeg') this.#log.info('rate_peg_restored', `${currency} is back within its peg`, { currency, pair: this.pairOf(currency) });
-      else if (source && reason === 'outlier')
-        this.#log.info('rate_source_recovered', `${source}'s ${this.pairOf(currency)} agrees with the other sources again`, { source, currency });
-      else if (source && currency) this.#log.info('rate_source_recovered', `${source} answers a usable rate for ${currency} again`, { source, currency });
-    }
+    // What was wrong and no longer is: said once.
+    reportRecoveries(this.#log, this.#problems, problems, (code) => this.pairOf(code));
     this.#problems = problems;
     this.#announce(this.#now());
   }
@@ -649,35 +386,7 @@ export class RateBook {
     }
     this.#moves = rows;
     this.#generation++;
-    for (const [code, row] of rows) {
-      const pair = this.pairOf(code);
-      const event = events.get(code);
-      const was = before.get(code);
-      if (event?.kind === 'held') {
-        this.#log.warn(
-          'rate_move_held',
-          `${pair} moved ${percent(distanceOf(event.to, event.from))} from its last quoted rate: held (503 rate_unavailable) until the move has lasted ${this.settings.confirmMs / 1000} s, or "paylink rates accept ${pair}"`,
-          { currency: code, pair, from: keptDecimal(event.from), to: keptDecimal(event.to) },
-        );
-      } else if (event?.kind === 'persisted') {
-        this.#log.info('rate_move_accepted', `${pair}'s move lasted ${this.settings.confirmMs / 1000} s: quoted at the new rate`, {
-          currency: code,
-          pair,
-          from: keptDecimal(event.from),
-          to: keptDecimal(event.to),
-          by: 'persistence',
-        });
-      } else if (was?.held && !row.held && row.acceptedAt && row.acceptedAt.getTime() !== was.acceptedAt?.getTime() && event?.kind !== 'reverted') {
-        this.#log.info('rate_move_accepted', `${pair}'s move was accepted by an operator: quoted at the new rate`, {
-          currency: code,
-          pair,
-          to: keptDecimal(row.value),
-          by: 'operator',
-        });
-      } else if (event?.kind === 'reverted') {
-        this.#log.info('rate_move_reverted', `${pair} is back within ${percent(this.#maxMove)} of its last quoted rate: quoted again`, { currency: code, pair });
-      }
-    }
+    logMoves(this.#log, { before, rows, events }, { confirmMs: this.settings.confirmMs, maxMove: this.#maxMove, pairOf: (code) => this.pairOf(code) });
   }
 
   /** Reads the shared rows again (an operator's accept) without a refresh. */
@@ -727,10 +436,4 @@ export class RateBook {
       await this.#running?.catch(() => {});
     };
   }
-}
-
-/** |a − b| / b. */
-function distanceOf(a: Ratio, b: Ratio): Ratio {
-  const difference = a.num * b.den - b.num * a.den;
-  return { num: difference < 0n ? -difference : difference, den: b.num * a.den };
 }

@@ -7,7 +7,8 @@
 import { ASSET_DIGITS, divideRatio, fiatDigits, compareRatio, fromUnits, multiplyRatio, multiplyUp, ratioOf, toUnits } from '../../../core/money.js';
 import { CRYPTO_DIGITS } from '../../../core/rules/limits.js';
 import { ApiError } from '../errors.js';
-import type { PairQuote, RateBook } from './book.js';
+import type { RateBook } from './book.js';
+import type { PairQuote } from './quotes.js';
 
 /** A session's quote: the crypto amount and the rate it was made with. */
 export interface Quote extends PairQuote {

@@ -4,8 +4,8 @@
  * Owns: where fiat → crypto prices come from. The sources (./sources.ts: `coingecko`, `coinbase`,
  * `kraken`, `exchangerate`, and `static`, the table of ./table.ts), the settings that choose them
  * (./settings.ts, `PAYLINK_RATES_*`), the book that keeps their answers in memory and refreshes them in
- * the background (./book.ts: a quorum of sources within a spread (./quorum.ts), max age, pegs, wild
- * moves held (./moves.ts)), the exact conversions a session start makes with it (./convert.ts), the
+ * the background (./book.ts: what it answers, ./quotes.ts; each code judged by ./evaluate.ts: a quorum
+ * of sources within a spread (./quorum.ts), max age, pegs, wild moves held (./moves.ts)), the exact conversions a session start makes with it (./convert.ts), the
  * readiness answer (./readiness.ts, `GET /readyz`), the Rates view (./view.ts, `GET /v1/rates`,
  * ./routes.ts) and `paylink rates accept` (./accept-command.ts).
  *
@@ -13,20 +13,19 @@
  * instance reads and writes under a lock at each refresh; a quote reads memory only. The sessions room
  * records each session's `rate`, `rateSource`, `rateAt` and `rateBasis` in its own row.
  */
+export { RateBook, type RateBookDeps } from './book.js';
 export {
   codePair,
-  RateBook,
   type MarketState,
   type PairQuote,
   type PairRate,
   type PerUsdRate,
   type RateBasis,
-  type RateBookDeps,
   type RateReadiness,
   type SourceState,
   type Unquoted,
   type UnquotedReason,
-} from './book.js';
+} from './quotes.js';
 export { compareAcross, convertFiat, quoteCrypto, rateUnavailable, type Quote } from './convert.js';
 export { acceptMoves, decideMove, readQuotedRates, settleMoves, type MoveEvent, type MoveRules, type QuotedRate } from './moves.js';
 export { agreeingSources, spreadOf, within, type Agreement, type SourceValue } from './quorum.js';

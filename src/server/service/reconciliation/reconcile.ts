@@ -34,7 +34,7 @@ import type { Database } from '../../db/index.js';
 import { defaultLogger, type Logger } from '../../log.js';
 import { clearAlert, raiseAlert } from '../alerts/index.js';
 import { recordEvent } from '../events/index.js';
-import { createChainScanner, depositAddressPage, depositSessionsOf, receivedUpTo, type DepositAddressRecord } from '../sessions/index.js';
+import { createChainScanner, depositAddressPage, depositSessionsOf, receivedUpTo, type DepositAddressRecord } from '../money-in/index.js';
 import {
   claimRun,
   clearMismatchesExcept,

@@ -11,7 +11,7 @@ import { parseUnits } from 'viem';
 import type { AssetId } from '../../../core/money.js';
 import type { ObservedTransfer, ReconcileChain } from '../../chain/types.js';
 import type { Database } from '../../db/index.js';
-import { receivedTransfers } from '../sessions/index.js';
+import { receivedTransfers } from '../money-in/index.js';
 import { sweptTransfers, type LastRun } from './repository.js';
 
 /** What a trace ended with. */

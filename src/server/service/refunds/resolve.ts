@@ -23,7 +23,8 @@ import { recordEvent } from '../events/index.js';
 import type { Principal } from '../keys/index.js';
 import { countPayment } from '../links/index.js';
 import { lockOrderForPayment, markOrderResolved } from '../orders/index.js';
-import { announceSession, closeOrderSessions, lockSessionForSettlement, markSessionResolved, orderOfSession, readSessionRecord } from '../sessions/index.js';
+import { announceSession, lockSessionForSettlement, markSessionResolved, orderOfSession, readSessionRecord } from '../sessions/index.js';
+import { closeOrderSessions } from '../money-in/index.js';
 
 const conflict = (code: string, message: string) => new ApiError(409, code, message);
 

@@ -6,7 +6,7 @@
  * - `awaiting_payment`: nothing received yet; the quote holds until `expiresAt` (15 minutes).
  * - `confirming` (real chains): a transfer made before `expiresAt` was seen on chain and waits for
  *   its confirmations (`confirmations` of `requiredConfirmations`); it cannot expire meanwhile. The
- *   sandbox credits at once and never shows it. See ./scanner.ts.
+ *   sandbox credits at once and never shows it. See ../money-in/scanner.ts.
  * - `underpaid`: part received; `remainingAmount` says what is left; further transfers top it up.
  * - `paid` / `overpaid`: the full amount (or more) arrived before expiry. Terminal. The link's
  *   `paymentCount` is incremented once, in the transaction of the settling transfer.
@@ -38,7 +38,7 @@ import { ruleMessage } from '../messages.js';
 import { compareAcross, convertFiat, quoteCrypto, rateUnavailable } from '../rates/index.js';
 import { announceSession } from './records.js';
 import { expireDue, expireSession, findSession, findTransferSession, insertSession, nextDepositIndex, rateFields, type NewSession, type SessionRow } from './repository.js';
-import { settleIncomingTransfer, units } from './settlement.js';
+import { settleIncomingTransfer, units } from '../money-in/index.js';
 import type { z } from 'zod';
 
 /** A session as the public API returns it. */

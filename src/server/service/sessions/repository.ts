@@ -2,11 +2,13 @@
  * The SQL of `checkout_sessions` and `chain_transfers`: nothing else in the service reads or writes
  * them. A session pays a link or an order: its read joins both through the links room's `linkSql`
  * and the orders room's `orderSql` fragments. (The transfers a real chain's scanner follows before
- * they count are ./incoming-repository.ts's.)
+ * they count are ../money-in/repository.ts's.)
  */
 import { toDecimalString, type AssetId } from '../../../core/money.js';
 import type { SessionStatus } from '../../../core/schemas.js';
+import { OPEN_STATUSES } from '../../../core/rules/session.js';
 import type { Queryable, SqlParam } from '../../db/index.js';
+import { sqlList } from '../../db/sql-list.js';
 import { linkSql } from '../links/index.js';
 import { orderSql } from '../orders/index.js';
 import { refundedOfSessionSql } from '../refunds/refunded-sql.js';
@@ -46,6 +48,9 @@ export interface SessionRow {
   success_message: string;
   redirect_url: string;
 }
+
+/** The open statuses (a session that still takes payments), as an SQL list. */
+const OPEN = sqlList(OPEN_STATUSES);
 
 /** The transfer a `confirming` session waits on longest (CASE: not looked for in any other status). */
 const WAITING_TRANSFER = `FROM incoming_transfers t WHERE t.session_id = s.id AND t.status = 'seen' ORDER BY t.confirmations, t.seen_at LIMIT 1`;
@@ -204,7 +209,7 @@ export interface ExpiredSession {
 export async function expireSession(tx: Queryable, id: string, now: Date, scanned?: readonly string[]): Promise<ExpiredSession | undefined> {
   const { rows } = await tx.query<{ id: string; integrator_id: string }>(
     `UPDATE checkout_sessions SET status = 'expired', updated_at = $2
-     WHERE id = $1 AND status IN ('awaiting_payment', 'underpaid') AND expires_at <= $2${coveredSql(scanned, 'checkout_sessions', '$3')} RETURNING id, integrator_id`,
+     WHERE id = $1 AND status IN (${OPEN}) AND expires_at <= $2${coveredSql(scanned, 'checkout_sessions', '$3')} RETURNING id, integrator_id`,
     scanned ? [id, now, [...scanned]] : [id, now],
   );
   return rows[0] && { id: rows[0].id, integratorId: rows[0].integrator_id };
@@ -215,7 +220,7 @@ export async function expireDue(tx: Queryable, now: Date, batch: number, scanned
   const { rows } = await tx.query<{ id: string; integrator_id: string }>(
     `UPDATE checkout_sessions SET status = 'expired', updated_at = $1
      WHERE id IN (SELECT id FROM checkout_sessions s
-                  WHERE status IN ('awaiting_payment', 'underpaid') AND expires_at <= $1${coveredSql(scanned, 's', '$2')}
+                  WHERE status IN (${OPEN}) AND expires_at <= $1${coveredSql(scanned, 's', '$2')}
                   ORDER BY expires_at LIMIT ${batch} FOR UPDATE SKIP LOCKED)
      RETURNING id, integrator_id`,
     scanned ? [now, [...scanned]] : [now],
@@ -285,7 +290,7 @@ export async function closeSessionsOfOrder(tx: Queryable, orderId: string, now: 
   const { rows } = await tx.query<{ id: string; integrator_id: string }>(
     `UPDATE checkout_sessions SET status = 'expired', updated_at = $2
      WHERE id IN (SELECT id FROM checkout_sessions WHERE order_id = $1 AND id IS DISTINCT FROM $3::uuid
-                  AND status IN ('awaiting_payment', 'underpaid') FOR UPDATE SKIP LOCKED)
+                  AND status IN (${OPEN}) FOR UPDATE SKIP LOCKED)
      RETURNING id, integrator_id`,
     [orderId, now, exceptId],
   );
@@ -682,7 +687,7 @@ export async function sessionFunds(db: Queryable, id: string): Promise<SessionFu
 export async function markSessionResolved(tx: Queryable, id: string, reason: string | null, now: Date): Promise<void> {
   await tx.query(
     `UPDATE checkout_sessions SET resolution = 'merchant', resolved_at = $2, resolution_reason = $3, updated_at = $2,
-       status = CASE WHEN status IN ('awaiting_payment', 'underpaid') THEN 'expired' ELSE status END
+       status = CASE WHEN status IN (${OPEN}) THEN 'expired' ELSE status END
      WHERE id = $1`,
     [id, now, reason],
   );

@@ -18,6 +18,7 @@ import { randomUUID } from 'node:crypto';
 import type { Database, Queryable } from '../../db/index.js';
 import { defaultLogger, type LogFields, type Logger } from '../../log.js';
 import { runtimeMetrics } from '../../metrics/runtime.js';
+import { createWakeUp } from '../../wake-up.js';
 import { WEBHOOK_CHANNEL } from '../events/index.js';
 import { claimDue, nextDueAt, recordAttempt, type AttemptOutcome, type ClaimedDelivery } from './delivery-repository.js';
 import { sendAttempt } from './sender.js';
@@ -130,12 +131,8 @@ export function startWebhookWorker(deps: WebhookDeps, options: WebhookWorkerOpti
   const concurrency = options.batchSize ?? 20;
   const inFlight = new Map<string, Promise<unknown>>();
   let running = true;
-  let kicked = false;
-  let wake: (() => void) | null = null;
-  const kick = () => {
-    kicked = true;
-    wake?.();
-  };
+  const alarm = createWakeUp();
+  const kick = () => alarm.wake();
   const listening = deps.db.listen(WEBHOOK_CHANNEL, kick, kick).catch((error) => {
     logFailure(deps, 'webhook_listen_failed', 'the webhook worker could not LISTEN for new events: it polls instead', error);
     return undefined;
@@ -161,7 +158,7 @@ export function startWebhookWorker(deps: WebhookDeps, options: WebhookWorkerOpti
       let claimed = 0;
       let wait = pollIntervalMs;
       try {
-        kicked = false;
+        alarm.reset();
         claimed = await fill();
         if (claimed === 0 && running && inFlight.size < concurrency) {
           const due = await nextDueAt(deps.db);
@@ -172,18 +169,8 @@ export function startWebhookWorker(deps: WebhookDeps, options: WebhookWorkerOpti
         if (running) logFailure(deps, 'webhook_round_failed', 'a round of webhook deliveries failed; the next one tries again', error);
       }
       if (!running) break;
-      if ((claimed > 0 && inFlight.size < concurrency) || kicked) continue;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(() => {
-          wake = null;
-          resolve();
-        }, wait);
-        wake = () => {
-          clearTimeout(timer);
-          wake = null;
-          resolve();
-        };
-      });
+      if ((claimed > 0 && inFlight.size < concurrency) || alarm.woken) continue;
+      await alarm.sleep(wait);
     }
   })();
 
@@ -192,7 +179,7 @@ export function startWebhookWorker(deps: WebhookDeps, options: WebhookWorkerOpti
     runOnce: () => processDueDeliveries(deps, concurrency, [...inFlight.keys()]),
     async stop() {
       running = false;
-      wake?.();
+      alarm.wake();
       await loop;
       await Promise.all(inFlight.values());
       const unlisten = await listening;

@@ -17,8 +17,8 @@
 import { networkChain, type ChainAdapter } from '../../chain/types.js';
 import type { Database } from '../../db/index.js';
 import { reverseCredit } from './finality.js';
-import { checkpointWrittenAt, creditedBlocksBelow, creditedIn, moveWaiting, readNetworkRecord, replaceCheckpoint } from './incoming-repository.js';
-import { observedOf } from './scanner.js';
+import { checkpointWrittenAt, creditedBlocksBelow, creditedIn, moveWaiting, readNetworkRecord, replaceCheckpoint } from './repository.js';
+import { observedOf } from './transfers.js';
 
 /** The node cannot tell yet what the reorganization took back (it lacks a block the database holds). */
 export class ResumeError extends Error {

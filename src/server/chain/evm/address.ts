@@ -4,7 +4,7 @@
  * with @noble/hashes' Keccak on the server).
  */
 import { keccak_256 } from '@noble/hashes/sha3.js';
-import { checkAddress, toChecksumAddress, useKeccak256 } from '../../core/evm-address.js';
+import { checkAddress, toChecksumAddress, useKeccak256 } from '../../../core/evm-address.js';
 
 // The service checks addresses in every withdrawal request and payout: with @noble/hashes' Keccak
 // (the same digest, many times faster than the browser bundles' small one).

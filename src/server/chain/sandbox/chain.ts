@@ -16,8 +16,23 @@
  *   so that a rehearsal of a restart or a crash finds payouts in flight.
  */
 import { randomBytes } from 'node:crypto';
-import { checkEvmAddress, keccakHex } from './evm.js';
-import { BSC, PayoutError, type Network, type PayoutRequest, type SandboxChainAdapter } from './types.js';
+import { checkEvmAddress, keccakHex } from '../evm/address.js';
+import { KNOWN_NETWORKS } from '../evm/networks.js';
+import { PayoutError, type PayoutRequest } from '../money-out.js';
+import type { Network } from '../network.js';
+import type { SandboxChainAdapter } from '../types.js';
+
+/**
+ * BNB Smart Chain as the sandbox offers it (no real tokens): its default network. The sandbox plays
+ * EVM networks (their names, EIP-55 deposit addresses), so it borrows the EVM family's table and
+ * address rules.
+ */
+export const BSC: Network = {
+  id: 'bsc',
+  name: KNOWN_NETWORKS.bsc!.name,
+  aliases: [...KNOWN_NETWORKS.bsc!.aliases],
+  assets: ['USDT', 'CNGN'],
+};
 
 /** A payout to this address always fails on the sandbox chain. */
 export const SANDBOX_FAILING_ADDRESS = '0x000000000000000000000000000000000000fa11';

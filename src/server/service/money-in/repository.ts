@@ -7,7 +7,12 @@
 import type { AssetId } from '../../../core/money.js';
 import type { SessionStatus } from '../../../core/schemas.js';
 import type { ObservedTransfer } from '../../chain/types.js';
+import { UNSETTLED_STATUSES } from '../../../core/rules/session.js';
 import type { Queryable } from '../../db/index.js';
+import { sqlList } from '../../db/sql-list.js';
+
+/** The statuses of a session money is still on its way to, as an SQL list. */
+const UNSETTLED = sqlList(UNSETTLED_STATUSES);
 
 // ---------------------------------------------------------------------------------------------
 // chain_cursors
@@ -146,7 +151,7 @@ const WAITING_COLUMNS = waitingColumns();
  */
 export async function watchedAddresses(db: Queryable, closedSince: Date): Promise<string[]> {
   const { rows } = await db.query<{ pay_address: string }>(
-    `SELECT pay_address FROM checkout_sessions WHERE status IN ('awaiting_payment', 'underpaid', 'confirming')
+    `SELECT pay_address FROM checkout_sessions WHERE status IN (${UNSETTLED})
      UNION SELECT pay_address FROM checkout_sessions WHERE expires_at > $1`,
     [closedSince],
   );

@@ -40,8 +40,15 @@ import { applyLedgerChange, assetAmount } from '../ledger/index.js';
 import { countPayment } from '../links/index.js';
 import type { MoneyServiceDeps } from '../money-deps.js';
 import { lockOrderForPayment, markOrderPaid } from '../orders/index.js';
-import { announceSession } from './records.js';
-import { closeSessionsOfOrder, findSessionByAddress, findTransferSession, insertTransfer, lockSessionForSettlement, updateSettlement } from './repository.js';
+import {
+  announceSession,
+  closeSessionsOfOrder,
+  findSessionByAddress,
+  findTransferSession,
+  insertTransfer,
+  lockSessionForSettlement,
+  updateSettlement,
+} from '../sessions/index.js';
 
 export interface SettleOptions {
   /** Refuse (409 `already_paid`) a new transfer to a session that is already paid. */

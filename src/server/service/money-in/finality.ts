@@ -24,9 +24,8 @@ import { recordEvent } from '../events/index.js';
 import { applyLedgerChange } from '../ledger/index.js';
 import { uncountPayment } from '../links/index.js';
 import { SETTLED_STATUSES } from '../../../core/rules/session.js';
-import { lockSessionById, markIncomingReversed } from './incoming-repository.js';
-import { announceSession } from './records.js';
-import { closeTransfer, lockUnfinalTransfer, markSessionFinal, reverseInSession, sessionOfTransfer, type UnfinalTransfer } from './repository.js';
+import { announceSession, closeTransfer, lockUnfinalTransfer, markSessionFinal, reverseInSession, sessionOfTransfer, type UnfinalTransfer } from '../sessions/index.js';
+import { lockSessionById, markIncomingReversed } from './repository.js';
 
 /**
  * Makes a credited transfer's funds available, and its session's money final when it was the last
