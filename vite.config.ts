@@ -12,6 +12,8 @@ import { defineConfig, type InlineConfig, type Plugin } from 'vite';
 import { keyLiteralsPlugin } from './scripts/key-literals.js';
 import { leanSchemasPlugin } from './scripts/lean-schemas.js';
 import { litHooksPlugin } from './scripts/lit-hooks.js';
+import { cssPrivateClassesPlugin } from './scripts/css-private-classes.js';
+import { cssPrivateVarsPlugin } from './scripts/css-private-vars.js';
 import { litStaticPlugin } from './scripts/lit-static.js';
 import { minifyLiteralsPlugin } from './scripts/minify-literals.js';
 import { noEvalPlugin } from './scripts/no-eval.js';
@@ -24,8 +26,9 @@ const shared: InlineConfig = {
   root,
   configFile: false,
   logLevel: 'warn',
-  // keyLiteralsPlugin first: it edits the browser sources as they are on disk (key literals, private names).
-  plugins: [keyLiteralsPlugin(), leanSchemasPlugin(), minifyLiteralsPlugin(), noEvalPlugin(), litHooksPlugin()],
+  // keyLiteralsPlugin first: it edits the browser sources as they are on disk (key literals, private names);
+  // the admin's class names are renamed in its templates before they are minified.
+  plugins: [keyLiteralsPlugin(), leanSchemasPlugin(), cssPrivateClassesPlugin(), minifyLiteralsPlugin(), noEvalPlugin(), litHooksPlugin()],
   oxc: {
     decorator: { legacy: true },
     typescript: { removeClassFieldsWithoutInitializer: true },
@@ -40,7 +43,9 @@ export interface BundleOptions {
    * (`scripts/lit-static.ts`, which refuses a bundle where it is needed); `{keep}` names the parts of
    * lit-html the bundle still needs (`LIGHT_ELEMENT_PARTS` for the light elements).
    */
-  staticLit?: boolean | { keep: readonly string[] };
+  staticLit?: boolean;
+  /** With `staticLit`: the bundle calls `render()` with options (`{ host }`), whose support stays. */
+  renderOptions?: boolean;
   /**
    * Modules (paths from the root) the bundle leaves out: an import of one imports nothing. For a
    * module of side effects only that another file brings instead (the admin's French, `dist/paylink-admin.fr.js`).
@@ -68,8 +73,10 @@ export function libraryBuild(entry: string, fileName: string, options: BundleOpt
       ...(options.leaveOut?.length ? [leaveOutPlugin(options.leaveOut)] : []),
       ...shared.plugins!,
       packedTablesPlugin(options.standaloneTables),
-      ...(options.staticLit ? [litStaticPlugin(options.staticLit === true ? [] : options.staticLit.keep)] : []),
+      ...(options.staticLit ? [litStaticPlugin({ renderOptions: options.renderOptions })] : []),
       terserPassPlugin(),
+      // After Terser's pass, which leaves out the comments (a doc comment may name `--_*`).
+      cssPrivateVarsPlugin(),
     ],
     build: {
       outDir: 'dist',

@@ -20,7 +20,6 @@ import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { build } from 'vite';
 import { libraryBuild, type BundleOptions } from '../vite.config.js';
-import { LIGHT_ELEMENT_PARTS } from './lit-static.js';
 import { findEvalCalls } from './no-eval.js';
 
 /**
@@ -43,13 +42,12 @@ const ADMIN_FRENCH = './src/components/admin/locale-fr.ts';
 const bundles: { entry: string; file: string; options: BundleOptions; budgetGzip: number }[] = [
   // The checkout renders plain templates: lit-html's directive support is left out (scripts/lit-static.ts).
   { entry: './src/checkout.ts', file: 'paylink-checkout.js', options: { staticLit: true }, budgetGzip: 15_000 },
-  // Both elements render plain templates too (the admin's bars set their width through the CSSOM, `.style`);
-  // the admin, a light element, renders with options.
-  { entry: './src/index.ts', file: 'paylink.js', options: { leaveOut: [ADMIN_FRENCH], staticLit: { keep: LIGHT_ELEMENT_PARTS } }, budgetGzip: ADMIN_BUDGET_GZIP },
+  // Both elements render plain templates too (the admin's bars set their width through the CSSOM, `.style`).
+  { entry: './src/index.ts', file: 'paylink.js', options: { leaveOut: [ADMIN_FRENCH], staticLit: true, renderOptions: true }, budgetGzip: ADMIN_BUDGET_GZIP },
   // Its tables packed in the slots of the English one that dist/paylink.js carries, without it.
   { entry: ADMIN_FRENCH, file: 'paylink-admin.fr.js', options: { standaloneTables: true }, budgetGzip: 5_500 },
   // The refund claim page's element alone (only that hosted page loads it).
-  { entry: './src/refund.ts', file: 'paylink-refund.js', options: { staticLit: { keep: LIGHT_ELEMENT_PARTS } }, budgetGzip: REFUND_BUDGET_GZIP },
+  { entry: './src/refund.ts', file: 'paylink-refund.js', options: { staticLit: true, renderOptions: true }, budgetGzip: REFUND_BUDGET_GZIP },
 ];
 
 const { version } = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };

@@ -12,10 +12,11 @@
  * `zod` fails the build, so a new zod use in browser code is found at build time, not in the bytes.
  * The npm package (`lib/`, built by `scripts/build-lib.ts`) keeps zod as it is.
  */
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Plugin } from 'vite';
 import type { ZodType } from 'zod';
-import { leanParser, type LeanParser, type LeanSchema } from '../src/core/lean-parse.js';
+import { leanParser, typed, type LeanParser, type LeanSchema } from '../src/core/lean-parse.js';
 
 const SCHEMAS_MODULE = /[\\/]src[\\/]core[\\/]schemas\.ts$/;
 const PUBLIC_PARSE_MODULE = /[\\/]src[\\/]core[\\/]public-parse\.ts$/;
@@ -48,14 +49,16 @@ export function leanSchema(json: Record<string, unknown>): LeanSchema {
       throw new Error(`lean-schemas: JSON Schema keyword ${key} is not supported by leanParser`);
     }
   }
-  // Most objects require every property: that is what an absent `required` means to leanParser, so
-  // it is written only for the others (`[]` when none is required).
+  // Most objects require every property: leanParser reads a list of the others, the properties that
+  // may be missing (`optional`), written only where there are some.
   const required = (out.required as string[] | undefined) ?? [];
-  const names = Object.keys((out.properties as object | undefined) ?? {});
-  if (names.length && required.length === names.length && names.every((name) => required.includes(name))) delete out.required;
-  else if (out.properties) out.required = required;
-  // What `properties` and `items` imply (an object, an array) goes unsaid.
-  if ((out.type === 'object' && out.properties) || (out.type === 'array' && out.items)) delete out.type;
+  delete out.required;
+  const optional = Object.keys((out.properties as object | undefined) ?? {}).filter((name) => !required.includes(name));
+  if (optional.length) out.optional = optional;
+  // What `properties` and `items` imply (an object, an array) goes unsaid, and so does the type of an
+  // enum or a constant, whose values say it.
+  const values = 'const' in out ? [out.const] : (out.enum as unknown[] | undefined);
+  if ((out.type === 'object' && out.properties) || (out.type === 'array' && out.items) || values?.every((value) => typed(out.type as LeanSchema['type'], value))) delete out.type;
   return out as LeanSchema;
 }
 
@@ -93,9 +96,10 @@ const SHARED_MIN = { count: 2, length: 8 };
 /**
  * The JavaScript source of `values` (JSON values), each part that recurs across them written once as a
  * constant (`$0`, `$1`, …) and named wherever it appears: most responses repeat a checkout session or a
- * link inside their lists, and the parsers only read their schemas.
+ * link inside their lists, and the parsers only read their schemas. A part whose JSON is a key of `named`
+ * is written as the name given there (a constant the module imports).
  */
-export function sharedLiterals(values: unknown[]): { constants: string[]; expressions: string[] } {
+export function sharedLiterals(values: unknown[], named: ReadonlyMap<string, string> = new Map()): { constants: string[]; expressions: string[] } {
   const counts = new Map<string, number>();
   const count = (value: unknown): void => {
     if (typeof value != 'object' || value === null) return;
@@ -104,7 +108,7 @@ export function sharedLiterals(values: unknown[]): { constants: string[]; expres
     for (const child of Object.values(value)) count(child);
   };
   values.forEach(count);
-  const names = new Map<string, string>();
+  const names = new Map(named);
   const constants: string[] = [];
   const write = (value: unknown): string => {
     if (typeof value != 'object' || value === null) return JSON.stringify(value);
@@ -115,12 +119,31 @@ export function sharedLiterals(values: unknown[]): { constants: string[]; expres
       ? `[${value.map(write).join(',')}]`
       : `{${Object.entries(value).map(([key, child]) => `${JSON.stringify(key)}:${write(child)}`).join(',')}}`;
     if ((counts.get(json) ?? 0) < SHARED_MIN.count || json.length < SHARED_MIN.length) return source;
-    const name = `$${names.size}`;
+    const name = `$${constants.length}`;
     names.set(json, name);
     constants.push(`const ${name} = ${source};`);
     return name;
   };
   return { constants, expressions: values.map(write) };
+}
+
+/**
+ * The lists `src/core/schemas.ts` imports from the rules (`SESSION_STATUSES`, `WEBHOOK_EVENT_TYPES`, …), by
+ * their JSON: an enum of the same values is written as the list's name, so a bundle that carries the list
+ * for its own use (the admin's status filters) carries it once. zod writes an enum's values in the list's order.
+ */
+async function listsOfSchemas(): Promise<Map<string, { name: string; path: string }>> {
+  const source = readFileSync(SCHEMAS, 'utf8');
+  const lists = new Map<string, { name: string; path: string }>();
+  for (const [, names, from] of source.matchAll(/^import \{([^}]*)\} from '(\.[^']+)\.js';$/gm)) {
+    const path = fileURLToPath(new URL(`${from}.ts`, pathToFileURL(SCHEMAS)));
+    const module = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
+    for (const name of names!.split(',').map((part) => part.trim())) {
+      const value = module[name];
+      if (Array.isArray(value) && value.every((item) => typeof item == 'string')) lists.set(JSON.stringify(value), { name, path });
+    }
+  }
+  return lists;
 }
 
 /** The source of the module that stands in for `src/core/schemas.ts` in a script-tag bundle. */
@@ -130,9 +153,12 @@ export async function leanSchemasModule(): Promise<string> {
     (entry): entry is [string, ZodType] => entry[1] instanceof z.ZodType,
   );
   const lean = await Promise.all(schemas.map(async ([, schema]) => leanSchema(await outputJsonSchema(schema))));
-  const { constants, expressions } = sharedLiterals(lean);
+  const lists = await listsOfSchemas();
+  const { constants, expressions } = sharedLiterals(lean, new Map([...lists].map(([json, { name }]) => [json, name])));
+  const used = [...lists.values()].filter(({ name }) => [...constants, ...expressions].some((source) => new RegExp(`\\b${name}\\b`).test(source)));
   return [
     `import { leanParser } from ${JSON.stringify(LEAN_PARSE)};`,
+    ...used.map(({ name, path }) => `import { ${name} } from ${JSON.stringify(path)};`),
     ...constants,
     ...schemas.map(([name], index) => `export const ${name} = /* @__PURE__ */ leanParser(${expressions[index]});`),
   ].join('\n');

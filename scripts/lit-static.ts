@@ -1,8 +1,8 @@
 /**
- * lit-html as the checkout bundle uses it: `html` templates (an `<svg>` inside one is HTML's own)
+ * lit-html as the script-tag bundles use it: `html` templates (an `<svg>` inside one is HTML's own)
  * put on the page with `render()`, and nothing else: no directive, no LitElement, no `svg` or `mathml`
- * templates. There, six parts of lit-html are dead code that no minifier can see is dead, because they
- * hang off values and parts rather than off imports:
+ * templates. There, these parts of lit-html are dead code that no minifier can see is dead, because
+ * they hang off values and parts rather than off imports:
  *
  * - the directive resolver, which every value goes through: with no directive it returns the value
  *   (so each value is used as it is);
@@ -16,32 +16,46 @@
  *   bound as `.value`);
  * - event listeners given as objects (`{handleEvent}`) or with options (`{capture, once, passive}`),
  *   and a host other than the element as their `this`: every `@event=${…}` binds a function;
- * - `render()`'s options (`renderBefore`, `creationScope`, `host`), and each part's copy of them: the
- *   checkout renders into its shadow root, `render(template, root)`;
+ * - `render()`'s options (`renderBefore`, `creationScope`, `host`), and each part's copy of them: each
+ *   element renders into its shadow root, `render(template, root)`;
  * - MathML templates (`mathml\`…\``), and SVG templates (`svg\`…\``);
  * - what only matters beside another lit on the page: `nothing` and `noChange` shared with other
- *   copies by `Symbol.for` (the bundle's templates use neither; its own `Symbol()`s keep lit's checks),
+ *   copies by `Symbol.for` (a bundle's templates only ever reach its own lit, whose checks its own
+ *   `Symbol()`s keep: the admin's `nothing` is that one),
  *   and the words of the error a forged template throws (it still throws).
  *
- * This plugin takes them out of lit-html's module: 0.5 kB of the checkout's 15,000-byte gzip budget.
- * Where they are not dead it refuses to build: a bundle that imports a lit directive, LitElement,
- * `svg` or `mathml`, binds the text of a raw-text element, binds a listener that is not a function (an
- * object literal) or calls `render()` with options is an error, not a silent misrender. Each part goes
- * only if the installed lit-html's code reads exactly as below; otherwise it stays (the budget check
- * says if that matters).
- * Every script-tag bundle uses it: the admin sets an attribute or leaves it out with its own `ifDefined`
- * (`value ?? nothing`, no directive) and a bar's width through a `.style` property binding (the CSSOM,
- * which a strict Content-Security-Policy allows, where a `style` attribute is refused). A bundle that
- * needs some parts names them (`keep`): the light elements render with options (`host`, their
- * listeners' `this`), so the admin's and the claim page's keep `LIGHT_ELEMENT_PARTS`.
+ * This plugin takes them out of lit-html's module: 0.5 kB of the checkout's 15,000-byte gzip budget,
+ * as much in each other bundle. Where they are not dead it refuses to build: a bundle that imports a
+ * lit directive, LitElement, `svg` or `mathml`, binds the text of a raw-text element, binds a listener
+ * that is not a function (an object literal) or calls `render()` with options is an error, not a
+ * silent misrender. Each part goes only if the installed lit-html's code reads exactly as below;
+ * otherwise it stays (the budget check says if that matters).
+ * Every script-tag bundle uses it: the admin sets an attribute or leaves it out with its own
+ * `ifDefined` (`value ?? nothing`, no directive) and a bar's width through a `.style` property binding
+ * (the CSSOM, which a strict Content-Security-Policy allows, where a `style` attribute is refused).
  */
+import ts from 'typescript';
 import type { Plugin } from 'vite';
 
 const LIT_HTML_MODULE = /[\\/]node_modules[\\/]lit-html[\\/]lit-html\.js$/;
 /** Modules whose presence means the parts above are not dead. */
 const NEEDS_FULL_LIT = /[\\/]node_modules[\\/](lit-html[\\/](directive|async-directive|directive-helpers|static)\.js|lit-html[\\/]directives[\\/]|lit-element[\\/]|lit[\\/](directive|async-directive|static-html)\.js|lit[\\/]directives[\\/])/;
-/** A binding in the text of a raw-text element (`<textarea>${…}`) in our own sources. */
-const RAW_TEXT_BINDING = /<(script|style|textarea|title)\b[^>]*>[^<]*\$\{/i;
+/** A binding (`\0`: where a template's value goes) in the text of a raw-text element (`<textarea>${…}`). */
+const RAW_TEXT_BINDING = /<(script|style|textarea|title)\b[^>]*>[^<]*\0/i;
+
+/** True when a tagged template of `source` (an `html\`…\``) binds the text of a raw-text element; comments and plain strings are not templates. */
+export function bindsRawText(source: string, id = 'module.js'): boolean {
+  let found = false;
+  const visit = (node: ts.Node): void => {
+    if (ts.isTaggedTemplateExpression(node) && ts.isTemplateExpression(node.template)) {
+      const { head, templateSpans } = node.template;
+      if (RAW_TEXT_BINDING.test([head, ...templateSpans.map((span) => span.literal)].map((part) => part.rawText ?? part.text).join('\0'))) found = true;
+    }
+    if (!found) ts.forEachChild(node, visit);
+  };
+  visit(ts.createSourceFile(id, source, ts.ScriptTarget.Latest, false, /\.tsx?$/.test(id) ? ts.ScriptKind.TS : ts.ScriptKind.JS));
+  return found;
+}
 /** A listener binding that is not a function (`@click=${{ handleEvent }}`) in our own sources. */
 const OBJECT_LISTENER = /\s@[\w-]+=\$\{\s*[{[]/;
 /** A call of lit's `render()` with a third argument (its options) in our own sources. */
@@ -97,7 +111,7 @@ export const LIT_STATIC_EDITS: Readonly<Record<string, ReadonlyArray<readonly [s
       'e=t===A&&s!==A||t.capture!==s.capture||t.once!==s.once||t.passive!==s.passive,h=t!==A&&(s===A||e)',
       'e=t===A&&s!==A,h=t!==A&&s===A',
     ],
-    ['handleEvent(t){"function"==typeof this._$AH?this._$AH.call(this.options?.host??this.element,t):this._$AH.handleEvent(t)}', 'handleEvent(t){this._$AH.call(this.element,t)}'],
+    ['handleEvent(t){"function"==typeof this._$AH?this._$AH.call(this.options?.host??this.element,t):this._$AH.handleEvent(t)}', 'handleEvent(t){this._$AH.call(this.options?.host??this.element,t)}'],
   ],
   // After the directive resolver's: each value is the value.
   'directive calls': [
@@ -112,7 +126,9 @@ export const LIT_STATIC_EDITS: Readonly<Record<string, ReadonlyArray<readonly [s
       'e=this._$AC(t);',
     ],
   ],
+  // With render()'s options, the listeners' host goes too: a listener's `this` is its element.
   'render options': [
+    ['this._$AH.call(this.options?.host??this.element,t)', 'this._$AH.call(this.element,t)'],
     [
       'const D=(t,i,s)=>{const e=s?.renderBefore??i;let h=e._$litPart$;if(void 0===h){const t=s?.renderBefore??null;e._$litPart$=h=new k(i.insertBefore(c(),t),t,void 0,s??{})}return h._$AI(t),h}',
       'const D=(t,i)=>{let h=i._$litPart$;if(void 0===h){i._$litPart$=h=new k(i.insertBefore(c(),null),null,void 0,{})}return h._$AI(t),h}',
@@ -150,48 +166,47 @@ export const LIT_STATIC_EDITS: Readonly<Record<string, ReadonlyArray<readonly [s
   ],
 };
 
-/**
- * What an element rendering with `render(…, root, {host: this})` needs (`src/internal/paylink-element.ts`):
- * the render options, each part's copy of them, and the listeners called with the host as `this`; and
- * the raw-text bindings, which the admin's many templates are not checked for.
- */
-export const LIGHT_ELEMENT_PARTS = ['render options', "parts' options", 'listener objects and options', 'raw-text bindings'] as const;
+/** The parts a bundle that calls `render()` with options keeps (`{ host }`: its listeners' `this` is the element class, `PaylinkElement`). */
+export const RENDER_OPTION_PARTS: readonly string[] = ['render options', "parts' options"];
+
+/** How a bundle uses lit-html beyond plain templates. */
+export interface LitStaticOptions {
+  /** It calls `render()` with options (the admin's and the refund page's `PaylinkElement` passes `{ host: this }`). */
+  renderOptions?: boolean;
+}
 
 /**
- * Applies every part of `LIT_STATIC_EDITS` but those in `keep` whose code is all there; returns the
- * code and the parts taken out. (A part whose edits read the code as a kept part's leave it stays too.)
+ * Applies every part of `LIT_STATIC_EDITS` whose code is all there (but `RENDER_OPTION_PARTS` for a
+ * bundle that uses render options); returns the code and the parts taken out.
  */
-export function trimLitHtml(source: string, keep: readonly string[] = []): { code: string; removed: string[] } {
+export function trimLitHtml(source: string, options: LitStaticOptions = {}): { code: string; removed: string[] } {
   let code = source;
   const removed: string[] = [];
   for (const [part, edits] of Object.entries(LIT_STATIC_EDITS)) {
-    if (keep.includes(part) || !edits.every(([from]) => code.split(from).length == 2)) continue;
+    if (options.renderOptions && RENDER_OPTION_PARTS.includes(part)) continue;
+    if (!edits.every(([from]) => code.split(from).length == 2)) continue;
     for (const [from, to] of edits) code = code.replace(from, () => to);
     removed.push(part);
   }
   return { code, removed };
 }
 
-/** The plugin of a script-tag bundle (see the module comment): `keep` names the parts it needs. */
-export function litStaticPlugin(keep: readonly string[] = []): Plugin {
-  const trims = (part: string) => !keep.includes(part);
+/** The plugin of the script-tag bundles (see the module comment). */
+export function litStaticPlugin(options: LitStaticOptions = {}): Plugin {
   return {
     name: 'paylink:lit-static',
     transform(source, id) {
       if (NEEDS_FULL_LIT.test(id)) this.error(`${id} needs all of lit-html, which this bundle trims (scripts/lit-static.ts)`);
       if (!/[\\/]node_modules[\\/]/.test(id)) {
         const tag = TAG_IMPORT.exec(source)?.[1];
-        if (tag && trims(tag == 'svg' ? 'SVG' : 'MathML'))
-          this.error(`${id} uses ${tag == 'svg' ? 'SVG' : 'MathML'} templates, which this bundle trims (scripts/lit-static.ts)`);
-        if (trims('raw-text bindings') && RAW_TEXT_BINDING.test(source))
-          this.error(`${id} binds the text of a raw-text element, which this bundle trims (scripts/lit-static.ts)`);
-        if (trims('listener objects and options') && OBJECT_LISTENER.test(source))
-          this.error(`${id} binds a listener object, which this bundle trims (scripts/lit-static.ts)`);
-        if (trims('render options') && /\bfrom\s*['"]lit(-html)?(\/html\.js)?['"]/.test(source) && RENDER_OPTIONS.test(source))
+        if (tag) this.error(`${id} uses ${tag == 'svg' ? 'SVG' : 'MathML'} templates, which this bundle trims (scripts/lit-static.ts)`);
+        if (bindsRawText(source, id)) this.error(`${id} binds the text of a raw-text element, which this bundle trims (scripts/lit-static.ts)`);
+        if (OBJECT_LISTENER.test(source)) this.error(`${id} binds a listener object, which this bundle trims (scripts/lit-static.ts)`);
+        if (!options.renderOptions && /\bfrom\s*['"]lit(-html)?(\/html\.js)?['"]/.test(source) && RENDER_OPTIONS.test(source))
           this.error(`${id} calls render() with options, which this bundle trims (scripts/lit-static.ts)`);
       }
       if (!LIT_HTML_MODULE.test(id)) return null;
-      const { code } = trimLitHtml(source, keep);
+      const { code } = trimLitHtml(source, options);
       return code === source ? null : { code, map: null };
     },
   };

@@ -2,13 +2,13 @@
  * A Vite/Rolldown plugin that minifies the static text of Lit's `html`, `svg` and `css` tagged
  * templates in our sources (the JS minifier leaves template text alone). HTML loses its comments
  * (notes for the reader: lit-html's own markers are made at run time, never written in a source), the
- * indentation between tags and the quotes of attribute values that need none; CSS loses comments and
- * the spaces a parser does not need.
+ * indentation between tags and the quotes of attribute values that need none; CSS loses comments, the
+ * spaces a parser does not need and the quotes of attribute selectors' values that are names.
  * Expressions (`${…}`) are kept as they are, nested templates included.
  */
 import type { Plugin } from 'vite';
 
-type Kind = 'html' | 'svg' | 'css' | 'other';
+export type Kind = 'html' | 'svg' | 'css' | 'other';
 
 function minifyText(text: string, kind: Kind): string {
   if (kind == 'css') {
@@ -19,7 +19,9 @@ function minifyText(text: string, kind: Kind): string {
       .replace(/: /g, ':')
       .replace(/ !important|@media \(/g, (match) => match.replace(' ', ''))
       .replace(/;}/g, '}')
-      .replace(/([^\w.])0\.(\d)/g, '$1.$2');
+      .replace(/([^\w.])0\.(\d)/g, '$1.$2')
+      // An attribute selector's value that is a name needs no quotes (`[part~=links-table]`).
+      .replace(/(\[[\w-]+[~|^$*]?=)(['"])(-?[A-Za-z_][\w-]*)\2\]/g, '$1$3]');
   }
   if (kind == 'html' || kind == 'svg') {
     return (
@@ -40,6 +42,15 @@ function minifyText(text: string, kind: Kind): string {
 
 /** Rewrites the tagged templates of `source`. */
 export function minifyLiterals(source: string): string {
+  return rewriteTemplates(source, minifyText);
+}
+
+/**
+ * `source` with the static text of each template literal through `rewrite` (given its tag's kind, and
+ * the template's static parts before it, and whether the template ends after it); `strings` sees the text of each quoted string as written.
+ * Expressions (`${…}`) and the rest of the code are kept as they are, nested templates rewritten too.
+ */
+export function rewriteTemplates(source: string, rewrite: (text: string, kind: Kind, before: readonly string[], last: boolean) => string, strings?: (text: string) => void): string {
   let out = '';
   let i = 0;
 
@@ -56,6 +67,7 @@ export function minifyLiterals(source: string): string {
       } else if (char == "'" || char == '"') {
         const start = i++;
         while (i < source.length && source[i] != char) i += source[i] == '\\' ? 2 : 1;
+        strings?.(source.slice(start + 1, i));
         out += source.slice(start, ++i);
       } else if (char == '/' && source[i + 1] == '/') {
         const end = source.indexOf('\n', i);
@@ -75,17 +87,19 @@ export function minifyLiterals(source: string): string {
   // Copies a template body after its opening backtick, through its closing one.
   const template = (kind: Kind): void => {
     let text = '';
+    const before: string[] = [];
     while (i < source.length) {
       const char = source[i]!;
       if (char == '\\') {
         text += source.slice(i, i + 2);
         i += 2;
       } else if (char == '`') {
-        out += minifyText(text, kind) + '`';
+        out += rewrite(text, kind, before, true) + '`';
         i++;
         return;
       } else if (char == '$' && source[i + 1] == '{') {
-        out += minifyText(text, kind) + '${';
+        out += rewrite(text, kind, before, false) + '${';
+        before.push(text);
         text = '';
         i += 2;
         code(true);

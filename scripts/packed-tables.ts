@@ -4,6 +4,12 @@
  * by a module of the same default export built from it: each locale's texts as one string, laid out in
  * the slots of a perfect hash of the keys (`perfectHash`), so that no key is written beside them; a
  * French text equal to the English one is left empty.
+ * The admin's code names most of its keys literally, and `dist/paylink.js` writes those as slot numbers
+ * (`scripts/key-literals.ts`): only the keys it may ask for by name (those it computes, `status_${status}`
+ * or a rule's message, and those it writes as plain strings) are hashed there, into the first slots, and
+ * the others follow in the order of their English texts (`literalLayout`), which gzip compresses better
+ * than a hash's order (0.1 kB of `dist/paylink.js` and of `dist/paylink-admin.fr.js` each, and the seeds
+ * of 140 keys instead of 414).
  * The readable tables stay the source (and what the npm package, the tests and the types use).
  */
 import { pathToFileURL } from 'node:url';
@@ -42,6 +48,8 @@ export function perfectHash(keys: readonly string[]): PerfectHash {
   const memo = keys.join('\n');
   const known = perfectHashes.get(memo);
   if (known) return known;
+  // No key to hash: one empty slot (slot 0 is never a key's).
+  if (!keys.length) return { seeds: SEED_CHARACTERS[0]!, size: 1 };
   let best: (PerfectHash & { cost: number }) | undefined;
   for (let size = keys.length + 1; size <= Math.ceil(keys.length * 1.6); size++) {
     for (let groups = Math.ceil(keys.length / 6); groups <= keys.length; groups++) {
@@ -79,25 +87,55 @@ function seedsFor(keys: readonly string[], size: number, groups: number): string
   return seeds.join('');
 }
 
-/** `table`'s texts in the slots of `layout` (an empty slot holds ''). */
-function inSlots(table: Table, { seeds, size }: PerfectHash, text: (key: string) => string): string[] {
+/**
+ * Where each key of a table sits: `slots` lists the keys in slot order ('' for an empty slot). A key is
+ * found by name among the first `hashed` slots (`slotOf(key, seeds, hashed)`); every key there when
+ * `hashed` is the whole table.
+ */
+export interface TableLayout {
+  seeds: string;
+  hashed: number;
+  slots: readonly string[];
+}
+
+/** The layout of `keys` placed by a perfect hash of them all (every key found by name). */
+export function hashLayout(keys: readonly string[]): TableLayout {
+  const { seeds, size } = perfectHash(keys);
   const slots: string[] = Array(size).fill('');
-  for (const key of Object.keys(table)) slots[slotOf(key, seeds, size)] = text(key);
-  return slots;
+  for (const key of keys) slots[slotOf(key, seeds, size)] = key;
+  return { seeds, hashed: size, slots };
 }
 
-/** The packed fallback table (`en`): its perfect hash and its texts in slot order. */
-export function packFallback(table: Table): { seeds: string; texts: string } {
-  const layout = perfectHash(Object.keys(table));
-  return { seeds: layout.seeds, texts: packList(inSlots(table, layout, (key) => table[key]!)) };
+/**
+ * The layout of a table whose code asks for the keys of `computed` by name and for the others by slot
+ * number only: a perfect hash of the computed ones, then the others in the order of their texts (a
+ * similar text next to a similar one: the order gzip compresses best of those measured, in English
+ * and in French alike).
+ */
+export function literalLayout(table: Table, computed: ReadonlySet<string>): TableLayout {
+  const keys = Object.keys(table);
+  const unknown = [...computed].filter((key) => !(key in table));
+  if (unknown.length) throw new Error(`packed-tables: computed keys not in the table: ${unknown.join(', ')}`);
+  const { seeds, hashed, slots } = hashLayout(keys.filter((key) => computed.has(key)));
+  const byText = (a: string, b: string) => (table[a]! < table[b]! ? -1 : table[a]! > table[b]! ? 1 : a < b ? -1 : 1);
+  return { seeds, hashed, slots: [...slots, ...keys.filter((key) => !computed.has(key)).sort(byText)] };
 }
 
-/** The packed texts of another locale's table, in the fallback's slots; a text equal to the fallback's is left empty. */
-export function packLocale(fallback: Table, table: Table, name = 'table'): string {
+/** The packed fallback table (`en`) in `layout` (by default a perfect hash of its keys): its seeds and its texts in slot order. */
+export function packFallback(table: Table, layout = hashLayout(Object.keys(table))): { seeds: string; texts: string } {
+  return { seeds: layout.seeds, texts: packList(layout.slots.map((key) => (key ? table[key]! : ''))) };
+}
+
+/**
+ * The packed texts of another locale's table, in the fallback's slots (`layout`: by default a perfect
+ * hash of the fallback's keys); a text equal to the fallback's is left empty.
+ */
+export function packLocale(fallback: Table, table: Table, name = 'table', layout = hashLayout(Object.keys(fallback))): string {
   const extra = Object.keys(table).filter((key) => !(key in fallback));
   if (extra.length) throw new Error(`packed-tables: ${name} has keys the fallback table has not: ${extra.join(', ')}`);
   return packList(
-    inSlots(fallback, perfectHash(Object.keys(fallback)), (key) => {
+    layout.slots.map((key) => {
+      if (!key) return '';
       const text = table[key];
       if (text === undefined || (text === '' && fallback[key] !== '')) throw new Error(`packed-tables: ${name} has no text for ${key}`);
       return text === fallback[key] ? '' : text;
@@ -112,31 +150,38 @@ async function tableOf(path: string): Promise<Table> {
 /**
  * The source of the module that stands in for the translation table at `path` in a script-tag bundle.
  * `standalone`: another locale's table does not import its fallback (a locale file such as
- * `dist/paylink-admin.fr.js` must not carry the English table the element's bundle has already; the
- * admin falls back to English itself).
+ * `dist/paylink-admin.fr.js` must not carry the English table the element's bundle has already).
  */
 export async function packedTableModule(path: string, standalone = false): Promise<string> {
   const [, element, locale] = TABLE_MODULE.exec(path)!;
   const fallbackPath = path.replace(TABLE_MODULE, (match) => match.replace(/\w+\.ts$/, 'en.ts'));
   const fallback = await tableOf(fallbackPath);
-  const { seeds, texts } = packFallback(fallback);
-  const localeTexts = locale === 'en' ? texts : packLocale(fallback, await tableOf(path), path);
-  const args = [JSON.stringify(seeds), JSON.stringify(localeTexts), ...(locale === 'en' || standalone ? [] : ['fallback'])];
-  let table = `/* @__PURE__ */ unpackTable(${args.join(', ')})`;
+  const { KEYED_ELEMENTS, keyLayout } = await import('./key-literals.js');
+  const layout = element! in KEYED_ELEMENTS ? await keyLayout(element as keyof typeof KEYED_ELEMENTS) : undefined;
+  // The admin's tables may come from another script (dist/paylink-admin.fr.js): each is marked with the
+  // layout of the English slots it was packed against, so that a bundle uses only a table that fits
+  // it, and a locale's is unpacked by the element's bundle (the locale file carries no code to read it).
+  if (element === 'admin' && layout) {
+    const mark = JSON.stringify(layoutOf(layout));
+    const { seeds, texts } = packFallback(fallback, layout);
+    const table =
+      locale === 'en'
+        ? `packedEnglish(${JSON.stringify(seeds)}, ${layout.hashed}, ${JSON.stringify(texts)}, ${mark})`
+        : `packedLocale(${JSON.stringify(packLocale(fallback, await tableOf(path), path, layout))}, ${mark})`;
+    return `import { ${table.slice(0, table.indexOf('('))} } from ${JSON.stringify(ADMIN_LOCALES)};\nexport default /* @__PURE__ */ ${table};`;
+  }
+  const { seeds, texts } = packFallback(fallback, layout);
+  const localeTexts = locale === 'en' ? texts : packLocale(fallback, await tableOf(path), path, layout);
+  const withFallback = locale !== 'en' && !standalone;
+  const args = [JSON.stringify(seeds), JSON.stringify(localeTexts), ...(withFallback || layout ? [withFallback ? 'fallback' : 'undefined'] : []), ...(layout ? [layout.hashed] : [])];
   const imports = [`import { unpackTable } from ${JSON.stringify(UNPACK)};`];
   if (locale !== 'en' && !standalone) imports.push(`import fallback from ${JSON.stringify(fallbackPath)};`);
-  // The admin's tables may come from another script (dist/paylink-admin.fr.js): each is marked with the
-  // layout of the English slots it was packed against, so that a bundle uses only a table that fits it.
-  if (element === 'admin') {
-    imports.push(`import { withLayout } from ${JSON.stringify(ADMIN_LOCALES)};`);
-    table = `/* @__PURE__ */ withLayout(${table}, ${JSON.stringify(layoutOf(fallback, seeds))})`;
-  }
-  return `${imports.join('\n')}\nexport default ${table};`;
+  return `${imports.join('\n')}\nexport default /* @__PURE__ */ unpackTable(${args.join(', ')});`;
 }
 
-/** A fingerprint of the English table's slots: its keys, in order, and the perfect hash that places them. */
-export function layoutOf(fallback: Table, seeds: string): string {
-  return hash(`${seeds}\n${Object.keys(fallback).join('\n')}`, GROUP_SEED).toString(36);
+/** A fingerprint of a layout: its seeds, its hashed slots and its keys in slot order. */
+export function layoutOf({ seeds, hashed, slots }: TableLayout): string {
+  return hash(`${seeds}\n${hashed}\n${slots.join('\n')}`, GROUP_SEED).toString(36);
 }
 
 /** The Vite/Rolldown plugin of the script-tag bundles (see the module comment; `standalone`: see `packedTableModule`). */

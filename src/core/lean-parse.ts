@@ -20,8 +20,8 @@ export interface LeanSchema {
   /** One type, or a list of them (`["string", "null"]` for a nullable string); absent: what `properties` (an object) or `items` (an array) implies, else any. */
   type?: JsonType | JsonType[];
   properties?: Record<string, LeanSchema>;
-  /** The keys an object must have; `true` or absent: every key of `properties` (most objects: nothing written). */
-  required?: string[] | true;
+  /** The keys of `properties` an object may lack; absent: none (most objects: nothing written). */
+  optional?: string[];
   /** A schema for the values of a record; `false`/absent: unknown keys are dropped. */
   additionalProperties?: LeanSchema | boolean;
   items?: LeanSchema;
@@ -49,7 +49,8 @@ function fail(path: string): never {
   throw new TypeError(path || '(root)');
 }
 
-function typed(type: LeanSchema['type'], value: unknown): boolean {
+/** Whether `value` is of `type` (any value when `type` is absent). */
+export function typed(type: LeanSchema['type'], value: unknown): boolean {
   if (Array.isArray(type)) return type.some((one) => typed(one, value));
   switch (type) {
     case undefined:
@@ -81,7 +82,7 @@ function check(schema: LeanSchema, value: unknown, path: string): unknown {
     }
     fail(path);
   }
-  // The build leaves out what `properties` and `items` imply (scripts/lean-schemas.ts).
+  // The build leaves out what `properties` and `items` imply, and an enum's or a constant's type (scripts/lean-schemas.ts).
   if (!typed(schema.type ?? (schema.properties ? 'object' : schema.items ? 'array' : undefined), value)) fail(path);
   if ('const' in schema && value !== schema.const) fail(path);
   if (schema.enum && !schema.enum.includes(value)) fail(path);
@@ -96,11 +97,11 @@ function check(schema: LeanSchema, value: unknown, path: string): unknown {
   if (schema.type == 'object' || schema.properties || typeof schema.additionalProperties == 'object') {
     const input = value as Record<string, unknown>;
     const out: Record<string, unknown> = {};
-    const { properties = {}, required = true, additionalProperties } = schema;
+    const { properties = {}, optional, additionalProperties } = schema;
     for (const key in properties) {
       const field = properties[key]!;
       if (key in input || 'default' in field) out[key] = check(field, input[key], `${path}.${key}`);
-      else if (required === true || required.includes(key)) fail(`${path}.${key}`);
+      else if (!optional?.includes(key)) fail(`${path}.${key}`);
     }
     if (typeof additionalProperties == 'object') {
       for (const key of Object.keys(input)) if (!(key in properties)) out[key] = check(additionalProperties, input[key], `${path}.${key}`);

@@ -5,6 +5,9 @@
  * that `slotOf` sends every key of the table to a slot of its own, and laid the texts out in slot
  * order. The keys are in the code that asks for them already; a list of them beside the texts cost
  * `dist/paylink.js` 1.5 kB gzipped. In another locale a text equal to the fallback's is left empty.
+ * Where the code names most keys literally (the admin's, `scripts/key-literals.ts`), only the keys it
+ * computes are hashed, into the first slots; the others follow, read by number only, in an order that
+ * compresses better than a hash's.
  * A key that is not in the table finds some other text: the keys are the tables' own, checked by
  * TypeScript, and the statuses behind the few computed ones (`status_${status}`) by the response parsers.
  * Isomorphic: no DOM, no Node.
@@ -33,15 +36,16 @@ function unpackList(packed: string): string[] {
 }
 
 /**
- * A table from its packed form: `texts` in slot order, found by key through `seeds`, or by slot number
- * (`dist/paylink.js` writes the admin's literal keys as their slots: `scripts/key-literals.ts`; slot 0 is
- * never a key's, so a key's number is never falsy); a text left empty is `fallback`'s (the fallback
- * table of another locale), or empty.
+ * A table from its packed form: `texts` in slot order, found by key through `seeds` (among the first
+ * `hashed` slots: all of them unless the build says fewer), or by slot number (`dist/paylink.js` writes
+ * the admin's literal keys as their slots: `scripts/key-literals.ts`; slot 0 is never a key's, so a
+ * key's number is never falsy); a text left empty is `fallback`'s (the fallback table of another
+ * locale), or empty.
  */
-export function unpackTable(seeds: string, texts: string, fallback?: Record<string, string>): Record<string, string> {
+export function unpackTable(seeds: string, texts: string, fallback?: Record<string, string>, hashed?: number): Record<string, string> {
   const values = unpackList(texts);
   return new Proxy(values, {
     get: (target, key) =>
-      typeof key == 'string' ? target[/^\d/.test(key) ? +key : slotOf(key, seeds, target.length)] || (fallback?.[key] ?? '') : undefined,
+      typeof key == 'string' ? target[/^\d/.test(key) ? +key : slotOf(key, seeds, hashed ?? target.length)] || (fallback?.[key] ?? '') : undefined,
   }) as unknown as Record<string, string>;
 }

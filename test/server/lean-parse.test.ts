@@ -100,6 +100,24 @@ describe('lean response parsers agree with the zod schemas', () => {
     assert.doesNotMatch(source, /from ['"]zod/);
   });
 
+  test("an enum of a list the rules export is written as that list, imported: the bundle that filters by it carries it once", async () => {
+    const source = await leanSchemasModule();
+    assert.match(source, /^import \{ WEBHOOK_EVENT_TYPES \} from ".*[\\/]src[\\/]core[\\/]rules[\\/]webhooks\.ts";$/m);
+    assert.match(source, /"enum":WEBHOOK_EVENT_TYPES\b/);
+    assert.ok(!source.includes('"refund.succeeded"'), 'the event types are not written again');
+  });
+
+  test('an object lists the properties it may lack, and an enum or a constant goes without its type', () => {
+    const link = leanSchema(z.toJSONSchema(schemas.PaymentLink, { io: 'output' }) as Record<string, unknown>);
+    assert.deepEqual(link.optional, ['closesAt', 'minAmount', 'maxAmount', 'suggestedAmounts', '__type']);
+    assert.equal('required' in link, false);
+    assert.deepEqual(link.properties!.__type, { const: 'PaymentLink' });
+    assert.equal(link.properties!.isActive!.type, 'boolean');
+    const session = leanSchema(z.toJSONSchema(schemas.CheckoutSessionRecord, { io: 'output' }) as Record<string, unknown>);
+    assert.equal('optional' in session, false, 'every property of a session is there');
+    assert.deepEqual(Object.keys(session.properties!.status!), ['enum']);
+  });
+
   test('the bundles write a part that recurs across the schemas once, and it reads back the same', async () => {
     const values = [
       leanSchema(z.toJSONSchema(schemas.CheckoutSessionRecord, { io: 'output' }) as Record<string, unknown>),

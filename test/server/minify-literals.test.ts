@@ -39,6 +39,13 @@ test('css: drops the spaces of !important and @media, and comments', () => {
   );
 });
 
+test('css: an attribute selector loses the quotes of a value that is a name, and keeps those a value needs', () => {
+  assert.equal(
+    minifyLiterals(`css\`[part~='links-table'] td, :host([theme="dark"]) {} [lang='en-GB'] {} [data-x='a b'] {} [href^='https:'] {} [x='1a'] {} [part~='\${p}'] {}\``),
+    "css`[part~=links-table] td,:host([theme=dark]){}[lang=en-GB]{}[data-x='a b']{}[href^='https:']{}[x='1a']{}[part~='${p}']{}`",
+  );
+});
+
 test("lit-hooks: the script-tag bundles drop lit-html's polyfill and version announcement, and nothing else", async () => {
   const { readFileSync } = await import('node:fs');
   const { fileURLToPath } = await import('node:url');
@@ -53,7 +60,7 @@ test("lit-hooks: the script-tag bundles drop lit-html's polyfill and version ann
   assert.equal(transform(source, '/elsewhere/other.js'), null, 'other modules are left alone');
 });
 
-test("lit-static: the checkout's bundle drops lit-html's directive support, MathML and SVG templates, all of a part or none of it", async () => {
+test("lit-static: the bundles drop lit-html's directive support, SVG and MathML templates and what else they never reach, all of a part or none of it", async () => {
   const { readFileSync } = await import('node:fs');
   const { fileURLToPath } = await import('node:url');
   const { trimLitHtml } = await import('../../scripts/lit-static.js');
@@ -70,6 +77,11 @@ test("lit-static: the checkout's bundle drops lit-html's directive support, Math
 
   // A lit-html that reads otherwise keeps the part whole: half of a part is never taken.
   const changed = source.replace('get startNode(){return this._$AA}', 'get startNode(){return this._$AA??null}');
+  // A bundle whose elements render with options (`{ host }`) keeps them, and its listeners' host.
+  const withOptions = trimLitHtml(source, { renderOptions: true });
+  assert.deepEqual(withOptions.removed, removed.filter((part) => part != 'render options' && part != "parts' options"));
+  assert.match(withOptions.code, /this\.options\?\.host\?\?this\.element/);
+  assert.match(withOptions.code, /renderBefore/);
   const partial = trimLitHtml(changed);
   // The connection tracking's edits read the code as the directive API's leave it, and the parts'
   // kinds and options as the connection tracking's leave it: they stay too.
@@ -85,8 +97,8 @@ test('lit-static: a bundle that needs what it drops does not build', async () =>
   for (const id of ['/p/node_modules/lit-html/directive.js', '/p/node_modules/lit-html/directives/if-defined.js', '/p/node_modules/lit/directives/ref.js', '/p/node_modules/lit-element/lit-element.js'])
     assert.throws(() => transform.call(context, '', id), /needs all of lit-html/, id);
   assert.throws(() => transform.call(context, "import { html, mathml } from 'lit';", '/p/src/components/checkout/x.ts'), /MathML/);
-  assert.throws(() => transform.call(context, "import { svg } from 'lit/html.js';", '/p/src/components/checkout/x.ts'), /SVG/);
-  assert.throws(() => transform.call(context, 'html`<textarea part="input">${text}</textarea>`', '/p/src/components/checkout/x.ts'), /raw-text/);
+  assert.throws(() => transform.call(context, "import { svg } from 'lit/html.js';", '/p/src/components/admin/x.ts'), /SVG/);
+  assert.throws(() => transform.call(context, 'html`<textarea part="input">${text}</textarea>`', '/p/src/components/admin/x.ts'), /raw-text/);
   assert.throws(() => transform.call(context, 'html`<button @click=${{ handleEvent }}>Go</button>`', '/p/src/components/checkout/x.ts'), /listener object/);
   assert.equal(transform.call(context, 'html`<textarea .value=${text} @input=${(e) => go(e)}></textarea>`', '/p/src/components/checkout/x.ts'), null);
   assert.throws(
@@ -95,24 +107,10 @@ test('lit-static: a bundle that needs what it drops does not build', async () =>
   );
   assert.equal(transform.call(context, "import { render } from 'lit/html.js';\nrender(html`<p>${f(a, b)}</p>`, this.shadowRoot!);", '/p/src/components/checkout/x.ts'), null);
   assert.equal(transform.call(context, "import { html } from 'lit/html.js';", '/p/src/components/checkout/x.ts'), null, 'plain templates build');
-});
-
-test('lit-static: a light element (the admin, the claim page) keeps what rendering with options needs, and the rest still goes', async () => {
-  const { readFileSync } = await import('node:fs');
-  const { fileURLToPath } = await import('node:url');
-  const { LIGHT_ELEMENT_PARTS, LIT_STATIC_EDITS, litStaticPlugin, trimLitHtml } = await import('../../scripts/lit-static.js');
-  const source = readFileSync(fileURLToPath(new URL('../../node_modules/lit-html/lit-html.js', import.meta.url)), 'utf8');
-  const { code, removed } = trimLitHtml(source, LIGHT_ELEMENT_PARTS);
-  assert.deepEqual(removed, Object.keys(LIT_STATIC_EDITS).filter((part) => !(LIGHT_ELEMENT_PARTS as readonly string[]).includes(part)));
-  // A listener is still called with the render's host as `this`, and parts still carry the options.
-  assert.ok(code.includes('this._$AH.call(this.options?.host??this.element,t)'));
-  assert.match(code, /this\.options=e\}/);
-  assert.doesNotMatch(code, /_\$litDirective\$|<math>|setConnected/);
-
-  const transform = litStaticPlugin(LIGHT_ELEMENT_PARTS).transform as (this: { error(message: string): never }, source: string, id: string) => unknown;
-  const context = { error: (message: string): never => { throw new Error(message); } };
-  const element = "import { render } from 'lit/html.js';\nrender(html`<p @click=${this.go}></p>`, this, { host: this });";
-  assert.equal(transform.call(context, element, '/p/src/internal/paylink-element.ts'), null, 'render options build');
-  assert.throws(() => transform.call(context, "import { svg } from 'lit/html.js';", '/p/src/components/admin/x.ts'), /SVG/);
-  assert.throws(() => transform.call(context, '', '/p/node_modules/lit-html/directive.js'), /needs all of lit-html/);
+  // Only templates count: a comment or a plain string that names a raw-text element builds.
+  assert.equal(transform.call(context, '/** Pastes a `<script>` tag. */\nconst s = `<script src="${src}"></script>`;', '/p/src/components/admin/x.ts'), null);
+  assert.throws(() => transform.call(context, 'html`<title>${name}</title>`', '/p/src/components/admin/x.ts'), /raw-text/);
+  // A bundle whose elements render with options builds with them.
+  const withOptions = litStaticPlugin({ renderOptions: true }).transform as unknown as (this: typeof context, source: string, id: string) => unknown;
+  assert.equal(withOptions.call(context, "import { render } from 'lit/html.js';\nrender(view, this.renderRoot, { host: this });", '/p/src/internal/x.ts'), null);
 });

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { packFallback, packList, packLocale, packedTableModule, perfectHash } from '../../scripts/packed-tables.js';
+import { literalLayout, packFallback, packList, packLocale, packedTableModule, perfectHash } from '../../scripts/packed-tables.js';
 import adminEn from '../../src/components/admin/translations/en.js';
 import adminFr from '../../src/components/admin/translations/fr.js';
 import checkoutEn from '../../src/components/checkout/translations/en.js';
@@ -67,6 +67,32 @@ describe('packed translation tables', () => {
     const same = Object.keys(adminEn).filter((key) => adminFr[key as keyof typeof adminFr] === adminEn[key as keyof typeof adminEn]);
     assert.ok(same.length > 0, 'some French texts are the English ones (Webhooks, Actions…)');
     assert.ok(source.includes('Liens de paiement') && !source.includes('Payment links'));
+  });
+
+  test("the admin's French module is its texts and the English layout's mark: no code to read them, no English", async () => {
+    const path = fileURLToPath(new URL('../../src/components/admin/translations/fr.ts', import.meta.url));
+    const french = await packedTableModule(path, true);
+    const english = await packedTableModule(path.replace(/fr\.ts$/, 'en.ts'));
+    assert.match(french, /^import \{ packedLocale \} from "[^"]+admin-locales\.ts";\nexport default \/\* @__PURE__ \*\/ packedLocale\("[^"]*", "(\w+)"\);$/);
+    assert.match(english, /^import \{ packedEnglish \} from "[^"]+admin-locales\.ts";\nexport default \/\* @__PURE__ \*\/ packedEnglish\("[^"]+", \d+, "[^"]*", "(\w+)"\);$/);
+    assert.equal(/"(\w+)"\);$/.exec(french)![1], /"(\w+)"\);$/.exec(english)![1], 'both name the same layout');
+    assert.ok(!french.includes('Payment links') && french.includes('Liens de paiement'));
+  });
+
+  test('a table whose code names most keys literally hashes only the computed ones; the others follow by text', () => {
+    const en = { title: 'Zebra', status_open: 'Open', status_closed: 'Closed', save: 'Apple', cancel: 'Mango' };
+    const fr = { title: 'Zèbre', status_open: 'Ouvert', status_closed: 'Fermé', save: 'Pomme', cancel: 'Mango' };
+    const layout = literalLayout(en, new Set(['status_open', 'status_closed']));
+    assert.deepEqual(layout.slots.slice(layout.hashed), ['save', 'cancel', 'title'], 'by their English texts');
+    assert.deepEqual(layout.slots.slice(0, layout.hashed).filter(Boolean).sort(), ['status_closed', 'status_open']);
+    const { seeds, texts } = packFallback(en, layout);
+    const english = unpackTable(seeds, texts, undefined, layout.hashed);
+    const french = unpackTable(seeds, packLocale(en, fr, 'fr', layout), english, layout.hashed);
+    for (const [table, expected] of [[english, en], [french, fr]] as const) {
+      for (const key of ['status_open', 'status_closed'] as const) assert.equal(table[key], expected[key], key);
+      for (const key of Object.keys(en) as (keyof typeof en)[]) assert.equal(table[String(layout.slots.indexOf(key))], expected[key], key);
+    }
+    assert.throws(() => literalLayout(en, new Set(['status_gone'])), /computed keys not in the table: status_gone/);
   });
 
   test('the separator is one no text contains, so any character may be translated', () => {

@@ -1,6 +1,6 @@
 /**
  * The blocks the admin's views repeat: the error box (a reason, and "Try again" where trying again
- * can help), the paged table (a `PagedResource` shown as a table with its loading, empty and error
+ * can help), "Loading…", the "← Back" button of a detail, the paged table (a `PagedResource` shown as a table with its loading, empty and error
  * states and its pagination) and a list's filters (a select, a range of days, a reference, "Clear
  * filters"). Their styles are beside them in `templates.styles.ts`.
  *
@@ -35,6 +35,16 @@ export function errorBox(text: AdminText, message: string, options: ErrorBoxOpti
     </div>
     ${retry ? html`<button type="button" part="button retry" @click=${retry}>${text.t('tryAgain')}</button>` : nothing}
   </div>`;
+}
+
+/** "Loading…" where a view's content will be. */
+export function loadingPlaceholder(text: AdminText): TemplateResult {
+  return html`<p part="loading" class="placeholder">${text.t('loading')}</p>`;
+}
+
+/** The "← Back to …" button above a detail or a second list. */
+export function backButton(label: string, back: () => unknown): TemplateResult {
+  return html`<button type="button" part="button back" class="ghost" @click=${back}><span aria-hidden="true">←</span> ${label}</button>`;
 }
 
 /** One column of a paged table. */
@@ -134,7 +144,7 @@ export function pagedTable<Item>(options: PagedTableOptions<Item>): TemplateResu
   const pageOf = t('pageOf', { page, pages });
   const state =
     !data && list.loading
-      ? html`<p part="loading" class="placeholder">${t('loading')}</p>`
+      ? loadingPlaceholder(text)
       : data && data.items.length === 0
         ? html`<p part="empty" class="placeholder">${list.filtered ? (options.emptyFiltered ?? options.empty) : options.empty}</p>`
         : data

@@ -23,7 +23,7 @@ export function renderDoneStep(m: DoneStepInput) {
     <svg part="success-icon" viewBox="0 0 24 24" aria-hidden="true"><circle cx="12" cy="12" r="11" /><path d="M7 12.5l3 3 7-7" /></svg>
     ${heading(m.t('paid'))}
     <p part="message">${action?.successMessage || m.t('thanks')}</p>
-    ${paidOn(m)} ${fundraiser(m)}
+    ${m.session ? paidOn(m) : ''} ${fundraiser(m)}
     ${redirectTo
       ? html`<p>${m.t('redirecting')}</p>
           <a part="button primary" href=${redirectTo}>${m.t('next')}</a>`

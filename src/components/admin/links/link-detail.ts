@@ -11,7 +11,7 @@ import { copyToClipboard, errorMessage, type AdminHost } from '../admin-context.
 import { isHttpUrl } from '../../../core/rules/link.js';
 import { LinkPaymentsController } from './link-payments.js';
 import { ResourceController } from '../resource-controller.js';
-import { errorBox } from '../templates.js';
+import { backButton, errorBox, loadingPlaceholder } from '../templates.js';
 
 export interface LinkDetailActions {
   back(): void;
@@ -164,7 +164,7 @@ export class LinkDetailController {
     const link = this.link;
     const text = this.host.text;
     const t = text.t.bind(text);
-    if (!link) return html`<p part="loading" class="placeholder">${t('loading')}</p>`;
+    if (!link) return loadingPlaceholder(text);
     const currency = priceCurrencyOf(link.fiatCurrency);
     const closed = link.linkType === 'Donation' && link.closesAt && Date.parse(link.closesAt) <= Date.now();
     const status = !link.isActive ? 'inactive' : closed ? 'closed' : 'active';
@@ -177,7 +177,7 @@ export class LinkDetailController {
         : text.money(link.fiatAmount, currency);
     const copied = this.flash.current;
     return html`<article part="link-detail" class="detail" aria-labelledby="link-detail-heading" aria-busy=${this.resource.loading ? 'true' : 'false'}>
-      <button type="button" part="button back" class="ghost" @click=${() => this.actions.back()}><span aria-hidden="true">←</span> ${t('backToLinks')}</button>
+      ${backButton(t('backToLinks'), () => this.actions.back())}
       <header class="detail-head">
         <div>
           <h2 id="link-detail-heading" tabindex="-1">${link.title}</h2>

@@ -18,7 +18,7 @@ import type { AdminHost, AdminText } from '../admin-context.js';
 import type { NetworkDirectory } from '../networks.js';
 import { RefundsController } from '../refunds/refunds-view.js';
 import { ResourceController } from '../resource-controller.js';
-import { errorBox, itemsTable } from '../templates.js';
+import { backButton, errorBox, itemsTable, loadingPlaceholder } from '../templates.js';
 
 /** The badge tone of each session status (`.badge.success` and so on in the base styles). */
 const TONES: Record<SessionStatus, string> = {
@@ -164,7 +164,7 @@ export class PaymentDetailController {
     const payment = this.payment;
     const text = this.host.text;
     const t = text.t.bind(text);
-    if (!payment) return html`<p part="loading" class="placeholder">${t('loading')}</p>`;
+    if (!payment) return loadingPlaceholder(text);
     const { customer } = payment;
     const detail = (label: string, value: unknown, part = '') => html`<div><dt>${label}</dt><dd part=${part || nothing}>${value}</dd></div>`;
     const notGiven = html`<span class="muted">${t('notGiven')}</span>`;
@@ -172,7 +172,7 @@ export class PaymentDetailController {
     const metadata = Object.entries(payment.metadata);
     const phoneHref = customer.phone ? `tel:${customer.phone.replace(/[^+\d]/g, '')}` : '';
     return html`<article part="payment-detail" class="detail payment-detail" aria-labelledby="payment-detail-heading" aria-busy=${this.resource.loading ? 'true' : 'false'}>
-      <button type="button" part="button back" class="ghost" @click=${() => this.actions.back()}><span aria-hidden="true">←</span> ${this.actions.backLabel()}</button>
+      ${backButton(this.actions.backLabel(), () => this.actions.back())}
       <header class="detail-head">
         <div>
           <h2 id="payment-detail-heading" tabindex="-1">${t('paymentOf', { amount: text.money(payment.fiatAmount, payment.fiatCurrency) })}</h2>

@@ -11,6 +11,7 @@ import { PaymentDetailController } from './payment-detail.js';
 import type { PaymentsExportDetail } from './payments-export.js';
 import { PaymentsListController } from './payments-view.js';
 import { RefundsController, type RefundFilters } from '../refunds/refunds-view.js';
+import { backButton } from '../templates.js';
 
 /** What the payments tab asks of `<paylink-admin>`. */
 export interface PaymentsTabOptions {
@@ -91,7 +92,7 @@ export class PaymentsTab implements AdminTab {
       ? this.detail.render()
       : this.screen === 'refunds'
         ? this.refunds.render(
-            html`<button type="button" part="button back" class="ghost" @click=${() => this.showList()}><span aria-hidden="true">←</span> ${this.host.text.t('backToPayments')}</button>`,
+            backButton(this.host.text.t('backToPayments'), () => this.showList()),
           )
         : this.payments.render();
   }

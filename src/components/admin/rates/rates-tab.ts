@@ -11,6 +11,8 @@ import { ResourceController } from '../resource-controller.js';
 import { errorBox, itemsTable } from '../templates.js';
 
 type Market = RatesView['markets'][number];
+/** A market's or a source's state, each with its text (`rate_quoted`, `rate_held`, `rate_agrees`, …). */
+type RateState = NonNullable<Market['reason']> | Market['sources'][number]['status'] | 'quoted';
 
 export class RatesTab implements AdminTab {
   readonly label = 'tabRates';
@@ -33,7 +35,7 @@ export class RatesTab implements AdminTab {
     const t = text.t.bind(text);
     const view = this.rates.data;
     const number = (value: string | null, percent?: 'percent') => (value ? text.number(value, { maximumSignificantDigits: 6, style: percent }) : '—');
-    const status = (key: string) => t(`rate_${key}` as 'rate_held');
+    const status = (state: RateState) => t(`rate_${state}`);
     // Not labelled: the tab panel around it already bears its name.
     return html`<section part="rates">
       <h2 id="rates-heading" tabindex="-1">${t('tabRates')}</h2>

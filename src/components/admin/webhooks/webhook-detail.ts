@@ -12,7 +12,7 @@ import type { WebhookDelivery, WebhookDeliveryStatus, WebhookEndpoint } from '..
 import { FlashController } from '../../../internal/flash-controller.js';
 import { copyToClipboard, errorMessage, type AdminHost } from '../admin-context.js';
 import { PagedResource, ResourceController } from '../resource-controller.js';
-import { errorBox, pagedTable, selectFilter, type TableColumn } from '../templates.js';
+import { backButton, errorBox, loadingPlaceholder, pagedTable, selectFilter, type TableColumn } from '../templates.js';
 import { endpointBadge, eventName, eventsSummary } from './webhooks-view.js';
 
 /** What the detail asks of its tab. */
@@ -301,9 +301,9 @@ export class WebhookDetailController {
     const endpoint = this.endpoint;
     const text = this.host.text;
     const t = text.t.bind(text);
-    if (!endpoint) return html`<p part="loading" class="placeholder">${t('loading')}</p>`;
+    if (!endpoint) return loadingPlaceholder(text);
     return html`<article part="webhook-detail" class="detail" aria-labelledby="webhook-detail-heading" aria-busy=${this.resource.loading ? 'true' : 'false'}>
-      <button type="button" part="button back" class="ghost" @click=${() => this.actions.back()}><span aria-hidden="true">←</span> ${t('backToEndpoints')}</button>
+      ${backButton(t('backToEndpoints'), () => this.actions.back())}
       <header class="detail-head">
         <div>
           <h2 id="webhook-detail-heading" class="endpoint-heading" tabindex="-1">${endpoint.url}</h2>

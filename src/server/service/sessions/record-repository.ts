@@ -9,6 +9,11 @@ import type { Queryable } from '../../db/index.js';
 import { linkSql } from '../links/index.js';
 import { refundedOfSessionSql } from '../refunds/refunded-sql.js';
 import { type SessionRow } from './repository.js';
+import { OPEN_STATUSES } from '../../../core/rules/session.js';
+import { sqlList } from '../../db/sql-list.js';
+
+/** The open statuses (a session that still takes payments), as an SQL list. */
+const OPEN = sqlList(OPEN_STATUSES);
 
 // ---------------------------------------------------------------------------------------------
 // A fundraiser's donors
@@ -208,7 +213,7 @@ export async function sessionFunds(db: Queryable, id: string): Promise<SessionFu
 export async function markSessionResolved(tx: Queryable, id: string, reason: string | null, now: Date): Promise<void> {
   await tx.query(
     `UPDATE checkout_sessions SET resolution = 'merchant', resolved_at = $2, resolution_reason = $3, updated_at = $2,
-       status = CASE WHEN status IN ('awaiting_payment', 'underpaid') THEN 'expired' ELSE status END
+       status = CASE WHEN status IN (${OPEN}) THEN 'expired' ELSE status END
      WHERE id = $1`,
     [id, now, reason],
   );
