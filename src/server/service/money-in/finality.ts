@@ -24,7 +24,7 @@ import { recordEvent } from '../events/index.js';
 import { applyLedgerChange } from '../ledger/index.js';
 import { uncountPayment } from '../links/index.js';
 import { SETTLED_STATUSES } from '../../../core/rules/session.js';
-import { announceSession, closeTransfer, lockUnfinalTransfer, markSessionFinal, reverseInSession, sessionOfTransfer, type UnfinalTransfer } from '../sessions/index.js';
+import { announceSession, closeTransfer, lockUnfinalTransfer, markSessionFinal, reverseInSession, sessionOfTransfer, type UnfinalTransfer } from '../sessions/settling.js';
 import { lockSessionById, markIncomingReversed } from './repository.js';
 
 /**

@@ -25,7 +25,7 @@ import {
   waitingTransfers,
   type WaitingTransfer,
 } from './repository.js';
-import { orderOfSession } from '../sessions/index.js';
+import { orderOfSession } from '../sessions/settling.js';
 import { settleTransfer } from './settlement.js';
 
 import { creditableAmount, observedOf } from './transfers.js';

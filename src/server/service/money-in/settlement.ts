@@ -48,7 +48,7 @@ import {
   insertTransfer,
   lockSessionForSettlement,
   updateSettlement,
-} from '../sessions/index.js';
+} from '../sessions/settling.js';
 
 export interface SettleOptions {
   /** Refuse (409 `already_paid`) a new transfer to a session that is already paid. */

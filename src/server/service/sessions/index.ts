@@ -50,4 +50,4 @@ export {
   sessionOfTransfer,
   updateSettlement,
   type UnfinalTransfer,
-} from './repository.js';
+} from './settling.js';
