@@ -9,6 +9,7 @@ import { describe, test } from 'node:test';
 import express from 'express';
 import { createNodeFetch, createPaylinkProxy, toNodeHandler, type PaylinkProxyOptions } from '../../src/server/proxy/index.js';
 import { closeServer, listen } from '../support/http-server.js';
+import { createLogger } from '../../src/server/log.js';
 
 const API_KEY = 'pl_sk_hardening_test_key_0123456789abcdef';
 const encoder = new TextEncoder();
@@ -321,25 +322,23 @@ describe('event streams per client', () => {
 
 describe('runtimes without a client address', () => {
   test('are not rate-limited as one shared client, and the proxy says so once, without the key', async () => {
-    const warnings: unknown[][] = [];
-    const original = console.warn;
-    console.warn = (...args: unknown[]) => void warnings.push(args);
-    try {
-      const handler = proxyWith({ fetch: recordingFetch(), rateLimit: { burst: 1, perSecond: 0.01 } });
+    const warnings: Array<{ level: string; code: string; message: string }> = [];
+    const logger = createLogger((line) => warnings.push(JSON.parse(line)));
+    {
+      const handler = proxyWith({ fetch: recordingFetch(), rateLimit: { burst: 1, perSecond: 0.01 }, logger });
       for (let i = 0; i < 3; i++) assert.equal((await handler(new Request('http://merchant.test/paylink/checkout/abc'))).status, 200);
       assert.equal(warnings.length, 1);
-      const text = warnings[0]!.map(String).join(' ');
+      assert.deepEqual([warnings[0]!.level, warnings[0]!.code], ['warn', 'client_address_unknown']);
+      const text = JSON.stringify(warnings[0]);
       assert.match(text, /clientKey/);
       assert.ok(!text.includes(API_KEY));
       // With an address, the limit holds.
       assert.equal((await handler(new Request('http://merchant.test/paylink/checkout/abc'), { clientIp: '198.51.100.1' })).status, 200);
       assert.equal((await handler(new Request('http://merchant.test/paylink/checkout/abc'), { clientIp: '198.51.100.1' })).status, 429);
-      const keyed = proxyWith({ fetch: recordingFetch(), rateLimit: { burst: 1, perSecond: 0.01 }, clientKey: () => 'k' });
+      const keyed = proxyWith({ fetch: recordingFetch(), rateLimit: { burst: 1, perSecond: 0.01 }, clientKey: () => 'k', logger });
       assert.equal((await keyed(new Request('http://merchant.test/paylink/checkout/abc'))).status, 200);
       assert.equal((await keyed(new Request('http://merchant.test/paylink/checkout/abc'))).status, 429);
       assert.equal(warnings.length, 1);
-    } finally {
-      console.warn = original;
     }
   });
 });
