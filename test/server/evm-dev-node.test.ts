@@ -1,14 +1,16 @@
 /**
  * A transaction anvil queues for ever (filed under a transaction mined before it was filed): sending
  * it again answers "already known" for good, and every later payout would wait behind it. The
- * adapter has anvil drop the hot wallet's queue and sends the same bytes again (the payouts ask it to
- * when a payout has been in no block for 2 s); a queue that waits for a real gap is left as it is. Built here as anvil's race leaves it: a queued transaction whose nonce
+ * adapter has anvil drop the hot wallet's queue and sends the same bytes again (on its own, once it has
+ * seen a payout in no block for 2 s while the payouts read their states); a queue that waits for a
+ * real gap is left as it is. Built here as anvil's race leaves it: a queued transaction whose nonce
  * becomes the account's next without the transaction before it being filed (`anvil_setNonce`).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { erc20Abi, parseUnits, type Address, type Hex } from 'viem';
 import { connectEvmChain, type EvmChain } from '../../src/server/chain/evm/chain.js';
+import { HELD_AFTER_MS, watchHeld } from '../../src/server/chain/evm/dev-node.js';
 import { processPayouts } from '../../src/server/service/payouts/index.js';
 import { seedNonce } from '../../src/server/service/payouts/repository.js';
 import { assertLedgerMatches, eventually } from '../support/money.js';
@@ -34,6 +36,43 @@ async function strand(f: EvmFixture, hot: Address, next: number, send: () => Pro
   assert.equal(await f.t.client.getTransactionCount({ address: hot }), next + 1, 'nothing mined: the nonce is only set');
   assert.deepEqual(await queuedNonces(f, hot), [next + 1], 'still queued, although its nonce is the next: stuck');
 }
+
+describe("the adapter's watch on transactions in no block", () => {
+  it('releases once a transaction has been seen in no block for 2 s, at most once per 2 s, never for one mined', async () => {
+    let clock = 0;
+    const released: number[] = [];
+    const failures: unknown[] = [];
+    let fail = false;
+    const seen = watchHeld(
+      async () => {
+        released.push(clock);
+        if (fail) throw new Error('node down');
+      },
+      (error) => failures.push(error),
+      () => clock,
+    );
+    await seen(['0xa'], []);
+    clock = HELD_AFTER_MS - 1;
+    await seen(['0xa'], []);
+    assert.deepEqual(released, [], 'not yet 2 s in no block');
+    clock = HELD_AFTER_MS;
+    await seen(['0xa'], []);
+    assert.deepEqual(released, [HELD_AFTER_MS], 'released once it stayed in no block for 2 s');
+    clock += 1;
+    await seen(['0xa'], []);
+    assert.deepEqual(released, [HELD_AFTER_MS], 'at most once per 2 s');
+    await seen(['0xb'], ['0xa']);
+    clock += 2 * HELD_AFTER_MS;
+    await seen([], ['0xb']);
+    assert.deepEqual(released, [HELD_AFTER_MS], 'mined: nothing to release');
+    fail = true;
+    await seen(['0xc'], []);
+    clock += HELD_AFTER_MS;
+    await seen(['0xc'], []);
+    assert.equal(released.length, 2);
+    assert.equal((failures[0] as Error).message, 'node down', 'a failed release is told, not thrown');
+  });
+});
 
 describe('a transaction anvil queues for ever', () => {
   let f: EvmFixture;

@@ -141,8 +141,7 @@ export function hookPayouts(chain: RealChainAdapter): { chain: RealChainAdapter;
     state: (hash, payout) => outgoing.state(hash, payout),
     states: (transactions, latest) => outgoing.states(transactions, latest),
     latestBlock: () => outgoing.latestBlock(),
-    pendingNonce: () => outgoing.pendingNonce(),
-    nonceReplaced: (nonce, txHash) => outgoing.nonceReplaced(nonce, txHash),
+    sequence: outgoing.sequence,
     transactionKnown: (txHash) => outgoing.transactionKnown(txHash),
     async broadcast(raw) {
       await hooks.broadcast?.(raw);
@@ -291,7 +290,7 @@ export function spied(chain: RealChainAdapter): { chain: RealChainAdapter; spy: 
     broadcastMany: (raws) => outgoing.broadcastMany(raws),
     states: (transactions, latest) => outgoing.states(transactions, latest),
     latestBlock: () => outgoing.latestBlock(),
-    pendingNonce: () => outgoing.pendingNonce(),
+    sequence: outgoing.sequence,
   };
   return { chain: { ...chain, chains: [{ ...chain.chains[0]!, outgoing: wrapped }, ...chain.chains.slice(1)] } as RealChainAdapter, spy };
 }

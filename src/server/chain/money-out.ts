@@ -1,6 +1,23 @@
 /**
  * Money out, as the payout worker asks a family for it: direct payouts (the sandbox), or on real
  * networks transactions prepared, signed, stored, broadcast and followed to their confirmations.
+ *
+ * The seam between the payout worker (src/server/service/payouts/) and a family:
+ *
+ * - The worker owns what must survive a crash: which transactions were signed, with which place in
+ *   the hot wallet's sequence, stored before they are sent (its `payout_*` tables, under one lock
+ *   shared by every instance). It knows a sequence only as numbers that follow each other.
+ * - The family owns what its chain means by that sequence, through `OutgoingChain.sequence`
+ *   (`SenderSequence`): where the stored sequence starts (`next`), and whether a stored
+ *   transaction's place was taken for good by another transaction, the one case where its payment
+ *   may be signed again (`replaced`). The EVM family answers with the account's nonces.
+ * - Whatever a family's nodes need besides (the EVM family has a local anvil node's stuck queue sent
+ *   again, when it sees a payout stay in no block) it does inside its adapter, from the calls the
+ *   worker makes anyway (`states`): the worker names no node and no node's quirk.
+ *
+ * A family whose transactions take no place in a sequence of their sender (Tron's expire after a
+ * reference block; Bitcoin's spend outputs) has no `SenderSequence` to give: the worker's stages
+ * would have to learn its way first (docs/adding-a-chain.md).
  */
 import type { AssetId } from '../../core/money.js';
 
@@ -88,19 +105,47 @@ export type TransactionState =
       received?: string | undefined;
     };
 
+/** What `SenderSequence.replaced` found: certain that another transaction took the place, or why not. */
+export type SequenceVerdict = { replaced: true; nextNonce: number } | { replaced: false; why: string; mined?: boolean | undefined };
+
 /**
- * Money out on a real chain: one hot wallet whose nonces the service allocates under a database
- * lock. Preparing reads the node; signing never does, so a transaction is signed and stored in the
- * transaction that takes its nonce. Any error but `PayoutError` means "try again later".
+ * The hot wallet's sequence as its chain counts it: every transaction it sends takes the next place
+ * (EVM: the account's nonce), each place is used once, and the service hands the places out itself,
+ * from the stored sequence, under a database lock. What the payout worker asks the family about it.
+ */
+export interface SenderSequence {
+  /**
+   * The hot wallet's next place, counting what its nodes hold unmined (EVM: the pending nonce):
+   * where the stored sequence starts, read once per network.
+   */
+  next(): Promise<number>;
+  /**
+   * Whether the hot wallet's place `nonce`, which the stored transaction `txHash` was signed with, is
+   * used for good by another transaction: the one case where its payment may be signed again.
+   * Certain (`replaced: true`, with the place the chain takes next, at a final block) only when the
+   * place is used at a block that is final, no node has a receipt of `txHash` nor `txHash` itself,
+   * and that held twice, `*_REPLACE_CONFIRM_MS` apart; otherwise `replaced: false` and why (`mined`:
+   * a node has its receipt, the harmless case): leave the transaction as it is and ask again later. A
+   * node that lags, or whose view has the sequence moved on but not the transaction, never makes it
+   * look replaced.
+   */
+  replaced(nonce: number, txHash: string): Promise<SequenceVerdict>;
+}
+
+/**
+ * Money out on a real chain: one hot wallet whose places in its sequence the service allocates under
+ * a database lock (`sequence`). Preparing reads the node; signing never does, so a transaction is
+ * signed and stored in the transaction that takes its place. Any error but `PayoutError` means "try
+ * again later".
  */
 export interface OutgoingChain {
   readonly blockchainId: string;
-  /** The hot wallet (EIP-55): signs payouts and gas top-ups, owns the nonce sequence. */
+  /** The hot wallet (EIP-55): signs payouts and gas top-ups, owns the sequence. */
   readonly hotWallet: string;
   /** Confirmations before a payout counts as done (or as reverted). */
   readonly confirmations: number;
-  /** The hot wallet's next nonce, counting the node's mempool: where the stored sequence starts. */
-  pendingNonce(): Promise<number>;
+  /** The hot wallet's sequence, as the chain counts it (see `SenderSequence`). */
+  readonly sequence: SenderSequence;
   /** The network's coin, which pays the gas (`BNB`, 18 decimals). */
   readonly nativeCurrency: { symbol: string; decimals: number };
   /**
@@ -121,16 +166,6 @@ export interface OutgoingChain {
   gasFloor(): Promise<{ floor: bigint; perTransfer: bigint }>;
   /** The most `prepared` can cost the hot wallet in gas money and value, in wei (what a node checks before it takes it). */
   maxCost(prepared: PreparedTransaction): bigint;
-  /**
-   * Whether the hot wallet's `nonce`, which the stored transaction `txHash` was signed with, is used
-   * for good by another transaction: the one case where its payment may be signed again. Certain
-   * (`replaced: true`, with the hot wallet's transaction count at a final block) only when the nonce is
-   * used at a block that is final, no node has a receipt of `txHash` nor `txHash` itself, and that held
-   * twice, `*_REPLACE_CONFIRM_MS` apart; otherwise `replaced: false` and why (`mined`: a node has its
-   * receipt, the harmless case): leave the transaction as it is and ask again later. A node that lags,
-   * or whose view has the nonce moved on but not the transaction, never makes it look replaced.
-   */
-  nonceReplaced(nonce: number, txHash: string): Promise<{ replaced: true; nextNonce: number } | { replaced: false; why: string; mined?: boolean | undefined }>;
   /**
    * True when any node has `txHash`, in its mempool or in a block. Throws when a node does not answer:
    * then nobody can say that none has it.
@@ -165,12 +200,6 @@ export interface OutgoingChain {
    * order: pass them lowest nonce first. Each settles as `broadcast` would.
    */
   broadcastMany(rawTransactions: readonly string[]): Promise<Array<PromiseSettledResult<BroadcastOutcome>>>;
-  /**
-   * For a stored transaction sent a while ago that is in no block yet: on a local anvil node, the hot
-   * wallet's transactions it queued for ever are sent again (the same bytes); elsewhere nothing (after
-   * one call that tells which node it is). Resolves with how many were sent again.
-   */
-  releaseQueued(): Promise<number>;
   /** The highest latest block among the nodes: read once to count the confirmations of many transactions. */
   latestBlock(): Promise<number>;
   /** A stored transaction's state; with `payout`, also what its recipient received. */
@@ -178,7 +207,9 @@ export interface OutgoingChain {
   /**
    * The states of stored transactions, read together (one round trip where the node takes batches),
    * each as `state` would say, with confirmations counted below `latest` (read before them, so none
-   * is over-counted). Each settles on its own.
+   * is over-counted). Each settles on its own. The worker asks it each round about the transactions
+   * it follows: a family may look after its nodes from here (the EVM family releases what a local
+   * anvil node queued for ever, once a transaction stays in no block).
    */
   states(transactions: ReadonlyArray<{ txHash: string; payout?: { assetId: AssetId; to: string } | undefined }>, latest: number): Promise<Array<PromiseSettledResult<TransactionState>>>;
 }

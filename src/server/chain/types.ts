@@ -36,6 +36,8 @@ export {
   type PayoutRequest,
   type PayoutResult,
   type PreparedTransaction,
+  type SenderSequence,
+  type SequenceVerdict,
   type SignedRawTransaction,
   type TransactionState,
 } from './money-out.js';

@@ -30,6 +30,7 @@ import type { EvmConfig } from './config.js';
 import { EvmChainError, nodeMessage } from './errors.js';
 import { NATIVE_TRANSFER_GAS, withHeadroom, type FeeQuote } from './fees.js';
 import { defaultLogger } from '../../log.js';
+import { watchHeld } from './dev-node.js';
 
 /** A transaction with its fees and gas fixed, waiting for a nonce. */
 interface EvmPrepared extends PreparedTransaction {
@@ -161,6 +162,17 @@ export function evmNetworkChain(chain: EvmChain): NetworkChain {
     for (const [assetId, value] of most) usualGas.set(assetId, value);
   };
 
+  // A payout in no block a while: a local anvil node may hold it queued for ever (./dev-node.ts).
+  let releaseFailedAt = 0;
+  const followUp = watchHeld(
+    () => chain.releaseQueued(),
+    (error) => {
+      if (Date.now() - releaseFailedAt < 60_000) return; // one line a minute while it keeps failing
+      releaseFailedAt = Date.now();
+      defaultLogger.warn('dev_node_release_failed', 'a payout sent a while ago is in no block, and asking the node whether it holds it for ever failed: asked again later', { blockchainId: network.id, error });
+    },
+  );
+
   const hotWallet = chain.hotWallet;
   const outgoing: OutgoingChain | undefined = hotWallet && {
     blockchainId: network.id,
@@ -168,7 +180,10 @@ export function evmNetworkChain(chain: EvmChain): NetworkChain {
     confirmations: chain.confirmations,
     nativeCurrency: chain.config.nativeCurrency,
     reconcileMs: chain.config.reconcileMs,
-    pendingNonce: () => chain.pendingNonce(),
+    sequence: {
+      next: () => chain.pendingNonce(),
+      replaced: (nonce, txHash) => chain.nonceReplaced(nonce, txHash as Hex),
+    },
     async holdings(assetIds) {
       // At the node's pending state: what the payouts it holds in its mempool will leave (the payouts
       // count those as sent). A node that reads `pending` as `latest` only looks fuller for a block.
@@ -196,9 +211,7 @@ export function evmNetworkChain(chain: EvmChain): NetworkChain {
       const prepared = preparedTransaction as EvmPrepared;
       return gasCost(prepared.fees, prepared.gas) + (prepared.value ?? 0n);
     },
-    nonceReplaced: (nonce, txHash) => chain.nonceReplaced(nonce, txHash as Hex),
     transactionKnown: (txHash) => chain.transactionKnown(txHash as Hex),
-    releaseQueued: () => chain.releaseQueued(),
     async preparePayouts(requests, early) {
       // Estimating is a dry run of each transfer: one that would revert now (the hot wallet holds too
       // little, the token is paused, the recipient is blocked) is refused before any nonce is taken.
@@ -301,6 +314,12 @@ export function evmNetworkChain(chain: EvmChain): NetworkChain {
         transactions.map((t) => t.txHash as Hex),
         latest,
       );
+      const pending: string[] = [];
+      const mined: string[] = [];
+      for (const [i, receipt] of receipts.entries()) {
+        if (receipt.status === 'fulfilled') (receipt.value.status === 'pending' ? pending : mined).push(transactions[i]!.txHash);
+      }
+      await followUp(pending, mined);
       return receipts.map((receipt, i): PromiseSettledResult<TransactionState> => {
         if (receipt.status === 'rejected') return receipt;
         try {

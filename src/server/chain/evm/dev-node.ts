@@ -8,7 +8,8 @@
  * and sending the same bytes again answers "already known" for good. Nodes of real networks (geth
  * and its kin) check a queued transaction against the account's nonce and promote it.
  *
- * So, when asked (the payouts ask about a payout still in no block 2 s after it was sent): when the
+ * So, when asked (the EVM adapter asks when it has seen a payout of the hot wallet in no block for
+ * 2 s, `watchHeld`; the payout worker knows nothing of it): when the
  * sender has a queued transaction whose nonce is the account's next (it can be mined now, yet waits),
  * anvil is told to drop the sender's pooled transactions, and the very same bytes are sent again,
  * lowest nonce first. Never a new signature: the same transactions, each mined at most once (a nonce
@@ -77,5 +78,37 @@ export function queueRelease(ctx: ChainContext): ReleaseQueued {
       running = undefined;
     });
     return running;
+  };
+}
+
+/** How long a transaction may be seen in no block before the node is asked whether it holds it queued for ever. */
+export const HELD_AFTER_MS = 2_000;
+
+/**
+ * The EVM adapter's follow-up hook: told, each time it reads the states of the hot wallet's
+ * transactions, which are in no block (`pending`) and which are (`mined`). Once one has been seen in
+ * no block for `HELD_AFTER_MS`, `release` is called (at most once per `HELD_AFTER_MS`), and awaited,
+ * so the worker's next broadcast comes after it; a failed release goes to `failed` (asked again later).
+ */
+export function watchHeld(release: () => Promise<unknown>, failed: (error: unknown) => void, now: () => number = Date.now) {
+  const firstSeen = new Map<string, number>();
+  let checked = 0;
+  return async (pending: readonly string[], mined: readonly string[]): Promise<void> => {
+    const at = now();
+    for (const hash of mined) firstSeen.delete(hash);
+    if (firstSeen.size > 10_000) firstSeen.clear(); // transactions replaced long ago: only a later release
+    let held = false;
+    for (const hash of pending) {
+      const since = firstSeen.get(hash);
+      if (since === undefined) firstSeen.set(hash, at);
+      else if (at - since >= HELD_AFTER_MS) held = true;
+    }
+    if (!held || at - checked < HELD_AFTER_MS) return;
+    checked = at;
+    try {
+      await release();
+    } catch (error) {
+      failed(error);
+    }
   };
 }

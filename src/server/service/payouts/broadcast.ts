@@ -21,7 +21,7 @@
  * a block a reorg then takes back, and a payout given up that was mined after all is paid twice.
  * "Nonce too low" replaces the stored transaction only when its nonce is used at a block that is final,
  * no node has its receipt nor the transaction, and that was found twice, minutes apart (one URL may be
- * a balancer over backends a block apart) (`OutgoingChain.nonceReplaced`); a refusal for good
+ * a balancer over backends a block apart) (`OutgoingChain.sequence.replaced`); a refusal for good
  * rejects only a transaction no node was ever seen to take and none has now
  * (`OutgoingChain.transactionKnown`). Until then the stored transaction stays as it is (a node has
  * it, so the receipt watcher follows it), the operator is told (again when the reason changes, and as
@@ -67,7 +67,7 @@ async function rejectStored(deps: Deps, row: StoredTransaction, reason: string):
 }
 
 /**
- * Another transaction of the hot wallet used this one's nonce for good (`OutgoingChain.nonceReplaced`
+ * Another transaction of the hot wallet used this one's nonce for good (`OutgoingChain.sequence.replaced`
  * said so): it can never be mined. Marks it `replaced`, moves the sequence up to `nextNonce` (the hot
  * wallet's transactions in the finalized block), and signs the withdrawal again (a gas top-up is left
  * to the next sweep).
@@ -221,7 +221,7 @@ function isOutage(error: unknown): boolean {
  * transaction itself, sent before (by this instance, another, or a broadcast whose answer was lost)
  * and mined since. Their receipts are read together first: one in a canonical block is taken, and
  * its receipt finishes it. Only the others (no node shows them mined) are asked, one by one, whether
- * another transaction used their nonce for good (`OutgoingChain.nonceReplaced`: every node asked,
+ * another transaction used their nonce for good (`OutgoingChain.sequence.replaced`: every node asked,
  * several calls each): that alone lets a payout be signed again, and until it is certain the stored
  * transaction stays as it is, taken. Resolves with how many moved forward.
  */
@@ -241,7 +241,7 @@ async function settleTooLow(deps: Deps, outgoing: OutgoingChain, rows: readonly 
   for (const row of rows) if (!unmined.includes(row)) taken.add(row.id);
   for (const row of unmined) {
     try {
-      const verdict = await outgoing.nonceReplaced(row.nonce, row.tx_hash);
+      const verdict = await outgoing.sequence.replaced(row.nonce, row.tx_hash);
       if (verdict.replaced) {
         await replaceStored(deps, row, verdict.nextNonce, round);
         progress++;

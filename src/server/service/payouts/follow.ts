@@ -6,10 +6,10 @@
  * first, and their receipts read in parallel against one head. Mined: followed to N confirmations,
  * then their withdrawals succeed (or, reverted, fail and their funds come back), in one transaction
  * with their stored rows. Not mined: the stored bytes are broadcast again after `rebroadcastMs`.
- * The node's "already known" and "nonce too low" both mean "look at the receipt". One in no block
- * 2 s after it was sent also has the adapter release what a local anvil node queued for ever
- * (`OutgoingChain.releaseQueued`). A transaction just broadcast is due at once (on a fast chain its
- * receipt is there already), then every `checkMs`.
+ * The node's "already known" and "nonce too low" both mean "look at the receipt". A transaction
+ * just broadcast is due at once (on a fast chain its receipt is there already), then every `checkMs`.
+ * Whatever a family's nodes need while a transaction stays in no block (a local anvil node's stuck
+ * queue) the family's adapter sees to itself, from the states read here.
  */
 import type { OutgoingChain, TransactionState } from '../../chain/types.js';
 import { compareDecimal } from '../../../core/money.js';
@@ -89,30 +89,6 @@ async function finishMined(deps: Deps, final: readonly FinalTransaction[], round
   return results.reduce((sum, result) => sum + result.ended, 0);
 }
 
-/** How long a sent payout may stay out of every block before the node is asked whether it holds it for ever. */
-const HELD_AFTER_MS = 2_000;
-/** When each network's node was last asked so (at most once per `HELD_AFTER_MS`). */
-const heldChecked = new Map<string, number>();
-
-/**
- * A payout sent `HELD_AFTER_MS` ago is in no block yet: a local anvil node may hold it queued for ever
- * (`OutgoingChain.releaseQueued`: its queue is dropped and the same bytes sent again; nothing on any
- * other node). Asked at most once per `HELD_AFTER_MS` per network.
- */
-async function releaseHeld(outgoing: OutgoingChain, round: Round): Promise<void> {
-  const now = Date.now(); // the wall clock: a service's own clock may be set back (tests)
-  if (now - (heldChecked.get(outgoing.blockchainId) ?? 0) < HELD_AFTER_MS) return;
-  heldChecked.set(outgoing.blockchainId, now);
-  try {
-    await outgoing.releaseQueued();
-  } catch (error) {
-    logWait(round.logger, `release ${outgoing.blockchainId}`, 'warn', 'dev_node_release_failed', 'a payout sent a while ago is in no block, and asking the node whether it holds it for ever failed: asked again later', {
-      blockchainId: outgoing.blockchainId,
-      error,
-    });
-  }
-}
-
 /**
  * Follows claimed unfinished transactions of one network: reads the receipts of those a node may
  * have (in parallel, against one head read first, so a confirmation is never over-counted), ends
@@ -148,7 +124,6 @@ export async function followBatch(deps: Deps, outgoing: OutgoingChain, rows: rea
     }
     const mined: Array<{ id: string; blockNumber: number; confirmations: number }> = [];
     const final: FinalTransaction[] = [];
-    let waitingLong = false;
     for (const [i, row] of toRead.entries()) {
       const result = states[i]!;
       if (result.status === 'rejected') {
@@ -163,14 +138,12 @@ export async function followBatch(deps: Deps, outgoing: OutgoingChain, rows: rea
         else mined.push({ id: row.id, blockNumber: state.blockNumber, confirmations: state.confirmations });
         continue;
       }
-      if (row.last_broadcast_at && now.getTime() - row.last_broadcast_at.getTime() >= HELD_AFTER_MS) waitingLong = true;
       // Not mined (or no longer: a reorg dropped it): send the stored bytes again, when due.
       const due = row.status !== 'sent' || !row.last_broadcast_at || now.getTime() - row.last_broadcast_at.getTime() >= (options.rebroadcastMs ?? REBROADCAST_MS);
       if (due) toSend.push(row);
     }
     progress += await markMined(deps.db, mined, now);
     if (final.length > 0) progress += await finishMined(deps, final, round);
-    if (waitingLong) await releaseHeld(outgoing, round);
   }
   if (toSend.length > 0) progress += (await broadcastBatch(deps, outgoing, toSend, round)).progress;
   return progress;

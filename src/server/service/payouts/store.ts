@@ -27,10 +27,10 @@ import { finishPayout } from './finish.js';
 import { logWait } from './waits.js';
 import { type Deps, nodeUnavailable, type Round } from './context.js';
 
-/** Starts the hot wallet's nonce sequence on `outgoing`'s network from the chain (its next nonce, mempool included), once. */
+/** Starts the hot wallet's nonce sequence on `outgoing`'s network from the chain (`OutgoingChain.sequence`: its next place, what the nodes hold unmined included), once. */
 export async function ensureNonceSequence(deps: Deps, outgoing: OutgoingChain): Promise<void> {
   if (await hasNonceSequence(deps.db, outgoing.blockchainId, outgoing.hotWallet)) return;
-  await seedNonce(deps.db, outgoing.blockchainId, outgoing.hotWallet, await outgoing.pendingNonce(), deps.now());
+  await seedNonce(deps.db, outgoing.blockchainId, outgoing.hotWallet, await outgoing.sequence.next(), deps.now());
 }
 
 /** A prepared transaction to sign and store, and what it is for. */
