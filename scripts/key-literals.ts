@@ -20,7 +20,7 @@
  * expected (it may reach `t()` as one); the others are read by number alone. A computed key whose type
  * lists no keys (`string`, `any`), or an assertion to a key type away from where a key is expected
  * (the keys the value may be are lost there), fails the build.
- * The browser tests run the sources, where keys stay strings; `test/server/key-literals.test.ts` covers this.
+ * The browser tests run the sources, where keys stay strings; `test/scripts/key-literals.test.ts` covers this.
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';

@@ -12,7 +12,7 @@
  * `zod` fails the build, so a new zod use in browser code is found at build time, not in the bytes.
  * The npm package (`lib/`, built by `scripts/build-lib.ts`) keeps zod as it is.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Plugin } from 'vite';
 import type { ZodType } from 'zod';
@@ -133,14 +133,20 @@ export function sharedLiterals(values: unknown[], named: ReadonlyMap<string, str
  * for its own use (the admin's status filters) carries it once. zod writes an enum's values in the list's order.
  */
 async function listsOfSchemas(): Promise<Map<string, { name: string; path: string }>> {
-  const source = readFileSync(SCHEMAS, 'utf8');
   const lists = new Map<string, { name: string; path: string }>();
-  for (const [, names, from] of source.matchAll(/^import \{([^}]*)\} from '(\.[^']+)\.js';$/gm)) {
-    const path = fileURLToPath(new URL(`${from}.ts`, pathToFileURL(SCHEMAS)));
-    const module = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
-    for (const name of names!.split(',').map((part) => part.trim())) {
-      const value = module[name];
-      if (Array.isArray(value) && value.every((item) => typeof item == 'string')) lists.set(JSON.stringify(value), { name, path });
+  // The schemas' module and its files by resource (`core/schemas/*.ts`), whichever imports the list.
+  const dir = SCHEMAS.replace(/\.ts$/, '');
+  const files = [SCHEMAS, ...(existsSync(dir) ? readdirSync(dir).filter((name) => name.endsWith('.ts')).map((name) => `${dir}/${name}`) : [])];
+  for (const file of files) {
+    const source = readFileSync(file, 'utf8');
+    for (const [, names, from] of source.matchAll(/^import \{([^}]*)\} from '(\.[^']+)\.js';$/gm)) {
+      if (!from!.includes('rules/')) continue;
+      const path = fileURLToPath(new URL(`${from}.ts`, pathToFileURL(file)));
+      const module = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
+      for (const name of names!.split(',').map((part) => part.trim())) {
+        const value = module[name];
+        if (Array.isArray(value) && value.every((item) => typeof item == 'string')) lists.set(JSON.stringify(value), { name, path });
+      }
     }
   }
   return lists;

@@ -10,7 +10,7 @@
  * `this[name]`), as an object literal's property name (a `static properties` entry), or referenced
  * other than as `x.name` or its declaration (destructuring). The public API is never private, so its
  * names (attributes, properties, events, methods in custom-elements.json and the .d.ts) stay;
- * `test/server/private-names.test.ts` checks that too.
+ * `test/scripts/private-names.test.ts` checks that too.
  *
  * Some classes are the bundles' own business although their members are public (`INTERNAL_CLASSES`):
  * the checkout's `CheckoutMachine` (its steps, in other modules, read its state; the element holds it

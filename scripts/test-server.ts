@@ -28,9 +28,11 @@ function findTests(dir: string): string[] {
  * others follow in name order.
  */
 const LONGEST_FIRST = [
-  'cli', 'evm-service-faults', 'evm-service-sweep', 'db-lock', 'fuzz', 'evm-real-nodes', 'evm-service-money-out',
-  'webhook-crash', 'attack-limits', 'evm-cli', 'evm-service-money-in', 'demo-hardening', 'webhook-deliveries',
-].map((name) => path.join('test', 'server', `${name}.test.ts`));
+  'server/cli', 'server/service/payouts/evm-faults', 'server/sweep-command', 'server/db/lock', 'core/schemas-fuzz',
+  'server/chain/evm/real-nodes', 'server/service/payouts/evm-service', 'server/service/webhooks/crash',
+  'server/attack/limits', 'server/chain/evm/cli', 'server/service/money-in/evm-service', 'demo/hardening',
+  'server/service/webhooks/deliveries',
+].map((name) => path.join('test', `${name}.test.ts`));
 
 /** `files` in name order, but those of `LONGEST_FIRST` first, in its order. */
 function longestFirst(files: string[]): string[] {
@@ -42,7 +44,13 @@ function longestFirst(files: string[]): string[] {
 }
 
 const requested = process.argv.slice(2);
-const files = requested.length ? requested : findTests('test/server').sort();
+/**
+ * Where the node:test suites are: test/ laid out like src/ (a module's tests under its own path), beside
+ * the folders of the other runners (browser, e2e, consumer, hard, ops) and what the suites share.
+ */
+const NODE_SUITES = ['server', 'core', 'client', 'components', 'internal', 'scripts', 'package', 'docs', 'demo'].map((dir) => path.join('test', dir));
+
+const files = requested.length ? requested : NODE_SUITES.flatMap(findTests).sort();
 
 let cluster: PostgresCluster | undefined;
 if (process.env.PAYLINK_TEST_DATABASE_URL) {

@@ -9,7 +9,7 @@
  * missing field that has a default and drops unknown keys, as zod's objects do. Two things it leaves
  * to the service, which checked them when it stored the value: zod's custom refinements (such as the
  * control-character rule of free text) and transforms (a link's `fiatAmount` sent as a number).
- * `test/server/lean-parse.test.ts` feeds the same samples to both and expects agreement.
+ * `test/core/lean-parse.test.ts` feeds the same samples to both and expects agreement.
  * Isomorphic: no DOM, no Node, no `new Function`.
  */
 

@@ -5,7 +5,7 @@
  * (`client/checkout.ts`), which a customer's page may load, parses every response without shipping
  * zod. The `<paylink-checkout>` element does not use them: for its 15 kB budget its own calls
  * (`components/checkout/checkout-api.ts`) only check that an answer is the API's.
- * `test/server/public-parse.test.ts` feeds the same samples to both and expects agreement. In
+ * `test/core/public-parse.test.ts` feeds the same samples to both and expects agreement. In
  * `dist/paylink.js`, which carries the lean parsers of every schema for the admin anyway, the build
  * puts those in their place (`scripts/lean-schemas.ts`); the same test holds them to the same samples.
  * Isomorphic: no DOM, no Node.

@@ -5,7 +5,7 @@
  * - the service mounts exactly this table (`server/service/operations.ts`): each room exports its
  *   handlers keyed by operation id, and every entry is mounted with its handler behind what the entry
  *   implies (its `query` and `body` validated at the edge). An entry without a handler, or a handler
- *   without an entry, is a compile error; `test/server/route-table.test.ts` walks the served app too;
+ *   without an entry, is a compile error; `test/core/routes.test.ts` walks the served app too;
  * - the service's keyed prefixes (`X-API-KEY`, `Cache-Control: no-store`) are the first segments of
  *   the `key` operations' paths (`server/service/app.ts`);
  * - the OpenAPI document takes its paths, methods, operation ids, summaries, security, request bodies
@@ -14,7 +14,7 @@
  * - the proxy's admin area allows exactly the `key` operations, its checkout area exactly the
  *   `public` ones (`server/proxy/routes.ts`); anything else is a 404 there;
  * - every `key` operation has a method of the headless client, which sends its method and path
- *   (`test/server/client-routes.test.ts`; the client writes its paths itself, see that test for why).
+ *   (`test/client/routes.test.ts`; the client writes its paths itself, see that test for why).
  *
  * Adding a resource: one entry here; one handler keyed by its operation id in its room's `routes.ts`
  * (the build fails until it exists); the operation's details keyed by the same id in `route-docs.ts`; and

@@ -5,7 +5,7 @@
  * 8 bits below version 10), and one fixed mask — any mask gives a valid symbol; choosing by penalty
  * only helps marginal scanners. These limits keep it near 1 kB gzipped, where `uqr` (every mode,
  * version and renderer) costs 3.9 kB of the checkout's 15 kB budget. It follows Project Nayuki's
- * reference encoder; `test/server/qr-encode.test.ts` checks it module for module against `uqr`.
+ * reference encoder; `test/internal/qr-encode.test.ts` checks it module for module against `uqr`.
  */
 
 /** The mask pattern used: (x + y) mod 3 == 0 (number 3 of the standard). */
@@ -16,7 +16,7 @@ const EC_PER_BLOCK = [10, 16, 26, 18, 24, 16, 18, 22, 22];
 const BLOCKS = [1, 1, 1, 2, 2, 4, 4, 4, 5];
 /**
  * Versions 1–9: the codewords each holds (data and error correction), its modules less the function
- * patterns over 8; the standard's table, which `test/server/qr-encode.test.ts` derives again.
+ * patterns over 8; the standard's table, which `test/internal/qr-encode.test.ts` derives again.
  */
 export const RAW_CODEWORDS = [26, 44, 70, 100, 134, 172, 196, 242, 292];
 

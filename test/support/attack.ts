@@ -1,5 +1,5 @@
 /**
- * Clients for the attack tests (test/server/attack-*.test.ts, test/hard/): raw sockets that send as
+ * Clients for the attack tests (test/server/attack/*.test.ts, test/hard/): raw sockets that send as
  * little as they like, and event streams, each from a chosen loopback address (the whole 127/8 range is
  * the loopback on Linux), so an attacker (127.0.0.2…) and a customer (127.0.0.1) are different clients.
  */

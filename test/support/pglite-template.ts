@@ -3,7 +3,7 @@
  * seconds of CPU for each new database, and the suites open well over a hundred; loading a dump costs
  * a fraction of that. The migrations still run from nothing once per run (when the dump is made), and
  * `openDatabase()` still checks them on every copy, applying any that is missing
- * (test/server/pglite-template.test.ts compares a copy with a database migrated from nothing).
+ * (test/server/db/pglite-template.test.ts compares a copy with a database migrated from nothing).
  *
  * `npm run test:server` makes the dump once for the whole run and names its file in
  * PAYLINK_TEST_PGLITE_TEMPLATE; a test file run on its own makes one in its process.

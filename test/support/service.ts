@@ -73,7 +73,7 @@ export interface TestService {
 /**
  * The per-client limits on public writes that functional tests lift unless they set them: they start
  * dozens of sessions and visits from 127.0.0.1, which is the attack those limits stop (tested on their
- * own in test/server/attack-*.test.ts and test/hard/). Connection and stream caps stay at their defaults.
+ * own in test/server/attack/*.test.ts and test/hard/). Connection and stream caps stay at their defaults.
  */
 const FUNCTIONAL_TEST_LIMITS: Partial<ServiceOptions> = { sessionRateLimit: false, visitRateLimit: false, maxVisitsPerClient: false };
 

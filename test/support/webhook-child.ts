@@ -1,5 +1,5 @@
 /**
- * A service in a process of its own, for the crash tests of webhooks (test/server/webhook-crash.test.ts):
+ * A service in a process of its own, for the crash tests of webhooks (test/server/service/webhooks/crash.test.ts):
  * on `CHILD_DATABASE_URL` (PostgreSQL) or `CHILD_DATA_DIR` (PGlite), sandbox chain, with its webhook
  * worker (`CHILD_WEBHOOK_WORKER=0` to run without one), a lease of `CHILD_LEASE_MS` and an answer timeout
  * of `CHILD_TIMEOUT_MS`. Prints

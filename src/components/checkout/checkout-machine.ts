@@ -3,7 +3,7 @@
  * details and the asset, start and follow the payment session, and pay it from a browser wallet.
  * Everything the machine cannot do itself (network, storage, clipboard, navigation, events, timers,
  * rendering) it asks of its `CheckoutHost`; `<paylink-checkout>` is one host, the unit tests
- * (`test/server/checkout-machine.test.ts`) another. Its fields are the state the steps render; its
+ * (`test/components/checkout/checkout-machine.test.ts`) another. Its fields are the state the steps render; its
  * methods are the steps' callbacks.
  *
  *     loading → amount → [details] → pay ⇄ (change asset) → done | expired

@@ -3,7 +3,7 @@
  * address and phone a link may ask for, and an optional email. The service runs them on `POST
  * /v1/checkout/{slug}/sessions`; the checkout element runs `checkDelivery` (the same rule, without the
  * email it never asks) on its form, so what the form accepts is what the service accepts
- * (`test/server/checkout-parity.test.ts`).
+ * (`test/components/checkout/parity.test.ts`).
  *
  * The phone rule is the service's: an international number (an optional `+`, then 7 to 15 digits
  * not starting with 0) once spaces, dots, dashes and brackets are dropped. A national number such as

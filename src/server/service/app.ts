@@ -45,7 +45,7 @@ export type { MoneyDeps } from './money-deps.js';
  * under them, refusals and unknown paths included, is `Cache-Control: no-store` (balances, withdrawals
  * and the merchant's customers must not sit in a shared or browser cache). By prefix, so a path of a
  * keyed resource that the table lacks is a 401 without a key, as the table's paths are; a `public`
- * operation never lies under one (`test/server/route-table.test.ts`).
+ * operation never lies under one (`test/core/routes.test.ts`).
  */
 export const KEYED_PREFIXES: readonly string[] = [
   ...new Set((API_ROUTES as readonly ApiRoute[]).filter((route) => route.auth === 'key').map((route) => route.path.split('/', 3).join('/'))),
