@@ -22,7 +22,12 @@ import { startPostgresCluster, type PostgresCluster } from '../test/support/post
 type Figures = Record<string, string | number | boolean>;
 
 const { values } = parseArgs({ options: { before: { type: 'string' }, only: { type: 'string' } } });
-const trees: Array<[string, string | undefined]> = values.before ? [['before', values.before], ['after', undefined]] : [['after', undefined]];
+const trees: Array<[string, string | undefined]> = values.before
+  ? [
+      ['before', values.before],
+      ['after', undefined],
+    ]
+  : [['after', undefined]];
 const only = values.only?.split(',');
 
 function customer(figures: CustomerFigures): Figures {
@@ -61,7 +66,10 @@ const attacks: Record<string, { title: string; run(cluster: PostgresCluster, roo
   'streams-uncapped': {
     title: `The same with the stream caps lifted (after only: PAYLINK_MAX_EVENT_STREAMS_*), so all ${STREAM_ADDRESSES * STREAMS_PER_ADDRESS} stay open: the cost of a payment's fan-out`,
     async run(cluster, root) {
-      const figures = await streamAttack(cluster, root, { PAYLINK_MAX_EVENT_STREAMS_PER_CLIENT: String(STREAMS_PER_ADDRESS), PAYLINK_MAX_EVENT_STREAMS_TOTAL: 'off' });
+      const figures = await streamAttack(cluster, root, {
+        PAYLINK_MAX_EVENT_STREAMS_PER_CLIENT: String(STREAMS_PER_ADDRESS),
+        PAYLINK_MAX_EVENT_STREAMS_TOTAL: 'off',
+      });
       return streamFigures(figures);
     },
   },
@@ -69,7 +77,12 @@ const attacks: Record<string, { title: string; run(cluster: PostgresCluster, roo
     title: '5,000 session starts from one address (16 at a time)',
     async run(cluster, root) {
       const figures = await writeFloodAttack(cluster, 'sessions', root);
-      return { answers: JSON.stringify(figures.flood.statuses), 'took (ms)': figures.flood.ms, 'session rows added': figures.rowsAdded, ...customer(figures.customer) };
+      return {
+        answers: JSON.stringify(figures.flood.statuses),
+        'took (ms)': figures.flood.ms,
+        'session rows added': figures.rowsAdded,
+        ...customer(figures.customer),
+      };
     },
   },
   visits: {

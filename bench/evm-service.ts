@@ -125,7 +125,8 @@ async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs = 
   }
 }
 
-const isPaid = (url: string, id: string) => async () => ((await (await fetch(`${url}/v1/checkout/sessions/${id}`)).json()) as { status: string }).status === 'paid';
+const isPaid = (url: string, id: string) => async () =>
+  ((await (await fetch(`${url}/v1/checkout/sessions/${id}`)).json()) as { status: string }).status === 'paid';
 
 /** Watches a chain's new blocks with a 10 ms poller; `stop()` resolves with the intervals seen (ms per block). */
 function watchBlocks(client: PublicClient) {
@@ -232,7 +233,9 @@ async function timeInstant(count: number): Promise<number[]> {
  * from the scanner's start to `paid`, and how many queries the capped node refused in all.
  */
 async function timeCatchUp(trials: number) {
-  const { refusals } = JSON.parse(readFileSync(new URL('../test/fixtures/getlogs-refusals.json', import.meta.url), 'utf8')) as { refusals: Array<{ name: string } & LogRefusal> };
+  const { refusals } = JSON.parse(readFileSync(new URL('../test/fixtures/getlogs-refusals.json', import.meta.url), 'utf8')) as {
+    refusals: Array<{ name: string } & LogRefusal>;
+  };
   const { name: _name, ...refusal } = refusals.find((r) => r.name === '-32600 free tier 10 block range')!;
   const f = await startEvmFixture();
   const proxy = await startRpcProxy(f.t.url);
@@ -335,13 +338,22 @@ async function timePayouts(f: EvmFixture, db: Database, count: number, payouts: 
      * very pool it measures. When each was stored is read from its row afterwards.
      */
     const follow = async (ids: string[], nonce: number, started: number, startedAt: number, postedMs: number): Promise<PayoutTimes> => {
-      await waitFor(async () => (await f.t.client.getTransactionCount({ address: hot, blockTag: 'pending' })) >= nonce + count, 'every payout taken by the node');
+      await waitFor(
+        async () => (await f.t.client.getTransactionCount({ address: hot, blockTag: 'pending' })) >= nonce + count,
+        'every payout taken by the node',
+      );
       const sentMs = performance.now() - started;
       await waitFor(async () => (await f.t.client.getTransactionCount({ address: hot })) >= nonce + count, 'every payout mined');
       const onChainMs = performance.now() - started;
-      await waitFor(async () => (await countOf("SELECT count(*)::int AS n FROM withdrawals WHERE id = ANY($1) AND status = 'success'", ids)) === count, 'every withdrawal succeeded');
+      await waitFor(
+        async () => (await countOf("SELECT count(*)::int AS n FROM withdrawals WHERE id = ANY($1) AND status = 'success'", ids)) === count,
+        'every withdrawal succeeded',
+      );
       const successMs = performance.now() - started;
-      const { rows } = await db.query<{ n: number; last: Date }>('SELECT count(*)::int AS n, max(created_at) AS last FROM payout_transactions WHERE withdrawal_id = ANY($1)', [ids]);
+      const { rows } = await db.query<{ n: number; last: Date }>(
+        'SELECT count(*)::int AS n, max(created_at) AS last FROM payout_transactions WHERE withdrawal_id = ANY($1)',
+        [ids],
+      );
       if (rows[0]!.n !== count) throw new Error(`bench: ${rows[0]!.n} of ${count} payouts stored`);
       return { postedMs, storedMs: rows[0]!.last.getTime() - startedAt, sentMs, onChainMs, successMs, loadAverage: round(loadavg()[0]!) };
     };
@@ -385,7 +397,6 @@ async function timePayouts(f: EvmFixture, db: Database, count: number, payouts: 
     await chain.close?.();
   }
 }
-
 
 /** Runs the service-on-chain benchmark; empty (with a log line) where anvil is not installed. */
 export async function runEvmServiceBench(options: EvmServiceBenchOptions = {}): Promise<EvmServiceBenchRow[]> {
@@ -491,11 +502,15 @@ export async function runEvmServiceBench(options: EvmServiceBenchOptions = {}): 
           [`${withdrawals} concurrent POST /v1/withdrawal (end to end)`, measured.endToEnd],
         ] as const) {
           for (const times of trials) {
-            log(`    ${label}, ${kind}: posted ${round(times.postedMs)} ms, signed and stored ${round(times.storedMs)} ms, sent ${round(times.sentMs)} ms, mined ${round(times.onChainMs)} ms, success ${round(times.successMs)} ms (raw ${times.rawRate}/s, load ${times.loadAverage})`);
+            log(
+              `    ${label}, ${kind}: posted ${round(times.postedMs)} ms, signed and stored ${round(times.storedMs)} ms, sent ${round(times.sentMs)} ms, mined ${round(times.onChainMs)} ms, success ${round(times.successMs)} ms (raw ${times.rawRate}/s, load ${times.loadAverage})`,
+            );
           }
           if (trials === measured.endToEnd) {
             // What the API alone took to acknowledge the burst: the end-to-end figures cannot beat it.
-            const byRatio = trials.map((times) => ({ times, ratio: ((withdrawals / times.postedMs) * 1000) / times.rawRate })).sort((a, b) => a.ratio - b.ratio);
+            const byRatio = trials
+              .map((times) => ({ times, ratio: ((withdrawals / times.postedMs) * 1000) / times.rawRate }))
+              .sort((a, b) => a.ratio - b.ratio);
             const { times, ratio } = byRatio[Math.floor(byRatio.length / 2)]!;
             rows.push({
               scenario: `${kind} → all acknowledged (the API alone), PostgreSQL, ${label} (median of ${trials.length})`,
@@ -512,7 +527,9 @@ export async function runEvmServiceBench(options: EvmServiceBenchOptions = {}): 
           }
           for (const what of ['sent', 'onChain', 'success'] as const) {
             // The median trial by its ratio to the raw rate measured around it.
-            const ratios = trials.map((times) => ({ times, ratio: (withdrawals / times[`${what}Ms`]) * 1000 / times.rawRate })).sort((a, b) => a.ratio - b.ratio);
+            const ratios = trials
+              .map((times) => ({ times, ratio: ((withdrawals / times[`${what}Ms`]) * 1000) / times.rawRate }))
+              .sort((a, b) => a.ratio - b.ratio);
             const { times, ratio } = ratios[Math.floor(ratios.length / 2)]!;
             rows.push({
               scenario: `${kind} → ${PAYOUT_MILESTONES[what]}, PostgreSQL, ${label} (median of ${trials.length})`,

@@ -135,7 +135,9 @@ export async function sendBurst(chain: EvmChain, to: Address, count: number, con
   }
   const quote = fees;
   const first = await chain.pendingNonce();
-  const signed = await Promise.all(Array.from({ length: count }, (_, i) => chain.signTokenTransfer({ nonce: first + i, assetId: 'USDT', to, amount: '0.01', fees: quote, gas })));
+  const signed = await Promise.all(
+    Array.from({ length: count }, (_, i) => chain.signTokenTransfer({ nonce: first + i, assetId: 'USDT', to, amount: '0.01', fees: quote, gas })),
+  );
   const latencies: number[] = [];
   let next = 0;
   const started = performance.now();
@@ -155,7 +157,8 @@ export async function sendBurst(chain: EvmChain, to: Address, count: number, con
   let stuckSince = Date.now();
   let mined = first;
   for (let latest = await chain.latestNonce(); latest < first + count; latest = await chain.latestNonce()) {
-    if (Date.now() > deadline) throw new Error(`bench: not every transfer was mined within 60 s (${latest - first} of ${count}, pending ${(await chain.pendingNonce()) - first})`);
+    if (Date.now() > deadline)
+      throw new Error(`bench: not every transfer was mined within 60 s (${latest - first} of ${count}, pending ${(await chain.pendingNonce()) - first})`);
     if (latest !== mined) [mined, stuckSince] = [latest, Date.now()];
     // Anvil now and then queues one of many transactions for ever (one that arrived while the one
     // before it was being mined: src/server/chain/evm/dev-node.ts), and every later one waits behind

@@ -41,7 +41,11 @@ async function startService(env: Record<string, string>): Promise<Service> {
   const created = spawnSync(process.execPath, [BIN, 'keys', 'create', '--data-dir', dir], { cwd: ROOT, encoding: 'utf8' });
   if (created.status !== 0) throw new Error(created.stderr);
   const key = created.stdout.trim().split('\n').at(-1)!;
-  const proc = await startProcess([BIN, 'serve', '--chain', 'sandbox', '--data-dir', dir], { PAYLINK_SESSION_RATE_LIMIT: 'off', PAYLINK_LOG_FORMAT: 'json', ...env });
+  const proc = await startProcess([BIN, 'serve', '--chain', 'sandbox', '--data-dir', dir], {
+    PAYLINK_SESSION_RATE_LIMIT: 'off',
+    PAYLINK_LOG_FORMAT: 'json',
+    ...env,
+  });
   const res = await fetch(`${proc.url}/v1/payment-link`, {
     method: 'POST',
     headers: { 'x-api-key': key, 'content-type': 'application/json' },
@@ -87,7 +91,15 @@ export async function runMetricsBench(): Promise<MetricsRow[]> {
   try {
     const workloads = [
       { name: 'GET /v1/checkout/{slug}', options: (s: Service) => ({ url: `${s.url}/v1/checkout/${s.slug}`, durationSeconds: SECONDS }) },
-      { name: 'POST /v1/checkout/{slug}/sessions', options: (s: Service) => ({ url: `${s.url}/v1/checkout/${s.slug}/sessions`, method: 'POST' as const, body: '{"assetId":"USDT"}', durationSeconds: SECONDS }) },
+      {
+        name: 'POST /v1/checkout/{slug}/sessions',
+        options: (s: Service) => ({
+          url: `${s.url}/v1/checkout/${s.slug}/sessions`,
+          method: 'POST' as const,
+          body: '{"assetId":"USDT"}',
+          durationSeconds: SECONDS,
+        }),
+      },
     ];
     const rows: MetricsRow[] = [];
     for (const workload of workloads) {
@@ -100,7 +112,8 @@ export async function runMetricsBench(): Promise<MetricsRow[]> {
       // the machine in both), and scrapes the service with metrics on once a second.
       const stop = scrapeEverySecond(`${on.url}/metrics`);
       for (let round = 0; round < ROUNDS; round++) {
-        for (const which of round % 2 === 0 ? (['off', 'on'] as const) : (['on', 'off'] as const)) results[which].push(await load(workload.options(which === 'off' ? off : on)));
+        for (const which of round % 2 === 0 ? (['off', 'on'] as const) : (['on', 'off'] as const))
+          results[which].push(await load(workload.options(which === 'off' ? off : on)));
       }
       scrapes += await stop();
       const rate = (list: LoadResult[]) => median(list.map((result) => result.requestsPerSecond));

@@ -118,8 +118,13 @@ export async function runProxyBench(options: { connections?: number; durationSec
       method: 'POST',
       headers: { 'x-api-key': service.key, 'content-type': 'application/json' },
       body: JSON.stringify({
-        title: 'Bench link', description: 'Proxy overhead', fiatAmount: 25, fiatCurrency: ['USD'],
-        action: { successMessage: 'Thanks' }, options: {}, cart: { items: [] },
+        title: 'Bench link',
+        description: 'Proxy overhead',
+        fiatAmount: 25,
+        fiatCurrency: ['USD'],
+        action: { successMessage: 'Thanks' },
+        options: {},
+        cart: { items: [] },
       }),
     });
     if (created.status !== 201) throw new Error(`could not create the bench link: ${created.status}`);
@@ -147,7 +152,8 @@ export async function runProxyBench(options: { connections?: number; durationSec
 
     const reference = JSON.stringify(await (await fetch(direct.url)).json());
     for (const target of targets) {
-      if (JSON.stringify(await (await fetch(target.url)).json()) !== reference) throw new Error(`${target.name} does not answer the same document as the service`);
+      if (JSON.stringify(await (await fetch(target.url)).json()) !== reference)
+        throw new Error(`${target.name} does not answer the same document as the service`);
       // A short warm-up (JIT, connection pools), then the measured runs.
       await load({ url: target.url, connections, durationSeconds: 1 });
     }
@@ -178,7 +184,9 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       non2xx,
       errors,
       'vs direct (req/s, p50, p99)': `×${vsDirect.requestsPerSecond}, ×${vsDirect.p50}, ×${vsDirect.p99}`,
-      'vs baseline (req/s, p50, p99, CPU/req)': vsBaseline ? `×${vsBaseline.requestsPerSecond}, ×${vsBaseline.p50}, ×${vsBaseline.p99}, ×${vsBaseline.cpuPerRequest ?? '?'}` : '',
+      'vs baseline (req/s, p50, p99, CPU/req)': vsBaseline
+        ? `×${vsBaseline.requestsPerSecond}, ×${vsBaseline.p50}, ×${vsBaseline.p99}, ×${vsBaseline.cpuPerRequest ?? '?'}`
+        : '',
     })),
   );
 }

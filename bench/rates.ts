@@ -37,8 +37,13 @@ export interface RatesRow {
 }
 
 const LINK = {
-  title: 'Bench link', description: 'Quotes', fiatAmount: 16000, fiatCurrency: ['NGN'],
-  action: { successMessage: 'Thanks' }, options: {}, cart: { items: [] },
+  title: 'Bench link',
+  description: 'Quotes',
+  fiatAmount: 16000,
+  fiatCurrency: ['NGN'],
+  action: { successMessage: 'Thanks' },
+  options: {},
+  cart: { items: [] },
 };
 const ROUNDS = 6;
 const ROUND_MS = Number(process.env.BENCH_SECONDS ?? 5) * 200;
@@ -90,7 +95,11 @@ async function serviceWith(rateSettings: RateOptions) {
     count,
     refreshCount,
     async start() {
-      const response = await service.app.request(`/v1/checkout/${slug}/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"assetId":"USDT"}' });
+      const response = await service.app.request(`/v1/checkout/${slug}/sessions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"assetId":"USDT"}',
+      });
       if (response.status !== 201) throw new Error(`a session start answered ${response.status}: ${await response.text()}`);
     },
     async close() {

@@ -58,7 +58,14 @@ export async function runReconcileBench(options: ReconcileBenchOptions = {}): Pr
     await f.t.deployMulticall3();
     const chain = await f.adapter({ confirmations: 1 });
     chains.push(chain);
-    const service = await startService({ chain, rateSettings: { sources: ['static'] }, scanner: false, reconciler: false, payoutWorker: false, webhookWorker: false });
+    const service = await startService({
+      chain,
+      rateSettings: { sources: ['static'] },
+      scanner: false,
+      reconciler: false,
+      payoutWorker: false,
+      webhookWorker: false,
+    });
     try {
       const { db } = service;
       // One real session, then `count` - 1 more of its kind at fresh addresses (deriving 10,000 from the xpub would take 10 s).
@@ -86,15 +93,22 @@ export async function runReconcileBench(options: ReconcileBenchOptions = {}): Pr
       const sequential = async () => {
         const started = performance.now();
         for (const holder of holders) {
-          await f.t.client.request({ method: 'eth_call', params: [{ to: f.usdt, data: `0x70a08231${'0'.repeat(24)}${holder.slice(2).toLowerCase()}` as Hex }, block] });
+          await f.t.client.request({
+            method: 'eth_call',
+            params: [{ to: f.usdt, data: `0x70a08231${'0'.repeat(24)}${holder.slice(2).toLowerCase()}` as Hex }, block],
+          });
         }
         return performance.now() - started;
       };
       const reconcile = async (adapter: RealChainAdapter) => {
         const started = performance.now();
-        const [run] = await createReconciler({ db, chain: adapter, now: () => new Date(), logger: { error() {}, warn() {}, info() {}, throttled() {} } }, { maxTraces: 0 }).runOnce();
+        const [run] = await createReconciler(
+          { db, chain: adapter, now: () => new Date(), logger: { error() {}, warn() {}, info() {}, throttled() {} } },
+          { maxTraces: 0 },
+        ).runOnce();
         const ms = performance.now() - started;
-        if (!run || run.addresses !== count || run.mismatches !== 0) throw new Error(`the run held ${run?.addresses} addresses (not ${count}), ${run?.mismatches} mismatches`);
+        if (!run || run.addresses !== count || run.mismatches !== 0)
+          throw new Error(`the run held ${run?.addresses} addresses (not ${count}), ${run?.mismatches} mismatches`);
         return ms;
       };
       // Without Multicall3: a new adapter (it asks once per connection whether the contract is there).
@@ -115,7 +129,9 @@ export async function runReconcileBench(options: ReconcileBenchOptions = {}): Pr
         times.sequential.push(await sequential());
         times.multicall.push(await reconcile(chain));
         times.batches.push(await batchesOnly());
-        log(`reconcile bench: trial ${trial + 1}: sequential ${Math.round(times.sequential.at(-1)!)} ms, reconcile ${Math.round(times.multicall.at(-1)!)} ms, batches only ${Math.round(times.batches.at(-1)!)} ms`);
+        log(
+          `reconcile bench: trial ${trial + 1}: sequential ${Math.round(times.sequential.at(-1)!)} ms, reconcile ${Math.round(times.multicall.at(-1)!)} ms, batches only ${Math.round(times.batches.at(-1)!)} ms`,
+        );
       }
       const baselineMs = median(times.sequential);
       const baseline = `${count} balanceOf eth_calls sent one after another (same node, same run; median of ${trials})`;
@@ -129,7 +145,10 @@ export async function runReconcileBench(options: ReconcileBenchOptions = {}): Pr
         trials: samples.map((ms) => Math.round(ms)).join(', '),
       });
       return [
-        row(`one reconciliation run over ${count} deposit addresses (books on PGlite, balances through Multicall3, 500 balanceOf per eth_call, in JSON-RPC batches)`, times.multicall),
+        row(
+          `one reconciliation run over ${count} deposit addresses (books on PGlite, balances through Multicall3, 500 balanceOf per eth_call, in JSON-RPC batches)`,
+          times.multicall,
+        ),
         row(`the same run on a network without Multicall3 (JSON-RPC batches of 50 eth_calls)`, times.batches),
       ];
     } finally {
@@ -144,7 +163,10 @@ export async function runReconcileBench(options: ReconcileBenchOptions = {}): Pr
 
 if (import.meta.url === pathToFileURL(process.argv[1]!).href) {
   const { values } = parseArgs({ options: { addresses: { type: 'string' }, trials: { type: 'string' } } });
-  const rows = await runReconcileBench({ addresses: values.addresses ? Number(values.addresses) : undefined, trials: values.trials ? Number(values.trials) : undefined });
+  const rows = await runReconcileBench({
+    addresses: values.addresses ? Number(values.addresses) : undefined,
+    trials: values.trials ? Number(values.trials) : undefined,
+  });
   console.table(rows);
   process.exit(0);
 }

@@ -54,7 +54,8 @@ const parts: Part[] = [
   {
     name: 'rates',
     title: 'Session starts with prices from the market (a quorum of sources, in memory, refreshed in the background) vs from the static table',
-    target: 'market ≈ 1.0× the table; the same database queries per start; provider requests (4 a second) and the refresh’s queries follow the refresh, not the starts',
+    target:
+      'market ≈ 1.0× the table; the same database queries per start; provider requests (4 a second) and the refresh’s queries follow the refresh, not the starts',
     run: async () => (await import('./rates.js')).runRatesBench() as unknown as Promise<Table>,
   },
   {
@@ -88,12 +89,14 @@ const parts: Part[] = [
     name: 'evm-service',
     title:
       "The service on anvil: transfer → paid per network (two chains at once, 0.75 s and 2 s blocks) vs each chain's block interval; the service's own latency on instant mining; a 2,000-block catch-up behind a node capping eth_getLogs at 10 blocks vs straight; 50 withdrawals on PostgreSQL vs the raw eth_sendRawTransaction rate",
-    target: 'payouts sent ≥ 0.25× the raw eth_sendRawTransaction rate on the same node (both count a transfer once the node takes it; each trial against the median of raw bursts around it); the other figures reported as ratios to the chains measured in the same run',
+    target:
+      'payouts sent ≥ 0.25× the raw eth_sendRawTransaction rate on the same node (both count a transfer once the node takes it; each trial against the median of raw bursts around it); the other figures reported as ratios to the chains measured in the same run',
     run: async () => (await import('./evm-service.js')).runEvmServiceBench() as unknown as Promise<Table>,
   },
   {
     name: 'reconcile',
-    title: "Reconciliation of 10,000 deposit addresses on one anvil network (balances at the final block against the books) vs 10,000 balanceOf eth_calls sent one by one",
+    title:
+      'Reconciliation of 10,000 deposit addresses on one anvil network (balances at the final block against the books) vs 10,000 balanceOf eth_calls sent one by one',
     target: 'a run ≤ 0.1× the 10,000 eth_calls one by one (same node, same run)',
     run: async () => (await import('./reconcile.js')).runReconcileBench() as unknown as Promise<Table>,
   },
@@ -114,7 +117,8 @@ const wanted = process.argv.slice(2);
 const out = path.join(ROOT, 'bench', 'results');
 type Results = Record<string, { title: string; target: string; runAt?: string; rows: Table }>;
 // A run of some parts keeps the others' last results: latest.* always show every part, each with its date.
-const previous: Results = wanted.length && existsSync(path.join(out, 'latest.json')) ? JSON.parse(readFileSync(path.join(out, 'latest.json'), 'utf8')).results ?? {} : {};
+const previous: Results =
+  wanted.length && existsSync(path.join(out, 'latest.json')) ? (JSON.parse(readFileSync(path.join(out, 'latest.json'), 'utf8')).results ?? {}) : {};
 const results: Results = {};
 for (const part of parts) {
   if (wanted.length && !wanted.includes(part.name)) {
@@ -126,7 +130,12 @@ for (const part of parts) {
   results[part.name] = { title: part.title, target: part.target, runAt: new Date().toISOString(), rows };
 }
 
-const markdown: string[] = [`# Paylink benchmarks`, '', `Written ${new Date().toISOString()} on Node ${process.version}, ${process.platform}/${process.arch}.`, ''];
+const markdown: string[] = [
+  `# Paylink benchmarks`,
+  '',
+  `Written ${new Date().toISOString()} on Node ${process.version}, ${process.platform}/${process.arch}.`,
+  '',
+];
 for (const part of parts) {
   const result = results[part.name];
   if (!result) continue;

@@ -19,8 +19,13 @@ async function measureService(label: string, databaseUrl?: string): Promise<{ ro
       method: 'POST',
       headers: { 'x-api-key': service.key, 'content-type': 'application/json' },
       body: JSON.stringify({
-        title: 'Bench link', description: 'Throughput', fiatAmount: 25, fiatCurrency: ['USD'],
-        action: { successMessage: 'Thanks' }, options: {}, cart: { items: [] },
+        title: 'Bench link',
+        description: 'Throughput',
+        fiatAmount: 25,
+        fiatCurrency: ['USD'],
+        action: { successMessage: 'Thanks' },
+        options: {},
+        cart: { items: [] },
       }),
     });
     const link = (await created.json()) as { slug: string };
@@ -58,10 +63,7 @@ export async function runServiceBench(): Promise<ServiceRow[]> {
       const baseline = row.target.includes('GET') ? bareGet : barePost;
       row.vsBare = Number((row.requestsPerSecond / baseline.requestsPerSecond).toFixed(2));
     }
-    rows.unshift(
-      { target: 'bare node:http GET (baseline)', ...bareGet, vsBare: 1 },
-      { target: 'bare node:http POST (baseline)', ...barePost, vsBare: 1 },
-    );
+    rows.unshift({ target: 'bare node:http GET (baseline)', ...bareGet, vsBare: 1 }, { target: 'bare node:http POST (baseline)', ...barePost, vsBare: 1 });
   } finally {
     await bare.stop();
   }

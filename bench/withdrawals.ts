@@ -85,12 +85,20 @@ async function benchEngine(engine: 'pglite' | 'postgres', db: Database, options:
       method: 'POST',
       headers: { ...json, 'x-api-key': key },
       body: JSON.stringify({
-        title: 'Bench float', description: '', linkType: 'Standard', fiatAmount: 100000000, fiatCurrency: ['USD'],
-        action: {}, options: {}, cart: { items: [] },
+        title: 'Bench float',
+        description: '',
+        linkType: 'Standard',
+        fiatAmount: 100000000,
+        fiatCurrency: ['USD'],
+        action: {},
+        options: {},
+        cart: { items: [] },
       }),
     }).then((r) => r.json() as Promise<{ slug: string }>);
     const session = await fetch(`${service.url}/v1/checkout/${link.slug}/sessions`, {
-      method: 'POST', headers: json, body: JSON.stringify({ assetId: 'USDT' }),
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ assetId: 'USDT' }),
     }).then((r) => r.json() as Promise<{ id: string }>);
     const paid = await fetch(`${service.url}/v1/checkout/sessions/${session.id}/simulate-payment`, { method: 'POST', headers: json, body: '{}' });
     if (!paid.ok) throw new Error(`funding failed: ${paid.status} ${await paid.text()}`);

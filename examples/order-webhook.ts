@@ -32,11 +32,7 @@ export interface ShopOrders {
 export type ShipOutcome = 'shipped' | 'already shipped' | 'not an order' | 'not paid' | 'does not match';
 
 /** Ships the order that `event` says is paid, after checking it is the order, amount and currency you made; once. */
-export async function shipPaidOrder(
-  event: PaylinkWebhookEvent<unknown>,
-  orders: ShopOrders,
-  ship: (order: ShopOrder) => Promise<void>,
-): Promise<ShipOutcome> {
+export async function shipPaidOrder(event: PaylinkWebhookEvent<unknown>, orders: ShopOrders, ship: (order: ShopOrder) => Promise<void>): Promise<ShipOutcome> {
   if (event.type !== 'checkout.session.paid') return 'not an order';
   const session = event.data.object as CheckoutSessionRecord;
   // A payment link's session names no order of yours: its page's word (clientReference) is no order id.

@@ -27,5 +27,8 @@ export function createWebhookRoute(secret: () => string, onEvent: (event: Paylin
 const orders = memoryShopOrders([]); // replace with your store
 const ship = async () => {}; // replace with your fulfilment
 /** Next.js calls this; the secret is read when a delivery comes, so `next build` doesn't need it. */
-export const POST = createWebhookRoute(() => process.env.PAYLINK_WEBHOOK_SECRET!, (event) => shipPaidOrder(event, orders, ship));
+export const POST = createWebhookRoute(
+  () => process.env.PAYLINK_WEBHOOK_SECRET!,
+  (event) => shipPaidOrder(event, orders, ship),
+);
 export const dynamic = 'force-dynamic';

@@ -90,4 +90,6 @@ utimesSync(path.join(LIB, '.tsbuildinfo'), now, now);
 
 const files = walk(LIB).filter((f) => !f.endsWith('.tsbuildinfo'));
 const bytes = files.reduce((sum, f) => sum + statSync(f).size, 0);
-console.log(`lib/: ${files.length} files, ${(bytes / 1024).toFixed(0)} KiB, in ${((performance.now() - started) / 1000).toFixed(1)} s${clean ? ' (clean)' : ''}`);
+console.log(
+  `lib/: ${files.length} files, ${(bytes / 1024).toFixed(0)} KiB, in ${((performance.now() - started) / 1000).toFixed(1)} s${clean ? ' (clean)' : ''}`,
+);

@@ -111,7 +111,11 @@ for (const { entry, file, options } of bundles) {
   const versioned = versionedName(file);
   const gzip = gzipSync(code, { level: 9 });
   const brotli = brotliCompressSync(code, {
-    params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT, [constants.BROTLI_PARAM_SIZE_HINT]: code.length },
+    params: {
+      [constants.BROTLI_PARAM_QUALITY]: 11,
+      [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
+      [constants.BROTLI_PARAM_SIZE_HINT]: code.length,
+    },
   });
   await copyFile(new URL(file, dist), new URL(versioned, dist));
   await writeFile(new URL(`${versioned}.gz`, dist), gzip);
@@ -129,7 +133,8 @@ await writeFile(new URL('manifest.json', dist), `${JSON.stringify(manifest, null
 await mkdir(target, { recursive: true });
 const built = (await readdir(dist)).filter((name) => name !== 'manifest.json');
 for (const name of [...built, 'manifest.json']) await rename(new URL(name, dist), new URL(name, target));
-for (const name of await readdir(target)) if (name !== 'manifest.json' && !built.includes(name)) await rm(new URL(name, target), { recursive: true, force: true });
+for (const name of await readdir(target))
+  if (name !== 'manifest.json' && !built.includes(name)) await rm(new URL(name, target), { recursive: true, force: true });
 await rm(dist, { recursive: true, force: true });
 
 const pad = (value: string | number, width: number) => String(value).padStart(width);

@@ -73,11 +73,16 @@ function classTokens(text: string, before: readonly string[], last: boolean, whe
 /** The class selectors of a `css` template's text, and those a selector reaches from outside the shadow root. */
 function classSelectors(text: string, last: boolean, where: string): { found: Found[]; outside: string[] } {
   const blanked = text.replace(CSS_NOT_SELECTOR, (match) => ' '.repeat(match.length));
-  if (/\[class\b/.test(blanked)) throw new Error(`css-private-classes: ${where} selects by the class attribute: ${JSON.stringify(text.slice(blanked.search(/\[class\b/), blanked.search(/\[class\b/) + 30))}`);
-  if (/\.$/.test(blanked) && !last) throw new Error(`css-private-classes: ${where} builds a class selector from a binding: ${JSON.stringify(text.slice(-30))}\${…}`);
+  if (/\[class\b/.test(blanked))
+    throw new Error(
+      `css-private-classes: ${where} selects by the class attribute: ${JSON.stringify(text.slice(blanked.search(/\[class\b/), blanked.search(/\[class\b/) + 30))}`,
+    );
+  if (/\.$/.test(blanked) && !last)
+    throw new Error(`css-private-classes: ${where} builds a class selector from a binding: ${JSON.stringify(text.slice(-30))}\${…}`);
   const found: Found[] = [];
   for (const match of blanked.matchAll(CLASS_SELECTOR)) {
-    if (!last && match.index + match[0].length === blanked.length) throw new Error(`css-private-classes: ${where} builds a class selector from a binding: ${JSON.stringify(match[0])}\${…}`);
+    if (!last && match.index + match[0].length === blanked.length)
+      throw new Error(`css-private-classes: ${where} builds a class selector from a binding: ${JSON.stringify(match[0])}\${…}`);
     found.push({ name: match[1]!, at: match.index + 1 });
   }
   const outside = Array.from(blanked.matchAll(OUTSIDE), (match) => Array.from(match[1]!.matchAll(CLASS_SELECTOR), (inner) => inner[1]!)).flat();
@@ -91,7 +96,11 @@ export type Sources = ReadonlyMap<string, string>;
  * The short names of the admin's private classes, from every browser source in `sources` (see the module
  * comment); the most written get the shortest. Throws where a class name is built from a binding.
  */
-export function privateClassNames(sources: Sources, isAdmin: (path: string) => boolean = (path) => ADMIN.test(path), keep: readonly string[] = KEEP): Map<string, string> {
+export function privateClassNames(
+  sources: Sources,
+  isAdmin: (path: string) => boolean = (path) => ADMIN.test(path),
+  keep: readonly string[] = KEEP,
+): Map<string, string> {
   const written = new Set<string>(keep);
   const counts = new Map<string, number>();
   const inAdminCss = new Set<string>();
@@ -124,7 +133,9 @@ export function privateClassNames(sources: Sources, isAdmin: (path: string) => b
       word,
     );
   }
-  const renamed = [...counts].filter(([name]) => inAdminCss.has(name) && inAdminHtml.has(name) && !written.has(name)).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+  const renamed = [...counts]
+    .filter(([name]) => inAdminCss.has(name) && inAdminHtml.has(name) && !written.has(name))
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
   const names = new Map<string, string>();
   let next = 0;
   for (const [name] of renamed) {

@@ -22,7 +22,10 @@ const BUILT_NAME = /--_(?![\w-])/;
 /** `code` with each private custom property renamed, the most used first to the shortest name; throws where a name is built at run time. */
 export function shortenPrivateVars(code: string, file = 'the bundle'): string {
   const built = BUILT_NAME.exec(code);
-  if (built) throw new Error(`css-private-vars: ${file} builds a private custom property's name at run time: ${JSON.stringify(code.slice(built.index - 20, built.index + 20))}`);
+  if (built)
+    throw new Error(
+      `css-private-vars: ${file} builds a private custom property's name at run time: ${JSON.stringify(code.slice(built.index - 20, built.index + 20))}`,
+    );
   const counts = new Map<string, number>();
   for (const [name] of code.matchAll(PRIVATE_VAR)) counts.set(name, (counts.get(name) ?? 0) + 1);
   const taken = new Set(Array.from(code.matchAll(ANY_VAR), ([name]) => name));

@@ -103,7 +103,11 @@ async function analyse(replaced: Record<string, string> = {}, only?: readonly st
     const table = ((await import(element.table)) as { default: Record<string, string> }).default;
     const { literals, computed } = findKeyUses(program, element, table, problems, only);
     const layout = (layouts[name] = literalLayout(table, computed));
-    for (const [file, keys] of literals) edits.set(file, keys.map(([start, end, key]) => [start, end, layout.slots.indexOf(key)]));
+    for (const [file, keys] of literals)
+      edits.set(
+        file,
+        keys.map(([start, end, key]) => [start, end, layout.slots.indexOf(key)]),
+      );
   }
   if (problems.length) throw new Error(`key-literals: in the script-tag bundles a translation key may be a number:\n${problems.join('\n')}`);
   return { edits, layouts };
@@ -192,8 +196,11 @@ function findKeyUses(program: ts.Program, element: KeyedElement, table: Record<s
      * where it is read (after `label === 'tabLinks' ||`, `label` is every key but one, and may still be a number).
      */
     const valueType = (node: ts.Expression): ts.Type => {
-      const symbol = ts.isIdentifier(node) || ts.isPropertyAccessExpression(node) ? checker.getSymbolAtLocation(ts.isIdentifier(node) ? node : node.name) : undefined;
-      return symbol && !(symbol.flags & (ts.SymbolFlags.Function | ts.SymbolFlags.Method | ts.SymbolFlags.Class)) ? checker.getTypeOfSymbol(symbol) : checker.getTypeAtLocation(node);
+      const symbol =
+        ts.isIdentifier(node) || ts.isPropertyAccessExpression(node) ? checker.getSymbolAtLocation(ts.isIdentifier(node) ? node : node.name) : undefined;
+      return symbol && !(symbol.flags & (ts.SymbolFlags.Function | ts.SymbolFlags.Method | ts.SymbolFlags.Class))
+        ? checker.getTypeOfSymbol(symbol)
+        : checker.getTypeAtLocation(node);
     };
     /** Where a value that may be a slot number behaves as its key would. */
     const usedAsKey = (node: ts.Expression): boolean => {

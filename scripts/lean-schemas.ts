@@ -58,7 +58,12 @@ export function leanSchema(json: Record<string, unknown>): LeanSchema {
   // What `properties` and `items` imply (an object, an array) goes unsaid, and so does the type of an
   // enum or a constant, whose values say it.
   const values = 'const' in out ? [out.const] : (out.enum as unknown[] | undefined);
-  if ((out.type === 'object' && out.properties) || (out.type === 'array' && out.items) || values?.every((value) => typed(out.type as LeanSchema['type'], value))) delete out.type;
+  if (
+    (out.type === 'object' && out.properties) ||
+    (out.type === 'array' && out.items) ||
+    values?.every((value) => typed(out.type as LeanSchema['type'], value))
+  )
+    delete out.type;
   return out as LeanSchema;
 }
 
@@ -117,7 +122,9 @@ export function sharedLiterals(values: unknown[], named: ReadonlyMap<string, str
     if (known) return known;
     const source = Array.isArray(value)
       ? `[${value.map(write).join(',')}]`
-      : `{${Object.entries(value).map(([key, child]) => `${JSON.stringify(key)}:${write(child)}`).join(',')}}`;
+      : `{${Object.entries(value)
+          .map(([key, child]) => `${JSON.stringify(key)}:${write(child)}`)
+          .join(',')}}`;
     if ((counts.get(json) ?? 0) < SHARED_MIN.count || json.length < SHARED_MIN.length) return source;
     const name = `$${constants.length}`;
     names.set(json, name);
@@ -136,7 +143,14 @@ async function listsOfSchemas(): Promise<Map<string, { name: string; path: strin
   const lists = new Map<string, { name: string; path: string }>();
   // The schemas' module and its files by resource (`core/schemas/*.ts`), whichever imports the list.
   const dir = SCHEMAS.replace(/\.ts$/, '');
-  const files = [SCHEMAS, ...(existsSync(dir) ? readdirSync(dir).filter((name) => name.endsWith('.ts')).map((name) => `${dir}/${name}`) : [])];
+  const files = [
+    SCHEMAS,
+    ...(existsSync(dir)
+      ? readdirSync(dir)
+          .filter((name) => name.endsWith('.ts'))
+          .map((name) => `${dir}/${name}`)
+      : []),
+  ];
   for (const file of files) {
     const source = readFileSync(file, 'utf8');
     for (const [, names, from] of source.matchAll(/^import \{([^}]*)\} from '(\.[^']+)\.js';$/gm)) {

@@ -41,5 +41,7 @@ const errors = findings.filter((finding) => finding.severity === 0);
 const warnings = new Map<string, number>();
 for (const finding of findings) if (finding.severity === 1) warnings.set(finding.code, (warnings.get(finding.code) ?? 0) + 1);
 for (const error of errors) process.stderr.write(`error ${error.code} at ${error.path.join('.')}: ${error.message}\n`);
-process.stderr.write(`lint-owasp: ${errors.length} errors; warnings ${[...warnings].map(([code, count]) => `${code} ${count}`).join(', ') || 'none'} (${Math.round(performance.now() - started)} ms)\n`);
+process.stderr.write(
+  `lint-owasp: ${errors.length} errors; warnings ${[...warnings].map(([code, count]) => `${code} ${count}`).join(', ') || 'none'} (${Math.round(performance.now() - started)} ms)\n`,
+);
 process.exit(errors.length ? 1 : 0);

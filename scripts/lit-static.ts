@@ -39,7 +39,8 @@ import type { Plugin } from 'vite';
 
 const LIT_HTML_MODULE = /[\\/]node_modules[\\/]lit-html[\\/]lit-html\.js$/;
 /** Modules whose presence means the parts above are not dead. */
-const NEEDS_FULL_LIT = /[\\/]node_modules[\\/](lit-html[\\/](directive|async-directive|directive-helpers|static)\.js|lit-html[\\/]directives[\\/]|lit-element[\\/]|lit[\\/](directive|async-directive|static-html)\.js|lit[\\/]directives[\\/])/;
+const NEEDS_FULL_LIT =
+  /[\\/]node_modules[\\/](lit-html[\\/](directive|async-directive|directive-helpers|static)\.js|lit-html[\\/]directives[\\/]|lit-element[\\/]|lit[\\/](directive|async-directive|static-html)\.js|lit[\\/]directives[\\/])/;
 /** A binding (`\0`: where a template's value goes) in the text of a raw-text element (`<textarea>${…}`). */
 const RAW_TEXT_BINDING = /<(script|style|textarea|title)\b[^>]*>[^<]*\0/i;
 
@@ -107,11 +108,11 @@ export const LIT_STATIC_EDITS: Readonly<Record<string, ReadonlyArray<readonly [s
     ],
   ],
   'listener objects and options': [
+    ['e=t===A&&s!==A||t.capture!==s.capture||t.once!==s.once||t.passive!==s.passive,h=t!==A&&(s===A||e)', 'e=t===A&&s!==A,h=t!==A&&s===A'],
     [
-      'e=t===A&&s!==A||t.capture!==s.capture||t.once!==s.once||t.passive!==s.passive,h=t!==A&&(s===A||e)',
-      'e=t===A&&s!==A,h=t!==A&&s===A',
+      'handleEvent(t){"function"==typeof this._$AH?this._$AH.call(this.options?.host??this.element,t):this._$AH.handleEvent(t)}',
+      'handleEvent(t){this._$AH.call(this.options?.host??this.element,t)}',
     ],
-    ['handleEvent(t){"function"==typeof this._$AH?this._$AH.call(this.options?.host??this.element,t):this._$AH.handleEvent(t)}', 'handleEvent(t){this._$AH.call(this.options?.host??this.element,t)}'],
   ],
   // After the directive resolver's: each value is the value.
   'directive calls': [
@@ -120,12 +121,7 @@ export const LIT_STATIC_EDITS: Readonly<Record<string, ReadonlyArray<readonly [s
     ['r=M(this,e[s+n],i,n),', 'r=e[s+n],'],
     ['if((t=M(this,t,i,0)??A)===E)return;', 'if((t??=A)===E)return;'],
   ],
-  'compiled templates': [
-    [
-      'e="number"==typeof s?this._$AC(t):(void 0===s.el&&(s.el=S.createElement(V(s.h,s.h[0]),this.options)),s);',
-      'e=this._$AC(t);',
-    ],
-  ],
+  'compiled templates': [['e="number"==typeof s?this._$AC(t):(void 0===s.el&&(s.el=S.createElement(V(s.h,s.h[0]),this.options)),s);', 'e=this._$AC(t);']],
   // With render()'s options, the listeners' host goes too: a listener's `this` is its element.
   'render options': [
     ['this._$AH.call(this.options?.host??this.element,t)', 'this._$AH.call(this.element,t)'],

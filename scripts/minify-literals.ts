@@ -12,16 +12,18 @@ export type Kind = 'html' | 'svg' | 'css' | 'other';
 
 function minifyText(text: string, kind: Kind): string {
   if (kind == 'css') {
-    return text
-      .replace(/\/\*[\s\S]*?\*\//g, '')
-      .replace(/\s+/g, ' ')
-      .replace(/ ?([{};,>]) ?/g, '$1')
-      .replace(/: /g, ':')
-      .replace(/ !important|@media \(/g, (match) => match.replace(' ', ''))
-      .replace(/;}/g, '}')
-      .replace(/([^\w.])0\.(\d)/g, '$1.$2')
-      // An attribute selector's value that is a name needs no quotes (`[part~=links-table]`).
-      .replace(/(\[[\w-]+[~|^$*]?=)(['"])(-?[A-Za-z_][\w-]*)\2\]/g, '$1$3]');
+    return (
+      text
+        .replace(/\/\*[\s\S]*?\*\//g, '')
+        .replace(/\s+/g, ' ')
+        .replace(/ ?([{};,>]) ?/g, '$1')
+        .replace(/: /g, ':')
+        .replace(/ !important|@media \(/g, (match) => match.replace(' ', ''))
+        .replace(/;}/g, '}')
+        .replace(/([^\w.])0\.(\d)/g, '$1.$2')
+        // An attribute selector's value that is a name needs no quotes (`[part~=links-table]`).
+        .replace(/(\[[\w-]+[~|^$*]?=)(['"])(-?[A-Za-z_][\w-]*)\2\]/g, '$1$3]')
+    );
   }
   if (kind == 'html' || kind == 'svg') {
     return (
@@ -50,7 +52,11 @@ export function minifyLiterals(source: string): string {
  * the template's static parts before it, and whether the template ends after it); `strings` sees the text of each quoted string as written.
  * Expressions (`${…}`) and the rest of the code are kept as they are, nested templates rewritten too.
  */
-export function rewriteTemplates(source: string, rewrite: (text: string, kind: Kind, before: readonly string[], last: boolean) => string, strings?: (text: string) => void): string {
+export function rewriteTemplates(
+  source: string,
+  rewrite: (text: string, kind: Kind, before: readonly string[], last: boolean) => string,
+  strings?: (text: string) => void,
+): string {
   let out = '';
   let i = 0;
 

@@ -173,7 +173,12 @@ export async function packedTableModule(path: string, standalone = false): Promi
   const { seeds, texts } = packFallback(fallback, layout);
   const localeTexts = locale === 'en' ? texts : packLocale(fallback, await tableOf(path), path, layout);
   const withFallback = locale !== 'en' && !standalone;
-  const args = [JSON.stringify(seeds), JSON.stringify(localeTexts), ...(withFallback || layout ? [withFallback ? 'fallback' : 'undefined'] : []), ...(layout ? [layout.hashed] : [])];
+  const args = [
+    JSON.stringify(seeds),
+    JSON.stringify(localeTexts),
+    ...(withFallback || layout ? [withFallback ? 'fallback' : 'undefined'] : []),
+    ...(layout ? [layout.hashed] : []),
+  ];
   const imports = [`import { unpackTable } from ${JSON.stringify(UNPACK)};`];
   if (locale !== 'en' && !standalone) imports.push(`import fallback from ${JSON.stringify(fallbackPath)};`);
   return `${imports.join('\n')}\nexport default /* @__PURE__ */ unpackTable(${args.join(', ')});`;

@@ -35,14 +35,32 @@ const SCOPE = /[\\/]src[\\/](?!server[\\/]).*\.ts$/;
 const INTERNAL_CLASSES: readonly { file: string; name: string; keep: readonly string[] }[] = [
   { file: `${ROOT}src/components/checkout/checkout-machine.ts`, name: 'CheckoutMachine', keep: ['link', 'session'] },
   { file: `${ROOT}src/internal/localize.ts`, name: 'Localizer', keep: [] },
-  ...['links/link-detail.ts:LinkDetailController', 'links/link-payments.ts:LinkPaymentsController', 'links/link-form-model.ts:LinkFormModel',
-    'links/links-view.ts:LinksListController', 'money/money-view.ts:BalanceController', 'money/withdrawal-history.ts:WithdrawalHistoryController',
-    'orders/orders-view.ts:OrdersListController', 'payments/payment-detail.ts:PaymentDetailController', 'webhooks/webhook-detail.ts:WebhookDetailController',
-    'webhooks/webhook-form.ts:WebhookFormController', 'webhooks/webhooks-view.ts:EndpointsListController', 'networks.ts:NetworkDirectory', 'admin-context.ts:AdminText',
-    'links/link-form.ts:LinkFormController', 'links/links-tab.ts:LinksTab', 'money/money-tab.ts:MoneyTab', 'orders/orders-tab.ts:OrdersTab',
-    'payments/payments-tab.ts:PaymentsTab', 'webhooks/webhooks-tab.ts:WebhooksTab', 'resource-controller.ts:ResourceController',
-    'resource-controller.ts:PagedResource', 'poll-controller.ts:PollController', 'money/withdraw-form.ts:WithdrawController',
-    'payments/payments-view.ts:PaymentsListController'].map((entry) => {
+  ...[
+    'links/link-detail.ts:LinkDetailController',
+    'links/link-payments.ts:LinkPaymentsController',
+    'links/link-form-model.ts:LinkFormModel',
+    'links/links-view.ts:LinksListController',
+    'money/money-view.ts:BalanceController',
+    'money/withdrawal-history.ts:WithdrawalHistoryController',
+    'orders/orders-view.ts:OrdersListController',
+    'payments/payment-detail.ts:PaymentDetailController',
+    'webhooks/webhook-detail.ts:WebhookDetailController',
+    'webhooks/webhook-form.ts:WebhookFormController',
+    'webhooks/webhooks-view.ts:EndpointsListController',
+    'networks.ts:NetworkDirectory',
+    'admin-context.ts:AdminText',
+    'links/link-form.ts:LinkFormController',
+    'links/links-tab.ts:LinksTab',
+    'money/money-tab.ts:MoneyTab',
+    'orders/orders-tab.ts:OrdersTab',
+    'payments/payments-tab.ts:PaymentsTab',
+    'webhooks/webhooks-tab.ts:WebhooksTab',
+    'resource-controller.ts:ResourceController',
+    'resource-controller.ts:PagedResource',
+    'poll-controller.ts:PollController',
+    'money/withdraw-form.ts:WithdrawController',
+    'payments/payments-view.ts:PaymentsListController',
+  ].map((entry) => {
     const [file, name] = entry.split(':');
     return { file: `${ROOT}src/components/admin/${file}`, name: name!, keep: [] };
   }),
@@ -108,11 +126,20 @@ function findPrivateRenames(): PrivateRenames {
       if (ts.isTemplateExpression(node)) for (const span of [node.head, ...node.templateSpans.map((s) => s.literal)]) unsafe.add(span.text);
       // A class's `static properties` name its members for the element base to read at run time.
       if (ts.isObjectLiteralElementLike(node) && node.name && ts.isIdentifier(node.name) && inStaticInitializer(node)) unsafe.add(node.name.text);
-      if ((ts.isPropertyDeclaration(node) || ts.isMethodDeclaration(node) || ts.isGetAccessor(node) || ts.isSetAccessor(node) || ts.isParameterPropertyDeclaration(node, node.parent)) &&
-        ts.isIdentifier(node.name) && (ts.getCombinedModifierFlags(node) & ts.ModifierFlags.Private || (!ts.isParameter(node) && isInternalMember(node, node.name.text, checker)))) {
+      if (
+        (ts.isPropertyDeclaration(node) ||
+          ts.isMethodDeclaration(node) ||
+          ts.isGetAccessor(node) ||
+          ts.isSetAccessor(node) ||
+          ts.isParameterPropertyDeclaration(node, node.parent)) &&
+        ts.isIdentifier(node.name) &&
+        (ts.getCombinedModifierFlags(node) & ts.ModifierFlags.Private || (!ts.isParameter(node) && isInternalMember(node, node.name.text, checker)))
+      ) {
         // A parameter property (`constructor(private host: …)`) is two symbols: the property, and the
         // parameter the constructor's body reads as `host`; both take the short name.
-        const symbols = ts.isParameter(node) ? checker.getSymbolsOfParameterPropertyDeclaration(node, node.name.text) : [checker.getSymbolAtLocation(node.name)];
+        const symbols = ts.isParameter(node)
+          ? checker.getSymbolsOfParameterPropertyDeclaration(node, node.name.text)
+          : [checker.getSymbolAtLocation(node.name)];
         for (const symbol of symbols) if (symbol) members.set(symbol, node.name.text);
         if (!(ts.getCombinedModifierFlags(node) & ts.ModifierFlags.Private)) internalNames.add(node.name.text);
       }

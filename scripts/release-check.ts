@@ -58,10 +58,24 @@ try {
   const manifest = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
 
   // 1. Files.
-  const needed = ['package.json', 'README.md', 'docs/api.md', 'docs/configuration.md', 'docs/going-live.md', 'LICENSE', 'custom-elements.json', 'bin/paylink.mjs', 'dist/manifest.json', 'dist/paylink-checkout.js', 'dist/paylink.js'];
+  const needed = [
+    'package.json',
+    'README.md',
+    'docs/api.md',
+    'docs/configuration.md',
+    'docs/going-live.md',
+    'LICENSE',
+    'custom-elements.json',
+    'bin/paylink.mjs',
+    'dist/manifest.json',
+    'dist/paylink-checkout.js',
+    'dist/paylink.js',
+  ];
   const missing = needed.filter((file) => !files.includes(file));
   if (!files.some((file) => /^lib\/server\/db\/migrations\/\d+_.*\.sql$/.test(file))) missing.push('lib/server/db/migrations/*.sql');
-  const unwanted = files.filter((file) => /^(src|test|bench|scripts|examples|node_modules|\.github)\/|\.tsbuildinfo$|(^|\/)\.env|\.log$|^demo\/[^/]+\.ts$/.test(file));
+  const unwanted = files.filter((file) =>
+    /^(src|test|bench|scripts|examples|node_modules|\.github)\/|\.tsbuildinfo$|(^|\/)\.env|\.log$|^demo\/[^/]+\.ts$/.test(file),
+  );
   check(`files (${files.length})`, [...missing.map((file) => `missing ${file}`), ...unwanted.map((file) => `must not ship ${file}`)]);
 
   // 2. Exports and bin.
@@ -89,7 +103,11 @@ try {
   // 3. publint and Are the Types Wrong.
   const publint = run(process.execPath, [tool('publint', 'src', 'cli.js'), tarball, '--strict'], work);
   check('publint --strict', publint.status === 0 ? [] : [`${publint.stdout}${publint.stderr}`.trim()]);
-  const attw = run(process.execPath, [tool('@arethetypeswrong', 'cli', 'dist', 'index.js'), tarball, '--profile', 'esm-only', '--format', 'table-flipped'], work);
+  const attw = run(
+    process.execPath,
+    [tool('@arethetypeswrong', 'cli', 'dist', 'index.js'), tarball, '--profile', 'esm-only', '--format', 'table-flipped'],
+    work,
+  );
   check('attw --profile esm-only', attw.status === 0 ? [] : [`${attw.stdout}${attw.stderr}`.trim()]);
 } catch (error) {
   failures.push(String((error as Error).message ?? error));

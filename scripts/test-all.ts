@@ -1,7 +1,7 @@
 /**
  * `npm test`: every check, in stages. A stage's lanes run side by side, each lane's steps in order;
  * the next stage starts once every lane has passed. The checks that only read the sources (the type
- * check) run beside the lints and the build, whose outputs the test suites need; each suite then has
+ * check, then the format check) run beside the lints and the build, whose outputs the test suites need; each suite then has
  * the machine to itself, as its timeouts assume. The first lane of a stage prints as it goes, the
  * others when they end. The first failure fails the run (after its stage has ended); the last lines
  * are each step's time, for keeping the whole run within its budget.
@@ -10,7 +10,10 @@ import { spawn } from 'node:child_process';
 
 /** Stages of lanes of npm scripts. */
 const STAGES: string[][][] = [
-  [['typecheck'], ['lint:openapi', 'lint:owasp', 'build']],
+  [
+    ['typecheck', 'format:check'],
+    ['lint:openapi', 'lint:owasp', 'build'],
+  ],
   [['test:server']],
   // Three instances behind HAProxy, PgBouncer and Prometheus under restarts: its own stage, as it loads the
   // machine (about two minutes).
@@ -72,7 +75,8 @@ for (const stage of STAGES) {
 }
 
 const width = Math.max(...times.map(([script]) => script.length));
-process.stdout.write('\nnpm test, each step (wall-clock seconds; a stage\'s lanes overlap):\n');
-for (const [script, seconds, passed] of times) process.stdout.write(`  ${script.padEnd(width)}  ${seconds.toFixed(0).padStart(5)}${passed ? '' : '  FAILED'}\n`);
+process.stdout.write("\nnpm test, each step (wall-clock seconds; a stage's lanes overlap):\n");
+for (const [script, seconds, passed] of times)
+  process.stdout.write(`  ${script.padEnd(width)}  ${seconds.toFixed(0).padStart(5)}${passed ? '' : '  FAILED'}\n`);
 process.stdout.write(`  ${'total'.padEnd(width)}  ${((performance.now() - started) / 1000).toFixed(0).padStart(5)}\n`);
 process.exit(failed ? 1 : 0);

@@ -28,9 +28,18 @@ function findTests(dir: string): string[] {
  * others follow in name order.
  */
 const LONGEST_FIRST = [
-  'server/cli', 'server/service/payouts/evm-faults', 'server/sweep-command', 'server/db/lock', 'core/schemas-fuzz',
-  'server/chain/evm/real-nodes', 'server/service/payouts/evm-service', 'server/service/webhooks/crash',
-  'server/attack/limits', 'server/chain/evm/cli', 'server/service/money-in/evm-service', 'demo/hardening',
+  'server/cli',
+  'server/service/payouts/evm-faults',
+  'server/sweep-command',
+  'server/db/lock',
+  'core/schemas-fuzz',
+  'server/chain/evm/real-nodes',
+  'server/service/payouts/evm-service',
+  'server/service/webhooks/crash',
+  'server/attack/limits',
+  'server/chain/evm/cli',
+  'server/service/money-in/evm-service',
+  'demo/hardening',
   'server/service/webhooks/deliveries',
 ].map((name) => path.join('test', `${name}.test.ts`));
 

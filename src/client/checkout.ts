@@ -87,18 +87,15 @@ export function createCheckoutApi(transport: Transport, apiOptions: CheckoutApiO
       transport.request('POST', `${slugPath(slug)}/visits`, parseVisitResult, { ...options, body: { visitId: params.visitId } }),
     listDonors: (slug, params = {}, options) =>
       transport.request('GET', `${slugPath(slug)}/donors`, parsePublicDonorList, { ...options, query: { limit: params.limit } }),
-    startSession: (slug, input, options) =>
-      transport.request('POST', `${slugPath(slug)}/sessions`, parseCheckoutSession, { ...options, body: input }),
+    startSession: (slug, input, options) => transport.request('POST', `${slugPath(slug)}/sessions`, parseCheckoutSession, { ...options, body: input }),
     getOrder: (id, options) => transport.request('GET', orderPath(id), parsePublicOrder, options),
-    startOrderSession: (id, input, options) =>
-      transport.request('POST', `${orderPath(id)}/sessions`, parseCheckoutSession, { ...options, body: input }),
+    startOrderSession: (id, input, options) => transport.request('POST', `${orderPath(id)}/sessions`, parseCheckoutSession, { ...options, body: input }),
     getSession,
     simulatePayment: (id, params = {}, options) =>
       transport.request('POST', `${sessionPath(id)}/simulate-payment`, parseCheckoutSession, { ...options, body: { amount: params.amount } }),
 
     watchSession(id, onUpdate, { signal, onError } = {}) {
-      const Source =
-        apiOptions.EventSource !== undefined ? apiOptions.EventSource : transport.options.fetch ? null : globalThis.EventSource;
+      const Source = apiOptions.EventSource !== undefined ? apiOptions.EventSource : transport.options.fetch ? null : globalThis.EventSource;
       let stopped = false;
       let timer: ReturnType<typeof setTimeout> | undefined;
       let source: EventSource | undefined;

@@ -29,12 +29,7 @@ import { createLinksResource, type LinksResource } from './links.js';
 import { createOrdersResource, type OrdersResource } from './orders.js';
 import { createRefundsResource, type RefundsResource } from './refunds.js';
 import { createSessionsResource, type SessionsResource } from './sessions.js';
-import {
-  createWebhookDeliveriesResource,
-  createWebhookEndpointsResource,
-  type WebhookDeliveriesResource,
-  type WebhookEndpointsResource,
-} from './webhooks.js';
+import { createWebhookDeliveriesResource, createWebhookEndpointsResource, type WebhookDeliveriesResource, type WebhookEndpointsResource } from './webhooks.js';
 import { createWithdrawalsResource, type WithdrawalsResource } from './withdrawals.js';
 
 export interface PaylinkClientOptions {
@@ -196,10 +191,4 @@ export type {
 } from '../core/schemas.js';
 export type { SessionsResource, ListSessionsParams } from './sessions.js';
 export type { RefundsResource, ListRefundsParams } from './refunds.js';
-export type {
-  WebhookEndpointsResource,
-  WebhookDeliveriesResource,
-  WebhookRef,
-  ListWebhookEndpointsParams,
-  ListWebhookDeliveriesParams,
-} from './webhooks.js';
+export type { WebhookEndpointsResource, WebhookDeliveriesResource, WebhookRef, ListWebhookEndpointsParams, ListWebhookDeliveriesParams } from './webhooks.js';

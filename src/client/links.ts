@@ -2,13 +2,7 @@
  * `client.links`: the integrator's payment links (`/payment-link`).
  * Every response is parsed with the wire schema the service builds it with.
  */
-import {
-  PaymentLink,
-  PaymentLinkList,
-  type CreatePaymentLinkInput,
-  type LinkType,
-  type UpdatePaymentLinkInput,
-} from '../core/schemas.js';
+import { PaymentLink, PaymentLinkList, type CreatePaymentLinkInput, type LinkType, type UpdatePaymentLinkInput } from '../core/schemas.js';
 import type { RequestOptions, Transport } from './http.js';
 
 /** Filters and paging of `links.list`. */
@@ -55,14 +49,12 @@ export const isoOf = (value: string | Date | undefined) => (value instanceof Dat
 
 export function createLinksResource(transport: Transport): LinksResource {
   return {
-    create: (params, options = {}) =>
-      transport.request('POST', '/payment-link', (data) => PaymentLink.parse(data), { ...options, body: params }),
+    create: (params, options = {}) => transport.request('POST', '/payment-link', (data) => PaymentLink.parse(data), { ...options, body: params }),
     update: (params, options = {}) => {
       idOf(params, 'links.update');
       return transport.request('PATCH', '/payment-link', (data) => PaymentLink.parse(data), { ...options, body: params });
     },
-    list: (params = {}, options = {}) =>
-      transport.request('GET', '/payment-link', (data) => PaymentLinkList.parse(data), { ...options, query: { ...params } }),
+    list: (params = {}, options = {}) => transport.request('GET', '/payment-link', (data) => PaymentLinkList.parse(data), { ...options, query: { ...params } }),
     get: (params, options = {}) =>
       transport.request('GET', `${pathOf('/payment-link', params, 'links.get')}/single`, (data) => PaymentLink.parse(data), options),
   };

@@ -53,7 +53,6 @@ export function createOrdersResource(transport: Transport): OrdersResource {
         query: { ...params, startDate: isoOf(params.startDate), endDate: isoOf(params.endDate) },
       }),
     get: (params, options = {}) => transport.request('GET', pathOf('/order', params, 'orders.get'), (data) => Order.parse(data), options),
-    cancel: (params, options = {}) =>
-      transport.request('POST', `${pathOf('/order', params, 'orders.cancel')}/cancel`, (data) => Order.parse(data), options),
+    cancel: (params, options = {}) => transport.request('POST', `${pathOf('/order', params, 'orders.cancel')}/cancel`, (data) => Order.parse(data), options),
   };
 }

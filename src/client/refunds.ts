@@ -49,7 +49,6 @@ export function createRefundsResource(transport: Transport): RefundsResource {
     create: (params, options = {}) => transport.request('POST', '/refund', (data) => Refund.parse(data), { ...options, body: params }),
     list: (params = {}, options = {}) => transport.request('GET', '/refund', (data) => RefundList.parse(data), { ...options, query: { ...params } }),
     get: (params, options = {}) => transport.request('GET', pathOf('/refund', params, 'refunds.get'), (data) => Refund.parse(data), options),
-    cancel: (params, options = {}) =>
-      transport.request('POST', `${pathOf('/refund', params, 'refunds.cancel')}/cancel`, (data) => Refund.parse(data), options),
+    cancel: (params, options = {}) => transport.request('POST', `${pathOf('/refund', params, 'refunds.cancel')}/cancel`, (data) => Refund.parse(data), options),
   };
 }

@@ -48,7 +48,12 @@ export function createSessionsResource(transport: Transport): SessionsResource {
     get: (params, options = {}) =>
       transport.request('GET', pathOf('/checkout-session', params, 'sessions.get'), (data) => CheckoutSessionRecord.parse(data), options),
     hideDonor: (params, options = {}) =>
-      transport.request('POST', `${pathOf('/checkout-session', params, 'sessions.hideDonor')}/hide-donor`, (data) => CheckoutSessionRecord.parse(data), options),
+      transport.request(
+        'POST',
+        `${pathOf('/checkout-session', params, 'sessions.hideDonor')}/hide-donor`,
+        (data) => CheckoutSessionRecord.parse(data),
+        options,
+      ),
     resolve: (params, options = {}) =>
       transport.request('POST', `${pathOf('/checkout-session', params, 'sessions.resolve')}/resolve`, (data) => CheckoutSessionRecord.parse(data), {
         ...options,

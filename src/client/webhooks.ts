@@ -85,19 +85,12 @@ export function createWebhookEndpointsResource(transport: Transport): WebhookEnd
       return transport.request('PATCH', '/webhook-endpoint', (data) => WebhookEndpoint.parse(data), { ...options, body: params });
     },
     delete: (params, options = {}) =>
-      transport.request(
-        'DELETE',
-        pathOf('/webhook-endpoint', params, 'webhookEndpoints.delete'),
-        (data) => WebhookEndpointDeleted.parse(data),
-        options,
-      ),
+      transport.request('DELETE', pathOf('/webhook-endpoint', params, 'webhookEndpoints.delete'), (data) => WebhookEndpointDeleted.parse(data), options),
     deliveries: (params, query = {}, options = {}) =>
-      transport.request(
-        'GET',
-        `${pathOf('/webhook-endpoint', params, 'webhookEndpoints.deliveries')}/deliveries`,
-        (data) => WebhookDeliveryList.parse(data),
-        { ...options, query: { ...query } },
-      ),
+      transport.request('GET', `${pathOf('/webhook-endpoint', params, 'webhookEndpoints.deliveries')}/deliveries`, (data) => WebhookDeliveryList.parse(data), {
+        ...options,
+        query: { ...query },
+      }),
     sendTestEvent: (params, options = {}) =>
       transport.request(
         'POST',

@@ -7,14 +7,7 @@
  * your payout's id) on the first call and the same key on every retry: the service applies it once
  * and replays the first answer; the same key with another body is a `PaylinkConflictError` (409).
  */
-import {
-  Withdrawal,
-  WithdrawalCreated,
-  WithdrawalList,
-  WithdrawalNetworkList,
-  type CreateWithdrawalInput,
-  type WithdrawalStatus,
-} from '../core/schemas.js';
+import { Withdrawal, WithdrawalCreated, WithdrawalList, WithdrawalNetworkList, type CreateWithdrawalInput, type WithdrawalStatus } from '../core/schemas.js';
 import type { RequestOptions, Transport } from './http.js';
 import { isoOf, pathOf } from './links.js';
 
@@ -46,15 +39,13 @@ export interface WithdrawalsResource {
 
 export function createWithdrawalsResource(transport: Transport): WithdrawalsResource {
   return {
-    create: (params, options = {}) =>
-      transport.request('POST', '/withdrawal', (data) => WithdrawalCreated.parse(data), { ...options, body: params }),
+    create: (params, options = {}) => transport.request('POST', '/withdrawal', (data) => WithdrawalCreated.parse(data), { ...options, body: params }),
     list: (params = {}, options = {}) =>
       transport.request('GET', '/withdrawal', (data) => WithdrawalList.parse(data), {
         ...options,
         query: { ...params, startDate: isoOf(params.startDate), endDate: isoOf(params.endDate) },
       }),
-    get: (params, options = {}) =>
-      transport.request('GET', pathOf('/withdrawal', params, 'withdrawals.get'), (data) => Withdrawal.parse(data), options),
+    get: (params, options = {}) => transport.request('GET', pathOf('/withdrawal', params, 'withdrawals.get'), (data) => Withdrawal.parse(data), options),
     networks: (options = {}) => transport.request('GET', '/withdrawal/networks', (data) => WithdrawalNetworkList.parse(data), options),
   };
 }

@@ -161,9 +161,7 @@ const checkoutSession = object<CheckoutSession>({
   expiresAt: string,
   createdAt: string,
   sandbox: boolean,
-  postpayAction: nullable(
-    object({ redirect: boolean, showConfirmationPage: boolean, successMessage: string, redirectUrl: string }),
-  ),
+  postpayAction: nullable(object({ redirect: boolean, showConfirmationPage: boolean, successMessage: string, redirectUrl: string })),
   chainId: nullable(integer),
   tokenAddress: nullable(string),
   tokenDecimals: nullable(integer),

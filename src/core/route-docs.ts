@@ -64,13 +64,16 @@ const idempotencyKeyParameter = {
   description: 'A retry with the same key and body replays the first answer; with another body it is 409',
   schema: { type: 'string', minLength: 1, maxLength: MAX_LENGTH.idempotencyKey, pattern: '^[\\x21-\\x7e]+$' },
 };
-const replayedHeader = { 'Idempotent-Replayed': { description: '`true` when this is the stored answer of an earlier request', schema: { type: 'string', enum: ['true'] } } };
+const replayedHeader = {
+  'Idempotent-Replayed': { description: '`true` when this is the stored answer of an earlier request', schema: { type: 'string', enum: ['true'] } },
+};
 /** The claim token of a refund (the part of its link after `#`), on the keyless claim routes. */
 const claimParameter = {
   name: 'Paylink-Claim',
   in: 'header',
   required: true,
-  description: 'The refund’s claim token: the part of its `claimUrl` after `#`. Without it 400 `claim_token_required`; a wrong one is the same 404 as an unknown refund',
+  description:
+    'The refund’s claim token: the part of its `claimUrl` after `#`. Without it 400 `claim_token_required`; a wrong one is the same 404 as an unknown refund',
   schema: { type: 'string', minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9_-]+$' },
 };
 const slugParameter = {
@@ -88,7 +91,13 @@ const webhookDelivery = {
   tags: ['Webhooks'],
   security: publicOperation,
   parameters: [
-    { name: 'Paylink-Event-Id', in: 'header', required: true, description: 'The event id (`evt_…`), the same on every retry', schema: { type: 'string', maxLength: 64 } },
+    {
+      name: 'Paylink-Event-Id',
+      in: 'header',
+      required: true,
+      description: 'The event id (`evt_…`), the same on every retry',
+      schema: { type: 'string', maxLength: 64 },
+    },
     {
       name: 'Paylink-Signature',
       in: 'header',
@@ -113,7 +122,15 @@ export const OPERATION_DETAILS: Record<OperationId, Json> = {
   },
   updatePaymentLink: {
     tags: ['Payment links'],
-    parameters: [{ name: 'id', in: 'query', required: false, description: 'The link, when the body does not name it', schema: { type: 'string', format: 'uuid', maxLength: MAX_LENGTH.id } }],
+    parameters: [
+      {
+        name: 'id',
+        in: 'query',
+        required: false,
+        description: 'The link, when the body does not name it',
+        schema: { type: 'string', format: 'uuid', maxLength: MAX_LENGTH.id },
+      },
+    ],
     responses: responses({ 200: json(ref('PaymentLink'), 'The updated link') }, [400, 401, 404, 413]),
   },
   listPaymentLinks: {
@@ -175,7 +192,12 @@ export const OPERATION_DETAILS: Record<OperationId, Json> = {
     tags: ['Checkout'],
     parameters: [uuidParameter('The session’s id')],
     responses: responses(
-      { 200: { description: 'An event stream', content: { 'text/event-stream': { schema: { type: 'string', description: '`event: status` with `data:` a CheckoutSession' } } } } },
+      {
+        200: {
+          description: 'An event stream',
+          content: { 'text/event-stream': { schema: { type: 'string', description: '`event: status` with `data:` a CheckoutSession' } } },
+        },
+      },
       [404, 429],
     ),
   },
@@ -216,7 +238,10 @@ export const OPERATION_DETAILS: Record<OperationId, Json> = {
       '`expiresAt` defaults to 24 hours. `url` is the hosted page, `{paylink_url}/order/<id>`; or render `<paylink-checkout order="<id>">`.',
     tags: ['Orders'],
     parameters: [idempotencyKeyParameter],
-    responses: responses({ 201: { ...json(ref('Order'), 'Created (or the replay of the request that created it)'), headers: replayedHeader } }, [400, 401, 409, 413]),
+    responses: responses(
+      { 201: { ...json(ref('Order'), 'Created (or the replay of the request that created it)'), headers: replayedHeader } },
+      [400, 401, 409, 413],
+    ),
   },
   listOrders: {
     tags: ['Orders'],
@@ -272,7 +297,10 @@ export const OPERATION_DETAILS: Record<OperationId, Json> = {
       'every delivery carries a signature with each secret: `Paylink-Signature: t=…,v1=<new>,v1=<old>`, and `verifyWebhook` accepts either, so the receiver can move to the new secret meanwhile. ' +
       'A secret an earlier roll left still signing is dropped.',
     parameters: [uuidParameter('The endpoint’s id'), idempotencyKeyParameter],
-    responses: responses({ 200: { ...json(ref('WebhookEndpointCreated'), 'The endpoint with its new `secret`'), headers: replayedHeader } }, [400, 401, 404, 409, 413]),
+    responses: responses(
+      { 200: { ...json(ref('WebhookEndpointCreated'), 'The endpoint with its new `secret`'), headers: replayedHeader } },
+      [400, 401, 404, 409, 413],
+    ),
   },
   getWebhookEndpoint: {
     tags: ['Webhooks'],
@@ -316,7 +344,10 @@ export const OPERATION_DETAILS: Record<OperationId, Json> = {
       'without, it is `awaiting_address` with a `claimUrl` (`{paylink_url}/refund/<id>#<claim token>`) to send the customer. Sends `refund.created`.',
     tags: ['Refunds'],
     parameters: [idempotencyKeyParameter],
-    responses: responses({ 201: { ...json(ref('Refund'), 'Created (or the replay of the request that created it)'), headers: replayedHeader } }, [400, 401, 404, 409, 413, 422]),
+    responses: responses(
+      { 201: { ...json(ref('Refund'), 'Created (or the replay of the request that created it)'), headers: replayedHeader } },
+      [400, 401, 404, 409, 413, 422],
+    ),
   },
   listRefunds: {
     tags: ['Refunds'],
@@ -328,7 +359,8 @@ export const OPERATION_DETAILS: Record<OperationId, Json> = {
     responses: responses({ 200: json(ref('Refund'), 'The refund') }, [401, 404]),
   },
   cancelRefund: {
-    description: 'Only while `awaiting_address`: anything else is 409 `refund_not_cancellable`. A cancelled refund is answered as it is (200), so a retried cancel is safe.',
+    description:
+      'Only while `awaiting_address`: anything else is 409 `refund_not_cancellable`. A cancelled refund is answered as it is (200), so a retried cancel is safe.',
     tags: ['Refunds'],
     parameters: [uuidParameter('The refund’s id')],
     responses: responses({ 200: json(ref('Refund'), 'The refund, cancelled') }, [401, 404, 409]),

@@ -118,8 +118,7 @@ export const API_ROUTES = [
     method: 'POST',
     path: '/v1/checkout/{slug}/sessions',
     auth: 'public',
-    summary:
-      'Start a checkout session: a quote (at the market rate it records: `rate`, `rateSource`, `rateAt`) and an address to pay it at',
+    summary: 'Start a checkout session: a quote (at the market rate it records: `rate`, `rateSource`, `rateAt`) and an address to pay it at',
     body: S.StartSessionInput,
     responses: { 201: S.CheckoutSession },
   },
@@ -325,8 +324,7 @@ export const API_ROUTES = [
     method: 'POST',
     path: '/v1/webhook-endpoint/{id}/test',
     auth: 'key',
-    summary:
-      'Send a `webhook.test` event to the endpoint now (even an inactive one); answers with its delivery after that attempt (not retried on its own)',
+    summary: 'Send a `webhook.test` event to the endpoint now (even an inactive one); answers with its delivery after that attempt (not retried on its own)',
     responses: { 200: S.WebhookDelivery },
   },
   {
@@ -342,8 +340,7 @@ export const API_ROUTES = [
     method: 'POST',
     path: '/v1/webhook-delivery/{id}/retry',
     auth: 'key',
-    summary:
-      'Send the delivery’s event again now (same event id, new signature), whatever its status; answers with the delivery after that attempt',
+    summary: 'Send the delivery’s event again now (same event id, new signature), whatever its status; answers with the delivery after that attempt',
     responses: { 200: S.WebhookDelivery },
   },
   {

@@ -3,12 +3,7 @@
  * React (`paylink/react`) and Vue (`paylink/vue`) declarations beside this file. The events' detail
  * types come from the elements' own `GlobalEventHandlersEventMap` entries, so they cannot drift.
  */
-import type {
-  PaylinkErrorDetail,
-  PaylinkReadyDetail,
-  PaylinkSessionDetail,
-  PaylinkSuccessDetail,
-} from '../components/checkout/paylink-checkout.js';
+import type { PaylinkErrorDetail, PaylinkReadyDetail, PaylinkSessionDetail, PaylinkSuccessDetail } from '../components/checkout/paylink-checkout.js';
 import type { AdminView } from '../components/admin/paylink-admin.js';
 
 export type { PaylinkErrorDetail, PaylinkReadyDetail, PaylinkSessionDetail, PaylinkSuccessDetail };

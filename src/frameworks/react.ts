@@ -114,7 +114,12 @@ function usePaylinkElement(tag: string, props: object, events: readonly string[]
 }
 
 const CHECKOUT_EVENTS = ['paylink-ready', 'paylink-session', 'paylink-success', 'paylink-error'] as const satisfies readonly (keyof PaylinkCheckoutEventMap)[];
-const ADMIN_EVENTS = ['paylink-auth-required', 'paylink-link-saved', 'paylink-withdrawal-created', 'paylink-payments-export'] as const satisfies readonly (keyof PaylinkAdminEventMap)[];
+const ADMIN_EVENTS = [
+  'paylink-auth-required',
+  'paylink-link-saved',
+  'paylink-withdrawal-created',
+  'paylink-payments-export',
+] as const satisfies readonly (keyof PaylinkAdminEventMap)[];
 
 /**
  * `<paylink-checkout>` with camelCase props and `onPaylinkReady`, `onPaylinkSession`, `onPaylinkSuccess`,

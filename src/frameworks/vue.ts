@@ -23,9 +23,7 @@ export type * from './elements.js';
 
 declare module 'vue' {
   interface GlobalComponents {
-    'paylink-checkout': DefineComponent<
-      CamelAttributes<PaylinkCheckoutAttributes> & PaylinkCheckoutProperties & PascalListeners<PaylinkCheckoutEventMap>
-    >;
+    'paylink-checkout': DefineComponent<CamelAttributes<PaylinkCheckoutAttributes> & PaylinkCheckoutProperties & PascalListeners<PaylinkCheckoutEventMap>>;
     'paylink-admin': DefineComponent<CamelAttributes<PaylinkAdminAttributes> & PascalListeners<PaylinkAdminEventMap>>;
   }
 }

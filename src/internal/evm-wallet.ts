@@ -57,15 +57,13 @@ export function discoverWallets(target: EventTarget, onChange: (wallets: Wallet[
 }
 
 /** A 32-byte ABI word of a hex address or an amount. */
-const word = (value: string | bigint) =>
-  (typeof value == 'bigint' ? value.toString(16) : value.slice(2).toLowerCase()).padStart(64, '0');
+const word = (value: string | bigint) => (typeof value == 'bigint' ? value.toString(16) : value.slice(2).toLowerCase()).padStart(64, '0');
 
 /** The calldata of ERC-20 `transfer(to, units)`: selector a9059cbb, then two 32-byte words. */
 export const transferData = (to: string, units: bigint): string => `0xa9059cbb${word(to)}${word(units)}`;
 
 /** The EIP-681 URI of the transfer: a wallet that scans it fills in token, network, recipient and amount. */
-export const transferUri = ({ token, chainId, to, units }: TokenTransfer): string =>
-  `ethereum:${token}@${chainId}/transfer?address=${to}&uint256=${units}`;
+export const transferUri = ({ token, chainId, to, units }: TokenTransfer): string => `ethereum:${token}@${chainId}/transfer?address=${to}&uint256=${units}`;
 
 /**
  * The EIP-1193 error code of `error` (MetaMask mobile nests it in `data.originalError`). Some wallets'

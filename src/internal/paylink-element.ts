@@ -23,8 +23,7 @@ import { render } from 'lit/html.js';
 export type PaylinkEventName = Extract<keyof GlobalEventHandlersEventMap, `paylink-${string}`>;
 
 /** The `detail` type of a Paylink event. */
-export type PaylinkEventDetail<K extends PaylinkEventName> =
-  GlobalEventHandlersEventMap[K] extends CustomEvent<infer D> ? D : never;
+export type PaylinkEventDetail<K extends PaylinkEventName> = GlobalEventHandlersEventMap[K] extends CustomEvent<infer D> ? D : never;
 
 /** How one property of `static properties` behaves, as in Lit's declarations. */
 export interface PropertyDeclaration {
@@ -45,8 +44,7 @@ export type PropertyDeclarations = Record<string, PropertyDeclaration>;
 export type PropertyValues = Map<PropertyKey, unknown>;
 
 /** The attribute of property `name`, or undefined. */
-const attributeOf = (name: string, { state, attribute }: PropertyDeclaration) =>
-  state || attribute === false ? undefined : (attribute ?? name.toLowerCase());
+const attributeOf = (name: string, { state, attribute }: PropertyDeclaration) => (state || attribute === false ? undefined : (attribute ?? name.toLowerCase()));
 
 /** The element base of `<paylink-admin>` (see the module comment). */
 export class PaylinkElement extends ((globalThis.HTMLElement || Object) as typeof HTMLElement) implements ReactiveControllerHost {

@@ -92,8 +92,7 @@ export function encodeQr(text: string): boolean[][] | undefined {
     // Centres at 6 and size - 7, and from version 7 one between (22, 24, 26: the standard's table for
     // versions 7–9, the ones this encoder makes); none on a finder.
     const centres = version > 6 ? [6, version * 2 + 8, size - 7] : [6, size - 7];
-    for (const y of centres)
-      for (const x of centres) if (!((x == 6 && y == 6) || (x == 6 && y == size - 7) || (x == size - 7 && y == 6))) square(x, y, 2, [1]);
+    for (const y of centres) for (const x of centres) if (!((x == 6 && y == 6) || (x == 6 && y == size - 7) || (x == size - 7 && y == 6))) square(x, y, 2, [1]);
   }
   // Format: level M (00) and mask 3, BCH-extended and XORed with 101010000010010 (the standard's own
   // table of the 32 formats gives 0x5B4B for these); drawn twice.

@@ -16,7 +16,7 @@ export function qrCode(text: string, label: string): TemplateResult | string {
   let path = '';
   rows.forEach((row, y) => {
     for (let x = 0, run; x < row.length; x += run + 1) {
-      for (run = 0; row[x + run]; ) run++;
+      for (run = 0; row[x + run];) run++;
       if (run) path += `M${x + 4} ${y + 4}h${run}v1h-${run}z`;
     }
   });

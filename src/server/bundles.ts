@@ -142,7 +142,10 @@ export function createBundleHandler(options: BundleHandlerOptions = {}): BundleH
       const body = await readIfPresent(path.join(distDir, versioned));
       if (!body) continue;
       const representations: Asset['representations'] = { identity: { body, etag: await etagOf(body, 'identity', entry.integrity) } };
-      for (const [encoding, suffix] of [['br', '.br'], ['gzip', '.gz']] as const) {
+      for (const [encoding, suffix] of [
+        ['br', '.br'],
+        ['gzip', '.gz'],
+      ] as const) {
         const compressed = await readIfPresent(path.join(distDir, versioned + suffix));
         if (compressed) representations[encoding] = { body: compressed, etag: await etagOf(body, encoding, entry.integrity) };
       }

@@ -48,7 +48,10 @@ export interface ResumeReport extends ReversalReport {
 }
 
 /** Resumes network `blockchainId` (see the module comment). Idempotent. */
-export async function resumeNetwork(deps: { db: Database; chain: ChainAdapter; now: () => Date; logger?: Logger | undefined }, blockchainId: string): Promise<ResumeReport> {
+export async function resumeNetwork(
+  deps: { db: Database; chain: ChainAdapter; now: () => Date; logger?: Logger | undefined },
+  blockchainId: string,
+): Promise<ResumeReport> {
   const logger = deps.logger ?? defaultLogger;
   const wasHalted = await payoutsHalted(deps.db, blockchainId);
   const reversal = await reverseVanishedCredits(deps, blockchainId);
@@ -80,18 +83,32 @@ export async function resumeNetwork(deps: { db: Database; chain: ChainAdapter; n
           withdrawalId: withdrawal.id,
         })),
       );
-      await announceWithdrawals(tx, failed.map((withdrawal) => ({ type: 'withdrawal.failed' as const, id: withdrawal.id, integratorId: withdrawal.integrator_id })), now);
-      for (const withdrawal of failed) released.push({ withdrawalId: withdrawal.id, integratorId: withdrawal.integrator_id, assetId: withdrawal.asset_id, amount: assetAmount(withdrawal.amount) });
+      await announceWithdrawals(
+        tx,
+        failed.map((withdrawal) => ({ type: 'withdrawal.failed' as const, id: withdrawal.id, integratorId: withdrawal.integrator_id })),
+        now,
+      );
+      for (const withdrawal of failed)
+        released.push({
+          withdrawalId: withdrawal.id,
+          integratorId: withdrawal.integrator_id,
+          assetId: withdrawal.asset_id,
+          amount: assetAmount(withdrawal.amount),
+        });
     });
   }
   const owed = (await owingBalances(deps.db, blockchainId)).map(({ integratorId, assetId, owed }) => ({ integratorId, assetId, owed }));
   for (const balance of owed) {
-    logger.error('balance_owed', 'a reversal took back funds the balance had paid out already: it owes them, later payments repay it first, and nothing can be withdrawn until then', {
-      blockchainId,
-      integratorId: balance.integratorId,
-      assetId: balance.assetId,
-      owed: balance.owed,
-    });
+    logger.error(
+      'balance_owed',
+      'a reversal took back funds the balance had paid out already: it owes them, later payments repay it first, and nothing can be withdrawn until then',
+      {
+        blockchainId,
+        integratorId: balance.integratorId,
+        assetId: balance.assetId,
+        owed: balance.owed,
+      },
+    );
   }
   const checkpoint = await recordCurrentCheckpoint(deps, blockchainId);
   await clearAlert(deps.db, blockchainId, 'chain_finality_violated');
@@ -133,12 +150,25 @@ export async function runChainCommand(options: ChainCommandOptions): Promise<num
   try {
     chain = await connectEvmChain(config);
     const report = await resumeNetwork({ db, chain: createEvmChainAdapter([chain]), now: () => new Date(), logger: options.logger }, config.network);
-    out(report.wasHalted ? `Payouts on ${config.network} were halted (chain_finality_violated).` : `Payouts on ${config.network} were not halted; checked all the same.`);
-    out(report.intactBlock === null ? 'No credited block of this database is on the node as it was.' : `Credits up to block ${report.intactBlock} are on the chain as credited.`);
-    for (const credit of report.reversed) out(`Reversed ${credit.amount} ${credit.assetId} (transaction ${credit.txHash}, session ${credit.sessionId}${credit.final ? ', it was final' : ''}).`);
+    out(
+      report.wasHalted
+        ? `Payouts on ${config.network} were halted (chain_finality_violated).`
+        : `Payouts on ${config.network} were not halted; checked all the same.`,
+    );
+    out(
+      report.intactBlock === null
+        ? 'No credited block of this database is on the node as it was.'
+        : `Credits up to block ${report.intactBlock} are on the chain as credited.`,
+    );
+    for (const credit of report.reversed)
+      out(`Reversed ${credit.amount} ${credit.assetId} (transaction ${credit.txHash}, session ${credit.sessionId}${credit.final ? ', it was final' : ''}).`);
     for (const moved of report.moved) out(`Kept ${moved.txHash}: now in block ${moved.block}.`);
-    for (const withdrawal of report.released) out(`Failed withdrawal ${withdrawal.withdrawalId} of ${withdrawal.amount} ${withdrawal.assetId}: its balance lost these funds; they are back in it.`);
-    for (const balance of report.owed) out(`Balance of integrator ${balance.integratorId} owes ${balance.owed} ${balance.assetId} (paid out before the reorganization): later payments repay it first.`);
+    for (const withdrawal of report.released)
+      out(`Failed withdrawal ${withdrawal.withdrawalId} of ${withdrawal.amount} ${withdrawal.assetId}: its balance lost these funds; they are back in it.`);
+    for (const balance of report.owed)
+      out(
+        `Balance of integrator ${balance.integratorId} owes ${balance.owed} ${balance.assetId} (paid out before the reorganization): later payments repay it first.`,
+      );
     out(`Checkpoint: block ${report.checkpoint.block} (${report.checkpoint.hash}). Payouts on ${config.network} resume.`);
     return 0;
   } catch (error) {

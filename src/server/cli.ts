@@ -220,10 +220,15 @@ async function main(argv: string[]) {
       });
       const service = await starting;
       const storage = databaseUrl ? 'PostgreSQL' : `PGlite in ${dataDir}`;
-      out.print('service_listening', `paylink service listening on ${service.url} (${storage}, ${chain.name} chain)`, { url: service.url, storage: databaseUrl ? 'postgres' : 'pglite', chain: chain.name });
+      out.print('service_listening', `paylink service listening on ${service.url} (${storage}, ${chain.name} chain)`, {
+        url: service.url,
+        storage: databaseUrl ? 'postgres' : 'pglite',
+        chain: chain.name,
+      });
       for (const line of chain.describe(adapter)) out.print(line.code, line.message, line.fields);
       out.print('rates_sources', describeRateSettings(service.rates.settings), { sources: service.rates.settings.sources.join(',') });
-      if (service.metricsServer) out.print('metrics_listening', `Metrics at ${service.metricsServer.url} (loopback only)`, { metricsUrl: service.metricsServer.url });
+      if (service.metricsServer)
+        out.print('metrics_listening', `Metrics at ${service.metricsServer.url} (loopback only)`, { metricsUrl: service.metricsServer.url });
       return;
     }
     case 'sweep': {
@@ -241,7 +246,9 @@ async function main(argv: string[]) {
           if (out.format === 'pretty') process.stderr.write(`${report.lines.join('\n')}\n`);
           else {
             out.say('info', 'deposit_xpub', report.lines[0]!, { path: DEPOSIT_ACCOUNT_PATH });
-            report.addresses.forEach((address, index) => out.say('info', 'deposit_address', `deposit address ${DEPOSIT_ACCOUNT_PATH}/0/${index}`, { index, address }));
+            report.addresses.forEach((address, index) =>
+              out.say('info', 'deposit_address', `deposit address ${DEPOSIT_ACCOUNT_PATH}/0/${index}`, { index, address }),
+            );
             out.say('info', 'deposit_xpub_use', report.lines.at(-1)!);
           }
           process.stdout.write(`${report.xpub}\n`);
@@ -256,7 +263,11 @@ async function main(argv: string[]) {
       try {
         const created = await db.transaction((tx) => createApiKey(tx, values.name === undefined ? {} : { name: values.name }));
         if (out.format === 'pretty') process.stderr.write(`integratorId ${created.integratorId}\nuserId ${created.userId}\n`);
-        else out.say('info', 'api_key_created', 'API key created: it is the last line of stdout, and is shown only this once', { integratorId: created.integratorId, userId: created.userId });
+        else
+          out.say('info', 'api_key_created', 'API key created: it is the last line of stdout, and is shown only this once', {
+            integratorId: created.integratorId,
+            userId: created.userId,
+          });
         process.stdout.write(`${created.key}\n`);
       } finally {
         await db.close();
@@ -303,7 +314,13 @@ async function main(argv: string[]) {
     case 'demo': {
       const { runDemo } = await loadDemo();
       await runDemo(
-        { port: parsePort(values.port ?? process.env.PORT, 5173), host: values.host, dataDir: values['data-dir'] ?? process.env.PAYLINK_DATA_DIR, databaseUrl, chain: chain?.name },
+        {
+          port: parsePort(values.port ?? process.env.PORT, 5173),
+          host: values.host,
+          dataDir: values['data-dir'] ?? process.env.PAYLINK_DATA_DIR,
+          databaseUrl,
+          chain: chain?.name,
+        },
         closeOnSignal,
       );
       return;

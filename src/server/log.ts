@@ -77,7 +77,10 @@ const processLike = (): ProcessLike | undefined => (globalThis as { process?: Pr
  * `pretty` when stdout is a terminal and `json` when it is not. Throws `LogFormatError` on another value
  * (the commands refuse to start with it; the logger itself then writes JSON).
  */
-export function resolveLogFormat(env: Record<string, string | undefined> = processLike()?.env ?? {}, stdoutIsTerminal = processLike()?.stdout?.isTTY === true): LogFormat {
+export function resolveLogFormat(
+  env: Record<string, string | undefined> = processLike()?.env ?? {},
+  stdoutIsTerminal = processLike()?.stdout?.isTTY === true,
+): LogFormat {
   const asked = env.PAYLINK_LOG_FORMAT?.trim().toLowerCase();
   if (asked === 'json' || asked === 'pretty') return asked;
   if (asked) throw new LogFormatError(`PAYLINK_LOG_FORMAT must be json or pretty; got ${env.PAYLINK_LOG_FORMAT}`);

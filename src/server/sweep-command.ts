@@ -42,7 +42,10 @@ export interface SweepCommandOptions {
 /** Parses `0-99,120` into the listed indexes; throws a `UsageError` that says what is wrong. */
 export function parseIndexRanges(text: string): number[] {
   const out = new Set<number>();
-  for (const part of text.split(',').map((p) => p.trim()).filter(Boolean)) {
+  for (const part of text
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const match = /^(\d+)(?:-(\d+))?$/.exec(part);
     const from = match ? Number(match[1]) : NaN;
     const to = match?.[2] !== undefined ? Number(match[2]) : from;
@@ -60,9 +63,17 @@ function describe(event: SweepEvent): [line: string, code: string, fields: LogFi
     case 'waiting':
       return [`  #${event.index} ${event.address}: waiting (${event.reason})`, 'sweep_waiting', { ...at, reason: event.reason }];
     case 'top-up':
-      return [`  #${event.index} ${event.address}: gas top-up ${formatEther(event.value)} (${event.txHash})`, 'sweep_gas_top_up', { ...at, txHash: event.txHash }];
+      return [
+        `  #${event.index} ${event.address}: gas top-up ${formatEther(event.value)} (${event.txHash})`,
+        'sweep_gas_top_up',
+        { ...at, txHash: event.txHash },
+      ];
     case 'transfer':
-      return [`  #${event.index} ${event.address}: ${event.amount} ${event.assetId} → ${event.txHash}`, 'sweep_transfer', { ...at, assetId: event.assetId, txHash: event.txHash }];
+      return [
+        `  #${event.index} ${event.address}: ${event.amount} ${event.assetId} → ${event.txHash}`,
+        'sweep_transfer',
+        { ...at, assetId: event.assetId, txHash: event.txHash },
+      ];
   }
 }
 
@@ -89,10 +100,14 @@ export async function runSweepCommand(options: SweepCommandOptions): Promise<num
     for (const chain of chains) {
       const fromDatabase = await depositIndexesWithTransfers(db, chain.network.id);
       const indexes = [...new Set([...fromDatabase, ...extra])].sort((a, b) => a - b);
-      out(`Sweeping ${indexes.length} deposit address(es) on ${chain.network.name} (chain ${chain.config.chainId}) to ${options.to ?? chain.hotWallet}`, 'sweep_started', {
-        network: chain.network.id,
-        addresses: indexes.length,
-      });
+      out(
+        `Sweeping ${indexes.length} deposit address(es) on ${chain.network.name} (chain ${chain.config.chainId}) to ${options.to ?? chain.hotWallet}`,
+        'sweep_started',
+        {
+          network: chain.network.id,
+          addresses: indexes.length,
+        },
+      );
       const report = await sweepDeposits({
         chain,
         mnemonic,
@@ -103,19 +118,35 @@ export async function runSweepCommand(options: SweepCommandOptions): Promise<num
         // What leaves each address, recorded before it is sent: the service's reconciliation subtracts it from the address's books.
         record: {
           signed: (transfer) =>
-            recordSweepTransfer(db, { blockchainId: chain.network.id, txHash: transfer.txHash, depositIndex: transfer.index, address: transfer.address, assetId: transfer.assetId, token: transfer.token, amount: transfer.amount }, new Date()),
+            recordSweepTransfer(
+              db,
+              {
+                blockchainId: chain.network.id,
+                txHash: transfer.txHash,
+                depositIndex: transfer.index,
+                address: transfer.address,
+                assetId: transfer.assetId,
+                token: transfer.token,
+                amount: transfer.amount,
+              },
+              new Date(),
+            ),
           settled: (txHash, outcome) => settleSweepTransfer(db, chain.network.id, txHash, outcome, new Date()),
         },
       });
       for (const entry of report.addresses)
         for (const token of entry.tokens)
           if (token.status !== 'success')
-            out(`  #${entry.index} ${entry.address}: ${token.amount} ${token.assetId} ${token.status}${token.reason ? ` (${token.reason})` : ''}`, 'sweep_not_moved', {
-              index: entry.index,
-              address: entry.address,
-              assetId: token.assetId,
-              outcome: token.status,
-            });
+            out(
+              `  #${entry.index} ${entry.address}: ${token.amount} ${token.assetId} ${token.status}${token.reason ? ` (${token.reason})` : ''}`,
+              'sweep_not_moved',
+              {
+                index: entry.index,
+                address: entry.address,
+                assetId: token.assetId,
+                outcome: token.status,
+              },
+            );
       const moved = Object.entries(report.moved).map(([asset, amount]) => `${amount} ${asset}`);
       out(`Done: ${report.checked} checked, ${report.addresses.length} held tokens; moved ${moved.length ? moved.join(', ') : 'nothing'}.`, 'sweep_done', {
         network: chain.network.id,
@@ -130,4 +161,3 @@ export async function runSweepCommand(options: SweepCommandOptions): Promise<num
     await db.close();
   }
 }
-

@@ -128,7 +128,9 @@ export async function signWebhookPayload(
 ): Promise<string> {
   if (!Number.isSafeInteger(timestampSeconds) || timestampSeconds < 0) throw new TypeError(`The timestamp must be whole Unix seconds, not ${timestampSeconds}`);
   const body = bodyBytes(rawBody);
-  const signatures = await Promise.all((typeof secret === 'string' ? [secret] : secret).map(async (one) => `v1=${toHex(await hmacSha256(one, timestampSeconds, body))}`));
+  const signatures = await Promise.all(
+    (typeof secret === 'string' ? [secret] : secret).map(async (one) => `v1=${toHex(await hmacSha256(one, timestampSeconds, body))}`),
+  );
   if (signatures.length === 0) throw new TypeError('No webhook secret to sign with');
   return [`t=${timestampSeconds}`, ...signatures].join(',');
 }
@@ -148,7 +150,8 @@ function parseSignatureHeader(header: string): { timestamp: number; signatures: 
       }
       timestamp = Number(value);
     } else if (key === 'v1') {
-      if (!HEX_SIGNATURE.test(value)) throw new WebhookVerificationError('malformed_signature', 'A v1 signature of the Paylink-Signature header is not 64 hex digits');
+      if (!HEX_SIGNATURE.test(value))
+        throw new WebhookVerificationError('malformed_signature', 'A v1 signature of the Paylink-Signature header is not 64 hex digits');
       signatures.push(fromHex(value));
     }
   }

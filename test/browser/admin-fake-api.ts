@@ -541,7 +541,8 @@ export class FakeAdminApi {
     if (cancel && method === 'POST') {
       const refund = this.refunds.find((r) => r.id === cancel[1]);
       if (!refund) return errorResponse(404, 'not_found', 'Refund not found');
-      if (refund.status !== 'awaiting_address') return errorResponse(409, 'refund_not_cancellable', 'Only a refund awaiting the customer’s address can be cancelled');
+      if (refund.status !== 'awaiting_address')
+        return errorResponse(409, 'refund_not_cancellable', 'Only a refund awaiting the customer’s address can be cancelled');
       Object.assign(refund, { status: 'cancelled', claimUrl: null });
       const session = this.sessions.find((s) => s.id === refund.sessionId)!;
       session.refundedAmount = (Number(session.refundedAmount) - Number(refund.amount)).toFixed(6);
@@ -562,11 +563,20 @@ export class FakeAdminApi {
     const withoutSecret = ({ secret: _, ...endpoint }: WebhookEndpoint & { secret: string }): WebhookEndpoint => endpoint;
     const findEndpoint = (id: string) => this.endpoints.find((e) => e.id === decodeURIComponent(id));
     const refused = (errors: { path: string; key: string }[]) =>
-      errorResponse(400, 'validation_error', 'Invalid webhook endpoint', errors.map((e) => ({ path: e.path, message: `${e.path}: ${e.key}` })));
+      errorResponse(
+        400,
+        'validation_error',
+        'Invalid webhook endpoint',
+        errors.map((e) => ({ path: e.path, message: `${e.path}: ${e.key}` })),
+      );
     if (path === '/webhook-endpoint' && method === 'POST') {
       const check = checkWebhookEndpoint(request.body, { allowHttp: true, requireUrl: true });
       if (check.errors.length) return refused(check.errors);
-      const endpoint = makeEndpoint({ url: check.fields.url!, events: check.fields.events ?? [...WEBHOOK_EVENT_TYPES], description: check.fields.description ?? '' });
+      const endpoint = makeEndpoint({
+        url: check.fields.url!,
+        events: check.fields.events ?? [...WEBHOOK_EVENT_TYPES],
+        description: check.fields.description ?? '',
+      });
       const secret = `whsec_${Array.from(crypto.getRandomValues(new Uint8Array(24)), (b) => b.toString(16).padStart(2, '0')).join('')}`;
       this.endpoints.unshift({ ...endpoint, secret });
       return json(201, { ...endpoint, secret });
@@ -607,7 +617,14 @@ export class FakeAdminApi {
       }
       if (one[2] === '/test' && method === 'POST') {
         const now = new Date().toISOString();
-        const fresh = makeDelivery(endpoint.id, { eventType: 'webhook.test', status: 'pending', attemptCount: 0, attempts: [], deliveredAt: null, createdAt: now });
+        const fresh = makeDelivery(endpoint.id, {
+          eventType: 'webhook.test',
+          status: 'pending',
+          attemptCount: 0,
+          attempts: [],
+          deliveredAt: null,
+          createdAt: now,
+        });
         const tried = this.attempt(fresh);
         // As the service: a test event is not retried on its own, so a failed one is `failed` with no next attempt.
         const sent: WebhookDelivery = tried.status === 'delivered' ? tried : { ...tried, status: 'failed', nextAttemptAt: null };

@@ -110,7 +110,6 @@ export async function fillWithdrawal(el: PaylinkAdmin, address = CHECKSUMMED, am
   await waitUntil(() => $(el, '[part~="withdraw-confirm"]'), 'confirm step shown');
 }
 
-
 /** The timers `holdTimers` holds back, for the test to run when it chooses. */
 export interface HeldTimers {
   /** How many held timers are set and not cleared: a poll waiting for its turn. */

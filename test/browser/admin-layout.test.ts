@@ -24,7 +24,15 @@ function realisticApi(): FakeAdminApi {
       visitedCount: 12480,
       paymentCount: 311,
     }),
-    makeLink({ title: 'School roof appeal', linkType: 'Donation', fiatAmount: '0.00', minAmount: '500.00', maxAmount: '1000000.00', visitedCount: 940, paymentCount: 87 }),
+    makeLink({
+      title: 'School roof appeal',
+      linkType: 'Donation',
+      fiatAmount: '0.00',
+      minAmount: '500.00',
+      maxAmount: '1000000.00',
+      visitedCount: 940,
+      paymentCount: 87,
+    }),
     makeLink({ title: 'Consultation', fiatAmount: '45.00', fiatCurrency: ['USD'], isActive: false, visitedCount: 12, paymentCount: 0 }),
   );
   api.withdrawals.push(
@@ -35,16 +43,33 @@ function realisticApi(): FakeAdminApi {
   api.networks[0]!.alerts = [
     {
       code: 'hot_wallet_low',
-      message: 'The hot wallet 0x7099…79C8 on BNB Smart Chain holds 312.25 USDT, under the 1250.5 USDT that payouts owe: 1 withdrawal waits until it is topped up.',
+      message:
+        'The hot wallet 0x7099…79C8 on BNB Smart Chain holds 312.25 USDT, under the 1250.5 USDT that payouts owe: 1 withdrawal waits until it is topped up.',
       since: '2025-03-04T09:00:00.000Z',
     },
   ];
   const bag = api.links[0]!;
   api.sessions.push(
-    makeSession({ createdAt: '2025-03-01T09:00:00.000Z', linkId: bag.id, linkTitle: bag.title, status: 'expired', paidAmount: '0.000000', paidAt: null, transfers: [], reference: null }),
-    makeSession({ createdAt: '2025-03-02T09:00:00.000Z', linkId: bag.id, linkTitle: bag.title, status: 'confirming', paidAmount: '0.000000', paidAt: null,
+    makeSession({
+      createdAt: '2025-03-01T09:00:00.000Z',
+      linkId: bag.id,
+      linkTitle: bag.title,
+      status: 'expired',
+      paidAmount: '0.000000',
+      paidAt: null,
+      transfers: [],
+      reference: null,
+    }),
+    makeSession({
+      createdAt: '2025-03-02T09:00:00.000Z',
+      linkId: bag.id,
+      linkTitle: bag.title,
+      status: 'confirming',
+      paidAmount: '0.000000',
+      paidAt: null,
       customer: { address: null, phone: '+2348012345678', email: 'ngozi.okonkwo-adebayo@example.com' },
-      transfers: [{ txHash: `0x${'5e'.repeat(32)}`, blockchainId: 'bsc', amount: '120.500000', confirmedAt: null, late: false }] }),
+      transfers: [{ txHash: `0x${'5e'.repeat(32)}`, blockchainId: 'bsc', amount: '120.500000', confirmedAt: null, late: false }],
+    }),
     makeSession({
       createdAt: '2025-03-03T09:00:00.000Z',
       linkId: bag.id,
@@ -65,7 +90,12 @@ function realisticApi(): FakeAdminApi {
     }),
   );
   api.orders.push(
-    makeOrder({ reference: 'wc-order-2025-03-1042-LAGOS-EXPRESS', title: 'Handmade leather weekender bag, gift wrapped', fiatAmount: '185000.00', fiatCurrency: 'NGN' }),
+    makeOrder({
+      reference: 'wc-order-2025-03-1042-LAGOS-EXPRESS',
+      title: 'Handmade leather weekender bag, gift wrapped',
+      fiatAmount: '185000.00',
+      fiatCurrency: 'NGN',
+    }),
     makeOrder({ status: 'paid', paidAt: '2025-06-01T12:00:00.000Z', paidSessionId: '00000001-0000-4000-8000-000000000001' }),
     makeOrder({ status: 'cancelled', cancelledAt: '2025-06-01T13:00:00.000Z', title: '' }),
   );
@@ -85,7 +115,12 @@ function realisticApi(): FakeAdminApi {
       nextAttemptAt: '2025-04-02T10:04:00.000Z',
       deliveredAt: null,
     }),
-    makeDelivery(endpoint.id, { eventType: 'payment.late', status: 'failed', attempts: [{ at: '2025-04-05T10:00:00.000Z', statusCode: 503, error: 'HTTP 503', durationMs: 2300 }], deliveredAt: null }),
+    makeDelivery(endpoint.id, {
+      eventType: 'payment.late',
+      status: 'failed',
+      attempts: [{ at: '2025-04-05T10:00:00.000Z', statusCode: 503, error: 'HTTP 503', durationMs: 2300 }],
+      deliveredAt: null,
+    }),
   );
   return api;
 }
@@ -115,7 +150,8 @@ function overflows(el: PaylinkAdmin): string[] {
     // Unrendered, hidden, or clipped to a pixel for screen readers only (with all it holds).
     if (rect.width <= 1 || rect.height <= 1 || clippedAway(node)) continue;
     const name = `${node.localName}${node.getAttribute('part') ? `[part="${node.getAttribute('part')}"]` : ''}${node.className ? `.${String(node.className).replace(/\s+/g, '.')}` : ''}`;
-    if (rect.right > box.right + 0.5 || rect.left < box.left - 0.5) problems.push(`${name} spans ${Math.round(rect.left)}–${Math.round(rect.right)} of ${Math.round(box.left)}–${Math.round(box.right)}`);
+    if (rect.right > box.right + 0.5 || rect.left < box.left - 0.5)
+      problems.push(`${name} spans ${Math.round(rect.left)}–${Math.round(rect.right)} of ${Math.round(box.left)}–${Math.round(box.right)}`);
     // Form controls scroll their own text; everything else must fit its box.
     if (!/^(input|textarea|select)$/.test(node.localName) && node.clientWidth > 0 && node.scrollWidth > node.clientWidth + 1)
       problems.push(`${name} scrolls sideways: ${node.scrollWidth} > ${node.clientWidth}`);
@@ -133,7 +169,10 @@ function offScreen(el: PaylinkAdmin): string[] {
   for (const node of el.shadowRoot!.querySelectorAll<HTMLElement>('*')) {
     const rect = node.getBoundingClientRect();
     if (rect.width === 0 && rect.height === 0) continue;
-    if (rect.right > width + 0.5 || rect.left < -0.5) problems.push(`${node.localName}${node.getAttribute('part') ? `[part="${node.getAttribute('part')}"]` : ''} spans ${Math.round(rect.left)}–${Math.round(rect.right)} of 0–${width}`);
+    if (rect.right > width + 0.5 || rect.left < -0.5)
+      problems.push(
+        `${node.localName}${node.getAttribute('part') ? `[part="${node.getAttribute('part')}"]` : ''} spans ${Math.round(rect.left)}–${Math.round(rect.right)} of 0–${width}`,
+      );
   }
   if (document.documentElement.scrollWidth > width) problems.push(`the page scrolls sideways: ${document.documentElement.scrollWidth} > ${width}`);
   return problems;
@@ -436,7 +475,7 @@ describe('<paylink-admin> layout', () => {
     }
   });
 
-  it('shows the filters\' chosen words whole, in English and in French, from the phone to the desktop', async () => {
+  it("shows the filters' chosen words whole, in English and in French, from the phone to the desktop", async () => {
     for (const size of [PHONE, { width: 640, height: 900 }, { width: 900, height: 900 }, { width: 1100, height: 900 }, DESKTOP]) {
       await atWidth(size);
       for (const locale of ['en', 'fr']) {
@@ -451,7 +490,9 @@ describe('<paylink-admin> layout', () => {
           select.after(alone);
           const needed = alone.getBoundingClientRect().width;
           alone.remove();
-          expect(select.getBoundingClientRect().width, `${locale} at ${size.width} px: "${select.selectedOptions[0]!.text}" whole`).to.be.at.least(needed - 0.5);
+          expect(select.getBoundingClientRect().width, `${locale} at ${size.width} px: "${select.selectedOptions[0]!.text}" whole`).to.be.at.least(
+            needed - 0.5,
+          );
         }
         el.parentElement!.style.display = 'none';
       }
@@ -493,7 +534,10 @@ describe('<paylink-admin> layout', () => {
       const range = document.createRange();
       range.selectNodeContents(label);
       const style = getComputedStyle(max);
-      const frame = ['paddingLeft', 'paddingRight', 'borderLeftWidth', 'borderRightWidth'].reduce((sum, side) => sum + parseFloat(style[side as 'paddingLeft']), 0);
+      const frame = ['paddingLeft', 'paddingRight', 'borderLeftWidth', 'borderRightWidth'].reduce(
+        (sum, side) => sum + parseFloat(style[side as 'paddingLeft']),
+        0,
+      );
       expect(max.getBoundingClientRect().width).to.be.closeTo(range.getBoundingClientRect().width + frame, 1);
     });
 
@@ -525,7 +569,9 @@ describe('<paylink-admin> layout', () => {
           const shown = hash.querySelector('[aria-hidden="true"]')!;
           const cell = hash.closest('td, th')!.getBoundingClientRect();
           expect(shown.getBoundingClientRect().right, `${width} px: ${text(shown)} ends inside its cell`).to.be.at.most(cell.right + 0.5);
-          expect(shown.getBoundingClientRect().right, `${width} px: ${text(shown)} is not cut by the table`).to.be.at.most(wrap.getBoundingClientRect().right + 0.5);
+          expect(shown.getBoundingClientRect().right, `${width} px: ${text(shown)} is not cut by the table`).to.be.at.most(
+            wrap.getBoundingClientRect().right + 0.5,
+          );
           expect(hash.getAttribute('title'), 'the full hash on hover').to.match(/^0x[0-9a-f]{64}$/);
           expect(text(shown)).to.match(/^0x[0-9a-f]{8}…[0-9a-f]{4}$/);
         }

@@ -33,7 +33,9 @@ describe('<paylink-admin> translation tables', () => {
   it("says in French why a withdrawal waits and what a network's alert is about", async () => {
     const api = seededApi();
     api.withdrawals.push(makeWithdrawal({ status: 'pending', txHash: null, stalledReason: 'hot_wallet_token' }));
-    api.networks[0]!.alerts = [{ code: 'hot_wallet_low', message: 'The hot wallet holds 2 USDT, under the 12 USDT that payouts owe.', since: new Date(0).toISOString() }];
+    api.networks[0]!.alerts = [
+      { code: 'hot_wallet_low', message: 'The hot wallet holds 2 USDT, under the 12 USDT that payouts owe.', since: new Date(0).toISOString() },
+    ];
     const el = await mount(api, { locale: 'fr', view: 'money' });
     await waitUntil(() => $(el, '[part~="stalled-reason"]') && $(el, '[part~="network-alert"]'));
     expect(text($(el, '[part~="stalled-reason"]'))).to.equal('En attente : le portefeuille de paiement manque de fonds');

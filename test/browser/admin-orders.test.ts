@@ -51,12 +51,19 @@ describe('<paylink-admin> orders', () => {
     expect(first).to.contain('$149.00').and.to.contain('Paid').and.to.contain('order-1025').and.to.contain('Two desk lamps');
     expect(text(rows(el)[1])).to.contain('Cancelled');
     expect(text(rows(el)[2])).to.contain('Expired');
-    expect(text(rows(el)[3])).to.contain('Open').and.to.contain('Until');
-    expect(text(part(el, 'orders-pagination'))).to.contain('Page 1 of 2').and.to.contain('25 orders');
+    expect(text(rows(el)[3]))
+      .to.contain('Open')
+      .and.to.contain('Until');
+    expect(text(part(el, 'orders-pagination')))
+      .to.contain('Page 1 of 2')
+      .and.to.contain('25 orders');
     const link = rows(el)[0]!.querySelector<HTMLAnchorElement>('[part~="order-page"]')!;
     expect(link.href).to.equal(api.orders.at(-1)!.url);
     expect(link.target).to.equal('_blank');
-    await click(el, $$(el, '[part~="orders-pagination"] button').find((b) => /Next/.test(text(b)))!);
+    await click(
+      el,
+      $$(el, '[part~="orders-pagination"] button').find((b) => /Next/.test(text(b)))!,
+    );
     await waitUntil(() => rows(el).length === 5, 'page 2');
     expect(api.calls('GET', '/order').at(-1)!.url.searchParams.get('page')).to.equal('2');
   });
@@ -98,7 +105,9 @@ describe('<paylink-admin> orders', () => {
     await click(el, $$(el, '[part~="open-payment"]')[0]!);
     await waitUntil(() => $(el, '[part~="payment-detail"]'), 'detail');
     await settle(el);
-    expect(text(part(el, 'client-reference'))).to.contain('cart-77').and.to.contain('anyone can change a page');
+    expect(text(part(el, 'client-reference')))
+      .to.contain('cart-77')
+      .and.to.contain('anyone can change a page');
     expect(text(part(el, 'reference'))).to.equal('Not given');
   });
 

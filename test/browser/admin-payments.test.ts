@@ -38,8 +38,25 @@ function paymentsApi(): { api: FakeAdminApi; detailed: CheckoutSessionRecord } {
     ],
   });
   api.sessions.push(
-    makeSession({ createdAt: '2025-02-27T09:00:00.000Z', linkId: 'lnk_fund', linkTitle: 'School fund', status: 'expired', paidAmount: '0.000000', paidAt: null, transfers: [], reference: null }),
-    makeSession({ createdAt: '2025-02-28T09:00:00.000Z', linkId: 'lnk_bag', linkTitle: 'Leather bag', status: 'awaiting_payment', paidAmount: '0.000000', paidAt: null, transfers: [] }),
+    makeSession({
+      createdAt: '2025-02-27T09:00:00.000Z',
+      linkId: 'lnk_fund',
+      linkTitle: 'School fund',
+      status: 'expired',
+      paidAmount: '0.000000',
+      paidAt: null,
+      transfers: [],
+      reference: null,
+    }),
+    makeSession({
+      createdAt: '2025-02-28T09:00:00.000Z',
+      linkId: 'lnk_bag',
+      linkTitle: 'Leather bag',
+      status: 'awaiting_payment',
+      paidAmount: '0.000000',
+      paidAt: null,
+      transfers: [],
+    }),
     detailed,
   );
   return { api, detailed };
@@ -68,17 +85,66 @@ function parseCsv(csv: string): string[][] {
 function expectedRow(s: CheckoutSessionRecord): string[] {
   const guard = (value: string | null) => (value && /^[=+\-@]/.test(value) ? `'${value}` : (value ?? ''));
   return [
-    s.id, s.createdAt, s.status, s.linkId, s.slug, s.linkTitle, s.reference, s.fiatAmount, s.fiatCurrency, s.assetId, s.blockchainId,
-    s.networkName, s.cryptoAmount, s.paidAmount, s.lateAmount, s.payAddress, s.customer.address, s.customer.phone, s.customer.email,
-    s.paidAt, s.expiresAt, s.transfers.map((t) => t.txHash).join(' '), Object.keys(s.metadata).length ? JSON.stringify(s.metadata) : '',
-    s.orderId, s.clientReference, s.refundedAmount, s.paidBlockchainId, s.finalizedAt,
+    s.id,
+    s.createdAt,
+    s.status,
+    s.linkId,
+    s.slug,
+    s.linkTitle,
+    s.reference,
+    s.fiatAmount,
+    s.fiatCurrency,
+    s.assetId,
+    s.blockchainId,
+    s.networkName,
+    s.cryptoAmount,
+    s.paidAmount,
+    s.lateAmount,
+    s.payAddress,
+    s.customer.address,
+    s.customer.phone,
+    s.customer.email,
+    s.paidAt,
+    s.expiresAt,
+    s.transfers.map((t) => t.txHash).join(' '),
+    Object.keys(s.metadata).length ? JSON.stringify(s.metadata) : '',
+    s.orderId,
+    s.clientReference,
+    s.refundedAmount,
+    s.paidBlockchainId,
+    s.finalizedAt,
   ].map(guard);
 }
 
 const HEADER = [
-  'id', 'createdAt', 'status', 'linkId', 'slug', 'linkTitle', 'reference', 'fiatAmount', 'fiatCurrency', 'assetId', 'blockchainId',
-  'networkName', 'cryptoAmount', 'paidAmount', 'lateAmount', 'payAddress', 'customerAddress', 'customerPhone', 'customerEmail',
-  'paidAt', 'expiresAt', 'txHashes', 'metadata', 'orderId', 'clientReference', 'refundedAmount', 'paidBlockchainId', 'finalizedAt',
+  'id',
+  'createdAt',
+  'status',
+  'linkId',
+  'slug',
+  'linkTitle',
+  'reference',
+  'fiatAmount',
+  'fiatCurrency',
+  'assetId',
+  'blockchainId',
+  'networkName',
+  'cryptoAmount',
+  'paidAmount',
+  'lateAmount',
+  'payAddress',
+  'customerAddress',
+  'customerPhone',
+  'customerEmail',
+  'paidAt',
+  'expiresAt',
+  'txHashes',
+  'metadata',
+  'orderId',
+  'clientReference',
+  'refundedAmount',
+  'paidBlockchainId',
+  'finalizedAt',
 ];
 
 /** Catches the next export through its event (so nothing is downloaded). */
@@ -114,7 +180,12 @@ describe('<paylink-admin> payments', () => {
     expect(Object.fromEntries(request!.url.searchParams)).to.deep.equal({ page: '1', limit: '20' });
     const rows = $$(el, '[part~="payment-row"]');
     expect(rows).to.have.length(3);
-    expect(text(rows[0])).to.contain('NGN 185,000.00').and.contain('Overpaid').and.contain('Leather bag').and.contain('order-1042').and.contain('+2348012345678');
+    expect(text(rows[0]))
+      .to.contain('NGN 185,000.00')
+      .and.contain('Overpaid')
+      .and.contain('Leather bag')
+      .and.contain('order-1042')
+      .and.contain('+2348012345678');
     expect(text(rows[2])).to.contain('School fund').and.contain('Expired');
     expect(text(part(el, 'payments-pagination'))).to.contain('3 payments');
   });
@@ -191,7 +262,9 @@ describe('<paylink-admin> payments', () => {
       expect(part(el, 'customer-phone').querySelector('a')!.getAttribute('href')).to.equal('tel:+2348012345678');
       expect(part(el, 'customer-email').querySelector('a')!.getAttribute('href')).to.equal('mailto:ada@example.com');
       expect(text(part(el, 'fiat-amount'))).to.equal('NGN 185,000.00');
-      expect(text(part(el, 'crypto-amount'))).to.contain('120.5 USDT').and.contain('BNB Smart Chain');
+      expect(text(part(el, 'crypto-amount')))
+        .to.contain('120.5 USDT')
+        .and.contain('BNB Smart Chain');
       expect(text(part(el, 'paid-amount'))).to.equal('121 USDT');
       expect(text(part(el, 'late-amount'))).to.equal('2 USDT');
       const rate = text(part(el, 'exchange-rate'));
@@ -268,7 +341,9 @@ describe('<paylink-admin> payments', () => {
       await settle(el);
       expect($(el, '[part~="explorer-link"]')).to.equal(null);
       expect(text(part(el, 'transactions-table'))).to.contain(HASH);
-      expect(text(part(el, 'no-explorer'))).to.contain('Test mode').and.contain('sandbox');
+      expect(text(part(el, 'no-explorer')))
+        .to.contain('Test mode')
+        .and.contain('sandbox');
       await expect(el).to.be.accessible();
     });
 
@@ -320,7 +395,10 @@ describe('<paylink-admin> payments', () => {
       const { api, detailed } = paymentsApi();
       const el = await mount(api);
       await waitUntil(() => $$(el, '[part~="link-title"]').length === 2);
-      await click(el, $$(el, '[part~="link-title"]').find((b) => text(b) === 'Leather bag')!);
+      await click(
+        el,
+        $$(el, '[part~="link-title"]').find((b) => text(b) === 'Leather bag')!,
+      );
       await waitUntil(() => $$(el, '[part~="link-payment-row"]').length === 2, 'the link’s two payments');
       const request = api.calls('GET', '/checkout-session').at(-1)!;
       expect(Object.fromEntries(request.url.searchParams)).to.deep.equal({ linkId: 'lnk_bag', page: '1', limit: '5' });
@@ -341,7 +419,10 @@ describe('<paylink-admin> payments', () => {
       const { api } = paymentsApi();
       const el = await mount(api);
       await waitUntil(() => $$(el, '[part~="link-title"]').length === 2);
-      await click(el, $$(el, '[part~="link-title"]').find((b) => text(b) === 'Leather bag')!);
+      await click(
+        el,
+        $$(el, '[part~="link-title"]').find((b) => text(b) === 'Leather bag')!,
+      );
       await waitUntil(() => $(el, '[part~="link-payment-row"]'));
       await click(el, part(el, 'all-link-payments'));
       await waitUntil(() => el.view === 'payments' && $$(el, '#panel-payments [part~="payment-row"]').length === 2, 'the link’s payments in the tab');
@@ -436,7 +517,11 @@ describe('<paylink-admin> payments', () => {
       const { endDate, page, limit, ...exported } = Object.fromEntries(api.calls('GET', '/checkout-session').at(-1)!.url.searchParams);
       expect(exported).to.deep.equal({ reference: 'order-1042' });
       expect({ ...exported, page: shown.page, limit: shown.limit }).to.deep.equal(shown);
-      expect(parseCsv(exports[0]!.csv).slice(1).map((row) => row[6])).to.deep.equal(['order-1042']);
+      expect(
+        parseCsv(exports[0]!.csv)
+          .slice(1)
+          .map((row) => row[6]),
+      ).to.deep.equal(['order-1042']);
     });
 
     it('downloads the file with a byte-order mark when the page does not take it', async () => {
@@ -504,7 +589,9 @@ describe('<paylink-admin> payments', () => {
       expect(text($$(el, '[part~="payment-row"]')[0])).to.contain('Trop-perçu');
       await openDetail(el, 0);
       expect(text(part(el, 'customer'))).to.contain('Adresse de livraison');
-      expect(text(part(el, 'amounts'))).to.contain('Taux de change').and.match(/1 USDT = 1\s535,27\sNGN 0,000651351351351351351351 USDT par NGN, source coingecko\+coinbase/);
+      expect(text(part(el, 'amounts')))
+        .to.contain('Taux de change')
+        .and.match(/1 USDT = 1\s535,27\sNGN 0,000651351351351351351351 USDT par NGN, source coingecko\+coinbase/);
     });
   });
 

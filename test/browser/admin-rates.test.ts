@@ -54,9 +54,16 @@ describe('<paylink-admin> rates', () => {
   it('speaks French', async () => {
     const el = await mountRates(new FakeAdminApi(), 'fr');
     expect(text($(el, '#tab-rates'))).to.equal('Taux');
-    expect(text(part(el, 'rates-table').querySelector('thead'))).to.contain('Paire').and.contain('Écart');
-    expect(text(rows(el)[0])).to.contain('Coté').and.contain('concorde').and.contain('écarté');
-    expect(text(rows(el)[1])).to.contain('Retenu').and.contain('en échec');
+    expect(text(part(el, 'rates-table').querySelector('thead')))
+      .to.contain('Paire')
+      .and.contain('Écart');
+    expect(text(rows(el)[0]))
+      .to.contain('Coté')
+      .and.contain('concorde')
+      .and.contain('écarté');
+    expect(text(rows(el)[1]))
+      .to.contain('Retenu')
+      .and.contain('en échec');
   });
 
   it('a payment’s detail shows what its quote was made of, and leads to the rates', async () => {

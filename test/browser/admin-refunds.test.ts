@@ -15,7 +15,16 @@ import { $, $$, CHECKSUMMED, choose, click, errorFor, field, focused, mount, par
 function refundsApi() {
   const api = new FakeAdminApi();
   const order = makeOrder({ reference: 'order-2042', status: 'paid', title: 'Desk lamp', refundedAmount: '1.000000' });
-  const paid = makeSession({ linkId: null, slug: null, linkTitle: null, orderId: order.id, reference: order.reference, paidAmount: '10.000000', cryptoAmount: '10.000000', refundedAmount: '1.000000' });
+  const paid = makeSession({
+    linkId: null,
+    slug: null,
+    linkTitle: null,
+    orderId: order.id,
+    reference: order.reference,
+    paidAmount: '10.000000',
+    cryptoAmount: '10.000000',
+    refundedAmount: '1.000000',
+  });
   const underpaid = makeSession({ linkTitle: 'Coffee beans', status: 'underpaid', paidAmount: '2.000000', cryptoAmount: '3.250000', paidAt: null });
   api.orders.push(order);
   api.sessions.push(underpaid, paid);
@@ -142,7 +151,14 @@ describe('<paylink-admin> refunds', () => {
 
   it('lists every refund with a status filter; a refund opens its payment', async () => {
     const { api, paid } = refundsApi();
-    api.refunds.push({ ...api.refunds[0]!, id: '00000010-0000-4000-8000-00000000abcd', status: 'success', address: CHECKSUMMED, claimUrl: null, txHash: `0x${'ef'.repeat(32)}` });
+    api.refunds.push({
+      ...api.refunds[0]!,
+      id: '00000010-0000-4000-8000-00000000abcd',
+      status: 'success',
+      address: CHECKSUMMED,
+      claimUrl: null,
+      txHash: `0x${'ef'.repeat(32)}`,
+    });
     const el = await mount(api, { view: 'payments' });
     await waitUntil(() => $(el, '[part~="payments-table"]'), 'payments shown');
     await click(el, part(el, 'show-refunds'));
@@ -151,7 +167,9 @@ describe('<paylink-admin> refunds', () => {
     await choose(el, part(el, 'filter-refund-status') as HTMLSelectElement, 'success');
     await waitUntil(() => $$(el, '[part~="refund-row"]').length === 1, 'filtered');
     expect(api.calls('GET', '/refund').at(-1)!.url.searchParams.get('status')).to.equal('success');
-    expect(text($(el, '[part~="refund-row"]'))).to.contain('Completed').and.to.contain(CHECKSUMMED);
+    expect(text($(el, '[part~="refund-row"]')))
+      .to.contain('Completed')
+      .and.to.contain(CHECKSUMMED);
     await click(el, $(el, '[part~="refund-row"] [part~="open-payment"]')!);
     await waitUntil(() => $(el, '[part~="payment-detail"]'), 'its payment');
     expect(api.calls('GET', `/checkout-session/${paid.id}`).length).to.be.greaterThan(0);
@@ -172,13 +190,21 @@ describe('<paylink-admin> refunds', () => {
     const { api } = refundsApi();
     const el = await mount(api, { view: 'payments', locale: 'fr' });
     await openPayment(el, 'underpaid');
-    expect(text(part(el, 'refunds'))).to.contain('Remboursements').and.to.contain('Accepter comme payé');
+    expect(text(part(el, 'refunds')))
+      .to.contain('Remboursements')
+      .and.to.contain('Accepter comme payé');
     await click(el, part(el, 'refund'));
-    expect(text(part(el, 'refund-form'))).to.contain('Vide pour tout le reste').and.to.contain('Rembourser');
+    expect(text(part(el, 'refund-form')))
+      .to.contain('Vide pour tout le reste')
+      .and.to.contain('Rembourser');
   });
 
   it('fits a phone (375 px) and a desktop (1280 px), light and dark', async () => {
-    for (const [width, theme] of [[375, 'light'], [1280, 'light'], [375, 'dark']] as const) {
+    for (const [width, theme] of [
+      [375, 'light'],
+      [1280, 'light'],
+      [375, 'dark'],
+    ] as const) {
       await setViewport({ width, height: 900 });
       const { api } = refundsApi();
       const el = await mount(api, { view: 'payments', theme });

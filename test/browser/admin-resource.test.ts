@@ -206,6 +206,9 @@ describe('PagedResource', () => {
     void resource.filter({ q: 'coffee' }, 40);
     await resource.load();
     await new Promise((resolve) => setTimeout(resolve, 80));
-    expect(queries.map((query) => query.q), 'one request for "coffee"').to.deep.equal([undefined, 'tea', 'coffee']);
+    expect(
+      queries.map((query) => query.q),
+      'one request for "coffee"',
+    ).to.deep.equal([undefined, 'tea', 'coffee']);
   });
 });

@@ -20,7 +20,11 @@ async function mountWebhooks(api: FakeAdminApi, locale = 'en'): Promise<PaylinkA
 /** An API with one endpoint and its log: a delivered event, a failing one waiting for its retry, one that gave up. */
 function endpointApi() {
   const api = new FakeAdminApi();
-  const endpoint = api.addEndpoint({ url: 'https://shop.example/paylink/webhooks', description: 'Orders', events: ['checkout.session.paid', 'withdrawal.failed'] });
+  const endpoint = api.addEndpoint({
+    url: 'https://shop.example/paylink/webhooks',
+    description: 'Orders',
+    events: ['checkout.session.paid', 'withdrawal.failed'],
+  });
   const failing = makeDelivery(endpoint.id, {
     eventType: 'checkout.session.paid',
     status: 'pending',
@@ -171,7 +175,10 @@ describe('<paylink-admin> webhooks', () => {
       await click(el, part(el, 'submit-endpoint'));
       await waitUntil(() => $(el, '[part~="endpoint-secret"]'));
       const original = navigator.clipboard?.writeText;
-      Object.defineProperty(navigator.clipboard, 'writeText', { configurable: true, value: async () => Promise.reject(new DOMException('denied', 'NotAllowedError')) });
+      Object.defineProperty(navigator.clipboard, 'writeText', {
+        configurable: true,
+        value: async () => Promise.reject(new DOMException('denied', 'NotAllowedError')),
+      });
       try {
         await click(el, part(el, 'copy-secret'));
         await waitUntil(() => focused(el)?.id === 'wh-secret', 'the secret is focused');
@@ -205,7 +212,10 @@ describe('<paylink-admin> webhooks', () => {
       const el = await mountWebhooks(new FakeAdminApi());
       await click(el, part(el, 'new-endpoint'));
       const url = field(el, 'Endpoint URL');
-      const described = (url.getAttribute('aria-describedby') ?? '').split(' ').map((id) => text(el.shadowRoot!.getElementById(id))).join(' ');
+      const described = (url.getAttribute('aria-describedby') ?? '')
+        .split(' ')
+        .map((id) => text(el.shadowRoot!.getElementById(id)))
+        .join(' ');
       expect(described).to.contain('http://localhost').and.contain('PAYLINK_WEBHOOK_ALLOW_PRIVATE=1');
     });
 
@@ -292,7 +302,9 @@ describe('<paylink-admin> webhooks', () => {
       await click(el, part(el, 'delete-endpoint'));
       await settle(el);
       expect(focused(el)?.id).to.equal('wh-delete-heading');
-      expect(text(part(el, 'delete-confirm'))).to.contain(endpoint.url).and.contain('cannot be undone');
+      expect(text(part(el, 'delete-confirm')))
+        .to.contain(endpoint.url)
+        .and.contain('cannot be undone');
       await click(el, part(el, 'cancel-delete'));
       await settle(el);
       expect($(el, '[part~="delete-confirm"]')).to.equal(null);
@@ -316,7 +328,9 @@ describe('<paylink-admin> webhooks', () => {
       expect(api.calls('POST', `/webhook-endpoint/${endpoint.id}/test`)).to.have.length(1);
       expect(text(part(el, 'test-result'))).to.contain('Test event delivered: HTTP 200');
       await waitUntil(() => $$(el, '[part~="delivery-row"]').length === 4, 'the test is in the log');
-      expect(text($$(el, '[part~="delivery-row"]')[0])).to.contain('webhook.test').and.contain('Delivered');
+      expect(text($$(el, '[part~="delivery-row"]')[0]))
+        .to.contain('webhook.test')
+        .and.contain('Delivered');
 
       api.endpointAnswer = { statusCode: 500, error: null };
       await click(el, part(el, 'send-test'));

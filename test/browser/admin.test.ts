@@ -2,7 +2,26 @@ import { expect, fixture, html, waitUntil, aTimeout } from '@open-wc/testing';
 import '../../src/admin.js';
 import type { PaylinkAdmin } from '../../src/components/admin/paylink-admin.js';
 import { FakeAdminApi, errorResponse, makeLink, makeWithdrawal } from './admin-fake-api.js';
-import { $, $$, CHECKSUMMED, UUID, button, choose, click, errorFor, field, fillWithdrawal, holdTimers, mount, openMoney, part, seededApi, settle, text, type } from './admin-helpers.js';
+import {
+  $,
+  $$,
+  CHECKSUMMED,
+  UUID,
+  button,
+  choose,
+  click,
+  errorFor,
+  field,
+  fillWithdrawal,
+  holdTimers,
+  mount,
+  openMoney,
+  part,
+  seededApi,
+  settle,
+  text,
+  type,
+} from './admin-helpers.js';
 
 describe('<paylink-admin>', () => {
   it('is accessible on the links list', async () => {
@@ -141,7 +160,8 @@ describe('<paylink-admin>', () => {
   });
 
   describe('when the proxy refuses a write as cross-site', () => {
-    const REASON = 'Refused a cross-site write: this request came from https://shop.example, not from https://admin.example. Behind a reverse proxy that rewrites Host, set publicOrigin.';
+    const REASON =
+      'Refused a cross-site write: this request came from https://shop.example, not from https://admin.example. Behind a reverse proxy that rewrites Host, set publicOrigin.';
     const refuseWrites = (api: FakeAdminApi, status = 403, code = 'cross_site_request') =>
       api.intercept((r) => (r.method === 'GET' ? undefined : errorResponse(status, code, REASON)));
     const submitNewLink = async (el: PaylinkAdmin) => {
@@ -366,7 +386,15 @@ describe('<paylink-admin>', () => {
     it('keeps a closed fundraiser editable without resending its past closing time', async () => {
       const api = seededApi(0);
       api.links.push(
-        makeLink({ title: 'Old appeal', linkType: 'Donation', fiatAmount: '0.00', closesAt: '2024-01-31T18:00:00.000Z', minAmount: '100.00', maxAmount: null, suggestedAmounts: [] }),
+        makeLink({
+          title: 'Old appeal',
+          linkType: 'Donation',
+          fiatAmount: '0.00',
+          closesAt: '2024-01-31T18:00:00.000Z',
+          minAmount: '100.00',
+          maxAmount: null,
+          suggestedAmounts: [],
+        }),
       );
       const el = await mount(api);
       await click(el, part(el, 'edit-link'));
@@ -456,7 +484,9 @@ describe('<paylink-admin>', () => {
       const chart = $(el, '[part~="chart"] [role="img"]')!;
       expect(chart.getAttribute('aria-label')).to.contain('25%');
       // Each bar's length is its count against the larger one (set through the CSSOM, which a strict CSP allows).
-      const widths = ['bar-visits', 'bar-payments'].map((name) => part(el, name).getBoundingClientRect().width / part(el, name).parentElement!.getBoundingClientRect().width);
+      const widths = ['bar-visits', 'bar-payments'].map(
+        (name) => part(el, name).getBoundingClientRect().width / part(el, name).parentElement!.getBoundingClientRect().width,
+      );
       expect(widths[0]).to.be.closeTo(1, 0.02);
       expect(widths[1]).to.be.closeTo(0.25, 0.02);
       expect(el.shadowRoot!.activeElement?.id).to.equal('link-detail-heading');
@@ -509,7 +539,15 @@ describe('<paylink-admin>', () => {
 
     it('shows the balances of each network and withdraws on the network chosen, within what that network holds', async () => {
       const api = seededApi();
-      api.networks.push({ id: 'polygon', name: 'Polygon', aliases: ['matic'], assets: ['USDT'], chainId: 137, explorerUrl: 'https://polygonscan.com', alerts: [] });
+      api.networks.push({
+        id: 'polygon',
+        name: 'Polygon',
+        aliases: ['matic'],
+        assets: ['USDT'],
+        chainId: 137,
+        explorerUrl: 'https://polygonscan.com',
+        alerts: [],
+      });
       api.balance.push({ assetId: 'USDT', blockchainId: 'polygon', available: '30.000000', pending: '1.000000' });
       const el = await mount(api, { view: 'money' });
       await waitUntil(() => text(part(el, 'balance-usdt-polygon')).includes('30'), 'the Polygon balance');
@@ -607,9 +645,7 @@ describe('<paylink-admin>', () => {
 
     it('shows the server’s refusal beside the amount and keeps what was typed', async () => {
       const api = seededApi();
-      api.intercept((r) =>
-        r.method === 'POST' ? errorResponse(422, 'insufficient_balance', 'Insufficient USDT balance: 125.5 available') : undefined,
-      );
+      api.intercept((r) => (r.method === 'POST' ? errorResponse(422, 'insufficient_balance', 'Insufficient USDT balance: 125.5 available') : undefined));
       const el = await mount(api, { view: 'money' });
       await openMoney(el);
       await fillWithdrawal(el, CHECKSUMMED, '100');
@@ -695,7 +731,10 @@ describe('<paylink-admin>', () => {
 
     it('says what the recipient received when a fee-charging token delivered less than was sent', async () => {
       const api = seededApi();
-      api.withdrawals.push(makeWithdrawal({ amount: '2.500000', receivedAmount: '2.475000' }), makeWithdrawal({ amount: '1.000000', receivedAmount: '1.000000' }));
+      api.withdrawals.push(
+        makeWithdrawal({ amount: '2.500000', receivedAmount: '2.475000' }),
+        makeWithdrawal({ amount: '1.000000', receivedAmount: '1.000000' }),
+      );
       const el = await mount(api, { view: 'money' });
       await waitUntil(() => $$(el, '[part~="withdrawal-row"]').length === 2);
       const received = $$(el, '[part~="received-amount"]');
@@ -707,7 +746,11 @@ describe('<paylink-admin>', () => {
     it('says why a withdrawal is held up, in words, and no more once it moves on', async () => {
       const api = seededApi();
       const held = makeWithdrawal({ status: 'pending', txHash: null, stalledReason: 'hot_wallet_gas' });
-      api.withdrawals.push(held, makeWithdrawal({ status: 'processing', stalledReason: 'node_unavailable' }), makeWithdrawal({ status: 'pending', txHash: null, stalledReason: 'chain_halted' }));
+      api.withdrawals.push(
+        held,
+        makeWithdrawal({ status: 'processing', stalledReason: 'node_unavailable' }),
+        makeWithdrawal({ status: 'pending', txHash: null, stalledReason: 'chain_halted' }),
+      );
       const el = await mount(api, { view: 'money' });
       await waitUntil(() => $$(el, '[part~="stalled-reason"]').length === 3);
       expect($$(el, '[part~="stalled-reason"]').map(text)).to.deep.equal([
@@ -723,7 +766,11 @@ describe('<paylink-admin>', () => {
       const api = seededApi();
       const since = new Date(Date.UTC(2025, 4, 1)).toISOString();
       api.networks[0]!.alerts = [
-        { code: 'hot_wallet_low', message: 'The hot wallet 0x7099…79C8 on BNB Smart Chain holds 0 BNB of gas money, under the 0.02 BNB it should keep.', since },
+        {
+          code: 'hot_wallet_low',
+          message: 'The hot wallet 0x7099…79C8 on BNB Smart Chain holds 0 BNB of gas money, under the 0.02 BNB it should keep.',
+          since,
+        },
         { code: 'reconciliation_mismatch', message: 'Deposit address 0xabc… holds 5 USDT the books do not explain.', since },
         { code: 'chain_finality_violated', message: 'Block 1200 changed after it was final: payouts are halted.', since },
       ];
@@ -731,9 +778,15 @@ describe('<paylink-admin>', () => {
       await waitUntil(() => $$(el, '[part~="network-alert"]').length === 3);
       const banners = $$(el, '[part~="network-alert"]');
       expect(banners.map((banner) => banner.getAttribute('role'))).to.deep.equal(['alert', 'alert', 'alert']);
-      expect(text(part(el, 'alert-hot_wallet_low'))).to.contain('Payout wallet low').and.to.contain('holds 0 BNB of gas money');
-      expect(text(part(el, 'alert-reconciliation_mismatch'))).to.contain('Deposits do not match the books').and.to.contain('5 USDT');
-      expect(text(part(el, 'alert-chain_finality_violated'))).to.contain('Payouts halted: a final block changed').and.to.contain('Block 1200');
+      expect(text(part(el, 'alert-hot_wallet_low')))
+        .to.contain('Payout wallet low')
+        .and.to.contain('holds 0 BNB of gas money');
+      expect(text(part(el, 'alert-reconciliation_mismatch')))
+        .to.contain('Deposits do not match the books')
+        .and.to.contain('5 USDT');
+      expect(text(part(el, 'alert-chain_finality_violated')))
+        .to.contain('Payouts halted: a final block changed')
+        .and.to.contain('Block 1200');
       await expect(el).to.be.accessible();
       // Mended: the banner goes when the money tab next looks (here, once a withdrawal is made).
       api.networks[0]!.alerts = [];

@@ -85,4 +85,3 @@ export class FakeWallet {
     return this;
   }
 }
-

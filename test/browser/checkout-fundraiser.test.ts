@@ -12,7 +12,6 @@ import { audit, has, part, parts, text, until } from './checkout-helpers.js';
 import type { PublicDonor, PublicLink } from '../../src/core/schemas.js';
 import { FakeCheckoutApi, makeDonation, makeLink } from './checkout-fake-api.js';
 
-
 const fund = (overrides: Partial<PublicLink> = {}) => makeDonation({ goalAmount: '500000.00', raised: '125000.50', donorCount: 12, ...overrides });
 const DONORS: PublicDonor[] = [
   { name: 'Ada', message: 'For the books', amount: '5000.00', currency: 'NGN', paidAt: '2025-05-01T12:00:00.000Z' },

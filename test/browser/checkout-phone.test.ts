@@ -26,9 +26,16 @@ const BSC: CheckoutAsset = {
   explorerUrl: 'https://bscscan.com',
   addNetwork: BSC_ADD_NETWORK,
 };
-const POLYGON: CheckoutAsset = { ...BSC, blockchainId: 'polygon', networkName: 'Polygon', chainId: 137, tokenAddress: POLYGON_USDT, decimals: 6, addNetwork: null };
+const POLYGON: CheckoutAsset = {
+  ...BSC,
+  blockchainId: 'polygon',
+  networkName: 'Polygon',
+  chainId: 137,
+  tokenAddress: POLYGON_USDT,
+  decimals: 6,
+  addNetwork: null,
+};
 const SESSION_FACTS = { chainId: 56, tokenAddress: TOKEN, tokenDecimals: 18, explorerUrl: 'https://bscscan.com', sandbox: false };
-
 
 /** A checkout on the pay step of a real-chain session of USDT on BNB Smart Chain (`session` changes it). */
 async function payStep(session: Partial<CheckoutSession> = {}, locale = 'en') {
@@ -144,14 +151,23 @@ describe('<paylink-checkout> naming networks', () => {
     await until(el, () => el.machine.view === 'done', 'paid');
     expect(text(part(el, 'paid-on'))).to.equal('Paid on Polygon');
     // The receipt names the network the money came on, not the one quoted.
-    expect(text(part(el, 'receipt'))).to.contain('Network Polygon').and.not.contain('BNB');
+    expect(text(part(el, 'receipt')))
+      .to.contain('Network Polygon')
+      .and.not.contain('BNB');
     await audit(el, 'paid on another network');
   });
 
   it('says nothing more when it came on the quoted network, or the service does not say', async () => {
     const { el, api } = await payStep();
     const id = el.machine.session!.id;
-    api.sessions.set(id, { ...api.sessions.get(id)!, status: 'paid', paidAmount: '12.187813', remainingAmount: '0', postpayAction: PAID_ACTION, paidBlockchainId: 'bsc' });
+    api.sessions.set(id, {
+      ...api.sessions.get(id)!,
+      status: 'paid',
+      paidAmount: '12.187813',
+      remainingAmount: '0',
+      postpayAction: PAID_ACTION,
+      paidBlockchainId: 'bsc',
+    });
     await until(el, () => el.machine.view === 'done', 'paid');
     expect(has(el, 'paid-on')).to.equal(false);
     expect(text(part(el, 'receipt'))).to.contain('Network BNB Smart Chain');

@@ -31,7 +31,6 @@ const VARIANTS: Variant[] = [
   { name: 'fr', locale: 'fr', theme: 'light' },
 ];
 
-
 /** Mounts `link` on a page-like stage (the merchant's background around the card). */
 async function mount(api: FakeCheckoutApi, variant: Variant, slug = [...api.links.keys()][0]!) {
   const stage = await fixture<HTMLElement>(html`<div

@@ -15,7 +15,6 @@ import { has, part, parts, text, until } from './checkout-helpers.js';
 
 const CHAIN_FACTS = { chainId: 56, tokenAddress: TOKEN, tokenDecimals: 18, explorerUrl: 'https://bscscan.com' };
 
-
 afterEach(() => {
   forgetWallets();
   localStorage.clear();
@@ -24,7 +23,12 @@ afterEach(() => {
 
 /** A checkout on the pay step of a real-chain session; `api` can then move the session on. */
 async function payStep(locale = 'en') {
-  const api = new FakeCheckoutApi(makeLink({ sandbox: false, assets: [{ assetId: 'USDT', blockchainId: 'bsc', networkName: 'BNB Smart Chain', decimals: 18, ...CHAIN_FACTS, addNetwork: BSC_ADD_NETWORK }] }));
+  const api = new FakeCheckoutApi(
+    makeLink({
+      sandbox: false,
+      assets: [{ assetId: 'USDT', blockchainId: 'bsc', networkName: 'BNB Smart Chain', decimals: 18, ...CHAIN_FACTS, addNetwork: BSC_ADD_NETWORK }],
+    }),
+  );
   api.nextSession = { ...CHAIN_FACTS, sandbox: false };
   const el = await fixture<PaylinkCheckout>(html`<paylink-checkout slug="shop1" locale=${locale} .fetch=${api.fetch}></paylink-checkout>`);
   await until(el, () => el.machine.view === 'amount', 'the link');
@@ -93,9 +97,7 @@ describe('<paylink-checkout> paying from a wallet', () => {
     expect(send!.from).to.equal(FROM);
     expect(send!.to).to.equal(TOKEN);
     // transfer(ADDRESS, 12.187813 × 10^18): the exact amount, in base units.
-    expect(send!.data).to.equal(
-      '0xa9059cbb' + ADDRESS.slice(2).toLowerCase().padStart(64, '0') + (12_187_813n * 10n ** 12n).toString(16).padStart(64, '0'),
-    );
+    expect(send!.data).to.equal('0xa9059cbb' + ADDRESS.slice(2).toLowerCase().padStart(64, '0') + (12_187_813n * 10n ** 12n).toString(16).padStart(64, '0'));
   });
 
   it('lists a wallet once when it announces again through a new provider object each time', async () => {

@@ -268,7 +268,9 @@ describe('<paylink-checkout>', () => {
     it('shows the server’s amount error beside the amount', async () => {
       const api = new FakeCheckoutApi(makeDonation());
       api.override = (call) =>
-        call.path.endsWith('/sessions') ? errorResponse(400, 'validation_failed', 'Invalid', [{ path: 'fiatAmount', message: 'Too many digits for NGN' }]) : undefined;
+        call.path.endsWith('/sessions')
+          ? errorResponse(400, 'validation_failed', 'Invalid', [{ path: 'fiatAmount', message: 'Too many digits for NGN' }])
+          : undefined;
       const el = await mount(api);
       await type(el, field(el, /Amount/), '1000');
       const error = oneEvent(el, 'paylink-error');
@@ -438,7 +440,10 @@ describe('<paylink-checkout>', () => {
 
     it('refuses a javascript: redirect and shows the success message instead', async () => {
       let navigated = false;
-      const el = await paidWith({ redirect: true, showConfirmationPage: false, successMessage: 'Paid, thanks', redirectUrl: 'javascript:alert(1)' }, () => (navigated = true));
+      const el = await paidWith(
+        { redirect: true, showConfirmationPage: false, successMessage: 'Paid, thanks', redirectUrl: 'javascript:alert(1)' },
+        () => (navigated = true),
+      );
       expect(navigated).to.equal(true); // the event still fires…
       expect(el.machine.redirectTo).to.equal(''); // …but nothing navigates
       expect(text(part(el, 'message'))).to.equal('Paid, thanks');
@@ -548,7 +553,8 @@ describe('<paylink-checkout>', () => {
       ] as const) {
         const api = new FakeCheckoutApi(makeLink());
         let stale = true;
-        api.override = (call) => (stale && call.path.endsWith('/sessions') ? errorResponse(503, 'rate_unavailable', 'No current exchange rate for USDT in NGN') : undefined);
+        api.override = (call) =>
+          stale && call.path.endsWith('/sessions') ? errorResponse(503, 'rate_unavailable', 'No current exchange rate for USDT in NGN') : undefined;
         const el = await mount(api, 'shop1', locale);
         const failed = oneEvent(el, 'paylink-error');
         await click(el, button(el, /USDT/));
@@ -626,7 +632,13 @@ describe('<paylink-checkout>', () => {
       expect(el.shadowRoot!.activeElement).to.equal(part(el, 'pay-button'));
       await sendKeys({ press: 'Enter' });
       await view(el, 'pay');
-      expect(api.callsTo('/sessions', 'POST')[0]!.body).to.include({ assetId: 'CNGN', fiatAmount: '2500', donorName: 'Ada', message: 'For the books', showPublicly: true });
+      expect(api.callsTo('/sessions', 'POST')[0]!.body).to.include({
+        assetId: 'CNGN',
+        fiatAmount: '2500',
+        donorName: 'Ada',
+        message: 'For the books',
+        showPublicly: true,
+      });
       expect(el.shadowRoot!.activeElement, 'focus moves to the new step').to.equal(part(el, 'heading'));
       before.remove();
     });
@@ -711,7 +723,11 @@ describe('<paylink-checkout>', () => {
       await view(el, 'pay');
       await aTimeout(300);
       // Another tab (or the chain) pays: the element hears it over SSE without polling.
-      await fetch(`/paylink/checkout/sessions/${el.machine.session!.id}/simulate-payment`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      await fetch(`/paylink/checkout/sessions/${el.machine.session!.id}/simulate-payment`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      });
       await until(el, () => el.machine.view === 'done', 'the stream to report the payment');
       expect(text(part(el, 'message'))).to.equal('Booked.');
     });

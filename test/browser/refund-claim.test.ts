@@ -56,7 +56,9 @@ class FakeClaimApi {
 }
 
 async function mount(api: FakeClaimApi, { token = TOKEN, locale = 'en' } = {}) {
-  const el = await fixture<PaylinkRefund>(html`<paylink-refund refund=${ID} api-base="/v1" locale=${locale} .fetch=${api.fetch} .token=${token}></paylink-refund>`);
+  const el = await fixture<PaylinkRefund>(
+    html`<paylink-refund refund=${ID} api-base="/v1" locale=${locale} .fetch=${api.fetch} .token=${token}></paylink-refund>`,
+  );
   await waitUntil(() => !el.shadowRoot!.querySelector('[aria-busy=true]'), 'loaded');
   await el.updateComplete;
   return el;
@@ -88,7 +90,9 @@ describe('<paylink-refund>', () => {
     const el = await mount(api);
     expect(text($(el, '[part~=heading]'))).to.equal('Lamp Shop is refunding you');
     expect(text($(el, '[part~=amount]'))).to.equal('12.5 USDT');
-    expect(text($(el, '[part~=facts]'))).to.contain('Two desk lamps').and.to.contain('BNB Smart Chain');
+    expect(text($(el, '[part~=facts]')))
+      .to.contain('Two desk lamps')
+      .and.to.contain('BNB Smart Chain');
     expect(text($(el, '[part~=notice]'))).to.contain('an address you control on BNB Smart Chain');
     expect(api.requests[0]).to.deep.include({ method: 'GET', path: `/v1/checkout/refunds/${ID}`, claim: TOKEN });
   });
@@ -187,7 +191,10 @@ describe('<paylink-refund>', () => {
         expect(el.scrollWidth, 'nothing runs off the side').to.be.at.most(el.clientWidth + 1);
         await expect(el).to.be.accessible();
         const box = el.getBoundingClientRect();
-        await executeServerCommand('admin-screenshot', { name: `refund-claim-375-${scheme}`, clip: { x: box.x + scrollX, y: box.y + scrollY, width: box.width, height: box.height } });
+        await executeServerCommand('admin-screenshot', {
+          name: `refund-claim-375-${scheme}`,
+          clip: { x: box.x + scrollX, y: box.y + scrollY, width: box.width, height: box.height },
+        });
         el.remove();
       }
     } finally {

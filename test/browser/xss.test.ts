@@ -14,12 +14,7 @@ import '../../src/checkout.js';
 import type { PaylinkAdmin } from '../../src/components/admin/paylink-admin.js';
 import type { PaylinkCheckout } from '../../src/components/checkout/paylink-checkout.js';
 import type { CheckoutSession } from '../../src/core/schemas.js';
-import {
-  FakeAdminApi,
-  errorResponse as adminError,
-  makeLink as makeAdminLink,
-  makeWithdrawal,
-} from './admin-fake-api.js';
+import { FakeAdminApi, errorResponse as adminError, makeLink as makeAdminLink, makeWithdrawal } from './admin-fake-api.js';
 import { FakeCheckoutApi, errorResponse as checkoutError, makeDonation, makeLink, makeSession, SANDBOX_CHAIN_FACTS } from './checkout-fake-api.js';
 
 declare global {
@@ -151,7 +146,14 @@ async function mountCheckout(api: FakeCheckoutApi, slug = [...api.links.keys()][
 /** Mounts the link, pays in USDT and waits for the confirmation. */
 async function paidWith(action: CheckoutSession['postpayAction'], session: Partial<CheckoutSession> = {}, onSuccess?: (event: Event) => void) {
   const api = new FakeCheckoutApi(makeLink());
-  api.onSimulate = (current) => ({ status: 'paid', paidAmount: current.cryptoAmount, remainingAmount: '0', txHash: '0xabc123', postpayAction: action, ...session });
+  api.onSimulate = (current) => ({
+    status: 'paid',
+    paidAmount: current.cryptoAmount,
+    remainingAmount: '0',
+    txHash: '0xabc123',
+    postpayAction: action,
+    ...session,
+  });
   const el = await mountCheckout(api);
   if (onSuccess) el.addEventListener('paylink-success', onSuccess);
   await cClick(el, cButton(el, /USDT/));
@@ -250,7 +252,8 @@ describe('<paylink-checkout> renders server strings as text', () => {
 
       it('in the server’s error message (passed on in paylink-error, never rendered as markup)', async () => {
         const api = new FakeCheckoutApi(makeLink());
-        api.override = (call) => (call.path.endsWith('/sessions') ? checkoutError(400, 'bad_request', payload, [{ path: 'assetId', message: payload }]) : undefined);
+        api.override = (call) =>
+          call.path.endsWith('/sessions') ? checkoutError(400, 'bad_request', payload, [{ path: 'assetId', message: payload }]) : undefined;
         const el = await mountCheckout(api);
         const failed = oneEvent(el, 'paylink-error');
         await cClick(el, cButton(el, /USDT/));
@@ -308,8 +311,10 @@ describe('<paylink-checkout> follows only http(s) redirects', () => {
   });
 
   it('does not navigate when the page cancels paylink-success', async () => {
-    const el = await paidWith({ redirect: true, showConfirmationPage: false, successMessage: 'Done', redirectUrl: 'https://shop.example/thanks' }, {}, (event) =>
-      event.preventDefault(),
+    const el = await paidWith(
+      { redirect: true, showConfirmationPage: false, successMessage: 'Done', redirectUrl: 'https://shop.example/thanks' },
+      {},
+      (event) => event.preventDefault(),
     );
     await aTimeout(50);
     expect(navigations).to.deep.equal([]);
@@ -431,7 +436,12 @@ describe('<paylink-admin> renders server strings as text', () => {
           makeAdminLink({
             title: payload,
             description: payload,
-            cart: { items: [{ name: payload, quantity: 1, unitAmount: '10.00', description: payload }, { name: payload, quantity: 2, unitAmount: '5.00' }] },
+            cart: {
+              items: [
+                { name: payload, quantity: 1, unitAmount: '10.00', description: payload },
+                { name: payload, quantity: 2, unitAmount: '5.00' },
+              ],
+            },
             postpayAction: { redirect: false, showConfirmationPage: false, successMessage: payload, redirectUrl: payload },
           }),
         );
@@ -446,7 +456,10 @@ describe('<paylink-admin> renders server strings as text', () => {
         const names = $$(el, '[part~="item-name"]') as HTMLInputElement[];
         expect(names.map((input) => input.value)).to.deep.equal([payload, payload]);
         expect(($(el, '#lf-success-message') as HTMLTextAreaElement).value).to.equal(payload);
-        expect($$(el, '[part~="remove-item"]').map((b) => b.getAttribute('aria-label'))).to.deep.equal([`Remove ${payload.trim()}`, `Remove ${payload.trim()}`]);
+        expect($$(el, '[part~="remove-item"]').map((b) => b.getAttribute('aria-label'))).to.deep.equal([
+          `Remove ${payload.trim()}`,
+          `Remove ${payload.trim()}`,
+        ]);
         await expectInert(el, 'edit form');
       });
 
@@ -509,7 +522,11 @@ describe('<paylink-admin> renders server strings as text', () => {
         expect(errorFor(el, aField(el, /^Amount/))).to.equal(payload);
         await expectInert(el, 'amount refusal');
 
-        answer = () => adminError(400, 'validation_failed', payload, [{ path: 'address', message: payload }, { path: 'memo', message: payload }]);
+        answer = () =>
+          adminError(400, 'validation_failed', payload, [
+            { path: 'address', message: payload },
+            { path: 'memo', message: payload },
+          ]);
         await review();
         expect(errorFor(el, aField(el, 'Destination address'))).to.equal(payload);
         expect(text(aPart(el, 'form-error'))).to.equal(payload);
@@ -529,7 +546,15 @@ describe('<paylink-admin> renders server strings as text', () => {
 });
 
 describe('<paylink-admin> refuses unsafe redirect URLs', () => {
-  for (const url of ['javascript:window.__xss=1', ' javascript:window.__xss=1', 'JAVASCRIPT:window.__xss=1', 'data:text/html,<script>parent.__xss=1</script>', '//evil.example/thanks', 'vbscript:msgbox(1)', 'https://']) {
+  for (const url of [
+    'javascript:window.__xss=1',
+    ' javascript:window.__xss=1',
+    'JAVASCRIPT:window.__xss=1',
+    'data:text/html,<script>parent.__xss=1</script>',
+    '//evil.example/thanks',
+    'vbscript:msgbox(1)',
+    'https://',
+  ]) {
     it(`refuses ${JSON.stringify(url)} beside the field, without calling the server`, async () => {
       const api = new FakeAdminApi();
       const el = await mountAdmin(api);

@@ -65,9 +65,7 @@ let proxyUrl: string;
 before(async () => {
   svc = await startTestService('pglite');
   apiKey = (await svc.newKey()).key;
-  proxyServer = createServer(
-    toNodeHandler(createPaylinkProxy({ upstream: svc.url, apiKey, adminToken: ADMIN_TOKEN, rateLimit: false })),
-  );
+  proxyServer = createServer(toNodeHandler(createPaylinkProxy({ upstream: svc.url, apiKey, adminToken: ADMIN_TOKEN, rateLimit: false })));
   await new Promise<void>((resolve) => proxyServer.listen(0, '127.0.0.1', resolve));
   proxyUrl = `http://127.0.0.1:${(proxyServer.address() as AddressInfo).port}`;
 });
@@ -125,14 +123,18 @@ describe('against the service directly', () => {
 
   test("a bad redirect URL is a PaylinkValidationError carrying the server's field errors", async () => {
     const client = createPaylinkClient({ baseUrl: svc.url, apiKey });
-    const error = await client.links
-      .create(standardLinkBody({ action: { redirect: true, redirectURL: 'javascript:alert(1)' } }))
-      .then(() => assert.fail('expected a validation error'), (e: unknown) => e);
+    const error = await client.links.create(standardLinkBody({ action: { redirect: true, redirectURL: 'javascript:alert(1)' } })).then(
+      () => assert.fail('expected a validation error'),
+      (e: unknown) => e,
+    );
     assert.ok(error instanceof PaylinkValidationError, String(error));
     assert.ok(error instanceof PaylinkError);
     assert.equal(error.status, 400);
     assert.equal(error.code, 'validation_failed');
-    assert.ok(error.errors.some((field) => field.path.startsWith('action.redirect')), JSON.stringify(error.errors));
+    assert.ok(
+      error.errors.some((field) => field.path.startsWith('action.redirect')),
+      JSON.stringify(error.errors),
+    );
     assert.ok(error.fieldError(error.errors[0]!.path));
   });
 
@@ -194,7 +196,11 @@ describe('through the proxy', () => {
 
   test('the proxy being unreachable upstream surfaces as a PaylinkServerError (502)', async () => {
     const proxy = createPaylinkProxy({ upstream: 'http://127.0.0.1:9', apiKey, adminToken: ADMIN_TOKEN });
-    const client = createPaylinkClient({ baseUrl: 'http://shop.test/paylink/admin', token: ADMIN_TOKEN, fetch: (input, init) => proxy(new Request(input, init)) });
+    const client = createPaylinkClient({
+      baseUrl: 'http://shop.test/paylink/admin',
+      token: ADMIN_TOKEN,
+      fetch: (input, init) => proxy(new Request(input, init)),
+    });
     await assert.rejects(client.balance.get(), (e) => e instanceof PaylinkServerError && e.status === 502 && e.code === 'upstream_unavailable');
   });
 });
@@ -203,7 +209,14 @@ describe('README example: examples/node-client.ts', () => {
   test('creates the order on the shop’s server, finds it again on a reload, replaces an expired one; a bad price names its field', async () => {
     const { paylinkClient, paylinkOrderFor } = await import('../../examples/node-client.js');
     const paylink = paylinkClient({ baseUrl: svc.url, apiKey });
-    const order = { id: 'A-1001', title: 'Two coffees', total: '7.50', currency: 'USD', items: [{ name: 'Coffee', quantity: 2, unitAmount: '3.75' }], paylinkOrderId: null as string | null };
+    const order = {
+      id: 'A-1001',
+      title: 'Two coffees',
+      total: '7.50',
+      currency: 'USD',
+      items: [{ name: 'Coffee', quantity: 2, unitAmount: '3.75' }],
+      paylinkOrderId: null as string | null,
+    };
     const made = await paylinkOrderFor(paylink, order);
     assert.deepEqual([made.status, made.reference, made.fiatAmount, made.fiatCurrency], ['open', 'A-1001', '7.50', 'USD']);
     assert.match(made.url, /\/pay\/order\/[0-9a-f-]{36}$/);
@@ -229,9 +242,18 @@ describe('with a fake fetch', () => {
     assert.equal(link.linkType, 'Standard');
     assert.equal(link.fiatAmount, '2000');
 
-    const list = fakeFetch({ items: [quirkyLink({ fiatAmount: '12.50', linkType: 'Donation' }), quirkyLink()], meta: { totalItems: 2, itemCount: 2, itemsPerPage: 20, totalPages: 1, currentPage: 1 } });
+    const list = fakeFetch({
+      items: [quirkyLink({ fiatAmount: '12.50', linkType: 'Donation' }), quirkyLink()],
+      meta: { totalItems: 2, itemCount: 2, itemsPerPage: 20, totalPages: 1, currentPage: 1 },
+    });
     const page = await createPaylinkClient({ baseUrl: 'https://api.paylink.example', fetch: list.fetch }).links.list();
-    assert.deepEqual(page.items.map((item) => [item.linkType, item.fiatAmount]), [['Donation', '12.50'], ['Standard', '2000']]);
+    assert.deepEqual(
+      page.items.map((item) => [item.linkType, item.fiatAmount]),
+      [
+        ['Donation', '12.50'],
+        ['Standard', '2000'],
+      ],
+    );
   });
 
   test('sends the key, the token, Idempotency-Key and the signal; builds the spec paths', async () => {
@@ -306,7 +328,9 @@ describe('with a fake fetch', () => {
 
   test('429 is a PaylinkRateLimitError with retryAfter; a fetch that throws is a PaylinkNetworkError', async () => {
     const limited = fakeFetch({ status: 'error', statusCode: 429, code: 'rate_limited', message: 'slow down' }, 429, { 'retry-after': '7' });
-    const error = await createPaylinkClient({ baseUrl: 'https://x.example', fetch: limited.fetch }).links.list().catch((e: unknown) => e);
+    const error = await createPaylinkClient({ baseUrl: 'https://x.example', fetch: limited.fetch })
+      .links.list()
+      .catch((e: unknown) => e);
     assert.ok(error instanceof PaylinkRateLimitError);
     assert.equal(error.retryAfter, 7);
     assert.equal(error.code, 'rate_limited');
@@ -314,7 +338,9 @@ describe('with a fake fetch', () => {
     const throwing: typeof fetch = async () => {
       throw new TypeError('fetch failed');
     };
-    const network = await createPaylinkClient({ baseUrl: 'https://x.example', fetch: throwing }).withdrawals.list().catch((e: unknown) => e);
+    const network = await createPaylinkClient({ baseUrl: 'https://x.example', fetch: throwing })
+      .withdrawals.list()
+      .catch((e: unknown) => e);
     assert.ok(network instanceof PaylinkNetworkError);
     assert.ok((network as Error).cause instanceof TypeError);
   });

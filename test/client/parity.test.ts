@@ -121,9 +121,7 @@ async function linkParity(values: Partial<LinkFormValues>, editing?: PaymentLink
   const formErrors = form.check();
   const formAccepts = Object.keys(formErrors).length === 0 && form.formError === '';
   const body = form.body();
-  const response = editing
-    ? await send('PATCH', '/v1/payment-link', { ...body, id: editing.id })
-    : await send('POST', '/v1/payment-link', body);
+  const response = editing ? await send('PATCH', '/v1/payment-link', { ...body, id: editing.id }) : await send('POST', '/v1/payment-link', body);
   const serviceAccepts = response.status === (editing ? 200 : 201);
   if (!serviceAccepts) assert.equal(response.status, 400, JSON.stringify(response.body));
   return { formAccepts, serviceAccepts, formErrors, response };
@@ -143,7 +141,13 @@ describe('parity of the admin link form and the service', () => {
 
   it('when editing: the same acceptance, and an unchanged past closing time stays editable', async () => {
     const created = await send('POST', '/v1/payment-link', {
-      title: 'Roof', description: '', linkType: 'Donation', fiatCurrency: 'NGN', action: {}, options: {}, cart: { items: [] },
+      title: 'Roof',
+      description: '',
+      linkType: 'Donation',
+      fiatCurrency: 'NGN',
+      action: {},
+      options: {},
+      cart: { items: [] },
       closesAt: new Date(Date.now() + 60_000).toISOString(),
     });
     assert.equal(created.status, 201);
@@ -177,7 +181,11 @@ describe('parity of the admin link form and the service', () => {
         async (sample) => {
           const values = { ...sample, items: sample.items.map((entry, index) => ({ ...entry, key: index + 1 })) };
           const { formAccepts, serviceAccepts, formErrors, response } = await linkParity(values);
-          assert.equal(formAccepts, serviceAccepts, `${JSON.stringify(values)}\nform: ${JSON.stringify(formErrors)}\nservice: ${JSON.stringify(response.body)}`);
+          assert.equal(
+            formAccepts,
+            serviceAccepts,
+            `${JSON.stringify(values)}\nform: ${JSON.stringify(formErrors)}\nservice: ${JSON.stringify(response.body)}`,
+          );
         },
       ),
       { numRuns: 120 },
@@ -248,12 +256,21 @@ describe('parity of the admin withdrawal form and the service', () => {
 describe('the phone rule, on the service side (the checkout had drifted to accept national numbers)', () => {
   it('refuses 08012345678 and takes +234 801 234 5678', async () => {
     const created = await send('POST', '/v1/payment-link', {
-      title: 'Delivery', description: '', fiatAmount: 10, fiatCurrency: 'USD', action: {}, options: { collectPhone: true }, cart: { items: [] },
+      title: 'Delivery',
+      description: '',
+      fiatAmount: 10,
+      fiatCurrency: 'USD',
+      action: {},
+      options: { collectPhone: true },
+      cart: { items: [] },
     });
     const slug = created.body.slug as string;
     const national = await send('POST', `/v1/checkout/${slug}/sessions`, { assetId: 'USDT', customer: { phone: '08012345678' } });
     assert.equal(national.status, 400);
-    assert.deepEqual(national.body.errors.map((error: { path: string }) => error.path), ['customer.phone']);
+    assert.deepEqual(
+      national.body.errors.map((error: { path: string }) => error.path),
+      ['customer.phone'],
+    );
     const international = await send('POST', `/v1/checkout/${slug}/sessions`, { assetId: 'USDT', customer: { phone: '+234 801 234 5678' } });
     assert.equal(international.status, 201, JSON.stringify(international.body));
   });

@@ -31,9 +31,7 @@ const record: CheckoutSessionRecord = {
   rate: '0.000625',
   rateSource: 'coinbase',
   rateAt: AT,
-  rateBasis: [
-    { pair: 'USD/NGN', perUsd: '1600', quorum: 1, sources: [{ source: 'coinbase', perUsd: '1600', at: AT, used: true }] },
-  ],
+  rateBasis: [{ pair: 'USD/NGN', perUsd: '1600', quorum: 1, sources: [{ source: 'coinbase', perUsd: '1600', at: AT, used: true }] }],
   paidAmount: '1.250000',
   lateAmount: '0.000000',
   reversedAmount: '0.000000',
@@ -216,23 +214,51 @@ describe('the rules behind the contract', () => {
   test('reference and metadata: trimmed, bounded, counted', () => {
     assert.deepEqual(checkSessionTags('  order-7 ', { a: '1' }), { tags: { reference: 'order-7', metadata: { a: '1' } }, errors: [] });
     assert.deepEqual(checkSessionTags('   ', undefined).tags, { reference: null, metadata: {} });
-    assert.deepEqual(checkSessionTags('x'.repeat(201), undefined).errors.map((e) => e.key), ['text.tooLong']);
+    assert.deepEqual(
+      checkSessionTags('x'.repeat(201), undefined).errors.map((e) => e.key),
+      ['text.tooLong'],
+    );
     const many = Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`k${i}`, 'v']));
-    assert.deepEqual(checkSessionTags(undefined, many).errors.map((e) => e.key), ['metadata.tooMany']);
-    assert.deepEqual(checkSessionTags(undefined, { ['k'.repeat(41)]: 'v', n: 5 }).errors.map((e) => e.key), ['metadata.keyInvalid', 'metadata.valueInvalid']);
+    assert.deepEqual(
+      checkSessionTags(undefined, many).errors.map((e) => e.key),
+      ['metadata.tooMany'],
+    );
+    assert.deepEqual(
+      checkSessionTags(undefined, { ['k'.repeat(41)]: 'v', n: 5 }).errors.map((e) => e.key),
+      ['metadata.keyInvalid', 'metadata.valueInvalid'],
+    );
     assert.equal(StartSessionInput.safeParse({ assetId: 'USDT', metadata: many }).success, false, 'the schema caps metadata too');
   });
 
   test('endpoints: https (http only when allowed), no credentials, known events stored in one order', () => {
-    const https = checkWebhookEndpoint({ url: ' https://shop.example/hook ', events: ['withdrawal.failed', 'checkout.session.paid', 'withdrawal.failed'] }, { allowHttp: false, requireUrl: true });
+    const https = checkWebhookEndpoint(
+      { url: ' https://shop.example/hook ', events: ['withdrawal.failed', 'checkout.session.paid', 'withdrawal.failed'] },
+      { allowHttp: false, requireUrl: true },
+    );
     assert.deepEqual(https, { fields: { url: 'https://shop.example/hook', events: ['checkout.session.paid', 'withdrawal.failed'] }, errors: [] });
-    assert.deepEqual(checkWebhookEndpoint({ url: 'http://shop.example/hook' }, { allowHttp: false, requireUrl: true }).errors.map((e) => e.key), ['webhook.urlHttps']);
+    assert.deepEqual(
+      checkWebhookEndpoint({ url: 'http://shop.example/hook' }, { allowHttp: false, requireUrl: true }).errors.map((e) => e.key),
+      ['webhook.urlHttps'],
+    );
     assert.deepEqual(checkWebhookEndpoint({ url: 'http://localhost:3000/hook' }, { allowHttp: true, requireUrl: true }).errors, []);
     for (const url of ['ftp://shop.example/x', 'https://user:pw@shop.example/x', 'https://shop.example/x#frag', 'not a url'])
-      assert.deepEqual(checkWebhookEndpoint({ url }, { allowHttp: true, requireUrl: true }).errors.map((e) => e.key), ['webhook.urlInvalid'], url);
-    assert.deepEqual(checkWebhookEndpoint({}, { allowHttp: true, requireUrl: true }).errors.map((e) => e.key), ['webhook.urlRequired']);
-    assert.deepEqual(checkWebhookEndpoint({ events: [] }, { allowHttp: true, requireUrl: false }).errors.map((e) => e.key), ['webhook.eventsRequired']);
-    assert.deepEqual(checkWebhookEndpoint({ events: ['order.shipped'] }, { allowHttp: true, requireUrl: false }).errors.map((e) => e.path), ['events.0']);
+      assert.deepEqual(
+        checkWebhookEndpoint({ url }, { allowHttp: true, requireUrl: true }).errors.map((e) => e.key),
+        ['webhook.urlInvalid'],
+        url,
+      );
+    assert.deepEqual(
+      checkWebhookEndpoint({}, { allowHttp: true, requireUrl: true }).errors.map((e) => e.key),
+      ['webhook.urlRequired'],
+    );
+    assert.deepEqual(
+      checkWebhookEndpoint({ events: [] }, { allowHttp: true, requireUrl: false }).errors.map((e) => e.key),
+      ['webhook.eventsRequired'],
+    );
+    assert.deepEqual(
+      checkWebhookEndpoint({ events: ['order.shipped'] }, { allowHttp: true, requireUrl: false }).errors.map((e) => e.path),
+      ['events.0'],
+    );
     assert.equal(WEBHOOK_EVENT_TYPES.length, 14);
     assert.ok(WEBHOOK_EVENT_TYPES.includes('checkout.session.finalized'), 'checkout.session.finalized, when a paid session’s money is final');
     assert.ok(WEBHOOK_EVENT_TYPES.includes('order.paid'), 'order.paid, once per order');

@@ -75,7 +75,10 @@ async function requestOf(call: (client: PaylinkClient) => Promise<unknown>): Pro
     apiKey: 'pk_test_client_routes',
     fetch: async (input, init) => {
       sent.push(new Request(input, init));
-      return new Response(JSON.stringify({ status: 'error', statusCode: 500, code: 'internal_error', message: 'x' }), { status: 500, headers: { 'content-type': 'application/json' } });
+      return new Response(JSON.stringify({ status: 'error', statusCode: 500, code: 'internal_error', message: 'x' }), {
+        status: 500,
+        headers: { 'content-type': 'application/json' },
+      });
     },
   });
   await call(client).catch(() => undefined);
@@ -89,8 +92,13 @@ describe('the client and the route table', () => {
   const table = API_ROUTES as readonly ApiRoute[];
 
   it('has a method for every keyed operation, or says why not', () => {
-    const missing = table.filter((route) => route.auth === 'key' && !CLIENT_METHODS[route.operationId as OperationId] && !NOT_IN_CLIENT[route.operationId as OperationId]);
-    assert.deepEqual(missing.map((route) => route.operationId), []);
+    const missing = table.filter(
+      (route) => route.auth === 'key' && !CLIENT_METHODS[route.operationId as OperationId] && !NOT_IN_CLIENT[route.operationId as OperationId],
+    );
+    assert.deepEqual(
+      missing.map((route) => route.operationId),
+      [],
+    );
   });
 
   it('each listed method sends its operation’s method and path', async () => {

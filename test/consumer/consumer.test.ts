@@ -138,7 +138,12 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
 }
 
 /** Starts a long-running command (through `npx`) and waits until `ready(output)` holds. */
-async function startProcess(args: string[], cwd: string, env: Record<string, string>, ready: (output: string) => boolean): Promise<{ child: ChildProcess; output: () => string }> {
+async function startProcess(
+  args: string[],
+  cwd: string,
+  env: Record<string, string>,
+  ready: (output: string) => boolean,
+): Promise<{ child: ChildProcess; output: () => string }> {
   const child = spawn(NPX, ['--no-install', ...args], { cwd, env: consumerEnv(env), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   children.add(child);
   let output = '';
@@ -239,10 +244,13 @@ function installedClosure(appDir: string, name: string): { packages: number; byt
   visit(appDir, name);
   const size = (dir: string): number => walk(dir).reduce((sum, file) => sum + statSync(file).size, 0);
   // A package's own folder, without the node_modules nested in it (counted as packages of their own).
-  const own = (dir: string) => readdirSync(dir).filter((entry) => entry !== 'node_modules').reduce((sum, entry) => {
-    const full = path.join(dir, entry);
-    return sum + (statSync(full).isDirectory() ? size(full) : statSync(full).size);
-  }, 0);
+  const own = (dir: string) =>
+    readdirSync(dir)
+      .filter((entry) => entry !== 'node_modules')
+      .reduce((sum, entry) => {
+        const full = path.join(dir, entry);
+        return sum + (statSync(full).isDirectory() ? size(full) : statSync(full).size);
+      }, 0);
   return { packages: seen.size, bytes: [...seen].reduce((sum, dir) => sum + own(dir), 0) };
 }
 
@@ -290,9 +298,17 @@ describe('paylink as installed from its tarball', { timeout: 900_000 }, () => {
     // 1. The tarball, as `npm pack` (its prepack builds lib/ and dist/ from nothing) makes it.
     const started = Date.now();
     const packed = ok(await run(NPM, ['pack', '--json', '--pack-destination', work], ROOT, { timeoutMs: 300_000 }), 'npm pack');
-    const [info] = JSON.parse(packed.stdout.slice(packed.stdout.search(/^\[\s*$/m))) as [{ filename: string; size: number; unpackedSize: number; entryCount: number; files: { path: string }[] }];
+    const [info] = JSON.parse(packed.stdout.slice(packed.stdout.search(/^\[\s*$/m))) as [
+      { filename: string; size: number; unpackedSize: number; entryCount: number; files: { path: string }[] },
+    ];
     tarball = path.join(work, info.filename);
-    figures.tarball = { file: info.filename, bytes: info.size, unpackedBytes: info.unpackedSize, files: info.entryCount, packSeconds: (Date.now() - started) / 1000 };
+    figures.tarball = {
+      file: info.filename,
+      bytes: info.size,
+      unpackedBytes: info.unpackedSize,
+      files: info.entryCount,
+      packSeconds: (Date.now() - started) / 1000,
+    };
     figures.tarballFiles = info.files.map((file) => file.path);
 
     // 2. The folders: a plain Node one, and three made by create-vite as users make them.
@@ -301,7 +317,12 @@ describe('paylink as installed from its tarball', { timeout: 900_000 }, () => {
     writeFileSync(
       path.join(dirs.node, 'package.json'),
       JSON.stringify(
-        { name: 'shop', private: true, type: 'module', dependencies: { paylink: `file:${tarball}`, express: '^4.21.2', react: NEXT.react, 'react-dom': NEXT['react-dom'], vue: '^3.5.0' } },
+        {
+          name: 'shop',
+          private: true,
+          type: 'module',
+          dependencies: { paylink: `file:${tarball}`, express: '^4.21.2', react: NEXT.react, 'react-dom': NEXT['react-dom'], vue: '^3.5.0' },
+        },
         null,
         2,
       ),
@@ -319,9 +340,15 @@ describe('paylink as installed from its tarball', { timeout: 900_000 }, () => {
       writeFileSync(path.join(dirs[kind], 'package.json'), JSON.stringify(manifest, null, 2));
     }
     const scaffoldStarted = Date.now();
-    const templates = [['vanilla', 'vanilla-ts'], ['react', 'react-ts'], ['vue', 'vue-ts']] as const;
+    const templates = [
+      ['vanilla', 'vanilla-ts'],
+      ['react', 'react-ts'],
+      ['vue', 'vue-ts'],
+    ] as const;
     const scaffolds = await Promise.all(
-      templates.map(([kind, template]) => run(NPM, ['exec', '--yes', '--prefer-offline', '--', CREATE_VITE, kind, '--template', template, '--no-interactive', '--no-immediate'], work)),
+      templates.map(([kind, template]) =>
+        run(NPM, ['exec', '--yes', '--prefer-offline', '--', CREATE_VITE, kind, '--template', template, '--no-interactive', '--no-immediate'], work),
+      ),
     );
     scaffolds.forEach((result, index) => ok(result, `create-vite ${templates[index]![1]}`));
     figures.scaffoldSeconds = (Date.now() - scaffoldStarted) / 1000;
@@ -334,17 +361,25 @@ describe('paylink as installed from its tarball', { timeout: 900_000 }, () => {
       writeFileSync(path.join(dir, 'package.json'), JSON.stringify(manifest, null, 2));
     }
     // The wrong usages compile on their own, with the app's settings (they must fail).
-    writeFileSync(path.join(dirs.react, 'tsconfig.fail.json'), JSON.stringify({ extends: './tsconfig.app.json', compilerOptions: { tsBuildInfoFile: null }, include: ['fail'] }));
+    writeFileSync(
+      path.join(dirs.react, 'tsconfig.fail.json'),
+      JSON.stringify({ extends: './tsconfig.app.json', compilerOptions: { tsBuildInfoFile: null }, include: ['fail'] }),
+    );
     const vueApp = JSON.parse(readFileSync(path.join(dirs.vue, 'tsconfig.app.json'), 'utf8').replace(/^\s*\/\*.*\*\/\s*$/gm, ''));
     // A misspelt event is an error only where the app asks vue-tsc to check unknown events.
     vueApp.vueCompilerOptions = { strictTemplates: true };
     writeFileSync(path.join(dirs.vue, 'tsconfig.app.json'), JSON.stringify(vueApp, null, 2));
-    writeFileSync(path.join(dirs.vue, 'tsconfig.fail.json'), JSON.stringify({ extends: './tsconfig.app.json', compilerOptions: { tsBuildInfoFile: null }, include: ['fail/*.vue'] }));
+    writeFileSync(
+      path.join(dirs.vue, 'tsconfig.fail.json'),
+      JSON.stringify({ extends: './tsconfig.app.json', compilerOptions: { tsBuildInfoFile: null }, include: ['fail/*.vue'] }),
+    );
 
     // 3. Install, all at once: the tarball, the rest from npm's cache (the registry when missing).
     const installStarted = Date.now();
     const installs = await Promise.all(
-      Object.entries(dirs).map(async ([kind, dir]) => [kind, await run(NPM, ['install', '--prefer-offline', '--no-audit', '--no-fund'], dir, { timeoutMs: 400_000 })] as const),
+      Object.entries(dirs).map(
+        async ([kind, dir]) => [kind, await run(NPM, ['install', '--prefer-offline', '--no-audit', '--no-fund'], dir, { timeoutMs: 400_000 })] as const,
+      ),
     );
     for (const [kind, result] of installs) {
       ok(result, `npm install (${kind})`);
@@ -400,19 +435,28 @@ describe('paylink as installed from its tarball', { timeout: 900_000 }, () => {
     const packed = JSON.parse(ok(await run('tar', ['-xzOf', tarball, 'package/package.json'], work), 'tar').stdout);
     assert.equal(packed.scripts.prepare, undefined);
     assert.match(JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts.prepare, /prepare\.mjs/);
-    for (const [kind, log] of Object.entries(installLogs)) assert.doesNotMatch(log, /install-scripts[\s\S]*paylink@|paylink@[^\n]*prepare/, `npm install (${kind})`);
+    for (const [kind, log] of Object.entries(installLogs))
+      assert.doesNotMatch(log, /install-scripts[\s\S]*paylink@|paylink@[^\n]*prepare/, `npm install (${kind})`);
     const { bytes, files: count, unpackedBytes } = figures.tarball as { bytes: number; files: number; unpackedBytes: number };
     t.diagnostic(`tarball: ${(bytes / 1024).toFixed(0)} KiB, ${count} files (${MB(unpackedBytes)} unpacked)`);
   });
 
   it('plain Node: keys create, serve --chain sandbox, the client creates and lists links', async (t) => {
     const dataDir = path.join(dirs.node, 'data');
-    const created = ok(await run(NPX, ['--no-install', 'paylink', 'keys', 'create', '--data-dir', dataDir, '--name', 'Consumer shop'], dirs.node), 'paylink keys create');
+    const created = ok(
+      await run(NPX, ['--no-install', 'paylink', 'keys', 'create', '--data-dir', dataDir, '--name', 'Consumer shop'], dirs.node),
+      'paylink keys create',
+    );
     const key = created.stdout.trim().split('\n').at(-1)!;
     assert.match(key, /^pl_sk_/);
 
     const port = await freePort();
-    const { child, output } = await startProcess(['paylink', 'serve', '--chain', 'sandbox', '--data-dir', dataDir, '--port', String(port)], dirs.node, {}, (text) => text.includes('listening on'));
+    const { child, output } = await startProcess(
+      ['paylink', 'serve', '--chain', 'sandbox', '--data-dir', dataDir, '--port', String(port)],
+      dirs.node,
+      {},
+      (text) => text.includes('listening on'),
+    );
     const url = `http://127.0.0.1:${port}`;
     await waitForHealth(url, child);
     assert.match(output(), /Sandbox chain: no real funds move/);
@@ -430,7 +474,12 @@ describe('paylink as installed from its tarball', { timeout: 900_000 }, () => {
 
   it('plain Node: the proxy mounted in Express answers checkout and admin routes', async () => {
     assert.ok(service, 'the service runs');
-    const { child, output } = await startProcess(['node', 'shop.mjs'], dirs.node, { PAYLINK_URL: service.url, PAYLINK_API_KEY: service.key, PAYLINK_ADMIN_TOKEN: 'consumer-admin-token-0123456789abcdef' }, (text) => /listening on \d+/.test(text));
+    const { child, output } = await startProcess(
+      ['node', 'shop.mjs'],
+      dirs.node,
+      { PAYLINK_URL: service.url, PAYLINK_API_KEY: service.key, PAYLINK_ADMIN_TOKEN: 'consumer-admin-token-0123456789abcdef' },
+      (text) => /listening on \d+/.test(text),
+    );
     try {
       const shop = `http://127.0.0.1:${/listening on (\d+)/.exec(output())![1]}`;
       const checkout = await fetch(`${shop}/paylink/checkout/${slug}`);
@@ -493,7 +542,11 @@ describe('paylink as installed from its tarball', { timeout: 900_000 }, () => {
    * marker, then for every `<paylink-checkout>` to show the link. Fails on an uncaught error or a
    * console error.
    */
-  async function checkPage(url: string, readySelectors: string[], pagePath = `/?slug=${slug}&api=${encodeURIComponent(`${service!.url}/v1`)}`): Promise<PageCheck> {
+  async function checkPage(
+    url: string,
+    readySelectors: string[],
+    pagePath = `/?slug=${slug}&api=${encodeURIComponent(`${service!.url}/v1`)}`,
+  ): Promise<PageCheck> {
     assert.ok(service, 'the service runs');
     browser ??= await chromium.launch({ executablePath: CHROME_PATH, args: CHROMIUM_ARGS });
     const page = await browser.newPage();
@@ -519,7 +572,10 @@ describe('paylink as installed from its tarball', { timeout: 900_000 }, () => {
       }
       // Each element rendered the link itself (its own shadow root), not only the event.
       const count = await page.locator('paylink-checkout').count();
-      await page.getByRole('heading', { name: 'Consumer test order' }).nth(count - 1).waitFor({ timeout: 10_000 });
+      await page
+        .getByRole('heading', { name: 'Consumer test order' })
+        .nth(count - 1)
+        .waitFor({ timeout: 10_000 });
       assert.equal(await page.getByRole('heading', { name: 'Consumer test order' }).count(), count, 'every element upgraded and loaded the link');
       await page.waitForTimeout(200); // the last frame's layout-shift entries are delivered after it
       const { upgradeShift, layoutShift } = await page.evaluate(() => {
@@ -548,7 +604,10 @@ describe('paylink as installed from its tarball', { timeout: 900_000 }, () => {
     ok(await run(NPX, ['--no-install', 'tsc'], dirs.vanilla), 'tsc (vanilla-ts defaults)');
     ok(await run(NPX, ['--no-install', 'vite', 'build'], dirs.vanilla), 'vite build');
     const size = buildGzip(dirs.vanilla);
-    const code = walk(path.join(dirs.vanilla, 'dist')).filter((file) => file.endsWith('.js')).map((file) => readFileSync(file, 'utf8')).join('\n');
+    const code = walk(path.join(dirs.vanilla, 'dist'))
+      .filter((file) => file.endsWith('.js'))
+      .map((file) => readFileSync(file, 'utf8'))
+      .join('\n');
     assert.doesNotMatch(code, /paylink-admin/, 'no admin element');
     assert.doesNotMatch(code, /withdrawal|jitless|ZodError/i, 'no admin forms, no zod');
     assert.doesNotMatch(code, /@(customElement|property|state|query)\(/, 'decorators compiled, not shipped raw');
@@ -588,13 +647,27 @@ describe('paylink as installed from its tarball', { timeout: 900_000 }, () => {
   });
 
   it('every export imports in plain Node and under edge runtimes’ conditions, with no DOM global left', async () => {
-    await Promise.all([[], ['--conditions=workerd', '--conditions=worker', '--conditions=browser'], ['--conditions=edge-light', '--conditions=browser']].map(async (conditions) => {
-      const { results, dom } = JSON.parse(ok(await run('node', [...conditions, 'imports.mjs'], dirs.node), `imports ${conditions.join(' ')}`).stdout);
-      assert.deepEqual(dom, [], conditions.join(' '));
-      const expected = ['paylink', 'paylink/checkout', 'paylink/admin', 'paylink/client', 'paylink/proxy', 'paylink/server', 'paylink/webhooks', 'paylink/react', 'paylink/vue'];
-      assert.deepEqual(Object.keys(results), conditions.length ? expected.filter((entry) => entry !== 'paylink/server') : expected);
-      for (const [entry, count] of Object.entries(results)) if (entry !== 'paylink/vue') assert.ok((count as number) > 0, `${entry} exports something`);
-    }));
+    await Promise.all(
+      [[], ['--conditions=workerd', '--conditions=worker', '--conditions=browser'], ['--conditions=edge-light', '--conditions=browser']].map(
+        async (conditions) => {
+          const { results, dom } = JSON.parse(ok(await run('node', [...conditions, 'imports.mjs'], dirs.node), `imports ${conditions.join(' ')}`).stdout);
+          assert.deepEqual(dom, [], conditions.join(' '));
+          const expected = [
+            'paylink',
+            'paylink/checkout',
+            'paylink/admin',
+            'paylink/client',
+            'paylink/proxy',
+            'paylink/server',
+            'paylink/webhooks',
+            'paylink/react',
+            'paylink/vue',
+          ];
+          assert.deepEqual(Object.keys(results), conditions.length ? expected.filter((entry) => entry !== 'paylink/server') : expected);
+          for (const [entry, count] of Object.entries(results)) if (entry !== 'paylink/vue') assert.ok((count as number) > 0, `${entry} exports something`);
+        },
+      ),
+    );
   });
 
   it('React and Vue render the element on the server (Next.js and Nuxt style) with its attributes', async () => {
@@ -629,9 +702,18 @@ describe('paylink as installed from its tarball', { timeout: 900_000 }, () => {
     assert.match(built.stdout, /\/prerendered/, 'the prerendered page was rendered at build time');
     assert.match(built.stdout, /\/paylink\/\[\.\.\.path\]/, "the doc's route handler is built");
     const page = docsFiles().get('app/pay/[slug]/page.tsx')!;
-    assert.match(page, /only a client module that imports\s*\/\/\s*'paylink\/checkout' defines the element/, "the page's comment says what defines the element");
+    assert.match(
+      page,
+      /only a client module that imports\s*\/\/\s*'paylink\/checkout' defines the element/,
+      "the page's comment says what defines the element",
+    );
     const port = await freePort();
-    const { child } = await startProcess(['next', 'start', '--port', String(port), '--hostname', '127.0.0.1'], dirs.next, { ...env, PAYLINK_URL: service!.url, PAYLINK_API_KEY: service!.key }, (text) => /Ready in|started server/i.test(text));
+    const { child } = await startProcess(
+      ['next', 'start', '--port', String(port), '--hostname', '127.0.0.1'],
+      dirs.next,
+      { ...env, PAYLINK_URL: service!.url, PAYLINK_API_KEY: service!.key },
+      (text) => /Ready in|started server/i.test(text),
+    );
     try {
       const url = `http://127.0.0.1:${port}`;
       const prerendered = await fetch(`${url}/prerendered`);
@@ -640,7 +722,11 @@ describe('paylink as installed from its tarball', { timeout: 900_000 }, () => {
       const served = await fetch(`${url}/?slug=${slug}`);
       assert.equal(served.status, 200, 'a server-rendered request answers (no 500)');
       const html = await served.text();
-      assert.match(html, new RegExp(`<paylink-checkout id="from-server" slug="${slug}" api-base="/paylink"></paylink-checkout>`), 'the server component rendered the element');
+      assert.match(
+        html,
+        new RegExp(`<paylink-checkout id="from-server" slug="${slug}" api-base="/paylink"></paylink-checkout>`),
+        'the server component rendered the element',
+      );
       const { texts, upgradeShift, layoutShift } = await checkPage(url, ['#ready']);
       assert.deepEqual(texts, ['Consumer test order'], 'onPaylinkReady of the client component ran after hydration');
       assert.equal(upgradeShift, 0, 'the reserved space held the server-rendered page still while the elements upgraded');
@@ -665,7 +751,9 @@ describe('paylink as installed from its tarball', { timeout: 900_000 }, () => {
     ok(await run(NPX, ['--no-install', 'nuxt', 'build'], dirs.nuxt, { env, timeoutMs: 600_000 }), 'nuxt build');
     figures.nuxt = { buildSeconds: (Date.now() - started) / 1000 };
     const port = await freePort();
-    const { child } = await startProcess(['node', '.output/server/index.mjs'], dirs.nuxt, { NITRO_PORT: String(port), NITRO_HOST: '127.0.0.1' }, (text) => /Listening on/i.test(text));
+    const { child } = await startProcess(['node', '.output/server/index.mjs'], dirs.nuxt, { NITRO_PORT: String(port), NITRO_HOST: '127.0.0.1' }, (text) =>
+      /Listening on/i.test(text),
+    );
     try {
       const url = `http://127.0.0.1:${port}`;
       const served = await (await fetch(`${url}/?slug=${slug}`)).text();

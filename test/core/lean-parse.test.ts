@@ -23,7 +23,22 @@ const samples: [keyof typeof schemas, unknown][] = [
   ['Withdrawal', makeWithdrawal()],
   ['WithdrawalList', { items: [makeWithdrawal()], meta }],
   ['WithdrawalCreated', { message: 'Withdrawal queued', status: 'success', statusCode: 200, id: makeWithdrawal().id }],
-  ['WithdrawalNetworkList', { items: [{ id: 'bsc', name: 'BNB Smart Chain', aliases: ['bnb'], assets: ['USDT'], chainId: 56, explorerUrl: null, alerts: [{ code: 'hot_wallet_low', message: 'short of gas', since: '2030-01-01T00:00:00.000Z' }] }] }],
+  [
+    'WithdrawalNetworkList',
+    {
+      items: [
+        {
+          id: 'bsc',
+          name: 'BNB Smart Chain',
+          aliases: ['bnb'],
+          assets: ['USDT'],
+          chainId: 56,
+          explorerUrl: null,
+          alerts: [{ code: 'hot_wallet_low', message: 'short of gas', since: '2030-01-01T00:00:00.000Z' }],
+        },
+      ],
+    },
+  ],
   ['Balance', { items: [{ assetId: 'USDT', blockchainId: 'bsc', available: '12.5', pending: '0' }] }],
   ['CheckoutSessionRecord', makeSession()],
   ['CheckoutSessionRecordList', { items: [makeSession()], meta }],
@@ -100,7 +115,7 @@ describe('lean response parsers agree with the zod schemas', () => {
     assert.doesNotMatch(source, /from ['"]zod/);
   });
 
-  test("an enum of a list the rules export is written as that list, imported: the bundle that filters by it carries it once", async () => {
+  test('an enum of a list the rules export is written as that list, imported: the bundle that filters by it carries it once', async () => {
     const source = await leanSchemasModule();
     assert.match(source, /^import \{ WEBHOOK_EVENT_TYPES \} from ".*[\\/]src[\\/]core[\\/]rules[\\/]webhooks\.ts";$/m);
     assert.match(source, /"enum":WEBHOOK_EVENT_TYPES\b/);

@@ -52,9 +52,23 @@ const link = {
       tokenAddress: '0x55d398326f99059fF775485246999027B3197955',
       decimals: 18,
       explorerUrl: 'https://bscscan.com',
-      addNetwork: { chainId: '0x38', chainName: 'BNB Smart Chain', nativeCurrency: { name: 'BNB', symbol: 'BNB', decimals: 18 }, rpcUrls: ['https://bsc-dataseed.bnbchain.org'] },
+      addNetwork: {
+        chainId: '0x38',
+        chainName: 'BNB Smart Chain',
+        nativeCurrency: { name: 'BNB', symbol: 'BNB', decimals: 18 },
+        rpcUrls: ['https://bsc-dataseed.bnbchain.org'],
+      },
     },
-    { assetId: 'CNGN', blockchainId: 'bsc', networkName: 'BNB Smart Chain', chainId: null, tokenAddress: null, decimals: null, explorerUrl: null, addNetwork: null },
+    {
+      assetId: 'CNGN',
+      blockchainId: 'bsc',
+      networkName: 'BNB Smart Chain',
+      chainId: null,
+      tokenAddress: null,
+      decimals: null,
+      explorerUrl: null,
+      addNetwork: null,
+    },
   ],
   sandbox: true,
   merchantName: 'Ada Stores',
@@ -178,7 +192,11 @@ function agree(name: string, schema: Parameters<typeof zodOutcome>[0], parse: (v
     for (const [index, sample] of samples.entries()) {
       const expected = zodOutcome(schema, sample);
       assert.deepStrictEqual(ourOutcome(parse, sample), expected, `sample ${index}: ${JSON.stringify(sample)}`);
-      assert.deepStrictEqual(ourOutcome((value) => leanParse.parse(value), sample), expected, `lean, sample ${index}: ${JSON.stringify(sample)}`);
+      assert.deepStrictEqual(
+        ourOutcome((value) => leanParse.parse(value), sample),
+        expected,
+        `lean, sample ${index}: ${JSON.stringify(sample)}`,
+      );
     }
   });
 }
@@ -234,9 +252,27 @@ const linkVariants = (base: unknown) => [
   mutate(base, 'assets', [{ assetId: 'USDT', blockchainId: 'bsc', networkName: 'x', chainId: '56', tokenAddress: null, decimals: null, explorerUrl: null }]),
   mutate(base, 'assets', [{ assetId: 'USDT', blockchainId: 'bsc', networkName: 'x', chainId: 56, tokenAddress: null, decimals: 1.5, explorerUrl: null }]),
   mutate(base, 'assets', [{ assetId: 'USDT', blockchainId: 'bsc', networkName: 'x', chainId: 56, tokenAddress: null, decimals: 18 }]),
-  mutate(base, 'assets', [{ assetId: 'USDT', blockchainId: 'bsc', networkName: 'x', chainId: 56, tokenAddress: null, decimals: 18, explorerUrl: null, addNetwork: { chainId: 56 } }]),
   mutate(base, 'assets', [
-    { assetId: 'USDT', blockchainId: 'bsc', networkName: 'x', chainId: 56, tokenAddress: null, decimals: 18, explorerUrl: null, addNetwork: { chainId: '0x38', chainName: 'x', nativeCurrency: { name: 'B', symbol: 'B', decimals: 18 }, rpcUrls: ['https://x.example'], blockExplorerUrls: ['https://e.example'], extra: 1 } },
+    { assetId: 'USDT', blockchainId: 'bsc', networkName: 'x', chainId: 56, tokenAddress: null, decimals: 18, explorerUrl: null, addNetwork: { chainId: 56 } },
+  ]),
+  mutate(base, 'assets', [
+    {
+      assetId: 'USDT',
+      blockchainId: 'bsc',
+      networkName: 'x',
+      chainId: 56,
+      tokenAddress: null,
+      decimals: 18,
+      explorerUrl: null,
+      addNetwork: {
+        chainId: '0x38',
+        chainName: 'x',
+        nativeCurrency: { name: 'B', symbol: 'B', decimals: 18 },
+        rpcUrls: ['https://x.example'],
+        blockExplorerUrls: ['https://e.example'],
+        extra: 1,
+      },
+    },
   ]),
   mutate(base, 'merchantName', null),
   mutate(base, 'merchantName', undefined),
@@ -358,12 +394,17 @@ describe('public-parse agrees with the zod schemas', () => {
 
   test('dist/paylink.js swaps each of them for the lean parser of its schema', async () => {
     const source = await leanPublicParseModule();
-    for (const [parser, schema] of [['parsePublicLink', 'PublicLink'], ['parsePublicOrder', 'PublicOrder'], ['parseCheckoutSession', 'CheckoutSession'], ['parseVisitResult', 'VisitResult']]) {
+    for (const [parser, schema] of [
+      ['parsePublicLink', 'PublicLink'],
+      ['parsePublicOrder', 'PublicOrder'],
+      ['parseCheckoutSession', 'CheckoutSession'],
+      ['parseVisitResult', 'VisitResult'],
+    ]) {
       assert.ok(source.includes(`export const ${parser} = (data) => ${schema}.parse(data);`), parser);
     }
   });
 
-  test('the parsers pull in no zod (a page using the client\'s checkout resource ships none)', async () => {
+  test("the parsers pull in no zod (a page using the client's checkout resource ships none)", async () => {
     const { readFile } = await import('node:fs/promises');
     const source = await readFile(new URL('../../src/core/public-parse.ts', import.meta.url), 'utf8');
     assert.doesNotMatch(source, /^import (?!type)[^;]*from ['"]zod/m);

@@ -47,7 +47,9 @@ describe('the route table', () => {
   it('is exactly the service’s served /v1 routes: every entry has a handler and no handler lacks an entry', () => {
     const app = createApp({ db, chain: createSandboxChain(), publicUrl: 'http://127.0.0.1/pay', now: () => new Date() });
     const served = new Set(
-      app.routes.filter((route) => route.method !== 'ALL' && route.path.startsWith('/v1/') && route.path !== '/v1/openapi.json').map((route) => key(route.method, route.path)),
+      app.routes
+        .filter((route) => route.method !== 'ALL' && route.path.startsWith('/v1/') && route.path !== '/v1/openapi.json')
+        .map((route) => key(route.method, route.path)),
     );
     assert.deepEqual(sorted(served), sorted(tableSet()));
   });
@@ -129,11 +131,15 @@ describe('the service mounts the route table', () => {
       listThings: (c: { req: { valid(target: 'query'): { page: number } }; text(text: string): Response }) => c.text(String(c.req.valid('query').page + 1)),
       startThing: { bodyInHandler: true, handler: (c: { text(text: string): Response }) => c.text('unread') },
     });
-    const post = (path: string, body: unknown) => app.request(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const post = (path: string, body: unknown) =>
+      app.request(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
     assert.equal(await (await post('/v1/thing', { name: 'lamp' })).text(), 'lamp');
     const refused = await post('/v1/thing', { name: 7 });
     assert.equal(refused.status, 400);
-    assert.deepEqual(((await refused.json()) as { errors: { path: string }[] }).errors.map((error) => error.path), ['name']);
+    assert.deepEqual(
+      ((await refused.json()) as { errors: { path: string }[] }).errors.map((error) => error.path),
+      ['name'],
+    );
     assert.equal(await (await app.request('/v1/thing?page=2')).text(), '3');
     assert.equal((await app.request('/v1/thing?page=two')).status, 400);
     assert.equal(await (await post('/v1/thing/t1/start', { name: 7 })).text(), 'unread', 'a handler that reads its body gets it unchecked');
@@ -142,7 +148,11 @@ describe('the service mounts the route table', () => {
   it('derives the keyed prefixes from the table: each key operation under one, no public operation under any', () => {
     const under = (path: string) => KEYED_PREFIXES.filter((prefix) => path === prefix || path.startsWith(`${prefix}/`));
     for (const route of TABLE) assert.equal(under(route.path).length, route.auth === 'key' ? 1 : 0, route.operationId);
-    for (const prefix of KEYED_PREFIXES) assert.ok(TABLE.some((route) => route.auth === 'key' && under(route.path).includes(prefix)), prefix);
+    for (const prefix of KEYED_PREFIXES)
+      assert.ok(
+        TABLE.some((route) => route.auth === 'key' && under(route.path).includes(prefix)),
+        prefix,
+      );
   });
 });
 
@@ -158,7 +168,10 @@ describe('the proxy and the route table', () => {
   it('admin allows exactly the table’s keyed operations, checkout exactly its public ones', () => {
     assert.deepEqual(sorted(allowedUpstream(admin)), sorted(tableSet(TABLE.filter((route) => route.auth === 'key'))));
     assert.deepEqual(sorted(allowedUpstream(checkout)), sorted(tableSet(TABLE.filter((route) => route.auth === 'public'))));
-    assert.ok(TABLE.filter((route) => route.auth === 'public').every((route) => route.path.startsWith('/v1/checkout/')), 'every public operation is under /v1/checkout');
+    assert.ok(
+      TABLE.filter((route) => route.auth === 'public').every((route) => route.path.startsWith('/v1/checkout/')),
+      'every public operation is under /v1/checkout',
+    );
   });
 
   it('routes each table operation to a route of its area, event streams marked', () => {
@@ -186,7 +199,15 @@ describe('the proxy and the route table', () => {
     });
     const headers = { authorization: 'Bearer admin-token-route-table-0123456789abcdef' };
     // Each of these a wildcard once let through: near a table path, never one.
-    for (const path of ['/admin/payment-link/l1', '/admin/order/o1/refund', '/admin/withdrawal/w1/retry', '/admin/keys', '/checkout/abc/other', '/checkout/sessions/s1/x', '/checkout/orders/o1/x']) {
+    for (const path of [
+      '/admin/payment-link/l1',
+      '/admin/order/o1/refund',
+      '/admin/withdrawal/w1/retry',
+      '/admin/keys',
+      '/checkout/abc/other',
+      '/checkout/sessions/s1/x',
+      '/checkout/orders/o1/x',
+    ]) {
       const response = await proxy(new Request(`http://shop.test/paylink${path}`, { headers }));
       assert.equal(response.status, 404, path);
     }

@@ -95,7 +95,15 @@ describe('core rules', () => {
     });
 
     it('refuses dates outside 1970–9999 and offsets no time zone has (they were 500s in the database)', () => {
-      for (const bad of ['0000-01-01T00:00:00Z', '1969-12-31T23:59:59Z', '9999-12-31T23:59:59-12:00', '2030-06-01T12:00:00-23:59', '2030-06-01T12:00:00+14:30', '2030-06-01T12:00:00+05:60', '2030-02-29T00:00:00Z'])
+      for (const bad of [
+        '0000-01-01T00:00:00Z',
+        '1969-12-31T23:59:59Z',
+        '9999-12-31T23:59:59-12:00',
+        '2030-06-01T12:00:00-23:59',
+        '2030-06-01T12:00:00+14:30',
+        '2030-06-01T12:00:00+05:60',
+        '2030-02-29T00:00:00Z',
+      ])
         assert.equal(parseDateTime(bad), null, bad);
       for (const [good, iso] of [
         ['1970-01-01T00:00:00Z', '1970-01-01T00:00:00.000Z'],
@@ -175,10 +183,30 @@ describe('core rules', () => {
       ['three decimals in USD', { fiatCurrency: 'USD', fiatAmount: '10.001' }, 'fiatAmount', 'amount.decimals'],
       ['no amount and no cart', { fiatAmount: undefined }, 'fiatAmount', 'link.amountRequired'],
       ['an amount that is not the cart total', { cart: { items: [{ name: 'A', quantity: 1, unitAmount: 50 }] } }, 'fiatAmount', 'link.cartTotal'],
-      ['a cart with a fractional quantity', { fiatAmount: undefined, cart: { items: [{ name: 'A', quantity: 1.5, unitAmount: 5 }] } }, 'cart.items.0.quantity', 'link.quantityInvalid'],
-      ['a cart item without a name', { fiatAmount: undefined, cart: { items: [{ name: ' ', quantity: 1, unitAmount: 5 }] } }, 'cart.items.0.name', 'link.itemNameRequired'],
-      ['an http image', { fiatAmount: undefined, cart: { items: [{ name: 'A', quantity: 1, unitAmount: 5, imageUrl: 'http://x.example/a.png' }] } }, 'cart.items.0.imageUrl', 'link.imageUrlInvalid'],
-      ['a cart whose total passes the cap', { fiatAmount: undefined, cart: { items: Array.from({ length: 100 }, () => ({ name: 'A', quantity: 10_000, unitAmount: MAX_AMOUNT })) } }, 'fiatAmount', 'amount.tooLarge'],
+      [
+        'a cart with a fractional quantity',
+        { fiatAmount: undefined, cart: { items: [{ name: 'A', quantity: 1.5, unitAmount: 5 }] } },
+        'cart.items.0.quantity',
+        'link.quantityInvalid',
+      ],
+      [
+        'a cart item without a name',
+        { fiatAmount: undefined, cart: { items: [{ name: ' ', quantity: 1, unitAmount: 5 }] } },
+        'cart.items.0.name',
+        'link.itemNameRequired',
+      ],
+      [
+        'an http image',
+        { fiatAmount: undefined, cart: { items: [{ name: 'A', quantity: 1, unitAmount: 5, imageUrl: 'http://x.example/a.png' }] } },
+        'cart.items.0.imageUrl',
+        'link.imageUrlInvalid',
+      ],
+      [
+        'a cart whose total passes the cap',
+        { fiatAmount: undefined, cart: { items: Array.from({ length: 100 }, () => ({ name: 'A', quantity: 10_000, unitAmount: MAX_AMOUNT })) } },
+        'fiatAmount',
+        'amount.tooLarge',
+      ],
       ['a javascript: redirect', { action: { redirect: true, redirectUrl: 'javascript:alert(1)' } }, 'action.redirectUrl', 'link.redirectUrlInvalid'],
       ['a redirect without a URL', { action: { redirect: true } }, 'action.redirectUrl', 'link.redirectUrlRequired'],
       ['donation extras on a Standard link', { closesAt: '2099-01-01T00:00:00Z' }, 'closesAt', 'link.donationOnly'],
@@ -192,7 +220,11 @@ describe('core rules', () => {
       it(`${what} → ${path ?? 'accepted'}`, () => {
         const { errors } = resolve(overrides);
         if (path === null) assert.deepEqual(errors, []);
-        else assert.ok(errors.some((error) => error.path === path && error.key === key), JSON.stringify(errors));
+        else
+          assert.ok(
+            errors.some((error) => error.path === path && error.key === key),
+            JSON.stringify(errors),
+          );
       });
 
     it('prices a cart at its total and keeps an edited link’s fields (draftOfLink)', () => {
@@ -278,7 +310,15 @@ describe('core rules', () => {
     });
 
     it('takes an email that is an address and nothing else: no header fields, no percent tricks, no second address', () => {
-      for (const good of ['ada@example.com', ' ada.lovelace+shop@mail.example.co.uk ', "o'brien@example.ie", 'chidi_okafor@example.ng', 'user@xn--80ak6aa92e.xn--p1ai', 'jörg@bücher.example', 'a@b.io'])
+      for (const good of [
+        'ada@example.com',
+        ' ada.lovelace+shop@mail.example.co.uk ',
+        "o'brien@example.ie",
+        'chidi_okafor@example.ng',
+        'user@xn--80ak6aa92e.xn--p1ai',
+        'jörg@bücher.example',
+        'a@b.io',
+      ])
         assert.equal(isEmail(good), true, good);
       for (const bad of [
         'support@shop.example?bcc=thief%40evil.example',
@@ -328,7 +368,10 @@ describe('core rules', () => {
     });
 
     it("fills the API's text from the error's params and its field", () => {
-      assert.equal(ruleMessage({ path: 'cart.items.0.unitAmount', key: 'amount.decimals', params: { unit: 'NGN', digits: 2 } }), 'NGN amounts have at most 2 decimal places');
+      assert.equal(
+        ruleMessage({ path: 'cart.items.0.unitAmount', key: 'amount.decimals', params: { unit: 'NGN', digits: 2 } }),
+        'NGN amounts have at most 2 decimal places',
+      );
       assert.equal(ruleMessage({ path: 'amount', key: 'amount.tooLarge', params: { max: MAX_AMOUNT } }), `amount must be at most ${MAX_AMOUNT}`);
       assert.equal(fillMessage('{a} and {b}', { a: 1 }), '1 and {b}');
     });

@@ -16,7 +16,23 @@ const RUNS = Number(process.env.FUZZ_RUNS ?? 300);
 const anyJson = fc.jsonValue({ maxDepth: 4 });
 const nasty = fc.oneof(
   fc.string(),
-  fc.constantFrom('', ' ', '0', '-1', '1e309', 'NaN', 'Infinity', '0x', 'null', 'true', '<script>alert(1)</script>', 'javascript:alert(1)', '\u0000', '𝔘𝔫𝔦𝔠𝔬𝔡𝔢', "'; DROP TABLE payment_links; --"),
+  fc.constantFrom(
+    '',
+    ' ',
+    '0',
+    '-1',
+    '1e309',
+    'NaN',
+    'Infinity',
+    '0x',
+    'null',
+    'true',
+    '<script>alert(1)</script>',
+    'javascript:alert(1)',
+    '\u0000',
+    '𝔘𝔫𝔦𝔠𝔬𝔡𝔢',
+    "'; DROP TABLE payment_links; --",
+  ),
   fc.double(),
   fc.integer(),
   fc.boolean(),
@@ -46,12 +62,8 @@ const bodyText = fc.oneof(
   fc.string(),
   mutated(standardLinkBody()).map((value) => JSON.stringify(value)),
   mutated(donationLinkBody()).map((value) => JSON.stringify(value)),
-  mutated({ amount: 1, address: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed', blockchainId: 'bsc', assetId: 'USDT' }).map((value) =>
-    JSON.stringify(value),
-  ),
-  mutated({ assetId: 'USDT', fiatAmount: 10, fiatCurrency: 'NGN', customer: { address: 'x', phone: '+2348000000000' } }).map((value) =>
-    JSON.stringify(value),
-  ),
+  mutated({ amount: 1, address: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed', blockchainId: 'bsc', assetId: 'USDT' }).map((value) => JSON.stringify(value)),
+  mutated({ assetId: 'USDT', fiatAmount: 10, fiatCurrency: 'NGN', customer: { address: 'x', phone: '+2348000000000' } }).map((value) => JSON.stringify(value)),
 );
 
 const queryText = fc
@@ -86,10 +98,22 @@ describe('fuzzing every endpoint (PGlite, app.request)', { timeout: 600_000 }, (
     t = await startTestService('pglite');
     key = (await t.newKey()).key;
     const app = t.service.app;
-    const link = await (await app.request('/v1/payment-link', { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify(standardLinkBody()) })).json();
+    const link = await (
+      await app.request('/v1/payment-link', {
+        method: 'POST',
+        headers: { 'x-api-key': key, 'content-type': 'application/json' },
+        body: JSON.stringify(standardLinkBody()),
+      })
+    ).json();
     slug = link.slug;
     linkId = link.id;
-    const session = await (await app.request(`/v1/checkout/${slug}/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ assetId: 'USDT' }) })).json();
+    const session = await (
+      await app.request(`/v1/checkout/${slug}/sessions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ assetId: 'USDT' }),
+      })
+    ).json();
     sessionId = session.id;
     await fund(t.url, key, '5');
   });
@@ -149,7 +173,15 @@ describe('fuzzing every endpoint (PGlite, app.request)', { timeout: 600_000 }, (
   it('every GET: malformed queries and ids never 5xx', async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.constantFrom('/v1/payment-link', '/v1/withdrawal', '/v1/balance', `/v1/checkout/${'SLUG'}`, '/v1/checkout/sessions/ID', '/v1/payment-link/ID/single', '/v1/withdrawal/ID'),
+        fc.constantFrom(
+          '/v1/payment-link',
+          '/v1/withdrawal',
+          '/v1/balance',
+          `/v1/checkout/${'SLUG'}`,
+          '/v1/checkout/sessions/ID',
+          '/v1/payment-link/ID/single',
+          '/v1/withdrawal/ID',
+        ),
         queryText,
         fc.oneof(fc.string({ maxLength: 40 }), fc.uuid()).map((s) => encodeURIComponent(s)),
         async (route, query, id) => {

@@ -38,7 +38,7 @@ describe('fillMessage', () => {
   });
 
   it('puts values in as text, once: a value that looks like a placeholder or a replacement pattern stays', () => {
-    assert.equal(fillMessage('Hello {name}', { name: '{other} $& $1' , other: 'no' }), 'Hello {other} $& $1');
+    assert.equal(fillMessage('Hello {name}', { name: '{other} $& $1', other: 'no' }), 'Hello {other} $& $1');
     assert.equal(fillMessage('{a}', { a: 0 }), '0', 'zero is a value');
   });
 
@@ -86,7 +86,17 @@ describe('a donation outside its bounds reads the same refusal in the checkout a
     const response = await app.request('/v1/payment-link', {
       method: 'POST',
       headers: { 'x-api-key': key, 'content-type': 'application/json' },
-      body: JSON.stringify({ title: 'Fund', description: '', linkType: 'Donation', fiatCurrency: 'NGN', minAmount: 500, maxAmount: 2_000_000, action: {}, options: {}, cart: { items: [] } }),
+      body: JSON.stringify({
+        title: 'Fund',
+        description: '',
+        linkType: 'Donation',
+        fiatCurrency: 'NGN',
+        minAmount: 500,
+        maxAmount: 2_000_000,
+        action: {},
+        options: {},
+        cart: { items: [] },
+      }),
     });
     assert.equal(response.status, 201);
     slug = ((await response.json()) as { slug: string }).slug;

@@ -85,13 +85,15 @@ describe('demo wallet relay', () => {
   const token = (assetId: 'USDT' | 'CNGN', address: `0x${string}`) => ({ assetId, symbol: assetId, name: assetId, address, decimals: 6 });
   const wallet = () =>
     createDemoWallet(
-      [{
-        rpcUrl: nodeUrl,
-        chainId: 31337,
-        client: createPublicClient({ transport: http(nodeUrl, { retryCount: 0 }) }),
-        demoWallet: privateKeyToAccount(`0x${'11'.repeat(32)}`),
-        tokens: { USDT: token('USDT', `0x${'a1'.repeat(20)}`), CNGN: token('CNGN', `0x${'b2'.repeat(20)}`) },
-      } as unknown as DemoChain],
+      [
+        {
+          rpcUrl: nodeUrl,
+          chainId: 31337,
+          client: createPublicClient({ transport: http(nodeUrl, { retryCount: 0 }) }),
+          demoWallet: privateKeyToAccount(`0x${'11'.repeat(32)}`),
+          tokens: { USDT: token('USDT', `0x${'a1'.repeat(20)}`), CNGN: token('CNGN', `0x${'b2'.repeat(20)}`) },
+        } as unknown as DemoChain,
+      ],
       'http://demo.test',
     );
   let nextClient = 0;
@@ -133,7 +135,11 @@ describe('demo wallet relay', () => {
       assert.ok(answer.error, `${method} ${JSON.stringify(params).slice(0, 80)} is refused`);
       assert.match(answer.error.message, message, method);
     }
-    assert.deepEqual(reached.filter((method) => method !== 'eth_getBlockByNumber'), [], 'none of them reached the node');
+    assert.deepEqual(
+      reached.filter((method) => method !== 'eth_getBlockByNumber'),
+      [],
+      'none of them reached the node',
+    );
   });
 
   it('bounds what an estimate may search: no gas or more than a transfer needs many times over is searched within ESTIMATE_GAS_CAP', async () => {
@@ -153,8 +159,15 @@ describe('demo wallet relay', () => {
     assert.equal((await rpc(relay, 'eth_blockNumber', [])).result, '0x1');
     assert.equal((await rpc(relay, 'eth_getTransactionReceipt', [`0x${'ab'.repeat(32)}`])).result, '0x1');
     assert.equal((await rpc(relay, 'eth_call', [{ to: `0x${'a1'.repeat(20)}`, data: '0x70a08231' }, 'latest'])).result, '0x');
-    assert.equal((await rpc(relay, 'eth_call', [{ data: LOOP_INITCODE, gas: `0x${BLOCK_GAS_LIMIT.toString(16)}` }, 'latest', null])).result, '0x', 'a block’s worth of gas, and a null override, are fine');
-    assert.deepEqual(reached.filter((method) => method !== 'eth_getBlockByNumber'), ['eth_blockNumber', 'eth_getTransactionReceipt', 'eth_call', 'eth_call']);
+    assert.equal(
+      (await rpc(relay, 'eth_call', [{ data: LOOP_INITCODE, gas: `0x${BLOCK_GAS_LIMIT.toString(16)}` }, 'latest', null])).result,
+      '0x',
+      'a block’s worth of gas, and a null override, are fine',
+    );
+    assert.deepEqual(
+      reached.filter((method) => method !== 'eth_getBlockByNumber'),
+      ['eth_blockNumber', 'eth_getTransactionReceipt', 'eth_call', 'eth_call'],
+    );
     mostInFlight = 0;
     const answers = await Promise.all(Array.from({ length: 20 }, () => rpc(relay, 'eth_call', [{ data: LOOP_INITCODE }, 'latest'])));
     assert.equal(mostInFlight, 1, 'one call on the node at a time');
@@ -171,7 +184,10 @@ describe('demo webhooks to private addresses', () => {
     for (const host of ['0.0.0.0', '::', '192.168.1.20', '10.0.0.5', 'demo.shop.example']) assert.equal(demoAllowsPrivateWebhooks(host, {}), false, host);
     assert.equal(demoAllowsPrivateWebhooks('0.0.0.0', { PAYLINK_WEBHOOK_ALLOW_PRIVATE: '1' }), true, 'the developer may say so');
     assert.equal(demoAllowsPrivateWebhooks('127.0.0.1', { PAYLINK_WEBHOOK_ALLOW_PRIVATE: '0' }), false, 'and may refuse them on the loopback too');
-    assert.throws(() => demoAllowsPrivateWebhooks('127.0.0.1', { PAYLINK_WEBHOOK_ALLOW_PRIVATE: 'yes' }), (error: Error) => error instanceof DemoConfigError && /must be 1 or 0/.test(error.message));
+    assert.throws(
+      () => demoAllowsPrivateWebhooks('127.0.0.1', { PAYLINK_WEBHOOK_ALLOW_PRIVATE: 'yes' }),
+      (error: Error) => error instanceof DemoConfigError && /must be 1 or 0/.test(error.message),
+    );
   });
 });
 
@@ -216,7 +232,10 @@ describe('the demo (sandbox)', { timeout: 120_000 }, () => {
     const rotate = async (base: string, from: string) => {
       const statuses: number[] = [];
       for (let i = 0; i < 25; i++) {
-        const answer = await callFrom(from, demo.url, 'POST', `${base}/${demo.slugs.simple}/sessions`, { body: { assetId: 'USDT' }, headers: { 'x-forwarded-for': `203.0.${i}.7` } });
+        const answer = await callFrom(from, demo.url, 'POST', `${base}/${demo.slugs.simple}/sessions`, {
+          body: { assetId: 'USDT' },
+          headers: { 'x-forwarded-for': `203.0.${i}.7` },
+        });
         statuses.push(answer.status);
       }
       return statuses;
@@ -251,19 +270,34 @@ describe('demo shop', () => {
     orders: {
       create: async (params: Record<string, any>, options: { idempotencyKey?: string } = {}) => {
         created.push({ params, idempotencyKey: options.idempotencyKey });
-        return { id: `order-${created.length}`, url: `http://demo.test/pay/order/order-${created.length}`, fiatAmount: params.fiatAmount, fiatCurrency: params.fiatCurrency };
+        return {
+          id: `order-${created.length}`,
+          url: `http://demo.test/pay/order/order-${created.length}`,
+          fiatAmount: params.fiatAmount,
+          fiatCurrency: params.fiatCurrency,
+        };
       },
     },
   } as unknown as PaylinkClient;
   const post = (shop: ReturnType<typeof createDemoShop>, body: unknown, headers: Record<string, string> = {}, visitor = '192.0.2.1') =>
     shop.handle(
-      new Request('http://demo.test/shop/orders', { method: 'POST', headers: { origin: 'http://demo.test', 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) }),
+      new Request('http://demo.test/shop/orders', {
+        method: 'POST',
+        headers: { origin: 'http://demo.test', 'content-type': 'application/json', ...headers },
+        body: JSON.stringify(body),
+      }),
       visitor,
     );
 
   it('prices the cart itself and creates the order with the key, whatever the page says of prices', async () => {
     const shop = createDemoShop(client, 'http://demo.test');
-    const response = await post(shop, { items: [{ sku: 'yirgacheffe-250', quantity: 2, price: '1' }, { sku: 'filters-100', quantity: 1 }], fiatAmount: '1' });
+    const response = await post(shop, {
+      items: [
+        { sku: 'yirgacheffe-250', quantity: 2, price: '1' },
+        { sku: 'filters-100', quantity: 1 },
+      ],
+      fiatAmount: '1',
+    });
     assert.equal(response.status, 201);
     assert.deepEqual(await response.json(), { id: 'order-1', url: 'http://demo.test/pay/order/order-1', fiatAmount: '19500.50', fiatCurrency: 'NGN' });
     const { params, idempotencyKey } = created.at(-1)!;
@@ -282,7 +316,14 @@ describe('demo shop', () => {
     const cart = { items: [{ sku: 'filters-100', quantity: 1 }] };
     assert.equal((await post(shop, cart, { origin: 'http://evil.example' })).status, 403);
     assert.equal((await post(shop, cart, { 'content-type': 'text/plain' })).status, 415);
-    for (const bad of [{}, { items: [] }, { items: [{ sku: 'gold-bar', quantity: 1 }] }, { items: [{ sku: 'filters-100', quantity: 11 }] }, { items: [{ sku: 'filters-100', quantity: 1.5 }] }, { items: [cart.items[0], cart.items[0]] }]) {
+    for (const bad of [
+      {},
+      { items: [] },
+      { items: [{ sku: 'gold-bar', quantity: 1 }] },
+      { items: [{ sku: 'filters-100', quantity: 11 }] },
+      { items: [{ sku: 'filters-100', quantity: 1.5 }] },
+      { items: [cart.items[0], cart.items[0]] },
+    ]) {
       const response = await post(shop, bad);
       assert.equal(response.status, 400, JSON.stringify(bad));
       assert.equal(((await response.json()) as { error: { code: string } }).error.code, 'invalid_cart');

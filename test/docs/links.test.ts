@@ -11,7 +11,12 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
-const SHIPPED_DOCS = ['README.md', ...readdirSync(path.join(ROOT, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];
+const SHIPPED_DOCS = [
+  'README.md',
+  ...readdirSync(path.join(ROOT, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => `docs/${name}`),
+];
 const DOCS = [...SHIPPED_DOCS, 'CONTRIBUTING.md'];
 
 /** The text of a Markdown file with fenced code blocks and inline code blanked, so their brackets are not links. */
@@ -93,9 +98,16 @@ describe('documentation links', () => {
   it('CONTRIBUTING.md: the layout names paths that exist', () => {
     const layout = /^## Layout\n[\s\S]*?^```text\n([\s\S]*?)^```/m.exec(read('CONTRIBUTING.md'))?.[1];
     assert.ok(layout, 'the Layout section has its text block');
-    const paths = layout.split('\n').filter(Boolean).map((line) => line.split(/\s+/)[0]!);
+    const paths = layout
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => line.split(/\s+/)[0]!);
     assert.ok(paths.length > 20, 'the layout names the repository’s parts');
-    assert.deepEqual(paths.filter((entry) => !existsSync(path.join(ROOT, entry))), [], 'paths in the layout that do not exist');
+    assert.deepEqual(
+      paths.filter((entry) => !existsSync(path.join(ROOT, entry))),
+      [],
+      'paths in the layout that do not exist',
+    );
   });
 
   it('cites no issue number, design section or project phase', () => {

@@ -27,7 +27,13 @@ describe('the docs and the product', () => {
     for (const status of SESSION_STATUSES) assert.ok(statuses.includes(`\`${status}\``), `docs/api.md's session statuses name ${status}`);
     const record = /`GET \/v1\/withdrawal\/\{id\}`: `\{([^}]*)\}`/.exec(api.replace(/\n\s*/g, ' '))?.[1];
     assert.ok(record, 'docs/api.md spells out a withdrawal record');
-    assert.deepEqual(record.split(',').map((field) => field.trim()).sort(), Object.keys(Withdrawal.shape).sort());
+    assert.deepEqual(
+      record
+        .split(',')
+        .map((field) => field.trim())
+        .sort(),
+      Object.keys(Withdrawal.shape).sort(),
+    );
   });
 
   it('configuration names several networks and every per-network setting the EVM configuration reads', () => {
@@ -47,7 +53,8 @@ describe('the docs and the product', () => {
     assert.doesNotMatch(goingLive, /usually a hot wallet short of tokens or gas/, 'a shortage does not fail a withdrawal');
     assert.match(goingLive, /does not fail a withdrawal:\s+it waits, with the reason in its `stalledReason`/);
     assert.match(api, /`receivedAmount` is what the recipient got/);
-    for (const code of ['payout_shortfall', 'payment_reversed', 'webhook_connect_failed']) assert.match(operations, new RegExp(`^\\| \`${code}\` \\|`, 'm'), `operations.md's log codes list ${code}`);
+    for (const code of ['payout_shortfall', 'payment_reversed', 'webhook_connect_failed'])
+      assert.match(operations, new RegExp(`^\\| \`${code}\` \\|`, 'm'), `operations.md's log codes list ${code}`);
     assert.match(operations, /reversed: a ledger entry of its own/);
   });
 });

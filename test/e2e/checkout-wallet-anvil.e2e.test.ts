@@ -87,7 +87,11 @@ describe('checkout: pay from a browser wallet on a real chain (anvil)', { timeou
 
   /** A JSON-RPC request to anvil, answered as the node answers (result or error). */
   const node = async (method: string, params: unknown[]) => {
-    const response = await fetch(f.t.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+    const response = await fetch(f.t.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    });
     return (await response.json()) as { result?: unknown; error?: { code: number; message: string } };
   };
 
@@ -192,7 +196,8 @@ describe('checkout: pay from a browser wallet on a real chain (anvil)', { timeou
 
   const waiting = (page: Page) => page.locator('[part~="waiting"]');
   const tokenOf = (asset: 'USDT' | 'CNGN') => (asset === 'USDT' ? f.usdt : f.cngn);
-  const balance = (asset: 'USDT' | 'CNGN', owner: Address) => f.t.client.readContract({ address: tokenOf(asset), abi: erc20Abi, functionName: 'balanceOf', args: [owner] });
+  const balance = (asset: 'USDT' | 'CNGN', owner: Address) =>
+    f.t.client.readContract({ address: tokenOf(asset), abi: erc20Abi, functionName: 'balanceOf', args: [owner] });
 
   /**
    * From a transfer mined on chain to `paid`: the checkout shows 1/3, 2/3 as the test mines each
@@ -253,7 +258,9 @@ describe('checkout: pay from a browser wallet on a real chain (anvil)', { timeou
     // The transaction's hash is shown while it confirms.
     assert.equal(await page.locator(`[title="${hash}"]`).count(), 1);
     await confirmToPaid(checkout, hash, '1');
-    ctx.diagnostic(`click "Pay with wallet" to confirming 1/3 on screen: ${Math.round(seen)} ms; click to paylink-success (paid, two blocks mined by the test): ${Math.round(performance.now() - clicked)} ms`);
+    ctx.diagnostic(
+      `click "Pay with wallet" to confirming 1/3 on screen: ${Math.round(seen)} ms; click to paylink-success (paid, two blocks mined by the test): ${Math.round(performance.now() - clicked)} ms`,
+    );
     assert.deepEqual(
       wallet.calls.map((c) => c.method),
       ['eth_requestAccounts', 'eth_chainId', 'eth_call', 'eth_sendTransaction'],
@@ -273,8 +280,14 @@ describe('checkout: pay from a browser wallet on a real chain (anvil)', { timeou
     await pay.click();
     await waiting(page).filter({ hasText: 'Confirming 1/3' }).waitFor({ timeout: 15_000 });
     const switches = wallet.calls.filter((c) => c.method === 'wallet_switchEthereumChain');
-    assert.deepEqual(switches.map((c) => c.params), [[{ chainId: '0x38' }]]);
-    assert.equal(wallet.calls.some((c) => c.method === 'wallet_addEthereumChain'), false);
+    assert.deepEqual(
+      switches.map((c) => c.params),
+      [[{ chainId: '0x38' }]],
+    );
+    assert.equal(
+      wallet.calls.some((c) => c.method === 'wallet_addEthereumChain'),
+      false,
+    );
     assert.equal(wallet.sent.length, 1);
     await assertTransfer(wallet.sent[0]!, 'USDT', session.payAddress, parseUnits(session.cryptoAmount, 18));
     await confirmToPaid(checkout, wallet.sent[0]!, '2');
@@ -341,7 +354,8 @@ describe('checkout: pay from a browser wallet on a real chain (anvil)', { timeou
     const qr = page.getByRole('img', { name: 'QR code of the payment' });
     const d = (await qr.locator('path').getAttribute('d'))!;
     const shown = new Set<string>();
-    for (const [, x, y, run] of d.matchAll(/M(\d+) (\d+)h(\d+)v1h-\d+z/g)) for (let i = 0; i < Number(run); i++) shown.add(`${Number(x) + i - 4},${Number(y) - 4}`);
+    for (const [, x, y, run] of d.matchAll(/M(\d+) (\d+)h(\d+)v1h-\d+z/g))
+      for (let i = 0; i < Number(run); i++) shown.add(`${Number(x) + i - 4},${Number(y) - 4}`);
     const expected = new Set<string>();
     encodeQr(uri)!.forEach((row, y) => row.forEach((dark, x) => dark && expected.add(`${x},${y}`)));
     assert.ok(expected.size > 100);

@@ -35,7 +35,11 @@ interface DemoProcess {
 async function startDemoProcess(args: string[], env: Record<string, string> = {}): Promise<DemoProcess> {
   const started = performance.now();
   // As at a terminal: the banner read as a person reads it (off a terminal it is one JSON line).
-  const child = spawn(process.execPath, [BIN, 'demo', '--port', '0', ...args], { cwd: ROOT, env: { ...process.env, PAYLINK_LOG_FORMAT: 'pretty', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, 'demo', '--port', '0', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, PAYLINK_LOG_FORMAT: 'pretty', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let text = '';
   child.stdout!.on('data', (chunk) => (text += chunk));
   child.stderr!.on('data', (chunk) => (text += chunk));
@@ -127,7 +131,7 @@ describe('paylink demo on its local chain, end to end', { timeout: 300_000 }, ()
   it('the relay signs only demo-token transfers from the demo wallet, for its own pages', async () => {
     const transfer = (to: string, data: string, extra: Record<string, unknown> = {}) =>
       walletCall(demo, { jsonrpc: '2.0', id: 7, method: 'eth_sendTransaction', params: [{ from: demoWallet, to, data, ...extra }] });
-    const amount = (1n).toString(16).padStart(64, '0');
+    const amount = 1n.toString(16).padStart(64, '0');
     const recipient = PAYOUT_ADDRESS.slice(2).toLowerCase().padStart(64, '0');
     const crossSite = await walletCall(demo, { jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }, { origin: 'http://evil.example' });
     assert.equal(crossSite.status, 403, 'another origin is refused');
@@ -140,7 +144,12 @@ describe('paylink demo on its local chain, end to end', { timeout: 300_000 }, ()
     assert.equal((await transfer(PAYOUT_ADDRESS, '0x')).body.error.code, 4200, 'no call to anything but a demo token');
     assert.equal((await transfer(usdt, `0x095ea7b3${recipient}${amount}`)).body.error.code, 4200, 'no approve: transfers only');
     assert.equal((await transfer(usdt, `0xa9059cbb${recipient}${amount}`, { value: '0x1' })).body.error.code, 4200, 'no native value');
-    const otherFrom = await walletCall(demo, { jsonrpc: '2.0', id: 1, method: 'eth_sendTransaction', params: [{ from: PAYOUT_ADDRESS, to: usdt, data: `0xa9059cbb${recipient}${amount}` }] });
+    const otherFrom = await walletCall(demo, {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'eth_sendTransaction',
+      params: [{ from: PAYOUT_ADDRESS, to: usdt, data: `0xa9059cbb${recipient}${amount}` }],
+    });
     assert.equal(otherFrom.body.error.code, 4100, 'only from the demo wallet');
     const switched = await walletCall(demo, { jsonrpc: '2.0', id: 1, method: 'wallet_switchEthereumChain', params: [{ chainId: '0x38' }] });
     assert.equal(switched.body.error.code, 4902, 'it knows only the local chain');
@@ -191,10 +200,16 @@ describe('paylink demo on its local chain, end to end', { timeout: 300_000 }, ()
     // Seeded 90 USDT plus the visitor's 45, which is pending until its block is final (4 blocks behind
     // the head on the demo's chains): the balances refresh by themselves while an amount is pending.
     const available135 = () => /Available: 135 USDT/.test(document.querySelector('paylink-admin')?.shadowRoot?.textContent?.replace(/\s+/g, ' ') ?? '');
-    const available = await merchant.waitForFunction(available135, null, { timeout: 30_000 }).then(() => true, () => false);
+    const available = await merchant.waitForFunction(available135, null, { timeout: 30_000 }).then(
+      () => true,
+      () => false,
+    );
     assert.ok(available, 'the visitor’s 45 USDT became available within 30 s, without a click on Refresh');
     await shot(merchant, '4-merchant-sees-balance');
-    await merchant.getByLabel(/address/i).first().fill(PAYOUT_ADDRESS);
+    await merchant
+      .getByLabel(/address/i)
+      .first()
+      .fill(PAYOUT_ADDRESS);
     await merchant.getByRole('button', { name: /^Max/ }).click();
     await merchant.getByRole('button', { name: 'Review withdrawal' }).click();
     const requested = performance.now();
@@ -219,7 +234,9 @@ describe('paylink demo on its local chain, end to end', { timeout: 300_000 }, ()
     assert.match(String(withdrawal.txHash), /^0x[0-9a-f]{64}$/);
     const receipt = await rpc(rpcUrl, 'eth_getTransactionReceipt', [withdrawal.txHash]);
     assert.equal(receipt.status, '0x1', 'the payout is a mined, successful transaction on anvil');
-    const balance = BigInt(await rpc(rpcUrl, 'eth_call', [{ to: usdt, data: `0x70a08231${PAYOUT_ADDRESS.slice(2).toLowerCase().padStart(64, '0')}` }, 'latest']));
+    const balance = BigInt(
+      await rpc(rpcUrl, 'eth_call', [{ to: usdt, data: `0x70a08231${PAYOUT_ADDRESS.slice(2).toLowerCase().padStart(64, '0')}` }, 'latest']),
+    );
     assert.equal(balance, 135n * 10n ** 18n, 'the recipient holds the 135 USDT withdrawn');
   });
 
@@ -284,7 +301,10 @@ describe('paylink demo on its local chain, end to end', { timeout: 300_000 }, ()
     t.diagnostic(`demo wallet transfer on Local Polygon (click) to paylink-success: ${Math.round(performance.now() - sent)} ms`);
     assert.equal(session.status, 'paid');
     assert.equal(session.blockchainId, 'local-polygon');
-    await wallet.getByRole('status').filter({ hasText: /payment received/ }).waitFor();
+    await wallet
+      .getByRole('status')
+      .filter({ hasText: /payment received/ })
+      .waitFor();
     await polygonUsdt.filter({ hasText: /^955$/ }).waitFor();
     await page.screenshot({ path: path.join(ARTIFACTS, '7-visitor-paid-on-local-polygon.png'), fullPage: true });
     const receipt = await rpc(polygonRpc, 'eth_getTransactionReceipt', [session.txHash]);
@@ -299,7 +319,9 @@ describe('paylink demo on its local chain, end to end', { timeout: 300_000 }, ()
     const polygonCard = () =>
       merchant.evaluate(() => {
         const admin = document.querySelector('paylink-admin');
-        const cards = [...(admin?.shadowRoot?.querySelectorAll('*') ?? [])].filter((el) => el.getAttribute('part')?.split(' ').includes('balance-usdt-local-polygon'));
+        const cards = [...(admin?.shadowRoot?.querySelectorAll('*') ?? [])].filter((el) =>
+          el.getAttribute('part')?.split(' ').includes('balance-usdt-local-polygon'),
+        );
         return cards[0]?.textContent?.replace(/\s+/g, ' ').trim() ?? '';
       });
     const deadline = Date.now() + 30_000;
@@ -325,7 +347,7 @@ describe('paylink demo on its local chain, end to end', { timeout: 300_000 }, ()
     );
   });
 
-  it("the shop: its server creates the order, the page pays it from the demo wallet; reloaded, the paid order shows its success", async (t) => {
+  it('the shop: its server creates the order, the page pays it from the demo wallet; reloaded, the paid order shows its success', async (t) => {
     const page = await (await browser.newContext({ viewport: { width: 1280, height: 1000 } })).newPage();
     page.on('pageerror', (error) => pageErrors.push(error.message));
     await page.goto(`${demo.url}/shop.html`);
@@ -354,11 +376,23 @@ describe('paylink demo on its local chain, end to end', { timeout: 300_000 }, ()
         if (/Payment received/.test(line) && /of \d+ confirmations/.test(status)) seen.disagreed.push(`${line} | ${status}`);
       }).observe(aside, { subtree: true, childList: true, characterData: true });
     });
-    const success = page.evaluate(() => new Promise<{ status: string }>((resolve) => document.addEventListener('paylink-success', (event) => resolve((event as CustomEvent).detail.session), { once: true })));
+    const success = page.evaluate(
+      () =>
+        new Promise<{ status: string }>((resolve) =>
+          document.addEventListener('paylink-success', (event) => resolve((event as CustomEvent).detail.session), { once: true }),
+        ),
+    );
     await wallet.getByRole('button', { name: 'Send from demo wallet' }).click();
     assert.equal((await success).status, 'paid');
-    await wallet.getByRole('status').filter({ hasText: /payment received/ }).waitFor();
-    assert.deepEqual(await page.evaluate(() => (window as unknown as { disagreed: string[] }).disagreed), [], 'the panel never said received beside a confirmation count');
+    await wallet
+      .getByRole('status')
+      .filter({ hasText: /payment received/ })
+      .waitFor();
+    assert.deepEqual(
+      await page.evaluate(() => (window as unknown as { disagreed: string[] }).disagreed),
+      [],
+      'the panel never said received beside a confirmation count',
+    );
 
     // The order, as the merchant's server reads it with its key: paid, at the shop's price, its reference the shop's.
     const key = readFileSync(path.join(dataDir, 'demo-api-key'), 'utf8').trim();
@@ -371,7 +405,10 @@ describe('paylink demo on its local chain, end to end', { timeout: 300_000 }, ()
     const whole = units / 10n ** 18n;
     const fraction = (units % 10n ** 18n).toString().padStart(18, '0').slice(0, 6).replace(/0+$/, '');
     assert.ok(fraction.length > 2, `the balance has more than 2 decimals to show (${whole}.${fraction})`);
-    await wallet.locator('.dw-balance-usdt').filter({ hasText: new RegExp(`^${whole.toLocaleString('en')}\\.${fraction}$`) }).waitFor();
+    await wallet
+      .locator('.dw-balance-usdt')
+      .filter({ hasText: new RegExp(`^${whole.toLocaleString('en')}\\.${fraction}$`) })
+      .waitFor();
 
     // Reloaded: the order is paid, and the card shows the paid screen with its content.
     await page.reload();
@@ -396,7 +433,11 @@ describe('paylink demo on its local chain, end to end', { timeout: 300_000 }, ()
     while (alive(anvilPid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
     assert.equal(alive(anvilPid), false, `anvil (pid ${anvilPid}) is gone`);
     await assert.rejects(fetch(`${demo.url}/healthz`), 'nothing answers on the demo’s port');
-    assert.deepEqual(readdirSync(dataDir).filter((name) => name.startsWith('run-')), [], 'the run database is deleted');
+    assert.deepEqual(
+      readdirSync(dataDir).filter((name) => name.startsWith('run-')),
+      [],
+      'the run database is deleted',
+    );
   });
 });
 
@@ -407,7 +448,10 @@ describe('paylink demo without anvil', { timeout: 120_000 }, () => {
     const dataDir = mkdtempSync(path.join(os.tmpdir(), 'paylink-e2e-fallback-'));
     const demo = await startDemoProcess(['--data-dir', dataDir], missing);
     try {
-      const lines = demo.output().split('\n').filter((line) => /anvil/.test(line));
+      const lines = demo
+        .output()
+        .split('\n')
+        .filter((line) => /anvil/.test(line));
       assert.equal(lines.length, 1, demo.output());
       assert.match(lines[0]!, /^paylink: anvil is not installed: .*no-such-dir.* so the demo runs on the sandbox chain \(no real funds move\)/);
       assert.match(demo.output(), /\(sandbox chain: no real funds move\)/);
@@ -421,7 +465,11 @@ describe('paylink demo without anvil', { timeout: 120_000 }, () => {
   });
 
   it('--chain evm without anvil refuses with the reason instead of falling back', async () => {
-    const child = spawn(process.execPath, [BIN, 'demo', '--port', '0', '--chain', 'evm'], { cwd: ROOT, env: { ...process.env, ...missing }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, 'demo', '--port', '0', '--chain', 'evm'], {
+      cwd: ROOT,
+      env: { ...process.env, ...missing },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let text = '';
     child.stderr!.on('data', (chunk) => (text += chunk));
     assert.equal(await exited(child), 1);

@@ -42,8 +42,14 @@ describe('paylink demo, end to end', { timeout: 240_000 }, () => {
     mkdirSync(ARTIFACTS, { recursive: true });
     dataDir = mkdtempSync(path.join(os.tmpdir(), 'paylink-e2e-'));
     // The demo runs in this process: keep a copy of every line it writes.
-    process.stdout.write = ((chunk: string | Uint8Array, ...rest: never[]) => (logLines.push(String(chunk)), realWrite.out(chunk, ...rest))) as typeof process.stdout.write;
-    process.stderr.write = ((chunk: string | Uint8Array, ...rest: never[]) => (logLines.push(String(chunk)), realWrite.err(chunk, ...rest))) as typeof process.stderr.write;
+    process.stdout.write = ((chunk: string | Uint8Array, ...rest: never[]) => (
+      logLines.push(String(chunk)),
+      realWrite.out(chunk, ...rest)
+    )) as typeof process.stdout.write;
+    process.stderr.write = ((chunk: string | Uint8Array, ...rest: never[]) => (
+      logLines.push(String(chunk)),
+      realWrite.err(chunk, ...rest)
+    )) as typeof process.stderr.write;
     // This test pays with the sandbox's "Simulate payment"; the local chain has its own (demo-evm.e2e.test.ts).
     demo = await startDemo({ port: 0, dataDir, chain: 'sandbox' });
     const manifest = JSON.parse(readFileSync('dist/manifest.json', 'utf8'));
@@ -174,7 +180,10 @@ describe('paylink demo, end to end', { timeout: 240_000 }, () => {
   });
 
   it('the merchant withdraws and sees it succeed', async () => {
-    await merchant.getByLabel(/address/i).first().fill(PAYOUT_ADDRESS);
+    await merchant
+      .getByLabel(/address/i)
+      .first()
+      .fill(PAYOUT_ADDRESS);
     await merchant.getByRole('button', { name: /^Max/ }).click();
     await merchant.getByRole('button', { name: 'Review withdrawal' }).click();
     await merchant.getByRole('button', { name: 'Confirm withdrawal' }).click();
@@ -202,7 +211,9 @@ describe('paylink demo, end to end', { timeout: 240_000 }, () => {
     assert.ok(browserVisible.length > 20, `the scan saw the traffic (${browserVisible.length} items)`);
     assert.ok(logLines.length > 0, 'the scan saw the demo log');
     const builtFiles = ['dist', '.'].flatMap((dir) =>
-      readdirSync(dir).filter((name) => /\.(js|json|html|css|md)$/.test(name)).map((name) => path.join(dir, name)),
+      readdirSync(dir)
+        .filter((name) => /\.(js|json|html|css|md)$/.test(name))
+        .map((name) => path.join(dir, name)),
     );
     const leaks = [
       ...browserVisible.filter((text) => text.includes(demo.apiKey)).map((text) => `browser: ${text.slice(0, 120)}`),

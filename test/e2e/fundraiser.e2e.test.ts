@@ -87,9 +87,13 @@ describe('the demo’s fundraiser, end to end', { timeout: 180_000 }, () => {
     await giver.screenshot({ path: path.join(ARTIFACTS, '2-giver-done.png'), fullPage: true });
 
     // The watcher's page, never reloaded, polls while visible: the bar and the donors move.
-    await watcher.waitForFunction(() => document.querySelector('paylink-checkout')?.shadowRoot?.querySelector('[part~=progress]')?.getAttribute('aria-valuenow') === '22', null, {
-      timeout: 15_000,
-    });
+    await watcher.waitForFunction(
+      () => document.querySelector('paylink-checkout')?.shadowRoot?.querySelector('[part~=progress]')?.getAttribute('aria-valuenow') === '22',
+      null,
+      {
+        timeout: 15_000,
+      },
+    );
     await watcher.waitForFunction(() => document.querySelector('paylink-checkout')?.shadowRoot?.querySelectorAll('[part~=donor]').length === 3);
     const seen = await read(watcher);
     assert.equal(seen.donors[0], 'Ngozi<b>Read on!</b>NGN 20,000.00');

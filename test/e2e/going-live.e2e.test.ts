@@ -178,8 +178,16 @@ describe('docs/going-live.md: the testnet rehearsal, run as written', { timeout:
     const terminalOutput = shell.output();
     assert.match(terminalOutput, /^paid\b/m, 'the session went paid');
     assert.match(terminalOutput, /^success 0x[0-9a-f]{64}/m, 'the withdrawal succeeded with a transaction');
-    assert.match(terminalOutput, /pay 1\.99\d+ USDT to 0x[0-9a-fA-F]{40} \(rate 0\.9997\d*, coingecko\+coinbase\)/, 'the session names its amount at the median market rate');
-    assert.match(terminalOutput, /moved 1\.99\d+ USDT\.\n[^\n]*\nDone: 1 checked, 0 held tokens; moved nothing\./, 'the first sweep moved the payment, the second nothing');
+    assert.match(
+      terminalOutput,
+      /pay 1\.99\d+ USDT to 0x[0-9a-fA-F]{40} \(rate 0\.9997\d*, coingecko\+coinbase\)/,
+      'the session names its amount at the median market rate',
+    );
+    assert.match(
+      terminalOutput,
+      /moved 1\.99\d+ USDT\.\n[^\n]*\nDone: 1 checked, 0 held tokens; moved nothing\./,
+      'the first sweep moved the payment, the second nothing',
+    );
 
     const session = JSON.parse(readFileSync(path.join(work, 'session.json'), 'utf8')) as { payAddress: Address };
     const balanceOf = (owner: Address) =>

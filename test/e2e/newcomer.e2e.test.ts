@@ -109,7 +109,8 @@ async function adminOverflow(page: Page): Promise<string[]> {
     const admin = document.querySelector('paylink-admin')!;
     const box = admin.getBoundingClientRect();
     const problems: string[] = [];
-    if (document.documentElement.scrollWidth > document.documentElement.clientWidth) problems.push(`page scrolls: ${document.documentElement.scrollWidth} > ${document.documentElement.clientWidth}`);
+    if (document.documentElement.scrollWidth > document.documentElement.clientWidth)
+      problems.push(`page scrolls: ${document.documentElement.scrollWidth} > ${document.documentElement.clientWidth}`);
     // (No named functions in here: the test's TypeScript loader would wrap them in a helper the page lacks.)
     for (const node of admin.shadowRoot!.querySelectorAll<HTMLElement>('*')) {
       // Text kept for screen readers sits in a box clipped to a pixel: it scrolls inside it, unseen.
@@ -122,7 +123,8 @@ async function adminOverflow(page: Page): Promise<string[]> {
       if (rect.width === 0 && rect.height === 0) continue;
       const name = `${node.localName}${node.getAttribute('part') ? `[part="${node.getAttribute('part')}"]` : ''}`;
       // Clipped or not, no box past the edges: it would still widen the page.
-      if (rect.right > box.right + 0.5 || rect.left < box.left - 0.5) problems.push(`${name} spans ${Math.round(rect.left)}–${Math.round(rect.right)} of ${Math.round(box.left)}–${Math.round(box.right)}`);
+      if (rect.right > box.right + 0.5 || rect.left < box.left - 0.5)
+        problems.push(`${name} spans ${Math.round(rect.left)}–${Math.round(rect.right)} of ${Math.round(box.left)}–${Math.round(box.right)}`);
       if (/^(input|textarea|select)$/.test(node.localName) || forScreenReaders) continue;
       if (node.clientWidth > 0 && node.scrollWidth > node.clientWidth) problems.push(`${name} scrolls: ${node.scrollWidth} > ${node.clientWidth}`);
     }
@@ -179,7 +181,11 @@ describe('a newcomer runs `npm start`', { timeout: 600_000 }, () => {
 
   it('every URL it prints answers 200 with something useful', async () => {
     const labels = ['Embed gallery', 'Store (cart)', 'Donation', 'Dark, French', 'Merchant admin', 'Hosted checkout', 'Proxy', 'Service API'];
-    assert.deepEqual(labels.filter((label) => !printed.has(label)), [], demo.output());
+    assert.deepEqual(
+      labels.filter((label) => !printed.has(label)),
+      [],
+      demo.output(),
+    );
     for (const [label, address] of printed) {
       if (label === 'RPC URL' || label.startsWith('Local ')) {
         // A JSON-RPC endpoint of one of the demo's chains (31337, 31338): it answers POSTs.
@@ -221,7 +227,8 @@ describe('a newcomer runs `npm start`', { timeout: 600_000 }, () => {
     const slug = /slug="([^"]+)"/.exec(snippets[0]!)![1]!;
     const title = ((await (await fetch(`${url}/v1/checkout/${slug}`)).json()) as { title: string }).title;
     const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-    const fromReadme = /```html\n(<script type="module" src="https:\/\/<your-paylink-host>\/dist\/paylink-checkout\.[^`]+?)```/.exec(readme)![1]!
+    const fromReadme = /```html\n(<script type="module" src="https:\/\/<your-paylink-host>\/dist\/paylink-checkout\.[^`]+?)```/
+      .exec(readme)![1]!
       .replaceAll('https://<your-paylink-host>', url)
       .replace(/paylink-checkout\.\d+\.\d+\.\d+\.js/, manifest['paylink-checkout.js']!.versioned)
       .replace('<integrity of paylink-checkout.js in dist/manifest.json>', manifest['paylink-checkout.js']!.integrity)
@@ -299,7 +306,10 @@ describe('a newcomer runs `npm start`', { timeout: 600_000 }, () => {
         await send.click({ timeout: 5_000 });
         await checkout.getByRole('heading', { name: 'Payment received' }).waitFor({ timeout: 60_000 });
         t.diagnostic(`hosted page: Send from demo wallet → Payment received in ${Math.round(performance.now() - started)} ms`);
-        await panel.locator('.dw-status').filter({ hasText: /payment received/ }).waitFor({ timeout: 15_000 });
+        await panel
+          .locator('.dw-status')
+          .filter({ hasText: /payment received/ })
+          .waitFor({ timeout: 15_000 });
         const line = (await panel.locator('.dw-session').textContent())!;
         assert.match(line, /Payment received/);
         assert.doesNotMatch(`${line} ${await panel.locator('.dw-status').textContent()}`, /confirming/i, 'once paid it no longer says confirming');
@@ -311,7 +321,10 @@ describe('a newcomer runs `npm start`', { timeout: 600_000 }, () => {
         const panel = page.getByRole('complementary', { name: /Demo wallet/ });
         const before = await shownUsdt(page);
         await panel.getByRole('button', { name: 'Get test tokens' }).click();
-        await panel.locator('.dw-status').filter({ hasText: /Minted 100 USDT/ }).waitFor({ timeout: 20_000 });
+        await panel
+          .locator('.dw-status')
+          .filter({ hasText: /Minted 100 USDT/ })
+          .waitFor({ timeout: 20_000 });
         await untilUsdtShown(page, before + 100);
       });
 
@@ -345,7 +358,9 @@ describe('a newcomer runs `npm start`', { timeout: 600_000 }, () => {
         };
         // The address the hosted checkout was paid at: one of the merchant's own.
         const key = readFileSync(path.join(dataDir, 'demo-api-key'), 'utf8').trim();
-        const payments = (await (await fetch(`${url}/v1/checkout-session?status=paid&limit=1`, { headers: { 'x-api-key': key } })).json()) as { items: Array<{ payAddress: string }> };
+        const payments = (await (await fetch(`${url}/v1/checkout-session?status=paid&limit=1`, { headers: { 'x-api-key': key } })).json()) as {
+          items: Array<{ payAddress: string }>;
+        };
         await withdraw(payments.items[0]!.payAddress, '1');
         await admin.locator('[part~="address-error"]').filter({ hasText: 'own deposit addresses' }).waitFor();
         await admin.screenshot({ path: path.join(ARTIFACTS, `${viewport.name}-5-admin-own-deposit-address-refused.png`), fullPage: true });

@@ -147,16 +147,16 @@ describe('a shop’s orders, from its server to the shipped order', { timeout: 2
     });
     assert.equal(started.status, 201);
     const session = (await started.json()) as { id: string };
-    const paid = await fetch(`${service.url}/v1/checkout/sessions/${session.id}/simulate-payment`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const paid = await fetch(`${service.url}/v1/checkout/sessions/${session.id}/simulate-payment`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
     assert.equal(((await paid.json()) as { status: string }).status, 'paid');
     const record = await paylink.sessions.get(session.id);
     assert.deepEqual([record.reference, record.clientReference, record.orderId], [null, '1043', null]);
     // The shop heard the payment (its endpoint answered 204) and shipped nothing for it.
-    await eventually(
-      async () => (await deliveredCount()) === 2,
-      15_000,
-      'the link’s paid event delivered',
-    );
+    await eventually(async () => (await deliveredCount()) === 2, 15_000, 'the link’s paid event delivered');
     assert.deepEqual(shipped, ['1042']);
     assert.equal(orders.paid.has('1043'), false);
   });

@@ -59,7 +59,12 @@ describe('refund: claimed from a browser wallet, paid on a real chain (anvil)', 
   const balance = (owner: Address) => f.t.client.readContract({ address: f.usdt, abi: erc20Abi, functionName: 'balanceOf', args: [owner] });
   /** The hot wallet's USDT transfers to `to` on chain, from block 0. */
   const transfersTo = async (to: Address) => {
-    const logs = await f.t.client.getLogs({ address: f.usdt, event: TEST_TOKEN_ABI.find((x) => x.type === 'event' && x.name === 'Transfer')!, args: { from: hot, to }, fromBlock: 0n });
+    const logs = await f.t.client.getLogs({
+      address: f.usdt,
+      event: TEST_TOKEN_ABI.find((x) => x.type === 'event' && x.name === 'Transfer')!,
+      args: { from: hot, to },
+      fromBlock: 0n,
+    });
     return parseEventLogs({ abi: TEST_TOKEN_ABI, logs, eventName: 'Transfer' }).map((log) => log.args.value);
   };
 
@@ -129,11 +134,16 @@ describe('refund: claimed from a browser wallet, paid on a real chain (anvil)', 
 
     await page.getByRole('button', { name: 'Use Trust Wallet' }).click();
     const field = page.getByLabel('Your address on BNB Smart Chain');
-    await page.waitForFunction(() => (document.querySelector('paylink-refund')?.shadowRoot?.querySelector('#address') as HTMLInputElement | null)?.value !== '');
+    await page.waitForFunction(
+      () => (document.querySelector('paylink-refund')?.shadowRoot?.querySelector('#address') as HTMLInputElement | null)?.value !== '',
+    );
     assert.equal(await field.inputValue(), customer, 'the wallet’s address, checksummed');
     assert.deepEqual(calls, ['eth_requestAccounts'], 'the page asks the wallet for its address only');
     await page.getByRole('button', { name: 'Send my refund here' }).click();
-    await page.locator('[part~="outcome"]').filter({ hasText: `On its way to ${customer}` }).waitFor();
+    await page
+      .locator('[part~="outcome"]')
+      .filter({ hasText: `On its way to ${customer}` })
+      .waitFor();
     await accessible(page, '2-on-its-way');
     const refund = await call(t.url, 'GET', `/v1/refund/${id}`, { key });
     assert.equal(refund.body.status, 'pending');
@@ -151,14 +161,24 @@ describe('refund: claimed from a browser wallet, paid on a real chain (anvil)', 
     for (let round = 0; round < 3; round++) await processPayouts({ db: t.db, chain, now: () => new Date() }, { checkMs: 0 });
     assert.equal(await balance(customer), parseUnits('12.5', 18), 'exactly the refund');
     assert.deepEqual(await transfersTo(customer), [parseUnits('12.5', 18)], 'in one transfer');
-    const stored = await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM payout_transactions p JOIN withdrawals w ON w.id = p.withdrawal_id WHERE w.refund_id = $1', [id]);
+    const stored = await t.db.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM payout_transactions p JOIN withdrawals w ON w.id = p.withdrawal_id WHERE w.refund_id = $1',
+      [id],
+    );
     assert.equal(stored.rows[0]!.n, 1, 'one signed transaction stored');
 
     // The page follows it there on its own.
-    await page.locator('[part~="outcome"]').filter({ hasText: `Sent to ${customer}` }).waitFor({ timeout: 15_000 });
+    await page
+      .locator('[part~="outcome"]')
+      .filter({ hasText: `Sent to ${customer}` })
+      .waitFor({ timeout: 15_000 });
     await accessible(page, '3-sent');
     assert.equal(await page.evaluate(() => document.documentElement.scrollWidth <= 375), true, 'nothing runs off the side at 375 px');
-    assert.deepEqual(sent.filter((line) => line.includes(token)), [], 'the token never left in a URL or a Referer');
+    assert.deepEqual(
+      sent.filter((line) => line.includes(token)),
+      [],
+      'the token never left in a URL or a Referer',
+    );
     await context.close();
 
     // A second claim of the same link changes nothing: the address was set once.

@@ -36,9 +36,20 @@ async function storm(storage: string[]) {
   const auth = { 'x-api-key': key };
 
   let { url, child } = await serve(storage);
-  const link = await json(`${url}/v1/payment-link`, 'POST', {
-    title: 'Crash test', description: '', fiatAmount: 10, fiatCurrency: 'USD', action: {}, options: {}, cart: { items: [] },
-  }, auth);
+  const link = await json(
+    `${url}/v1/payment-link`,
+    'POST',
+    {
+      title: 'Crash test',
+      description: '',
+      fiatAmount: 10,
+      fiatCurrency: 'USD',
+      action: {},
+      options: {},
+      cart: { items: [] },
+    },
+    auth,
+  );
   assert.equal(link.status, 201);
 
   const paidSessions: string[] = [];
@@ -59,7 +70,12 @@ async function storm(storage: string[]) {
   const withdraw = async () => {
     while (running) {
       try {
-        const res = await json(`${url}/v1/withdrawal`, 'POST', { amount: '1.5', address: GOOD_ADDRESS, blockchainId: 'bsc', assetId: 'USDT' }, { ...auth, 'idempotency-key': randomUUID() });
+        const res = await json(
+          `${url}/v1/withdrawal`,
+          'POST',
+          { amount: '1.5', address: GOOD_ADDRESS, blockchainId: 'bsc', assetId: 'USDT' },
+          { ...auth, 'idempotency-key': randomUUID() },
+        );
         if (res.status === 200) acknowledgedWithdrawals.push(res.body.id);
       } catch {
         return;

@@ -23,11 +23,17 @@ test('discovery asks wallets to announce, lists each provider once, and ignores 
   announceOnRequest(page, { name: 'Broken', uuid: '3' }, { request: 'not a function' });
   const seen: Wallet[][] = [];
   const stop = discoverWallets(page, (wallets) => seen.push(wallets));
-  assert.deepEqual(seen.at(-1)!.map((wallet) => wallet.name), ['MetaMask', 'Rabby']);
+  assert.deepEqual(
+    seen.at(-1)!.map((wallet) => wallet.name),
+    ['MetaMask', 'Rabby'],
+  );
 
   // A wallet that announces again (a second request, a late extension) is not listed twice.
   page.dispatchEvent(new Event('eip6963:requestProvider'));
-  assert.deepEqual(seen.at(-1)!.map((wallet) => wallet.name), ['MetaMask', 'Rabby']);
+  assert.deepEqual(
+    seen.at(-1)!.map((wallet) => wallet.name),
+    ['MetaMask', 'Rabby'],
+  );
   assert.equal(seen.at(-1)![1]!.provider, rabby);
 
   // After stop, announcements go unheard.
@@ -42,16 +48,24 @@ test('discovery lists a wallet once per info.uuid, though it announces through a
   let announced = 0;
   page.addEventListener('eip6963:requestProvider', () => {
     announced++;
-    page.dispatchEvent(Object.assign(new Event('eip6963:announceProvider'), { detail: { info: { name: 'Bridge', uuid: 'b-1' }, provider: provider(`bridge ${announced}`) } }));
+    page.dispatchEvent(
+      Object.assign(new Event('eip6963:announceProvider'), { detail: { info: { name: 'Bridge', uuid: 'b-1' }, provider: provider(`bridge ${announced}`) } }),
+    );
   });
   const seen: Wallet[][] = [];
   discoverWallets(page, (wallets) => seen.push(wallets));
   page.dispatchEvent(new Event('eip6963:requestProvider'));
   assert.equal(announced, 2);
-  assert.deepEqual(seen.at(-1)!.map((wallet) => wallet.name), ['Bridge']);
+  assert.deepEqual(
+    seen.at(-1)!.map((wallet) => wallet.name),
+    ['Bridge'],
+  );
   // Without a uuid, the provider object is the wallet's identity.
   page.dispatchEvent(Object.assign(new Event('eip6963:announceProvider'), { detail: { info: { name: 'Old' }, provider: provider('old') } }));
-  assert.deepEqual(seen.at(-1)!.map((wallet) => wallet.name), ['Bridge', 'Old']);
+  assert.deepEqual(
+    seen.at(-1)!.map((wallet) => wallet.name),
+    ['Bridge', 'Old'],
+  );
 });
 
 test('a declined request and an unknown network are told by the words when the bridge drops the code', async () => {
@@ -72,7 +86,11 @@ test('a declined request and an unknown network are told by the words when the b
     };
     return { calls, provider: { request } };
   };
-  const reason = (promise: Promise<unknown>) => promise.then(() => 'paid', (error: unknown) => error);
+  const reason = (promise: Promise<unknown>) =>
+    promise.then(
+      () => 'paid',
+      (error: unknown) => error,
+    );
 
   const declined = wallet({ eth_requestAccounts: 'MetaMask Tx Signature: User denied transaction signature.' });
   assert.equal(await reason(payFromWallet(declined.provider, transfer)), 'rejected');

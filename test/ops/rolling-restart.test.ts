@@ -85,7 +85,10 @@ class Instance {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       if (this.child?.exitCode !== null) throw new Error(`instance ${this.name} exited with ${this.child?.exitCode}:\n${this.lines.slice(-20).join('\n')}`);
-      const ok = await fetch(`${this.url}/readyz`).then((res) => res.ok, () => false);
+      const ok = await fetch(`${this.url}/readyz`).then(
+        (res) => res.ok,
+        () => false,
+      );
       if (ok) return;
       if (Date.now() > deadline) throw new Error(`instance ${this.name} not ready in ${timeoutMs / 1000} s:\n${this.lines.slice(-20).join('\n')}`);
       await new Promise((resolve) => setTimeout(resolve, 50));
@@ -134,7 +137,12 @@ class Traffic {
   constructor(private readonly base: string) {}
 
   /** A JSON request; fails unless the status is `expect`. Resolves with the body (undefined on failure). */
-  async call(what: string, method: string, path: string, options: { key?: string; body?: unknown; expect: number; headers?: Record<string, string> }): Promise<any> {
+  async call(
+    what: string,
+    method: string,
+    path: string,
+    options: { key?: string; body?: unknown; expect: number; headers?: Record<string, string> },
+  ): Promise<any> {
     const start = performance.now();
     let outcome: Outcome;
     let body: any;
@@ -155,7 +163,13 @@ class Traffic {
       body = ok && text ? JSON.parse(text) : undefined;
       outcome = { what, start, end: performance.now(), ok, why: ok ? undefined : `${method} ${path}: ${res.status} ${text.slice(0, 200)}` };
     } catch (error) {
-      outcome = { what, start, end: performance.now(), ok: false, why: error instanceof Error ? `${error.name}: ${error.message} ${String((error as { cause?: unknown }).cause ?? '')}` : String(error) };
+      outcome = {
+        what,
+        start,
+        end: performance.now(),
+        ok: false,
+        why: error instanceof Error ? `${error.name}: ${error.message} ${String((error as { cause?: unknown }).cause ?? '')}` : String(error),
+      };
     }
     this.outcomes.push(outcome);
     if (!outcome.ok) this.failures.push(outcome);
@@ -182,7 +196,10 @@ class Traffic {
           const start = performance.now();
           let retried = false;
           try {
-            const res = await fetch(`${this.base}/v1/checkout/sessions/${sessionId}/events`, { headers: { accept: 'text/event-stream' }, signal: this.streams.signal });
+            const res = await fetch(`${this.base}/v1/checkout/sessions/${sessionId}/events`, {
+              headers: { accept: 'text/event-stream' },
+              signal: this.streams.signal,
+            });
             if (res.status !== 200) throw new Error(`event stream answered ${res.status}`);
             const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
             let buffer = '';
@@ -300,7 +317,11 @@ describe('three instances behind HAProxy on one PostgreSQL', { skip, concurrency
           PAYLINK_RATES_SOURCES: 'static',
         });
       }
-      const created = spawnSync(process.execPath, [BIN, 'keys', 'create', '--database-url', directUrl], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, ...env } });
+      const created = spawnSync(process.execPath, [BIN, 'keys', 'create', '--database-url', directUrl], {
+        cwd: ROOT,
+        encoding: 'utf8',
+        env: { ...process.env, ...env },
+      });
       assert.equal(created.status, 0, created.stderr);
       const key = created.stdout.trim().split('\n').at(-1)!;
       const integratorId = created.stderr
@@ -316,12 +337,19 @@ describe('three instances behind HAProxy on one PostgreSQL', { skip, concurrency
       const instances = NAMES.map((instanceName, i) => new Instance(instanceName, ports[i]!, env, serviceUrl, scenario.chain));
       cleanups.push(() => Promise.all(instances.map((instance) => instance.child && instance.child.exitCode === null && instance.stop('SIGKILL'))));
       for (const instance of instances) instance.start();
-      const [haproxy, prometheus] = await Promise.all([
+      const [haproxy, prometheus] = (await Promise.all([
         startHaproxy(instances.map((instance) => ({ name: instance.name, port: instance.port }))),
-        startPrometheus(instances.map((instance) => `127.0.0.1:${instance.port}`), TOKEN, [path.join(ROOT, 'docs', 'alerts.yml')]),
+        startPrometheus(
+          instances.map((instance) => `127.0.0.1:${instance.port}`),
+          TOKEN,
+          [path.join(ROOT, 'docs', 'alerts.yml')],
+        ),
         ...instances.map((instance) => instance.ready()),
-      ]) as [Haproxy, Prometheus];
-      cleanups.push(() => haproxy.stop(), () => prometheus.stop());
+      ])) as [Haproxy, Prometheus];
+      cleanups.push(
+        () => haproxy.stop(),
+        () => prometheus.stop(),
+      );
       for (const instance of instances) await haproxy.waitFor(instance.name, 'UP');
 
       // A merchant with a link, a webhook endpoint, and money to withdraw.
@@ -339,7 +367,9 @@ describe('three instances behind HAProxy on one PostgreSQL', { skip, concurrency
       } else {
         await creditDirectly({ url: haproxy.url, db }, { networks: [{ id: 'bsc' }] } as never, key, '1000');
       }
-      const watched = await Promise.all([0, 1].map(() => lb.call('watched session', 'POST', `/v1/checkout/${link.slug}/sessions`, { expect: 201, body: { assetId: 'USDT' } })));
+      const watched = await Promise.all(
+        [0, 1].map(() => lb.call('watched session', 'POST', `/v1/checkout/${link.slug}/sessions`, { expect: 201, body: { assetId: 'USDT' } })),
+      );
       assert.equal(lb.failures.length, 0, JSON.stringify(lb.failures));
 
       // Steady traffic.
@@ -367,7 +397,13 @@ describe('three instances behind HAProxy on one PostgreSQL', { skip, concurrency
             const read = await traffic.call('read session until paid', 'GET', `/v1/checkout/sessions/${session.id}`, { expect: 200 });
             if (read?.status === 'paid') return;
             if (Date.now() > deadline) {
-              traffic.failures.push({ what: 'payment credited', start: 0, end: 0, ok: false, why: `session ${session.id} still ${read?.status} 60 s after its transfer` });
+              traffic.failures.push({
+                what: 'payment credited',
+                start: 0,
+                end: 0,
+                ok: false,
+                why: `session ${session.id} still ${read?.status} 60 s after its transfer`,
+              });
               return;
             }
             await new Promise((resolve) => setTimeout(resolve, 250));
@@ -412,14 +448,28 @@ describe('three instances behind HAProxy on one PostgreSQL', { skip, concurrency
           `${traffic.outcomes.length} requests sent, ${traffic.failures.length} failed, ${duringRestart.length} during the restarts, ` +
           `the longest ${Math.round(longest)} ms; ${traffic.streamReconnects} event streams moved to another instance`,
       );
-      assert.deepEqual(traffic.failures, [], `no request failed; HAProxy's errors:\n${haproxy.log().filter((line) => / [45]\d\d /.test(line) || /rc=-1/.test(line)).slice(-20).join('\n')}`);
+      assert.deepEqual(
+        traffic.failures,
+        [],
+        `no request failed; HAProxy's errors:\n${haproxy
+          .log()
+          .filter((line) => / [45]\d\d /.test(line) || /rc=-1/.test(line))
+          .slice(-20)
+          .join('\n')}`,
+      );
       assert.ok(traffic.streamReconnects >= 1, 'event streams were told to reconnect, and did');
       // What the rolling restart announced is delivered before anything is killed: each exactly once, below.
       const events = async () =>
-        (await db!.query<{ id: string; type: string; body: unknown; created_at: Date }>('SELECT id, type, body, created_at FROM webhook_events WHERE integrator_id = $1', [integratorId])).rows;
+        (
+          await db!.query<{ id: string; type: string; body: unknown; created_at: Date }>(
+            'SELECT id, type, body, created_at FROM webhook_events WHERE integrator_id = $1',
+            [integratorId],
+          )
+        ).rows;
       const delivered = () => {
         const counts = new Map<string, number>();
-        for (const delivery of receiver.received) counts.set(String(delivery.headers['paylink-event-id']), (counts.get(String(delivery.headers['paylink-event-id'])) ?? 0) + 1);
+        for (const delivery of receiver.received)
+          counts.set(String(delivery.headers['paylink-event-id']), (counts.get(String(delivery.headers['paylink-event-id'])) ?? 0) + 1);
         return counts;
       };
       await waitUntil('every webhook event of the rolling restart delivered', async () => (await events()).every((event) => delivered().has(event.id)), 60_000);
@@ -443,7 +493,8 @@ describe('three instances behind HAProxy on one PostgreSQL', { skip, concurrency
             return id;
           }),
         );
-        const states = async () => (await db!.query<{ id: string; status: string }>('SELECT id, status FROM withdrawals WHERE id = ANY($1::uuid[])', [burst])).rows;
+        const states = async () =>
+          (await db!.query<{ id: string; status: string }>('SELECT id, status FROM withdrawals WHERE id = ANY($1::uuid[])', [burst])).rows;
         await waitUntil(
           'the victim claims the burst',
           async () => {
@@ -464,17 +515,29 @@ describe('three instances behind HAProxy on one PostgreSQL', { skip, concurrency
         assert.ok(held.length >= 1 && Date.now() - killedAt <= TAKEOVER_MS);
         if (!fixture) {
           const { rows: claims } = await db.query<{ attempts: number }>('SELECT attempts FROM withdrawals WHERE id = ANY($1::uuid[])', [held]);
-          assert.ok(claims.every((row) => row.attempts >= 2), 'each was claimed again once the victim’s claim ran out');
+          assert.ok(
+            claims.every((row) => row.attempts >= 2),
+            'each was claimed again once the victim’s claim ran out',
+          );
         }
-        await waitUntil('Prometheus sees the killed instance down', async () => (await prometheus.query(`min_over_time(up{job="paylink",instance="127.0.0.1:${victim!.port}"}[1m])`))[0]?.value[1] === '0', 15_000);
+        await waitUntil(
+          'Prometheus sees the killed instance down',
+          async () => (await prometheus.query(`min_over_time(up{job="paylink",instance="127.0.0.1:${victim!.port}"}[1m])`))[0]?.value[1] === '0',
+          15_000,
+        );
       }
 
       // Every withdrawal paid once; every webhook event delivered (once, for those of the rolling restart).
       await waitUntil(
         'every withdrawal paid out',
-        async () => (await db!.query<{ n: number }>("SELECT count(*)::int AS n FROM withdrawals WHERE integrator_id = $1 AND status <> 'success'", [integratorId])).rows[0]!.n === 0,
+        async () =>
+          (await db!.query<{ n: number }>("SELECT count(*)::int AS n FROM withdrawals WHERE integrator_id = $1 AND status <> 'success'", [integratorId]))
+            .rows[0]!.n === 0,
         60_000,
-        async () => JSON.stringify((await db!.query('SELECT status, stalled_reason, count(*)::int FROM withdrawals WHERE integrator_id = $1 GROUP BY 1, 2', [integratorId])).rows),
+        async () =>
+          JSON.stringify(
+            (await db!.query('SELECT status, stalled_reason, count(*)::int FROM withdrawals WHERE integrator_id = $1 GROUP BY 1, 2', [integratorId])).rows,
+          ),
       );
       await waitUntil('every webhook event delivered', async () => (await events()).every((event) => delivered().has(event.id)), 60_000);
       const allEvents = await events();
@@ -482,12 +545,19 @@ describe('three instances behind HAProxy on one PostgreSQL', { skip, concurrency
       // A payment's block may become final during the run (on anvil, 64 blocks later): its session's
       // `checkout.session.finalized` comes on top, once at most.
       const finalized = allEvents.filter((event) => event.type === 'checkout.session.finalized');
-      const finalizedSessions = new Set(finalized.map((event) => ((typeof event.body === 'string' ? JSON.parse(event.body) : event.body) as { data: { object: { id: string } } }).data.object.id));
+      const finalizedSessions = new Set(
+        finalized.map(
+          (event) => ((typeof event.body === 'string' ? JSON.parse(event.body) : event.body) as { data: { object: { id: string } } }).data.object.id,
+        ),
+      );
       assert.equal(finalizedSessions.size, finalized.length, 'each session finalized once');
       assert.ok(finalized.length <= payments.length + 1, `${finalized.length} sessions finalized, of ${payments.length + 1} paid`);
       assert.equal(allEvents.length - finalized.length, payments.length + 1 + withdrawals.length, 'one event per payment, for the funding, and per withdrawal');
       for (const event of allEvents) if (event.created_at < beforeKill) assert.equal(counts.get(event.id), 1, `event ${event.id} delivered once`);
-      assert.ok([...counts.keys()].every((id) => allEvents.some((event) => event.id === id)), 'nothing delivered that was not recorded');
+      assert.ok(
+        [...counts.keys()].every((id) => allEvents.some((event) => event.id === id)),
+        'nothing delivered that was not recorded',
+      );
 
       // Sessions, payments and payouts: each once.
       const { rows: sessionRows } = await db.query<{ id: string; status: string; transfers: number }>(
@@ -506,11 +576,19 @@ describe('three instances behind HAProxy on one PostgreSQL', { skip, concurrency
         [integratorId],
       );
       assert.equal(payouts.length, withdrawals.length, 'every withdrawal paid out');
-      assert.ok(payouts.every((row) => row.n === 1), 'each once');
+      assert.ok(
+        payouts.every((row) => row.n === 1),
+        'each once',
+      );
       await assertLedgerMatches(db, integratorId);
       if (fixture) {
         for (const withdrawal of withdrawals) {
-          const balance: bigint = await fixture.t.client.readContract({ address: fixture.usdt, abi: TEST_TOKEN_ABI, functionName: 'balanceOf', args: [withdrawal.address as Address] });
+          const balance: bigint = await fixture.t.client.readContract({
+            address: fixture.usdt,
+            abi: TEST_TOKEN_ABI,
+            functionName: 'balanceOf',
+            args: [withdrawal.address as Address],
+          });
           assert.equal(balance, fixture.units('USDT', withdrawal.amount), `${withdrawal.address} received its withdrawal once`);
         }
       }
@@ -520,7 +598,10 @@ describe('three instances behind HAProxy on one PostgreSQL', { skip, concurrency
       assert.deepEqual(up.map((sample) => sample.value[1]).sort(), ['1', '1', '1'], JSON.stringify(up));
       const scraped = await prometheus.query('count_over_time(paylink_build_info{job="paylink"}[10m])');
       assert.equal(scraped.length, 3, JSON.stringify(scraped));
-      assert.ok(scraped.every((sample) => Number(sample.value[1]) >= 3), 'samples of each instance');
+      assert.ok(
+        scraped.every((sample) => Number(sample.value[1]) >= 3),
+        'samples of each instance',
+      );
       const requests = await prometheus.query('sum(max_over_time(paylink_http_requests_total{job="paylink",route="/v1/checkout/:slug/sessions"}[10m]))');
       assert.ok(Number(requests[0]?.value[1]) > 0, 'request counts by route template');
       const rules = await prometheus.rules();
@@ -536,7 +617,8 @@ describe('three instances behind HAProxy on one PostgreSQL', { skip, concurrency
         }
         const codes = lines.map((line) => (JSON.parse(line) as { code: string }).code);
         assert.ok(codes.includes('service_draining') && codes.includes('service_stopped'), `instance ${instance.name} drained`);
-        if (scenario.via === 'pgbouncer' && !scenario.listenUrl) assert.ok(codes.includes('database_listen_polling'), `instance ${instance.name} says it polls`);
+        if (scenario.via === 'pgbouncer' && !scenario.listenUrl)
+          assert.ok(codes.includes('database_listen_polling'), `instance ${instance.name} says it polls`);
         else {
           assert.ok(codes.includes('database_listen'), `instance ${instance.name} listens`);
           assert.ok(!codes.includes('database_listen_polling'));

@@ -29,7 +29,9 @@ const IMPORT = /(?:^|[;\n])\s*(import|export)\s+(type\s+)?(?:[^'";]*?\sfrom\s+)?
 
 /** The relative modules `file` imports for their values. */
 function valueImports(file: string): string[] {
-  const text = readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+  const text = readFileSync(file, 'utf8')
+    .replace(/\/\*[\s\S]*?\*\//g, '')
+    .replace(/^\s*\/\/.*$/gm, '');
   const out: string[] = [];
   for (const match of text.matchAll(IMPORT)) {
     if (match[2]) continue;
@@ -80,9 +82,23 @@ function cyclesOf(graph: Map<string, string[]>): string[][] {
 
 describe('import cycles', () => {
   it('finds a cycle in a small graph, and none in a chain', () => {
-    const cyclic = new Map([['a', ['b']], ['b', ['c']], ['c', ['a']], ['d', ['a']]]);
+    const cyclic = new Map([
+      ['a', ['b']],
+      ['b', ['c']],
+      ['c', ['a']],
+      ['d', ['a']],
+    ]);
     assert.deepEqual(cyclesOf(cyclic), [['a', 'b', 'c']]);
-    assert.deepEqual(cyclesOf(new Map([['a', ['b']], ['b', ['c']], ['c', []]])), []);
+    assert.deepEqual(
+      cyclesOf(
+        new Map([
+          ['a', ['b']],
+          ['b', ['c']],
+          ['c', []],
+        ]),
+      ),
+      [],
+    );
     assert.deepEqual(cyclesOf(new Map([['a', ['a']]])), [['a']]);
   });
 
@@ -102,15 +118,27 @@ describe('import cycles', () => {
     const cycles = cyclesOf(graph).map((component) => component.map((file) => relative(ROOT, file)));
     const key = (cycle: string[]) => cycle.join(' → ');
     const known = new Set(KNOWN_CYCLES.map(key));
-    assert.deepEqual(cycles.filter((cycle) => !known.has(key(cycle))), [], 'a new import cycle: move what both sides need into a module of its own');
+    assert.deepEqual(
+      cycles.filter((cycle) => !known.has(key(cycle))),
+      [],
+      'a new import cycle: move what both sides need into a module of its own',
+    );
     const present = new Set(cycles.map(key));
-    assert.deepEqual(KNOWN_CYCLES.filter((cycle) => !present.has(key(cycle))), [], 'a known cycle is gone: delete it from KNOWN_CYCLES');
+    assert.deepEqual(
+      KNOWN_CYCLES.filter((cycle) => !present.has(key(cycle))),
+      [],
+      'a known cycle is gone: delete it from KNOWN_CYCLES',
+    );
   });
 
   it('no module of the service or of the shared limits imports from the proxy', () => {
     const offenders = sourceFiles(SRC)
       .filter((file) => /src\/server\/(service|limits)\//.test(file))
-      .flatMap((file) => valueImportsAndTypes(file).filter((target) => target.includes('/src/server/proxy/')).map((target) => `${relative(ROOT, file)} → ${relative(ROOT, target)}`));
+      .flatMap((file) =>
+        valueImportsAndTypes(file)
+          .filter((target) => target.includes('/src/server/proxy/'))
+          .map((target) => `${relative(ROOT, file)} → ${relative(ROOT, target)}`),
+      );
     assert.deepEqual(offenders, []);
   });
 });

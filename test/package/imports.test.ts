@@ -40,7 +40,17 @@ const importScript = (entry: string) => `
 
 describe('the package where there is no DOM', () => {
   it('lists every export here', () => {
-    assert.deepEqual(ENTRIES, ['paylink', 'paylink/checkout', 'paylink/admin', 'paylink/client', 'paylink/proxy', 'paylink/server', 'paylink/webhooks', 'paylink/react', 'paylink/vue']);
+    assert.deepEqual(ENTRIES, [
+      'paylink',
+      'paylink/checkout',
+      'paylink/admin',
+      'paylink/client',
+      'paylink/proxy',
+      'paylink/server',
+      'paylink/webhooks',
+      'paylink/react',
+      'paylink/vue',
+    ]);
   });
 
   for (const entry of ENTRIES) {
@@ -92,6 +102,9 @@ describe('the package where there is no DOM', () => {
         React.createElement(PaylinkCheckout, { slug: 'abc', apiBase: '/paylink', metadata: { cart: 'c_9' }, onPaylinkReady() {} }),
         React.createElement(PaylinkAdmin, { apiBase: '/paylink', pollInterval: 5000 })));
       console.log(JSON.stringify({ html }));`);
-    assert.equal(html, '<div><paylink-checkout slug="abc" api-base="/paylink"></paylink-checkout><paylink-admin api-base="/paylink" poll-interval="5000"></paylink-admin></div>');
+    assert.equal(
+      html,
+      '<div><paylink-checkout slug="abc" api-base="/paylink"></paylink-checkout><paylink-admin api-base="/paylink" poll-interval="5000"></paylink-admin></div>',
+    );
   });
 });

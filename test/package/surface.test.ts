@@ -19,8 +19,7 @@ describe('package surface', () => {
     assert.ok(checkout && admin, 'both elements are in the manifest');
     const names = (list: Array<{ name: string }> = []) => list.map((x) => x.name);
     for (const attribute of ['slug', 'api-base', 'locale', 'theme']) assert.ok(names(checkout.attributes).includes(attribute), attribute);
-    for (const event of ['paylink-ready', 'paylink-session', 'paylink-success', 'paylink-error'])
-      assert.ok(names(checkout.events).includes(event), event);
+    for (const event of ['paylink-ready', 'paylink-session', 'paylink-success', 'paylink-error']) assert.ok(names(checkout.events).includes(event), event);
     assert.ok(checkout.cssParts.length > 10, 'parts are documented');
     assert.ok(names(admin.attributes).includes('api-base'));
     assert.ok(!names(admin.attributes).includes('token'), 'the admin token is a property, never an attribute');
@@ -28,7 +27,10 @@ describe('package surface', () => {
 
   it('points every export at compiled JavaScript and its declarations in lib/', () => {
     const subpaths = ['.', './checkout', './admin', './client', './proxy', './server', './webhooks', './react', './vue'];
-    assert.deepEqual(Object.keys(pkg.exports).filter((key) => !key.includes('json') && !key.includes('*')), subpaths);
+    assert.deepEqual(
+      Object.keys(pkg.exports).filter((key) => !key.includes('json') && !key.includes('*')),
+      subpaths,
+    );
     for (const subpath of subpaths) {
       const { types, default: code } = pkg.exports[subpath];
       assert.match(types, /^\.\/lib\/.*\.d\.ts$/, subpath);

@@ -16,15 +16,24 @@ const isAdmin = (path: string) => path.startsWith(ADMIN);
 test('css-private-classes: a class gets one short name in its styles and its templates, the most written the shortest', () => {
   const sources = new Map([
     [`${ADMIN}a.styles.ts`, 'export const s = css`.table-wrap{overflow:auto} .toolbar h2,.table-wrap>table{margin:0} td.cell-value{padding:.5rem}`;'],
-    [`${ADMIN}a.ts`, 'html`<div class="table-wrap"><table class="x table-wrap"></table></div><p class="toolbar cell-value">${v}</p><td class=cell-value></td>`'],
+    [
+      `${ADMIN}a.ts`,
+      'html`<div class="table-wrap"><table class="x table-wrap"></table></div><p class="toolbar cell-value">${v}</p><td class=cell-value></td>`',
+    ],
   ]);
   const names = privateClassNames(sources, isAdmin, []);
-  assert.deepEqual([...names], [
-    ['table-wrap', 'a'],
-    ['cell-value', 'b'],
-    ['toolbar', 'c'],
-  ]);
-  assert.equal(renameClasses(sources.get(`${ADMIN}a.styles.ts`)!, names), 'export const s = css`.a{overflow:auto} .c h2,.a>table{margin:0} td.b{padding:.5rem}`;');
+  assert.deepEqual(
+    [...names],
+    [
+      ['table-wrap', 'a'],
+      ['cell-value', 'b'],
+      ['toolbar', 'c'],
+    ],
+  );
+  assert.equal(
+    renameClasses(sources.get(`${ADMIN}a.styles.ts`)!, names),
+    'export const s = css`.a{overflow:auto} .c h2,.a>table{margin:0} td.b{padding:.5rem}`;',
+  );
   assert.equal(
     renameClasses(sources.get(`${ADMIN}a.ts`)!, names),
     'html`<div class="a"><table class="x a"></table></div><p class="c b">${v}</p><td class=b></td>`',
@@ -55,7 +64,8 @@ test('css-private-classes: a class the code could reach another way keeps its na
     ['badge', 'hint', 'note'],
     'not paid (a string), mono and field (strings), shared (the checkout writes it), compact and slot (reached from outside), kept (kept), b (too short)',
   );
-  for (const short of names.values()) assert.ok(!['b', 'paid', 'expired', 'mono', 'field', 'shared', 'compact', 'slot', 'kept', 'x', 'status'].includes(short), `${short} is taken`);
+  for (const short of names.values())
+    assert.ok(!['b', 'paid', 'expired', 'mono', 'field', 'shared', 'compact', 'slot', 'kept', 'x', 'status'].includes(short), `${short} is taken`);
   const css = renameClasses(sources.get(`${ADMIN}a.styles.ts`)!, names);
   assert.match(css, /url\(a\.note\)/, 'a url is not a selector');
   assert.match(css, /\[part~='a\.b'\]/, 'a string is not a selector');
@@ -73,7 +83,7 @@ test('css-private-classes: a class name built from a binding, or a selector on t
   assert.doesNotThrow(() => build('html`<span class="badge ${x}" part="bar-${kind}"></span><b class=${y}></b>` ; css`.a ${b}{c:d}`'));
 });
 
-test('css-private-classes: in the admin as it is, every renamed class is renamed in its styles and its templates, and the tests\' classes stay', () => {
+test("css-private-classes: in the admin as it is, every renamed class is renamed in its styles and its templates, and the tests' classes stay", () => {
   const sources = new Map<string, string>();
   const root = new URL('../../src/', import.meta.url);
   for (const entry of readdirSync(root, { recursive: true, withFileTypes: true })) {
@@ -91,9 +101,14 @@ test('css-private-classes: in the admin as it is, every renamed class is renamed
   const browserTests = new URL('../browser/', import.meta.url);
   for (const file of readdirSync(browserTests).filter((name) => /^admin.*\.test\.ts$/.test(name))) {
     const selectors: string[] = [];
-    rewriteTemplates(readFileSync(new URL(file, browserTests), 'utf8'), (part, kind) => (kind === 'other' && selectors.push(part), part), (string) => selectors.push(string));
+    rewriteTemplates(
+      readFileSync(new URL(file, browserTests), 'utf8'),
+      (part, kind) => (kind === 'other' && selectors.push(part), part),
+      (string) => selectors.push(string),
+    );
     for (const selector of selectors)
-      for (const [, name] of selector.matchAll(/\.(-?[A-Za-z_][\w-]*)/g)) assert.ok(!names.has(name!), `${file} selects .${name}, which dist/paylink.js renames: add it to KEEP`);
+      for (const [, name] of selector.matchAll(/\.(-?[A-Za-z_][\w-]*)/g))
+        assert.ok(!names.has(name!), `${file} selects .${name}, which dist/paylink.js renames: add it to KEEP`);
   }
   // The admin's templates and styles, renamed.
   let text = '';

@@ -28,6 +28,9 @@ test('css-private-vars: a short name never takes one the code already writes', (
 });
 
 test('css-private-vars: a name built at run time fails the build', () => {
-  assert.throws(() => shortenPrivateVars('e.style.setProperty(`--_${name}`,v);a{--_bg:red}', 'x.js'), /x\.js builds a private custom property's name at run time/);
+  assert.throws(
+    () => shortenPrivateVars('e.style.setProperty(`--_${name}`,v);a{--_bg:red}', 'x.js'),
+    /x\.js builds a private custom property's name at run time/,
+  );
   assert.throws(() => shortenPrivateVars('e.style.setProperty("--_"+name,v)'), /at run time/);
 });

@@ -52,7 +52,16 @@ describe('key literals in dist/paylink.js', () => {
   });
 
   test('the keys the code computes are those TypeScript lists for it: statuses, rule messages, rate states', () => {
-    for (const key of ['status_pending', 'session_underpaid', 'order_cancelled', 'delivery_failed', 'eventHint_order.paid', 'rate_held', 'rate_agrees', 'rate_quoted']) {
+    for (const key of [
+      'status_pending',
+      'session_underpaid',
+      'order_cancelled',
+      'delivery_failed',
+      'eventHint_order.paid',
+      'rate_held',
+      'rate_agrees',
+      'rate_quoted',
+    ]) {
       assert.ok(computed.has(key), key);
     }
     for (const key of RULE_KEYS.filter((key) => key in en)) assert.ok(computed.has(key), `a rule's ${key}`);
@@ -70,16 +79,31 @@ describe('key literals in dist/paylink.js', () => {
     assert.ok(statusLine > 0, 'links-view.ts still computes the status word');
     assert.ok(!edits.some(([start]) => start > statusLine && start < statusLine + 80), 'the status words stay words');
     const filter = at("t('active')");
-    assert.ok(edits.some(([start]) => start === filter + 2), "t('active') asks for the key");
+    assert.ok(
+      edits.some(([start]) => start === filter + 2),
+      "t('active') asks for the key",
+    );
   });
 
   test('fails the build where the keys a computed key may be are unknown: an assertion, a plain string', async () => {
     const source = readFileSync(RATES_TAB, 'utf8');
-    const asserted = source.replace('const status = (state: RateState) => t(`rate_${state}`);', 'const status = (state: string) => t(`rate_${state}` as \'rate_held\');');
+    const asserted = source.replace(
+      'const status = (state: RateState) => t(`rate_${state}`);',
+      "const status = (state: string) => t(`rate_${state}` as 'rate_held');",
+    );
     assert.notEqual(asserted, source);
-    await assert.rejects(findKeyEdits({ [RATES_TAB]: asserted }, [RATES_TAB]), /rates-tab\.ts:\d+:\d+: `rate_\$\{state\}` is a translation key TypeScript cannot list the keys of/);
-    const widened = source.replace('const status = (state: RateState) => t(`rate_${state}`);', 'const status = (state: RateState | number) => t(state as never);');
-    await assert.rejects(findKeyEdits({ [RATES_TAB]: widened }, [RATES_TAB]), /rates-tab\.ts:\d+:\d+: .* is a translation key TypeScript cannot list the keys of/);
+    await assert.rejects(
+      findKeyEdits({ [RATES_TAB]: asserted }, [RATES_TAB]),
+      /rates-tab\.ts:\d+:\d+: `rate_\$\{state\}` is a translation key TypeScript cannot list the keys of/,
+    );
+    const widened = source.replace(
+      'const status = (state: RateState) => t(`rate_${state}`);',
+      'const status = (state: RateState | number) => t(state as never);',
+    );
+    await assert.rejects(
+      findKeyEdits({ [RATES_TAB]: widened }, [RATES_TAB]),
+      /rates-tab\.ts:\d+:\d+: .* is a translation key TypeScript cannot list the keys of/,
+    );
   });
 
   test('fails the build where a key would be used as a string', async () => {

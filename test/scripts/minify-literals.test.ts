@@ -41,7 +41,9 @@ test('css: drops the spaces of !important and @media, and comments', () => {
 
 test('css: an attribute selector loses the quotes of a value that is a name, and keeps those a value needs', () => {
   assert.equal(
-    minifyLiterals(`css\`[part~='links-table'] td, :host([theme="dark"]) {} [lang='en-GB'] {} [data-x='a b'] {} [href^='https:'] {} [x='1a'] {} [part~='\${p}'] {}\``),
+    minifyLiterals(
+      `css\`[part~='links-table'] td, :host([theme="dark"]) {} [lang='en-GB'] {} [data-x='a b'] {} [href^='https:'] {} [x='1a'] {} [part~='\${p}'] {}\``,
+    ),
     "css`[part~=links-table] td,:host([theme=dark]){}[lang=en-GB]{}[data-x='a b']{}[href^='https:']{}[x='1a']{}[part~='${p}']{}`",
   );
 });
@@ -72,29 +74,45 @@ test("lit-static: the bundles drop lit-html's directive support, SVG and MathML 
   // Element bindings are still found (so the values after them keep their places), and nothing renders them.
   assert.match(code, /type:6,index:/);
   // Whatever else lit-html does stays: every part kind but the element's, events, properties, booleans.
-  for (const kept of ['class k{', 'class H{', 'class I extends H', 'class L extends H', 'class z extends H', 'handleEvent(t)', 'toggleAttribute']) assert.ok(code.includes(kept), kept);
+  for (const kept of ['class k{', 'class H{', 'class I extends H', 'class L extends H', 'class z extends H', 'handleEvent(t)', 'toggleAttribute'])
+    assert.ok(code.includes(kept), kept);
   assert.doesNotMatch(code, /textContent\.split|\.capture|handleEvent\(t\)\}/);
 
   // A lit-html that reads otherwise keeps the part whole: half of a part is never taken.
   const changed = source.replace('get startNode(){return this._$AA}', 'get startNode(){return this._$AA??null}');
   // A bundle whose elements render with options (`{ host }`) keeps them, and its listeners' host.
   const withOptions = trimLitHtml(source, { renderOptions: true });
-  assert.deepEqual(withOptions.removed, removed.filter((part) => part != 'render options' && part != "parts' options"));
+  assert.deepEqual(
+    withOptions.removed,
+    removed.filter((part) => part != 'render options' && part != "parts' options"),
+  );
   assert.match(withOptions.code, /this\.options\?\.host\?\?this\.element/);
   assert.match(withOptions.code, /renderBefore/);
   const partial = trimLitHtml(changed);
   // The connection tracking's edits read the code as the directive API's leave it, and the parts'
   // kinds and options as the connection tracking's leave it: they stay too.
   const following = ["parts' directive API", 'connection tracking', 'part kinds and parents', "parts' options"];
-  assert.deepEqual(partial.removed, removed.filter((part) => !following.includes(part)));
+  assert.deepEqual(
+    partial.removed,
+    removed.filter((part) => !following.includes(part)),
+  );
   assert.match(partial.code, /setConnected/);
 });
 
 test('lit-static: a bundle that needs what it drops does not build', async () => {
   const { litStaticPlugin } = await import('../../scripts/lit-static.js');
   const transform = litStaticPlugin().transform as (this: { error(message: string): never }, source: string, id: string) => unknown;
-  const context = { error: (message: string): never => { throw new Error(message); } };
-  for (const id of ['/p/node_modules/lit-html/directive.js', '/p/node_modules/lit-html/directives/if-defined.js', '/p/node_modules/lit/directives/ref.js', '/p/node_modules/lit-element/lit-element.js'])
+  const context = {
+    error: (message: string): never => {
+      throw new Error(message);
+    },
+  };
+  for (const id of [
+    '/p/node_modules/lit-html/directive.js',
+    '/p/node_modules/lit-html/directives/if-defined.js',
+    '/p/node_modules/lit/directives/ref.js',
+    '/p/node_modules/lit-element/lit-element.js',
+  ])
     assert.throws(() => transform.call(context, '', id), /needs all of lit-html/, id);
   assert.throws(() => transform.call(context, "import { html, mathml } from 'lit';", '/p/src/components/checkout/x.ts'), /MathML/);
   assert.throws(() => transform.call(context, "import { svg } from 'lit/html.js';", '/p/src/components/admin/x.ts'), /SVG/);
@@ -102,15 +120,22 @@ test('lit-static: a bundle that needs what it drops does not build', async () =>
   assert.throws(() => transform.call(context, 'html`<button @click=${{ handleEvent }}>Go</button>`', '/p/src/components/checkout/x.ts'), /listener object/);
   assert.equal(transform.call(context, 'html`<textarea .value=${text} @input=${(e) => go(e)}></textarea>`', '/p/src/components/checkout/x.ts'), null);
   assert.throws(
-    () => transform.call(context, "import { render } from 'lit/html.js';\nrender(html`<p></p>`, root, { renderBefore: node });", '/p/src/components/checkout/x.ts'),
+    () =>
+      transform.call(context, "import { render } from 'lit/html.js';\nrender(html`<p></p>`, root, { renderBefore: node });", '/p/src/components/checkout/x.ts'),
     /render\(\) with options/,
   );
-  assert.equal(transform.call(context, "import { render } from 'lit/html.js';\nrender(html`<p>${f(a, b)}</p>`, this.shadowRoot!);", '/p/src/components/checkout/x.ts'), null);
+  assert.equal(
+    transform.call(context, "import { render } from 'lit/html.js';\nrender(html`<p>${f(a, b)}</p>`, this.shadowRoot!);", '/p/src/components/checkout/x.ts'),
+    null,
+  );
   assert.equal(transform.call(context, "import { html } from 'lit/html.js';", '/p/src/components/checkout/x.ts'), null, 'plain templates build');
   // Only templates count: a comment or a plain string that names a raw-text element builds.
   assert.equal(transform.call(context, '/** Pastes a `<script>` tag. */\nconst s = `<script src="${src}"></script>`;', '/p/src/components/admin/x.ts'), null);
   assert.throws(() => transform.call(context, 'html`<title>${name}</title>`', '/p/src/components/admin/x.ts'), /raw-text/);
   // A bundle whose elements render with options builds with them.
   const withOptions = litStaticPlugin({ renderOptions: true }).transform as unknown as (this: typeof context, source: string, id: string) => unknown;
-  assert.equal(withOptions.call(context, "import { render } from 'lit/html.js';\nrender(view, this.renderRoot, { host: this });", '/p/src/internal/x.ts'), null);
+  assert.equal(
+    withOptions.call(context, "import { render } from 'lit/html.js';\nrender(view, this.renderRoot, { host: this });", '/p/src/internal/x.ts'),
+    null,
+  );
 });

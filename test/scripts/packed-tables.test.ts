@@ -74,7 +74,10 @@ describe('packed translation tables', () => {
     const french = await packedTableModule(path, true);
     const english = await packedTableModule(path.replace(/fr\.ts$/, 'en.ts'));
     assert.match(french, /^import \{ packedLocale \} from "[^"]+admin-locales\.ts";\nexport default \/\* @__PURE__ \*\/ packedLocale\("[^"]*", "(\w+)"\);$/);
-    assert.match(english, /^import \{ packedEnglish \} from "[^"]+admin-locales\.ts";\nexport default \/\* @__PURE__ \*\/ packedEnglish\("[^"]+", \d+, "[^"]*", "(\w+)"\);$/);
+    assert.match(
+      english,
+      /^import \{ packedEnglish \} from "[^"]+admin-locales\.ts";\nexport default \/\* @__PURE__ \*\/ packedEnglish\("[^"]+", \d+, "[^"]*", "(\w+)"\);$/,
+    );
     assert.equal(/"(\w+)"\);$/.exec(french)![1], /"(\w+)"\);$/.exec(english)![1], 'both name the same layout');
     assert.ok(!french.includes('Payment links') && french.includes('Liens de paiement'));
   });
@@ -88,7 +91,10 @@ describe('packed translation tables', () => {
     const { seeds, texts } = packFallback(en, layout);
     const english = unpackTable(seeds, texts, undefined, layout.hashed);
     const french = unpackTable(seeds, packLocale(en, fr, 'fr', layout), english, layout.hashed);
-    for (const [table, expected] of [[english, en], [french, fr]] as const) {
+    for (const [table, expected] of [
+      [english, en],
+      [french, fr],
+    ] as const) {
       for (const key of ['status_open', 'status_closed'] as const) assert.equal(table[key], expected[key], key);
       for (const key of Object.keys(en) as (keyof typeof en)[]) assert.equal(table[String(layout.slots.indexOf(key))], expected[key], key);
     }

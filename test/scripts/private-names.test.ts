@@ -73,13 +73,18 @@ describe('private member names in the script-tag bundles', () => {
         // The checkout machine's and the localizer's members are read from other modules (`m.busy`).
         if (internal.has(source.slice(start, end))) continue;
         // A declaration, `this.member`, or a parameter property's parameter read in its constructor: never `other.member`.
-        assert.match(before, /(\bprivate\s+(readonly\s+|get\s+|set\s+|async\s+)*|(?<![\w$])this\.|[^\w$.])$/, `${path.relative(ROOT, file)}: …${before}${source.slice(start, end)}`);
+        assert.match(
+          before,
+          /(\bprivate\s+(readonly\s+|get\s+|set\s+|async\s+)*|(?<![\w$])this\.|[^\w$.])$/,
+          `${path.relative(ROOT, file)}: …${before}${source.slice(start, end)}`,
+        );
       }
     }
   });
 
   test('renames the internal classes’ members (the checkout machine’s, the localizer’s, the admin’s controllers’), but what is read from outside', () => {
-    for (const name of ['publicDonors', 'payWithWallet', 'needsDetails', 'submitAmount', 'l10n', 'crypto', 'digits', 'scriptSrc', 'writeError', 'goTo']) assert.ok(internal.has(name), name);
+    for (const name of ['publicDonors', 'payWithWallet', 'needsDetails', 'submitAmount', 'l10n', 'crypto', 'digits', 'scriptSrc', 'writeError', 'goTo'])
+      assert.ok(internal.has(name), name);
     // `react.ts` reads `machine.link` and `machine.session`; strings and destructuring keep a name too.
     const machine = path.join(ROOT, 'src/components/checkout/checkout-machine.ts');
     const machineSource = readFileSync(machine, 'utf8');
@@ -88,7 +93,8 @@ describe('private member names in the script-tag bundles', () => {
       assert.ok(at > 0, declaration);
       return !edits.get(machine)!.some(([start]) => start === at + 2);
     };
-    for (const declaration of ['\n  link?: Payable', '\n  session?: CheckoutSession', '\n  donorName = ', '\n  address = ']) assert.ok(kept(declaration), declaration);
+    for (const declaration of ['\n  link?: Payable', '\n  session?: CheckoutSession', '\n  donorName = ', '\n  address = '])
+      assert.ok(kept(declaration), declaration);
     // What an interface reads keeps its name: a tab's `render` (`AdminTab`), a controller's `hostConnected`.
     const tab = path.join(ROOT, 'src/components/admin/links/links-tab.ts');
     const tabSource = readFileSync(tab, 'utf8');
@@ -118,12 +124,16 @@ describe('private member names in the script-tag bundles', () => {
     }
   });
 
-  test('dist/paylink.js keeps every public name of the elements and loses the renamed ones', { skip: !existsSync(path.join(ROOT, 'dist/paylink.js')) && 'not built' }, () => {
-    const bundle = readFileSync(path.join(ROOT, 'dist/paylink.js'), 'utf8');
-    // The refund claim page's element is a bundle of its own (dist/paylink-refund.js).
-    const claim = readFileSync(path.join(ROOT, 'dist/paylink-refund.js'), 'utf8');
-    for (const name of elementApiNames((tag) => tag !== 'paylink-refund')) assert.ok(bundle.includes(name), `${name} is in the bundle`);
-    for (const name of elementApiNames((tag) => tag === 'paylink-refund')) assert.ok(claim.includes(name), `${name} is in dist/paylink-refund.js`);
-    for (const name of ['currentText', 'pendingFocus', 'applyPendingFocus', 'handleTabKeydown']) assert.ok(!bundle.includes(name), `${name} was renamed`);
-  });
+  test(
+    'dist/paylink.js keeps every public name of the elements and loses the renamed ones',
+    { skip: !existsSync(path.join(ROOT, 'dist/paylink.js')) && 'not built' },
+    () => {
+      const bundle = readFileSync(path.join(ROOT, 'dist/paylink.js'), 'utf8');
+      // The refund claim page's element is a bundle of its own (dist/paylink-refund.js).
+      const claim = readFileSync(path.join(ROOT, 'dist/paylink-refund.js'), 'utf8');
+      for (const name of elementApiNames((tag) => tag !== 'paylink-refund')) assert.ok(bundle.includes(name), `${name} is in the bundle`);
+      for (const name of elementApiNames((tag) => tag === 'paylink-refund')) assert.ok(claim.includes(name), `${name} is in dist/paylink-refund.js`);
+      for (const name of ['currentText', 'pendingFocus', 'applyPendingFocus', 'handleTabKeydown']) assert.ok(!bundle.includes(name), `${name} was renamed`);
+    },
+  );
 });

@@ -46,10 +46,20 @@ describe('paylink command', () => {
     assert.match(xpub, /^xpub[1-9A-HJ-NP-Za-km-z]{100,}$/, 'stdout is the xpub alone, ready for PAYLINK_EVM_XPUB=$(…)');
     // The addresses a wallet shows for these words (viem's own derivation) are the ones printed, in order.
     const expected = [0, 1, 2, 3, 4].map((n) => mnemonicToAccount(ANVIL_MNEMONIC, { addressIndex: n }).address);
-    assert.deepEqual(expected.map((_, n) => depositAddresses(xpub).address(n)), expected, 'the xpub derives the wallet’s addresses');
+    assert.deepEqual(
+      expected.map((_, n) => depositAddresses(xpub).address(n)),
+      expected,
+      'the xpub derives the wallet’s addresses',
+    );
     // Off a terminal, each line a JSON object; the addresses in their own fields.
-    const lines = run.stderr.trim().split('\n').map((line) => JSON.parse(line) as { code: string; index?: number; address?: string; message: string });
-    assert.deepEqual(lines.filter((line) => line.code === 'deposit_address').map((line) => line.address), expected);
+    const lines = run.stderr
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { code: string; index?: number; address?: string; message: string });
+    assert.deepEqual(
+      lines.filter((line) => line.code === 'deposit_address').map((line) => line.address),
+      expected,
+    );
     assert.match(run.stderr, /m\/44'\/60'\/0'/);
     assert.match(run.stderr, /PAYLINK_EVM_XPUB/);
     // At a terminal (or PAYLINK_LOG_FORMAT=pretty), the same report as a table a person reads.
@@ -115,7 +125,8 @@ describe('paylink command', () => {
       assert.equal(typeof parsed.message, 'string', line);
     }
     const codes = lines.map((line) => (JSON.parse(line) as { code: string }).code);
-    for (const code of ['service_listening', 'sandbox_chain', 'rates_sources', 'signal_received', 'service_draining', 'service_stopped']) assert.ok(codes.includes(code), `${code} in ${codes.join(', ')}`);
+    for (const code of ['service_listening', 'sandbox_chain', 'rates_sources', 'signal_received', 'service_draining', 'service_stopped'])
+      assert.ok(codes.includes(code), `${code} in ${codes.join(', ')}`);
   }
 
   it('keys create + serve on a PGlite data directory', async () => {
@@ -127,7 +138,10 @@ describe('paylink command', () => {
   it('writes readable lines, not JSON, with PAYLINK_LOG_FORMAT=pretty (as at a terminal), and refuses another format', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'paylink-cli-'));
     dirs.push(dir);
-    const { child } = await startHealthyProcess([BIN, 'serve', '--chain', 'sandbox', '--data-dir', dir], { stdio: ['ignore', 'pipe', 'pipe'], env: { PAYLINK_LOG_FORMAT: 'pretty' } });
+    const { child } = await startHealthyProcess([BIN, 'serve', '--chain', 'sandbox', '--data-dir', dir], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { PAYLINK_LOG_FORMAT: 'pretty' },
+    });
     let output = '';
     child.stdout!.on('data', (chunk) => (output += chunk));
     child.stderr!.on('data', (chunk) => (output += chunk));
@@ -179,7 +193,10 @@ describe('paylink command', () => {
    * terminal, as here, it is a JSON line: its message is what a terminal shows, and it holds no stack.
    */
   const oneLine = (stderr: string) => {
-    const lines = stderr.trimEnd().split('\n').filter((line) => !line.includes('src/ changed since lib/ was built'));
+    const lines = stderr
+      .trimEnd()
+      .split('\n')
+      .filter((line) => !line.includes('src/ changed since lib/ was built'));
     assert.equal(lines.length, 1, `one line, no stack:\n${stderr}`);
     const line = JSON.parse(lines[0]!) as { level: string; code: string; message: string; error?: unknown };
     assert.equal(line.level, 'error', lines[0]);
@@ -193,13 +210,25 @@ describe('paylink command', () => {
     dirs.push(dir);
     const closed = await freePort();
     const cases: Array<[string[], Record<string, string>, number, RegExp]> = [
-      [['serve', '--chain', 'sandbox'], { DATABASE_URL: 'notaurl' }, 2, /^paylink: DATABASE_URL is not a PostgreSQL connection URL: write it as postgres:\/\/user:password@host:5432\/database$/],
-      [['keys', 'create', '--database-url', 'mysql://shop:pw@127.0.0.1:3306/shop'], {}, 2, /^paylink: --database-url names a mysql:\/\/ database: Paylink stores its data in PostgreSQL only/],
+      [
+        ['serve', '--chain', 'sandbox'],
+        { DATABASE_URL: 'notaurl' },
+        2,
+        /^paylink: DATABASE_URL is not a PostgreSQL connection URL: write it as postgres:\/\/user:password@host:5432\/database$/,
+      ],
+      [
+        ['keys', 'create', '--database-url', 'mysql://shop:pw@127.0.0.1:3306/shop'],
+        {},
+        2,
+        /^paylink: --database-url names a mysql:\/\/ database: Paylink stores its data in PostgreSQL only/,
+      ],
       [
         ['serve', '--chain', 'sandbox'],
         { DATABASE_URL: `postgres://shop:hunter2@127.0.0.1:${closed}/shop` },
         1,
-        new RegExp(`^paylink: DATABASE_URL points at 127\\.0\\.0\\.1:${closed}, which could not be reached \\(the connection was refused\\): check its host and port`),
+        new RegExp(
+          `^paylink: DATABASE_URL points at 127\\.0\\.0\\.1:${closed}, which could not be reached \\(the connection was refused\\): check its host and port`,
+        ),
       ],
     ];
     for (const [args, env, status, line] of cases) {
@@ -235,7 +264,10 @@ describe('paylink command', () => {
     try {
       const serve = runCli(['serve', '--chain', 'sandbox', '--port', String(port), '--data-dir', dir]);
       assert.equal(serve.status, 1);
-      assert.match(oneLine(serve.stderr), new RegExp(`^paylink: port ${port} on 127\\.0\\.0\\.1 is already in use .*--port ${port + 1} \\(or PORT=${port + 1}\\)$`));
+      assert.match(
+        oneLine(serve.stderr),
+        new RegExp(`^paylink: port ${port} on 127\\.0\\.0\\.1 is already in use .*--port ${port + 1} \\(or PORT=${port + 1}\\)$`),
+      );
       const proxy = runCli(['proxy', '--upstream', 'http://127.0.0.1:9', '--port', String(port)], { PAYLINK_API_KEY: 'pl_sk_test' });
       assert.equal(proxy.status, 1);
       assert.match(oneLine(proxy.stderr), new RegExp(`^paylink: port ${port} on 127\\.0\\.0\\.1 is already in use`));
@@ -258,7 +290,11 @@ describe('paylink command', () => {
     });
     assert.equal(npx.status, 0, npx.stderr);
     assert.match(npx.stdout, /^Usage: paylink keys create/);
-    assert.deepEqual(built.map((file) => statSync(file).mtimeMs), before, 'lib/ and dist/ were not built again');
+    assert.deepEqual(
+      built.map((file) => statSync(file).mtimeMs),
+      before,
+      'lib/ and dist/ were not built again',
+    );
   });
 
   it('refuses a bad port with a clear message', () => {
@@ -279,18 +315,30 @@ describe('paylink command', () => {
 
   // The EVM chain landed: without its settings, --chain evm names every one that is missing.
   it('--chain evm (or PAYLINK_CHAIN=evm) without the PAYLINK_EVM_* settings refuses and names them', () => {
-    const unset = Object.fromEntries(Object.keys(process.env).filter((name) => name.startsWith('PAYLINK_EVM_')).map((name) => [name, '']));
-    for (const [args, env] of [[['serve', '--chain', 'evm'], {}], [['serve'], { PAYLINK_CHAIN: 'evm' }]] as const) {
+    const unset = Object.fromEntries(
+      Object.keys(process.env)
+        .filter((name) => name.startsWith('PAYLINK_EVM_'))
+        .map((name) => [name, '']),
+    );
+    for (const [args, env] of [
+      [['serve', '--chain', 'evm'], {}],
+      [['serve'], { PAYLINK_CHAIN: 'evm' }],
+    ] as const) {
       const res = runCli([...args], { ...unset, ...env });
       assert.equal(res.status, 2, args.join(' '));
       assert.match(res.stderr, /The EVM chain is not configured correctly/);
-      for (const name of ['PAYLINK_EVM_RPC_URL', 'PAYLINK_EVM_CHAIN_ID', 'PAYLINK_EVM_TOKENS', 'PAYLINK_EVM_XPUB', 'PAYLINK_EVM_PAYOUT_KEY_FILE']) assert.match(res.stderr, new RegExp(name));
+      for (const name of ['PAYLINK_EVM_RPC_URL', 'PAYLINK_EVM_CHAIN_ID', 'PAYLINK_EVM_TOKENS', 'PAYLINK_EVM_XPUB', 'PAYLINK_EVM_PAYOUT_KEY_FILE'])
+        assert.match(res.stderr, new RegExp(name));
     }
   });
 
   it('serve --chain evm never implies its prices: without PAYLINK_RATES_SOURCES it refuses, says why, and asks no node', async () => {
     const { DEPOSIT_XPUB } = await import('../support/anvil.js');
-    const unset = Object.fromEntries(Object.keys(process.env).filter((name) => /^PAYLINK_(EVM|RATES)/.test(name)).map((name) => [name, '']));
+    const unset = Object.fromEntries(
+      Object.keys(process.env)
+        .filter((name) => /^PAYLINK_(EVM|RATES)/.test(name))
+        .map((name) => [name, '']),
+    );
     const chain = {
       // Complete and valid, so that the refusal is the prices' alone: the node at port 9 is never asked.
       PAYLINK_EVM_RPC_URL: 'http://127.0.0.1:9',

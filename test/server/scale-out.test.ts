@@ -11,17 +11,7 @@ import type { ChainAdapter } from '../../src/server/chain/types.js';
 import { openDatabase, type Database } from '../../src/server/db/index.js';
 import { createApiKey } from '../../src/server/service/keys/index.js';
 import { startService, type RunningService } from '../../src/server/service/serve.js';
-import {
-  GOOD_ADDRESS,
-  assertLedgerMatches,
-  balanceOf,
-  countRows,
-  createUsdLink,
-  eventually,
-  fund,
-  openEventStream,
-  startSession,
-} from '../support/money.js';
+import { GOOD_ADDRESS, assertLedgerMatches, balanceOf, countRows, createUsdLink, eventually, fund, openEventStream, startSession } from '../support/money.js';
 import { backends, call, openTestDatabase } from '../support/service.js';
 
 /** The sandbox chain, counting how often each withdrawal is paid out (shared, like a real chain would be). */
@@ -85,7 +75,10 @@ for (const backend of backends()) {
           }),
         ),
       );
-      assert.ok(responses.every((r) => r.status === 200), JSON.stringify(responses.map((r) => r.body)));
+      assert.ok(
+        responses.every((r) => r.status === 200),
+        JSON.stringify(responses.map((r) => r.body)),
+      );
       const ids = responses.map((r) => r.body.id as string);
       await eventually(
         async () => (await countRows(database.db, 'withdrawals', "integrator_id = $1 AND status = 'success'", [integratorId])) === 40,

@@ -55,10 +55,18 @@ for (const backend of backends()) {
     });
     const sweep = async (indexes?: string, rpcUrl = f.t.url) => {
       const lines: string[] = [];
-      const code = await runSweepCommand({ mnemonicFile: path.join(dir, 'mnemonic'), to: undefined, indexes, ...storage, env: { ...env(), PAYLINK_EVM_RPC_URL: rpcUrl }, out: (line) => lines.push(line) });
+      const code = await runSweepCommand({
+        mnemonicFile: path.join(dir, 'mnemonic'),
+        to: undefined,
+        indexes,
+        ...storage,
+        env: { ...env(), PAYLINK_EVM_RPC_URL: rpcUrl },
+        out: (line) => lines.push(line),
+      });
       return { code, lines };
     };
-    const units = (token: Address, address: string) => f.t.client.readContract({ address: token, abi: TEST_TOKEN_ABI, functionName: 'balanceOf', args: [address as Address] });
+    const units = (token: Address, address: string) =>
+      f.t.client.readContract({ address: token, abi: TEST_TOKEN_ABI, functionName: 'balanceOf', args: [address as Address] });
     const startOn = async () => (service = await startService({ ...storage, chain, scanner: false, payouts: { pollIntervalMs: 20, checkMs: 30 } }));
 
     before(async () => {
@@ -85,11 +93,15 @@ for (const backend of backends()) {
       rmSync(dir, { recursive: true, force: true });
     });
 
-    it('moves what the paid deposit addresses hold to the hot wallet, and its gas top-ups share the payouts\' nonces', async () => {
+    it("moves what the paid deposit addresses hold to the hot wallet, and its gas top-ups share the payouts' nonces", async () => {
       const hot = outgoingOf(chain).hotWallet as Address;
       const scanner = manualScanner({ db: service!.db, chain, now: () => new Date() });
       const paid = [];
-      for (const [amount, asset] of [['5', 'USDT'], ['2', 'USDT'], ['1', 'CNGN']] as const) {
+      for (const [amount, asset] of [
+        ['5', 'USDT'],
+        ['2', 'USDT'],
+        ['1', 'CNGN'],
+      ] as const) {
         const slug = await createUsdLink(service!.url, key, amount);
         const session = await startSession(service!.url, slug, { assetId: asset });
         await f.pay(session.payAddress, asset, session.cryptoAmount);
@@ -138,14 +150,20 @@ for (const backend of backends()) {
           [deposits.address(40).toLowerCase(), 'USDT', 3, 'success', true],
         ].sort(),
       );
-      const topUps = await service!.db.query<{ nonce: number }>("SELECT nonce::int AS nonce FROM payout_transactions WHERE purpose = 'gas_top_up' ORDER BY nonce");
+      const topUps = await service!.db.query<{ nonce: number }>(
+        "SELECT nonce::int AS nonce FROM payout_transactions WHERE purpose = 'gas_top_up' ORDER BY nonce",
+      );
       assert.equal(topUps.rows.length, 4, 'one gas top-up per address that held tokens, none in the second run');
       // A payout now takes the next nonce of the same sequence.
       const { creditDirectly } = await import('../support/evm-service.js');
       await creditDirectly({ url: service!.url, db: service!.db }, chain, key, '1');
-      const created = await call(service!.url, 'POST', '/v1/withdrawal', { key, body: { amount: '1', address: randomAddress(), blockchainId: 'bsc', assetId: 'USDT' } });
+      const created = await call(service!.url, 'POST', '/v1/withdrawal', {
+        key,
+        body: { amount: '1', address: randomAddress(), blockchainId: 'bsc', assetId: 'USDT' },
+      });
       assert.equal(created.status, 200);
-      const payoutOf = async () => (await service!.db.query<{ nonce: number }>('SELECT nonce::int AS nonce FROM payout_transactions WHERE withdrawal_id = $1', [created.body.id])).rows[0];
+      const payoutOf = async () =>
+        (await service!.db.query<{ nonce: number }>('SELECT nonce::int AS nonce FROM payout_transactions WHERE withdrawal_id = $1', [created.body.id])).rows[0];
       await waitForPayouts({ db: service!.db, f, hot }, async () => (await payoutOf()) !== undefined, 'the payout signed', { ids: [created.body.id] });
       assert.equal((await payoutOf())!.nonce, topUps.rows.at(-1)!.nonce + 1);
     });

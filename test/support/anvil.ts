@@ -24,7 +24,14 @@ import { MULTICALL3_ADDRESS } from '../../src/server/chain/evm/balances.js';
 import multicall3 from '../fixtures/multicall3.json' with { type: 'json' };
 import { parseEvmConfig, type EvmConfig } from '../../src/server/chain/evm/config.js';
 import { releaseQueuedOn, type NodeRequest } from '../../src/server/chain/evm/dev-node.js';
-import { deployFeeTestToken, deployTestToken, mintTestToken, setTestTokenPaused, TEST_TOKEN_ABI, type TokenOwner } from '../../src/server/chain/evm/test-token.js';
+import {
+  deployFeeTestToken,
+  deployTestToken,
+  mintTestToken,
+  setTestTokenPaused,
+  TEST_TOKEN_ABI,
+  type TokenOwner,
+} from '../../src/server/chain/evm/test-token.js';
 
 /**
  * Freezes a node (SIGSTOP): it holds its port but answers nothing, like a hung node. Resolves once
@@ -139,7 +146,9 @@ export async function startTestChain(options: AnvilOptions = {}): Promise<TestCh
         if (attempt === 3) throw new Error(`test chain: ${hash} not mined in 30 s (${view})`, { cause: error });
         const released = await releaseQueuedOn(request, from);
         if (released === 0) await testClient.mine({ blocks: 1 });
-        process.stderr.write(`test chain: ${hash} not mined in 10 s (${view}): ${released ? `${released} transaction(s) released from anvil's queue` : 'a block mined'}\n`);
+        process.stderr.write(
+          `test chain: ${hash} not mined in 10 s (${view}): ${released ? `${released} transaction(s) released from anvil's queue` : 'a block mined'}\n`,
+        );
       }
     }
   };
@@ -176,7 +185,14 @@ export async function startTestChain(options: AnvilOptions = {}): Promise<TestCh
     mint: (token, to, units) => mintTestToken(owner, token, to, units),
     setTokenPaused: (token, paused) => setTestTokenPaused(owner, token, paused),
     async sendToken(from, token, to, units, { mined = true } = {}) {
-      const hash = await wallet(from).writeContract({ address: token, abi: TEST_TOKEN_ABI, functionName: 'transfer', args: [to, units], chain: null, gas: 100_000n });
+      const hash = await wallet(from).writeContract({
+        address: token,
+        abi: TEST_TOKEN_ABI,
+        functionName: 'transfer',
+        args: [to, units],
+        chain: null,
+        gas: 100_000n,
+      });
       // eth_sendTransaction can answer before its block is visible to reads.
       if (mined) await minedOrReleased(hash, from);
       return hash;

@@ -70,7 +70,12 @@ export interface EventStreamClient {
 }
 
 /** Opens `path` as an event stream from `localAddress`. */
-export function openEventStreamFrom(baseUrl: string, path: string, localAddress = '127.0.0.1', headers: Record<string, string> = {}): Promise<EventStreamClient> {
+export function openEventStreamFrom(
+  baseUrl: string,
+  path: string,
+  localAddress = '127.0.0.1',
+  headers: Record<string, string> = {},
+): Promise<EventStreamClient> {
   return new Promise((resolve, reject) => {
     const request = httpRequest(new URL(path, baseUrl), { headers: { accept: 'text/event-stream', ...headers }, localAddress, agent: false }, (response) => {
       const events: any[] = [];

@@ -28,7 +28,15 @@ export interface EvmFixture {
   payers: Address[];
   /** A new adapter on this chain (each service instance gets its own connection). */
   adapter(
-    options?: { confirmations?: number; rpcUrl?: string; hotWalletIndex?: number; replaceAfterMs?: number; finalityDepth?: number; minGas?: bigint; reconcileMs?: number } & EvmChainOptions,
+    options?: {
+      confirmations?: number;
+      rpcUrl?: string;
+      hotWalletIndex?: number;
+      replaceAfterMs?: number;
+      finalityDepth?: number;
+      minGas?: bigint;
+      reconcileMs?: number;
+    } & EvmChainOptions,
   ): Promise<RealChainAdapter>;
   /** Units of `amount` (a decimal string) of a token. */
   units(asset: 'USDT' | 'CNGN', amount: string): bigint;
@@ -89,7 +97,11 @@ export interface LocalNetwork {
  * hot wallet (anvil's dev keys are the same on every chain). Pass to `parseEvmNetworks`.
  */
 export function networksEnv(networks: readonly LocalNetwork[]): Record<string, string> {
-  const env: Record<string, string> = { PAYLINK_EVM_NETWORKS: networks.map((n) => n.id).join(','), PAYLINK_EVM_XPUB: DEPOSIT_XPUB, PAYLINK_EVM_PAYOUT_KEY: networks[0]!.f.t.devKey(1) };
+  const env: Record<string, string> = {
+    PAYLINK_EVM_NETWORKS: networks.map((n) => n.id).join(','),
+    PAYLINK_EVM_XPUB: DEPOSIT_XPUB,
+    PAYLINK_EVM_PAYOUT_KEY: networks[0]!.f.t.devKey(1),
+  };
   for (const { id, name, f, confirmations = 3, pollMs = 20 } of networks) {
     const prefix = `PAYLINK_EVM_${id.toUpperCase().replace(/-/g, '_')}_`;
     Object.assign(env, {
@@ -115,7 +127,12 @@ export interface PayoutHooks {
   /** Runs before each transaction goes to the node, alone or in a batch: throw to fail that one. */
   broadcast: ((raw: string) => Promise<void>) | null;
   /** Replaces a batch's broadcast; `send` broadcasts raw transactions as usual (through `broadcast`). */
-  broadcastMany: ((raws: readonly string[], send: (raws: readonly string[]) => Promise<Array<PromiseSettledResult<BroadcastOutcome>>>) => Promise<Array<PromiseSettledResult<BroadcastOutcome>>>) | null;
+  broadcastMany:
+    | ((
+        raws: readonly string[],
+        send: (raws: readonly string[]) => Promise<Array<PromiseSettledResult<BroadcastOutcome>>>,
+      ) => Promise<Array<PromiseSettledResult<BroadcastOutcome>>>)
+    | null;
   /** Every raw transaction sent on to the node, in order (repeats included). */
   sent: string[];
 }
@@ -183,7 +200,15 @@ export async function creditDirectly(
   const session = await startSession(service.url, slug, { assetId });
   const { sessionId } = await settleIncomingTransfer(
     { db: service.db, now: () => new Date() },
-    { blockchainId: chain.networks[0]!.id, txHash: `0x${randomBytes(32).toString('hex')}`, logIndex: 0, assetId, toAddress: session.payAddress, amount, sandbox: false },
+    {
+      blockchainId: chain.networks[0]!.id,
+      txHash: `0x${randomBytes(32).toString('hex')}`,
+      logIndex: 0,
+      assetId,
+      toAddress: session.payAddress,
+      amount,
+      sandbox: false,
+    },
   );
   const { rows } = await service.db.query<{ id: string }>('SELECT id FROM chain_transfers WHERE session_id = $1', [sessionId]);
   await service.db.transaction((tx) => finalizeCredit(tx, rows[0]!.id, new Date()));
@@ -342,17 +367,24 @@ export async function payoutState(scene: PayoutScene | Pick<PayoutService, 't' |
   for (const row of rows.rows) {
     const known = (await rpc('eth_getTransactionByHash', [row.tx_hash])) as { blockNumber?: string | null } | null;
     const where = known === null ? 'unknown to the node' : known.blockNumber ? `in block ${Number(known.blockNumber)}` : 'in the pool';
-    lines.push(`stored nonce ${row.nonce}: ${row.status}, ${row.broadcasts} broadcast(s), looked at ${row.due ?? '-'}, ${row.withdrawal_id?.slice(0, 8) ?? 'no withdrawal'}, ${where}`);
+    lines.push(
+      `stored nonce ${row.nonce}: ${row.status}, ${row.broadcasts} broadcast(s), looked at ${row.due ?? '-'}, ${row.withdrawal_id?.slice(0, 8) ?? 'no withdrawal'}, ${where}`,
+    );
   }
   const latest = await f.t.client.getTransactionCount({ address: hot as Address });
   const pending = await f.t.client.getTransactionCount({ address: hot as Address, blockTag: 'pending' });
-  const pool = (await rpc('txpool_content', []).catch(() => null)) as { pending?: Record<string, Record<string, unknown>>; queued?: Record<string, Record<string, unknown>> } | null;
+  const pool = (await rpc('txpool_content', []).catch(() => null)) as {
+    pending?: Record<string, Record<string, unknown>>;
+    queued?: Record<string, Record<string, unknown>>;
+  } | null;
   const pooled = (part: Record<string, Record<string, unknown>> | undefined) =>
     Object.entries(part ?? {}).find(([address]) => address.toLowerCase() === hot.toLowerCase())?.[1] ?? {};
   lines.push(
     `hot wallet nonces on the node: latest ${latest}, pending ${pending}; in its pool: pending [${Object.keys(pooled(pool?.pending)).join(', ')}], queued [${Object.keys(pooled(pool?.queued)).join(', ')}]; pool ${JSON.stringify(await rpc('txpool_status', []))}`,
   );
-  const alerts = await db.query<{ blockchain_id: string; code: string }>('SELECT blockchain_id, code FROM network_alerts ORDER BY raised_at').catch(() => ({ rows: [] }));
+  const alerts = await db
+    .query<{ blockchain_id: string; code: string }>('SELECT blockchain_id, code FROM network_alerts ORDER BY raised_at')
+    .catch(() => ({ rows: [] }));
   if (alerts.rows.length) lines.push(`network alerts: ${alerts.rows.map((a) => `${a.blockchain_id} ${a.code}`).join(', ')}`);
   const open = await db
     .query<{ state: string; age: string; query: string }>(
@@ -436,13 +468,19 @@ export function payoutChecks(setup: PayoutService) {
     },
     /** Each recipient's transfers of `token` from the hot wallet since block `from`, as "recipient units" (one line per transfer). */
     async transfersFromHot(from: bigint, token: Address = f.usdt): Promise<string[]> {
-      const logs = await f.t.client.getLogs({ address: token, event: TEST_TOKEN_ABI.find((x) => x.type === 'event' && x.name === 'Transfer')!, args: { from: hot }, fromBlock: from });
+      const logs = await f.t.client.getLogs({
+        address: token,
+        event: TEST_TOKEN_ABI.find((x) => x.type === 'event' && x.name === 'Transfer')!,
+        args: { from: hot },
+        fromBlock: from,
+      });
       return parseEventLogs({ abi: TEST_TOKEN_ABI, logs, eventName: 'Transfer' })
         .map((log) => `${log.args.to.toLowerCase()} ${log.args.value}`)
         .sort();
     },
     /** `transfersFromHot`'s lines for `paid`. */
-    expected: (paid: Array<{ to: string; amount: string }>, decimals = 18) => paid.map(({ to, amount }) => `${to.toLowerCase()} ${parseUnits(amount, decimals)}`).sort(),
+    expected: (paid: Array<{ to: string; amount: string }>, decimals = 18) =>
+      paid.map(({ to, amount }) => `${to.toLowerCase()} ${parseUnits(amount, decimals)}`).sort(),
     /** Asserts that each stored transaction's bytes carry its stored nonce, and the nonces follow each other from `start`. */
     assertNonces(rows: readonly StoredRow[], start: number): void {
       assert.deepEqual(

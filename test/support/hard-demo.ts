@@ -101,7 +101,14 @@ export interface RelayFloodFigures {
 
 /** One JSON-RPC request to the demo wallet's relay, from `localAddress`. */
 function relayCall(url: string, localAddress: string, method: string, params: unknown[], timeoutMs: number, agent?: Agent): Promise<Timed> {
-  return timedRequest(`${url}/demo/wallet/rpc`, { method: 'POST', headers: { origin: url }, json: { jsonrpc: '2.0', id: 1, method, params }, localAddress, timeoutMs, agent });
+  return timedRequest(`${url}/demo/wallet/rpc`, {
+    method: 'POST',
+    headers: { origin: url },
+    json: { jsonrpc: '2.0', id: 1, method, params },
+    localAddress,
+    timeoutMs,
+    agent,
+  });
 }
 
 /** The words of a relay's refusal, as a figure's key. */
@@ -238,7 +245,13 @@ export async function relayGasAttack(root?: string): Promise<RelayAttackFigures>
       }
       longest = Math.max(longest, Date.now() - lastAt);
     })();
-    const huge = relayCall(demo.url, attackerAddresses(1, 7)[0]!, 'eth_call', [{ data: LOOP_INITCODE, gas: `0x${(2n ** 40n).toString(16)}` }, 'latest'], 15_000);
+    const huge = relayCall(
+      demo.url,
+      attackerAddresses(1, 7)[0]!,
+      'eth_call',
+      [{ data: LOOP_INITCODE, gas: `0x${(2n ** 40n).toString(16)}` }, 'latest'],
+      15_000,
+    );
     const flood = await fromAttacker('relayFlood', demo.url, attackerAddresses(3), '0x1c9c380', RELAY_ATTACK_MS);
     const hugeAnswer = await huge;
     watching = false;
@@ -331,7 +344,9 @@ export async function adminTokenAttack(cluster: PostgresCluster, root?: string):
     const outcome = await waitForHealth(`http://127.0.0.1:${port}`, short).then(
       () => 'started',
       async (error: Error) =>
-        short.exitCode !== null || short.signalCode !== null ? `refused to start (exit ${await closed}): ${readable(said).trim().slice(0, 120)}` : `neither started nor exited: ${error.message}`,
+        short.exitCode !== null || short.signalCode !== null
+          ? `refused to start (exit ${await closed}): ${readable(said).trim().slice(0, 120)}`
+          : `neither started nor exited: ${error.message}`,
     );
     await stop(short);
 
@@ -377,10 +392,20 @@ export async function edgesAttack(cluster: PostgresCluster, root?: string): Prom
   const receiver = await startReceiver();
   try {
     const key = { 'x-api-key': stack.apiKey };
-    const post = (path: string, json: unknown, headers: Record<string, string> = {}) => timedRequest(`${stack.serviceUrl}${path}`, { method: 'POST', json, headers: { ...key, ...headers } });
+    const post = (path: string, json: unknown, headers: Record<string, string> = {}) =>
+      timedRequest(`${stack.serviceUrl}${path}`, { method: 'POST', json, headers: { ...key, ...headers } });
     const endpoint = await post('/v1/webhook-endpoint', { url: `${receiver.url}/hooks` });
     if (endpoint.status === 201) await post(`/v1/webhook-endpoint/${(JSON.parse(endpoint.text) as { id: string }).id}/test`, undefined);
-    const link = (overrides: Record<string, unknown> = {}) => ({ title: 'Edges', description: '', fiatAmount: 10, fiatCurrency: 'USD', action: {}, options: {}, cart: { items: [] }, ...overrides });
+    const link = (overrides: Record<string, unknown> = {}) => ({
+      title: 'Edges',
+      description: '',
+      fiatAmount: 10,
+      fiatCurrency: 'USD',
+      action: {},
+      options: {},
+      cart: { items: [] },
+      ...overrides,
+    });
     const before = (await stack.rows()).links;
     for (let i = 0; i < 2; i++) await post('/v1/payment-link', link(), { 'idempotency-key': 'edges-once' });
     const linksForOneKey = (await stack.rows()).links - before;
@@ -390,7 +415,10 @@ export async function edgesAttack(cluster: PostgresCluster, root?: string): Prom
       body: JSON.stringify(link()).replace('"fiatAmount":10', '"fiatAmount":10.000000000000000000000000000001'),
     });
     const slug = (JSON.parse((await post('/v1/payment-link', link({ options: {} }))).text) as { slug: string }).slug;
-    const email = await timedRequest(`${stack.serviceUrl}/v1/checkout/${slug}/sessions`, { method: 'POST', json: { assetId: 'USDT', customer: { email: 'support@shop.example?bcc=thief%40evil.example' } } });
+    const email = await timedRequest(`${stack.serviceUrl}/v1/checkout/${slug}/sessions`, {
+      method: 'POST',
+      json: { assetId: 'USDT', customer: { email: 'support@shop.example?bcc=thief%40evil.example' } },
+    });
     return {
       loopbackEndpoint: `${endpoint.status}, ${receiver.received.length} signed POSTs reached the loopback`,
       linksForOneKey,

@@ -124,7 +124,15 @@ export async function startStack(cluster: PostgresCluster, options: StackOptions
     const link = await timedRequest(`${service.url}/v1/payment-link`, {
       method: 'POST',
       headers: { 'x-api-key': apiKey },
-      json: { title: 'Attack test', description: '', fiatAmount: 10, fiatCurrency: 'USD', action: {}, options: { collectAddress: true, collectPhone: true }, cart: { items: [] } },
+      json: {
+        title: 'Attack test',
+        description: '',
+        fiatAmount: 10,
+        fiatCurrency: 'USD',
+        action: {},
+        options: { collectAddress: true, collectPhone: true },
+        cart: { items: [] },
+      },
     });
     if (link.status !== 201) throw new Error(`link creation failed: ${link.status} ${link.text}`);
     const slug = (JSON.parse(link.text) as { slug: string }).slug;
@@ -217,13 +225,17 @@ export function timedRequest(
   const headers = { ...(options.json === undefined ? {} : { 'content-type': 'application/json' }), ...options.headers };
   return new Promise((resolve) => {
     const done = (answer: Omit<Timed, 'ms'>) => resolve({ ...answer, ms: Math.round(performance.now() - started) });
-    const req = httpRequest(url, { method: options.method ?? 'GET', headers, localAddress: options.localAddress ?? CUSTOMER, agent: options.agent ?? false }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => done({ status: res.statusCode ?? 0, text, headers: res.headers }));
-      res.on('error', (error: Error & { code?: string }) => done({ status: 0, text, headers: res.headers, error: error.code ?? error.message }));
-    });
+    const req = httpRequest(
+      url,
+      { method: options.method ?? 'GET', headers, localAddress: options.localAddress ?? CUSTOMER, agent: options.agent ?? false },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => done({ status: res.statusCode ?? 0, text, headers: res.headers }));
+        res.on('error', (error: Error & { code?: string }) => done({ status: 0, text, headers: res.headers, error: error.code ?? error.message }));
+      },
+    );
     req.setTimeout(options.timeoutMs ?? 5_000, () => req.destroy(Object.assign(new Error('timeout'), { code: 'TIMEOUT' })));
     req.on('error', (error: Error & { code?: string }) => done({ status: 0, text: '', headers: {}, error: error.code ?? error.message }));
     req.end(body);
@@ -283,7 +295,8 @@ export function watchCustomer(routes: CustomerRoutes, pid: number) {
   const record = (probe: ProbeFigures, answer: Timed) => {
     probe.count++;
     probe.maxMs = Math.max(probe.maxMs, answer.ms);
-    if (answer.status < 200 || answer.status >= 300 || answer.ms > 1_000) probe.bad.push(`${answer.status}@${answer.ms}ms${answer.error ? ` ${answer.error}` : ''}`);
+    if (answer.status < 200 || answer.status >= 300 || answer.ms > 1_000)
+      probe.bad.push(`${answer.status}@${answer.ms}ms${answer.error ? ` ${answer.error}` : ''}`);
   };
   const sampler = setInterval(() => (rssMaxMb = Math.max(rssMaxMb, residentMb(pid))), 250);
   const quick = (async () => {
@@ -358,7 +371,14 @@ export interface SlowFloodFigures {
  * exhaustion, not a connection-rate flood, which a 2-core machine shared with other work would take for
  * CPU starvation). Runs for `durationMs` from the first connection, then closes what is left.
  */
-export async function slowFlood(base: string, visitsPath: string, addresses: string[], perAddress: number, durationMs: number, dripMs = 2_000): Promise<SlowFloodFigures> {
+export async function slowFlood(
+  base: string,
+  visitsPath: string,
+  addresses: string[],
+  perAddress: number,
+  durationMs: number,
+  dripMs = 2_000,
+): Promise<SlowFloodFigures> {
   const { hostname, port } = new URL(base);
   const figures: SlowFloodFigures = { opened: 0, refused: 0, timedOut: 0, otherwiseClosed: 0, stillOpen: 0, longestMs: 0 };
   const sockets = new Set<net.Socket>();
@@ -428,7 +448,12 @@ export interface StreamFloodFigures {
 }
 
 /** From each address, `perAddress` event streams on the session `sessionId`; returns the open ones too. */
-export async function streamFlood(base: string, sessionId: string, addresses: string[], perAddress: number): Promise<{ figures: StreamFloodFigures; streams: EventStreamClient[] }> {
+export async function streamFlood(
+  base: string,
+  sessionId: string,
+  addresses: string[],
+  perAddress: number,
+): Promise<{ figures: StreamFloodFigures; streams: EventStreamClient[] }> {
   const figures: StreamFloodFigures = { attempted: 0, open: 0, statuses: {}, refusalsInShape: 0, maxOpenPerAddress: 0 };
   const streams: EventStreamClient[] = [];
   const openPerAddress = new Map<string, number>();
@@ -550,7 +575,9 @@ export async function abortedUploads(base: string, slug: string, count: number):
           socket.on('error', () => {});
           socket.on('close', () => resolve());
           socket.on('connect', () => {
-            socket.write(`POST /v1/checkout/${slug}/sessions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 5000\r\n\r\n{"assetId":"USDT","customer":{"email":"ada@example.com"`);
+            socket.write(
+              `POST /v1/checkout/${slug}/sessions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 5000\r\n\r\n{"assetId":"USDT","customer":{"email":"ada@example.com"`,
+            );
             setTimeout(() => socket.resetAndDestroy(), 200);
           });
         }),
@@ -724,13 +751,28 @@ export async function badInputAttack(cluster: PostgresCluster, root?: string): P
     // A balance to withdraw from, so the zero address is the only thing wrong with the withdrawal.
     const session = await timedRequest(`${base}/v1/checkout/${stack.slug}/sessions`, { method: 'POST', json: CUSTOMER_SESSION });
     await timedRequest(`${base}/v1/checkout/sessions/${(JSON.parse(session.text) as { id: string }).id}/simulate-payment`, { method: 'POST', json: {} });
-    const link = (overrides: Record<string, unknown>) => ({ title: 'Bad input', description: '', fiatAmount: 10, fiatCurrency: 'USD', action: {}, options: {}, cart: { items: [] }, ...overrides });
+    const link = (overrides: Record<string, unknown>) => ({
+      title: 'Bad input',
+      description: '',
+      fiatAmount: 10,
+      fiatCurrency: 'USD',
+      action: {},
+      options: {},
+      cart: { items: [] },
+      ...overrides,
+    });
     const donation = (closesAt: string) => ({ ...link({ fiatAmount: undefined }), linkType: 'Donation', closesAt });
     const customer = { phone: '+2348012345678', email: 'ada@example.com', address: '1 Marina, Lagos' };
     const requests: Record<string, { path: string; method?: string; json?: unknown; body?: string; headers?: Record<string, string> }> = {
       'NUL in a link title': { path: '/v1/payment-link', json: link({ title: 'Coffee\u0000beans' }), headers: key },
-      'NUL in a customer address': { path: `/v1/checkout/${stack.slug}/sessions`, json: { assetId: 'USDT', customer: { ...customer, address: '1 Marina\u0000, Lagos' } } },
-      'NUL in a customer email': { path: `/v1/checkout/${stack.slug}/sessions`, json: { assetId: 'USDT', customer: { ...customer, email: 'ada\u0000@example.com' } } },
+      'NUL in a customer address': {
+        path: `/v1/checkout/${stack.slug}/sessions`,
+        json: { assetId: 'USDT', customer: { ...customer, address: '1 Marina\u0000, Lagos' } },
+      },
+      'NUL in a customer email': {
+        path: `/v1/checkout/${stack.slug}/sessions`,
+        json: { assetId: 'USDT', customer: { ...customer, email: 'ada\u0000@example.com' } },
+      },
       'NUL in a visitId': { path: `/v1/checkout/${stack.slug}/visits`, json: { visitId: 'visit-\u0000-0123456789' } },
       'startDate=0000-01-01': { path: '/v1/withdrawal?startDate=0000-01-01', method: 'GET', headers: key },
       'endDate=9999-12-31': { path: '/v1/withdrawal?endDate=9999-12-31', method: 'GET', headers: key },
@@ -738,10 +780,17 @@ export async function badInputAttack(cluster: PostgresCluster, root?: string): P
       'closesAt 2030-02-30': { path: '/v1/payment-link', json: donation('2030-02-30T00:00:00Z'), headers: key },
       'a cart over the amount cap': {
         path: '/v1/payment-link',
-        json: link({ fiatAmount: undefined, cart: { items: Array.from({ length: 100 }, (_, i) => ({ name: `Item ${i}`, quantity: 10_000, unitAmount: '1000000000000' })) } }),
+        json: link({
+          fiatAmount: undefined,
+          cart: { items: Array.from({ length: 100 }, (_, i) => ({ name: `Item ${i}`, quantity: 10_000, unitAmount: '1000000000000' })) },
+        }),
         headers: key,
       },
-      'a withdrawal to the zero address': { path: '/v1/withdrawal', json: { amount: '1', address: ZERO_ADDRESS, blockchainId: 'bsc', assetId: 'USDT' }, headers: key },
+      'a withdrawal to the zero address': {
+        path: '/v1/withdrawal',
+        json: { amount: '1', address: ZERO_ADDRESS, blockchainId: 'bsc', assetId: 'USDT' },
+        headers: key,
+      },
       'a text/plain body': { path: '/v1/payment-link', body: JSON.stringify(link({})), headers: { ...key, 'content-type': 'text/plain' } },
     };
     const before = await stack.rows();
@@ -756,7 +805,8 @@ export async function badInputAttack(cluster: PostgresCluster, root?: string): P
     const lines = stack.serviceLog.slice(logStart).join('\n');
     const keyedCacheControl = String((await timedRequest(`${base}/v1/balance`, { headers: key })).headers['cache-control'] ?? 'none');
     const proxyAdminCacheControl = String(
-      (await timedRequest(`${stack.proxyUrl}/paylink/admin/balance`, { headers: { authorization: `Bearer ${stack.adminToken}` } })).headers['cache-control'] ?? 'none',
+      (await timedRequest(`${stack.proxyUrl}/paylink/admin/balance`, { headers: { authorization: `Bearer ${stack.adminToken}` } })).headers['cache-control'] ??
+        'none',
     );
 
     const uploadStart = stack.serviceLog.length;
@@ -766,7 +816,9 @@ export async function badInputAttack(cluster: PostgresCluster, root?: string): P
       statuses,
       keyedCacheControl,
       proxyAdminCacheControl,
-      rowsAdded: (Object.keys(after) as (keyof Rows)[]).filter((table) => table !== 'visitedCount').reduce((sum, table) => sum + after[table] - before[table], 0),
+      rowsAdded: (Object.keys(after) as (keyof Rows)[])
+        .filter((table) => table !== 'visitedCount')
+        .reduce((sum, table) => sum + after[table] - before[table], 0),
       leaked: SECRETS.filter((secret) => lines.includes(secret)),
       abortedUploadLines: uploadLines.length,
       abortedUploadStackLines: uploadLines.filter((line) => /^\s+at /.test(line) || line.includes('"at":[')).length,

@@ -1,6 +1,14 @@
 /** One JSON-RPC 2.0 request over HTTP, as a node's client sends it: the answer's HTTP status, result and error. */
-export async function jsonRpc(url: string, method: string, params: unknown[] = []): Promise<{ status: number; result: any; error?: { code: number; message: string } }> {
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+export async function jsonRpc(
+  url: string,
+  method: string,
+  params: unknown[] = [],
+): Promise<{ status: number; result: any; error?: { code: number; message: string } }> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
   const body = (await response.json()) as { result?: unknown; error?: { code: number; message: string } };
   return { status: response.status, result: body.result, ...(body.error ? { error: body.error } : {}) };
 }

@@ -134,7 +134,10 @@ export async function openEventStream(url: string) {
             continue;
           }
           const event = lines.find((l) => l.startsWith('event: '))?.slice(7) ?? 'message';
-          const data = lines.filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n');
+          const data = lines
+            .filter((l) => l.startsWith('data: '))
+            .map((l) => l.slice(6))
+            .join('\n');
           events.push({ event, data });
           waiters.splice(0).forEach((wake) => wake());
         }

@@ -89,7 +89,10 @@ export function checkResponse({ method, url, status, contentType, body }: SeenRe
   if (!operation) {
     // An unknown route (or method) answers the one error shape's 404 (or 405): nothing to document.
     const refused = (status === 404 || status === 405) && json && validator('ErrorBody', { $ref: '#/components/schemas/ErrorBody' })(body);
-    assert.ok(refused, `${method} ${pathname} answered ${status} but the OpenAPI document has no such operation: document it (src/core/routes.ts, src/core/route-docs.ts)`);
+    assert.ok(
+      refused,
+      `${method} ${pathname} answered ${status} but the OpenAPI document has no such operation: document it (src/core/routes.ts, src/core/route-docs.ts)`,
+    );
     return;
   }
   const name = `${verb.toUpperCase()} ${operation.template}`;

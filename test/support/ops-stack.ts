@@ -203,12 +203,24 @@ export async function startHaproxy(servers: ReadonlyArray<{ name: string; port: 
     }
     return result;
   };
-  await until('HAProxy answering', async () => Object.keys(await states()).length === servers.length, child, () => output);
+  await until(
+    'HAProxy answering',
+    async () => Object.keys(await states()).length === servers.length,
+    child,
+    () => output,
+  );
   return {
     url: `http://127.0.0.1:${port}`,
     log: () => lines.slice(-2000),
     states,
-    waitFor: (name, state, timeoutMs = 30_000) => until(`HAProxy seeing ${name} ${state}`, async () => (await states())[name]?.startsWith(state) ?? false, child, () => output, timeoutMs),
+    waitFor: (name, state, timeoutMs = 30_000) =>
+      until(
+        `HAProxy seeing ${name} ${state}`,
+        async () => (await states())[name]?.startsWith(state) ?? false,
+        child,
+        () => output,
+        timeoutMs,
+      ),
     async stop() {
       child.kill('SIGTERM');
       await exitOf(child);
@@ -251,17 +263,31 @@ export async function startPrometheus(targets: readonly string[], token: string,
     ].join('\n'),
   );
   let output = '';
-  const child = spawn(PROMETHEUS, [`--config.file=${config}`, `--storage.tsdb.path=${path.join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`, '--log.level=warn'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    PROMETHEUS,
+    [`--config.file=${config}`, `--storage.tsdb.path=${path.join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`, '--log.level=warn'],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   child.stdout!.on('data', (chunk) => (output = (output + chunk).slice(-4000)));
   child.stderr!.on('data', (chunk) => (output = (output + chunk).slice(-4000)));
   const url = `http://127.0.0.1:${port}`;
-  await until('Prometheus ready', async () => (await fetch(`${url}/-/ready`)).ok, child, () => output, 60_000);
+  await until(
+    'Prometheus ready',
+    async () => (await fetch(`${url}/-/ready`)).ok,
+    child,
+    () => output,
+    60_000,
+  );
   return {
     url,
     async query(promql) {
-      const body = (await (await fetch(`${url}/api/v1/query?query=${encodeURIComponent(promql)}`)).json()) as { status: string; error?: string; data: { result: never } };
+      const body = (await (await fetch(`${url}/api/v1/query?query=${encodeURIComponent(promql)}`)).json()) as {
+        status: string;
+        error?: string;
+        data: { result: never };
+      };
       if (body.status !== 'success') throw new Error(`${promql}: ${body.error}`);
       return body.data.result;
     },

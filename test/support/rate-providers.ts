@@ -62,7 +62,10 @@ export const startExchangeRate = () => startProvider('/v6/latest/USD');
 export function coingeckoBody(prices: Record<string, Record<string, string | number | null>>, extra = ''): { body: string } {
   const value = (v: string | number | null) => (typeof v === 'string' && /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(v) ? v : JSON.stringify(v));
   const coins = Object.entries(prices).map(
-    ([id, byCurrency]) => `${JSON.stringify(id)}:{${Object.entries(byCurrency).map(([currency, v]) => `${JSON.stringify(currency)}:${value(v)}`).join(',')}}`,
+    ([id, byCurrency]) =>
+      `${JSON.stringify(id)}:{${Object.entries(byCurrency)
+        .map(([currency, v]) => `${JSON.stringify(currency)}:${value(v)}`)
+        .join(',')}}`,
   );
   return { body: `{${[...coins, ...(extra ? [extra] : [])].join(',')}}` };
 }
@@ -81,7 +84,17 @@ export function krakenBody(prices: Record<string, string>): { body: string } {
   const result = Object.fromEntries(
     Object.entries(prices).map(([pair, price]) => [
       pair,
-      { a: [price, '1000', '1000.000'], b: [price, '1000', '1000.000'], c: [price, '25.00000000'], v: ['100', '2000'], p: [price, price], t: [10, 200], l: [price, price], h: [price, price], o: price },
+      {
+        a: [price, '1000', '1000.000'],
+        b: [price, '1000', '1000.000'],
+        c: [price, '25.00000000'],
+        v: ['100', '2000'],
+        p: [price, price],
+        t: [10, 200],
+        l: [price, price],
+        h: [price, price],
+        o: price,
+      },
     ]),
   );
   return { body: JSON.stringify({ error: [], result }) };

@@ -125,7 +125,8 @@ export async function startRpcProxy(target: string): Promise<RpcProxy> {
       return;
     }
     for (const request of requests) {
-      if (request.method === 'eth_sendRawTransaction' && typeof request.params?.[0] === 'string') forwardedTransactions.push(keccak256(request.params[0] as Hex));
+      if (request.method === 'eth_sendRawTransaction' && typeof request.params?.[0] === 'string')
+        forwardedTransactions.push(keccak256(request.params[0] as Hex));
     }
     if (!Array.isArray(parsed) && parsed.method === 'eth_getLogs') {
       const filter = (parsed.params?.[0] ?? {}) as { fromBlock?: string; toBlock?: string };
@@ -152,7 +153,13 @@ export async function startRpcProxy(target: string): Promise<RpcProxy> {
     if (frozenAt !== null || hidden.size > 0 || hiddenLogs.size > 0 || forked.size > 0 || overriding) {
       // Each call answered as this node sees it (a batch call by call), the rest forwarded.
       try {
-        const answers = await Promise.all(requests.map(async (request, i) => ({ jsonrpc: '2.0', id: request.id, ...((made[i] as Answer | undefined) ?? (await viewOf(request)) ?? (await forwardOne(request))) })));
+        const answers = await Promise.all(
+          requests.map(async (request, i) => ({
+            jsonrpc: '2.0',
+            id: request.id,
+            ...((made[i] as Answer | undefined) ?? (await viewOf(request)) ?? (await forwardOne(request))),
+          })),
+        );
         res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(Array.isArray(parsed) ? answers : answers[0]));
       } catch {
         res.socket?.destroy();
@@ -170,7 +177,11 @@ export async function startRpcProxy(target: string): Promise<RpcProxy> {
   /** What this node answers to `request` where its view differs from the node's (lagging, or not knowing a transaction), else undefined. */
   const viewOf = async (request: JsonRpcRequest): Promise<Answer | undefined> => {
     const asked = request.params?.[0];
-    if ((request.method === 'eth_getTransactionReceipt' || request.method === 'eth_getTransactionByHash') && typeof asked === 'string' && hidden.has(asked.toLowerCase())) {
+    if (
+      (request.method === 'eth_getTransactionReceipt' || request.method === 'eth_getTransactionByHash') &&
+      typeof asked === 'string' &&
+      hidden.has(asked.toLowerCase())
+    ) {
       return { result: null };
     }
     if (request.method === 'eth_getTransactionReceipt' && typeof asked === 'string' && forked.has(asked.toLowerCase())) {
@@ -189,18 +200,29 @@ export async function startRpcProxy(target: string): Promise<RpcProxy> {
 
   /** The node's whole answer (result or error) to one call. */
   const forwardOne = async (request: JsonRpcRequest): Promise<Answer> => {
-    const answer = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: request.method, params: request.params ?? [] }) });
+    const answer = await fetch(target, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: request.method, params: request.params ?? [] }),
+    });
     const parsed = (await answer.json()) as { result?: unknown; error?: { code: number; message: string } };
     return parsed.error ? { error: parsed.error } : { result: parsed.result ?? null };
   };
 
   /** The node's answer to `request`. */
   const ask = async (request: JsonRpcRequest): Promise<unknown> => {
-    const answer = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, ...request }) });
+    const answer = await fetch(target, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, ...request }),
+    });
     return ((await answer.json()) as { result?: unknown }).result;
   };
   const hex = (n: number) => `0x${n.toString(16)}`;
-  const above = (value: unknown, head: number) => value !== null && typeof value === 'object' && Number((value as { blockNumber?: string; number?: string }).blockNumber ?? (value as { number?: string }).number) > head;
+  const above = (value: unknown, head: number) =>
+    value !== null &&
+    typeof value === 'object' &&
+    Number((value as { blockNumber?: string; number?: string }).blockNumber ?? (value as { number?: string }).number) > head;
 
   /** What a node stuck at `head` answers, or undefined to forward the request as it is. */
   const lagging = async (request: JsonRpcRequest, head: number): Promise<Answer | undefined> => {
@@ -211,7 +233,8 @@ export async function startRpcProxy(target: string): Promise<RpcProxy> {
         return { result: hex(head) };
       case 'eth_getBlockByNumber': {
         const tag = params[0];
-        const number = tag === 'latest' || tag === 'pending' ? head : tag === 'safe' ? head - 32 : tag === 'finalized' ? head - 64 : tag === 'earliest' ? 0 : Number(tag);
+        const number =
+          tag === 'latest' || tag === 'pending' ? head : tag === 'safe' ? head - 32 : tag === 'finalized' ? head - 64 : tag === 'earliest' ? 0 : Number(tag);
         if (number > head) return { result: null };
         return { result: await ask({ method: 'eth_getBlockByNumber', params: [hex(Math.max(0, number)), params[1] ?? false] }) };
       }

@@ -168,13 +168,7 @@ export async function call<T = any>(baseUrl: string, method: string, path: strin
  * `call` from a given local address (`127.0.0.x`: the whole 127/8 range is the loopback on Linux), so
  * a test can be many clients, or an attacker apart from the customers. A new connection per call.
  */
-export function callFrom<T = any>(
-  localAddress: string,
-  baseUrl: string,
-  method: string,
-  path: string,
-  options: CallOptions = {},
-): Promise<ApiResponse<T>> {
+export function callFrom<T = any>(localAddress: string, baseUrl: string, method: string, path: string, options: CallOptions = {}): Promise<ApiResponse<T>> {
   const { headers, body } = jsonRequest(options);
   return new Promise((resolve, reject) => {
     const request = httpRequest(new URL(path, baseUrl), { method, headers, localAddress, agent: false }, (response) => {
@@ -186,7 +180,13 @@ export function callFrom<T = any>(
         for (const [name, value] of Object.entries(response.headers)) if (typeof value === 'string') responseHeaders.set(name, value);
         const answer = { status: response.statusCode ?? 0, body: parseBody(Buffer.concat(chunks).toString('utf8')) as T, headers: responseHeaders };
         try {
-          checkResponse({ method, url: new URL(path, baseUrl).href, status: answer.status, contentType: responseHeaders.get('content-type'), body: answer.body });
+          checkResponse({
+            method,
+            url: new URL(path, baseUrl).href,
+            status: answer.status,
+            contentType: responseHeaders.get('content-type'),
+            body: answer.body,
+          });
         } catch (error) {
           reject(error);
           return;

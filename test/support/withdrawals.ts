@@ -6,7 +6,13 @@ import { GOOD_ADDRESS, fund } from './money.js';
 import { startTestService, type Backend, type TestService } from './service.js';
 
 /** A valid `POST /v1/withdrawal` body, with overrides. */
-export const validBody = (overrides: Record<string, unknown> = {}) => ({ amount: '1', address: GOOD_ADDRESS, blockchainId: 'bsc', assetId: 'USDT', ...overrides });
+export const validBody = (overrides: Record<string, unknown> = {}) => ({
+  amount: '1',
+  address: GOOD_ADDRESS,
+  blockchainId: 'bsc',
+  assetId: 'USDT',
+  ...overrides,
+});
 
 /** Another valid address for each `n` (distinct recipients, as a burst of payouts has). */
 export const addressNumber = (n: number) => `0x${n.toString(16).padStart(40, '0')}`;

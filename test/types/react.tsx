@@ -21,7 +21,9 @@ export function Checkout() {
 }
 
 export function Admin() {
-  return <paylink-admin api-base="/paylink" theme="light" view="money" onpaylink-link-saved={(event) => console.log(event.detail.link.slug, event.detail.created)} />;
+  return (
+    <paylink-admin api-base="/paylink" theme="light" view="money" onpaylink-link-saved={(event) => console.log(event.detail.link.slug, event.detail.created)} />
+  );
 }
 
 // @ts-expect-error a slug or an order is required

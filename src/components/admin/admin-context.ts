@@ -188,13 +188,7 @@ export function normalizeAmount(typed: string, decimalSeparator: string): string
  * copy. Resolves true when the clipboard took it; `failed` runs before the selection, so the view
  * can show its message first.
  */
-export async function copyToClipboard(
-  host: AdminHost,
-  value: string,
-  copied: string,
-  fieldSelector: string,
-  failed: () => void,
-): Promise<boolean> {
+export async function copyToClipboard(host: AdminHost, value: string, copied: string, fieldSelector: string, failed: () => void): Promise<boolean> {
   try {
     if (!navigator.clipboard?.writeText) throw new Error('no clipboard');
     await navigator.clipboard.writeText(value);

@@ -326,11 +326,15 @@ export class PaylinkAdmin extends PaylinkElement implements AdminHost {
     const order = ADMIN_VIEWS;
     const index = order.indexOf(this.view);
     const next =
-      event.key === 'ArrowRight' ? order[(index + 1) % order.length]
-      : event.key === 'ArrowLeft' ? order[(index - 1 + order.length) % order.length]
-      : event.key === 'Home' ? order[0]
-      : event.key === 'End' ? order[order.length - 1]
-      : undefined;
+      event.key === 'ArrowRight'
+        ? order[(index + 1) % order.length]
+        : event.key === 'ArrowLeft'
+          ? order[(index - 1 + order.length) % order.length]
+          : event.key === 'Home'
+            ? order[0]
+            : event.key === 'End'
+              ? order[order.length - 1]
+              : undefined;
     if (!next) return;
     event.preventDefault();
     this.selectView(next, true);
@@ -368,16 +372,18 @@ export class PaylinkAdmin extends PaylinkElement implements AdminHost {
     const t = text.t.bind(text);
     return html`<div part="base" class="admin" lang=${text.lang}>
       <div part="status" class="visually-hidden" role="status" aria-live="polite" aria-atomic="true">${this.announcement}</div>
-      ${this.signedOut
-        ? this.renderSignIn()
-        : html`<div role="tablist" part="tabs" aria-label=${t('consoleLabel')} @keydown=${this.handleTabKeydown}>
+      ${
+        this.signedOut
+          ? this.renderSignIn()
+          : html`<div role="tablist" part="tabs" aria-label=${t('consoleLabel')} @keydown=${this.handleTabKeydown}>
               ${ADMIN_VIEWS.map((view) => this.renderTab(view))}
             </div>
             ${ADMIN_VIEWS.map(
               (view) => html`<div role="tabpanel" id="panel-${view}" part="panel panel-${view}" aria-labelledby="tab-${view}" ?hidden=${this.view !== view}>
                 ${this.view === view || this.loaded.has(view) ? this.tabs[view].render() : nothing}
               </div>`,
-            )}`}
+            )}`
+      }
     </div>`;
   }
 }

@@ -160,13 +160,15 @@ export function pagedTable<Item>(options: PagedTableOptions<Item>): TemplateResu
     <div class="table-wrap" role="region" tabindex="0" aria-label="${label}, ${pageOf}" aria-busy=${list.loading ? 'true' : 'false'}>
       ${state}
     </div>
-    ${data && data.meta.totalItems > 0
-      ? html`<nav part="pagination ${options.paginationPart ?? ''}" class="pagination" aria-label=${options.paginationLabel ?? `${label} – ${t('pagination')}`}>
+    ${
+      data && data.meta.totalItems > 0
+        ? html`<nav part="pagination ${options.paginationPart ?? ''}" class="pagination" aria-label=${options.paginationLabel ?? `${label} – ${t('pagination')}`}>
           <button type="button" part="button previous-page" ?disabled=${page <= 1 || list.loading} @click=${() => go(page - 1)}>${t('previous')}</button>
           <span part="page-info">${counts ? html`${pageOf} · ${total(data.meta.totalItems, counts)}` : pageOf}</span>
           <button type="button" part="button next-page" ?disabled=${page >= pages || list.loading} @click=${() => go(page + 1)}>${t('next')}</button>
         </nav>`
-      : nothing}`;
+        : nothing
+    }`;
 }
 
 /**
@@ -239,7 +241,10 @@ export function referenceFilter(text: AdminText, list: PagedResource<unknown, { 
 }
 
 /** "Clear filters", shown only while a filter of `list` is set. */
-export function clearFiltersButton(text: AdminText, list: Pick<PagedResource<unknown, Record<string, string>>, 'filtered' | 'clearFilters'>): TemplateResult | typeof nothing {
+export function clearFiltersButton(
+  text: AdminText,
+  list: Pick<PagedResource<unknown, Record<string, string>>, 'filtered' | 'clearFilters'>,
+): TemplateResult | typeof nothing {
   return list.filtered
     ? html`<button type="button" part="button clear-filters" class="ghost" @click=${() => list.clearFilters()}>${text.t('clearFilters')}</button>`
     : nothing;

@@ -32,8 +32,9 @@ export function renderAmountStep(m: AmountStepInput) {
     ${heading(title || money(fiatAmount))}
     <p part="description">${description}</p>
     ${closesAt ? html`<small part="closes">${m.t('closes', { date: m.l10n.date(closesAt) })}</small>` : ''} ${fundraiser(m)}
-    ${cart.items.length
-      ? html`<ul part="cart">
+    ${
+      cart.items.length
+        ? html`<ul part="cart">
             ${cart.items.map((item) => {
               // Exact: the price's digits as a bigint times the quantity, handed to Intl as `1700000e-2`, never a float.
               const digits = fractionDigits(item.unitAmount);
@@ -45,9 +46,9 @@ export function renderAmountStep(m: AmountStepInput) {
             })}
           </ul>
           <p part="total">${m.t('total')} <strong>${money(fiatAmount)}</strong></p>`
-      : linkType != 'Donation'
-        ? html`<p part="price">${money(fiatAmount)}</p>`
-        : html`<div part="suggestions" role="group" aria-label=${m.t('amountIn', { currency: m.currency })}>
+        : linkType != 'Donation'
+          ? html`<p part="price">${money(fiatAmount)}</p>`
+          : html`<div part="suggestions" role="group" aria-label=${m.t('amountIn', { currency: m.currency })}>
               ${suggestedAmounts!.map(
                 (amount) =>
                   html`<button type="button" part="button chip" aria-pressed=${m.price == amount} @click=${() => m.edit('fiatAmount', amount)}>
@@ -72,7 +73,8 @@ export function renderAmountStep(m: AmountStepInput) {
                 .checked=${m.showPublicly}
                 @change=${(event: Event) => (m.showPublicly = (event.target as HTMLInputElement).checked)}
               />${m.t('showPublicly')}</label
-            >`}
+            >`
+    }
     ${m.needsDetails ? html`<button part="button primary">${m.t('next')}</button>` : assetChoice(m)}
   </form>`;
 }

@@ -49,7 +49,8 @@ export type FieldPath = 'fiatAmount' | 'customer.address' | 'customer.phone' | '
  */
 export type Payable =
   | PublicLink
-  | (PublicOrder & Partial<Pick<PublicLink, 'linkType' | 'closesAt' | 'minAmount' | 'maxAmount' | 'suggestedAmounts' | 'goalAmount' | 'raised' | 'donorCount'>>);
+  | (PublicOrder &
+      Partial<Pick<PublicLink, 'linkType' | 'closesAt' | 'minAmount' | 'maxAmount' | 'suggestedAmounts' | 'goalAmount' | 'raised' | 'donorCount'>>);
 
 /** `paylink-ready`: the link (or the order) loaded, whatever its state. */
 export interface PaylinkReadyDetail {
@@ -96,7 +97,6 @@ export interface CheckoutHost {
   /** The state changed (or a second passed on the quote's clock): render it. */
   requestUpdate(): void;
 }
-
 
 /** The redirect target of a paid session: only an absolute `http:`/`https:` URL, else ''. */
 export function safeRedirectUrl(session: CheckoutSession): string {
@@ -408,15 +408,23 @@ export class CheckoutMachine {
   /** Sandbox only: the sandbox chain pays the session. */
   simulate(): Promise<void> {
     // On failure the live status still tells what happened.
-    return this.#busyWith(() => this.#api.simulate(this.session!.id).then((next) => this.apply(next), () => {}));
+    return this.#busyWith(() =>
+      this.#api.simulate(this.session!.id).then(
+        (next) => this.apply(next),
+        () => {},
+      ),
+    );
   }
 
   /** Copies `text`, then says so on the button `key` and to screen readers. A refused clipboard claims nothing. */
   async copy(text: string, key: MessageKey): Promise<void> {
-    await this.host.clipboard(text).then(() => {
-      this.copied = key;
-      this.#say(`${this.t('copied')}: ${this.t(key)}`);
-    }, () => {});
+    await this.host.clipboard(text).then(
+      () => {
+        this.copied = key;
+        this.#say(`${this.t('copied')}: ${this.t(key)}`);
+      },
+      () => {},
+    );
   }
 
   /**

@@ -24,17 +24,19 @@ export function renderDoneStep(m: DoneStepInput) {
     ${heading(m.t('paid'))}
     <p part="message">${action?.successMessage || m.t('thanks')}</p>
     ${m.session ? paidOn(m) : ''} ${fundraiser(m)}
-    ${redirectTo
-      ? html`<p>${m.t('redirecting')}</p>
+    ${
+      redirectTo
+        ? html`<p>${m.t('redirecting')}</p>
           <a part="button primary" href=${redirectTo}>${m.t('next')}</a>`
-      : action?.showConfirmationPage
-        ? html`<dl part="receipt">
+        : action?.showConfirmationPage
+          ? html`<dl part="receipt">
             <dt>${m.t('amount')}</dt>
             <dd>${l10n.money(fiatAmount, fiatCurrency)} · ${l10n.crypto(paidAmount, assetId)}</dd>
             <dt>${m.t('network')}</dt>
             <dd>${paidElsewhere(m) || networkName}</dd>
             ${hash ? html`<dt>${m.t('transaction')}</dt><dd>${txHash(m, hash, explorerUrl)}</dd>` : ''}
           </dl>`
-        : ''}
+          : ''
+    }
   </div>`;
 }

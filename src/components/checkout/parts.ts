@@ -1,12 +1,6 @@
 /** Small pieces the checkout's steps share. Each takes what it renders and the callbacks it calls. */
 import { html, type TemplateResult } from 'lit/html.js';
-import {
-  MAX_ADDRESS_LENGTH,
-  MAX_AMOUNT_TEXT_LENGTH,
-  MAX_DONOR_MESSAGE_LENGTH,
-  MAX_DONOR_NAME_LENGTH,
-  MAX_PHONE_LENGTH,
-} from '../../core/rules/limits.js';
+import { MAX_ADDRESS_LENGTH, MAX_AMOUNT_TEXT_LENGTH, MAX_DONOR_MESSAGE_LENGTH, MAX_DONOR_NAME_LENGTH, MAX_PHONE_LENGTH } from '../../core/rules/limits.js';
 import { assetName } from '../../internal/localize.js';
 import type { CheckoutSession } from '../../core/schemas.js';
 import type { CheckoutMachine, FieldPath, MessageKey, Payable } from './checkout-machine.js';
@@ -25,8 +19,9 @@ export function field(m: Pick<CheckoutMachine, 'errors' | 'edit'>, path: FieldPa
   const onInput = (event: Event) => m.edit(path, (event.target as HTMLInputElement).value);
   return html`<div part="field">
     <label part="label" for=${path}>${label}</label>
-    ${path == 'customer.address'
-      ? html`<textarea
+    ${
+      path == 'customer.address'
+        ? html`<textarea
           id=${path}
           part="input"
           rows="3"
@@ -38,7 +33,7 @@ export function field(m: Pick<CheckoutMachine, 'errors' | 'edit'>, path: FieldPa
           aria-describedby="${path}-error"
           @input=${onInput}
         ></textarea>`
-      : html`<input
+        : html`<input
           id=${path}
           part="input"
           type=${phone ? 'tel' : 'text'}
@@ -50,7 +45,8 @@ export function field(m: Pick<CheckoutMachine, 'errors' | 'edit'>, path: FieldPa
           aria-invalid=${!!error}
           aria-describedby="${path}-error ${path}-hint"
           @input=${onInput}
-        />`}
+        />`
+    }
     ${error ? html`<small part="error" id="${path}-error">${error}</small>` : html`<small part="hint" id="${path}-hint">${hint}</small>`}
   </div>`;
 }
@@ -89,14 +85,17 @@ export function fundraiser(m: Pick<CheckoutMachine, 'link' | 'publicDonors' | 't
   const { goalAmount: goal, raised, donorCount: count } = m.link || ({} as Payable);
   // Without a goal this is 0 (`NaN | 0`), and the bar is not shown anyway.
   const percent = Math.min(100, ((100 * +raised!) / +goal!) | 0);
-  return html`${goal
+  return html`${
+    goal
       ? html`<p part="raised" id="raised">
           ${m.t('raised', { raised: m.money(raised!), goal: m.money(goal) })} · ${m.t(count == 1 ? 'donor' : 'donors', { n: count! })}
           <progress part="progress" role="progressbar" max="100" value=${percent} aria-valuenow=${percent} aria-labelledby="raised"></progress>
         </p>`
-      : ''}
-    ${m.publicDonors?.length
-      ? html`<ul part="donors">
+      : ''
+  }
+    ${
+      m.publicDonors?.length
+        ? html`<ul part="donors">
           ${m.publicDonors.map(
             (donor) =>
               html`<li part="donor">
@@ -104,7 +103,8 @@ export function fundraiser(m: Pick<CheckoutMachine, 'link' | 'publicDonors' | 't
               </li>`,
           )}
         </ul>`
-      : ''}`;
+        : ''
+    }`;
 }
 
 /**
@@ -148,7 +148,9 @@ export function copyButton(m: Pick<CheckoutMachine, 'copied' | 't' | 'copy'>, te
 export function txHash(m: Pick<CheckoutMachine, 'copied' | 't' | 'copy'>, hash: string, explorerUrl: string | null): TemplateResult {
   return html`<span part="hash" title=${hash}>${hash.slice(0, 8)}…${hash.slice(-6)}</span>
     ${copyButton(m, hash, 'transaction')}
-    ${/^https?:\/\//.test(explorerUrl!)
-      ? html`<a part="button explorer" href="${explorerUrl}/tx/${encodeURIComponent(hash)}" target="_blank" rel="noreferrer">${m.t('explorer')}</a>`
-      : ''}`;
+    ${
+      /^https?:\/\//.test(explorerUrl!)
+        ? html`<a part="button explorer" href="${explorerUrl}/tx/${encodeURIComponent(hash)}" target="_blank" rel="noreferrer">${m.t('explorer')}</a>`
+        : ''
+    }`;
 }

@@ -61,57 +61,61 @@ export function renderPayStep(m: PayStepInput) {
 
   return html`<div part="pay">
     ${heading(underpaid ? m.t('underpaid') : m.t('send', { amount: exact }))}
-    ${underpaid
-      ? html`<p part="notice">${m.t('underpaidBody', { paid: l10n.crypto(session.paidAmount, assetId), left: l10n.crypto(session.remainingAmount, assetId) })}</p>`
-      : ''}
-    ${transfer && !hash
-      ? m.wallets.length
-        ? html`${m.wallets.map(
+    ${
+      underpaid
+        ? html`<p part="notice">${m.t('underpaidBody', { paid: l10n.crypto(session.paidAmount, assetId), left: l10n.crypto(session.remainingAmount, assetId) })}</p>`
+        : ''
+    }
+    ${
+      transfer && !hash
+        ? m.wallets.length
+          ? html`${m.wallets.map(
               (wallet) =>
                 html`<button part="button primary wallet" ?disabled=${busy} @click=${() => m.payWithWallet(wallet)}>
                   ${m.t('payWith', { name: wallet.name || m.t('wallet') })}
                 </button>`,
             )}
             ${m.walletError ? html`<p part="notice wallet-error">${m.walletError}</p>` : ''} ${orScan}`
-        : // A phone's own wallet app takes the transfer from a link; the code stays, for paying from another device.
-          matchMedia('(pointer:coarse)').matches
-          ? html`<a part="button primary wallet-link" href=${uri}>${m.t('walletLink')}</a>${orScan}`
-          : html`<p part="notice no-wallet">${m.t('noWallet')}</p>`
-      : ''}
+          : // A phone's own wallet app takes the transfer from a link; the code stays, for paying from another device.
+            matchMedia('(pointer:coarse)').matches
+            ? html`<a part="button primary wallet-link" href=${uri}>${m.t('walletLink')}</a>${orScan}`
+            : html`<p part="notice no-wallet">${m.t('noWallet')}</p>`
+        : ''
+    }
     ${sent ? '' : (uri && qrCode(uri, m.t('qrPay'))) || qrCode(payAddress, m.t('qr'))}
     <dl part="pay-details">
-      ${sent
-        ? ''
-        : html`<div>
+      ${
+        sent
+          ? ''
+          : html`<div>
         <dt>${m.t('amount')} ${copyButton(m, m.due, 'amount')}</dt>
         <dd>
           <span part="value amount">${exact}</span>
-          ${underpaid
-            ? ''
-            : html`<small part="fiat">${l10n.money(session.fiatAmount, session.fiatCurrency)}</small>
-                <small part="rate">${session.rate && l10n.rate(session.rate, assetId, session.fiatCurrency)}</small>`}
+          ${
+            underpaid
+              ? ''
+              : html`<small part="fiat">${l10n.money(session.fiatAmount, session.fiatCurrency)}</small>
+                <small part="rate">${session.rate && l10n.rate(session.rate, assetId, session.fiatCurrency)}</small>`
+          }
         </dd>
       </div>
       <div>
         <dt>${m.t('toAddress')} ${copyButton(m, payAddress, 'toAddress')}</dt>
         <dd><code part="value address">${payAddress}</code></dd>
-      </div>`}
+      </div>`
+      }
       ${hash ? html`<div><dt>${m.t('transaction')}</dt><dd>${txHash(m, hash, session.explorerUrl)}</dd></div>` : ''}
     </dl>
     ${sent ? '' : html`<p part="warning">${m.t('warning', { asset: assetName(assetId), network })}</p>`}
     <p part="waiting">
-      <span part="spinner"></span>${asking
-        ? m.t('confirmWallet')
-        : confirming
-            ? m.progress
-            : hash
-              ? m.t('sent')
-              : m.t('waiting')}
+      <span part="spinner"></span>${asking ? m.t('confirmWallet') : confirming ? m.progress : hash ? m.t('sent') : m.t('waiting')}
     </p>
     ${confirming ? paidOn(m) : html`<small part="countdown" role="timer">${m.t('expiresIn', { time: m.countdown })}</small>`}
     ${session.sandbox ? html`<button part="button simulate" ?disabled=${busy} @click=${() => m.simulate()}>${m.t('simulate')}</button>` : ''}
-    ${status == 'awaiting_payment' && !hash && !asking
-      ? html`<button part="button change-asset" type="button" @click=${() => m.changeAsset()}>${m.t('changeAsset')}</button>`
-      : ''}
+    ${
+      status == 'awaiting_payment' && !hash && !asking
+        ? html`<button part="button change-asset" type="button" @click=${() => m.changeAsset()}>${m.t('changeAsset')}</button>`
+        : ''
+    }
   </div>`;
 }

@@ -185,8 +185,7 @@ export class PaylinkCheckout extends ((globalThis.HTMLElement || Object) as type
 
   /** @internal The checkout's state and transitions; this element is its host. */
   readonly machine = new CheckoutMachine({
-    emit: (name, detail, cancelable) =>
-      this.dispatchEvent(new CustomEvent(name, { detail, bubbles: true, composed: true, cancelable })),
+    emit: (name, detail, cancelable) => this.dispatchEvent(new CustomEvent(name, { detail, bubbles: true, composed: true, cancelable })),
     store: stored,
     navigate: (url) => location.assign(url),
     clipboard: (text) => navigator.clipboard.writeText(text),
@@ -285,15 +284,17 @@ export class PaylinkCheckout extends ((globalThis.HTMLElement || Object) as type
     render(
       html`<div part="card" aria-busy=${view == 'loading'}>
         ${machine.link?.sandbox ? html`<span part="badge">${machine.t('testMode')}</span>` : ''}
-        ${view == 'amount'
-          ? renderAmountStep(machine)
-          : view == 'details'
-            ? renderDetailsStep(machine)
-            : view == 'pay'
-              ? renderPayStep(machine)
-              : view == 'done' || view == 'paid'
-                ? renderDoneStep(machine)
-                : renderState(machine)}
+        ${
+          view == 'amount'
+            ? renderAmountStep(machine)
+            : view == 'details'
+              ? renderDetailsStep(machine)
+              : view == 'pay'
+                ? renderPayStep(machine)
+                : view == 'done' || view == 'paid'
+                  ? renderDoneStep(machine)
+                  : renderState(machine)
+        }
         <p part="status" role="status">${machine.announcement}</p>
       </div>`,
       this.shadowRoot!,

@@ -18,21 +18,27 @@ export function renderState(m: StateInput) {
   // A connection that failed and a price without a current rate: either may work on a retry, and nothing was taken.
   const action = state == 'error' || state == 'rates' ? 'retry' : state == 'expired' ? 'startAgain' : '';
   return html`<div part="state ${state}">
-    ${state == 'loading'
-      ? html`<span part="spinner"></span>${m.t('loading')}`
-      : html`${heading(m.t(state))}
+    ${
+      state == 'loading'
+        ? html`<span part="spinner"></span>${m.t('loading')}`
+        : html`${heading(m.t(state))}
           <p>
-            ${state == 'closed' && link?.closesAt
-              ? m.t('closedBody', { date: l10n.date(link.closesAt) })
-              : state == 'expired'
-                ? m.t('expiredBody', { time: l10n.date(session!.expiresAt) })
-                : action == 'retry'
-                  ? m.t('errorBody')
-                  : ''}
+            ${
+              state == 'closed' && link?.closesAt
+                ? m.t('closedBody', { date: l10n.date(link.closesAt) })
+                : state == 'expired'
+                  ? m.t('expiredBody', { time: l10n.date(session!.expiresAt) })
+                  : action == 'retry'
+                    ? m.t('errorBody')
+                    : ''
+            }
           </p>
-          ${state == 'expired' && +session!.paidAmount
-            ? html`<p part="notice">${m.t('expiredPaid', { paid: l10n.crypto(session!.paidAmount, session!.assetId) })}</p>`
-            : ''}
-          ${action ? html`<button part="button primary" @click=${() => m.retry()}>${m.t(action)}</button>` : ''}`}
+          ${
+            state == 'expired' && +session!.paidAmount
+              ? html`<p part="notice">${m.t('expiredPaid', { paid: l10n.crypto(session!.paidAmount, session!.assetId) })}</p>`
+              : ''
+          }
+          ${action ? html`<button part="button primary" @click=${() => m.retry()}>${m.t(action)}</button>` : ''}`
+    }
   </div>`;
 }

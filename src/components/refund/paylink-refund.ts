@@ -182,11 +182,14 @@ export class PaylinkRefund extends PaylinkElement {
    */
   async #call(method: 'GET' | 'POST', address?: string): Promise<PublicRefund | undefined> {
     const token = this.token ?? decodeURIComponent(location.hash.slice(1));
-    const response = await (this.fetch ?? globalThis.fetch)(`${this.apiBase.replace(/\/+$/, '')}/checkout/refunds/${encodeURIComponent(this.refund)}${method == 'POST' ? '/address' : ''}`, {
-      method,
-      headers: { accept: 'application/json', 'paylink-claim': token, ...(address ? { 'content-type': 'application/json' } : {}) },
-      body: address ? JSON.stringify({ address }) : null,
-    });
+    const response = await (this.fetch ?? globalThis.fetch)(
+      `${this.apiBase.replace(/\/+$/, '')}/checkout/refunds/${encodeURIComponent(this.refund)}${method == 'POST' ? '/address' : ''}`,
+      {
+        method,
+        headers: { accept: 'application/json', 'paylink-claim': token, ...(address ? { 'content-type': 'application/json' } : {}) },
+        body: address ? JSON.stringify({ address }) : null,
+      },
+    );
     const body = await response.json().catch(() => ({}));
     if (response.ok) return body as PublicRefund;
     // Set meanwhile (409) or cancelled (410): what it is now says so.
@@ -195,7 +198,9 @@ export class PaylinkRefund extends PaylinkElement {
       this.view = 'invalid';
       return undefined;
     }
-    throw new Error(response.status == 400 ? (body as { errors?: { message: string }[] }).errors?.[0]?.message ?? this.#t('badAddress') : this.#t('errorBody'));
+    throw new Error(
+      response.status == 400 ? ((body as { errors?: { message: string }[] }).errors?.[0]?.message ?? this.#t('badAddress')) : this.#t('errorBody'),
+    );
   }
 
   #show(refund: PublicRefund): void {
@@ -279,13 +284,15 @@ export class PaylinkRefund extends PaylinkElement {
     const explorer = refund.txHash && refund.explorerUrl ? `${refund.explorerUrl.replace(/\/+$/, '')}/tx/${refund.txHash}` : '';
     return html`<div part="outcome" class=${refund.status}>
       <p>${this.#outcome(refund)}</p>
-      ${explorer
-        ? html`<a part="button explorer" href=${explorer} target="_blank" rel="noopener noreferrer"
+      ${
+        explorer
+          ? html`<a part="button explorer" href=${explorer} target="_blank" rel="noopener noreferrer"
             >${this.#t('viewTx')} <span class="visually-hidden">${this.#t('opensNewTab')}</span></a
           >`
-        : refund.txHash
-          ? html`<p part="hash">${refund.txHash}</p>`
-          : nothing}
+          : refund.txHash
+            ? html`<p part="hash">${refund.txHash}</p>`
+            : nothing
+      }
     </div>`;
   }
 
@@ -308,13 +315,15 @@ export class PaylinkRefund extends PaylinkElement {
     // The language the texts are in: French, or the English every other locale falls back to.
     return html`<div part="card" aria-busy=${view == 'loading' ? 'true' : 'false'} lang=${locale.startsWith('fr') ? locale : 'en'}>
       ${refund?.sandbox ? html`<span part="badge">${this.#t('testMode')}</span>` : nothing}
-      ${view == 'refund' && refund
-        ? this.#renderRefund(refund)
-        : view == 'loading'
-          ? html`<p part="state">${this.#t('loading')}</p>`
-          : html`<h2 part="heading" tabindex="-1">${this.#t(view == 'invalid' ? 'invalidTitle' : 'errorTitle')}</h2>
+      ${
+        view == 'refund' && refund
+          ? this.#renderRefund(refund)
+          : view == 'loading'
+            ? html`<p part="state">${this.#t('loading')}</p>`
+            : html`<h2 part="heading" tabindex="-1">${this.#t(view == 'invalid' ? 'invalidTitle' : 'errorTitle')}</h2>
               <p>${this.#t(view == 'invalid' ? 'invalidBody' : 'errorBody')}</p>
-              ${view == 'error' ? html`<button type="button" part="button retry" @click=${() => this.load()}>${this.#t('retry')}</button>` : nothing}`}
+              ${view == 'error' ? html`<button type="button" part="button retry" @click=${() => this.load()}>${this.#t('retry')}</button>` : nothing}`
+      }
       <p part="status" role="status">${this.announcement}</p>
     </div>`;
   }

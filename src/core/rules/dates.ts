@@ -53,10 +53,7 @@ export function parseDateTime(value: string): Date | null {
     offset = (sign === '-' ? -1 : 1) * (Number(offsetHours) * 60 + Number(offsetMinutes));
     if (offset < OFFSET_MINUTES.min || offset > OFFSET_MINUTES.max) return null;
   }
-  const at =
-    midnight +
-    ((Number(hours) * 60 + Number(minutes) - offset) * 60 + Number(seconds)) * 1000 +
-    Number(fraction.padEnd(3, '0').slice(0, 3));
+  const at = midnight + ((Number(hours) * 60 + Number(minutes) - offset) * 60 + Number(seconds)) * 1000 + Number(fraction.padEnd(3, '0').slice(0, 3));
   return isInDateRange(at) ? new Date(at) : null;
 }
 

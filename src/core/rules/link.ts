@@ -335,8 +335,7 @@ function resolveStandard(draft: LinkDraft, input: LinkInput, errors: RuleErrors,
   }
   if (compareDecimal(draft.fiatAmount, '0') <= 0 && errors.empty) errors.fail('fiatAmount', 'link.amountRequired');
   // A stored price may have more digits than a newly chosen price currency allows.
-  if (fractionDigits(draft.fiatAmount) > digits && !errors.has('fiatAmount', true))
-    errors.fail('fiatAmount', 'amount.decimals', { unit: currency, digits });
+  if (fractionDigits(draft.fiatAmount) > digits && !errors.has('fiatAmount', true)) errors.fail('fiatAmount', 'amount.decimals', { unit: currency, digits });
 }
 
 /** A Donation: the donor chooses, within optional bounds, until an optional closing time, toward an optional goal. */
@@ -365,8 +364,7 @@ function resolveDonation(draft: LinkDraft, input: LinkInput, errors: RuleErrors,
       .filter((amount): amount is string => amount !== null);
   }
   if (draft.maxAmount !== null && compareDecimal(draft.maxAmount, '0') <= 0) errors.fail('maxAmount', 'link.maxAmountPositive');
-  if (draft.minAmount !== null && draft.maxAmount !== null && compareDecimal(draft.minAmount, draft.maxAmount) > 0)
-    errors.fail('minAmount', 'link.minOverMax');
+  if (draft.minAmount !== null && draft.maxAmount !== null && compareDecimal(draft.minAmount, draft.maxAmount) > 0) errors.fail('minAmount', 'link.minOverMax');
   draft.suggestedAmounts.forEach((amount, index) => {
     const path = `suggestedAmounts.${index}`;
     if (compareDecimal(amount, '0') <= 0) errors.fail(path, 'link.suggestedPositive');

@@ -40,9 +40,7 @@ export interface OrderInput {
   cart?: { items?: CartItemInput[] | undefined } | undefined;
   metadata?: Readonly<Record<string, unknown>> | undefined;
   prepayOptions?: { collectAddress?: boolean | undefined; collectPhone?: boolean | undefined } | undefined;
-  postpayAction?:
-    | { successMessage?: string | undefined; redirectUrl?: string | undefined; showConfirmationPage?: boolean | undefined }
-    | undefined;
+  postpayAction?: { successMessage?: string | undefined; redirectUrl?: string | undefined; showConfirmationPage?: boolean | undefined } | undefined;
   expiresAt?: string | null | undefined;
 }
 
@@ -104,7 +102,9 @@ export function resolveOrderDraft(input: OrderInput, now: Date): OrderResolution
   if (input.title !== undefined) draft.title = checkText(input.title, 'title', { max: MAX_LENGTH.title }, errors, { trim: true }) ?? '';
   if (input.description !== undefined) draft.description = checkText(input.description, 'description', { max: MAX_LENGTH.description }, errors) ?? '';
 
-  const currency = input.fiatCurrency?.trim() ? readCurrencyCodes(input.fiatCurrency, 'fiatCurrency', errors)?.[0] : errors.fail('fiatCurrency', 'order.currencyRequired');
+  const currency = input.fiatCurrency?.trim()
+    ? readCurrencyCodes(input.fiatCurrency, 'fiatCurrency', errors)?.[0]
+    : errors.fail('fiatCurrency', 'order.currencyRequired');
   draft.fiatCurrency = currency ?? '';
   // Without a known currency its digits are unknown: the amounts are checked once it is fixed.
   if (!currency) return { draft, errors: errors.list };

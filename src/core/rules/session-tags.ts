@@ -35,8 +35,7 @@ export function checkSessionTags(
     if (entries.length > MAX_COUNT.metadataEntries) errors.fail('metadata', 'metadata.tooMany', { max: MAX_COUNT.metadataEntries });
     for (const [key, value] of entries) {
       const path = `metadata.${key}`;
-      if (key.length < MIN_LENGTH.metadataKey || key.length > MAX_LENGTH.metadataKey)
-        errors.fail(path, 'metadata.keyInvalid', { max: MAX_LENGTH.metadataKey });
+      if (key.length < MIN_LENGTH.metadataKey || key.length > MAX_LENGTH.metadataKey) errors.fail(path, 'metadata.keyInvalid', { max: MAX_LENGTH.metadataKey });
       else if (typeof value !== 'string') errors.fail(path, 'metadata.valueInvalid');
       else if (checkText(value, path, { max: MAX_LENGTH.metadataValue }, errors) !== null) tags.metadata[key] = value;
     }

@@ -57,13 +57,7 @@ export interface TextRule {
  * Checks one text, adding at most one error on `path` to `errors`. Returns the text as stored
  * (trimmed when `trim`), or null when it was refused.
  */
-export function checkText(
-  value: string,
-  path: string,
-  rule: TextRule,
-  errors: Pick<RuleErrors, 'fail'>,
-  options: { trim?: boolean } = {},
-): string | null {
+export function checkText(value: string, path: string, rule: TextRule, errors: Pick<RuleErrors, 'fail'>, options: { trim?: boolean } = {}): string | null {
   const text = options.trim ? value.trim() : value;
   if (rule.required && text.trim() === '') return errors.fail(path, 'text.required');
   if (text.length > rule.max) return errors.fail(path, 'text.tooLong', { max: rule.max });

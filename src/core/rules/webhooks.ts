@@ -106,10 +106,7 @@ export function checkWebhookUrl(value: string, path: string, allowHttp: boolean,
 }
 
 /** Checks an endpoint's create or update body. `fields` holds what may be stored when `errors` is empty. */
-export function checkWebhookEndpoint(
-  input: WebhookEndpointInput,
-  options: WebhookEndpointRuleOptions,
-): { fields: WebhookEndpointFields; errors: RuleError[] } {
+export function checkWebhookEndpoint(input: WebhookEndpointInput, options: WebhookEndpointRuleOptions): { fields: WebhookEndpointFields; errors: RuleError[] } {
   const errors = new RuleErrors();
   const fields: WebhookEndpointFields = {};
   if (input.url !== undefined || options.requireUrl) {

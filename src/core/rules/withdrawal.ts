@@ -70,8 +70,7 @@ export function checkWithdrawal(input: WithdrawalInput, networks: readonly Netwo
   if (!knownAsset) errors.fail('assetId', 'withdrawal.assetUnsupported', { assets: assets.join(', ') });
 
   const network = findNetwork(networks, input.blockchainId);
-  if (!network)
-    errors.fail('blockchainId', 'withdrawal.networkUnsupported', { networks: networks.map((n) => `${n.id} (${n.name})`).join(', ') });
+  if (!network) errors.fail('blockchainId', 'withdrawal.networkUnsupported', { networks: networks.map((n) => `${n.id} (${n.name})`).join(', ') });
   else if (knownAsset && !network.assets.includes(assetId)) errors.fail('assetId', 'withdrawal.networkAsset', { network: network.name, asset: assetId });
 
   let address = checkEvmAddress(input.address, 'address', errors);

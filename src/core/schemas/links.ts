@@ -36,7 +36,7 @@ export const PaymentLink = z.object({
   fiatAmount: z
     .union([z.string(), z.number()])
     .transform((v) => String(v))
-    .pipe(z.string().meta({ pattern: DECIMAL_PATTERN.source, description: 'A decimal string with the price currency\'s digits' })),
+    .pipe(z.string().meta({ pattern: DECIMAL_PATTERN.source, description: "A decimal string with the price currency's digits" })),
   fiatCurrency: z.array(z.string()),
   prepayOptions: PrepayOptions,
   postpayAction: PostpayAction,

@@ -5,18 +5,7 @@
 import { z } from 'zod';
 import { MAX_LENGTH } from '../rules/limits.js';
 import { REFUND_STATUSES } from '../rules/refund.js';
-import {
-  amountInput,
-  AssetIdSchema,
-  DecimalString,
-  formatted,
-  Id,
-  PageMeta,
-  paging,
-  payoutAddressInput,
-  textSchema,
-  Timestamp,
-} from './shared.js';
+import { amountInput, AssetIdSchema, DecimalString, formatted, Id, PageMeta, paging, payoutAddressInput, textSchema, Timestamp } from './shared.js';
 import { StalledReason } from './withdrawals.js';
 
 /** `awaiting_address` → `pending` → `processing` → `success` | `failed`; `cancelled` while awaiting an address. */
@@ -33,7 +22,9 @@ export const CreateRefundInput = z.object({
     })
     .optional(),
   address: payoutAddressInput
-    .meta({ description: 'Where to pay it, on the network the session was paid on. Without it the refund awaits the customer’s address: send them its `claimUrl`' })
+    .meta({
+      description: 'Where to pay it, on the network the session was paid on. Without it the refund awaits the customer’s address: send them its `claimUrl`',
+    })
     .optional(),
   reason: textSchema(MAX_LENGTH.refundReason).meta({ description: 'Why, for your records (never shown to the customer)' }).optional(),
 });

@@ -116,7 +116,9 @@ export type SessionStatus = z.infer<typeof SessionStatus>;
 export const StartSessionInput = z.object({
   assetId: textSchema(MAX_LENGTH.assetId).meta({ description: 'An asset the link can be paid in (`USDT`, `CNGN`), in any case' }),
   blockchainId: textSchema(MAX_LENGTH.blockchainId)
-    .meta({ description: "The network to pay on, by id or alias, in any case: one of the view's `assets` pairs; required when the asset is on more than one network" })
+    .meta({
+      description: "The network to pay on, by id or alias, in any case: one of the view's `assets` pairs; required when the asset is on more than one network",
+    })
     .optional(),
   fiatCurrency: textSchema(MAX_LENGTH.currencyCode).optional(),
   fiatAmount: amountInput.optional(),
@@ -244,10 +246,7 @@ export type CheckoutSession = z.infer<typeof CheckoutSession>;
  */
 export const SimulatePaymentInput = z.object({
   amount: amountInput.optional(),
-  txHash: textSchema(66)
-    .regex(TX_HASH_PATTERN, 'txHash must be 0x followed by 64 hexadecimal characters')
-    .meta({ pattern: TX_HASH_PATTERN.source })
-    .optional(),
+  txHash: textSchema(66).regex(TX_HASH_PATTERN, 'txHash must be 0x followed by 64 hexadecimal characters').meta({ pattern: TX_HASH_PATTERN.source }).optional(),
 });
 
 // ---------------------------------------------------------------------------------------------

@@ -8,12 +8,7 @@ import type { FieldError as FieldErrorShape } from '../errors.js';
 import { DECIMAL_PATTERN, DEFAULT_PAGE_SIZE, MAX_AMOUNT, MAX_COUNT, MAX_LENGTH } from '../rules/limits.js';
 import { ASSET_IDS } from '../money.js';
 import { LINK_TYPES } from '../rules/link.js';
-import {
-  hasForbiddenCharacters,
-  LINE_TEXT_PATTERN,
-  MULTILINE_TEXT_PATTERN,
-  type TextKind,
-} from '../rules/text.js';
+import { hasForbiddenCharacters, LINE_TEXT_PATTERN, MULTILINE_TEXT_PATTERN, type TextKind } from '../rules/text.js';
 
 /**
  * Every string of a request is built here, so a rule about request text applies to all of them at

@@ -47,7 +47,8 @@ export type WebhookEndpointDeleted = z.infer<typeof WebhookEndpointDeleted>;
 
 const webhookUrlInput = textSchema(MAX_LENGTH.url).meta({
   format: 'uri',
-  description: 'Where events are posted: an https:// URL on a public address (http:// and non-public addresses only when the service runs with PAYLINK_WEBHOOK_ALLOW_PRIVATE=1)',
+  description:
+    'Where events are posted: an https:// URL on a public address (http:// and non-public addresses only when the service runs with PAYLINK_WEBHOOK_ALLOW_PRIVATE=1)',
 });
 const webhookEventsInput = z
   .array(textSchema(MAX_LENGTH.webhookEventType).meta({ enum: [...WEBHOOK_EVENT_TYPES] }))
@@ -82,7 +83,9 @@ export const RollWebhookSecretInput = z.object({
     .int()
     .min(0)
     .max(MAX_SECRET_OVERLAP_HOURS)
-    .meta({ description: `How long the current secret keeps signing deliveries beside the new one, in hours: 0 stops it now; default 24, at most ${MAX_SECRET_OVERLAP_HOURS}` })
+    .meta({
+      description: `How long the current secret keeps signing deliveries beside the new one, in hours: 0 stops it now; default 24, at most ${MAX_SECRET_OVERLAP_HOURS}`,
+    })
     .optional(),
 });
 export type RollWebhookSecretInput = z.input<typeof RollWebhookSecretInput>;

@@ -5,19 +5,7 @@
 import { z } from 'zod';
 import { IDEMPOTENCY_KEY_PATTERN, MAX_LENGTH, MIN_LENGTH } from '../rules/limits.js';
 import { WITHDRAWAL_STATUSES } from '../rules/withdrawal.js';
-import {
-  amountInput,
-  AssetIdSchema,
-  dateFilter,
-  DecimalString,
-  formatted,
-  Id,
-  PageMeta,
-  paging,
-  payoutAddressInput,
-  textSchema,
-  Timestamp,
-} from './shared.js';
+import { amountInput, AssetIdSchema, dateFilter, DecimalString, formatted, Id, PageMeta, paging, payoutAddressInput, textSchema, Timestamp } from './shared.js';
 
 export const WithdrawalStatus = z.enum(WITHDRAWAL_STATUSES);
 export type WithdrawalStatus = z.infer<typeof WithdrawalStatus>;
@@ -120,6 +108,12 @@ export const IdempotencyKeyHeader = z
  * been withdrawn already; `available` is then 0, and later payments repay the debt before anything
  * can be withdrawn.
  */
-export const BalanceItem = z.object({ assetId: AssetIdSchema, blockchainId: z.string(), available: DecimalString, pending: DecimalString, owed: DecimalString.optional() });
+export const BalanceItem = z.object({
+  assetId: AssetIdSchema,
+  blockchainId: z.string(),
+  available: DecimalString,
+  pending: DecimalString,
+  owed: DecimalString.optional(),
+});
 export const Balance = z.object({ items: z.array(BalanceItem) });
 export type Balance = z.infer<typeof Balance>;

@@ -30,7 +30,6 @@ export interface IncomingTransfer {
   arrivedAt?: Date | undefined;
 }
 
-
 /** What the service asks for a new checkout session's deposit address. */
 export interface DepositAddressRequest {
   sessionId: string;

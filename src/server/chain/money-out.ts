@@ -183,7 +183,10 @@ export interface OutgoingChain {
    * caller can sign them while the estimates run. A request whose estimate allows its draft resolves
    * with that very draft (the same object); any other with a transaction of its own.
    */
-  preparePayouts(requests: readonly PayoutRequest[], early?: (drafts: ReadonlyArray<PreparedTransaction | undefined>) => void): Promise<Array<PromiseSettledResult<PreparedTransaction>>>;
+  preparePayouts(
+    requests: readonly PayoutRequest[],
+    early?: (drafts: ReadonlyArray<PreparedTransaction | undefined>) => void,
+  ): Promise<Array<PromiseSettledResult<PreparedTransaction>>>;
   /** A native-coin (gas money) transfer of `value` wei from the hot wallet to `to`. */
   prepareGasTopUp(to: string, value: bigint): Promise<PreparedTransaction>;
   /** A transfer of nothing from the hot wallet to itself: fills a nonce whose transaction the node refused. */
@@ -211,5 +214,8 @@ export interface OutgoingChain {
    * it follows: a family may look after its nodes from here (the EVM family releases what a local
    * anvil node queued for ever, once a transaction stays in no block).
    */
-  states(transactions: ReadonlyArray<{ txHash: string; payout?: { assetId: AssetId; to: string } | undefined }>, latest: number): Promise<Array<PromiseSettledResult<TransactionState>>>;
+  states(
+    transactions: ReadonlyArray<{ txHash: string; payout?: { assetId: AssetId; to: string } | undefined }>,
+    latest: number,
+  ): Promise<Array<PromiseSettledResult<TransactionState>>>;
 }

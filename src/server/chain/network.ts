@@ -35,7 +35,6 @@ export interface Network {
   addNetwork?: AddNetworkParameters | undefined;
 }
 
-
 /** The chain facts of `assetId` on `network` that the public checkout API returns (nulls on the sandbox). */
 export function assetChainFacts(network: Network | undefined, assetId: AssetId) {
   const token = network?.tokens?.[assetId];

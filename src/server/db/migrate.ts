@@ -42,11 +42,17 @@ const columnMissing = (table: string, column: string) =>
 const EARLIER_TEXTS: Readonly<Record<string, readonly EarlierText[]>> = {
   // As first shipped: no integrators.link_seq, payment_links.seq nor integrator_link_counts (the list's
   // paging and totals), and an index on (integrator_id, created_at) instead.
-  '001_payment_links.sql': [{ checksum: '2eca241812b4d133b39b6db3be87532719d3be28990c20f23d6418cebd77a28f', appliedIf: columnMissing('integrators', 'link_seq') }],
+  '001_payment_links.sql': [
+    { checksum: '2eca241812b4d133b39b6db3be87532719d3be28990c20f23d6418cebd77a28f', appliedIf: columnMissing('integrators', 'link_seq') },
+  ],
   // As first shipped: checkout_sessions.client_reference alone, without the orders table and a session's order_id.
-  '005_orders.sql': [{ checksum: 'f6c24050eff63706216b490bec18bb0a81baaf49d2540c45c566de5d7bfbc72c', appliedIf: columnMissing('checkout_sessions', 'order_id') }],
+  '005_orders.sql': [
+    { checksum: 'f6c24050eff63706216b490bec18bb0a81baaf49d2540c45c566de5d7bfbc72c', appliedIf: columnMissing('checkout_sessions', 'order_id') },
+  ],
   // As first shipped: without withdrawals.received_amount.
-  '007_networks.sql': [{ checksum: 'bc0b5cba0ded1fcaf54745c973203214e2c5fa560661fbea72441e820683b6aa', appliedIf: columnMissing('withdrawals', 'received_amount') }],
+  '007_networks.sql': [
+    { checksum: 'bc0b5cba0ded1fcaf54745c973203214e2c5fa560661fbea72441e820683b6aa', appliedIf: columnMissing('withdrawals', 'received_amount') },
+  ],
 };
 
 /** A migration the database applied reads otherwise now: the service refuses to start on it. */
@@ -72,9 +78,7 @@ export async function migrate(db: Database, directory = MIGRATIONS_DIR): Promise
   const applied: string[] = [];
   await db.transaction(async (tx) => {
     await tx.query('SELECT pg_advisory_xact_lock(72707271)');
-    await tx.query(
-      'CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now(), checksum text)',
-    );
+    await tx.query('CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now(), checksum text)');
     // Databases migrated before checksums were kept: the column comes, empty, and is filled in below.
     await tx.query('ALTER TABLE schema_migrations ADD COLUMN IF NOT EXISTS checksum text');
     const { rows } = await tx.query<{ name: string; checksum: string | null }>('SELECT name, checksum FROM schema_migrations');

@@ -94,7 +94,7 @@ export function checkDatabaseUrl(connectionString: string): string {
  */
 export async function openPostgres(connectionString: string, max = 20, options: PostgresOptions = {}): Promise<Database> {
   const server = checkDatabaseUrl(connectionString);
-  let pg: typeof import('pg')['default'];
+  let pg: (typeof import('pg'))['default'];
   try {
     ({ default: pg } = await (options.importDriver ?? (() => import('pg')))());
   } catch (error) {
@@ -112,7 +112,10 @@ export async function openPostgres(connectionString: string, max = 20, options: 
   } catch (error) {
     await pool.end().catch(() => {});
     const { code, message } = error as { code?: string; message?: string };
-    if (code && UNREACHABLE[code]) throw new DatabaseSettingError(`points at ${server}, which could not be reached (${UNREACHABLE[code]}): check its host and port, and that PostgreSQL runs there`);
+    if (code && UNREACHABLE[code])
+      throw new DatabaseSettingError(
+        `points at ${server}, which could not be reached (${UNREACHABLE[code]}): check its host and port, and that PostgreSQL runs there`,
+      );
     // The server answered: wrong password or user (28…), no such database (3D000). Its words name no secret.
     if (code && /^(28|3D)/.test(code)) throw new DatabaseSettingError(`was refused by the server at ${server}: ${message}`);
     throw error;

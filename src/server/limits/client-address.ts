@@ -39,7 +39,10 @@ export function parseTrustProxy(value: string | undefined): TrustProxy {
   if (!text || text === '0' || text.toLowerCase() === 'false') return undefined;
   if (text.toLowerCase() === 'true') return true;
   if (/^\d+$/.test(text)) return Number(text);
-  const entries = text.split(',').map((entry) => entry.trim()).filter(Boolean);
+  const entries = text
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
   for (const entry of entries) parseRange(entry); // throws on a bad one, at start
   return entries;
 }
@@ -76,7 +79,9 @@ export function createClientAddressResolver(trust: TrustProxy): ClientAddressRes
   }
   const resolver = resolve as ClientAddressResolver;
   Object.defineProperty(resolver, 'trustsPeer', { value: trustsPeer });
-  Object.defineProperty(resolver, 'trusting', { value: trust !== undefined && trust !== false && trust !== 0 && !(Array.isArray(trust) && trust.length === 0) });
+  Object.defineProperty(resolver, 'trusting', {
+    value: trust !== undefined && trust !== false && trust !== 0 && !(Array.isArray(trust) && trust.length === 0),
+  });
   return resolver;
 }
 

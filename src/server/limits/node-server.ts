@@ -101,8 +101,7 @@ export function createLimitedServer(listener: RequestListener, limits: Connectio
   const resolver = createClientAddressResolver(limits.trustProxy);
   const perClientCap = limits.maxConnectionsPerClient;
   const fileLimit = openFileLimit();
-  const totalCap =
-    limits.maxConnectionsTotal === false ? false : Math.max(1, Math.min(limits.maxConnectionsTotal, fileLimit - RESERVED_FILES));
+  const totalCap = limits.maxConnectionsTotal === false ? false : Math.max(1, Math.min(limits.maxConnectionsTotal, fileLimit - RESERVED_FILES));
   const byPeer = new Map<string, number>();
   const inFlightByClient = new Map<string, number>();
   const refused = new WeakSet<Socket>();

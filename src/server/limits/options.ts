@@ -150,8 +150,14 @@ function checkMs(name: string, value: number): number {
 
 /** The connection limits: `options` first, then `env`, then the defaults. */
 export function resolveConnectionLimits(options: ConnectionLimitOptions = {}, env: Env = {}): ConnectionLimits {
-  const headersTimeoutMs = checkMs('headersTimeoutMs', options.headersTimeoutMs ?? numberOr(envNumber(env, 'PAYLINK_HEADERS_TIMEOUT_MS', true), LIMIT_DEFAULTS.headersTimeoutMs));
-  const bodyTimeoutMs = checkMs('bodyTimeoutMs', options.bodyTimeoutMs ?? numberOr(envNumber(env, 'PAYLINK_BODY_TIMEOUT_MS', true), LIMIT_DEFAULTS.bodyTimeoutMs));
+  const headersTimeoutMs = checkMs(
+    'headersTimeoutMs',
+    options.headersTimeoutMs ?? numberOr(envNumber(env, 'PAYLINK_HEADERS_TIMEOUT_MS', true), LIMIT_DEFAULTS.headersTimeoutMs),
+  );
+  const bodyTimeoutMs = checkMs(
+    'bodyTimeoutMs',
+    options.bodyTimeoutMs ?? numberOr(envNumber(env, 'PAYLINK_BODY_TIMEOUT_MS', true), LIMIT_DEFAULTS.bodyTimeoutMs),
+  );
   if (headersTimeoutMs > 0 && bodyTimeoutMs > 0 && headersTimeoutMs > bodyTimeoutMs) {
     throw new LimitConfigError(`the headers timeout (${headersTimeoutMs} ms) can't be longer than the body timeout (${bodyTimeoutMs} ms), which includes it`);
   }
@@ -175,7 +181,11 @@ export function resolveConnectionLimits(options: ConnectionLimitOptions = {}, en
 }
 
 /** The stream caps: `options` first, then `env`, then the defaults (`perClientDefault`: 8 on the service, 4 on the proxy). */
-export function resolveStreamLimits(options: StreamLimitOptions = {}, env: Env = {}, perClientDefault: number = LIMIT_DEFAULTS.maxEventStreamsPerClient): StreamLimits {
+export function resolveStreamLimits(
+  options: StreamLimitOptions = {},
+  env: Env = {},
+  perClientDefault: number = LIMIT_DEFAULTS.maxEventStreamsPerClient,
+): StreamLimits {
   return {
     maxEventStreamsPerClient: checkCap(
       'maxEventStreamsPerClient',
@@ -191,7 +201,8 @@ export function resolveStreamLimits(options: StreamLimitOptions = {}, env: Env =
 /** The public write limits: `options` first, then `env`, then the defaults. */
 export function resolvePublicWriteLimits(options: PublicWriteLimitOptions = {}, env: Env = {}): PublicWriteLimits {
   return {
-    sessionRateLimit: options.sessionRateLimit ?? parseRateLimit(env.PAYLINK_SESSION_RATE_LIMIT, 'PAYLINK_SESSION_RATE_LIMIT') ?? { ...LIMIT_DEFAULTS.sessionRateLimit },
+    sessionRateLimit: options.sessionRateLimit ??
+      parseRateLimit(env.PAYLINK_SESSION_RATE_LIMIT, 'PAYLINK_SESSION_RATE_LIMIT') ?? { ...LIMIT_DEFAULTS.sessionRateLimit },
     visitRateLimit: options.visitRateLimit ?? parseRateLimit(env.PAYLINK_VISIT_RATE_LIMIT, 'PAYLINK_VISIT_RATE_LIMIT') ?? { ...LIMIT_DEFAULTS.visitRateLimit },
     maxVisitsPerClient: checkCap(
       'maxVisitsPerClient',

@@ -68,7 +68,11 @@ export function createRateLimiter(options: RateLimitOptions = {}): RateLimiter {
     const bucket = buckets.get(clientKey);
     return bucket ? Math.min(burst, bucket.tokens + ((at - bucket.updatedAt) / 1000) * perSecond) : burst;
   };
-  const refused = (tokens: number): RateLimitDecision => ({ allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((1 - tokens) / perSecond)), remaining: 0 });
+  const refused = (tokens: number): RateLimitDecision => ({
+    allowed: false,
+    retryAfterSeconds: Math.max(1, Math.ceil((1 - tokens) / perSecond)),
+    remaining: 0,
+  });
 
   return {
     peek(clientKey) {

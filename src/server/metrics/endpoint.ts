@@ -36,16 +36,21 @@ export class MetricsConfigError extends Error {
 }
 
 /** The settings: `options` first, then the environment. `undefined` when metrics are off. */
-export function resolveMetricsSettings(options: MetricsOptions | false | undefined, env: Readonly<Record<string, string | undefined>>): MetricsSettings | undefined {
+export function resolveMetricsSettings(
+  options: MetricsOptions | false | undefined,
+  env: Readonly<Record<string, string | undefined>>,
+): MetricsSettings | undefined {
   if (options === false) return undefined;
   const token = (options?.token ?? env.PAYLINK_METRICS_TOKEN)?.trim() || undefined;
   let port = options?.port;
   const portText = env.PAYLINK_METRICS_PORT?.trim();
   if (port === undefined && portText) {
-    if (!/^\d+$/.test(portText) || Number(portText) > 65535) throw new MetricsConfigError(`PAYLINK_METRICS_PORT must be a port number (0 for any free one); got ${portText}`);
+    if (!/^\d+$/.test(portText) || Number(portText) > 65535)
+      throw new MetricsConfigError(`PAYLINK_METRICS_PORT must be a port number (0 for any free one); got ${portText}`);
     port = Number(portText);
   }
-  if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port <= 65535)) throw new MetricsConfigError(`the metrics port must be a port number; got ${port}`);
+  if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port <= 65535))
+    throw new MetricsConfigError(`the metrics port must be a port number; got ${port}`);
   return token === undefined && port === undefined ? undefined : { token, port };
 }
 

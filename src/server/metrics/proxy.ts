@@ -54,7 +54,12 @@ export function createProxyMetrics(deps: ProxyMetricsDeps): ProxyMetrics {
     track(req, res) {
       const started = performance.now();
       res.once('close', () => {
-        requests.observe(proxyRouteTemplate(templates, (req.url ?? '').split('?', 1)[0]!), methodLabel(req.method ?? ''), res.statusCode, (performance.now() - started) / 1000);
+        requests.observe(
+          proxyRouteTemplate(templates, (req.url ?? '').split('?', 1)[0]!),
+          methodLabel(req.method ?? ''),
+          res.statusCode,
+          (performance.now() - started) / 1000,
+        );
       });
     },
     async render() {

@@ -32,7 +32,9 @@ export interface ServiceMetricsDeps {
   /** The service clock (ages are measured on it). */
   now: () => Date;
   /** The rate book: each priced pair's age (a pair without a quote is stale, as `/readyz` says). */
-  rates?: { pair(assetId: string, currency: string, now?: Date): { at: Date } | undefined; settings: { maxAgeMs: number; currencies: readonly string[] } } | undefined;
+  rates?:
+    | { pair(assetId: string, currency: string, now?: Date): { at: Date } | undefined; settings: { maxAgeMs: number; currencies: readonly string[] } }
+    | undefined;
   /** Connections the instance holds open now. */
   openConnections?: (() => number) | undefined;
   /** The process's runtime values (default: the process's own). */
@@ -173,49 +175,98 @@ export function createServiceMetrics(deps: ServiceMetricsDeps): ServiceMetrics {
   const everyNetwork = <T>(more: readonly T[], labels: (network: string, value: T) => Labels): Values =>
     networks.flatMap((network) => more.map((value) => [labels(network.id, value), 0] as [Labels, number]));
 
-  series('gauge', 'paylink_database_up', '1 when the last read of the database for these metrics succeeded, else 0 (its series are then missing).', async () => [[{}, (await snapshot()) ? 1 : 0]]);
+  series(
+    'gauge',
+    'paylink_database_up',
+    '1 when the last read of the database for these metrics succeeded, else 0 (its series are then missing).',
+    async () => [[{}, (await snapshot()) ? 1 : 0]],
+  );
   fromDatabase('gauge', 'paylink_checkout_sessions', "Checkout sessions by status (the database's: the same on every instance).", (data) =>
-    withDefaults(SESSION_STATUSES.map((status) => [{ status }, 0]), data.sessions.map(({ status, n }) => [{ status }, n])),
-  );
-  fromDatabase('counter', 'paylink_payments_credited_total', 'Transfers credited to a balance (payments and late payments, reorged ones excepted), by asset and network.', (data) =>
     withDefaults(
-      networks.flatMap((network) => network.assets.map((asset) => [{ asset, network: network.id }, 0] as [Labels, number])),
-      data.payments.map(({ network, asset, n }) => [{ asset, network }, n]),
+      SESSION_STATUSES.map((status) => [{ status }, 0]),
+      data.sessions.map(({ status, n }) => [{ status }, n]),
     ),
   );
-  fromDatabase('counter', 'paylink_payments_credited_amount_total', 'What the credited transfers brought, in units of their asset (USDT, CNGN), by asset and network.', (data) =>
-    withDefaults(
-      networks.flatMap((network) => network.assets.map((asset) => [{ asset, network: network.id }, 0] as [Labels, number])),
-      data.payments.map(({ network, asset, amount }) => [{ asset, network }, Number(amount)]),
-    ),
+  fromDatabase(
+    'counter',
+    'paylink_payments_credited_total',
+    'Transfers credited to a balance (payments and late payments, reorged ones excepted), by asset and network.',
+    (data) =>
+      withDefaults(
+        networks.flatMap((network) => network.assets.map((asset) => [{ asset, network: network.id }, 0] as [Labels, number])),
+        data.payments.map(({ network, asset, n }) => [{ asset, network }, n]),
+      ),
+  );
+  fromDatabase(
+    'counter',
+    'paylink_payments_credited_amount_total',
+    'What the credited transfers brought, in units of their asset (USDT, CNGN), by asset and network.',
+    (data) =>
+      withDefaults(
+        networks.flatMap((network) => network.assets.map((asset) => [{ asset, network: network.id }, 0] as [Labels, number])),
+        data.payments.map(({ network, asset, amount }) => [{ asset, network }, Number(amount)]),
+      ),
   );
   fromDatabase('gauge', 'paylink_payouts', 'Withdrawals by network and status (pending and processing wait for their payout).', (data) =>
-    withDefaults(everyNetwork(PAYOUT_STATUSES, (network, status) => ({ network, status })), data.payouts.map(({ network, status, n }) => [{ network, status }, n])),
+    withDefaults(
+      everyNetwork(PAYOUT_STATUSES, (network, status) => ({ network, status })),
+      data.payouts.map(({ network, status, n }) => [{ network, status }, n]),
+    ),
   );
-  fromDatabase('gauge', 'paylink_payouts_oldest_waiting_seconds', 'Age of the oldest withdrawal still pending or processing, by network (0 when none waits).', (data, now) =>
-    withDefaults(everyNetwork([0], (network) => ({ network })), data.waiting.map(({ network, oldest }) => [{ network }, ageSeconds(oldest, now)])),
+  fromDatabase(
+    'gauge',
+    'paylink_payouts_oldest_waiting_seconds',
+    'Age of the oldest withdrawal still pending or processing, by network (0 when none waits).',
+    (data, now) =>
+      withDefaults(
+        everyNetwork([0], (network) => ({ network })),
+        data.waiting.map(({ network, oldest }) => [{ network }, ageSeconds(oldest, now)]),
+      ),
   );
-  fromDatabase('gauge', 'paylink_payouts_stalled', 'Withdrawals held up, by network and reason (hot_wallet_gas, hot_wallet_token, node_unavailable, chain_halted).', (data) =>
-    data.stalled.map(({ network, reason, n }) => [{ network, reason }, n]),
+  fromDatabase(
+    'gauge',
+    'paylink_payouts_stalled',
+    'Withdrawals held up, by network and reason (hot_wallet_gas, hot_wallet_token, node_unavailable, chain_halted).',
+    (data) => data.stalled.map(({ network, reason, n }) => [{ network, reason }, n]),
   );
-  fromDatabase('gauge', 'paylink_webhook_deliveries_waiting', 'Webhook deliveries to active endpoints not yet delivered (first tries and retries).', (data) => [[{}, data.webhooks.waiting]]);
-  fromDatabase('gauge', 'paylink_webhook_deliveries_retrying', 'Webhook deliveries waiting after at least one failed attempt.', (data) => [[{}, data.webhooks.retrying]]);
-  fromDatabase('gauge', 'paylink_webhook_deliveries_oldest_waiting_seconds', 'Age of the oldest webhook delivery still waiting (0 when none waits).', (data, now) => [
-    [{}, ageSeconds(data.webhooks.oldest, now)],
+  fromDatabase('gauge', 'paylink_webhook_deliveries_waiting', 'Webhook deliveries to active endpoints not yet delivered (first tries and retries).', (data) => [
+    [{}, data.webhooks.waiting],
   ]);
-  fromDatabase('counter', 'paylink_webhook_deliveries_failed_total', 'Webhook deliveries given up (retried until 3 days after their event, then failed).', (data) => [[{}, data.webhooks.failed]]);
+  fromDatabase('gauge', 'paylink_webhook_deliveries_retrying', 'Webhook deliveries waiting after at least one failed attempt.', (data) => [
+    [{}, data.webhooks.retrying],
+  ]);
+  fromDatabase(
+    'gauge',
+    'paylink_webhook_deliveries_oldest_waiting_seconds',
+    'Age of the oldest webhook delivery still waiting (0 when none waits).',
+    (data, now) => [[{}, ageSeconds(data.webhooks.oldest, now)]],
+  );
+  fromDatabase(
+    'counter',
+    'paylink_webhook_deliveries_failed_total',
+    'Webhook deliveries given up (retried until 3 days after their event, then failed).',
+    (data) => [[{}, data.webhooks.failed]],
+  );
   fromDatabase(
     'gauge',
     'paylink_network_alert',
     'Whether an alert is raised on a network (1) or not (0), by network and code (reconciliation_mismatch, hot_wallet_low, chain_finality_violated).',
-    (data) => withDefaults(everyNetwork(ALERT_CODES, (network, code) => ({ network, code })), data.alerts.map(({ network, code }) => [{ network, code }, 1])),
+    (data) =>
+      withDefaults(
+        everyNetwork(ALERT_CODES, (network, code) => ({ network, code })),
+        data.alerts.map(({ network, code }) => [{ network, code }, 1]),
+      ),
   );
 
   fromDatabase(
     'gauge',
     'paylink_reconciliation_mismatches',
     "Deposit addresses whose balance reconciliation could not explain (the database's: raised by the last run of any instance, cleared when the chain and the books agree), by network.",
-    (data) => withDefaults(everyNetwork([0], (network) => ({ network })), data.mismatches.map(({ network, n }) => [{ network }, n])),
+    (data) =>
+      withDefaults(
+        everyNetwork([0], (network) => ({ network })),
+        data.mismatches.map(({ network, n }) => [{ network }, n]),
+      ),
   );
 
   // ── This process ──────────────────────────────────────────────────────────────────────────────
@@ -226,7 +277,9 @@ export function createServiceMetrics(deps: ServiceMetricsDeps): ServiceMetrics {
     const rates = deps.rates;
     // The priced pairs (the chain's assets × the quoted currencies, what /readyz watches), each looked up
     // once per scrape for both gauges: a quote costs exact arithmetic, and there may be a hundred pairs.
-    const pairs = [...new Set(networks.flatMap((network) => network.assets))].flatMap((asset) => rates.settings.currencies.map((currency) => [asset, currency] as const));
+    const pairs = [...new Set(networks.flatMap((network) => network.assets))].flatMap((asset) =>
+      rates.settings.currencies.map((currency) => [asset, currency] as const),
+    );
     let ages: { at: number; value: Values } | undefined;
     const rateAges = (): Values => {
       const now = deps.now();
@@ -238,11 +291,18 @@ export function createServiceMetrics(deps: ServiceMetricsDeps): ServiceMetrics {
       ages = { at: now.getTime(), value };
       return value;
     };
-    series('gauge', 'paylink_rate_age_seconds', 'Age of the rate a session of the pair is quoted with (0 for the static table); +Inf when the pair has no fresh rate.', rateAges);
+    series(
+      'gauge',
+      'paylink_rate_age_seconds',
+      'Age of the rate a session of the pair is quoted with (0 for the static table); +Inf when the pair has no fresh rate.',
+      rateAges,
+    );
     series('gauge', 'paylink_rate_stale', 'Whether the pair has no rate fresher than the maximum age (1: sessions in it answer 503 rate_unavailable).', () =>
       rateAges().map(([labels, age]) => [labels, age === Infinity ? 1 : 0]),
     );
-    series('gauge', 'paylink_rate_max_age_seconds', 'How old a rate may be before its pair is stale (PAYLINK_RATES_MAX_AGE_S).', () => [[{}, rates.settings.maxAgeMs / 1000]]);
+    series('gauge', 'paylink_rate_max_age_seconds', 'How old a rate may be before its pair is stale (PAYLINK_RATES_MAX_AGE_S).', () => [
+      [{}, rates.settings.maxAgeMs / 1000],
+    ]);
   }
   /** `[{network}, value]` for each network whose runtime value `pick` finds. */
   const perNetwork = (pick: (values: NetworkRuntime) => number | undefined): Values =>
@@ -250,21 +310,35 @@ export function createServiceMetrics(deps: ServiceMetricsDeps): ServiceMetrics {
       const value = pick(values);
       return value === undefined ? [] : [[{ network }, value] as [Labels, number]];
     });
-  series('gauge', 'paylink_scanner_lag_blocks', "Blocks between a network's head and the last block this instance's scanner has read.", () => perNetwork((values) => values.scannerLagBlocks));
+  series('gauge', 'paylink_scanner_lag_blocks', "Blocks between a network's head and the last block this instance's scanner has read.", () =>
+    perNetwork((values) => values.scannerLagBlocks),
+  );
   series('gauge', 'paylink_scanner_last_scan_timestamp_seconds', "When this instance's scanner last finished reading a network (Unix time).", () =>
     perNetwork((values) => (values.scannerScannedAt === undefined ? undefined : values.scannerScannedAt / 1000)),
   );
-  series('counter', 'paylink_node_errors_total', "Failed calls to a network's nodes, by network and kind (unreachable, timeout, rate_limited, node_error, …).", () =>
-    [...runtime.networks].flatMap(([network, values]) => [...values.nodeErrors].map(([kind, n]) => [{ network, kind }, n] as [Labels, number])),
+  series(
+    'counter',
+    'paylink_node_errors_total',
+    "Failed calls to a network's nodes, by network and kind (unreachable, timeout, rate_limited, node_error, …).",
+    () => [...runtime.networks].flatMap(([network, values]) => [...values.nodeErrors].map(([kind, n]) => [{ network, kind }, n] as [Labels, number])),
   );
   series('gauge', 'paylink_hot_wallet_token_balance', "The hot wallet's token balance as last read, in token units, by network and asset.", () =>
-    [...runtime.networks].flatMap(([network, values]) => [...values.hotWalletTokens].map(([asset, amount]) => [{ network, asset }, amount] as [Labels, number])),
+    [...runtime.networks].flatMap(([network, values]) =>
+      [...values.hotWalletTokens].map(([asset, amount]) => [{ network, asset }, amount] as [Labels, number]),
+    ),
   );
-  series('gauge', 'paylink_hot_wallet_native_balance', "The hot wallet's native coin (gas money) as last read, in whole coins, by network.", () => perNetwork((values) => values.hotWalletNative));
-  series('counter', 'paylink_webhook_attempts_total', 'Webhook delivery attempts this instance made, by outcome (delivered: a 2xx answer; failed: anything else).', () => [
-    [{ outcome: 'delivered' }, runtime.webhookAttempts.delivered],
-    [{ outcome: 'failed' }, runtime.webhookAttempts.failed],
-  ]);
+  series('gauge', 'paylink_hot_wallet_native_balance', "The hot wallet's native coin (gas money) as last read, in whole coins, by network.", () =>
+    perNetwork((values) => values.hotWalletNative),
+  );
+  series(
+    'counter',
+    'paylink_webhook_attempts_total',
+    'Webhook delivery attempts this instance made, by outcome (delivered: a 2xx answer; failed: anything else).',
+    () => [
+      [{ outcome: 'delivered' }, runtime.webhookAttempts.delivered],
+      [{ outcome: 'failed' }, runtime.webhookAttempts.failed],
+    ],
+  );
 
   return {
     registry,
@@ -291,7 +365,10 @@ function withDefaults(defaults: Values, actual: Values): Values {
  * Registers a series on `registry` whose values `read` gives at each scrape: a plain object of the shape
  * prom-client renders, without its label hashing (none of these is written between scrapes).
  */
-export function registerSeries(registry: Registry, series: { type: 'gauge' | 'counter'; name: string; help: string; read: () => Values | undefined | Promise<Values | undefined> }): void {
+export function registerSeries(
+  registry: Registry,
+  series: { type: 'gauge' | 'counter'; name: string; help: string; read: () => Values | undefined | Promise<Values | undefined> },
+): void {
   const { type, name, help, read } = series;
   registry.registerMetric({
     name,
@@ -305,7 +382,12 @@ export function registerSeries(registry: Registry, series: { type: 'gauge' | 'co
 
 /** `paylink_http_connections_open`: what `open()` says, at each scrape. */
 export function connectionsGauge(registry: Registry, subject: string, open: () => number): void {
-  registerSeries(registry, { type: 'gauge', name: 'paylink_http_connections_open', help: `HTTP connections ${subject} holds open (event streams included).`, read: () => [[{}, open()]] });
+  registerSeries(registry, {
+    type: 'gauge',
+    name: 'paylink_http_connections_open',
+    help: `HTTP connections ${subject} holds open (event streams included).`,
+    read: () => [[{}, open()]],
+  });
 }
 
 /**

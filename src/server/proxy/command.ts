@@ -79,7 +79,9 @@ export function proxyOptionsFromEnv(options: ProxyCommandOptions): ProxyCommandC
   try {
     publicOrigin = parsePublicOrigin(env.PAYLINK_PUBLIC_ORIGIN);
   } catch {
-    throw new ProxyConfigError(`PAYLINK_PUBLIC_ORIGIN must be an origin such as https://shop.example (scheme, host and port only); got ${env.PAYLINK_PUBLIC_ORIGIN}`);
+    throw new ProxyConfigError(
+      `PAYLINK_PUBLIC_ORIGIN must be an origin such as https://shop.example (scheme, host and port only); got ${env.PAYLINK_PUBLIC_ORIGIN}`,
+    );
   }
   let adminToken: string | undefined;
   try {
@@ -127,36 +129,40 @@ export async function startProxyServer(options: ProxyCommandOptions): Promise<Ru
   let stopping = false;
   const metrics = metricsSettings && createProxyMetrics({ basePath: proxy.basePath, openConnections: () => limited.openConnections });
   const authorized = metricsSettings?.token ? bearerCheck(metricsSettings.token) : undefined;
-  const limited = createLimitedServer((req, res) => {
-    metrics?.track(req, res);
-    if (stopping) res.setHeader('connection', 'close');
-    if (req.url === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) {
-      res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
-      res.end(req.method === 'HEAD' ? undefined : JSON.stringify({ status: 'ok' }));
-      return;
-    }
-    if (metrics && authorized && req.url === '/metrics' && req.method === 'GET') {
-      if (!authorized(req.headers.authorization)) {
-        const refusal = metricsRefusal();
-        res.writeHead(refusal.status, refusal.headers);
-        res.end(refusal.body);
+  const limited = createLimitedServer(
+    (req, res) => {
+      metrics?.track(req, res);
+      if (stopping) res.setHeader('connection', 'close');
+      if (req.url === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) {
+        res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
+        res.end(req.method === 'HEAD' ? undefined : JSON.stringify({ status: 'ok' }));
         return;
       }
-      metrics.render().then(
-        ({ contentType, body }) => {
-          res.writeHead(200, { 'content-type': contentType, 'cache-control': 'no-store' });
-          res.end(body);
-        },
-        (error: unknown) => {
-          defaultLogger.error('metrics_failed', 'the metrics could not be rendered', { error });
-          res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' });
-          res.end(JSON.stringify(errorBody(500, 'internal_error', 'Something went wrong on our side')));
-        },
-      );
-      return;
-    }
-    nodeHandler(req, res);
-  }, connectionLimits, defaultLogger);
+      if (metrics && authorized && req.url === '/metrics' && req.method === 'GET') {
+        if (!authorized(req.headers.authorization)) {
+          const refusal = metricsRefusal();
+          res.writeHead(refusal.status, refusal.headers);
+          res.end(refusal.body);
+          return;
+        }
+        metrics.render().then(
+          ({ contentType, body }) => {
+            res.writeHead(200, { 'content-type': contentType, 'cache-control': 'no-store' });
+            res.end(body);
+          },
+          (error: unknown) => {
+            defaultLogger.error('metrics_failed', 'the metrics could not be rendered', { error });
+            res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' });
+            res.end(JSON.stringify(errorBody(500, 'internal_error', 'Something went wrong on our side')));
+          },
+        );
+        return;
+      }
+      nodeHandler(req, res);
+    },
+    connectionLimits,
+    defaultLogger,
+  );
   const { server } = limited;
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
@@ -207,8 +213,13 @@ export async function runProxyCommand(options: ProxyCommandOptions, onSignal: (c
   }
   const config = proxyOptionsFromEnv(options);
   const origins = config.allowedOrigins === '*' ? '*' : (config.allowedOrigins as string[]).join(', ') || '(same origin only)';
-  out.print('proxy_listening', `paylink proxy listening on ${proxy.url}/paylink → ${config.upstream}`, { url: `${proxy.url}/paylink`, upstream: config.upstream });
-  out.print('proxy_admin_routes', `  admin routes: ${config.adminToken ? 'bearer PAYLINK_ADMIN_TOKEN' : 'disabled (set PAYLINK_ADMIN_TOKEN)'}`, { adminRoutes: Boolean(config.adminToken) });
+  out.print('proxy_listening', `paylink proxy listening on ${proxy.url}/paylink → ${config.upstream}`, {
+    url: `${proxy.url}/paylink`,
+    upstream: config.upstream,
+  });
+  out.print('proxy_admin_routes', `  admin routes: ${config.adminToken ? 'bearer PAYLINK_ADMIN_TOKEN' : 'disabled (set PAYLINK_ADMIN_TOKEN)'}`, {
+    adminRoutes: Boolean(config.adminToken),
+  });
   out.print('proxy_cors_origins', `  checkout CORS origins: ${origins}`, { origins });
   out.print(
     'proxy_public_origin',

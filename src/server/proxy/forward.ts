@@ -49,7 +49,11 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
   const { upstream, apiKey, timeoutMs, redactor, log } = options;
   const fail = (exchange: Exchange, timedOut: boolean): ProxyOutgoing => {
     const answer = failure(timedOut, exchange.incoming);
-    if (answer.status !== 499) log?.throttled('warn', timedOut ? 'upstream_timeout' : 'upstream_unavailable', 'the Paylink service failed to answer', { requestId: exchange.requestId, status: answer.status });
+    if (answer.status !== 499)
+      log?.throttled('warn', timedOut ? 'upstream_timeout' : 'upstream_unavailable', 'the Paylink service failed to answer', {
+        requestId: exchange.requestId,
+        status: answer.status,
+      });
     return answer;
   };
 

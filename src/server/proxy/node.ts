@@ -35,7 +35,8 @@ interface ExpressLikeRequest extends IncomingMessage {
 /** Adapts the proxy (or any fetch handler) to `node:http` and Express; see the module comment. */
 export function toNodeHandler(handler: FetchHandler | PaylinkProxyHandler): NodeHandler {
   const basePath = handler.basePath;
-  const handleIncoming = typeof (handler as Partial<PaylinkProxyHandler>).handleIncoming === 'function' ? (handler as PaylinkProxyHandler).handleIncoming : undefined;
+  const handleIncoming =
+    typeof (handler as Partial<PaylinkProxyHandler>).handleIncoming === 'function' ? (handler as PaylinkProxyHandler).handleIncoming : undefined;
   return (incoming, res, next) => {
     const req = incoming as ExpressLikeRequest;
     // Express strips its mount path from `req.url`; the proxy routes on the full path.
@@ -207,7 +208,11 @@ class NodeIncoming implements ProxyIncoming {
     if (!this.fetchRequest) {
       this.controller = new AbortController();
       if (this.aborted) this.controller.abort();
-      this.fetchRequest = new Request(fullUrl(this.req, this.pathname, this.search), { method: this.method, headers: headersOf(this.req), signal: this.controller.signal });
+      this.fetchRequest = new Request(fullUrl(this.req, this.pathname, this.search), {
+        method: this.method,
+        headers: headersOf(this.req),
+        signal: this.controller.signal,
+      });
     }
     return this.fetchRequest;
   }

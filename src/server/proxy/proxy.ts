@@ -268,7 +268,8 @@ export function createPaylinkProxy(options: PaylinkProxyOptions): PaylinkProxyHa
     return outgoingOf(response, exchange.incoming.method);
   }
 
-  const handler = (async (request: Request, info?: ProxyRequestInfo) => toResponse(await handleIncoming(requestIncoming(request), info))) as PaylinkProxyHandler;
+  const handler = (async (request: Request, info?: ProxyRequestInfo) =>
+    toResponse(await handleIncoming(requestIncoming(request), info))) as PaylinkProxyHandler;
   Object.defineProperty(handler, 'basePath', { value: basePath, enumerable: true });
   Object.defineProperty(handler, 'handleIncoming', { value: handleIncoming, enumerable: true });
   return handler;
@@ -296,7 +297,8 @@ async function outgoingOf(response: Response, method: string): Promise<ProxyOutg
 function resolveUpstream(options: PaylinkProxyOptions): Upstream {
   const upstream = options.upstream;
   if (typeof upstream === 'object' && upstream !== null && !(upstream instanceof URL)) {
-    if (typeof upstream.send !== 'function') throw new TypeError('createPaylinkProxy needs upstream: the service URL, e.g. http://127.0.0.1:8787, or an Upstream');
+    if (typeof upstream.send !== 'function')
+      throw new TypeError('createPaylinkProxy needs upstream: the service URL, e.g. http://127.0.0.1:8787, or an Upstream');
     if (options.fetch) throw new TypeError('createPaylinkProxy: give fetch only with a URL upstream (an Upstream brings its own transport)');
     return upstream;
   }

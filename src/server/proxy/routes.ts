@@ -147,7 +147,11 @@ export interface Router<A extends ProxyArea = ProxyArea> {
 /** Builds the matcher for `areas` mounted at `basePath` (normalized: `''` or `/x`, no trailing slash). */
 export function createRouter<A extends ProxyArea>(basePath: string, areas: readonly A[]): Router<A> {
   const compiled = new Map<A, { route: ProxyRoute; pattern: RegExp }[]>();
-  for (const area of areas) compiled.set(area, area.routes.map((route) => ({ route, pattern: compilePath(route.path) })));
+  for (const area of areas)
+    compiled.set(
+      area,
+      area.routes.map((route) => ({ route, pattern: compilePath(route.path) })),
+    );
   const mounts = areas.map((area) => ({ area, prefix: basePath + area.prefix }));
 
   return {

@@ -93,8 +93,7 @@ export async function readJsonBody(c: Context): Promise<Record<string, unknown>>
   } catch {
     throw new ApiError(400, 'invalid_json', 'The request body is not valid JSON');
   }
-  if (typeof body !== 'object' || body === null || Array.isArray(body))
-    throw new ApiError(400, 'invalid_body', 'The request body must be a JSON object');
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new ApiError(400, 'invalid_body', 'The request body must be a JSON object');
   return body as Record<string, unknown>;
 }
 
@@ -106,9 +105,7 @@ export function parseWith<S extends z.ZodType>(schema: S, value: unknown, prefix
 }
 
 /** Validation at the edge: the JSON body (see `readJsonBody`) parsed with `schema`, for the handler as `c.req.valid('json')`. */
-export function jsonBody<S extends z.ZodType>(
-  schema: S,
-): MiddlewareHandler<AppEnv, string, { in: { json: z.input<S> }; out: { json: z.output<S> } }> {
+export function jsonBody<S extends z.ZodType>(schema: S): MiddlewareHandler<AppEnv, string, { in: { json: z.input<S> }; out: { json: z.output<S> } }> {
   return async (c, next) => {
     c.req.addValidatedData('json', parseWith(schema, await readJsonBody(c)) as object);
     await next();
@@ -116,9 +113,7 @@ export function jsonBody<S extends z.ZodType>(
 }
 
 /** Validation at the edge: the query parsed with `schema`, for the handler as `c.req.valid('query')`. */
-export function queryOf<S extends z.ZodType>(
-  schema: S,
-): MiddlewareHandler<AppEnv, string, { in: { query: z.input<S> }; out: { query: z.output<S> } }> {
+export function queryOf<S extends z.ZodType>(schema: S): MiddlewareHandler<AppEnv, string, { in: { query: z.input<S> }; out: { query: z.output<S> } }> {
   return async (c, next) => {
     c.req.addValidatedData('query', parseWith(schema, c.req.query()) as object);
     await next();

@@ -96,12 +96,19 @@ async function orNotFound<T>(find: () => Promise<T>): Promise<T | undefined> {
   }
 }
 
-const PAGE_HEADERS = { 'content-security-policy': HOSTED_PAGE_CSP, 'x-frame-options': 'DENY', 'referrer-policy': 'no-referrer', 'x-content-type-options': 'nosniff' };
+const PAGE_HEADERS = {
+  'content-security-policy': HOSTED_PAGE_CSP,
+  'x-frame-options': 'DENY',
+  'referrer-policy': 'no-referrer',
+  'x-content-type-options': 'nosniff',
+};
 
 /** The claim page of refund `id`, in English or French (`lang`): the element reads its token from the URL's fragment. */
 function refundPageHtml(id: string, lang: 'en' | 'fr'): string {
   const [title, powered] =
-    lang == 'fr' ? ['Votre remboursement', 'Sécurisé par Paylink · paiements en USDT et cNGN'] : ['Your refund', 'Secured by Paylink · crypto payments in USDT and cNGN'];
+    lang == 'fr'
+      ? ['Votre remboursement', 'Sécurisé par Paylink · paiements en USDT et cNGN']
+      : ['Your refund', 'Secured by Paylink · crypto payments in USDT and cNGN'];
   return pageHtml({
     lang,
     title,
@@ -141,7 +148,11 @@ export function hostedPageRoutes(app: Hono<AppEnv>, deps: ServiceDeps, links: Li
 
   // A refund's claim page: the same for any id (whether the refund exists is the token's to say).
   app.get('/pay/refund/:id', (c) =>
-    c.html(refundPageHtml(c.req.param('id'), prefersFrench(c.req.header('accept-language')) ? 'fr' : 'en'), 200, { ...PAGE_HEADERS, 'cache-control': 'no-store', vary: 'Accept-Language' }),
+    c.html(refundPageHtml(c.req.param('id'), prefersFrench(c.req.header('accept-language')) ? 'fr' : 'en'), 200, {
+      ...PAGE_HEADERS,
+      'cache-control': 'no-store',
+      vary: 'Accept-Language',
+    }),
   );
 
   app.get('/pay/:slug', async (c) => {
@@ -177,5 +188,4 @@ export function hostedPageRoutes(app: Hono<AppEnv>, deps: ServiceDeps, links: Li
       { 'content-type': 'text/css; charset=utf-8', 'cache-control': 'public, max-age=300' },
     ),
   );
-
 }

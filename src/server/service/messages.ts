@@ -56,14 +56,20 @@ export const API_MESSAGES: Readonly<Record<RuleKey, string>> = {
   'metadata.valueInvalid': 'metadata values are strings',
   'webhook.urlRequired': 'url is required: the https:// address Paylink posts events to',
   'webhook.urlInvalid': 'url must be an absolute https:// URL, without user:password@ or #fragment',
-  'webhook.urlHttps': 'url must use https://. To post to a local http:// receiver while developing, start the service with PAYLINK_WEBHOOK_ALLOW_PRIVATE=1 in its environment',
-  'webhook.urlPrivate': 'url must name a host with public addresses only: this one does not resolve, or is, or resolves to, a private, loopback, link-local or otherwise non-public address, which this service does not post to. To post to a receiver on this machine or network while developing, start the service with PAYLINK_WEBHOOK_ALLOW_PRIVATE=1 in its environment',
+  'webhook.urlHttps':
+    'url must use https://. To post to a local http:// receiver while developing, start the service with PAYLINK_WEBHOOK_ALLOW_PRIVATE=1 in its environment',
+  'webhook.urlPrivate':
+    'url must name a host with public addresses only: this one does not resolve, or is, or resolves to, a private, loopback, link-local or otherwise non-public address, which this service does not post to. To post to a receiver on this machine or network while developing, start the service with PAYLINK_WEBHOOK_ALLOW_PRIVATE=1 in its environment',
   'webhook.eventsRequired': 'events needs at least one event type (leave it out for all of them)',
   'webhook.eventUnknown': 'Unknown event type; one of {events}',
 };
 
 /** The API's text of one rule error. */
 export function ruleMessage(error: RuleError): string {
-  const field = error.path.split('.').filter((part) => !/^\d+$/.test(part)).at(-1) ?? 'value';
+  const field =
+    error.path
+      .split('.')
+      .filter((part) => !/^\d+$/.test(part))
+      .at(-1) ?? 'value';
   return fillMessage(API_MESSAGES[error.key], { field, ...error.params });
 }

@@ -220,7 +220,6 @@ function errorResponses(): Record<string, unknown> {
   );
 }
 
-
 function queryParameters(schema: z.ZodObject) {
   return Object.entries(schema.shape).map(([name, field]) => {
     const generated = clean(z.toJSONSchema(field as z.ZodType, { target: 'openapi-3.0', io: 'input' }), false) as Json;
@@ -291,7 +290,8 @@ export function openApiDocument(): object {
     servers: [
       {
         url: '/',
-        description: 'This service, in whichever environment serves the document (local, staging or production: the document is served by the API it describes)',
+        description:
+          'This service, in whichever environment serves the document (local, staging or production: the document is served by the API it describes)',
         'x-internal': false,
       },
     ],

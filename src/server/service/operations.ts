@@ -68,7 +68,11 @@ export function joinRooms<const Rooms extends readonly RoomOperations[]>(...room
  * id, whatever the table's order (Hono runs the first route that matches). Otherwise the table's order.
  */
 export function mountOrder<R extends Pick<ApiRoute, 'path'>>(routes: readonly R[]): R[] {
-  const shape = (path: string) => path.split('/').map((segment) => (segment.startsWith('{') ? '1' : '0')).join('');
+  const shape = (path: string) =>
+    path
+      .split('/')
+      .map((segment) => (segment.startsWith('{') ? '1' : '0'))
+      .join('');
   return routes
     .map((route, index) => ({ route, index, shape: shape(route.path) }))
     .sort((a, b) => (a.shape < b.shape ? -1 : a.shape > b.shape ? 1 : a.index - b.index))

@@ -18,7 +18,8 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 export function readRetentionDays(value: string | undefined): number {
   if (value === undefined || value.trim() === '') return DEFAULT_RETENTION_DAYS;
   const days = Number(value.trim());
-  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(days) || days < 1) throw new Error(`PAYLINK_SESSION_RETENTION_DAYS must be a whole number of days (at least 1), not "${value}"`);
+  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(days) || days < 1)
+    throw new Error(`PAYLINK_SESSION_RETENTION_DAYS must be a whole number of days (at least 1), not "${value}"`);
   return days;
 }
 
@@ -32,12 +33,18 @@ export async function applyRetention(db: Database, now: Date, retentionDays: num
 }
 
 /** Runs `applyRetention` every `intervalMs` (and once soon after start); returns the stop function. */
-export function startRetentionSweep(deps: { db: Database; now: () => Date; log?: Logger | undefined }, retentionDays: number, intervalMs: number): () => Promise<void> {
+export function startRetentionSweep(
+  deps: { db: Database; now: () => Date; log?: Logger | undefined },
+  retentionDays: number,
+  intervalMs: number,
+): () => Promise<void> {
   let running: Promise<unknown> = Promise.resolve();
   const run = () => {
     running = running
       .then(() => applyRetention(deps.db, deps.now(), retentionDays))
-      .catch((error) => (deps.log ?? defaultLogger).error('retention_sweep_failed', 'the retention sweep failed; it runs again at its next interval', { error }));
+      .catch((error) =>
+        (deps.log ?? defaultLogger).error('retention_sweep_failed', 'the retention sweep failed; it runs again at its next interval', { error }),
+      );
   };
   const first = setTimeout(run, Math.min(intervalMs, 60_000));
   const timer = setInterval(run, intervalMs);

@@ -215,7 +215,10 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
         `LISTEN does not work through this DATABASE_URL (a pooler in transaction mode?): session events, link changes, new withdrawals and webhooks are polled every ${mode.intervalMs / 1000} s instead. Set PAYLINK_DATABASE_LISTEN_URL to a direct connection to hear them at once`,
       );
     } else if (mode) {
-      log.info('database_listen', mode.via === 'listen-url' ? 'changes are heard through LISTEN on PAYLINK_DATABASE_LISTEN_URL' : 'changes are heard through LISTEN on DATABASE_URL');
+      log.info(
+        'database_listen',
+        mode.via === 'listen-url' ? 'changes are heard through LISTEN on PAYLINK_DATABASE_LISTEN_URL' : 'changes are heard through LISTEN on DATABASE_URL',
+      );
     }
   } catch (error) {
     if (!options.db) await db.close();
@@ -230,12 +233,16 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
   };
   let draining = false;
   let readinessAsked = false;
-  const limited = createLimitedServer((req, res) => {
-    // While draining, every answer closes its connection: a client (or the balancer) opens its next one elsewhere.
-    if (draining) res.setHeader('connection', 'close');
-    else if (!readinessAsked && req.url === '/readyz') readinessAsked = true;
-    listener(req, res);
-  }, connectionLimits, log);
+  const limited = createLimitedServer(
+    (req, res) => {
+      // While draining, every answer closes its connection: a client (or the balancer) opens its next one elsewhere.
+      if (draining) res.setHeader('connection', 'close');
+      else if (!readinessAsked && req.url === '/readyz') readinessAsked = true;
+      listener(req, res);
+    },
+    connectionLimits,
+    log,
+  );
   const server = limited.server;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -251,7 +258,8 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
   const sessionEvents = createSessionEvents(db, { heartbeatMs: sseHeartbeatMs });
   // The intake prepares payouts ahead only for a worker of this instance to pick up.
   const ahead = options.payoutWorker === false ? undefined : createPayoutsAhead({ db, chain });
-  const worker = options.payoutWorker === false ? undefined : startPayoutWorker({ db, chain, now, log, ahead }, { leaseMs: PAYOUT_LEASE_MS, ...options.payouts });
+  const worker =
+    options.payoutWorker === false ? undefined : startPayoutWorker({ db, chain, now, log, ahead }, { leaseMs: PAYOUT_LEASE_MS, ...options.payouts });
   const scanner =
     chain.kind === 'real' && options.scanner !== false
       ? startChainScanner({ db, chain, now, logger: log }, typeof options.scanner === 'object' ? options.scanner : {})
@@ -265,7 +273,15 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
   const stopRetention = startRetentionSweep({ db, now, log }, retentionDays, options.retentionSweepMs ?? 60 * 60 * 1000);
   const metrics =
     metricsSettings &&
-    createServiceMetrics({ db, chain, now, rates, openConnections: () => limited.openConnections, cacheMs: options.metrics ? options.metrics.cacheMs : undefined, version: packageVersion() });
+    createServiceMetrics({
+      db,
+      chain,
+      now,
+      rates,
+      openConnections: () => limited.openConnections,
+      cacheMs: options.metrics ? options.metrics.cacheMs : undefined,
+      version: packageVersion(),
+    });
   let metricsServer: MetricsServer | undefined;
   if (metrics && metricsSettings.port !== undefined) {
     metricsServer = await startMetricsServer(metricsSettings.port, metrics.render, log);
@@ -317,7 +333,9 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
         // 1. Drain: still serving, not ready, each answer closing its connection.
         draining = true;
         const delay = drainDelayMs();
-        log.info('service_draining', `stopping: not ready any more${delay ? `, serving ${delay / 1000} s more while the load balancer notices` : ''}`, { drainDelayMs: delay });
+        log.info('service_draining', `stopping: not ready any more${delay ? `, serving ${delay / 1000} s more while the load balancer notices` : ''}`, {
+          drainDelayMs: delay,
+        });
         if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
         // 2. Stop accepting; the event streams are told to reconnect (elsewhere) and closed.
         const serverClosed = new Promise<void>((resolve) => server.close(() => resolve()));
@@ -326,7 +344,16 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
         cut.unref();
         // 3. Requests in flight finish while the background work does: the payout round in progress
         // records what it did, and webhook attempts in flight are recorded (their claims released).
-        await Promise.all([sessionEvents.close(), worker?.stop(), webhookWorker?.stop(), scanner?.stop(), reconciler?.stop(), stopSweep(), stopRetention(), stopRates()]);
+        await Promise.all([
+          sessionEvents.close(),
+          worker?.stop(),
+          webhookWorker?.stop(),
+          scanner?.stop(),
+          reconciler?.stop(),
+          stopSweep(),
+          stopRetention(),
+          stopRates(),
+        ]);
         await serverClosed;
         clearTimeout(cut);
         await metricsServer?.close();

@@ -22,9 +22,7 @@ describe("the admin's French", () => {
   it('has one word for each thing its English tells apart', () => {
     const byFrench = new Map<string, string[]>();
     for (const [key, text] of Object.entries(fr)) byFrench.set(text, [...(byFrench.get(text) ?? []), key]);
-    const merged = Object.fromEntries(
-      [...byFrench].filter(([, keys]) => new Set(keys.map((key) => en[key as keyof typeof en])).size > 1),
-    );
+    const merged = Object.fromEntries([...byFrench].filter(([, keys]) => new Set(keys.map((key) => en[key as keyof typeof en])).size > 1));
     assert.deepEqual(merged, SAME_IN_FRENCH);
   });
 

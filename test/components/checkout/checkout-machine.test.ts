@@ -11,7 +11,16 @@ import en from '../../../src/components/checkout/translations/en.js';
 import fr from '../../../src/components/checkout/translations/fr.js';
 import type { Eip1193Provider } from '../../../src/internal/evm-wallet.js';
 import { Localizer } from '../../../src/internal/localize.js';
-import { BSC_ADD_NETWORK, FakeCheckoutApi, PAID_ACTION, SANDBOX_CHAIN_FACTS, errorResponse, makeDonation, makeLink, makeOrder } from '../../browser/checkout-fake-api.js';
+import {
+  BSC_ADD_NETWORK,
+  FakeCheckoutApi,
+  PAID_ACTION,
+  SANDBOX_CHAIN_FACTS,
+  errorResponse,
+  makeDonation,
+  makeLink,
+  makeOrder,
+} from '../../browser/checkout-fake-api.js';
 
 const TOKEN = '0x55d398326f99059fF775485246999027B3197955';
 const PAY_TO = '0x52908400098527886E0F7030069857D2E4169EE7';
@@ -136,11 +145,17 @@ describe('CheckoutMachine', () => {
       await settle();
       assert.equal(machine.view, 'amount');
       assert.equal(machine.assetId, 'USDT', 'the first asset is chosen');
-      assert.deepEqual(host.events.map((event) => event.name), ['paylink-ready']);
+      assert.deepEqual(
+        host.events.map((event) => event.name),
+        ['paylink-ready'],
+      );
       assert.equal(host.storage.get('sessionStorage:paylink:visit:shop1'), 'visit-0001');
       await machine.load('shop1');
       await settle();
-      assert.deepEqual(api.callsTo('/visits').map((call) => call.body), [{}, { visitId: 'visit-0001' }]);
+      assert.deepEqual(
+        api.callsTo('/visits').map((call) => call.body),
+        [{}, { visitId: 'visit-0001' }],
+      );
     });
 
     test('an unknown slug, an inactive link, a closed fundraiser and a failed network each get their screen', async () => {
@@ -170,7 +185,8 @@ describe('CheckoutMachine', () => {
     test('a session start without a current exchange rate (503 rate_unavailable) has its own screen, and its retry goes back to the asset choice', async () => {
       const api = new FakeCheckoutApi(makeLink());
       let stale = true;
-      api.override = (call) => (stale && call.path.endsWith('/sessions') ? errorResponse(503, 'rate_unavailable', 'No current exchange rate for USDT in NGN') : undefined);
+      api.override = (call) =>
+        stale && call.path.endsWith('/sessions') ? errorResponse(503, 'rate_unavailable', 'No current exchange rate for USDT in NGN') : undefined;
       const { machine, host } = machineOn(api, 'fr');
       await machine.load('shop1');
       machine.submitAmount();
@@ -234,7 +250,12 @@ describe('CheckoutMachine', () => {
       assert.equal(api.callsTo('/visits').length, 0);
       machine.submitAmount();
       await settle();
-      assert.deepEqual(api.callsTo(`/orders/${ORDER}/sessions`, 'POST')[0]!.body, { assetId: 'USDT', blockchainId: 'bsc', fiatCurrency: 'USD', reference: 'cart-9' });
+      assert.deepEqual(api.callsTo(`/orders/${ORDER}/sessions`, 'POST')[0]!.body, {
+        assetId: 'USDT',
+        blockchainId: 'bsc',
+        fiatCurrency: 'USD',
+        reference: 'cart-9',
+      });
       assert.equal(machine.view, 'pay');
       assert.equal(machine.session!.orderId, ORDER);
       assert.equal(host.storage.get(`localStorage:paylink:session:orders/${ORDER}`), machine.session!.id, 'kept by order id for a reload');
@@ -261,7 +282,10 @@ describe('CheckoutMachine', () => {
       assert.equal(missing.machine.view, 'notFound');
 
       // Paid in another tab, or expired, while this one was open: the start's 409 and 410 get the same screens.
-      for (const [state, view] of [['paid', 'paid'], ['closed', 'closed']] as const) {
+      for (const [state, view] of [
+        ['paid', 'paid'],
+        ['closed', 'closed'],
+      ] as const) {
         const { machine, order, host } = orderMachine();
         await machine.load('', ORDER);
         order.state = state;
@@ -435,7 +459,10 @@ describe('CheckoutMachine', () => {
       t.mock.timers.tick(3000);
       await settle();
       assert.equal(api.callsTo('/donors').length, 2);
-      assert.deepEqual(machine.publicDonors!.map((donor) => donor.name), ['Bola', 'Ada']);
+      assert.deepEqual(
+        machine.publicDonors!.map((donor) => donor.name),
+        ['Bola', 'Ada'],
+      );
     });
 
     test('shows the donor’s own gift at once when it is paid', async (t) => {
@@ -496,7 +523,9 @@ describe('CheckoutMachine', () => {
     test('the service’s field errors go back beside their fields, on their step', async () => {
       const api = new FakeCheckoutApi(makeLink({ prepayOptions: { collectAddress: false, collectPhone: true } }));
       api.override = (call) =>
-        call.path.endsWith('/sessions') ? errorResponse(400, 'validation_failed', 'Invalid', [{ path: 'customer.phone', message: 'No such number' }]) : undefined;
+        call.path.endsWith('/sessions')
+          ? errorResponse(400, 'validation_failed', 'Invalid', [{ path: 'customer.phone', message: 'No such number' }])
+          : undefined;
       const { machine, host } = machineOn(api);
       await machine.load('shop1');
       machine.submitAmount();

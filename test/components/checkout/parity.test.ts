@@ -26,8 +26,7 @@ let key: string;
 const slugs: Record<string, string> = {};
 
 /** The service behind the machine's `fetch`: the checkout's calls go straight to `app.request`. */
-const serviceFetch = ((input: RequestInfo | URL, init?: RequestInit) =>
-  app.request(String(input).replace('http://service.test', ''), init)) as typeof fetch;
+const serviceFetch = ((input: RequestInfo | URL, init?: RequestInit) => app.request(String(input).replace('http://service.test', ''), init)) as typeof fetch;
 
 async function createLink(body: Record<string, unknown>): Promise<string> {
   const response = await app.request('/v1/payment-link', {
@@ -162,7 +161,11 @@ describe('parity of the checkout’s customer details and the service', () => {
     await fc.assert(
       fc.asyncProperty(
         fc.constantFrom('address', 'phone', 'both'),
-        fc.oneof(fc.constantFrom('', ' ', '1 Marina'), fc.string({ maxLength: 8 }), fc.nat(520).map((n) => 'y'.repeat(n))),
+        fc.oneof(
+          fc.constantFrom('', ' ', '1 Marina'),
+          fc.string({ maxLength: 8 }),
+          fc.nat(520).map((n) => 'y'.repeat(n)),
+        ),
         fc.array(piece, { maxLength: 10 }).map((pieces) => pieces.join('')),
         async (kind, address, phone) => {
           const { checkoutAccepts, serviceAccepts, detail } = await detailsParity(kind, address, phone);

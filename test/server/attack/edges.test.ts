@@ -126,7 +126,8 @@ describe('numbers and texts (pglite)', () => {
   after(() => t.close());
 
   const raw = (path: string, rawBody: string) => call(t.url, 'POST', path, { key, rawBody });
-  const link = (fiatAmount: string) => `{"title":"Digits","description":"","fiatAmount":${fiatAmount},"fiatCurrency":"USD","action":{},"options":{},"cart":{"items":[]}}`;
+  const link = (fiatAmount: string) =>
+    `{"title":"Digits","description":"","fiatAmount":${fiatAmount},"fiatCurrency":"USD","action":{},"options":{},"cart":{"items":[]}}`;
 
   it('a JSON number with more digits than allowed is refused as the same value as a string, never rounded', async () => {
     const before = await countRows(t.db, 'payment_links');
@@ -164,7 +165,10 @@ describe('numbers and texts (pglite)', () => {
       assert.equal(item.body.errors[0].path, 'cart.items.0.name');
     }
     assert.equal(await countRows(t.db, 'payment_links'), before);
-    const description = await call(t.url, 'POST', '/v1/webhook-endpoint', { key, body: { url: 'https://shop.example/hooks', description: 'Orders \u202eexe.' } });
+    const description = await call(t.url, 'POST', '/v1/webhook-endpoint', {
+      key,
+      body: { url: 'https://shop.example/hooks', description: 'Orders \u202eexe.' },
+    });
     assert.equal(description.status, 400);
     const rtl = await call(t.url, 'POST', '/v1/payment-link', { key, body: standardLinkBody({ title: 'متجر القهوة', description: 'سطر\u200f أول\nسطر ثان' }) });
     assert.equal(rtl.status, 201, 'right-to-left titles are fine, and a description may carry marks');

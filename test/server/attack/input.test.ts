@@ -67,8 +67,14 @@ describe('bad input (pglite)', () => {
       [link({ action: { successMessage: `Thanks${NUL}` } }), 'action.successMessage'],
       [link({ action: { redirectUrl: `https://shop.example/${NUL}` } }), 'action.redirectUrl'],
       [link({ cart: { items: [{ name: `Mug${NUL}`, quantity: 1, unitAmount: '5' }] }, fiatAmount: undefined }), 'cart.items.0.name'],
-      [link({ cart: { items: [{ name: 'Mug', quantity: 1, unitAmount: '5', description: `Blue${NUL}` }] }, fiatAmount: undefined }), 'cart.items.0.description'],
-      [link({ cart: { items: [{ name: 'Mug', quantity: 1, unitAmount: '5', imageUrl: `https://img.example/${NUL}.png` }] }, fiatAmount: undefined }), 'cart.items.0.imageUrl'],
+      [
+        link({ cart: { items: [{ name: 'Mug', quantity: 1, unitAmount: '5', description: `Blue${NUL}` }] }, fiatAmount: undefined }),
+        'cart.items.0.description',
+      ],
+      [
+        link({ cart: { items: [{ name: 'Mug', quantity: 1, unitAmount: '5', imageUrl: `https://img.example/${NUL}.png` }] }, fiatAmount: undefined }),
+        'cart.items.0.imageUrl',
+      ],
       [link({ title: 'Lone \ud800 surrogate' }), 'title'],
     ];
     for (const [body, field] of cases) await refused('POST', '/v1/payment-link', body, field, { key });
@@ -125,8 +131,18 @@ describe('bad input (pglite)', () => {
       assert.equal(res.status, 400, `${query}: ${JSON.stringify(res.body)}`);
       assert.equal(res.body.code, 'validation_failed');
     }
-    assert.equal((await call(t.url, 'GET', '/v1/withdrawal?startDate=2025-01-01&endDate=9999-12-30', { key })).status, 200, 'the last whole day a filter may name');
-    for (const closesAt of ['2030-02-30T00:00:00Z', '2031-06-01T12:00:00-23:59', '9999-12-31T23:59:59-12:00', '2031-06-01T12:00:00+14:01', '2031-06-01T24:00:00Z']) {
+    assert.equal(
+      (await call(t.url, 'GET', '/v1/withdrawal?startDate=2025-01-01&endDate=9999-12-30', { key })).status,
+      200,
+      'the last whole day a filter may name',
+    );
+    for (const closesAt of [
+      '2030-02-30T00:00:00Z',
+      '2031-06-01T12:00:00-23:59',
+      '9999-12-31T23:59:59-12:00',
+      '2031-06-01T12:00:00+14:01',
+      '2031-06-01T24:00:00Z',
+    ]) {
       await refused('POST', '/v1/payment-link', donationLinkBody({ closesAt }), 'closesAt', { key });
     }
     const kiribati = await call(t.url, 'POST', '/v1/payment-link', { key, body: donationLinkBody({ closesAt: '2031-06-01T12:00:00+14:00' }) });
@@ -134,17 +150,26 @@ describe('bad input (pglite)', () => {
     assert.equal(kiribati.body.closesAt, '2031-05-31T22:00:00.000Z');
   });
 
-  it("a cart whose total passes the amount cap is refused, though each line is within it", async () => {
+  it('a cart whose total passes the amount cap is refused, though each line is within it', async () => {
     const items = Array.from({ length: 100 }, (_, i) => ({ name: `Item ${i}`, quantity: 10_000, unitAmount: MAX_AMOUNT }));
     await refused('POST', '/v1/payment-link', standardLinkBody({ fiatAmount: undefined, cart: { items } }), 'fiatAmount', { key });
-    const atCap = await call(t.url, 'POST', '/v1/payment-link', { key, body: standardLinkBody({ fiatAmount: undefined, cart: { items: [{ name: 'All of it', quantity: 1, unitAmount: MAX_AMOUNT }] } }) });
+    const atCap = await call(t.url, 'POST', '/v1/payment-link', {
+      key,
+      body: standardLinkBody({ fiatAmount: undefined, cart: { items: [{ name: 'All of it', quantity: 1, unitAmount: MAX_AMOUNT }] } }),
+    });
     assert.equal(atCap.status, 201);
     assert.equal(atCap.body.fiatAmount, `${MAX_AMOUNT}.00`);
   });
 
   it('a withdrawal to the zero address is refused, whatever the balance', async () => {
     await fund(t.url, key, '5');
-    await refused('POST', '/v1/withdrawal', { amount: '1', address: '0x0000000000000000000000000000000000000000', blockchainId: 'bsc', assetId: 'USDT' }, 'address', { key });
+    await refused(
+      'POST',
+      '/v1/withdrawal',
+      { amount: '1', address: '0x0000000000000000000000000000000000000000', blockchainId: 'bsc', assetId: 'USDT' },
+      'address',
+      { key },
+    );
   });
 
   it('a body not labelled JSON is a 415 (text/plain is never parsed); an empty body needs no type', async () => {
@@ -160,7 +185,10 @@ describe('bad input (pglite)', () => {
     assert.equal(untyped.status, 415, 'a body without a type is not JSON either');
     const empty = await fetch(`${t.url}/v1/checkout/${slug}/visits`, { method: 'POST' });
     assert.equal(empty.status, 200, 'an empty body without a type is fine');
-    const vendor = await call(t.url, 'POST', `/v1/checkout/${slug}/visits`, { rawBody: '{}', headers: { 'content-type': 'application/vnd.api+json; charset=utf-8' } });
+    const vendor = await call(t.url, 'POST', `/v1/checkout/${slug}/visits`, {
+      rawBody: '{}',
+      headers: { 'content-type': 'application/vnd.api+json; charset=utf-8' },
+    });
     assert.equal(vendor.status, 200, '+json types are JSON');
   });
 
@@ -175,7 +203,9 @@ describe('bad input (pglite)', () => {
     const streamed = await fetch(`${t.url}/v1/payment-link`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-api-key': key },
-      body: new ReadableStream({ pull: (controller) => (chunks.length > 0 ? controller.enqueue(new TextEncoder().encode(chunks.shift())) : controller.close()) }),
+      body: new ReadableStream({
+        pull: (controller) => (chunks.length > 0 ? controller.enqueue(new TextEncoder().encode(chunks.shift())) : controller.close()),
+      }),
       duplex: 'half',
     } as RequestInit);
     assert.equal(streamed.status, 413);
@@ -228,7 +258,11 @@ describe('bad input (pglite)', () => {
     };
     for (const [framing, rest] of Object.entries(framings)) {
       lines.length = 0;
-      const upload = rawConnection(t.url, '127.0.0.1', `POST /v1/checkout/${slug}/sessions HTTP/1.1\r\nHost: x\r\nX-Request-Id: upload-${framing}\r\nContent-Type: application/json\r\n${rest}`);
+      const upload = rawConnection(
+        t.url,
+        '127.0.0.1',
+        `POST /v1/checkout/${slug}/sessions HTTP/1.1\r\nHost: x\r\nX-Request-Id: upload-${framing}\r\nContent-Type: application/json\r\n${rest}`,
+      );
       await sleep(200);
       upload.socket.destroy();
       await sleep(300);
@@ -262,7 +296,13 @@ describe('log lines of an unexpected error', () => {
       listen: async () => async () => {},
       close: async () => {},
     } as unknown as Database;
-    const app = createApp({ db: failing, chain: createSandboxChain(), publicUrl: 'http://localhost/pay', now: () => new Date(), log: createLogger((line) => lines.push(line)) });
+    const app = createApp({
+      db: failing,
+      chain: createSandboxChain(),
+      publicUrl: 'http://localhost/pay',
+      now: () => new Date(),
+      log: createLogger((line) => lines.push(line)),
+    });
     const res = await app.request('/v1/checkout/AbCdEf1234/sessions', {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-request-id': 'req-42' },
@@ -280,7 +320,7 @@ describe('log lines of an unexpected error', () => {
     assert.equal(line.error.type, 'DatabaseError');
     assert.equal(line.error.sqlState, '22P02');
     assert.equal(line.error.message, 'invalid input syntax for type uuid: "…"');
-    assert.match(line.error.stack, /\n {4}at /, 'the frames say where, in the error\'s stack');
+    assert.match(line.error.stack, /\n {4}at /, "the frames say where, in the error's stack");
     for (const secret of ['ada@example.com', '+2348012345678', 'Marina', 'SELECT', 'AbCdEf1234']) {
       assert.ok(!lines[0]!.includes(secret), `the line holds no ${secret}`);
     }

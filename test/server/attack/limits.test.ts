@@ -28,7 +28,13 @@ const count = async (t: TestService, sql: string): Promise<number> => (await t.d
 describe('slow requests (pglite)', () => {
   let t: TestService;
   before(async () => {
-    t = await startTestService('pglite', { payoutWorker: false, headersTimeoutMs: 400, bodyTimeoutMs: 800, connectionsCheckIntervalMs: 50, sseHeartbeatMs: 150 });
+    t = await startTestService('pglite', {
+      payoutWorker: false,
+      headersTimeoutMs: 400,
+      bodyTimeoutMs: 800,
+      connectionsCheckIntervalMs: 50,
+      sseHeartbeatMs: 150,
+    });
   });
   after(() => t.close());
 
@@ -87,7 +93,10 @@ describe('slow requests (pglite)', () => {
       await sleep(800);
       const beats = Math.min(...streams.map((stream) => stream.heartbeats));
       assert.ok(beats >= 2, `every stream had heartbeats: ${streams.map((stream) => stream.heartbeats)}`);
-      assert.ok(t.service.sessionEvents.reads - reads <= Math.max(...streams.map((stream) => stream.heartbeats)) + 1, 'one read per heartbeat, not one per stream');
+      assert.ok(
+        t.service.sessionEvents.reads - reads <= Math.max(...streams.map((stream) => stream.heartbeats)) + 1,
+        'one read per heartbeat, not one per stream',
+      );
     } finally {
       for (const stream of streams) stream.close();
     }
@@ -137,7 +146,11 @@ describe('connections per client and in total (pglite)', () => {
 
   it("a trusted proxy's connections are not capped per address; its clients' requests in flight are, by X-Forwarded-For", async () => {
     const slowFrom = (client: string) =>
-      rawConnection(t.url, PROXY, `POST /v1/checkout/x/visits HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: ${client}\r\nContent-Type: application/json\r\nContent-Length: 10\r\n\r\n{`);
+      rawConnection(
+        t.url,
+        PROXY,
+        `POST /v1/checkout/x/visits HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: ${client}\r\nContent-Type: application/json\r\nContent-Length: 10\r\n\r\n{`,
+      );
     // Connections of the earlier calls may still be closing on the server's side: start from none.
     await until(() => t.service.openConnections === 0, 'earlier connections to close');
     const base = 0;
@@ -148,7 +161,11 @@ describe('connections per client and in total (pglite)', () => {
       const third = await callFrom(PROXY, t.url, 'GET', '/healthz', { headers: { 'x-forwarded-for': '198.51.100.7' } });
       assert.equal(third.status, 503, 'the forwarded client has its two requests in flight');
       assert.equal(third.body.code, 'too_many_connections');
-      assert.equal((await callFrom(PROXY, t.url, 'GET', '/healthz', { headers: { 'x-forwarded-for': '198.51.100.8' } })).status, 200, "another of the proxy's clients is served");
+      assert.equal(
+        (await callFrom(PROXY, t.url, 'GET', '/healthz', { headers: { 'x-forwarded-for': '198.51.100.8' } })).status,
+        200,
+        "another of the proxy's clients is served",
+      );
       assert.equal((await callFrom(PROXY, t.url, 'GET', '/healthz')).status, 200, 'the proxy holds four connections, past the per-address cap of two');
       // An untrusted peer's X-Forwarded-For is ignored: its own address is capped.
       const opened = t.service.openConnections;
@@ -163,7 +180,6 @@ describe('connections per client and in total (pglite)', () => {
     }
   });
 });
-
 
 describe('the total connection cap (pglite)', () => {
   it('past the total cap every new connection gets 503 server_busy until others close', async () => {
@@ -201,7 +217,10 @@ describe('event streams per client and in total (pglite)', () => {
     const path = `/v1/checkout/sessions/${id}/events`;
     const open = [await openEventStreamFrom(t.url, path, ATTACKER), await openEventStreamFrom(t.url, path, ATTACKER)];
     try {
-      assert.deepEqual(open.map((stream) => stream.status), [200, 200]);
+      assert.deepEqual(
+        open.map((stream) => stream.status),
+        [200, 200],
+      );
       const perClient = await openEventStreamFrom(t.url, path, ATTACKER);
       assert.equal(perClient.status, 429);
       assert.equal(perClient.headers['retry-after'], '5');
@@ -218,7 +237,7 @@ describe('event streams per client and in total (pglite)', () => {
       assert.equal((await call(t.url, 'POST', `/v1/checkout/sessions/${id}/simulate-payment`, { body: {} })).status, 200);
       for (const stream of open) assert.equal((await stream.next()).status, 'paid', 'every admitted stream still hears the payment');
       // A paid session's streams end, which frees their slots.
-      await until(() => open.every((stream) => stream.ended), 'the paid session\'s streams to end');
+      await until(() => open.every((stream) => stream.ended), "the paid session's streams to end");
       await sleep(50); // the server's side of the close
       const again = await openEventStreamFrom(t.url, path, '127.0.0.4');
       assert.equal(again.status, 200);
@@ -255,7 +274,9 @@ for (const backend of backends()) {
     it('60 streams on one session: a payment costs one shared read, and every stream hears it', async () => {
       const link = await linkOf(t, (await t.newKey()).key);
       const id = await sessionOf(t, link.slug);
-      const streams = await Promise.all(Array.from({ length: 60 }, (_, i) => openEventStreamFrom(t.url, `/v1/checkout/sessions/${id}/events`, `127.0.1.${1 + i}`)));
+      const streams = await Promise.all(
+        Array.from({ length: 60 }, (_, i) => openEventStreamFrom(t.url, `/v1/checkout/sessions/${id}/events`, `127.0.1.${1 + i}`)),
+      );
       try {
         for (const stream of streams) assert.equal((await stream.next()).status, 'awaiting_payment');
         const joins = t.service.sessionEvents.reads;
@@ -304,7 +325,8 @@ describe('public writes per client (pglite)', () => {
     const { key } = await t.newKey();
     const link = await linkOf(t, key);
     const answers = [];
-    for (let i = 0; i < 40; i++) answers.push(await callFrom('127.0.0.3', t.url, 'POST', `/v1/checkout/${link.slug}/visits`, { body: { visitId: `attacker-${i}-${Math.random()}` } }));
+    for (let i = 0; i < 40; i++)
+      answers.push(await callFrom('127.0.0.3', t.url, 'POST', `/v1/checkout/${link.slug}/visits`, { body: { visitId: `attacker-${i}-${Math.random()}` } }));
     assert.ok(answers.every((res) => res.status === 200));
     assert.equal(answers.filter((res) => res.body.counted).length, 5);
     assert.equal(await count(t, `SELECT count(*) FROM link_visits WHERE link_id = '${link.id}'`), 5);
@@ -324,7 +346,8 @@ describe('public writes per client (pglite)', () => {
   it('visits past the rate limit are a 429 before the body is read', async () => {
     const link = await linkOf(t, (await t.newKey()).key);
     const statuses = [];
-    for (let i = 0; i < 47; i++) statuses.push((await callFrom('127.0.0.5', t.url, 'POST', `/v1/checkout/${link.slug}/visits`, { rawBody: 'not json at all' })).status);
+    for (let i = 0; i < 47; i++)
+      statuses.push((await callFrom('127.0.0.5', t.url, 'POST', `/v1/checkout/${link.slug}/visits`, { rawBody: 'not json at all' })).status);
     assert.deepEqual([...new Set(statuses.slice(0, 45))], [400]);
     assert.deepEqual(statuses.slice(45), [429, 429]);
   });
@@ -332,11 +355,18 @@ describe('public writes per client (pglite)', () => {
 
 describe('default limits (pglite)', () => {
   it('by default the limits are on: the 21st session start in a burst from one address is refused', async () => {
-    const t = await startTestService('pglite', { payoutWorker: false, sessionRateLimit: undefined, visitRateLimit: undefined, maxVisitsPerClient: undefined, env: {} });
+    const t = await startTestService('pglite', {
+      payoutWorker: false,
+      sessionRateLimit: undefined,
+      visitRateLimit: undefined,
+      maxVisitsPerClient: undefined,
+      env: {},
+    });
     try {
       const link = await linkOf(t, (await t.newKey()).key);
       const statuses = [];
-      for (let i = 0; i < 21; i++) statuses.push((await callFrom(ATTACKER, t.url, 'POST', `/v1/checkout/${link.slug}/sessions`, { body: { assetId: 'USDT' } })).status);
+      for (let i = 0; i < 21; i++)
+        statuses.push((await callFrom(ATTACKER, t.url, 'POST', `/v1/checkout/${link.slug}/sessions`, { body: { assetId: 'USDT' } })).status);
       assert.equal(statuses.filter((status) => status === 201).length, 20);
       assert.equal(statuses.at(-1), 429);
     } finally {

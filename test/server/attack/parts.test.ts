@@ -5,7 +5,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createClientAddressResolver, normalizeAddress, parseTrustProxy, TrustProxyError } from '../../../src/server/limits/client-address.js';
-import { LIMIT_DEFAULTS, LimitConfigError, parseRateLimit, resolveConnectionLimits, resolvePublicWriteLimits, resolveStreamLimits } from '../../../src/server/limits/options.js';
+import {
+  LIMIT_DEFAULTS,
+  LimitConfigError,
+  parseRateLimit,
+  resolveConnectionLimits,
+  resolvePublicWriteLimits,
+  resolveStreamLimits,
+} from '../../../src/server/limits/options.js';
 import { createStreamCounter, streamRefusalError } from '../../../src/server/limits/stream-counter.js';
 import { createLogger, describeError, requestIdFrom } from '../../../src/server/log.js';
 import { createVisitGate } from '../../../src/server/service/sessions/visit-gate.js';
@@ -74,7 +81,12 @@ describe('stream counter', () => {
     assert.equal(typeof counter.acquire('b'), 'function');
     (a2 as () => void)();
     assert.deepEqual(streamRefusalError('client').status, 429);
-    assert.deepEqual(streamRefusalError('total'), { status: 503, code: 'streams_unavailable', message: 'The server holds all the event streams it can; retry in 5 s', retryAfter: '5' });
+    assert.deepEqual(streamRefusalError('total'), {
+      status: 503,
+      code: 'streams_unavailable',
+      message: 'The server holds all the event streams it can; retry in 5 s',
+      retryAfter: '5',
+    });
     assert.throws(() => createStreamCounter(2, 0), RangeError);
     assert.equal(typeof createStreamCounter(false, false).acquire('x'), 'function');
   });
@@ -103,7 +115,12 @@ describe('visit share', () => {
 
 describe('limits: options, environment, defaults', () => {
   it('options win over the environment, which wins over the defaults', () => {
-    const env = { PAYLINK_HEADERS_TIMEOUT_MS: '5000', PAYLINK_MAX_CONNECTIONS_PER_CLIENT: 'off', PAYLINK_MAX_CONNECTIONS_TOTAL: '100', PAYLINK_TRUST_PROXY: '10.0.0.0/8' };
+    const env = {
+      PAYLINK_HEADERS_TIMEOUT_MS: '5000',
+      PAYLINK_MAX_CONNECTIONS_PER_CLIENT: 'off',
+      PAYLINK_MAX_CONNECTIONS_TOTAL: '100',
+      PAYLINK_TRUST_PROXY: '10.0.0.0/8',
+    };
     assert.deepEqual(resolveConnectionLimits({ maxConnectionsTotal: 50 }, env), {
       headersTimeoutMs: 5000,
       bodyTimeoutMs: 30_000,
@@ -122,16 +139,22 @@ describe('limits: options, environment, defaults', () => {
     });
     assert.deepEqual(resolveStreamLimits({}, { PAYLINK_MAX_EVENT_STREAMS_PER_CLIENT: '3' }), { maxEventStreamsPerClient: 3, maxEventStreamsTotal: 1000 });
     assert.equal(resolveStreamLimits({}, {}, LIMIT_DEFAULTS.proxyMaxEventStreamsPerClient).maxEventStreamsPerClient, 4);
-    assert.deepEqual(resolvePublicWriteLimits({}, { PAYLINK_SESSION_RATE_LIMIT: '0.5:10', PAYLINK_VISIT_RATE_LIMIT: 'off', PAYLINK_MAX_VISITS_PER_CLIENT: '2' }), {
-      sessionRateLimit: { perSecond: 0.5, burst: 10 },
-      visitRateLimit: false,
-      maxVisitsPerClient: 2,
-    });
+    assert.deepEqual(
+      resolvePublicWriteLimits({}, { PAYLINK_SESSION_RATE_LIMIT: '0.5:10', PAYLINK_VISIT_RATE_LIMIT: 'off', PAYLINK_MAX_VISITS_PER_CLIENT: '2' }),
+      {
+        sessionRateLimit: { perSecond: 0.5, burst: 10 },
+        visitRateLimit: false,
+        maxVisitsPerClient: 2,
+      },
+    );
     assert.deepEqual(parseRateLimit('10', 'X'), { perSecond: 10, burst: 60 });
   });
 
   it('a bad value fails at start, with a sentence naming the variable', () => {
-    assert.throws(() => resolveConnectionLimits({}, { PAYLINK_MAX_CONNECTIONS_TOTAL: 'lots' }), (error: Error) => error instanceof LimitConfigError && /PAYLINK_MAX_CONNECTIONS_TOTAL/.test(error.message));
+    assert.throws(
+      () => resolveConnectionLimits({}, { PAYLINK_MAX_CONNECTIONS_TOTAL: 'lots' }),
+      (error: Error) => error instanceof LimitConfigError && /PAYLINK_MAX_CONNECTIONS_TOTAL/.test(error.message),
+    );
     assert.throws(() => resolveConnectionLimits({}, { PAYLINK_HEADERS_TIMEOUT_MS: '40000' }), /can't be longer than the body timeout/);
     assert.throws(() => resolvePublicWriteLimits({}, { PAYLINK_SESSION_RATE_LIMIT: 'fast' }), /PAYLINK_SESSION_RATE_LIMIT/);
     assert.throws(() => resolveConnectionLimits({}, { PAYLINK_TRUST_PROXY: 'my-proxy' }), LimitConfigError);
@@ -143,9 +166,19 @@ describe('logger', () => {
   it('writes one JSON line with a code; folds a burst of the same code into one line per interval', () => {
     const lines: string[] = [];
     let now = 0;
-    const log = createLogger((line) => lines.push(line), () => now);
+    const log = createLogger(
+      (line) => lines.push(line),
+      () => now,
+    );
     log.warn('too_many_streams', 'event streams refused', { requestId: 'r1', client: '127.0.0.2', body: { secret: 1 } });
-    assert.deepEqual(JSON.parse(lines[0]!), { time: '1970-01-01T00:00:00.000Z', level: 'warn', code: 'too_many_streams', message: 'event streams refused', requestId: 'r1', client: '127.0.0.2' });
+    assert.deepEqual(JSON.parse(lines[0]!), {
+      time: '1970-01-01T00:00:00.000Z',
+      level: 'warn',
+      code: 'too_many_streams',
+      message: 'event streams refused',
+      requestId: 'r1',
+      client: '127.0.0.2',
+    });
     for (let i = 0; i < 100; i++) log.throttled('warn', 'rate_limited', 'refused', {}, 1000);
     now = 1500;
     log.throttled('warn', 'rate_limited', 'refused', {}, 1000);
@@ -154,7 +187,12 @@ describe('logger', () => {
   });
 
   it("describes an error by class, SQLSTATE or Node code, quote-blanked message and stack, never the driver's extras", () => {
-    const error = Object.assign(new Error(`value "ada@example.com" for 'phone' is bad`), { code: '23505', params: ['ada@example.com'], query: 'INSERT', detail: 'Key (email)=(ada@example.com)' });
+    const error = Object.assign(new Error(`value "ada@example.com" for 'phone' is bad`), {
+      code: '23505',
+      params: ['ada@example.com'],
+      query: 'INSERT',
+      detail: 'Key (email)=(ada@example.com)',
+    });
     const described = describeError(error);
     assert.equal(described.type, 'Error');
     assert.equal(described.sqlState, '23505');

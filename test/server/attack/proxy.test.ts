@@ -32,7 +32,14 @@ function recordingFetch(captured: Request[]): typeof fetch {
 }
 
 function proxyWith(captured: Request[], overrides: Partial<PaylinkProxyOptions> = {}) {
-  return createPaylinkProxy({ upstream: 'http://upstream.test', apiKey: API_KEY, adminToken: ADMIN, rateLimit: false, fetch: recordingFetch(captured), ...overrides });
+  return createPaylinkProxy({
+    upstream: 'http://upstream.test',
+    apiKey: API_KEY,
+    adminToken: ADMIN,
+    rateLimit: false,
+    fetch: recordingFetch(captured),
+    ...overrides,
+  });
 }
 
 const send = (handler: ReturnType<typeof createPaylinkProxy>, path: string, init: RequestInit = {}, clientIp = '203.0.113.10') =>
@@ -79,7 +86,10 @@ describe('the proxy handler', () => {
     const proxy = proxyWith(captured, { maxEventStreamsPerClient: 2, maxEventStreamsTotal: 3 });
     const path = '/paylink/checkout/sessions/00000000-0000-4000-8000-000000000001/events';
     const open = [await send(proxy, path, {}, '203.0.113.1'), await send(proxy, path, {}, '203.0.113.1'), await send(proxy, path, {}, '203.0.113.2')];
-    assert.deepEqual(open.map((response) => response.status), [200, 200, 200]);
+    assert.deepEqual(
+      open.map((response) => response.status),
+      [200, 200, 200],
+    );
     const perClient = await send(proxy, path, {}, '203.0.113.1');
     assert.equal(perClient.status, 429);
     const total = await send(proxy, path, {}, '203.0.113.3');
@@ -127,14 +137,23 @@ describe('paylink proxy server limits', () => {
     assert.equal(config.maxEventStreamsTotal, 9);
     assert.equal(config.maxEventStreamsPerClient, 4);
     assert.deepEqual(config.trustProxy, ['loopback']);
-    assert.throws(() => proxyOptionsFromEnv({ port: 0, upstream: 'http://127.0.0.1:1', env: { PAYLINK_API_KEY: API_KEY, PAYLINK_BODY_TIMEOUT_MS: 'soon' } }), ProxyConfigError);
+    assert.throws(
+      () => proxyOptionsFromEnv({ port: 0, upstream: 'http://127.0.0.1:1', env: { PAYLINK_API_KEY: API_KEY, PAYLINK_BODY_TIMEOUT_MS: 'soon' } }),
+      ProxyConfigError,
+    );
   });
 
   test('slow headers are cut with a JSON 408, and a client past its connection cap gets a quick 503', async () => {
     const proxy = await startProxyServer({
       port: 0,
       upstream: 'http://127.0.0.1:1',
-      env: { PAYLINK_API_KEY: API_KEY, PAYLINK_HEADERS_TIMEOUT_MS: '300', PAYLINK_BODY_TIMEOUT_MS: '600', PAYLINK_CONNECTIONS_CHECK_MS: '50', PAYLINK_MAX_CONNECTIONS_PER_CLIENT: '3' },
+      env: {
+        PAYLINK_API_KEY: API_KEY,
+        PAYLINK_HEADERS_TIMEOUT_MS: '300',
+        PAYLINK_BODY_TIMEOUT_MS: '600',
+        PAYLINK_CONNECTIONS_CHECK_MS: '50',
+        PAYLINK_MAX_CONNECTIONS_PER_CLIENT: '3',
+      },
     });
     try {
       const slow = rawConnection(proxy.url, '127.0.0.2', 'GET /paylink/checkout/x HTTP/1.1\r\nHost: x\r\n');
@@ -173,11 +192,18 @@ describe('the proxy in front of a service that trusts it', () => {
   test("the service's per-client limits count each customer behind the proxy, not the proxy", async () => {
     const start = (from: string) => callFrom(from, proxy.url, 'POST', `/paylink/checkout/${slug}/sessions`, { body: { assetId: 'USDT' } });
     const first = [await start('127.0.0.2'), await start('127.0.0.2'), await start('127.0.0.2')];
-    assert.deepEqual(first.map((res) => res.status), [201, 201, 429]);
+    assert.deepEqual(
+      first.map((res) => res.status),
+      [201, 201, 429],
+    );
     assert.equal(first[2]!.body.code, 'rate_limited');
     assert.ok(first[2]!.headers.get('retry-after'));
     const other = [await start('127.0.0.3'), await start('127.0.0.3')];
-    assert.deepEqual(other.map((res) => res.status), [201, 201], 'another customer has an allowance of its own');
+    assert.deepEqual(
+      other.map((res) => res.status),
+      [201, 201],
+      'another customer has an allowance of its own',
+    );
     const id = first[0]!.headers.get('x-request-id');
     assert.match(id ?? '', /^[0-9a-f-]{36}$/);
   });

@@ -82,7 +82,12 @@ for (const backend of backends()) {
       const slug = await createUsdLink(t.url, key, '5');
       const view = await call(t.url, 'GET', `/v1/checkout/${slug}`);
       assert.deepEqual(
-        view.body.assets.map((a: { assetId: string; blockchainId: string; networkName: string; chainId: number | null }) => [a.assetId, a.blockchainId, a.networkName, a.chainId]),
+        view.body.assets.map((a: { assetId: string; blockchainId: string; networkName: string; chainId: number | null }) => [
+          a.assetId,
+          a.blockchainId,
+          a.networkName,
+          a.chainId,
+        ]),
         [
           ['USDT', 'bsc', 'BNB Smart Chain', null],
           ['CNGN', 'bsc', 'BNB Smart Chain', null],
@@ -95,7 +100,9 @@ for (const backend of backends()) {
       const slug = await createUsdLink(t.url, key, '5');
       const ambiguous = await call(t.url, 'POST', `/v1/checkout/${slug}/sessions`, { body: { assetId: 'USDT' } });
       assert.equal(ambiguous.status, 400);
-      assert.deepEqual(ambiguous.body.errors, [{ path: 'blockchainId', message: 'USDT is on several networks: choose one with blockchainId: bsc (BNB Smart Chain), polygon (Polygon PoS)' }]);
+      assert.deepEqual(ambiguous.body.errors, [
+        { path: 'blockchainId', message: 'USDT is on several networks: choose one with blockchainId: bsc (BNB Smart Chain), polygon (Polygon PoS)' },
+      ]);
       const notCarried = await call(t.url, 'POST', `/v1/checkout/${slug}/sessions`, { body: { assetId: 'CNGN', blockchainId: 'polygon' } });
       assert.equal(notCarried.status, 400);
       assert.deepEqual(notCarried.body.errors, [{ path: 'blockchainId', message: 'CNGN can be paid on bsc (BNB Smart Chain)' }]);

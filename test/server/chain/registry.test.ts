@@ -27,7 +27,9 @@ function sources(dir: string): string[] {
 /** The relative imports of a source file, resolved to repository paths. */
 function importsOf(file: string): string[] {
   const text = readFileSync(path.join(ROOT, file), 'utf8');
-  return [...text.matchAll(/(?:from|import)\s*\(?\s*'(\.[^']+)'/g)].map(([, spec]) => path.relative(ROOT, path.resolve(path.dirname(path.join(ROOT, file)), spec!)));
+  return [...text.matchAll(/(?:from|import)\s*\(?\s*'(\.[^']+)'/g)].map(([, spec]) =>
+    path.relative(ROOT, path.resolve(path.dirname(path.join(ROOT, file)), spec!)),
+  );
 }
 
 const familyFolders = CHAIN_FAMILIES.map((family) => `src/server/chain/${family.name}`);
@@ -76,7 +78,8 @@ describe('chain families', () => {
     for (const file of files) {
       const imports = importsOf(file);
       if (file !== 'src/server/chain/registry.ts') {
-        for (const target of imports) assert.ok(!/^src\/server\/chain\/[^/]+\/family\.(js|ts)$/.test(target), `${file} imports ${target}: only the registry may`);
+        for (const target of imports)
+          assert.ok(!/^src\/server\/chain\/[^/]+\/family\.(js|ts)$/.test(target), `${file} imports ${target}: only the registry may`);
       }
       const neutral = file.startsWith('src/core/') || (path.dirname(file) === 'src/server/chain' && file !== 'src/server/chain/registry.ts');
       if (!neutral) continue;
@@ -89,7 +92,9 @@ describe('chain families', () => {
   it('docs/adding-a-chain.md names files that exist, for every registered family, and is linked from CONTRIBUTING', () => {
     const doc = readFileSync(path.join(ROOT, 'docs/adding-a-chain.md'), 'utf8');
     const named = [...new Set([...doc.matchAll(/`((?:src|test)\/[^`\s*]+)`/g)].map(([, p]) => p!))];
-    assert.ok(named.includes('src/server/chain/registry.ts') && named.includes('src/server/chain/family.ts') && named.includes('test/server/chain/registry.test.ts'));
+    assert.ok(
+      named.includes('src/server/chain/registry.ts') && named.includes('src/server/chain/family.ts') && named.includes('test/server/chain/registry.test.ts'),
+    );
     for (const name of named) {
       const concrete = name.includes('<family>') ? CHAIN_FAMILIES.map((f) => name.replace('<family>', f.name)) : [name];
       for (const file of concrete) assert.ok(existsSync(path.join(ROOT, file)), `docs/adding-a-chain.md names ${file}, which exists`);

@@ -54,7 +54,11 @@ describe('LISTEN through a pooler in transaction mode', { skip }, () => {
 
       // Through the pooler alone, every subscription is told to re-read, every second.
       let resyncs = 0;
-      const stop = await bounced.listen('paylink_test_channel', () => {}, () => resyncs++);
+      const stop = await bounced.listen(
+        'paylink_test_channel',
+        () => {},
+        () => resyncs++,
+      );
       const until = Date.now() + 10_000;
       while (resyncs < 2 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
       assert.ok(resyncs >= 2, 'polled');
@@ -67,7 +71,15 @@ describe('LISTEN through a pooler in transaction mode', { skip }, () => {
   it('serves two instances on PgBouncer without a LISTEN URL: says it polls, and an event stream on one hears a payment made on the other', async () => {
     const lines: Array<{ code: string; level: string }> = [];
     const logger = createLogger((line) => lines.push(JSON.parse(line)));
-    const options = { databaseUrl: pooled, env: {}, logger, payoutWorker: false, webhookWorker: false, sseHeartbeatMs: 60_000, sessionRateLimit: false as const };
+    const options = {
+      databaseUrl: pooled,
+      env: {},
+      logger,
+      payoutWorker: false,
+      webhookWorker: false,
+      sseHeartbeatMs: 60_000,
+      sessionRateLimit: false as const,
+    };
     const a = await startService(options);
     const b = await startService(options);
     try {

@@ -111,7 +111,12 @@ async function migrationsDir(replace: Record<string, string>, upTo?: string): Pr
 }
 
 const recordedChecksums = async (db: Database) =>
-  Object.fromEntries((await db.query<{ name: string; checksum: string }>('SELECT name, checksum FROM schema_migrations ORDER BY name')).rows.map((row) => [row.name, row.checksum]));
+  Object.fromEntries(
+    (await db.query<{ name: string; checksum: string }>('SELECT name, checksum FROM schema_migrations ORDER BY name')).rows.map((row) => [
+      row.name,
+      row.checksum,
+    ]),
+  );
 
 async function currentChecksums(): Promise<Record<string, string>> {
   const names = (await readdir(MIGRATIONS)).filter((name) => name.endsWith('.sql')).sort();
@@ -157,7 +162,8 @@ for (const backend of backends()) {
       cleanup.push(() => rm(edited, { recursive: true, force: true }));
       await assert.rejects(
         () => migrate(db, edited),
-        (error: unknown) => error instanceof MigrationChangedError && error.file === '003_evm_chain.sql' && /003_evm_chain\.sql was applied .* never edited/.test(error.message),
+        (error: unknown) =>
+          error instanceof MigrationChangedError && error.file === '003_evm_chain.sql' && /003_evm_chain\.sql was applied .* never edited/.test(error.message),
       );
       const made = await db.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_tables WHERE tablename = 'must_not_be_made'");
       assert.equal(made.rows[0]!.n, 0, 'no later migration ran');
@@ -188,9 +194,15 @@ for (const backend of backends()) {
       const links = await call(service.url, 'GET', '/v1/payment-link?limit=2', { key });
       assert.equal(links.status, 200);
       assert.equal(links.body.meta.totalItems, 4);
-      assert.deepEqual(links.body.items.map((link: { title: string }) => link.title), ['Help the library', 'Standard 3']);
+      assert.deepEqual(
+        links.body.items.map((link: { title: string }) => link.title),
+        ['Help the library', 'Standard 3'],
+      );
       const page2 = await call(service.url, 'GET', '/v1/payment-link?limit=2&page=2', { key });
-      assert.deepEqual(page2.body.items.map((link: { title: string }) => link.title), ['Standard 2', 'Standard 1']);
+      assert.deepEqual(
+        page2.body.items.map((link: { title: string }) => link.title),
+        ['Standard 2', 'Standard 1'],
+      );
       const added = await call(service.url, 'POST', '/v1/payment-link', { key, body: standardLinkBody({ title: 'After the upgrade' }) });
       assert.equal(added.status, 201);
       const newest = await call(service.url, 'GET', '/v1/payment-link?limit=1', { key });
@@ -200,7 +212,10 @@ for (const backend of backends()) {
       const usdt = balance.body.items.find((item: { assetId: string }) => item.assetId === 'USDT');
       assert.ok(Number(usdt.available) > 0, 'the balance is there');
       const orders = await call(service.url, 'GET', '/v1/order', { key });
-      assert.deepEqual(orders.body.items.map((order: { status: string }) => order.status), ['paid']);
+      assert.deepEqual(
+        orders.body.items.map((order: { status: string }) => order.status),
+        ['paid'],
+      );
       const endpoints = await call(service.url, 'GET', '/v1/webhook-endpoint', { key });
       assert.equal(endpoints.body.items.length, 1);
     });
@@ -216,7 +231,11 @@ for (const backend of backends()) {
       await migrate(db, then);
       // A merchant of that time: links without a seq, created out of id order.
       await db.query("INSERT INTO integrators (id, name) VALUES ('00000000-0000-4000-8000-000000000001', 'Then')");
-      for (const [id, minutes] of [['c', 1], ['a', 2], ['b', 3]] as const) {
+      for (const [id, minutes] of [
+        ['c', 1],
+        ['a', 2],
+        ['b', 3],
+      ] as const) {
         await db.query(
           `INSERT INTO payment_links (id, integrator_id, user_id, slug, title, link_type, fiat_currency, created_at, is_active)
            VALUES ($1, '00000000-0000-4000-8000-000000000001', '00000000-0000-4000-8000-000000000009', $2, $3, 'Standard', '{NGN}', now() - make_interval(mins => $4), $5)`,
@@ -231,22 +250,33 @@ for (const backend of backends()) {
       const recorded = await recordedChecksums(db);
       for (const [name, text] of Object.entries(firstTexts)) assert.equal(recorded[name], migrationChecksum(text), `${name}: the text it applied is recorded`);
       const links = await db.query<{ title: string; seq: string }>('SELECT title, seq::text FROM payment_links ORDER BY seq');
-      assert.deepEqual(links.rows, [{ title: 'Link c', seq: '1' }, { title: 'Link a', seq: '2' }, { title: 'Link b', seq: '3' }]);
+      assert.deepEqual(links.rows, [
+        { title: 'Link c', seq: '1' },
+        { title: 'Link a', seq: '2' },
+        { title: 'Link b', seq: '3' },
+      ]);
       const counts = await db.query<{ is_active: boolean; n: string }>('SELECT is_active, n::text FROM integrator_link_counts ORDER BY is_active');
-      assert.deepEqual(counts.rows, [{ is_active: false, n: '1' }, { is_active: true, n: '2' }]);
+      assert.deepEqual(counts.rows, [
+        { is_active: false, n: '1' },
+        { is_active: true, n: '2' },
+      ]);
       const next = await db.query<{ link_seq: string }>('SELECT link_seq::text FROM integrators');
       assert.deepEqual(next.rows, [{ link_seq: '3' }]);
       // And a later start accepts those recorded first texts.
       assert.deepEqual(await migrate(db), []);
     });
 
-    it('opening a database whose migration was edited fails with the file named', { skip: backend === 'pglite' && 'the same code path; PostgreSQL opens in milliseconds' }, async () => {
-      const created = await createPostgresDatabase();
-      cleanup.push(() => created.drop());
-      const db = await openDatabase({ databaseUrl: created.url });
-      await db.query("UPDATE schema_migrations SET checksum = repeat('0', 64) WHERE name = '002_money.sql'");
-      await db.close();
-      await assert.rejects(() => openDatabase({ databaseUrl: created.url }), /the migration 002_money\.sql was applied to this database with another text/);
-    });
+    it(
+      'opening a database whose migration was edited fails with the file named',
+      { skip: backend === 'pglite' && 'the same code path; PostgreSQL opens in milliseconds' },
+      async () => {
+        const created = await createPostgresDatabase();
+        cleanup.push(() => created.drop());
+        const db = await openDatabase({ databaseUrl: created.url });
+        await db.query("UPDATE schema_migrations SET checksum = repeat('0', 64) WHERE name = '002_money.sql'");
+        await db.close();
+        await assert.rejects(() => openDatabase({ databaseUrl: created.url }), /the migration 002_money\.sql was applied to this database with another text/);
+      },
+    );
   });
 }

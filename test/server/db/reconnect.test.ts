@@ -35,13 +35,16 @@ function killOtherBackends(url: string): Promise<number> {
 /** Waits until a connection of the database of `url` has `LISTEN`ed to `channel` (again). */
 function waitForListener(url: string, channel: string): Promise<void> {
   return withClient(url, (client) =>
-    eventually(async () => {
-      const { rows } = await client.query(
-        `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND query = $1`,
-        [`LISTEN "${channel}"`],
-      );
-      return rows.length > 0;
-    }, 5000, `LISTEN ${channel}`),
+    eventually(
+      async () => {
+        const { rows } = await client.query(`SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND query = $1`, [
+          `LISTEN "${channel}"`,
+        ]);
+        return rows.length > 0;
+      },
+      5000,
+      `LISTEN ${channel}`,
+    ),
   );
 }
 
@@ -63,17 +66,29 @@ describe('dropped PostgreSQL connections (postgres)', { skip: hasPostgres ? fals
         (error: unknown) => error,
       );
       await withClient(database.url!, (client) =>
-        eventually(async () => {
-          const { rows } = await client.query(
-            "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND query = 'SELECT pg_sleep(30)' AND state = 'active'",
-          );
-          return rows.length > 0;
-        }, 5000, 'the sleeping query'),
+        eventually(
+          async () => {
+            const { rows } = await client.query(
+              "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND query = 'SELECT pg_sleep(30)' AND state = 'active'",
+            );
+            return rows.length > 0;
+          },
+          5000,
+          'the sleeping query',
+        ),
       );
       assert.ok((await killOtherBackends(database.url!)) >= 1);
       const error = await settled;
       assert.ok(error instanceof Error, 'the transaction should reject');
-      await eventually(async () => (await database.db.query('SELECT 1 AS one').then(() => true, () => false)), 5000, 'a working pool');
+      await eventually(
+        async () =>
+          await database.db.query('SELECT 1 AS one').then(
+            () => true,
+            () => false,
+          ),
+        5000,
+        'a working pool',
+      );
       assert.deepEqual((await database.db.query('SELECT 2 AS two')).rows, [{ two: 2 }]);
     });
 
@@ -106,9 +121,12 @@ describe('dropped PostgreSQL connections (postgres)', { skip: hasPostgres ? fals
     it('the LISTEN connection comes back, LISTENs again and calls onReconnect once', async () => {
       const payloads: string[] = [];
       let reconnects = 0;
-      const unlisten = await database.db.listen('paylink_reconnect_test', (payload) => payloads.push(payload), () => reconnects++);
-      const notify = (payload: string) =>
-        withClient(database.url!, (client) => client.query("SELECT pg_notify('paylink_reconnect_test', $1)", [payload]));
+      const unlisten = await database.db.listen(
+        'paylink_reconnect_test',
+        (payload) => payloads.push(payload),
+        () => reconnects++,
+      );
+      const notify = (payload: string) => withClient(database.url!, (client) => client.query("SELECT pg_notify('paylink_reconnect_test', $1)", [payload]));
       await notify('before');
       await eventually(async () => payloads.includes('before'), 5000, 'the first notification');
 
@@ -171,9 +189,7 @@ describe('dropped PostgreSQL connections (postgres)', { skip: hasPostgres ? fals
         await client.query('BEGIN');
         await client.query("UPDATE checkout_sessions SET status = 'underpaid', paid_amount = 1 WHERE id = $1", [session.id]);
         await client.query("SELECT pg_notify('paylink_session_status', $1)", [session.id]);
-        await client.query(
-          'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
-        );
+        await client.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()');
         await client.query('COMMIT');
       });
       const event = JSON.parse((await stream.next(5000)).data);

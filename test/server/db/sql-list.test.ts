@@ -32,6 +32,9 @@ describe('session statuses in SQL', () => {
   it('no query names an open status in a literal IN list', () => {
     const literal = /IN\s*\(\s*'(awaiting_payment|underpaid|confirming)'/;
     const found = sources(SERVER).filter((file) => literal.test(readFileSync(file, 'utf8')));
-    assert.deepEqual(found.map((file) => path.relative(SERVER, file)), []);
+    assert.deepEqual(
+      found.map((file) => path.relative(SERVER, file)),
+      [],
+    );
   });
 });

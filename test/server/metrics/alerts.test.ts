@@ -24,7 +24,15 @@ const alertNames = [...rules.matchAll(/^\s+- alert: (\w+)$/gm)].map((match) => m
 
 describe('docs/alerts.yml', () => {
   it('names the alerts an operator must be woken for', () => {
-    for (const name of ['PaylinkScannerLagging', 'PaylinkRatesStale', 'PaylinkHotWalletLow', 'PaylinkPayoutsStuck', 'PaylinkReconciliationMismatch', 'PaylinkFinalityViolated', 'PaylinkWebhooksFailing']) {
+    for (const name of [
+      'PaylinkScannerLagging',
+      'PaylinkRatesStale',
+      'PaylinkHotWalletLow',
+      'PaylinkPayoutsStuck',
+      'PaylinkReconciliationMismatch',
+      'PaylinkFinalityViolated',
+      'PaylinkWebhooksFailing',
+    ]) {
       assert.ok(alertNames.includes(name), name);
     }
   });

@@ -105,12 +105,26 @@ for (const backend of backends()) {
       for (let i = 0; i < 300; i++) {
         const random = randomBytes(6).toString('hex');
         secrets.push(random);
-        const paths = [`/${random}`, `/v1/${random}/x`, `/v1/checkout/${random}/sessions/${random}`, `/v1/payment-link/${random}/deep/${i}`, `/pay/${random}/${i}`];
+        const paths = [
+          `/${random}`,
+          `/v1/${random}/x`,
+          `/v1/checkout/${random}/sessions/${random}`,
+          `/v1/payment-link/${random}/deep/${i}`,
+          `/pay/${random}/${i}`,
+        ];
         await fetch(`${t.url}${paths[i % paths.length]}?amount=${i}.5&address=${GOOD_ADDRESS}`, { method: ['GET', 'POST', 'DELETE', 'PATCH'][i % 4] });
       }
       const samples = await read();
-      assert.equal(count(samples, { route: '/v1/checkout/:slug', method: 'GET', status: '200' }) - count(before, { route: '/v1/checkout/:slug', method: 'GET', status: '200' }), 2);
-      assert.equal(count(samples, { route: '/v1/checkout/:slug', method: 'GET', status: '404' }) - count(before, { route: '/v1/checkout/:slug', method: 'GET', status: '404' }), 1);
+      assert.equal(
+        count(samples, { route: '/v1/checkout/:slug', method: 'GET', status: '200' }) -
+          count(before, { route: '/v1/checkout/:slug', method: 'GET', status: '200' }),
+        2,
+      );
+      assert.equal(
+        count(samples, { route: '/v1/checkout/:slug', method: 'GET', status: '404' }) -
+          count(before, { route: '/v1/checkout/:slug', method: 'GET', status: '404' }),
+        1,
+      );
       assert.ok(count(samples, { route: '/v1/payment-link', method: 'GET', status: '401' }) >= 1, 'a refusal counts under its route');
       assert.ok(sampleValue(samples, 'paylink_http_request_duration_seconds_count', { route: '/v1/checkout/:slug', method: 'GET', status: '200' })! >= 2);
 
@@ -148,22 +162,39 @@ for (const backend of backends()) {
       await raiseAlert(t.db, { blockchainId: 'bsc', code: 'hot_wallet_low', message: 'test' }, clock.now());
       // An address reconciliation could not explain, as a run of any instance records it.
       const address = `0x${randomBytes(20).toString('hex')}`;
-      const mismatch = { blockchainId: 'bsc', address, sessionId: awaiting.id, assetId: 'USDT' as const, expected: '0', actual: '1', block: 1, tracedBlock: null, reason: 'unexplained' };
+      const mismatch = {
+        blockchainId: 'bsc',
+        address,
+        sessionId: awaiting.id,
+        assetId: 'USDT' as const,
+        expected: '0',
+        actual: '1',
+        block: 1,
+        tracedBlock: null,
+        reason: 'unexplained',
+      };
       await upsertMismatch(t.db, mismatch, clock.now());
       clock.advance(90_000);
 
       let samples: Sample[] = [];
-      await eventually(async () => {
-        samples = await read();
-        return (sampleValue(samples, 'paylink_webhook_deliveries_retrying') ?? 0) >= 1;
-      }, 10_000, 'the failed delivery waits for its retry');
+      await eventually(
+        async () => {
+          samples = await read();
+          return (sampleValue(samples, 'paylink_webhook_deliveries_retrying') ?? 0) >= 1;
+        },
+        10_000,
+        'the failed delivery waits for its retry',
+      );
       assert.equal(sampleValue(samples, 'paylink_database_up'), 1);
       assert.equal(sessions(samples, 'paid') - sessions(baseline, 'paid'), 1);
       assert.equal(sessions(samples, 'awaiting_payment') - sessions(baseline, 'awaiting_payment'), 1);
       assert.equal(credited(samples) - credited(baseline), 1);
       assert.equal(Math.round((creditedAmount(samples) - creditedAmount(baseline)) * 1e6) / 1e6, 40);
       assert.equal(payouts(samples, 'pending') - payouts(baseline, 'pending'), 2);
-      assert.ok(sampleValue(samples, 'paylink_payouts_oldest_waiting_seconds', { network: 'bsc' })! >= 90, 'the oldest withdrawal has waited since before the clock moved');
+      assert.ok(
+        sampleValue(samples, 'paylink_payouts_oldest_waiting_seconds', { network: 'bsc' })! >= 90,
+        'the oldest withdrawal has waited since before the clock moved',
+      );
       assert.ok((sampleValue(samples, 'paylink_webhook_deliveries_waiting') ?? 0) >= 1);
       assert.ok((sampleValue(samples, 'paylink_webhook_deliveries_oldest_waiting_seconds') ?? 0) >= 90);
       assert.ok((sampleValue(samples, 'paylink_webhook_deliveries_failed_total') ?? 0) >= 1, 'the test event, given up');
@@ -190,7 +221,11 @@ for (const backend of backends()) {
       assert.ok(Math.abs(sampleValue(samples, 'paylink_scanner_last_scan_timestamp_seconds', { network: 'bsc' })! - Date.now() / 1000) < 60);
       assert.equal(sampleValue(samples, 'paylink_node_errors_total', { network: 'bsc', kind: 'timeout' }), 2);
       assert.equal(sampleValue(samples, 'paylink_node_errors_total', { network: 'bsc', kind: 'rate_limited' }), 1);
-      assert.equal(sampleValue(samples, 'paylink_node_errors_total', { network: 'bsc', kind: 'other' }), 1, 'an unknown code is `other`, never a label of its own');
+      assert.equal(
+        sampleValue(samples, 'paylink_node_errors_total', { network: 'bsc', kind: 'other' }),
+        1,
+        'an unknown code is `other`, never a label of its own',
+      );
       assert.equal(samples.filter((sample) => sample.name === 'paylink_node_errors_total').length, 3, 'errors that are not the node’s are not counted');
       assert.equal(sampleValue(samples, 'paylink_hot_wallet_token_balance', { network: 'bsc', asset: 'USDT' }), 1500.25);
       assert.equal(sampleValue(samples, 'paylink_hot_wallet_native_balance', { network: 'bsc' }), 0.042);
@@ -198,12 +233,16 @@ for (const backend of backends()) {
       runtimeMetrics.reset();
     });
 
-    it('passes Prometheus’s own linter (promtool check metrics: names, units, counters)', { skip: !existsSync(PROMTOOL) && process.env.CI !== 'true' && 'promtool is not installed (apt-get install prometheus)' }, async () => {
-      const exposition = await (await fetch(metricsUrl(), { headers: { authorization: `Bearer ${TOKEN}` } })).text();
-      const lint = spawnSync(PROMTOOL, ['check', 'metrics'], { input: exposition, encoding: 'utf8' });
-      assert.equal(lint.status, 0, `${lint.stdout}${lint.stderr}`);
-      assert.equal(`${lint.stdout}${lint.stderr}`.trim(), '', 'no finding at all');
-    });
+    it(
+      'passes Prometheus’s own linter (promtool check metrics: names, units, counters)',
+      { skip: !existsSync(PROMTOOL) && process.env.CI !== 'true' && 'promtool is not installed (apt-get install prometheus)' },
+      async () => {
+        const exposition = await (await fetch(metricsUrl(), { headers: { authorization: `Bearer ${TOKEN}` } })).text();
+        const lint = spawnSync(PROMTOOL, ['check', 'metrics'], { input: exposition, encoding: 'utf8' });
+        assert.equal(lint.status, 0, `${lint.stdout}${lint.stderr}`);
+        assert.equal(`${lint.stdout}${lint.stderr}`.trim(), '', 'no finding at all');
+      },
+    );
   });
 }
 

@@ -74,13 +74,19 @@ describe('cors guard', () => {
   test('a preflight is answered by the guard: methods and headers for an allowed origin, nothing granted to another', async () => {
     const guard = corsGuard([SHOP], methods);
     const preflight = { 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' };
-    const ok = await verdictOf(guard, exchangeFor('http://merchant.test/paylink/checkout/abc/visits', { method: 'OPTIONS', headers: { origin: SHOP, ...preflight } }));
+    const ok = await verdictOf(
+      guard,
+      exchangeFor('http://merchant.test/paylink/checkout/abc/visits', { method: 'OPTIONS', headers: { origin: SHOP, ...preflight } }),
+    );
     assert.equal(ok?.status, 204);
     assert.equal(ok?.headers['access-control-allow-methods'], methods);
     assert.match(ok?.headers['access-control-allow-headers'] ?? '', /Content-Type/);
     assert.equal(ok?.headers['access-control-max-age'], '600');
 
-    const refused = await verdictOf(guard, exchangeFor('http://merchant.test/paylink/checkout/abc/visits', { method: 'OPTIONS', headers: { origin: 'https://evil.example', ...preflight } }));
+    const refused = await verdictOf(
+      guard,
+      exchangeFor('http://merchant.test/paylink/checkout/abc/visits', { method: 'OPTIONS', headers: { origin: 'https://evil.example', ...preflight } }),
+    );
     assert.equal(refused?.status, 204);
     assert.equal(refused?.headers['access-control-allow-methods'], undefined);
   });
@@ -159,18 +165,34 @@ describe('streams guard', () => {
 });
 
 describe('cross-site guard', () => {
-  const post = (url: string, headers: Record<string, string>) => exchangeFor(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: '{}' });
+  const post = (url: string, headers: Record<string, string>) =>
+    exchangeFor(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: '{}' });
 
   test('reads pass; changes from the same origin, from no origin and from a trusted origin pass', async () => {
     const guard = crossSiteGuard({ trustedAdminOrigins: ['https://admin.example/'] });
-    assert.equal(await verdictOf(guard, exchangeFor('http://merchant.test/paylink/admin/balance', { headers: { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' } })), undefined);
-    assert.equal(await verdictOf(guard, post('http://merchant.test/paylink/admin/withdrawal', { origin: 'http://merchant.test', 'sec-fetch-site': 'same-origin' })), undefined);
+    assert.equal(
+      await verdictOf(
+        guard,
+        exchangeFor('http://merchant.test/paylink/admin/balance', { headers: { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' } }),
+      ),
+      undefined,
+    );
+    assert.equal(
+      await verdictOf(guard, post('http://merchant.test/paylink/admin/withdrawal', { origin: 'http://merchant.test', 'sec-fetch-site': 'same-origin' })),
+      undefined,
+    );
     assert.equal(await verdictOf(guard, post('http://merchant.test/paylink/admin/withdrawal', {})), undefined);
-    assert.equal(await verdictOf(guard, post('http://merchant.test/paylink/admin/withdrawal', { origin: 'https://admin.example', 'sec-fetch-site': 'cross-site' })), undefined);
+    assert.equal(
+      await verdictOf(guard, post('http://merchant.test/paylink/admin/withdrawal', { origin: 'https://admin.example', 'sec-fetch-site': 'cross-site' })),
+      undefined,
+    );
   });
 
   test('a change from another origin is a 403 that names both origins and what to set', async () => {
-    const refused = await verdictOf(crossSiteGuard({}), post('http://127.0.0.1:8788/paylink/admin/withdrawal', { origin: SHOP, 'sec-fetch-site': 'same-origin' }));
+    const refused = await verdictOf(
+      crossSiteGuard({}),
+      post('http://127.0.0.1:8788/paylink/admin/withdrawal', { origin: SHOP, 'sec-fetch-site': 'same-origin' }),
+    );
     assert.equal(refused?.status, 403);
     const error = errorOf(refused);
     assert.equal(error.code, 'cross_site_request');
@@ -199,7 +221,9 @@ describe('cross-site guard', () => {
   });
 
   test('the message carries origins as URL writes them, never the header as sent', async () => {
-    const error = errorOf(await verdictOf(crossSiteGuard({}), post('http://merchant.test/paylink/admin/withdrawal', { origin: 'https://evil.example/<script>"x' })));
+    const error = errorOf(
+      await verdictOf(crossSiteGuard({}), post('http://merchant.test/paylink/admin/withdrawal', { origin: 'https://evil.example/<script>"x' })),
+    );
     assert.ok(!error.message.includes('<script>'), error.message);
     assert.match(error.message, /https:\/\/evil\.example/);
   });
@@ -236,7 +260,14 @@ describe('authorize guard', () => {
     const byCookie = authorizeGuard({ adminToken: TOKEN, authorize: async (request) => request.headers.get('cookie') === 'staff=1' });
     assert.equal(await verdictOf(byCookie, adminExchange({ cookie: 'staff=1' })), undefined);
     assert.equal((await verdictOf(byCookie, adminExchange({ authorization: `Bearer ${TOKEN}` })))?.status, 401);
-    const broken = await verdictOf(authorizeGuard({ authorize: () => { throw new Error('db password hunter2'); } }), adminExchange());
+    const broken = await verdictOf(
+      authorizeGuard({
+        authorize: () => {
+          throw new Error('db password hunter2');
+        },
+      }),
+      adminExchange(),
+    );
     assert.equal(broken?.status, 500);
     const error = errorOf(broken);
     assert.equal(error.code, 'authorize_failed');
@@ -251,7 +282,12 @@ describe('authorize guard', () => {
 
   test('a token shorter than 32 characters is refused at once, with how to make one', () => {
     for (const adminToken of ['a', 'admin', 'x'.repeat(31), ` ${'x'.repeat(31)} `]) {
-      assert.throws(() => authorizeGuard({ adminToken }), (error: Error) => error instanceof TypeError && /at least 32 characters/.test(error.message) && /randomBytes\(32\)\.toString\('base64url'\)/.test(error.message), JSON.stringify(adminToken));
+      assert.throws(
+        () => authorizeGuard({ adminToken }),
+        (error: Error) =>
+          error instanceof TypeError && /at least 32 characters/.test(error.message) && /randomBytes\(32\)\.toString\('base64url'\)/.test(error.message),
+        JSON.stringify(adminToken),
+      );
       assert.throws(() => createPaylinkProxy({ upstream: 'http://upstream.test', apiKey: 'key', adminToken }), /at least 32 characters/);
     }
     assert.doesNotThrow(() => authorizeGuard({ adminToken: 'x'.repeat(32) }));
@@ -260,8 +296,13 @@ describe('authorize guard', () => {
   test('failed attempts are limited per client (429 with Retry-After, before the token is even checked) and logged with a code, never the token', async () => {
     const lines: string[] = [];
     let now = 0;
-    const guard = authorizeGuard({ adminToken: TOKEN, logger: createLogger((line) => lines.push(line)), failureLimit: { ...ADMIN_FAILURE_LIMIT, now: () => now } });
-    const from = (clientIp: string, authorization: string) => exchangeFor('http://merchant.test/paylink/admin/balance', { headers: { authorization } }, { clientIp });
+    const guard = authorizeGuard({
+      adminToken: TOKEN,
+      logger: createLogger((line) => lines.push(line)),
+      failureLimit: { ...ADMIN_FAILURE_LIMIT, now: () => now },
+    });
+    const from = (clientIp: string, authorization: string) =>
+      exchangeFor('http://merchant.test/paylink/admin/balance', { headers: { authorization } }, { clientIp });
     const statuses: number[] = [];
     for (let i = 0; i < 300; i++) statuses.push((await verdictOf(guard, from('203.0.113.9', `Bearer guess-${i}-0123456789abcdef0123456789`)))?.status ?? 200);
     assert.deepEqual(statuses.slice(0, 10), Array(10).fill(401), 'ten tries at once');
@@ -271,10 +312,13 @@ describe('authorize guard', () => {
     assert.match(limited?.headers['retry-after'] ?? '', /^\d+$/);
     assert.equal(errorOf(limited).code, 'rate_limited');
     assert.equal(await verdictOf(guard, from('198.51.100.7', `Bearer ${TOKEN}`)), undefined, 'another client is not affected');
-    const byCookie = authorizeGuard({ authorize: (request) => request.headers.get('cookie') === 'staff=1', failureLimit: { ...ADMIN_FAILURE_LIMIT, now: () => now } });
+    const byCookie = authorizeGuard({
+      authorize: (request) => request.headers.get('cookie') === 'staff=1',
+      failureLimit: { ...ADMIN_FAILURE_LIMIT, now: () => now },
+    });
     for (let i = 0; i < 12; i++) await verdictOf(byCookie, from('203.0.113.9', `Bearer guess-${i}`));
     const cookie = exchangeFor('http://merchant.test/paylink/admin/balance', { headers: { cookie: 'staff=1' } }, { clientIp: '203.0.113.9' });
-    assert.equal(await verdictOf(byCookie, cookie), undefined, "a session cookie still works from a limited client: it guesses nothing");
+    assert.equal(await verdictOf(byCookie, cookie), undefined, 'a session cookie still works from a limited client: it guesses nothing');
     const anonymous = exchangeFor('http://merchant.test/paylink/admin/balance', {}, { clientIp: '203.0.113.9' });
     assert.equal((await verdictOf(byCookie, anonymous))?.status, 401, 'no credentials: a 401, not an attempt');
     now += 5_000;
@@ -290,7 +334,11 @@ describe('authorize guard', () => {
 describe('body guard', () => {
   const encoder = new TextEncoder();
   const postTo = (area: ProxyArea, body: BodyInit | null, headers: Record<string, string> = {}) =>
-    exchangeFor(`http://merchant.test/paylink${area.prefix}/x`, { method: 'POST', headers, body, ...(body instanceof ReadableStream ? { duplex: 'half' } : {}) } as RequestInit, { area });
+    exchangeFor(
+      `http://merchant.test/paylink${area.prefix}/x`,
+      { method: 'POST', headers, body, ...(body instanceof ReadableStream ? { duplex: 'half' } : {}) } as RequestInit,
+      { area },
+    );
 
   test('a body within the limit is read once and kept for the forwarder; GET and HEAD read nothing', async () => {
     const guard = bodyGuard(100, false);
@@ -305,7 +353,9 @@ describe('body guard', () => {
   test('too large: by Content-Length before reading a byte, or while reading an undeclared stream', async () => {
     const guard = bodyGuard(10, false);
     let read = false;
-    const declared = requestIncoming(new Request('http://merchant.test/paylink/checkout/x', { method: 'POST', headers: { 'content-length': '11' }, body: '{"a":1}' }));
+    const declared = requestIncoming(
+      new Request('http://merchant.test/paylink/checkout/x', { method: 'POST', headers: { 'content-length': '11' }, body: '{"a":1}' }),
+    );
     const watched: ProxyIncoming = Object.assign(Object.create(declared) as ProxyIncoming, {
       readBody: (limit: number) => {
         read = true;
@@ -352,7 +402,11 @@ describe('body guard', () => {
       assert.equal(await verdictOf(guard, postTo(admin, '{}', { 'content-type': type })), undefined, type);
     }
     assert.equal(await verdictOf(guard, postTo(admin, null)), undefined, 'no body, no type needed');
-    assert.equal(await verdictOf(bodyGuard(100, false), postTo(checkout, '{}', { 'content-type': 'text/plain' })), undefined, 'checkout bodies may be any type');
+    assert.equal(
+      await verdictOf(bodyGuard(100, false), postTo(checkout, '{}', { 'content-type': 'text/plain' })),
+      undefined,
+      'checkout bodies may be any type',
+    );
   });
 });
 
@@ -379,7 +433,10 @@ describe('route guard', () => {
 describe('a chain of guards', () => {
   test('stops at the first verdict, and awaits only the guards that are async', async () => {
     const order: string[] = [];
-    const pass = (name: string): Guard => () => void order.push(name);
+    const pass =
+      (name: string): Guard =>
+      () =>
+        void order.push(name);
     const refuse: Guard = async () => {
       order.push('refuse');
       return { status: 418, headers: {}, body: null };

@@ -114,7 +114,9 @@ describe('admin changes from another site', () => {
     // An http page is not the https site.
     assert.equal((await post('https://merchant.test/paylink/admin/withdrawal', { origin: 'http://merchant.test' })).status, 403);
     // Reads are not changes.
-    const read = await handler(new Request('http://merchant.test/paylink/admin/balance', { headers: { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' } }));
+    const read = await handler(
+      new Request('http://merchant.test/paylink/admin/balance', { headers: { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' } }),
+    );
     assert.equal(read.status, 200);
   });
 
@@ -123,7 +125,11 @@ describe('admin changes from another site', () => {
     await withServer(createServer(handler), async (url) => {
       const same = await fetch(`${url}/paylink/admin/withdrawal`, { method: 'POST', headers: { origin: url, 'content-type': 'application/json' }, body: '{}' });
       assert.equal(same.status, 200);
-      const other = await fetch(`${url}/paylink/admin/withdrawal`, { method: 'POST', headers: { origin: 'https://evil.example', 'content-type': 'application/json' }, body: '{}' });
+      const other = await fetch(`${url}/paylink/admin/withdrawal`, {
+        method: 'POST',
+        headers: { origin: 'https://evil.example', 'content-type': 'application/json' },
+        body: '{}',
+      });
       assert.equal(other.status, 403);
     });
   });
@@ -140,7 +146,10 @@ function streamingFetch() {
       return new Response('{"ok":true}', { headers: { 'content-type': 'application/json' } });
     }
     if (new URL(request.url).pathname.includes('/missing/')) {
-      return new Response('{"status":"error","statusCode":404,"code":"not_found","message":"No session"}', { status: 404, headers: { 'content-type': 'application/json' } });
+      return new Response('{"status":"error","statusCode":404,"code":"not_found","message":"No session"}', {
+        status: 404,
+        headers: { 'content-type': 'application/json' },
+      });
     }
     let controller!: ReadableStreamDefaultController<Uint8Array>;
     const body = new ReadableStream<Uint8Array>({

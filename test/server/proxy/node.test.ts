@@ -64,12 +64,15 @@ describe('toNodeHandler', () => {
       // No Content-Length (chunked), so only reading finds out.
       const { port } = new URL(url);
       const answer = await new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }>((resolve, reject) => {
-        const request = http.request({ host: '127.0.0.1', port, path: '/paylink/checkout/abc/visits', method: 'POST', headers: { 'content-type': 'application/json' }, agent: false }, (response) => {
-          let body = '';
-          response.setEncoding('utf8');
-          response.on('data', (chunk: string) => (body += chunk));
-          response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body }));
-        });
+        const request = http.request(
+          { host: '127.0.0.1', port, path: '/paylink/checkout/abc/visits', method: 'POST', headers: { 'content-type': 'application/json' }, agent: false },
+          (response) => {
+            let body = '';
+            response.setEncoding('utf8');
+            response.on('data', (chunk: string) => (body += chunk));
+            response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body }));
+          },
+        );
         request.on('error', reject);
         request.write('x'.repeat(150));
       });
@@ -89,7 +92,12 @@ describe('toNodeHandler', () => {
     const url = await listen(server);
     try {
       const body = JSON.stringify({ title: 'ü'.repeat(5000) });
-      const answer = await rawRequest(url, { method: 'POST', path: '/paylink/admin/payment-link', headers: { ...ADMIN, 'content-type': 'application/json' }, body });
+      const answer = await rawRequest(url, {
+        method: 'POST',
+        path: '/paylink/admin/payment-link',
+        headers: { ...ADMIN, 'content-type': 'application/json' },
+        body,
+      });
       assert.equal(answer.status, 200);
       const seen = service.seen.at(-1)!;
       assert.equal(seen.body, body);
@@ -102,7 +110,8 @@ describe('toNodeHandler', () => {
   });
 
   test('any other fetch handler gets a Request with its body and streams its Response back', async () => {
-    const handler = async (request: Request) => new Response(`${request.method} ${new URL(request.url).pathname} ${await request.text()}`, { status: 202, headers: { 'x-handled': '1' } });
+    const handler = async (request: Request) =>
+      new Response(`${request.method} ${new URL(request.url).pathname} ${await request.text()}`, { status: 202, headers: { 'x-handled': '1' } });
     const server = createServer(toNodeHandler(handler));
     const url = await listen(server);
     try {
@@ -170,7 +179,9 @@ describe('createNodeUpstream', () => {
       assert.equal(arrived, 3, 'the GET went out twice: once on the dropped socket, once on a fresh one');
 
       // The fresh socket has served one request: a POST now reuses it, and is dropped.
-      const post = await handler(new Request('http://merchant.test/paylink/checkout/a/visits', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }));
+      const post = await handler(
+        new Request('http://merchant.test/paylink/checkout/a/visits', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }),
+      );
       assert.equal(post.status, 502, 'a POST on a dropped socket is not sent again');
       assert.equal(arrived, 4);
     } finally {

@@ -271,7 +271,11 @@ describe('admin routes', () => {
 
   test('a link is created and updated through the proxy', async () => {
     const auth = { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' };
-    const created = await send(proxyUrl, '/paylink/admin/payment-link', { method: 'POST', headers: auth, body: JSON.stringify(standardLinkBody({ title: 'Via proxy' })) });
+    const created = await send(proxyUrl, '/paylink/admin/payment-link', {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify(standardLinkBody({ title: 'Via proxy' })),
+    });
     assert.equal(created.status, 201);
     const updated = await send(proxyUrl, '/paylink/admin/payment-link', {
       method: 'PATCH',
@@ -318,7 +322,12 @@ describe('admin routes', () => {
 
     // The merchant's log hears of it (captured here, not printed): its code and request id, never the error's words.
     const lines: string[] = [];
-    const broken = realProxy({ authorize: () => { throw new Error(`boom ${apiKey}`); }, logger: createLogger((line) => lines.push(line)) });
+    const broken = realProxy({
+      authorize: () => {
+        throw new Error(`boom ${apiKey}`);
+      },
+      logger: createLogger((line) => lines.push(line)),
+    });
     const failed = await send(broken, '/paylink/admin/balance');
     assert.equal(failed.status, 500);
     assertErrorShape(failed.json, 500);
@@ -471,50 +480,56 @@ describe('upstream failures', () => {
 });
 
 describe('Server-Sent Events', () => {
-  for (const [name, upstreamFetch] of [['global fetch', undefined], ['createNodeFetch', createNodeFetch()]] as const) {
-  test(`an event stream flows through live, unbuffered, and outlives the timeout (${name})`, async () => {
-    let upstreamClosed: () => void = () => {};
-    const upstreamGone = new Promise<void>((resolve) => (upstreamClosed = resolve));
-    const events = createServer((req, res) => {
-      assert.equal(req.url, '/v1/checkout/sessions/s1/events');
-      assert.equal(req.headers['x-api-key'], undefined);
-      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'access-control-allow-origin': '*' });
-      res.write('event: status\ndata: {"status":"awaiting_payment"}\n\n');
-      const later = setTimeout(() => res.write('event: status\ndata: {"status":"paid"}\n\n'), 400);
-      res.on('close', () => {
-        clearTimeout(later);
-        upstreamClosed();
+  for (const [name, upstreamFetch] of [
+    ['global fetch', undefined],
+    ['createNodeFetch', createNodeFetch()],
+  ] as const) {
+    test(`an event stream flows through live, unbuffered, and outlives the timeout (${name})`, async () => {
+      let upstreamClosed: () => void = () => {};
+      const upstreamGone = new Promise<void>((resolve) => (upstreamClosed = resolve));
+      const events = createServer((req, res) => {
+        assert.equal(req.url, '/v1/checkout/sessions/s1/events');
+        assert.equal(req.headers['x-api-key'], undefined);
+        res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'access-control-allow-origin': '*' });
+        res.write('event: status\ndata: {"status":"awaiting_payment"}\n\n');
+        const later = setTimeout(() => res.write('event: status\ndata: {"status":"paid"}\n\n'), 400);
+        res.on('close', () => {
+          clearTimeout(later);
+          upstreamClosed();
+        });
       });
-    });
-    const eventsUrl = await listen(events);
-    const handler = createPaylinkProxy({ upstream: eventsUrl, apiKey, allowedOrigins: [SHOP], timeoutMs: 150, fetch: upstreamFetch });
-    const server = createServer(toNodeHandler(handler));
-    const url = await listen(server);
-    try {
-      const controller = new AbortController();
-      const response = await fetch(`${url}/paylink/checkout/sessions/s1/events`, { headers: { origin: SHOP, accept: 'text/event-stream' }, signal: controller.signal });
-      assert.equal(response.status, 200);
-      assert.match(response.headers.get('content-type') ?? '', /text\/event-stream/);
-      assert.equal(response.headers.get('access-control-allow-origin'), SHOP);
-      const reader = response.body!.getReader();
-      const decoder = new TextDecoder();
-      let text = '';
-      const first = await reader.read();
-      text += decoder.decode(first.value);
-      assert.match(text, /awaiting_payment/, 'the first event arrived while the stream is still open');
-      while (!text.includes('paid"')) {
-        const next = await reader.read();
-        assert.ok(!next.done, 'the stream was cut before the second event');
-        text += decoder.decode(next.value);
+      const eventsUrl = await listen(events);
+      const handler = createPaylinkProxy({ upstream: eventsUrl, apiKey, allowedOrigins: [SHOP], timeoutMs: 150, fetch: upstreamFetch });
+      const server = createServer(toNodeHandler(handler));
+      const url = await listen(server);
+      try {
+        const controller = new AbortController();
+        const response = await fetch(`${url}/paylink/checkout/sessions/s1/events`, {
+          headers: { origin: SHOP, accept: 'text/event-stream' },
+          signal: controller.signal,
+        });
+        assert.equal(response.status, 200);
+        assert.match(response.headers.get('content-type') ?? '', /text\/event-stream/);
+        assert.equal(response.headers.get('access-control-allow-origin'), SHOP);
+        const reader = response.body!.getReader();
+        const decoder = new TextDecoder();
+        let text = '';
+        const first = await reader.read();
+        text += decoder.decode(first.value);
+        assert.match(text, /awaiting_payment/, 'the first event arrived while the stream is still open');
+        while (!text.includes('paid"')) {
+          const next = await reader.read();
+          assert.ok(!next.done, 'the stream was cut before the second event');
+          text += decoder.decode(next.value);
+        }
+        seen.push({ label: 'SSE', status: response.status, headers: [...response.headers.entries()], text });
+        controller.abort();
+        await upstreamGone; // the client leaving closed the upstream stream too
+      } finally {
+        await closeServer(server);
+        await closeServer(events);
       }
-      seen.push({ label: 'SSE', status: response.status, headers: [...response.headers.entries()], text });
-      controller.abort();
-      await upstreamGone; // the client leaving closed the upstream stream too
-    } finally {
-      await closeServer(server);
-      await closeServer(events);
-    }
-  });
+    });
   }
 });
 
@@ -524,7 +539,11 @@ describe('createNodeFetch (what `paylink proxy` uses on Node)', () => {
   test('forwards bodies, headers and query strings to the real service', async () => {
     const handler = realProxy({ fetch: nodeFetch });
     const auth = { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' };
-    const created = await send(handler, '/paylink/admin/payment-link', { method: 'POST', headers: auth, body: JSON.stringify(standardLinkBody({ title: 'Node fetch' })) });
+    const created = await send(handler, '/paylink/admin/payment-link', {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify(standardLinkBody({ title: 'Node fetch' })),
+    });
     assert.equal(created.status, 201);
     assert.equal(created.json.title, 'Node fetch');
     const list = await send(handler, '/paylink/admin/payment-link?limit=2', { headers: auth });
@@ -562,7 +581,9 @@ describe('createNodeFetch (what `paylink proxy` uses on Node)', () => {
     });
     const echoUrl = await listen(echo);
     try {
-      const response = await send(realProxy({ upstream: echoUrl, fetch: nodeFetch }), '/paylink/admin/balance', { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+      const response = await send(realProxy({ upstream: echoUrl, fetch: nodeFetch }), '/paylink/admin/balance', {
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+      });
       assert.equal(response.status, 200);
       assert.equal(response.json.headers['x-api-key'], '[redacted]', 'the key reached the upstream, and not the client');
       assert.equal(response.headers.get('x-seen-key'), null);
@@ -637,7 +658,10 @@ describe('paylink proxy command', () => {
   });
 
   test('refuses to start with a PAYLINK_ADMIN_TOKEN shorter than 32 characters, saying how to make one', async () => {
-    assert.throws(() => proxyOptionsFromEnv({ port: 0, upstream: svc.url, env: { PAYLINK_API_KEY: apiKey, PAYLINK_ADMIN_TOKEN: 'a' } }), /PAYLINK_ADMIN_TOKEN must be at least 32 characters/);
+    assert.throws(
+      () => proxyOptionsFromEnv({ port: 0, upstream: svc.url, env: { PAYLINK_API_KEY: apiKey, PAYLINK_ADMIN_TOKEN: 'a' } }),
+      /PAYLINK_ADMIN_TOKEN must be at least 32 characters/,
+    );
     const child = spawn(process.execPath, ['bin/paylink.mjs', 'proxy', '--port', '0', '--upstream', svc.url], {
       env: { ...process.env, PAYLINK_API_KEY: apiKey, PAYLINK_ADMIN_TOKEN: 'a' },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -763,7 +787,11 @@ describe('the docs’ proxy examples', () => {
       assert.equal((await send(url, '/paylink/admin/payment-link')).status, 401);
       const staff = { cookie: 'shop_session=staff-1', 'content-type': 'application/json' };
       assert.equal((await send(url, '/paylink/admin/payment-link', { headers: staff })).status, 200);
-      const created = await send(url, '/paylink/admin/payment-link', { method: 'POST', headers: staff, body: JSON.stringify(standardLinkBody({ title: 'From Express' })) });
+      const created = await send(url, '/paylink/admin/payment-link', {
+        method: 'POST',
+        headers: staff,
+        body: JSON.stringify(standardLinkBody({ title: 'From Express' })),
+      });
       assert.equal(created.status, 201);
       assert.equal(created.json.title, 'From Express');
       assert.equal((await send(url, '/paylink/admin/keys', { headers: staff })).status, 404);
@@ -813,12 +841,25 @@ describe('the docs’ proxy examples', () => {
       assert.equal(link.headers.get('access-control-allow-origin'), SHOP);
       const visit = await record(
         'next POST',
-        await route.POST(new Request(`https://shop.example/paylink/checkout/${slug}/visits`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })),
+        await route.POST(
+          new Request(`https://shop.example/paylink/checkout/${slug}/visits`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }),
+        ),
       );
       assert.equal(visit.status, 200);
-      const preflight = await route.OPTIONS(new Request(`https://shop.example/paylink/checkout/${slug}`, { method: 'OPTIONS', headers: { origin: SHOP, 'access-control-request-method': 'GET' } }));
+      const preflight = await route.OPTIONS(
+        new Request(`https://shop.example/paylink/checkout/${slug}`, { method: 'OPTIONS', headers: { origin: SHOP, 'access-control-request-method': 'GET' } }),
+      );
       assert.equal(preflight.headers.get('access-control-allow-origin'), SHOP);
-      const admin = await record('next PATCH', await route.PATCH(new Request('https://shop.example/paylink/admin/payment-link', { method: 'PATCH', headers: { authorization: 'Bearer wrong', 'content-type': 'application/json' }, body: '{}' })));
+      const admin = await record(
+        'next PATCH',
+        await route.PATCH(
+          new Request('https://shop.example/paylink/admin/payment-link', {
+            method: 'PATCH',
+            headers: { authorization: 'Bearer wrong', 'content-type': 'application/json' },
+            body: '{}',
+          }),
+        ),
+      );
       assert.equal(admin.status, 401);
     } finally {
       for (const name of ['PAYLINK_URL', 'PAYLINK_API_KEY', 'PAYLINK_ADMIN_TOKEN', 'PAYLINK_ALLOWED_ORIGINS']) {

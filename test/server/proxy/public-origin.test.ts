@@ -73,7 +73,9 @@ function adminWrite(frontUrl: string, origin = SHOP) {
 }
 
 function proxyServerWith(overrides: Partial<PaylinkProxyOptions> = {}): Server {
-  return createServer(toNodeHandler(createPaylinkProxy({ upstream: createNodeUpstream(serviceUrl), apiKey: API_KEY, adminToken: ADMIN_TOKEN, rateLimit: false, ...overrides })));
+  return createServer(
+    toNodeHandler(createPaylinkProxy({ upstream: createNodeUpstream(serviceUrl), apiKey: API_KEY, adminToken: ADMIN_TOKEN, rateLimit: false, ...overrides })),
+  );
 }
 
 describe('behind a reverse proxy that rewrites Host', () => {
@@ -83,7 +85,10 @@ describe('behind a reverse proxy that rewrites Host', () => {
       const response = await adminWrite(frontUrl);
       assert.equal(response.status, 403);
       const error = (await response.json()) as { status: string; statusCode: number; code: string; message: string };
-      assert.deepEqual({ status: error.status, statusCode: error.statusCode, code: error.code }, { status: 'error', statusCode: 403, code: 'cross_site_request' });
+      assert.deepEqual(
+        { status: error.status, statusCode: error.statusCode, code: error.code },
+        { status: 'error', statusCode: 403, code: 'cross_site_request' },
+      );
       assert.match(error.message, /https:\/\/shop\.example/, 'names the page origin');
       assert.match(error.message, /127\.0\.0\.1/, 'names the origin the proxy was reached at');
       assert.match(error.message, /PAYLINK_PUBLIC_ORIGIN/, 'says what to set');
@@ -122,13 +127,19 @@ describe('behind a reverse proxy that rewrites Host', () => {
 
   test('a PAYLINK_PUBLIC_ORIGIN or publicOrigin that is not an origin is refused at start, saying what is expected', () => {
     for (const value of ['https://shop.example/admin', 'shop.example', 'ftp://shop.example']) {
-      assert.throws(() => proxyOptionsFromEnv({ port: 0, upstream: serviceUrl, env: { PAYLINK_API_KEY: API_KEY, PAYLINK_PUBLIC_ORIGIN: value } }), (error: unknown) => {
-        assert.ok(error instanceof ProxyConfigError);
-        assert.match(error.message, /PAYLINK_PUBLIC_ORIGIN must be an origin such as https:\/\/shop\.example/);
-        return true;
-      });
+      assert.throws(
+        () => proxyOptionsFromEnv({ port: 0, upstream: serviceUrl, env: { PAYLINK_API_KEY: API_KEY, PAYLINK_PUBLIC_ORIGIN: value } }),
+        (error: unknown) => {
+          assert.ok(error instanceof ProxyConfigError);
+          assert.match(error.message, /PAYLINK_PUBLIC_ORIGIN must be an origin such as https:\/\/shop\.example/);
+          return true;
+        },
+      );
       assert.throws(() => createPaylinkProxy({ upstream: serviceUrl, apiKey: API_KEY, publicOrigin: value }), /publicOrigin must be an origin/);
     }
-    assert.equal(proxyOptionsFromEnv({ port: 0, upstream: serviceUrl, env: { PAYLINK_API_KEY: API_KEY, PAYLINK_PUBLIC_ORIGIN: 'https://Shop.example/' } }).publicOrigin, SHOP);
+    assert.equal(
+      proxyOptionsFromEnv({ port: 0, upstream: serviceUrl, env: { PAYLINK_API_KEY: API_KEY, PAYLINK_PUBLIC_ORIGIN: 'https://Shop.example/' } }).publicOrigin,
+      SHOP,
+    );
   });
 });

@@ -23,7 +23,13 @@ function recordingFetch(captured: Request[] = []): typeof fetch {
 }
 
 function proxyWith(overrides: Partial<PaylinkProxyOptions> = {}) {
-  return createPaylinkProxy({ upstream: 'http://upstream.test', apiKey: API_KEY, adminToken: 'admin-token-routes-0123456789abcdef0123', rateLimit: false, ...overrides });
+  return createPaylinkProxy({
+    upstream: 'http://upstream.test',
+    apiKey: API_KEY,
+    adminToken: 'admin-token-routes-0123456789abcdef0123',
+    rateLimit: false,
+    ...overrides,
+  });
 }
 
 async function errorOf(response: Response) {
@@ -133,7 +139,13 @@ describe('admin routes', () => {
       ['PATCH', '/order/o1', 'GET, HEAD, OPTIONS'],
       ['PUT', '/order/o1/cancel', 'POST, OPTIONS'],
     ] as const) {
-      const response = await handler(new Request(`http://merchant.test/paylink/admin${path}`, { method, headers: { ...ADMIN, 'content-type': 'application/json' }, body: method === 'DELETE' ? undefined : '{}' }));
+      const response = await handler(
+        new Request(`http://merchant.test/paylink/admin${path}`, {
+          method,
+          headers: { ...ADMIN, 'content-type': 'application/json' },
+          body: method === 'DELETE' ? undefined : '{}',
+        }),
+      );
       assert.equal(response.status, 405, `${method} ${path}`);
       assert.equal(response.headers.get('allow'), allow);
       assert.equal((await errorOf(response)).code, 'method_not_allowed');
@@ -149,7 +161,12 @@ describe('admin routes', () => {
   });
 
   test('an admin preflight gets Allow for the whole area and no CORS', async () => {
-    const response = await proxyWith()(new Request('http://merchant.test/paylink/admin/webhook-endpoint', { method: 'OPTIONS', headers: { origin: 'https://shop.example', 'access-control-request-method': 'DELETE' } }));
+    const response = await proxyWith()(
+      new Request('http://merchant.test/paylink/admin/webhook-endpoint', {
+        method: 'OPTIONS',
+        headers: { origin: 'https://shop.example', 'access-control-request-method': 'DELETE' },
+      }),
+    );
     assert.equal(response.status, 204);
     assert.equal(response.headers.get('allow'), 'GET, HEAD, POST, PATCH, DELETE, OPTIONS');
     assert.equal(response.headers.get('access-control-allow-origin'), null);
@@ -169,7 +186,12 @@ describe('basePath itself: the index a newcomer opens', () => {
       const index = JSON.parse(text) as { name: string; routes: Array<{ path: string; access: string; methods: string[]; upstream?: string }> };
       assert.equal(index.name, 'Paylink proxy');
       const byPath = new Map(index.routes.map((route) => [route.path, route]));
-      assert.deepEqual(byPath.get('/paylink/checkout/:slug'), { path: '/paylink/checkout/:slug', methods: ['GET', 'HEAD'], access: 'public', upstream: '/v1/checkout/:slug' });
+      assert.deepEqual(byPath.get('/paylink/checkout/:slug'), {
+        path: '/paylink/checkout/:slug',
+        methods: ['GET', 'HEAD'],
+        access: 'public',
+        upstream: '/v1/checkout/:slug',
+      });
       assert.deepEqual(byPath.get('/paylink/checkout/:slug/sessions')?.methods, ['POST']);
       assert.equal(byPath.get('/paylink/admin/balance')?.access, 'admin');
       assert.equal(byPath.get('/paylink/dist/:file')?.upstream, undefined, 'the bundles are served by the proxy itself');
@@ -179,7 +201,10 @@ describe('basePath itself: the index a newcomer opens', () => {
     assert.equal((await proxy(new Request('http://shop.test/paylinks'))).status, 404);
     assert.equal(captured.length, 0, 'the index never asks the service');
     const atRoot = proxyWith({ basePath: '', fetch: recordingFetch() });
-    assert.equal(((await (await atRoot(new Request('http://shop.test/'))).json()) as { routes: Array<{ path: string }> }).routes[0]!.path.startsWith('/checkout/'), true);
+    assert.equal(
+      ((await (await atRoot(new Request('http://shop.test/'))).json()) as { routes: Array<{ path: string }> }).routes[0]!.path.startsWith('/checkout/'),
+      true,
+    );
   });
 });
 
@@ -201,7 +226,10 @@ describe('basePath/dist/<file>: the script-tag bundles', () => {
     const bundles = async (request: Request, fileName: string): Promise<Response> => {
       calls.push({ request, fileName });
       if (fileName !== 'paylink-checkout.1a2b3c.js') {
-        return new Response(JSON.stringify({ status: 'error', statusCode: 404, code: 'not_found', message: `No bundle ${fileName}` }), { status: 404, headers: { 'content-type': 'application/json' } });
+        return new Response(JSON.stringify({ status: 'error', statusCode: 404, code: 'not_found', message: `No bundle ${fileName}` }), {
+          status: 404,
+          headers: { 'content-type': 'application/json' },
+        });
       }
       const headers = {
         'content-type': 'text/javascript; charset=utf-8',
@@ -261,7 +289,11 @@ describe('basePath/dist/<file>: the script-tag bundles', () => {
     assert.equal(missing.status, 404);
     assert.equal((await errorOf(missing)).code, 'not_found');
 
-    const broken = proxyWith({ bundles: async () => { throw new Error('ENOENT /srv/secret/path'); } });
+    const broken = proxyWith({
+      bundles: async () => {
+        throw new Error('ENOENT /srv/secret/path');
+      },
+    });
     const failed = await broken(new Request('http://merchant.test/paylink/dist/x.js'));
     assert.equal(failed.status, 500);
     const error = await errorOf(failed);
@@ -271,7 +303,9 @@ describe('basePath/dist/<file>: the script-tag bundles', () => {
 
   test('only GET and HEAD: other methods are a 405 with Allow', async () => {
     const fake = fakeBundles();
-    const response = await proxyWith({ bundles: fake.bundles })(new Request('http://merchant.test/paylink/dist/paylink-checkout.1a2b3c.js', { method: 'POST', body: 'x' }));
+    const response = await proxyWith({ bundles: fake.bundles })(
+      new Request('http://merchant.test/paylink/dist/paylink-checkout.1a2b3c.js', { method: 'POST', body: 'x' }),
+    );
     assert.equal(response.status, 405);
     assert.equal(response.headers.get('allow'), 'GET, HEAD, OPTIONS');
     assert.equal(fake.calls.length, 0);
@@ -285,12 +319,15 @@ describe('basePath/dist/<file>: the script-tag bundles', () => {
       const { port } = server.address() as AddressInfo;
       // node:http, not fetch: fetch would try to gunzip the fake's "gzip" bytes.
       const answer = await new Promise<{ status: number; headers: Record<string, unknown>; body: string }>((resolve, reject) => {
-        const request = httpRequest({ host: '127.0.0.1', port, path: '/paylink/dist/paylink-checkout.1a2b3c.js', headers: { 'accept-encoding': 'gzip' } }, (response) => {
-          let body = '';
-          response.setEncoding('utf8');
-          response.on('data', (chunk: string) => (body += chunk));
-          response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body }));
-        });
+        const request = httpRequest(
+          { host: '127.0.0.1', port, path: '/paylink/dist/paylink-checkout.1a2b3c.js', headers: { 'accept-encoding': 'gzip' } },
+          (response) => {
+            let body = '';
+            response.setEncoding('utf8');
+            response.on('data', (chunk: string) => (body += chunk));
+            response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body }));
+          },
+        );
         request.on('error', reject);
         request.end();
       });

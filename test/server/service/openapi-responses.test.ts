@@ -32,7 +32,10 @@ describe('every answer meets the OpenAPI document', () => {
     const refused = await call(service.url, 'POST', '/v1/payment-link', { key, rawBody: 'title=x', headers: { 'content-type': 'text/plain' } });
     assert.equal(refused.status, 415);
     assert.equal(refused.body.code, 'unsupported_media_type');
-    const visit = await call(service.url, 'POST', '/v1/checkout/nosuchslug1/visits', { rawBody: 'x', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const visit = await call(service.url, 'POST', '/v1/checkout/nosuchslug1/visits', {
+      rawBody: 'x',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     assert.equal(visit.status, 415);
     assert.ok(documentedOperations().length >= 26);
   });
@@ -41,13 +44,26 @@ describe('every answer meets the OpenAPI document', () => {
     const url = `${service.url}/v1/orders`;
     assert.throws(() => checkResponse({ method: 'POST', url, status: 201, contentType: 'application/json', body: { id: 'x' } }), /no such operation/);
     // An unknown route's 404 in the one error shape is no drift.
-    checkResponse({ method: 'GET', url, status: 404, contentType: 'application/json', body: { status: 'error', statusCode: 404, code: 'not_found', message: 'Not found' } });
+    checkResponse({
+      method: 'GET',
+      url,
+      status: 404,
+      contentType: 'application/json',
+      body: { status: 'error', statusCode: 404, code: 'not_found', message: 'Not found' },
+    });
     assert.throws(
       () => checkResponse({ method: 'GET', url: `${service.url}/v1/balance`, status: 418, contentType: 'application/json', body: {} }),
       /GET \/v1\/balance answered 418, which its OpenAPI operation does not list/,
     );
     assert.throws(
-      () => checkResponse({ method: 'GET', url: `${service.url}/v1/balance`, status: 200, contentType: 'application/json', body: { items: [{ assetId: 'USDT' }] } }),
+      () =>
+        checkResponse({
+          method: 'GET',
+          url: `${service.url}/v1/balance`,
+          status: 200,
+          contentType: 'application/json',
+          body: { items: [{ assetId: 'USDT' }] },
+        }),
       /GET \/v1\/balance answered 200 with a body its OpenAPI schema refuses:\n[\s\S]*must have required property 'available'/,
     );
     // Outside the API (the proxy, the pages, the bundles) is not the document's.

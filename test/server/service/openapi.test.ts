@@ -25,15 +25,23 @@ function* walk(node: unknown, at: string): Generator<[Json, string]> {
   }
 }
 
-const resolve = (ref: string) => ref.split('/').slice(1).reduce((node: Json, key) => node[key], doc);
+const resolve = (ref: string) =>
+  ref
+    .split('/')
+    .slice(1)
+    .reduce((node: Json, key) => node[key], doc);
 
 describe('the OpenAPI document', () => {
   it('declares reusable schemas, servers and the API-key scheme', () => {
-    for (const name of ['PaymentLink', 'CheckoutSession', 'Withdrawal', 'ErrorBody', 'PageMeta', 'AssetId'])
-      assert.ok(doc.components.schemas[name], name);
+    for (const name of ['PaymentLink', 'CheckoutSession', 'Withdrawal', 'ErrorBody', 'PageMeta', 'AssetId']) assert.ok(doc.components.schemas[name], name);
     assert.equal(doc.paths['/v1/payment-link/{id}/single'].get.responses['200'].content['application/json'].schema.$ref, '#/components/schemas/PaymentLink');
     assert.ok(doc.servers.length > 0);
-    assert.deepEqual(doc.components.securitySchemes.apiKey, { type: 'apiKey', in: 'header', name: 'X-API-KEY', description: doc.components.securitySchemes.apiKey.description });
+    assert.deepEqual(doc.components.securitySchemes.apiKey, {
+      type: 'apiKey',
+      in: 'header',
+      name: 'X-API-KEY',
+      description: doc.components.securitySchemes.apiKey.description,
+    });
   });
 
   it('has no empty schema anywhere (fiatAmount is a decimal string)', () => {
@@ -127,14 +135,33 @@ describe('the OpenAPI document', () => {
     const query = doc.paths['/v1/checkout-session'].get.parameters.map((p: Json) => p.name);
     assert.deepEqual(query.sort(), ['endDate', 'limit', 'linkId', 'page', 'reference', 'startDate', 'status']);
     assert.deepEqual(doc.components.schemas.WebhookEventType.enum, [
-      'checkout.session.paid', 'checkout.session.underpaid', 'checkout.session.expired', 'checkout.session.finalized', 'checkout.session.resolved', 'payment.late', 'order.paid', 'payment.reversed', 'refund.created', 'refund.succeeded', 'refund.failed', 'withdrawal.succeeded', 'withdrawal.failed', 'reconciliation.mismatch',
+      'checkout.session.paid',
+      'checkout.session.underpaid',
+      'checkout.session.expired',
+      'checkout.session.finalized',
+      'checkout.session.resolved',
+      'payment.late',
+      'order.paid',
+      'payment.reversed',
+      'refund.created',
+      'refund.succeeded',
+      'refund.failed',
+      'withdrawal.succeeded',
+      'withdrawal.failed',
+      'reconciliation.mismatch',
     ]);
-    assert.ok(doc.components.schemas.ReconciliationMismatch.properties.expected, 'a reconciliation.mismatch delivery carries what the books say and what the chain holds');
+    assert.ok(
+      doc.components.schemas.ReconciliationMismatch.properties.expected,
+      'a reconciliation.mismatch delivery carries what the books say and what the chain holds',
+    );
     for (const field of ['customer', 'transfers', 'reference', 'metadata', 'paidAt', 'orderId', 'clientReference'])
       assert.ok(doc.components.schemas.CheckoutSessionRecord.properties[field], field);
     assert.equal(doc.components.schemas.CheckoutSession.properties.customer, undefined, 'the keyless session has no customer');
     const delivery = doc.paths['/v1/webhook-endpoint'].post.callbacks.event['{$request.body#/url}'].post;
-    assert.deepEqual(delivery.parameters.map((p: Json) => p.name), ['Paylink-Event-Id', 'Paylink-Signature']);
+    assert.deepEqual(
+      delivery.parameters.map((p: Json) => p.name),
+      ['Paylink-Event-Id', 'Paylink-Signature'],
+    );
     assert.equal(delivery.requestBody.content['application/json'].schema.$ref, '#/components/schemas/WebhookEvent');
   });
 });

@@ -54,7 +54,10 @@ for (const backend of backends()) {
       let closed: Promise<void> | undefined;
       try {
         const { key } = await t.newKey();
-        assert.equal((await call(t.url, 'POST', '/v1/webhook-endpoint', { key, body: { url: `${receiver.url}/hooks`, events: ['checkout.session.paid'] } })).status, 201);
+        assert.equal(
+          (await call(t.url, 'POST', '/v1/webhook-endpoint', { key, body: { url: `${receiver.url}/hooks`, events: ['checkout.session.paid'] } })).status,
+          201,
+        );
         await fund(t.url, key, '20');
         await receiver.waitFor(1);
         const slug = await createUsdLink(t.url, key, '5');
@@ -63,13 +66,22 @@ for (const backend of backends()) {
         // An event stream, a withdrawal being paid out, and an upload under way, when the stop begins.
         const stream = await fetch(`${t.url}/v1/checkout/sessions/${session.id}/events`, { headers: { accept: 'text/event-stream' } });
         const streamText = stream.text();
-        const withdrawal = (await call(t.url, 'POST', '/v1/withdrawal', { key, body: { amount: '2', address: GOOD_ADDRESS, blockchainId: 'bsc', assetId: 'USDT' } })).body;
-        await eventually(async () => (await t.db.query<{ status: string }>('SELECT status FROM withdrawals WHERE id = $1', [withdrawal.id])).rows[0]?.status === 'processing', 5000, 'the payout under way');
+        const withdrawal = (
+          await call(t.url, 'POST', '/v1/withdrawal', { key, body: { amount: '2', address: GOOD_ADDRESS, blockchainId: 'bsc', assetId: 'USDT' } })
+        ).body;
+        await eventually(
+          async () => (await t.db.query<{ status: string }>('SELECT status FROM withdrawals WHERE id = $1', [withdrawal.id])).rows[0]?.status === 'processing',
+          5000,
+          'the payout under way',
+        );
         const other = await startSession(t.url, slug);
         assert.equal((await call(t.url, 'POST', `/v1/checkout/sessions/${other.id}/simulate-payment`, { body: {} })).status, 200);
         await receiver.waitFor(2);
         const body = JSON.stringify({ assetId: 'USDT' });
-        const req = httpRequest(`${t.url}/v1/checkout/${slug}/sessions`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } });
+        const req = httpRequest(`${t.url}/v1/checkout/${slug}/sessions`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+        });
         const upload = new Promise<number>((resolve, reject) => {
           req.on('response', (res) => {
             res.resume();
@@ -91,7 +103,15 @@ for (const backend of backends()) {
         assert.equal((await fetch(`${t.url}/healthz`)).status, 200, 'alive all along');
 
         // The listener closes once the drain is over; what was under way is still answered.
-        await eventually(() => fetch(`${t.url}/healthz`).then(() => false, () => true), 10_000, 'the listener closed');
+        await eventually(
+          () =>
+            fetch(`${t.url}/healthz`).then(
+              () => false,
+              () => true,
+            ),
+          10_000,
+          'the listener closed',
+        );
         req.end(body.slice(5));
         assert.equal(await upload, 201, 'the upload under way is answered');
         const events = await streamText;
@@ -120,7 +140,12 @@ for (const backend of backends()) {
 describe('the drain delay', () => {
   const delayOf = async (options: { drainDelayMs?: number; env?: Record<string, string> }, askReadyz: boolean) => {
     const lines: Array<Record<string, unknown>> = [];
-    const t = await startTestService('pglite', { ...options, payoutWorker: false, webhookWorker: false, logger: createLogger((line) => lines.push(JSON.parse(line))) });
+    const t = await startTestService('pglite', {
+      ...options,
+      payoutWorker: false,
+      webhookWorker: false,
+      logger: createLogger((line) => lines.push(JSON.parse(line))),
+    });
     try {
       if (askReadyz) assert.equal((await fetch(`${t.url}/readyz`)).status, 200);
       await t.service.close();

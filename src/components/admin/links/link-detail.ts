@@ -109,9 +109,15 @@ export class LinkDetailController {
   private async copy(which: 'url' | 'snippet', value: string): Promise<void> {
     const t = this.host.text.t.bind(this.host.text);
     this.copyFailed = '';
-    const copied = await copyToClipboard(this.host, value, t(which === 'url' ? 'copiedUrl' : 'copiedSnippet'), which === 'url' ? '#ld-url' : '#ld-snippet', () => {
-      this.copyFailed = which;
-    });
+    const copied = await copyToClipboard(
+      this.host,
+      value,
+      t(which === 'url' ? 'copiedUrl' : 'copiedSnippet'),
+      which === 'url' ? '#ld-url' : '#ld-snippet',
+      () => {
+        this.copyFailed = which;
+      },
+    );
     if (copied) this.flash.show(which);
   }
 
@@ -209,9 +215,7 @@ export class LinkDetailController {
             </button>
           </div>
           ${this.copyFailed === 'url' ? html`<p id="ld-url-failed" part="field-error">${t('copyFailed')}</p>` : nothing}
-          ${isHttpUrl(link.url)
-            ? html`<p><a part="open-page" href=${link.url} target="_blank" rel="noopener noreferrer">${t('openPage')}</a></p>`
-            : nothing}
+          ${isHttpUrl(link.url) ? html`<p><a part="open-page" href=${link.url} target="_blank" rel="noopener noreferrer">${t('openPage')}</a></p>` : nothing}
           <h3 id="ld-embed">${t('embedSnippet')}</h3>
           <p id="ld-embed-hint" class="hint">${t('embedHint')}</p>
           <textarea id="ld-snippet" part="embed-snippet" readonly rows="3" spellcheck="false" aria-labelledby="ld-embed" aria-describedby="ld-embed-hint"

@@ -88,9 +88,7 @@ export class LinkFormController {
     const editing = model.editing;
     try {
       const body = model.body();
-      const link = editing
-        ? await this.host.api.links.update({ ...(body as UpdatePaymentLinkInput), id: editing.id })
-        : await this.host.api.links.create(body);
+      const link = editing ? await this.host.api.links.update({ ...(body as UpdatePaymentLinkInput), id: editing.id }) : await this.host.api.links.create(body);
       this.saving = false;
       this.actions.saved(link, !editing);
     } catch (error) {
@@ -228,31 +226,37 @@ export class LinkFormController {
     const v = this.values;
     const total = this.model.cartTotal;
     const inputmode = fiatDigits(v.currency) === 0 ? 'numeric' : 'decimal';
-    return html`${v.items.length === 0
+    return html`${
+      v.items.length === 0
         ? this.input('lf-amount', `${t('amount')} (${v.currency})`, v.amount, (value) => this.set('amount', value, 'lf-amount'), {
             inputmode,
             part: 'input amount',
             required: true,
           })
-        : html`<p class="hint">${t('amountFromCart')}</p>`}
+        : html`<p class="hint">${t('amountFromCart')}</p>`
+    }
       <fieldset part="cart" class="cart">
         <legend>${t('cart')}</legend>
-        ${v.items.length === 0
-          ? html`<p class="hint">${t('cartEmpty')}</p>`
-          : html`<div class="cart-head" aria-hidden="true">
+        ${
+          v.items.length === 0
+            ? html`<p class="hint">${t('cartEmpty')}</p>`
+            : html`<div class="cart-head" aria-hidden="true">
                 <span>${t('itemName')}</span><span>${t('itemQuantity')}</span><span>${t('itemUnitAmount')} (${v.currency})</span><span></span>
               </div>
-              ${v.items.map((item, index) => this.renderItem(item, index))}`}
+              ${v.items.map((item, index) => this.renderItem(item, index))}`
+        }
         <div class="cart-foot">
           <button type="button" id="lf-add-item" part="button add-item" aria-invalid=${ifDefined(invalid(this.errors['lf-add-item']))}
             aria-describedby=${ifDefined(describedBy('lf-add-item', this.errors['lf-add-item']))} @click=${() => this.addItem()}>
             + ${t('addItem')}
           </button>
-          ${v.items.length
-            ? html`<p part="cart-total" class="total" aria-live="polite">
+          ${
+            v.items.length
+              ? html`<p part="cart-total" class="total" aria-live="polite">
                 ${t('cartTotal')}: <strong>${total === undefined ? '—' : text.money(total, v.currency)}</strong>
               </p>`
-            : nothing}
+              : nothing
+          }
         </div>
         ${fieldError('lf-add-item', this.errors['lf-add-item'])}
       </fieldset>`;
@@ -333,15 +337,16 @@ export class LinkFormController {
       <div class="choices">
         ${option('message', t('afterMessage'))} ${option('confirmation', t('afterConfirmation'))} ${option('redirect', t('afterRedirect'))}
       </div>
-      ${v.after === 'redirect'
-        ? this.input('lf-redirect-url', t('redirectUrl'), v.redirectUrl, (value) => this.set('redirectUrl', value, 'lf-redirect-url'), {
-            type: 'url',
-            hint: t('redirectHint'),
-            placeholder: 'https://',
-            part: 'input redirect-url',
-            required: true,
-          })
-        : html`<div class="field">
+      ${
+        v.after === 'redirect'
+          ? this.input('lf-redirect-url', t('redirectUrl'), v.redirectUrl, (value) => this.set('redirectUrl', value, 'lf-redirect-url'), {
+              type: 'url',
+              hint: t('redirectHint'),
+              placeholder: 'https://',
+              part: 'input redirect-url',
+              required: true,
+            })
+          : html`<div class="field">
             <label for="lf-success-message">${t('successMessage')}</label>
             <textarea
               id="lf-success-message"
@@ -354,7 +359,8 @@ export class LinkFormController {
               @input=${(event: Event) => this.set('successMessage', (event.target as HTMLTextAreaElement).value, 'lf-success-message')}
             ></textarea>
             ${fieldError('lf-success-message', messageError)}
-          </div>`}
+          </div>`
+      }
     </fieldset>`;
   }
 

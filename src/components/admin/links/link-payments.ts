@@ -65,9 +65,11 @@ export class LinkPaymentsController {
   private donor(payment: CheckoutSessionRecord): TemplateResult {
     const t = this.host.text.t.bind(this.host.text);
     return html`${payment.donorName} <small>${payment.message}</small>
-      ${payment.showPublicly && !payment.donorHiddenAt && payment.paidAt
-        ? html`<button type="button" part="button hide-donor" @click=${() => this.hide(payment)}>${t('hideDonor')}</button>`
-        : ''}`;
+      ${
+        payment.showPublicly && !payment.donorHiddenAt && payment.paidAt
+          ? html`<button type="button" part="button hide-donor" @click=${() => this.hide(payment)}>${t('hideDonor')}</button>`
+          : ''
+      }`;
   }
 
   /** Takes a donor off the link's page (the gift still counts), then shows the list again. */

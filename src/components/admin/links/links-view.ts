@@ -33,8 +33,7 @@ export class LinksListController {
     this.list = new PagedResource<PaymentLink, LinkFilters>(host, {
       pageSize: 10,
       filters: { linkType: '', isActive: '', q: '' },
-      fetch: ({ isActive, ...query }, signal) =>
-        host.api.links.list({ ...query, ...(isActive ? { isActive: isActive === 'true' } : {}) }, { signal }),
+      fetch: ({ isActive, ...query }, signal) => host.api.links.list({ ...query, ...(isActive ? { isActive: isActive === 'true' } : {}) }, { signal }),
       received: announcePage(host, 'listLoaded'),
     });
   }

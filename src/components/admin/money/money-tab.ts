@@ -64,8 +64,8 @@ export class MoneyTab implements AdminTab {
   render(): TemplateResult {
     const text = this.host.text;
     return html`${this.withdraw.networks?.flatMap((network) =>
-        network.alerts.map((alert) => errorBox(text, text.t(`alert_${alert.code}`), { hint: alert.message, part: `network-alert alert-${alert.code}` })),
-      )}${this.balances.render()}
+      network.alerts.map((alert) => errorBox(text, text.t(`alert_${alert.code}`), { hint: alert.message, part: `network-alert alert-${alert.code}` })),
+    )}${this.balances.render()}
       <div class="money-grid">${this.withdraw.render()} ${this.history.render()}</div>`;
   }
 }

@@ -27,7 +27,11 @@ export class BalanceController {
       received: (balance) => this.poll.setActive(balance.items.some((item) => compareDecimal(item.pending, '0') > 0)),
     });
     // Pending balances move at the pace of blocks, slower than a withdrawal's status: a third as often.
-    this.poll = new PollController(host, () => this.load(true), () => 3 * host.pollInterval);
+    this.poll = new PollController(
+      host,
+      () => this.load(true),
+      () => 3 * host.pollInterval,
+    );
   }
 
   /** The available amount of `assetId` on `blockchainId` as a plain decimal (`125.5`), or undefined before loading. */
@@ -63,7 +67,9 @@ export class BalanceController {
       ${errorBox(text, error, { retry: () => this.resource.retry() })}
       <ul class="balance-cards" role="list">
         ${items.map(
-          (item) => html`<li part="balance balance-${item.assetId.toLowerCase()} balance-${item.assetId.toLowerCase()}-${item.blockchainId}" class="card balance-card">
+          (
+            item,
+          ) => html`<li part="balance balance-${item.assetId.toLowerCase()} balance-${item.assetId.toLowerCase()}-${item.blockchainId}" class="card balance-card">
             <h3>${assetName(item.assetId)}${networks ? html` <span class="sub" part="balance-network">· ${networkName(item.blockchainId, text)}</span>` : ''}</h3>
             <p class="big" part="balance-available">
               <span class="visually-hidden">${t('available')}: </span>${balance ? text.crypto(item.available, item.assetId) : '—'}

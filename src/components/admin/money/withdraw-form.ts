@@ -355,15 +355,15 @@ export class WithdrawController implements ReactiveController {
           @input=${(event: Event) => this.handleAddressInput(event)}
           @blur=${() => this.handleAddressBlur()}
         />
-        ${addressError
-          ? html`<p id="wd-address-error" part="field-error address-error">${addressError}</p>`
-          : nothing}
+        ${addressError ? html`<p id="wd-address-error" part="field-error address-error">${addressError}</p>` : nothing}
         <p id="wd-address-status" part="address-status" class="status ${verdict.kind}" aria-live="polite">
-          ${verdict.kind === 'ok' || verdict.kind === 'note'
-            ? html`<span aria-hidden="true">${verdict.kind === 'ok' ? '✓' : 'ⓘ'}</span> ${verdict.message}`
-            : verdict.kind === 'progress' && !addressError
-              ? verdict.message
-              : nothing}
+          ${
+            verdict.kind === 'ok' || verdict.kind === 'note'
+              ? html`<span aria-hidden="true">${verdict.kind === 'ok' ? '✓' : 'ⓘ'}</span> ${verdict.message}`
+              : verdict.kind === 'progress' && !addressError
+                ? verdict.message
+                : nothing
+          }
         </p>
       </div>
       <div class="field">
@@ -429,9 +429,7 @@ export class WithdrawController implements ReactiveController {
     const created = this.lastCreated;
     return html`<section part="withdraw-done" class="withdraw-done" aria-labelledby="wd-done-heading">
       <h2 id="wd-done-heading" tabindex="-1"><span aria-hidden="true">✓</span> ${t('withdrawDone')}</h2>
-      ${created
-        ? html`<p>${t('withdrawDoneBody', { amount: text.crypto(created.amount, created.assetId), address: created.address })}</p>`
-        : nothing}
+      ${created ? html`<p>${t('withdrawDoneBody', { amount: text.crypto(created.amount, created.assetId), address: created.address })}</p>` : nothing}
       <button type="button" part="button new-withdrawal" @click=${() => this.startOver()}>${t('newWithdrawal')}</button>
     </section>`;
   }

@@ -66,7 +66,11 @@ export class WithdrawalHistoryController {
         this.poll.setActive(data.items.some((item) => IN_FLIGHT.has(item.status)));
       },
     });
-    this.poll = new PollController(host, () => this.list.load({ quiet: true }), () => host.pollInterval);
+    this.poll = new PollController(
+      host,
+      () => this.list.load({ quiet: true }),
+      () => host.pollInterval,
+    );
   }
 
   /** True while pending withdrawals are being followed. */
@@ -91,9 +95,7 @@ export class WithdrawalHistoryController {
     for (const item of after) {
       const old = before.find((entry) => entry.id === item.id);
       if (!old || old.status === item.status) continue;
-      this.host.announce(
-        text.t('statusChanged', { amount: text.crypto(item.amount, item.assetId), status: text.t(`status_${item.status}`) }),
-      );
+      this.host.announce(text.t('statusChanged', { amount: text.crypto(item.amount, item.assetId), status: text.t(`status_${item.status}`) }));
       if (!IN_FLIGHT.has(item.status)) settled = true;
     }
     if (settled) this.actions.settled();
@@ -122,14 +124,18 @@ export class WithdrawalHistoryController {
             </span>
             ${item.failureReason ? html`<span class="sub">${item.failureReason}</span>` : nothing}
             ${item.stalledReason ? html`<span class="sub" part="stalled-reason">${t(`stalled_${item.stalledReason}`)}</span>` : nothing}
-            ${shortfall(item)
-              ? html`<span class="sub" part="received-amount">${t('receivedLess', { amount: text.crypto(item.receivedAmount!, item.assetId) })}</span>`
-              : nothing}
-            ${item.txHash
-              ? html`<span class="sub mono" part="tx-hash" title=${item.txHash}
+            ${
+              shortfall(item)
+                ? html`<span class="sub" part="received-amount">${t('receivedLess', { amount: text.crypto(item.receivedAmount!, item.assetId) })}</span>`
+                : nothing
+            }
+            ${
+              item.txHash
+                ? html`<span class="sub mono" part="tx-hash" title=${item.txHash}
                   ><span class="visually-hidden">${t('colTx')}: ${item.txHash}</span><span aria-hidden="true">${item.txHash.slice(0, 10)}…<wbr />${item.txHash.slice(-4)}</span></span
                 >`
-              : nothing}`,
+                : nothing
+            }`,
       },
     ];
   }

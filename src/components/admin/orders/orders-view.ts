@@ -65,9 +65,11 @@ export class OrdersListController {
         // When it was paid or cancelled, or until when it can be paid (or could: an expired order).
         cell: (order) =>
           html`${orderBadge(this.host, order.status)}<span class="sub"
-              >${order.status === 'open'
-                ? t('orderExpiresOn', { date: text.shortDateTime(order.expiresAt) })
-                : text.shortDateTime(order.paidAt ?? order.cancelledAt ?? order.expiresAt)}</span
+              >${
+                order.status === 'open'
+                  ? t('orderExpiresOn', { date: text.shortDateTime(order.expiresAt) })
+                  : text.shortDateTime(order.paidAt ?? order.cancelledAt ?? order.expiresAt)
+              }</span
             >`,
       },
       { label: t('reference'), class: 'reference-cell', cell: (order) => html`<span class="mono">${order.reference}</span>` },
@@ -80,9 +82,11 @@ export class OrdersListController {
         cell: (order) => html`<div class="row-actions">
           <button type="button" part="button order-payments" class="ghost small" aria-label=${t('orderPaymentsNamed', { reference: order.reference })}
             @click=${() => this.actions.showPayments(order)}>${t('colPayments')}</button>
-          ${order.refundedAmount != '0.000000'
-            ? html`<button type="button" part="button order-refunds" class="ghost small" @click=${() => this.actions.showRefunds(order)}>${t('refundsTitle')}</button>`
-            : ''}
+          ${
+            order.refundedAmount != '0.000000'
+              ? html`<button type="button" part="button order-refunds" class="ghost small" @click=${() => this.actions.showRefunds(order)}>${t('refundsTitle')}</button>`
+              : ''
+          }
           <a part="button order-page" href=${order.url} target="_blank" rel="noopener noreferrer"
             >${t('orderPage')}<span class="visually-hidden"> ${order.reference} ${t('opensNewTab')}</span></a
           >

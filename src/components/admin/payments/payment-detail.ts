@@ -136,9 +136,10 @@ export class PaymentDetailController {
     // A plain block, not a landmark: the table's own scrolling region already carries this name.
     return html`<div part="transactions" class="card span-all">
       <h3 id="pd-transactions">${t('transactionsTitle')}</h3>
-      ${payment.transfers.length === 0
-        ? html`<p part="empty" class="hint">${t('noTransactions')}</p>`
-        : html`${itemsTable({
+      ${
+        payment.transfers.length === 0
+          ? html`<p part="empty" class="hint">${t('noTransactions')}</p>`
+          : html`${itemsTable({
               items: payment.transfers,
               label: t('transactionsTitle'),
               part: 'transactions-table',
@@ -154,9 +155,12 @@ export class PaymentDetailController {
                 },
               ],
             })}
-            ${noExplorer
-              ? html`<p part="no-explorer" class="hint">${t(noExplorer.key, { network: payment.networkName, chainId: noExplorer.chainId })}</p>`
-              : nothing}`}
+            ${
+              noExplorer
+                ? html`<p part="no-explorer" class="hint">${t(noExplorer.key, { network: payment.networkName, chainId: noExplorer.chainId })}</p>`
+                : nothing
+            }`
+      }
     </div>`;
   }
 
@@ -188,13 +192,15 @@ export class PaymentDetailController {
       <div class="payment-grid">
         <section part="customer" class="card" aria-labelledby="pd-customer">
           <h3 id="pd-customer">${t('customerTitle')}</h3>
-          ${customer.address === null && customer.phone === null && customer.email === null
-            ? html`<p class="hint">${t('noCustomerDetails')}</p>`
-            : html`<dl class="facts">
+          ${
+            customer.address === null && customer.phone === null && customer.email === null
+              ? html`<p class="hint">${t('noCustomerDetails')}</p>`
+              : html`<dl class="facts">
                 ${detail(t('deliveryAddress'), customer.address === null ? notGiven : html`<span class="address-text">${customer.address}</span>`, 'customer-address')}
                 ${detail(t('phone'), customer.phone === null ? notGiven : html`<a href=${phoneHref}>${customer.phone}</a>`, 'customer-phone')}
                 ${detail(t('email'), customer.email === null ? notGiven : emailLink(customer.email), 'customer-email')}
-              </dl>`}
+              </dl>`
+          }
         </section>
         <section part="amounts" class="card" aria-labelledby="pd-amounts">
           <h3 id="pd-amounts">${t('amountsTitle')}</h3>
@@ -205,10 +211,11 @@ export class PaymentDetailController {
             ${late ? detail(t('receivedLate'), text.crypto(payment.lateAmount, payment.assetId), 'late-amount') : nothing}
             ${compareDecimal(payment.refundedAmount, '0') > 0 ? detail(t('refundsTitle'), text.crypto(payment.refundedAmount, payment.assetId), 'refunded-amount') : nothing}
             ${payment.resolvedAt ? detail(t('resolved'), text.shortDateTime(payment.resolvedAt), 'resolved-at') : nothing}
-            ${payment.rate && payment.rateSource && payment.rateAt
-              ? detail(
-                  t('exchangeRate'),
-                  html`${text.rate(payment.rate, payment.assetId, payment.fiatCurrency)}
+            ${
+              payment.rate && payment.rateSource && payment.rateAt
+                ? detail(
+                    t('exchangeRate'),
+                    html`${text.rate(payment.rate, payment.assetId, payment.fiatCurrency)}
                     <span class="sub">${t('rateDetail', {
                       rate: text.number(payment.rate, { maximumFractionDigits: 24 }),
                       asset: assetName(payment.assetId),
@@ -224,13 +231,16 @@ export class PaymentDetailController {
                         >`,
                     )}
                     <button type="button" part="button show-rates" class="link-button" @click=${() => this.host.showRates?.()}>${t('tabRates')}</button>`,
-                  'exchange-rate',
-                )
-              : nothing}
+                    'exchange-rate',
+                  )
+                : nothing
+            }
             ${detail(t('payAddress'), html`<span class="mono">${payment.payAddress}</span>`, 'pay-address')}
-            ${payment.paidBlockchainId && payment.paidBlockchainId !== payment.blockchainId
-              ? detail(t('paidOn'), this.networkName(payment, payment.paidBlockchainId), 'paid-network')
-              : nothing}
+            ${
+              payment.paidBlockchainId && payment.paidBlockchainId !== payment.blockchainId
+                ? detail(t('paidOn'), this.networkName(payment, payment.paidBlockchainId), 'paid-network')
+                : nothing
+            }
             ${payment.paidAt ? detail(t('paidAt'), text.shortDateTime(payment.paidAt), 'paid-at') : detail(t('expiresAt'), text.shortDateTime(payment.expiresAt), 'expires-at')}
             ${payment.finalizedAt ? detail(t('finalizedAt'), text.shortDateTime(payment.finalizedAt), 'finalized-at') : nothing}
           </dl>
@@ -240,9 +250,15 @@ export class PaymentDetailController {
           <dl class="facts">
             ${payment.orderId ? detail(t('orderLabel'), html`<span class="mono">${payment.orderId}</span>`, 'order-id') : nothing}
             ${detail(t('reference'), payment.reference ?? notGiven, 'reference')}
-            ${payment.clientReference
-              ? detail(t('clientReference'), html`<span class="mono">${payment.clientReference}</span><span class="sub">${t('clientReferenceHint')}</span>`, 'client-reference')
-              : nothing}
+            ${
+              payment.clientReference
+                ? detail(
+                    t('clientReference'),
+                    html`<span class="mono">${payment.clientReference}</span><span class="sub">${t('clientReferenceHint')}</span>`,
+                    'client-reference',
+                  )
+                : nothing
+            }
             ${detail(
               t('metadata'),
               metadata.length

@@ -91,9 +91,7 @@ export class PaymentsTab implements AdminTab {
     return this.screen === 'detail'
       ? this.detail.render()
       : this.screen === 'refunds'
-        ? this.refunds.render(
-            backButton(this.host.text.t('backToPayments'), () => this.showList()),
-          )
+        ? this.refunds.render(backButton(this.host.text.t('backToPayments'), () => this.showList()))
         : this.payments.render();
   }
 

@@ -13,7 +13,17 @@ import { errorMessage, type AdminHost } from '../admin-context.js';
 import { paidFor, paymentButton, referenceCell, sessionBadge } from './payment-detail.js';
 import { exportFileName, fetchAllPayments, paymentsCsv, type PaymentsExportDetail } from './payments-export.js';
 import { PagedResource, ResourceController } from '../resource-controller.js';
-import { announcePage, clearFiltersButton, dayRangeFilter, errorBox, pagedTable, referenceFilter, selectFilter, type FilterChoice, type TableColumn } from '../templates.js';
+import {
+  announcePage,
+  clearFiltersButton,
+  dayRangeFilter,
+  errorBox,
+  pagedTable,
+  referenceFilter,
+  selectFilter,
+  type FilterChoice,
+  type TableColumn,
+} from '../templates.js';
 import { dayBoundary } from '../money/withdrawal-history.js';
 
 /** The list's filters, as the merchant set them ('' for "any"); the days are `YYYY-MM-DD` in the merchant's time zone. */
@@ -179,11 +189,13 @@ export class PaymentsListController implements ReactiveController {
     const text = this.host.text;
     const t = text.t.bind(text);
     const progress = this.exporting;
-    return html`${progress
+    return html`${
+      progress
         ? html`<p part="export-progress" class="hint">
             ${progress.total ? t('exporting', { fetched: text.count(progress.fetched), total: text.count(progress.total) }) : t('exportStarted')}
           </p>`
-        : nothing}
+        : nothing
+    }
       ${errorBox(text, this.exportError, { retry: () => this.export(), part: 'error export-error' })}`;
   }
 

@@ -40,8 +40,9 @@ export class RatesTab implements AdminTab {
     return html`<section part="rates">
       <h2 id="rates-heading" tabindex="-1">${t('tabRates')}</h2>
       ${errorBox(text, this.rates.error, { retry: () => this.rates.load() })}
-      ${view &&
-      itemsTable<Market>({
+      ${
+        view &&
+        itemsTable<Market>({
           items: view.markets,
           label: t('tabRates'),
           part: 'rates-table',
@@ -68,7 +69,8 @@ export class RatesTab implements AdminTab {
                 ),
             },
           ],
-        })}
+        })
+      }
     </section>`;
   }
 }

@@ -112,15 +112,17 @@ export class RefundsController {
     const t = text.t.bind(text);
     const open = this.openPayment;
     return html`${errorBox(text, this.error, { part: 'form-error' })}
-      ${this.link
-        ? html`<div part="claim-link" class="field">
+      ${
+        this.link
+          ? html`<div part="claim-link" class="field">
             <label for="claim-link">${t('claimLink')}</label>
             <div class="copy-row">
               <input id="claim-link" readonly .value=${this.link} />
               <button type="button" part="button copy-claim-link" @click=${() => this.copy(this.link)}>${t('copyUrl')}</button>
             </div>
           </div>`
-        : nothing}
+          : nothing
+      }
       ${pagedTable({
         host: this.host,
         list: this.list,
@@ -202,27 +204,33 @@ export class RefundsController {
     return html`<section part="refunds" class="card span-all" aria-labelledby="pd-refunds">
       <div class="toolbar">
         <h3 id="pd-refunds" tabindex="-1">${t('refundsTitle')}</h3>
-        ${resolvable
-          ? html`<button type="button" part="button resolve" @click=${() => confirm(t('resolveConfirm')) && this.act(() => this.host.api.sessions.resolve(id))}>
+        ${
+          resolvable
+            ? html`<button type="button" part="button resolve" @click=${() => confirm(t('resolveConfirm')) && this.act(() => this.host.api.sessions.resolve(id))}>
               ${t('resolve')}
             </button>`
-          : nothing}
-        ${left && !this.key
-          ? html`<button type="button" part="button refund" @click=${() => {
-              this.key = newIdempotencyKey();
-              this.amount = this.address = '';
-              this.errors = {};
-              this.host.focusAfterRender('#rf-amount');
-            }}>${t('refund')}</button>`
-          : nothing}
+            : nothing
+        }
+        ${
+          left && !this.key
+            ? html`<button type="button" part="button refund" @click=${() => {
+                this.key = newIdempotencyKey();
+                this.amount = this.address = '';
+                this.errors = {};
+                this.host.focusAfterRender('#rf-amount');
+              }}>${t('refund')}</button>`
+            : nothing
+        }
       </div>
-      ${this.key
-        ? html`<form part="refund-form" class="filters" novalidate @submit=${(event: Event) => this.submit(event, payment)}>
+      ${
+        this.key
+          ? html`<form part="refund-form" class="filters" novalidate @submit=${(event: Event) => this.submit(event, payment)}>
             ${field('amount', `${t('amount')} (${assetId})`, t('refundUpTo', { amount: this.host.text.crypto(left, assetId) }))}
             ${field('address', t('address'), t('refundAddressHint', { network: payment.networkName }))}
             <button type="submit" part="button primary submit-refund" class="primary">${t('refund')}</button>
           </form>`
-        : nothing}
+          : nothing
+      }
       ${this.renderTable(t('refundsTitle'), '#pd-refunds')}
     </section>`;
   }

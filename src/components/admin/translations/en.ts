@@ -392,7 +392,8 @@ const en = {
   addEndpointTitle: 'Add a webhook endpoint',
   editEndpointTitle: 'Change the endpoint',
   endpointUrl: 'Endpoint URL',
-  endpointUrlHint: 'The https:// address on your server that receives the events. A receiver on this machine or your network (http://localhost, 192.168.…) is refused unless the service runs with PAYLINK_WEBHOOK_ALLOW_PRIVATE=1, for development only.',
+  endpointUrlHint:
+    'The https:// address on your server that receives the events. A receiver on this machine or your network (http://localhost, 192.168.…) is refused unless the service runs with PAYLINK_WEBHOOK_ALLOW_PRIVATE=1, for development only.',
   eventsLegend: 'Events to send',
   eventsHint: 'Your endpoint receives only these.',
   'eventHint_checkout.session.paid': 'A customer paid in full (or more).',

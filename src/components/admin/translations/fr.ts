@@ -147,7 +147,8 @@ const fr: typeof en = {
   'withdrawal.networkUnsupported': 'Choisissez l’un des réseaux proposés.',
   'withdrawal.networkAsset': '{network} ne prend pas en charge {asset} : choisissez un autre réseau ou jeton.',
   'address.format': 'Une adresse est 0x suivi de 40 caractères 0–9 et a–f.',
-  'address.checksum': 'Cette adresse contient une faute de frappe : ses majuscules et minuscules ne correspondent pas à sa somme de contrôle. Copiez-la de nouveau depuis votre portefeuille.',
+  'address.checksum':
+    'Cette adresse contient une faute de frappe : ses majuscules et minuscules ne correspondent pas à sa somme de contrôle. Copiez-la de nouveau depuis votre portefeuille.',
   'customer.addressRequired': 'Saisissez l’adresse du client.',
   'customer.phoneRequired': 'Saisissez le numéro de téléphone du client.',
   'customer.phoneInvalid': 'Saisissez un numéro au format international, comme +2348012345678.',
@@ -205,11 +206,12 @@ const fr: typeof en = {
   address: 'Adresse de destination',
   addressHint: 'Votre adresse de portefeuille sur {network} : 0x suivi de 40 caractères.',
   addressFormat: 'Une adresse est 0x suivi de 40 caractères 0–9 et a–f. Celle-ci en a {count}.',
-  addressNotHex: "Une adresse ne contient que les caractères 0–9 et a–f après 0x.",
+  addressNotHex: 'Une adresse ne contient que les caractères 0–9 et a–f après 0x.',
   addressPrefix: 'Une adresse commence par 0x.',
-  addressChecksum: "Cette adresse contient une faute de frappe : ses majuscules et minuscules ne correspondent pas à sa somme de contrôle. Copiez-la de nouveau depuis votre portefeuille.",
+  addressChecksum:
+    'Cette adresse contient une faute de frappe : ses majuscules et minuscules ne correspondent pas à sa somme de contrôle. Copiez-la de nouveau depuis votre portefeuille.',
   addressOk: 'Adresse valide, somme de contrôle vérifiée.',
-  addressNoChecksum: "Adresse valide, sans somme de contrôle (une seule casse) : vérifiez-la avec soin.",
+  addressNoChecksum: 'Adresse valide, sans somme de contrôle (une seule casse) : vérifiez-la avec soin.',
   addressTyping: '{count} caractères sur 40.',
   withdrawAmount: 'Montant',
   max: 'Max',
@@ -286,7 +288,8 @@ const fr: typeof en = {
   exportDoneOne: '1 paiement exporté dans {file}.',
 
   ordersTitle: 'Commandes',
-  ordersIntro: 'Les commandes que le serveur de votre boutique a créées pour ses paniers (POST /v1/order, ou client.orders.create). Chacune se paie une fois, à son propre prix.',
+  ordersIntro:
+    'Les commandes que le serveur de votre boutique a créées pour ses paniers (POST /v1/order, ou client.orders.create). Chacune se paie une fois, à son propre prix.',
   filterOrders: 'Filtrer les commandes',
   order_open: 'Ouverte',
   order_paid: 'Payée',
@@ -303,7 +306,8 @@ const fr: typeof en = {
   ordersLoaded: 'Page {page} sur {pages}, {count} commandes en tout.',
   orderLabel: 'Commande',
   clientReference: 'Ce que disait la page',
-  clientReferenceHint: 'Envoyé par la page (son client-reference) : n’importe qui peut modifier une page, ne livrez jamais sur cette base. La référence vient de votre serveur.',
+  clientReferenceHint:
+    'Envoyé par la page (son client-reference) : n’importe qui peut modifier une page, ne livrez jamais sur cette base. La référence vient de votre serveur.',
 
   backToPayments: 'Tous les paiements',
   backToLink: 'Retour à {title}',
@@ -337,7 +341,8 @@ const fr: typeof en = {
   viewOnExplorer: 'voir dans l’explorateur {network}',
   opensNewTab: '(s’ouvre dans un nouvel onglet)',
   noExplorer: 'Mode test : ces transactions n’existent que dans le bac à sable, il n’y a donc pas de page d’explorateur à ouvrir.',
-  noExplorerLocal: 'Chaîne de test locale ({network}, chain id {chainId}) : ces transactions n’existent que sur ce nœud, il n’y a donc pas de page d’explorateur à ouvrir.',
+  noExplorerLocal:
+    'Chaîne de test locale ({network}, chain id {chainId}) : ces transactions n’existent que sur ce nœud, il n’y a donc pas de page d’explorateur à ouvrir.',
   noExplorerNetwork: 'Le service ne connaît pas d’explorateur de blocs pour {network} : il n’y a pas de page à ouvrir pour ces transactions.',
 
   refundsTitle: 'Remboursements',
@@ -373,7 +378,8 @@ const fr: typeof en = {
   addEndpointTitle: 'Ajouter un point de terminaison',
   editEndpointTitle: 'Modifier le point de terminaison',
   endpointUrl: 'URL du point de terminaison',
-  endpointUrlHint: 'L’adresse https:// de votre serveur qui reçoit les événements. Un récepteur sur cette machine ou votre réseau (http://localhost, 192.168.…) est refusé, sauf si le service tourne avec PAYLINK_WEBHOOK_ALLOW_PRIVATE=1, pour le développement seulement.',
+  endpointUrlHint:
+    'L’adresse https:// de votre serveur qui reçoit les événements. Un récepteur sur cette machine ou votre réseau (http://localhost, 192.168.…) est refusé, sauf si le service tourne avec PAYLINK_WEBHOOK_ALLOW_PRIVATE=1, pour le développement seulement.',
   eventsLegend: 'Événements à envoyer',
   eventsHint: 'Votre point de terminaison ne reçoit que ceux-ci.',
   'eventHint_checkout.session.paid': 'Un client a payé la totalité (ou plus).',
@@ -408,7 +414,8 @@ const fr: typeof en = {
   testDelivered: 'Événement de test livré : {response}.',
   testFailed: 'L’événement de test n’a pas été livré : {response}.',
   testNextRetry: 'Paylink le renverra le {date}.',
-  testNoRetry: 'Un événement de test n’est pas renvoyé automatiquement : corrigez le point de terminaison, puis appuyez sur Renvoyer dans les livraisons ci-dessous.',
+  testNoRetry:
+    'Un événement de test n’est pas renvoyé automatiquement : corrigez le point de terminaison, puis appuyez sur Renvoyer dans les livraisons ci-dessous.',
   delete: 'Supprimer',
   deleting: 'Suppression…',
   deleteEndpointTitle: 'Supprimer ce point de terminaison ?',

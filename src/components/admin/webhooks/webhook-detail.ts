@@ -276,9 +276,9 @@ export class WebhookDetailController {
       ${this.copyFailed ? html`<p id="wh-secret-failed" part="field-error">${t('copyFailed')}</p>` : nothing}
       <div class="form-actions">
         <button type="button" part="button primary secret-saved" class="primary" @click=${() => {
-            this.dismissSecret();
-            this.host.focusAfterRender('#webhook-detail-heading');
-          }}>${t('secretSaved')}</button>
+          this.dismissSecret();
+          this.host.focusAfterRender('#webhook-detail-heading');
+        }}>${t('secretSaved')}</button>
       </div>
     </section>`;
   }
@@ -330,11 +330,13 @@ export class WebhookDetailController {
       ${this.secret ? this.renderSecret(this.secret) : nothing}
       ${this.confirmingDelete ? this.renderDeleteConfirm(endpoint) : nothing}
       ${errorBox(text, this.resource.error, { retry: () => this.reload() })} ${errorBox(text, this.writeError)}
-      ${this.testResult
-        ? html`<p part="test-result" class="result ${this.testResult.ok ? 'ok' : 'bad'}">
+      ${
+        this.testResult
+          ? html`<p part="test-result" class="result ${this.testResult.ok ? 'ok' : 'bad'}">
             <span aria-hidden="true">${this.testResult.ok ? '✓' : '⚠'}</span> ${this.testResult.message}
           </p>`
-        : nothing}
+          : nothing
+      }
       <section part="deliveries" class="deliveries" aria-labelledby="wh-deliveries">
         <div class="toolbar">
           <h3 id="wh-deliveries" tabindex="-1">${t('deliveriesTitle')}</h3>

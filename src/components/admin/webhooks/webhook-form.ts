@@ -92,9 +92,7 @@ export class WebhookFormController {
     this.host.requestUpdate();
     const editing = this.editing;
     try {
-      const saved = editing
-        ? await this.host.api.webhookEndpoints.update({ id: editing.id, ...body })
-        : await this.host.api.webhookEndpoints.create(body);
+      const saved = editing ? await this.host.api.webhookEndpoints.update({ id: editing.id, ...body }) : await this.host.api.webhookEndpoints.create(body);
       this.saving = false;
       this.actions.saved(saved, !editing);
     } catch (error) {
@@ -133,7 +131,14 @@ export class WebhookFormController {
     const t = text.t.bind(text);
     const editing = this.editing;
     const eventsError = this.errors['wh-events'];
-    const input = (id: Field, label: string, hint: string, value: string, set: (value: string) => void, extra: { type?: string; placeholder?: string; mono?: boolean } = {}) => {
+    const input = (
+      id: Field,
+      label: string,
+      hint: string,
+      value: string,
+      set: (value: string) => void,
+      extra: { type?: string; placeholder?: string; mono?: boolean } = {},
+    ) => {
       const error = this.errors[id];
       return html`<div class="field">
         <label for=${id}>${label}</label>
@@ -164,9 +169,11 @@ export class WebhookFormController {
             </label>`,
           )}
         </div>
-        ${this.events.size < WEBHOOK_EVENT_TYPES.length
-          ? html`<button type="button" part="button select-all-events" class="small" @click=${() => this.selectAll()}>${t('selectAllEvents')}</button>`
-          : nothing}
+        ${
+          this.events.size < WEBHOOK_EVENT_TYPES.length
+            ? html`<button type="button" part="button select-all-events" class="small" @click=${() => this.selectAll()}>${t('selectAllEvents')}</button>`
+            : nothing
+        }
         ${fieldError('wh-events', eventsError)}
       </fieldset>
       ${input('wh-description', t('description'), t('endpointDescriptionHint'), this.description, (value) => (this.description = value))}

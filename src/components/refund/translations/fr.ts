@@ -25,7 +25,8 @@ const fr: typeof en = {
   sending: 'Envoi…',
   fromWallet: 'L’adresse de votre portefeuille est remplie\u202f: vérifiez-la, puis envoyez.',
   badAddress: 'Saisissez une adresse\u202f: 0x suivi de 40 lettres et chiffres.',
-  badChecksum: 'Cette adresse échoue à sa somme de contrôle\u202f: un caractère est mal saisi ou sa casse est fausse. Copiez-la de nouveau depuis votre portefeuille.',
+  badChecksum:
+    'Cette adresse échoue à sa somme de contrôle\u202f: un caractère est mal saisi ou sa casse est fausse. Copiez-la de nouveau depuis votre portefeuille.',
   walletRejected: 'Votre portefeuille a refusé. Réessayez, ou collez une adresse.',
   walletFailed: 'Votre portefeuille n’a pas répondu. Collez plutôt une adresse.',
   pending: 'En route vers {address}.',

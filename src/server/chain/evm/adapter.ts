@@ -73,7 +73,12 @@ function refusalOf(error: unknown, what: string): unknown {
 
 /** A node's word that the hot wallet cannot pay for a transaction (its gas and value), as `HotWalletShortError`; else undefined. */
 function gasShort(error: unknown): HotWalletShortError | undefined {
-  const said = error instanceof EvmChainError && error.code === 'insufficient_funds' ? error.message : classifyRefusal(nodeMessage(error)) === 'insufficient_funds' ? nodeMessage(error) : undefined;
+  const said =
+    error instanceof EvmChainError && error.code === 'insufficient_funds'
+      ? error.message
+      : classifyRefusal(nodeMessage(error)) === 'insufficient_funds'
+        ? nodeMessage(error)
+        : undefined;
   return said === undefined ? undefined : new HotWalletShortError('gas', `the hot wallet cannot pay the gas: ${said}`);
 }
 
@@ -169,7 +174,11 @@ export function evmNetworkChain(chain: EvmChain): NetworkChain {
     (error) => {
       if (Date.now() - releaseFailedAt < 60_000) return; // one line a minute while it keeps failing
       releaseFailedAt = Date.now();
-      defaultLogger.warn('dev_node_release_failed', 'a payout sent a while ago is in no block, and asking the node whether it holds it for ever failed: asked again later', { blockchainId: network.id, error });
+      defaultLogger.warn(
+        'dev_node_release_failed',
+        'a payout sent a while ago is in no block, and asking the node whether it holds it for ever failed: asked again later',
+        { blockchainId: network.id, error },
+      );
     },
   );
 
@@ -216,7 +225,9 @@ export function evmNetworkChain(chain: EvmChain): NetworkChain {
       // Estimating is a dry run of each transfer: one that would revert now (the hot wallet holds too
       // little, the token is paused, the recipient is blocked) is refused before any nonce is taken.
       const refused = (error: unknown, assetId: AssetId) =>
-        error instanceof RangeError || error instanceof TypeError ? new PayoutError(error.message) : (gasShort(error) ?? refusalOf(error, `The ${assetId} transfer cannot be sent`));
+        error instanceof RangeError || error instanceof TypeError
+          ? new PayoutError(error.message)
+          : (gasShort(error) ?? refusalOf(error, `The ${assetId} transfer cannot be sent`));
       const transfer = (request: PayoutRequest, fees: FeeQuote, gas: bigint): EvmPrepared => ({
         kind: 'token',
         description: `transfer ${request.amount} ${request.assetId} to ${request.address}`,
@@ -256,7 +267,8 @@ export function evmNetworkChain(chain: EvmChain): NetworkChain {
         if (!(refusal instanceof PayoutError)) throw refusal;
         return requests.map((): PromiseRejectedResult => ({ status: 'rejected', reason: refusal }));
       }
-      if (estimates.status === 'rejected') return requests.map((request): PromiseRejectedResult => ({ status: 'rejected', reason: refused(estimates.reason, request.assetId) }));
+      if (estimates.status === 'rejected')
+        return requests.map((request): PromiseRejectedResult => ({ status: 'rejected', reason: refused(estimates.reason, request.assetId) }));
       const gas = estimates.value;
       rememberGas(requests, gas);
       return requests.map((request, i): PromiseSettledResult<PreparedTransaction> => {
@@ -271,19 +283,42 @@ export function evmNetworkChain(chain: EvmChain): NetworkChain {
     },
     async prepareGasTopUp(to, value) {
       const recipient = getAddress(to);
-      const prepared: EvmPrepared = { kind: 'native', description: `gas top-up of ${value} wei to ${recipient}`, to: recipient, recipient, value, fees: withHeadroom(await chain.feeQuote()), gas: NATIVE_TRANSFER_GAS };
+      const prepared: EvmPrepared = {
+        kind: 'native',
+        description: `gas top-up of ${value} wei to ${recipient}`,
+        to: recipient,
+        recipient,
+        value,
+        fees: withHeadroom(await chain.feeQuote()),
+        gas: NATIVE_TRANSFER_GAS,
+      };
       return prepared;
     },
     async prepareNonceFiller() {
       // 1 wei to itself: the cheapest transaction that uses a nonce (a native transfer must move something).
-      const prepared: EvmPrepared = { kind: 'native', description: 'nonce filler (1 wei to itself)', to: hotWallet, recipient: hotWallet, value: 1n, fees: withHeadroom(await chain.feeQuote()), gas: NATIVE_TRANSFER_GAS };
+      const prepared: EvmPrepared = {
+        kind: 'native',
+        description: 'nonce filler (1 wei to itself)',
+        to: hotWallet,
+        recipient: hotWallet,
+        value: 1n,
+        fees: withHeadroom(await chain.feeQuote()),
+        gas: NATIVE_TRANSFER_GAS,
+      };
       return prepared;
     },
     async sign(preparedTransaction, nonce) {
       const prepared = preparedTransaction as EvmPrepared;
       const signed =
         prepared.kind === 'token'
-          ? await chain.signTokenTransfer({ nonce, assetId: prepared.assetId!, to: prepared.recipient, amount: prepared.amount!, fees: prepared.fees, gas: prepared.gas })
+          ? await chain.signTokenTransfer({
+              nonce,
+              assetId: prepared.assetId!,
+              to: prepared.recipient,
+              amount: prepared.amount!,
+              fees: prepared.fees,
+              gas: prepared.gas,
+            })
           : await chain.signNativeTransfer({ nonce, to: prepared.recipient, value: prepared.value!, fees: prepared.fees });
       return { rawTransaction: signed.rawTransaction, txHash: signed.txHash };
     },

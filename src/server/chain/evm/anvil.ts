@@ -201,7 +201,21 @@ async function startOnce(binary: string, chainId: number, options: AnvilOptions)
   // them there when it is killed: a few hundred MB per busy test node, 77 GB after a few days of test
   // runs on one machine. Each node here gets a directory of its own, removed once the node has exited.
   const states = mkdtempSync(path.join(os.tmpdir(), 'paylink-anvil-states-'));
-  const args = ['--host', host, '--port', String(port), '--chain-id', String(chainId), '--silent', '--mnemonic', mnemonic, '--config-out', configOut, '--cache-path', states];
+  const args = [
+    '--host',
+    host,
+    '--port',
+    String(port),
+    '--chain-id',
+    String(chainId),
+    '--silent',
+    '--mnemonic',
+    mnemonic,
+    '--config-out',
+    configOut,
+    '--cache-path',
+    states,
+  ];
   if (options.blockTime !== undefined) args.push('--block-time', String(options.blockTime));
   if (options.accounts !== undefined) args.push('--accounts', String(options.accounts));
   if (options.balance !== undefined) args.push('--balance', String(options.balance));

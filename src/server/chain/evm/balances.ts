@@ -126,13 +126,15 @@ export function evmReconcileChain(chain: EvmChain, options: ReconcileReadOptions
   /** Whether Multicall3 has code on this network (asked once; a failed ask is asked again next time). */
   let multicall: Promise<boolean> | undefined;
   const hasMulticall = () =>
-    (multicall ??= rpc.call('eth_getCode', (client) => client.getCode({ address: MULTICALL3_ADDRESS })).then(
-      (code) => !!code && code !== '0x',
-      (error: unknown) => {
-        multicall = undefined;
-        throw error;
-      },
-    ));
+    (multicall ??= rpc
+      .call('eth_getCode', (client) => client.getCode({ address: MULTICALL3_ADDRESS }))
+      .then(
+        (code) => !!code && code !== '0x',
+        (error: unknown) => {
+          multicall = undefined;
+          throw error;
+        },
+      ));
 
   /** The balances of `queries` as one JSON-RPC batch of plain `eth_call`s (in requests of the rpc's batch size). */
   const direct = async (block: Hex, queries: readonly BalanceQuery[], atLeast: number): Promise<bigint[]> => {
@@ -150,7 +152,10 @@ export function evmReconcileChain(chain: EvmChain, options: ReconcileReadOptions
   /** One Multicall3 `aggregate3` per chunk, the chunks' `eth_call`s in JSON-RPC batches; a chunk it cannot answer is read directly. */
   const viaMulticall = async (block: Hex, queries: readonly BalanceQuery[], atLeast: number): Promise<bigint[]> => {
     const parts = chunks(queries, perMulticall);
-    const calls = parts.map((part) => [{ to: MULTICALL3_ADDRESS, data: encodeBalanceAggregate(part.map((q) => [tokenOf(q.assetId), q.holder] as const)) }, block]);
+    const calls = parts.map((part) => [
+      { to: MULTICALL3_ADDRESS, data: encodeBalanceAggregate(part.map((q) => [tokenOf(q.assetId), q.holder] as const)) },
+      block,
+    ]);
     const answers = await rpc.batch('eth_call', calls, { atLeast });
     const out: bigint[] = [];
     for (const [i, answer] of answers.entries()) {
@@ -182,17 +187,29 @@ export function evmReconcileChain(chain: EvmChain, options: ReconcileReadOptions
   const blockReceipts = async (number: number, hash: string): Promise<RawReceipt[]> => {
     const at = { atLeast: number };
     try {
-      const receipts = await rpc.call('eth_getBlockReceipts', (client) => client.request({ method: 'eth_getBlockReceipts', params: [numberToHex(number)] } as never) as Promise<RawReceipt[] | null>, at);
+      const receipts = await rpc.call(
+        'eth_getBlockReceipts',
+        (client) => client.request({ method: 'eth_getBlockReceipts', params: [numberToHex(number)] } as never) as Promise<RawReceipt[] | null>,
+        at,
+      );
       if (Array.isArray(receipts)) return receipts;
     } catch (error) {
       if (!(error instanceof EvmChainError) || error.code !== 'unsupported') throw error;
     }
     const block = await rpc.call('eth_getBlockByNumber', (client) => orNull(client.getBlock({ blockNumber: BigInt(number) }), 'BlockNotFoundError'), at);
-    if (!block || lower(block.hash ?? '0x') !== hash) throw new EvmChainError('node_error', `eth_getBlockByNumber: block ${number} changed while it was read`, { method: 'eth_getBlockByNumber' });
-    const answers = await rpc.batch('eth_getTransactionReceipt', block.transactions.map((tx) => [tx]), at);
+    if (!block || lower(block.hash ?? '0x') !== hash)
+      throw new EvmChainError('node_error', `eth_getBlockByNumber: block ${number} changed while it was read`, { method: 'eth_getBlockByNumber' });
+    const answers = await rpc.batch(
+      'eth_getTransactionReceipt',
+      block.transactions.map((tx) => [tx]),
+      at,
+    );
     return answers.map((answer) => {
       if (answer.status === 'rejected') throw toChainError(answer.reason, 'eth_getTransactionReceipt');
-      if (!answer.value) throw new EvmChainError('node_error', `eth_getTransactionReceipt: the node has no receipt of a transaction of block ${number}`, { method: 'eth_getTransactionReceipt' });
+      if (!answer.value)
+        throw new EvmChainError('node_error', `eth_getTransactionReceipt: the node has no receipt of a transaction of block ${number}`, {
+          method: 'eth_getTransactionReceipt',
+        });
       return answer.value as RawReceipt;
     });
   };
@@ -214,7 +231,10 @@ export function evmReconcileChain(chain: EvmChain, options: ReconcileReadOptions
       const incoming: ObservedTransfer[] = [];
       const outgoing: ObservedTransfer[] = [];
       for (const receipt of receipts) {
-        if (lower(receipt.blockHash) !== head.hash) throw new EvmChainError('node_error', `eth_getBlockReceipts: a receipt of block ${number} names another block (reorg under way)`, { method: 'eth_getBlockReceipts' });
+        if (lower(receipt.blockHash) !== head.hash)
+          throw new EvmChainError('node_error', `eth_getBlockReceipts: a receipt of block ${number} names another block (reorg under way)`, {
+            method: 'eth_getBlockReceipts',
+          });
         if (receipt.status !== undefined && Number(receipt.status) !== 1) continue;
         // The ordinal: the transfer's place among its transaction's transfers of one token to one address, as the scanner counts it.
         const ordinals = new Map<string, number>();
@@ -259,4 +279,3 @@ export function evmReconcileChain(chain: EvmChain, options: ReconcileReadOptions
     },
   };
 }
-

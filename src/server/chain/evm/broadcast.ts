@@ -11,7 +11,17 @@
  * up is decided by every node together (`nonceReplaced`, `transactionKnown`), never by the first that
  * answers.
  */
-import { formatTransactionReceipt, keccak256, numberToHex, type Address, type Hex, type Log, type PublicClient, type RpcTransactionReceipt, type TransactionReceipt } from 'viem';
+import {
+  formatTransactionReceipt,
+  keccak256,
+  numberToHex,
+  type Address,
+  type Hex,
+  type Log,
+  type PublicClient,
+  type RpcTransactionReceipt,
+  type TransactionReceipt,
+} from 'viem';
 import { type ChainContext, lower } from './context.js';
 import { EvmChainError, nodeMessage, redact, toChainError } from './errors.js';
 import { orNull } from './transfers.js';
@@ -35,8 +45,7 @@ export interface BroadcastResult {
 /** A transaction's state on the chain. */
 export type TransactionStatus =
   /** In no block: in a mempool, or unknown to this node (re-broadcast the stored raw transaction). */
-  | { status: 'pending' }
-  | { status: 'success' | 'reverted'; blockNumber: number; blockHash: Hex; confirmations: number; gasUsed: bigint; logs: readonly Log[] };
+  { status: 'pending' } | { status: 'success' | 'reverted'; blockNumber: number; blockHash: Hex; confirmations: number; gasUsed: bigint; logs: readonly Log[] };
 
 type Refusal = BroadcastOutcome | 'insufficient_funds' | 'fee_too_low' | 'nonce_too_high' | 'rejected';
 
@@ -44,12 +53,16 @@ type Refusal = BroadcastOutcome | 'insufficient_funds' | 'fee_too_low' | 'nonce_
 export function classifyRefusal(message: string): Exclude<Refusal, 'sent'> | null {
   const text = message.toLowerCase();
   if (/already known|already imported|known transaction|alreadyknown|already exists|already in (the )?(tx)?pool/.test(text)) return 'already_known';
-  if (/nonce too low|nonce is too low|oldnonce|nonce has already been used|nonce.*(lower|less) than (the )?(current|account|expected)/.test(text)) return 'nonce_too_low';
-  if (/replacement transaction underpriced|replacement.*underpriced|replacementnotallowed|could not replace existing/.test(text)) return 'replacement_underpriced';
+  if (/nonce too low|nonce is too low|oldnonce|nonce has already been used|nonce.*(lower|less) than (the )?(current|account|expected)/.test(text))
+    return 'nonce_too_low';
+  if (/replacement transaction underpriced|replacement.*underpriced|replacementnotallowed|could not replace existing/.test(text))
+    return 'replacement_underpriced';
   if (/insufficient funds|insufficient balance for transfer|insufficientfunds/.test(text)) return 'insufficient_funds';
-  if (/underpriced|fee too low|feetoolow|less than (the )?block base fee|gas price too low|max fee per gas less than|tip too low/.test(text)) return 'fee_too_low';
+  if (/underpriced|fee too low|feetoolow|less than (the )?block base fee|gas price too low|max fee per gas less than|tip too low/.test(text))
+    return 'fee_too_low';
   if (/nonce too high|nonce gap|noncegap/.test(text)) return 'nonce_too_high';
-  if (/invalid (chain id|sender|signature|transaction)|intrinsic gas too low|exceeds block gas limit|gas limit reached|oversized|rlp/.test(text)) return 'rejected';
+  if (/invalid (chain id|sender|signature|transaction)|intrinsic gas too low|exceeds block gas limit|gas limit reached|oversized|rlp/.test(text))
+    return 'rejected';
   return null;
 }
 
@@ -70,8 +83,10 @@ function refused(txHash: Hex, refusal: Exclude<Refusal, 'sent'>, words: string, 
   if (refusal === 'already_known' || refusal === 'nonce_too_low' || refusal === 'replacement_underpriced') return { outcome: refusal, txHash };
   const said = redact(words);
   const method = 'eth_sendRawTransaction';
-  if (refusal === 'insufficient_funds') throw new EvmChainError('insufficient_funds', `${method}: the sender cannot pay for this transaction (${said})`, { method, cause });
-  if (refusal === 'nonce_too_high') throw new EvmChainError('nonce_too_high', `${method}: an earlier nonce of the sender is not mined or pending yet (${said})`, { method, cause });
+  if (refusal === 'insufficient_funds')
+    throw new EvmChainError('insufficient_funds', `${method}: the sender cannot pay for this transaction (${said})`, { method, cause });
+  if (refusal === 'nonce_too_high')
+    throw new EvmChainError('nonce_too_high', `${method}: an earlier nonce of the sender is not mined or pending yet (${said})`, { method, cause });
   if (refusal === 'fee_too_low') throw new EvmChainError('fee_too_low', `${method}: the fee is too low for the node now (${said})`, { method, cause });
   throw new EvmChainError('rejected', `${method}: the node refused the transaction (${said})`, { method, cause });
 }
@@ -79,7 +94,9 @@ function refused(txHash: Hex, refusal: Exclude<Refusal, 'sent'>, words: string, 
 /** The hash a node answered for `txHash`'s raw transaction, checked. */
 function sentAs(txHash: Hex, answered: unknown): BroadcastResult {
   if (typeof answered !== 'string' || lower(answered) !== txHash) {
-    throw new EvmChainError('bad_response', `eth_sendRawTransaction: the node reported hash ${String(answered)} for ${txHash}`, { method: 'eth_sendRawTransaction' });
+    throw new EvmChainError('bad_response', `eth_sendRawTransaction: the node reported hash ${String(answered)} for ${txHash}`, {
+      method: 'eth_sendRawTransaction',
+    });
   }
   return { outcome: 'sent', txHash };
 }
@@ -132,7 +149,12 @@ async function sendElsewhere(ctx: ChainContext, rawTransactions: readonly Hex[],
   const refusedAt = answers.flatMap((answer, i) => (answer.status === 'rejected' && methodRefused(answer.reason) ? [i] : []));
   if (refusedAt.length === 0) return;
   const method = 'eth_sendRawTransaction';
-  const nodes = await ctx.rpc.eachNode(method, (_client, batch) => batch(method, refusedAt.map((i) => [rawTransactions[i]])));
+  const nodes = await ctx.rpc.eachNode(method, (_client, batch) =>
+    batch(
+      method,
+      refusedAt.map((i) => [rawTransactions[i]]),
+    ),
+  );
   for (const node of nodes) {
     if (node.status === 'rejected') continue;
     for (const [j, answer] of node.value.entries()) {
@@ -158,7 +180,10 @@ function settleSent(txHash: Hex, answer: PromiseSettledResult<unknown>): Broadca
  * other URLs (`sendElsewhere`).
  */
 export async function broadcastMany(ctx: ChainContext, rawTransactions: readonly Hex[]): Promise<Array<PromiseSettledResult<BroadcastResult>>> {
-  const answers = await ctx.rpc.batch('eth_sendRawTransaction', rawTransactions.map((raw) => [raw]));
+  const answers = await ctx.rpc.batch(
+    'eth_sendRawTransaction',
+    rawTransactions.map((raw) => [raw]),
+  );
   await sendElsewhere(ctx, rawTransactions, answers);
   return answers.map((answer, i) => {
     const txHash = lower(keccak256(rawTransactions[i]!));
@@ -186,7 +211,9 @@ function statusOf(found: TransactionReceipt | null, head: number): TransactionSt
 
 /** A transaction's state: pending (no receipt), or mined with its confirmations, outcome and logs. `latest` saves a call when known. */
 export async function receipt(ctx: ChainContext, txHash: Hex, latest?: number): Promise<TransactionStatus> {
-  const found = await ctx.rpc.call('eth_getTransactionReceipt', (client) => orNull(client.getTransactionReceipt({ hash: txHash }), 'TransactionReceiptNotFoundError'));
+  const found = await ctx.rpc.call('eth_getTransactionReceipt', (client) =>
+    orNull(client.getTransactionReceipt({ hash: txHash }), 'TransactionReceiptNotFoundError'),
+  );
   if (!found) return { status: 'pending' };
   return statusOf(found, latest ?? (await ctx.rpc.head()));
 }
@@ -198,7 +225,10 @@ export async function receipt(ctx: ChainContext, txHash: Hex, latest?: number): 
  * and a receipt counts only in the canonical block at its height (one more batch for those blocks).
  */
 export async function receipts(ctx: ChainContext, txHashes: readonly Hex[], latest: number): Promise<Array<PromiseSettledResult<TransactionStatus>>> {
-  const answers = await ctx.rpc.batch('eth_getTransactionReceipt', txHashes.map((hash) => [hash]));
+  const answers = await ctx.rpc.batch(
+    'eth_getTransactionReceipt',
+    txHashes.map((hash) => [hash]),
+  );
   await receiptsElsewhere(ctx, txHashes, answers);
   const states = answers.map((answer): PromiseSettledResult<TransactionStatus> => {
     if (answer.status === 'rejected') return { status: 'rejected', reason: toChainError(answer.reason, 'eth_getTransactionReceipt') };
@@ -206,7 +236,13 @@ export async function receipts(ctx: ChainContext, txHashes: readonly Hex[], late
       const found = answer.value ? formatTransactionReceipt(answer.value as RpcTransactionReceipt) : null;
       return { status: 'fulfilled', value: statusOf(found, latest) };
     } catch (error) {
-      return { status: 'rejected', reason: new EvmChainError('bad_response', 'eth_getTransactionReceipt: the node answered a malformed receipt', { method: 'eth_getTransactionReceipt', cause: error }) };
+      return {
+        status: 'rejected',
+        reason: new EvmChainError('bad_response', 'eth_getTransactionReceipt: the node answered a malformed receipt', {
+          method: 'eth_getTransactionReceipt',
+          cause: error,
+        }),
+      };
     }
   });
   return canonicalOnly(ctx, states);
@@ -219,14 +255,21 @@ export async function receipts(ctx: ChainContext, txHashes: readonly Hex[], late
  * back. Such a transaction is pending again (its stored bytes go again: never a second payout); where
  * the canonical block cannot be read (no node that has reached it answers), its state is unknown for now.
  */
-async function canonicalOnly(ctx: ChainContext, states: Array<PromiseSettledResult<TransactionStatus>>): Promise<Array<PromiseSettledResult<TransactionStatus>>> {
+async function canonicalOnly(
+  ctx: ChainContext,
+  states: Array<PromiseSettledResult<TransactionStatus>>,
+): Promise<Array<PromiseSettledResult<TransactionStatus>>> {
   const heights = [...new Set(states.flatMap((state) => (state.status === 'fulfilled' && state.value.status !== 'pending' ? [state.value.blockNumber] : [])))];
   if (heights.length === 0) return states;
   const method = 'eth_getBlockByNumber';
   // Only a node that has reached the highest of these blocks can say which is canonical at each height.
   let blocks: Array<PromiseSettledResult<unknown>>;
   try {
-    blocks = await ctx.rpc.batch(method, heights.map((height) => [numberToHex(height), false]), { atLeast: Math.max(...heights) });
+    blocks = await ctx.rpc.batch(
+      method,
+      heights.map((height) => [numberToHex(height), false]),
+      { atLeast: Math.max(...heights) },
+    );
   } catch (error) {
     blocks = heights.map((): PromiseRejectedResult => ({ status: 'rejected', reason: error }));
   }
@@ -236,7 +279,8 @@ async function canonicalOnly(ctx: ChainContext, states: Array<PromiseSettledResu
     const block = canonical.get(state.value.blockNumber)!;
     if (block.status === 'rejected') return { status: 'rejected', reason: toChainError(block.reason, method) };
     const hash = (block.value as { hash?: unknown } | null)?.hash;
-    if (typeof hash !== 'string') return { status: 'rejected', reason: new EvmChainError('lagging', `${method}: the node has no block ${state.value.blockNumber} yet`, { method }) };
+    if (typeof hash !== 'string')
+      return { status: 'rejected', reason: new EvmChainError('lagging', `${method}: the node has no block ${state.value.blockNumber} yet`, { method }) };
     return lower(hash) === state.value.blockHash ? state : { status: 'fulfilled', value: { status: 'pending' } };
   });
 }
@@ -247,7 +291,12 @@ async function receiptsElsewhere(ctx: ChainContext, txHashes: readonly Hex[], an
   const missing = answers.flatMap((answer, i) => (answer.status === 'fulfilled' && !answer.value ? [i] : []));
   if (missing.length === 0) return;
   const method = 'eth_getTransactionReceipt';
-  const nodes = await ctx.rpc.eachNode(method, (_client, batch) => batch(method, missing.map((i) => [txHashes[i]])));
+  const nodes = await ctx.rpc.eachNode(method, (_client, batch) =>
+    batch(
+      method,
+      missing.map((i) => [txHashes[i]]),
+    ),
+  );
   for (const node of nodes) {
     if (node.status === 'rejected') continue; // it cannot make a transaction look pending: its silence is not "none"
     for (const [j, answer] of node.value.entries()) {
@@ -317,7 +366,8 @@ async function countAt(client: PublicClient, from: Address, block: { number: num
     if (error instanceof EvmChainError && error.retryable) throw byHash;
     const count = Number(await client.request({ method: 'eth_getTransactionCount', params: [from, numberToHex(block.number)] }));
     const again = await client.getBlock({ blockNumber: BigInt(block.number) });
-    if (lower(again.hash ?? '0x') !== block.hash) throw new EvmChainError('lagging', `eth_getTransactionCount: block ${block.number} changed while it was read`, { method: 'eth_getTransactionCount' });
+    if (lower(again.hash ?? '0x') !== block.hash)
+      throw new EvmChainError('lagging', `eth_getTransactionCount: block ${block.number} changed while it was read`, { method: 'eth_getTransactionCount' });
     return count;
   }
 }
@@ -418,16 +468,25 @@ export async function nonceReplaced(
     const finalErrors = views.flatMap((view, i) => (view.finalError ? [`node ${i + 1} ${of} could not read its finalized block: ${view.finalError}`] : []));
     const newest = Math.max(-1, ...finals.map(({ final }) => final.number));
     const where = newest < 0 ? 'no node has a finalized block' : `the finalized block is ${newest}`;
-    return { replaced: false, why: `its nonce is used at block ${proven.number} by a transaction no node has, which is not final yet: ${where}${finalErrors.length ? ` (${finalErrors.join('; ')})` : ''}` };
+    return {
+      replaced: false,
+      why: `its nonce is used at block ${proven.number} by a transaction no node has, which is not final yet: ${where}${finalErrors.length ? ` (${finalErrors.join('; ')})` : ''}`,
+    };
   }
   const finalized = Math.max(...settled.map(({ final }) => final.number));
   const now = rules.now();
   if (!proof.first) {
     proof.first = { at: now, finalized };
-    return { replaced: false, why: `its nonce is used for good at block ${proven.number} (finalized block ${finalized}) by a transaction no node has: to be confirmed in ${rules.confirmAfterMs} ms at a newer finalized block` };
+    return {
+      replaced: false,
+      why: `its nonce is used for good at block ${proven.number} (finalized block ${finalized}) by a transaction no node has: to be confirmed in ${rules.confirmAfterMs} ms at a newer finalized block`,
+    };
   }
   if (now - proof.first.at < rules.confirmAfterMs || finalized <= proof.first.finalized) {
-    return { replaced: false, why: `its nonce is used for good at block ${proven.number} by a transaction no node has (first seen at finalized block ${proof.first.finalized}): waiting to confirm it` };
+    return {
+      replaced: false,
+      why: `its nonce is used for good at block ${proven.number} by a transaction no node has (first seen at finalized block ${proof.first.finalized}): waiting to confirm it`,
+    };
   }
   return { replaced: true, nextNonce: proven.count };
 }

@@ -21,7 +21,19 @@ import type { AssetId } from '../../../core/money.js';
 import { defaultLogger } from '../../log.js';
 import type { Network } from '../types.js';
 import { depositAddresses, type DepositAddresses } from './addresses.js';
-import { broadcast, broadcastMany, nonceReplaced, receipt, receipts, transactionKnown, type BroadcastResult, type FinalOnNode, type NonceProof, type NonceVerdict, type TransactionStatus } from './broadcast.js';
+import {
+  broadcast,
+  broadcastMany,
+  nonceReplaced,
+  receipt,
+  receipts,
+  transactionKnown,
+  type BroadcastResult,
+  type FinalOnNode,
+  type NonceProof,
+  type NonceVerdict,
+  type TransactionStatus,
+} from './broadcast.js';
 import type { EvmConfig } from './config.js';
 import { chainContext, checkedAddress, lower, tokenOf, type ChainContext, type EvmChainOptions, type EvmToken } from './context.js';
 import { queueRelease, type ReleaseQueued } from './dev-node.js';
@@ -67,7 +79,11 @@ export async function connectEvmChain(config: EvmConfig, options: EvmChainOption
     }
     const tokens: EvmToken[] = [];
     for (const [assetId, address] of Object.entries(config.tokens) as Array<[AssetId, string]>) {
-      tokens.push({ assetId, address: getAddress(address), decimals: await readDecimals(rpc, `${prefix}TOKENS`, assetId, getAddress(address), config.chainId) });
+      tokens.push({
+        assetId,
+        address: getAddress(address),
+        decimals: await readDecimals(rpc, `${prefix}TOKENS`, assetId, getAddress(address), config.chainId),
+      });
     }
     return new EvmChain(config, rpc, tokens, options);
   } catch (error) {
@@ -102,7 +118,10 @@ async function readDecimals(rpc: EvmRpc, setting: string, assetId: AssetId, addr
 function threadSigned(key: Hex, network: string): PrivateKeyAccount & { closeSigner(): Promise<void> } {
   const account = privateKeyToAccount(key);
   const signer = createThreadSigner(account, key, (error) =>
-    defaultLogger.warn('signing_thread_failed', 'the payout signing thread failed: payouts are signed on the main thread (the same signatures, more slowly)', { blockchainId: network, error }),
+    defaultLogger.warn('signing_thread_failed', 'the payout signing thread failed: payouts are signed on the main thread (the same signatures, more slowly)', {
+      blockchainId: network,
+      error,
+    }),
   );
   return { ...account, signTransaction: (transaction) => signer.signTransaction(transaction), closeSigner: () => signer.close() };
 }
@@ -189,7 +208,10 @@ export class EvmChain {
    * `finalityDepth` below `latest` (the head when not given).
    */
   async finalizedBlock(latest?: number): Promise<FinalizedBlock> {
-    const { number, hash } = await this.#finalized((method, run) => this.rpc.call(method, run), async () => latest ?? (await this.latestBlock()));
+    const { number, hash } = await this.#finalized(
+      (method, run) => this.rpc.call(method, run),
+      async () => latest ?? (await this.latestBlock()),
+    );
     return { number, hash };
   }
 
@@ -210,7 +232,8 @@ export class EvmChain {
       try {
         const block = await client.getBlock({ blockTag: 'finalized' });
         this.#finalizedTagSeen = true;
-        if (block.number === null || !block.hash) throw new EvmChainError('bad_response', `${method}: the node's finalized block has no number or hash`, { method });
+        if (block.number === null || !block.hash)
+          throw new EvmChainError('bad_response', `${method}: the node's finalized block has no number or hash`, { method });
         return { number: Number(block.number), hash: lower(block.hash), byTag: true };
       } catch (raw) {
         // A node that knows the tag but has no finalized block (a chain without finality, or one that
@@ -218,7 +241,8 @@ export class EvmChain {
         const none = raw instanceof Error && raw.name === 'BlockNotFoundError';
         if (!none && !unknownBlockTag(raw)) throw raw;
         if (!none) this.#noFinalizedTag.add(client);
-        if (this.#finalizedTagSeen) throw new EvmChainError('node_error', `${method}: this node has no finalized block tag, other nodes have`, { method, cause: raw });
+        if (this.#finalizedTagSeen)
+          throw new EvmChainError('node_error', `${method}: this node has no finalized block tag, other nodes have`, { method, cause: raw });
         return undefined;
       }
     });
@@ -265,7 +289,14 @@ export class EvmChain {
    * stored while the node is down. Estimating the gas of a transfer that would revert throws
    * `EvmChainError('reverted')` (not retryable): nothing was signed or spent.
    */
-  async signTokenTransfer(request: { nonce: number; assetId: AssetId; to: string; amount: string; fees?: FeeQuote | undefined; gas?: bigint | undefined }): Promise<SignedTransaction> {
+  async signTokenTransfer(request: {
+    nonce: number;
+    assetId: AssetId;
+    to: string;
+    amount: string;
+    fees?: FeeQuote | undefined;
+    gas?: bigint | undefined;
+  }): Promise<SignedTransaction> {
     return signTokenTransfer(this.#ctx, this.#hot(), request);
   }
 
@@ -330,7 +361,11 @@ export class EvmChain {
     if (!this.hotWallet) return 0;
     const sent = await this.#release(this.hotWallet);
     if (sent > 0) {
-      defaultLogger.warn('dev_node_queue_released', 'the local anvil node held a transaction of the hot wallet queued for ever: its queue was dropped and the same transactions sent again', { blockchainId: this.config.network, resent: sent });
+      defaultLogger.warn(
+        'dev_node_queue_released',
+        'the local anvil node held a transaction of the hot wallet queued for ever: its queue was dropped and the same transactions sent again',
+        { blockchainId: this.config.network, resent: sent },
+      );
     }
     return sent;
   }
@@ -404,7 +439,9 @@ export class EvmChain {
   async tokenUnits(assetId: AssetId, address: string, blockTag: 'latest' | 'pending' = 'latest'): Promise<bigint> {
     const token = this.token(assetId);
     const who = checkedAddress(address);
-    return this.rpc.call('balanceOf()', (client) => client.readContract({ address: token.address, abi: erc20Abi, functionName: 'balanceOf', args: [who], blockTag }));
+    return this.rpc.call('balanceOf()', (client) =>
+      client.readContract({ address: token.address, abi: erc20Abi, functionName: 'balanceOf', args: [who], blockTag }),
+    );
   }
 
   /** Token balance of `address` as an exact decimal string in the asset's units; `pending` as for `tokenUnits`. */
@@ -425,5 +462,7 @@ export class EvmChain {
  */
 export function unknownBlockTag(error: unknown): boolean {
   const text = nodeMessage(error).toLowerCase();
-  return /(unknown|invalid|unsupported|unrecognized|unexpected) (block )?(tag|number|identifier)|block tag|finalized.*(not (supported|found|available)|unsupported|unknown)|(unknown|unsupported|invalid).*finalized|hex string without 0x prefix|cannot unmarshal (string|"finalized")/.test(text);
+  return /(unknown|invalid|unsupported|unrecognized|unexpected) (block )?(tag|number|identifier)|block tag|finalized.*(not (supported|found|available)|unsupported|unknown)|(unknown|unsupported|invalid).*finalized|hex string without 0x prefix|cannot unmarshal (string|"finalized")/.test(
+    text,
+  );
 }

@@ -147,13 +147,7 @@ function checkUrl(url: string, setting: string, problem: Problem, what: string):
  * One network's settings, named `${prefix}RPC_URL`, `${prefix}CHAIN_ID`, …; `chainIdRequired` when
  * no well-known default may stand in (the single network, as it always was).
  */
-function parseNetwork(
-  read: (name: string) => string | undefined,
-  network: string,
-  prefix: string,
-  problem: Problem,
-  options: { chainIdRequired: boolean },
-) {
+function parseNetwork(read: (name: string) => string | undefined, network: string, prefix: string, problem: Problem, options: { chainIdRequired: boolean }) {
   const name = (setting: string) => `${prefix}${setting}`;
   const known = knownNetwork(network);
 
@@ -164,7 +158,11 @@ function parseNetwork(
   if (!rpcText) {
     problem(rpcSetting, `${rpcSetting} is missing: set it to the JSON-RPC URL of an EVM node (http(s):// or ws(s)://), or several separated by commas`);
   } else {
-    for (const url of rpcText.split(',').map((u) => u.trim()).filter(Boolean)) if (checkUrl(url, rpcSetting, problem, 'each node')) rpcUrls.push(url);
+    for (const url of rpcText
+      .split(',')
+      .map((u) => u.trim())
+      .filter(Boolean))
+      if (checkUrl(url, rpcSetting, problem, 'each node')) rpcUrls.push(url);
   }
 
   // CHAIN_ID
@@ -173,7 +171,10 @@ function parseNetwork(
   let chainId = 0;
   if (!chainIdText) {
     if (options.chainIdRequired || !known) {
-      problem(chainSetting, `${chainSetting} is missing: set it to the EIP-155 chain id the node must serve (56 for BNB Smart Chain, 97 for its testnet, 31337 for a local anvil)`);
+      problem(
+        chainSetting,
+        `${chainSetting} is missing: set it to the EIP-155 chain id the node must serve (56 for BNB Smart Chain, 97 for its testnet, 31337 for a local anvil)`,
+      );
     } else {
       chainId = known.chainId;
     }
@@ -192,7 +193,10 @@ function parseNetwork(
     problem(tokensSetting, `${tokensSetting} is missing: list each asset's ERC-20 contract as ${example}`);
   } else {
     const seen = new Map<string, AssetId>();
-    for (const entry of tokensText.split(',').map((e) => e.trim()).filter(Boolean)) {
+    for (const entry of tokensText
+      .split(',')
+      .map((e) => e.trim())
+      .filter(Boolean)) {
       const match = /^([^=\s]+)\s*=\s*(\S+)$/.exec(entry);
       if (!match) {
         problem(tokensSetting, `${tokensSetting}: "${entry}" is not ASSET=0xADDRESS (expected ${example})`);
@@ -221,12 +225,21 @@ function parseNetwork(
       seen.set(check.address.toLowerCase(), assetId);
       tokens[assetId] = check.address;
     }
-    if (Object.keys(tokens).length === 0 && !problem.has(tokensSetting)) problem(tokensSetting, `${tokensSetting} lists no token: give at least one as ${example}`);
+    if (Object.keys(tokens).length === 0 && !problem.has(tokensSetting))
+      problem(tokensSetting, `${tokensSetting} lists no token: give at least one as ${example}`);
   }
 
   // The well-known defaults hold only on the well-known chain (a local chain under the id `bsc` is not BNB Smart Chain).
   const wellKnown = known && known.chainId === chainId ? known : undefined;
-  const confirmations = positiveInteger(read(name('CONFIRMATIONS')), wellKnown?.confirmations ?? 3, 1, 10_000, name('CONFIRMATIONS'), 'a whole number of blocks from 1 to 10000 (default 3)', problem);
+  const confirmations = positiveInteger(
+    read(name('CONFIRMATIONS')),
+    wellKnown?.confirmations ?? 3,
+    1,
+    10_000,
+    name('CONFIRMATIONS'),
+    'a whole number of blocks from 1 to 10000 (default 3)',
+    problem,
+  );
   const finalityDepth = positiveInteger(
     read(name('FINALITY_DEPTH')),
     wellKnown?.finalityDepth ?? DEFAULT_FINALITY_DEPTH,
@@ -245,16 +258,35 @@ function parseNetwork(
     'a whole number of milliseconds from 0 to 86400000 (default 300000: 5 minutes)',
     problem,
   );
-  const pollMs = positiveInteger(read(name('POLL_MS')), 1_000, 10, 3_600_000, name('POLL_MS'), 'a whole number of milliseconds from 10 to 3600000 (default 1000)', problem);
+  const pollMs = positiveInteger(
+    read(name('POLL_MS')),
+    1_000,
+    10,
+    3_600_000,
+    name('POLL_MS'),
+    'a whole number of milliseconds from 10 to 3600000 (default 1000)',
+    problem,
+  );
   // Reconciliation: a network's own setting, else the one of every network.
   const reconcileSetting = read(name('RECONCILE_S')) !== undefined || prefix === 'PAYLINK_EVM_' ? name('RECONCILE_S') : 'PAYLINK_EVM_RECONCILE_S';
-  const reconcileS = positiveInteger(read(reconcileSetting), 300, 1, 86_400, reconcileSetting, 'a whole number of seconds from 1 to 86400 (default 300)', problem);
+  const reconcileS = positiveInteger(
+    read(reconcileSetting),
+    300,
+    1,
+    86_400,
+    reconcileSetting,
+    'a whole number of seconds from 1 to 86400 (default 300)',
+    problem,
+  );
   const batchSetting = read(name('RECONCILE_BATCH')) !== undefined || prefix === 'PAYLINK_EVM_' ? name('RECONCILE_BATCH') : 'PAYLINK_EVM_RECONCILE_BATCH';
   const reconcileBatch = positiveInteger(read(batchSetting), 500, 1, 5_000, batchSetting, 'a whole number of calls from 1 to 5000 (default 500)', problem);
   const minGasText = read(name('MIN_GAS'));
   const minGas = minGasText === undefined ? undefined : parseGasAmount(minGasText);
   if (minGas === null) {
-    problem(name('MIN_GAS'), `${name('MIN_GAS')} must be an amount of the network's coin, such as 0.05 (or in wei: 50000000000000000wei; default: enough for 20 transfers at the current fee), not "${minGasText}"`);
+    problem(
+      name('MIN_GAS'),
+      `${name('MIN_GAS')} must be an amount of the network's coin, such as 0.05 (or in wei: 50000000000000000wei; default: enough for 20 transfers at the current fee), not "${minGasText}"`,
+    );
   }
 
   const chain = KNOWN_CHAINS[chainId];
@@ -267,17 +299,32 @@ function parseNetwork(
   }
   const walletSetting = name('WALLET_RPC_URL');
   const walletRpcUrls: string[] = [];
-  for (const url of (read(walletSetting) ?? '').split(',').map((u) => u.trim()).filter(Boolean)) {
+  for (const url of (read(walletSetting) ?? '')
+    .split(',')
+    .map((u) => u.trim())
+    .filter(Boolean)) {
     if (/^https?:\/\/\S+$/i.test(url) && URL.canParse(url)) walletRpcUrls.push(url);
     else problem(walletSetting, `${walletSetting} must list public http(s) node URLs a wallet may add, such as https://bsc-dataseed.bnbchain.org`);
   }
   const symbol = read(name('NATIVE_CURRENCY'));
-  if (symbol !== undefined && !/^[A-Za-z0-9]{2,6}$/.test(symbol)) problem(name('NATIVE_CURRENCY'), `${name('NATIVE_CURRENCY')} must be the symbol of the network's coin (2 to 6 letters or digits, e.g. BNB), not "${symbol}"`);
+  if (symbol !== undefined && !/^[A-Za-z0-9]{2,6}$/.test(symbol))
+    problem(
+      name('NATIVE_CURRENCY'),
+      `${name('NATIVE_CURRENCY')} must be the symbol of the network's coin (2 to 6 letters or digits, e.g. BNB), not "${symbol}"`,
+    );
   const rpcForWallets = walletRpcUrls.length ? walletRpcUrls : (wellKnown?.walletRpcUrls ?? []);
-  const currency = symbol ? { name: symbol, symbol, decimals: 18 } : (wellKnown?.nativeCurrency ?? (known ? known.nativeCurrency : { name: 'Ether', symbol: 'ETH', decimals: 18 }));
+  const currency = symbol
+    ? { name: symbol, symbol, decimals: 18 }
+    : (wellKnown?.nativeCurrency ?? (known ? known.nativeCurrency : { name: 'Ether', symbol: 'ETH', decimals: 18 }));
   const addNetwork: AddNetworkParameters | undefined =
     chainId > 0 && rpcForWallets.length
-      ? { chainId: `0x${chainId.toString(16)}`, chainName: networkName, nativeCurrency: currency, rpcUrls: rpcForWallets, blockExplorerUrls: explorerUrl ? [explorerUrl] : undefined }
+      ? {
+          chainId: `0x${chainId.toString(16)}`,
+          chainName: networkName,
+          nativeCurrency: currency,
+          rpcUrls: rpcForWallets,
+          blockExplorerUrls: explorerUrl ? [explorerUrl] : undefined,
+        }
       : undefined;
 
   return {
@@ -348,7 +395,10 @@ export function parseEvmNetworks(env: Env = process.env, needs: EvmConfigNeeds =
   if (list === undefined) return [parseEvmConfig(env, needs)];
   const warnings: string[] = [];
   const problem = collector();
-  const ids = list.split(',').map((id) => id.trim().toLowerCase()).filter(Boolean);
+  const ids = list
+    .split(',')
+    .map((id) => id.trim().toLowerCase())
+    .filter(Boolean);
   if (ids.length === 0) problem('PAYLINK_EVM_NETWORKS', 'PAYLINK_EVM_NETWORKS lists no network: name them as bsc,polygon,…');
   const seen = new Set<string>();
   const networks: Array<ReturnType<typeof parseNetwork>> = [];
@@ -367,7 +417,11 @@ export function parseEvmNetworks(env: Env = process.env, needs: EvmConfigNeeds =
   const chainIds = new Map<number, string>();
   for (const network of networks) {
     const other = chainIds.get(network.chainId);
-    if (network.chainId > 0 && other) problem(`${settingPrefix(network.network)}CHAIN_ID`, `${other} and ${network.network} are both chain ${network.chainId}: give each network its own chain`);
+    if (network.chainId > 0 && other)
+      problem(
+        `${settingPrefix(network.network)}CHAIN_ID`,
+        `${other} and ${network.network} are both chain ${network.chainId}: give each network its own chain`,
+      );
     chainIds.set(network.chainId, network.network);
   }
   // An alias of one network must not be another network's id.
@@ -377,7 +431,10 @@ export function parseEvmNetworks(env: Env = process.env, needs: EvmConfigNeeds =
     }
   }
   const unprefixed = ['PAYLINK_EVM_RPC_URL', 'PAYLINK_EVM_CHAIN_ID', 'PAYLINK_EVM_TOKENS', 'PAYLINK_EVM_NETWORK'].filter((name) => read(name) !== undefined);
-  if (unprefixed.length) warnings.push(`${unprefixed.join(', ')} ${unprefixed.length === 1 ? 'is' : 'are'} ignored: PAYLINK_EVM_NETWORKS is set, so each network takes its own PAYLINK_EVM_<ID>_* settings`);
+  if (unprefixed.length)
+    warnings.push(
+      `${unprefixed.join(', ')} ${unprefixed.length === 1 ? 'is' : 'are'} ignored: PAYLINK_EVM_NETWORKS is set, so each network takes its own PAYLINK_EVM_<ID>_* settings`,
+    );
   const secrets = parseSecrets(read, needs, problem, warnings);
   if (problem.list.length) throw new EvmConfigError(problem.list);
   return networks.map((network) => ({ ...network, ...secrets, warnings }));

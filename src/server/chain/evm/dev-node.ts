@@ -39,7 +39,8 @@ export type NodeRequest = (method: string, params: unknown[]) => Promise<unknown
  */
 export async function releaseQueuedOn(request: NodeRequest, sender: Address): Promise<number> {
   const [content, count] = await Promise.all([request('txpool_content', []), request('eth_getTransactionCount', [sender, 'latest'])]);
-  const of = (pool: Pool | undefined) => Object.values(Object.entries(pool ?? {}).find(([address]) => address.toLowerCase() === sender.toLowerCase())?.[1] ?? {});
+  const of = (pool: Pool | undefined) =>
+    Object.values(Object.entries(pool ?? {}).find(([address]) => address.toLowerCase() === sender.toLowerCase())?.[1] ?? {});
   const { pending, queued } = (content ?? {}) as { pending?: Pool; queued?: Pool };
   const next = Number(count);
   if (!of(queued).some((tx) => Number(tx.nonce) === next)) return 0;

@@ -124,29 +124,46 @@ export function toChainError(error: unknown, method: string): unknown {
   if (!(error instanceof BaseError)) return error;
   const said = redact(nodeMessage(error));
   const timeout = error.walk((e) => e instanceof TimeoutError);
-  if (timeout instanceof TimeoutError) return new EvmChainError('timeout', `${method}: the node did not answer in time`, { method, cause: error, detail: said });
+  if (timeout instanceof TimeoutError)
+    return new EvmChainError('timeout', `${method}: the node did not answer in time`, { method, cause: error, detail: said });
   const socket = error.walk((e) => e instanceof SocketClosedError || e instanceof WebSocketRequestError);
   if (socket) return new EvmChainError('unreachable', `${method}: the node's socket is closed (${said})`, { method, cause: error, detail: said });
   // The EVM ran the call and it failed (a revert, or no contract code to answer): the same call fails again.
-  const execution = error.walk((e) => e instanceof ExecutionRevertedError || e instanceof ContractFunctionRevertedError || e instanceof ContractFunctionZeroDataError);
+  const execution = error.walk(
+    (e) => e instanceof ExecutionRevertedError || e instanceof ContractFunctionRevertedError || e instanceof ContractFunctionZeroDataError,
+  );
   if (execution) return new EvmChainError('reverted', `${method}: execution reverted (${said})`, { method, cause: error, detail: said });
   const rpc = error.walk((e) => e instanceof RpcRequestError);
   if (rpc instanceof RpcRequestError) {
-    if (RATE_LIMIT_CODES.has(rpc.code)) return new EvmChainError('rate_limited', `${method}: the node is rate-limiting (${said})`, { method, cause: error, detail: said });
-    if (rpc.code === -32601 || rpc.code === -32004) return new EvmChainError('unsupported', `${method}: the node does not serve this method (${said})`, { method, cause: error, detail: said });
-    if (rpc.code === -32602 || rpc.code === -32600) return new EvmChainError('unsupported', `${method}: the node refused the request (${said})`, { method, cause: error, detail: said });
-    if (/execution reverted|revert/i.test(said)) return new EvmChainError('reverted', `${method}: execution reverted (${said})`, { method, cause: error, detail: said });
+    if (RATE_LIMIT_CODES.has(rpc.code))
+      return new EvmChainError('rate_limited', `${method}: the node is rate-limiting (${said})`, { method, cause: error, detail: said });
+    if (rpc.code === -32601 || rpc.code === -32004)
+      return new EvmChainError('unsupported', `${method}: the node does not serve this method (${said})`, { method, cause: error, detail: said });
+    if (rpc.code === -32602 || rpc.code === -32600)
+      return new EvmChainError('unsupported', `${method}: the node refused the request (${said})`, { method, cause: error, detail: said });
+    if (/execution reverted|revert/i.test(said))
+      return new EvmChainError('reverted', `${method}: execution reverted (${said})`, { method, cause: error, detail: said });
     return new EvmChainError('node_error', `${method}: the node answered with an error (${said})`, { method, cause: error, detail: said });
   }
   const http = error.walk((e) => e instanceof HttpRequestError);
   if (http instanceof HttpRequestError) {
     const status = http.status;
     if (causes(error).some((e) => e instanceof SyntaxError)) {
-      return new EvmChainError('bad_response', `${method}: the node's answer is not JSON-RPC${status ? ` (HTTP ${status})` : ''}`, { method, cause: error, detail: said });
+      return new EvmChainError('bad_response', `${method}: the node's answer is not JSON-RPC${status ? ` (HTTP ${status})` : ''}`, {
+        method,
+        cause: error,
+        detail: said,
+      });
     }
-    if (status === undefined) return new EvmChainError('unreachable', `${method}: the node is unreachable (${redact(http.details || 'no connection')})`, { method, cause: error, detail: said });
+    if (status === undefined)
+      return new EvmChainError('unreachable', `${method}: the node is unreachable (${redact(http.details || 'no connection')})`, {
+        method,
+        cause: error,
+        detail: said,
+      });
     if (status === 429) return new EvmChainError('rate_limited', `${method}: the node is rate-limiting (HTTP 429)`, { method, cause: error, detail: said });
-    if (status === 408 || status >= 500) return new EvmChainError('node_error', `${method}: the node answered HTTP ${status}`, { method, cause: error, detail: said });
+    if (status === 408 || status >= 500)
+      return new EvmChainError('node_error', `${method}: the node answered HTTP ${status}`, { method, cause: error, detail: said });
     if (status === 200) return new EvmChainError('bad_response', `${method}: the node's answer is not JSON-RPC`, { method, cause: error, detail: said });
     return new EvmChainError('unsupported', `${method}: the node refused the request (HTTP ${status})`, { method, cause: error, detail: said });
   }

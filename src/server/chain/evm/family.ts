@@ -19,7 +19,11 @@ function describeEvm(chain: ChainAdapter): StartLine[] {
     };
   });
   const hot = chain.chains.find((c) => c.outgoing)?.outgoing?.hotWallet;
-  lines.push(hot ? { code: 'hot_wallet', message: `Payouts from the hot wallet ${hot}.`, fields: { hotWallet: hot } } : { code: 'hot_wallet', message: 'No hot wallet: withdrawals wait.' });
+  lines.push(
+    hot
+      ? { code: 'hot_wallet', message: `Payouts from the hot wallet ${hot}.`, fields: { hotWallet: hot } }
+      : { code: 'hot_wallet', message: 'No hot wallet: withdrawals wait.' },
+  );
   return lines;
 }
 
@@ -46,7 +50,10 @@ export const evmFamily: ChainFamily = {
     try {
       return await connectEvmAdapter(configs, say ? { log: (line) => say('warn', 'evm_node_waiting', line) } : {});
     } catch (error) {
-      throw new ChainUnavailableError(`cannot use the EVM node: ${error instanceof Error ? error.message : String(error)}`, { cause: error, code: 'evm_node_unusable' });
+      throw new ChainUnavailableError(`cannot use the EVM node: ${error instanceof Error ? error.message : String(error)}`, {
+        cause: error,
+        code: 'evm_node_unusable',
+      });
     }
   },
   describe: describeEvm,

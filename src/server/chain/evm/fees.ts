@@ -8,9 +8,7 @@ import type { ChainContext } from './context.js';
 import { EvmChainError, toChainError } from './errors.js';
 
 /** Fees of a transaction, from the node. */
-export type FeeQuote =
-  | { type: 'eip1559'; maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }
-  | { type: 'legacy'; gasPrice: bigint };
+export type FeeQuote = { type: 'eip1559'; maxFeePerGas: bigint; maxPriorityFeePerGas: bigint } | { type: 'legacy'; gasPrice: bigint };
 
 /** Gas of a plain native transfer to an externally owned account. */
 export const NATIVE_TRANSFER_GAS = 21_000n;
@@ -26,7 +24,8 @@ export async function feeQuote(ctx: ChainContext): Promise<FeeQuote> {
   const block = await ctx.rpc.call('eth_getBlockByNumber', (client) => client.getBlock({ blockTag: 'latest' }));
   const baseFee = block.baseFeePerGas;
   if (baseFee === null || (mode === 'auto' && baseFee === 0n)) {
-    if (mode === 'eip1559') throw new EvmChainError('unsupported', 'the chain has no EIP-1559 base fee (use feeMode legacy)', { method: 'eth_getBlockByNumber' });
+    if (mode === 'eip1559')
+      throw new EvmChainError('unsupported', 'the chain has no EIP-1559 base fee (use feeMode legacy)', { method: 'eth_getBlockByNumber' });
     return { type: 'legacy', gasPrice: await gasPrice(ctx) };
   }
   let priority: bigint;
@@ -55,8 +54,13 @@ export function withHeadroom(fees: FeeQuote): FeeQuote {
  * The gas a call needs, with the configured margin. Throws `EvmChainError('reverted')` when the
  * call would revert now (e.g. the token is paused or the sender's balance is too low).
  */
-export async function estimateGas(ctx: ChainContext, call: { from: Address; to: Address; data?: Hex | undefined; value?: bigint | undefined }): Promise<bigint> {
-  const estimate = await ctx.rpc.call('eth_estimateGas', (client) => client.estimateGas({ account: call.from, to: call.to, data: call.data, value: call.value }));
+export async function estimateGas(
+  ctx: ChainContext,
+  call: { from: Address; to: Address; data?: Hex | undefined; value?: bigint | undefined },
+): Promise<bigint> {
+  const estimate = await ctx.rpc.call('eth_estimateGas', (client) =>
+    client.estimateGas({ account: call.from, to: call.to, data: call.data, value: call.value }),
+  );
   return withMargin(ctx, estimate);
 }
 
@@ -81,7 +85,10 @@ export async function estimateGasMany(
   return answers.map((answer): PromiseSettledResult<bigint> => {
     if (answer.status === 'rejected') return { status: 'rejected', reason: toChainError(answer.reason, 'eth_estimateGas') };
     if (typeof answer.value !== 'string' || !/^0x[0-9a-f]+$/i.test(answer.value)) {
-      return { status: 'rejected', reason: new EvmChainError('bad_response', 'eth_estimateGas: the node answered no gas amount', { method: 'eth_estimateGas' }) };
+      return {
+        status: 'rejected',
+        reason: new EvmChainError('bad_response', 'eth_estimateGas: the node answered no gas amount', { method: 'eth_estimateGas' }),
+      };
     }
     return { status: 'fulfilled', value: withMargin(ctx, BigInt(answer.value)) };
   });

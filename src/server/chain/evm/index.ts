@@ -3,8 +3,26 @@
  * out, the sweep, and a local anvil node for tests and the demo. The service adapts it to its
  * `ChainAdapter` (../types.ts); nothing here touches the database.
  */
-export { accountXpubFromMnemonic, DEPOSIT_ACCOUNT_PATH, depositAddresses, depositKeys, MAX_DEPOSIT_INDEX, type DepositAddresses, type DepositKeys } from './addresses.js';
-export { ANVIL_MNEMONIC, anvilAvailable, anvilBinary, AnvilNotInstalledError, AnvilStartError, freeLoopbackPort, startAnvil, type AnvilNode, type AnvilOptions } from './anvil.js';
+export {
+  accountXpubFromMnemonic,
+  DEPOSIT_ACCOUNT_PATH,
+  depositAddresses,
+  depositKeys,
+  MAX_DEPOSIT_INDEX,
+  type DepositAddresses,
+  type DepositKeys,
+} from './addresses.js';
+export {
+  ANVIL_MNEMONIC,
+  anvilAvailable,
+  anvilBinary,
+  AnvilNotInstalledError,
+  AnvilStartError,
+  freeLoopbackPort,
+  startAnvil,
+  type AnvilNode,
+  type AnvilOptions,
+} from './anvil.js';
 export {
   classifyRefusal,
   connectEvmChain,
@@ -21,7 +39,16 @@ export {
   type TransactionStatus,
   type TransferCheck,
 } from './chain.js';
-export { checkAccountXpub, EvmConfigError, parseEvmConfig, parseEvmNetworks, SecretKey, type EvmConfig, type EvmConfigNeeds, type EvmConfigProblem } from './config.js';
+export {
+  checkAccountXpub,
+  EvmConfigError,
+  parseEvmConfig,
+  parseEvmNetworks,
+  SecretKey,
+  type EvmConfig,
+  type EvmConfigNeeds,
+  type EvmConfigProblem,
+} from './config.js';
 export { KNOWN_CHAINS, KNOWN_NETWORKS, knownNetwork, type AddNetworkParameters, type KnownNetwork } from './networks.js';
 export { EvmChainError, isRetryableChainError, type EvmErrorCode } from './errors.js';
 export { createEvmRpc, LAG_BLOCKS, type CallOptions, type EvmRpc, type RpcOptions } from './rpc.js';

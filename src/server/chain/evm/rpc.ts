@@ -191,7 +191,10 @@ export function createEvmRpc(urls: string | readonly string[], options: RpcOptio
     const now = Date.now();
     const rank = (node: Node) => (now - node.failedAt < FAILED_FOR_MS ? 2 : node.head >= 0 && node.head < highest - LAG_BLOCKS ? 1 : 0);
     const eligible = atLeast === undefined ? nodes : nodes.filter((node) => node.head >= atLeast);
-    return eligible.map((node, i) => ({ node, i, r: rank(node) })).sort((a, b) => a.r - b.r || a.i - b.i).map((x) => x.node);
+    return eligible
+      .map((node, i) => ({ node, i, r: rank(node) }))
+      .sort((a, b) => a.r - b.r || a.i - b.i)
+      .map((x) => x.node);
   };
 
   const headOf = async (node: Node): Promise<number> => {
@@ -271,7 +274,11 @@ export function createEvmRpc(urls: string | readonly string[], options: RpcOptio
         return body.map(({ id }): PromiseSettledResult<unknown> => {
           const answer = byId.get(id);
           if (answer?.error) return { status: 'rejected', reason: new RpcRequestError({ body: body[id]!, error: answer.error, url: '<rpc-url>' }) };
-          if (!answer || !('result' in answer)) return { status: 'rejected', reason: new EvmChainError('bad_response', `${method}: the node's batch answer has no answer for call ${id}`, { method }) };
+          if (!answer || !('result' in answer))
+            return {
+              status: 'rejected',
+              reason: new EvmChainError('bad_response', `${method}: the node's batch answer has no answer for call ${id}`, { method }),
+            };
           return { status: 'fulfilled', value: answer.result };
         });
       }

@@ -123,7 +123,7 @@ export async function scanTransfers(
   const maxAddresses = Math.max(1, ctx.options.maxAddressesPerQuery ?? 500);
   const logs: TransferLog[] = [];
   for (const slice of chunks(addresses, maxAddresses)) {
-    for (let start = fromBlock; start <= toBlock; ) {
+    for (let start = fromBlock; start <= toBlock;) {
       const end = Math.min(toBlock, start + memory.width - 1);
       const width = end - start + 1;
       try {

@@ -35,7 +35,6 @@ export class SecretKey {
   }
 }
 
-
 /** The shared secrets: the deposit xpub and the hot wallet's key. */
 export function parseSecrets(read: (name: string) => string | undefined, needs: EvmConfigNeeds, problem: Problem, warnings: string[]) {
   // PAYLINK_EVM_XPUB
@@ -70,14 +69,18 @@ export function parseSecrets(read: (name: string) => string | undefined, needs: 
     if (text !== undefined) {
       const match = PRIVATE_KEY.exec(text.trim());
       if (match) payoutKey = `0x${match[1]!.toLowerCase()}`;
-      else problem('PAYLINK_EVM_PAYOUT_KEY_FILE', `PAYLINK_EVM_PAYOUT_KEY_FILE ${keyFile} does not hold a private key (64 hexadecimal characters, 0x optional)`);
+      else
+        problem('PAYLINK_EVM_PAYOUT_KEY_FILE', `PAYLINK_EVM_PAYOUT_KEY_FILE ${keyFile} does not hold a private key (64 hexadecimal characters, 0x optional)`);
     }
   } else if (keyValue) {
     const match = PRIVATE_KEY.exec(keyValue);
     if (match) payoutKey = `0x${match[1]!.toLowerCase()}`;
     else problem('PAYLINK_EVM_PAYOUT_KEY', 'PAYLINK_EVM_PAYOUT_KEY is not a private key (64 hexadecimal characters, 0x optional)');
   } else if (needs.payoutKey ?? true) {
-    problem('PAYLINK_EVM_PAYOUT_KEY_FILE', "PAYLINK_EVM_PAYOUT_KEY_FILE is missing: name a file holding the hot wallet's private key (or set PAYLINK_EVM_PAYOUT_KEY)");
+    problem(
+      'PAYLINK_EVM_PAYOUT_KEY_FILE',
+      "PAYLINK_EVM_PAYOUT_KEY_FILE is missing: name a file holding the hot wallet's private key (or set PAYLINK_EVM_PAYOUT_KEY)",
+    );
   }
   if (payoutKey && /^0x0{64}$/.test(payoutKey)) {
     problem(keyFile ? 'PAYLINK_EVM_PAYOUT_KEY_FILE' : 'PAYLINK_EVM_PAYOUT_KEY', 'the payout key is zero, which is not a valid private key');

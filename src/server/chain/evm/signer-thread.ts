@@ -62,13 +62,21 @@ export interface ThreadSignerOptions {
  * `onFallback` is told, once, when the main thread signs instead (the thread failed, or did not answer
  * in time).
  */
-export function createThreadSigner(account: PrivateKeyAccount, key: Hex, onFallback: (error: unknown) => void, options: ThreadSignerOptions = {}): ThreadSigner {
+export function createThreadSigner(
+  account: PrivateKeyAccount,
+  key: Hex,
+  onFallback: (error: unknown) => void,
+  options: ThreadSignerOptions = {},
+): ThreadSigner {
   const accountsModule = options.accountsModule ?? import.meta.resolve('viem/accounts');
   const answerMs = options.answerMs ?? THREAD_ANSWER_MS;
   let worker: Worker | undefined;
   let failed = false;
   let next = 0;
-  const pending = new Map<number, { transaction: TransactionSerializable; resolve: (signed: Hex) => void; reject: (error: unknown) => void; timer: NodeJS.Timeout }>();
+  const pending = new Map<
+    number,
+    { transaction: TransactionSerializable; resolve: (signed: Hex) => void; reject: (error: unknown) => void; timer: NodeJS.Timeout }
+  >();
 
   /** What the thread was asked and has not answered is signed here. */
   const signHere = () => {

@@ -226,7 +226,9 @@ export async function sendGasFromHotWallet(chain: EvmChain, to: Address, value: 
     const result = await chain.broadcast(signed.rawTransaction);
     if (result.outcome === 'sent' || result.outcome === 'already_known') return signed.txHash;
     if (attempt >= 2) {
-      throw new EvmChainError('node_error', `sweep: the hot wallet's nonce ${nonce} keeps being taken by another sender (${result.outcome})`, { method: 'eth_sendRawTransaction' });
+      throw new EvmChainError('node_error', `sweep: the hot wallet's nonce ${nonce} keeps being taken by another sender (${result.outcome})`, {
+        method: 'eth_sendRawTransaction',
+      });
     }
   }
 }

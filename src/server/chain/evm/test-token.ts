@@ -75,12 +75,32 @@ export async function deployTestToken(owner: TokenOwner, token: { name: string; 
 
 /** Mints `units` (the token's smallest units) to `to`; resolves with the mined transaction's hash. */
 export async function mintTestToken(owner: TokenOwner, token: Address, to: Address, units: bigint): Promise<Hash> {
-  return mined(owner, await wallet(owner).writeContract({ address: token, abi: TEST_TOKEN_ABI, functionName: 'mint', args: [to, units], chain: null, ...(await legacyFees(owner)) }));
+  return mined(
+    owner,
+    await wallet(owner).writeContract({
+      address: token,
+      abi: TEST_TOKEN_ABI,
+      functionName: 'mint',
+      args: [to, units],
+      chain: null,
+      ...(await legacyFees(owner)),
+    }),
+  );
 }
 
 /** Pauses (or resumes) every transfer of a test token: a paused token's transfers revert. */
 export async function setTestTokenPaused(owner: TokenOwner, token: Address, paused: boolean): Promise<Hash> {
-  return mined(owner, await wallet(owner).writeContract({ address: token, abi: TEST_TOKEN_ABI, functionName: 'setTransfersPaused', args: [paused], chain: null, ...(await legacyFees(owner)) }));
+  return mined(
+    owner,
+    await wallet(owner).writeContract({
+      address: token,
+      abi: TEST_TOKEN_ABI,
+      functionName: 'setTransfersPaused',
+      args: [paused],
+      chain: null,
+      ...(await legacyFees(owner)),
+    }),
+  );
 }
 
 /** The fee-charging test token (scripts/fee-test-token.sol): each transfer delivers its value less `feeBps`/10,000, the fee going to the owner. */

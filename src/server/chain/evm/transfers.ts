@@ -144,9 +144,17 @@ export async function blockHashAt(ctx: ChainContext, number: number): Promise<He
  */
 export async function recheckTransfer(ctx: ChainContext, transfer: EvmTransfer, latestBlock: number): Promise<TransferCheck> {
   const at = { atLeast: latestBlock };
-  const receipt = await ctx.rpc.call('eth_getTransactionReceipt', (client) => orNull(client.getTransactionReceipt({ hash: transfer.txHash }), 'TransactionReceiptNotFoundError'), at);
+  const receipt = await ctx.rpc.call(
+    'eth_getTransactionReceipt',
+    (client) => orNull(client.getTransactionReceipt({ hash: transfer.txHash }), 'TransactionReceiptNotFoundError'),
+    at,
+  );
   if (!receipt) {
-    const pending = await ctx.rpc.call('eth_getTransactionByHash', (client) => orNull(client.getTransaction({ hash: transfer.txHash }), 'TransactionNotFoundError'), at);
+    const pending = await ctx.rpc.call(
+      'eth_getTransactionByHash',
+      (client) => orNull(client.getTransaction({ hash: transfer.txHash }), 'TransactionNotFoundError'),
+      at,
+    );
     return pending && pending.blockHash === null ? { status: 'pending' } : { status: 'gone' };
   }
   const blockNumber = Number(receipt.blockNumber);
@@ -163,5 +171,7 @@ export async function recheckTransfer(ctx: ChainContext, transfer: EvmTransfer, 
   if (!now || now.amount !== transfer.amount || now.from !== getAddress(transfer.from)) return { status: 'gone' };
   now.ordinal = transfer.ordinal;
   const confirmations = Math.max(0, latestBlock - blockNumber + 1);
-  return now.blockHash === lower(transfer.blockHash) ? { status: 'canonical', confirmations, transfer: now } : { status: 'moved', confirmations, transfer: now };
+  return now.blockHash === lower(transfer.blockHash)
+    ? { status: 'canonical', confirmations, transfer: now }
+    : { status: 'moved', confirmations, transfer: now };
 }

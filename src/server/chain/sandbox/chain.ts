@@ -58,7 +58,10 @@ export type SandboxChain = SandboxChainAdapter;
 /** A sandbox chain: credits simulated transfers at once and pays out without moving anything. */
 export function createSandboxChain(options: SandboxChainOptions = {}): SandboxChain {
   const networks = options.networks ?? [BSC];
-  const envFailing = (process.env.PAYLINK_SANDBOX_FAIL_ADDRESSES ?? '').split(',').map((a) => a.trim()).filter(Boolean);
+  const envFailing = (process.env.PAYLINK_SANDBOX_FAIL_ADDRESSES ?? '')
+    .split(',')
+    .map((a) => a.trim())
+    .filter(Boolean);
   const failing = new Set((options.failingAddresses ?? [SANDBOX_FAILING_ADDRESS, ...envFailing]).map((a) => a.toLowerCase()));
   const envDelay = Number(process.env.PAYLINK_SANDBOX_PAYOUT_DELAY_MS ?? 0);
   const payoutDelayMs = options.payoutDelayMs ?? (Number.isFinite(envDelay) && envDelay > 0 ? envDelay : 0);
@@ -74,8 +77,7 @@ export function createSandboxChain(options: SandboxChainOptions = {}): SandboxCh
     },
     async sendPayout(request) {
       if (payoutDelayMs) await new Promise((resolve) => setTimeout(resolve, payoutDelayMs));
-      if (failing.has(request.address.toLowerCase()))
-        throw new PayoutError('Sandbox: payouts to this address always fail (a test address)');
+      if (failing.has(request.address.toLowerCase())) throw new PayoutError('Sandbox: payouts to this address always fail (a test address)');
       const reason = options.failPayout?.(request);
       if (reason) throw new PayoutError(reason);
       return { txHash: sandboxPayoutHash(request.withdrawalId), sandbox: true };

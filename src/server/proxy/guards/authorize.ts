@@ -64,7 +64,10 @@ export function authorizeGuard(options: AuthorizeOptions): Guard {
       const limited = failures!.peek(client);
       if (!limited.allowed) {
         const seconds = String(limited.retryAfterSeconds);
-        log?.throttled('warn', 'admin_auth_limited', 'admin requests refused: too many failed attempts from one client', { requestId: exchange.requestId, client });
+        log?.throttled('warn', 'admin_auth_limited', 'admin requests refused: too many failed attempts from one client', {
+          requestId: exchange.requestId,
+          client,
+        });
         return errorOut(429, 'rate_limited', `Too many failed admin sign-in attempts from this address; retry in ${seconds} s`, { 'retry-after': seconds });
       }
     }

@@ -88,10 +88,11 @@ export function hashRequest(request: unknown): string {
 
 /** The earlier answer of the key, for the same request; 409 for another request, or one still in flight. */
 function replay(state: IdempotencyState, earlier: { requestHash: string; response: StoredResponse }, requestHash: string): StoredResponse {
-  if (earlier.requestHash !== requestHash)
-    throw new ApiError(409, 'idempotency_conflict', 'This Idempotency-Key was already used with a different request');
+  if (earlier.requestHash !== requestHash) throw new ApiError(409, 'idempotency_conflict', 'This Idempotency-Key was already used with a different request');
   if (earlier.response.statusCode === 0)
-    throw new ApiError(409, 'idempotency_in_progress', 'A request with this Idempotency-Key is still in progress; retry in a moment', undefined, { 'retry-after': '1' });
+    throw new ApiError(409, 'idempotency_in_progress', 'A request with this Idempotency-Key is still in progress; retry in a moment', undefined, {
+      'retry-after': '1',
+    });
   state.replayed = true;
   return earlier.response;
 }

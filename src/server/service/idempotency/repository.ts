@@ -63,10 +63,12 @@ export async function releaseClaim(db: Queryable, scope: string, key: string): P
 
 /** Stores the response of the request that claimed `key`, in the same transaction. */
 export async function storeResponse(tx: Queryable, scope: string, key: string, response: StoredResponse): Promise<void> {
-  await tx.query(
-    'UPDATE idempotency_keys SET status_code = $3, response_body = $4::jsonb WHERE integrator_id = $1 AND idempotency_key = $2',
-    [scope, key, response.statusCode, JSON.stringify(response.body)],
-  );
+  await tx.query('UPDATE idempotency_keys SET status_code = $3, response_body = $4::jsonb WHERE integrator_id = $1 AND idempotency_key = $2', [
+    scope,
+    key,
+    response.statusCode,
+    JSON.stringify(response.body),
+  ]);
 }
 
 /**

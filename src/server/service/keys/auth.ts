@@ -20,7 +20,10 @@ interface Lookup {
 export function requireKey(db: Database): MiddlewareHandler<AppEnv> {
   const lookups = createCoalescer<Lookup>({
     async run(_lane, batch) {
-      const principals = await findPrincipals(db, batch.map((lookup) => lookup.key));
+      const principals = await findPrincipals(
+        db,
+        batch.map((lookup) => lookup.key),
+      );
       for (const [i, lookup] of batch.entries()) lookup.resolve(principals[i]!);
     },
   });

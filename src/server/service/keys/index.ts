@@ -11,14 +11,5 @@
  * Rules: a key is stored only as its SHA-256 digest; it belongs to one integrator and one user, and a
  * caller sees only its own integrator's data (the rooms filter by `principal.integratorId`).
  */
-export {
-  createApiKey,
-  findPrincipal,
-  hashApiKey,
-  integratorSql,
-  nextLinkSeq,
-  randomAlphanumeric,
-  type CreatedKey,
-  type Principal,
-} from './repository.js';
+export { createApiKey, findPrincipal, hashApiKey, integratorSql, nextLinkSeq, randomAlphanumeric, type CreatedKey, type Principal } from './repository.js';
 export { requireKey } from './auth.js';

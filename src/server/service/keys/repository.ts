@@ -43,10 +43,7 @@ export interface CreatedKey {
  * Creates a key. Without `integratorId` a new integrator (and user) is created for it; with one,
  * the key is another key of that integrator.
  */
-export async function createApiKey(
-  db: Queryable,
-  options: { name?: string; integratorId?: string; userId?: string } = {},
-): Promise<CreatedKey> {
+export async function createApiKey(db: Queryable, options: { name?: string; integratorId?: string; userId?: string } = {}): Promise<CreatedKey> {
   // The integrator's name is the merchant's display name on checkout pages: none unless given.
   const name = options.name?.trim() ?? '';
   const integratorId = options.integratorId ?? randomUUID();
@@ -56,10 +53,14 @@ export async function createApiKey(
   }
   const key = KEY_PREFIX + randomAlphanumeric(32);
   const keyId = randomUUID();
-  await db.query(
-    'INSERT INTO api_keys (id, integrator_id, user_id, name, key_prefix, key_hash) VALUES ($1, $2, $3, $4, $5, $6)',
-    [keyId, integratorId, userId, name || 'default', key.slice(0, KEY_PREFIX.length + 4), hashApiKey(key)],
-  );
+  await db.query('INSERT INTO api_keys (id, integrator_id, user_id, name, key_prefix, key_hash) VALUES ($1, $2, $3, $4, $5, $6)', [
+    keyId,
+    integratorId,
+    userId,
+    name || 'default',
+    key.slice(0, KEY_PREFIX.length + 4),
+    hashApiKey(key),
+  ]);
   return { key, keyId, integratorId, userId };
 }
 
@@ -86,10 +87,9 @@ export async function findPrincipals(db: Queryable, keys: readonly string[]): Pr
  * integrator's row until the caller's transaction ends, so numbers stay gap-free and ordered.
  */
 export async function nextLinkSeq(tx: Queryable, integratorId: string): Promise<string | number> {
-  const { rows } = await tx.query<{ link_seq: string | number }>(
-    'UPDATE integrators SET link_seq = link_seq + 1 WHERE id = $1 RETURNING link_seq',
-    [integratorId],
-  );
+  const { rows } = await tx.query<{ link_seq: string | number }>('UPDATE integrators SET link_seq = link_seq + 1 WHERE id = $1 RETURNING link_seq', [
+    integratorId,
+  ]);
   return rows[0]!.link_seq;
 }
 

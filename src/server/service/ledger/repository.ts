@@ -69,7 +69,11 @@ export function assetAmount(value: string | number): string {
 }
 
 async function ensureAccount(tx: Queryable, integratorId: string, assetId: AssetId, blockchainId: string): Promise<void> {
-  await tx.query('INSERT INTO balances (integrator_id, asset_id, blockchain_id) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [integratorId, assetId, blockchainId]);
+  await tx.query('INSERT INTO balances (integrator_id, asset_id, blockchain_id) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [
+    integratorId,
+    assetId,
+    blockchainId,
+  ]);
 }
 
 /** Writes the entries of `changes`, in one statement. */
@@ -237,13 +241,17 @@ export async function getBalances(db: Queryable, integratorId: string, networks:
   };
   const items = networks.flatMap((network) => ASSET_IDS.filter((assetId) => network.assets.includes(assetId)).map((assetId) => item(assetId, network.id)));
   for (const row of [...held.values()]) {
-    if (compareDecimal(row.available, '0') > 0 || compareDecimal(row.pending, '0') > 0 || compareDecimal(row.owed, '0') > 0) items.push(item(row.asset_id, row.blockchain_id));
+    if (compareDecimal(row.available, '0') > 0 || compareDecimal(row.pending, '0') > 0 || compareDecimal(row.owed, '0') > 0)
+      items.push(item(row.asset_id, row.blockchain_id));
   }
   return { items };
 }
 
 /** The balances on `blockchainId` that owe (a reversal of final funds that were withdrawn already), and how much. */
-export async function owingBalances(db: Queryable, blockchainId: string): Promise<Array<{ integratorId: string; assetId: AssetId; blockchainId: string; owed: string }>> {
+export async function owingBalances(
+  db: Queryable,
+  blockchainId: string,
+): Promise<Array<{ integratorId: string; assetId: AssetId; blockchainId: string; owed: string }>> {
   const { rows } = await db.query<{ integrator_id: string; asset_id: AssetId; owed: string }>(
     'SELECT integrator_id, asset_id, (-available)::text AS owed FROM balances WHERE blockchain_id = $1 AND available < 0 ORDER BY integrator_id, asset_id',
     [blockchainId],

@@ -36,7 +36,11 @@ export function createLinkCache(db: Database, options: { ttlMs?: number; maxEntr
   const listen = () => {
     listening = 'starting';
     // After a lost and re-established listener, notifications may have been missed: forget everything.
-    db.listen(LINK_CHANNEL, (slug) => entries.delete(slug), () => entries.clear()).then(
+    db.listen(
+      LINK_CHANNEL,
+      (slug) => entries.delete(slug),
+      () => entries.clear(),
+    ).then(
       () => (listening = 'yes'),
       () => (listening = 'no'),
     );

@@ -14,16 +14,7 @@ import { notFound, ruleError, validationError } from '../errors.js';
 import { recordEvent } from '../events/index.js';
 import { runIdempotent, type IdempotencyState, type StoredResponse } from '../idempotency/index.js';
 import type { Principal } from '../keys/index.js';
-import {
-  countVisit,
-  findLink,
-  findLinkBySlug,
-  insertLink,
-  listLinkRows,
-  lockLink,
-  updateLinkRow,
-  type LinkRow,
-} from './repository.js';
+import { countVisit, findLink, findLinkBySlug, insertLink, listLinkRows, lockLink, updateLinkRow, type LinkRow } from './repository.js';
 
 export type { LinkDraft } from '../../../core/rules/link.js';
 export type { LinkRow } from './repository.js';

@@ -88,12 +88,7 @@ function draftParams(draft: LinkDraft): unknown[] {
  * integrator's row lock) with a new random slug, and counts it. A slug clash fails with the unique
  * index's error (23505); the caller retries with a new transaction.
  */
-export async function insertLink(
-  tx: Queryable,
-  owner: { integratorId: string; userId: string },
-  draft: LinkDraft,
-  now: Date,
-): Promise<LinkRow> {
+export async function insertLink(tx: Queryable, owner: { integratorId: string; userId: string }, draft: LinkDraft, now: Date): Promise<LinkRow> {
   const seq = await nextLinkSeq(tx, owner.integratorId);
   const { rows } = await tx.query<LinkRow>(
     `INSERT INTO payment_links (id, integrator_id, user_id, slug, title, description, link_type, fiat_amount,
@@ -109,10 +104,10 @@ export async function insertLink(
 
 /** Locks and returns one of the integrator's links for an update in the caller's transaction. */
 export async function lockLink(tx: Queryable, integratorId: string, id: string): Promise<LinkRow | undefined> {
-  const { rows } = await tx.query<LinkRow>(
-    `SELECT ${COLUMNS} FROM payment_links WHERE id = $1 AND integrator_id = $2 AND deleted_at IS NULL FOR UPDATE`,
-    [id, integratorId],
-  );
+  const { rows } = await tx.query<LinkRow>(`SELECT ${COLUMNS} FROM payment_links WHERE id = $1 AND integrator_id = $2 AND deleted_at IS NULL FOR UPDATE`, [
+    id,
+    integratorId,
+  ]);
   return rows[0];
 }
 
@@ -137,10 +132,11 @@ export async function updateLinkRow(tx: Queryable, row: LinkRow, draft: LinkDraf
 async function adjustLinkCount(tx: Queryable, integratorId: string, linkType: LinkType, isActive: boolean, delta: 1 | -1) {
   if (delta < 0) {
     // The group's row exists: the link being moved out was counted in it.
-    await tx.query(
-      'UPDATE integrator_link_counts SET n = n - 1 WHERE integrator_id = $1 AND link_type = $2 AND is_active = $3',
-      [integratorId, linkType, isActive],
-    );
+    await tx.query('UPDATE integrator_link_counts SET n = n - 1 WHERE integrator_id = $1 AND link_type = $2 AND is_active = $3', [
+      integratorId,
+      linkType,
+      isActive,
+    ]);
     return;
   }
   await tx.query(
@@ -152,10 +148,10 @@ async function adjustLinkCount(tx: Queryable, integratorId: string, linkType: Li
 
 /** One of the integrator's links by id, or undefined. */
 export async function findLink(db: Queryable, integratorId: string, id: string): Promise<LinkRow | undefined> {
-  const { rows } = await db.query<LinkRow>(
-    `SELECT ${COLUMNS} FROM payment_links WHERE id = $1 AND integrator_id = $2 AND deleted_at IS NULL`,
-    [id, integratorId],
-  );
+  const { rows } = await db.query<LinkRow>(`SELECT ${COLUMNS} FROM payment_links WHERE id = $1 AND integrator_id = $2 AND deleted_at IS NULL`, [
+    id,
+    integratorId,
+  ]);
   return rows[0];
 }
 

@@ -33,7 +33,10 @@ export async function depositAddressPage(db: Queryable, afterIndex: number, limi
 
 /** Who a deposit address's session belongs to, and when it was created: what a trace and a mismatch need of the few addresses that differ. */
 export async function depositSessionsOf(db: Queryable, sessionIds: readonly string[]): Promise<Map<string, { integratorId: string; createdAt: Date }>> {
-  const { rows } = await db.query<{ id: string; integrator_id: string; created_at: Date }>('SELECT id, integrator_id, created_at FROM checkout_sessions WHERE id = ANY($1::uuid[])', [sessionIds]);
+  const { rows } = await db.query<{ id: string; integrator_id: string; created_at: Date }>(
+    'SELECT id, integrator_id, created_at FROM checkout_sessions WHERE id = ANY($1::uuid[])',
+    [sessionIds],
+  );
   return new Map(rows.map((row) => [row.id, { integratorId: row.integrator_id, createdAt: row.created_at }]));
 }
 
@@ -41,7 +44,12 @@ export async function depositSessionsOf(db: Queryable, sessionIds: readonly stri
  * Per session of `sessionIds`: what the books say its address received on `blockchainId` of the
  * token `token` of its asset (exact decimal strings), in blocks up to `block`.
  */
-export async function receivedUpTo(db: Queryable, blockchainId: string, block: number, sessionIds: readonly string[]): Promise<Map<string, Map<string, string>>> {
+export async function receivedUpTo(
+  db: Queryable,
+  blockchainId: string,
+  block: number,
+  sessionIds: readonly string[],
+): Promise<Map<string, Map<string, string>>> {
   const { rows } = await db.query<{ session_id: string; token: string; total: string }>(
     `SELECT session_id, lower(token_address) AS token, sum(amount)::text AS total FROM incoming_transfers
      WHERE session_id = ANY($1::uuid[]) AND blockchain_id = $2 AND status IN ('credited', 'ignored') AND block_number <= $3

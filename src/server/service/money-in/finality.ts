@@ -24,7 +24,15 @@ import { recordEvent } from '../events/index.js';
 import { applyLedgerChange } from '../ledger/index.js';
 import { uncountPayment } from '../links/index.js';
 import { SETTLED_STATUSES } from '../../../core/rules/session.js';
-import { announceSession, closeTransfer, lockUnfinalTransfer, markSessionFinal, reverseInSession, sessionOfTransfer, type UnfinalTransfer } from '../sessions/settling.js';
+import {
+  announceSession,
+  closeTransfer,
+  lockUnfinalTransfer,
+  markSessionFinal,
+  reverseInSession,
+  sessionOfTransfer,
+  type UnfinalTransfer,
+} from '../sessions/settling.js';
 import { lockSessionById, markIncomingReversed } from './repository.js';
 
 /**
@@ -58,7 +66,12 @@ export async function finalizeCredit(tx: Queryable, transferId: string, now: Dat
  * final yet, or with `orFinal` a final one too. Resolves with what was reversed (`final`: its funds
  * were available), or undefined when it was final (without `orFinal`) or reversed already.
  */
-export async function reverseCredit(tx: Queryable, transferId: string, now: Date, { orFinal = false } = {}): Promise<(UnfinalTransfer & { final: boolean }) | undefined> {
+export async function reverseCredit(
+  tx: Queryable,
+  transferId: string,
+  now: Date,
+  { orFinal = false } = {},
+): Promise<(UnfinalTransfer & { final: boolean }) | undefined> {
   const sessionId = await sessionOfTransfer(tx, transferId);
   if (!sessionId) return undefined;
   // The session first, then the transfer: the order every path takes, so instances never deadlock.
@@ -78,7 +91,8 @@ export async function reverseCredit(tx: Queryable, transferId: string, now: Date
   });
   await markIncomingReversed(tx, transferId, now);
   const before = await reverseInSession(tx, { sessionId, kind: transfer.kind, amount: transfer.amount, now });
-  if (transfer.kind === 'payment' && before !== undefined && SETTLED_STATUSES.has(before)) await uncountPayment(tx, transfer.link_id, { amount: transfer.raise_amount, currency: transfer.raise_currency });
+  if (transfer.kind === 'payment' && before !== undefined && SETTLED_STATUSES.has(before))
+    await uncountPayment(tx, transfer.link_id, { amount: transfer.raise_amount, currency: transfer.raise_currency });
   await recordEvent(tx, { type: 'session.changed', sessionId });
   await announceSession(tx, 'payment.reversed', { id: sessionId, integratorId: transfer.integrator_id }, now);
   return transfer;

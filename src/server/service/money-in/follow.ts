@@ -108,11 +108,17 @@ export function createTransferFollower(deps: ScannerDeps, incoming: IncomingChai
 
   /** Says that the node answered nothing for a transfer its block still holds: it waits. */
   const unanswered = (row: WaitingTransfer) =>
-    logger.throttled('warn', 'transfer_receipt_missing', 'the node has no receipt for a transfer whose block it still holds: it waits, credited once the node answers', {
-      blockchainId: network,
-      txHash: row.tx_hash,
-      block: row.block_number ?? undefined,
-    }, 60_000);
+    logger.throttled(
+      'warn',
+      'transfer_receipt_missing',
+      'the node has no receipt for a transfer whose block it still holds: it waits, credited once the node answers',
+      {
+        blockchainId: network,
+        txHash: row.tx_hash,
+        block: row.block_number ?? undefined,
+      },
+      60_000,
+    );
 
   /** Step 5: finalizes the credited transfers the final block has passed, and reverses those a reorg took back. */
   const finalize = async (latest: number, finalBlock: number, hashes: Map<number, string | null>) => {
@@ -130,14 +136,18 @@ export function createTransferFollower(deps: ScannerDeps, incoming: IncomingChai
       if (check.status === 'gone') {
         const reversed = await db.transaction((tx) => reverseCredit(tx, row.transfer_id, deps.now()));
         if (reversed) {
-          logger.error('payment_reversed', 'a credited payment is no longer on the chain (a reorg took it back before it was final): reversed, its funds taken out of the pending balance', {
-            blockchainId: network,
-            sessionId: reversed.session_id,
-            transferId: reversed.id,
-            txHash: row.tx_hash,
-            assetId: reversed.asset_id,
-            amount: reversed.amount,
-          });
+          logger.error(
+            'payment_reversed',
+            'a credited payment is no longer on the chain (a reorg took it back before it was final): reversed, its funds taken out of the pending balance',
+            {
+              blockchainId: network,
+              sessionId: reversed.session_id,
+              transferId: reversed.id,
+              txHash: row.tx_hash,
+              assetId: reversed.asset_id,
+              amount: reversed.amount,
+            },
+          );
         }
       } else {
         const moved = check.status === 'mined' ? check.transfer : undefined;
@@ -145,7 +155,12 @@ export function createTransferFollower(deps: ScannerDeps, incoming: IncomingChai
           moveWaiting(
             tx,
             row.id,
-            { logIndex: moved?.logIndex ?? row.log_index, blockNumber: moved?.blockNumber ?? null, blockHash: moved?.blockHash ?? null, confirmations: check.status === 'mined' ? check.confirmations : 0 },
+            {
+              logIndex: moved?.logIndex ?? row.log_index,
+              blockNumber: moved?.blockNumber ?? null,
+              blockHash: moved?.blockHash ?? null,
+              confirmations: check.status === 'mined' ? check.confirmations : 0,
+            },
             deps.now(),
             'credited',
           ),
@@ -186,7 +201,12 @@ export function createTransferFollower(deps: ScannerDeps, incoming: IncomingChai
       } else {
         const moved = check.transfer;
         await db.transaction(async (tx) => {
-          await moveWaiting(tx, row.id, { logIndex: moved.logIndex, blockNumber: moved.blockNumber, blockHash: moved.blockHash, confirmations: check.confirmations }, deps.now());
+          await moveWaiting(
+            tx,
+            row.id,
+            { logIndex: moved.logIndex, blockNumber: moved.blockNumber, blockHash: moved.blockHash, confirmations: check.confirmations },
+            deps.now(),
+          );
           await recordEvent(tx, { type: 'session.changed', sessionId: row.session_id });
         });
       }

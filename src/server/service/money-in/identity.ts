@@ -70,7 +70,13 @@ export async function verifyChainIdentity(deps: Pick<ScannerDeps, 'db' | 'chain'
       if (now === null || now === final.hash) continue;
       const message = `network ${blockchainId}: the node's block ${final.block} is ${now}, but this database held ${final.hash} there as final: the chain was reorganized past finality (or this node serves another chain with the same id, ${incoming.chainId}). Payouts on ${blockchainId} are halted.`;
       const detail = { block: final.block, heldHash: final.hash, nodeHash: now };
-      if (await raiseAlert(deps.db, { blockchainId, code: 'chain_finality_violated', message: `${message} Run: paylink chain resume --network ${blockchainId}`, detail }, deps.now())) {
+      if (
+        await raiseAlert(
+          deps.db,
+          { blockchainId, code: 'chain_finality_violated', message: `${message} Run: paylink chain resume --network ${blockchainId}`, detail },
+          deps.now(),
+        )
+      ) {
         logger.error('chain_finality_violated', message, { blockchainId, ...detail });
       }
       throw new ChainIdentityError(`${message} ${resume(blockchainId)}`);

@@ -53,7 +53,11 @@ function startNetworkScanner(deps: ScannerDeps, options: ChainScannerOptions): C
         const { caughtUp } = await scanner.runOnce();
         if (failingSince !== null) {
           const outageSeconds = Math.max(0, Math.round((roundStarted.getTime() - failingSince.getTime()) / 100) / 10);
-          logger.info('scanner_node_recovered', `the node answers again after ${outageSeconds} s; catching up`, { blockchainId: network, outageSeconds, since: failingSince.toISOString() });
+          logger.info('scanner_node_recovered', `the node answers again after ${outageSeconds} s; catching up`, {
+            blockchainId: network,
+            outageSeconds,
+            since: failingSince.toISOString(),
+          });
           failingSince = null;
         }
         backoff = pollMs;
@@ -63,10 +67,14 @@ function startNetworkScanner(deps: ScannerDeps, options: ChainScannerOptions): C
         runtimeMetrics.nodeError(scanner.incoming.blockchainId, error);
         if (failingSince === null) {
           failingSince = roundStarted;
-          logger.warn('scanner_node_unavailable', 'a scanner round failed (the node did not answer, or answered an error): payments stay confirming or awaiting payment until it recovers; retrying', {
-            blockchainId: network,
-            error,
-          });
+          logger.warn(
+            'scanner_node_unavailable',
+            'a scanner round failed (the node did not answer, or answered an error): payments stay confirming or awaiting payment until it recovers; retrying',
+            {
+              blockchainId: network,
+              error,
+            },
+          );
         }
         backoff = Math.min(Math.max(backoff * 2, 50), maxBackoffMs);
         delay = backoff;

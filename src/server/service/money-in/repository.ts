@@ -36,10 +36,11 @@ export async function readCursor(db: Queryable, blockchainId: string, options: {
 
 /** Creates the cursor at `nextBlock` unless another instance did first. */
 export async function createCursor(db: Queryable, blockchainId: string, nextBlock: number, now: Date): Promise<void> {
-  await db.query(
-    'INSERT INTO chain_cursors (blockchain_id, next_block, updated_at) VALUES ($1, $2, $3) ON CONFLICT (blockchain_id) DO NOTHING',
-    [blockchainId, nextBlock, now],
-  );
+  await db.query('INSERT INTO chain_cursors (blockchain_id, next_block, updated_at) VALUES ($1, $2, $3) ON CONFLICT (blockchain_id) DO NOTHING', [
+    blockchainId,
+    nextBlock,
+    now,
+  ]);
 }
 
 /**
@@ -74,12 +75,19 @@ export async function readNetworkRecord(db: Queryable, blockchainId: string): Pr
   );
   const row = rows[0];
   if (!row) return undefined;
-  return { chainId: Number(row.chain_id), checkpoint: row.checkpoint_block === null ? null : { block: Number(row.checkpoint_block), hash: row.checkpoint_hash! } };
+  return {
+    chainId: Number(row.chain_id),
+    checkpoint: row.checkpoint_block === null ? null : { block: Number(row.checkpoint_block), hash: row.checkpoint_hash! },
+  };
 }
 
 /** Records the chain id a network's data belongs to, unless it is recorded already. */
 export async function recordChainId(db: Queryable, blockchainId: string, chainId: number, now: Date): Promise<void> {
-  await db.query('INSERT INTO chain_networks (blockchain_id, chain_id, updated_at) VALUES ($1, $2, $3) ON CONFLICT (blockchain_id) DO NOTHING', [blockchainId, chainId, now]);
+  await db.query('INSERT INTO chain_networks (blockchain_id, chain_id, updated_at) VALUES ($1, $2, $3) ON CONFLICT (blockchain_id) DO NOTHING', [
+    blockchainId,
+    chainId,
+    now,
+  ]);
 }
 
 /**
@@ -373,7 +381,13 @@ export async function setConfirmations(tx: Queryable, id: string, confirmations:
 }
 
 /** Ends a waiting transfer: `gone` (never credited), `ignored`, or `credited` with its `chain_transfers` row. */
-export async function closeWaiting(tx: Queryable, id: string, status: 'gone' | 'ignored' | 'credited', now: Date, transferId: string | null = null): Promise<boolean> {
+export async function closeWaiting(
+  tx: Queryable,
+  id: string,
+  status: 'gone' | 'ignored' | 'credited',
+  now: Date,
+  transferId: string | null = null,
+): Promise<boolean> {
   const { rows } = await tx.query(
     `UPDATE incoming_transfers SET status = $2, transfer_id = $3, updated_at = $4 WHERE id = $1 AND status = 'seen' RETURNING id`,
     [id, status, transferId, now],

@@ -62,7 +62,7 @@ export async function reverseVanishedCredits(deps: { db: Database; chain: ChainA
     return hash;
   };
   const recordedBy = (await checkpointWrittenAt(deps.db, blockchainId)) ?? new Date(0);
-  walk: for (let below = Number.MAX_SAFE_INTEGER; ; ) {
+  walk: for (let below = Number.MAX_SAFE_INTEGER; ;) {
     const page = await creditedBlocksBelow(deps.db, blockchainId, below, PAGE, recordedBy);
     for (const held of page) {
       if ((await hashOnNode(held.block)) !== held.hash) {
@@ -81,7 +81,13 @@ export async function reverseVanishedCredits(deps: { db: Database; chain: ChainA
     if (check.status === 'mined') {
       const moved = check.transfer;
       await deps.db.transaction((tx) =>
-        moveWaiting(tx, row.id, { logIndex: moved.logIndex, blockNumber: moved.blockNumber, blockHash: moved.blockHash, confirmations: check.confirmations }, deps.now(), 'credited'),
+        moveWaiting(
+          tx,
+          row.id,
+          { logIndex: moved.logIndex, blockNumber: moved.blockNumber, blockHash: moved.blockHash, confirmations: check.confirmations },
+          deps.now(),
+          'credited',
+        ),
       );
       report.moved.push({ transferId: row.transfer_id, txHash: row.tx_hash, block: moved.blockNumber });
       continue;
@@ -106,7 +112,10 @@ export async function reverseVanishedCredits(deps: { db: Database; chain: ChainA
  * Records, as `blockchainId`'s checkpoint, the node's finalized block now (the chain the service goes
  * on with), replacing the one the reorganization disagreed with; resolves with it.
  */
-export async function recordCurrentCheckpoint(deps: { db: Database; chain: ChainAdapter; now: () => Date }, blockchainId: string): Promise<{ block: number; hash: string }> {
+export async function recordCurrentCheckpoint(
+  deps: { db: Database; chain: ChainAdapter; now: () => Date },
+  blockchainId: string,
+): Promise<{ block: number; hash: string }> {
   const network = networkChain(deps.chain, blockchainId);
   if (!network) throw new ResumeError(`network ${blockchainId} is not configured here (PAYLINK_EVM_NETWORKS)`);
   const final = await network.incoming.finalizedBlock(await network.incoming.latestBlock());

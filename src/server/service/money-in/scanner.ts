@@ -63,16 +63,7 @@ import type { ChainAdapter, IncomingChain, ObservedTransfer } from '../../chain/
 import type { Database } from '../../db/index.js';
 import { defaultLogger, type Logger } from '../../log.js';
 import { payoutsHalted } from '../alerts/index.js';
-import {
-  advanceCursor,
-  createCursor,
-  findIncoming,
-  readCursor,
-  readNetworkRecord,
-  recordChainId,
-  recordCheckpoint,
-  watchedAddresses,
-} from './repository.js';
+import { advanceCursor, createCursor, findIncoming, readCursor, readNetworkRecord, recordChainId, recordCheckpoint, watchedAddresses } from './repository.js';
 
 import { createTransferFollower } from './follow.js';
 import { recordObservedTransfers, recordTransfer, scannedNetwork } from './transfers.js';
@@ -230,11 +221,15 @@ export function createChainScanner(
     if (latest < floorSeen) {
       if (Date.now() - laggingReportedAt > 60_000) {
         laggingReportedAt = Date.now();
-        logger.warn('scanner_nodes_lagging', 'the nodes’ latest block is below one already seen: waiting for them to catch up (a lagging node, or a chain that went back)', {
-          blockchainId: network,
-          latest,
-          seen: floorSeen,
-        });
+        logger.warn(
+          'scanner_nodes_lagging',
+          'the nodes’ latest block is below one already seen: waiting for them to catch up (a lagging node, or a chain that went back)',
+          {
+            blockchainId: network,
+            latest,
+            seen: floorSeen,
+          },
+        );
       }
       return { caughtUp: true };
     }
@@ -285,4 +280,3 @@ export function createChainScanner(
 
   return { incoming, runOnce, creditFound, stop: async () => {} };
 }
-

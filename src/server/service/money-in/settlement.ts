@@ -87,8 +87,7 @@ export async function settleTransfer(
   const order = target?.order_id ? await lockOrderForPayment(tx, target.order_id) : undefined;
   const session = target && (await lockSessionForSettlement(tx, target.id));
   if (!session) throw new ApiError(404, 'unknown_deposit_address', 'No checkout session has this deposit address');
-  if (session.asset_id !== transfer.assetId)
-    throw new ApiError(422, 'asset_mismatch', `This session is paid in ${session.asset_id}, not ${transfer.assetId}`);
+  if (session.asset_id !== transfer.assetId) throw new ApiError(422, 'asset_mismatch', `This session is paid in ${session.asset_id}, not ${transfer.assetId}`);
 
   const seenFor = await findTransferSession(tx, transfer.blockchainId, txHash, transfer.logIndex);
   if (seenFor !== undefined) {
@@ -172,7 +171,13 @@ export async function settleTransfer(
   }
   await recordEvent(tx, { type: 'session.changed', sessionId: session.id });
   // The merchant's webhook: paid once, when the session settles; late and underpaid per transfer.
-  const announced = settlesNow ? 'checkout.session.paid' : kind === 'late_payment' ? 'payment.late' : status === 'underpaid' ? 'checkout.session.underpaid' : null;
+  const announced = settlesNow
+    ? 'checkout.session.paid'
+    : kind === 'late_payment'
+      ? 'payment.late'
+      : status === 'underpaid'
+        ? 'checkout.session.underpaid'
+        : null;
   if (announced) await announceSession(tx, announced, { id: session.id, integratorId: session.integrator_id }, now);
   return { sessionId: session.id, duplicate: false };
 }

@@ -12,7 +12,6 @@ import type { Queryable } from '../../db/index.js';
 import { recordEvent } from '../events/index.js';
 import { lockSessionForScan, recordSeen, setConfirmations, setSessionStatus, type WaitingTransfer } from './repository.js';
 
-
 /** Most integer digits an amount may have to fit the ledger's NUMERIC(30, 6). */
 const MAX_INTEGER_DIGITS = 24;
 

@@ -131,7 +131,11 @@ export async function createOrder(
         const existing = await findOpenOrderId(tx, principal.integratorId, draft.reference);
         if (existing && (await expireOrderRow(tx, existing, now))) row = await insertOrder(tx, principal.integratorId, draft, publicUrl, now);
         if (!row)
-          throw new ApiError(409, 'reference_in_use', `An open order with reference "${draft.reference}" exists${existing ? ` (${existing})` : ''}: cancel it, or wait until it is paid or expires`);
+          throw new ApiError(
+            409,
+            'reference_in_use',
+            `An open order with reference "${draft.reference}" exists${existing ? ` (${existing})` : ''}: cancel it, or wait until it is paid or expires`,
+          );
       }
       return { statusCode: 201, body: { ...toOrder(row) } };
     }),
@@ -225,4 +229,3 @@ export async function expireDueOrders(deps: { db: Database; now: () => Date }, b
   const now = deps.now();
   return deps.db.transaction(async (tx) => (await expireDueOrderRows(tx, now, batch)).length);
 }
-

@@ -85,7 +85,10 @@ export async function insertOrder(tx: Queryable, integratorId: string, draft: Or
 
 /** The id of the integrator's open order of `reference`, or undefined. */
 export async function findOpenOrderId(db: Queryable, integratorId: string, reference: string): Promise<string | undefined> {
-  const { rows } = await db.query<{ id: string }>(`SELECT id FROM orders WHERE integrator_id = $1 AND reference = $2 AND status = 'open'`, [integratorId, reference]);
+  const { rows } = await db.query<{ id: string }>(`SELECT id FROM orders WHERE integrator_id = $1 AND reference = $2 AND status = 'open'`, [
+    integratorId,
+    reference,
+  ]);
   return rows[0]?.id;
 }
 
@@ -113,7 +116,11 @@ export async function lockOrder(tx: Queryable, id: string, mode: 'update' | 'sha
 
 /** Marks a locked open order paid by `sessionId`. */
 export async function setOrderPaid(tx: Queryable, id: string, sessionId: string, now: Date): Promise<void> {
-  await tx.query(`UPDATE orders SET status = 'paid', paid_session_id = $2, paid_at = $3, updated_at = $3 WHERE id = $1 AND status = 'open'`, [id, sessionId, now]);
+  await tx.query(`UPDATE orders SET status = 'paid', paid_session_id = $2, paid_at = $3, updated_at = $3 WHERE id = $1 AND status = 'open'`, [
+    id,
+    sessionId,
+    now,
+  ]);
 }
 
 /**

@@ -40,7 +40,12 @@ export type Presigned = Map<PreparedTransaction, { nonce: number; signed: Signed
  * left out keeps its place). Nothing is stored or sent: `signAndStore` takes a signature only where,
  * under the lock, the nonce taken is the one it was made with, and signs again otherwise.
  */
-export async function presign(outgoing: OutgoingChain, drafts: ReadonlyArray<PreparedTransaction | undefined>, next: Promise<number | undefined>, into: Presigned): Promise<void> {
+export async function presign(
+  outgoing: OutgoingChain,
+  drafts: ReadonlyArray<PreparedTransaction | undefined>,
+  next: Promise<number | undefined>,
+  into: Presigned,
+): Promise<void> {
   const first = await next;
   if (first === undefined) return;
   // All asked at once: the signatures are made off this thread (the hot wallet's signing thread).
@@ -105,7 +110,10 @@ async function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined
 
 /** Whether two requests pay the same (the database keeps the amount at its own scale, the address as it came). */
 const same = (a: PayoutRequest, b: PayoutRequest) =>
-  a.blockchainId === b.blockchainId && a.assetId === b.assetId && a.address.toLowerCase() === b.address.toLowerCase() && compareDecimal(a.amount, b.amount) === 0;
+  a.blockchainId === b.blockchainId &&
+  a.assetId === b.assetId &&
+  a.address.toLowerCase() === b.address.toLowerCase() &&
+  compareDecimal(a.amount, b.amount) === 0;
 
 /** Payouts prepared ahead on `chain`'s networks with a hot wallet; nothing on the sandbox. `ttlMs`: default `AHEAD_TTL_MS`. */
 export function createPayoutsAhead(deps: { db: Database; chain: ChainAdapter }, options: { ttlMs?: number } = {}): PayoutsAhead {
@@ -124,7 +132,8 @@ export function createPayoutsAhead(deps: { db: Database; chain: ChainAdapter }, 
   /** The first nonce of a batch of `count` prepared now: the sequence's next, after what this instance prepared before. */
   const guess = async (outgoing: OutgoingChain, count: number): Promise<number | undefined> => {
     const known = expected.get(outgoing.blockchainId);
-    const first = known && performance.now() - known.at <= ttl ? known.next : await peekNonce(deps.db, outgoing.blockchainId, outgoing.hotWallet).catch(() => undefined);
+    const first =
+      known && performance.now() - known.at <= ttl ? known.next : await peekNonce(deps.db, outgoing.blockchainId, outgoing.hotWallet).catch(() => undefined);
     if (first === undefined) return undefined;
     const later = expected.get(outgoing.blockchainId);
     // Another batch may have been guessed meanwhile (while the sequence was read): the later of the two stands.
@@ -173,7 +182,8 @@ export function createPayoutsAhead(deps: { db: Database; chain: ChainAdapter }, 
         const entry = prepared.get(withdrawal.withdrawalId);
         if (!entry) continue;
         prepared.delete(withdrawal.withdrawalId);
-        if (now - entry.at <= ttl && entry.request.blockchainId === outgoing.blockchainId && same(entry.request, withdrawal)) found.push([withdrawal.withdrawalId, entry]);
+        if (now - entry.at <= ttl && entry.request.blockchainId === outgoing.blockchainId && same(entry.request, withdrawal))
+          found.push([withdrawal.withdrawalId, entry]);
       }
       const taken = new Map<string, TakenAhead>();
       for (const [id, entry] of found) {

@@ -75,12 +75,16 @@ async function rejectStored(deps: Deps, row: StoredTransaction, reason: string):
 async function replaceStored(deps: Deps, row: StoredTransaction, nextNonce: number, round: Round): Promise<void> {
   const ended = await deps.db.transaction(async (tx) => finishStored(tx, row.id, 'replaced', deps.now()));
   if (!ended) return;
-  round.logger.error('payout_replaced', "another transaction of the hot wallet used this payout transaction's nonce for good (someone else holds the hot wallet's key?): it is replaced and its payout signed again", {
-    blockchainId: row.blockchain_id,
-    withdrawalId: row.withdrawal_id ?? undefined,
-    txHash: row.tx_hash,
-    nonce: row.nonce,
-  });
+  round.logger.error(
+    'payout_replaced',
+    "another transaction of the hot wallet used this payout transaction's nonce for good (someone else holds the hot wallet's key?): it is replaced and its payout signed again",
+    {
+      blockchainId: row.blockchain_id,
+      withdrawalId: row.withdrawal_id ?? undefined,
+      txHash: row.tx_hash,
+      nonce: row.nonce,
+    },
+  );
   await raiseNonce(deps.db, row.blockchain_id, row.from_address, nextNonce, deps.now());
   if (!row.withdrawal_id) return;
   const withdrawal = await deps.db.transaction((tx) => lockForPayout(tx, row.withdrawal_id!));
@@ -95,7 +99,12 @@ async function replaceStored(deps: Deps, row: StoredTransaction, nextNonce: numb
  * (`hot_wallet_gas`), or no node answered (`node_unavailable`). Resolves with how many moved forward,
  * the ids of those a node now has, and why each of the others was not taken.
  */
-export async function broadcastBatch(deps: Deps, outgoing: OutgoingChain, rows: readonly StoredTransaction[], round: Round): Promise<{ progress: number; taken: Set<string>; failures: unknown[] }> {
+export async function broadcastBatch(
+  deps: Deps,
+  outgoing: OutgoingChain,
+  rows: readonly StoredTransaction[],
+  round: Round,
+): Promise<{ progress: number; taken: Set<string>; failures: unknown[] }> {
   let progress = 0;
   const taken = new Set<string>();
   const gaps: StoredTransaction[] = [];
@@ -118,7 +127,14 @@ export async function broadcastBatch(deps: Deps, outgoing: OutgoingChain, rows: 
       // mined (or have them in a block already): only bytes no node was seen to take, and none has, are
       // given up.
       if (row.status !== 'signed') {
-        notice(round.logger, 'warn', 'payout_refusal_unsettled', row, 'a node refuses a payout transaction that a node took before: it may still be mined, so it stays as it is and is sent again later', result.reason.message);
+        notice(
+          round.logger,
+          'warn',
+          'payout_refusal_unsettled',
+          row,
+          'a node refuses a payout transaction that a node took before: it may still be mined, so it stays as it is and is sent again later',
+          result.reason.message,
+        );
         return;
       }
       if (await outgoing.transactionKnown(row.tx_hash)) {
@@ -141,12 +157,19 @@ export async function broadcastBatch(deps: Deps, outgoing: OutgoingChain, rows: 
       tooLow.push(row);
     } else {
       // replacement_underpriced: a transaction the service did not sign holds this nonce in the mempool.
-      logWait(round.logger, row.tx_hash, 'warn', 'payout_nonce_held', 'another transaction (not signed by the service) holds the nonce of a payout in the mempool, with a higher fee: the payout waits for it to be mined or dropped', {
-        blockchainId: row.blockchain_id,
-        withdrawalId: row.withdrawal_id ?? undefined,
-        txHash: row.tx_hash,
-        nonce: row.nonce,
-      });
+      logWait(
+        round.logger,
+        row.tx_hash,
+        'warn',
+        'payout_nonce_held',
+        'another transaction (not signed by the service) holds the nonce of a payout in the mempool, with a higher fee: the payout waits for it to be mined or dropped',
+        {
+          blockchainId: row.blockchain_id,
+          withdrawalId: row.withdrawal_id ?? undefined,
+          txHash: row.tx_hash,
+          nonce: row.nonce,
+        },
+      );
     }
   };
   const sorted = [...rows].sort((a, b) => a.nonce - b.nonce);
@@ -201,13 +224,20 @@ function waitingToBeTaken(round: Round, row: StoredTransaction, error: unknown) 
     nodeUnavailable(round, row.blockchain_id, 'sent', error);
     return;
   }
-  logWait(round.logger, row.tx_hash, 'warn', 'payout_broadcast_refused', 'a node refused a payout transaction for now: the same transaction is sent again later', {
-    blockchainId: row.blockchain_id,
-    withdrawalId: row.withdrawal_id ?? undefined,
-    txHash: row.tx_hash,
-    nonce: row.nonce,
-    error,
-  });
+  logWait(
+    round.logger,
+    row.tx_hash,
+    'warn',
+    'payout_broadcast_refused',
+    'a node refused a payout transaction for now: the same transaction is sent again later',
+    {
+      blockchainId: row.blockchain_id,
+      withdrawalId: row.withdrawal_id ?? undefined,
+      txHash: row.tx_hash,
+      nonce: row.nonce,
+      error,
+    },
+  );
 }
 
 /** Whether an error is a node that did not answer (down, slow, failing), not its refusal of the transaction. */
@@ -230,7 +260,10 @@ async function settleTooLow(deps: Deps, outgoing: OutgoingChain, rows: readonly 
   let progress = 0;
   let unmined: StoredTransaction[] = [...rows];
   try {
-    const states = await outgoing.states(rows.map((row) => ({ txHash: row.tx_hash })), await outgoing.latestBlock());
+    const states = await outgoing.states(
+      rows.map((row) => ({ txHash: row.tx_hash })),
+      await outgoing.latestBlock(),
+    );
     unmined = rows.filter((row, i) => {
       const state = states[i]!;
       return state.status === 'rejected' || state.value.status === 'pending';
@@ -247,8 +280,24 @@ async function settleTooLow(deps: Deps, outgoing: OutgoingChain, rows: readonly 
         progress++;
         continue;
       }
-      if (verdict.mined) notice(round.logger, 'info', 'payout_nonce_unsettled', row, 'a node says the nonce of a payout transaction is used: by this very transaction, which a node shows mined; it is followed by its receipt', verdict.why);
-      else notice(round.logger, 'warn', 'payout_nonce_unsettled', row, 'a node says the nonce of a payout transaction is used, and no node shows this transaction mined: it is not certain yet that another transaction used the nonce for good, so it stays as it is and is looked at again', verdict.why);
+      if (verdict.mined)
+        notice(
+          round.logger,
+          'info',
+          'payout_nonce_unsettled',
+          row,
+          'a node says the nonce of a payout transaction is used: by this very transaction, which a node shows mined; it is followed by its receipt',
+          verdict.why,
+        );
+      else
+        notice(
+          round.logger,
+          'warn',
+          'payout_nonce_unsettled',
+          row,
+          'a node says the nonce of a payout transaction is used, and no node shows this transaction mined: it is not certain yet that another transaction used the nonce for good, so it stays as it is and is looked at again',
+          verdict.why,
+        );
       taken.add(row.id);
     } catch (error) {
       round.stalls.row(row, 'node_unavailable');

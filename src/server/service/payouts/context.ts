@@ -32,12 +32,19 @@ export interface Round {
 
 /** A node that did not answer, logged once a minute per network and step (not once per payout). */
 export function nodeUnavailable(round: Round, blockchainId: string, step: string, error: unknown, fields: Record<string, string | number | undefined> = {}) {
-  logWait(round.logger, `node ${blockchainId} ${step}`, 'warn', 'payout_node_unavailable', `no node answered while payouts were ${step}: they wait (stalledReason node_unavailable) and are tried again`, {
-    blockchainId,
-    step,
-    ...fields,
-    error,
-  });
+  logWait(
+    round.logger,
+    `node ${blockchainId} ${step}`,
+    'warn',
+    'payout_node_unavailable',
+    `no node answered while payouts were ${step}: they wait (stalledReason node_unavailable) and are tried again`,
+    {
+      blockchainId,
+      step,
+      ...fields,
+      error,
+    },
+  );
 }
 
 export interface Deps {

@@ -33,10 +33,16 @@ export async function finishPayout(tx: Queryable, withdrawal: ClaimedWithdrawal,
  * finished; one finished already, or a failure from an attempt that is no longer the newest, is left
  * as it is, its money untouched.
  */
-export async function finishPayouts(tx: Queryable, payouts: ReadonlyArray<{ withdrawal: ClaimedWithdrawal; outcome: PayoutOutcome }>, now: Date): Promise<Set<string>> {
+export async function finishPayouts(
+  tx: Queryable,
+  payouts: ReadonlyArray<{ withdrawal: ClaimedWithdrawal; outcome: PayoutOutcome }>,
+  now: Date,
+): Promise<Set<string>> {
   const finished = await markSucceeded(
     tx,
-    payouts.flatMap(({ withdrawal, outcome }) => (outcome.ok ? [{ id: withdrawal.id, txHash: outcome.txHash, sandbox: outcome.sandbox, receivedAmount: outcome.receivedAmount }] : [])),
+    payouts.flatMap(({ withdrawal, outcome }) =>
+      outcome.ok ? [{ id: withdrawal.id, txHash: outcome.txHash, sandbox: outcome.sandbox, receivedAmount: outcome.receivedAmount }] : [],
+    ),
     now,
   );
   for (const { withdrawal, outcome } of payouts) {
@@ -52,8 +58,12 @@ export async function finishPayouts(tx: Queryable, payouts: ReadonlyArray<{ with
         assetId: withdrawal.asset_id,
         blockchainId: withdrawal.blockchain_id,
         kind: withdrawal.refund_id
-          ? outcome.ok ? ('refund_payout' as const) : ('refund_release' as const)
-          : outcome.ok ? ('withdrawal_payout' as const) : ('withdrawal_release' as const),
+          ? outcome.ok
+            ? ('refund_payout' as const)
+            : ('refund_release' as const)
+          : outcome.ok
+            ? ('withdrawal_payout' as const)
+            : ('withdrawal_release' as const),
         availableDelta: outcome.ok ? '0' : amount,
         pendingDelta: `-${amount}`,
         withdrawalId: withdrawal.id,
@@ -65,13 +75,23 @@ export async function finishPayouts(tx: Queryable, payouts: ReadonlyArray<{ with
   await announceWithdrawals(
     tx,
     done.flatMap(({ withdrawal, outcome }) =>
-      withdrawal.refund_id ? [] : [{ type: outcome.ok ? ('withdrawal.succeeded' as const) : ('withdrawal.failed' as const), id: withdrawal.id, integratorId: withdrawal.integrator_id }],
+      withdrawal.refund_id
+        ? []
+        : [
+            {
+              type: outcome.ok ? ('withdrawal.succeeded' as const) : ('withdrawal.failed' as const),
+              id: withdrawal.id,
+              integratorId: withdrawal.integrator_id,
+            },
+          ],
     ),
     now,
   );
   await finishRefundPayouts(
     tx,
-    done.flatMap(({ withdrawal, outcome }) => (withdrawal.refund_id ? [{ refundId: withdrawal.refund_id, integratorId: withdrawal.integrator_id, ok: outcome.ok }] : [])),
+    done.flatMap(({ withdrawal, outcome }) =>
+      withdrawal.refund_id ? [{ refundId: withdrawal.refund_id, integratorId: withdrawal.integrator_id, ok: outcome.ok }] : [],
+    ),
     now,
   );
   return finished;

@@ -39,8 +39,15 @@ async function finishMined(deps: Deps, final: readonly FinalTransaction[], round
   const finishAll = (items: readonly FinalTransaction[]) =>
     deps.db.transaction(async (tx) => {
       const now = deps.now();
-      const withdrawals = await lockManyForPayout(tx, items.flatMap((item) => (item.row.withdrawal_id ? [item.row.withdrawal_id] : [])));
-      const ended = await finishStoredMany(tx, items.map((item) => ({ id: item.row.id, status: item.status, confirmations: item.confirmations })), now);
+      const withdrawals = await lockManyForPayout(
+        tx,
+        items.flatMap((item) => (item.row.withdrawal_id ? [item.row.withdrawal_id] : [])),
+      );
+      const ended = await finishStoredMany(
+        tx,
+        items.map((item) => ({ id: item.row.id, status: item.status, confirmations: item.confirmations })),
+        now,
+      );
       const payouts: Array<{ withdrawal: ClaimedWithdrawal; outcome: PayoutOutcome; item: FinalTransaction }> = [];
       for (const item of items) {
         if (!ended.has(item.row.id)) continue;
@@ -66,25 +73,36 @@ async function finishMined(deps: Deps, final: readonly FinalTransaction[], round
       try {
         results.push(await finishAll([item]));
       } catch (itemError) {
-        logWait(round.logger, `finish ${item.row.tx_hash}`, 'error', 'payout_finish_failed', 'a payout transaction is mined but could not be recorded (the database?): tried again', {
-          blockchainId: item.row.blockchain_id,
-          withdrawalId: item.row.withdrawal_id ?? undefined,
-          txHash: item.row.tx_hash,
-          error: itemError,
-        });
+        logWait(
+          round.logger,
+          `finish ${item.row.tx_hash}`,
+          'error',
+          'payout_finish_failed',
+          'a payout transaction is mined but could not be recorded (the database?): tried again',
+          {
+            blockchainId: item.row.blockchain_id,
+            withdrawalId: item.row.withdrawal_id ?? undefined,
+            txHash: item.row.tx_hash,
+            error: itemError,
+          },
+        );
       }
     }
   }
   for (const { item, withdrawal } of results.flatMap((result) => result.paid)) {
     if (item.received === undefined || compareDecimal(item.received, withdrawal.amount) === 0) continue;
-    round.logger.warn('payout_shortfall', 'a payout delivered another amount than it sent (a token that charges a fee on transfers): the withdrawal shows what was received', {
-      withdrawalId: withdrawal.id,
-      blockchainId: withdrawal.blockchain_id,
-      assetId: withdrawal.asset_id,
-      txHash: item.row.tx_hash,
-      amount: assetAmount(withdrawal.amount),
-      receivedAmount: item.received,
-    });
+    round.logger.warn(
+      'payout_shortfall',
+      'a payout delivered another amount than it sent (a token that charges a fee on transfers): the withdrawal shows what was received',
+      {
+        withdrawalId: withdrawal.id,
+        blockchainId: withdrawal.blockchain_id,
+        assetId: withdrawal.asset_id,
+        txHash: item.row.tx_hash,
+        amount: assetAmount(withdrawal.amount),
+        receivedAmount: item.received,
+      },
+    );
   }
   return results.reduce((sum, result) => sum + result.ended, 0);
 }
@@ -98,7 +116,13 @@ async function finishMined(deps: Deps, final: readonly FinalTransaction[], round
  * receipt is read then. A receipt no node answered for has its withdrawal wait `node_unavailable`;
  * one read, pending or mined, none. Resolves with how many moved forward.
  */
-export async function followBatch(deps: Deps, outgoing: OutgoingChain, rows: readonly StoredTransaction[], options: StoredPayoutOptions, round: Round): Promise<number> {
+export async function followBatch(
+  deps: Deps,
+  outgoing: OutgoingChain,
+  rows: readonly StoredTransaction[],
+  options: StoredPayoutOptions,
+  round: Round,
+): Promise<number> {
   let progress = 0;
   const now = deps.now();
   const toSend = rows.filter((row) => row.status === 'signed');
@@ -134,12 +158,14 @@ export async function followBatch(deps: Deps, outgoing: OutgoingChain, rows: rea
       round.stalls.row(row, null);
       const state: TransactionState = result.value;
       if (state.status !== 'pending') {
-        if (state.confirmations >= outgoing.confirmations) final.push({ row, status: state.status, confirmations: state.confirmations, received: state.received });
+        if (state.confirmations >= outgoing.confirmations)
+          final.push({ row, status: state.status, confirmations: state.confirmations, received: state.received });
         else mined.push({ id: row.id, blockNumber: state.blockNumber, confirmations: state.confirmations });
         continue;
       }
       // Not mined (or no longer: a reorg dropped it): send the stored bytes again, when due.
-      const due = row.status !== 'sent' || !row.last_broadcast_at || now.getTime() - row.last_broadcast_at.getTime() >= (options.rebroadcastMs ?? REBROADCAST_MS);
+      const due =
+        row.status !== 'sent' || !row.last_broadcast_at || now.getTime() - row.last_broadcast_at.getTime() >= (options.rebroadcastMs ?? REBROADCAST_MS);
       if (due) toSend.push(row);
     }
     progress += await markMined(deps.db, mined, now);

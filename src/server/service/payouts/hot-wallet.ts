@@ -125,7 +125,11 @@ export async function checkHotWallet(deps: HotWalletDeps, outgoing: OutgoingChai
       });
     }
   } else if (await clearAlert(deps.db, blockchainId, 'hot_wallet_low')) {
-    log.info('hot_wallet_low_cleared', 'the hot wallet holds what the payouts need again', { blockchainId, address: outgoing.hotWallet, holds: holdingsText(outgoing, holdings, assets) });
+    log.info('hot_wallet_low_cleared', 'the hot wallet holds what the payouts need again', {
+      blockchainId,
+      address: outgoing.hotWallet,
+      holds: holdingsText(outgoing, holdings, assets),
+    });
   }
   return { gasShort, tokensShort, waiting, released };
 }
@@ -133,7 +137,10 @@ export async function checkHotWallet(deps: HotWalletDeps, outgoing: OutgoingChai
 /** What the hot wallet holds, for a person: `0.5 BNB, 1000 USDT`. */
 function holdingsText(outgoing: OutgoingChain, holdings: HotWalletHoldings, assets: readonly AssetId[]): string {
   const coin = outgoing.nativeCurrency;
-  return [`${coinAmount(holdings.native, coin.decimals)} ${coin.symbol}`, ...assets.map((assetId) => `${trimmed(holdings.tokens[assetId] ?? '0')} ${assetId}`)].join(', ');
+  return [
+    `${coinAmount(holdings.native, coin.decimals)} ${coin.symbol}`,
+    ...assets.map((assetId) => `${trimmed(holdings.tokens[assetId] ?? '0')} ${assetId}`),
+  ].join(', ');
 }
 
 /** The alert's message and detail, and the log line's `holds` and `needs` (the hot wallet's own figures, nothing of a customer). */
@@ -214,10 +221,17 @@ export function createHotWalletWatch(deps: HotWalletDeps, options: { recheckMs?:
           if (check.waiting > 0) next.set(outgoing.blockchainId, Date.now() + Math.min(recheckMs, outgoing.reconcileMs));
         } catch (error) {
           next.set(outgoing.blockchainId, Date.now() + Math.min(recheckMs, outgoing.reconcileMs));
-          logWait(log, `hot wallet ${outgoing.blockchainId}`, 'warn', 'hot_wallet_check_failed', 'the hot wallet could not be held against what the payouts owe (no node answered?): tried again later', {
-            blockchainId: outgoing.blockchainId,
-            error,
-          });
+          logWait(
+            log,
+            `hot wallet ${outgoing.blockchainId}`,
+            'warn',
+            'hot_wallet_check_failed',
+            'the hot wallet could not be held against what the payouts owe (no node answered?): tried again later',
+            {
+              blockchainId: outgoing.blockchainId,
+              error,
+            },
+          );
         }
       }
     },

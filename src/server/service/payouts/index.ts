@@ -23,14 +23,7 @@
 export { AHEAD_TTL_MS, createPayoutsAhead, type PayoutsAhead } from './ahead.js';
 export { finishPayout, type PayoutOutcome } from './finish.js';
 export { checkHotWallet, createHotWalletWatch, type HotWalletCheck, type HotWalletWatch } from './hot-wallet.js';
-export {
-  claimWithdrawals,
-  processPayouts,
-  startPayoutWorker,
-  type PayoutDeps,
-  type PayoutWorker,
-  type PayoutWorkerOptions,
-} from './worker.js';
+export { claimWithdrawals, processPayouts, startPayoutWorker, type PayoutDeps, type PayoutWorker, type PayoutWorkerOptions } from './worker.js';
 export type { StoredPayoutOptions } from './context.js';
 export { processStoredPayouts, sendStoredGasTopUp } from './round.js';
 export { ensureNonceSequence, signAndStore, type TransactionToStore } from './store.js';

@@ -12,10 +12,12 @@ import type { Queryable } from '../../db/index.js';
 
 /** Starts a hot wallet's nonce sequence at `next` unless it exists already (another instance was first). */
 export async function seedNonce(db: Queryable, blockchainId: string, address: string, next: number, now: Date): Promise<void> {
-  await db.query(
-    'INSERT INTO payout_nonces (blockchain_id, address, next_nonce, updated_at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING',
-    [blockchainId, address.toLowerCase(), next, now],
-  );
+  await db.query('INSERT INTO payout_nonces (blockchain_id, address, next_nonce, updated_at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING', [
+    blockchainId,
+    address.toLowerCase(),
+    next,
+    now,
+  ]);
 }
 
 /** True when the hot wallet's nonce sequence exists. */
@@ -44,10 +46,10 @@ export async function lockNonce(tx: Queryable, blockchainId: string, address: st
  * sequence does not exist yet.
  */
 export async function peekNonce(db: Queryable, blockchainId: string, address: string): Promise<number | undefined> {
-  const { rows } = await db.query<{ next_nonce: string }>('SELECT next_nonce::text AS next_nonce FROM payout_nonces WHERE blockchain_id = $1 AND address = $2', [
-    blockchainId,
-    address.toLowerCase(),
-  ]);
+  const { rows } = await db.query<{ next_nonce: string }>(
+    'SELECT next_nonce::text AS next_nonce FROM payout_nonces WHERE blockchain_id = $1 AND address = $2',
+    [blockchainId, address.toLowerCase()],
+  );
   return rows[0] ? Number(rows[0].next_nonce) : undefined;
 }
 
@@ -187,7 +189,13 @@ export async function withLiveTransaction(db: Queryable, withdrawalIds: readonly
  * receipt may be there already); one just stored is its storer's to broadcast, due after its send
  * lease (`insertStored`) and `recheckMs`.
  */
-export async function claimUnfinished(db: Queryable, blockchainId: string, fromAddress: string, recheckMs: number, limit: number): Promise<StoredTransaction[]> {
+export async function claimUnfinished(
+  db: Queryable,
+  blockchainId: string,
+  fromAddress: string,
+  recheckMs: number,
+  limit: number,
+): Promise<StoredTransaction[]> {
   const { rows } = await db.query<StoredTransaction>(
     `UPDATE payout_transactions SET checked_at = now()
      WHERE id IN (SELECT id FROM payout_transactions
@@ -252,7 +260,11 @@ export async function finishStored(tx: Queryable, id: string, status: EndStatus,
  * Ends unfinished transactions in one statement, each with its status (and confirmations, where
  * known); resolves with the ids it ended (another instance may have ended some first).
  */
-export async function finishStoredMany(tx: Queryable, ended: ReadonlyArray<{ id: string; status: EndStatus; confirmations?: number | undefined }>, now: Date): Promise<Set<string>> {
+export async function finishStoredMany(
+  tx: Queryable,
+  ended: ReadonlyArray<{ id: string; status: EndStatus; confirmations?: number | undefined }>,
+  now: Date,
+): Promise<Set<string>> {
   if (ended.length === 0) return new Set();
   const { rows } = await tx.query<{ id: string }>(
     `UPDATE payout_transactions t SET status = e.status, confirmations = coalesce(e.confirmations, t.confirmations), updated_at = $4

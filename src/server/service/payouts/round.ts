@@ -33,7 +33,13 @@ export { WAIT_ALARM_MS } from './waits.js';
  * earlier ones is followed (the receipts of the batch before this one are read as this one is
  * signed), so a burst of withdrawals flows through batch after batch without waiting for itself.
  */
-async function payNetwork(deps: Deps, outgoing: OutgoingChain, fresh: readonly ClaimedWithdrawal[], options: StoredPayoutOptions & { limit?: number }, round: Round): Promise<number> {
+async function payNetwork(
+  deps: Deps,
+  outgoing: OutgoingChain,
+  fresh: readonly ClaimedWithdrawal[],
+  options: StoredPayoutOptions & { limit?: number },
+  round: Round,
+): Promise<number> {
   const sending = async () => {
     if (fresh.length === 0) return 0;
     // Broadcast here at once: the other instances leave them to this one until its first try is over.
@@ -78,7 +84,10 @@ export async function processStoredPayouts(deps: Deps, claimed: ClaimedWithdrawa
   const stalls = new Stalls();
   const halted = options.halted ?? (await haltedNetworks(deps.db, deps.chain));
   const networks = payingNetworks(deps.chain);
-  const live = await withLiveTransaction(deps.db, claimed.map((withdrawal) => withdrawal.id));
+  const live = await withLiveTransaction(
+    deps.db,
+    claimed.map((withdrawal) => withdrawal.id),
+  );
   const fresh = new Map<string, ClaimedWithdrawal[]>();
   for (const withdrawal of claimed) {
     const paying = networks.some((n) => n.blockchainId === withdrawal.blockchain_id);
@@ -117,7 +126,8 @@ export async function processStoredPayouts(deps: Deps, claimed: ClaimedWithdrawa
  */
 export async function sendStoredGasTopUp(deps: Deps, blockchainId: string, to: string, value: bigint): Promise<string> {
   const outgoing = outgoingOf(deps.chain, blockchainId);
-  if (await payoutsHalted(deps.db, blockchainId)) throw new Error(`payouts on ${blockchainId} are halted (a block held as final changed): nothing is signed there until an operator resumes them`);
+  if (await payoutsHalted(deps.db, blockchainId))
+    throw new Error(`payouts on ${blockchainId} are halted (a block held as final changed): nothing is signed there until an operator resumes them`);
   await ensureNonceSequence(deps, outgoing);
   const prepared = await outgoing.prepareGasTopUp(to, value);
   const [row] = await signAndStore(deps, outgoing, [{ prepared, purpose: 'gas_top_up', withdrawalId: null, toAddress: to }]);

@@ -21,7 +21,17 @@ import { type AssetId, roundDown, toUnits } from '../../../core/money.js';
 import type { StalledReason } from '../../../core/schemas.js';
 import { assetAmount } from '../ledger/index.js';
 import { type ClaimedWithdrawal, lockForPayout, releaseClaim } from '../withdrawals/index.js';
-import { hasNonceSequence, insertStored, lockNonce, peekNonce, seedNonce, type StoredTransaction, type TransactionPurpose, unsentPayouts, withLiveTransaction } from './repository.js';
+import {
+  hasNonceSequence,
+  insertStored,
+  lockNonce,
+  peekNonce,
+  seedNonce,
+  type StoredTransaction,
+  type TransactionPurpose,
+  unsentPayouts,
+  withLiveTransaction,
+} from './repository.js';
 import { presign, type Presigned, type TakenAhead } from './ahead.js';
 import { finishPayout } from './finish.js';
 import { logWait } from './waits.js';
@@ -50,13 +60,22 @@ export interface TransactionToStore {
  * used only for the transaction and the nonce it was made with. `sendLeaseMs`: how long the stored
  * transactions are the caller's to broadcast (it does so at once), before others may (`insertStored`).
  */
-export async function signAndStore(deps: Deps, outgoing: OutgoingChain, items: readonly TransactionToStore[], presigned?: Presigned, sendLeaseMs = 0): Promise<StoredTransaction[]> {
+export async function signAndStore(
+  deps: Deps,
+  outgoing: OutgoingChain,
+  items: readonly TransactionToStore[],
+  presigned?: Presigned,
+  sendLeaseMs = 0,
+): Promise<StoredTransaction[]> {
   if (items.length === 0) return [];
   const { stored, next } = await deps.db.transaction(async (tx) => {
     const now = deps.now();
     const first = await lockNonce(tx, outgoing.blockchainId, outgoing.hotWallet);
     if (first === undefined) throw new Error('the hot wallet has no nonce sequence yet (ensureNonceSequence)');
-    const live = await withLiveTransaction(tx, items.flatMap((item) => (item.withdrawalId ? [item.withdrawalId] : [])));
+    const live = await withLiveTransaction(
+      tx,
+      items.flatMap((item) => (item.withdrawalId ? [item.withdrawalId] : [])),
+    );
     const signing = items.filter((item) => !item.withdrawalId || !live.has(item.withdrawalId));
     if (signing.length === 0) return { stored: [], next: first };
     // A signature made ahead (`presign`) is this very transaction with this very nonce: the same bytes.
@@ -154,7 +173,13 @@ function shortfall(left: Spendable, withdrawal: ClaimedWithdrawal, cost: bigint 
  * that says nothing against the payout). Resolves with how many were settled (stored or failed) and
  * the stored rows, lowest nonce first.
  */
-export async function storeBatch(deps: Deps, outgoing: OutgoingChain, claimed: readonly ClaimedWithdrawal[], round: Round, sendLeaseMs = 0): Promise<{ settled: number; rows: StoredTransaction[] }> {
+export async function storeBatch(
+  deps: Deps,
+  outgoing: OutgoingChain,
+  claimed: readonly ClaimedWithdrawal[],
+  round: Round,
+  sendLeaseMs = 0,
+): Promise<{ settled: number; rows: StoredTransaction[] }> {
   let prepared: Array<PromiseSettledResult<PreparedTransaction>>;
   const presigned: Presigned = new Map();
   let presigning: Promise<void> | undefined;
@@ -190,7 +215,11 @@ export async function storeBatch(deps: Deps, outgoing: OutgoingChain, claimed: r
   const ready: Array<TransactionToStore & { withdrawal: ClaimedWithdrawal }> = [];
   const held = async (withdrawal: ClaimedWithdrawal, reason: StalledReason) => {
     // Nothing was signed: back to the queue, saying why (held out of the claims for the hot wallet).
-    if ((await releaseClaim(deps.db, withdrawal.id, withdrawal.attempts, deps.now(), reason)) && reason !== 'node_unavailable' && withdrawal.stalled_reason !== reason) {
+    if (
+      (await releaseClaim(deps.db, withdrawal.id, withdrawal.attempts, deps.now(), reason)) &&
+      reason !== 'node_unavailable' &&
+      withdrawal.stalled_reason !== reason
+    ) {
       round.stalls.held(outgoing.blockchainId);
     }
   };
@@ -218,11 +247,18 @@ export async function storeBatch(deps: Deps, outgoing: OutgoingChain, claimed: r
     return { settled: settled + rows.length, rows };
   } catch (error) {
     // The transaction rolled back: nothing was signed for good, no nonce taken.
-    logWait(round.logger, `store ${outgoing.blockchainId}`, 'error', 'payout_store_failed', 'payouts could not be signed and stored (the database?): they go back to the queue and are tried again', {
-      blockchainId: outgoing.blockchainId,
-      payouts: ready.length,
-      error,
-    });
+    logWait(
+      round.logger,
+      `store ${outgoing.blockchainId}`,
+      'error',
+      'payout_store_failed',
+      'payouts could not be signed and stored (the database?): they go back to the queue and are tried again',
+      {
+        blockchainId: outgoing.blockchainId,
+        payouts: ready.length,
+        error,
+      },
+    );
     for (const { withdrawal } of ready) await releaseClaim(deps.db, withdrawal.id, withdrawal.attempts, deps.now());
     return { settled, rows: [] };
   }

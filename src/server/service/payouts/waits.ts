@@ -95,7 +95,9 @@ export class Stalls {
 
   /** Writes the changes; notes the networks whose hot wallet a change was about. */
   async flush(db: Queryable, now: Date): Promise<void> {
-    const changes = [...this.#changes].filter(([, change]) => change.was !== change.reason).map(([id, change]) => ({ id, reason: change.reason, was: change.was }));
+    const changes = [...this.#changes]
+      .filter(([, change]) => change.was !== change.reason)
+      .map(([id, change]) => ({ id, reason: change.reason, was: change.was }));
     this.#changes.clear();
     if (changes.length === 0) return;
     const changed = await setStalledReasons(db, changes, now);

@@ -101,7 +101,14 @@ export interface PayoutWorker {
  * one statement, atomic on its own: no transaction around it (BEGIN and COMMIT would be two more
  * round trips before a burst's first payout is prepared).
  */
-export async function claimWithdrawals(db: Database, batchSize: number, leaseMs: number, now: Date, chain?: ChainAdapter, halted: ReadonlySet<string> = new Set()): Promise<ClaimedWithdrawal[]> {
+export async function claimWithdrawals(
+  db: Database,
+  batchSize: number,
+  leaseMs: number,
+  now: Date,
+  chain?: ChainAdapter,
+  halted: ReadonlySet<string> = new Set(),
+): Promise<ClaimedWithdrawal[]> {
   const networks = chain?.kind === 'real' ? chain.chains.filter((c) => c.outgoing && !halted.has(c.blockchainId)).map((c) => c.blockchainId) : undefined;
   return claimDue(db, batchSize, leaseMs, now, networks);
 }
@@ -129,14 +136,7 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
  * (the timeout included) records nothing: the payout may have gone out, so the withdrawal stays
  * `processing` and is claimed again (and paid idempotently) after the lease.
  */
-async function payOut(
-  db: Database,
-  chain: ChainAdapter,
-  now: () => Date,
-  withdrawal: ClaimedWithdrawal,
-  payoutTimeoutMs: number,
-  log: Logger,
-): Promise<void> {
+async function payOut(db: Database, chain: ChainAdapter, now: () => Date, withdrawal: ClaimedWithdrawal, payoutTimeoutMs: number, log: Logger): Promise<void> {
   const amount = assetAmount(withdrawal.amount);
   let outcome: PayoutOutcome;
   try {
@@ -148,7 +148,10 @@ async function payOut(
       amount,
     };
     if (chain.kind !== 'sandbox') throw new Error('this chain has no direct payouts (it pays through stored transactions)');
-    const result = await withTimeout(Promise.resolve().then(() => chain.sendPayout(request)), payoutTimeoutMs);
+    const result = await withTimeout(
+      Promise.resolve().then(() => chain.sendPayout(request)),
+      payoutTimeoutMs,
+    );
     outcome = { ok: true, txHash: result.txHash, sandbox: result.sandbox };
   } catch (error) {
     if (!(error instanceof PayoutError)) {
@@ -188,7 +191,13 @@ export async function processPayouts(
     // Payouts on a halted network are neither claimed nor sent: its withdrawals say so (./round.ts).
     const halted = await haltedNetworks(deps.db, deps.chain);
     const claimed = await claimWithdrawals(deps.db, options.batchSize ?? 100, leaseMs, deps.now(), deps.chain, halted);
-    const stored: StoredPayoutOptions = { checkMs: options.checkMs, rebroadcastMs: options.rebroadcastMs, logger: deps.log, halted, onHotWallet: options.onHotWallet };
+    const stored: StoredPayoutOptions = {
+      checkMs: options.checkMs,
+      rebroadcastMs: options.rebroadcastMs,
+      logger: deps.log,
+      halted,
+      onHotWallet: options.onHotWallet,
+    };
     return processStoredPayouts(deps, claimed, stored);
   }
   const claimed = await claimWithdrawals(deps.db, options.batchSize ?? 100, leaseMs, deps.now(), deps.chain);
@@ -211,10 +220,7 @@ const RELISTEN_MAX_MS = 30_000;
 const FIRST_LISTEN_WAIT_MS = 5_000;
 
 /** Starts a worker loop; it runs until `stop()`. */
-export function startPayoutWorker(
-  deps: PayoutDeps,
-  options: PayoutWorkerOptions = {},
-): PayoutWorker {
+export function startPayoutWorker(deps: PayoutDeps, options: PayoutWorkerOptions = {}): PayoutWorker {
   const pollIntervalMs = options.pollIntervalMs ?? 1000;
   const batchSize = options.batchSize ?? 100;
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
@@ -237,7 +243,10 @@ export function startPayoutWorker(
       },
       (error: unknown) => {
         if (!running) return;
-        (deps.log ?? defaultLogger).warn('payout_listen_failed', 'the payout worker could not LISTEN for new withdrawals: it polls meanwhile and tries again', { error, retryInMs: relistenDelay });
+        (deps.log ?? defaultLogger).warn('payout_listen_failed', 'the payout worker could not LISTEN for new withdrawals: it polls meanwhile and tries again', {
+          error,
+          retryInMs: relistenDelay,
+        });
         relisten = setTimeout(() => {
           relisten = undefined;
           void subscribe();
@@ -252,7 +261,14 @@ export function startPayoutWorker(
   // payout starts or stops waiting for one, and often while payouts are held for one (./hot-wallet.ts).
   const watch = createHotWalletWatch(deps, { recheckMs: options.holdingsRecheckMs });
   const runOnce = async () => {
-    const handled = await processPayouts(deps, { batchSize, leaseMs, payoutTimeoutMs, checkMs: options.checkMs, rebroadcastMs: options.rebroadcastMs, onHotWallet: watch.soon });
+    const handled = await processPayouts(deps, {
+      batchSize,
+      leaseMs,
+      payoutTimeoutMs,
+      checkMs: options.checkMs,
+      rebroadcastMs: options.rebroadcastMs,
+      onHotWallet: watch.soon,
+    });
     await watch.due();
     return handled;
   };
@@ -267,10 +283,14 @@ export function startPayoutWorker(
       // The first round follows every unfinished transaction: what a crash or an outage left behind.
       const unfinished = await countUnfinished(deps.db, outgoing.blockchainId, outgoing.hotWallet).catch(() => 0);
       if (unfinished > 0) {
-        (deps.log ?? defaultLogger).info('payouts_resuming', 'payouts resume: the stored transactions a stop left unfinished are followed to their end (never signed again)', {
-          blockchainId: outgoing.blockchainId,
-          unfinished,
-        });
+        (deps.log ?? defaultLogger).info(
+          'payouts_resuming',
+          'payouts resume: the stored transactions a stop left unfinished are followed to their end (never signed again)',
+          {
+            blockchainId: outgoing.blockchainId,
+            unfinished,
+          },
+        );
       }
     }
     while (running) {

@@ -61,10 +61,7 @@ export async function runRatesCommand(db: Database, args: readonly string[], now
   }
   const { codes } = accept;
   const accepted = await acceptMoves(db, codes, now);
-  const lines = accepted.map(
-    (row) => `Accepted ${pairOf(row.code)} at ${keptDecimal(row.value)} per USD: running instances quote it from their next refresh.`,
-  );
-  for (const code of codes)
-    if (!accepted.some((row) => row.code === code)) lines.push(`${pairOf(code)} is not held: nothing to accept.`);
+  const lines = accepted.map((row) => `Accepted ${pairOf(row.code)} at ${keptDecimal(row.value)} per USD: running instances quote it from their next refresh.`);
+  for (const code of codes) if (!accepted.some((row) => row.code === code)) lines.push(`${pairOf(code)} is not held: nothing to accept.`);
   return lines;
 }

@@ -336,7 +336,13 @@ export class RateBook {
     await this.#settle(at);
 
     // Per code: outliers, no quorum, off the peg, each said when it starts.
-    reportCodes([...this.#wanted.assets, ...this.#wanted.currencies], { settings: this.settings, spread: this.#spread, pairOf: (code) => this.pairOf(code), evaluate: (code) => this.#evaluate(code, at), report });
+    reportCodes([...this.#wanted.assets, ...this.#wanted.currencies], {
+      settings: this.settings,
+      spread: this.#spread,
+      pairOf: (code) => this.pairOf(code),
+      evaluate: (code) => this.#evaluate(code, at),
+      report,
+    });
 
     // What was wrong and no longer is: said once.
     reportRecoveries(this.#log, this.#problems, problems, (code) => this.pairOf(code));

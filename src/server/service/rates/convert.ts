@@ -56,7 +56,11 @@ export function rateUnavailable(book: RateBook, fiatCurrency: string, assetId: s
   const why =
     book.whyNotPair(assetId, fiatCurrency, now) ??
     (otherCurrency === undefined ? undefined : book.whyNot(otherCurrency, now)) ??
-    ({ reason: 'stale', pair: `${assetId}/${fiatCurrency}`, message: `no rate source gave a usable one in the last ${book.settings.maxAgeMs / 1000} s` } as const);
+    ({
+      reason: 'stale',
+      pair: `${assetId}/${fiatCurrency}`,
+      message: `no rate source gave a usable one in the last ${book.settings.maxAgeMs / 1000} s`,
+    } as const);
   return new ApiError(
     503,
     'rate_unavailable',

@@ -26,18 +26,28 @@ export function reportInvalid(name: RateSourceName, currency: string, reason: st
   if (reason === 'missing' && book.settings.pegs[currency]) return;
   const pair = book.pairOf(currency);
   if (reason === 'out_of_range') {
-    book.report(`${name}|${currency}|out_of_range`, 'rate_source_outlier', `${name}'s ${pair} is outside any rate a currency has (10^-12 to 10^12 per US dollar): dropped`, {
-      source: name,
-      currency,
-      pair,
-      reason,
-    });
+    book.report(
+      `${name}|${currency}|out_of_range`,
+      'rate_source_outlier',
+      `${name}'s ${pair} is outside any rate a currency has (10^-12 to 10^12 per US dollar): dropped`,
+      {
+        source: name,
+        currency,
+        pair,
+        reason,
+      },
+    );
   } else {
-    book.report(`${name}|${currency}|${reason}`, 'rate_value_invalid', `${name} answered no usable rate for ${currency} (${reason.replace('_', ' ')}): skipped`, {
-      source: name,
-      currency,
-      reason,
-    });
+    book.report(
+      `${name}|${currency}|${reason}`,
+      'rate_value_invalid',
+      `${name} answered no usable rate for ${currency} (${reason.replace('_', ' ')}): skipped`,
+      {
+        source: name,
+        currency,
+        reason,
+      },
+    );
   }
 }
 

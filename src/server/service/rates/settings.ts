@@ -154,7 +154,11 @@ export function resolveRateSettings(
   const problems: string[] = [];
   const warnings: string[] = [];
   const text = (name: string) => env[name]?.trim() || undefined;
-  const list = (value: string | undefined) => (value ?? '').split(',').map((item) => item.trim()).filter(Boolean);
+  const list = (value: string | undefined) =>
+    (value ?? '')
+      .split(',')
+      .map((item) => item.trim())
+      .filter(Boolean);
 
   let sources = options.sources;
   if (!sources) {
@@ -249,11 +253,19 @@ export function resolveRateSettings(
     quorum = Math.min(2, sources.length);
   }
   if (quorum > sources.length && (options.quorum !== undefined || quorumText !== undefined)) {
-    problems.push(`PAYLINK_RATES_QUORUM (${quorum}) is more than the sources named in PAYLINK_RATES_SOURCES (${sources.length}): no price could ever be quoted`);
+    problems.push(
+      `PAYLINK_RATES_QUORUM (${quorum}) is more than the sources named in PAYLINK_RATES_SOURCES (${sources.length}): no price could ever be quoted`,
+    );
   }
 
   /** `ASSET=VALUE,…` with each asset one the service settles in. */
-  const pairs = (name: string, option: Record<string, string> | undefined, fallback: Record<string, string>, valid: (value: string) => boolean, what: string) => {
+  const pairs = (
+    name: string,
+    option: Record<string, string> | undefined,
+    fallback: Record<string, string>,
+    valid: (value: string) => boolean,
+    what: string,
+  ) => {
     if (option) return option;
     const value = text(name);
     if (value === undefined) return fallback;
@@ -272,7 +284,13 @@ export function resolveRateSettings(
       ([asset, currency]) => [asset, currency.toUpperCase()],
     ),
   );
-  const coingeckoIds = pairs('PAYLINK_RATES_COINGECKO_IDS', options.coingeckoIds, { USDT: 'tether' }, (id) => /^[a-z0-9-]{1,100}$/.test(id), 'ID (CoinGecko’s coin id)');
+  const coingeckoIds = pairs(
+    'PAYLINK_RATES_COINGECKO_IDS',
+    options.coingeckoIds,
+    { USDT: 'tether' },
+    (id) => /^[a-z0-9-]{1,100}$/.test(id),
+    'ID (CoinGecko’s coin id)',
+  );
 
   let staticTable: Record<string, string> = {};
   try {
@@ -281,7 +299,8 @@ export function resolveRateSettings(
     if (!(error instanceof RateTableError)) throw error;
     problems.push(error.message);
   }
-  if (!sources.includes('static') && env.PAYLINK_RATES) warnings.push('PAYLINK_RATES is set but the static source is not in PAYLINK_RATES_SOURCES: it changes nothing');
+  if (!sources.includes('static') && env.PAYLINK_RATES)
+    warnings.push('PAYLINK_RATES is set but the static source is not in PAYLINK_RATES_SOURCES: it changes nothing');
 
   // A currency is quoted when enough of the chosen sources rate it to make a quorum.
   const rated = (currency: string) =>
@@ -290,7 +309,8 @@ export function resolveRateSettings(
   if (!currencies && text('PAYLINK_RATES_CURRENCIES')) {
     currencies = list(text('PAYLINK_RATES_CURRENCIES')).map((code) => code.toUpperCase());
     const unknown = currencies.filter((code) => !(code in FIAT_DIGITS));
-    if (unknown.length) problems.push(`PAYLINK_RATES_CURRENCIES: ${unknown.join(', ')} ${unknown.length > 1 ? 'are' : 'is'} not a currency a link may be priced in`);
+    if (unknown.length)
+      problems.push(`PAYLINK_RATES_CURRENCIES: ${unknown.join(', ')} ${unknown.length > 1 ? 'are' : 'is'} not a currency a link may be priced in`);
   }
   currencies ??= Object.keys(FIAT_DIGITS).filter(rated);
   const unrated = currencies.filter((code) => !rated(code) && CURRENCY.test(code));
@@ -333,9 +353,7 @@ export function describeRateSettings(settings: RateSettings): string {
   const named = sources.map((source) => (source === 'static' ? 'the static table (fixed figures, not market data)' : source));
   const pct = (fraction: string) => `${Number((Number(fraction) * 100).toPrecision(6))}%`;
   const head =
-    sources.length > 1
-      ? `${settings.quorum} of ${named.join(', ')} must agree within ${pct(settings.maxSpread)} (their median is quoted)`
-      : named[0];
+    sources.length > 1 ? `${settings.quorum} of ${named.join(', ')} must agree within ${pct(settings.maxSpread)} (their median is quoted)` : named[0];
   const market = sources.some((source) => source !== 'static');
   const timing = market
     ? `, fetched every ${settings.refreshMs / 1000} s, not quoted when older than ${settings.maxAgeMs / 1000} s; a move over ${pct(settings.maxMove)} is held ${settings.confirmMs / 1000} s or until "paylink rates accept"`

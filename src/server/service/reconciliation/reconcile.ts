@@ -173,7 +173,7 @@ function networkReconciler(deps: ReconcilerDeps, incoming: IncomingChain, chain:
       return reading;
     };
     // Each page's addresses are read from the database while the page before is at the node.
-    for (let next = pageAfter(-1); ; ) {
+    for (let next = pageAfter(-1); ;) {
       const page = await next;
       if (page.length === 0) break;
       next = page.length < pageSize ? Promise.resolve([]) : pageAfter(page.at(-1)!.depositIndex);
@@ -234,16 +234,34 @@ function networkReconciler(deps: ReconcilerDeps, incoming: IncomingChain, chain:
         error: difference.traceError,
       };
       const before = await db.transaction(async (tx) => {
-        const mismatch = { blockchainId, address: record.address, sessionId: record.sessionId, assetId: record.assetId, expected, actual, block: final, tracedBlock: difference.trace?.tracedBlock ?? null, reason };
+        const mismatch = {
+          blockchainId,
+          address: record.address,
+          sessionId: record.sessionId,
+          assetId: record.assetId,
+          expected,
+          actual,
+          block: final,
+          tracedBlock: difference.trace?.tracedBlock ?? null,
+          reason,
+        };
         const held = await upsertMismatch(tx, mismatch, now);
         if (!held) {
           const raised = { ...mismatch, raisedAt: now };
-          await recordEvent(tx, { type: 'reconciliation.mismatch', integratorId: difference.owner.integratorId, at: now, object: async () => mismatchObject(raised, token.decimals) });
+          await recordEvent(tx, {
+            type: 'reconciliation.mismatch',
+            integratorId: difference.owner.integratorId,
+            at: now,
+            object: async () => mismatchObject(raised, token.decimals),
+          });
         }
         return held;
       });
       // Said when found, and again only when the amounts change.
-      const changed = !before || parseUnits(before.expected, token.decimals) !== parseUnits(expected, token.decimals) || parseUnits(before.actual, token.decimals) !== parseUnits(actual, token.decimals);
+      const changed =
+        !before ||
+        parseUnits(before.expected, token.decimals) !== parseUnits(expected, token.decimals) ||
+        parseUnits(before.actual, token.decimals) !== parseUnits(actual, token.decimals);
       if (changed) {
         logger.error(
           'reconciliation_mismatch',
@@ -279,7 +297,12 @@ function networkReconciler(deps: ReconcilerDeps, incoming: IncomingChain, chain:
         detail: {
           block: final,
           addresses: differences.length,
-          first: { address: first.record.address, assetId: first.record.assetId, expected: formatUnits(first.trace?.expected ?? first.expected, first.token.decimals), actual: formatUnits(first.actual, first.token.decimals) },
+          first: {
+            address: first.record.address,
+            assetId: first.record.assetId,
+            expected: formatUnits(first.trace?.expected ?? first.expected, first.token.decimals),
+            actual: formatUnits(first.actual, first.token.decimals),
+          },
         },
       },
       now,
@@ -294,7 +317,12 @@ function networkReconciler(deps: ReconcilerDeps, incoming: IncomingChain, chain:
     const heldBefore = new Set((await listMismatches(db, blockchainId)).map((m) => m.address));
     await settleSweeps();
     const { addresses, differences: held } = await hold(final);
-    const owners = held.length ? await depositSessionsOf(db, held.map((d) => d.record.sessionId)) : new Map<string, { integratorId: string; createdAt: Date }>();
+    const owners = held.length
+      ? await depositSessionsOf(
+          db,
+          held.map((d) => d.record.sessionId),
+        )
+      : new Map<string, { integratorId: string; createdAt: Date }>();
     // A session deleted meanwhile (retention) takes its address out of the books.
     const differences = held.flatMap((d): Difference[] => {
       const owner = owners.get(d.record.sessionId);
@@ -316,17 +344,21 @@ function networkReconciler(deps: ReconcilerDeps, incoming: IncomingChain, chain:
         const status = await scanner.creditFound(transfer, tip);
         if (status !== 'credited' && status !== 'ignored') return status;
         credited++;
-        logger.warn('reconciliation_credited', `a transfer to a deposit address on ${blockchainId} that the scanner never saw was found in its block's receipts and credited (or, below 0.000001, recorded)`, {
-          blockchainId,
-          address: record.address,
-          sessionId: record.sessionId,
-          txHash: transfer.txHash,
-          logIndex: transfer.logIndex,
-          block: transfer.blockNumber,
-          assetId: transfer.assetId,
-          amount: transfer.amount,
-          recorded: status,
-        });
+        logger.warn(
+          'reconciliation_credited',
+          `a transfer to a deposit address on ${blockchainId} that the scanner never saw was found in its block's receipts and credited (or, below 0.000001, recorded)`,
+          {
+            blockchainId,
+            address: record.address,
+            sessionId: record.sessionId,
+            txHash: transfer.txHash,
+            logIndex: transfer.logIndex,
+            block: transfer.blockNumber,
+            assetId: transfer.assetId,
+            amount: transfer.amount,
+            recorded: status,
+          },
+        );
         return status;
       };
       let trace: TraceResult;
@@ -427,7 +459,10 @@ export function startReconciler(deps: ReconcilerDeps, options: ReconcilerOptions
         await network.runOnce(true);
       } catch (error) {
         if (!running) break;
-        logger.warn('reconciliation_failed', `reconciliation of ${network.blockchainId} failed; it is tried again at the next interval`, { blockchainId: network.blockchainId, error });
+        logger.warn('reconciliation_failed', `reconciliation of ${network.blockchainId} failed; it is tried again at the next interval`, {
+          blockchainId: network.blockchainId,
+          error,
+        });
       }
     }
   });

@@ -25,7 +25,16 @@ export async function recordSweepTransfer(db: Queryable, transfer: SweepTransfer
   await db.query(
     `INSERT INTO deposit_sweeps (blockchain_id, tx_hash, deposit_index, address, asset_id, token_address, amount, status, created_at, updated_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, 'sent', $8, $8) ON CONFLICT (blockchain_id, tx_hash) DO NOTHING`,
-    [transfer.blockchainId, transfer.txHash.toLowerCase(), transfer.depositIndex, transfer.address.toLowerCase(), transfer.assetId, transfer.token.toLowerCase(), transfer.amount, now],
+    [
+      transfer.blockchainId,
+      transfer.txHash.toLowerCase(),
+      transfer.depositIndex,
+      transfer.address.toLowerCase(),
+      transfer.assetId,
+      transfer.token.toLowerCase(),
+      transfer.amount,
+      now,
+    ],
   );
 }
 
@@ -64,7 +73,12 @@ export async function sweptUpTo(db: Queryable, blockchainId: string, block: numb
 }
 
 /** The successful sweeps of `token` out of `address` on `blockchainId`: block and amount, oldest first. */
-export async function sweptTransfers(db: Queryable, blockchainId: string, address: string, token: string): Promise<Array<{ txHash: string; blockNumber: number; amount: string }>> {
+export async function sweptTransfers(
+  db: Queryable,
+  blockchainId: string,
+  address: string,
+  token: string,
+): Promise<Array<{ txHash: string; blockNumber: number; amount: string }>> {
   const { rows } = await db.query<{ tx_hash: string; block_number: string; amount: string }>(
     `SELECT tx_hash, block_number::text AS block_number, amount::text AS amount FROM deposit_sweeps
      WHERE blockchain_id = $1 AND address = $2 AND token_address = $3 AND status = 'success' ORDER BY block_number`,
@@ -161,7 +175,8 @@ interface MismatchRow {
   raised_at: Date;
 }
 
-const MISMATCH_COLUMNS = 'blockchain_id, address, session_id, asset_id, expected::text AS expected, actual::text AS actual, block::text AS block, traced_block::text AS traced_block, reason, raised_at';
+const MISMATCH_COLUMNS =
+  'blockchain_id, address, session_id, asset_id, expected::text AS expected, actual::text AS actual, block::text AS block, traced_block::text AS traced_block, reason, raised_at';
 
 const toMismatch = (row: MismatchRow): MismatchRecord => ({
   blockchainId: row.blockchain_id,
@@ -178,7 +193,10 @@ const toMismatch = (row: MismatchRow): MismatchRecord => ({
 
 /** The mismatches that hold on `blockchainId`. */
 export async function listMismatches(db: Queryable, blockchainId: string): Promise<MismatchRecord[]> {
-  const { rows } = await db.query<MismatchRow>(`SELECT ${MISMATCH_COLUMNS} FROM reconciliation_mismatches WHERE blockchain_id = $1 ORDER BY raised_at, address`, [blockchainId]);
+  const { rows } = await db.query<MismatchRow>(
+    `SELECT ${MISMATCH_COLUMNS} FROM reconciliation_mismatches WHERE blockchain_id = $1 ORDER BY raised_at, address`,
+    [blockchainId],
+  );
   return rows.map(toMismatch);
 }
 
@@ -187,16 +205,27 @@ export async function listMismatches(db: Queryable, blockchainId: string): Promi
  * was before (undefined when this raises it: the caller announces it then, once).
  */
 export async function upsertMismatch(db: Queryable, mismatch: Omit<MismatchRecord, 'raisedAt'>, now: Date): Promise<MismatchRecord | undefined> {
-  const { rows: before } = await db.query<MismatchRow>(`SELECT ${MISMATCH_COLUMNS} FROM reconciliation_mismatches WHERE blockchain_id = $1 AND address = $2 FOR UPDATE`, [
-    mismatch.blockchainId,
-    mismatch.address,
-  ]);
+  const { rows: before } = await db.query<MismatchRow>(
+    `SELECT ${MISMATCH_COLUMNS} FROM reconciliation_mismatches WHERE blockchain_id = $1 AND address = $2 FOR UPDATE`,
+    [mismatch.blockchainId, mismatch.address],
+  );
   await db.query(
     `INSERT INTO reconciliation_mismatches (blockchain_id, address, session_id, asset_id, expected, actual, block, traced_block, reason, raised_at, updated_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10)
      ON CONFLICT (blockchain_id, address) DO UPDATE SET expected = EXCLUDED.expected, actual = EXCLUDED.actual, block = EXCLUDED.block,
        traced_block = EXCLUDED.traced_block, reason = EXCLUDED.reason, updated_at = EXCLUDED.updated_at`,
-    [mismatch.blockchainId, mismatch.address, mismatch.sessionId, mismatch.assetId, mismatch.expected, mismatch.actual, mismatch.block, mismatch.tracedBlock, mismatch.reason, now],
+    [
+      mismatch.blockchainId,
+      mismatch.address,
+      mismatch.sessionId,
+      mismatch.assetId,
+      mismatch.expected,
+      mismatch.actual,
+      mismatch.block,
+      mismatch.tracedBlock,
+      mismatch.reason,
+      now,
+    ],
   );
   return before[0] && toMismatch(before[0]);
 }

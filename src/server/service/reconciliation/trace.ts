@@ -131,4 +131,3 @@ export async function traceAddress(input: TraceInput): Promise<TraceResult> {
   const expected = booksAt(final);
   return { ...result, expected, reason: expected === input.actual ? 'matched' : input.actual < expected ? 'deficit' : 'untraced' };
 }
-

@@ -132,7 +132,11 @@ export async function isOwnDepositAddress(tx: Queryable, integratorId: string, b
 
 /** 422 for a refund to one of the merchant's own deposit addresses (the scanner would credit it back as a payment). */
 export function ownDepositAddress(): ApiError {
-  return new ApiError(422, 'own_deposit_address', 'This address is one of the merchant’s own deposit addresses: a refund sent there would come back as a payment. Give a wallet the customer holds');
+  return new ApiError(
+    422,
+    'own_deposit_address',
+    'This address is one of the merchant’s own deposit addresses: a refund sent there would come back as a payment. Give a wallet the customer holds',
+  );
 }
 
 /** Queues the payout of a refund that has its address (a withdrawal the payout workers pay), in `tx`. */
@@ -188,7 +192,10 @@ export async function createRefund(
   const id = randomUUID();
   const token = address === null ? newClaimToken() : null;
   const now = deps.now();
-  const fingerprint = ['POST /v1/refund', { sessionId, amount: requested === null ? null : assetAmount(requested), address: address?.toLowerCase() ?? null, reason }];
+  const fingerprint = [
+    'POST /v1/refund',
+    { sessionId, amount: requested === null ? null : assetAmount(requested), address: address?.toLowerCase() ?? null, reason },
+  ];
   const answer = await deps.db.transaction((tx) =>
     runIdempotent(tx, idempotency, principal.integratorId, fingerprint, async () => {
       const session = await lockSessionForSettlement(tx, sessionId);
@@ -216,7 +223,11 @@ export async function createRefund(
         refundId: id,
       });
       if (!reserved)
-        throw new ApiError(422, 'insufficient_balance', `The available ${session.asset_id} balance on ${blockchainId} does not cover ${amount} ${session.asset_id}`);
+        throw new ApiError(
+          422,
+          'insufficient_balance',
+          `The available ${session.asset_id} balance on ${blockchainId} does not cover ${amount} ${session.asset_id}`,
+        );
       if (address !== null) await queueRefundPayout(tx, { ...refund, address }, now);
       await announceRefunds(tx, [{ type: 'refund.created', id, integratorId: principal.integratorId }], now);
       return { statusCode: 201, body: { ...toRefund((await findRefund(tx, id))!) } };
@@ -293,9 +304,17 @@ export async function cancelRefund(deps: RefundDeps, principal: Principal, id: s
  * `success` or `failed` and is announced (`refund.succeeded`, `refund.failed`). The ledger entries that
  * go with them (`refund_payout`, `refund_release`) are the payouts room's, written with its others.
  */
-export async function finishRefundPayouts(tx: Queryable, finished: ReadonlyArray<{ refundId: string; integratorId: string; ok: boolean }>, now: Date): Promise<void> {
+export async function finishRefundPayouts(
+  tx: Queryable,
+  finished: ReadonlyArray<{ refundId: string; integratorId: string; ok: boolean }>,
+  now: Date,
+): Promise<void> {
   if (finished.length === 0) return;
-  await setRefundsFinished(tx, finished.map(({ refundId, ok }) => ({ id: refundId, ok })), now);
+  await setRefundsFinished(
+    tx,
+    finished.map(({ refundId, ok }) => ({ id: refundId, ok })),
+    now,
+  );
   await announceRefunds(
     tx,
     finished.map(({ refundId, integratorId, ok }) => ({ type: ok ? 'refund.succeeded' : 'refund.failed', id: refundId, integratorId })),

@@ -99,7 +99,11 @@ export async function merchantNameOf(db: Queryable, integratorId: string): Promi
 }
 
 /** Locks refund `id` (of `integratorId` only, when given) until the caller's transaction ends; its stored row. */
-export async function lockRefund(tx: Queryable, id: string, integratorId?: string): Promise<{ stored_status: StoredRefundStatus; claim_token_hash: string | null } | undefined> {
+export async function lockRefund(
+  tx: Queryable,
+  id: string,
+  integratorId?: string,
+): Promise<{ stored_status: StoredRefundStatus; claim_token_hash: string | null } | undefined> {
   const { rows } = await tx.query<{ stored_status: StoredRefundStatus; claim_token_hash: string | null }>(
     `SELECT status AS stored_status, claim_token_hash FROM refunds WHERE id = $1${integratorId === undefined ? '' : ' AND integrator_id = $2'} FOR UPDATE`,
     integratorId === undefined ? [id] : [id, integratorId],
@@ -122,16 +126,18 @@ export async function refundedByNetwork(db: Queryable, sessionId: string): Promi
 
 /** A locked refund awaiting its address gets it: `paying` from now on, its seal gone (the link is spent). */
 export async function setRefundAddress(tx: Queryable, id: string, address: string, now: Date): Promise<void> {
-  await tx.query(`UPDATE refunds SET address = $2, status = 'paying', claim_token_sealed = NULL, updated_at = $3 WHERE id = $1 AND status = 'awaiting_address'`, [
-    id,
-    address,
-    now,
-  ]);
+  await tx.query(
+    `UPDATE refunds SET address = $2, status = 'paying', claim_token_sealed = NULL, updated_at = $3 WHERE id = $1 AND status = 'awaiting_address'`,
+    [id, address, now],
+  );
 }
 
 /** A locked refund awaiting its address is cancelled, its seal gone. */
 export async function setRefundCancelled(tx: Queryable, id: string, now: Date): Promise<void> {
-  await tx.query(`UPDATE refunds SET status = 'cancelled', claim_token_sealed = NULL, updated_at = $2 WHERE id = $1 AND status = 'awaiting_address'`, [id, now]);
+  await tx.query(`UPDATE refunds SET status = 'cancelled', claim_token_sealed = NULL, updated_at = $2 WHERE id = $1 AND status = 'awaiting_address'`, [
+    id,
+    now,
+  ]);
 }
 
 /** Refunds whose payout finished: `success` or `failed`, in the transaction that finished it. */
@@ -173,7 +179,10 @@ export async function listRefundRows(
   if (filter.sessionId !== undefined) add((param) => `r.session_id = ${param}::uuid`, filter.sessionId);
   if (filter.orderId !== undefined) add((param) => `r.order_id = ${param}::uuid`, filter.orderId);
   const condition = where.join(' AND ');
-  const count = await db.query<{ total: number }>(`SELECT count(*)::int AS total FROM refunds r ${payoutSql.joinRefund('w', 'r.id')} WHERE ${condition}`, params);
+  const count = await db.query<{ total: number }>(
+    `SELECT count(*)::int AS total FROM refunds r ${payoutSql.joinRefund('w', 'r.id')} WHERE ${condition}`,
+    params,
+  );
   const { rows } = await db.query<RefundRow>(
     `${SELECT} WHERE ${condition} ORDER BY r.created_at DESC, r.id DESC LIMIT ${page.limit} OFFSET ${(page.page - 1) * page.limit}`,
     params,

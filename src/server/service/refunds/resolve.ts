@@ -30,7 +30,12 @@ import { closeOrderSessions } from '../money-in/index.js';
 const conflict = (code: ErrorCode, message: string) => new ApiError(409, code, message);
 
 /** See the module comment. Resolves with the session as `GET /v1/checkout-session/{id}` shows it after. */
-export async function resolveSession(deps: { db: Database; now: () => Date }, principal: Principal, id: string, reason: string | null): Promise<CheckoutSessionRecord> {
+export async function resolveSession(
+  deps: { db: Database; now: () => Date },
+  principal: Principal,
+  id: string,
+  reason: string | null,
+): Promise<CheckoutSessionRecord> {
   if (!isUuid(id)) throw notFound('Checkout session');
   const now = deps.now();
   return deps.db.transaction(async (tx) => {
@@ -41,12 +46,15 @@ export async function resolveSession(deps: { db: Database; now: () => Date }, pr
     if (!session || !record) throw notFound('Checkout session');
     if (record.resolution) return record;
     if (SETTLED_STATUSES.has(session.status)) throw conflict('already_paid', 'This payment is paid in full: there is nothing to resolve');
-    if (session.status === 'confirming') throw conflict('payment_confirming', 'A transfer to this session still waits for its confirmations: resolve it once it has them');
-    if (session.status === 'reversed') throw conflict('payment_reversed', 'This payment was taken back by a reorg before it was final: there is nothing to accept');
+    if (session.status === 'confirming')
+      throw conflict('payment_confirming', 'A transfer to this session still waits for its confirmations: resolve it once it has them');
+    if (session.status === 'reversed')
+      throw conflict('payment_reversed', 'This payment was taken back by a reorg before it was final: there is nothing to accept');
     if (compareDecimal(session.paid_amount, '0') <= 0 && compareDecimal(session.late_amount, '0') <= 0)
       throw conflict('nothing_paid', 'This session received nothing: there is no payment to accept');
     if (order?.status === 'cancelled') throw conflict('order_cancelled', 'You cancelled this order: refund the payment instead (POST /v1/refund)');
-    if (order?.status === 'paid' && order.paid_session_id !== id) throw conflict('order_paid', 'Another payment paid this order already: refund this one instead (POST /v1/refund)');
+    if (order?.status === 'paid' && order.paid_session_id !== id)
+      throw conflict('order_paid', 'Another payment paid this order already: refund this one instead (POST /v1/refund)');
 
     await markSessionResolved(tx, id, reason, now);
     if (session.link_id) await countPayment(tx, session.link_id);

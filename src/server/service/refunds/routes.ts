@@ -32,8 +32,7 @@ export function refundOperations(deps: RefundDeps & { chain: ChainAdapter }) {
     listRefunds: async (c) => c.json(await listRefunds(deps, c.get('principal'), apiKeyOf(c), c.req.valid('query'))),
     getRefund: async (c) => c.json(await getRefund(deps, c.get('principal'), apiKeyOf(c), c.req.param('id'))),
     cancelRefund: async (c) => c.json(await cancelRefund(deps, c.get('principal'), c.req.param('id'))),
-    resolveCheckoutSession: async (c) =>
-      c.json(await resolveSession(deps, c.get('principal'), c.req.param('id'), c.req.valid('json').reason?.trim() || null)),
+    resolveCheckoutSession: async (c) => c.json(await resolveSession(deps, c.get('principal'), c.req.param('id'), c.req.valid('json').reason?.trim() || null)),
     getClaimableRefund: async (c) => {
       noStore(c);
       return c.json(await readClaimableRefund(deps, c.req.param('id'), c.req.header(CLAIM_HEADER)));

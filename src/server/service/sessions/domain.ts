@@ -39,7 +39,14 @@ export function toCheckoutSession(row: SessionRow, chain: ChainAdapter): Checkou
   const paid = units(row.paid_amount);
   const remaining = row.status === 'expired' || crypto <= paid ? 0n : crypto - paid;
   const settled = SETTLED_STATUSES.has(row.status);
-  const { decimals, addNetwork: _, ...facts } = assetChainFacts(chain.networks.find((n) => n.id === row.blockchain_id), row.asset_id);
+  const {
+    decimals,
+    addNetwork: _,
+    ...facts
+  } = assetChainFacts(
+    chain.networks.find((n) => n.id === row.blockchain_id),
+    row.asset_id,
+  );
   return {
     id: row.id,
     slug: row.slug,
@@ -72,7 +79,8 @@ export function toCheckoutSession(row: SessionRow, chain: ChainAdapter): Checkou
     ...facts,
     tokenDecimals: decimals,
     confirmations: row.status === 'confirming' ? (row.confirmations ?? 0) : null,
-    requiredConfirmations: row.status === 'confirming' ? (networkChain(chain, row.pending_blockchain_id ?? row.blockchain_id)?.incoming.confirmations ?? null) : null,
+    requiredConfirmations:
+      row.status === 'confirming' ? (networkChain(chain, row.pending_blockchain_id ?? row.blockchain_id)?.incoming.confirmations ?? null) : null,
   };
 }
 

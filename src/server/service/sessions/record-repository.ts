@@ -54,8 +54,7 @@ export async function hideDonorRow(tx: Queryable, id: string, integratorId: stri
 // The merchant's view: sessions with what the customer entered, and their transfers
 
 /** A session as its merchant reads it, with its link's slug and title (null for a session of an order). */
-export interface SessionRecordRow
-  extends Omit<SessionRow, 'tx_hash' | 'redirect' | 'show_confirmation_page' | 'success_message' | 'redirect_url'> {
+export interface SessionRecordRow extends Omit<SessionRow, 'tx_hash' | 'redirect' | 'show_confirmation_page' | 'success_message' | 'redirect_url'> {
   reference: string | null;
   metadata: Record<string, string>;
   client_reference: string | null;

@@ -105,9 +105,17 @@ export async function listSessionRecords(
     { linkId: query.linkId?.trim(), status: query.status, reference: query.reference?.trim() || undefined, ...created },
     query,
   );
-  const transfers = await findTransfersOf(db, rows.map((row) => row.id));
+  const transfers = await findTransfersOf(
+    db,
+    rows.map((row) => row.id),
+  );
   return {
-    items: rows.map((row) => toSessionRecord(row, transfers.filter((transfer) => transfer.session_id === row.id))),
+    items: rows.map((row) =>
+      toSessionRecord(
+        row,
+        transfers.filter((transfer) => transfer.session_id === row.id),
+      ),
+    ),
     meta: pageMeta(totalItems, rows.length, query),
   };
 }
@@ -142,12 +150,7 @@ export type { SessionEventType };
  * Announces `type` about a session in the transaction `tx` that changed it: its merchant's endpoints
  * that listen receive the session as `GET /v1/checkout-session/{id}` shows it after the change.
  */
-export async function announceSession(
-  tx: Queryable,
-  type: SessionEventType,
-  session: { id: string; integratorId: string },
-  at: Date,
-): Promise<void> {
+export async function announceSession(tx: Queryable, type: SessionEventType, session: { id: string; integratorId: string }, at: Date): Promise<void> {
   await recordEvent(tx, {
     type,
     integratorId: session.integratorId,

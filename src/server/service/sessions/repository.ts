@@ -74,7 +74,11 @@ export const SESSION_SELECT = `SELECT s.id, s.link_id, s.order_id, s.integrator_
 
 /** A new session, as `insertSession` records it. */
 /** A session row's rate columns as the API writes them (`rate` a canonical decimal string). */
-export function rateFields(row: Pick<SessionRow, 'rate' | 'rate_source' | 'rate_at'>): { rate: string | null; rateSource: string | null; rateAt: string | null } {
+export function rateFields(row: Pick<SessionRow, 'rate' | 'rate_source' | 'rate_at'>): {
+  rate: string | null;
+  rateSource: string | null;
+  rateAt: string | null;
+} {
   return {
     rate: row.rate === null ? null : toDecimalString(row.rate),
     rateSource: row.rate_source,
@@ -157,7 +161,11 @@ export interface LockedSession {
  * any configured network pays that session; should two sessions of different networks ever share an
  * address (the sandbox's made-up addresses), the one quoted on `blockchainId` is taken.
  */
-export async function findSessionByAddress(db: Queryable, blockchainId: string, payAddress: string): Promise<{ id: string; order_id: string | null } | undefined> {
+export async function findSessionByAddress(
+  db: Queryable,
+  blockchainId: string,
+  payAddress: string,
+): Promise<{ id: string; order_id: string | null } | undefined> {
   const { rows } = await db.query<{ id: string; order_id: string | null }>(
     `SELECT id, order_id FROM checkout_sessions WHERE lower(pay_address) = lower($2)
      ORDER BY blockchain_id = $1 DESC, created_at LIMIT 1`,
@@ -379,7 +387,10 @@ export async function closeTransfer(tx: Queryable, transferId: string, as: 'fina
  * longer settled; its paid amount without the transfer), a late payment's keeps its status; both
  * count the transfer in `reversed_amount`. Returns the status the session had.
  */
-export async function reverseInSession(tx: Queryable, change: { sessionId: string; kind: 'payment' | 'late_payment'; amount: string; now: Date }): Promise<SessionStatus | undefined> {
+export async function reverseInSession(
+  tx: Queryable,
+  change: { sessionId: string; kind: 'payment' | 'late_payment'; amount: string; now: Date },
+): Promise<SessionStatus | undefined> {
   const { rows } = await tx.query<{ before: SessionStatus }>(
     `UPDATE checkout_sessions s SET
        status = CASE WHEN $2 = 'payment' THEN 'reversed' ELSE s.status END,

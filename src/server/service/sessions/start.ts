@@ -52,11 +52,10 @@ function chooseNetwork(chain: ChainAdapter, assetId: AssetId, named: string | un
 type StartInput = z.output<typeof StartSessionInput>;
 
 /** What a new session pays, at what price, for whom; the same for a link's session and an order's. */
-interface SessionSpec
-  extends Pick<
-    NewSession,
-    'linkId' | 'orderId' | 'integratorId' | 'fiatAmount' | 'fiatCurrency' | 'assetId' | 'customer' | 'reference' | 'metadata' | 'clientReference' | 'donation'
-  > {
+interface SessionSpec extends Pick<
+  NewSession,
+  'linkId' | 'orderId' | 'integratorId' | 'fiatAmount' | 'fiatCurrency' | 'assetId' | 'customer' | 'reference' | 'metadata' | 'clientReference' | 'donation'
+> {
   network: Network;
   slug: string | null;
   postpay: Pick<SessionRow, 'redirect' | 'show_confirmation_page' | 'success_message' | 'redirect_url'>;
@@ -77,7 +76,11 @@ async function openSession(deps: MoneyServiceDeps, spec: SessionSpec, now: Date,
   const { cryptoAmount } = quote;
   // Whatever the rate, no amount beyond what the ledger may carry is recorded.
   if (compareDecimal(cryptoAmount, MAX_AMOUNT) > 0 || compareDecimal(spec.fiatAmount, MAX_AMOUNT) > 0)
-    throw new ApiError(422, 'amount_too_large', `At the current rates this payment comes to more than ${MAX_AMOUNT} (of ${spec.fiatCurrency} or ${spec.assetId}), the most one payment may carry`);
+    throw new ApiError(
+      422,
+      'amount_too_large',
+      `At the current rates this payment comes to more than ${MAX_AMOUNT} (of ${spec.fiatCurrency} or ${spec.assetId}), the most one payment may carry`,
+    );
   const id = randomUUID();
   const depositIndex = await nextDepositIndex(db);
   const payAddress = await chain.depositAddress({ sessionId: id, blockchainId: spec.network.id, assetId: spec.assetId, index: depositIndex });
@@ -262,13 +265,23 @@ function readDonor(input: StartInput, isDonation: boolean, fail: (path: string, 
   const message = input.message?.trim() || null;
   const showPublicly = input.showPublicly === true;
   if (!isDonation)
-    for (const [path, given] of [['donorName', name], ['message', message], ['showPublicly', showPublicly]] as const)
+    for (const [path, given] of [
+      ['donorName', name],
+      ['message', message],
+      ['showPublicly', showPublicly],
+    ] as const)
       if (given) fail(path, `${path} applies to Donation links only`);
   return { name, message, showPublicly };
 }
 
 /** Refuses (400 on `fiatAmount`) an amount other than the fixed `price`: a page can never change it. */
-function refuseOtherAmount(sentAmount: string | number, price: string, currency: string, what: 'link' | 'order', fail: (path: string, message: string) => void) {
+function refuseOtherAmount(
+  sentAmount: string | number,
+  price: string,
+  currency: string,
+  what: 'link' | 'order',
+  fail: (path: string, message: string) => void,
+) {
   const sent = toDecimalString(sentAmount);
   if (sent === null || compareDecimal(sent, price) !== 0)
     fail('fiatAmount', `This ${what} charges a fixed ${price} ${currency}; leave fiatAmount out or send exactly that`);
@@ -360,4 +373,3 @@ export async function startOrderSession(deps: MoneyServiceDeps, orderId: string,
     },
   );
 }
-

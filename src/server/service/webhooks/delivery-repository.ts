@@ -112,13 +112,7 @@ export async function claimDue(
      WHERE d.id = due.id AND e.id = d.endpoint_id AND ev.id = d.event_id
      RETURNING d.id, d.claim_id, d.endpoint_id, e.url, e.secret,
        CASE WHEN e.previous_secret_expires_at > $2 THEN e.previous_secret END AS previous_secret, ev.id AS event_id, ev.body, d.attempt_count, d.attempts, d.retry_until`,
-    [
-      claim.claimId,
-      claim.now,
-      new Date(claim.now.getTime() + claim.leaseMs),
-      claim.batch,
-      onlyOne ? claim.onlyId : [...(claim.skipIds ?? [])],
-    ],
+    [claim.claimId, claim.now, new Date(claim.now.getTime() + claim.leaseMs), claim.batch, onlyOne ? claim.onlyId : [...(claim.skipIds ?? [])]],
   );
   return rows;
 }
@@ -131,13 +125,7 @@ export type AttemptOutcome = { status: 'delivered' } | { status: 'pending'; retr
  * attempt records it: false when the lease ran out and another claim took over (or the endpoint
  * was deleted meanwhile).
  */
-export async function recordAttempt(
-  tx: Queryable,
-  claimed: ClaimedDelivery,
-  attempt: WebhookAttempt,
-  outcome: AttemptOutcome,
-  now: Date,
-): Promise<boolean> {
+export async function recordAttempt(tx: Queryable, claimed: ClaimedDelivery, attempt: WebhookAttempt, outcome: AttemptOutcome, now: Date): Promise<boolean> {
   const attempts = [...claimed.attempts, attempt].slice(-ATTEMPT_LOG_SIZE);
   const { rows } = await tx.query(
     `UPDATE webhook_deliveries SET status = $3, attempt_count = attempt_count + 1, attempts = $4::jsonb,

@@ -23,7 +23,14 @@ import { notFound, ruleError, validationError } from '../errors.js';
 import { runIdempotent, runIdempotentAcross, storedAnswer, type IdempotencyState, type StoredResponse } from '../idempotency/index.js';
 import type { Principal } from '../keys/index.js';
 import { ruleMessage } from '../messages.js';
-import { findDelivery, insertDeliveries, listDeliveries as listDeliveryRows, scheduleNow, type ClaimedDelivery, type DeliveryRow } from './delivery-repository.js';
+import {
+  findDelivery,
+  insertDeliveries,
+  listDeliveries as listDeliveryRows,
+  scheduleNow,
+  type ClaimedDelivery,
+  type DeliveryRow,
+} from './delivery-repository.js';
 import {
   deleteEndpoint as deleteEndpointRow,
   findEndpoint,
@@ -161,11 +168,7 @@ export async function listEndpoints(deps: WebhookDeps, principal: Principal, pag
 }
 
 /** `PATCH /v1/webhook-endpoint`: changes what the body names of the caller's endpoint `id`. */
-export async function updateEndpoint(
-  deps: WebhookDeps,
-  principal: Principal,
-  input: z.output<typeof UpdateWebhookEndpointInput>,
-): Promise<WebhookEndpoint> {
+export async function updateEndpoint(deps: WebhookDeps, principal: Principal, input: z.output<typeof UpdateWebhookEndpointInput>): Promise<WebhookEndpoint> {
   const id = input.id.trim();
   await ownEndpoint(deps, principal, id);
   const fields = await checkEndpointInput(deps, input, false);
@@ -294,7 +297,13 @@ export async function sendTestEvent(deps: WebhookDeps, principal: Principal, end
     principal.integratorId,
     ['POST /v1/webhook-endpoint/test', endpoint.id],
     async (tx) => {
-      await insertEvent(tx, { id: eventId, integratorId: principal.integratorId, type: WEBHOOK_TEST_EVENT_TYPE, body: eventBody(eventId, WEBHOOK_TEST_EVENT_TYPE, now, object), createdAt: now });
+      await insertEvent(tx, {
+        id: eventId,
+        integratorId: principal.integratorId,
+        type: WEBHOOK_TEST_EVENT_TYPE,
+        body: eventBody(eventId, WEBHOOK_TEST_EVENT_TYPE, now, object),
+        createdAt: now,
+      });
       await insertDeliveries(tx, { ids: [deliveryId], endpointIds: [endpoint.id], eventId, dueAt: now, retryUntil: now });
       claimed = await claimNow(tx, deps, deliveryId);
     },

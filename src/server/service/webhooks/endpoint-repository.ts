@@ -68,13 +68,7 @@ export interface EndpointChange {
 }
 
 /** Applies `change` to one of the integrator's endpoints; undefined when it is not theirs. */
-export async function updateEndpoint(
-  db: Queryable,
-  integratorId: string,
-  id: string,
-  change: EndpointChange,
-  now: Date,
-): Promise<EndpointRow | undefined> {
+export async function updateEndpoint(db: Queryable, integratorId: string, id: string, change: EndpointChange, now: Date): Promise<EndpointRow | undefined> {
   const { rows } = await db.query<EndpointRow>(
     `UPDATE webhook_endpoints SET url = COALESCE($3, url), description = COALESCE($4, description),
        events = COALESCE($5::text[], events), is_active = COALESCE($6, is_active), updated_at = $7
@@ -114,9 +108,9 @@ export async function deleteEndpoint(db: Queryable, integratorId: string, id: st
 
 /** The integrator's active endpoints that receive `type`. */
 export async function findSubscribedEndpoints(db: Queryable, integratorId: string, type: WebhookEventTypeName): Promise<string[]> {
-  const { rows } = await db.query<{ id: string }>(
-    'SELECT id FROM webhook_endpoints WHERE integrator_id = $1 AND is_active AND $2 = ANY(events)',
-    [integratorId, type],
-  );
+  const { rows } = await db.query<{ id: string }>('SELECT id FROM webhook_endpoints WHERE integrator_id = $1 AND is_active AND $2 = ANY(events)', [
+    integratorId,
+    type,
+  ]);
   return rows.map((row) => row.id);
 }

@@ -29,7 +29,8 @@ export {
 } from './domain.js';
 export { deleteEventsBefore } from './event-repository.js';
 export { enqueueWebhookEvents, eventBody, newEventId, RETRY_WINDOW_MS, type OutboxEvent } from './outbox.js';
-export { webhookOperations } from './routes.js';export { sendAttempt, type Outgoing } from './sender.js';
+export { webhookOperations } from './routes.js';
+export { sendAttempt, type Outgoing } from './sender.js';
 export {
   DEFAULT_LEASE_MS,
   DEFAULT_RETRY_BASE_MS,

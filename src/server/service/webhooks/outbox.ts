@@ -51,7 +51,13 @@ export async function enqueueWebhookEvents(tx: Queryable, events: readonly Outbo
       continue;
     }
     const id = newEventId();
-    await insertEvent(tx, { id, integratorId: event.integratorId, type: event.type, body: eventBody(id, event.type, event.at, await event.object()), createdAt: event.at });
+    await insertEvent(tx, {
+      id,
+      integratorId: event.integratorId,
+      type: event.type,
+      body: eventBody(id, event.type, event.at, await event.object()),
+      createdAt: event.at,
+    });
     await insertDeliveries(tx, {
       ids: endpointIds.map(() => randomUUID()),
       endpointIds,

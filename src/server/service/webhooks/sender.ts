@@ -35,7 +35,8 @@ const USER_AGENT = 'Paylink-Webhooks/1.0';
  * what the service's network holds (a name its DNS knows, a port that refuses rather than drops, a host
  * that speaks TLS) one endpoint URL at a time. The reason goes to the operator's log (`webhook_connect_failed`).
  */
-export const COULD_NOT_CONNECT = 'Could not connect to the endpoint (its host did not resolve to a public address, or the connection or its TLS handshake failed)';
+export const COULD_NOT_CONNECT =
+  'Could not connect to the endpoint (its host did not resolve to a public address, or the connection or its TLS handshake failed)';
 
 /** Why a connection failed, for the operator's log only: the error's code (`ENOTFOUND`, `CERT_HAS_EXPIRED`…), `private_address`, or `unknown`. */
 function failureCode(error: NodeJS.ErrnoException): string {
@@ -69,7 +70,8 @@ export async function sendAttempt(
   if (target.protocol !== 'https:' && !(target.protocol === 'http:' && settings.allowPrivate))
     return done(null, `Refused: ${target.protocol} endpoints are not posted to`);
   const literal = literalAddress(target.hostname);
-  if (literal !== null && !settings.allowPrivate && isPrivateAddress(literal)) return done(null, `Refused: ${new PrivateAddressError(target.hostname).message}`);
+  if (literal !== null && !settings.allowPrivate && isPrivateAddress(literal))
+    return done(null, `Refused: ${new PrivateAddressError(target.hostname).message}`);
 
   const secrets = outgoing.previousSecret ? [outgoing.secret, outgoing.previousSecret] : [outgoing.secret];
   const signature = await signWebhookPayload(secrets, outgoing.body, Math.floor(at.getTime() / 1000));

@@ -101,7 +101,9 @@ function claimBatch(deps: WebhookDeps, batch: number, skipIds: readonly string[]
 
 function attemptLogged(deps: WebhookDeps, delivery: ClaimedDelivery): Promise<unknown> {
   return attempt(deps, delivery).catch((error) =>
-    logFailure(deps, 'webhook_attempt_unrecorded', 'a webhook attempt could not be recorded: the delivery is tried again once its claim runs out', error, { deliveryId: delivery.id }),
+    logFailure(deps, 'webhook_attempt_unrecorded', 'a webhook attempt could not be recorded: the delivery is tried again once its claim runs out', error, {
+      deliveryId: delivery.id,
+    }),
   );
 }
 

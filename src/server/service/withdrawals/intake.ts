@@ -95,7 +95,11 @@ interface Waiting {
 
 /** The answers of a request, one per outcome that stores one. */
 function answersOf(request: WithdrawalRequest, id: string): Record<Exclude<WithdrawalRecordOutcome, 'key_used'>, WithdrawalOutcome> {
-  const insufficient = new ApiError(422, 'insufficient_balance', `The available ${request.assetId} balance on ${request.blockchainId} does not cover ${request.amount} ${request.assetId}`);
+  const insufficient = new ApiError(
+    422,
+    'insufficient_balance',
+    `The available ${request.assetId} balance on ${request.blockchainId} does not cover ${request.amount} ${request.assetId}`,
+  );
   return {
     created: {
       statusCode: 200,
@@ -197,7 +201,14 @@ export function createWithdrawalIntake(db: Database, options: WithdrawalIntakeOp
    * Hands `batch` back for another turn after a failed attempt, counted (under `cause`) against the
    * requests of `counted`; each of them out of attempts is answered `refusal` instead.
    */
-  const retry = (batch: readonly Waiting[], counted: readonly Waiting[], cause: keyof Waiting['tries'], limit: number, refusal: unknown, again: (items: readonly Waiting[]) => void) => {
+  const retry = (
+    batch: readonly Waiting[],
+    counted: readonly Waiting[],
+    cause: keyof Waiting['tries'],
+    limit: number,
+    refusal: unknown,
+    again: (items: readonly Waiting[]) => void,
+  ) => {
     const out = new Set(counted.filter((item) => ++item.tries[cause] >= limit));
     for (const item of out) item.reject(refusal);
     again(batch.filter((item) => !out.has(item)));
@@ -213,7 +224,11 @@ export function createWithdrawalIntake(db: Database, options: WithdrawalIntakeOp
     let recorded: Set<string>;
     let keysUsed: Set<string>;
     try {
-      recorded = await recordedIds(db, integratorId, batch.map((item) => item.id));
+      recorded = await recordedIds(
+        db,
+        integratorId,
+        batch.map((item) => item.id),
+      );
       keysUsed = await usedKeys(db, integratorId, keysOf(batch));
     } catch {
       for (const item of batch) item.reject(outcomeUnknown());
@@ -234,7 +249,15 @@ export function createWithdrawalIntake(db: Database, options: WithdrawalIntakeOp
     async run(lane, batch, again) {
       const { principal, request } = batch[0]!;
       const answers = batch.map((item) => answersOf(item.request, item.id));
-      options.onTurn?.(batch.map((item) => ({ withdrawalId: item.id, blockchainId: item.request.blockchainId, assetId: item.request.assetId, address: item.request.address, amount: item.request.amount })));
+      options.onTurn?.(
+        batch.map((item) => ({
+          withdrawalId: item.id,
+          blockchainId: item.request.blockchainId,
+          assetId: item.request.assetId,
+          address: item.request.address,
+          amount: item.request.amount,
+        })),
+      );
       let outcomes: WithdrawalRecordOutcome[];
       try {
         outcomes = await recordWithdrawals(
@@ -245,7 +268,8 @@ export function createWithdrawalIntake(db: Database, options: WithdrawalIntakeOp
             amount: item.request.amount,
             address: item.request.address,
             createdAt: item.createdAt,
-            idempotency: item.idempotency?.key === undefined ? undefined : { key: item.idempotency.key, requestHash: hashRequest(item.fingerprint), answers: answers[i]! },
+            idempotency:
+              item.idempotency?.key === undefined ? undefined : { key: item.idempotency.key, requestHash: hashRequest(item.fingerprint), answers: answers[i]! },
           })),
         );
       } catch (error) {

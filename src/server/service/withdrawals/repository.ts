@@ -28,7 +28,8 @@ export interface WithdrawalRow {
   updated_at: Date;
 }
 
-const COLUMNS = 'id, amount, asset_id, blockchain_id, address, status, tx_hash, failure_reason, received_amount::text AS received_amount, stalled_reason, created_at, updated_at';
+const COLUMNS =
+  'id, amount, asset_id, blockchain_id, address, status, tx_hash, failure_reason, received_amount::text AS received_amount, stalled_reason, created_at, updated_at';
 
 /** A requested withdrawal, as `recordWithdrawals` records it (or refuses it). */
 export interface NewWithdrawal {
@@ -67,14 +68,38 @@ export async function recordWithdrawals(
   const { params, param } = statementParams();
   const column = (values: unknown[], type: string) => `${param(values)}::${type}[]`;
   const unnest = [
-    column(requests.map((r) => r.id), 'uuid'),
-    column(requests.map((r) => r.amount), 'numeric'),
-    column(requests.map((r) => r.address), 'text'),
-    column(requests.map((r) => r.createdAt), 'timestamptz'),
-    column(requests.map(() => randomUUID()), 'uuid'),
-    column(requests.map((r) => r.idempotency?.key ?? null), 'text'),
-    column(requests.map((r) => r.idempotency?.requestHash ?? null), 'text'),
-    column(requests.map((r) => (r.idempotency ? JSON.stringify(r.idempotency.answers) : null)), 'jsonb'),
+    column(
+      requests.map((r) => r.id),
+      'uuid',
+    ),
+    column(
+      requests.map((r) => r.amount),
+      'numeric',
+    ),
+    column(
+      requests.map((r) => r.address),
+      'text',
+    ),
+    column(
+      requests.map((r) => r.createdAt),
+      'timestamptz',
+    ),
+    column(
+      requests.map(() => randomUUID()),
+      'uuid',
+    ),
+    column(
+      requests.map((r) => r.idempotency?.key ?? null),
+      'text',
+    ),
+    column(
+      requests.map((r) => r.idempotency?.requestHash ?? null),
+      'text',
+    ),
+    column(
+      requests.map((r) => (r.idempotency ? JSON.stringify(r.idempotency.answers) : null)),
+      'jsonb',
+    ),
   ].join(', ');
   const integrator = `${param(account.integratorId)}::uuid`;
   const asset = param(account.assetId);
@@ -119,7 +144,10 @@ export async function recordedIds(db: Queryable, integratorId: string, ids: read
 
 /** One of the integrator's withdrawals (a refund's payout is its refund's, not one), or undefined. */
 export async function findWithdrawal(db: Queryable, integratorId: string, id: string): Promise<WithdrawalRow | undefined> {
-  const { rows } = await db.query<WithdrawalRow>(`SELECT ${COLUMNS} FROM withdrawals WHERE id = $1 AND integrator_id = $2 AND refund_id IS NULL`, [id, integratorId]);
+  const { rows } = await db.query<WithdrawalRow>(`SELECT ${COLUMNS} FROM withdrawals WHERE id = $1 AND integrator_id = $2 AND refund_id IS NULL`, [
+    id,
+    integratorId,
+  ]);
   return rows[0];
 }
 
@@ -381,7 +409,10 @@ export async function countWaitingForHotWallet(db: Queryable, blockchainId: stri
 }
 
 /** The pending withdrawals of `blockchainId` held for the hot wallet (`HOLDING_REASONS`), oldest first. */
-export async function heldForHotWallet(db: Queryable, blockchainId: string): Promise<Array<{ id: string; asset_id: AssetId; amount: string; stalled_reason: StalledReason }>> {
+export async function heldForHotWallet(
+  db: Queryable,
+  blockchainId: string,
+): Promise<Array<{ id: string; asset_id: AssetId; amount: string; stalled_reason: StalledReason }>> {
   const { rows } = await db.query<{ id: string; asset_id: AssetId; amount: string; stalled_reason: StalledReason }>(
     `SELECT id, asset_id, amount::text AS amount, stalled_reason FROM withdrawals
       WHERE blockchain_id = $1 AND status = 'pending' AND stalled_reason = ANY($2::text[]) ORDER BY created_at, id`,

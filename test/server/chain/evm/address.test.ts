@@ -140,7 +140,10 @@ describe('the checksums with the Keccak the service gives them', () => {
         addresses.map((a) => toChecksumAddress(a)),
         small,
       );
-      assert.deepEqual(small, addresses.map((a) => getAddress(a)));
+      assert.deepEqual(
+        small,
+        addresses.map((a) => getAddress(a)),
+      );
       for (const a of small) assert.deepEqual(checkEvmAddress(a), { ok: true, address: a });
       for (const a of MIXED) assert.equal(checkAddress(flipFirstLetter(a)), 'bad_checksum');
     } finally {

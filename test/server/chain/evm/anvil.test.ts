@@ -127,7 +127,8 @@ describe('test chain helpers', () => {
     const chain = await startTestChain();
     try {
       const token = await chain.deployToken({ name: 'Test cNGN', symbol: 'cNGN', decimals: 6 });
-      const read = <F extends 'decimals' | 'symbol' | 'name'>(functionName: F) => chain.client.readContract({ address: token, abi: TEST_TOKEN_ABI, functionName });
+      const read = <F extends 'decimals' | 'symbol' | 'name'>(functionName: F) =>
+        chain.client.readContract({ address: token, abi: TEST_TOKEN_ABI, functionName });
       assert.deepEqual([await read('name'), await read('symbol'), await read('decimals')], ['Test cNGN', 'cNGN', 6]);
       const holder = chain.accounts[5]!;
       const balance = () => chain.client.readContract({ address: token, abi: TEST_TOKEN_ABI, functionName: 'balanceOf', args: [holder] });

@@ -23,9 +23,17 @@ describe('Multicall3 balance reads', () => {
   });
 
   it('reads what aggregate3 answers as viem does: successes, failures and empty answers; nothing from what is not one', () => {
-    const results = Array.from({ length: 23 }, (_, i) => ({ success: i % 5 !== 3, returnData: (i % 4 === 0 ? '0x' : `0x${BigInt(i * 1e15).toString(16).padStart(64, '0')}`) as Hex }));
+    const results = Array.from({ length: 23 }, (_, i) => ({
+      success: i % 5 !== 3,
+      returnData: (i % 4 === 0
+        ? '0x'
+        : `0x${BigInt(i * 1e15)
+            .toString(16)
+            .padStart(64, '0')}`) as Hex,
+    }));
     assert.deepEqual(decodeAggregate(encodeFunctionResult({ abi: multicall3Abi, functionName: 'aggregate3', result: results })), results);
     assert.deepEqual(decodeAggregate(encodeFunctionResult({ abi: multicall3Abi, functionName: 'aggregate3', result: [] })), []);
-    for (const answer of ['0x', '0x1234', `0x${'0'.repeat(63)}2`, `0x${'0'.repeat(62)}20${'0'.repeat(62)}05`]) assert.equal(decodeAggregate(answer), null, answer);
+    for (const answer of ['0x', '0x1234', `0x${'0'.repeat(63)}2`, `0x${'0'.repeat(62)}20${'0'.repeat(62)}05`])
+      assert.equal(decodeAggregate(answer), null, answer);
   });
 });

@@ -107,7 +107,11 @@ describe('paylink serve --chain evm, paylink sweep', () => {
   });
 
   it('sweep says what is missing or wrong on its command line', () => {
-    const run = (args: string[]) => spawnSync(process.execPath, [BIN, 'sweep', ...args, '--data-dir', path.join(dir, 'sweep')], { encoding: 'utf8', env: { ...process.env, ...evmEnv(t.url) } });
+    const run = (args: string[]) =>
+      spawnSync(process.execPath, [BIN, 'sweep', ...args, '--data-dir', path.join(dir, 'sweep')], {
+        encoding: 'utf8',
+        env: { ...process.env, ...evmEnv(t.url) },
+      });
     const missing = run([]);
     assert.equal(missing.status, 2);
     assert.match(missing.stderr, /sweep needs --mnemonic-file FILE/);

@@ -87,7 +87,7 @@ describe('parseEvmConfig', () => {
     assert.equal(config.payoutKey?.reveal(), KEY);
   });
 
-  it('waits 5 minutes by default before a proof that a payout\'s nonce went elsewhere is believed, and takes another wait', () => {
+  it("waits 5 minutes by default before a proof that a payout's nonce went elsewhere is believed, and takes another wait", () => {
     assert.equal(parseEvmConfig(valid).replaceAfterMs, 300_000);
     assert.equal(parseEvmConfig({ ...valid, PAYLINK_EVM_REPLACE_CONFIRM_MS: '60000' }).replaceAfterMs, 60_000);
   });
@@ -96,7 +96,11 @@ describe('parseEvmConfig', () => {
     assert.deepEqual([parseEvmConfig(valid).reconcileS, parseEvmConfig(valid).reconcileBatch], [300, 500]);
     const config = parseEvmConfig({ ...valid, PAYLINK_EVM_RECONCILE_S: '60', PAYLINK_EVM_RECONCILE_BATCH: '100' });
     assert.deepEqual([config.reconcileS, config.reconcileBatch], [60, 100]);
-    const network = (id: string) => ({ [`PAYLINK_EVM_${id}_RPC_URL`]: valid.PAYLINK_EVM_RPC_URL, [`PAYLINK_EVM_${id}_CHAIN_ID`]: id === 'BSC' ? '56' : '137', [`PAYLINK_EVM_${id}_TOKENS`]: valid.PAYLINK_EVM_TOKENS });
+    const network = (id: string) => ({
+      [`PAYLINK_EVM_${id}_RPC_URL`]: valid.PAYLINK_EVM_RPC_URL,
+      [`PAYLINK_EVM_${id}_CHAIN_ID`]: id === 'BSC' ? '56' : '137',
+      [`PAYLINK_EVM_${id}_TOKENS`]: valid.PAYLINK_EVM_TOKENS,
+    });
     const [bsc, polygon] = parseEvmNetworks({
       PAYLINK_EVM_NETWORKS: 'bsc,polygon',
       ...network('BSC'),
@@ -117,7 +121,8 @@ describe('parseEvmConfig', () => {
     assert.deepEqual(plain.nativeCurrency, { symbol: 'BNB', decimals: 18 });
     const set = parseEvmConfig({ ...valid, PAYLINK_EVM_MIN_GAS: '0.05', PAYLINK_EVM_RECONCILE_S: '60' });
     assert.equal(set.minGas, 50_000_000_000_000_000n);
-    for (const inWei of ['50000000000000000wei', '50000000 gwei', '50000000000000000']) assert.equal(parseEvmConfig({ ...valid, PAYLINK_EVM_MIN_GAS: inWei }).minGas, 50_000_000_000_000_000n, inWei);
+    for (const inWei of ['50000000000000000wei', '50000000 gwei', '50000000000000000'])
+      assert.equal(parseEvmConfig({ ...valid, PAYLINK_EVM_MIN_GAS: inWei }).minGas, 50_000_000_000_000_000n, inWei);
     assert.equal(set.reconcileMs, 60_000);
     const networks = parseEvmNetworks({
       ...valid,
@@ -169,7 +174,12 @@ describe('parseEvmConfig', () => {
     ['a network id with spaces', { PAYLINK_EVM_NETWORK: 'bnb chain' }, 'PAYLINK_EVM_NETWORK', /short id/],
     ['a token entry without =', { PAYLINK_EVM_TOKENS: `USDT:${USDT}` }, 'PAYLINK_EVM_TOKENS', /is not ASSET=0xADDRESS/],
     ['an unknown asset', { PAYLINK_EVM_TOKENS: `DAI=${USDT}` }, 'PAYLINK_EVM_TOKENS', /unknown asset "DAI" \(known: USDT, CNGN\)/],
-    ['a token address with a broken checksum', { PAYLINK_EVM_TOKENS: `USDT=${USDT.replace('f', 'F')}` }, 'PAYLINK_EVM_TOKENS', /USDT contract .* EIP-55 checksum/],
+    [
+      'a token address with a broken checksum',
+      { PAYLINK_EVM_TOKENS: `USDT=${USDT.replace('f', 'F')}` },
+      'PAYLINK_EVM_TOKENS',
+      /USDT contract .* EIP-55 checksum/,
+    ],
     ['a short token address', { PAYLINK_EVM_TOKENS: 'USDT=0x1234' }, 'PAYLINK_EVM_TOKENS', /40 hexadecimal/],
     ['an asset named twice', { PAYLINK_EVM_TOKENS: `USDT=${USDT},usdt=${CNGN}` }, 'PAYLINK_EVM_TOKENS', /names USDT twice/],
     ['one contract for two assets', { PAYLINK_EVM_TOKENS: `USDT=${USDT},CNGN=${USDT.toLowerCase()}` }, 'PAYLINK_EVM_TOKENS', /same contract/],

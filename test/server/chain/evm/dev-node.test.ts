@@ -24,7 +24,9 @@ const rpc = (f: EvmFixture, method: string, params: unknown[]) => f.t.rpc(method
 async function queuedNonces(f: EvmFixture, sender: Address): Promise<number[]> {
   const { queued } = (await rpc(f, 'txpool_content', [])) as { queued: Record<string, Record<string, { nonce: Hex }>> };
   const mine = Object.entries(queued).find(([address]) => address.toLowerCase() === sender.toLowerCase())?.[1] ?? {};
-  return Object.values(mine).map((tx) => Number(tx.nonce)).sort((a, b) => a - b);
+  return Object.values(mine)
+    .map((tx) => Number(tx.nonce))
+    .sort((a, b) => a - b);
 }
 
 /** Queues `signed` (nonce `next + 1`) behind a gap, then moves the account's nonce past the gap: anvil's stuck state. */

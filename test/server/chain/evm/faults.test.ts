@@ -128,8 +128,16 @@ describe('EVM node faults', () => {
     ['HTTP 500', (res: ServerResponse) => json(res, 500, { error: 'boom' }), 'node_error'],
     ['HTTP 503 with an HTML page', (res: ServerResponse) => res.writeHead(503, { 'content-type': 'text/html' }).end('<h1>down</h1>'), 'node_error'],
     ['HTTP 429', (res: ServerResponse) => json(res, 429, { error: 'slow down' }), 'rate_limited'],
-    ['a JSON-RPC limit error', (res: ServerResponse) => json(res, 200, { jsonrpc: '2.0', id: 1, error: { code: -32005, message: 'limit exceeded' } }), 'rate_limited'],
-    ['a JSON-RPC internal error', (res: ServerResponse) => json(res, 200, { jsonrpc: '2.0', id: 1, error: { code: -32603, message: 'internal' } }), 'node_error'],
+    [
+      'a JSON-RPC limit error',
+      (res: ServerResponse) => json(res, 200, { jsonrpc: '2.0', id: 1, error: { code: -32005, message: 'limit exceeded' } }),
+      'rate_limited',
+    ],
+    [
+      'a JSON-RPC internal error',
+      (res: ServerResponse) => json(res, 200, { jsonrpc: '2.0', id: 1, error: { code: -32603, message: 'internal' } }),
+      'node_error',
+    ],
     ['HTML with status 200', (res: ServerResponse) => res.writeHead(200, { 'content-type': 'text/html' }).end('<html>captive portal</html>'), 'bad_response'],
   ] as const) {
     it(`a node answering ${label} gives ${code}, retried once, without the URL in the message`, async () => {
@@ -152,11 +160,14 @@ describe('EVM node faults', () => {
     const fake = await fakeNode((body, res) => json(res, 200, { jsonrpc: '2.0', id: body.id, error: { code: -32601, message: 'the method does not exist' } }));
     const rpc = createEvmRpc(fake.url, FAST);
     try {
-      await assert.rejects(rpc.call('eth_maxPriorityFeePerGas', (client) => client.request({ method: 'eth_maxPriorityFeePerGas' })), (error: EvmChainError) => {
-        assert.equal(error.code, 'unsupported');
-        assert.equal(error.retryable, false);
-        return true;
-      });
+      await assert.rejects(
+        rpc.call('eth_maxPriorityFeePerGas', (client) => client.request({ method: 'eth_maxPriorityFeePerGas' })),
+        (error: EvmChainError) => {
+          assert.equal(error.code, 'unsupported');
+          assert.equal(error.retryable, false);
+          return true;
+        },
+      );
       assert.equal(fake.requests, 1);
     } finally {
       await fake.close();
@@ -273,7 +284,11 @@ describe('JSON-RPC batches (a batch of payouts asked of the node at once)', () =
   const transfersToSign = async (count: number) => {
     const nonce = await chain.pendingNonce();
     const fees = await chain.feeQuote();
-    return Promise.all(Array.from({ length: count }, (_, i) => chain.signTokenTransfer({ nonce: nonce + i, assetId: 'USDT', to: t.accounts[4]!, amount: '1', fees, gas: 80_000n })));
+    return Promise.all(
+      Array.from({ length: count }, (_, i) =>
+        chain.signTokenTransfer({ nonce: nonce + i, assetId: 'USDT', to: t.accounts[4]!, amount: '1', fees, gas: 80_000n }),
+      ),
+    );
   };
 
   it('sends a batch of transactions and reads their receipts in one request each, every call answered on its own', async () => {
@@ -286,16 +301,28 @@ describe('JSON-RPC batches (a batch of payouts asked of the node at once)', () =
       // The same transaction twice (the node has it already the second time) and bytes that are no transaction.
       const sent = await batched.broadcastMany([first!.rawTransaction, second!.rawTransaction, first!.rawTransaction, '0x02f8']);
       assert.deepEqual({ batches: seen.batches - before.batches, singles: seen.singles - before.singles }, { batches: 1, singles: 0 }, 'one request');
-      assert.deepEqual(sent.slice(0, 2).map((r) => r.status === 'fulfilled' && r.value.outcome), ['sent', 'sent']);
+      assert.deepEqual(
+        sent.slice(0, 2).map((r) => r.status === 'fulfilled' && r.value.outcome),
+        ['sent', 'sent'],
+      );
       assert.ok(sent[2]!.status === 'fulfilled' && ['already_known', 'nonce_too_low'].includes(sent[2]!.value.outcome), JSON.stringify(sent[2]));
-      assert.ok(sent[3]!.status === 'rejected' && sent[3]!.reason instanceof EvmChainError && !sent[3]!.reason.retryable, 'bytes that are no transaction are refused for good');
+      assert.ok(
+        sent[3]!.status === 'rejected' && sent[3]!.reason instanceof EvmChainError && !sent[3]!.reason.retryable,
+        'bytes that are no transaction are refused for good',
+      );
       await t.mine(2);
       const latest = await batched.latestBlock();
       const states = await batched.receipts([first!.txHash, second!.txHash, `0x${'ab'.repeat(32)}`], latest);
-      const expected = await Promise.all([first!, second!].map(async (s) => latest - Number((await t.client.getTransactionReceipt({ hash: s.txHash })).blockNumber) + 1));
+      const expected = await Promise.all(
+        [first!, second!].map(async (s) => latest - Number((await t.client.getTransactionReceipt({ hash: s.txHash })).blockNumber) + 1),
+      );
       assert.deepEqual(
         states.map((s) => (s.status === 'fulfilled' ? [s.value.status, s.value.status === 'pending' ? 0 : s.value.confirmations] : 'failed')),
-        [['success', expected[0]], ['success', expected[1]], ['pending', 0]],
+        [
+          ['success', expected[0]],
+          ['success', expected[1]],
+          ['pending', 0],
+        ],
       );
     } finally {
       await batched.close();
@@ -305,8 +332,14 @@ describe('JSON-RPC batches (a batch of payouts asked of the node at once)', () =
 
   for (const [label, refuse] of [
     ['HTTP 400', (res: ServerResponse) => json(res, 400, { error: 'batch requests are not supported' })],
-    ['a JSON-RPC error', (res: ServerResponse) => json(res, 200, { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'batch requests are not supported on this plan' } })],
-    ['HTTP 400 with a JSON-RPC error', (res: ServerResponse) => json(res, 400, { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'batch too large' } })],
+    [
+      'a JSON-RPC error',
+      (res: ServerResponse) => json(res, 200, { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'batch requests are not supported on this plan' } }),
+    ],
+    [
+      'HTTP 400 with a JSON-RPC error',
+      (res: ServerResponse) => json(res, 400, { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'batch too large' } }),
+    ],
     ['fewer answers than calls', (res: ServerResponse) => json(res, 200, [{ jsonrpc: '2.0', id: 0, result: null }])],
   ] as const) {
     it(`asks a node that refuses batches (${label}) one call at a time, and remembers it`, async () => {
@@ -318,7 +351,10 @@ describe('JSON-RPC batches (a batch of payouts asked of the node at once)', () =
         const latest = await single.latestBlock();
         for (let round = 0; round < 2; round++) {
           const states = await single.receipts(hashes, latest);
-          assert.deepEqual(states.map((s) => s.status === 'fulfilled' && s.value.status), ['pending', 'pending', 'pending']);
+          assert.deepEqual(
+            states.map((s) => s.status === 'fulfilled' && s.value.status),
+            ['pending', 'pending', 'pending'],
+          );
         }
         assert.equal(seen.batches, 1, 'refused once, then never asked again');
         assert.ok(seen.singles >= 6);

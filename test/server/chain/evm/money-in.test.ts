@@ -166,10 +166,23 @@ describe('EVM money in', () => {
     it("numbers a transaction's several transfers to one address by ordinal, which a reorg does not change", async () => {
       const deposit = chain.depositAddress(130);
       const elsewhere = chain.depositAddress(131);
-      const data = encodeFunctionData({ abi: TEST_TOKEN_ABI, functionName: 'transferBatch', args: [[deposit, elsewhere, deposit], [5n, 6n, 7n]] });
+      const data = encodeFunctionData({
+        abi: TEST_TOKEN_ABI,
+        functionName: 'transferBatch',
+        args: [
+          [deposit, elsewhere, deposit],
+          [5n, 6n, 7n],
+        ],
+      });
       const raw = await t.devAccount(2).signTransaction({
-        chainId: t.chainId, type: 'eip1559', nonce: await t.client.getTransactionCount({ address: payer }), to: usdt, data,
-        gas: 200_000n, maxFeePerGas: 10_000_000_000n, maxPriorityFeePerGas: 1_000_000_000n,
+        chainId: t.chainId,
+        type: 'eip1559',
+        nonce: await t.client.getTransactionCount({ address: payer }),
+        to: usdt,
+        data,
+        gas: 200_000n,
+        maxFeePerGas: 10_000_000_000n,
+        maxPriorityFeePerGas: 1_000_000_000n,
       });
       await t.mined((await chain.broadcast(raw)).txHash);
       const latest = await chain.latestBlock();
@@ -250,10 +263,7 @@ describe('EVM money in', () => {
       assert.equal(check.transfer.blockNumber, seen.blockNumber + 1);
       assert.notEqual(check.transfer.blockHash, seen.blockHash);
       assert.equal(check.transfer.blockHash, await chain.blockHash(check.transfer.blockNumber));
-      assert.deepEqual(
-        [check.transfer.txHash, check.transfer.amount, check.transfer.to, check.transfer.ordinal],
-        [seen.txHash, '11', deposit, 0],
-      );
+      assert.deepEqual([check.transfer.txHash, check.transfer.amount, check.transfer.to, check.transfer.ordinal], [seen.txHash, '11', deposit, 0]);
       assert.equal(check.confirmations, 2);
       const rescanned = await chain.transfers({ fromBlock: seen.blockNumber, toBlock: await chain.latestBlock(), addresses: [deposit] });
       assert.deepEqual(rescanned, [check.transfer]);

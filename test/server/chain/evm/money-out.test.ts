@@ -95,7 +95,14 @@ describe('EVM money out', () => {
   });
 
   it('reads a transaction the node never saw as pending (the caller re-broadcasts its stored copy)', async () => {
-    const unsent = await chain.signTokenTransfer({ nonce: 10_000, assetId: 'CNGN', to: recipient(3), amount: '2', gas: 60_000n, fees: { type: 'legacy', gasPrice: 1n } });
+    const unsent = await chain.signTokenTransfer({
+      nonce: 10_000,
+      assetId: 'CNGN',
+      to: recipient(3),
+      amount: '2',
+      gas: 60_000n,
+      fees: { type: 'legacy', gasPrice: 1n },
+    });
     assert.deepEqual(await chain.receipt(unsent.txHash), { status: 'pending' });
   });
 
@@ -153,7 +160,7 @@ describe('EVM money out', () => {
     const fresh = recipient(7);
     assert.equal(await chain.nativeBalance(fresh), 0n);
     assert.equal(await chain.tokenBalance('USDT', fresh), '0');
-    assert.equal(await chain.tokenUnits('CNGN', hot) > 0n, true);
+    assert.equal((await chain.tokenUnits('CNGN', hot)) > 0n, true);
   });
 
   it('maps a sender without gas money to insufficient_funds (retryable: top up the hot wallet)', async () => {

@@ -50,7 +50,11 @@ for (const backend of backends()) {
 
     const balances = async () => {
       const { body } = await call(t.url, 'GET', '/v1/balance', { key });
-      return Object.fromEntries(body.items.filter((i: { assetId: string }) => i.assetId === 'USDT').map((i: { blockchainId: string; available: string; pending: string }) => [i.blockchainId, [i.available, i.pending]]));
+      return Object.fromEntries(
+        body.items
+          .filter((i: { assetId: string }) => i.assetId === 'USDT')
+          .map((i: { blockchainId: string; available: string; pending: string }) => [i.blockchainId, [i.available, i.pending]]),
+      );
     };
 
     it('lists both networks, with their names, chain ids and confirmations', async () => {
@@ -62,7 +66,10 @@ for (const backend of backends()) {
           ['polygon', 'Local Polygon', 31338],
         ],
       );
-      assert.deepEqual(chain.chains.map((c) => c.incoming.confirmations), [2, 3]);
+      assert.deepEqual(
+        chain.chains.map((c) => c.incoming.confirmations),
+        [2, 3],
+      );
     });
 
     it('credits payments made on both chains at the same time, each on its network, available once final there', async () => {
@@ -87,7 +94,9 @@ for (const backend of backends()) {
     it('pays out withdrawals on both networks concurrently, each on its own chain with its own nonces', async () => {
       const requests = ['bsc', 'polygon', 'bsc', 'polygon'].map((blockchainId, i) => ({ blockchainId, to: randomAddress(), amount: String(i + 1) }));
       const posted = await Promise.all(
-        requests.map((r) => call(t.url, 'POST', '/v1/withdrawal', { key, body: { amount: r.amount, address: r.to, blockchainId: r.blockchainId, assetId: 'USDT' } })),
+        requests.map((r) =>
+          call(t.url, 'POST', '/v1/withdrawal', { key, body: { amount: r.amount, address: r.to, blockchainId: r.blockchainId, assetId: 'USDT' } }),
+        ),
       );
       for (const p of posted) assert.equal(p.status, 200, JSON.stringify(p.body));
       // Mined blocks give the payouts their confirmations (on BSC by the wait itself, on Polygon here).
@@ -96,7 +105,9 @@ for (const backend of backends()) {
         { db: t.db, f: bsc, hot: chain.chains[0]!.outgoing!.hotWallet },
         async () => {
           await polygon.t.mine(1);
-          return (await Promise.all(ids.map(async (id) => (await call(t.url, 'GET', `/v1/withdrawal/${id}`, { key })).body.status))).every((s) => s === 'success');
+          return (await Promise.all(ids.map(async (id) => (await call(t.url, 'GET', `/v1/withdrawal/${id}`, { key })).body.status))).every(
+            (s) => s === 'success',
+          );
         },
         'the payouts on both networks',
         { ids, mineEveryMs: 30 },
@@ -109,9 +120,15 @@ for (const backend of backends()) {
         const received = await f.t.client.readContract({ address: f.usdt, abi: TEST_TOKEN_ABI, functionName: 'balanceOf', args: [requests[i]!.to as Address] });
         assert.equal(received, parseUnits(requests[i]!.amount, 18), `withdrawal ${i} arrived on ${requests[i]!.blockchainId}`);
       }
-      const nonces = await t.db.query<{ blockchain_id: string; nonce: number }>('SELECT blockchain_id, nonce::int AS nonce FROM payout_transactions ORDER BY blockchain_id, nonce');
+      const nonces = await t.db.query<{ blockchain_id: string; nonce: number }>(
+        'SELECT blockchain_id, nonce::int AS nonce FROM payout_transactions ORDER BY blockchain_id, nonce',
+      );
       for (const network of ['bsc', 'polygon']) {
-        assert.deepEqual(nonces.rows.filter((r) => r.blockchain_id === network).map((r) => r.nonce), [0, 1], `one nonce sequence on ${network}`);
+        assert.deepEqual(
+          nonces.rows.filter((r) => r.blockchain_id === network).map((r) => r.nonce),
+          [0, 1],
+          `one nonce sequence on ${network}`,
+        );
       }
       assert.deepEqual(await balances(), { bsc: ['6.000000', '0.000000'], polygon: ['4.000000', '0.000000'] });
       await assertLedgerMatches(t.db, integratorId);
@@ -131,8 +148,14 @@ for (const backend of backends()) {
       assert.deepEqual([view.blockchainId, view.paidBlockchainId, view.txHash], ['bsc', 'polygon', hash], 'the public view says where it was paid');
       const record = (await call(t.url, 'GET', `/v1/checkout-session/${session.id}`, { key })).body;
       assert.deepEqual([record.status, record.paidBlockchainId], ['paid', 'polygon']);
-      assert.deepEqual(record.transfers.map((transfer: { blockchainId: string; txHash: string }) => [transfer.blockchainId, transfer.txHash]), [['polygon', hash]]);
-      const { rows } = await t.db.query<{ body: string }>("SELECT body FROM webhook_events WHERE type = 'checkout.session.paid' AND body::jsonb -> 'data' -> 'object' ->> 'id' = $1", [session.id]);
+      assert.deepEqual(
+        record.transfers.map((transfer: { blockchainId: string; txHash: string }) => [transfer.blockchainId, transfer.txHash]),
+        [['polygon', hash]],
+      );
+      const { rows } = await t.db.query<{ body: string }>(
+        "SELECT body FROM webhook_events WHERE type = 'checkout.session.paid' AND body::jsonb -> 'data' -> 'object' ->> 'id' = $1",
+        [session.id],
+      );
       assert.equal(JSON.parse(rows[0]!.body).data.object.paidBlockchainId, 'polygon', 'and so does the webhook');
       const after = await balances();
       assert.equal(Number(after.polygon[1]), Number(before.polygon[1]) + 4, 'the polygon balance is credited');
@@ -153,7 +176,13 @@ for (const backend of backends()) {
       const view = await readSession(t.url, session.id);
       assert.deepEqual([view.paidAmount, view.paidBlockchainId, view.txHash], ['10.000000', 'bsc', topUp], 'the transfer that paid it is on bsc');
       const record = (await call(t.url, 'GET', `/v1/checkout-session/${session.id}`, { key })).body;
-      assert.deepEqual(record.transfers.map((transfer: { blockchainId: string; amount: string }) => [transfer.blockchainId, transfer.amount]), [['polygon', '6.000000'], ['bsc', '4.000000']]);
+      assert.deepEqual(
+        record.transfers.map((transfer: { blockchainId: string; amount: string }) => [transfer.blockchainId, transfer.amount]),
+        [
+          ['polygon', '6.000000'],
+          ['bsc', '4.000000'],
+        ],
+      );
       const after = await balances();
       assert.equal(Number(after.polygon[1]), Number(before.polygon[1]) + 6);
       assert.equal(Number(after.bsc[1]), Number(before.bsc[1]) + 4);

@@ -150,15 +150,31 @@ describe('EVM scanner on real nodes', () => {
       ] as const) {
         await up.setMode('pass');
         await down.setMode('down');
-        const session = (await startSession(service.url, await createUsdLink(service.url, merchant, '3'))) as { id: string; payAddress: string; cryptoAmount: string };
+        const session = (await startSession(service.url, await createUsdLink(service.url, merchant, '3'))) as {
+          id: string;
+          payAddress: string;
+          cryptoAmount: string;
+        };
         await f.pay(session.payAddress, 'USDT', session.cryptoAmount);
         await f.t.mine(2);
         await eventually(async () => (await readSession(service.url, session.id)).status === 'paid', 10_000, 'paid while one node is down');
         // The payment's credit is withdrawable once its block is final (anvil: 64 blocks below the head).
         await f.t.mine(70);
-        await eventually(async () => Number((await call(service.url, 'GET', '/v1/balance', { key: merchant })).body.items.find((i: { assetId: string; available: string }) => i.assetId === 'USDT' && Number(i.available) >= 1)?.available ?? 0) >= 1, 10_000, 'the payment is final');
+        await eventually(
+          async () =>
+            Number(
+              (await call(service.url, 'GET', '/v1/balance', { key: merchant })).body.items.find(
+                (i: { assetId: string; available: string }) => i.assetId === 'USDT' && Number(i.available) >= 1,
+              )?.available ?? 0,
+            ) >= 1,
+          10_000,
+          'the payment is final',
+        );
         const to = randomAddress();
-        const posted = await call(service.url, 'POST', '/v1/withdrawal', { key: merchant, body: { amount: '1', address: to, blockchainId: 'bsc', assetId: 'USDT' } });
+        const posted = await call(service.url, 'POST', '/v1/withdrawal', {
+          key: merchant,
+          body: { amount: '1', address: to, blockchainId: 'bsc', assetId: 'USDT' },
+        });
         assert.equal(posted.status, 200, JSON.stringify(posted.body));
         // Blocks keep coming (instant mining makes none of its own), so the payout gets its confirmations.
         await waitForPayouts(

@@ -16,7 +16,16 @@ const account = privateKeyToAccount(key);
 const data = encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: ['0x000000000000000000000000000000000000dEaD', 10n ** 18n] });
 const token = '0x55d398326f99059fF775485246999027B3197955';
 const legacy = (nonce: number): TransactionSerializable => ({ type: 'legacy', chainId: 56, nonce, to: token, data, gas: 80_000n, gasPrice: 3_000_000_000n });
-const eip1559 = (nonce: number): TransactionSerializable => ({ type: 'eip1559', chainId: 137, nonce, to: token, data, gas: 90_000n, maxFeePerGas: 60_000_000_000n, maxPriorityFeePerGas: 30_000_000_000n });
+const eip1559 = (nonce: number): TransactionSerializable => ({
+  type: 'eip1559',
+  chainId: 137,
+  nonce,
+  to: token,
+  data,
+  gas: 90_000n,
+  maxFeePerGas: 60_000_000_000n,
+  maxPriorityFeePerGas: 30_000_000_000n,
+});
 
 describe('the hot wallet signing thread', () => {
   it('signs the very bytes the main thread signs, legacy and EIP-1559, 50 at once', async () => {
@@ -29,7 +38,10 @@ describe('the hot wallet signing thread', () => {
       assert.deepEqual(onThread, onMain);
       for (const [i, raw] of onThread.entries()) {
         assert.equal(parseTransaction(raw).nonce, i);
-        assert.equal(await recoverTransactionAddress({ serializedTransaction: raw as Parameters<typeof recoverTransactionAddress>[0]['serializedTransaction'] }), account.address);
+        assert.equal(
+          await recoverTransactionAddress({ serializedTransaction: raw as Parameters<typeof recoverTransactionAddress>[0]['serializedTransaction'] }),
+          account.address,
+        );
       }
       assert.deepEqual(fallbacks, [], 'the thread did the signing');
     } finally {
@@ -92,4 +104,3 @@ describe('the hot wallet signing thread', () => {
     assert.ok(Date.now() - started < 20_000);
   });
 });
-

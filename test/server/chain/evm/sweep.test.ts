@@ -64,7 +64,14 @@ describe('sweep', () => {
       [
         [indexes[0], a, [['USDT', '25.000000000000000001', 'success']]],
         [indexes[1], b, [['CNGN', '40', 'success']]],
-        [indexes[2], c, [['USDT', '3', 'success'], ['CNGN', '7.500001', 'success']]],
+        [
+          indexes[2],
+          c,
+          [
+            ['USDT', '3', 'success'],
+            ['CNGN', '7.500001', 'success'],
+          ],
+        ],
       ],
     );
     for (const entry of report.addresses) assert.ok(entry.gasTopUp && entry.gasTopUp.value > 0n, 'a fresh deposit address has no gas');

@@ -52,7 +52,9 @@ for (const backend of backends()) {
     });
 
     it('refuses a code it does not know', async () => {
-      await assert.rejects(t.db.query(`INSERT INTO network_alerts (blockchain_id, code, message, raised_at, updated_at) VALUES ('bsc', 'made_up', 'x', now(), now())`));
+      await assert.rejects(
+        t.db.query(`INSERT INTO network_alerts (blockchain_id, code, message, raised_at, updated_at) VALUES ('bsc', 'made_up', 'x', now(), now())`),
+      );
     });
   });
 }

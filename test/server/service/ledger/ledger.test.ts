@@ -13,10 +13,7 @@ import { processPayouts } from '../../../../src/server/service/payouts/index.js'
 import { GOOD_ADDRESS, assertLedgerMatches, balanceOf, fund } from '../../../support/money.js';
 import { backends, call, startTestService, type TestService } from '../../../support/service.js';
 
-type Op =
-  | { kind: 'pay'; units: number }
-  | { kind: 'withdraw'; units: number; failing: boolean }
-  | { kind: 'payout' };
+type Op = { kind: 'pay'; units: number } | { kind: 'withdraw'; units: number; failing: boolean } | { kind: 'payout' };
 
 const opArbitrary: fc.Arbitrary<Op> = fc.oneof(
   // Payments go through a USD link, so they are whole cents.
@@ -82,9 +79,7 @@ for (const backend of backends()) {
       const { key, integratorId } = await t.newKey();
       const sessionId = await fund(t.url, key, '5');
       await assert.rejects(
-        t.db.transaction((tx) =>
-          tx.query("UPDATE balances SET available = available - 6 WHERE integrator_id = $1 AND asset_id = 'USDT'", [integratorId]),
-        ),
+        t.db.transaction((tx) => tx.query("UPDATE balances SET available = available - 6 WHERE integrator_id = $1 AND asset_id = 'USDT'", [integratorId])),
         /check constraint/i,
       );
       const transfer = await t.db.query<{ id: string }>('SELECT id FROM chain_transfers WHERE session_id = $1', [sessionId]);
@@ -106,7 +101,10 @@ for (const backend of backends()) {
       const { key, integratorId } = await t.newKey();
       await fund(t.url, key, '10');
       const ok = await call(t.url, 'POST', '/v1/withdrawal', { key, body: { amount: '3', address: GOOD_ADDRESS, blockchainId: 'bsc', assetId: 'USDT' } });
-      const bad = await call(t.url, 'POST', '/v1/withdrawal', { key, body: { amount: '2', address: SANDBOX_FAILING_ADDRESS, blockchainId: 'bsc', assetId: 'USDT' } });
+      const bad = await call(t.url, 'POST', '/v1/withdrawal', {
+        key,
+        body: { amount: '2', address: SANDBOX_FAILING_ADDRESS, blockchainId: 'bsc', assetId: 'USDT' },
+      });
       assert.equal(ok.status, 200);
       assert.equal(bad.status, 200);
       await processPayouts({ db: t.db, chain, now: () => new Date() });
@@ -115,7 +113,10 @@ for (const backend of backends()) {
         [integratorId],
       );
       const summary = rows
-        .map((r) => `${r.kind} ${Number(r.available_delta)} ${Number(r.pending_delta)} ${r.withdrawal_id === ok.body.id ? 'ok' : r.withdrawal_id === bad.body.id ? 'bad' : '-'}`)
+        .map(
+          (r) =>
+            `${r.kind} ${Number(r.available_delta)} ${Number(r.pending_delta)} ${r.withdrawal_id === ok.body.id ? 'ok' : r.withdrawal_id === bad.body.id ? 'bad' : '-'}`,
+        )
         .sort();
       assert.deepEqual(summary, [
         'payment 10 0 -',

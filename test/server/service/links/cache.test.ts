@@ -39,12 +39,16 @@ for (const backend of backends()) {
       const counting: Database = { ...database.db, query: (sql, params) => (queries++, database.db.query(sql, params)) };
       const cache = createLinkCache(counting, { ttlMs: 60_000 });
       await cache.get(link.slug); // starts listening, reads through
-      await eventually(async () => {
-        const before = queries;
-        await cache.get(link.slug);
-        await cache.get(link.slug);
-        return queries - before <= 1;
-      }, 5000, 'the cache to serve repeat reads');
+      await eventually(
+        async () => {
+          const before = queries;
+          await cache.get(link.slug);
+          await cache.get(link.slug);
+          return queries - before <= 1;
+        },
+        5000,
+        'the cache to serve repeat reads',
+      );
       const before = queries;
       for (let i = 0; i < 20; i++) assert.equal((await cache.get(link.slug)).slug, link.slug);
       assert.equal(queries, before, '20 warm reads, no query');

@@ -102,7 +102,10 @@ for (const backend of backends()) {
           const response = await call(t.url, 'POST', '/v1/payment-link', { key, body });
           assert.equal(response.status, 400, JSON.stringify(response.body));
           assert.equal(response.body.code, 'validation_failed');
-          assert.ok(response.body.errors.some((error: { path: string }) => error.path === path), JSON.stringify(response.body.errors));
+          assert.ok(
+            response.body.errors.some((error: { path: string }) => error.path === path),
+            JSON.stringify(response.body.errors),
+          );
           const after = await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM payment_links');
           assert.equal(after.rows[0]!.n, before.rows[0]!.n);
         });
@@ -120,7 +123,10 @@ for (const backend of backends()) {
       const refused = async (slug: string, body: Record<string, unknown>, path: string) => {
         const response = await call(t.url, 'POST', `/v1/checkout/${slug}/sessions`, { body: { assetId: 'USDT', fiatAmount: '5', ...body } });
         assert.equal(response.status, 400, JSON.stringify(response.body));
-        assert.ok(response.body.errors.some((error: { path: string }) => error.path === path), JSON.stringify(response.body.errors));
+        assert.ok(
+          response.body.errors.some((error: { path: string }) => error.path === path),
+          JSON.stringify(response.body.errors),
+        );
       };
 
       it('are capped (60 and 280 characters) and text only: a clear 400 on the field, no session', async () => {
@@ -183,15 +189,19 @@ for (const backend of backends()) {
           JSON.stringify(await donors(link.slug, '?limit=50')),
           JSON.stringify((await call(t.url, 'GET', `/v1/checkout/sessions/${secret.id}`)).body),
           JSON.stringify((await call(t.url, 'GET', `/v1/checkout/sessions/${unpaid.id}`)).body),
-          (await fetch(`${t.url}/pay/${link.slug}`).then((response) => response.text())),
+          await fetch(`${t.url}/pay/${link.slug}`).then((response) => response.text()),
         ];
         const stream = await openEventStream(`${t.url}/v1/checkout/sessions/${secret.id}/events`);
         seen.push((await stream.next()).data);
         stream.close();
-        for (const text of seen) for (const secretWord of ['Secret Sam', 'Do not tell', 'Not Yet']) assert.ok(!text.includes(secretWord), `${secretWord} in ${text.slice(0, 200)}`);
+        for (const text of seen)
+          for (const secretWord of ['Secret Sam', 'Do not tell', 'Not Yet']) assert.ok(!text.includes(secretWord), `${secretWord} in ${text.slice(0, 200)}`);
         // The merchant sees them all.
         const record = await call(t.url, 'GET', `/v1/checkout-session/${secret.id}`, { key });
-        assert.deepEqual([record.body.donorName, record.body.message, record.body.showPublicly, record.body.donorHiddenAt], ['Secret Sam', 'Do not tell', false, null]);
+        assert.deepEqual(
+          [record.body.donorName, record.body.message, record.body.showPublicly, record.body.donorHiddenAt],
+          ['Secret Sam', 'Do not tell', false, null],
+        );
       });
 
       it('keeps a message with markup as the text it is', async () => {

@@ -20,8 +20,7 @@ for (const backend of backends()) {
     after(() => t.close());
 
     const create = (body: unknown, apiKey = key) => call(t.url, 'POST', '/v1/payment-link', { key: apiKey, body });
-    const linkCount = async () =>
-      (await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM payment_links')).rows[0]!.n;
+    const linkCount = async () => (await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM payment_links')).rows[0]!.n;
 
     describe('POST /v1/payment-link', () => {
       it('creates a Standard link with every field of a link', async () => {
@@ -93,7 +92,9 @@ for (const backend of backends()) {
       });
 
       it('reads fiatAmount and fiatCurrency given inside cart, as some spec examples do', async () => {
-        const res = await create(standardLinkBody({ fiatAmount: undefined, fiatCurrency: undefined, cart: { items: [], fiatAmount: 75, fiatCurrency: 'GHS' } }));
+        const res = await create(
+          standardLinkBody({ fiatAmount: undefined, fiatCurrency: undefined, cart: { items: [], fiatAmount: 75, fiatCurrency: 'GHS' } }),
+        );
         assert.equal(res.status, 201);
         assert.equal(res.body.fiatAmount, '75.00');
         assert.deepEqual(res.body.fiatCurrency, ['GHS']);
@@ -116,7 +117,12 @@ for (const backend of backends()) {
           standardLinkBody({
             fiatAmount: undefined,
             fiatCurrency: 'NGN',
-            cart: { items: [{ name: 'Beans', quantity: 2, unitAmount: '8500' }, { name: 'Filters', quantity: 1, unitAmount: 2500.5 }] },
+            cart: {
+              items: [
+                { name: 'Beans', quantity: 2, unitAmount: '8500' },
+                { name: 'Filters', quantity: 1, unitAmount: 2500.5 },
+              ],
+            },
           }),
         );
         assert.equal(res.status, 201);
@@ -156,8 +162,16 @@ for (const backend of backends()) {
           ['a zero amount', { fiatAmount: 0 }, 'fiatAmount'],
           ['an amount that is not the cart total', { fiatAmount: 100, cart: { items: [{ name: 'A', quantity: 1, unitAmount: 50 }] } }, 'fiatAmount'],
           ['a cart item with quantity 0', { fiatAmount: undefined, cart: { items: [{ name: 'A', quantity: 0, unitAmount: 50 }] } }, 'cart.items.0.quantity'],
-          ['a cart item with a fractional quantity', { fiatAmount: undefined, cart: { items: [{ name: 'A', quantity: 1.5, unitAmount: 50 }] } }, 'cart.items.0.quantity'],
-          ['a cart item image that is not https', { fiatAmount: undefined, cart: { items: [{ name: 'A', quantity: 1, unitAmount: 5, imageUrl: 'javascript:alert(1)' }] } }, 'cart.items.0.imageUrl'],
+          [
+            'a cart item with a fractional quantity',
+            { fiatAmount: undefined, cart: { items: [{ name: 'A', quantity: 1.5, unitAmount: 50 }] } },
+            'cart.items.0.quantity',
+          ],
+          [
+            'a cart item image that is not https',
+            { fiatAmount: undefined, cart: { items: [{ name: 'A', quantity: 1, unitAmount: 5, imageUrl: 'javascript:alert(1)' }] } },
+            'cart.items.0.imageUrl',
+          ],
           ['redirect: true without a redirectUrl', { action: { redirect: true } }, 'action.redirectUrl'],
           ['a javascript: redirectUrl', { action: { redirect: true, redirectUrl: 'javascript:alert(1)' } }, 'action.redirectUrl'],
           ['a data: redirectURL', { action: { redirect: true, redirectURL: 'data:text/html,<script>alert(1)</script>' } }, 'action.redirectURL'],
@@ -194,7 +208,10 @@ for (const backend of backends()) {
             const before = await linkCount();
             const res = await create(donationLinkBody(overrides));
             assert.equal(res.status, 400, JSON.stringify(res.body));
-            assert.ok(res.body.errors.some((e: { path: string }) => e.path === path), JSON.stringify(res.body.errors));
+            assert.ok(
+              res.body.errors.some((e: { path: string }) => e.path === path),
+              JSON.stringify(res.body.errors),
+            );
             assert.equal(await linkCount(), before);
           });
         }
@@ -224,7 +241,10 @@ for (const backend of backends()) {
           const none = await call(t.url, method, path, { body: method === 'GET' ? undefined : standardLinkBody() });
           assert.equal(none.status, 401);
           assert.equal(none.body.code, 'missing_api_key');
-          const wrong = await call(t.url, method, path, { key: 'pl_sk_wrongwrongwrongwrongwrongwrong12', body: method === 'GET' ? undefined : standardLinkBody() });
+          const wrong = await call(t.url, method, path, {
+            key: 'pl_sk_wrongwrongwrongwrongwrongwrong12',
+            body: method === 'GET' ? undefined : standardLinkBody(),
+          });
           assert.equal(wrong.status, 401);
           assert.equal(wrong.body.code, 'invalid_api_key');
         });
@@ -280,8 +300,13 @@ for (const backend of backends()) {
       });
 
       it('recomputes the amount when the cart changes', async () => {
-        const created = (await create(standardLinkBody({ fiatAmount: undefined, fiatCurrency: 'USD', cart: { items: [{ name: 'A', quantity: 1, unitAmount: 5 }] } }))).body;
-        const res = await call(t.url, 'PATCH', '/v1/payment-link', { key, body: { id: created.id, cart: { items: [{ name: 'A', quantity: 3, unitAmount: 5 }] } } });
+        const created = (
+          await create(standardLinkBody({ fiatAmount: undefined, fiatCurrency: 'USD', cart: { items: [{ name: 'A', quantity: 1, unitAmount: 5 }] } }))
+        ).body;
+        const res = await call(t.url, 'PATCH', '/v1/payment-link', {
+          key,
+          body: { id: created.id, cart: { items: [{ name: 'A', quantity: 3, unitAmount: 5 }] } },
+        });
         assert.equal(res.status, 200);
         assert.equal(res.body.fiatAmount, '15.00');
       });
@@ -382,7 +407,7 @@ for (const backend of backends()) {
         }
       });
 
-      it("names the merchant when its key was created with a name, and no one otherwise", async () => {
+      it('names the merchant when its key was created with a name, and no one otherwise', async () => {
         const link = (await create(standardLinkBody())).body;
         assert.equal((await call(t.url, 'GET', `/v1/checkout/${link.slug}`)).body.merchantName, null);
         const named = await t.db.transaction((tx) => createApiKey(tx, { name: 'Ada Stores' }));
@@ -426,7 +451,9 @@ for (const backend of backends()) {
         // 200 visitors, each from an address of its own: one address may hold only so many connections
         // (and, by default, add only a few visits per link), so the concurrency is real clients'.
         const results = await Promise.all(
-          Array.from({ length: 200 }, (_, i) => callFrom(`127.0.${1 + (i >> 7)}.${1 + (i & 127)}`, t.url, 'POST', `/v1/checkout/${link.slug}/visits`, { body: {} })),
+          Array.from({ length: 200 }, (_, i) =>
+            callFrom(`127.0.${1 + (i >> 7)}.${1 + (i & 127)}`, t.url, 'POST', `/v1/checkout/${link.slug}/visits`, { body: {} }),
+          ),
         );
         assert.ok(results.every((res) => res.status === 200 && res.body.counted === true));
         const after = await call(t.url, 'GET', `/v1/payment-link/${link.id}/single`, { key });
@@ -436,9 +463,7 @@ for (const backend of backends()) {
       it('counts a repeat visit with the same visitId once', async () => {
         const link = (await create(standardLinkBody())).body;
         const visitId = 'visitor-abc-123';
-        const results = await Promise.all(
-          Array.from({ length: 10 }, () => call(t.url, 'POST', `/v1/checkout/${link.slug}/visits`, { body: { visitId } })),
-        );
+        const results = await Promise.all(Array.from({ length: 10 }, () => call(t.url, 'POST', `/v1/checkout/${link.slug}/visits`, { body: { visitId } })));
         assert.equal(results.filter((res) => res.body.counted).length, 1);
         const after = await call(t.url, 'GET', `/v1/payment-link/${link.id}/single`, { key });
         assert.equal(after.body.visitedCount, 1);

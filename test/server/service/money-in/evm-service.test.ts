@@ -67,7 +67,9 @@ for (const backend of backends()) {
     it('derives each session its own deposit address from the xpub, index by index from a database sequence', async () => {
       const a = await newSession('1');
       const b = await newSession('1');
-      const rows = (await t.db.query<{ id: string; deposit_index: string }>('SELECT id, deposit_index::text FROM checkout_sessions WHERE id = ANY($1)', [[a.id, b.id]])).rows;
+      const rows = (
+        await t.db.query<{ id: string; deposit_index: string }>('SELECT id, deposit_index::text FROM checkout_sessions WHERE id = ANY($1)', [[a.id, b.id]])
+      ).rows;
       const index = (id: string) => Number(rows.find((r) => r.id === id)!.deposit_index);
       assert.equal(index(b.id), index(a.id) + 1);
       const evm = (await import('../../../../src/server/chain/evm/addresses.js')).depositAddresses((await import('../../../support/anvil.js')).DEPOSIT_XPUB);
@@ -78,7 +80,11 @@ for (const backend of backends()) {
       assert.equal(view.chainId, 31337);
       assert.equal(view.tokenAddress, f.usdt);
       assert.equal(view.tokenDecimals, 18);
-      assert.equal((await call(t.url, 'POST', `/v1/checkout/sessions/${a.id}/simulate-payment`, { body: {} })).status, 404, 'no simulated payments on a real chain');
+      assert.equal(
+        (await call(t.url, 'POST', `/v1/checkout/sessions/${a.id}/simulate-payment`, { body: {} })).status,
+        404,
+        'no simulated payments on a real chain',
+      );
     });
 
     it('a payment of exactly the amount is confirming with its count, then paid at 3 confirmations, credited once', async () => {
@@ -123,9 +129,24 @@ for (const backend of backends()) {
         assert.equal((await balanceOf(t.url, key)).pending, (Number(before?.pending ?? 0) + 5).toFixed(6));
 
         await nextEvent();
-        assert.deepEqual(seen, [['confirming', 1], ['confirming', 2], ['paid', null]], 'one SSE status event per change');
-        const webhooks = await t.db.query<{ type: string; body: string }>("SELECT type, body FROM webhook_events WHERE body::jsonb -> 'data' -> 'object' ->> 'id' = $1", [session.id]);
-        assert.deepEqual(webhooks.rows.map((row) => row.type), ['checkout.session.paid'], 'the merchant hears of it once, when it is paid');
+        assert.deepEqual(
+          seen,
+          [
+            ['confirming', 1],
+            ['confirming', 2],
+            ['paid', null],
+          ],
+          'one SSE status event per change',
+        );
+        const webhooks = await t.db.query<{ type: string; body: string }>(
+          "SELECT type, body FROM webhook_events WHERE body::jsonb -> 'data' -> 'object' ->> 'id' = $1",
+          [session.id],
+        );
+        assert.deepEqual(
+          webhooks.rows.map((row) => row.type),
+          ['checkout.session.paid'],
+          'the merchant hears of it once, when it is paid',
+        );
         const object = JSON.parse(webhooks.rows[0]!.body).data.object;
         assert.deepEqual([object.status, object.paidAmount], ['paid', '5.000000']);
         const count = await t.db.query<{ n: number }>('SELECT payment_count::int AS n FROM payment_links WHERE slug = $1', [session.slug]);
@@ -185,7 +206,10 @@ for (const backend of backends()) {
       // Retention deletes never-paid sessions, but not one an on-chain transfer reached:
       // its transfer record stays, and so does the session it points to.
       const unpaid = await newSession('5');
-      await t.db.query(`UPDATE checkout_sessions SET status = 'expired', expires_at = $2 WHERE id = ANY($1)`, [[dust.id, unpaid.id], new Date(clock.now().getTime() - MINUTE)]);
+      await t.db.query(`UPDATE checkout_sessions SET status = 'expired', expires_at = $2 WHERE id = ANY($1)`, [
+        [dust.id, unpaid.id],
+        new Date(clock.now().getTime() - MINUTE),
+      ]);
       await applyRetention(t.db, new Date(clock.now().getTime() + 31 * 24 * 60 * MINUTE), 30);
       assert.equal(await countRows(t.db, 'checkout_sessions', 'id = $1', [unpaid.id]), 0, 'a session nothing reached is deleted');
       assert.equal(await countRows(t.db, 'checkout_sessions', 'id = $1', [dust.id]), 1, 'the dust-paid session stays');
@@ -239,11 +263,17 @@ for (const backend of backends()) {
       } finally {
         await f.t.setAutomine(true);
       }
-      const blocks = await t.db.query<{ block_number: number }>('SELECT DISTINCT block_number FROM incoming_transfers WHERE session_id = ANY($1)', [[a.id, b.id]]);
+      const blocks = await t.db.query<{ block_number: number }>('SELECT DISTINCT block_number FROM incoming_transfers WHERE session_id = ANY($1)', [
+        [a.id, b.id],
+      ]);
       assert.equal(blocks.rows.length, 0, 'not scanned yet');
       await f.t.mine(2);
       await scan(2);
-      assert.equal((await t.db.query('SELECT DISTINCT block_number FROM incoming_transfers WHERE session_id = ANY($1)', [[a.id, b.id]])).rows.length, 1, 'one block');
+      assert.equal(
+        (await t.db.query('SELECT DISTINCT block_number FROM incoming_transfers WHERE session_id = ANY($1)', [[a.id, b.id]])).rows.length,
+        1,
+        'one block',
+      );
       assert.equal((await readSession(t.url, a.id)).status, 'paid');
       assert.equal((await readSession(t.url, b.id)).status, 'paid');
 
@@ -253,7 +283,14 @@ for (const backend of backends()) {
       const batch = await wallet.sendTransaction({
         chain: null,
         to: f.usdt,
-        data: encodeFunctionData({ abi: TEST_TOKEN_ABI, functionName: 'transferBatch', args: [[c.payAddress as Address, d.payAddress as Address], [f.units('USDT', '2'), f.units('USDT', '3')]] }),
+        data: encodeFunctionData({
+          abi: TEST_TOKEN_ABI,
+          functionName: 'transferBatch',
+          args: [
+            [c.payAddress as Address, d.payAddress as Address],
+            [f.units('USDT', '2'), f.units('USDT', '3')],
+          ],
+        }),
       });
       await f.t.mined(batch);
       await f.t.mine(2);
@@ -261,7 +298,11 @@ for (const backend of backends()) {
       assert.equal((await readSession(t.url, c.id)).status, 'paid');
       assert.equal((await readSession(t.url, d.id)).status, 'paid');
       const rows = await t.db.query<{ tx_hash: string }>('SELECT tx_hash FROM chain_transfers WHERE session_id = ANY($1)', [[c.id, d.id]]);
-      assert.deepEqual(rows.rows.map((r) => r.tx_hash), [batch, batch], 'one transaction, two transfers, two credits');
+      assert.deepEqual(
+        rows.rows.map((r) => r.tx_hash),
+        [batch, batch],
+        'one transaction, two transfers, two credits',
+      );
     });
 
     it('ignores another token, another address, and the other configured asset', async () => {
@@ -301,11 +342,20 @@ for (const backend of backends()) {
       const hash = await f.t.client.sendRawTransaction({ serializedTransaction: raw });
       await f.t.mined(hash);
       await scan();
-      const first = (await t.db.query<{ block_number: number; block_hash: string }>('SELECT block_number::int, block_hash FROM incoming_transfers WHERE session_id = $1', [session.id])).rows[0]!;
+      const first = (
+        await t.db.query<{ block_number: number; block_hash: string }>('SELECT block_number::int, block_hash FROM incoming_transfers WHERE session_id = $1', [
+          session.id,
+        ])
+      ).rows[0]!;
       // Replace the last two blocks: the transfer lands one block lower, in a block with another hash.
       await f.t.reorg(2, [{ raw, blockOffset: 0 }]);
       await scan();
-      const moved = (await t.db.query<{ block_number: number; block_hash: string; status: string }>('SELECT block_number::int, block_hash, status FROM incoming_transfers WHERE session_id = $1', [session.id])).rows;
+      const moved = (
+        await t.db.query<{ block_number: number; block_hash: string; status: string }>(
+          'SELECT block_number::int, block_hash, status FROM incoming_transfers WHERE session_id = $1',
+          [session.id],
+        )
+      ).rows;
       assert.equal(moved.length, 1);
       assert.equal(moved[0]!.block_number, first.block_number - 1, 'followed to its new block');
       assert.notEqual(moved[0]!.block_hash, first.block_hash);
@@ -337,7 +387,14 @@ for (const backend of backends()) {
       const seenBefore = await countRows(t.db, 'incoming_transfers', 'session_id = ANY($1)', [sessions.map((s) => s.id)]);
       assert.ok(seenBefore > 0 && seenBefore < 6, `stopped mid-scan (${seenBefore} of 6 seen)`);
       // Another instance's round whose commit fails after all its work: nothing of it stays.
-      const crashing: Database = { ...t.db, transaction: (work) => t.db.transaction(async (tx) => { await work(tx); throw new Error('crash before commit'); }) };
+      const crashing: Database = {
+        ...t.db,
+        transaction: (work) =>
+          t.db.transaction(async (tx) => {
+            await work(tx);
+            throw new Error('crash before commit');
+          }),
+      };
       await assert.rejects(manualScanner({ db: crashing, chain, now: clock.now }).runOnce(), /crash before commit/);
       assert.equal(await countRows(t.db, 'incoming_transfers', 'session_id = ANY($1)', [sessions.map((s) => s.id)]), seenBefore);
       // After the restart: all of them, once.

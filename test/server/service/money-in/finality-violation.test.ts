@@ -77,7 +77,8 @@ for (const backend of backends()) {
         const s = scanner();
         for (let i = 0; i < rounds; i++) await s.runOnce();
       };
-      const withdraw = (amount: string) => call(service!.url, 'POST', '/v1/withdrawal', { key, body: { amount, address: randomAddress(), blockchainId: 'bsc', assetId: 'USDT' } });
+      const withdraw = (amount: string) =>
+        call(service!.url, 'POST', '/v1/withdrawal', { key, body: { amount, address: randomAddress(), blockchainId: 'bsc', assetId: 'USDT' } });
       const payOut = async (id: string) =>
         eventually(
           async () => {
@@ -88,7 +89,11 @@ for (const backend of backends()) {
           `withdrawal ${id} paid out`,
         );
       const eventsOf = async (sessionId: string) =>
-        (await db().query<{ type: string }>("SELECT type FROM webhook_events WHERE body::jsonb -> 'data' -> 'object' ->> 'id' = $1 ORDER BY created_at", [sessionId])).rows.map((r) => r.type);
+        (
+          await db().query<{ type: string }>("SELECT type FROM webhook_events WHERE body::jsonb -> 'data' -> 'object' ->> 'id' = $1 ORDER BY created_at", [
+            sessionId,
+          ])
+        ).rows.map((r) => r.type);
       await scan();
 
       // A payment, credited, then final: available, announced once.
@@ -110,10 +115,12 @@ for (const backend of backends()) {
       const first = await withdraw('1.5');
       assert.equal(first.status, 200, JSON.stringify(first.body));
       await payOut(first.body.id);
-      const payout = (await db().query<{ raw_transaction: Hex }>('SELECT raw_transaction FROM payout_transactions WHERE withdrawal_id = $1', [first.body.id])).rows[0]!;
+      const payout = (await db().query<{ raw_transaction: Hex }>('SELECT raw_transaction FROM payout_transactions WHERE withdrawal_id = $1', [first.body.id]))
+        .rows[0]!;
       await f.t.mine(6);
       await scan(2);
-      const checkpoint = (await db().query<{ block: number }>(`SELECT checkpoint_block::int AS block FROM chain_networks WHERE blockchain_id = 'bsc'`)).rows[0]!;
+      const checkpoint = (await db().query<{ block: number }>(`SELECT checkpoint_block::int AS block FROM chain_networks WHERE blockchain_id = 'bsc'`))
+        .rows[0]!;
       assert.ok(checkpoint.block > paidIn, `the checkpoint (${checkpoint.block}) is past the payment's block (${paidIn})`);
 
       // The chain is reorganized from the payment's block on, past finality: the payout stays, the payment is gone.
@@ -122,9 +129,15 @@ for (const backend of backends()) {
       await f.t.mine(6);
       assert.equal(await f.t.client.getTransactionReceipt({ hash: paymentHash }).catch(() => null), null, 'the payment is not on the chain any more');
       await scan();
-      assert.ok(lines.some((line) => line.code === 'chain_finality_violated' && line.level === 'error' && line.blockchainId === 'bsc'), 'the operator is told');
+      assert.ok(
+        lines.some((line) => line.code === 'chain_finality_violated' && line.level === 'error' && line.blockchainId === 'bsc'),
+        'the operator is told',
+      );
       const networks = (await call(service.url, 'GET', '/v1/withdrawal/networks', { key })).body.items;
-      assert.deepEqual(networks.find((n: { id: string }) => n.id === 'bsc').alerts.map((a: { code: string }) => a.code), ['chain_finality_violated']);
+      assert.deepEqual(
+        networks.find((n: { id: string }) => n.id === 'bsc').alerts.map((a: { code: string }) => a.code),
+        ['chain_finality_violated'],
+      );
 
       // Payouts halt: what is left of the vanished money is taken, held, and nothing is signed.
       const held = await withdraw('0.5');
@@ -158,10 +171,24 @@ for (const backend of backends()) {
         PAYLINK_EVM_TOKENS: `USDT=${f.usdt},CNGN=${f.cngn}`,
         PAYLINK_EVM_CONFIRMATIONS: '1',
       };
-      const code = await runChainCommand({ action: 'resume', network: 'bsc', ...storage, env, out: (line) => out.push(line), err: (line) => out.push(line), logger });
+      const code = await runChainCommand({
+        action: 'resume',
+        network: 'bsc',
+        ...storage,
+        env,
+        out: (line) => out.push(line),
+        err: (line) => out.push(line),
+        logger,
+      });
       assert.equal(code, 0, out.join('\n'));
-      assert.ok(out.some((line) => line.includes('Reversed 2.000000 USDT') && line.includes(paymentHash)), out.join('\n'));
-      assert.ok(lines.some((line) => line.code === 'balance_owed' && line.owed === '1.500000'), 'the debt is logged');
+      assert.ok(
+        out.some((line) => line.includes('Reversed 2.000000 USDT') && line.includes(paymentHash)),
+        out.join('\n'),
+      );
+      assert.ok(
+        lines.some((line) => line.code === 'balance_owed' && line.owed === '1.500000'),
+        'the debt is logged',
+      );
 
       service = await start();
       assert.equal(await countRows(db(), 'network_alerts'), 0, 'the alert is cleared');
@@ -171,7 +198,13 @@ for (const backend of backends()) {
       const failed = (await call(service.url, 'GET', `/v1/withdrawal/${held.body.id}`, { key })).body;
       assert.equal(failed.status, 'failed', 'the withdrawal that waited on the vanished money is not paid');
       assert.match(failed.failureReason, /reorganization/);
-      assert.deepEqual(await balanceOf(service.url, key), { assetId: 'USDT', blockchainId: 'bsc', available: '0.000000', pending: '3.000000', owed: '1.500000' });
+      assert.deepEqual(await balanceOf(service.url, key), {
+        assetId: 'USDT',
+        blockchainId: 'bsc',
+        available: '0.000000',
+        pending: '3.000000',
+        owed: '1.500000',
+      });
       assert.equal((await withdraw('0.1')).status, 422, 'nothing can be withdrawn while the balance owes');
       await assertLedgerMatches(db(), integratorId);
 
@@ -183,20 +216,39 @@ for (const backend of backends()) {
       assert.equal(next.status, 200);
       await payOut(next.body.id);
       await assertLedgerMatches(db(), integratorId);
-      const entries = (await db().query<{ kind: string; available: string }>(
-        `SELECT e.kind, e.available_delta::text AS available FROM ledger_entries e JOIN chain_transfers c ON c.id = e.transfer_id WHERE c.session_id = $1 ORDER BY e.created_at`,
-        [vanishing.id],
-      )).rows.map((r) => [r.kind, Number(r.available)]);
-      assert.deepEqual(entries, [['payment', 0], ['payment_final', 2], ['payment_reversal', -2]]);
+      const entries = (
+        await db().query<{ kind: string; available: string }>(
+          `SELECT e.kind, e.available_delta::text AS available FROM ledger_entries e JOIN chain_transfers c ON c.id = e.transfer_id WHERE c.session_id = $1 ORDER BY e.created_at`,
+          [vanishing.id],
+        )
+      ).rows.map((r) => [r.kind, Number(r.available)]);
+      assert.deepEqual(entries, [
+        ['payment', 0],
+        ['payment_final', 2],
+        ['payment_reversal', -2],
+      ]);
     });
   });
 }
 
 describe('paylink chain', () => {
-  const options = { databaseUrl: undefined, dataDir: '/nonexistent', env: { PAYLINK_EVM_RPC_URL: 'http://127.0.0.1:1', PAYLINK_EVM_CHAIN_ID: '56', PAYLINK_EVM_TOKENS: `USDT=0x${'11'.repeat(20)}` } };
+  const options = {
+    databaseUrl: undefined,
+    dataDir: '/nonexistent',
+    env: { PAYLINK_EVM_RPC_URL: 'http://127.0.0.1:1', PAYLINK_EVM_CHAIN_ID: '56', PAYLINK_EVM_TOKENS: `USDT=0x${'11'.repeat(20)}` },
+  };
   it('says how to use it, before it opens anything: an unknown action, no --network, a network not configured', async () => {
-    await assert.rejects(runChainCommand({ ...options, action: 'pause', network: 'bsc' }), (error: unknown) => error instanceof UsageError && /try "paylink chain resume --network <id>"/.test(error.message));
-    await assert.rejects(runChainCommand({ ...options, action: 'resume', network: undefined }), (error: unknown) => error instanceof UsageError && /needs --network/.test(error.message));
-    await assert.rejects(runChainCommand({ ...options, action: 'resume', network: 'polygon' }), (error: unknown) => error instanceof UsageError && /no network polygon.*configured: bsc/.test(error.message));
+    await assert.rejects(
+      runChainCommand({ ...options, action: 'pause', network: 'bsc' }),
+      (error: unknown) => error instanceof UsageError && /try "paylink chain resume --network <id>"/.test(error.message),
+    );
+    await assert.rejects(
+      runChainCommand({ ...options, action: 'resume', network: undefined }),
+      (error: unknown) => error instanceof UsageError && /needs --network/.test(error.message),
+    );
+    await assert.rejects(
+      runChainCommand({ ...options, action: 'resume', network: 'polygon' }),
+      (error: unknown) => error instanceof UsageError && /no network polygon.*configured: bsc/.test(error.message),
+    );
   });
 });

@@ -82,7 +82,10 @@ for (const backend of backends()) {
         'SELECT e.kind FROM ledger_entries e JOIN chain_transfers c ON c.id = e.transfer_id WHERE c.session_id = $1 ORDER BY e.created_at',
         [session.id],
       );
-      assert.deepEqual(entries.rows.map((r) => r.kind), ['payment', 'payment_final']);
+      assert.deepEqual(
+        entries.rows.map((r) => r.kind),
+        ['payment', 'payment_final'],
+      );
       assert.equal((await withdraw('1')).status, 200, 'final funds can be withdrawn');
     });
 
@@ -111,15 +114,24 @@ for (const backend of backends()) {
         'SELECT e.kind, e.pending_delta::text FROM ledger_entries e JOIN chain_transfers c ON c.id = e.transfer_id WHERE c.session_id = $1 ORDER BY e.created_at',
         [session.id],
       );
-      assert.deepEqual(entries.rows.map((r) => [r.kind, Number(r.pending_delta)]), [
-        ['payment', 6],
-        ['payment_reversal', -6],
-      ]);
+      assert.deepEqual(
+        entries.rows.map((r) => [r.kind, Number(r.pending_delta)]),
+        [
+          ['payment', 6],
+          ['payment_reversal', -6],
+        ],
+      );
       const record = await call(t.url, 'GET', `/v1/checkout-session/${session.id}`, { key });
       assert.equal(record.body.status, 'reversed');
       assert.equal(record.body.reversedAmount, '6.000000');
-      const events = await t.db.query<{ type: string }>("SELECT type FROM webhook_events WHERE body::jsonb -> 'data' -> 'object' ->> 'id' = $1 ORDER BY created_at", [session.id]);
-      assert.deepEqual(events.rows.map((r) => r.type), ['checkout.session.paid', 'payment.reversed']);
+      const events = await t.db.query<{ type: string }>(
+        "SELECT type FROM webhook_events WHERE body::jsonb -> 'data' -> 'object' ->> 'id' = $1 ORDER BY created_at",
+        [session.id],
+      );
+      assert.deepEqual(
+        events.rows.map((r) => r.type),
+        ['checkout.session.paid', 'payment.reversed'],
+      );
       const line = logged.find((l) => l.code === 'payment_reversed');
       assert.ok(line, 'the operator is told');
       assert.equal(line.sessionId, session.id);
@@ -197,18 +209,28 @@ describe('EVM chain identity at start', () => {
       await f.t.mine(80);
       const chain = await f.adapter({ confirmations: 3 });
       try {
-        await assert.rejects(startService({ dataDir, chain, scanner: false, payoutWorker: false, webhookWorker: false, logger: createLogger(() => {}) }), (error: unknown) => {
-          assert.ok(error instanceof ChainIdentityError, String(error));
-          assert.match(error.message, /network bsc: the node's block \d+ is 0x[0-9a-f]{64}, but this database held 0x[0-9a-f]{64} there as final: the chain was reorganized past finality/);
-          assert.match(error.message, /paylink chain resume --network bsc/);
-          return true;
-        });
+        await assert.rejects(
+          startService({ dataDir, chain, scanner: false, payoutWorker: false, webhookWorker: false, logger: createLogger(() => {}) }),
+          (error: unknown) => {
+            assert.ok(error instanceof ChainIdentityError, String(error));
+            assert.match(
+              error.message,
+              /network bsc: the node's block \d+ is 0x[0-9a-f]{64}, but this database held 0x[0-9a-f]{64} there as final: the chain was reorganized past finality/,
+            );
+            assert.match(error.message, /paylink chain resume --network bsc/);
+            return true;
+          },
+        );
       } finally {
         await chain.close();
       }
       const db = await openDatabase({ dataDir });
       try {
-        assert.deepEqual((await listAlerts(db)).map((alert) => [alert.blockchainId, alert.code]), [['bsc', 'chain_finality_violated']], 'payouts on bsc are halted');
+        assert.deepEqual(
+          (await listAlerts(db)).map((alert) => [alert.blockchainId, alert.code]),
+          [['bsc', 'chain_finality_violated']],
+          'payouts on bsc are halted',
+        );
       } finally {
         await db.close();
       }

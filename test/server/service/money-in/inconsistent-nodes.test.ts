@@ -30,10 +30,12 @@ for (const backend of backends()) {
     const scan = async (rounds = 1) => {
       for (let i = 0; i < rounds; i++) await scanner.runOnce();
     };
-    const nextBlock = async () => Number((await t.db.query<{ n: string }>(`SELECT next_block::text AS n FROM chain_cursors WHERE blockchain_id = 'bsc'`)).rows[0]!.n);
+    const nextBlock = async () =>
+      Number((await t.db.query<{ n: string }>(`SELECT next_block::text AS n FROM chain_cursors WHERE blockchain_id = 'bsc'`)).rows[0]!.n);
     const blockOf = async (hash: Hash) => Number((await f.t.client.getTransactionReceipt({ hash })).blockNumber);
     const credited = (sessionId: string) => countRows(t.db, 'chain_transfers', 'session_id = $1', [sessionId]);
-    const newSession = async (amount: string) => (await startSession(t.url, await createUsdLink(t.url, key, amount))) as { id: string; payAddress: string; cryptoAmount: string };
+    const newSession = async (amount: string) =>
+      (await startSession(t.url, await createUsdLink(t.url, key, amount))) as { id: string; payAddress: string; cryptoAmount: string };
 
     before(async () => {
       f = await startEvmFixture();
@@ -95,7 +97,10 @@ for (const backend of backends()) {
           await scan();
         }
         assert.equal((await readSession(t.url, session.id)).status, 'confirming', 'it waits: its block is still there');
-        assert.ok(lines.some((line) => line.code === 'transfer_receipt_missing' && line.txHash === hash), 'the log says why it waits');
+        assert.ok(
+          lines.some((line) => line.code === 'transfer_receipt_missing' && line.txHash === hash),
+          'the log says why it waits',
+        );
         proxy.hideTransactions(null);
         await f.t.mine(1);
         await scan();
@@ -138,7 +143,10 @@ for (const backend of backends()) {
     it('logs an outage as long as it lasted on the service clock, from the first failed round to the first good one, in JSON lines', async () => {
       const clock = testClock();
       const logged: Array<{ code: string; [field: string]: unknown }> = [];
-      const loop = startChainScanner({ db: t.db, chain, now: clock.now, logger: createLogger((line) => logged.push(JSON.parse(line))) }, { pollMs: 20, maxBackoffMs: 40 });
+      const loop = startChainScanner(
+        { db: t.db, chain, now: clock.now, logger: createLogger((line) => logged.push(JSON.parse(line))) },
+        { pollMs: 20, maxBackoffMs: 40 },
+      );
       try {
         await proxy.setMode('down');
         await eventually(async () => logged.some((line) => line.code === 'scanner_node_unavailable'), 15_000, 'the outage logged');
@@ -156,7 +164,8 @@ for (const backend of backends()) {
       const up = logged.find((line) => line.code === 'scanner_node_recovered')!;
       assert.equal(up.outageSeconds, 15);
       assert.equal(logged.filter((line) => line.code === 'scanner_node_unavailable').length, 1, 'one line when it starts');
-      for (const line of logged) assert.ok(typeof line.time === 'string' && typeof line.message === 'string' && !String(line.message).includes('\n'), JSON.stringify(line));
+      for (const line of logged)
+        assert.ok(typeof line.time === 'string' && typeof line.message === 'string' && !String(line.message).includes('\n'), JSON.stringify(line));
     });
   });
 }

@@ -41,7 +41,8 @@ for (const backend of backends()) {
     const simulate = (sessionId: string, body: Record<string, unknown> = {}) =>
       call(t.url, 'POST', `/v1/checkout/sessions/${sessionId}/simulate-payment`, { body });
     const keyed = (method: string, path: string, apiKey = key, body?: unknown) => call(t.url, method, path, { key: apiKey, body });
-    const deliveriesOf = (receiver: Receiver) => receiver.received.map((delivery) => JSON.parse(delivery.body) as { type: string; data: { object: Record<string, any> } });
+    const deliveriesOf = (receiver: Receiver) =>
+      receiver.received.map((delivery) => JSON.parse(delivery.body) as { type: string; data: { object: Record<string, any> } });
 
     /** A fresh integrator with an endpoint that hears every event. */
     async function merchantWithWebhooks() {
@@ -56,7 +57,10 @@ for (const backend of backends()) {
       it('a keyless start on a 1.00 USD link with reference "order-1042", paid, carries no reference to the webhook or keyed reads', async () => {
         const receiver = await startReceiver();
         try {
-          const endpoint = await call(t.url, 'POST', '/v1/webhook-endpoint', { key, body: { url: `${receiver.url}/hooks`, events: ['checkout.session.paid'] } });
+          const endpoint = await call(t.url, 'POST', '/v1/webhook-endpoint', {
+            key,
+            body: { url: `${receiver.url}/hooks`, events: ['checkout.session.paid'] },
+          });
           assert.equal(endpoint.status, 201, JSON.stringify(endpoint.body));
           const slug = await createUsdLink(t.url, key, '1.00');
           const session = await startSession(t.url, slug, { assetId: 'USDT', reference: 'order-1042' });
@@ -108,7 +112,12 @@ for (const backend of backends()) {
         assert.deepEqual(order.cart.items, [{ name: 'Lamp', quantity: 2, unitAmount: '750.00' }]);
         assert.deepEqual(order.metadata, { customerId: 'c_77' });
         assert.deepEqual(order.prepayOptions, { collectAddress: true, collectPhone: false });
-        assert.deepEqual(order.postpayAction, { redirect: true, showConfirmationPage: true, successMessage: 'Thank you!', redirectUrl: 'https://shop.example/thanks' });
+        assert.deepEqual(order.postpayAction, {
+          redirect: true,
+          showConfirmationPage: true,
+          successMessage: 'Thank you!',
+          redirectUrl: 'https://shop.example/thanks',
+        });
         assert.equal(order.paidSessionId, null);
         assert.equal(order.paidAt, null);
         const lifetime = Date.parse(order.expiresAt) - before;
@@ -152,12 +161,19 @@ for (const backend of backends()) {
           const response = await keyed('POST', '/v1/order', apiKey, body);
           assert.equal(response.status, 400, `${JSON.stringify(body)} → ${response.status} ${JSON.stringify(response.body)}`);
           assert.equal(response.body.code, 'validation_failed');
-          assert.ok(response.body.errors.some((e: { path: string }) => e.path.startsWith(path)), `${JSON.stringify(response.body.errors)} names ${path}`);
+          assert.ok(
+            response.body.errors.some((e: { path: string }) => e.path.startsWith(path)),
+            `${JSON.stringify(response.body.errors)} names ${path}`,
+          );
         }
         assert.equal((await keyed('GET', '/v1/order', apiKey)).body.meta.totalItems, 0);
         assert.equal((await call(t.url, 'POST', '/v1/order', { body: { fiatAmount: '1', fiatCurrency: 'USD', reference: 'a' } })).status, 401);
         // With items and no amount, the order is priced at their total.
-        const byItems = await keyed('POST', '/v1/order', apiKey, { fiatCurrency: 'NGN', reference: 'items', cart: { items: [{ name: 'Rice', quantity: 3, unitAmount: 2500.5 }] } });
+        const byItems = await keyed('POST', '/v1/order', apiKey, {
+          fiatCurrency: 'NGN',
+          reference: 'items',
+          cart: { items: [{ name: 'Rice', quantity: 3, unitAmount: 2500.5 }] },
+        });
         assert.equal(byItems.status, 201, JSON.stringify(byItems.body));
         assert.equal(byItems.body.fiatAmount, '7501.50');
       });
@@ -173,7 +189,9 @@ for (const backend of backends()) {
         const { key: otherKey } = await t.newKey();
         await createUsdOrder(t.url, otherKey, '20', 'order-7');
         // Two at once: one order.
-        const racing = await Promise.all([1, 2, 3].map(() => keyed('POST', '/v1/order', apiKey, { fiatAmount: '5', fiatCurrency: 'USD', reference: 'order-8' })));
+        const racing = await Promise.all(
+          [1, 2, 3].map(() => keyed('POST', '/v1/order', apiKey, { fiatAmount: '5', fiatCurrency: 'USD', reference: 'order-8' })),
+        );
         assert.deepEqual(racing.map((r) => r.status).sort(), [201, 409, 409]);
         assert.equal((await keyed('POST', `/v1/order/${first.id}/cancel`, apiKey)).status, 200);
         const reopened = await keyed('POST', '/v1/order', apiKey, { fiatAmount: '20', fiatCurrency: 'USD', reference: 'order-7' });
@@ -195,9 +213,18 @@ for (const backend of backends()) {
         assert.equal(other.status, 409);
         assert.equal(other.body.code, 'idempotency_conflict');
         const concurrent = await Promise.all(
-          [1, 2, 3].map(() => call(t.url, 'POST', '/v1/order', { key: apiKey, body: { ...body, reference: 'order-idem-2' }, headers: { 'idempotency-key': 'create-order-idem-2' } })),
+          [1, 2, 3].map(() =>
+            call(t.url, 'POST', '/v1/order', {
+              key: apiKey,
+              body: { ...body, reference: 'order-idem-2' },
+              headers: { 'idempotency-key': 'create-order-idem-2' },
+            }),
+          ),
         );
-        assert.deepEqual(concurrent.map((r) => r.status), [201, 201, 201]);
+        assert.deepEqual(
+          concurrent.map((r) => r.status),
+          [201, 201, 201],
+        );
         assert.equal(new Set(concurrent.map((r) => r.body.id)).size, 1, 'one order for concurrent twins');
         assert.equal((await keyed('GET', '/v1/order', apiKey)).body.meta.totalItems, 2);
         const bad = await call(t.url, 'POST', '/v1/order', { key: apiKey, body, headers: { 'idempotency-key': 'bad key' } });
@@ -258,12 +285,27 @@ for (const backend of backends()) {
         assert.equal(view.status, 200);
         assert.equal(view.headers.get('access-control-allow-origin'), '*');
         assert.deepEqual(Object.keys(view.body).sort(), [
-          'assets', 'cart', 'description', 'expiresAt', 'fiatAmount', 'fiatCurrency', 'id', 'merchantName', 'prepayOptions', 'sandbox', 'state', 'title', 'url',
+          'assets',
+          'cart',
+          'description',
+          'expiresAt',
+          'fiatAmount',
+          'fiatCurrency',
+          'id',
+          'merchantName',
+          'prepayOptions',
+          'sandbox',
+          'state',
+          'title',
+          'url',
         ]);
         assert.equal(view.body.state, 'open');
         assert.equal(view.body.fiatAmount, '1500.00');
         assert.deepEqual(view.body.prepayOptions, { collectAddress: false, collectPhone: true });
-        assert.deepEqual(view.body.assets.map((asset: { assetId: string }) => asset.assetId), ['USDT', 'CNGN']);
+        assert.deepEqual(
+          view.body.assets.map((asset: { assetId: string }) => asset.assetId),
+          ['USDT', 'CNGN'],
+        );
         const text = JSON.stringify(view.body);
         assert.ok(!text.includes('order-secret-ref') && !text.includes('secret-meta'));
         for (const path of ['/v1/checkout/orders/0f9a7c1e-2b3d-4e5f-8a9b-0c1d2e3f4a5b', '/v1/checkout/orders/nope']) {
@@ -290,11 +332,20 @@ for (const backend of backends()) {
         for (const [body, path] of refused) {
           const response = await start(body);
           assert.equal(response.status, 400, JSON.stringify(body));
-          assert.ok(response.body.errors.some((e: { path: string }) => e.path === path), `${JSON.stringify(response.body.errors)} names ${path}`);
+          assert.ok(
+            response.body.errors.some((e: { path: string }) => e.path === path),
+            `${JSON.stringify(response.body.errors)} names ${path}`,
+          );
         }
         assert.equal(await countRows(t.db, 'checkout_sessions', 'order_id = $1', [order.id]), 0);
 
-        const session = await startOrderSession(t.url, order.id, { assetId: 'usdt', blockchainId: 'BSC', fiatAmount: 1500, customer: phone, reference: 'order-999' });
+        const session = await startOrderSession(t.url, order.id, {
+          assetId: 'usdt',
+          blockchainId: 'BSC',
+          fiatAmount: 1500,
+          customer: phone,
+          reference: 'order-999',
+        });
         assert.equal(session.orderId, order.id);
         assert.equal(session.slug, null);
         assert.equal(session.fiatAmount, '1500.00');
@@ -308,7 +359,10 @@ for (const backend of backends()) {
         assert.equal(record.clientReference, 'order-999');
         assert.deepEqual(record.metadata, { cart: 'c_9' });
         assert.equal(record.customer.phone, '+2348012345678');
-        assert.deepEqual((await keyed('GET', '/v1/checkout-session?reference=order-amount')).body.items.map((item: { id: string }) => item.id), [session.id]);
+        assert.deepEqual(
+          (await keyed('GET', '/v1/checkout-session?reference=order-amount')).body.items.map((item: { id: string }) => item.id),
+          [session.id],
+        );
       });
 
       it('two tabs paying one order: one session paid, the other’s transfer late; the balance has both; the order is paid and announced once', async () => {
@@ -372,7 +426,11 @@ for (const backend of backends()) {
           const order = await createUsdOrder(t.url, merchant.key, '10', `order-race-${round}`);
           const tabs = await Promise.all([1, 2, 3].map(() => startOrderSession(t.url, order.id)));
           const paid = await Promise.all(tabs.map((tab) => simulate(tab.id)));
-          assert.deepEqual(paid.map((r) => r.status), [200, 200, 200], JSON.stringify(paid.map((r) => r.body)));
+          assert.deepEqual(
+            paid.map((r) => r.status),
+            [200, 200, 200],
+            JSON.stringify(paid.map((r) => r.body)),
+          );
           const records = await Promise.all(tabs.map(async (tab) => (await keyed('GET', `/v1/checkout-session/${tab.id}`, merchant.key)).body));
           assert.equal(records.filter((r) => r.status === 'paid').length, 1, 'one session pays the order');
           assert.equal(records.filter((r) => r.status === 'expired' && r.lateAmount === '10.000000').length, 2, 'the others are late');
@@ -396,8 +454,13 @@ for (const backend of backends()) {
           // Started before the payment committed: closed by it.
           assert.equal((await call(t.url, 'GET', `/v1/checkout/sessions/${start.body.id}`)).body.status, 'expired');
         }
-        const after = await Promise.all([...Array(6)].map(() => call(t.url, 'POST', `/v1/checkout/orders/${order.id}/sessions`, { body: { assetId: 'USDT' } })));
-        assert.deepEqual(after.map((r) => [r.status, r.body.code]), [...Array(6)].map(() => [409, 'order_paid']));
+        const after = await Promise.all(
+          [...Array(6)].map(() => call(t.url, 'POST', `/v1/checkout/orders/${order.id}/sessions`, { body: { assetId: 'USDT' } })),
+        );
+        assert.deepEqual(
+          after.map((r) => [r.status, r.body.code]),
+          [...Array(6)].map(() => [409, 'order_paid']),
+        );
         assert.equal((await keyed('POST', `/v1/order/${order.id}/cancel`)).status, 409, 'a paid order cannot be cancelled');
       });
 
@@ -465,17 +528,26 @@ for (const backend of backends()) {
           token: 'orders-admin-token-of-32-characters-or-more',
           fetch: (input, init) => proxy(new Request(input, init)),
         });
-        for (const [name, client] of [['direct', direct], ['proxy', viaProxy]] as const) {
+        for (const [name, client] of [
+          ['direct', direct],
+          ['proxy', viaProxy],
+        ] as const) {
           const body = { fiatAmount: '42.00', fiatCurrency: 'USD', reference: `client-${name}`, metadata: { via: name } };
           const order = await client.orders.create(body, { idempotencyKey: `client-order-${name}` });
           assert.equal(order.status, 'open', name);
           assert.equal((await client.orders.create(body, { idempotencyKey: `client-order-${name}` })).id, order.id, `${name}: a retry gets the same order`);
           await assert.rejects(client.orders.create({ ...body, fiatAmount: '1' }, { idempotencyKey: `client-order-${name}` }), PaylinkConflictError);
           await assert.rejects(client.orders.create(body), (error) => error instanceof PaylinkConflictError && error.code === 'reference_in_use');
-          await assert.rejects(client.orders.create({ ...body, reference: '' }), (error) => error instanceof PaylinkValidationError && error.errors[0]!.path === 'reference');
+          await assert.rejects(
+            client.orders.create({ ...body, reference: '' }),
+            (error) => error instanceof PaylinkValidationError && error.errors[0]!.path === 'reference',
+          );
           assert.deepEqual(await client.orders.get(order.id), order);
           const page = await client.orders.list({ status: 'open', reference: `client-${name}`, startDate: new Date(Date.parse(order.createdAt) - 1000) });
-          assert.deepEqual(page.items.map((item) => item.id), [order.id]);
+          assert.deepEqual(
+            page.items.map((item) => item.id),
+            [order.id],
+          );
 
           const view = await client.checkout.getOrder(order.id);
           assert.equal(view.fiatAmount, '42.00');
@@ -486,7 +558,10 @@ for (const backend of backends()) {
           assert.equal(record.reference, `client-${name}`);
 
           assert.equal((await client.orders.cancel(order)).status, 'cancelled');
-          await assert.rejects(client.checkout.startOrderSession(order.id, { assetId: 'USDT' }), (error) => error instanceof PaylinkGoneError && error.code === 'order_cancelled');
+          await assert.rejects(
+            client.checkout.startOrderSession(order.id, { assetId: 'USDT' }),
+            (error) => error instanceof PaylinkGoneError && error.code === 'order_cancelled',
+          );
           await assert.rejects(client.orders.get('0f9a7c1e-2b3d-4e5f-8a9b-0c1d2e3f4a5b'), PaylinkNotFoundError);
         }
       });

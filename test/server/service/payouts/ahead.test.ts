@@ -15,7 +15,19 @@ import { createPayoutsAhead, processPayouts } from '../../../../src/server/servi
 import { startService } from '../../../../src/server/service/serve.js';
 import { assertLedgerMatches, countRows } from '../../../support/money.js';
 import { backends, call, type TestService } from '../../../support/service.js';
-import { COSTLIEST_AMOUNT, costliestAddress, payoutChecks, randomAddress, spied, startPayoutService, waitForPayouts, type EvmFixture, type PayoutChecks, type PayoutService, type Spy } from '../../../support/evm-service.js';
+import {
+  COSTLIEST_AMOUNT,
+  costliestAddress,
+  payoutChecks,
+  randomAddress,
+  spied,
+  startPayoutService,
+  waitForPayouts,
+  type EvmFixture,
+  type PayoutChecks,
+  type PayoutService,
+  type Spy,
+} from '../../../support/evm-service.js';
 
 for (const backend of backends()) {
   describe(`EVM payouts prepared while their withdrawals are recorded (${backend})`, () => {
@@ -36,7 +48,10 @@ for (const backend of backends()) {
 
     /** The payout requests of withdrawals `ids`, in that order, as the intake hands them over. */
     const requestsOf = async (ids: string[]): Promise<PayoutRequest[]> => {
-      const { rows } = await t.db.query<{ id: string; address: string; amount: string }>('SELECT id, address, amount::text AS amount FROM withdrawals WHERE id = ANY($1)', [ids]);
+      const { rows } = await t.db.query<{ id: string; address: string; amount: string }>(
+        'SELECT id, address, amount::text AS amount FROM withdrawals WHERE id = ANY($1)',
+        [ids],
+      );
       return ids.map((id) => {
         const row = rows.find((r) => r.id === id)!;
         return { withdrawalId: id, blockchainId: 'bsc', assetId: 'USDT', address: row.address, amount: row.amount };
@@ -72,10 +87,18 @@ for (const backend of backends()) {
         ahead.anticipate(await requestsOf(ids));
         await payUntilDone(chain, ids, ahead);
 
-        assert.deepEqual(spy.prepared.map((batch) => batch.map((r) => r.withdrawalId)), [ids], 'estimated once, ahead: the worker did not estimate them again');
+        assert.deepEqual(
+          spy.prepared.map((batch) => batch.map((r) => r.withdrawalId)),
+          [ids],
+          'estimated once, ahead: the worker did not estimate them again',
+        );
         const rows = await stored(ids);
         assertNonces(rows, start);
-        assert.deepEqual(rows.map((row) => row.withdrawal_id), ids, 'stored in the order they were prepared, so their signatures stand');
+        assert.deepEqual(
+          rows.map((row) => row.withdrawal_id),
+          ids,
+          'stored in the order they were prepared, so their signatures stand',
+        );
         assert.deepEqual(
           spy.signed.map(([, nonce]) => nonce),
           rows.map((row) => row.nonce),
@@ -188,7 +211,14 @@ for (const backend of backends()) {
 
     it('a running service: a burst of POSTs is prepared by its intake and paid by its worker, each estimated once and paid once', async () => {
       const { chain, spy } = await warmChain();
-      const service = await startService({ db: t.db, chain, rateSettings: { sources: ['static'] }, scanner: false, webhookWorker: false, payouts: { checkMs: 20 } });
+      const service = await startService({
+        db: t.db,
+        chain,
+        rateSettings: { sources: ['static'] },
+        scanner: false,
+        webhookWorker: false,
+        payouts: { checkMs: 20 },
+      });
       try {
         const from = (await f.t.client.getBlockNumber()) + 1n;
         const start = await f.t.client.getTransactionCount({ address: hot });
@@ -200,7 +230,12 @@ for (const backend of backends()) {
             return res.body.id as string;
           }),
         );
-        await waitForPayouts(setup, async () => (await countRows(t.db, 'withdrawals', "id = ANY($1) AND status = 'success'", [ids])) === ids.length, 'the burst paid', { ids });
+        await waitForPayouts(
+          setup,
+          async () => (await countRows(t.db, 'withdrawals', "id = ANY($1) AND status = 'success'", [ids])) === ids.length,
+          'the burst paid',
+          { ids },
+        );
 
         const preparedIds = spy.prepared.flat().map((r) => r.withdrawalId);
         for (const id of ids) assert.equal(preparedIds.filter((x) => x === id).length, 1, 'estimated once, while it was recorded');

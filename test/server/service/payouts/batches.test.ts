@@ -45,10 +45,17 @@ for (const backend of backends()) {
         'SELECT withdrawal_id, nonce::int AS nonce, tx_hash, raw_transaction, status, created_at FROM payout_transactions WHERE withdrawal_id = ANY($1) ORDER BY nonce',
         [ids],
       );
-    const nextNonce = async () => (await t.db.query<{ n: number }>('SELECT next_nonce::int AS n FROM payout_nonces')).rows[0]?.n ?? (await f.t.client.getTransactionCount({ address: hot }));
+    const nextNonce = async () =>
+      (await t.db.query<{ n: number }>('SELECT next_nonce::int AS n FROM payout_nonces')).rows[0]?.n ??
+      (await f.t.client.getTransactionCount({ address: hot }));
     /** The hot wallet's USDT transfers on chain since block `from`, as [recipient, units]. */
     const transfersFromHot = async (from: bigint) => {
-      const logs = await f.t.client.getLogs({ address: f.usdt, event: TEST_TOKEN_ABI.find((x) => x.type === 'event' && x.name === 'Transfer')!, args: { from: hot }, fromBlock: from });
+      const logs = await f.t.client.getLogs({
+        address: f.usdt,
+        event: TEST_TOKEN_ABI.find((x) => x.type === 'event' && x.name === 'Transfer')!,
+        args: { from: hot },
+        fromBlock: from,
+      });
       return parseEventLogs({ abi: TEST_TOKEN_ABI, logs, eventName: 'Transfer' }).map((log) => [log.args.to.toLowerCase(), log.args.value] as const);
     };
     /** Asserts that each recipient received its amount in exactly one transfer, and nobody else anything. */
@@ -87,10 +94,16 @@ for (const backend of backends()) {
         const start = await nextNonce();
         const paid = Array.from({ length: 50 }, (_, i) => ({ to: randomAddress(), amount: `${i + 1}.5` }));
         const ids = await Promise.all(paid.map(({ to, amount }) => withdraw(amount, to, service.url)));
-        await waitForPayouts(setup, async () => (await countRows(t.db, 'withdrawals', "id = ANY($1) AND status = 'success'", [ids])) === 50, 'all 50 paid', { ids });
+        await waitForPayouts(setup, async () => (await countRows(t.db, 'withdrawals', "id = ANY($1) AND status = 'success'", [ids])) === 50, 'all 50 paid', {
+          ids,
+        });
 
         const rows = (await stored(ids)).rows;
-        assert.deepEqual(rows.map((r) => r.nonce), Array.from({ length: 50 }, (_, i) => start + i), 'consecutive nonces, no gap, no twin');
+        assert.deepEqual(
+          rows.map((r) => r.nonce),
+          Array.from({ length: 50 }, (_, i) => start + i),
+          'consecutive nonces, no gap, no twin',
+        );
         assert.ok(rows.every((r) => r.status === 'success'));
         // Rows stored in one transaction share its clock reading: each round stored what had arrived, together.
         const counts = new Map<number, number>();
@@ -130,8 +143,14 @@ for (const backend of backends()) {
       const before = (await stored(ids)).rows;
       assert.equal(before.length, 6, 'the whole batch was stored before anything was sent');
       assert.equal(new Set(before.map((r) => r.created_at.getTime())).size, 1, 'in one transaction');
-      assert.deepEqual(before.map((r) => r.nonce), Array.from({ length: 6 }, (_, i) => start + i));
-      await waitForPayouts(setup, async () => (await f.t.client.getTransactionCount({ address: hot })) === start + 2, 'two reached the chain', { ids, timeoutMs: 5_000 });
+      assert.deepEqual(
+        before.map((r) => r.nonce),
+        Array.from({ length: 6 }, (_, i) => start + i),
+      );
+      await waitForPayouts(setup, async () => (await f.t.client.getTransactionCount({ address: hot })) === start + 2, 'two reached the chain', {
+        ids,
+        timeoutMs: 5_000,
+      });
 
       // The restarted process: a new connection, the same database.
       const restarted = hookPayouts(await f.adapter({ confirmations: 1 }));
@@ -169,14 +188,25 @@ for (const backend of backends()) {
       await processPayouts({ db: t.db, chain, now: () => new Date() }, { checkMs: 60_000 });
       const rows = (await stored(ids)).rows;
       assert.equal(rows.length, 5, 'the batch was stored');
-      assert.deepEqual(rows.map((r) => r.status), ['sent', 'sent', 'signed', 'sent', 'sent'], 'the node took all but the third');
+      assert.deepEqual(
+        rows.map((r) => r.status),
+        ['sent', 'sent', 'signed', 'sent', 'sent'],
+        'the node took all but the third',
+      );
       assert.equal(await f.t.client.getTransactionCount({ address: hot }), start + 2, 'the two after the gap wait at the node');
 
       await payUntil(chain, ids);
       const failed = rows[2]!;
       assert.equal(attempts.get(failed.raw_transaction), 2, 'the third was sent again');
-      assert.deepEqual((await stored(ids)).rows.map((r) => [r.nonce, r.tx_hash, r.status]), rows.map((r) => [r.nonce, r.tx_hash, 'success']), 'the same transactions, all paid');
-      assert.ok([...attempts.keys()].every((raw) => rows.some((r) => r.raw_transaction === raw)), 'nothing but the stored bytes was sent');
+      assert.deepEqual(
+        (await stored(ids)).rows.map((r) => [r.nonce, r.tx_hash, r.status]),
+        rows.map((r) => [r.nonce, r.tx_hash, 'success']),
+        'the same transactions, all paid',
+      );
+      assert.ok(
+        [...attempts.keys()].every((raw) => rows.some((r) => r.raw_transaction === raw)),
+        'nothing but the stored bytes was sent',
+      );
       assert.equal(await f.t.client.getTransactionCount({ address: hot }), start + 5);
       await assertPaidOnce(from, paid);
     });
@@ -196,8 +226,15 @@ for (const backend of backends()) {
         return answers;
       };
       await processPayouts({ db: t.db, chain, now: () => new Date() }, { checkMs: 60_000 });
-      assert.deepEqual((await stored(ids)).rows.map((r) => r.status), ['sent', 'sent', 'sent', 'sent'], 'all four taken in the first round');
-      await waitForPayouts(setup, async () => (await f.t.client.getTransactionCount({ address: hot })) === start + 4, 'all four on chain', { ids, timeoutMs: 5_000 });
+      assert.deepEqual(
+        (await stored(ids)).rows.map((r) => r.status),
+        ['sent', 'sent', 'sent', 'sent'],
+        'all four taken in the first round',
+      );
+      await waitForPayouts(setup, async () => (await f.t.client.getTransactionCount({ address: hot })) === start + 4, 'all four on chain', {
+        ids,
+        timeoutMs: 5_000,
+      });
       await payUntil(chain, ids);
       await assertPaidOnce(from, paid);
     });
@@ -229,11 +266,17 @@ for (const backend of backends()) {
       );
       const statuses = await Promise.all(ids.map(statusOf));
       const failedAt = ids.indexOf(rejected.withdrawal_id);
-      assert.deepEqual(statuses, ids.map((_, i) => (i === failedAt ? 'failed' : 'success')));
+      assert.deepEqual(
+        statuses,
+        ids.map((_, i) => (i === failedAt ? 'failed' : 'success')),
+      );
       const filler = await t.db.query<{ status: string }>("SELECT status FROM payout_transactions WHERE purpose = 'nonce_filler' AND nonce = $1", [start + 1]);
       assert.deepEqual(filler.rows, [{ status: 'success' }], 'a filler took the refused nonce');
       assert.equal(await f.t.client.getTransactionCount({ address: hot }), start + 4, 'no nonce left unused, none used twice');
-      await assertPaidOnce(from, paid.filter((_, i) => i !== failedAt));
+      await assertPaidOnce(
+        from,
+        paid.filter((_, i) => i !== failedAt),
+      );
       const back = (Number(available) - paid.reduce((sum, p, i) => sum + (i === failedAt ? 0 : Number(p.amount)), 0)).toFixed(6);
       assert.equal((await balanceOf(t.url, key)).available, back, "the refused withdrawal's funds are back");
       await assertLedgerMatches(t.db, integratorId);
@@ -289,7 +332,10 @@ for (const backend of backends()) {
         return raws.map((): PromiseRejectedResult => ({ status: 'rejected', reason: new Error('connection reset after the node took the batch') }));
       };
       await processPayouts({ db: t.db, chain: lost.chain, now: () => new Date() }, { checkMs: 60_000, rebroadcastMs: 0 });
-      assert.deepEqual((await stored(ids)).rows.map((r) => r.status), ids.map(() => 'signed'));
+      assert.deepEqual(
+        (await stored(ids)).rows.map((r) => r.status),
+        ids.map(() => 'signed'),
+      );
       // Sent again through a proxy that counts what the node is asked.
       const proxy = await startRpcProxy(f.t.url);
       const asked: string[] = [];
@@ -297,11 +343,22 @@ for (const backend of backends()) {
       const lines: Array<{ code: string }> = [];
       const counted = await f.adapter({ confirmations: 1, rpcUrl: proxy.url });
       try {
-        await processPayouts({ db: t.db, chain: counted, now: () => new Date(), log: createLogger((line) => lines.push(JSON.parse(line))) }, { checkMs: 0, rebroadcastMs: 0 });
+        await processPayouts(
+          { db: t.db, chain: counted, now: () => new Date(), log: createLogger((line) => lines.push(JSON.parse(line))) },
+          { checkMs: 0, rebroadcastMs: 0 },
+        );
         assert.equal(asked.filter((method) => method === 'eth_sendRawTransaction').length, 6, 'each sent again once');
-        assert.deepEqual((await stored(ids)).rows.map((r) => r.status), ids.map(() => 'sent'), 'each known as taken by the node');
+        assert.deepEqual(
+          (await stored(ids)).rows.map((r) => r.status),
+          ids.map(() => 'sent'),
+          'each known as taken by the node',
+        );
         assert.equal(asked.filter((method) => method === 'eth_getTransactionCount').length, 0, "the hot wallet's nonce was not counted for each payout");
-        assert.deepEqual(lines.map((line) => line.code).filter((code) => code.startsWith('payout_')), [], 'nothing for the operator to look into');
+        assert.deepEqual(
+          lines.map((line) => line.code).filter((code) => code.startsWith('payout_')),
+          [],
+          'nothing for the operator to look into',
+        );
         await payUntil(counted, ids);
         await assertPaidOnce(from, paid);
       } finally {

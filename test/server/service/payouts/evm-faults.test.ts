@@ -107,7 +107,11 @@ for (const backend of backends()) {
         const port = await freePort();
         const url = `http://127.0.0.1:${port}`;
         const serve = async () => {
-          const child = spawn(process.execPath, [BIN, 'serve', '--chain', 'evm', ...storageArgs, '--port', String(port)], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
+          const child = spawn(process.execPath, [BIN, 'serve', '--chain', 'evm', ...storageArgs, '--port', String(port)], {
+            cwd: ROOT,
+            env,
+            stdio: ['ignore', 'ignore', 'pipe'],
+          });
           children.push(child);
           child.stderr!.resume();
           await waitForHealth(url, child, 60_000);
@@ -133,7 +137,11 @@ for (const backend of backends()) {
 
         const second = await serve();
         const until = Date.now() + 30_000;
-        while (!(await Promise.all(ids.map(async (id) => (await call(url, 'GET', `/v1/withdrawal/${id}`, { key })).body.status))).every((status) => status === 'success')) {
+        while (
+          !(await Promise.all(ids.map(async (id) => (await call(url, 'GET', `/v1/withdrawal/${id}`, { key })).body.status))).every(
+            (status) => status === 'success',
+          )
+        ) {
           assert.ok(Date.now() < until, 'the withdrawals succeeded after the restart');
           await f.t.mine(1);
           await new Promise((resolve) => setTimeout(resolve, 50));
@@ -232,7 +240,8 @@ for (const backend of backends()) {
         await withdraw('5');
         await new Promise((resolve) => setTimeout(resolve, 600));
         await stillServing('node down');
-        for (const payout of payouts) assert.ok(['pending', 'processing', 'success'].includes((await call(service.url, 'GET', `/v1/withdrawal/${payout.id}`, { key })).body.status));
+        for (const payout of payouts)
+          assert.ok(['pending', 'processing', 'success'].includes((await call(service.url, 'GET', `/v1/withdrawal/${payout.id}`, { key })).body.status));
         node = await startAnvil({ port: f.t.node.port, extraArgs: ['--state', stateFile] });
         await pay(6, '5');
         await pay(7, '6'); // overpaid
@@ -251,11 +260,18 @@ for (const backend of backends()) {
         // Every transfer on the final chain to a session: credited once, with its exact amount.
         const latest = await f.t.client.getBlockNumber();
         for (const session of sessions) {
-          const logs = await f.t.client.getLogs({ address: f.usdt, event: TEST_TOKEN_ABI.find((x) => x.type === 'event' && x.name === 'Transfer')!, args: { to: session.payAddress as Address }, fromBlock: 0n, toBlock: latest });
-          const credited: { rows: Array<{ tx_hash: string; log_index: number; amount: string }> } = await service.db.query<{ tx_hash: string; log_index: number; amount: string }>(
-            'SELECT tx_hash, log_index, amount::text AS amount FROM chain_transfers WHERE session_id = $1 ORDER BY tx_hash, log_index',
-            [session.id],
-          );
+          const logs = await f.t.client.getLogs({
+            address: f.usdt,
+            event: TEST_TOKEN_ABI.find((x) => x.type === 'event' && x.name === 'Transfer')!,
+            args: { to: session.payAddress as Address },
+            fromBlock: 0n,
+            toBlock: latest,
+          });
+          const credited: { rows: Array<{ tx_hash: string; log_index: number; amount: string }> } = await service.db.query<{
+            tx_hash: string;
+            log_index: number;
+            amount: string;
+          }>('SELECT tx_hash, log_index, amount::text AS amount FROM chain_transfers WHERE session_id = $1 ORDER BY tx_hash, log_index', [session.id]);
           const onChain = parseEventLogs({ abi: TEST_TOKEN_ABI, logs, eventName: 'Transfer' })
             .map((log) => ({ tx_hash: log.transactionHash as Hex, log_index: log.logIndex, amount: Number(formatUnits(log.args.value, 18)).toFixed(6) }))
             .sort((a, b) => (a.tx_hash < b.tx_hash ? -1 : a.tx_hash > b.tx_hash ? 1 : a.log_index - b.log_index));
@@ -263,7 +279,10 @@ for (const backend of backends()) {
         }
         // Every withdrawal: one successful transaction, the recipient paid once, no extra nonce used.
         for (const payout of payouts) {
-          const rows: { rows: Array<{ status: string }> } = await service.db.query<{ status: string }>("SELECT status FROM payout_transactions WHERE withdrawal_id = $1 AND status = 'success'", [payout.id]);
+          const rows: { rows: Array<{ status: string }> } = await service.db.query<{ status: string }>(
+            "SELECT status FROM payout_transactions WHERE withdrawal_id = $1 AND status = 'success'",
+            [payout.id],
+          );
           assert.equal(rows.rows.length, 1);
           assert.equal(await tokenUnits(f, payout.to), parseUnits(payout.amount, 18));
         }

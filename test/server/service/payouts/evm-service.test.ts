@@ -17,7 +17,16 @@ import { openDatabase, type Database } from '../../../../src/server/db/index.js'
 import { startService, type RunningService } from '../../../../src/server/service/serve.js';
 import { assertLedgerMatches, balanceOf, countRows } from '../../../support/money.js';
 import { backends, call, openTestDatabase } from '../../../support/service.js';
-import { creditDirectly, hookPayouts, outgoingOf, randomAddress, startEvmFixture, waitForPayouts, type EvmFixture, type PayoutHooks } from '../../../support/evm-service.js';
+import {
+  creditDirectly,
+  hookPayouts,
+  outgoingOf,
+  randomAddress,
+  startEvmFixture,
+  waitForPayouts,
+  type EvmFixture,
+  type PayoutHooks,
+} from '../../../support/evm-service.js';
 import { createApiKey } from '../../../../src/server/service/keys/index.js';
 
 const WORKER = { pollIntervalMs: 20, checkMs: 30, rebroadcastMs: 200 };
@@ -79,21 +88,29 @@ for (const backend of backends()) {
       );
     /** The webhook events written for a withdrawal: type, and the status and hash of the object they carry. */
     const webhooksOf = async (withdrawalId: string) =>
-      (await database.db.query<{ type: string; body: string }>("SELECT type, body FROM webhook_events WHERE body::jsonb -> 'data' -> 'object' ->> 'id' = $1 ORDER BY created_at", [withdrawalId])).rows.map(
-        (row) => [row.type, JSON.parse(row.body).data.object.status, JSON.parse(row.body).data.object.txHash],
-      );
-    const tokenUnits = (address: string, token = f.usdt) => f.t.client.readContract({ address: token, abi: TEST_TOKEN_ABI, functionName: 'balanceOf', args: [address as Address] });
+      (
+        await database.db.query<{ type: string; body: string }>(
+          "SELECT type, body FROM webhook_events WHERE body::jsonb -> 'data' -> 'object' ->> 'id' = $1 ORDER BY created_at",
+          [withdrawalId],
+        )
+      ).rows.map((row) => [row.type, JSON.parse(row.body).data.object.status, JSON.parse(row.body).data.object.txHash]);
+    const tokenUnits = (address: string, token = f.usdt) =>
+      f.t.client.readContract({ address: token, abi: TEST_TOKEN_ABI, functionName: 'balanceOf', args: [address as Address] });
 
     it('pays a withdrawal with one stored signed transaction, shown while processing, done at 3 confirmations', async () => {
       const to = randomAddress();
       const nonceBefore = await f.t.client.getTransactionCount({ address: hot });
       const id = await withdraw('12.5', to);
       let processing: { status: string; txHash: string | null } | undefined;
-      await mineUntil(async () => {
-        const r = await record(id);
-        if (r.status === 'processing' && r.txHash) processing ??= r;
-        return r.status === 'success';
-      }, 'success', [id]);
+      await mineUntil(
+        async () => {
+          const r = await record(id);
+          if (r.status === 'processing' && r.txHash) processing ??= r;
+          return r.status === 'success';
+        },
+        'success',
+        [id],
+      );
       const done = await record(id);
       const rows = (await stored(id)).rows;
       assert.equal(rows.length, 1, 'one stored transaction');
@@ -159,7 +176,15 @@ for (const backend of backends()) {
         // Its transaction waits in the mempool; the token owner pauses the token ahead of it (a higher tip).
         await until(async () => (await stored(id)).rows[0]?.status === 'sent', 'the payout broadcast', [id]);
         const owner = createWalletClient({ account: f.t.accounts[0]!, transport: http(f.t.url) });
-        await owner.writeContract({ address: f.usdt, abi: TEST_TOKEN_ABI, functionName: 'setTransfersPaused', args: [true], chain: null, maxPriorityFeePerGas: parseUnits('50', 9), maxFeePerGas: parseUnits('100', 9) });
+        await owner.writeContract({
+          address: f.usdt,
+          abi: TEST_TOKEN_ABI,
+          functionName: 'setTransfersPaused',
+          args: [true],
+          chain: null,
+          maxPriorityFeePerGas: parseUnits('50', 9),
+          maxFeePerGas: parseUnits('100', 9),
+        });
         await f.t.mine(1);
       } finally {
         await f.t.setAutomine(true);
@@ -203,7 +228,10 @@ for (const backend of backends()) {
         hooks.broadcast = null;
       }
       const rows = (await stored(id)).rows;
-      assert.deepEqual(rows.map((r) => r.status), ['replaced', 'success']);
+      assert.deepEqual(
+        rows.map((r) => r.status),
+        ['replaced', 'success'],
+      );
       assert.ok(rows[1]!.nonce > rows[0]!.nonce);
       assert.equal((await record(id)).txHash, rows[1]!.tx_hash);
       assert.equal(await tokenUnits(to), parseUnits('4', 18), 'paid once');
@@ -229,7 +257,9 @@ for (const backend of backends()) {
       assert.match((await record(id)).failureReason, /refused/);
       assert.equal((await balanceOf(service.url, key)).available, available);
       await mineUntil(
-        async () => (await database.db.query(`SELECT 1 FROM payout_transactions WHERE purpose = 'nonce_filler' AND nonce = $1 AND status = 'success'`, [rejected.nonce])).rows.length === 1,
+        async () =>
+          (await database.db.query(`SELECT 1 FROM payout_transactions WHERE purpose = 'nonce_filler' AND nonce = $1 AND status = 'success'`, [rejected.nonce]))
+            .rows.length === 1,
         'the filler',
         [id],
       );
@@ -247,15 +277,23 @@ for (const backend of backends()) {
       // Broadcast (instant mining: mined at once), short of its 3 confirmations, when the service stops.
       await until(async () => (await Promise.all(ids.map(stored))).every((r) => r.rows[0] && r.rows[0].status !== 'signed'), 'both payouts broadcast', ids);
       await service.close();
-      for (const id of ids) assert.equal((await database.db.query<{ status: string }>('SELECT status FROM withdrawals WHERE id = $1', [id])).rows[0]!.status, 'processing');
+      for (const id of ids)
+        assert.equal((await database.db.query<{ status: string }>('SELECT status FROM withdrawals WHERE id = $1', [id])).rows[0]!.status, 'processing');
       await f.t.mine(5); // confirmed while nobody watched
       hooks.sent.length = 0;
       service = await startService({ db: database.db, chain, scanner: false, webhookWorker: false, payouts: WORKER });
-      await until(async () => (await Promise.all(ids.map(record))).every((r) => r.status === 'success'), 'the restarted service to finish both without a new block', ids);
+      await until(
+        async () => (await Promise.all(ids.map(record))).every((r) => r.status === 'success'),
+        'the restarted service to finish both without a new block',
+        ids,
+      );
       assert.deepEqual(hooks.sent, [], 'read from the receipts: nothing broadcast again');
       for (const [i, id] of ids.entries()) {
         const rows = (await stored(id)).rows;
-        assert.deepEqual(rows.map((r) => r.status), ['success']);
+        assert.deepEqual(
+          rows.map((r) => r.status),
+          ['success'],
+        );
         assert.equal((await record(id)).txHash, rows[0]!.tx_hash);
         assert.equal(await tokenUnits(to[i]!), parseUnits(i ? '7' : '6', 18), 'paid once');
       }
@@ -286,7 +324,11 @@ for (const backend of backends()) {
           [ids],
         );
         assert.equal(rows.rows.length, 50, 'one stored transaction each');
-        assert.deepEqual(rows.rows.map((r) => r.nonce), Array.from({ length: 50 }, (_, i) => start + i), 'consecutive nonces, no gap, no twin');
+        assert.deepEqual(
+          rows.rows.map((r) => r.nonce),
+          Array.from({ length: 50 }, (_, i) => start + i),
+          'consecutive nonces, no gap, no twin',
+        );
         assert.ok(rows.rows.every((r) => r.status === 'success'));
         assert.equal(await f.t.client.getTransactionCount({ address: hot }), start + 50);
         for (const [i, to] of recipients.entries()) assert.equal(await tokenUnits(to), parseUnits(amounts[i]!, 18), `recipient ${i} got its amount once`);

@@ -19,7 +19,16 @@ import { clearAlert, raiseAlert } from '../../../../src/server/service/alerts/in
 import { assertLedgerMatches } from '../../../support/money.js';
 import { startRpcProxy, type RpcProxy } from '../../../support/rpc-proxy.js';
 import { backends, call, startTestService, type TestService } from '../../../support/service.js';
-import { creditDirectly, outgoingOf, randomAddress, readWithdrawal, startEvmFixture, waitForPayouts, withdrawOnBsc, type EvmFixture } from '../../../support/evm-service.js';
+import {
+  creditDirectly,
+  outgoingOf,
+  randomAddress,
+  readWithdrawal,
+  startEvmFixture,
+  waitForPayouts,
+  withdrawOnBsc,
+  type EvmFixture,
+} from '../../../support/evm-service.js';
 
 /** The hot wallet's least gas money in these tests (`*_MIN_GAS`): far above a few transfers' cost on anvil. */
 const MIN_GAS = parseEther('1');
@@ -72,13 +81,18 @@ for (const backend of backends()) {
       return (res.body.items[0].alerts as Array<{ code: string; message: string; since: string }>).find((alert) => alert.code === code);
     };
     const until = (check: () => Promise<boolean>, what: string, ids: readonly string[] = []) => waitForPayouts({ db: t.db, f, hot }, check, what, { ids });
-    const storedOf = async (id: string) => (await t.db.query<{ status: string; tx_hash: string }>('SELECT status, tx_hash FROM payout_transactions WHERE withdrawal_id = $1', [id])).rows;
-    const tokenUnits = (address: string) => f.t.client.readContract({ address: f.usdt, abi: TEST_TOKEN_ABI, functionName: 'balanceOf', args: [address as Address] });
+    const storedOf = async (id: string) =>
+      (await t.db.query<{ status: string; tx_hash: string }>('SELECT status, tx_hash FROM payout_transactions WHERE withdrawal_id = $1', [id])).rows;
+    const tokenUnits = (address: string) =>
+      f.t.client.readContract({ address: f.usdt, abi: TEST_TOKEN_ABI, functionName: 'balanceOf', args: [address as Address] });
     /**
      * The lines about payouts and the hot wallet logged since `from`; not those of a node that did not
      * answer in time (a busy machine), which say nothing of the hot wallet.
      */
-    const saidSince = (from: number) => lines.slice(from).filter((line) => /^(payout|hot_wallet|dev_node)/.test(line.code) && !['payout_node_unavailable', 'hot_wallet_check_failed'].includes(line.code));
+    const saidSince = (from: number) =>
+      lines
+        .slice(from)
+        .filter((line) => /^(payout|hot_wallet|dev_node)/.test(line.code) && !['payout_node_unavailable', 'hot_wallet_check_failed'].includes(line.code));
     /** Waits until every withdrawal of `ids` succeeded, saying nothing any more. */
     const paid = (ids: readonly string[]) =>
       until(async () => (await Promise.all(ids.map(record))).every((r) => r.status === 'success' && r.stalledReason === null), `${ids.length} paid`, ids);
@@ -98,7 +112,11 @@ for (const backend of backends()) {
       assert.deepEqual(await storedOf(second), [], 'nothing signed for it');
       const alert = await alertOf('hot_wallet_low');
       assert.match(alert?.message ?? '', /holds 8 USDT, under the 12 USDT that payouts owe: 1 withdrawal waits until it is topped up/);
-      assert.deepEqual(saidSince(from).map((line) => line.code), ['hot_wallet_low'], 'one line: the hot wallet is low');
+      assert.deepEqual(
+        saidSince(from).map((line) => line.code),
+        ['hot_wallet_low'],
+        'one line: the hot wallet is low',
+      );
       assert.equal(saidSince(from)[0]!.level, 'error');
       assert.equal(saidSince(from)[0]!.address, hot);
       assert.equal(saidSince(from)[0]!.holds, '8 USDT');
@@ -129,7 +147,11 @@ for (const backend of backends()) {
       assert.equal(await f.t.client.getTransactionCount({ address: hot, blockTag: 'pending' }), nonce, 'the hot wallet sent nothing');
       assert.match((await alertOf('hot_wallet_low'))!.message, /holds 0 BNB of gas money, under the 1 BNB it should keep/);
       const said = saidSince(from);
-      assert.deepEqual(said.map((line) => line.code), ['hot_wallet_low'], 'one line, not one per payout or per look');
+      assert.deepEqual(
+        said.map((line) => line.code),
+        ['hot_wallet_low'],
+        'one line, not one per payout or per look',
+      );
       assert.deepEqual([said[0]!.holds, said[0]!.needs, said[0]!.blockchainId], ['0 BNB', '1 BNB', 'bsc']);
 
       await f.t.setBalance(hot, parseEther('10'));
@@ -146,7 +168,11 @@ for (const backend of backends()) {
     });
 
     it('a signed payout the node refuses for want of gas waits processing (hot_wallet_gas), its same transaction sent again once the node takes it', async () => {
-      proxy.override(({ method }) => (method === 'eth_sendRawTransaction' ? { error: { code: -32000, message: 'insufficient funds for gas * price + value: balance 0, tx cost 93000000000' } } : undefined));
+      proxy.override(({ method }) =>
+        method === 'eth_sendRawTransaction'
+          ? { error: { code: -32000, message: 'insufficient funds for gas * price + value: balance 0, tx cost 93000000000' } }
+          : undefined,
+      );
       const to = randomAddress();
       const id = await withdraw('3', to);
       await until(async () => (await record(id)).stalledReason === 'hot_wallet_gas', 'waiting for gas', [id]);
@@ -158,7 +184,11 @@ for (const backend of backends()) {
 
       proxy.override(null);
       await paid([id]);
-      assert.deepEqual((await storedOf(id)).map((r) => [r.status, r.tx_hash]), [['success', row!.tx_hash]], 'the very transaction signed first');
+      assert.deepEqual(
+        (await storedOf(id)).map((r) => [r.status, r.tx_hash]),
+        [['success', row!.tx_hash]],
+        'the very transaction signed first',
+      );
       assert.equal(await tokenUnits(to), parseUnits('3', 18));
     });
 
@@ -187,7 +217,10 @@ for (const backend of backends()) {
       await raiseAlert(t.db, { blockchainId: 'bsc', code: 'chain_finality_violated', message: 'a final block changed (test)' }, new Date());
       const to = randomAddress();
       const id = await withdraw('6', to);
-      await until(async () => (await Promise.all([id, storedFirst].map(record))).every((r) => r.stalledReason === 'chain_halted'), 'both halted', [id, storedFirst]);
+      await until(async () => (await Promise.all([id, storedFirst].map(record))).every((r) => r.stalledReason === 'chain_halted'), 'both halted', [
+        id,
+        storedFirst,
+      ]);
       // The node would take it now: nothing is sent to it while the network is halted.
       proxy.override(null);
       const worker = t.service.payoutWorker!;
@@ -207,9 +240,16 @@ for (const backend of backends()) {
       const from = lines.length;
       await f.t.setBalance(hot, MIN_GAS / 2n);
       await until(async () => (await alertOf('hot_wallet_low')) !== undefined, 'the alert');
-      assert.match((await alertOf('hot_wallet_low'))!.message, /holds 0\.5 BNB of gas money, under the 1 BNB it should keep: top it up before withdrawals have to wait/);
+      assert.match(
+        (await alertOf('hot_wallet_low'))!.message,
+        /holds 0\.5 BNB of gas money, under the 1 BNB it should keep: top it up before withdrawals have to wait/,
+      );
       const low = saidSince(from).filter((line) => line.code === 'hot_wallet_low');
-      assert.deepEqual(low.map((line) => line.level), ['warn'], 'nothing waits yet: a warning');
+      assert.deepEqual(
+        low.map((line) => line.level),
+        ['warn'],
+        'nothing waits yet: a warning',
+      );
       assert.equal(runtimeMetrics.networks.get('bsc')?.hotWalletNative, 0.5, '/metrics shows what the check read');
       const id = await withdraw('1', randomAddress());
       await paid([id]);

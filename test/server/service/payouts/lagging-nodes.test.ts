@@ -20,7 +20,18 @@ import { processPayouts } from '../../../../src/server/service/payouts/index.js'
 import { assertLedgerMatches } from '../../../support/money.js';
 import { startRpcProxy, type RpcProxy } from '../../../support/rpc-proxy.js';
 import { backends, call, startTestService, type TestService } from '../../../support/service.js';
-import { creditDirectly, hookPayouts, outgoingOf, randomAddress, readWithdrawal, startEvmFixture, waitForPayouts, withdrawOnBsc, type EvmFixture, type PayoutHooks } from '../../../support/evm-service.js';
+import {
+  creditDirectly,
+  hookPayouts,
+  outgoingOf,
+  randomAddress,
+  readWithdrawal,
+  startEvmFixture,
+  waitForPayouts,
+  withdrawOnBsc,
+  type EvmFixture,
+  type PayoutHooks,
+} from '../../../support/evm-service.js';
 
 /** Blocks past which anvil's `finalized` block (64 below its head) has passed a transaction just mined. */
 const PAST_FINALITY = 70;
@@ -51,7 +62,9 @@ for (const backend of backends()) {
       base = await f.adapter({ confirmations: 1, rpcUrl: `${first.url},${second.url}`, timeoutMs: 2_000, retries: 1, replaceAfterMs: 0 });
       ({ chain, hooks } = hookPayouts(base));
       lone = await startRpcProxy(f.t.url);
-      ({ chain: loneChain, hooks: loneHooks } = hookPayouts(await f.adapter({ confirmations: 1, rpcUrl: lone.url, timeoutMs: 2_000, retries: 1, replaceAfterMs: 0 })));
+      ({ chain: loneChain, hooks: loneHooks } = hookPayouts(
+        await f.adapter({ confirmations: 1, rpcUrl: lone.url, timeoutMs: 2_000, retries: 1, replaceAfterMs: 0 }),
+      ));
       hot = outgoingOf(base).hotWallet as Address;
       await f.t.mint(f.usdt, hot, parseUnits('1000', 18));
       t = await startTestService(backend, { chain, payoutWorker: false, scanner: false, webhookWorker: false, sseHeartbeatMs: 60_000 });
@@ -91,8 +104,11 @@ for (const backend of backends()) {
         )
       ).rows;
     const ledgerKinds = async (id: string) =>
-      (await t.db.query<{ kind: string }>('SELECT kind FROM ledger_entries WHERE withdrawal_id = $1 ORDER BY created_at, kind', [id])).rows.map((row) => row.kind);
-    const tokenUnits = (address: string) => f.t.client.readContract({ address: f.usdt, abi: TEST_TOKEN_ABI, functionName: 'balanceOf', args: [address as Address] });
+      (await t.db.query<{ kind: string }>('SELECT kind FROM ledger_entries WHERE withdrawal_id = $1 ORDER BY created_at, kind', [id])).rows.map(
+        (row) => row.kind,
+      );
+    const tokenUnits = (address: string) =>
+      f.t.client.readContract({ address: f.usdt, abi: TEST_TOKEN_ABI, functionName: 'balanceOf', args: [address as Address] });
     /** One payout round (with `using`'s nodes); the first of a payout leaves what it stored to its own broadcast (`checkMs`). */
     const round = (checkMs = 0, using = chain) => processPayouts({ db: t.db, chain: using, now: () => new Date(), log: logger }, { checkMs, rebroadcastMs: 0 });
     const roundsUntil = (done: () => Promise<boolean>, what: string, using = chain) =>
@@ -169,7 +185,10 @@ for (const backend of backends()) {
 
       for (let i = 0; i < 4; i++) await round();
       assert.equal((await record(id)).status, 'processing', 'not failed by a reverted receipt in a block that is not canonical');
-      assert.deepEqual((await stored(id)).map((r) => [r.tx_hash, r.status]), [[row.tx_hash, 'sent']]);
+      assert.deepEqual(
+        (await stored(id)).map((r) => [r.tx_hash, r.status]),
+        [[row.tx_hash, 'sent']],
+      );
       assert.match(String(told('payout_nonce_unsettled', row.tx_hash)?.reason), /node 1 of 2 has its receipt/);
 
       first.forkReceipts(null);
@@ -188,7 +207,11 @@ for (const backend of backends()) {
       for (let i = 0; i < 5; i++) await round();
       assert.equal(await tokenUnits(to), parseUnits('3', 18), 'paid once, not twice');
       assert.equal((await record(id)).status, 'processing', 'not finished while no node shows its receipt');
-      assert.deepEqual((await stored(id)).map((r) => [r.tx_hash, r.status]), [[row.tx_hash, 'sent']], 'left as it is: taken by a node, never replaced');
+      assert.deepEqual(
+        (await stored(id)).map((r) => [r.tx_hash, r.status]),
+        [[row.tx_hash, 'sent']],
+        'left as it is: taken by a node, never replaced',
+      );
       assert.equal(await f.t.client.getTransactionCount({ address: hot }), sentBefore + 1, 'nothing else was sent');
       assert.equal(codes('payout_nonce_unsettled', row.tx_hash), 1, 'the operator is told once, not every round');
       assert.match(String(told('payout_nonce_unsettled', row.tx_hash)?.reason), /node 1 of 2 did not answer: \S/);
@@ -215,7 +238,11 @@ for (const backend of backends()) {
       open = true;
 
       for (let i = 0; i < 3; i++) await round();
-      assert.deepEqual((await stored(id)).map((r) => r.status), ['sent'], 'not replaced while the other transaction could still be reorged away');
+      assert.deepEqual(
+        (await stored(id)).map((r) => r.status),
+        ['sent'],
+        'not replaced while the other transaction could still be reorged away',
+      );
       assert.match(String(told('payout_nonce_unsettled', original.tx_hash)?.reason), /used at block \d+ by a transaction no node has, which is not final yet/);
       assert.equal((await record(id)).status, 'processing');
       assert.equal(await tokenUnits(to), 0n);
@@ -227,7 +254,10 @@ for (const backend of backends()) {
         return (await record(id)).status === 'success';
       }, 'the payout succeeded');
       const rows = await stored(id);
-      assert.deepEqual(rows.map((r) => r.status), ['replaced', 'success']);
+      assert.deepEqual(
+        rows.map((r) => r.status),
+        ['replaced', 'success'],
+      );
       assert.equal(rows[0]!.tx_hash, original.tx_hash);
       assert.ok(rows[1]!.nonce > original.nonce, 'signed again with a fresh nonce');
       assert.equal((await record(id)).txHash, rows[1]!.tx_hash);
@@ -255,8 +285,15 @@ for (const backend of backends()) {
         };
         for (let i = 0; i < 3; i++) await round();
         assert.equal((await record(id)).status, 'processing', 'not failed: its funds are not handed back while it may still be mined');
-        assert.deepEqual((await stored(id)).map((r) => [r.tx_hash, r.status]), [[row.tx_hash, 'sent']]);
-        assert.equal((await t.db.query("SELECT 1 FROM payout_transactions WHERE purpose = 'nonce_filler' AND nonce = $1", [row.nonce])).rows.length, 0, 'its nonce is not filled');
+        assert.deepEqual(
+          (await stored(id)).map((r) => [r.tx_hash, r.status]),
+          [[row.tx_hash, 'sent']],
+        );
+        assert.equal(
+          (await t.db.query("SELECT 1 FROM payout_transactions WHERE purpose = 'nonce_filler' AND nonce = $1", [row.nonce])).rows.length,
+          0,
+          'its nonce is not filled',
+        );
         assert.equal(codes('payout_refusal_unsettled', row.tx_hash), 1, 'the operator is told once');
         hooks.broadcast = null;
         await f.t.mine(1);
@@ -275,7 +312,9 @@ for (const backend of backends()) {
       // nonce count to one that has them: the nonce looks used by a transaction nobody has.
       let behind = true;
       lone.override(({ method, params }) =>
-        behind && (method === 'eth_getTransactionReceipt' || method === 'eth_getTransactionByHash') && String(params[0]).toLowerCase() === row.tx_hash ? { result: null } : undefined,
+        behind && (method === 'eth_getTransactionReceipt' || method === 'eth_getTransactionByHash') && String(params[0]).toLowerCase() === row.tx_hash
+          ? { result: null }
+          : undefined,
       );
       await waitForPayouts(
         { db: t.db, f, hot },
@@ -287,15 +326,23 @@ for (const backend of backends()) {
         'a first proof',
         { ids: [id] },
       );
-      assert.deepEqual((await stored(id)).map((r) => [r.tx_hash, r.status]), [[row.tx_hash, 'sent']], 'not replaced on one proof');
+      assert.deepEqual(
+        (await stored(id)).map((r) => [r.tx_hash, r.status]),
+        [[row.tx_hash, 'sent']],
+        'not replaced on one proof',
+      );
       assert.equal(lastTold('payout_nonce_unsettled', row.tx_hash)?.level, 'warn');
 
       // The next read lands on a backend that has it.
       behind = false;
-      await roundsUntil(async () => {
-        await f.t.mine(1);
-        return (await record(id)).status !== 'processing';
-      }, 'the payout ended', loneChain);
+      await roundsUntil(
+        async () => {
+          await f.t.mine(1);
+          return (await record(id)).status !== 'processing';
+        },
+        'the payout ended',
+        loneChain,
+      );
       await assertPaidOnceWith(id, to, '2', row.tx_hash);
       assert.equal(codes('payout_replaced', row.tx_hash), 0);
     });
@@ -320,24 +367,32 @@ for (const backend of backends()) {
         if (method !== 'eth_getTransactionCount') return undefined;
         const at = params[1];
         if (at !== null && typeof at === 'object') return { error: { code: -32602, message: 'invalid argument 1: unknown field "blockHash"' } };
-        if (typeof at === 'string' && at.startsWith('0x') && Number(at) < newest) return { error: { code: -32000, message: `missing trie node ${'ab'.repeat(32)} (path ) state ${at} is not available` } };
+        if (typeof at === 'string' && at.startsWith('0x') && Number(at) < newest)
+          return { error: { code: -32000, message: `missing trie node ${'ab'.repeat(32)} (path ) state ${at} is not available` } };
         return undefined;
       });
 
-      await roundsUntil(async () => {
-        await f.t.mine(20);
-        newest = Number(await f.t.client.getBlockNumber());
-        return (await record(id)).status === 'success';
-      }, 'the payout succeeded', loneChain);
+      await roundsUntil(
+        async () => {
+          await f.t.mine(20);
+          newest = Number(await f.t.client.getBlockNumber());
+          return (await record(id)).status === 'success';
+        },
+        'the payout succeeded',
+        loneChain,
+      );
       const rows = await stored(id);
-      assert.deepEqual(rows.map((r) => r.status), ['replaced', 'success']);
+      assert.deepEqual(
+        rows.map((r) => r.status),
+        ['replaced', 'success'],
+      );
       assert.equal(rows[0]!.tx_hash, original.tx_hash);
       assert.equal(await tokenUnits(to), parseUnits('8', 18), 'paid once');
       assert.deepEqual(await ledgerKinds(id), ['withdrawal_reserve', 'withdrawal_payout'], 'one debit');
       await assertLedgerMatches(t.db, integratorId);
     });
 
-    it('one node refusing the finalized tag (HTTP 403) does not turn the tag off: the final block stays the nodes\' finalized one, not a depth below the head', async () => {
+    it("one node refusing the finalized tag (HTTP 403) does not turn the tag off: the final block stays the nodes' finalized one, not a depth below the head", async () => {
       const incoming = networkChain(base, 'bsc')!.incoming;
       await f.t.mine(150);
       const head = Number(await f.t.client.getBlockNumber());
@@ -384,6 +439,5 @@ for (const backend of backends()) {
       const [row] = await stored(id);
       await assertPaidOnceWith(id, to, '1', row!.tx_hash);
     });
-
   });
 }

@@ -53,12 +53,8 @@ for (const backend of backends()) {
       return { key, integratorId, id: response.body.id as string };
     }
     const withdrawalRow = async (id: string) =>
-      (
-        await t.db.query<{ status: string; attempts: number; tx_hash: string | null }>(
-          'SELECT status, attempts, tx_hash FROM withdrawals WHERE id = $1',
-          [id],
-        )
-      ).rows[0]!;
+      (await t.db.query<{ status: string; attempts: number; tx_hash: string | null }>('SELECT status, attempts, tx_hash FROM withdrawals WHERE id = $1', [id]))
+        .rows[0]!;
     const entries = (id: string, kind: string) => countRows(t.db, 'ledger_entries', 'withdrawal_id = $1 AND kind = $2', [id, kind]);
     /** What the worker logged, kept here (not printed): the lines a test expects are part of what it checks. */
     let logged: Array<{ level: string; code: string; withdrawalId?: string; error?: { message?: string } }> = [];
@@ -138,7 +134,10 @@ for (const backend of backends()) {
         },
       );
       assert.ok((await processPayouts(deps(chain), { leaseMs })) >= 1);
-      assert.deepEqual(logged.map((line) => [line.code, line.withdrawalId, line.error?.message]), [['payout_outcome_unknown', w.id, 'socket hang up']]);
+      assert.deepEqual(
+        logged.map((line) => [line.code, line.withdrawalId, line.error?.message]),
+        [['payout_outcome_unknown', w.id, 'socket hang up']],
+      );
       const after = await withdrawalRow(w.id);
       assert.equal(after.status, 'processing');
       assert.equal(after.attempts, 1);
@@ -187,7 +186,10 @@ for (const backend of backends()) {
       const t0 = Date.now();
       await processPayouts(deps(chain), { leaseMs, payoutTimeoutMs: 100 });
       assert.ok(Date.now() - t0 < 1500, `processPayouts took ${Date.now() - t0} ms`);
-      assert.deepEqual(logged.map((line) => [line.code, line.error?.message]), [['payout_outcome_unknown', 'The payout did not complete within 100 ms']]);
+      assert.deepEqual(
+        logged.map((line) => [line.code, line.error?.message]),
+        [['payout_outcome_unknown', 'The payout did not complete within 100 ms']],
+      );
       assert.equal((await withdrawalRow(w.id)).status, 'processing');
       assert.equal(await entries(w.id, 'withdrawal_release'), 0);
 

@@ -14,7 +14,18 @@ import type { RealChainAdapter } from '../../../../src/server/chain/types.js';
 import { sendStoredGasTopUp } from '../../../../src/server/service/payouts/index.js';
 import { assertLedgerMatches, balanceOf } from '../../../support/money.js';
 import { backends, call, type TestService } from '../../../support/service.js';
-import { COSTLIEST_AMOUNT, costliestAddress, creditDirectly, payoutChecks, randomAddress, spied, startPayoutService, type EvmFixture, type PayoutChecks, type PayoutService } from '../../../support/evm-service.js';
+import {
+  COSTLIEST_AMOUNT,
+  costliestAddress,
+  creditDirectly,
+  payoutChecks,
+  randomAddress,
+  spied,
+  startPayoutService,
+  type EvmFixture,
+  type PayoutChecks,
+  type PayoutService,
+} from '../../../support/evm-service.js';
 
 for (const backend of backends()) {
   describe(`EVM payouts signed while they are estimated (${backend})`, () => {
@@ -106,7 +117,10 @@ for (const backend of backends()) {
         await payUntilDone(chain, ids);
 
         assert.ok(topUp, 'the top-up went first');
-        const topUpRow = await t.db.query<{ nonce: number }>("SELECT nonce::int AS nonce FROM payout_transactions WHERE tx_hash = $1 AND purpose = 'gas_top_up'", [topUp]);
+        const topUpRow = await t.db.query<{ nonce: number }>(
+          "SELECT nonce::int AS nonce FROM payout_transactions WHERE tx_hash = $1 AND purpose = 'gas_top_up'",
+          [topUp],
+        );
         assert.deepEqual(topUpRow.rows, [{ nonce: start }], 'the top-up took the nonce the batch had guessed first');
         const rows = await stored(ids);
         assertNonces(rows, start + 1);
@@ -143,7 +157,12 @@ for (const backend of backends()) {
             { to: randomAddress(), amount: '3.25' },
           ];
           // The CNGN payout second in the batch: the ones after it take a nonce lower than they guessed.
-          const ids = [await withdraw(paid[0]!.amount, paid[0]!.to), await withdraw('2', randomAddress(), 'CNGN'), await withdraw(paid[1]!.amount, paid[1]!.to), await withdraw(paid[2]!.amount, paid[2]!.to)];
+          const ids = [
+            await withdraw(paid[0]!.amount, paid[0]!.to),
+            await withdraw('2', randomAddress(), 'CNGN'),
+            await withdraw(paid[1]!.amount, paid[1]!.to),
+            await withdraw(paid[2]!.amount, paid[2]!.to),
+          ];
           await payUntilDone(chain, ids);
 
           assert.equal(spy.drafts[0]?.filter(Boolean).length, 4, 'all four were drafted and signed ahead');
@@ -193,7 +212,9 @@ for (const backend of backends()) {
         const [toHolder, toFresh] = ids.map((id) => parseTransaction(rows.find((row) => row.withdrawal_id === id)!.raw_transaction as Hex));
         assert.equal(spy.signed.length, 3, 'both signed ahead, the one to the fresh address signed again');
         assert.ok(toFresh!.gas! > toHolder!.gas!, `the fresh address's transfer has the gas of its own estimate (${toFresh!.gas} > ${toHolder!.gas})`);
-        const receipt = await f.t.client.getTransactionReceipt({ hash: (await t.db.query<{ tx_hash: Hex }>('SELECT tx_hash FROM payout_transactions WHERE withdrawal_id = $1', [ids[1]])).rows[0]!.tx_hash });
+        const receipt = await f.t.client.getTransactionReceipt({
+          hash: (await t.db.query<{ tx_hash: Hex }>('SELECT tx_hash FROM payout_transactions WHERE withdrawal_id = $1', [ids[1]])).rows[0]!.tx_hash,
+        });
         assert.equal(receipt.status, 'success');
         assert.ok(receipt.gasUsed > toHolder!.gas!, 'the draft would not have had gas enough');
         assert.deepEqual(await transfersFromHot(from), expected(paid));

@@ -29,7 +29,11 @@ for (const backend of backends()) {
       f = await startEvmFixture();
       feeToken = await f.t.deployFeeToken({ name: 'Fee Tether', symbol: 'USDT', decimals: 18, feeBps: 100 });
       // USDT is the fee-charging token here; cNGN the plain one.
-      chain = await connectEvmAdapter(f.t.config({ tokens: { USDT: feeToken, CNGN: f.cngn }, confirmations: 1 }), { timeoutMs: 2_000, retries: 1, log: () => {} });
+      chain = await connectEvmAdapter(f.t.config({ tokens: { USDT: feeToken, CNGN: f.cngn }, confirmations: 1 }), {
+        timeoutMs: 2_000,
+        retries: 1,
+        log: () => {},
+      });
       hot = outgoingOf(chain).hotWallet as Address;
       await f.t.mint(feeToken, hot, parseUnits('1000', 18));
       await f.t.mint(f.cngn, hot, parseUnits('1000', 6));
@@ -69,7 +73,7 @@ for (const backend of backends()) {
       assert.equal(logged.filter((l) => l.code === 'payout_shortfall').length, 0);
     });
 
-    it("records what the recipient of a fee-charging token received (1% less), shows it on the withdrawal and logs the shortfall", async () => {
+    it('records what the recipient of a fee-charging token received (1% less), shows it on the withdrawal and logs the shortfall', async () => {
       const { to, withdrawal } = await payOut('USDT', '2.5');
       assert.equal(withdrawal.amount, '2.500000');
       assert.equal(withdrawal.receivedAmount, '2.475000');

@@ -24,7 +24,6 @@ import { rateBookSuite } from '../../../support/rate-book.js';
 const MINUTE = 60_000;
 const KEY = 'CG-demo-key-4f1c';
 
-
 describe('no single source sets a price', () => {
   const suite = rateBookSuite({ assets: ['USDT'], currencies: ['NGN', 'USD'] });
   const { book, logged } = suite;
@@ -53,7 +52,10 @@ describe('no single source sets a price', () => {
       message: '2 rate sources must agree on USDT/USD within 2%; 1 of the 2 that answered do',
     });
     assert.deepEqual(named('rate_source_outlier'), ['coinbase:USDT'], 'the one that moved away from the last quoted rate, not both');
-    assert.deepEqual(logged('rate_no_quorum').map((line) => line.pair), ['USDT/USD']);
+    assert.deepEqual(
+      logged('rate_no_quorum').map((line) => line.pair),
+      ['USDT/USD'],
+    );
     assert.ok(rates.pair('USDT', 'NGN') === undefined && rates.reasons()['USDT/NGN'] === 'no_quorum');
 
     // The same disagreement with nothing quoted before: neither is blamed, nothing is quoted.
@@ -140,7 +142,10 @@ describe('no single source sets a price', () => {
     await two.refresh();
     assert.equal(thousandUsd(two), undefined);
     assert.deepEqual(two.whyNotPair('USDT', 'USD')?.reason, 'no_quorum');
-    assert.ok(named('rate_source_outlier').every((name) => name.startsWith('coingecko:')), JSON.stringify(suite.lines));
+    assert.ok(
+      named('rate_source_outlier').every((name) => name.startsWith('coingecko:')),
+      JSON.stringify(suite.lines),
+    );
   });
 
   it('a single source that climbs 1 → 9 → 81 → 729 is held at each step, and believed only once it has lasted (or is accepted)', async () => {
@@ -166,7 +171,10 @@ describe('no single source sets a price', () => {
       ],
       'each step starts the hold again: climbing never gets through by waiting',
     );
-    assert.match(rates.whyNotPair('USDT', 'USD')!.message, /USDT\/USD moved 99\.8% from its last quoted rate and is held since .*paylink rates accept USDT\/USD/);
+    assert.match(
+      rates.whyNotPair('USDT', 'USD')!.message,
+      /USDT\/USD moved 99\.8% from its last quoted rate and is held since .*paylink rates accept USDT\/USD/,
+    );
     // The naira is not held: only the codes that moved are.
     assert.equal(rates.whyNot('NGN'), undefined);
 
@@ -177,7 +185,10 @@ describe('no single source sets a price', () => {
     suite.time.advance(MINUTE);
     await rates.refresh();
     assert.equal(thousandUsd(rates), '1.371743', 'a move that lasted 15 minutes is believed');
-    assert.deepEqual(logged('rate_move_accepted').map((line) => [line.pair, line.by]), [['USDT/USD', 'persistence']]);
+    assert.deepEqual(
+      logged('rate_move_accepted').map((line) => [line.pair, line.by]),
+      [['USDT/USD', 'persistence']],
+    );
     // And back within 10% of where it was quoted: followed at once.
     assert.equal(await price(700), '1.428572');
   });
@@ -195,7 +206,10 @@ describe('no single source sets a price', () => {
     suite.time.advance(MINUTE);
     await rates.refresh();
     assert.equal(rates.pair('USDT', 'NGN')!.rate, '0.000617283950617283950617');
-    assert.deepEqual(logged('rate_move_reverted').map((line) => line.pair), ['USD/NGN']);
+    assert.deepEqual(
+      logged('rate_move_reverted').map((line) => line.pair),
+      ['USD/NGN'],
+    );
   });
 
   it('a pegged stablecoin off its peg is not quoted (rate_depeg), and is again once back within the tolerance', async () => {
@@ -207,7 +221,10 @@ describe('no single source sets a price', () => {
     assert.equal(thousandUsd(rates), undefined, 'a tether at $0.95 is 5% off its peg: not quoted at par, nor at 0.95');
     assert.equal(rates.whyNotPair('USDT', 'NGN')?.reason, 'depeg');
     assert.match(rates.whyNot('USDT')!.message, /USDT is 5\.2\d*% off its peg to USD \(tolerance 3%\)/);
-    assert.deepEqual(logged('rate_depeg').map((line) => [line.pair, line.peg]), [['USDT/USD', 'USD']]);
+    assert.deepEqual(
+      logged('rate_depeg').map((line) => [line.pair, line.peg]),
+      [['USDT/USD', 'USD']],
+    );
     assert.equal(rates.whyNot('NGN'), undefined, 'the naira itself is quoted');
 
     gecko.answer = coingeckoBody({ tether: { usd: '0.99', ngn: '1584' } });
@@ -282,10 +299,17 @@ describe('the quorum (property)', () => {
         fc.constant(center),
         // Each honest value within ±0.99% of the centre: all then lie within 2% of their median.
         fc.array(fc.integer({ min: -99, max: 99 }), { minLength: honestCount, maxLength: honestCount }),
-        fc.array(fc.oneof(value, fc.constant(center), fc.integer({ min: 1, max: 1000 }).map((k): Ratio => multiplyRatio(center, { num: BigInt(k), den: 100n }))), {
-          minLength: 0,
-          maxLength: honestCount - 1,
-        }),
+        fc.array(
+          fc.oneof(
+            value,
+            fc.constant(center),
+            fc.integer({ min: 1, max: 1000 }).map((k): Ratio => multiplyRatio(center, { num: BigInt(k), den: 100n })),
+          ),
+          {
+            minLength: 0,
+            maxLength: honestCount - 1,
+          },
+        ),
       ),
     )
     .map(([center, offsets, others]) => ({
@@ -312,7 +336,10 @@ describe('the quorum (property)', () => {
         const agreement = agreeingSources(all, SPREAD);
         assert.ok(!agreement.undecided && agreement.value, 'a majority that agrees is always found');
         assert.ok(agreement.agreed.length >= honest.length, 'at least as many as the honest agree');
-        assert.ok(withinSpreadOfHonest(agreement.value, honest), `${agreement.value.num}/${agreement.value.den} against ${honest.map((h) => `${h.num}/${h.den}`)}`);
+        assert.ok(
+          withinSpreadOfHonest(agreement.value, honest),
+          `${agreement.value.num}/${agreement.value.den} against ${honest.map((h) => `${h.num}/${h.den}`)}`,
+        );
       }),
       { numRuns: 500 },
     );
@@ -321,20 +348,23 @@ describe('the quorum (property)', () => {
   it('the book quotes within the spread of the honest sources, whatever the others answer', async () => {
     const names: RateSourceName[] = ['coingecko', 'coinbase', 'kraken', 'exchangerate', 'static'];
     await fc.assert(
-      fc.asyncProperty(market.filter(({ honest, others }) => honest.length + others.length <= names.length), async ({ honest, others }) => {
-        const values = [...honest, ...others];
-        const sources: RateSource[] = values.map((value, index) => ({
-          name: names[index]!,
-          read: async () => ({ values: new Map([['NGN', value]]), problems: new Map() }),
-        }));
-        const settings = resolveRateSettings({ sources: names.slice(0, values.length), quorum: Math.min(2, honest.length), currencies: ['NGN'] }, {});
-        const rates = new RateBook(settings, { assets: [], sources, log: createLogger(() => {}) });
-        await rates.refresh();
-        const quoted = rates.perUsd('NGN');
-        // Values outside 10^-12..10^12 per dollar are dropped first: the honest ones here are all within.
-        assert.ok(quoted, 'quoted');
-        assert.ok(withinSpreadOfHonest(quoted.value, honest));
-      }),
+      fc.asyncProperty(
+        market.filter(({ honest, others }) => honest.length + others.length <= names.length),
+        async ({ honest, others }) => {
+          const values = [...honest, ...others];
+          const sources: RateSource[] = values.map((value, index) => ({
+            name: names[index]!,
+            read: async () => ({ values: new Map([['NGN', value]]), problems: new Map() }),
+          }));
+          const settings = resolveRateSettings({ sources: names.slice(0, values.length), quorum: Math.min(2, honest.length), currencies: ['NGN'] }, {});
+          const rates = new RateBook(settings, { assets: [], sources, log: createLogger(() => {}) });
+          await rates.refresh();
+          const quoted = rates.perUsd('NGN');
+          // Values outside 10^-12..10^12 per dollar are dropped first: the honest ones here are all within.
+          assert.ok(quoted, 'quoted');
+          assert.ok(withinSpreadOfHonest(quoted.value, honest));
+        },
+      ),
       { numRuns: 150 },
     );
   });

@@ -30,7 +30,6 @@ const MINUTE = 60_000;
 /** A body marker: it must never reach a log line. */
 const MARKER = 'BODY-MARKER-7f3a';
 
-
 /** A quote's rate, sources and time (its basis is checked where it is the subject). */
 const quoteOf = (pair: { rate: string; source: string; at: Date } | undefined) => pair && { rate: pair.rate, source: pair.source, at: pair.at };
 
@@ -107,7 +106,11 @@ describe('the rate book', () => {
     base.answer = coinbaseBody({ NGN: '1610', USDT: '1', EUR: '0.91', GHS: '15' });
     const three = book({ sources: ['coingecko', 'coinbase', 'static'], overrides: { NGN: '1605', EUR: '0.905' } });
     await three.refresh();
-    assert.deepEqual(quoteOf(three.pair('USDT', 'NGN')), { rate: '0.000623052959501557632398', source: 'coingecko+coinbase+static', at: suite.time.now() }, 'median 1605');
+    assert.deepEqual(
+      quoteOf(three.pair('USDT', 'NGN')),
+      { rate: '0.000623052959501557632398', source: 'coingecko+coinbase+static', at: suite.time.now() },
+      'median 1605',
+    );
     assert.equal(three.settings.quorum, 2, 'on the sandbox, two sources must agree once two or more are named');
     const two = book({ sources: ['coingecko', 'coinbase'], quorum: 1 });
     await two.refresh();
@@ -182,7 +185,11 @@ describe('the rate book', () => {
       server.closeAllConnections();
       server.close();
     `;
-    const child = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', '--input-type=module', '-e', script], { cwd: ROOT, encoding: 'utf8', timeout: 20_000 });
+    const child = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', '--input-type=module', '-e', script], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
     assert.equal(child.stdout.trim(), 'ended', child.stderr);
 
     // A failure that goes on is said once, and its end too (a long timeout: a busy machine must not turn the 503 into a timeout).
@@ -201,11 +208,15 @@ describe('the rate book', () => {
     const rates = book({ sources: ['coinbase'], maxAgeS: 600 });
     base.answer = coinbaseBody({ NGN: '1600', USDT: '1', EUR: '0.9', GHS: '15' });
     await rates.refresh();
-    assert.deepEqual(rates.readiness(), {
-      ready: false,
-      pairs: ['USDT/NGN', 'USDT/USD', 'USDT/EUR', 'USDT/GHS', 'CNGN/NGN', 'CNGN/USD', 'CNGN/EUR', 'CNGN/GHS'],
-      stale: ['CNGN/NGN', 'CNGN/USD', 'CNGN/EUR', 'CNGN/GHS'],
-    }, 'nothing rates cNGN');
+    assert.deepEqual(
+      rates.readiness(),
+      {
+        ready: false,
+        pairs: ['USDT/NGN', 'USDT/USD', 'USDT/EUR', 'USDT/GHS', 'CNGN/NGN', 'CNGN/USD', 'CNGN/EUR', 'CNGN/GHS'],
+        stale: ['CNGN/NGN', 'CNGN/USD', 'CNGN/EUR', 'CNGN/GHS'],
+      },
+      'nothing rates cNGN',
+    );
     assert.deepEqual(rates.reasons(), { 'CNGN/NGN': 'stale', 'CNGN/USD': 'stale', 'CNGN/EUR': 'stale', 'CNGN/GHS': 'stale' });
     assert.equal(logged('rates_stale').length, 1);
     base.answer = { status: 502, body: '' };
@@ -214,7 +225,10 @@ describe('the rate book', () => {
     suite.time.advance(1000);
     assert.equal(rates.pair('USDT', 'NGN'), undefined);
     await rates.refresh();
-    assert.deepEqual(rates.readiness().stale.filter((pair) => pair.startsWith('USDT')), ['USDT/NGN', 'USDT/USD', 'USDT/EUR', 'USDT/GHS']);
+    assert.deepEqual(
+      rates.readiness().stale.filter((pair) => pair.startsWith('USDT')),
+      ['USDT/NGN', 'USDT/USD', 'USDT/EUR', 'USDT/GHS'],
+    );
     assert.match(String(logged('rates_stale').at(-1)?.pairs), /USDT\/NGN/);
   });
 
@@ -245,40 +259,59 @@ describe('rate settings', () => {
   it('defaults to the table, and on a real chain (serve --chain evm) refuses to imply it', () => {
     const settings = resolveRateSettings({}, {});
     assert.deepEqual([settings.sources, settings.explicit, settings.refreshMs, settings.maxAgeMs, settings.pegs], [['static'], false, 60_000, 600_000, {}]);
-    assert.throws(() => resolveRateSettings({}, {}, { requireExplicit: true }), (error: RateConfigError) => error.problems[0] === SOURCES_REQUIRED);
+    assert.throws(
+      () => resolveRateSettings({}, {}, { requireExplicit: true }),
+      (error: RateConfigError) => error.problems[0] === SOURCES_REQUIRED,
+    );
     const chosen = resolveRateSettings({}, { PAYLINK_RATES_SOURCES: 'static' }, { requireExplicit: true });
     assert.deepEqual([chosen.sources, chosen.explicit], [['static'], true]);
   });
 
   it('reads every PAYLINK_RATES_* setting, and names each mistake', () => {
-    const settings = resolveRateSettings({}, {
-      PAYLINK_RATES_SOURCES: 'CoinGecko, coinbase',
-      PAYLINK_RATES_COINGECKO_URL: 'http://127.0.0.1:9/',
-      PAYLINK_RATES_COINBASE_URL: 'https://cb.example/base',
-      PAYLINK_RATES_REFRESH_S: '30',
-      PAYLINK_RATES_MAX_AGE_S: '300',
-      PAYLINK_RATES_PEGS: 'cngn=ngn,USDT=USD',
-    });
+    const settings = resolveRateSettings(
+      {},
+      {
+        PAYLINK_RATES_SOURCES: 'CoinGecko, coinbase',
+        PAYLINK_RATES_COINGECKO_URL: 'http://127.0.0.1:9/',
+        PAYLINK_RATES_COINBASE_URL: 'https://cb.example/base',
+        PAYLINK_RATES_REFRESH_S: '30',
+        PAYLINK_RATES_MAX_AGE_S: '300',
+        PAYLINK_RATES_PEGS: 'cngn=ngn,USDT=USD',
+      },
+    );
     assert.deepEqual(
       [settings.sources, settings.coingeckoUrl, settings.coinbaseUrl, settings.refreshMs, settings.maxAgeMs, settings.pegs],
       [['coingecko', 'coinbase'], 'http://127.0.0.1:9', 'https://cb.example/base', 30_000, 300_000, { CNGN: 'NGN', USDT: 'USD' }],
     );
     assert.ok(!settings.currencies.includes('GHS'), 'only Coinbase rates GHS: no quorum of two for it');
     assert.ok(settings.currencies.includes('NGN'));
-    assert.ok(resolveRateSettings({}, { PAYLINK_RATES_SOURCES: 'coinbase,exchangerate' }).currencies.includes('GHS'), 'Coinbase and ExchangeRate-API both rate GHS');
+    assert.ok(
+      resolveRateSettings({}, { PAYLINK_RATES_SOURCES: 'coinbase,exchangerate' }).currencies.includes('GHS'),
+      'Coinbase and ExchangeRate-API both rate GHS',
+    );
     assert.ok(!resolveRateSettings({}, { PAYLINK_RATES_SOURCES: 'coingecko' }).currencies.includes('GHS'), 'CoinGecko alone does not');
     assert.throws(
       () =>
-        resolveRateSettings({}, {
-          PAYLINK_RATES_SOURCES: 'coingecko,oracle',
-          PAYLINK_RATES_REFRESH_S: 'often',
-          PAYLINK_RATES_MAX_AGE_S: '30',
-          PAYLINK_RATES_PEGS: 'BTC=USD,CNGN=naira',
-          PAYLINK_RATES_COINBASE_URL: 'ftp://x',
-        }),
+        resolveRateSettings(
+          {},
+          {
+            PAYLINK_RATES_SOURCES: 'coingecko,oracle',
+            PAYLINK_RATES_REFRESH_S: 'often',
+            PAYLINK_RATES_MAX_AGE_S: '30',
+            PAYLINK_RATES_PEGS: 'BTC=USD,CNGN=naira',
+            PAYLINK_RATES_COINBASE_URL: 'ftp://x',
+          },
+        ),
       (error: RateConfigError) => {
         const text = error.problems.join('\n');
-        for (const part of [/unknown source oracle/, /PAYLINK_RATES_REFRESH_S must be a positive number/, /PAYLINK_RATES_MAX_AGE_S \(30\) must be at least PAYLINK_RATES_REFRESH_S \(60\)/, /"BTC=USD"/, /"CNGN=naira"/, /PAYLINK_RATES_COINBASE_URL must be an http\(s\) URL/])
+        for (const part of [
+          /unknown source oracle/,
+          /PAYLINK_RATES_REFRESH_S must be a positive number/,
+          /PAYLINK_RATES_MAX_AGE_S \(30\) must be at least PAYLINK_RATES_REFRESH_S \(60\)/,
+          /"BTC=USD"/,
+          /"CNGN=naira"/,
+          /PAYLINK_RATES_COINBASE_URL must be an http\(s\) URL/,
+        ])
           assert.match(text, part);
         return true;
       },
@@ -301,31 +334,37 @@ describe('rate settings', () => {
     );
     const defaults = resolveRateSettings({}, {});
     assert.deepEqual([defaults.maxSpread, defaults.maxMove, defaults.confirmMs, defaults.pegTolerance], ['0.02', '0.1', 900_000, '0.03']);
-    const tuned = resolveRateSettings({}, {
-      PAYLINK_RATES_SOURCES: 'coingecko,coinbase,kraken,exchangerate',
-      PAYLINK_RATES_QUORUM: '3',
-      PAYLINK_RATES_MAX_SPREAD: '1.5%',
-      PAYLINK_RATES_MAX_MOVE: '0.25',
-      PAYLINK_RATES_CONFIRM_S: '300',
-      PAYLINK_RATES_PEG_TOLERANCE: '5%',
-      PAYLINK_RATES_KRAKEN_URL: 'http://127.0.0.1:9/',
-      PAYLINK_RATES_EXCHANGERATE_URL: 'https://fx.example/base/',
-    });
+    const tuned = resolveRateSettings(
+      {},
+      {
+        PAYLINK_RATES_SOURCES: 'coingecko,coinbase,kraken,exchangerate',
+        PAYLINK_RATES_QUORUM: '3',
+        PAYLINK_RATES_MAX_SPREAD: '1.5%',
+        PAYLINK_RATES_MAX_MOVE: '0.25',
+        PAYLINK_RATES_CONFIRM_S: '300',
+        PAYLINK_RATES_PEG_TOLERANCE: '5%',
+        PAYLINK_RATES_KRAKEN_URL: 'http://127.0.0.1:9/',
+        PAYLINK_RATES_EXCHANGERATE_URL: 'https://fx.example/base/',
+      },
+    );
     assert.deepEqual(
       [tuned.quorum, tuned.maxSpread, tuned.maxMove, tuned.confirmMs, tuned.pegTolerance, tuned.krakenUrl, tuned.exchangerateUrl],
       [3, '0.015', '0.25', 300_000, '0.05', 'http://127.0.0.1:9', 'https://fx.example/base'],
     );
     assert.throws(
       () =>
-        resolveRateSettings({}, {
-          PAYLINK_RATES_SOURCES: 'coingecko,coinbase',
-          PAYLINK_RATES_QUORUM: '3',
-          PAYLINK_RATES_MAX_SPREAD: '2',
-          PAYLINK_RATES_MAX_MOVE: '150%',
-          PAYLINK_RATES_PEG_TOLERANCE: 'tight',
-          PAYLINK_RATES_CONFIRM_S: '-1',
-          PAYLINK_RATES_KRAKEN_URL: 'file:///etc/passwd',
-        }),
+        resolveRateSettings(
+          {},
+          {
+            PAYLINK_RATES_SOURCES: 'coingecko,coinbase',
+            PAYLINK_RATES_QUORUM: '3',
+            PAYLINK_RATES_MAX_SPREAD: '2',
+            PAYLINK_RATES_MAX_MOVE: '150%',
+            PAYLINK_RATES_PEG_TOLERANCE: 'tight',
+            PAYLINK_RATES_CONFIRM_S: '-1',
+            PAYLINK_RATES_KRAKEN_URL: 'file:///etc/passwd',
+          },
+        ),
       (error: RateConfigError) => {
         const text = error.problems.join('\n');
         for (const part of [
@@ -340,17 +379,26 @@ describe('rate settings', () => {
         return true;
       },
     );
-    assert.throws(() => resolveRateSettings({}, { PAYLINK_RATES_QUORUM: 'two' }), (error: RateConfigError) => /PAYLINK_RATES_QUORUM must be a whole number/.test(error.message));
+    assert.throws(
+      () => resolveRateSettings({}, { PAYLINK_RATES_QUORUM: 'two' }),
+      (error: RateConfigError) => /PAYLINK_RATES_QUORUM must be a whole number/.test(error.message),
+    );
   });
 });
 
 describe('exact rates from JSON', () => {
   it('keeps every digit a provider wrote, in numbers and strings, exponents included', () => {
-    const parsed = parseJsonExact('{"a": 1612.123456789012345678901, "b": [6.2e-05, -3, 0], "c": "1E3", "d": "x\\"1.5", "e": true, "f": null}') as Record<string, unknown>;
+    const parsed = parseJsonExact('{"a": 1612.123456789012345678901, "b": [6.2e-05, -3, 0], "c": "1E3", "d": "x\\"1.5", "e": true, "f": null}') as Record<
+      string,
+      unknown
+    >;
     assert.deepEqual(parsed, { a: '1612.123456789012345678901', b: ['6.2e-05', '-3', '0'], c: '1E3', d: 'x"1.5', e: true, f: null });
     assert.deepEqual(readRateValue('1612.123456789012345678901'), ratioOf('1612.123456789012345678901'));
     assert.deepEqual(readRateValue('6.2e-05'), ratioOf('0.000062'));
-    assert.deepEqual([readRateValue('0'), readRateValue('-3'), readRateValue('abc'), readRateValue(undefined), readRateValue(true)], ['zero', 'negative', 'not_a_number', 'missing', 'not_a_number']);
+    assert.deepEqual(
+      [readRateValue('0'), readRateValue('-3'), readRateValue('abc'), readRateValue(undefined), readRateValue(true)],
+      ['zero', 'negative', 'not_a_number', 'missing', 'not_a_number'],
+    );
     assert.throws(() => parseJsonExact('{"a": 1.2.3}'), SyntaxError);
   });
 });
@@ -364,14 +412,19 @@ describe('quote decimals (property)', () => {
   it('fiatAmount × rate round-trips to the quote within the asset’s last digit, and the quote never undercuts the exact price', () => {
     fc.assert(
       fc.property(
-        fc
-          .constantFrom(['NGN', 2] as const, ['JPY', 0] as const, ['KWD', 3] as const, ['EUR', 2] as const)
-          .chain(([currency, digits]) => fc.tuple(fc.constant(currency), fc.bigInt({ min: 1n, max: 10n ** 10n }).map((units) => fromUnits(units, digits)))),
+        fc.constantFrom(['NGN', 2] as const, ['JPY', 0] as const, ['KWD', 3] as const, ['EUR', 2] as const).chain(([currency, digits]) =>
+          fc.tuple(
+            fc.constant(currency),
+            fc.bigInt({ min: 1n, max: 10n ** 10n }).map((units) => fromUnits(units, digits)),
+          ),
+        ),
         digitsString(5, 6),
         // Up to 10^12 units per dollar: more is no currency's (the book refuses it, see rates-quorum.test.ts).
         digitsString(7, 8).filter((value) => toUnits(value, 8) <= 10n ** 20n),
         ([currency, fiatAmount], assetPerUsd, currencyPerUsd) => {
-          const rates = new RateBook(resolveRateSettings({ sources: ['static'], overrides: { USDT: assetPerUsd, [currency]: currencyPerUsd } }, {}), { assets: ['USDT'] });
+          const rates = new RateBook(resolveRateSettings({ sources: ['static'], overrides: { USDT: assetPerUsd, [currency]: currencyPerUsd } }, {}), {
+            assets: ['USDT'],
+          });
           const quote = quoteCrypto(rates, fiatAmount, currency, 'USDT', new Date())!;
           const unit: Ratio = { num: 1n, den: 1_000_000n };
           const crypto = ratioOf(quote.cryptoAmount);
@@ -383,7 +436,10 @@ describe('quote decimals (property)', () => {
           assert.ok(!below(crypto, viaRate) && below(minus(crypto, viaRate), unit), `${quote.cryptoAmount} vs ${fiatAmount} × ${quote.rate}`);
           // And within one unit of the exact cross rate (the recorded rate is cut at 20 significant digits).
           const gap = minus(crypto, exact);
-          assert.ok(below({ num: -gap.num, den: gap.den }, unit) && below(gap, unit), `${quote.cryptoAmount} vs the exact ${fiatAmount} × ${assetPerUsd} / ${currencyPerUsd}`);
+          assert.ok(
+            below({ num: -gap.num, den: gap.den }, unit) && below(gap, unit),
+            `${quote.cryptoAmount} vs the exact ${fiatAmount} × ${assetPerUsd} / ${currencyPerUsd}`,
+          );
           // Back: the quote divided by the rate is the fiat amount within what one unit of the asset buys.
           const back = divideRatio(crypto, ratioOf(quote.rate));
           assert.ok(!below(back, ratioOf(fiatAmount)) && below(minus(back, ratioOf(fiatAmount)), divideRatio(unit, ratioOf(quote.rate))));

@@ -151,13 +151,15 @@ for (const backend of backends()) {
       const view = (await call(t.url, 'GET', '/v1/rates', { key })).body;
       assert.deepEqual([view.quorum, view.maxSpread], [2, '0.02']);
       assert.deepEqual(
-        view.markets.map((market: { pair: string; perUsd: string | null; reason: string | null; spread: string | null; sources: { source: string; status: string; at: string }[] }) => [
-          market.pair,
-          market.perUsd,
-          market.reason,
-          market.spread,
-          market.sources.map((source) => `${source.source}:${source.status}`),
-        ]),
+        view.markets.map(
+          (market: {
+            pair: string;
+            perUsd: string | null;
+            reason: string | null;
+            spread: string | null;
+            sources: { source: string; status: string; at: string }[];
+          }) => [market.pair, market.perUsd, market.reason, market.spread, market.sources.map((source) => `${source.source}:${source.status}`)],
+        ),
         [
           ['USDT/USD', '1', null, '0', ['coingecko:agrees', 'coinbase:agrees']],
           ['CNGN/USD', '1600', null, null, ['coinbase:invalid']],
@@ -188,7 +190,10 @@ for (const backend of backends()) {
       assert.deepEqual([refused.body.code, refused.body.errors[0].path], ['rate_unavailable', 'USDT/USD']);
       assert.match(refused.body.message, /No current exchange rate for USDT in USD \(no_quorum\): 2 rate sources must agree on USDT\/USD within 2%/);
       const ready = await call(t.url, 'GET', '/readyz');
-      assert.deepEqual([ready.status, ready.body.stale, ready.body.reasons], [503, ['USDT/NGN', 'USDT/USD'], { 'USDT/NGN': 'no_quorum', 'USDT/USD': 'no_quorum' }]);
+      assert.deepEqual(
+        [ready.status, ready.body.stale, ready.body.reasons],
+        [503, ['USDT/NGN', 'USDT/USD'], { 'USDT/NGN': 'no_quorum', 'USDT/USD': 'no_quorum' }],
+      );
       assert.deepEqual(
         logged('rate_source_outlier').map((line) => `${line.source}:${line.currency}`),
         ['coinbase:USDT'],
@@ -213,7 +218,8 @@ for (const backend of backends()) {
         await eventually(async () => (await call(t.url, 'GET', '/readyz')).status === 503, 20_000, `usd: ${usd} makes the pairs unquotable`);
         for (const answer of [await start(slug), await start(nairaSlug), await start(nairaSlug, 'CNGN')]) {
           assert.notEqual(answer.status, 500, `usd: ${usd}: ${JSON.stringify(answer.body)}`);
-          if (answer.status === 201) assert.deepEqual([answer.body.assetId, answer.body.rate], ['CNGN', '1'], 'only cNGN at par with the naira it is priced in');
+          if (answer.status === 201)
+            assert.deepEqual([answer.body.assetId, answer.body.rate], ['CNGN', '1'], 'only cNGN at par with the naira it is priced in');
           else assert.deepEqual([answer.status, answer.body.code], [503, 'rate_unavailable']);
         }
         const ready = await call(t.url, 'GET', '/readyz');
@@ -238,7 +244,10 @@ for (const backend of backends()) {
       const held = await start(slug);
       assert.deepEqual([held.body.code, held.body.errors[0].path], ['rate_unavailable', 'USD/NGN']);
       assert.match(held.body.message, /\(held\): USD\/NGN moved 50% from its last quoted rate and is held since .*paylink rates accept USD\/NGN/);
-      assert.deepEqual(logged('rate_move_held').map((line) => [line.pair, line.from, line.to]), [['USD/NGN', '1700', '2550']]);
+      assert.deepEqual(
+        logged('rate_move_held').map((line) => [line.pair, line.from, line.to]),
+        [['USD/NGN', '1700', '2550']],
+      );
       assert.equal((await call(t.url, 'GET', '/readyz')).body.reasons['USDT/NGN'], 'held');
 
       // Another instance on the same database sees the same hold (the last quoted rate is shared).
@@ -257,7 +266,10 @@ for (const backend of backends()) {
       ]);
       const accepted = await startsAt(slug, '6.666667', 'the running instance quotes the accepted rate');
       assert.equal(accepted.rate, '0.000392156862745098039215');
-      assert.deepEqual(logged('rate_move_accepted').map((line) => [line.pair, line.by]), [['USD/NGN', 'operator']]);
+      assert.deepEqual(
+        logged('rate_move_accepted').map((line) => [line.pair, line.by]),
+        [['USD/NGN', 'operator']],
+      );
       await other.refresh();
       assert.equal(other.whyNot('NGN'), undefined, 'and so does the other instance');
 
@@ -266,29 +278,40 @@ for (const backend of backends()) {
       await eventually(async () => (await start(slug)).status === 503, 20_000, 'held again');
       clock.advance(901 * SECOND);
       await startsAt(slug, '5.000000', 'believed once it lasted');
-      assert.deepEqual(logged('rate_move_accepted').map((line) => line.by), ['operator', 'persistence']);
+      assert.deepEqual(
+        logged('rate_move_accepted').map((line) => line.by),
+        ['operator', 'persistence'],
+      );
 
       /** A code's row as `paylink rates` prints its times. */
       async function listed(code: string) {
-        const { rows } = await t.db.query<{ quoted_at: Date; held_since: Date | null }>('SELECT quoted_at, held_since FROM quoted_rates WHERE code = $1', [code]);
+        const { rows } = await t.db.query<{ quoted_at: Date; held_since: Date | null }>('SELECT quoted_at, held_since FROM quoted_rates WHERE code = $1', [
+          code,
+        ]);
         return { quotedAt: rows[0]!.quoted_at.toISOString(), heldSince: rows[0]!.held_since?.toISOString() };
       }
     });
 
-    it('`paylink rates accept` run as the command on the same PostgreSQL database is seen by the running instance', { skip: backend !== 'postgres' }, async () => {
-      const slug = await link(34_000);
-      await startsAt(slug, '10.000000', 'quoted at 3400');
-      serve('5100');
-      await eventually(async () => (await start(slug)).status === 503, 20_000, 'held');
-      const shown = await run(process.execPath, [BIN, 'rates', '--database-url', t.databaseUrl!], { encoding: 'utf8' });
-      assert.match(shown.stdout, /USD\/NGN {3}last quoted 3400 per USD at .*; HELD: moved to 5100 since/);
-      const accepted = await run(process.execPath, [BIN, 'rates', 'accept', 'USD/NGN', '--database-url', t.databaseUrl!], { encoding: 'utf8' });
-      assert.equal(accepted.stdout, 'Accepted USD/NGN at 5100 per USD: running instances quote it from their next refresh.\n');
-      await startsAt(slug, '6.666667', 'the running instance quotes what the command accepted');
-      const wrong = await run(process.execPath, [BIN, 'rates', 'accept', 'USDT/XYZ', '--database-url', t.databaseUrl!]).catch((error: { code: number; stderr: string }) => error);
-      assert.equal((wrong as { code: number }).code, 2);
-      assert.match((wrong as { stderr: string }).stderr, /not a pair: USDT\/XYZ/);
-    });
+    it(
+      '`paylink rates accept` run as the command on the same PostgreSQL database is seen by the running instance',
+      { skip: backend !== 'postgres' },
+      async () => {
+        const slug = await link(34_000);
+        await startsAt(slug, '10.000000', 'quoted at 3400');
+        serve('5100');
+        await eventually(async () => (await start(slug)).status === 503, 20_000, 'held');
+        const shown = await run(process.execPath, [BIN, 'rates', '--database-url', t.databaseUrl!], { encoding: 'utf8' });
+        assert.match(shown.stdout, /USD\/NGN {3}last quoted 3400 per USD at .*; HELD: moved to 5100 since/);
+        const accepted = await run(process.execPath, [BIN, 'rates', 'accept', 'USD/NGN', '--database-url', t.databaseUrl!], { encoding: 'utf8' });
+        assert.equal(accepted.stdout, 'Accepted USD/NGN at 5100 per USD: running instances quote it from their next refresh.\n');
+        await startsAt(slug, '6.666667', 'the running instance quotes what the command accepted');
+        const wrong = await run(process.execPath, [BIN, 'rates', 'accept', 'USDT/XYZ', '--database-url', t.databaseUrl!]).catch(
+          (error: { code: number; stderr: string }) => error,
+        );
+        assert.equal((wrong as { code: number }).code, 2);
+        assert.match((wrong as { stderr: string }).stderr, /not a pair: USDT\/XYZ/);
+      },
+    );
 
     it('stale rates: 503 rate_unavailable, /readyz names the stale pairs, quoted sessions keep their quote; fresh again once a source answers', async () => {
       const naira = backend === 'postgres' ? '5100' : '3400';
@@ -337,7 +360,10 @@ for (const backend of backends()) {
       const t = await startTestService(backend, { payoutWorker: false, rates: { USDT: '1000000000000' } });
       try {
         const { key } = await t.newKey();
-        const created = await call(t.url, 'POST', '/v1/payment-link', { key, body: standardLinkBody({ fiatAmount: 1_000_000_000_000, fiatCurrency: ['USD'] }) });
+        const created = await call(t.url, 'POST', '/v1/payment-link', {
+          key,
+          body: standardLinkBody({ fiatAmount: 1_000_000_000_000, fiatCurrency: ['USD'] }),
+        });
         const refused = await call(t.url, 'POST', `/v1/checkout/${created.body.slug}/sessions`, { body: { assetId: 'USDT' } });
         assert.deepEqual([refused.status, refused.body.code], [422, 'amount_too_large']);
       } finally {
@@ -364,7 +390,13 @@ describe('paylink rates accept on a PGlite data directory', () => {
       payoutWorker: false,
       webhookWorker: false,
       logger: createLogger(() => {}),
-      rateSettings: { sources: ['coingecko', 'coinbase'] as ('coingecko' | 'coinbase')[], coingeckoUrl: gecko.url, coinbaseUrl: base.url, refreshS: 60, currencies: ['NGN'] },
+      rateSettings: {
+        sources: ['coingecko', 'coinbase'] as ('coingecko' | 'coinbase')[],
+        coingeckoUrl: gecko.url,
+        coinbaseUrl: base.url,
+        refreshS: 60,
+        currencies: ['NGN'],
+      },
     });
     try {
       serve('1600');

@@ -47,7 +47,11 @@ for (const backend of backends()) {
     /** Blocks on `network` until everything so far is final there (anvil's finalized block is 64 below its head). */
     const makeFinal = (network: 'bsc' | 'polygon') => fixture(network).t.mine(65);
     const newSession = async (amount: string, blockchainId: 'bsc' | 'polygon' = 'bsc') =>
-      (await startSession(t.url, await createUsdLink(t.url, key, amount), { assetId: 'USDT', blockchainId })) as { id: string; payAddress: Address; cryptoAmount: string };
+      (await startSession(t.url, await createUsdLink(t.url, key, amount), { assetId: 'USDT', blockchainId })) as {
+        id: string;
+        payAddress: Address;
+        cryptoAmount: string;
+      };
     /** Pays `session` on its network and lets the scanner credit it. */
     const payAndCredit = async (session: { id: string; payAddress: Address; cryptoAmount: string }, network: 'bsc' | 'polygon' = 'bsc') => {
       await fixture(network).pay(session.payAddress, 'USDT', session.cryptoAmount);
@@ -61,7 +65,9 @@ for (const backend of backends()) {
         (row) => (typeof row.body === 'string' ? JSON.parse(row.body) : row.body).data.object as Record<string, unknown>,
       );
     const alertsOf = async (network: string) =>
-      ((await call(t.url, 'GET', '/v1/withdrawal/networks', { key })).body.items as Array<{ id: string; alerts: Array<{ code: string }> }>).find((n) => n.id === network)!.alerts.map((a) => a.code);
+      ((await call(t.url, 'GET', '/v1/withdrawal/networks', { key })).body.items as Array<{ id: string; alerts: Array<{ code: string }> }>)
+        .find((n) => n.id === network)!
+        .alerts.map((a) => a.code);
     const units = (amount: string) => parseUnits(amount, 18);
 
     before(async () => {
@@ -122,7 +128,10 @@ for (const backend of backends()) {
       assert.equal(second.bsc!.credited, 0);
       const both = await Promise.all([reconciler().runOnce(), reconciler().runOnce()]);
       assert.equal(both.flat().filter((run) => run.blockchainId === 'bsc' && run.claimed).length, 1, 'one instance reconciles a network at a time');
-      assert.equal(both.flat().reduce((sum, run) => sum + run.credited, 0), 0);
+      assert.equal(
+        both.flat().reduce((sum, run) => sum + run.credited, 0),
+        0,
+      );
       // The node shows the log after all, and the scanner reads that block again: it is known, not credited twice.
       proxy.hideLogs(null);
       await t.db.query('UPDATE chain_cursors SET next_block = $2 WHERE blockchain_id = $1', ['bsc', Number(hidden)]);
@@ -179,7 +188,10 @@ for (const backend of backends()) {
       const line = logged.find((l) => l.code === 'reconciliation_mismatch');
       assert.ok(line, JSON.stringify(logged));
       assert.equal(line.level, 'error');
-      assert.deepEqual([line.blockchainId, line.address, line.expected, line.actual, line.reason], ['bsc', session.payAddress.toLowerCase(), '4', '6', 'unexplained']);
+      assert.deepEqual(
+        [line.blockchainId, line.address, line.expected, line.actual, line.reason],
+        ['bsc', session.payAddress.toLowerCase(), '4', '6', 'unexplained'],
+      );
       assert.deepEqual(await alertsOf('bsc'), ['reconciliation_mismatch']);
       assert.deepEqual(await alertsOf('polygon'), []);
       const events = (await mismatchEvents()).slice(before);
@@ -227,7 +239,9 @@ for (const backend of backends()) {
       // A full node, not an archive: state only at the final block and above.
       const final = Number(await bsc.t.client.getBlockNumber()) - 64;
       proxy.override(({ method, params }) =>
-        method === 'eth_call' && typeof params[1] === 'string' && Number(params[1]) < final ? { error: { code: -32000, message: 'missing trie node' } } : undefined,
+        method === 'eth_call' && typeof params[1] === 'string' && Number(params[1]) < final
+          ? { error: { code: -32000, message: 'missing trie node' } }
+          : undefined,
       );
       logged = [];
       try {
@@ -260,7 +274,19 @@ for (const backend of backends()) {
             pollMs: 10,
             record: {
               signed: (transfer) =>
-                recordSweepTransfer(t.db, { blockchainId: 'bsc', txHash: transfer.txHash, depositIndex: transfer.index, address: transfer.address, assetId: transfer.assetId, token: transfer.token, amount: transfer.amount }, now()),
+                recordSweepTransfer(
+                  t.db,
+                  {
+                    blockchainId: 'bsc',
+                    txHash: transfer.txHash,
+                    depositIndex: transfer.index,
+                    address: transfer.address,
+                    assetId: transfer.assetId,
+                    token: transfer.token,
+                    amount: transfer.amount,
+                  },
+                  now(),
+                ),
               // Killed after sending: the outcome is never written by the sweep.
               settled: async (txHash, outcome) => {
                 if (!killed) await settleSweepTransfer(t.db, 'bsc', txHash, outcome, now());
@@ -273,8 +299,13 @@ for (const backend of backends()) {
           await makeFinal('bsc');
           const run = await reconcile();
           assert.equal(run.bsc!.mismatches, 0, JSON.stringify(logged.filter((l) => l.code === 'reconciliation_mismatch')));
-          const swept = await t.db.query<{ status: string; amount: string }>("SELECT status, amount::text AS amount FROM deposit_sweeps WHERE address = $1", [session.payAddress.toLowerCase()]);
-          assert.deepEqual(swept.rows.map((r) => [r.status, Number(r.amount)]), [['success', 5]]);
+          const swept = await t.db.query<{ status: string; amount: string }>('SELECT status, amount::text AS amount FROM deposit_sweeps WHERE address = $1', [
+            session.payAddress.toLowerCase(),
+          ]);
+          assert.deepEqual(
+            swept.rows.map((r) => [r.status, Number(r.amount)]),
+            [['success', 5]],
+          );
         }
       } finally {
         await sweeper.close();
@@ -283,17 +314,37 @@ for (const backend of backends()) {
 
     it('runs in the background of a service, each network at its interval, and stops with it', async () => {
       const runs = async () =>
-        (await t.db.query<{ blockchain_id: string; at: Date | null }>('SELECT blockchain_id, last_finished_at AS at FROM reconciliation_runs ORDER BY blockchain_id')).rows.map((r) => [r.blockchain_id, r.at?.getTime() ?? 0] as const);
+        (
+          await t.db.query<{ blockchain_id: string; at: Date | null }>(
+            'SELECT blockchain_id, last_finished_at AS at FROM reconciliation_runs ORDER BY blockchain_id',
+          )
+        ).rows.map((r) => [r.blockchain_id, r.at?.getTime() ?? 0] as const);
       const before = new Map(await runs());
       // Every network is due now; another instance of the service reconciles it every 200 ms.
       await t.db.query('UPDATE reconciliation_runs SET next_run_at = now()');
-      const instance = await startService({ db: t.db, chain, scanner: false, reconciler: { intervalMs: 200 }, payoutWorker: false, webhookWorker: false, sseHeartbeatMs: 60_000, logger });
+      const instance = await startService({
+        db: t.db,
+        chain,
+        scanner: false,
+        reconciler: { intervalMs: 200 },
+        payoutWorker: false,
+        webhookWorker: false,
+        sseHeartbeatMs: 60_000,
+        logger,
+      });
       try {
-        await eventually(async () => (await runs()).every(([network, at]) => at > (before.get(network) ?? 0)), 20_000, 'a run of each network in the background');
+        await eventually(
+          async () => (await runs()).every(([network, at]) => at > (before.get(network) ?? 0)),
+          20_000,
+          'a run of each network in the background',
+        );
       } finally {
         await instance.close();
       }
-      assert.deepEqual((await runs()).map(([network]) => network), ['bsc', 'polygon']);
+      assert.deepEqual(
+        (await runs()).map(([network]) => network),
+        ['bsc', 'polygon'],
+      );
     });
 
     it('reconciles the address of every session on every network: money on polygon at the address of a bsc session is seen there', async () => {

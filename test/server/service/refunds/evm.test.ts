@@ -41,7 +41,12 @@ for (const backend of backends()) {
       );
     /** The hot wallet's USDT transfers to `to`, as units. */
     const paidTo = async (to: Address) => {
-      const logs = await f.t.client.getLogs({ address: f.usdt, event: TEST_TOKEN_ABI.find((x) => x.type === 'event' && x.name === 'Transfer')!, args: { from: hot, to }, fromBlock: 0n });
+      const logs = await f.t.client.getLogs({
+        address: f.usdt,
+        event: TEST_TOKEN_ABI.find((x) => x.type === 'event' && x.name === 'Transfer')!,
+        args: { from: hot, to },
+        fromBlock: 0n,
+      });
       return parseEventLogs({ abi: TEST_TOKEN_ABI, logs, eventName: 'Transfer' }).map((log) => log.args.value);
     };
 
@@ -78,7 +83,11 @@ for (const backend of backends()) {
         );
         for (let round = 0; round < 2; round++) await processPayouts({ db: t.db, chain: restarted.chain, now: () => new Date() }, { checkMs: 0 });
         const after = (await stored(id)).rows;
-        assert.deepEqual(after.map((r) => [r.nonce, r.tx_hash]), [[before.nonce, before.tx_hash]], 'the same transaction');
+        assert.deepEqual(
+          after.map((r) => [r.nonce, r.tx_hash]),
+          [[before.nonce, before.tx_hash]],
+          'the same transaction',
+        );
         assert.ok(restarted.hooks.sent.length > 0 && restarted.hooks.sent.every((raw) => raw === before.raw_transaction), 'only its stored bytes were sent');
         assert.deepEqual(await paidTo(to), [parseUnits('7.25', 18)], 'paid once, the exact amount');
         const paid = await refundOf(id);
@@ -98,7 +107,10 @@ for (const backend of backends()) {
       await t.db.query(`UPDATE withdrawals SET stalled_reason = 'hot_wallet_gas' WHERE refund_id = $1`, [id]);
       assert.equal((await refundOf(id)).stalledReason, 'hot_wallet_gas');
       const listed = (await call(t.url, 'GET', `/v1/refund?sessionId=${sessionId}&status=pending`, { key })).body.items;
-      assert.deepEqual(listed.map((r: { id: string; stalledReason: string }) => [r.id, r.stalledReason]), [[id, 'hot_wallet_gas']]);
+      assert.deepEqual(
+        listed.map((r: { id: string; stalledReason: string }) => [r.id, r.stalledReason]),
+        [[id, 'hot_wallet_gas']],
+      );
       await t.db.query(`UPDATE withdrawals SET stalled_reason = NULL WHERE refund_id = $1`, [id]);
       await eventually(
         async () => {

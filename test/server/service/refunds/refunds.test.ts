@@ -15,7 +15,18 @@ import { createPaylinkProxy } from '../../../../src/server/proxy/index.js';
 import { withMoneyDefaults } from '../../../../src/server/service/money-deps.js';
 import { processPayouts } from '../../../../src/server/service/payouts/index.js';
 import { settleIncomingTransfer } from '../../../../src/server/service/money-in/index.js';
-import { assertLedgerMatches, balanceOf, countRows, createUsdLink, createUsdOrder, fund, GOOD_ADDRESS, startOrderSession, startSession, testClock } from '../../../support/money.js';
+import {
+  assertLedgerMatches,
+  balanceOf,
+  countRows,
+  createUsdLink,
+  createUsdOrder,
+  fund,
+  GOOD_ADDRESS,
+  startOrderSession,
+  startSession,
+  testClock,
+} from '../../../support/money.js';
 import { backends, call, startTestService, type TestService } from '../../../support/service.js';
 
 const CUSTOMER = '0x8ba1f109551bD432803012645Ac136ddd64DBA72';
@@ -40,7 +51,11 @@ for (const backend of backends()) {
       const created = await t.newKey();
       await t.db.query(
         `INSERT INTO webhook_endpoints (id, integrator_id, url, events, secret, created_at, updated_at) VALUES ($1, $2, 'https://merchant.example/hook', $3, 'whsec_test', now(), now())`,
-        [randomUUID(), created.integratorId, ['checkout.session.resolved', 'order.paid', 'refund.created', 'refund.succeeded', 'refund.failed', 'withdrawal.succeeded', 'withdrawal.failed']],
+        [
+          randomUUID(),
+          created.integratorId,
+          ['checkout.session.resolved', 'order.paid', 'refund.created', 'refund.succeeded', 'refund.failed', 'withdrawal.succeeded', 'withdrawal.failed'],
+        ],
       );
       return created;
     }
@@ -52,9 +67,11 @@ for (const backend of backends()) {
       assert.equal(res.status, 200, JSON.stringify(res.body));
       return session.id as string;
     }
-    const refund = (key: string, body: Record<string, unknown>, headers: Record<string, string> = {}) => call(t.url, 'POST', '/v1/refund', { key, body, headers });
+    const refund = (key: string, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
+      call(t.url, 'POST', '/v1/refund', { key, body, headers });
     const getRefund = async (key: string, id: string) => (await call(t.url, 'GET', `/v1/refund/${id}`, { key })).body;
-    const claimView = (id: string, token?: string) => call(t.url, 'GET', `/v1/checkout/refunds/${id}`, { headers: token === undefined ? {} : { 'paylink-claim': token } });
+    const claimView = (id: string, token?: string) =>
+      call(t.url, 'GET', `/v1/checkout/refunds/${id}`, { headers: token === undefined ? {} : { 'paylink-claim': token } });
     const claim = (id: string, token: string | undefined, address: unknown) =>
       call(t.url, 'POST', `/v1/checkout/refunds/${id}/address`, { headers: token === undefined ? {} : { 'paylink-claim': token }, body: { address } });
     const tokenOf = (claimUrl: string) => claimUrl.slice(claimUrl.indexOf('#') + 1);
@@ -66,7 +83,9 @@ for (const backend of backends()) {
         )
       ).rows.map((row) => ({ type: row.type, object: JSON.parse(row.body).data.object }));
     const ledgerKinds = async (refundId: string) =>
-      (await t.db.query<{ kind: string }>('SELECT kind FROM ledger_entries WHERE refund_id = $1 ORDER BY created_at, kind', [refundId])).rows.map((row) => row.kind);
+      (await t.db.query<{ kind: string }>('SELECT kind FROM ledger_entries WHERE refund_id = $1 ORDER BY created_at, kind', [refundId])).rows.map(
+        (row) => row.kind,
+      );
     const sessionRecord = async (key: string, id: string) => (await call(t.url, 'GET', `/v1/checkout-session/${id}`, { key })).body;
 
     it('refunds a payment in full to an address: the balance is held at once, paid out like a withdrawal, shown on the session', async () => {
@@ -75,7 +94,21 @@ for (const backend of backends()) {
       const created = await refund(key, { sessionId, address: CUSTOMER, reason: 'Out of stock' });
       assert.equal(created.status, 201, JSON.stringify(created.body));
       assert.deepEqual(Object.keys(created.body).sort(), [
-        'address', 'amount', 'assetId', 'blockchainId', 'claimUrl', 'createdAt', 'failureReason', 'id', 'orderId', 'reason', 'sessionId', 'stalledReason', 'status', 'txHash', 'updatedAt',
+        'address',
+        'amount',
+        'assetId',
+        'blockchainId',
+        'claimUrl',
+        'createdAt',
+        'failureReason',
+        'id',
+        'orderId',
+        'reason',
+        'sessionId',
+        'stalledReason',
+        'status',
+        'txHash',
+        'updatedAt',
       ]);
       assert.equal(created.body.amount, '25.000000', 'the default: all the payment brought in');
       assert.equal(created.body.status, 'pending');
@@ -88,7 +121,10 @@ for (const backend of backends()) {
       await payOut();
       const paid = await getRefund(key, created.body.id);
       assert.equal(paid.status, 'success');
-      assert.equal(paid.txHash, sandboxPayoutHash((await t.db.query<{ id: string }>('SELECT id FROM withdrawals WHERE refund_id = $1', [paid.id])).rows[0]!.id));
+      assert.equal(
+        paid.txHash,
+        sandboxPayoutHash((await t.db.query<{ id: string }>('SELECT id FROM withdrawals WHERE refund_id = $1', [paid.id])).rows[0]!.id),
+      );
       assert.deepEqual(await balanceOf(t.url, key), { assetId: 'USDT', blockchainId: 'bsc', available: '0.000000', pending: '0.000000' });
       assert.deepEqual(await ledgerKinds(paid.id), ['refund_reserve', 'refund_payout']);
       await assertLedgerMatches(t.db, integratorId);
@@ -169,7 +205,10 @@ for (const backend of backends()) {
 
       const stored = (await t.db.query<Record<string, unknown>>('SELECT * FROM refunds WHERE id = $1', [id])).rows[0]!;
       assert.ok(!JSON.stringify(stored).includes(token), 'the database never holds the token');
-      assert.equal((await t.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM idempotency_keys WHERE response_body::text LIKE $1`, [`%${token}%`])).rows[0]!.n, 0);
+      assert.equal(
+        (await t.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM idempotency_keys WHERE response_body::text LIKE $1`, [`%${token}%`])).rows[0]!.n,
+        0,
+      );
       assert.ok(!(await events(integratorId)).some((event) => JSON.stringify(event).includes(token)), 'no webhook carries it');
       assert.equal((await getRefund(key, id)).claimUrl, claimUrl, 'the key that made it reads the link again');
       const otherKey = await t.db.transaction(async (tx) => (await import('../../../../src/server/service/keys/index.js')).createApiKey(tx, { integratorId }));
@@ -275,7 +314,10 @@ for (const backend of backends()) {
       assert.deepEqual(await balanceOf(t.url, key), { assetId: 'USDT', blockchainId: 'bsc', available: '6.000000', pending: '0.000000' });
       assert.deepEqual((await ledgerKinds(id)).sort(), ['refund_release', 'refund_reserve']);
       assert.equal((await sessionRecord(key, sessionId)).refundedAmount, '0.000000');
-      assert.deepEqual((await events(integratorId, 'refund.failed')).map((event) => event.object.id), [id]);
+      assert.deepEqual(
+        (await events(integratorId, 'refund.failed')).map((event) => event.object.id),
+        [id],
+      );
       assert.equal((await call(t.url, 'GET', '/v1/refund?status=failed', { key })).body.items.length, 1);
       await assertLedgerMatches(t.db, integratorId);
     });
@@ -343,10 +385,20 @@ for (const backend of backends()) {
       assert.deepEqual([paidOrder.status, paidOrder.paidSessionId, paidOrder.resolution], ['paid', session.id, 'merchant']);
       const sent = await events(integratorId);
       assert.deepEqual(sent.map((event) => event.type).sort(), ['checkout.session.resolved', 'order.paid']);
-      assert.ok(sent.every((event) => event.object.resolution === 'merchant'), 'both say the merchant resolved it');
+      assert.ok(
+        sent.every((event) => event.object.resolution === 'merchant'),
+        'both say the merchant resolved it',
+      );
 
       assert.equal((await call(t.url, 'POST', `/v1/checkout-session/${session.id}/resolve`, { key, body: {} })).status, 200, 'a retried resolve is safe');
-      await settleIncomingTransfer(deps(), { blockchainId: 'bsc', assetId: 'USDT', toAddress: session.payAddress, amount: '0.5', txHash: `0x${'c4'.repeat(32)}`, sandbox: true });
+      await settleIncomingTransfer(deps(), {
+        blockchainId: 'bsc',
+        assetId: 'USDT',
+        toAddress: session.payAddress,
+        amount: '0.5',
+        txHash: `0x${'c4'.repeat(32)}`,
+        sandbox: true,
+      });
       const after = await sessionRecord(key, session.id);
       assert.deepEqual([after.status, after.lateAmount], ['expired', '0.500000']);
       assert.equal((await events(integratorId, 'order.paid')).length, 1, 'order.paid once');
@@ -362,7 +414,14 @@ for (const backend of backends()) {
       const late = await startSession(t.url, slug);
       clock.advance(16 * 60_000);
       try {
-        await settleIncomingTransfer(deps(), { blockchainId: 'bsc', assetId: 'USDT', toAddress: late.payAddress, amount: '4', txHash: `0x${'d5'.repeat(32)}`, sandbox: true });
+        await settleIncomingTransfer(deps(), {
+          blockchainId: 'bsc',
+          assetId: 'USDT',
+          toAddress: late.payAddress,
+          amount: '4',
+          txHash: `0x${'d5'.repeat(32)}`,
+          sandbox: true,
+        });
       } finally {
         clock.advance(-16 * 60_000);
       }
@@ -416,7 +475,11 @@ for (const backend of backends()) {
         proxy(
           new Request(`http://shop.test/paylink/admin${path}`, {
             method,
-            headers: { authorization: 'Bearer admin-token-of-the-test-proxy-0123456789', 'content-type': 'application/json', 'idempotency-key': `k-${path}-${method}` },
+            headers: {
+              authorization: 'Bearer admin-token-of-the-test-proxy-0123456789',
+              'content-type': 'application/json',
+              'idempotency-key': `k-${path}-${method}`,
+            },
             body: body === undefined ? null : JSON.stringify(body),
           }),
         );

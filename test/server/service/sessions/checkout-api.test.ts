@@ -31,7 +31,9 @@ async function captureLogs<T>(work: () => Promise<T>): Promise<{ result: T; line
   const writes = [process.stdout.write, process.stderr.write];
   methods.forEach((name, index) => {
     console[name] = (...args: unknown[]) => {
-      lines.push(args.map((arg) => (arg instanceof Error ? `${arg.stack} ${JSON.stringify(arg)}` : typeof arg === 'string' ? arg : JSON.stringify(arg))).join(' '));
+      lines.push(
+        args.map((arg) => (arg instanceof Error ? `${arg.stack} ${JSON.stringify(arg)}` : typeof arg === 'string' ? arg : JSON.stringify(arg))).join(' '),
+      );
       originals[index]!.apply(console, args);
     };
   });
@@ -104,7 +106,10 @@ for (const backend of backends()) {
           const response = await call(t.url, 'POST', `/v1/checkout/${slug}/sessions`, { body: { assetId: 'USDT', ...extra } });
           assert.equal(response.status, 400, JSON.stringify(extra));
           assert.equal(response.body.code, 'validation_failed');
-          assert.ok(response.body.errors.some((e: { path: string }) => e.path.startsWith(path)), `${JSON.stringify(response.body.errors)} names ${path}`);
+          assert.ok(
+            response.body.errors.some((e: { path: string }) => e.path.startsWith(path)),
+            `${JSON.stringify(response.body.errors)} names ${path}`,
+          );
         }
         assert.equal(await countRows(t.db, 'checkout_sessions'), before);
       });
@@ -118,20 +123,63 @@ for (const backend of backends()) {
         const second = `0x${'2'.repeat(64)}`;
         assert.equal((await call(t.url, 'POST', `/v1/checkout/sessions/${session.id}/simulate-payment`, { body: { amount: '4', txHash: first } })).status, 200);
         clock.advance(1000);
-        assert.equal((await call(t.url, 'POST', `/v1/checkout/sessions/${session.id}/simulate-payment`, { body: { amount: '6', txHash: second } })).status, 200);
+        assert.equal(
+          (await call(t.url, 'POST', `/v1/checkout/sessions/${session.id}/simulate-payment`, { body: { amount: '6', txHash: second } })).status,
+          200,
+        );
         const late = `0x${'3'.repeat(64)}`;
-        await settleIncomingTransfer({ db: t.db, now: clock.now }, { blockchainId: 'bsc', txHash: late, assetId: 'USDT', toAddress: session.payAddress, amount: '0.5', sandbox: true });
+        await settleIncomingTransfer(
+          { db: t.db, now: clock.now },
+          { blockchainId: 'bsc', txHash: late, assetId: 'USDT', toAddress: session.payAddress, amount: '0.5', sandbox: true },
+        );
 
         const response = await keyed(`/v1/checkout-session/${session.id}`);
         assert.equal(response.status, 200);
         const record = response.body;
         const link = (await call(t.url, 'GET', '/v1/payment-link?limit=1', { key })).body.items[0];
-        assert.deepEqual(Object.keys(record).sort(), [
-          'assetId', 'blockchainId', 'createdAt', 'cryptoAmount', 'customer', 'expiresAt', 'fiatAmount', 'fiatCurrency', 'id', 'lateAmount',
-          'linkId', 'linkTitle', 'metadata', 'networkName', 'paidAmount', 'paidAt', 'payAddress', 'rate', 'rateAt', 'rateBasis', 'rateSource', 'reference',
-          'reversedAmount', 'slug', 'status', 'transfers', 'clientReference', 'orderId', 'paidBlockchainId', 'finalizedAt', 'refundedAmount', 'resolution', 'resolvedAt', 'resolutionReason',
-          'donorName', 'message', 'showPublicly', 'donorHiddenAt',
-        ].sort());
+        assert.deepEqual(
+          Object.keys(record).sort(),
+          [
+            'assetId',
+            'blockchainId',
+            'createdAt',
+            'cryptoAmount',
+            'customer',
+            'expiresAt',
+            'fiatAmount',
+            'fiatCurrency',
+            'id',
+            'lateAmount',
+            'linkId',
+            'linkTitle',
+            'metadata',
+            'networkName',
+            'paidAmount',
+            'paidAt',
+            'payAddress',
+            'rate',
+            'rateAt',
+            'rateBasis',
+            'rateSource',
+            'reference',
+            'reversedAmount',
+            'slug',
+            'status',
+            'transfers',
+            'clientReference',
+            'orderId',
+            'paidBlockchainId',
+            'finalizedAt',
+            'refundedAmount',
+            'resolution',
+            'resolvedAt',
+            'resolutionReason',
+            'donorName',
+            'message',
+            'showPublicly',
+            'donorHiddenAt',
+          ].sort(),
+        );
         assert.equal(record.linkId, link.id);
         assert.equal(record.linkTitle, 'Lamp');
         assert.equal(record.slug, slug);
@@ -146,13 +194,20 @@ for (const backend of backends()) {
         assert.deepEqual(record.customer, { address: CUSTOMER.address, phone: '+2348035550199', email: CUSTOMER.email });
         assert.deepEqual(
           record.transfers.map((transfer: { txHash: string; amount: string; late: boolean }) => [transfer.txHash, transfer.amount, transfer.late]),
-          [[first, '4.000000', false], [second, '6.000000', false], [late, '0.500000', true]],
+          [
+            [first, '4.000000', false],
+            [second, '6.000000', false],
+            [late, '0.500000', true],
+          ],
         );
         assert.ok(record.transfers.every((transfer: { confirmedAt: string }) => !Number.isNaN(Date.parse(transfer.confirmedAt))));
         assert.equal(record.paidAt, new Date(Date.parse(record.createdAt) + 1000).toISOString());
         assert.equal(record.finalizedAt, record.paidAt, 'the sandbox’s money is final when it is paid');
         assert.equal(record.paidBlockchainId, 'bsc');
-        assert.deepEqual(record.transfers.map((transfer: { blockchainId: string }) => transfer.blockchainId), ['bsc', 'bsc', 'bsc']);
+        assert.deepEqual(
+          record.transfers.map((transfer: { blockchainId: string }) => transfer.blockchainId),
+          ['bsc', 'bsc', 'bsc'],
+        );
         assert.equal(record.expiresAt, session.expiresAt);
       });
 
@@ -164,7 +219,10 @@ for (const backend of backends()) {
         assert.equal((await keyed('/v1/checkout-session/nope')).status, 404);
         assert.equal((await call(t.url, 'GET', `/v1/checkout-session/${session.id}`)).status, 401);
         assert.equal((await call(t.url, 'GET', '/v1/checkout-session')).status, 401);
-        assert.equal((await keyed('/v1/checkout-session', otherKey)).body.items.some((item: { id: string }) => item.id === session.id), false);
+        assert.equal(
+          (await keyed('/v1/checkout-session', otherKey)).body.items.some((item: { id: string }) => item.id === session.id),
+          false,
+        );
       });
 
       it('reads an ended quote as expired, like the keyless read', async () => {
@@ -196,7 +254,12 @@ for (const backend of backends()) {
         // What a page sends is only its word (clientReference): the reference filter finds none of it.
         assert.deepEqual((await keyed('/v1/checkout-session?reference=order-1', apiKey)).body.items, []);
         // The merchant's references, as an order's sessions carry them.
-        for (const [session, reference] of [[a1, 'order-1'], [a2, 'order-2'], [b1, 'order-3'], [b2, 'order-1']] as const)
+        for (const [session, reference] of [
+          [a1, 'order-1'],
+          [a2, 'order-2'],
+          [b1, 'order-3'],
+          [b2, 'order-1'],
+        ] as const)
           await t.db.query('UPDATE checkout_sessions SET reference = $2 WHERE id = $1', [session.id, reference]);
 
         const list = async (query: string) => {
@@ -220,7 +283,10 @@ for (const backend of backends()) {
         const page1 = await list('?limit=3');
         assert.deepEqual(page1.meta, { totalItems: 4, itemCount: 3, itemsPerPage: 3, totalPages: 2, currentPage: 1 });
         const page2 = await list('?limit=3&page=2');
-        assert.deepEqual(page2.items.map((item) => item.id), [a1.id]);
+        assert.deepEqual(
+          page2.items.map((item) => item.id),
+          [a1.id],
+        );
         assert.deepEqual(page2.meta, { totalItems: 4, itemCount: 1, itemsPerPage: 3, totalPages: 2, currentPage: 2 });
 
         // The same list through the client over the proxy's admin routes, as the admin reads it.
@@ -231,7 +297,10 @@ for (const backend of backends()) {
           fetch: (input, init) => proxy(new Request(input, init)),
         });
         const viaProxy = await client.sessions.list({ linkId: linkAId, status: 'paid' });
-        assert.deepEqual(viaProxy.items.map((item) => item.id), [a2.id]);
+        assert.deepEqual(
+          viaProxy.items.map((item) => item.id),
+          [a2.id],
+        );
         assert.equal((await client.sessions.get(a2.id)).paidAmount, '5.000000');
       });
 
@@ -248,32 +317,51 @@ for (const backend of backends()) {
         ]) {
           const response = await keyed(`/v1/checkout-session${query}`);
           assert.equal(response.status, 400, query);
-          assert.ok(response.body.errors.some((e: { path: string }) => e.path === path), `${query}: ${JSON.stringify(response.body.errors)}`);
+          assert.ok(
+            response.body.errors.some((e: { path: string }) => e.path === path),
+            `${query}: ${JSON.stringify(response.body.errors)}`,
+          );
         }
       });
     });
 
     it('customer details appear in no keyless answer and no log line', async () => {
-      const proxy = createPaylinkProxy({ upstream: t.url, apiKey: key, adminToken: 'payments-admin-token-0123456789abcdef', rateLimit: false, allowedOrigins: ['http://shop.test'] });
+      const proxy = createPaylinkProxy({
+        upstream: t.url,
+        apiKey: key,
+        adminToken: 'payments-admin-token-0123456789abcdef',
+        rateLimit: false,
+        allowedOrigins: ['http://shop.test'],
+      });
       const { lines } = await captureLogs(async () => {
         const slug = await createUsdLink(t.url, key, '9', { options: { collectAddress: true, collectPhone: true } });
         const answers: Array<[string, string]> = [];
         const keyless = async (method: string, path: string, body?: unknown) => {
           const response = await call(t.url, method, path, { body });
           answers.push([`${method} ${path}`, JSON.stringify(response.body)]);
-          const viaProxy = await proxy(new Request(`http://shop.test/paylink${path.replace(/^\/v1/, '')}`, {
-            method,
-            headers: body === undefined ? {} : { 'content-type': 'application/json' },
-            body: body === undefined ? null : JSON.stringify(body),
-          }));
+          const viaProxy = await proxy(
+            new Request(`http://shop.test/paylink${path.replace(/^\/v1/, '')}`, {
+              method,
+              headers: body === undefined ? {} : { 'content-type': 'application/json' },
+              body: body === undefined ? null : JSON.stringify(body),
+            }),
+          );
           answers.push([`proxy ${method} ${path}`, await viaProxy.text()]);
           return response;
         };
-        const started = await keyless('POST', `/v1/checkout/${slug}/sessions`, { assetId: 'USDT', customer: CUSTOMER, reference: 'secret-ref', metadata: { m: 'secret-meta' } });
+        const started = await keyless('POST', `/v1/checkout/${slug}/sessions`, {
+          assetId: 'USDT',
+          customer: CUSTOMER,
+          reference: 'secret-ref',
+          metadata: { m: 'secret-meta' },
+        });
         assert.equal(started.status, 201);
         const id = started.body.id as string;
         // Refused bodies that carry the details must not echo them either.
-        assert.equal((await keyless('POST', `/v1/checkout/${slug}/sessions`, { assetId: 'USDT', customer: { ...CUSTOMER, email: `${CUSTOMER.email} x` } })).status, 400);
+        assert.equal(
+          (await keyless('POST', `/v1/checkout/${slug}/sessions`, { assetId: 'USDT', customer: { ...CUSTOMER, email: `${CUSTOMER.email} x` } })).status,
+          400,
+        );
         assert.equal((await keyless('POST', `/v1/checkout/${slug}/sessions`, { assetId: 'BTC', customer: CUSTOMER })).status, 400);
         await keyless('GET', `/v1/checkout/${slug}`);
         await keyless('POST', `/v1/checkout/${slug}/visits`, {});

@@ -66,7 +66,12 @@ function naiveCells(text: string, separator: string): string[] {
 
 /** A payment whose every free-text field (title, reference, customer details, metadata) holds `text`. */
 function session(text: string) {
-  return makeSession({ linkTitle: text, reference: text, metadata: { note: text, [text]: 'x' }, customer: { address: text, phone: '+2348012345678', email: text } });
+  return makeSession({
+    linkTitle: text,
+    reference: text,
+    metadata: { note: text, [text]: 'x' },
+    customer: { address: text, phone: '+2348012345678', email: text },
+  });
 }
 
 describe('the payments CSV export', () => {

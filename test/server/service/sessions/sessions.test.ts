@@ -7,15 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { BSC, createSandboxChain } from '../../../../src/server/chain/sandbox/index.js';
 import { type ChainAdapter } from '../../../../src/server/chain/types.js';
 import { expireDueSessions } from '../../../../src/server/service/sessions/index.js';
-import {
-  assertLedgerMatches,
-  balanceOf,
-  countRows,
-  createUsdLink,
-  openEventStream,
-  startSession,
-  testClock,
-} from '../../../support/money.js';
+import { assertLedgerMatches, balanceOf, countRows, createUsdLink, openEventStream, startSession, testClock } from '../../../support/money.js';
 import { backends, call, donationLinkBody, standardLinkBody, startTestService, type TestService } from '../../../support/service.js';
 import { until } from '../../../support/wait.js';
 
@@ -40,11 +32,9 @@ for (const backend of backends()) {
       return response.body as { id: string; slug: string };
     };
     const post = (slug: string, body: unknown) => call(t.url, 'POST', `/v1/checkout/${slug}/sessions`, { body });
-    const simulate = (id: string, body: Record<string, unknown> = {}) =>
-      call(t.url, 'POST', `/v1/checkout/sessions/${id}/simulate-payment`, { body });
+    const simulate = (id: string, body: Record<string, unknown> = {}) => call(t.url, 'POST', `/v1/checkout/sessions/${id}/simulate-payment`, { body });
     const getSession = async (id: string) => (await call(t.url, 'GET', `/v1/checkout/sessions/${id}`)).body;
-    const paymentCount = async (id: string) =>
-      (await call(t.url, 'GET', `/v1/payment-link/${id}/single`, { key })).body.paymentCount as number;
+    const paymentCount = async (id: string) => (await call(t.url, 'GET', `/v1/payment-link/${id}/single`, { key })).body.paymentCount as number;
 
     describe('starting a session', () => {
       it('quotes a Standard link at its fixed price, rounded up to 6 decimals, holding 15 minutes', async () => {
@@ -145,7 +135,10 @@ for (const backend of backends()) {
         for (const [customer, path] of cases) {
           const response = await post(link.slug, { assetId: 'USDT', ...(customer ? { customer } : {}) });
           assert.equal(response.status, 400, JSON.stringify(customer));
-          assert.ok(response.body.errors.some((e: { path: string }) => e.path === path), JSON.stringify(response.body));
+          assert.ok(
+            response.body.errors.some((e: { path: string }) => e.path === path),
+            JSON.stringify(response.body),
+          );
         }
         assert.equal(await countRows(t.db, 'checkout_sessions'), before);
         const ok = await post(link.slug, {
@@ -197,7 +190,9 @@ for (const backend of backends()) {
 
     describe('payments', () => {
       it('a full payment settles: paid, balance credited, paymentCount +1, postpayAction shown', async () => {
-        const link = await createLink(standardLinkBody({ fiatAmount: 25, fiatCurrency: ['USD'], action: { successMessage: 'Merci', redirect: false, showConfirmationPage: true } }));
+        const link = await createLink(
+          standardLinkBody({ fiatAmount: 25, fiatCurrency: ['USD'], action: { successMessage: 'Merci', redirect: false, showConfirmationPage: true } }),
+        );
         const before = await balanceOf(t.url, key);
         const s = await startSession(t.url, link.slug);
         const paid = await simulate(s.id);
@@ -312,7 +307,10 @@ for (const backend of backends()) {
           'SELECT e.kind FROM ledger_entries e JOIN chain_transfers c ON c.id = e.transfer_id WHERE c.session_id = $1',
           [s.id],
         );
-        assert.deepEqual(kinds.rows.map((r) => r.kind), ['late_payment']);
+        assert.deepEqual(
+          kinds.rows.map((r) => r.kind),
+          ['late_payment'],
+        );
         await assertLedgerMatches(t.db, integratorId);
       });
 

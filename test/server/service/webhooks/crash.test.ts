@@ -90,7 +90,10 @@ for (const backend of backends()) {
       try {
         // 1. A process with no worker commits the payment (and its event), then dies.
         const first = await startChild(childEnv({ CHILD_WEBHOOK_WORKER: '0' }));
-        const endpoint = await call(first.url, 'POST', '/v1/webhook-endpoint', { key, body: { url: `${receiver.url}/hooks`, events: ['checkout.session.paid'] } });
+        const endpoint = await call(first.url, 'POST', '/v1/webhook-endpoint', {
+          key,
+          body: { url: `${receiver.url}/hooks`, events: ['checkout.session.paid'] },
+        });
         assert.equal(endpoint.status, 201);
         secret = endpoint.body.secret;
         slug = await createUsdLink(first.url, key, '4');
@@ -112,14 +115,21 @@ for (const backend of backends()) {
         const third = await startChild(childEnv());
         try {
           await receiver.waitFor(4, 20_000);
-          const events = await Promise.all(receiver.received.map((d) => verifyWebhook<{ id: string }>(d.body, d.headers['paylink-signature'] as string, secret)));
+          const events = await Promise.all(
+            receiver.received.map((d) => verifyWebhook<{ id: string }>(d.body, d.headers['paylink-signature'] as string, secret)),
+          );
           const bySession = (id: string) => events.filter((event) => event.data.object.id === id);
           for (const sessionId of [unsent, midSend]) {
             const copies = bySession(sessionId);
             assert.equal(copies.length, 2, `the event of ${sessionId} was sent once before the kill and once after`);
             assert.equal(copies[0]!.id, copies[1]!.id, 'with the same id');
           }
-          await eventually(async () => (await call(third.url, 'GET', `/v1/webhook-endpoint/${endpoint.body.id}/deliveries?status=delivered`, { key })).body.meta.totalItems === 2, 10_000, 'both delivered');
+          await eventually(
+            async () =>
+              (await call(third.url, 'GET', `/v1/webhook-endpoint/${endpoint.body.id}/deliveries?status=delivered`, { key })).body.meta.totalItems === 2,
+            10_000,
+            'both delivered',
+          );
           await new Promise((resolve) => setTimeout(resolve, 300));
           assert.equal(receiver.received.length, 4, 'nothing more once delivered');
         } finally {
@@ -180,7 +190,8 @@ for (const backend of backends()) {
         );
         await receiver.waitFor(payments * 2, 20_000);
         await eventually(
-          async () => (await call(a.url, 'GET', `/v1/webhook-endpoint/${created.body.id}/deliveries?status=delivered`, { key })).body.meta.totalItems === payments,
+          async () =>
+            (await call(a.url, 'GET', `/v1/webhook-endpoint/${created.body.id}/deliveries?status=delivered`, { key })).body.meta.totalItems === payments,
           10_000,
           'every delivery recorded',
         );

@@ -76,9 +76,14 @@ for (const backend of backends()) {
         const [, , late] = await receiver.waitFor(3);
 
         const events = await Promise.all(
-          [underpaid!, paid!, late!].map((delivery) => verifyWebhook<Record<string, any>>(delivery.body, delivery.headers['paylink-signature'] as string, endpoint.secret, { now: clock.now() })),
+          [underpaid!, paid!, late!].map((delivery) =>
+            verifyWebhook<Record<string, any>>(delivery.body, delivery.headers['paylink-signature'] as string, endpoint.secret, { now: clock.now() }),
+          ),
         );
-        assert.deepEqual(events.map((event) => event.type), ['checkout.session.underpaid', 'checkout.session.paid', 'payment.late']);
+        assert.deepEqual(
+          events.map((event) => event.type),
+          ['checkout.session.underpaid', 'checkout.session.paid', 'payment.late'],
+        );
         assert.equal(new Set(events.map((event) => event.id)).size, 3, 'one id per event');
         for (const [index, delivery] of [underpaid!, paid!, late!].entries()) {
           assert.equal(delivery.method, 'POST');
@@ -100,7 +105,9 @@ for (const backend of backends()) {
         assert.equal(receiver.received.length, 3, 'nothing is sent twice once delivered');
 
         // A tampered body, or another endpoint's secret, fails verification.
-        await assert.rejects(verifyWebhook(paid!.body.replace('"paid"', '"overpaid"'), paid!.headers['paylink-signature'] as string, endpoint.secret, { now: clock.now() }));
+        await assert.rejects(
+          verifyWebhook(paid!.body.replace('"paid"', '"overpaid"'), paid!.headers['paylink-signature'] as string, endpoint.secret, { now: clock.now() }),
+        );
         await assert.rejects(verifyWebhook(paid!.body, paid!.headers['paylink-signature'] as string, 'whsec_another', { now: clock.now() }));
       } finally {
         await receiver.close();
@@ -118,12 +125,17 @@ for (const backend of backends()) {
         const deliveries = await receiver.waitFor(4);
         assert.equal(new Set(deliveries.map((d) => d.headers['paylink-event-id'])).size, 1, 'the same event id every time');
         assert.equal(new Set(deliveries.map((d) => d.body)).size, 1, 'the same body every time');
-        for (const delivery of deliveries) await verifyWebhook(delivery.body, delivery.headers['paylink-signature'] as string, endpoint.secret, { now: clock.now() });
+        for (const delivery of deliveries)
+          await verifyWebhook(delivery.body, delivery.headers['paylink-signature'] as string, endpoint.secret, { now: clock.now() });
         const gaps = deliveries.slice(1).map((delivery, index) => delivery.at - deliveries[index]!.at);
-        gaps.forEach((gap, index) => assert.ok(gap >= RETRY_BASE_MS * 2 ** index * 0.9, `retry ${index + 1} came after ${gap} ms, before ${RETRY_BASE_MS * 2 ** index} ms`));
+        gaps.forEach((gap, index) =>
+          assert.ok(gap >= RETRY_BASE_MS * 2 ** index * 0.9, `retry ${index + 1} came after ${gap} ms, before ${RETRY_BASE_MS * 2 ** index} ms`),
+        );
 
         // The receiver has the 4th attempt before the service has recorded its 204: wait for the record.
-        await eventually(async () => (await call(t.url, 'GET', `/v1/webhook-endpoint/${endpoint.id}/deliveries`, { key: apiKey })).body.items[0]?.status !== 'pending');
+        await eventually(
+          async () => (await call(t.url, 'GET', `/v1/webhook-endpoint/${endpoint.id}/deliveries`, { key: apiKey })).body.items[0]?.status !== 'pending',
+        );
         const log = await call(t.url, 'GET', `/v1/webhook-endpoint/${endpoint.id}/deliveries`, { key: apiKey });
         assert.equal(log.status, 200);
         assert.equal(log.body.items.length, 1);
@@ -132,8 +144,14 @@ for (const backend of backends()) {
         assert.equal(delivery.eventType, 'checkout.session.paid');
         assert.equal(delivery.eventId, deliveries[0]!.headers['paylink-event-id']);
         assert.equal(delivery.attemptCount, 4);
-        assert.deepEqual(delivery.attempts.map((a: { statusCode: number }) => a.statusCode), [500, 500, 500, 204]);
-        assert.deepEqual(delivery.attempts.map((a: { error: string | null }) => a.error), ['HTTP 500', 'HTTP 500', 'HTTP 500', null]);
+        assert.deepEqual(
+          delivery.attempts.map((a: { statusCode: number }) => a.statusCode),
+          [500, 500, 500, 204],
+        );
+        assert.deepEqual(
+          delivery.attempts.map((a: { error: string | null }) => a.error),
+          ['HTTP 500', 'HTTP 500', 'HTTP 500', null],
+        );
         assert.equal(delivery.nextAttemptAt, null);
         assert.ok(delivery.deliveredAt);
         await new Promise((resolve) => setTimeout(resolve, RETRY_BASE_MS * 10));
@@ -160,7 +178,9 @@ for (const backend of backends()) {
         const session = await startSession(t.url, slug);
         await call(t.url, 'POST', `/v1/checkout/sessions/${session.id}/simulate-payment`, { body: {} });
         await receiver.waitFor(3, 15_000);
-        await eventually(async () => (await call(t.url, 'GET', `/v1/webhook-endpoint/${endpoint.id}/deliveries`, { key: apiKey })).body.items[0].status === 'delivered');
+        await eventually(
+          async () => (await call(t.url, 'GET', `/v1/webhook-endpoint/${endpoint.id}/deliveries`, { key: apiKey })).body.items[0].status === 'delivered',
+        );
         const [delivery] = (await call(t.url, 'GET', `/v1/webhook-endpoint/${endpoint.id}/deliveries`, { key: apiKey })).body.items;
         assert.equal(delivery.attempts[0].statusCode, 307);
         assert.match(delivery.attempts[0].error, /redirects are not followed/);
@@ -183,8 +203,14 @@ for (const backend of backends()) {
       });
       const fast = await startReceiver();
       try {
-        for (const [target, events] of [[slow, ['checkout.session.paid']], [fast, ['checkout.session.underpaid']]] as const)
-          assert.equal((await call(slowService.url, 'POST', '/v1/webhook-endpoint', { key: slowKey, body: { url: `${target.url}/hooks`, events } })).status, 201);
+        for (const [target, events] of [
+          [slow, ['checkout.session.paid']],
+          [fast, ['checkout.session.underpaid']],
+        ] as const)
+          assert.equal(
+            (await call(slowService.url, 'POST', '/v1/webhook-endpoint', { key: slowKey, body: { url: `${target.url}/hooks`, events } })).status,
+            201,
+          );
         const slug = await createUsdLink(slowService.url, slowKey, '2');
         const paid = await startSession(slowService.url, slug);
         await call(slowService.url, 'POST', `/v1/checkout/sessions/${paid.id}/simulate-payment`, { body: {} });
@@ -196,8 +222,15 @@ for (const backend of backends()) {
         answerSlow!();
         const endpoints = (await call(slowService.url, 'GET', '/v1/webhook-endpoint', { key: slowKey })).body.items;
         for (const endpoint of endpoints)
-          await eventually(async () => (await call(slowService.url, 'GET', `/v1/webhook-endpoint/${endpoint.id}/deliveries`, { key: slowKey })).body.items[0]?.status === 'delivered');
-        const slowLog = (await call(slowService.url, 'GET', `/v1/webhook-endpoint/${endpoints.find((e: { url: string }) => e.url.startsWith(slow.url)).id}/deliveries`, { key: slowKey })).body.items[0];
+          await eventually(
+            async () =>
+              (await call(slowService.url, 'GET', `/v1/webhook-endpoint/${endpoint.id}/deliveries`, { key: slowKey })).body.items[0]?.status === 'delivered',
+          );
+        const slowLog = (
+          await call(slowService.url, 'GET', `/v1/webhook-endpoint/${endpoints.find((e: { url: string }) => e.url.startsWith(slow.url)).id}/deliveries`, {
+            key: slowKey,
+          })
+        ).body.items[0];
         assert.equal(slowLog.attemptCount, 1, 'the slow endpoint answered its one attempt, within the timeout');
       } finally {
         await Promise.all([slow.close(), fast.close()]);
@@ -215,12 +248,20 @@ for (const backend of backends()) {
         clock.advance(16 * 60 * 1000);
         assert.ok((await expireDueSessions({ db: t.db, now: clock.now })) >= 1);
         const [expired] = await receiver.waitFor(1);
-        const expiredEvent = await verifyWebhook<Record<string, any>>(expired!.body, expired!.headers['paylink-signature'] as string, endpoint.secret, { now: clock.now() });
+        const expiredEvent = await verifyWebhook<Record<string, any>>(expired!.body, expired!.headers['paylink-signature'] as string, endpoint.secret, {
+          now: clock.now(),
+        });
         assert.equal(expiredEvent.type, 'checkout.session.expired');
         assert.deepEqual(expiredEvent.data.object, (await call(t.url, 'GET', `/v1/checkout-session/${session.id}`, { key: apiKey })).body);
 
-        const ok = await call(t.url, 'POST', '/v1/withdrawal', { key: apiKey, body: { amount: '5', assetId: 'USDT', blockchainId: 'bsc', address: GOOD_ADDRESS } });
-        const failing = await call(t.url, 'POST', '/v1/withdrawal', { key: apiKey, body: { amount: '4', assetId: 'USDT', blockchainId: 'bsc', address: SANDBOX_FAILING_ADDRESS } });
+        const ok = await call(t.url, 'POST', '/v1/withdrawal', {
+          key: apiKey,
+          body: { amount: '5', assetId: 'USDT', blockchainId: 'bsc', address: GOOD_ADDRESS },
+        });
+        const failing = await call(t.url, 'POST', '/v1/withdrawal', {
+          key: apiKey,
+          body: { amount: '4', assetId: 'USDT', blockchainId: 'bsc', address: SANDBOX_FAILING_ADDRESS },
+        });
         assert.equal(ok.status, 200);
         assert.equal(failing.status, 200);
         const deliveries = await receiver.waitFor(3);
@@ -264,7 +305,12 @@ for (const backend of backends()) {
         assert.equal(test.body.eventType, 'webhook.test');
         assert.equal(test.body.status, 'failed', 'a test is not retried on its own');
         assert.equal(test.body.attempts[0].statusCode, 503);
-        const event = await verifyWebhook<Record<string, any>>(receiver.received[0]!.body, receiver.received[0]!.headers['paylink-signature'] as string, endpoint.secret, { now: clock.now() });
+        const event = await verifyWebhook<Record<string, any>>(
+          receiver.received[0]!.body,
+          receiver.received[0]!.headers['paylink-signature'] as string,
+          endpoint.secret,
+          { now: clock.now() },
+        );
         assert.equal(event.type, 'webhook.test');
         assert.equal(event.data.object.id, endpoint.id);
 
@@ -319,7 +365,11 @@ for (const backend of backends()) {
         await call(t.url, 'POST', `/v1/checkout/sessions/${session.id}/simulate-payment`, { body: {} });
         await receiver.waitFor(2);
         clock.advance(3 * DAY);
-        await eventually(async () => (await call(t.url, 'GET', `/v1/webhook-endpoint/${endpoint.id}/deliveries`, { key: apiKey })).body.items[0].status === 'failed', 10_000, 'the delivery to fail');
+        await eventually(
+          async () => (await call(t.url, 'GET', `/v1/webhook-endpoint/${endpoint.id}/deliveries`, { key: apiKey })).body.items[0].status === 'failed',
+          10_000,
+          'the delivery to fail',
+        );
         const count = receiver.received.length;
         const [delivery] = (await call(t.url, 'GET', `/v1/webhook-endpoint/${endpoint.id}/deliveries`, { key: apiKey })).body.items;
         assert.equal(delivery.nextAttemptAt, null);

@@ -20,13 +20,45 @@ import { startReceiver } from '../../../support/webhook-receiver.js';
 describe('the SSRF rule', () => {
   it('knows private, loopback, link-local, metadata and reserved addresses in every spelling', () => {
     for (const address of [
-      '127.0.0.1', '127.8.9.10', '10.0.0.1', '172.16.0.1', '172.31.255.255', '192.168.1.1', '169.254.169.254', '100.100.100.200',
-      '0.0.0.0', '100.64.0.1', '198.18.0.1', '224.0.0.1', '255.255.255.255', '192.0.2.10',
-      '::1', '::', 'fe80::1', 'fd00:ec2::254', 'fc00::1', 'ff02::1', '::ffff:127.0.0.1', '::ffff:7f00:1', '::ffff:10.1.2.3',
-      '64:ff9b::a9fe:a9fe', '2002:c0a8:101::1', '2001:db8::1', 'not-an-address',
+      '127.0.0.1',
+      '127.8.9.10',
+      '10.0.0.1',
+      '172.16.0.1',
+      '172.31.255.255',
+      '192.168.1.1',
+      '169.254.169.254',
+      '100.100.100.200',
+      '0.0.0.0',
+      '100.64.0.1',
+      '198.18.0.1',
+      '224.0.0.1',
+      '255.255.255.255',
+      '192.0.2.10',
+      '::1',
+      '::',
+      'fe80::1',
+      'fd00:ec2::254',
+      'fc00::1',
+      'ff02::1',
+      '::ffff:127.0.0.1',
+      '::ffff:7f00:1',
+      '::ffff:10.1.2.3',
+      '64:ff9b::a9fe:a9fe',
+      '2002:c0a8:101::1',
+      '2001:db8::1',
+      'not-an-address',
     ])
       assert.equal(isPrivateAddress(address), true, address);
-    for (const address of ['93.184.216.34', '8.8.8.8', '172.32.0.1', '192.169.0.1', '100.128.0.1', '2606:4700::1111', '::ffff:93.184.216.34', '64:ff9b::808:808'])
+    for (const address of [
+      '93.184.216.34',
+      '8.8.8.8',
+      '172.32.0.1',
+      '192.169.0.1',
+      '100.128.0.1',
+      '2606:4700::1111',
+      '::ffff:93.184.216.34',
+      '64:ff9b::808:808',
+    ])
       assert.equal(isPrivateAddress(address), false, address);
   });
 
@@ -90,7 +122,22 @@ for (const backend of backends()) {
       assert.equal(created.status, 201, JSON.stringify(created.body));
       const endpoint = created.body;
       assert.match(endpoint.secret, /^whsec_[A-Za-z0-9_-]{43}$/);
-      assert.deepEqual(endpoint.events, ['checkout.session.paid', 'checkout.session.underpaid', 'checkout.session.expired', 'checkout.session.finalized', 'checkout.session.resolved', 'payment.late', 'order.paid', 'payment.reversed', 'refund.created', 'refund.succeeded', 'refund.failed', 'withdrawal.succeeded', 'withdrawal.failed', 'reconciliation.mismatch']);
+      assert.deepEqual(endpoint.events, [
+        'checkout.session.paid',
+        'checkout.session.underpaid',
+        'checkout.session.expired',
+        'checkout.session.finalized',
+        'checkout.session.resolved',
+        'payment.late',
+        'order.paid',
+        'payment.reversed',
+        'refund.created',
+        'refund.succeeded',
+        'refund.failed',
+        'withdrawal.succeeded',
+        'withdrawal.failed',
+        'reconciliation.mismatch',
+      ]);
       assert.equal(endpoint.description, 'Orders');
       assert.equal(endpoint.isActive, true);
       const second = (await api('POST', '/v1/webhook-endpoint', { url: 'https://erp.example/paylink', events: ['withdrawal.failed', 'payment.late'] })).body;
@@ -108,7 +155,12 @@ for (const backend of backends()) {
       assert.equal(list.body.items[0].id, second.id, 'newest first');
       assert.ok(!JSON.stringify((await api('GET', '/v1/webhook-endpoint')).body).includes('whsec_'));
 
-      const updated = await api('PATCH', '/v1/webhook-endpoint', { id: endpoint.id, url: 'https://shop.example/v2/hooks', events: ['checkout.session.paid'], isActive: false });
+      const updated = await api('PATCH', '/v1/webhook-endpoint', {
+        id: endpoint.id,
+        url: 'https://shop.example/v2/hooks',
+        events: ['checkout.session.paid'],
+        isActive: false,
+      });
       assert.equal(updated.status, 200, JSON.stringify(updated.body));
       assert.equal(updated.body.url, 'https://shop.example/v2/hooks');
       assert.deepEqual(updated.body.events, ['checkout.session.paid']);
@@ -155,7 +207,10 @@ for (const backend of backends()) {
         const response = await api('POST', '/v1/webhook-endpoint', body);
         assert.equal(response.status, 400, JSON.stringify(body).slice(0, 80));
         assert.equal(response.body.code, 'validation_failed');
-        assert.ok(response.body.errors.some((e: { path: string }) => e.path === path), `${JSON.stringify(response.body.errors)} names ${path}`);
+        assert.ok(
+          response.body.errors.some((e: { path: string }) => e.path === path),
+          `${JSON.stringify(response.body.errors)} names ${path}`,
+        );
       }
       assert.equal(await countRows(t.db, 'webhook_endpoints'), before);
       const endpoint = (await api('POST', '/v1/webhook-endpoint', { url: 'https://shop.example/x' })).body;
@@ -213,14 +268,22 @@ for (const backend of backends()) {
         const endpoint = (await api('POST', '/v1/webhook-endpoint', { url: `${receiver.url}/hooks` })).body;
         const old = endpoint.secret as string;
         const startedAt = Date.now();
-        const rolled = await call(t.url, 'POST', `/v1/webhook-endpoint/${endpoint.id}/roll-secret`, { key, body: {}, headers: { 'idempotency-key': 'roll-1' } });
+        const rolled = await call(t.url, 'POST', `/v1/webhook-endpoint/${endpoint.id}/roll-secret`, {
+          key,
+          body: {},
+          headers: { 'idempotency-key': 'roll-1' },
+        });
         assert.equal(rolled.status, 200, JSON.stringify(rolled.body));
         const fresh = rolled.body.secret as string;
         assert.match(fresh, /^whsec_[A-Za-z0-9_-]{43}$/);
         assert.notEqual(fresh, old);
         const until = Date.parse(rolled.body.previousSecretExpiresAt);
         assert.ok(Math.abs(until - startedAt - 24 * 3_600_000) < 60_000, 'the old secret signs for 24 hours by default');
-        const replay = await call(t.url, 'POST', `/v1/webhook-endpoint/${endpoint.id}/roll-secret`, { key, body: {}, headers: { 'idempotency-key': 'roll-1' } });
+        const replay = await call(t.url, 'POST', `/v1/webhook-endpoint/${endpoint.id}/roll-secret`, {
+          key,
+          body: {},
+          headers: { 'idempotency-key': 'roll-1' },
+        });
         assert.equal(replay.body.secret, fresh, 'a retried roll answers the same secret and rolls nothing more');
         const read = await api('GET', `/v1/webhook-endpoint/${endpoint.id}`);
         assert.equal(read.body.previousSecretExpiresAt, rolled.body.previousSecretExpiresAt);
@@ -327,7 +390,11 @@ for (const backend of backends()) {
         assert.equal(response.body.errors[0].path, 'url');
         assert.match(response.body.errors[0].message, /private, loopback, link-local/, url);
         if (/\.example|localhost/.test(url))
-          assert.doesNotMatch(JSON.stringify(response.body), /10\.0\.0\.7|169\.254\.169\.254|127\.0\.0\.1|::1\b/, `${url}: the refusal names no resolved address`);
+          assert.doesNotMatch(
+            JSON.stringify(response.body),
+            /10\.0\.0\.7|169\.254\.169\.254|127\.0\.0\.1|::1\b/,
+            `${url}: the refusal names no resolved address`,
+          );
         // A developer with a receiver on their own machine learns how to allow it.
         assert.match(response.body.errors[0].message, /start the service with PAYLINK_WEBHOOK_ALLOW_PRIVATE=1/, url);
       }

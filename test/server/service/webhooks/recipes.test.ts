@@ -46,7 +46,10 @@ describe('webhook recipes', () => {
     const shipped: string[] = [];
     const outcomes: ShipOutcome[] = [];
     const port = await freePort();
-    const endpoint = await call(t.url, 'POST', '/v1/webhook-endpoint', { key, body: { url: `http://127.0.0.1:${port}/paylink/webhooks`, events: ['checkout.session.paid'] } });
+    const endpoint = await call(t.url, 'POST', '/v1/webhook-endpoint', {
+      key,
+      body: { url: `http://127.0.0.1:${port}/paylink/webhooks`, events: ['checkout.session.paid'] },
+    });
     const app = createWebhookApp({
       secret: endpoint.body.secret,
       onEvent: async (event) => outcomes.push(await shipPaidOrder(event, orders, async (order) => void shipped.push(order.id))),

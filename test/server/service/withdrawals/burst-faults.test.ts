@@ -18,9 +18,7 @@ import { assertLedgerMatches, balanceOf, countRows, eventually, fund } from '../
 import { backends, call, openTestDatabase, startTestService, type TestService } from '../../../support/service.js';
 import { addressNumber, principalOf, validBody, withdrawalService } from '../../../support/withdrawals.js';
 
-
 type Result = { rows: any[] };
-
 
 /**
  * `db`, whose statements that record withdrawals (the intake's) go through `fault`, which may run the
@@ -262,11 +260,15 @@ for (const backend of backends()) {
           const intake = createWithdrawalIntake(database.db);
           // A fault the statement cannot see: the reservation's writes silently skipped.
           await database.db.query('CREATE FUNCTION skip_row() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NULL; END $$');
-          await database.db.query('CREATE TRIGGER skip_reserve BEFORE UPDATE ON balances FOR EACH ROW WHEN (NEW.pending > OLD.pending) EXECUTE FUNCTION skip_row()');
+          await database.db.query(
+            'CREATE TRIGGER skip_reserve BEFORE UPDATE ON balances FOR EACH ROW WHEN (NEW.pending > OLD.pending) EXECUTE FUNCTION skip_row()',
+          );
           const unreserved = await intake.submit(principalOf(created), request('3', 1), { key: 'unreserved', replayed: false }, new Date());
           assert.equal(unreserved.statusCode, 422);
           await database.db.query('DROP TRIGGER skip_reserve ON balances');
-          await database.db.query("CREATE TRIGGER skip_entry BEFORE INSERT ON ledger_entries FOR EACH ROW WHEN (NEW.kind = 'withdrawal_reserve') EXECUTE FUNCTION skip_row()");
+          await database.db.query(
+            "CREATE TRIGGER skip_entry BEFORE INSERT ON ledger_entries FOR EACH ROW WHEN (NEW.kind = 'withdrawal_reserve') EXECUTE FUNCTION skip_row()",
+          );
           const unentered = await intake.submit(principalOf(created), request('3', 2), undefined, new Date());
           assert.equal(unentered.statusCode, 422);
           await database.db.query('DROP TRIGGER skip_entry ON ledger_entries');
@@ -306,7 +308,11 @@ for (const backend of backends()) {
         // Only a NOTIFY (heard once it listens again) or the round after subscribing again can pay this.
         const created = await call(t.url, 'POST', '/v1/withdrawal', { key, body: validBody({ amount: '2' }) });
         assert.equal(created.status, 200);
-        await eventually(async () => (await call(t.url, 'GET', `/v1/withdrawal/${created.body.id}`, { key })).body.status === 'success', 10_000, 'the withdrawal paid');
+        await eventually(
+          async () => (await call(t.url, 'GET', `/v1/withdrawal/${created.body.id}`, { key })).body.status === 'success',
+          10_000,
+          'the withdrawal paid',
+        );
         assert.ok(refusals < 0, 'subscribed again');
       } finally {
         await worker.stop();
@@ -314,24 +320,32 @@ for (const backend of backends()) {
     });
 
     // The timeout only turns a hang (a worker, or its stop, waiting on the LISTEN for good) into a failure.
-    it('a payout worker whose LISTEN never answers still polls: a new withdrawal is paid by the next poll, and the worker stops', { timeout: 30_000 }, async () => {
-      const { key } = await fundedKey('10');
-      const db: Database = {
-        ...t.db,
-        engine: t.db.engine,
-        query: (sql, params) => t.db.query(sql, params),
-        transaction: (work) => t.db.transaction(work),
-        listen: () => new Promise(() => {}),
-      };
-      const worker = startPayoutWorker({ db, chain, now: () => new Date() }, { pollIntervalMs: 50 });
-      try {
-        const created = await call(t.url, 'POST', '/v1/withdrawal', { key, body: validBody({ amount: '2' }) });
-        assert.equal(created.status, 200);
-        await eventually(async () => (await call(t.url, 'GET', `/v1/withdrawal/${created.body.id}`, { key })).body.status === 'success', 10_000, 'the withdrawal paid');
-      } finally {
-        await worker.stop();
-      }
-    });
+    it(
+      'a payout worker whose LISTEN never answers still polls: a new withdrawal is paid by the next poll, and the worker stops',
+      { timeout: 30_000 },
+      async () => {
+        const { key } = await fundedKey('10');
+        const db: Database = {
+          ...t.db,
+          engine: t.db.engine,
+          query: (sql, params) => t.db.query(sql, params),
+          transaction: (work) => t.db.transaction(work),
+          listen: () => new Promise(() => {}),
+        };
+        const worker = startPayoutWorker({ db, chain, now: () => new Date() }, { pollIntervalMs: 50 });
+        try {
+          const created = await call(t.url, 'POST', '/v1/withdrawal', { key, body: validBody({ amount: '2' }) });
+          assert.equal(created.status, 200);
+          await eventually(
+            async () => (await call(t.url, 'GET', `/v1/withdrawal/${created.body.id}`, { key })).body.status === 'success',
+            10_000,
+            'the withdrawal paid',
+          );
+        } finally {
+          await worker.stop();
+        }
+      },
+    );
   });
 }
 
@@ -355,7 +369,9 @@ describe('withdrawal bursts under faults (postgres only)', { skip: hasPostgres ?
       // 2 × 30 requests of 1 to 3 (60 units asked for in each burst, 120 in all) against 50.
       const amounts = Array.from({ length: 60 }, (_, i) => String((i % 3) + 1));
       const responses = await Promise.all(
-        amounts.map((amount, i) => call(i % 2 === 0 ? t.url : other.url, 'POST', '/v1/withdrawal', { key, body: validBody({ amount, address: addressNumber(i + 1) }) })),
+        amounts.map((amount, i) =>
+          call(i % 2 === 0 ? t.url : other.url, 'POST', '/v1/withdrawal', { key, body: validBody({ amount, address: addressNumber(i + 1) }) }),
+        ),
       );
       const accepted = responses.flatMap((r, i) => (r.status === 200 ? [Number(amounts[i])] : []));
       const refused = responses.filter((r) => r.status !== 200);
@@ -393,9 +409,19 @@ describe('withdrawal bursts under faults (postgres only)', { skip: hasPostgres ?
         try {
           await holder.query('BEGIN');
           await holder.query("UPDATE balances SET updated_at = now() WHERE integrator_id = $1 AND asset_id = 'USDT'", [created.integratorId]);
-          const answer = createWithdrawalIntake(serializable).submit(principalOf(created), parseWithdrawalRequest(validBody({ amount: '4' }), chain), undefined, new Date());
+          const answer = createWithdrawalIntake(serializable).submit(
+            principalOf(created),
+            parseWithdrawalRequest(validBody({ amount: '4' }), chain),
+            undefined,
+            new Date(),
+          );
           await eventually(
-            async () => (await database.db.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'")).rows[0]!.n > 0,
+            async () =>
+              (
+                await database.db.query<{ n: number }>(
+                  "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
+                )
+              ).rows[0]!.n > 0,
             10_000,
             'the statement waiting on the balance',
           );
@@ -426,7 +452,12 @@ describe('withdrawal bursts under faults (postgres only)', { skip: hasPostgres ?
     try {
       await holder.query('BEGIN');
       await holder.query("UPDATE balances SET updated_at = now() WHERE integrator_id = $1 AND asset_id = 'USDT'", [created.integratorId]);
-      const answer = createWithdrawalIntake(t.db).submit(principalOf(created), parseWithdrawalRequest(validBody({ amount: '4' }), chain), undefined, new Date());
+      const answer = createWithdrawalIntake(t.db).submit(
+        principalOf(created),
+        parseWithdrawalRequest(validBody({ amount: '4' }), chain),
+        undefined,
+        new Date(),
+      );
       await eventually(async () => (await lockWaiters()).length > 0, 10_000, 'the statement waiting on the balance');
       const [waiter] = await lockWaiters();
       await t.db.query('SELECT pg_terminate_backend($1)', [waiter!.pid]);
@@ -457,7 +488,11 @@ describe('withdrawal bursts under faults (postgres only)', { skip: hasPostgres ?
       for (const amount of ['1', '2']) {
         const created = await call(t.url, 'POST', '/v1/withdrawal', { key, body: validBody({ amount }) });
         assert.equal(created.status, 200);
-        await eventually(async () => (await call(t.url, 'GET', `/v1/withdrawal/${created.body.id}`, { key })).body.status === 'success', 10_000, `the withdrawal of ${amount} paid`);
+        await eventually(
+          async () => (await call(t.url, 'GET', `/v1/withdrawal/${created.body.id}`, { key })).body.status === 'success',
+          10_000,
+          `the withdrawal of ${amount} paid`,
+        );
       }
     } finally {
       await worker.stop();

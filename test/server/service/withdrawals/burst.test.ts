@@ -17,7 +17,6 @@ import { assertLedgerMatches, balanceOf, countRows, eventually, fund } from '../
 import { backends, call, type TestService } from '../../../support/service.js';
 import { addressNumber, principalOf, validBody, withdrawalService } from '../../../support/withdrawals.js';
 
-
 /**
  * `db`, whose next query after `hold()` waits until `open()`: a turn held in flight while more requests
  * arrive. `entered()` resolves once that query waits; `answered()` counts the queries answered.
@@ -71,7 +70,9 @@ for (const backend of backends()) {
 
     it('50 concurrent POSTs against a balance covering 37: exactly 37 accepted, 13 refused as insufficient, the ledger equal to the balance', async () => {
       const { key, integratorId } = await fundedKey('74');
-      const responses = await Promise.all(Array.from({ length: 50 }, (_, i) => call(t.url, 'POST', '/v1/withdrawal', { key, body: validBody({ amount: '2', address: addressNumber(i + 1) }) })));
+      const responses = await Promise.all(
+        Array.from({ length: 50 }, (_, i) => call(t.url, 'POST', '/v1/withdrawal', { key, body: validBody({ amount: '2', address: addressNumber(i + 1) }) })),
+      );
       const accepted = responses.filter((r) => r.status === 200);
       const refused = responses.filter((r) => r.status === 422);
       assert.equal(accepted.length, 37, JSON.stringify(responses.map((r) => r.status)));
@@ -94,13 +95,20 @@ for (const backend of backends()) {
       const sessionId = await fund(t.url, key, '1');
       const own = (await call(t.url, 'GET', `/v1/checkout/sessions/${sessionId}`)).body.payAddress as string;
 
-      const twins = Array.from({ length: 10 }, () => call(t.url, 'POST', '/v1/withdrawal', { key, body: validBody({ amount: '3' }), headers: { 'Idempotency-Key': 'twin' } }));
+      const twins = Array.from({ length: 10 }, () =>
+        call(t.url, 'POST', '/v1/withdrawal', { key, body: validBody({ amount: '3' }), headers: { 'Idempotency-Key': 'twin' } }),
+      );
       const replay = call(t.url, 'POST', '/v1/withdrawal', { key, body: validBody({ amount: '5' }), headers: { 'Idempotency-Key': 'earlier' } });
       const ownAddress = call(t.url, 'POST', '/v1/withdrawal', { key, body: validBody({ amount: '2', address: own }), headers: { 'Idempotency-Key': 'own' } });
-      const plain = Array.from({ length: 20 }, (_, i) => call(t.url, 'POST', '/v1/withdrawal', { key, body: validBody({ amount: '1', address: addressNumber(i + 1) }) }));
+      const plain = Array.from({ length: 20 }, (_, i) =>
+        call(t.url, 'POST', '/v1/withdrawal', { key, body: validBody({ amount: '1', address: addressNumber(i + 1) }) }),
+      );
       const [twinAnswers, replayed, refused, plainAnswers] = await Promise.all([Promise.all(twins), replay, ownAddress, Promise.all(plain)]);
 
-      assert.ok(twinAnswers.every((r) => r.status === 200), JSON.stringify(twinAnswers.map((r) => r.body)));
+      assert.ok(
+        twinAnswers.every((r) => r.status === 200),
+        JSON.stringify(twinAnswers.map((r) => r.body)),
+      );
       assert.equal(new Set(twinAnswers.map((r) => r.body.id)).size, 1);
       assert.equal(twinAnswers.filter((r) => r.headers.get('idempotent-replayed') === 'true').length, 9);
       assert.equal(replayed.status, 200);
@@ -123,7 +131,9 @@ for (const backend of backends()) {
       const created = await fundedKey('10');
       const intake = createWithdrawalIntake(t.db);
       const answers = await Promise.all(
-        [1, 2, 3, 4].map((n) => intake.submit(principalOf(created), parseWithdrawalRequest(validBody({ amount: '3', address: addressNumber(n) }), chain), undefined, new Date())),
+        [1, 2, 3, 4].map((n) =>
+          intake.submit(principalOf(created), parseWithdrawalRequest(validBody({ amount: '3', address: addressNumber(n) }), chain), undefined, new Date()),
+        ),
       );
       assert.deepEqual(
         answers.map((a) => a.statusCode),
@@ -175,7 +185,10 @@ for (const backend of backends()) {
       const conflicting = submit('9', 4, 'payout-7');
       // Each answer is its own request's, and they may come in any order (the twin's is read back
       // from its key while the next turn runs): the refusal is awaited from the start, not after the others.
-      const refused = assert.rejects(conflicting.answer, (error: { statusCode?: number; code?: string }) => error.statusCode === 409 && error.code === 'idempotency_conflict');
+      const refused = assert.rejects(
+        conflicting.answer,
+        (error: { statusCode?: number; code?: string }) => error.statusCode === 409 && error.code === 'idempotency_conflict',
+      );
       held.open();
 
       const original = await first.answer;
@@ -213,7 +226,9 @@ for (const backend of backends()) {
       const answer = intake.submit(principalOf(created), parseWithdrawalRequest(validBody({ amount: '4' }), chain), state, new Date());
       if (backend === 'postgres') {
         await eventually(
-          async () => (await t.db.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'")).rows[0]!.n > 0,
+          async () =>
+            (await t.db.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"))
+              .rows[0]!.n > 0,
           10_000,
           'the statement waiting on the uncommitted key',
         );
@@ -235,7 +250,8 @@ for (const backend of backends()) {
         const statementsWhenAnnounced: number[] = [];
         // announceWithinMs out of reach: on a busy machine the second turn can take longer than the default 50 ms.
         const intake = createWithdrawalIntake(held.db, { onRecorded: () => statementsWhenAnnounced.push(held.answered()), announceWithinMs: 60_000 });
-        const submit = (n: number) => intake.submit(principalOf(created), parseWithdrawalRequest(validBody({ address: addressNumber(n) }), chain), undefined, new Date());
+        const submit = (n: number) =>
+          intake.submit(principalOf(created), parseWithdrawalRequest(validBody({ address: addressNumber(n) }), chain), undefined, new Date());
         held.hold();
         const first = submit(1);
         await held.entered();
@@ -255,25 +271,30 @@ for (const backend of backends()) {
     });
 
     // The timeout only turns a hang (an announcement that never comes) into a failure.
-    it('withdrawals recorded while more requests keep the intake busy are announced within announceWithinMs, not held back by them', { timeout: 30_000 }, async () => {
-      const created = await fundedKey('10');
-      const held = holdNextQuery(t.db);
-      let announced = () => {};
-      const announcement = new Promise<void>((resolve) => (announced = resolve));
-      const intake = createWithdrawalIntake(held.db, { onRecorded: () => announced(), announceWithinMs: 20 });
-      const submit = (n: number) => intake.submit(principalOf(created), parseWithdrawalRequest(validBody({ address: addressNumber(n) }), chain), undefined, new Date());
-      held.hold();
-      const first = submit(1);
-      await held.entered();
-      const second = submit(2);
-      held.open();
-      held.hold(); // the second turn's statement waits until the first turn's withdrawal is announced
-      assert.equal((await first).statusCode, 200);
-      await announcement;
-      held.open();
-      assert.equal((await second).statusCode, 200);
-      assert.equal(await countRows(t.db, 'withdrawals', 'integrator_id = $1', [created.integratorId]), 2);
-    });
+    it(
+      'withdrawals recorded while more requests keep the intake busy are announced within announceWithinMs, not held back by them',
+      { timeout: 30_000 },
+      async () => {
+        const created = await fundedKey('10');
+        const held = holdNextQuery(t.db);
+        let announced = () => {};
+        const announcement = new Promise<void>((resolve) => (announced = resolve));
+        const intake = createWithdrawalIntake(held.db, { onRecorded: () => announced(), announceWithinMs: 20 });
+        const submit = (n: number) =>
+          intake.submit(principalOf(created), parseWithdrawalRequest(validBody({ address: addressNumber(n) }), chain), undefined, new Date());
+        held.hold();
+        const first = submit(1);
+        await held.entered();
+        const second = submit(2);
+        held.open();
+        held.hold(); // the second turn's statement waits until the first turn's withdrawal is announced
+        assert.equal((await first).statusCode, 200);
+        await announcement;
+        held.open();
+        assert.equal((await second).statusCode, 200);
+        assert.equal(await countRows(t.db, 'withdrawals', 'integrator_id = $1', [created.integratorId]), 2);
+      },
+    );
 
     it('keys presented at once are each answered for themselves: valid ones see their own balance, revoked, unknown and malformed ones 401', async () => {
       const keys = await Promise.all([fundedKey('3'), fundedKey('4'), fundedKey('5')]);

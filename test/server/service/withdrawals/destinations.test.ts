@@ -46,13 +46,30 @@ describe('withdrawal destinations', () => {
       await sandboxApp.request('/v1/payment-link', {
         method: 'POST',
         headers: json,
-        body: JSON.stringify({ title: 'T', description: '', linkType: 'Standard', fiatAmount: '10', fiatCurrency: 'USD', action: {}, options: {}, cart: { items: [] } }),
+        body: JSON.stringify({
+          title: 'T',
+          description: '',
+          linkType: 'Standard',
+          fiatAmount: '10',
+          fiatCurrency: 'USD',
+          action: {},
+          options: {},
+          cart: { items: [] },
+        }),
       })
     ).json();
     const session = await (
-      await sandboxApp.request(`/v1/checkout/${link.slug}/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ assetId: 'USDT' }) })
+      await sandboxApp.request(`/v1/checkout/${link.slug}/sessions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ assetId: 'USDT' }),
+      })
     ).json();
-    const paid = await sandboxApp.request(`/v1/checkout/sessions/${session.id}/simulate-payment`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const paid = await sandboxApp.request(`/v1/checkout/sessions/${session.id}/simulate-payment`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
     assert.equal(paid.status, 200);
   });
   after(() => db.close());
@@ -63,7 +80,9 @@ describe('withdrawal destinations', () => {
       headers: { 'x-api-key': key, 'content-type': 'application/json' },
       body: JSON.stringify({ amount: '1', address, blockchainId: 'bsc', assetId: 'USDT' }),
     });
-  const balance = async () => ((await (await realApp.request('/v1/balance', { headers: { 'x-api-key': key } })).json()) as { items: Array<{ assetId: string; available: string }> }).items;
+  const balance = async () =>
+    ((await (await realApp.request('/v1/balance', { headers: { 'x-api-key': key } })).json()) as { items: Array<{ assetId: string; available: string }> })
+      .items;
 
   it('refuses the hot wallet, in any case, with a 422 on address that says why, reserving nothing', async () => {
     const before = await balance();
@@ -80,7 +99,10 @@ describe('withdrawal destinations', () => {
   });
 
   it('refuses every configured token contract, on the sandbox too, and accepts a wallet', async () => {
-    for (const [address, asset] of [[USDT_CONTRACT, 'USDT'], [CNGN_CONTRACT.toLowerCase(), 'CNGN']] as const) {
+    for (const [address, asset] of [
+      [USDT_CONTRACT, 'USDT'],
+      [CNGN_CONTRACT.toLowerCase(), 'CNGN'],
+    ] as const) {
       for (const app of [sandboxApp, realApp]) {
         const response = await withdraw(app, address);
         assert.equal(response.status, 422);

@@ -8,14 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { SANDBOX_FAILING_ADDRESS, sandboxPayoutHash } from '../../../../src/server/chain/sandbox/index.js';
 import { createSandboxChain } from '../../../../src/server/chain/sandbox/index.js';
 import { processPayouts } from '../../../../src/server/service/payouts/index.js';
-import {
-  GOOD_ADDRESS,
-  assertLedgerMatches,
-  balanceOf,
-  countRows,
-  fund,
-  testClock,
-} from '../../../support/money.js';
+import { GOOD_ADDRESS, assertLedgerMatches, balanceOf, countRows, fund, testClock } from '../../../support/money.js';
 import { backends, call, startTestService, type TestService } from '../../../support/service.js';
 
 const withdraw = (t: TestService, key: string, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
@@ -82,7 +75,18 @@ for (const backend of backends()) {
       const record = await call(t.url, 'GET', `/v1/withdrawal/${response.body.id}`, { key });
       assert.equal(record.status, 200);
       assert.deepEqual(Object.keys(record.body).sort(), [
-        'address', 'amount', 'assetId', 'blockchainId', 'createdAt', 'failureReason', 'id', 'receivedAmount', 'stalledReason', 'status', 'txHash', 'updatedAt',
+        'address',
+        'amount',
+        'assetId',
+        'blockchainId',
+        'createdAt',
+        'failureReason',
+        'id',
+        'receivedAmount',
+        'stalledReason',
+        'status',
+        'txHash',
+        'updatedAt',
       ]);
       assert.equal(record.body.status, 'pending');
       assert.equal(record.body.amount, '30.500000');
@@ -116,10 +120,7 @@ for (const backend of backends()) {
       assert.match(record.body.failureReason, /sandbox/i);
       assert.deepEqual(await balanceOf(t.url, key), { assetId: 'USDT', blockchainId: 'bsc', available: '50.000000', pending: '0.000000' });
       await assertLedgerMatches(t.db, integratorId);
-      const kinds = await t.db.query<{ kind: string }>(
-        'SELECT kind FROM ledger_entries WHERE withdrawal_id = $1 ORDER BY created_at, kind',
-        [created.body.id],
-      );
+      const kinds = await t.db.query<{ kind: string }>('SELECT kind FROM ledger_entries WHERE withdrawal_id = $1 ORDER BY created_at, kind', [created.body.id]);
       assert.deepEqual(kinds.rows.map((r) => r.kind).sort(), ['withdrawal_release', 'withdrawal_reserve']);
       // The worker does not touch a finished withdrawal again.
       assert.equal(await payOut(), 0);
@@ -139,8 +140,11 @@ for (const backend of backends()) {
         assert.equal(response.status, 200, `${JSON.stringify(variant)} → ${JSON.stringify(response.body)}`);
       }
       const list = await call(t.url, 'GET', '/v1/withdrawal?limit=100', { key });
-      assert.ok(list.body.items.every((w: { blockchainId: string; assetId: string; address: string }) =>
-        w.blockchainId === 'bsc' && w.assetId === 'USDT' && w.address === GOOD_ADDRESS));
+      assert.ok(
+        list.body.items.every(
+          (w: { blockchainId: string; assetId: string; address: string }) => w.blockchainId === 'bsc' && w.assetId === 'USDT' && w.address === GOOD_ADDRESS,
+        ),
+      );
     });
 
     describe('refuses bad input with a 400 naming the field, and changes nothing', () => {
@@ -170,7 +174,10 @@ for (const backend of backends()) {
           assert.equal(response.status, 400, JSON.stringify(response.body));
           assert.equal(response.body.status, 'error');
           assert.equal(response.body.statusCode, 400);
-          assert.ok(response.body.errors.some((e: { path: string }) => e.path === path), JSON.stringify(response.body.errors));
+          assert.ok(
+            response.body.errors.some((e: { path: string }) => e.path === path),
+            JSON.stringify(response.body.errors),
+          );
           assert.doesNotMatch(JSON.stringify(response.body), /at .*\.ts/); // no stack trace
           assert.equal(await countRows(t.db, 'withdrawals', 'integrator_id = $1', [integratorId]), before);
           assert.deepEqual(await balanceOf(t.url, key), { assetId: 'USDT', blockchainId: 'bsc', available: '5.000000', pending: '0.000000' });
@@ -227,9 +234,7 @@ for (const backend of backends()) {
 
     it('100 concurrent withdrawals against a balance covering 40: exactly 40 succeed, the balance ends at 0', async () => {
       const { key, integratorId } = await fundedKey('100');
-      const responses = await Promise.all(
-        Array.from({ length: 100 }, () => withdraw(t, key, validBody({ amount: '2.5' }))),
-      );
+      const responses = await Promise.all(Array.from({ length: 100 }, () => withdraw(t, key, validBody({ amount: '2.5' }))));
       const statuses = responses.map((r) => r.status);
       assert.equal(statuses.filter((s) => s === 200).length, 40, JSON.stringify(statuses));
       assert.equal(statuses.filter((s) => s === 422).length, 60);
@@ -245,10 +250,11 @@ for (const backend of backends()) {
     it('the same Idempotency-Key sent 20 times at once moves money once; another body with it is 409', async () => {
       const { key, integratorId } = await fundedKey('100');
       const headers = { 'Idempotency-Key': 'order-42-payout' };
-      const responses = await Promise.all(
-        Array.from({ length: 20 }, () => withdraw(t, key, validBody({ amount: '7' }), headers)),
+      const responses = await Promise.all(Array.from({ length: 20 }, () => withdraw(t, key, validBody({ amount: '7' }), headers)));
+      assert.ok(
+        responses.every((r) => r.status === 200),
+        JSON.stringify(responses.map((r) => r.body)),
       );
-      assert.ok(responses.every((r) => r.status === 200), JSON.stringify(responses.map((r) => r.body)));
       const ids = new Set(responses.map((r) => r.body.id));
       assert.equal(ids.size, 1);
       assert.equal(responses.filter((r) => r.headers.get('idempotent-replayed') === 'true').length, 19);
@@ -301,14 +307,20 @@ for (const backend of backends()) {
         const page1 = await call(t.url, 'GET', '/v1/withdrawal?page=1&limit=4', { key });
         assert.equal(page1.status, 200);
         assert.deepEqual(page1.body.meta, { totalItems: 6, itemCount: 4, itemsPerPage: 4, totalPages: 2, currentPage: 1 });
-        assert.deepEqual(page1.body.items.map((w: { id: string }) => w.id), ids.slice().reverse().slice(0, 4));
+        assert.deepEqual(
+          page1.body.items.map((w: { id: string }) => w.id),
+          ids.slice().reverse().slice(0, 4),
+        );
         const page2 = await call(t.url, 'GET', '/v1/withdrawal?page=2&limit=4', { key });
         assert.deepEqual(page2.body.meta, { totalItems: 6, itemCount: 2, itemsPerPage: 4, totalPages: 2, currentPage: 2 });
 
         const defaults = await call(t.url, 'GET', '/v1/withdrawal', { key });
         assert.equal(defaults.body.meta.itemsPerPage, 20);
         const failed = await call(t.url, 'GET', '/v1/withdrawal?status=failed', { key });
-        assert.deepEqual(failed.body.items.map((w: { id: string }) => w.id), [ids[5]]);
+        assert.deepEqual(
+          failed.body.items.map((w: { id: string }) => w.id),
+          [ids[5]],
+        );
         const success = await call(t.url, 'GET', '/v1/withdrawal?status=success', { key });
         assert.equal(success.body.meta.totalItems, 5);
       });
@@ -355,7 +367,10 @@ for (const backend of backends()) {
           const { key } = await fundedKey('0');
           const response = await call(t.url, 'GET', `/v1/withdrawal?${query}`, { key });
           assert.equal(response.status, 400, JSON.stringify(response.body));
-          assert.ok(response.body.errors.some((e: { path: string }) => e.path === path), JSON.stringify(response.body));
+          assert.ok(
+            response.body.errors.some((e: { path: string }) => e.path === path),
+            JSON.stringify(response.body),
+          );
         });
       }
 
