@@ -27,7 +27,8 @@ import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const ENTRY = `${ROOT}src/index.ts`;
+/** Every browser entry: a module reached by one bundle only (the refund claim page's) must be read too. */
+const ENTRIES = ['index', 'checkout', 'admin', 'refund'].map((name) => `${ROOT}src/${name}.ts`);
 /** The browser sources whose private members are renamed (the server's are never bundled). */
 const SCOPE = /[\\/]src[\\/](?!server[\\/]).*\.ts$/;
 
@@ -110,7 +111,7 @@ export function privateRenames(): PrivateRenames {
 function findPrivateRenames(): PrivateRenames {
   const { config } = ts.readConfigFile(`${ROOT}tsconfig.json`, ts.sys.readFile);
   const { options } = ts.parseJsonConfigFileContent(config, ts.sys, ROOT);
-  const program = ts.createProgram([ENTRY], { ...options, noEmit: true });
+  const program = ts.createProgram(ENTRIES, { ...options, noEmit: true });
   const checker = program.getTypeChecker();
   const files = program.getSourceFiles().filter((file) => SCOPE.test(file.fileName) && !file.isDeclarationFile);
 

@@ -121,7 +121,7 @@ describe('paylink demo on its local chain, end to end', { timeout: 300_000 }, ()
     assert.equal(BigInt(await rpc(rpcUrl, 'eth_call', [{ to: usdt, data: '0x313ce567' }, 'latest'])), 18n, 'USDT has 18 decimals, as on BSC');
     assert.match(out, /Mnemonic\s+"test test test test test test test test test test test junk"/);
     assert.match(out, /PUBLIC test mnemonic/);
-    assert.match(out, /3 sessions paid by real transfers at start/);
+    assert.match(out, /5 sessions paid by real transfers at start/);
     assert.doesNotMatch(out, /sandbox figures/, 'no sandbox words about a local EVM chain');
     assert.match(out, /Shop \(orders\)\s+http:\/\/\S+\/shop\.html/);
     // The node holds no unlocked account: every demo transaction is signed by the demo itself.

@@ -180,7 +180,7 @@ describe('a newcomer runs `npm start`', { timeout: 600_000 }, () => {
   }
 
   it('every URL it prints answers 200 with something useful', async () => {
-    const labels = ['Embed gallery', 'Store (cart)', 'Donation', 'Dark, French', 'Merchant admin', 'Hosted checkout', 'Proxy', 'Service API'];
+    const labels = ['Embed gallery', 'Store (cart)', 'Shop (orders)', 'Donation', 'Dark, French', 'Merchant admin', 'Hosted checkout', 'Proxy', 'Service API'];
     assert.deepEqual(
       labels.filter((label) => !printed.has(label)),
       [],
@@ -199,6 +199,8 @@ describe('a newcomer runs `npm start`', { timeout: 600_000 }, () => {
       const body = await response.text();
       if (label === 'Proxy') assert.match(JSON.parse(body).routes[0].path, /^\/paylink\/checkout\//, 'the proxy answers its route index');
       else if (label === 'Service API') assert.match(JSON.parse(body).openapi, /^3\./, 'the service answers its OpenAPI document');
+      // The shop's page places its checkout once its server has created the order (demo/assets/shop.js).
+      else if (label === 'Shop (orders)') assert.match(body, /<script type="module" src="\/dist\/paylink-checkout\.js">/, label);
       else assert.match(body, /<paylink-(checkout|admin)/, label);
     }
   });
