@@ -133,6 +133,9 @@ export interface PayoutHooks {
         send: (raws: readonly string[]) => Promise<Array<PromiseSettledResult<BroadcastOutcome>>>,
       ) => Promise<Array<PromiseSettledResult<BroadcastOutcome>>>)
     | null;
+  /** Replaces the receipt reads of a round's transactions; `read` reads them as usual. */
+  states:
+    ((transactions: Parameters<OutgoingChain['states']>[0], read: () => ReturnType<OutgoingChain['states']>) => ReturnType<OutgoingChain['states']>) | null;
   /** Every raw transaction sent on to the node, in order (repeats included). */
   sent: string[];
 }
@@ -140,7 +143,7 @@ export interface PayoutHooks {
 /** A real adapter whose first network's broadcasts go through `hooks` (everything else untouched). */
 export function hookPayouts(chain: RealChainAdapter): { chain: RealChainAdapter; hooks: PayoutHooks } {
   const outgoing = outgoingOf(chain);
-  const hooks: PayoutHooks = { broadcast: null, broadcastMany: null, sent: [] };
+  const hooks: PayoutHooks = { broadcast: null, broadcastMany: null, states: null, sent: [] };
   const send = async (raws: readonly string[]): Promise<Array<PromiseSettledResult<BroadcastOutcome>>> => {
     const gate = await Promise.allSettled(raws.map(async (raw) => hooks.broadcast?.(raw)));
     const passing = raws.filter((_, i) => gate[i]!.status === 'fulfilled');
@@ -156,7 +159,8 @@ export function hookPayouts(chain: RealChainAdapter): { chain: RealChainAdapter;
     prepareNonceFiller: () => outgoing.prepareNonceFiller(),
     sign: (prepared, nonce) => outgoing.sign(prepared, nonce),
     state: (hash, payout) => outgoing.state(hash, payout),
-    states: (transactions, latest) => outgoing.states(transactions, latest),
+    states: (transactions, latest) =>
+      hooks.states ? hooks.states(transactions, () => outgoing.states(transactions, latest)) : outgoing.states(transactions, latest),
     latestBlock: () => outgoing.latestBlock(),
     sequence: outgoing.sequence,
     transactionKnown: (txHash) => outgoing.transactionKnown(txHash),

@@ -199,6 +199,8 @@ export interface HotWalletWatch {
   soon(blockchainId: string): void;
   /** Runs the checks that are due; a check that fails is logged and tried again at the next. */
   due(): Promise<void>;
+  /** In how many ms the next check is due (0: now; `Infinity`: no network has a hot wallet). */
+  dueIn(): number;
 }
 
 export function createHotWalletWatch(deps: HotWalletDeps, options: { recheckMs?: number | undefined } = {}): HotWalletWatch {
@@ -209,6 +211,11 @@ export function createHotWalletWatch(deps: HotWalletDeps, options: { recheckMs?:
   return {
     soon(blockchainId) {
       next.set(blockchainId, 0);
+    },
+    dueIn() {
+      if (deps.chain.kind !== 'real') return Infinity;
+      const now = Date.now();
+      return Math.min(...deps.chain.chains.flatMap((network) => (network.outgoing ? [Math.max(0, (next.get(network.outgoing.blockchainId) ?? 0) - now)] : [])));
     },
     async due() {
       if (deps.chain.kind !== 'real') return;

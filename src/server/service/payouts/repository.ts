@@ -208,6 +208,27 @@ export async function claimUnfinished(
   return rows.sort((a, b) => a.nonce - b.nonce);
 }
 
+/**
+ * In how many ms the first unfinished transaction of these hot wallets is due to be followed (as
+ * `claimUnfinished` with `recheckMs` sees it): 0 if one is due now, `undefined` if none is unfinished.
+ */
+export async function nextFollowDueIn(
+  db: Queryable,
+  wallets: ReadonlyArray<{ blockchainId: string; fromAddress: string }>,
+  recheckMs: number,
+): Promise<number | undefined> {
+  if (wallets.length === 0) return undefined;
+  const { rows } = await db.query<{ ms: number | null }>(
+    `SELECT (EXTRACT(EPOCH FROM min(COALESCE(t.checked_at + make_interval(secs => $3::double precision / 1000), now())) - now()) * 1000)::float8 AS ms
+     FROM payout_transactions t
+     JOIN unnest($1::text[], $2::text[]) AS w(blockchain_id, from_address) ON t.blockchain_id = w.blockchain_id AND t.from_address = w.from_address
+     WHERE t.status IN ('signed', 'sent', 'mined')`,
+    [wallets.map((w) => w.blockchainId), wallets.map((w) => w.fromAddress.toLowerCase()), recheckMs],
+  );
+  const ms = rows[0]?.ms;
+  return ms === null || ms === undefined ? undefined : Math.max(0, ms);
+}
+
 /** How many transactions of `fromAddress` are unfinished. */
 export async function countUnfinished(db: Queryable, blockchainId: string, fromAddress: string): Promise<number> {
   const { rows } = await db.query<{ n: number }>(

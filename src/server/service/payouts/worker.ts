@@ -52,8 +52,8 @@ import { claimDue, type ClaimedWithdrawal } from '../withdrawals/index.js';
 import type { PayoutsAhead } from './ahead.js';
 import { finishPayout, type PayoutOutcome } from './finish.js';
 import { createHotWalletWatch } from './hot-wallet.js';
-import { countUnfinished } from './repository.js';
-import type { StoredPayoutOptions } from './context.js';
+import { countUnfinished, nextFollowDueIn } from './repository.js';
+import { payingNetworks, type StoredPayoutOptions } from './context.js';
 import { haltedNetworks, processStoredPayouts } from './round.js';
 
 export interface PayoutWorkerOptions {
@@ -216,6 +216,8 @@ export async function processPayouts(
 /** Backoff of a failed LISTEN's next try, in ms: from the first delay, doubling, up to the last. */
 const RELISTEN_FIRST_MS = 100;
 const RELISTEN_MAX_MS = 30_000;
+/** Shortest sleep of an idle worker with something due, in ms. */
+const MIN_IDLE_MS = 20;
 /** Longest the first round waits for the first LISTEN, in ms (less when the poll interval is shorter). */
 const FIRST_LISTEN_WAIT_MS = 5_000;
 
@@ -273,6 +275,20 @@ export function startPayoutWorker(deps: PayoutDeps, options: PayoutWorkerOptions
     return handled;
   };
 
+  /**
+   * How long an idle round's worker sleeps: a poll, or less when something is due sooner: a stored
+   * transaction to be followed (every `checkMs`), a hot wallet to be held against what it owes.
+   */
+  const idleFor = async (): Promise<number> => {
+    if (deps.chain.kind !== 'real') return pollIntervalMs;
+    const wallets = payingNetworks(deps.chain).map((outgoing) => ({ blockchainId: outgoing.blockchainId, fromAddress: outgoing.hotWallet }));
+    const halted = await haltedNetworks(deps.db, deps.chain).catch(() => new Set<string>());
+    const following = wallets.filter((wallet) => !halted.has(wallet.blockchainId));
+    const followIn = (await nextFollowDueIn(deps.db, following, options.checkMs ?? 1_000).catch(() => undefined)) ?? Infinity;
+    // Never a busy loop: a transaction due now that another instance holds waits a little.
+    return Math.min(pollIntervalMs, Math.max(MIN_IDLE_MS, Math.min(followIn, watch.dueIn())));
+  };
+
   const loop = (async () => {
     // Listening before the first claim (a withdrawal that round misses is one it hears of), but not
     // waiting longer than a poll for a LISTEN that hangs: the poll is what guarantees progress.
@@ -303,7 +319,7 @@ export function startPayoutWorker(deps: PayoutDeps, options: PayoutWorkerOptions
       }
       if (!running) break;
       if (handled > 0 || alarm.woken) continue;
-      await alarm.sleep(pollIntervalMs);
+      await alarm.sleep(await idleFor());
     }
   })();
 

@@ -122,6 +122,30 @@ for (const backend of backends()) {
       }
     });
 
+    it('a worker whose receipts read pending goes back to them every checkMs, not at its next poll a minute later', async () => {
+      // The node shows the batch's receipts only from the third read on (a slow block, a lagging node):
+      // the rounds that read them pending move nothing, and the worker sleeps; it must wake for them.
+      const { chain, hooks } = hookPayouts(base);
+      let reads = 0;
+      hooks.states = async (transactions, read) => {
+        reads += 1;
+        return reads <= 2 ? transactions.map(() => ({ status: 'fulfilled', value: { status: 'pending' } }) as const) : read();
+      };
+      const service = await startService({ db: t.db, chain, scanner: false, webhookWorker: false, payouts: { pollIntervalMs: 60_000, checkMs: 20 } });
+      try {
+        const paid = Array.from({ length: 3 }, (_, i) => ({ to: randomAddress(), amount: `${i + 1}.75` }));
+        const ids = await Promise.all(paid.map(({ to, amount }) => withdraw(amount, to, service.url)));
+        await waitForPayouts(setup, async () => (await countRows(t.db, 'withdrawals', "id = ANY($1) AND status = 'success'", [ids])) === 3, 'all 3 paid', {
+          ids,
+          timeoutMs: 30_000,
+        });
+        assert.ok(reads > 2, `the receipts were read ${reads} times`);
+        await assertLedgerMatches(t.db, integratorId);
+      } finally {
+        await service.close();
+      }
+    });
+
     it('a crash while a stored batch is on its way to the node: the restart sends the very same transactions, and nobody is paid twice', async () => {
       const from = (await f.t.client.getBlockNumber()) + 1n;
       const start = await nextNonce();
