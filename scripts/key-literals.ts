@@ -48,7 +48,7 @@ export const KEYED_ELEMENTS = {
     scope: /[\\/]src[\\/]components[\\/]admin[\\/](?!translations[\\/]).*\.ts$/,
   },
   checkout: {
-    keyType: { file: `${ROOT}src/components/checkout/checkout-machine.ts`, name: 'MessageKey' },
+    keyType: { file: `${ROOT}src/components/checkout/checkout-types.ts`, name: 'MessageKey' },
     table: `${ROOT}src/components/checkout/translations/en.ts`,
     scope: /[\\/]src[\\/]components[\\/]checkout[\\/](?!translations[\\/]).*\.ts$/,
   },

@@ -35,6 +35,7 @@ const SCOPE = /[\\/]src[\\/](?!server[\\/]).*\.ts$/;
 /** Classes whose public members are renamed too (see the module comment), and the members kept. */
 const INTERNAL_CLASSES: readonly { file: string; name: string; keep: readonly string[] }[] = [
   { file: `${ROOT}src/components/checkout/checkout-machine.ts`, name: 'CheckoutMachine', keep: ['link', 'session'] },
+  { file: `${ROOT}src/components/checkout/checkout-state.ts`, name: 'CheckoutState', keep: ['link', 'session'] },
   { file: `${ROOT}src/internal/localize.ts`, name: 'Localizer', keep: [] },
   ...[
     'links/link-detail.ts:LinkDetailController',

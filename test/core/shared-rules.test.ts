@@ -7,7 +7,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { AdminText } from '../../src/components/admin/admin-context.js';
-import { CheckoutMachine, type CheckoutHost } from '../../src/components/checkout/checkout-machine.js';
+import { CheckoutMachine } from '../../src/components/checkout/checkout-machine.js';
+import type { CheckoutHost } from '../../src/components/checkout/checkout-types.js';
 import en from '../../src/components/checkout/translations/en.js';
 import fr from '../../src/components/checkout/translations/fr.js';
 import { compareDecimal } from '../../src/core/money.js';

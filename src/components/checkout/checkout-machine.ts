@@ -2,9 +2,10 @@
  * The checkout as a state machine, without DOM: load the link, take the amount, the customer's
  * details and the asset, start and follow the payment session, and pay it from a browser wallet.
  * Everything the machine cannot do itself (network, storage, clipboard, navigation, events, timers,
- * rendering) it asks of its `CheckoutHost`; `<paylink-checkout>` is one host, the unit tests
- * (`test/components/checkout/checkout-machine.test.ts`) another. Its fields are the state the steps render; its
- * methods are the steps' callbacks.
+ * rendering) it asks of its `CheckoutHost` (./checkout-types.ts); `<paylink-checkout>` is one host,
+ * the unit tests (`test/components/checkout/checkout-machine.test.ts`) another. The state the steps
+ * render, and the figures derived from it, are its base's (./checkout-state.ts); its methods are the
+ * steps' callbacks.
  *
  *     loading → amount → [details] → pay ⇄ (change asset) → done | expired
  *          ↘ notFound | inactive | closed | paid | error (retry)
@@ -19,84 +20,14 @@
  */
 import { PaylinkError } from '../../client/errors.js';
 import type { ErrorCode } from '../../core/errors.js';
-import { compareDecimal, fractionDigits, toUnits } from '../../core/money.js';
-import { payFromWallet, type TokenTransfer, type Wallet, type WalletFailure } from '../../internal/evm-wallet.js';
-import type { Localizer } from '../../internal/localize.js';
-import type { CheckoutSession, PublicDonor, PublicLink, PublicOrder } from '../../core/schemas.js';
-import { checkDonationBounds, readTypedAmount } from '../../core/rules/amount.js';
+import { payFromWallet, type Wallet, type WalletFailure } from '../../internal/evm-wallet.js';
+import type { CheckoutSession, PublicDonor } from '../../core/schemas.js';
 import { checkDelivery } from '../../core/rules/customer.js';
-import { MAX_AMOUNT } from '../../core/rules/limits.js';
 import type { RuleKey, RuleParams } from '../../core/rules/types.js';
 import { TERMINAL_STATUSES as TERMINAL } from '../../core/rules/session.js';
 import { checkoutCalls } from './checkout-api.js';
-import type en from './translations/en.js';
-
-/** The checkout's texts (`translations/en.ts` and the tables with the same keys). */
-export type Messages = typeof en;
-/** The key of one text. */
-export type MessageKey = keyof Messages;
-
-/** What the checkout shows: a step of the payment, or one of its unhappy states. */
-export type CheckoutView = 'loading' | 'notFound' | 'inactive' | 'closed' | 'paid' | 'error' | 'rates' | 'amount' | 'details' | 'pay' | 'expired' | 'done';
-
-/** A field the customer fills, named by its path in the API's field errors. */
-export type FieldPath = 'fiatAmount' | 'customer.address' | 'customer.phone' | 'donorName' | 'message';
-
-/**
- * What the steps show and pay: a link's public view, or an order's, which is paid as a Standard
- * link's (its own amount, never edited): it has one currency and no link type, donation bounds or
- * closing time.
- */
-export type Payable =
-  | PublicLink
-  | (PublicOrder &
-      Partial<Pick<PublicLink, 'linkType' | 'closesAt' | 'minAmount' | 'maxAmount' | 'suggestedAmounts' | 'goalAmount' | 'raised' | 'donorCount'>>);
-
-/** `paylink-ready`: the link (or the order) loaded, whatever its state. */
-export interface PaylinkReadyDetail {
-  /** The link's public view; for an order, the order's (`state` is then `open`, `paid` or `closed`). */
-  link: Payable;
-}
-/** `paylink-session`: a payment session started or resumed, or its status changed. */
-export interface PaylinkSessionDetail {
-  session: CheckoutSession;
-}
-/** `paylink-success`: the service reported the session `paid` or `overpaid`. */
-export interface PaylinkSuccessDetail {
-  session: CheckoutSession;
-}
-/** `paylink-error`: an error screen or a field error appeared. */
-export interface PaylinkErrorDetail {
-  /** The server's code (`not_found`, `link_closed`, `link_inactive`, `order_paid`, `order_expired`, `validation_failed`…) or `network_error`. */
-  code: string;
-  message: string;
-  error: PaylinkError;
-}
-
-/** The events the checkout sends, by name. */
-export interface CheckoutEvents {
-  'paylink-ready': PaylinkReadyDetail;
-  'paylink-session': PaylinkSessionDetail;
-  'paylink-success': PaylinkSuccessDetail;
-  'paylink-error': PaylinkErrorDetail;
-}
-
-/**
- * What the machine asks of the page it runs in, as a Lit controller asks its host: the machine keeps it
- * as its `host` and calls it (`host.requestUpdate()` after every change).
- */
-export interface CheckoutHost {
-  /** Sends an event; false when a listener cancelled a cancelable one. */
-  emit<K extends keyof CheckoutEvents>(name: K, detail: CheckoutEvents[K], cancelable?: boolean): boolean;
-  /** Reads, writes (`value`) or removes (`null`) a storage entry; null when storage is off. */
-  store(area: 'localStorage' | 'sessionStorage', key: string, value?: string | null): string | null;
-  /** Leaves for `url` (the merchant's redirect, already checked to be http(s)). */
-  navigate(url: string): void;
-  /** Puts `text` on the clipboard; rejects when the browser refuses. */
-  clipboard(text: string): Promise<void>;
-  /** The state changed (or a second passed on the quote's clock): render it. */
-  requestUpdate(): void;
-}
+import { CheckoutState } from './checkout-state.js';
+import type { CheckoutHost, CheckoutView, FieldPath, MessageKey, Payable } from './checkout-types.js';
 
 /** The redirect target of a paid session: only an absolute `http:`/`https:` URL, else ''. */
 export function safeRedirectUrl(session: CheckoutSession): string {
@@ -109,58 +40,8 @@ export function safeRedirectUrl(session: CheckoutSession): string {
   }
 }
 
-/** The checkout's state and transitions; see the module comment. */
-export class CheckoutMachine {
-  // Inputs, set by the host.
-  /** Where the merchant's Paylink proxy is mounted. */
-  apiBase = '/paylink';
-  /** The `fetch` of every request (the global one by default). */
-  fetch?: typeof fetch | undefined;
-  /** Texts and formats of the host's locale. */
-  l10n!: Localizer<Messages>;
-  /** What the page says the payment is for, sent as the session's `reference` (stored as its `clientReference`). */
-  clientReference?: string | undefined;
-  /** The merchant's string pairs, sent with the session. */
-  metadata?: Record<string, string> | undefined;
-  /** The browser wallets found in the page. */
-  wallets: Wallet[] = [];
-  /** Show a fundraiser's latest public donors: how many (any other value than a count: 5); unset for none. */
-  donors?: string | number | undefined;
-
-  // State.
-  view: CheckoutView = 'loading';
-  link?: Payable | undefined;
-  session?: CheckoutSession | undefined;
-  /** The donation amount as typed. */
-  amountText = '';
-  address = '';
-  phone = '';
-  /** A donor's name and message as typed, and whether they chose to be listed on the page (unset reads as false). */
-  donorName = '';
-  message = '';
-  showPublicly?: boolean;
-  /** A fundraiser's latest public donors (when the page asks for them), newest first. */
-  publicDonors?: PublicDonor[];
-  /** The asset chosen to pay in, and its network (empty: the one network that carries the asset). */
-  assetId = '';
-  network = '';
-  /** Field errors by path, from the form or the server. */
-  errors: Partial<Record<FieldPath, string>> = {};
-  /** A request is under way: its buttons are disabled. */
-  busy = false;
-  /** Where the paid checkout is leaving for (http/https only). */
-  redirectTo = '';
-  /** What the polite live region says. */
-  announcement = '';
-  /** What was copied last (its button says so until the next copy); unset until a copy. */
-  copied?: MessageKey;
-  /** Set when fields were refused: the host focuses the first one, then clears it (unset reads as false). */
-  focusInvalid?: boolean;
-  /** Why the last wallet payment stopped, in words. */
-  walletError = '';
-  /** The hash of the transfer the wallet sent. */
-  sentHash = '';
-
+/** The checkout's transitions over its state (./checkout-state.ts); see the module comment. */
+export class CheckoutMachine extends CheckoutState {
   #generation = 0;
   /**
    * What is paid, as its calls name it: the slug, or `orders/<id>` (URL-encoded). Its pending session
@@ -177,7 +58,9 @@ export class CheckoutMachine {
   #poll?: ReturnType<typeof setInterval>;
 
   /** @param host What the machine asks of its page (events, storage, navigation, clipboard, renders). */
-  constructor(readonly host: CheckoutHost) {}
+  constructor(readonly host: CheckoutHost) {
+    super();
+  }
 
   /** The checkout API on the current base and fetch; every call is aborted when the host leaves. */
   get #api() {
@@ -200,76 +83,6 @@ export class CheckoutMachine {
   #stop(): void {
     this.#stopWatching();
     clearInterval(this.#timer);
-  }
-
-  /** A text of the locale. */
-  t(key: MessageKey, values?: Record<string, string | number>): string {
-    return this.l10n.t(key, values);
-  }
-
-  /** A fiat amount in the link's currency. */
-  money(amount: string): string {
-    return this.l10n.money(amount, this.currency);
-  }
-
-  /** The currency the link is priced in (its first; an order's only). */
-  get currency(): string {
-    return [this.link!.fiatCurrency].flat()[0]!;
-  }
-
-  /** The link asks for the customer's address or phone. */
-  get needsDetails(): boolean {
-    const options = this.link!.prepayOptions;
-    return options.collectAddress || options.collectPhone;
-  }
-
-  /** The fiat amount to pay: the link's, or the donor's as typed (a canonical decimal, '' when unreadable). */
-  get price(): string {
-    const link = this.link!;
-    if (link.linkType != 'Donation') return link.fiatAmount;
-    // `1 000,50` (fr) or `1,000.50` (en) â `1000.50`: the admin reads typed amounts by the same rule.
-    return readTypedAmount(this.amountText, this.l10n.decimalSeparator) ?? '';
-  }
-
-  /** Why the amount cannot be paid as it stands ('' when it can). */
-  get amountProblem(): string {
-    const { minAmount: min, maxAmount: max, suggestedAmounts, linkType } = this.link!;
-    const amount = this.price;
-    let refused;
-    return linkType != 'Donation'
-      ? ''
-      : !amount || fractionDigits(amount) > this.l10n.digits(this.currency) || !compareDecimal(amount, '0')
-        ? this.t('badAmount', { amount: this.money(suggestedAmounts![0] ?? min ?? '10') })
-        : // The service's bounds rule, with the largest amount the API takes where the link sets none.
-          (refused = checkDonationBounds(amount, min, max ?? MAX_AMOUNT))
-          ? this.t(refused.key, { amount: this.money(refused.params.amount) })
-          : '';
-  }
-
-  /** The crypto amount still to send in the session. */
-  get due(): string {
-    const session = this.session!;
-    return session.status == 'underpaid' ? session.remainingAmount : session.cryptoAmount;
-  }
-
-  /** The ERC-20 transfer that pays the session; undefined where the chain has no token (the sandbox). */
-  get transfer(): TokenTransfer | undefined {
-    const { chainId, tokenAddress: token, tokenDecimals, payAddress: to, blockchainId } = this.session!;
-    // What the wallet needs to add the network comes with the link's pairs: the bundle knows no network.
-    const add = this.link?.assets.find((asset) => asset.blockchainId == blockchainId)?.addNetwork;
-    return chainId && token && tokenDecimals != null ? { chainId, token, to, units: toUnits(this.due, tokenDecimals), add } : undefined;
-  }
-
-  /** `Confirming n/N…` while a seen transfer gathers its confirmations. */
-  get progress(): string {
-    const { confirmations, requiredConfirmations } = this.session!;
-    return this.t('confirming', { n: confirmations ?? 0, total: requiredConfirmations ?? '?' });
-  }
-
-  /** The time the price is still held, `m:ss` (minutes may pass 59; never negative). */
-  get countdown(): string {
-    const left = Math.max(0, Math.ceil((Date.parse(this.session!.expiresAt) - Date.now()) / 1000));
-    return `${(left / 60) | 0}:${String(left % 60).padStart(2, '0')}`;
   }
 
   /**

@@ -3,7 +3,8 @@ import { html, type TemplateResult } from 'lit/html.js';
 import { MAX_ADDRESS_LENGTH, MAX_AMOUNT_TEXT_LENGTH, MAX_DONOR_MESSAGE_LENGTH, MAX_DONOR_NAME_LENGTH, MAX_PHONE_LENGTH } from '../../core/rules/limits.js';
 import { assetName } from '../../internal/localize.js';
 import type { CheckoutSession } from '../../core/schemas.js';
-import type { CheckoutMachine, FieldPath, MessageKey, Payable } from './checkout-machine.js';
+import type { CheckoutMachine } from './checkout-machine.js';
+import type { FieldPath, MessageKey, Payable } from './checkout-types.js';
 
 /** The heading of a step or state; focused (tabindex -1) when the customer moves to it. */
 export const heading = (text: string): TemplateResult => html`<h2 part="heading" tabindex="-1">${text}</h2>`;

@@ -13,14 +13,8 @@ import { discoverWallets, type Eip1193Provider, type Wallet } from '../../intern
 import { Localizer } from '../../internal/localize.js';
 import { tokensText } from '../../internal/tokens.js';
 import { renderAmountStep } from './amount-step.js';
-import {
-  CheckoutMachine,
-  type CheckoutView,
-  type PaylinkErrorDetail,
-  type PaylinkReadyDetail,
-  type PaylinkSessionDetail,
-  type PaylinkSuccessDetail,
-} from './checkout-machine.js';
+import { CheckoutMachine } from './checkout-machine.js';
+import type { CheckoutView, PaylinkErrorDetail, PaylinkReadyDetail, PaylinkSessionDetail, PaylinkSuccessDetail } from './checkout-types.js';
 import { renderDetailsStep } from './details-step.js';
 import { renderDoneStep } from './done-step.js';
 import { renderPayStep } from './pay-step.js';

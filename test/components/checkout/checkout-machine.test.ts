@@ -6,7 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { afterEach, describe, test } from 'node:test';
-import { CheckoutMachine, type CheckoutEvents, type CheckoutHost } from '../../../src/components/checkout/checkout-machine.js';
+import { CheckoutMachine } from '../../../src/components/checkout/checkout-machine.js';
+import type { CheckoutEvents, CheckoutHost } from '../../../src/components/checkout/checkout-types.js';
 import en from '../../../src/components/checkout/translations/en.js';
 import fr from '../../../src/components/checkout/translations/fr.js';
 import type { Eip1193Provider } from '../../../src/internal/evm-wallet.js';
