@@ -38,6 +38,8 @@ let linkCounter = 0;
 export function makeLink(overrides: Partial<PaymentLink> = {}): PaymentLink {
   const n = ++linkCounter;
   const slug = overrides.slug ?? `Slug${String(n).padStart(6, '0')}`;
+  // Where it stands, as the service says by its own clock (unless the test says it).
+  const closed = overrides.linkType === 'Donation' && overrides.closesAt && Date.parse(overrides.closesAt) <= Date.now();
   return {
     id: `lnk_${n}`,
     slug,
@@ -53,6 +55,7 @@ export function makeLink(overrides: Partial<PaymentLink> = {}): PaymentLink {
     postpayAction: { redirect: false, showConfirmationPage: false, successMessage: '', redirectUrl: '' },
     cart: { items: [] },
     isActive: true,
+    state: overrides.isActive === false ? 'inactive' : closed ? 'closed' : 'open',
     visitedCount: 0,
     paymentCount: 0,
     createdAt: new Date(Date.UTC(2025, 0, 1) + n * 60_000).toISOString(),

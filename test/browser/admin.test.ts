@@ -63,6 +63,34 @@ describe('<paylink-admin>', () => {
     await expect(el).to.be.accessible();
   });
 
+  it('shows where each link stands as the service says, not by the browser’s clock', async () => {
+    const api = new FakeAdminApi();
+    const past = '2020-01-01T00:00:00.000Z';
+    const future = '2099-01-01T00:00:00.000Z';
+    // The service's clock and the browser's disagree both ways: the service's `state` decides.
+    api.links.push(
+      makeLink({ title: 'Open by the service', linkType: 'Donation', closesAt: past, state: 'open' }),
+      makeLink({ title: 'Closed by the service', linkType: 'Donation', closesAt: future, state: 'closed' }),
+      makeLink({ title: 'Switched off', isActive: false }),
+    );
+    const el = await mount(api);
+    await waitUntil(() => $$(el, '[part~="link-row"]').length === 3);
+    const badgeOf = (title: string) => {
+      const row = $$(el, '[part~="link-row"]').find((r) => text(r).includes(title))!;
+      return row.querySelector('[part~="badge"]')!.getAttribute('part');
+    };
+    expect(badgeOf('Open by the service')).to.equal('badge badge-active');
+    expect(badgeOf('Closed by the service')).to.equal('badge badge-closed');
+    expect(badgeOf('Switched off')).to.equal('badge badge-inactive');
+    await click(
+      el,
+      $$(el, '[part~="link-title"]').find((b) => text(b).includes('Closed by the service'))!,
+    );
+    await waitUntil(() => $(el, '[part~="link-detail"]'));
+    expect($(el, '[part~="link-detail"] [part~="badge"]')!.getAttribute('part')).to.equal('badge badge-closed');
+    expect(text(part(el, 'link-detail')), 'no closing date is offered for a closed link').not.to.contain('Closes');
+  });
+
   it('defaults: lists links from /paylink/admin with the merchant’s cookies and no token', async () => {
     const api = seededApi();
     const el = await mount(api);

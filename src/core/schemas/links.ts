@@ -19,6 +19,7 @@ import {
   Timestamp,
   urlInput,
 } from './shared.js';
+import { LinkState } from './sessions.js';
 
 /**
  * A payment link as the service returns it. The client is tolerant of the spec's quirks:
@@ -42,6 +43,12 @@ export const PaymentLink = z.object({
   postpayAction: PostpayAction,
   cart: z.object({ items: z.array(CartItem) }),
   isActive: z.boolean(),
+  /**
+   * Where the link stands for a customer now, by the service's clock: `inactive` when switched off,
+   * `closed` when a donation's `closesAt` passed. Always sent by this service; optional for servers
+   * that speak only the spec.
+   */
+  state: LinkState.optional(),
   visitedCount: z.number().int(),
   paymentCount: z.number().int(),
   closesAt: Timestamp.nullable().optional(),

@@ -10,6 +10,7 @@ import { FlashController } from '../../../internal/flash-controller.js';
 import { copyToClipboard, errorMessage, type AdminHost } from '../admin-context.js';
 import { isHttpUrl } from '../../../core/rules/link.js';
 import { LinkPaymentsController } from './link-payments.js';
+import { linkBadge } from './links-view.js';
 import { ResourceController } from '../resource-controller.js';
 import { backButton, errorBox, loadingPlaceholder } from '../templates.js';
 
@@ -172,8 +173,6 @@ export class LinkDetailController {
     const t = text.t.bind(text);
     if (!link) return loadingPlaceholder(text);
     const currency = priceCurrencyOf(link.fiatCurrency);
-    const closed = link.linkType === 'Donation' && link.closesAt && Date.parse(link.closesAt) <= Date.now();
-    const status = !link.isActive ? 'inactive' : closed ? 'closed' : 'active';
     const snippet = embedSnippet(link, this.scriptSrc);
     const price =
       link.linkType === 'Donation'
@@ -188,10 +187,10 @@ export class LinkDetailController {
         <div>
           <h2 id="link-detail-heading" tabindex="-1">${link.title}</h2>
           <p class="meta">
-            <span part="badge badge-${status}" class="badge ${status}">${t(status === 'closed' ? 'closed' : status)}</span>
+            ${linkBadge(this.host, link)}
             <span>${link.linkType === 'Donation' ? t('kindDonation') : t('kindStandard')}</span>
             <span>${t('price')}: <strong>${price}</strong></span>
-            ${link.closesAt && !closed ? html`<span>${t('closesOn', { date: text.shortDateTime(link.closesAt) })}</span>` : nothing}
+            ${link.closesAt && link.state != 'closed' ? html`<span>${t('closesOn', { date: text.shortDateTime(link.closesAt) })}</span>` : nothing}
           </p>
           ${link.description ? html`<p class="description">${link.description}</p>` : nothing}
         </div>

@@ -10,6 +10,14 @@ import type { AdminHost } from '../admin-context.js';
 import { PagedResource } from '../resource-controller.js';
 import { announcePage, pagedTable, selectFilter, type TableColumn } from '../templates.js';
 
+/**
+ * Where a link stands, as the service says (`state`; a server that does not say: by `isActive`), as a
+ * badge: `part="badge badge-active"`, `badge-inactive` or `badge-closed`.
+ */
+export function linkBadge(host: AdminHost, link: PaymentLink): TemplateResult {
+  const status = link.state == 'closed' ? 'closed' : link.isActive ? 'active' : 'inactive';
+  return html`<span part="badge badge-${status}" class="badge ${status}">${host.text.t(status)}</span>`;
+}
 /** What the list asks its host to do when the merchant picks an action. */
 export interface LinksListActions {
   openLink(link: PaymentLink): void;
@@ -75,11 +83,7 @@ export class LinksListController {
       { label: t('colAmount'), class: 'num', cell: (link) => this.amountOf(link) },
       {
         label: t('colStatus'),
-        cell: (link) => {
-          const closed = link.linkType === 'Donation' && link.closesAt && Date.parse(link.closesAt) <= Date.now();
-          const status = !link.isActive ? 'inactive' : closed ? 'closed' : 'active';
-          return html`<span part="badge badge-${status}" class="badge ${status}">${t(status)}</span>`;
-        },
+        cell: (link) => linkBadge(this.host, link),
       },
       { label: t('colVisits'), class: 'num', cell: (link) => text.count(link.visitedCount) },
       { label: t('colPayments'), class: 'num', cell: (link) => text.count(link.paymentCount) },

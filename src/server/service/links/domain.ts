@@ -62,8 +62,8 @@ function rowToDraft(row: LinkRow): LinkDraft {
   };
 }
 
-/** A link as the API returns it (with the donation extras). */
-export function toPaymentLink(row: LinkRow, publicUrl: string, withType: boolean): PaymentLink {
+/** A link as the API returns it (with the donation extras), and where it stands for a customer at `now`. */
+export function toPaymentLink(row: LinkRow, publicUrl: string, withType: boolean, now: Date): PaymentLink {
   const currency = priceCurrencyOf(row.fiat_currency);
   const isDonation = row.link_type === 'Donation';
   return {
@@ -86,6 +86,7 @@ export function toPaymentLink(row: LinkRow, publicUrl: string, withType: boolean
     },
     cart: { items: row.cart_items.map((item) => ({ ...item, unitAmount: money(item.unitAmount, currency) })) },
     isActive: row.is_active,
+    state: linkState(row, now),
     visitedCount: row.visited_count,
     paymentCount: row.payment_count,
     ...(isDonation
@@ -125,7 +126,7 @@ export function payableAssets(chain: ChainAdapter): CheckoutAsset[] {
  * post-payment action; a donation's goal and what it raised, from how many donors.
  */
 export function toPublicLink(row: LinkRow, publicUrl: string, chain: ChainAdapter, now: Date): PublicLink {
-  const link = toPaymentLink(row, publicUrl, false);
+  const link = toPaymentLink(row, publicUrl, false, now);
   return {
     id: link.id,
     slug: link.slug,
@@ -176,7 +177,7 @@ export async function createLinkOnce(
     db.transaction((tx) =>
       runIdempotent(tx, idempotency, principal.integratorId, ['POST /v1/payment-link', draft], async () => {
         const row = await insertLink(tx, principal, draft, now);
-        return { statusCode: 201, body: { ...toPaymentLink(row, publicUrl, false) } };
+        return { statusCode: 201, body: { ...toPaymentLink(row, publicUrl, false, now) } };
       }),
     ),
   );

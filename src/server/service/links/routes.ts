@@ -23,19 +23,19 @@ export function paymentLinkOperations(deps: ServiceDeps, links: LinkCache) {
       if (!id) throw validationError([{ path: 'id', message: 'Name the link to update by its id (in the body or ?id=)' }]);
       const row = await updateLink(db, c.get('principal'), id, input, deps.now());
       links.invalidate(row.slug);
-      return c.json(toPaymentLink(row, publicUrl, false), 200);
+      return c.json(toPaymentLink(row, publicUrl, false, deps.now()), 200);
     },
     listPaymentLinks: async (c) => {
       const query = c.req.valid('query');
       const { rows, totalItems } = await listLinks(db, c.get('principal'), query);
       return c.json({
-        items: rows.map((row) => toPaymentLink(row, publicUrl, true)),
+        items: rows.map((row) => toPaymentLink(row, publicUrl, true, deps.now())),
         meta: pageMeta(totalItems, rows.length, query),
       });
     },
     getPaymentLink: async (c) => {
       const row = await getLink(db, c.get('principal'), c.req.param('id'));
-      return c.json(toPaymentLink(row, publicUrl, true));
+      return c.json(toPaymentLink(row, publicUrl, true, deps.now()));
     },
   } satisfies RoomOperations;
 }

@@ -28,6 +28,7 @@ function storedLink(overrides: Partial<PaymentLink> = {}): PaymentLink {
     postpayAction: { redirect: true, showConfirmationPage: false, successMessage: '', redirectUrl: 'https://school.example/thanks' },
     cart: { items: [] },
     isActive: true,
+    state: 'open',
     visitedCount: 0,
     paymentCount: 0,
     closesAt: '2099-06-30T17:00:00.000Z',

@@ -415,6 +415,23 @@ for (const backend of backends()) {
         assert.equal((await call(t.url, 'GET', `/v1/checkout/${res.body.slug}`)).body.merchantName, 'Ada Stores');
       });
 
+      it('says where a link stands on every keyed read (state: open, inactive, closed by the closing time)', async () => {
+        const created = (await create(donationLinkBody({ closesAt: new Date(Date.now() + 60_000).toISOString() }))).body;
+        assert.equal(created.state, 'open');
+        const keyed = async () => {
+          const one = (await call(t.url, 'GET', `/v1/payment-link/${created.id}/single`, { key })).body;
+          const listed = (await call(t.url, 'GET', '/v1/payment-link?limit=100', { key })).body.items.find((l: { id: string }) => l.id === created.id);
+          assert.equal(listed.state, one.state, 'the list says what the link says');
+          return one.state;
+        };
+        assert.equal(await keyed(), 'open');
+        await t.db.query("UPDATE payment_links SET closes_at = now() - interval '1 minute' WHERE id = $1", [created.id]);
+        assert.equal(await keyed(), 'closed', 'the closing time passed, by the service clock');
+        const off = await call(t.url, 'PATCH', '/v1/payment-link', { key, body: { id: created.id, action: { isActive: false } } });
+        assert.equal(off.body.state, 'inactive', 'switched off wins over closed');
+        assert.equal(await keyed(), 'inactive');
+      });
+
       it('reports inactive and closed links', async () => {
         const inactive = (await create(standardLinkBody({ action: { isActive: false } }))).body;
         assert.equal((await call(t.url, 'GET', `/v1/checkout/${inactive.slug}`)).body.state, 'inactive');
