@@ -18,6 +18,11 @@ import { createEvmRpc } from '../../../../src/server/chain/evm/rpc.js';
 import { freeze, startTestChain, type TestChain } from '../../../support/anvil.js';
 
 const FAST = { timeoutMs: 400, retries: 1, retryDelayMs: 20 };
+/**
+ * For a node that answers (anvil behind a fake front): what is tested is how its answers are read, not
+ * how long it takes, so a busy machine's slow answer is no timeout.
+ */
+const PATIENT = { ...FAST, timeoutMs: 10_000 };
 
 /** Asserts that `promise` fails with a retryable EvmChainError of `code`, and returns it. */
 async function failsWith(promise: Promise<unknown>, code: EvmChainError['code']): Promise<EvmChainError> {
@@ -59,11 +64,11 @@ const json = (res: ServerResponse, status: number, body: unknown) => {
   res.end(JSON.stringify(body));
 };
 
-/** A local chain with USDT deployed, and a chain object connected to it with short bounds. */
-async function tokenChain(): Promise<{ t: TestChain; usdt: Address; chain: EvmChain }> {
+/** A local chain with USDT deployed, and a chain object connected to it (with short bounds unless told). */
+async function tokenChain(bounds = FAST): Promise<{ t: TestChain; usdt: Address; chain: EvmChain }> {
   const t = await startTestChain();
   const usdt = await t.deployToken({ name: 'Tether USD', symbol: 'USDT', decimals: 18 });
-  return { t, usdt, chain: await connectEvmChain(t.config({ tokens: { USDT: usdt } }), FAST) };
+  return { t, usdt, chain: await connectEvmChain(t.config({ tokens: { USDT: usdt } }), bounds) };
 }
 
 describe('EVM node faults', () => {
@@ -261,7 +266,7 @@ describe('JSON-RPC batches (a batch of payouts asked of the node at once)', () =
   let chain: EvmChain;
 
   before(async () => {
-    ({ t, usdt, chain } = await tokenChain());
+    ({ t, usdt, chain } = await tokenChain(PATIENT));
     await t.mint(usdt, chain.hotWallet!, 10n ** 24n);
   });
   after(async () => {
@@ -294,7 +299,7 @@ describe('JSON-RPC batches (a batch of payouts asked of the node at once)', () =
   it('sends a batch of transactions and reads their receipts in one request each, every call answered on its own', async () => {
     const { node, seen } = frontOf();
     const fake = await node;
-    const batched = await connectEvmChain({ ...chain.config, rpcUrl: fake.url, rpcUrls: [fake.url] }, FAST);
+    const batched = await connectEvmChain({ ...chain.config, rpcUrl: fake.url, rpcUrls: [fake.url] }, PATIENT);
     try {
       const [first, second] = await transfersToSign(2);
       const before = { ...seen };
@@ -345,7 +350,7 @@ describe('JSON-RPC batches (a batch of payouts asked of the node at once)', () =
     it(`asks a node that refuses batches (${label}) one call at a time, and remembers it`, async () => {
       const { node, seen } = frontOf(refuse);
       const fake = await node;
-      const single = await connectEvmChain({ ...chain.config, rpcUrl: fake.url, rpcUrls: [fake.url] }, FAST);
+      const single = await connectEvmChain({ ...chain.config, rpcUrl: fake.url, rpcUrls: [fake.url] }, PATIENT);
       try {
         const hashes = (await transfersToSign(3)).map((s) => s.txHash);
         const latest = await single.latestBlock();
@@ -368,7 +373,7 @@ describe('JSON-RPC batches (a batch of payouts asked of the node at once)', () =
   it('a batch the node answers with a rate limit is an outage (retryable), not a refusal of batches', async () => {
     const { node, seen } = frontOf((res) => json(res, 200, { jsonrpc: '2.0', id: null, error: { code: -32005, message: 'limit exceeded' } }));
     const fake = await node;
-    const limited = await connectEvmChain({ ...chain.config, rpcUrl: fake.url, rpcUrls: [fake.url] }, FAST);
+    const limited = await connectEvmChain({ ...chain.config, rpcUrl: fake.url, rpcUrls: [fake.url] }, PATIENT);
     try {
       const singles = seen.singles;
       await failsWith(limited.receipts([`0x${'ab'.repeat(32)}`, `0x${'cd'.repeat(32)}`], 1), 'rate_limited');
