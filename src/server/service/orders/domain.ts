@@ -9,7 +9,7 @@
  * cancel is safe). The SQL is ./repository.ts's.
  */
 import type { z } from 'zod';
-import { fiatDigits, formatFixed, toDecimalString } from '../../../core/money.js';
+import { formatFiat } from '../../../core/money.js';
 import { isUuid } from '../../../core/rules/limits.js';
 import { resolveOrderDraft, type OrderDraft, type OrderInput } from '../../../core/rules/order.js';
 import type { CreateOrderInput, FieldError, ListOrdersQuery, Order, OrderList, PublicOrder } from '../../../core/schemas.js';
@@ -39,9 +39,6 @@ import {
 /** Closes the open sessions of an order that can no longer be paid (the sessions room's, passed in by the app). */
 export type CloseOrderSessions = (tx: Queryable, orderId: string, now: Date) => Promise<void>;
 
-/** An amount of the order's currency, with that currency's digits. */
-const money = (value: string, currency: string) => formatFixed(toDecimalString(value) ?? '0', fiatDigits(currency));
-
 /** An order as the merchant's API returns it. */
 export function toOrder(row: OrderRow): Order {
   const currency = row.fiat_currency;
@@ -52,9 +49,9 @@ export function toOrder(row: OrderRow): Order {
     reference: row.reference,
     title: row.title,
     description: row.description,
-    fiatAmount: money(row.fiat_amount, currency),
+    fiatAmount: formatFiat(row.fiat_amount, currency),
     fiatCurrency: currency,
-    cart: { items: row.cart_items.map((item) => ({ ...item, unitAmount: money(item.unitAmount, currency) })) },
+    cart: { items: row.cart_items.map((item) => ({ ...item, unitAmount: formatFiat(item.unitAmount, currency) })) },
     metadata: row.metadata ?? {},
     prepayOptions: { collectAddress: row.collect_address, collectPhone: row.collect_phone },
     postpayAction: {

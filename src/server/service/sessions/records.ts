@@ -6,7 +6,7 @@
  * carry them.
  */
 import type { z } from 'zod';
-import { fiatDigits, formatFixed, toDecimalString } from '../../../core/money.js';
+import { formatFiat } from '../../../core/money.js';
 import { isUuid } from '../../../core/rules/limits.js';
 import type { SessionEventType } from '../../../core/rules/webhooks.js';
 import type { CheckoutSessionRecord, CheckoutSessionRecordList, FieldError, ListCheckoutSessionsQuery, PublicDonorList } from '../../../core/schemas.js';
@@ -26,7 +26,7 @@ import {
   type SessionRecordRow,
   type TransferRow,
 } from './record-repository.js';
-import { rateFields } from './repository.js';
+import { quoteFields } from './wire.js';
 
 /** A session row and its transfers as the merchant's API returns them. */
 export function toSessionRecord(row: SessionRecordRow, transfers: readonly TransferRow[]): CheckoutSessionRecord {
@@ -35,15 +35,7 @@ export function toSessionRecord(row: SessionRecordRow, transfers: readonly Trans
     linkId: row.link_id,
     slug: row.slug,
     linkTitle: row.link_title,
-    orderId: row.order_id,
-    status: row.status,
-    fiatAmount: formatFixed(toDecimalString(row.fiat_amount) ?? '0', fiatDigits(row.fiat_currency)),
-    fiatCurrency: row.fiat_currency,
-    assetId: row.asset_id,
-    blockchainId: row.blockchain_id,
-    networkName: row.network_name,
-    cryptoAmount: assetAmount(row.crypto_amount),
-    ...rateFields(row),
+    ...quoteFields(row),
     rateBasis: rateBasisOf(row.rate_basis),
     paidAmount: assetAmount(row.paid_amount),
     lateAmount: assetAmount(row.late_amount),
@@ -136,7 +128,7 @@ export async function listPublicDonors(db: Queryable, linkId: string, limit: num
     items: rows.map((row) => ({
       name: row.donor_name,
       message: row.donor_message,
-      amount: formatFixed(toDecimalString(row.fiat_amount) ?? '0', fiatDigits(row.fiat_currency)),
+      amount: formatFiat(row.fiat_amount, row.fiat_currency),
       currency: row.fiat_currency,
       paidAt: row.settled_at.toISOString(),
     })),

@@ -5,7 +5,7 @@
  * they count are ../money-in/repository.ts's; opening a session is ./opening-repository.ts's, the
  * merchant's view, donors, refunds' reads and retention ./record-repository.ts's.)
  */
-import { toDecimalString, type AssetId } from '../../../core/money.js';
+import type { AssetId } from '../../../core/money.js';
 import type { SessionStatus } from '../../../core/schemas.js';
 import { OPEN_STATUSES } from '../../../core/rules/session.js';
 import type { Queryable, SqlParam } from '../../db/index.js';
@@ -71,20 +71,6 @@ export const SESSION_SELECT = `SELECT s.id, s.link_id, s.order_id, s.integrator_
   CASE WHEN s.status = 'confirming' THEN (SELECT t.blockchain_id ${WAITING_TRANSFER}) END AS pending_blockchain_id,
   ${linkSql.slug('l')} AS slug, ${POSTPAY}
   FROM checkout_sessions s ${JOINS}`;
-
-/** A new session, as `insertSession` records it. */
-/** A session row's rate columns as the API writes them (`rate` a canonical decimal string). */
-export function rateFields(row: Pick<SessionRow, 'rate' | 'rate_source' | 'rate_at'>): {
-  rate: string | null;
-  rateSource: string | null;
-  rateAt: string | null;
-} {
-  return {
-    rate: row.rate === null ? null : toDecimalString(row.rate),
-    rateSource: row.rate_source,
-    rateAt: row.rate_at?.toISOString() ?? null,
-  };
-}
 
 /** A session by id, or undefined. */
 export async function findSession(db: Queryable, id: string): Promise<SessionRow | undefined> {
