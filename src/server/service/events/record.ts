@@ -82,3 +82,39 @@ export async function recordEvents(tx: Queryable, events: readonly DomainEvent[]
   // The workers read what is due, whatever the payload says: one wake-up is enough.
   if (written.length > 0) await tx.query('SELECT pg_notify($1, $2)', [WEBHOOK_CHANNEL, written.at(-1)]);
 }
+
+/** The webhook event types: the events a merchant hears of. */
+export type AnnouncedType = Extract<DomainEvent, { integratorId: string }>['type'];
+
+/** The webhook events of `Type`, and what their `object` is (a `Refund` for `refund.*`, …). */
+type AnnouncementOf<Type extends AnnouncedType> = Extract<DomainEvent, { type: Type }>;
+type SubjectOf<Type extends AnnouncedType> = Awaited<ReturnType<AnnouncementOf<Type>['object']>>;
+
+/**
+ * Records a webhook event about each of `subjects` (its type, its id, its merchant) in the transaction
+ * `tx` that changed them. Each carries its subject as `read` finds it in `tx` (the keyed GET's view, after
+ * the change), read only when an endpoint of that merchant listens; one `read` cannot find is a bug.
+ */
+export async function announce<Type extends AnnouncedType>(
+  tx: Queryable,
+  subjects: ReadonlyArray<{ type: Type; id: string; integratorId: string }>,
+  at: Date,
+  read: (id: string, integratorId: string) => Promise<SubjectOf<Type> | undefined>,
+): Promise<void> {
+  await recordEvents(
+    tx,
+    subjects.map(
+      ({ type, id, integratorId }) =>
+        ({
+          type,
+          integratorId,
+          at,
+          object: async () => {
+            const subject = await read(id, integratorId);
+            if (subject === undefined) throw new Error(`${type}: no ${id} in this transaction`);
+            return subject;
+          },
+        }) as AnnouncementOf<Type>,
+    ),
+  );
+}

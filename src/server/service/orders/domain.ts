@@ -17,7 +17,7 @@ import type { ChainAdapter } from '../../chain/types.js';
 import type { Database, Queryable } from '../../db/index.js';
 import { creationRange, pageMeta } from '../context.js';
 import { ApiError, notFound, ruleError, validationError } from '../errors.js';
-import { recordEvent } from '../events/index.js';
+import { announce } from '../events/index.js';
 import { runIdempotent, type IdempotencyState, type StoredResponse } from '../idempotency/index.js';
 import type { Principal } from '../keys/index.js';
 import { assetAmount } from '../ledger/index.js';
@@ -192,12 +192,7 @@ export async function cancelOrder(db: Database, principal: Principal, id: string
  */
 export async function markOrderPaid(tx: Queryable, order: Pick<OrderRow, 'id' | 'integrator_id'>, sessionId: string, now: Date): Promise<void> {
   await setOrderPaid(tx, order.id, sessionId, now);
-  await recordEvent(tx, {
-    type: 'order.paid',
-    integratorId: order.integrator_id,
-    at: now,
-    object: async () => toOrder((await findOrder(tx, order.id))!),
-  });
+  await announceOrderPaid(tx, order, now);
 }
 
 /**
@@ -207,13 +202,16 @@ export async function markOrderPaid(tx: Queryable, order: Pick<OrderRow, 'id' | 
  */
 export async function markOrderResolved(tx: Queryable, order: Pick<OrderRow, 'id' | 'integrator_id'>, sessionId: string, now: Date): Promise<boolean> {
   if (!(await setOrderResolved(tx, order.id, sessionId, now))) return false;
-  await recordEvent(tx, {
-    type: 'order.paid',
-    integratorId: order.integrator_id,
-    at: now,
-    object: async () => toOrder((await findOrder(tx, order.id))!),
-  });
+  await announceOrderPaid(tx, order, now);
   return true;
+}
+
+/** Announces `order.paid` in the transaction `tx` that marked `order` paid: the order as `GET /v1/order/{id}` shows it then. */
+async function announceOrderPaid(tx: Queryable, order: Pick<OrderRow, 'id' | 'integrator_id'>, at: Date): Promise<void> {
+  await announce(tx, [{ type: 'order.paid', id: order.id, integratorId: order.integrator_id }], at, async (id) => {
+    const row = await findOrder(tx, id);
+    return row && toOrder(row);
+  });
 }
 
 /** Locks an order for the payment of one of its sessions (before the session's own lock: the order every path takes). */

@@ -24,7 +24,7 @@ import { statementParams, type Database, type Queryable } from '../../db/index.j
 import { pageMeta } from '../context.js';
 import type { ErrorCode } from '../../../core/errors.js';
 import { ApiError, notFound, ruleError, validationError } from '../errors.js';
-import { recordEvent, recordEvents } from '../events/index.js';
+import { announce, recordEvent } from '../events/index.js';
 import { runIdempotent, type IdempotencyState, type StoredResponse } from '../idempotency/index.js';
 import type { Principal } from '../keys/index.js';
 import { applyCoveredLedgerChange, applyLedgerChange, assetAmount } from '../ledger/index.js';
@@ -155,20 +155,11 @@ export async function announceRefunds(
   announcements: ReadonlyArray<{ type: 'refund.created' | 'refund.succeeded' | 'refund.failed'; id: string; integratorId: string }>,
   at: Date,
 ): Promise<void> {
-  await recordEvents(
-    tx,
-    announcements.map(({ type, id, integratorId }) => ({
-      type,
-      integratorId,
-      at,
-      object: async () => {
-        const row = await findRefund(tx, id, integratorId);
-        if (!row) throw new Error(`announceRefunds: no refund ${id} in this transaction`);
-        // A webhook never carries the claim link: it is the merchant's to send, to the customer only.
-        return toRefund(row);
-      },
-    })),
-  );
+  await announce(tx, announcements, at, async (id, integratorId) => {
+    const row = await findRefund(tx, id, integratorId);
+    // A webhook never carries the claim link: it is the merchant's to send, to the customer only.
+    return row && toRefund(row);
+  });
 }
 
 /**

@@ -13,7 +13,7 @@ import type { CheckoutSessionRecord, CheckoutSessionRecordList, FieldError, List
 import type { Queryable } from '../../db/index.js';
 import { creationRange, pageMeta } from '../context.js';
 import { notFound, validationError } from '../errors.js';
-import { recordEvent } from '../events/index.js';
+import { announce } from '../events/index.js';
 import type { Principal } from '../keys/index.js';
 import { assetAmount } from '../ledger/index.js';
 import { rateBasisOf } from '../rates/index.js';
@@ -143,14 +143,5 @@ export type { SessionEventType };
  * that listen receive the session as `GET /v1/checkout-session/{id}` shows it after the change.
  */
 export async function announceSession(tx: Queryable, type: SessionEventType, session: { id: string; integratorId: string }, at: Date): Promise<void> {
-  await recordEvent(tx, {
-    type,
-    integratorId: session.integratorId,
-    at,
-    object: async () => {
-      const record = await readSessionRecord(tx, session.id);
-      if (!record) throw new Error(`announceSession: no session ${session.id} in this transaction`);
-      return record;
-    },
-  });
+  await announce(tx, [{ type, id: session.id, integratorId: session.integratorId }], at, (id) => readSessionRecord(tx, id));
 }

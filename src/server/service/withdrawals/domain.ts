@@ -17,7 +17,7 @@ import { listAlerts } from '../alerts/index.js';
 import { pageMeta } from '../context.js';
 import type { ErrorCode } from '../../../core/errors.js';
 import { ApiError, notFound, ruleError, validationError } from '../errors.js';
-import { recordEvents } from '../events/index.js';
+import { announce } from '../events/index.js';
 import type { Principal } from '../keys/index.js';
 import { assetAmount } from '../ledger/index.js';
 import { findWithdrawal, listWithdrawals as listRows, type WithdrawalRow } from './repository.js';
@@ -141,17 +141,8 @@ export async function announceWithdrawals(
   announcements: ReadonlyArray<{ type: 'withdrawal.succeeded' | 'withdrawal.failed'; id: string; integratorId: string }>,
   at: Date,
 ): Promise<void> {
-  await recordEvents(
-    tx,
-    announcements.map(({ type, id, integratorId }) => ({
-      type,
-      integratorId,
-      at,
-      object: async () => {
-        const row = await findWithdrawal(tx, integratorId, id);
-        if (!row) throw new Error(`announceWithdrawals: no withdrawal ${id} in this transaction`);
-        return toWithdrawal(row);
-      },
-    })),
-  );
+  await announce(tx, announcements, at, async (id, integratorId) => {
+    const row = await findWithdrawal(tx, integratorId, id);
+    return row && toWithdrawal(row);
+  });
 }
