@@ -20,8 +20,11 @@
 import type { MiddlewareHandler } from 'hono';
 import { matchedRoutes } from 'hono/route';
 import { Registry, collectDefaultMetrics } from 'prom-client';
+import { SESSION_STATUSES } from '../../core/rules/session.js';
+import { UNFINISHED_WITHDRAWAL_STATUSES, WITHDRAWAL_STATUSES } from '../../core/rules/withdrawal.js';
 import type { ChainAdapter } from '../chain/types.js';
 import type { Database } from '../db/index.js';
+import { sqlList } from '../db/sql-list.js';
 import { RequestMetrics } from './requests.js';
 import { runtimeMetrics, type NetworkRuntime, type RuntimeMetrics } from './runtime.js';
 
@@ -61,10 +64,14 @@ export function methodLabel(method: string): string {
   return METHODS.has(method) ? method : 'other';
 }
 
-/** Session and payout statuses always reported (0 when none), so an alert sees a series from the start. */
-const SESSION_STATUSES = ['awaiting_payment', 'confirming', 'underpaid', 'paid', 'overpaid', 'expired', 'reversed'];
-const PAYOUT_STATUSES = ['pending', 'processing', 'success', 'failed'];
+/**
+ * Every session status (`SESSION_STATUSES`), payout status (`WITHDRAWAL_STATUSES`) and alert code is always
+ * reported (0 when none), so an alert sees a series from the start.
+ */
 const ALERT_CODES = ['reconciliation_mismatch', 'hot_wallet_low', 'chain_finality_violated'];
+
+/** The statuses of a withdrawal whose payout is not finished, as an SQL list (the partial index `withdrawals_queue`'s). */
+const UNFINISHED = sqlList(UNFINISHED_WITHDRAWAL_STATUSES);
 
 /** One read of the database: every aggregate the scrape reports. */
 interface DatabaseSnapshot {
@@ -92,10 +99,10 @@ const SNAPSHOT_SQL = `SELECT
   (SELECT coalesce(json_agg(json_build_object('network', blockchain_id, 'status', status, 'n', n)), '[]') FROM
     (SELECT blockchain_id, status, count(*)::int AS n FROM withdrawals GROUP BY 1, 2) w) AS payouts,
   (SELECT coalesce(json_agg(json_build_object('network', blockchain_id, 'oldest', oldest)), '[]') FROM
-    (SELECT blockchain_id, min(created_at)::text AS oldest FROM withdrawals WHERE status IN ('pending', 'processing') GROUP BY 1) q) AS waiting,
+    (SELECT blockchain_id, min(created_at)::text AS oldest FROM withdrawals WHERE status IN (${UNFINISHED}) GROUP BY 1) q) AS waiting,
   (SELECT coalesce(json_agg(json_build_object('network', blockchain_id, 'reason', stalled_reason, 'n', n)), '[]') FROM
     (SELECT blockchain_id, stalled_reason, count(*)::int AS n FROM withdrawals
-      WHERE status IN ('pending', 'processing') AND stalled_reason IS NOT NULL GROUP BY 1, 2) r) AS stalled,
+      WHERE status IN (${UNFINISHED}) AND stalled_reason IS NOT NULL GROUP BY 1, 2) r) AS stalled,
   (SELECT json_build_object(
      'waiting', count(*) FILTER (WHERE e.is_active)::int,
      'retrying', count(*) FILTER (WHERE e.is_active AND d.attempt_count > 0)::int,
@@ -209,7 +216,7 @@ export function createServiceMetrics(deps: ServiceMetricsDeps): ServiceMetrics {
   );
   fromDatabase('gauge', 'paylink_payouts', 'Withdrawals by network and status (pending and processing wait for their payout).', (data) =>
     withDefaults(
-      everyNetwork(PAYOUT_STATUSES, (network, status) => ({ network, status })),
+      everyNetwork(WITHDRAWAL_STATUSES, (network, status) => ({ network, status })),
       data.payouts.map(({ network, status, n }) => [{ network, status }, n]),
     ),
   );
