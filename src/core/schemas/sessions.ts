@@ -9,13 +9,13 @@ import { SESSION_STATUSES } from '../rules/session.js';
 import {
   amountInput,
   AssetIdSchema,
-  CartItem,
+  Cart,
   dateFilter,
   DecimalString,
   formatted,
   Id,
   LinkType,
-  PageMeta,
+  pageOf,
   paging,
   PostpayAction,
   PrepayOptions,
@@ -74,7 +74,7 @@ export const PublicLink = z.object({
   fiatAmount: z.string(),
   fiatCurrency: z.array(z.string()),
   prepayOptions: PrepayOptions,
-  cart: z.object({ items: z.array(CartItem) }),
+  cart: Cart,
   isActive: z.boolean(),
   closesAt: Timestamp.nullable(),
   minAmount: DecimalString.nullable(),
@@ -229,10 +229,10 @@ export const CheckoutSession = z.object({
   sandbox: z.boolean(),
   postpayAction: PostpayAction.nullable(),
   /** The asset's chain facts, as in `CheckoutAsset` (null on the sandbox). */
-  chainId: z.number().int().nullable(),
-  tokenAddress: z.string().nullable(),
-  tokenDecimals: z.number().int().nullable(),
-  explorerUrl: formatted('uri').nullable(),
+  chainId: CheckoutAsset.shape.chainId,
+  tokenAddress: CheckoutAsset.shape.tokenAddress,
+  tokenDecimals: CheckoutAsset.shape.decimals,
+  explorerUrl: CheckoutAsset.shape.explorerUrl,
   /** While `confirming`: confirmations of the transfer seen so far and how many it needs; null otherwise. */
   confirmations: z.number().int().nullable(),
   requiredConfirmations: z.number().int().nullable(),
@@ -348,7 +348,7 @@ export const CheckoutSessionRecord = z.object({
 });
 export type CheckoutSessionRecord = z.infer<typeof CheckoutSessionRecord>;
 
-export const CheckoutSessionRecordList = z.object({ items: z.array(CheckoutSessionRecord), meta: PageMeta });
+export const CheckoutSessionRecordList = pageOf(CheckoutSessionRecord);
 export type CheckoutSessionRecordList = z.infer<typeof CheckoutSessionRecordList>;
 
 /** Query of `GET /v1/checkout-session`: filters on the session's creation time (inclusive), its link, status and reference. */

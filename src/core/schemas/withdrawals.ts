@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { IDEMPOTENCY_KEY_PATTERN, MAX_LENGTH, MIN_LENGTH } from '../rules/limits.js';
 import { WITHDRAWAL_STATUSES } from '../rules/withdrawal.js';
-import { amountInput, AssetIdSchema, dateFilter, DecimalString, formatted, Id, PageMeta, paging, payoutAddressInput, textSchema, Timestamp } from './shared.js';
+import { amountInput, AssetIdSchema, dateFilter, DecimalString, formatted, Id, pageOf, paging, payoutAddressInput, textSchema, Timestamp } from './shared.js';
 
 export const WithdrawalStatus = z.enum(WITHDRAWAL_STATUSES);
 export type WithdrawalStatus = z.infer<typeof WithdrawalStatus>;
@@ -56,7 +56,7 @@ export const Withdrawal = z.object({
 });
 export type Withdrawal = z.infer<typeof Withdrawal>;
 
-export const WithdrawalList = z.object({ items: z.array(Withdrawal), meta: PageMeta });
+export const WithdrawalList = pageOf(Withdrawal);
 export type WithdrawalList = z.infer<typeof WithdrawalList>;
 
 export const ListWithdrawalsQuery = z.object({
