@@ -199,13 +199,8 @@ export const QuoteRate = z.object({
   rateAt: Timestamp.nullable(),
 });
 
-/** A checkout session (a quote and the payment made against it). */
-export const CheckoutSession = z.object({
-  id: Id,
-  /** The payment link's slug; null for a session of an order. */
-  slug: z.string().nullable(),
-  /** The order it pays (`GET /v1/checkout/orders/{id}`); null for a session of a payment link. */
-  orderId: Id.nullable(),
+/** What both views of a session (`CheckoutSession`, `CheckoutSessionRecord`) say of its quote: status, amounts, asset, network, rate. */
+const sessionQuote = {
   status: SessionStatus,
   fiatAmount: DecimalString,
   fiatCurrency: z.string(),
@@ -214,6 +209,16 @@ export const CheckoutSession = z.object({
   networkName: z.string(),
   cryptoAmount: DecimalString,
   ...QuoteRate.shape,
+};
+
+/** A checkout session (a quote and the payment made against it). */
+export const CheckoutSession = z.object({
+  id: Id,
+  /** The payment link's slug; null for a session of an order. */
+  slug: z.string().nullable(),
+  /** The order it pays (`GET /v1/checkout/orders/{id}`); null for a session of a payment link. */
+  orderId: Id.nullable(),
+  ...sessionQuote,
   paidAmount: DecimalString,
   remainingAmount: DecimalString,
   payAddress: z.string(),
@@ -292,14 +297,7 @@ export const CheckoutSessionRecord = z.object({
   linkTitle: z.string().nullable(),
   /** The order it pays (`GET /v1/order/{id}`); null for a session of a payment link. */
   orderId: Id.nullable(),
-  status: SessionStatus,
-  fiatAmount: DecimalString,
-  fiatCurrency: z.string(),
-  assetId: AssetIdSchema,
-  blockchainId: z.string(),
-  networkName: z.string(),
-  cryptoAmount: DecimalString,
-  ...QuoteRate.shape,
+  ...sessionQuote,
   /** What the rate was made of, per code of the pair priced by a market (none for USD or a peg); null on sessions quoted before it was recorded. */
   rateBasis: z.array(RateBasis).nullable(),
   /** Received before expiry and counted toward `cryptoAmount`. */
