@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { IDEMPOTENCY_KEY_PATTERN, MAX_LENGTH, MIN_LENGTH } from '../rules/limits.js';
+import { NETWORK_ALERT_CODES } from '../rules/networks.js';
 import { WITHDRAWAL_STATUSES } from '../rules/withdrawal.js';
 import { amountInput, AssetIdSchema, dateFilter, DecimalString, formatted, Id, pageOf, paging, payoutAddressInput, textSchema, Timestamp } from './shared.js';
 
@@ -72,7 +73,7 @@ export const ListWithdrawalsQuery = z.object({
  * payouts owe), `chain_finality_violated` (a block held as final changed: payouts halted).
  */
 export const NetworkAlert = z.object({
-  code: z.enum(['reconciliation_mismatch', 'hot_wallet_low', 'chain_finality_violated']),
+  code: z.enum(NETWORK_ALERT_CODES),
   message: z.string(),
   since: Timestamp,
 });

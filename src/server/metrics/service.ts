@@ -20,6 +20,7 @@
 import type { MiddlewareHandler } from 'hono';
 import { matchedRoutes } from 'hono/route';
 import { Registry, collectDefaultMetrics } from 'prom-client';
+import { NETWORK_ALERT_CODES } from '../../core/rules/networks.js';
 import { SESSION_STATUSES } from '../../core/rules/session.js';
 import { UNFINISHED_WITHDRAWAL_STATUSES, WITHDRAWAL_STATUSES } from '../../core/rules/withdrawal.js';
 import type { ChainAdapter } from '../chain/types.js';
@@ -63,12 +64,6 @@ const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIO
 export function methodLabel(method: string): string {
   return METHODS.has(method) ? method : 'other';
 }
-
-/**
- * Every session status (`SESSION_STATUSES`), payout status (`WITHDRAWAL_STATUSES`) and alert code is always
- * reported (0 when none), so an alert sees a series from the start.
- */
-const ALERT_CODES = ['reconciliation_mismatch', 'hot_wallet_low', 'chain_finality_violated'];
 
 /** The statuses of a withdrawal whose payout is not finished, as an SQL list (the partial index `withdrawals_queue`'s). */
 const UNFINISHED = sqlList(UNFINISHED_WITHDRAWAL_STATUSES);
@@ -188,6 +183,7 @@ export function createServiceMetrics(deps: ServiceMetricsDeps): ServiceMetrics {
     '1 when the last read of the database for these metrics succeeded, else 0 (its series are then missing).',
     async () => [[{}, (await snapshot()) ? 1 : 0]],
   );
+  // Every session status, payout status and alert code is reported, 0 when there is none, so an alert sees its series from the start.
   fromDatabase('gauge', 'paylink_checkout_sessions', "Checkout sessions by status (the database's: the same on every instance).", (data) =>
     withDefaults(
       SESSION_STATUSES.map((status) => [{ status }, 0]),
@@ -260,7 +256,7 @@ export function createServiceMetrics(deps: ServiceMetricsDeps): ServiceMetrics {
     'Whether an alert is raised on a network (1) or not (0), by network and code (reconciliation_mismatch, hot_wallet_low, chain_finality_violated).',
     (data) =>
       withDefaults(
-        everyNetwork(ALERT_CODES, (network, code) => ({ network, code })),
+        everyNetwork(NETWORK_ALERT_CODES, (network, code) => ({ network, code })),
         data.alerts.map(({ network, code }) => [{ network, code }, 1]),
       ),
   );
