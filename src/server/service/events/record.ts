@@ -9,7 +9,7 @@
  *   the same transaction, followed by a `NOTIFY` that wakes the delivery workers of every instance. So
  *   an event is never sent for a change that rolled back, nor lost for one that committed.
  */
-import type { SessionEventType, WebhookEventTypeName } from '../../../core/rules/webhooks.js';
+import type { RefundEventType, SessionEventType, WebhookEventTypeName, WithdrawalEventType } from '../../../core/rules/webhooks.js';
 import type { CheckoutSessionRecord, Order, ReconciliationMismatch, Refund, Withdrawal } from '../../../core/schemas.js';
 import type { Queryable } from '../../db/index.js';
 import { enqueueWebhookEvents } from '../webhooks/outbox.js';
@@ -54,9 +54,9 @@ export type DomainEvent =
   /** An order was paid in full (once per order). */
   | Announcement<'order.paid', Order>
   /** A withdrawal's payout went out, or failed (its funds returned). */
-  | Announcement<'withdrawal.succeeded' | 'withdrawal.failed', Withdrawal>
+  | Announcement<WithdrawalEventType, Withdrawal>
   /** A refund was made; its payout went out, or failed (its amount returned). */
-  | Announcement<'refund.created' | 'refund.succeeded' | 'refund.failed', Refund>
+  | Announcement<RefundEventType, Refund>
   /** A deposit address of one of the merchant's sessions holds what the books cannot explain (once per raise). */
   | Announcement<'reconciliation.mismatch', ReconciliationMismatch>;
 

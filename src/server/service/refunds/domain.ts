@@ -15,6 +15,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
+import type { RefundEventType } from '../../../core/rules/webhooks.js';
 import { fromUnits, toUnits } from '../../../core/money.js';
 import { isUuid } from '../../../core/rules/limits.js';
 import { checkRefund } from '../../../core/rules/refund.js';
@@ -152,7 +153,7 @@ export async function queueRefundPayout(
 /** Announces `refund.*` events about refunds in the transaction `tx` that changed them: each as `GET /v1/refund/{id}` shows it then. */
 export async function announceRefunds(
   tx: Queryable,
-  announcements: ReadonlyArray<{ type: 'refund.created' | 'refund.succeeded' | 'refund.failed'; id: string; integratorId: string }>,
+  announcements: ReadonlyArray<{ type: RefundEventType; id: string; integratorId: string }>,
   at: Date,
 ): Promise<void> {
   await announce(tx, announcements, at, async (id, integratorId) => {

@@ -8,6 +8,7 @@
  * like a success: it is the answer to that request).
  */
 import { isUuid } from '../../../core/rules/limits.js';
+import type { WithdrawalEventType } from '../../../core/rules/webhooks.js';
 import { checkWithdrawal, type WithdrawalInput, type WithdrawalRequest } from '../../../core/rules/withdrawal.js';
 import type { FieldError, ListWithdrawalsQuery, Withdrawal, WithdrawalNetwork } from '../../../core/schemas.js';
 import type { ChainAdapter } from '../../chain/types.js';
@@ -123,7 +124,7 @@ export async function listWithdrawals(db: Queryable, principal: Principal, query
  */
 export async function announceWithdrawals(
   tx: Queryable,
-  announcements: ReadonlyArray<{ type: 'withdrawal.succeeded' | 'withdrawal.failed'; id: string; integratorId: string }>,
+  announcements: ReadonlyArray<{ type: WithdrawalEventType; id: string; integratorId: string }>,
   at: Date,
 ): Promise<void> {
   await announce(tx, announcements, at, async (id, integratorId) => {
