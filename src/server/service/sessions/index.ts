@@ -27,7 +27,8 @@
  *
  * The merchant's view: the keyed `GET /v1/checkout-session[/{id}]` (./merchant-routes.ts,
  * ./records.ts), the only place a session's customer details, reference and metadata are read, and the
- * object of the `checkout.session.*` and `payment.late` webhooks. Retention of never-paid sessions:
+ * object of the `checkout.session.*` and `payment.late` webhooks. It and the keyless view write a
+ * session's quote with one mapping (./wire.ts). Retention of never-paid sessions:
  * ./retention.ts.
  */
 export { expireDueSessions, expireIfDue, getSession, simulatePayment, startExpirySweep } from './domain.js';
