@@ -134,6 +134,14 @@ export function fiatDigits(currency: string): number {
   return FIAT_DIGITS[currency] ?? 2;
 }
 
+/**
+ * A fiat amount as the API writes it: with exactly its currency's digits, any past them cut
+ * (`"5000.000000"`, as the database renders a NUMERIC, is `"5000.00"` in NGN); zero when `value` is no decimal.
+ */
+export function formatFiat(value: string, currency: string): string {
+  return formatFixed(toDecimalString(value) ?? '0', fiatDigits(currency));
+}
+
 // ---------------------------------------------------------------------------------------------
 // Exact ratios: exchange rates and the conversions made with them
 

@@ -6,6 +6,12 @@
  */
 import type { AssetId } from '../money.js';
 
+/**
+ * What an operator must be told about a network until it is mended: a deposit address holds what the
+ * books cannot explain, the hot wallet holds less than the payouts need, a block held as final changed.
+ */
+export const NETWORK_ALERT_CODES = ['reconciliation_mismatch', 'hot_wallet_low', 'chain_finality_violated'] as const;
+
 /** A network as the rules and the admin need it (the service's `Network` has these fields and more). */
 export interface NetworkInfo {
   /** Canonical id, as the API returns it (`bsc`). */

@@ -37,6 +37,12 @@ export type WebhookEventTypeName = (typeof WEBHOOK_EVENT_TYPES)[number];
 /** The event types whose object is a checkout session (`CheckoutSessionRecord`): `checkout.session.*` and `payment.*`. */
 export type SessionEventType = Extract<WebhookEventTypeName, `checkout.session.${string}` | `payment.${string}`>;
 
+/** The event types whose object is a refund (`Refund`): `refund.*`. */
+export type RefundEventType = Extract<WebhookEventTypeName, `refund.${string}`>;
+
+/** The event types whose object is a withdrawal (`Withdrawal`): `withdrawal.*`. */
+export type WithdrawalEventType = Extract<WebhookEventTypeName, `withdrawal.${string}`>;
+
 /**
  * The type of the event `POST /v1/webhook-endpoint/{id}/test` sends: never subscribed to, never about
  * real money (its `data.object` names the endpoint), so a receiver that ignores unknown types ignores it.

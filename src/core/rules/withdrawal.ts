@@ -20,6 +20,9 @@ import { RuleErrors, type RuleError } from './types.js';
 /** The statuses of a withdrawal: `pending → processing → success | failed`. */
 export const WITHDRAWAL_STATUSES = ['pending', 'processing', 'success', 'failed'] as const;
 
+/** The statuses of a withdrawal not finished yet: its funds reserved, its payout waiting (`pending`) or on its way (`processing`). */
+export const UNFINISHED_WITHDRAWAL_STATUSES: ReadonlySet<(typeof WITHDRAWAL_STATUSES)[number]> = new Set(['pending', 'processing']);
+
 /** A withdrawal body, with its types already checked. */
 export interface WithdrawalInput {
   amount: number | string;

@@ -6,12 +6,12 @@ import { z } from 'zod';
 import { DECIMAL_PATTERN, MAX_COUNT, MAX_LENGTH } from '../rules/limits.js';
 import {
   amountInput,
-  CartItem,
+  Cart,
   DecimalString,
   formatted,
   Id,
   LinkType,
-  PageMeta,
+  pageOf,
   paging,
   PostpayAction,
   PrepayOptions,
@@ -41,7 +41,7 @@ export const PaymentLink = z.object({
   fiatCurrency: z.array(z.string()),
   prepayOptions: PrepayOptions,
   postpayAction: PostpayAction,
-  cart: z.object({ items: z.array(CartItem) }),
+  cart: Cart,
   isActive: z.boolean(),
   /**
    * Where the link stands for a customer now, by the service's clock: `inactive` when switched off,
@@ -68,7 +68,7 @@ export const PaymentLink = z.object({
 });
 export type PaymentLink = z.infer<typeof PaymentLink>;
 
-export const PaymentLinkList = z.object({ items: z.array(PaymentLink), meta: PageMeta });
+export const PaymentLinkList = pageOf(PaymentLink);
 export type PaymentLinkList = z.infer<typeof PaymentLinkList>;
 
 /** One code or a list of codes (ISO 4217), as the spec's examples disagree. */

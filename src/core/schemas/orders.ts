@@ -7,12 +7,12 @@ import { MAX_LENGTH } from '../rules/limits.js';
 import { MAX_ORDER_TTL_MS, ORDER_STATUSES, ORDER_TTL_MS } from '../rules/order.js';
 import {
   amountInput,
-  CartItem,
+  Cart,
   dateFilter,
   DecimalString,
   formatted,
   Id,
-  PageMeta,
+  pageOf,
   paging,
   PostpayAction,
   PrepayOptions,
@@ -71,7 +71,7 @@ export const Order = z.object({
   description: z.string(),
   fiatAmount: DecimalString,
   fiatCurrency: z.string(),
-  cart: z.object({ items: z.array(CartItem) }),
+  cart: Cart,
   metadata: z.record(z.string(), z.string()),
   prepayOptions: PrepayOptions,
   postpayAction: PostpayAction,
@@ -88,7 +88,7 @@ export const Order = z.object({
 });
 export type Order = z.infer<typeof Order>;
 
-export const OrderList = z.object({ items: z.array(Order), meta: PageMeta });
+export const OrderList = pageOf(Order);
 export type OrderList = z.infer<typeof OrderList>;
 
 /** Query of `GET /v1/order`: newest first, by status, exact reference and creation time (inclusive). */
@@ -118,7 +118,7 @@ export const PublicOrder = z.object({
   description: z.string(),
   fiatAmount: DecimalString,
   fiatCurrency: z.string(),
-  cart: z.object({ items: z.array(CartItem) }),
+  cart: Cart,
   prepayOptions: PrepayOptions,
   state: OrderState,
   expiresAt: Timestamp,

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { MAX_LENGTH } from '../rules/limits.js';
 import { REFUND_STATUSES } from '../rules/refund.js';
-import { amountInput, AssetIdSchema, DecimalString, formatted, Id, PageMeta, paging, payoutAddressInput, textSchema, Timestamp } from './shared.js';
+import { amountInput, AssetIdSchema, DecimalString, formatted, Id, pageOf, paging, payoutAddressInput, textSchema, Timestamp } from './shared.js';
 import { StalledReason } from './withdrawals.js';
 
 /** `awaiting_address` → `pending` → `processing` → `success` | `failed`; `cancelled` while awaiting an address. */
@@ -62,7 +62,7 @@ export const Refund = z.object({
 });
 export type Refund = z.infer<typeof Refund>;
 
-export const RefundList = z.object({ items: z.array(Refund), meta: PageMeta });
+export const RefundList = pageOf(Refund);
 export type RefundList = z.infer<typeof RefundList>;
 
 /** Query of `GET /v1/refund`: newest first, by status, by session or by order. */

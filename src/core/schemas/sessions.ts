@@ -9,13 +9,13 @@ import { SESSION_STATUSES } from '../rules/session.js';
 import {
   amountInput,
   AssetIdSchema,
-  CartItem,
+  Cart,
   dateFilter,
   DecimalString,
   formatted,
   Id,
   LinkType,
-  PageMeta,
+  pageOf,
   paging,
   PostpayAction,
   PrepayOptions,
@@ -74,7 +74,7 @@ export const PublicLink = z.object({
   fiatAmount: z.string(),
   fiatCurrency: z.array(z.string()),
   prepayOptions: PrepayOptions,
-  cart: z.object({ items: z.array(CartItem) }),
+  cart: Cart,
   isActive: z.boolean(),
   closesAt: Timestamp.nullable(),
   minAmount: DecimalString.nullable(),
@@ -199,13 +199,8 @@ export const QuoteRate = z.object({
   rateAt: Timestamp.nullable(),
 });
 
-/** A checkout session (a quote and the payment made against it). */
-export const CheckoutSession = z.object({
-  id: Id,
-  /** The payment link's slug; null for a session of an order. */
-  slug: z.string().nullable(),
-  /** The order it pays (`GET /v1/checkout/orders/{id}`); null for a session of a payment link. */
-  orderId: Id.nullable(),
+/** What both views of a session (`CheckoutSession`, `CheckoutSessionRecord`) say of its quote: status, amounts, asset, network, rate. */
+const sessionQuote = {
   status: SessionStatus,
   fiatAmount: DecimalString,
   fiatCurrency: z.string(),
@@ -214,6 +209,16 @@ export const CheckoutSession = z.object({
   networkName: z.string(),
   cryptoAmount: DecimalString,
   ...QuoteRate.shape,
+};
+
+/** A checkout session (a quote and the payment made against it). */
+export const CheckoutSession = z.object({
+  id: Id,
+  /** The payment link's slug; null for a session of an order. */
+  slug: z.string().nullable(),
+  /** The order it pays (`GET /v1/checkout/orders/{id}`); null for a session of a payment link. */
+  orderId: Id.nullable(),
+  ...sessionQuote,
   paidAmount: DecimalString,
   remainingAmount: DecimalString,
   payAddress: z.string(),
@@ -229,10 +234,10 @@ export const CheckoutSession = z.object({
   sandbox: z.boolean(),
   postpayAction: PostpayAction.nullable(),
   /** The asset's chain facts, as in `CheckoutAsset` (null on the sandbox). */
-  chainId: z.number().int().nullable(),
-  tokenAddress: z.string().nullable(),
-  tokenDecimals: z.number().int().nullable(),
-  explorerUrl: formatted('uri').nullable(),
+  chainId: CheckoutAsset.shape.chainId,
+  tokenAddress: CheckoutAsset.shape.tokenAddress,
+  tokenDecimals: CheckoutAsset.shape.decimals,
+  explorerUrl: CheckoutAsset.shape.explorerUrl,
   /** While `confirming`: confirmations of the transfer seen so far and how many it needs; null otherwise. */
   confirmations: z.number().int().nullable(),
   requiredConfirmations: z.number().int().nullable(),
@@ -292,14 +297,7 @@ export const CheckoutSessionRecord = z.object({
   linkTitle: z.string().nullable(),
   /** The order it pays (`GET /v1/order/{id}`); null for a session of a payment link. */
   orderId: Id.nullable(),
-  status: SessionStatus,
-  fiatAmount: DecimalString,
-  fiatCurrency: z.string(),
-  assetId: AssetIdSchema,
-  blockchainId: z.string(),
-  networkName: z.string(),
-  cryptoAmount: DecimalString,
-  ...QuoteRate.shape,
+  ...sessionQuote,
   /** What the rate was made of, per code of the pair priced by a market (none for USD or a peg); null on sessions quoted before it was recorded. */
   rateBasis: z.array(RateBasis).nullable(),
   /** Received before expiry and counted toward `cryptoAmount`. */
@@ -348,7 +346,7 @@ export const CheckoutSessionRecord = z.object({
 });
 export type CheckoutSessionRecord = z.infer<typeof CheckoutSessionRecord>;
 
-export const CheckoutSessionRecordList = z.object({ items: z.array(CheckoutSessionRecord), meta: PageMeta });
+export const CheckoutSessionRecordList = pageOf(CheckoutSessionRecord);
 export type CheckoutSessionRecordList = z.infer<typeof CheckoutSessionRecordList>;
 
 /** Query of `GET /v1/checkout-session`: filters on the session's creation time (inclusive), its link, status and reference. */

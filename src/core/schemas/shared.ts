@@ -55,6 +55,9 @@ export const CartItem = z.object({
 });
 export type CartItem = z.infer<typeof CartItem>;
 
+/** A cart as a response carries it: its items (a link's, an order's). */
+export const Cart = z.object({ items: z.array(CartItem) });
+
 export const PrepayOptions = z.object({ collectAddress: z.boolean(), collectPhone: z.boolean() });
 export type PrepayOptions = z.infer<typeof PrepayOptions>;
 
@@ -75,6 +78,9 @@ export const PageMeta = z.object({
   currentPage: z.number().int(),
 });
 export type PageMeta = z.infer<typeof PageMeta>;
+
+/** One page of a list of `item`: the page's items, newest first, and its `meta`. */
+export const pageOf = <Item extends z.ZodType>(item: Item) => z.object({ items: z.array(item), meta: PageMeta });
 
 /**
  * An amount in a request: a number or a decimal string. Only its size is checked here;

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { MAX_COUNT, MAX_LENGTH } from '../rules/limits.js';
 import { WEBHOOK_DELIVERY_STATUSES, WEBHOOK_EVENT_TYPES } from '../rules/webhooks.js';
-import { AssetIdSchema, formatted, Id, PageMeta, paging, textSchema, Timestamp } from './shared.js';
+import { AssetIdSchema, formatted, Id, pageOf, paging, textSchema, Timestamp } from './shared.js';
 import { CheckoutSessionRecord } from './sessions.js';
 import { Withdrawal } from './withdrawals.js';
 import { Order } from './orders.js';
@@ -38,7 +38,7 @@ export const WebhookEndpointCreated = WebhookEndpoint.extend({
 });
 export type WebhookEndpointCreated = z.infer<typeof WebhookEndpointCreated>;
 
-export const WebhookEndpointList = z.object({ items: z.array(WebhookEndpoint), meta: PageMeta });
+export const WebhookEndpointList = pageOf(WebhookEndpoint);
 export type WebhookEndpointList = z.infer<typeof WebhookEndpointList>;
 
 /** What `DELETE /v1/webhook-endpoint/{id}` returns. */
@@ -130,7 +130,7 @@ export const WebhookDelivery = z.object({
 });
 export type WebhookDelivery = z.infer<typeof WebhookDelivery>;
 
-export const WebhookDeliveryList = z.object({ items: z.array(WebhookDelivery), meta: PageMeta });
+export const WebhookDeliveryList = pageOf(WebhookDelivery);
 export type WebhookDeliveryList = z.infer<typeof WebhookDeliveryList>;
 
 /** Query of `GET /v1/webhook-endpoint/{id}/deliveries`, newest first. */

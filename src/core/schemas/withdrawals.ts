@@ -4,8 +4,9 @@
  */
 import { z } from 'zod';
 import { IDEMPOTENCY_KEY_PATTERN, MAX_LENGTH, MIN_LENGTH } from '../rules/limits.js';
+import { NETWORK_ALERT_CODES } from '../rules/networks.js';
 import { WITHDRAWAL_STATUSES } from '../rules/withdrawal.js';
-import { amountInput, AssetIdSchema, dateFilter, DecimalString, formatted, Id, PageMeta, paging, payoutAddressInput, textSchema, Timestamp } from './shared.js';
+import { amountInput, AssetIdSchema, dateFilter, DecimalString, formatted, Id, pageOf, paging, payoutAddressInput, textSchema, Timestamp } from './shared.js';
 
 export const WithdrawalStatus = z.enum(WITHDRAWAL_STATUSES);
 export type WithdrawalStatus = z.infer<typeof WithdrawalStatus>;
@@ -56,7 +57,7 @@ export const Withdrawal = z.object({
 });
 export type Withdrawal = z.infer<typeof Withdrawal>;
 
-export const WithdrawalList = z.object({ items: z.array(Withdrawal), meta: PageMeta });
+export const WithdrawalList = pageOf(Withdrawal);
 export type WithdrawalList = z.infer<typeof WithdrawalList>;
 
 export const ListWithdrawalsQuery = z.object({
@@ -72,7 +73,7 @@ export const ListWithdrawalsQuery = z.object({
  * payouts owe), `chain_finality_violated` (a block held as final changed: payouts halted).
  */
 export const NetworkAlert = z.object({
-  code: z.enum(['reconciliation_mismatch', 'hot_wallet_low', 'chain_finality_violated']),
+  code: z.enum(NETWORK_ALERT_CODES),
   message: z.string(),
   since: Timestamp,
 });

@@ -24,6 +24,7 @@
  * Every cap takes `false` (env `off`) for none. Rate limits are `perSecond[:burst]` in the environment,
  * like the proxy's `PAYLINK_RATE_LIMIT`. Runtime-neutral: the environment is passed in.
  */
+import { isDecimalString } from '../../core/money.js';
 import type { RateLimitOptions } from './rate-limit.js';
 import { parseTrustProxy, type TrustProxy } from './client-address.js';
 
@@ -130,12 +131,12 @@ export function parseRateLimit(value: string | undefined, name: string): RateLim
   const text = value?.trim().toLowerCase();
   if (!text) return undefined;
   if (OFF.test(text) || text === '0') return false;
-  const match = /^(\d+(?:\.\d+)?)(?::(\d+))?$/.exec(text);
-  if (!match || !(Number(match[1]) > 0)) {
+  const [rate = '', burst, ...more] = text.split(':');
+  if (!isDecimalString(rate) || !(Number(rate) > 0) || (burst !== undefined && !/^\d+$/.test(burst)) || more.length > 0) {
     throw new LimitConfigError(`${name} must be "off" or requests per second with an optional burst, e.g. "10:60"; got ${value}`);
   }
-  const perSecond = Number(match[1]);
-  return { perSecond, burst: match[2] ? Math.max(1, Number(match[2])) : Math.max(1, Math.ceil(perSecond * 6)) };
+  const perSecond = Number(rate);
+  return { perSecond, burst: burst ? Math.max(1, Number(burst)) : Math.max(1, Math.ceil(perSecond * 6)) };
 }
 
 function checkCap(name: string, value: number | false): number | false {

@@ -20,8 +20,12 @@
 import type { MiddlewareHandler } from 'hono';
 import { matchedRoutes } from 'hono/route';
 import { Registry, collectDefaultMetrics } from 'prom-client';
+import { NETWORK_ALERT_CODES } from '../../core/rules/networks.js';
+import { SESSION_STATUSES } from '../../core/rules/session.js';
+import { UNFINISHED_WITHDRAWAL_STATUSES, WITHDRAWAL_STATUSES } from '../../core/rules/withdrawal.js';
 import type { ChainAdapter } from '../chain/types.js';
 import type { Database } from '../db/index.js';
+import { sqlList } from '../db/sql-list.js';
 import { RequestMetrics } from './requests.js';
 import { runtimeMetrics, type NetworkRuntime, type RuntimeMetrics } from './runtime.js';
 
@@ -61,10 +65,8 @@ export function methodLabel(method: string): string {
   return METHODS.has(method) ? method : 'other';
 }
 
-/** Session and payout statuses always reported (0 when none), so an alert sees a series from the start. */
-const SESSION_STATUSES = ['awaiting_payment', 'confirming', 'underpaid', 'paid', 'overpaid', 'expired', 'reversed'];
-const PAYOUT_STATUSES = ['pending', 'processing', 'success', 'failed'];
-const ALERT_CODES = ['reconciliation_mismatch', 'hot_wallet_low', 'chain_finality_violated'];
+/** The statuses of a withdrawal whose payout is not finished, as an SQL list (the partial index `withdrawals_queue`'s). */
+const UNFINISHED = sqlList(UNFINISHED_WITHDRAWAL_STATUSES);
 
 /** One read of the database: every aggregate the scrape reports. */
 interface DatabaseSnapshot {
@@ -92,10 +94,10 @@ const SNAPSHOT_SQL = `SELECT
   (SELECT coalesce(json_agg(json_build_object('network', blockchain_id, 'status', status, 'n', n)), '[]') FROM
     (SELECT blockchain_id, status, count(*)::int AS n FROM withdrawals GROUP BY 1, 2) w) AS payouts,
   (SELECT coalesce(json_agg(json_build_object('network', blockchain_id, 'oldest', oldest)), '[]') FROM
-    (SELECT blockchain_id, min(created_at)::text AS oldest FROM withdrawals WHERE status IN ('pending', 'processing') GROUP BY 1) q) AS waiting,
+    (SELECT blockchain_id, min(created_at)::text AS oldest FROM withdrawals WHERE status IN (${UNFINISHED}) GROUP BY 1) q) AS waiting,
   (SELECT coalesce(json_agg(json_build_object('network', blockchain_id, 'reason', stalled_reason, 'n', n)), '[]') FROM
     (SELECT blockchain_id, stalled_reason, count(*)::int AS n FROM withdrawals
-      WHERE status IN ('pending', 'processing') AND stalled_reason IS NOT NULL GROUP BY 1, 2) r) AS stalled,
+      WHERE status IN (${UNFINISHED}) AND stalled_reason IS NOT NULL GROUP BY 1, 2) r) AS stalled,
   (SELECT json_build_object(
      'waiting', count(*) FILTER (WHERE e.is_active)::int,
      'retrying', count(*) FILTER (WHERE e.is_active AND d.attempt_count > 0)::int,
@@ -181,6 +183,7 @@ export function createServiceMetrics(deps: ServiceMetricsDeps): ServiceMetrics {
     '1 when the last read of the database for these metrics succeeded, else 0 (its series are then missing).',
     async () => [[{}, (await snapshot()) ? 1 : 0]],
   );
+  // Every session status, payout status and alert code is reported, 0 when there is none, so an alert sees its series from the start.
   fromDatabase('gauge', 'paylink_checkout_sessions', "Checkout sessions by status (the database's: the same on every instance).", (data) =>
     withDefaults(
       SESSION_STATUSES.map((status) => [{ status }, 0]),
@@ -209,7 +212,7 @@ export function createServiceMetrics(deps: ServiceMetricsDeps): ServiceMetrics {
   );
   fromDatabase('gauge', 'paylink_payouts', 'Withdrawals by network and status (pending and processing wait for their payout).', (data) =>
     withDefaults(
-      everyNetwork(PAYOUT_STATUSES, (network, status) => ({ network, status })),
+      everyNetwork(WITHDRAWAL_STATUSES, (network, status) => ({ network, status })),
       data.payouts.map(({ network, status, n }) => [{ network, status }, n]),
     ),
   );
@@ -253,7 +256,7 @@ export function createServiceMetrics(deps: ServiceMetricsDeps): ServiceMetrics {
     'Whether an alert is raised on a network (1) or not (0), by network and code (reconciliation_mismatch, hot_wallet_low, chain_finality_violated).',
     (data) =>
       withDefaults(
-        everyNetwork(ALERT_CODES, (network, code) => ({ network, code })),
+        everyNetwork(NETWORK_ALERT_CODES, (network, code) => ({ network, code })),
         data.alerts.map(({ network, code }) => [{ network, code }, 1]),
       ),
   );

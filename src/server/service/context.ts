@@ -127,7 +127,7 @@ export interface CreationRange {
   createdUntil?: Date | undefined;
 }
 
-const dateMessage = (path: string) => `${path} must be an ISO 8601 date (2025-01-31) or date-time (2025-01-31T12:00:00Z)`;
+const dateMessage = (path: string) => `${path} must be an ISO 8601 date (2025-01-31) or date-time (2025-01-31T12:00:00Z) between 1970 and 9999`;
 
 /**
  * Reads a list's `startDate`/`endDate` (each a date, a whole UTC day, or a date-time; both inclusive,

@@ -4,7 +4,7 @@
  * of functions over this context; `EvmChain` (./chain.ts) puts them behind one object.
  */
 import { getAddress, isAddress, parseUnits, type Address, type Hex } from 'viem';
-import type { AssetId } from '../../../core/money.js';
+import { isDecimalString, type AssetId } from '../../../core/money.js';
 import { checkEvmAddress } from './address.js';
 import type { EvmConfig } from './config.js';
 import type { EvmRpc, RpcOptions } from './rpc.js';
@@ -73,7 +73,7 @@ export function checkedAddress(input: string): Address {
 
 /** `amount` (a decimal string in the token's units) as base units; a `RangeError` when it has too many digits or is not positive. */
 export function tokenUnits(amount: string, token: EvmToken): bigint {
-  if (!/^\d+(\.\d+)?$/.test(amount)) throw new RangeError(`amount must be a decimal string such as "12.5", not "${amount}"`);
+  if (!isDecimalString(amount)) throw new RangeError(`amount must be a decimal string such as "12.5", not "${amount}"`);
   const fraction = amount.split('.')[1]?.replace(/0+$/, '') ?? '';
   if (fraction.length > token.decimals) throw new RangeError(`${token.assetId} has ${token.decimals} decimals; ${amount} has more`);
   const units = parseUnits(amount, token.decimals);

@@ -15,49 +15,9 @@ import {
   TimeoutError,
   WebSocketRequestError,
 } from 'viem';
+import { EVM_ERROR_RETRYABLE, type EvmErrorCode } from './error-codes.js';
 
-/** What went wrong, as a stable code. */
-export type EvmErrorCode =
-  /** No connection to the node (refused, reset, DNS, socket closed). */
-  | 'unreachable'
-  /** The node did not answer within the timeout. */
-  | 'timeout'
-  /** The node (or its provider) refuses for now: HTTP 429 or a JSON-RPC limit error. */
-  | 'rate_limited'
-  /** The node answered with a server error (HTTP 5xx, JSON-RPC internal error) or an inconsistent view. */
-  | 'node_error'
-  /** No node has reached the block asked about yet (they lag behind the head seen before). */
-  | 'lagging'
-  /** The node answered something that is not a usable JSON-RPC answer. */
-  | 'bad_response'
-  /** The node does not serve this method, or refused the request as malformed. */
-  | 'unsupported'
-  /** The node serves another chain than the configured `PAYLINK_EVM_CHAIN_ID`. */
-  | 'chain_mismatch'
-  /** A configured token is not a usable ERC-20 contract on this chain. */
-  | 'misconfigured'
-  /** The transaction would revert (found while estimating its gas). */
-  | 'reverted'
-  /** The sender cannot pay for gas (or value); may work once it is topped up. */
-  | 'insufficient_funds'
-  /** The node refused the transaction's fee as too low for now. */
-  | 'fee_too_low'
-  /** The node refused a transaction whose earlier nonces it has not seen (send those first). */
-  | 'nonce_too_high'
-  /** The node refused the transaction for good (bad signature, wrong chain id, gas limit, …). */
-  | 'rejected';
-
-const RETRYABLE: ReadonlySet<EvmErrorCode> = new Set([
-  'unreachable',
-  'timeout',
-  'rate_limited',
-  'node_error',
-  'lagging',
-  'bad_response',
-  'insufficient_funds',
-  'fee_too_low',
-  'nonce_too_high',
-]);
+export type { EvmErrorCode } from './error-codes.js';
 
 /** Codes that a repeat of the same request, a moment later, can cure on its own. */
 export const TRANSIENT_CODES: ReadonlySet<EvmErrorCode> = new Set(['unreachable', 'timeout', 'rate_limited', 'node_error', 'bad_response']);
@@ -79,7 +39,7 @@ export class EvmChainError extends Error {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'EvmChainError';
     this.code = code;
-    this.retryable = RETRYABLE.has(code);
+    this.retryable = EVM_ERROR_RETRYABLE[code];
     this.method = options.method;
     this.detail = options.detail ?? '';
   }

@@ -1,10 +1,11 @@
 /**
  * The SQL of `network_alerts`: nothing else in the service reads or writes it.
  */
+import type { NETWORK_ALERT_CODES } from '../../../core/rules/networks.js';
 import type { Queryable } from '../../db/index.js';
 
-/** What an operator must be told about a network until it is mended. */
-export type AlertCode = 'reconciliation_mismatch' | 'hot_wallet_low' | 'chain_finality_violated';
+/** What an operator must be told about a network until it is mended (`NETWORK_ALERT_CODES`). */
+export type AlertCode = (typeof NETWORK_ALERT_CODES)[number];
 
 /** An alert as stored. */
 export interface NetworkAlert {

@@ -10,5 +10,15 @@
  * May touch: no table of its own; the webhook outbox only through `enqueueWebhookEvents`. Every room
  * records its events through `recordEvent`; none calls `pg_notify` itself.
  */
-export { LINK_CHANNEL, SESSION_CHANNEL, WEBHOOK_CHANNEL, WITHDRAWAL_CHANNEL, recordEvent, recordEvents, type DomainEvent } from './record.js';
+export {
+  announce,
+  LINK_CHANNEL,
+  SESSION_CHANNEL,
+  WEBHOOK_CHANNEL,
+  WITHDRAWAL_CHANNEL,
+  recordEvent,
+  recordEvents,
+  type AnnouncedType,
+  type DomainEvent,
+} from './record.js';
 export { createSessionEvents, type ReadCause, type SessionEvents, type SessionEventsOptions, type SessionSubscriber } from './session-events.js';

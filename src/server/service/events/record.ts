@@ -9,7 +9,7 @@
  *   the same transaction, followed by a `NOTIFY` that wakes the delivery workers of every instance. So
  *   an event is never sent for a change that rolled back, nor lost for one that committed.
  */
-import type { SessionEventType, WebhookEventTypeName } from '../../../core/rules/webhooks.js';
+import type { RefundEventType, SessionEventType, WebhookEventTypeName, WithdrawalEventType } from '../../../core/rules/webhooks.js';
 import type { CheckoutSessionRecord, Order, ReconciliationMismatch, Refund, Withdrawal } from '../../../core/schemas.js';
 import type { Queryable } from '../../db/index.js';
 import { enqueueWebhookEvents } from '../webhooks/outbox.js';
@@ -54,9 +54,9 @@ export type DomainEvent =
   /** An order was paid in full (once per order). */
   | Announcement<'order.paid', Order>
   /** A withdrawal's payout went out, or failed (its funds returned). */
-  | Announcement<'withdrawal.succeeded' | 'withdrawal.failed', Withdrawal>
+  | Announcement<WithdrawalEventType, Withdrawal>
   /** A refund was made; its payout went out, or failed (its amount returned). */
-  | Announcement<'refund.created' | 'refund.succeeded' | 'refund.failed', Refund>
+  | Announcement<RefundEventType, Refund>
   /** A deposit address of one of the merchant's sessions holds what the books cannot explain (once per raise). */
   | Announcement<'reconciliation.mismatch', ReconciliationMismatch>;
 
@@ -81,4 +81,40 @@ export async function recordEvents(tx: Queryable, events: readonly DomainEvent[]
   const written = (await enqueueWebhookEvents(tx, announcements)).filter((id) => id !== undefined);
   // The workers read what is due, whatever the payload says: one wake-up is enough.
   if (written.length > 0) await tx.query('SELECT pg_notify($1, $2)', [WEBHOOK_CHANNEL, written.at(-1)]);
+}
+
+/** The webhook event types: the events a merchant hears of. */
+export type AnnouncedType = Extract<DomainEvent, { integratorId: string }>['type'];
+
+/** The webhook events of `Type`, and what their `object` is (a `Refund` for `refund.*`, …). */
+type AnnouncementOf<Type extends AnnouncedType> = Extract<DomainEvent, { type: Type }>;
+type SubjectOf<Type extends AnnouncedType> = Awaited<ReturnType<AnnouncementOf<Type>['object']>>;
+
+/**
+ * Records a webhook event about each of `subjects` (its type, its id, its merchant) in the transaction
+ * `tx` that changed them. Each carries its subject as `read` finds it in `tx` (the keyed GET's view, after
+ * the change), read only when an endpoint of that merchant listens; one `read` cannot find is a bug.
+ */
+export async function announce<Type extends AnnouncedType>(
+  tx: Queryable,
+  subjects: ReadonlyArray<{ type: Type; id: string; integratorId: string }>,
+  at: Date,
+  read: (id: string, integratorId: string) => Promise<SubjectOf<Type> | undefined>,
+): Promise<void> {
+  await recordEvents(
+    tx,
+    subjects.map(
+      ({ type, id, integratorId }) =>
+        ({
+          type,
+          integratorId,
+          at,
+          object: async () => {
+            const subject = await read(id, integratorId);
+            if (subject === undefined) throw new Error(`${type}: no ${id} in this transaction`);
+            return subject;
+          },
+        }) as AnnouncementOf<Type>,
+    ),
+  );
 }

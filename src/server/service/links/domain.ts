@@ -4,7 +4,7 @@
  * the use cases the routes call. The SQL is ./repository.ts's.
  */
 import type { z } from 'zod';
-import { formatFixed, fiatDigits, priceCurrencyOf, toDecimalString } from '../../../core/money.js';
+import { formatFiat, priceCurrencyOf, toDecimalString } from '../../../core/money.js';
 import { isUuid, SLUG_PATTERN } from '../../../core/rules/limits.js';
 import { EMPTY_LINK_DRAFT, readLinkType, resolveLinkDraft, type LinkDraft, type LinkInput } from '../../../core/rules/link.js';
 import type { CheckoutAsset, LinkState, ListPaymentLinksQuery, PaymentLink, PublicLink } from '../../../core/schemas.js';
@@ -31,11 +31,6 @@ export function buildDraft(base: LinkDraft, input: LinkInput, now: Date, isCreat
   const { draft, errors } = resolveLinkDraft(base, input, now, isCreate);
   if (errors.length) throw ruleError(errors);
   return draft;
-}
-
-/** Trims the database's NUMERIC(30,6) rendering back to the currency's digits. */
-function money(value: string, currency: string): string {
-  return formatFixed(toDecimalString(value) ?? '0', fiatDigits(currency));
 }
 
 /** The draft an update of a stored link starts from. */
@@ -75,7 +70,7 @@ export function toPaymentLink(row: LinkRow, publicUrl: string, withType: boolean
     linkType: row.link_type,
     userId: row.user_id,
     integratorId: row.integrator_id,
-    fiatAmount: money(row.fiat_amount, currency),
+    fiatAmount: formatFiat(row.fiat_amount, currency),
     fiatCurrency: row.fiat_currency,
     prepayOptions: { collectAddress: row.collect_address, collectPhone: row.collect_phone },
     postpayAction: {
@@ -84,7 +79,7 @@ export function toPaymentLink(row: LinkRow, publicUrl: string, withType: boolean
       successMessage: row.success_message,
       redirectUrl: row.redirect_url,
     },
-    cart: { items: row.cart_items.map((item) => ({ ...item, unitAmount: money(item.unitAmount, currency) })) },
+    cart: { items: row.cart_items.map((item) => ({ ...item, unitAmount: formatFiat(item.unitAmount, currency) })) },
     isActive: row.is_active,
     state: linkState(row, now),
     visitedCount: row.visited_count,
@@ -92,11 +87,11 @@ export function toPaymentLink(row: LinkRow, publicUrl: string, withType: boolean
     ...(isDonation
       ? {
           closesAt: row.closes_at?.toISOString() ?? null,
-          minAmount: row.min_amount === null ? null : money(row.min_amount, currency),
-          maxAmount: row.max_amount === null ? null : money(row.max_amount, currency),
-          suggestedAmounts: row.suggested_amounts.map((a) => money(a, currency)),
-          goalAmount: row.goal_amount === null ? null : money(row.goal_amount, currency),
-          raised: money(row.raised, currency),
+          minAmount: row.min_amount === null ? null : formatFiat(row.min_amount, currency),
+          maxAmount: row.max_amount === null ? null : formatFiat(row.max_amount, currency),
+          suggestedAmounts: row.suggested_amounts.map((a) => formatFiat(a, currency)),
+          goalAmount: row.goal_amount === null ? null : formatFiat(row.goal_amount, currency),
+          raised: formatFiat(row.raised, currency),
           donorCount: Number(row.donor_count),
         }
       : {}),

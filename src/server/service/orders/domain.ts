@@ -9,7 +9,7 @@
  * cancel is safe). The SQL is ./repository.ts's.
  */
 import type { z } from 'zod';
-import { fiatDigits, formatFixed, toDecimalString } from '../../../core/money.js';
+import { formatFiat } from '../../../core/money.js';
 import { isUuid } from '../../../core/rules/limits.js';
 import { resolveOrderDraft, type OrderDraft, type OrderInput } from '../../../core/rules/order.js';
 import type { CreateOrderInput, FieldError, ListOrdersQuery, Order, OrderList, PublicOrder } from '../../../core/schemas.js';
@@ -17,7 +17,7 @@ import type { ChainAdapter } from '../../chain/types.js';
 import type { Database, Queryable } from '../../db/index.js';
 import { creationRange, pageMeta } from '../context.js';
 import { ApiError, notFound, ruleError, validationError } from '../errors.js';
-import { recordEvent } from '../events/index.js';
+import { announce } from '../events/index.js';
 import { runIdempotent, type IdempotencyState, type StoredResponse } from '../idempotency/index.js';
 import type { Principal } from '../keys/index.js';
 import { assetAmount } from '../ledger/index.js';
@@ -39,9 +39,6 @@ import {
 /** Closes the open sessions of an order that can no longer be paid (the sessions room's, passed in by the app). */
 export type CloseOrderSessions = (tx: Queryable, orderId: string, now: Date) => Promise<void>;
 
-/** An amount of the order's currency, with that currency's digits. */
-const money = (value: string, currency: string) => formatFixed(toDecimalString(value) ?? '0', fiatDigits(currency));
-
 /** An order as the merchant's API returns it. */
 export function toOrder(row: OrderRow): Order {
   const currency = row.fiat_currency;
@@ -52,9 +49,9 @@ export function toOrder(row: OrderRow): Order {
     reference: row.reference,
     title: row.title,
     description: row.description,
-    fiatAmount: money(row.fiat_amount, currency),
+    fiatAmount: formatFiat(row.fiat_amount, currency),
     fiatCurrency: currency,
-    cart: { items: row.cart_items.map((item) => ({ ...item, unitAmount: money(item.unitAmount, currency) })) },
+    cart: { items: row.cart_items.map((item) => ({ ...item, unitAmount: formatFiat(item.unitAmount, currency) })) },
     metadata: row.metadata ?? {},
     prepayOptions: { collectAddress: row.collect_address, collectPhone: row.collect_phone },
     postpayAction: {
@@ -195,12 +192,7 @@ export async function cancelOrder(db: Database, principal: Principal, id: string
  */
 export async function markOrderPaid(tx: Queryable, order: Pick<OrderRow, 'id' | 'integrator_id'>, sessionId: string, now: Date): Promise<void> {
   await setOrderPaid(tx, order.id, sessionId, now);
-  await recordEvent(tx, {
-    type: 'order.paid',
-    integratorId: order.integrator_id,
-    at: now,
-    object: async () => toOrder((await findOrder(tx, order.id))!),
-  });
+  await announceOrderPaid(tx, order, now);
 }
 
 /**
@@ -210,13 +202,16 @@ export async function markOrderPaid(tx: Queryable, order: Pick<OrderRow, 'id' | 
  */
 export async function markOrderResolved(tx: Queryable, order: Pick<OrderRow, 'id' | 'integrator_id'>, sessionId: string, now: Date): Promise<boolean> {
   if (!(await setOrderResolved(tx, order.id, sessionId, now))) return false;
-  await recordEvent(tx, {
-    type: 'order.paid',
-    integratorId: order.integrator_id,
-    at: now,
-    object: async () => toOrder((await findOrder(tx, order.id))!),
-  });
+  await announceOrderPaid(tx, order, now);
   return true;
+}
+
+/** Announces `order.paid` in the transaction `tx` that marked `order` paid: the order as `GET /v1/order/{id}` shows it then. */
+async function announceOrderPaid(tx: Queryable, order: Pick<OrderRow, 'id' | 'integrator_id'>, at: Date): Promise<void> {
+  await announce(tx, [{ type: 'order.paid', id: order.id, integratorId: order.integrator_id }], at, async (id) => {
+    const row = await findOrder(tx, id);
+    return row && toOrder(row);
+  });
 }
 
 /** Locks an order for the payment of one of its sessions (before the session's own lock: the order every path takes). */

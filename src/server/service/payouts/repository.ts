@@ -4,8 +4,10 @@
  * service reads or writes them. `paylink sweep` allocates its gas top-ups through the same functions.
  */
 import type { AssetId } from '../../../core/money.js';
+import { UNFINISHED_WITHDRAWAL_STATUSES } from '../../../core/rules/withdrawal.js';
 import type { StalledReason } from '../../../core/schemas.js';
 import type { Queryable } from '../../db/index.js';
+import { sqlList } from '../../db/sql-list.js';
 
 // ---------------------------------------------------------------------------------------------
 // payout_nonces
@@ -71,6 +73,12 @@ export type TransactionPurpose = 'withdrawal' | 'gas_top_up' | 'nonce_filler';
 
 /** Where a stored transaction stands (see the table's comment in migration 003). */
 export type StoredStatus = 'signed' | 'sent' | 'mined' | 'success' | 'reverted' | 'replaced' | 'rejected';
+
+/** The statuses of a transaction not finished yet (signed, broadcast, or in a block not yet final enough): the ones followed. */
+export const UNFINISHED_STATUSES: ReadonlySet<StoredStatus> = new Set(['signed', 'sent', 'mined']);
+
+/** `UNFINISHED_STATUSES` as an SQL list. */
+const UNFINISHED = sqlList(UNFINISHED_STATUSES);
 
 /** A stored transaction. */
 export interface StoredTransaction {
@@ -199,7 +207,7 @@ export async function claimUnfinished(
   const { rows } = await db.query<StoredTransaction>(
     `UPDATE payout_transactions SET checked_at = now()
      WHERE id IN (SELECT id FROM payout_transactions
-                  WHERE blockchain_id = $1 AND from_address = $2 AND status IN ('signed', 'sent', 'mined')
+                  WHERE blockchain_id = $1 AND from_address = $2 AND status IN (${UNFINISHED})
                     AND (checked_at IS NULL OR checked_at <= now() - make_interval(secs => $3::double precision / 1000))
                   ORDER BY nonce LIMIT $4 FOR UPDATE SKIP LOCKED)
      RETURNING ${COLUMNS}`,
@@ -222,7 +230,7 @@ export async function nextFollowDueIn(
     `SELECT (EXTRACT(EPOCH FROM min(COALESCE(t.checked_at + make_interval(secs => $3::double precision / 1000), now())) - now()) * 1000)::float8 AS ms
      FROM payout_transactions t
      JOIN unnest($1::text[], $2::text[]) AS w(blockchain_id, from_address) ON t.blockchain_id = w.blockchain_id AND t.from_address = w.from_address
-     WHERE t.status IN ('signed', 'sent', 'mined')`,
+     WHERE t.status IN (${UNFINISHED})`,
     [wallets.map((w) => w.blockchainId), wallets.map((w) => w.fromAddress.toLowerCase()), recheckMs],
   );
   const ms = rows[0]?.ms;
@@ -232,7 +240,7 @@ export async function nextFollowDueIn(
 /** How many transactions of `fromAddress` are unfinished. */
 export async function countUnfinished(db: Queryable, blockchainId: string, fromAddress: string): Promise<number> {
   const { rows } = await db.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM payout_transactions WHERE blockchain_id = $1 AND from_address = $2 AND status IN ('signed', 'sent', 'mined')`,
+    `SELECT count(*)::int AS n FROM payout_transactions WHERE blockchain_id = $1 AND from_address = $2 AND status IN (${UNFINISHED})`,
     [blockchainId, fromAddress.toLowerCase()],
   );
   return rows[0]?.n ?? 0;
@@ -247,7 +255,7 @@ export async function markBroadcast(db: Queryable, ids: readonly string[], now: 
   await db.query(
     `UPDATE payout_transactions SET status = CASE WHEN status IN ('signed', 'mined') THEN 'sent' ELSE status END,
        broadcasts = broadcasts + 1, last_broadcast_at = $2, checked_at = NULL, updated_at = $2
-     WHERE id = ANY($1::uuid[]) AND status IN ('signed', 'sent', 'mined')`,
+     WHERE id = ANY($1::uuid[]) AND status IN (${UNFINISHED})`,
     [[...ids], now],
   );
 }
@@ -258,7 +266,7 @@ export async function markMined(db: Queryable, mined: ReadonlyArray<{ id: string
   const { rows } = await db.query(
     `UPDATE payout_transactions t SET status = 'mined', block_number = m.block_number, confirmations = m.confirmations, updated_at = $4
      FROM unnest($1::uuid[], $2::bigint[], $3::int[]) AS m(id, block_number, confirmations)
-     WHERE t.id = m.id AND t.status IN ('signed', 'sent', 'mined')
+     WHERE t.id = m.id AND t.status IN (${UNFINISHED})
        AND (t.status <> 'mined' OR t.block_number IS DISTINCT FROM m.block_number OR t.confirmations <> m.confirmations)
      RETURNING t.id`,
     [mined.map((m) => m.id), mined.map((m) => m.blockNumber), mined.map((m) => m.confirmations), now],
@@ -290,7 +298,7 @@ export async function finishStoredMany(
   const { rows } = await tx.query<{ id: string }>(
     `UPDATE payout_transactions t SET status = e.status, confirmations = coalesce(e.confirmations, t.confirmations), updated_at = $4
      FROM unnest($1::uuid[], $2::text[], $3::int[]) AS e(id, status, confirmations)
-     WHERE t.id = e.id AND t.status IN ('signed', 'sent', 'mined') RETURNING t.id`,
+     WHERE t.id = e.id AND t.status IN (${UNFINISHED}) RETURNING t.id`,
     [ended.map((e) => e.id), ended.map((e) => e.status), ended.map((e) => e.confirmations ?? null), now],
   );
   return new Set(rows.map((row) => row.id));
@@ -307,7 +315,7 @@ export async function finishStoredMany(
 export async function owedByPayouts(db: Queryable, blockchainId: string): Promise<Array<{ asset_id: AssetId; owed: string; payouts: number }>> {
   const { rows } = await db.query<{ asset_id: AssetId; owed: string; payouts: number }>(
     `SELECT w.asset_id, sum(w.amount)::text AS owed, count(*)::int AS payouts FROM withdrawals w
-      WHERE w.blockchain_id = $1 AND w.status IN ('pending', 'processing')
+      WHERE w.blockchain_id = $1 AND w.status IN (${sqlList(UNFINISHED_WITHDRAWAL_STATUSES)})
         AND NOT EXISTS (SELECT 1 FROM payout_transactions t WHERE t.withdrawal_id = w.id AND t.status IN ('sent', 'mined', 'success', 'reverted'))
       GROUP BY w.asset_id ORDER BY w.asset_id`,
     [blockchainId],

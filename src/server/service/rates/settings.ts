@@ -18,7 +18,7 @@
  * | `PAYLINK_RATES_COINGECKO_IDS` | CoinGecko's coin id of each asset (default `USDT=tether`: CoinGecko lists no cNGN, so pegs price it) |
  * | `PAYLINK_RATES_COINGECKO_KEY` | a CoinGecko API key, sent as `x-cg-demo-api-key` (`x-cg-pro-api-key` to pro-api.coingecko.com) |
  */
-import { ASSET_IDS, decimalFromLiteral, FIAT_DIGITS } from '../../../core/money.js';
+import { ASSET_IDS, decimalFromLiteral, FIAT_DIGITS, isDecimalString } from '../../../core/money.js';
 import type { Env } from '../../limits/options.js';
 import { RateTableError, staticRateTable } from './table.js';
 
@@ -180,7 +180,7 @@ export function resolveRateSettings(
     }
     const value = text(name);
     if (value === undefined) return fallback;
-    if (!/^\d+(\.\d+)?$/.test(value) || !(Number(value) > 0)) {
+    if (!isDecimalString(value) || !(Number(value) > 0)) {
       problems.push(`${name} must be a positive number of seconds; got ${value}`);
       return fallback;
     }
@@ -217,8 +217,9 @@ export function resolveRateSettings(
     }
     const value = text(name);
     if (value === undefined) return fallback;
-    const percent = /^(\d+(?:\.\d+)?)\s*%$/.exec(value);
-    const decimal = percent ? decimalFromLiteral(`${percent[1]}e-2`) : /^0?\.\d+$/.test(value) ? decimalFromLiteral(value) : null;
+    const percent = /^(.+?)\s*%$/.exec(value)?.[1];
+    const decimal =
+      percent !== undefined && isDecimalString(percent) ? decimalFromLiteral(`${percent}e-2`) : /^0?\.\d+$/.test(value) ? decimalFromLiteral(value) : null;
     if (decimal === null || /^0(\.0*)?$/.test(decimal) || !/^0\./.test(decimal)) {
       problems.push(`${name} must be a percentage below 100% such as 2% (or a fraction such as 0.02); got ${value}`);
       return fallback;

@@ -15,6 +15,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
+import type { RefundEventType } from '../../../core/rules/webhooks.js';
 import { fromUnits, toUnits } from '../../../core/money.js';
 import { isUuid } from '../../../core/rules/limits.js';
 import { checkRefund } from '../../../core/rules/refund.js';
@@ -24,7 +25,7 @@ import { statementParams, type Database, type Queryable } from '../../db/index.j
 import { pageMeta } from '../context.js';
 import type { ErrorCode } from '../../../core/errors.js';
 import { ApiError, notFound, ruleError, validationError } from '../errors.js';
-import { recordEvent, recordEvents } from '../events/index.js';
+import { announce, recordEvent } from '../events/index.js';
 import { runIdempotent, type IdempotencyState, type StoredResponse } from '../idempotency/index.js';
 import type { Principal } from '../keys/index.js';
 import { applyCoveredLedgerChange, applyLedgerChange, assetAmount } from '../ledger/index.js';
@@ -152,23 +153,14 @@ export async function queueRefundPayout(
 /** Announces `refund.*` events about refunds in the transaction `tx` that changed them: each as `GET /v1/refund/{id}` shows it then. */
 export async function announceRefunds(
   tx: Queryable,
-  announcements: ReadonlyArray<{ type: 'refund.created' | 'refund.succeeded' | 'refund.failed'; id: string; integratorId: string }>,
+  announcements: ReadonlyArray<{ type: RefundEventType; id: string; integratorId: string }>,
   at: Date,
 ): Promise<void> {
-  await recordEvents(
-    tx,
-    announcements.map(({ type, id, integratorId }) => ({
-      type,
-      integratorId,
-      at,
-      object: async () => {
-        const row = await findRefund(tx, id, integratorId);
-        if (!row) throw new Error(`announceRefunds: no refund ${id} in this transaction`);
-        // A webhook never carries the claim link: it is the merchant's to send, to the customer only.
-        return toRefund(row);
-      },
-    })),
-  );
+  await announce(tx, announcements, at, async (id, integratorId) => {
+    const row = await findRefund(tx, id, integratorId);
+    // A webhook never carries the claim link: it is the merchant's to send, to the customer only.
+    return row && toRefund(row);
+  });
 }
 
 /**

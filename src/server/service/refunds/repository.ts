@@ -9,6 +9,7 @@ import type { StalledReason } from '../../../core/schemas.js';
 import type { Queryable } from '../../db/index.js';
 import { integratorSql } from '../keys/index.js';
 import { payoutSql } from '../withdrawals/index.js';
+import { RETURNED } from './refunded-sql.js';
 
 /** What the `status` column holds: the API's statuses but `pending` and `processing`, which are the payout's (`paying`). */
 export type StoredRefundStatus = 'awaiting_address' | 'cancelled' | 'paying' | 'success' | 'failed';
@@ -118,7 +119,7 @@ export async function lockRefund(
  */
 export async function refundedByNetwork(db: Queryable, sessionId: string): Promise<Map<string, string>> {
   const { rows } = await db.query<{ blockchain_id: string; amount: string }>(
-    `SELECT blockchain_id, sum(amount)::text AS amount FROM refunds WHERE session_id = $1 AND status NOT IN ('cancelled', 'failed') GROUP BY blockchain_id`,
+    `SELECT blockchain_id, sum(amount)::text AS amount FROM refunds WHERE session_id = $1 AND status NOT IN (${RETURNED}) GROUP BY blockchain_id`,
     [sessionId],
   );
   return new Map(rows.map((row) => [row.blockchain_id, row.amount]));

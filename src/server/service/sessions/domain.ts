@@ -16,7 +16,7 @@
  *   once the scanner has read the chain up to `expiresAt`: while the node is down, an unpaid session
  *   stays `awaiting_payment`, because a transfer made in time may not have been seen yet.
  */
-import { compareDecimal, fiatDigits, formatFixed, fromUnits, toDecimalString } from '../../../core/money.js';
+import { compareDecimal, fromUnits } from '../../../core/money.js';
 import { checkAmount } from '../../../core/rules/amount.js';
 import { CRYPTO_DIGITS, isUuid } from '../../../core/rules/limits.js';
 import { OPEN_STATUSES, SETTLED_STATUSES } from '../../../core/rules/session.js';
@@ -28,9 +28,11 @@ import { ApiError, notFound, ruleError } from '../errors.js';
 import { defaultLogger } from '../../log.js';
 import { recordEvent } from '../events/index.js';
 import type { MoneyServiceDeps } from '../money-deps.js';
+import { assetAmount } from '../ledger/index.js';
 import { expireDueOrders } from '../orders/index.js';
 import { announceSession } from './records.js';
-import { expireDue, expireSession, findSession, findTransferSession, rateFields, type SessionRow } from './repository.js';
+import { expireDue, expireSession, findSession, findTransferSession, type SessionRow } from './repository.js';
+import { quoteFields } from './wire.js';
 import { settleIncomingTransfer, units } from '../money-in/index.js';
 
 /** A session as the public API returns it. */
@@ -50,16 +52,8 @@ export function toCheckoutSession(row: SessionRow, chain: ChainAdapter): Checkou
   return {
     id: row.id,
     slug: row.slug,
-    orderId: row.order_id,
-    status: row.status,
-    fiatAmount: formatFixed(toDecimalString(row.fiat_amount) ?? '0', fiatDigits(row.fiat_currency)),
-    fiatCurrency: row.fiat_currency,
-    assetId: row.asset_id,
-    blockchainId: row.blockchain_id,
-    networkName: row.network_name,
-    cryptoAmount: fromUnits(crypto, CRYPTO_DIGITS),
-    ...rateFields(row),
-    paidAmount: fromUnits(paid, CRYPTO_DIGITS),
+    ...quoteFields(row),
+    paidAmount: assetAmount(row.paid_amount),
     remainingAmount: fromUnits(remaining, CRYPTO_DIGITS),
     payAddress: row.pay_address,
     // While confirming, the transfer being confirmed (its explorer link is what the customer wants).

@@ -17,8 +17,9 @@
  * payment, `closeOrderSessions`).
  *
  * Money in (../money-in/) settles and finalizes sessions: its settlement and its scanner lock, settle,
- * close and reverse them through the functions this index lists for it (`lockSessionForSettlement`,
- * `updateSettlement`, `insertTransfer`, `markSessionFinal`, …), whose SQL stays here.
+ * close and reverse them through ./settling.ts (`lockSessionForSettlement`, `updateSettlement`,
+ * `insertTransfer`, `markSessionFinal`, …), whose SQL stays here. It imports that file, never this
+ * index, whose routes and simulator settle through money in.
  *
  * The refunds room reads what a session brought in (`sessionFunds`) and resolves one (`markSessionResolved`)
  * under the locks settlement takes (`orderOfSession`, `lockSessionForSettlement`); a session's read embeds
@@ -26,7 +27,8 @@
  *
  * The merchant's view: the keyed `GET /v1/checkout-session[/{id}]` (./merchant-routes.ts,
  * ./records.ts), the only place a session's customer details, reference and metadata are read, and the
- * object of the `checkout.session.*` and `payment.late` webhooks. Retention of never-paid sessions:
+ * object of the `checkout.session.*` and `payment.late` webhooks. It and the keyless view write a
+ * session's quote with one mapping (./wire.ts). Retention of never-paid sessions:
  * ./retention.ts.
  */
 export { expireDueSessions, expireIfDue, getSession, simulatePayment, startExpirySweep } from './domain.js';
@@ -37,17 +39,3 @@ export { deleteNeverPaidSessions } from './retention.js';
 export { checkoutOperations } from './routes.js';
 export { depositAddressOfSql, lockSessionForSettlement, orderOfSession } from './repository.js';
 export { markSessionResolved, sessionFunds, type SessionFunds } from './record-repository.js';
-// What money in (../money-in/) settles and finalizes sessions with, under the locks it takes.
-export {
-  closeSessionsOfOrder,
-  closeTransfer,
-  findSessionByAddress,
-  findTransferSession,
-  insertTransfer,
-  lockUnfinalTransfer,
-  markSessionFinal,
-  reverseInSession,
-  sessionOfTransfer,
-  updateSettlement,
-  type UnfinalTransfer,
-} from './settling.js';

@@ -8,12 +8,7 @@ import type { SessionStatus } from '../../../core/schemas.js';
 import type { Queryable } from '../../db/index.js';
 import { linkSql } from '../links/index.js';
 import { refundedOfSessionSql } from '../refunds/refunded-sql.js';
-import { type SessionRow } from './repository.js';
-import { OPEN_STATUSES } from '../../../core/rules/session.js';
-import { sqlList } from '../../db/sql-list.js';
-
-/** The open statuses (a session that still takes payments), as an SQL list. */
-const OPEN = sqlList(OPEN_STATUSES);
+import { OPEN, SETTLED, type SessionRow } from './repository.js';
 
 // ---------------------------------------------------------------------------------------------
 // A fundraiser's donors
@@ -34,7 +29,7 @@ export interface PublicDonorRow {
 export async function listPublicDonorRows(db: Queryable, linkId: string, limit: number): Promise<PublicDonorRow[]> {
   const { rows } = await db.query<PublicDonorRow>(
     `SELECT donor_name, donor_message, fiat_amount::text AS fiat_amount, fiat_currency, settled_at FROM checkout_sessions
-     WHERE link_id = $1 AND show_publicly AND donor_hidden_at IS NULL AND status IN ('paid', 'overpaid')
+     WHERE link_id = $1 AND show_publicly AND donor_hidden_at IS NULL AND status IN (${SETTLED})
      ORDER BY settled_at DESC LIMIT ${Number(limit)}`,
     [linkId],
   );

@@ -6,14 +6,14 @@
  * carry them.
  */
 import type { z } from 'zod';
-import { fiatDigits, formatFixed, toDecimalString } from '../../../core/money.js';
+import { formatFiat } from '../../../core/money.js';
 import { isUuid } from '../../../core/rules/limits.js';
 import type { SessionEventType } from '../../../core/rules/webhooks.js';
 import type { CheckoutSessionRecord, CheckoutSessionRecordList, FieldError, ListCheckoutSessionsQuery, PublicDonorList } from '../../../core/schemas.js';
 import type { Queryable } from '../../db/index.js';
 import { creationRange, pageMeta } from '../context.js';
 import { notFound, validationError } from '../errors.js';
-import { recordEvent } from '../events/index.js';
+import { announce } from '../events/index.js';
 import type { Principal } from '../keys/index.js';
 import { assetAmount } from '../ledger/index.js';
 import { rateBasisOf } from '../rates/index.js';
@@ -26,7 +26,7 @@ import {
   type SessionRecordRow,
   type TransferRow,
 } from './record-repository.js';
-import { rateFields } from './repository.js';
+import { quoteFields } from './wire.js';
 
 /** A session row and its transfers as the merchant's API returns them. */
 export function toSessionRecord(row: SessionRecordRow, transfers: readonly TransferRow[]): CheckoutSessionRecord {
@@ -35,15 +35,7 @@ export function toSessionRecord(row: SessionRecordRow, transfers: readonly Trans
     linkId: row.link_id,
     slug: row.slug,
     linkTitle: row.link_title,
-    orderId: row.order_id,
-    status: row.status,
-    fiatAmount: formatFixed(toDecimalString(row.fiat_amount) ?? '0', fiatDigits(row.fiat_currency)),
-    fiatCurrency: row.fiat_currency,
-    assetId: row.asset_id,
-    blockchainId: row.blockchain_id,
-    networkName: row.network_name,
-    cryptoAmount: assetAmount(row.crypto_amount),
-    ...rateFields(row),
+    ...quoteFields(row),
     rateBasis: rateBasisOf(row.rate_basis),
     paidAmount: assetAmount(row.paid_amount),
     lateAmount: assetAmount(row.late_amount),
@@ -136,7 +128,7 @@ export async function listPublicDonors(db: Queryable, linkId: string, limit: num
     items: rows.map((row) => ({
       name: row.donor_name,
       message: row.donor_message,
-      amount: formatFixed(toDecimalString(row.fiat_amount) ?? '0', fiatDigits(row.fiat_currency)),
+      amount: formatFiat(row.fiat_amount, row.fiat_currency),
       currency: row.fiat_currency,
       paidAt: row.settled_at.toISOString(),
     })),
@@ -151,14 +143,5 @@ export type { SessionEventType };
  * that listen receive the session as `GET /v1/checkout-session/{id}` shows it after the change.
  */
 export async function announceSession(tx: Queryable, type: SessionEventType, session: { id: string; integratorId: string }, at: Date): Promise<void> {
-  await recordEvent(tx, {
-    type,
-    integratorId: session.integratorId,
-    at,
-    object: async () => {
-      const record = await readSessionRecord(tx, session.id);
-      if (!record) throw new Error(`announceSession: no session ${session.id} in this transaction`);
-      return record;
-    },
-  });
+  await announce(tx, [{ type, id: session.id, integratorId: session.integratorId }], at, (id) => readSessionRecord(tx, id));
 }

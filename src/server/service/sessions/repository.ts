@@ -5,9 +5,9 @@
  * they count are ../money-in/repository.ts's; opening a session is ./opening-repository.ts's, the
  * merchant's view, donors, refunds' reads and retention ./record-repository.ts's.)
  */
-import { toDecimalString, type AssetId } from '../../../core/money.js';
+import type { AssetId } from '../../../core/money.js';
 import type { SessionStatus } from '../../../core/schemas.js';
-import { OPEN_STATUSES } from '../../../core/rules/session.js';
+import { OPEN_STATUSES, SETTLED_STATUSES } from '../../../core/rules/session.js';
 import type { Queryable, SqlParam } from '../../db/index.js';
 import { sqlList } from '../../db/sql-list.js';
 import { linkSql } from '../links/index.js';
@@ -50,7 +50,10 @@ export interface SessionRow {
 }
 
 /** The open statuses (a session that still takes payments), as an SQL list. */
-const OPEN = sqlList(OPEN_STATUSES);
+export const OPEN = sqlList(OPEN_STATUSES);
+
+/** The settled statuses (paid in full, or more), as an SQL list. */
+export const SETTLED = sqlList(SETTLED_STATUSES);
 
 /** The transfer a `confirming` session waits on longest (CASE: not looked for in any other status). */
 export const WAITING_TRANSFER = `FROM incoming_transfers t WHERE t.session_id = s.id AND t.status = 'seen' ORDER BY t.confirmations, t.seen_at LIMIT 1`;
@@ -71,20 +74,6 @@ export const SESSION_SELECT = `SELECT s.id, s.link_id, s.order_id, s.integrator_
   CASE WHEN s.status = 'confirming' THEN (SELECT t.blockchain_id ${WAITING_TRANSFER}) END AS pending_blockchain_id,
   ${linkSql.slug('l')} AS slug, ${POSTPAY}
   FROM checkout_sessions s ${JOINS}`;
-
-/** A new session, as `insertSession` records it. */
-/** A session row's rate columns as the API writes them (`rate` a canonical decimal string). */
-export function rateFields(row: Pick<SessionRow, 'rate' | 'rate_source' | 'rate_at'>): {
-  rate: string | null;
-  rateSource: string | null;
-  rateAt: string | null;
-} {
-  return {
-    rate: row.rate === null ? null : toDecimalString(row.rate),
-    rateSource: row.rate_source,
-    rateAt: row.rate_at?.toISOString() ?? null,
-  };
-}
 
 /** A session by id, or undefined. */
 export async function findSession(db: Queryable, id: string): Promise<SessionRow | undefined> {
@@ -269,7 +258,7 @@ export async function updateSettlement(
 export async function markSessionFinal(tx: Queryable, sessionId: string, now: Date): Promise<boolean> {
   const { rows } = await tx.query(
     `UPDATE checkout_sessions s SET finalized_at = $2, updated_at = $2
-     WHERE s.id = $1 AND s.finalized_at IS NULL AND s.status IN ('paid', 'overpaid')
+     WHERE s.id = $1 AND s.finalized_at IS NULL AND s.status IN (${SETTLED})
        AND NOT EXISTS (SELECT 1 FROM chain_transfers t WHERE t.session_id = s.id AND t.kind = 'payment' AND t.reversed_at IS NULL AND t.final_at IS NULL)
      RETURNING s.id`,
     [sessionId, now],

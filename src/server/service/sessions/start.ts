@@ -5,7 +5,7 @@
  * transaction. The lifecycle after that is ./domain.ts's; the SQL is ./repository.ts's.
  */
 import { randomUUID } from 'node:crypto';
-import { compareDecimal, fiatDigits, formatFixed, priceCurrencyOf, toDecimalString, type AssetId } from '../../../core/money.js';
+import { compareDecimal, fiatDigits, formatFiat, formatFixed, priceCurrencyOf, toDecimalString, type AssetId } from '../../../core/money.js';
 import { checkAmount, checkDonationBounds } from '../../../core/rules/amount.js';
 import { checkCustomer } from '../../../core/rules/customer.js';
 import { checkSessionTags } from '../../../core/rules/session-tags.js';
@@ -192,7 +192,7 @@ export async function startSession(deps: MoneyServiceDeps, slug: string, body: u
   let fiatAmount: string | null = null;
   if (!errors.some((e) => e.path === 'fiatCurrency')) {
     if (link.link_type === 'Standard') {
-      const price = formatFixed(toDecimalString(link.fiat_amount) ?? '0', fiatDigits(priceCurrency));
+      const price = formatFiat(link.fiat_amount, priceCurrency);
       fiatAmount = convertFiat(rates, price, priceCurrency, fiatCurrency, now) ?? null;
       if (fiatAmount === null) throw unavailable();
       if (input.fiatAmount !== undefined) refuseOtherAmount(input.fiatAmount, fiatAmount, fiatCurrency, 'link', fail);
@@ -330,7 +330,7 @@ export async function startOrderSession(deps: MoneyServiceDeps, orderId: string,
   const assetId = input.assetId.trim().toUpperCase() as AssetId;
   const network = chooseNetwork(chain, assetId, input.blockchainId, fail);
   const fiatCurrency = order.fiat_currency;
-  const fiatAmount = formatFixed(toDecimalString(order.fiat_amount) ?? '0', fiatDigits(fiatCurrency));
+  const fiatAmount = formatFiat(order.fiat_amount, fiatCurrency);
   if (input.fiatCurrency !== undefined && input.fiatCurrency.trim().toUpperCase() !== fiatCurrency)
     fail('fiatCurrency', `This order is priced in ${fiatCurrency}; leave fiatCurrency out or send exactly that`);
   if (input.fiatAmount !== undefined) refuseOtherAmount(input.fiatAmount, fiatAmount, fiatCurrency, 'order', fail);

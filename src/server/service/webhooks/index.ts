@@ -11,22 +11,8 @@
  * May touch: idempotency (`runIdempotent`, for the `Idempotency-Key` of a create or a retry), nothing
  * else of another room. It does not know sessions or withdrawals: the rooms that change
  * them build the event's object (`announceSession`, `announceWithdrawals`) and record it through the
- * events room.
+ * events room. Its operations are reached through the route table alone (`webhookOperations`).
  */
-export {
-  createEndpoint,
-  deleteEndpoint,
-  getDelivery,
-  getEndpoint,
-  listDeliveries,
-  listEndpoints,
-  newWebhookSecret,
-  retryDelivery,
-  sendTestEvent,
-  toWebhookDelivery,
-  toWebhookEndpoint,
-  updateEndpoint,
-} from './domain.js';
 export { deleteEventsBefore } from './event-repository.js';
 export { enqueueWebhookEvents, eventBody, newEventId, RETRY_WINDOW_MS, type OutboxEvent } from './outbox.js';
 export { webhookOperations } from './routes.js';

@@ -7,17 +7,17 @@
  * otherwise 422 `insufficient_balance`, which changes nothing (and is stored for its Idempotency-Key,
  * like a success: it is the answer to that request).
  */
-import { isDateRange, parseDateBound } from '../../../core/rules/dates.js';
 import { isUuid } from '../../../core/rules/limits.js';
+import type { WithdrawalEventType } from '../../../core/rules/webhooks.js';
 import { checkWithdrawal, type WithdrawalInput, type WithdrawalRequest } from '../../../core/rules/withdrawal.js';
-import type { ListWithdrawalsQuery, Withdrawal, WithdrawalNetwork } from '../../../core/schemas.js';
+import type { FieldError, ListWithdrawalsQuery, Withdrawal, WithdrawalNetwork } from '../../../core/schemas.js';
 import type { ChainAdapter } from '../../chain/types.js';
 import type { Queryable } from '../../db/index.js';
 import { listAlerts } from '../alerts/index.js';
-import { pageMeta } from '../context.js';
+import { creationRange, pageMeta } from '../context.js';
 import type { ErrorCode } from '../../../core/errors.js';
 import { ApiError, notFound, ruleError, validationError } from '../errors.js';
-import { recordEvents } from '../events/index.js';
+import { announce } from '../events/index.js';
 import type { Principal } from '../keys/index.js';
 import { assetAmount } from '../ledger/index.js';
 import { findWithdrawal, listWithdrawals as listRows, type WithdrawalRow } from './repository.js';
@@ -108,26 +108,12 @@ export async function getWithdrawal(db: Queryable, principal: Principal, id: str
   return toWithdrawal(row);
 }
 
-const dateMessage = (path: string) => `${path} must be an ISO 8601 date (2025-01-31) or date-time (2025-01-31T12:00:00Z) between 1970 and 9999`;
-
 /** `GET /v1/withdrawal`: the caller's withdrawals, newest first, filtered (dates inclusive) and paged. */
 export async function listWithdrawals(db: Queryable, principal: Principal, query: z.output<typeof ListWithdrawalsQuery>) {
-  const start = query.startDate === undefined ? undefined : parseDateBound(query.startDate, 'start');
-  const end = query.endDate === undefined ? undefined : parseDateBound(query.endDate, 'end');
-  if (start === null) throw validationError([{ path: 'startDate', message: dateMessage('startDate') }]);
-  if (end === null) throw validationError([{ path: 'endDate', message: dateMessage('endDate') }]);
-  if (start && end && !isDateRange(start, end)) throw validationError([{ path: 'endDate', message: 'endDate must not be before startDate' }]);
-  const { rows, totalItems } = await listRows(
-    db,
-    principal.integratorId,
-    {
-      status: query.status,
-      createdFrom: start?.at,
-      createdBefore: end?.exclusive ? end.at : undefined,
-      createdUntil: end && !end.exclusive ? end.at : undefined,
-    },
-    query,
-  );
+  const errors: FieldError[] = [];
+  const created = creationRange(query, errors);
+  if (errors.length) throw validationError(errors);
+  const { rows, totalItems } = await listRows(db, principal.integratorId, { status: query.status, ...created }, query);
   return { items: rows.map(toWithdrawal), meta: pageMeta(totalItems, rows.length, query) };
 }
 
@@ -138,20 +124,11 @@ export async function listWithdrawals(db: Queryable, principal: Principal, query
  */
 export async function announceWithdrawals(
   tx: Queryable,
-  announcements: ReadonlyArray<{ type: 'withdrawal.succeeded' | 'withdrawal.failed'; id: string; integratorId: string }>,
+  announcements: ReadonlyArray<{ type: WithdrawalEventType; id: string; integratorId: string }>,
   at: Date,
 ): Promise<void> {
-  await recordEvents(
-    tx,
-    announcements.map(({ type, id, integratorId }) => ({
-      type,
-      integratorId,
-      at,
-      object: async () => {
-        const row = await findWithdrawal(tx, integratorId, id);
-        if (!row) throw new Error(`announceWithdrawals: no withdrawal ${id} in this transaction`);
-        return toWithdrawal(row);
-      },
-    })),
-  );
+  await announce(tx, announcements, at, async (id, integratorId) => {
+    const row = await findWithdrawal(tx, integratorId, id);
+    return row && toWithdrawal(row);
+  });
 }

@@ -5,7 +5,9 @@
 import { randomUUID } from 'node:crypto';
 import type { AssetId } from '../../../core/money.js';
 import type { StalledReason, WithdrawalStatus } from '../../../core/schemas.js';
+import { UNFINISHED_WITHDRAWAL_STATUSES } from '../../../core/rules/withdrawal.js';
 import { statementParams, type Queryable } from '../../db/index.js';
+import { sqlList } from '../../db/sql-list.js';
 import { keyUnusedSql, storeAnswersSql, type StoredResponse } from '../idempotency/index.js';
 import { reserveInOrderSql } from '../ledger/index.js';
 import { depositAddressOfSql } from '../sessions/index.js';
@@ -27,6 +29,9 @@ export interface WithdrawalRow {
   created_at: Date;
   updated_at: Date;
 }
+
+/** The statuses of a withdrawal whose payout is not finished (`UNFINISHED_WITHDRAWAL_STATUSES`), as an SQL list. */
+const UNFINISHED = sqlList(UNFINISHED_WITHDRAWAL_STATUSES);
 
 const COLUMNS =
   'id, amount, asset_id, blockchain_id, address, status, tx_hash, failure_reason, received_amount::text AS received_amount, stalled_reason, created_at, updated_at';
@@ -375,7 +380,7 @@ export async function setStalledReasons(
   const { rows } = await db.query<{ id: string; blockchain_id: string; stalled_reason: StalledReason | null }>(
     `UPDATE withdrawals w SET stalled_reason = c.reason, updated_at = $3
        FROM unnest($1::uuid[], $2::text[]) AS c(id, reason)
-      WHERE w.id = c.id AND w.status IN ('pending', 'processing') AND w.stalled_reason IS DISTINCT FROM c.reason
+      WHERE w.id = c.id AND w.status IN (${UNFINISHED}) AND w.stalled_reason IS DISTINCT FROM c.reason
       RETURNING w.id, w.blockchain_id, w.stalled_reason`,
     [changes.map((change) => change.id), changes.map((change) => change.reason), now],
   );
@@ -390,7 +395,7 @@ export async function markHalted(db: Queryable, halted: readonly string[], resum
   if (halted.length === 0 && resumed.length === 0) return 0;
   const { rows } = await db.query(
     `UPDATE withdrawals SET stalled_reason = CASE WHEN blockchain_id = ANY($1::text[]) THEN 'chain_halted' END, updated_at = $3
-      WHERE status IN ('pending', 'processing')
+      WHERE status IN (${UNFINISHED})
         AND ((blockchain_id = ANY($1::text[]) AND stalled_reason IS DISTINCT FROM 'chain_halted')
           OR (blockchain_id = ANY($2::text[]) AND stalled_reason = 'chain_halted'))
       RETURNING id`,
@@ -402,7 +407,7 @@ export async function markHalted(db: Queryable, halted: readonly string[], resum
 /** How many unfinished withdrawals of `blockchainId` wait for the hot wallet (held pending, or signed and refused for gas). */
 export async function countWaitingForHotWallet(db: Queryable, blockchainId: string): Promise<number> {
   const { rows } = await db.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM withdrawals WHERE blockchain_id = $1 AND status IN ('pending', 'processing') AND stalled_reason = ANY($2::text[])`,
+    `SELECT count(*)::int AS n FROM withdrawals WHERE blockchain_id = $1 AND status IN (${UNFINISHED}) AND stalled_reason = ANY($2::text[])`,
     [blockchainId, [...HOLDING_REASONS]],
   );
   return rows[0]?.n ?? 0;
