@@ -25,7 +25,9 @@ import {
   type BroadcastOutcome,
 } from '../types.js';
 import { evmReconcileChain } from './balances.js';
-import { classifyRefusal, connectEvmChain, type EvmChain, type EvmChainOptions, type EvmTransfer, type TransactionStatus } from './chain.js';
+import { classifyRefusal } from './broadcast.js';
+import type { EvmChain, EvmChainOptions, EvmTransfer, TransactionStatus } from './chain.js';
+import { connectEvmChain } from './connect.js';
 import type { EvmConfig } from './config.js';
 import { EvmChainError, nodeMessage } from './errors.js';
 import { NATIVE_TRANSFER_GAS, withHeadroom, type FeeQuote } from './fees.js';
