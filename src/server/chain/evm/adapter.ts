@@ -193,7 +193,11 @@ export function evmNetworkChain(chain: EvmChain): NetworkChain {
     reconcileMs: chain.config.reconcileMs,
     sequence: {
       next: () => chain.pendingNonce(),
-      replaced: (nonce, txHash) => chain.nonceReplaced(nonce, txHash as Hex),
+      // The hot wallet's place is its nonce.
+      async replaced(nonce, txHash) {
+        const verdict = await chain.nonceReplaced(nonce, txHash as Hex);
+        return verdict.replaced ? { replaced: true, next: verdict.nextNonce } : verdict;
+      },
     },
     async holdings(assetIds) {
       // At the node's pending state: what the payouts it holds in its mempool will leave (the payouts
@@ -296,7 +300,7 @@ export function evmNetworkChain(chain: EvmChain): NetworkChain {
       };
       return prepared;
     },
-    async prepareNonceFiller() {
+    async prepareFiller() {
       // 1 wei to itself: the cheapest transaction that uses a nonce (a native transfer must move something).
       const prepared: EvmPrepared = {
         kind: 'native',
