@@ -8,6 +8,7 @@
 import { keccak256, type Hex } from 'viem';
 import { type ChainContext, lower } from './context.js';
 import { EvmChainError, nodeMessage, redact, toChainError } from './errors.js';
+import { askOtherNodes } from './rpc.js';
 
 /** What the node said to a broadcast. Any of them means: watch `receipt(txHash)`. */
 export type BroadcastOutcome =
@@ -123,24 +124,15 @@ function methodRefused(reason: unknown): boolean {
  * never a second transfer.
  */
 async function sendElsewhere(ctx: ChainContext, rawTransactions: readonly Hex[], answers: Array<PromiseSettledResult<unknown>>): Promise<void> {
-  if (ctx.rpc.nodes < 2) return;
   const refusedAt = answers.flatMap((answer, i) => (answer.status === 'rejected' && methodRefused(answer.reason) ? [i] : []));
-  if (refusedAt.length === 0) return;
-  const method = 'eth_sendRawTransaction';
-  const nodes = await ctx.rpc.eachNode(method, (_client, batch) =>
-    batch(
-      method,
-      refusedAt.map((i) => [rawTransactions[i]]),
-    ),
+  await askOtherNodes(
+    ctx.rpc,
+    'eth_sendRawTransaction',
+    refusedAt,
+    (i) => [rawTransactions[i]],
+    answers,
+    (current, offered) => current.status === 'rejected' && methodRefused(current.reason) && (offered.status === 'fulfilled' || !methodRefused(offered.reason)),
   );
-  for (const node of nodes) {
-    if (node.status === 'rejected') continue;
-    for (const [j, answer] of node.value.entries()) {
-      const i = refusedAt[j]!;
-      const now = answers[i]!;
-      if (now.status === 'rejected' && methodRefused(now.reason) && (answer.status === 'fulfilled' || !methodRefused(answer.reason))) answers[i] = answer;
-    }
-  }
 }
 
 /** One answer to `eth_sendRawTransaction` as `broadcast` settles it: an outcome, or the error to throw. */

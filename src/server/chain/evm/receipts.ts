@@ -11,6 +11,7 @@
 import { formatTransactionReceipt, numberToHex, type Hex, type Log, type RpcTransactionReceipt, type TransactionReceipt } from 'viem';
 import { type ChainContext, lower } from './context.js';
 import { EvmChainError, toChainError } from './errors.js';
+import { askOtherNodes } from './rpc.js';
 import { orNull } from './transfers.js';
 
 /** A transaction's state on the chain. */
@@ -108,23 +109,18 @@ async function canonicalOnly(
   });
 }
 
-/** Fills in `answers` (in place) the receipts one node had none of, from any other node that has them. */
+/**
+ * Fills in `answers` (in place) the receipts one node had none of, from any other node that has them.
+ * A node that does not answer cannot make a transaction look pending: its silence is not "none".
+ */
 async function receiptsElsewhere(ctx: ChainContext, txHashes: readonly Hex[], answers: Array<PromiseSettledResult<unknown>>): Promise<void> {
-  if (ctx.rpc.nodes < 2) return;
   const missing = answers.flatMap((answer, i) => (answer.status === 'fulfilled' && !answer.value ? [i] : []));
-  if (missing.length === 0) return;
-  const method = 'eth_getTransactionReceipt';
-  const nodes = await ctx.rpc.eachNode(method, (_client, batch) =>
-    batch(
-      method,
-      missing.map((i) => [txHashes[i]]),
-    ),
+  await askOtherNodes(
+    ctx.rpc,
+    'eth_getTransactionReceipt',
+    missing,
+    (i) => [txHashes[i]],
+    answers,
+    (current, offered) => offered.status === 'fulfilled' && !!offered.value && !(current as PromiseFulfilledResult<unknown>).value,
   );
-  for (const node of nodes) {
-    if (node.status === 'rejected') continue; // it cannot make a transaction look pending: its silence is not "none"
-    for (const [j, answer] of node.value.entries()) {
-      const i = missing[j]!;
-      if (answer.status === 'fulfilled' && answer.value && !(answers[i] as PromiseFulfilledResult<unknown>).value) answers[i] = answer;
-    }
-  }
 }
