@@ -38,7 +38,7 @@ import { parseArgs } from 'node:util';
 import { parseUnits, type Address, type PublicClient } from 'viem';
 import { connectEvmAdapter } from '../src/server/chain/evm/adapter.js';
 import { anvilAvailable } from '../src/server/chain/evm/anvil.js';
-import { connectEvmChain } from '../src/server/chain/evm/chain.js';
+import { connectEvmChain } from '../src/server/chain/evm/connect.js';
 import { parseEvmNetworks } from '../src/server/chain/evm/config.js';
 import type { ChainAdapter, RealChainAdapter } from '../src/server/chain/types.js';
 import { openDatabase, type Database } from '../src/server/db/index.js';

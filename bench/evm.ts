@@ -16,7 +16,8 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { anvilAvailable } from '../src/server/chain/evm/anvil.js';
 import type { Address } from 'viem';
-import { connectEvmChain, type EvmChain, type FeeQuote } from '../src/server/chain/evm/chain.js';
+import type { EvmChain, FeeQuote } from '../src/server/chain/evm/chain.js';
+import { connectEvmChain } from '../src/server/chain/evm/connect.js';
 import { startTestChain } from '../test/support/anvil.js';
 
 /** One measured row (a type alias so it is assignable to `Record<string, unknown>`). */

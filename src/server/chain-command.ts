@@ -16,7 +16,8 @@
  * It runs beside running instances on PostgreSQL (they keep scanning, their payouts halted until the
  * alert is cleared); a PGlite data dir that `serve` holds is refused by its lock.
  */
-import { connectEvmChain, type EvmChain } from './chain/evm/chain.js';
+import type { EvmChain } from './chain/evm/chain.js';
+import { connectEvmChain } from './chain/evm/connect.js';
 import { createEvmChainAdapter } from './chain/evm/adapter.js';
 import { parseEvmNetworks } from './chain/evm/config.js';
 import type { ChainAdapter } from './chain/types.js';

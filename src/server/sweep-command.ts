@@ -15,7 +15,8 @@
  */
 import { formatEther, type Address } from 'viem';
 import { createEvmChainAdapter } from './chain/evm/adapter.js';
-import { connectEvmChain, type EvmChain } from './chain/evm/chain.js';
+import type { EvmChain } from './chain/evm/chain.js';
+import { connectEvmChain } from './chain/evm/connect.js';
 import { parseEvmNetworks } from './chain/evm/config.js';
 import { MAX_DEPOSIT_INDEX } from './chain/evm/addresses.js';
 import { sweepDeposits, type SweepEvent } from './chain/evm/sweep.js';

@@ -38,7 +38,7 @@ describe('the docs and the product', () => {
 
   it('configuration names several networks and every per-network setting the EVM configuration reads', () => {
     assert.doesNotMatch(configuration, /one network per service/i);
-    const config = read('src/server/chain/evm/config.ts');
+    const config = read('src/server/chain/evm/network-settings.ts');
     const settings = new Set([...config.matchAll(/name\('([A-Z_]+)'\)/g)].map((match) => match[1]!));
     assert.ok(settings.size >= 10, `read ${settings.size} per-network settings`);
     for (const setting of settings) assert.match(configuration, new RegExp(`_${setting}\\b`), `docs/configuration.md names ${setting}`);

@@ -57,6 +57,12 @@ export const DEPOSIT_MNEMONIC = 'abandon abandon abandon abandon abandon abandon
 /** Its account-level xpub (m/44'/60'/0'): what the service would be configured with. */
 export const DEPOSIT_XPUB = accountXpubFromMnemonic(DEPOSIT_MNEMONIC);
 
+/**
+ * Most blocks one `anvil_mine` request asks for: anvil takes a while per block, and 500 at once
+ * outlasted a request's timeout on a busy machine. More are mined in parts of this size.
+ */
+const MINE_PART = 100;
+
 export interface TestChain {
   node: AnvilNode;
   url: string;
@@ -162,7 +168,9 @@ export async function startTestChain(options: AnvilOptions = {}): Promise<TestCh
     devAccount,
     devKey,
     async mine(blocks = 1) {
-      await testClient.mine({ blocks });
+      let left = blocks;
+      for (; left > MINE_PART; left -= MINE_PART) await testClient.mine({ blocks: MINE_PART });
+      await testClient.mine({ blocks: left });
     },
     async setAutomine(enabled) {
       await testClient.setAutomine(enabled);

@@ -156,7 +156,7 @@ export function hookPayouts(chain: RealChainAdapter): { chain: RealChainAdapter;
     ...outgoing,
     preparePayouts: (requests, early) => outgoing.preparePayouts(requests, early),
     prepareGasTopUp: (to, value) => outgoing.prepareGasTopUp(to, value),
-    prepareNonceFiller: () => outgoing.prepareNonceFiller(),
+    prepareFiller: () => outgoing.prepareFiller(),
     sign: (prepared, nonce) => outgoing.sign(prepared, nonce),
     state: (hash, payout) => outgoing.state(hash, payout),
     states: (transactions, latest) =>

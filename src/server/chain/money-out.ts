@@ -68,7 +68,7 @@ export interface HotWalletHoldings {
   tokens: Partial<Record<AssetId, string>>;
 }
 
-/** A transaction the chain prepared (fees and gas read from the node) and can sign with any nonce. */
+/** A transaction the chain prepared (fees and gas read from the node) and can sign for any place in the sequence. */
 export interface PreparedTransaction {
   /** What it does, for logs: `transfer 12.5 USDT to 0x…`. */
   readonly description: string;
@@ -85,8 +85,9 @@ export interface SignedRawTransaction {
 }
 
 /**
- * What a node said to a broadcast. `nonce_gap`: the node holds no transaction of an earlier nonce
- * of the sender yet (send this one again after it); every other outcome means "follow the receipt".
+ * What a node said to a broadcast. `nonce_gap`: the node holds no transaction of an earlier place in
+ * the sender's sequence yet (send this one again after it); every other outcome means "follow the
+ * receipt". (The outcomes keep the EVM's words, which the payout worker and its logs use.)
  */
 export type BroadcastOutcome = 'sent' | 'already_known' | 'nonce_too_low' | 'replacement_underpriced' | 'nonce_gap';
 
@@ -105,8 +106,11 @@ export type TransactionState =
       received?: string | undefined;
     };
 
-/** What `SenderSequence.replaced` found: certain that another transaction took the place, or why not. */
-export type SequenceVerdict = { replaced: true; nextNonce: number } | { replaced: false; why: string; mined?: boolean | undefined };
+/**
+ * What `SenderSequence.replaced` found: certain that another transaction took the place (`next`: the
+ * place the chain takes next, at a final block), or why not.
+ */
+export type SequenceVerdict = { replaced: true; next: number } | { replaced: false; why: string; mined?: boolean | undefined };
 
 /**
  * The hot wallet's sequence as its chain counts it: every transaction it sends takes the next place
@@ -120,7 +124,7 @@ export interface SenderSequence {
    */
   next(): Promise<number>;
   /**
-   * Whether the hot wallet's place `nonce`, which the stored transaction `txHash` was signed with, is
+   * Whether the hot wallet's place `place`, which the stored transaction `txHash` was signed for, is
    * used for good by another transaction: the one case where its payment may be signed again.
    * Certain (`replaced: true`, with the place the chain takes next, at a final block) only when the
    * place is used at a block that is final, no node has a receipt of `txHash` nor `txHash` itself,
@@ -129,7 +133,7 @@ export interface SenderSequence {
    * node that lags, or whose view has the sequence moved on but not the transaction, never makes it
    * look replaced.
    */
-  replaced(nonce: number, txHash: string): Promise<SequenceVerdict>;
+  replaced(place: number, txHash: string): Promise<SequenceVerdict>;
 }
 
 /**
@@ -189,10 +193,14 @@ export interface OutgoingChain {
   ): Promise<Array<PromiseSettledResult<PreparedTransaction>>>;
   /** A native-coin (gas money) transfer of `value` wei from the hot wallet to `to`. */
   prepareGasTopUp(to: string, value: bigint): Promise<PreparedTransaction>;
-  /** A transfer of nothing from the hot wallet to itself: fills a nonce whose transaction the node refused. */
-  prepareNonceFiller(): Promise<PreparedTransaction>;
-  /** Signs `prepared` with `nonce`. Local: no node call. */
-  sign(prepared: PreparedTransaction, nonce: number): Promise<SignedRawTransaction>;
+  /**
+   * A filler: the cheapest transaction of the hot wallet that takes a place and moves nothing of
+   * account (EVM: 1 wei to itself). Fills the place of a transaction the node refused, so the places
+   * after it do not wait behind a gap.
+   */
+  prepareFiller(): Promise<PreparedTransaction>;
+  /** Signs `prepared` for `place` in the hot wallet's sequence (EVM: its nonce). Local: no node call. */
+  sign(prepared: PreparedTransaction, place: number): Promise<SignedRawTransaction>;
   /**
    * Sends a stored transaction. Throws `PayoutError` when the node refuses it for good, and
    * `HotWalletShortError` when the hot wallet cannot pay it now (it goes once topped up).
@@ -200,7 +208,7 @@ export interface OutgoingChain {
   broadcast(rawTransaction: string): Promise<BroadcastOutcome>;
   /**
    * Sends stored transactions together (one round trip where the node takes batches), in their
-   * order: pass them lowest nonce first. Each settles as `broadcast` would.
+   * order: pass them lowest place first. Each settles as `broadcast` would.
    */
   broadcastMany(rawTransactions: readonly string[]): Promise<Array<PromiseSettledResult<BroadcastOutcome>>>;
   /** The highest latest block among the nodes: read once to count the confirmations of many transactions. */

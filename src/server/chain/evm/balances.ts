@@ -216,7 +216,7 @@ export function evmReconcileChain(chain: EvmChain, options: ReconcileReadOptions
 
   return {
     blockchainId: chain.network.id,
-    intervalMs: chain.config.reconcileS * 1000,
+    intervalMs: chain.config.reconcileMs,
     async balancesAt(block, queries) {
       if (queries.length === 0) return [];
       const tag = numberToHex(block);

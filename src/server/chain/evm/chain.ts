@@ -1,54 +1,47 @@
 /**
- * One EVM network as a library: a connected object (`EvmChain`) with everything the service's
- * scanner, payout worker and `paylink sweep` need, and nothing that touches the database. It
- * allocates no nonces and stores nothing: the caller owns ordering and durability, under database
- * locks, so that several instances never collide. Its parts, each a module over one shared context
- * (./context.ts):
+ * One EVM network as a library: a connected object (`EvmChain`, made by `connectEvmChain` of
+ * ./connect.ts) with everything the service's scanner, payout worker and `paylink sweep` need, and
+ * nothing that touches the database. It allocates no nonces and stores nothing: the caller owns
+ * ordering and durability, under database locks, so that several instances never collide. Its parts,
+ * each a module over one shared context (./context.ts):
  *
  * - ./rpc.ts: the nodes (several URLs fail over; a lagging node is not used for the head);
+ * - ./finality.ts: which block is final on each node;
  * - ./scan.ts: money in, the Transfer logs over block ranges, narrowed to what the nodes accept;
  * - ./transfers.ts: decoding transfers, re-checking one seen earlier, what a receipt delivered;
- * - ./fees.ts, ./sign.ts, ./broadcast.ts: money out, priced, signed without sending, then sent
- *   (again, as often as needed) and followed by its receipt.
+ * - ./fees.ts, ./sign.ts, ./broadcast.ts, ./receipts.ts: money out, priced, signed without sending,
+ *   sent (again, as often as needed) and followed by its receipt;
+ * - ./nonces.ts: the hot wallet's nonces, and whether another transaction took a stored one's.
  *
  * Every call is bounded and fails with `EvmChainError` (see ./errors.ts), whose `retryable` tells an
  * outage from a refusal. Block numbers, log indexes, nonces and confirmations are JS numbers (all
  * far below 2^53); token amounts are exact decimal strings in the asset's units, and wei are bigints.
  */
-import { erc20Abi, formatUnits, getAddress, type Address, type Hex, type Log, type PrivateKeyAccount, type PublicClient } from 'viem';
+import { erc20Abi, formatUnits, type Address, type Hex, type Log, type PrivateKeyAccount } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import type { AssetId } from '../../../core/money.js';
 import { defaultLogger } from '../../log.js';
 import type { Network } from '../types.js';
 import { depositAddresses, type DepositAddresses } from './addresses.js';
-import {
-  broadcast,
-  broadcastMany,
-  nonceReplaced,
-  receipt,
-  receipts,
-  transactionKnown,
-  type BroadcastResult,
-  type FinalOnNode,
-  type NonceProof,
-  type NonceVerdict,
-  type TransactionStatus,
-} from './broadcast.js';
+import { broadcast, broadcastMany, type BroadcastResult } from './broadcast.js';
 import type { EvmConfig } from './config.js';
-import { chainContext, checkedAddress, lower, tokenOf, type ChainContext, type EvmChainOptions, type EvmToken } from './context.js';
+import { chainContext, checkedAddress, tokenOf, type ChainContext, type EvmChainOptions, type EvmToken } from './context.js';
 import { queueRelease, type ReleaseQueued } from './dev-node.js';
-import { EvmChainError, nodeMessage, toChainError } from './errors.js';
 import { estimateGas, estimateGasMany, feeQuote, type FeeQuote } from './fees.js';
-import { createEvmRpc, type EvmRpc } from './rpc.js';
+import { finalBlockReader, type FinalBlockReader } from './finality.js';
+import { nonceReplacement, transactionCount, transactionKnown, type NonceReplacement, type NonceVerdict } from './nonces.js';
+import { receipt, receipts, type TransactionStatus } from './receipts.js';
+import type { EvmRpc } from './rpc.js';
 import { LogRangeMemory, scanTransfers } from './scan.js';
 import { signCall, signNativeTransfer, signTokenTransfer, tokenTransferCall, type CallToSign, type SignedTransaction } from './sign.js';
 import { createThreadSigner } from './signer-thread.js';
-import { blockHashAt, orNull, recheckTransfer, receivedUnits, type EvmTransfer, type TransferCheck } from './transfers.js';
+import { blockHashAt, recheckTransfer, receivedUnits, type EvmTransfer, type TransferCheck } from './transfers.js';
 
-export type { BroadcastOutcome, BroadcastResult, NonceVerdict, TransactionStatus } from './broadcast.js';
-export { classifyRefusal } from './broadcast.js';
+export type { BroadcastOutcome, BroadcastResult } from './broadcast.js';
 export type { EvmChainOptions, EvmToken } from './context.js';
 export { NATIVE_TRANSFER_GAS, type FeeQuote } from './fees.js';
+export type { NonceVerdict } from './nonces.js';
+export type { TransactionStatus } from './receipts.js';
 export type { SignedTransaction } from './sign.js';
 export type { EvmTransfer, TransferCheck } from './transfers.js';
 
@@ -57,58 +50,6 @@ export interface FinalizedBlock {
   number: number;
   /** Lowercase. */
   hash: Hex;
-}
-
-/**
- * Connects to the nodes named by `config`: checks that they serve `config.chainId` (a mismatch
- * throws a non-retryable `EvmChainError('chain_mismatch')`), reads each token's `decimals()` (a
- * token that is not a contract throws `misconfigured`), and returns the connected chain. Nodes that
- * are down throw a retryable `EvmChainError`.
- */
-export async function connectEvmChain(config: EvmConfig, options: EvmChainOptions = {}): Promise<EvmChain> {
-  const rpc = createEvmRpc(config.rpcUrls?.length ? config.rpcUrls : [config.rpcUrl], options);
-  try {
-    const nodeChainId = await rpc.call('eth_chainId', (client) => client.getChainId());
-    const prefix = config.settingPrefix ?? 'PAYLINK_EVM_';
-    if (nodeChainId !== config.chainId) {
-      throw new EvmChainError(
-        'chain_mismatch',
-        `the node serves chain ${nodeChainId}, but ${prefix}CHAIN_ID is ${config.chainId}: refusing to use it (wrong node, or wrong setting)`,
-        { method: 'eth_chainId' },
-      );
-    }
-    const tokens: EvmToken[] = [];
-    for (const [assetId, address] of Object.entries(config.tokens) as Array<[AssetId, string]>) {
-      tokens.push({
-        assetId,
-        address: getAddress(address),
-        decimals: await readDecimals(rpc, `${prefix}TOKENS`, assetId, getAddress(address), config.chainId),
-      });
-    }
-    return new EvmChain(config, rpc, tokens, options);
-  } catch (error) {
-    await rpc.close();
-    throw error;
-  }
-}
-
-async function readDecimals(rpc: EvmRpc, setting: string, assetId: AssetId, address: Address, chainId: number): Promise<number> {
-  const code = await rpc.call('eth_getCode', (client) => client.getCode({ address }));
-  if (!code || code === '0x') {
-    throw new EvmChainError('misconfigured', `${setting}: ${assetId} at ${address} is not a contract on chain ${chainId}`, { method: 'eth_getCode' });
-  }
-  let decimals: number;
-  try {
-    decimals = await rpc.call('decimals()', (client) => client.readContract({ address, abi: erc20Abi, functionName: 'decimals' }));
-  } catch (error) {
-    if (error instanceof EvmChainError && error.retryable) throw error;
-    throw new EvmChainError('misconfigured', `${setting}: ${assetId} at ${address} does not answer decimals() like an ERC-20 token`, {
-      method: 'decimals()',
-      cause: error,
-    });
-  }
-  if (decimals > 36) throw new EvmChainError('misconfigured', `${setting}: ${assetId} at ${address} reports ${decimals} decimals`, { method: 'decimals()' });
-  return decimals;
 }
 
 /**
@@ -144,12 +85,10 @@ export class EvmChain {
   readonly #ctx: ChainContext;
   readonly #hotAccount: (PrivateKeyAccount & { closeSigner(): Promise<void> }) | undefined;
   readonly #deposits: DepositAddresses | undefined;
-  /** Nodes (by client) that said they do not know the `finalized` block tag: their final block is counted by depth. */
-  readonly #noFinalizedTag = new WeakSet<PublicClient>();
-  /** Whether any node answered the `finalized` tag: then a depth-counted final block of another is not used. */
-  #finalizedTagSeen = false;
-  /** What `nonceReplaced` has proven so far, by stored transaction hash. */
-  readonly #nonceProofs = new Map<Hex, NonceProof>();
+  /** The final block on a node (./finality.ts). */
+  readonly #finalized: FinalBlockReader;
+  /** Whether a stored transaction's nonce went elsewhere, with what is proven so far (./nonces.ts). */
+  readonly #nonceReplaced: NonceReplacement;
   /** Releases what a local anvil node queued for ever (./dev-node.ts). */
   readonly #release: ReleaseQueued;
 
@@ -159,6 +98,8 @@ export class EvmChain {
     this.tokens = tokens;
     this.#ctx = chainContext(config, rpc, tokens, options);
     this.#release = queueRelease(this.#ctx);
+    this.#finalized = finalBlockReader(this.#ctx);
+    this.#nonceReplaced = nonceReplacement(this.#ctx);
     this.logRange = new LogRangeMemory(options.maxBlockRange ?? 2_000);
     this.#hotAccount = config.payoutKey ? threadSigned(config.payoutKey.reveal(), config.network) : undefined;
     this.hotWallet = this.#hotAccount?.address;
@@ -205,7 +146,7 @@ export class EvmChain {
 
   /**
    * The newest final block: the nodes' `finalized` tag where they have it, else the block
-   * `finalityDepth` below `latest` (the head when not given).
+   * `finalityDepth` below `latest` (the head when not given) (./finality.ts).
    */
   async finalizedBlock(latest?: number): Promise<FinalizedBlock> {
     const { number, hash } = await this.#finalized(
@@ -213,44 +154,6 @@ export class EvmChain {
       async () => latest ?? (await this.latestBlock()),
     );
     return { number, hash };
-  }
-
-  /**
-   * `finalizedBlock`'s rule, its calls made by `ask` (through any node, or on one node alone); `head`
-   * for the depth. Each node is asked for its `finalized` block; one that says it does not know the tag
-   * (and only that: a refusal, an outage or an access error is not an answer about the tag) has its final
-   * block counted `finalityDepth` below the head from then on, unless another node has the tag: then it
-   * is passed over (a transient fault, so `ask` fails over to another node where it can).
-   */
-  async #finalized(ask: <T>(method: string, run: (client: PublicClient) => Promise<T>) => Promise<T>, head: () => Promise<number>): Promise<FinalOnNode> {
-    const method = 'eth_getBlockByNumber';
-    const tagged = await ask(method, async (client) => {
-      if (this.#noFinalizedTag.has(client)) {
-        if (this.#finalizedTagSeen) throw new EvmChainError('node_error', `${method}: this node has no finalized block tag, other nodes have`, { method });
-        return undefined;
-      }
-      try {
-        const block = await client.getBlock({ blockTag: 'finalized' });
-        this.#finalizedTagSeen = true;
-        if (block.number === null || !block.hash)
-          throw new EvmChainError('bad_response', `${method}: the node's finalized block has no number or hash`, { method });
-        return { number: Number(block.number), hash: lower(block.hash), byTag: true };
-      } catch (raw) {
-        // A node that knows the tag but has no finalized block (a chain without finality, or one that
-        // has not reached it yet) answers null: its final block is counted by depth this time.
-        const none = raw instanceof Error && raw.name === 'BlockNotFoundError';
-        if (!none && !unknownBlockTag(raw)) throw raw;
-        if (!none) this.#noFinalizedTag.add(client);
-        if (this.#finalizedTagSeen)
-          throw new EvmChainError('node_error', `${method}: this node has no finalized block tag, other nodes have`, { method, cause: raw });
-        return undefined;
-      }
-    });
-    if (tagged) return tagged;
-    const number = Math.max(0, (await head()) - this.config.finalityDepth);
-    const block = await ask(method, (client) => orNull(client.getBlock({ blockNumber: BigInt(number) }), 'BlockNotFoundError'));
-    if (!block?.hash) throw new EvmChainError('lagging', `${method}: the node has no block ${number} yet`, { method });
-    return { number, hash: lower(block.hash), byTag: false };
   }
 
   /**
@@ -384,26 +287,17 @@ export class EvmChain {
    * Whether the hot wallet's `nonce` is used for good by a transaction other than `txHash`, judged by
    * every node, a recent block's count made final by each node's finalized block (`finalizedBlock`'s
    * rule, the one the credits' finality follows, applied on that node), and believed only when found
-   * again `replaceAfterMs` later (./broadcast.ts `nonceReplaced`; what is proven so far is kept here, in
+   * again `replaceAfterMs` later (./nonces.ts `nonceReplaced`; what is proven so far is kept in
    * memory). Only `replaced: true` allows signing its payment again.
    */
   async nonceReplaced(nonce: number, txHash: Hex): Promise<NonceVerdict> {
-    const from = this.#hot().address;
     let head: Promise<number> | undefined;
     const highest = () => (head ??= this.latestBlock());
-    if (this.#nonceProofs.size > 10_000) this.#nonceProofs.clear(); // a restart's worth of forgetting: only a longer wait
-    const proof = this.#nonceProofs.get(txHash) ?? {};
-    this.#nonceProofs.set(txHash, proof);
     // Each node by its own finalized block: one that lags or failed a moment ago must not hold the others back.
-    const verdict = await nonceReplaced(this.#ctx, from, nonce, txHash, (client) => this.#finalized((_method, run) => run(client), highest), proof, {
-      confirmAfterMs: this.config.replaceAfterMs,
-      now: Date.now,
-    });
-    if (verdict.replaced || verdict.mined) this.#nonceProofs.delete(txHash);
-    return verdict;
+    return this.#nonceReplaced(this.#hot().address, nonce, txHash, (client) => this.#finalized((_method, run) => run(client), highest));
   }
 
-  /** True when any node has `txHash` (mempool or block); throws when a node does not answer (./broadcast.ts). */
+  /** True when any node has `txHash` (mempool or block); throws when a node does not answer (./nonces.ts). */
   transactionKnown(txHash: Hex): Promise<boolean> {
     return transactionKnown(this.#ctx, txHash);
   }
@@ -415,18 +309,13 @@ export class EvmChain {
   }
 
   /** The next nonce counting the mempool (`pending`) of `address` (default: the hot wallet). */
-  pendingNonce(address?: string): Promise<number> {
-    return this.#nonce(address, 'pending');
+  async pendingNonce(address?: string): Promise<number> {
+    return transactionCount(this.#ctx, address ?? this.#hot().address, 'pending');
   }
 
   /** The number of mined transactions of `address` (default: the hot wallet): the next nonce the chain will accept. */
-  latestNonce(address?: string): Promise<number> {
-    return this.#nonce(address, 'latest');
-  }
-
-  async #nonce(address: string | undefined, blockTag: 'pending' | 'latest'): Promise<number> {
-    const who = address ? checkedAddress(address) : this.#hot().address;
-    return this.rpc.call('eth_getTransactionCount', (client) => client.getTransactionCount({ address: who, blockTag }));
+  async latestNonce(address?: string): Promise<number> {
+    return transactionCount(this.#ctx, address ?? this.#hot().address, 'latest');
   }
 
   /** Native balance (gas money) of `address` in wei; `pending` counts the mempool where the node supports it. */
@@ -454,15 +343,4 @@ export class EvmChain {
     await this.#hotAccount?.closeSigner();
     await this.rpc.close();
   }
-}
-
-/**
- * Whether a node's error says it does not know a block tag (an older or non-Ethereum client asked for
- * `finalized`), as geth, erigon, nethermind, besu and hosted providers word it.
- */
-export function unknownBlockTag(error: unknown): boolean {
-  const text = nodeMessage(error).toLowerCase();
-  return /(unknown|invalid|unsupported|unrecognized|unexpected) (block )?(tag|number|identifier)|block tag|finalized.*(not (supported|found|available)|unsupported|unknown)|(unknown|unsupported|invalid).*finalized|hex string without 0x prefix|cannot unmarshal (string|"finalized")/.test(
-    text,
-  );
 }

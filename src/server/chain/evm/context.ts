@@ -1,7 +1,8 @@
 /**
- * What the parts of a connected EVM chain share (./scan.ts, ./transfers.ts, ./fees.ts, ./sign.ts,
- * ./broadcast.ts): the settings, the node connection and the configured tokens. Each part is a set
- * of functions over this context; `EvmChain` (./chain.ts) puts them behind one object.
+ * What the parts of a connected EVM chain share (./finality.ts, ./scan.ts, ./transfers.ts, ./fees.ts,
+ * ./sign.ts, ./broadcast.ts, ./receipts.ts, ./nonces.ts): the settings, the node connection and the
+ * configured tokens. Each part is a set of functions over this context; `EvmChain` (./chain.ts) puts
+ * them behind one object.
  */
 import { getAddress, isAddress, parseUnits, type Address, type Hex } from 'viem';
 import { isDecimalString, type AssetId } from '../../../core/money.js';

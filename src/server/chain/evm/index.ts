@@ -23,14 +23,11 @@ export {
   type AnvilNode,
   type AnvilOptions,
 } from './anvil.js';
+export { classifyRefusal, type BroadcastOutcome, type BroadcastResult } from './broadcast.js';
 export {
-  classifyRefusal,
-  connectEvmChain,
   EvmChain,
   type FinalizedBlock,
   NATIVE_TRANSFER_GAS,
-  type BroadcastOutcome,
-  type BroadcastResult,
   type EvmChainOptions,
   type EvmToken,
   type EvmTransfer,
@@ -39,6 +36,7 @@ export {
   type TransactionStatus,
   type TransferCheck,
 } from './chain.js';
+export { connectEvmChain } from './connect.js';
 export {
   checkAccountXpub,
   EvmConfigError,

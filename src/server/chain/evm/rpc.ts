@@ -99,6 +99,31 @@ export interface EvmRpc {
 /** `EvmRpc.batch` on one node: each call's answer settled on its own, in the order of `params`. */
 export type NodeBatch = (method: string, params: readonly unknown[][]) => Promise<Array<PromiseSettledResult<unknown>>>;
 
+/**
+ * Asks every node again (one batch each, `EvmRpc.eachNode`) the calls at `indexes` of a batch that
+ * one node answered (`answers`, in the order of the batch; `paramsAt(i)`: the params of call i), and
+ * puts a node's answer in `answers` (in place) wherever `better(current, offered)` says it is. A node
+ * that does not answer changes nothing. With one node, there is nobody else to ask.
+ */
+export async function askOtherNodes(
+  rpc: EvmRpc,
+  method: string,
+  indexes: readonly number[],
+  paramsAt: (i: number) => unknown[],
+  answers: Array<PromiseSettledResult<unknown>>,
+  better: (current: PromiseSettledResult<unknown>, offered: PromiseSettledResult<unknown>) => boolean,
+): Promise<void> {
+  if (rpc.nodes < 2 || indexes.length === 0) return;
+  const nodes = await rpc.eachNode(method, (_client, batch) => batch(method, indexes.map(paramsAt)));
+  for (const node of nodes) {
+    if (node.status === 'rejected') continue;
+    for (const [j, offered] of node.value.entries()) {
+      const i = indexes[j]!;
+      if (better(answers[i]!, offered)) answers[i] = offered;
+    }
+  }
+}
+
 /** Most calls in one JSON-RPC batch (providers cap batches; 50 is below every cap known). */
 export const BATCH_SIZE = 50;
 /** Most calls in flight at once where a node is asked them one by one. */

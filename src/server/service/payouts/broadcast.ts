@@ -39,7 +39,7 @@ import { storeBatch } from './store.js';
 /** The node refused the stored transaction for good: fail its withdrawal and fill its nonce. */
 async function rejectStored(deps: Deps, row: StoredTransaction, reason: string): Promise<void> {
   const outgoing = outgoingOf(deps.chain, row.blockchain_id);
-  const filler = await outgoing.prepareNonceFiller();
+  const filler = await outgoing.prepareFiller();
   await deps.db.transaction(async (tx) => {
     const now = deps.now();
     const withdrawal = row.withdrawal_id ? await lockForPayout(tx, row.withdrawal_id) : undefined;
@@ -276,7 +276,7 @@ async function settleTooLow(deps: Deps, outgoing: OutgoingChain, rows: readonly 
     try {
       const verdict = await outgoing.sequence.replaced(row.nonce, row.tx_hash);
       if (verdict.replaced) {
-        await replaceStored(deps, row, verdict.nextNonce, round);
+        await replaceStored(deps, row, verdict.next, round);
         progress++;
         continue;
       }

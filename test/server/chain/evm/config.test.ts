@@ -93,9 +93,9 @@ describe('parseEvmConfig', () => {
   });
 
   it('reconciles every 300 s by default with 500 balanceOf calls per Multicall3 call; each network may take its own', () => {
-    assert.deepEqual([parseEvmConfig(valid).reconcileS, parseEvmConfig(valid).reconcileBatch], [300, 500]);
+    assert.deepEqual([parseEvmConfig(valid).reconcileMs, parseEvmConfig(valid).reconcileBatch], [300_000, 500]);
     const config = parseEvmConfig({ ...valid, PAYLINK_EVM_RECONCILE_S: '60', PAYLINK_EVM_RECONCILE_BATCH: '100' });
-    assert.deepEqual([config.reconcileS, config.reconcileBatch], [60, 100]);
+    assert.deepEqual([config.reconcileMs, config.reconcileBatch], [60_000, 100]);
     const network = (id: string) => ({
       [`PAYLINK_EVM_${id}_RPC_URL`]: valid.PAYLINK_EVM_RPC_URL,
       [`PAYLINK_EVM_${id}_CHAIN_ID`]: id === 'BSC' ? '56' : '137',
@@ -110,8 +110,7 @@ describe('parseEvmConfig', () => {
       PAYLINK_EVM_RECONCILE_S: '120',
       PAYLINK_EVM_POLYGON_RECONCILE_S: '30',
     });
-    assert.deepEqual([bsc!.reconcileS, polygon!.reconcileS], [120, 30], 'a network of its own, else the setting of every network');
-    assert.deepEqual([bsc!.reconcileMs, polygon!.reconcileMs], [120_000, 30_000], 'the hot wallet is held against the payouts as often');
+    assert.deepEqual([bsc!.reconcileMs, polygon!.reconcileMs], [120_000, 30_000], 'a network of its own, else the setting of every network');
   });
 
   it("keeps gas money for 20 transfers at the current fee unless told how much (in the network's coin), and holds the books against the chain every 300 s unless told", () => {

@@ -9,7 +9,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { erc20Abi, parseUnits, type Address, type Hex } from 'viem';
-import { connectEvmChain, type EvmChain } from '../../../../src/server/chain/evm/chain.js';
+import type { EvmChain } from '../../../../src/server/chain/evm/chain.js';
+import { connectEvmChain } from '../../../../src/server/chain/evm/connect.js';
 import { HELD_AFTER_MS, watchHeld } from '../../../../src/server/chain/evm/dev-node.js';
 import { processPayouts } from '../../../../src/server/service/payouts/index.js';
 import { seedNonce } from '../../../../src/server/service/payouts/repository.js';

@@ -12,7 +12,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { after, before, describe, it } from 'node:test';
 import type { Address } from 'viem';
 import { startAnvil } from '../../../../src/server/chain/evm/anvil.js';
-import { connectEvmChain, type EvmChain } from '../../../../src/server/chain/evm/chain.js';
+import type { EvmChain } from '../../../../src/server/chain/evm/chain.js';
+import { connectEvmChain } from '../../../../src/server/chain/evm/connect.js';
 import { EvmChainError, isRetryableChainError } from '../../../../src/server/chain/evm/errors.js';
 import { createEvmRpc } from '../../../../src/server/chain/evm/rpc.js';
 import { freeze, startTestChain, type TestChain } from '../../../support/anvil.js';

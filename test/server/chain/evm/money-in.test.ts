@@ -8,7 +8,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { encodeFunctionData, type Address } from 'viem';
-import { connectEvmChain, type EvmChain } from '../../../../src/server/chain/evm/chain.js';
+import type { EvmChain } from '../../../../src/server/chain/evm/chain.js';
+import { connectEvmChain } from '../../../../src/server/chain/evm/connect.js';
 import { EvmChainError } from '../../../../src/server/chain/evm/errors.js';
 import { TEST_TOKEN_ABI } from '../../../../src/server/chain/evm/test-token.js';
 import { startTestChain, type TestChain } from '../../../support/anvil.js';

@@ -7,7 +7,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { parseTransaction, type Address } from 'viem';
-import { classifyRefusal, connectEvmChain, type EvmChain } from '../../../../src/server/chain/evm/chain.js';
+import { classifyRefusal } from '../../../../src/server/chain/evm/broadcast.js';
+import type { EvmChain } from '../../../../src/server/chain/evm/chain.js';
+import { connectEvmChain } from '../../../../src/server/chain/evm/connect.js';
 import { SecretKey } from '../../../../src/server/chain/evm/config.js';
 import { EvmChainError } from '../../../../src/server/chain/evm/errors.js';
 import { freeze, startTestChain, type TestChain } from '../../../support/anvil.js';

@@ -8,7 +8,8 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import { encodeFunctionData, erc20Abi, type Address } from 'viem';
 import { accountXpubFromMnemonic, depositKeys } from '../../../../src/server/chain/evm/addresses.js';
 import { ANVIL_MNEMONIC } from '../../../../src/server/chain/evm/anvil.js';
-import { connectEvmChain, type EvmChain } from '../../../../src/server/chain/evm/chain.js';
+import type { EvmChain } from '../../../../src/server/chain/evm/chain.js';
+import { connectEvmChain } from '../../../../src/server/chain/evm/connect.js';
 import { sendGasFromHotWallet, sweepDeposits, type SweepEvent } from '../../../../src/server/chain/evm/sweep.js';
 import { DEPOSIT_MNEMONIC, startTestChain, type TestChain } from '../../../support/anvil.js';
 

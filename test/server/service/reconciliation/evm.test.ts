@@ -14,7 +14,7 @@ import { after, before, describe, it } from 'node:test';
 import { parseUnits, type Address } from 'viem';
 import { connectEvmAdapter } from '../../../../src/server/chain/evm/adapter.js';
 import { MULTICALL3_ADDRESS } from '../../../../src/server/chain/evm/balances.js';
-import { connectEvmChain } from '../../../../src/server/chain/evm/chain.js';
+import { connectEvmChain } from '../../../../src/server/chain/evm/connect.js';
 import { parseEvmNetworks } from '../../../../src/server/chain/evm/config.js';
 import { sweepDeposits } from '../../../../src/server/chain/evm/sweep.js';
 import { TEST_TOKEN_ABI } from '../../../../src/server/chain/evm/test-token.js';
