@@ -16,6 +16,7 @@ import { connectEvmChain, type EvmChain } from '../../../../src/server/chain/evm
 import { EvmChainError, isRetryableChainError } from '../../../../src/server/chain/evm/errors.js';
 import { createEvmRpc } from '../../../../src/server/chain/evm/rpc.js';
 import { freeze, startTestChain, type TestChain } from '../../../support/anvil.js';
+import { until } from '../../../support/wait.js';
 
 const FAST = { timeoutMs: 400, retries: 1, retryDelayMs: 20 };
 
@@ -238,12 +239,8 @@ describe('EVM node faults', () => {
       const restarted = await startAnvil({ port: node.port });
       try {
         // The socket reconnects in the background; the first calls after a restart may still fail.
-        const deadline = Date.now() + 10_000;
         let latest: number | undefined;
-        while (latest === undefined && Date.now() < deadline) {
-          latest = await ws.latestBlock().catch(() => undefined);
-          if (latest === undefined) await new Promise((resolve) => setTimeout(resolve, 100));
-        }
+        await until(async () => (latest = await ws.latestBlock().catch(() => undefined)) !== undefined, 'the socket to answer again', 10_000, { everyMs: 100 });
         assert.equal(latest, 0);
       } finally {
         await restarted.stop();
