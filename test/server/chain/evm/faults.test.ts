@@ -16,6 +16,7 @@ import { connectEvmChain, type EvmChain } from '../../../../src/server/chain/evm
 import { EvmChainError, isRetryableChainError } from '../../../../src/server/chain/evm/errors.js';
 import { createEvmRpc } from '../../../../src/server/chain/evm/rpc.js';
 import { freeze, startTestChain, type TestChain } from '../../../support/anvil.js';
+import { closeServer, listen } from '../../../support/http-server.js';
 import { until } from '../../../support/wait.js';
 
 const FAST = { timeoutMs: 400, retries: 1, retryDelayMs: 20 };
@@ -44,14 +45,13 @@ async function fakeNode(handler: (body: { method: string; params: unknown[]; id:
       handler(JSON.parse(raw), res, req);
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
+  const url = await listen(server);
   return {
-    url: `http://127.0.0.1:${port}/v1/secret-provider-key`,
+    url: `${url}/v1/secret-provider-key`,
     get requests() {
       return requests;
     },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () => closeServer(server),
   };
 }
 
