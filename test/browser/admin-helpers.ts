@@ -65,6 +65,11 @@ export function errorFor(el: PaylinkAdmin, control: HTMLElement): string {
   const ids = (control.getAttribute('aria-describedby') ?? '').split(/\s+/).filter((id) => id.endsWith('-error'));
   return ids.map((id) => text(el.shadowRoot!.getElementById(id))).join(' ');
 }
+/**
+ * Lets what the last action started finish: the fake API answers at once (no timer), so two turns of
+ * the task queue, each followed by a render, see its answers read and shown. A flush, not a wait on
+ * the clock: a test that waits for something slower waits for it by name (`waitUntil`).
+ */
 export async function settle(el: PaylinkAdmin) {
   await aTimeout(0);
   await el.updateComplete;

@@ -2,7 +2,7 @@
  * The admin's loading skeleton on its own: `ResourceController` and `PagedResource` on a bare host,
  * with requests the test answers by hand (so the order of answers is the test's to choose).
  */
-import { expect, fixture, html } from '@open-wc/testing';
+import { expect, fixture, html, waitUntil } from '@open-wc/testing';
 import { LitElement } from 'lit';
 import { PaylinkAuthError, PaylinkServerError } from '../../src/client/errors.js';
 import type { PaylinkClient } from '../../src/client/index.js';
@@ -41,8 +41,6 @@ function deferredFetch<T>() {
     });
   return { calls, fetch };
 }
-
-const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 describe('ResourceController', () => {
   let host: TestHost;
@@ -189,7 +187,7 @@ describe('PagedResource', () => {
     expect(resource.position).to.deep.equal({ page: 4, pages: 4 });
     total = 12;
     await resource.load();
-    await tick();
+    await waitUntil(() => resource.position.page === 2, 'the last page shown');
     expect(queries.map((query) => query.page).slice(-2)).to.deep.equal([4, 2]);
     expect(resource.position).to.deep.equal({ page: 2, pages: 2 });
     expect(resource.data!.items).to.deep.equal([11, 12]);
@@ -201,11 +199,13 @@ describe('PagedResource', () => {
     void resource.filter({ q: 'te' }, 40);
     void resource.filter({ q: 'tea' }, 40);
     expect(queries).to.have.length(1);
-    await new Promise((resolve) => setTimeout(resolve, 80));
+    await waitUntil(() => queries.length === 2, 'the request after the pause');
     expect(queries.map((query) => query.q)).to.deep.equal([undefined, 'tea']);
     void resource.filter({ q: 'coffee' }, 40);
     await resource.load();
-    await new Promise((resolve) => setTimeout(resolve, 80));
+    // Time must pass: the pause's timer is what is tested. A timer of the same 40 ms set after it runs after
+    // it, so by then a wait the load did not replace would have sent its request.
+    await new Promise((resolve) => setTimeout(resolve, 40));
     expect(
       queries.map((query) => query.q),
       'one request for "coffee"',

@@ -1,4 +1,4 @@
-import { expect, fixture, html, waitUntil, aTimeout } from '@open-wc/testing';
+import { expect, fixture, html, waitUntil } from '@open-wc/testing';
 import '../../src/admin.js';
 import type { PaylinkAdmin } from '../../src/components/admin/paylink-admin.js';
 import { FakeAdminApi, errorResponse, makeLink, makeWithdrawal } from './admin-fake-api.js';
@@ -834,19 +834,28 @@ describe('<paylink-admin>', () => {
     });
 
     it('updates pending withdrawals live and stops once none is pending', async () => {
-      const api = seededApi();
-      const pending = makeWithdrawal({ status: 'pending', txHash: null });
-      api.withdrawals.push(pending);
-      const el = await mount(api, { view: 'money' });
-      await waitUntil(() => $(el, '[part~="status-pending"]'));
-      expect($(el, '[part~="live-indicator"]')).to.exist;
-      api.withdrawals[0] = { ...pending, status: 'success', txHash: `0x${'cd'.repeat(32)}` };
-      await waitUntil(() => $(el, '[part~="status-success"]'), 'status updated without a reload', { timeout: 3000 });
-      expect(text(part(el, 'status'))).to.contain('Completed');
-      const count = api.calls('GET', '/withdrawal').length;
-      await aTimeout(900);
-      expect(api.calls('GET', '/withdrawal').length, 'no more polling').to.equal(count);
-      expect($(el, '[part~="live-indicator"]')).to.equal(null);
+      // The history's refreshes (every poll-interval, 300 ms) are held, and run when the test says.
+      const timers = holdTimers(300);
+      try {
+        const api = seededApi();
+        const pending = makeWithdrawal({ status: 'pending', txHash: null });
+        api.withdrawals.push(pending);
+        const el = await mount(api, { view: 'money' });
+        await waitUntil(() => $(el, '[part~="status-pending"]'));
+        expect($(el, '[part~="live-indicator"]')).to.exist;
+        await waitUntil(() => timers.pending === 1, 'a refresh of the pending withdrawal on its way');
+        api.withdrawals[0] = { ...pending, status: 'success', txHash: `0x${'cd'.repeat(32)}` };
+        const count = api.calls('GET', '/withdrawal').length;
+        timers.fire();
+        await waitUntil(() => $(el, '[part~="status-success"]'), 'status updated without a reload');
+        expect(text(part(el, 'status'))).to.contain('Completed');
+        expect(api.calls('GET', '/withdrawal').length, 'one request for one refresh').to.equal(count + 1);
+        await settle(el);
+        expect(timers.pending, 'nothing is pending: no more polling').to.equal(0);
+        expect($(el, '[part~="live-indicator"]')).to.equal(null);
+      } finally {
+        timers.restore();
+      }
     });
   });
 

@@ -1,4 +1,4 @@
-import { aTimeout, expect, fixture, html, oneEvent } from '@open-wc/testing';
+import { expect, fixture, html, oneEvent } from '@open-wc/testing';
 import { sendKeys } from '@web/test-runner-commands';
 import '../../src/checkout.js';
 import type { PaylinkCheckout } from '../../src/components/checkout/paylink-checkout.js';
@@ -715,21 +715,40 @@ describe('<paylink-checkout>', () => {
     });
 
     it('follows a payment made elsewhere over the live status stream', async function () {
-      const { slugs } = await (await fetch('/__test/seed')).json();
-      const el = await fixture<PaylinkCheckout>(html`<paylink-checkout slug=${slugs.simple}></paylink-checkout>`);
-      await until(el, () => el.machine.view === 'amount', 'the real link');
-      await chooseAsset(el, 'CNGN');
-      await click(el, button(el, /cNGN/));
-      await view(el, 'pay');
-      await aTimeout(300);
-      // Another tab (or the chain) pays: the element hears it over SSE without polling.
-      await fetch(`/paylink/checkout/sessions/${el.machine.session!.id}/simulate-payment`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: '{}',
-      });
-      await until(el, () => el.machine.view === 'done', 'the stream to report the payment');
-      expect(text(part(el, 'message'))).to.equal('Booked.');
+      // The element's event streams, and the statuses each has heard.
+      const heard: string[][] = [];
+      const RealEventSource = window.EventSource;
+      window.EventSource = class extends RealEventSource {
+        constructor(url: string | URL, init?: EventSourceInit) {
+          super(url, init);
+          const statuses: string[] = [];
+          heard.push(statuses);
+          this.addEventListener('status', (event) => statuses.push(JSON.parse((event as MessageEvent<string>).data).status));
+        }
+      };
+      try {
+        const { slugs } = await (await fetch('/__test/seed')).json();
+        const el = await fixture<PaylinkCheckout>(html`<paylink-checkout slug=${slugs.simple}></paylink-checkout>`);
+        await until(el, () => el.machine.view === 'amount', 'the real link');
+        await chooseAsset(el, 'CNGN');
+        await click(el, button(el, /cNGN/));
+        await view(el, 'pay');
+        // The stream's first status comes once the service follows the session: a payment from now on is news to it.
+        await until(el, () => heard.length === 1 && heard[0]!.length > 0, 'the live status stream open');
+        expect(heard[0]![0]).to.equal('awaiting_payment');
+        // Another tab (or the chain) pays: the element hears it over SSE without polling.
+        await fetch(`/paylink/checkout/sessions/${el.machine.session!.id}/simulate-payment`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: '{}',
+        });
+        await until(el, () => el.machine.view === 'done', 'the stream to report the payment');
+        expect(text(part(el, 'message'))).to.equal('Booked.');
+        expect(heard.length, 'one stream').to.equal(1);
+        expect(heard[0]!.at(-1), 'the payment heard on it').to.equal('paid');
+      } finally {
+        window.EventSource = RealEventSource;
+      }
     });
   });
 });

@@ -15,6 +15,7 @@ import type { PaylinkAdmin } from '../../src/components/admin/paylink-admin.js';
 import type { PaylinkCheckout } from '../../src/components/checkout/paylink-checkout.js';
 import type { CheckoutSession } from '../../src/core/schemas.js';
 import { FakeAdminApi, errorResponse as adminError, makeLink as makeAdminLink, makeWithdrawal } from './admin-fake-api.js';
+import { $, $$, CHECKSUMMED, click as aClick, errorFor, field as aField, mount, part as aPart, settle, type as aType } from './admin-helpers.js';
 import { FakeCheckoutApi, errorResponse as checkoutError, makeDonation, makeLink, makeSession, SANDBOX_CHAIN_FACTS } from './checkout-fake-api.js';
 
 declare global {
@@ -74,7 +75,12 @@ function shown(host: Element): string {
 /** How many times `needle` occurs in `haystack`. */
 const occurrences = (haystack: string, needle: string) => haystack.split(needle).length - 1;
 
-/** Waits long enough for an `onerror`/`onload` to have fired, then checks nothing ran or was made. */
+/**
+ * Checks that nothing in `host` could run script, then, after a pause, that nothing ran. `dangerous`
+ * is the check that decides; the pause is a backstop with time that must pass: an `<img src=x>` made
+ * and dropped by a render fires its `onerror` once its request fails, and nothing on the page can be
+ * waited on for that (an image started after it may fail first).
+ */
 async function expectInert(host: Element, where: string): Promise<void> {
   await aTimeout(50);
   expect(dangerous(host), `${where}: elements made from server text`).to.deep.equal([]);
@@ -143,7 +149,10 @@ async function mountCheckout(api: FakeCheckoutApi, slug = [...api.links.keys()][
   await el.updateComplete;
   return el;
 }
-/** Mounts the link, pays in USDT and waits for the confirmation. */
+/**
+ * Mounts the link, pays in USDT and waits for the confirmation. The redirect is decided with it
+ * (`redirectTo` is set as the navigation starts): a test then reads the decision at once.
+ */
 async function paidWith(action: CheckoutSession['postpayAction'], session: Partial<CheckoutSession> = {}, onSuccess?: (event: Event) => void) {
   const api = new FakeCheckoutApi(makeLink());
   api.onSimulate = (current) => ({
@@ -292,7 +301,6 @@ describe('<paylink-checkout> follows only http(s) redirects', () => {
       let successes = 0;
       const el = await paidWith({ redirect: true, showConfirmationPage: false, successMessage: 'Paid, thanks', redirectUrl }, {}, () => successes++);
       expect(successes).to.equal(1);
-      await aTimeout(50);
       expect(el.machine.redirectTo).to.equal('');
       expect(navigations).to.deep.equal([]);
       expect(text(cPart(el, 'message'))).to.equal('Paid, thanks');
@@ -316,18 +324,16 @@ describe('<paylink-checkout> follows only http(s) redirects', () => {
       {},
       (event) => event.preventDefault(),
     );
-    await aTimeout(50);
-    expect(navigations).to.deep.equal([]);
     expect(el.machine.redirectTo).to.equal('');
+    expect(navigations).to.deep.equal([]);
     expect(text(cPart(el, 'message'))).to.equal('Done');
     await expectInert(el, 'cancelled redirect');
   });
 
   it('ignores redirectUrl when redirect is off', async () => {
     const el = await paidWith({ redirect: false, showConfirmationPage: false, successMessage: 'Done', redirectUrl: 'https://shop.example/thanks' });
-    await aTimeout(50);
-    expect(navigations).to.deep.equal([]);
     expect(el.machine.redirectTo).to.equal('');
+    expect(navigations).to.deep.equal([]);
   });
 
   it('never follows a redirect from a resumed session that is not paid', async () => {
@@ -339,7 +345,7 @@ describe('<paylink-checkout> follows only http(s) redirects', () => {
     localStorage.setItem('paylink:session:shop1', 'ses_9');
     const el = await mountCheckout(api);
     expect(el.machine.view).to.equal('pay');
-    await aTimeout(50);
+    expect(el.machine.redirectTo).to.equal('');
     expect(navigations).to.deep.equal([]);
   });
 });
@@ -347,49 +353,7 @@ describe('<paylink-checkout> follows only http(s) redirects', () => {
 // ---------------------------------------------------------------------------------------------
 // <paylink-admin>
 
-function $(el: PaylinkAdmin, selector: string): HTMLElement | null {
-  return el.shadowRoot!.querySelector<HTMLElement>(selector);
-}
-function $$(el: PaylinkAdmin, selector: string): HTMLElement[] {
-  return [...el.shadowRoot!.querySelectorAll<HTMLElement>(selector)];
-}
-function aPart(el: PaylinkAdmin, name: string): HTMLElement {
-  const found = $(el, `[part~="${name}"]`);
-  if (!found) throw new Error(`No [part~="${name}"] in the admin`);
-  return found;
-}
-function aField(el: PaylinkAdmin, label: string | RegExp): HTMLInputElement {
-  const labels = $$(el, 'label');
-  const match = labels.find((l) => (typeof label === 'string' ? text(l) === label : label.test(text(l))));
-  if (!match) throw new Error(`No field labelled ${label}; labels: ${labels.map(text).join(' | ')}`);
-  return el.shadowRoot!.getElementById((match as HTMLLabelElement).htmlFor) as HTMLInputElement;
-}
-async function aType(el: PaylinkAdmin, control: HTMLInputElement, value: string) {
-  control.focus();
-  control.value = value;
-  control.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
-  await el.updateComplete;
-}
-async function aClick(el: PaylinkAdmin, target: HTMLElement) {
-  target.click();
-  await el.updateComplete;
-}
-function errorFor(el: PaylinkAdmin, control: HTMLElement): string {
-  const ids = (control.getAttribute('aria-describedby') ?? '').split(/\s+/).filter((id) => id.endsWith('-error'));
-  return ids.map((id) => text(el.shadowRoot!.getElementById(id))).join(' ');
-}
-async function settle(el: PaylinkAdmin) {
-  await aTimeout(0);
-  await el.updateComplete;
-  await aTimeout(0);
-  await el.updateComplete;
-}
-async function mountAdmin(api: FakeAdminApi, view: 'links' | 'money' = 'links'): Promise<PaylinkAdmin> {
-  const el = await fixture<PaylinkAdmin>(html`<paylink-admin .fetch=${api.fetch} view=${view} locale="en" poll-interval="300"></paylink-admin>`);
-  await settle(el);
-  return el;
-}
-const CHECKSUMMED = '0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359';
+const mountAdmin = (api: FakeAdminApi, view: 'links' | 'money' = 'links') => mount(api, { view });
 
 describe('<paylink-admin> renders server strings as text', () => {
   for (const payload of PAYLOADS) {

@@ -36,6 +36,7 @@ import { chromium, type Browser } from 'playwright-core';
 import { CHROME_PATH, CHROMIUM_ARGS } from '../support/chromium.mjs';
 import { exited, waitForHealth } from '../support/processes.js';
 import { freePort } from '../support/postgres.js';
+import { until } from '../support/wait.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const APPS = path.join(import.meta.dirname, 'apps');
@@ -149,12 +150,15 @@ async function startProcess(
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
-  const deadline = Date.now() + 120_000;
-  while (!ready(output)) {
-    if (child.exitCode !== null) throw new Error(`${args.join(' ')} exited with ${child.exitCode}:\n${output}`);
-    if (Date.now() > deadline) throw new Error(`${args.join(' ')} did not start:\n${output}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  await until(
+    () => {
+      if (child.exitCode !== null) throw new Error(`${args.join(' ')} exited with ${child.exitCode}:\n${output}`);
+      return ready(output);
+    },
+    `${args.join(' ')} to start`,
+    120_000,
+    { everyMs: 100, explain: () => output },
+  );
   return { child, output: () => output };
 }
 
@@ -162,19 +166,18 @@ async function startProcess(
 async function stop(child: ChildProcess): Promise<void> {
   killGroup(child, 'SIGTERM');
   await exited(child);
-  const deadline = Date.now() + 20_000;
-  for (;;) {
+  const groupGone = () => {
     try {
       process.kill(-child.pid!, 0);
+      return false;
     } catch {
-      break; // the group is empty
+      return true;
     }
-    if (Date.now() > deadline) {
-      killGroup(child, 'SIGKILL');
-      throw new Error(`${child.spawnargs.join(' ')} did not stop within 20 s of SIGTERM`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  };
+  await until(groupGone, `every process of ${child.spawnargs.join(' ')} to stop after SIGTERM`, 20_000, { everyMs: 100 }).catch((error: unknown) => {
+    killGroup(child, 'SIGKILL');
+    throw error;
+  });
   children.delete(child);
 }
 
@@ -555,12 +558,14 @@ describe('paylink as installed from its tarball', { timeout: 900_000 }, () => {
     // The browser's own request for /favicon.ico (these test pages have none) is not the page's error.
     page.on('console', (message) => message.type() === 'error' && !message.location().url.endsWith('/favicon.ico') && errors.push(message.text()));
     await page.addInitScript(() => {
-      const seen = window as unknown as { shifts: [number, number][]; readyAt?: number };
+      const seen = window as unknown as { shifts: [number, number][]; readyAt?: number; shiftObserver: PerformanceObserver };
       seen.shifts = [];
-      new PerformanceObserver((list) => {
+      // The observer is kept, so that the test can take the entries not delivered yet (`takeRecords`).
+      seen.shiftObserver = new PerformanceObserver((list) => {
         for (const entry of list.getEntries() as (PerformanceEntry & { value: number; hadRecentInput: boolean })[])
           if (!entry.hadRecentInput) seen.shifts.push([entry.startTime, entry.value]);
-      }).observe({ type: 'layout-shift', buffered: true });
+      });
+      seen.shiftObserver.observe({ type: 'layout-shift', buffered: true });
       document.addEventListener('paylink-ready', () => (seen.readyAt ??= performance.now()), true);
     });
     try {
@@ -577,9 +582,13 @@ describe('paylink as installed from its tarball', { timeout: 900_000 }, () => {
         .nth(count - 1)
         .waitFor({ timeout: 10_000 });
       assert.equal(await page.getByRole('heading', { name: 'Consumer test order' }).count(), count, 'every element upgraded and loaded the link');
-      await page.waitForTimeout(200); // the last frame's layout-shift entries are delivered after it
+      // Two frames rendered since: the last shifts are measured; those not delivered yet are taken from the observer.
+      await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
       const { upgradeShift, layoutShift } = await page.evaluate(() => {
-        const { shifts, readyAt = Infinity } = window as unknown as { shifts: [number, number][]; readyAt?: number };
+        const seen = window as unknown as { shifts: [number, number][]; readyAt?: number; shiftObserver: PerformanceObserver };
+        for (const entry of seen.shiftObserver.takeRecords() as (PerformanceEntry & { value: number; hadRecentInput: boolean })[])
+          if (!entry.hadRecentInput) seen.shifts.push([entry.startTime, entry.value]);
+        const { shifts, readyAt = Infinity } = seen;
         // No named function in here: the test's TypeScript loader would name it with a helper the page lacks.
         return {
           upgradeShift: shifts.filter(([at]) => at < readyAt).reduce((total, [, value]) => total + value, 0),

@@ -69,7 +69,7 @@ describe('demo wallet relay', () => {
         if (method === 'eth_call') {
           inFlight++;
           mostInFlight = Math.max(mostInFlight, inFlight);
-          await new Promise((resolve) => setTimeout(resolve, 20));
+          await new Promise((resolve) => setTimeout(resolve, 20)); // a node's latency, so that calls can overlap (what is counted)
           inFlight--;
           result = '0x';
         }

@@ -19,6 +19,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { CHROME_PATH, CHROMIUM_ARGS } from '../support/chromium.mjs';
 import { alive, BIN, exited, ROOT } from '../support/processes.js';
 import { rpc } from '../support/json-rpc.js';
+import { until } from '../support/wait.js';
 
 const ARTIFACTS = path.resolve('test-results', 'e2e-evm');
 // A withdrawal address with a valid EIP-55 checksum.
@@ -43,15 +44,19 @@ async function startDemoProcess(args: string[], env: Record<string, string> = {}
   let text = '';
   child.stdout!.on('data', (chunk) => (text += chunk));
   child.stderr!.on('data', (chunk) => (text += chunk));
-  const deadline = Date.now() + 90_000;
-  while (!/Paylink demo running at (\S+)/.test(text) || (/\(local EVM chain/.test(text) && !/Mnemonic/.test(text))) {
-    if (child.exitCode !== null) throw new Error(`the demo exited with ${child.exitCode}:\n${text}`);
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`the demo did not start in 90 s:\n${text}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  const up = () => /Paylink demo running at (\S+)/.test(text) && !(/\(local EVM chain/.test(text) && !/Mnemonic/.test(text));
+  await until(
+    () => {
+      if (child.exitCode !== null) throw new Error(`the demo exited with ${child.exitCode}:\n${text}`);
+      return up();
+    },
+    'the demo to start',
+    90_000,
+    { everyMs: 50, explain: () => text },
+  ).catch((error: unknown) => {
+    child.kill('SIGKILL');
+    throw error;
+  });
   return { child, url: /Paylink demo running at (\S+)/.exec(text)![1]!, output: () => text, startedMs: performance.now() - started };
 }
 
@@ -315,7 +320,17 @@ describe('paylink demo on its local chain, end to end', { timeout: 300_000 }, ()
     await page.context().close();
 
     // The merchant's Local Polygon balance: pending until its block is final there, then available.
-    await merchant.getByRole('button', { name: 'Refresh' }).first().click();
+    const key = readFileSync(path.join(dataDir, 'demo-api-key'), 'utf8').trim();
+    const usdtBalances = async () =>
+      ((await (await fetch(`${demo.url}/v1/balance`, { headers: { 'x-api-key': key } })).json()) as { items: Array<Record<string, string>> }).items
+        .filter((item) => item.assetId === 'USDT')
+        .map(({ blockchainId, available, pending }) => ({ blockchainId, available, pending }))
+        .sort((a, b) => a.blockchainId!.localeCompare(b.blockchainId!));
+    const finalOnPolygon = async () => (await usdtBalances()).some((item) => item.blockchainId === 'local-polygon' && item.pending === '0.000000');
+    await until(finalOnPolygon, 'the 45 USDT to become available on Local Polygon', 30_000, {
+      everyMs: 250,
+      explain: async () => JSON.stringify(await usdtBalances()),
+    });
     const polygonCard = () =>
       merchant.evaluate(() => {
         const admin = document.querySelector('paylink-admin');
@@ -324,21 +339,15 @@ describe('paylink demo on its local chain, end to end', { timeout: 300_000 }, ()
         );
         return cards[0]?.textContent?.replace(/\s+/g, ' ').trim() ?? '';
       });
-    const deadline = Date.now() + 30_000;
-    while (!/Available: 45 USDT.*Pending: 0 USDT/.test(await polygonCard())) {
-      assert.ok(Date.now() < deadline, `the 45 USDT became available on Local Polygon within 30 s (${await polygonCard()})`);
-      await merchant.waitForTimeout(1_000);
-      await merchant.getByRole('button', { name: 'Refresh' }).first().click();
-    }
+    await merchant.getByRole('button', { name: 'Refresh' }).first().click();
+    await until(async () => /Available: 45 USDT.*Pending: 0 USDT/.test(await polygonCard()), 'the merchant to see it after a refresh', 10_000, {
+      everyMs: 100,
+      explain: polygonCard,
+    });
     assert.match(await polygonCard(), /USDT · Local Polygon/);
     await shot(merchant, '8-merchant-sees-balance-on-local-polygon');
-    const key = readFileSync(path.join(dataDir, 'demo-api-key'), 'utf8').trim();
-    const balances = (await (await fetch(`${demo.url}/v1/balance`, { headers: { 'x-api-key': key } })).json()) as { items: Array<Record<string, string>> };
     assert.deepEqual(
-      balances.items
-        .filter((item) => item.assetId === 'USDT')
-        .map(({ blockchainId, available, pending }) => ({ blockchainId, available, pending }))
-        .sort((a, b) => a.blockchainId!.localeCompare(b.blockchainId!)),
+      await usdtBalances(),
       [
         { blockchainId: 'local', available: '0.000000', pending: '0.000000' },
         { blockchainId: 'local-polygon', available: '45.000000', pending: '0.000000' },
@@ -429,9 +438,7 @@ describe('paylink demo on its local chain, end to end', { timeout: 300_000 }, ()
 
   it('stops anvil when it stops (SIGTERM): no orphan node, no database left behind, the port free', async () => {
     assert.equal(await stopDemo(demo), 0);
-    const deadline = Date.now() + 5_000;
-    while (alive(anvilPid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-    assert.equal(alive(anvilPid), false, `anvil (pid ${anvilPid}) is gone`);
+    await until(() => !alive(anvilPid), `anvil (pid ${anvilPid}) gone`, 5_000, { everyMs: 50 });
     await assert.rejects(fetch(`${demo.url}/healthz`), 'nothing answers on the demo’s port');
     assert.deepEqual(
       readdirSync(dataDir).filter((name) => name.startsWith('run-')),

@@ -21,6 +21,7 @@ import { parseUnits, type Address } from 'viem';
 import { DEPOSIT_MNEMONIC, startTestChain, type TestChain } from '../support/anvil.js';
 import { freePort } from '../support/postgres.js';
 import { ROOT } from '../support/processes.js';
+import { until } from '../support/wait.js';
 import { coinbaseBody, coingeckoBody, startCoinbase, startCoingecko, type FakeProvider } from '../support/rate-providers.js';
 
 const GUIDE = path.join(ROOT, 'docs', 'going-live.md');
@@ -71,12 +72,15 @@ function terminal(cwd: string, env: NodeJS.ProcessEnv) {
       const started = Date.now();
       output += `\n$ # ${block.heading}\n`;
       bash.stdin!.write(`${block.code}\necho '${marker}'\n`);
-      const deadline = Date.now() + timeoutMs;
-      while (!output.includes(marker)) {
-        if (bash.exitCode !== null) throw new Error(`the "${block.heading}" block failed (bash exited ${bash.exitCode}):\n${output}\n${files()}`);
-        if (Date.now() > deadline) throw new Error(`the "${block.heading}" block did not finish in ${timeoutMs / 1000} s:\n${output}`);
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
+      await until(
+        () => {
+          if (bash.exitCode !== null) throw new Error(`the "${block.heading}" block failed (bash exited ${bash.exitCode}):\n${output}\n${files()}`);
+          return output.includes(marker);
+        },
+        `the "${block.heading}" block to finish`,
+        timeoutMs,
+        { everyMs: 100, explain: () => output },
+      );
       output += `(${((Date.now() - started) / 1000).toFixed(1)} s)\n`;
     },
     /** Ends the shell and everything it started (the background service included). */

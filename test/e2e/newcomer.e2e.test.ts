@@ -389,9 +389,7 @@ describe('a newcomer runs `npm start`', { timeout: 600_000 }, () => {
     demo.child.kill('SIGTERM');
     await exited(demo.child);
     await until(() => !alive(anvilPid), `anvil (pid ${anvilPid}) gone`, 20_000);
-    const deadline = Date.now() + 20_000;
-    while ((await listening(port)) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
-    assert.equal(await listening(port), false, `port ${port} is free`);
+    await waitUntil(async () => !(await listening(port)), `port ${port} free`, 20_000, { everyMs: 100 });
     assert.equal((await rpc(rpcUrl, 'eth_chainId').catch(() => ({ status: 0 }))).status, 0, 'the RPC URL answers no more');
   });
 });

@@ -15,6 +15,7 @@ import { openDatabase } from '../../src/server/db/index.js';
 import { postgresAvailable, startPostgresCluster, type PostgresCluster } from '../support/postgres.js';
 import { BIN, exited, startHealthyProcess } from '../support/processes.js';
 import { GOOD_ADDRESS } from '../support/money.js';
+import { until } from '../support/wait.js';
 
 function serve(storage: string[]) {
   return startHealthyProcess([BIN, 'serve', '--chain', 'sandbox', ...storage], { stdio: ['ignore', 'ignore', 'pipe'] });
@@ -83,7 +84,11 @@ async function storm(storage: string[]) {
     }
   };
   const workers = [...Array.from({ length: 6 }, pay), ...Array.from({ length: 6 }, withdraw)];
-  await new Promise((resolve) => setTimeout(resolve, 2500));
+  // The kill lands in the middle of the storm, once it has had its effect: acknowledged payments and withdrawals.
+  await until(() => paidSessions.length >= 10 && acknowledgedWithdrawals.length >= 10, 'ten payments and ten withdrawals acknowledged', 60_000, {
+    everyMs: 50,
+    explain: () => `${paidSessions.length} payments, ${acknowledgedWithdrawals.length} withdrawals`,
+  });
   child.kill('SIGKILL');
   await exited(child);
   running = false;

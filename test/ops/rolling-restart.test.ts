@@ -36,6 +36,7 @@ import { assertLedgerMatches, GOOD_ADDRESS } from '../support/money.js';
 import { missingOpsTools, startHaproxy, startPgBouncer, startPrometheus, type Haproxy, type PgBouncer, type Prometheus } from '../support/ops-stack.js';
 import { freePort, postgresAvailable, startPostgresCluster, type PostgresCluster } from '../support/postgres.js';
 import { BIN, ROOT } from '../support/processes.js';
+import { sleep, until } from '../support/wait.js';
 import { startReceiver, type Receiver } from '../support/webhook-receiver.js';
 
 const TOKEN = 'ops-test-metrics-token-0123456789abcdef';
@@ -82,17 +83,19 @@ class Instance {
 
   /** Resolves once `/readyz` answers 200 (the instance serves, with fresh rates). */
   async ready(timeoutMs = 60_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      if (this.child?.exitCode !== null) throw new Error(`instance ${this.name} exited with ${this.child?.exitCode}:\n${this.lines.slice(-20).join('\n')}`);
-      const ok = await fetch(`${this.url}/readyz`).then(
-        (res) => res.ok,
-        () => false,
-      );
-      if (ok) return;
-      if (Date.now() > deadline) throw new Error(`instance ${this.name} not ready in ${timeoutMs / 1000} s:\n${this.lines.slice(-20).join('\n')}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    const lastLines = () => this.lines.slice(-20).join('\n');
+    await until(
+      async () => {
+        if (this.child?.exitCode !== null) throw new Error(`instance ${this.name} exited with ${this.child?.exitCode}:\n${lastLines()}`);
+        return fetch(`${this.url}/readyz`).then(
+          (res) => res.ok,
+          () => false,
+        );
+      },
+      `instance ${this.name} ready`,
+      timeoutMs,
+      { everyMs: 50, explain: lastLines },
+    );
   }
 
   /** Sends `signal` and resolves with the exit code once the process has exited. */
@@ -109,9 +112,8 @@ class Instance {
     const child = this.child!;
     child.kill('SIGSTOP');
     const tasks = `/proc/${child.pid}/task`;
-    const deadline = Date.now() + 5_000;
     const stopped = () => readdirSync(tasks).every((task) => /\) [Tt] /.test(readFileSync(`${tasks}/${task}/stat`, 'utf8')));
-    while (existsSync(tasks) && !stopped() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+    await until(() => !existsSync(tasks) || stopped(), `every thread of instance ${this.name} stopped`, 5_000, { everyMs: 5 });
     return () => child.kill('SIGCONT');
   }
 }
@@ -226,27 +228,16 @@ class Traffic {
   /** Resolves once `count` more requests have been answered. */
   async progress(count: number, timeoutMs = 60_000): Promise<void> {
     const target = this.outcomes.length + count;
-    const deadline = Date.now() + timeoutMs;
-    while (this.outcomes.length < target) {
-      if (Date.now() > deadline) throw new Error(`the traffic made ${this.outcomes.length - target + count} of ${count} requests in ${timeoutMs / 1000} s`);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    await until(() => this.outcomes.length >= target, `${count} more requests of the traffic answered`, timeoutMs, {
+      everyMs: 20,
+      explain: () => `${this.outcomes.length - target + count} were`,
+    });
   }
 
   async stop(): Promise<void> {
     this.running = false;
     this.streams.abort();
     await Promise.all(this.loops);
-  }
-}
-
-/** Resolves once `check` does, polling every 100 ms; fails with `what` after `timeoutMs`. */
-async function waitUntil(what: string, check: () => Promise<boolean>, timeoutMs: number, explain?: () => Promise<string>): Promise<number> {
-  const started = Date.now();
-  for (;;) {
-    if (await check()) return Date.now() - started;
-    if (Date.now() - started > timeoutMs) assert.fail(`${what}: not within ${timeoutMs / 1000} s${explain ? `\n${await explain()}` : ''}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
 
@@ -406,7 +397,7 @@ describe('three instances behind HAProxy on one PostgreSQL', { skip, concurrency
               });
               return;
             }
-            await new Promise((resolve) => setTimeout(resolve, 250));
+            await sleep(250); // the customer's page reads its session again: traffic at a page's pace, not a wait
           }
         });
       }
@@ -424,7 +415,7 @@ describe('three instances behind HAProxy on one PostgreSQL', { skip, concurrency
           body: { amount: '0.5', address, blockchainId: 'bsc', assetId: 'USDT' },
         });
         if (withdrawal) withdrawals.push({ id: withdrawal.id, address, amount: '0.5' });
-        await new Promise((resolve) => setTimeout(resolve, 200));
+        await sleep(200); // withdrawals at a merchant's pace: the traffic's shape, not a wait
       });
       for (const session of watched) traffic.watch(session.id);
       await traffic.progress(30);
@@ -472,7 +463,9 @@ describe('three instances behind HAProxy on one PostgreSQL', { skip, concurrency
           counts.set(String(delivery.headers['paylink-event-id']), (counts.get(String(delivery.headers['paylink-event-id'])) ?? 0) + 1);
         return counts;
       };
-      await waitUntil('every webhook event of the rolling restart delivered', async () => (await events()).every((event) => delivered().has(event.id)), 60_000);
+      await until(async () => (await events()).every((event) => delivered().has(event.id)), 'every webhook event of the rolling restart delivered', 60_000, {
+        everyMs: 100,
+      });
       const beforeKill = new Date();
 
       // SIGKILL an instance holding payouts: the two others, paused while it claims, finish them.
@@ -495,14 +488,14 @@ describe('three instances behind HAProxy on one PostgreSQL', { skip, concurrency
         );
         const states = async () =>
           (await db!.query<{ id: string; status: string }>('SELECT id, status FROM withdrawals WHERE id = ANY($1::uuid[])', [burst])).rows;
-        await waitUntil(
-          'the victim claims the burst',
+        await until(
           async () => {
             const rows = await states();
             return rows.every((row) => row.status !== 'pending') && rows.some((row) => row.status === 'processing');
           },
+          'the victim claims the burst',
           20_000,
-          async () => JSON.stringify(await states()),
+          { everyMs: 100, explain: async () => JSON.stringify(await states()) },
         );
         await victim!.stop('SIGKILL');
         const killedAt = Date.now();
@@ -510,7 +503,11 @@ describe('three instances behind HAProxy on one PostgreSQL', { skip, concurrency
         const held = (await states()).filter((row) => row.status === 'processing').map((row) => row.id);
         for (const resume of resumes) resume();
         const finished = async () => (await states()).filter((row) => held.includes(row.id)).every((row) => row.status === 'success');
-        const tookMs = await waitUntil('another instance finishes the killed one’s payouts', finished, TAKEOVER_MS, async () => JSON.stringify(await states()));
+        await until(finished, 'another instance finishes the killed one’s payouts', TAKEOVER_MS, {
+          everyMs: 100,
+          explain: async () => JSON.stringify(await states()),
+        });
+        const tookMs = Date.now() - killedAt;
         t.diagnostic(`a killed instance held ${held.length} payouts; another finished them ${(tookMs / 1000).toFixed(1)} s after the kill`);
         assert.ok(held.length >= 1 && Date.now() - killedAt <= TAKEOVER_MS);
         if (!fixture) {
@@ -520,26 +517,30 @@ describe('three instances behind HAProxy on one PostgreSQL', { skip, concurrency
             'each was claimed again once the victim’s claim ran out',
           );
         }
-        await waitUntil(
-          'Prometheus sees the killed instance down',
+        await until(
           async () => (await prometheus.query(`min_over_time(up{job="paylink",instance="127.0.0.1:${victim!.port}"}[1m])`))[0]?.value[1] === '0',
+          'Prometheus sees the killed instance down',
           15_000,
+          { everyMs: 100 },
         );
       }
 
       // Every withdrawal paid once; every webhook event delivered (once, for those of the rolling restart).
-      await waitUntil(
-        'every withdrawal paid out',
+      await until(
         async () =>
           (await db!.query<{ n: number }>("SELECT count(*)::int AS n FROM withdrawals WHERE integrator_id = $1 AND status <> 'success'", [integratorId]))
             .rows[0]!.n === 0,
+        'every withdrawal paid out',
         60_000,
-        async () =>
-          JSON.stringify(
-            (await db!.query('SELECT status, stalled_reason, count(*)::int FROM withdrawals WHERE integrator_id = $1 GROUP BY 1, 2', [integratorId])).rows,
-          ),
+        {
+          everyMs: 100,
+          explain: async () =>
+            JSON.stringify(
+              (await db!.query('SELECT status, stalled_reason, count(*)::int FROM withdrawals WHERE integrator_id = $1 GROUP BY 1, 2', [integratorId])).rows,
+            ),
+        },
       );
-      await waitUntil('every webhook event delivered', async () => (await events()).every((event) => delivered().has(event.id)), 60_000);
+      await until(async () => (await events()).every((event) => delivered().has(event.id)), 'every webhook event delivered', 60_000, { everyMs: 100 });
       const allEvents = await events();
       const counts = delivered();
       // A payment's block may become final during the run (on anvil, 64 blocks later): its session's

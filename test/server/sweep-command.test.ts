@@ -25,6 +25,7 @@ import { createPgliteDataDir } from '../support/pglite-template.js';
 import { BIN, ROOT, exited } from '../support/processes.js';
 import { startRpcProxy } from '../support/rpc-proxy.js';
 import { backends, call, createPostgresDatabase } from '../support/service.js';
+import { until } from '../support/wait.js';
 import { manualScanner, outgoingOf, randomAddress, readSession, startEvmFixture, waitForPayouts, type EvmFixture } from '../support/evm-service.js';
 
 describe('sweep --indexes', () => {
@@ -194,11 +195,15 @@ for (const backend of backends()) {
         });
         let stderr = '';
         child.stderr!.on('data', (chunk) => (stderr += chunk));
-        const deadline = Date.now() + 60_000;
-        while (proxy.held('eth_sendRawTransaction') === 0) {
-          assert.ok(Date.now() < deadline && child.exitCode === null, `the sweep stored its top-up and is sending it (${stderr})`);
-          await new Promise((resolve) => setTimeout(resolve, 25));
-        }
+        await until(
+          () => {
+            assert.equal(child.exitCode, null, `the sweep exited before sending its top-up (${stderr})`);
+            return proxy.held('eth_sendRawTransaction') > 0;
+          },
+          'the sweep to store its top-up and send it',
+          60_000,
+          { everyMs: 25, explain: () => stderr },
+        );
         child.kill('SIGKILL');
         await exited(child);
         proxy.release('eth_sendRawTransaction'); // lost with the process

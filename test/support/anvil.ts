@@ -32,6 +32,7 @@ import {
   TEST_TOKEN_ABI,
   type TokenOwner,
 } from '../../src/server/chain/evm/test-token.js';
+import { sleep, until } from './wait.js';
 
 /**
  * Freezes a node (SIGSTOP): it holds its port but answers nothing, like a hung node. Resolves once
@@ -41,12 +42,11 @@ import {
 export async function freeze(node: AnvilNode): Promise<() => void> {
   node.process.kill('SIGSTOP');
   const stat = `/proc/${node.pid}/task`;
-  const deadline = Date.now() + 2_000;
   if (existsSync(stat)) {
     const stopped = () => readdirSync(stat).every((task) => /\) [Tt] /.test(readFileSync(`${stat}/${task}/stat`, 'utf8')));
-    while (!stopped() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+    await until(stopped, `every thread of anvil (pid ${node.pid}) stopped`, 5_000, { everyMs: 5 });
   } else {
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await sleep(200); // no /proc to look at the threads (not Linux): the signal's moment, as a guess
   }
   return () => node.process.kill('SIGCONT');
 }
@@ -96,9 +96,10 @@ export interface TestChain {
   setTokenPaused(token: Address, paused: boolean): Promise<Hash>;
   /**
    * A token transfer from an unlocked dev account (no signing). Resolves once it is mined, or, with
-   * `{mined: false}` (for automine off), once the node has it.
+   * `{mined: false}` (for automine off), once the node has it. `heldAfterMs` (default 10 s) is how
+   * long the node may hold it unmined before it is released or a block is mined for it.
    */
-  sendToken(from: Address, token: Address, to: Address, units: bigint, options?: { mined?: boolean }): Promise<Hash>;
+  sendToken(from: Address, token: Address, to: Address, units: bigint, options?: { mined?: boolean; heldAfterMs?: number }): Promise<Hash>;
   /** Signs a token transfer from dev account `fromIndex` at `nonce` without sending it. */
   signTokenTransfer(fromIndex: number, token: Address, to: Address, units: bigint, nonce: number): Promise<Hex>;
   /** Sends native coin from an unlocked dev account. */
@@ -135,25 +136,25 @@ export async function startTestChain(options: AnvilOptions = {}): Promise<TestCh
   const wallet = (from: Address) => createWalletClient({ account: from, transport });
   const request: NodeRequest = (method, params) => client.request({ method, params } as never);
   /**
-   * Waits for `hash` to be mined. A transaction anvil holds but does not mine within 10 s (it queues
+   * Waits for `hash` to be mined. A transaction anvil holds but does not mine within `heldAfterMs` (it queues
    * one for ever now and then: see src/server/chain/evm/dev-node.ts) is released from the sender's
    * queue as the service's payouts are (the same bytes sent again), or, when none is stuck there, a
    * block is mined; the test says so on stderr, and a transaction still not mined after that fails
    * with the node's view of it.
    */
-  const minedOrReleased = async (hash: Hash, from: Address) => {
+  const minedOrReleased = async (hash: Hash, from: Address, heldAfterMs: number) => {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await client.waitForTransactionReceipt({ hash, pollingInterval: 10, timeout: 10_000 });
+        return await client.waitForTransactionReceipt({ hash, pollingInterval: 10, timeout: heldAfterMs });
       } catch (error) {
         if (!(error instanceof WaitForTransactionReceiptTimeoutError)) throw error;
         const [pool, known] = await Promise.all([request('txpool_status', []), request('eth_getTransactionByHash', [hash])]);
         const view = `node pool ${JSON.stringify(pool)}, ${known ? 'the node has it' : 'unknown to the node'}`;
-        if (attempt === 3) throw new Error(`test chain: ${hash} not mined in 30 s (${view})`, { cause: error });
+        if (attempt === 3) throw new Error(`test chain: ${hash} not mined in ${(3 * heldAfterMs) / 1000} s (${view})`, { cause: error });
         const released = await releaseQueuedOn(request, from);
         if (released === 0) await testClient.mine({ blocks: 1 });
         process.stderr.write(
-          `test chain: ${hash} not mined in 10 s (${view}): ${released ? `${released} transaction(s) released from anvil's queue` : 'a block mined'}\n`,
+          `test chain: ${hash} not mined in ${heldAfterMs / 1000} s (${view}): ${released ? `${released} transaction(s) released from anvil's queue` : 'a block mined'}\n`,
         );
       }
     }
@@ -192,7 +193,7 @@ export async function startTestChain(options: AnvilOptions = {}): Promise<TestCh
     deployFeeToken: (token) => deployFeeTestToken(owner, token),
     mint: (token, to, units) => mintTestToken(owner, token, to, units),
     setTokenPaused: (token, paused) => setTestTokenPaused(owner, token, paused),
-    async sendToken(from, token, to, units, { mined = true } = {}) {
+    async sendToken(from, token, to, units, { mined = true, heldAfterMs = 10_000 } = {}) {
       const hash = await wallet(from).writeContract({
         address: token,
         abi: TEST_TOKEN_ABI,
@@ -202,7 +203,7 @@ export async function startTestChain(options: AnvilOptions = {}): Promise<TestCh
         gas: 100_000n,
       });
       // eth_sendTransaction can answer before its block is visible to reads.
-      if (mined) await minedOrReleased(hash, from);
+      if (mined) await minedOrReleased(hash, from, heldAfterMs);
       return hash;
     },
     async signTokenTransfer(fromIndex, token, to, units, nonce) {

@@ -17,6 +17,7 @@ import { createChainScanner } from '../../src/server/service/money-in/index.js';
 import { DEPOSIT_XPUB, startTestChain, type TestChain } from './anvil.js';
 import { countRows, eventually } from './money.js';
 import { call, startTestService, type Backend, type TestService } from './service.js';
+import { sleep } from './wait.js';
 
 export interface EvmFixture {
   t: TestChain;
@@ -419,7 +420,7 @@ export async function waitForPayouts(
     async () => {
       if (await check()) return true;
       await f.t.mine(1);
-      await new Promise((resolve) => setTimeout(resolve, interval));
+      await sleep(interval); // blocks at this pace: the confirmations come as a chain's would
       return false;
     },
     options.timeoutMs ?? 20_000,

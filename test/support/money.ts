@@ -86,19 +86,8 @@ export async function countRows(db: Database, table: string, where = 'true', par
   return rows[0]!.n;
 }
 
-/**
- * Polls `check` until it returns true (or fails after `timeoutMs`). `explain`, where given, says what
- * was there instead when it fails (the state a reader of a failed run needs).
- */
-export async function eventually(check: () => Promise<boolean>, timeoutMs = 5000, what = 'condition', explain?: () => Promise<string>) {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  const state = explain ? await explain().catch((error: unknown) => `(could not be read: ${String(error)})`) : '';
-  assert.fail(`timed out waiting for ${what}${state ? `\n${state}` : ''}`);
-}
+/** The condition wait, kept here for the money tests that import it with these helpers. */
+export { eventually } from './wait.js';
 
 export interface SseEvent {
   event: string;

@@ -9,6 +9,7 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import os from 'node:os';
 import path from 'node:path';
 import { freePort } from './postgres.js';
+import { until } from './wait.js';
 
 export const PGBOUNCER = process.env.PGBOUNCER ?? '/usr/sbin/pgbouncer';
 export const HAPROXY = process.env.HAPROXY ?? '/usr/sbin/haproxy';
@@ -25,15 +26,12 @@ export function missingOpsTools(): string[] {
 
 const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
 
-/** Resolves once `check` does (polling every 50 ms), or rejects with `what` after `timeoutMs` (or when `child` exits). */
-async function until(what: string, check: () => Promise<boolean>, child: ChildProcess | undefined, log: () => string, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
+/** Resolves once `check` does (looking every 50 ms), or rejects with `what` after `timeoutMs` (or when `child` exits). */
+function upWithin(what: string, check: () => Promise<boolean>, child: ChildProcess | undefined, log: () => string, timeoutMs = 30_000): Promise<void> {
+  const exited = () => {
     if (child && child.exitCode !== null) throw new Error(`${what}: the process exited with ${child.exitCode}\n${log()}`);
-    if (await check().catch(() => false)) return;
-    if (Date.now() > deadline) throw new Error(`${what} in ${timeoutMs / 1000} s\n${log()}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  };
+  return until(async () => (exited(), check().catch(() => false)), what, timeoutMs, { everyMs: 50, explain: log });
 }
 
 /** Kills `pid` with `signal` if it still runs. */
@@ -94,7 +92,7 @@ export async function startPgBouncer(postgresPort: number): Promise<PgBouncer> {
   const child = isRoot ? spawn('runuser', ['-u', 'postgres', '--', PGBOUNCER, ini], { stdio: 'ignore' }) : spawn(PGBOUNCER, [ini], { stdio: 'ignore' });
   const log = () => (existsSync(path.join(dir, 'pgbouncer.log')) ? readFileSync(path.join(dir, 'pgbouncer.log'), 'utf8').slice(-2000) : '');
   const { default: pg } = await import('pg');
-  await until(
+  await upWithin(
     'PgBouncer answering',
     async () => {
       const client = new pg.Client({ connectionString: `postgres://postgres@127.0.0.1:${port}/postgres` });
@@ -203,7 +201,7 @@ export async function startHaproxy(servers: ReadonlyArray<{ name: string; port: 
     }
     return result;
   };
-  await until(
+  await upWithin(
     'HAProxy answering',
     async () => Object.keys(await states()).length === servers.length,
     child,
@@ -214,7 +212,7 @@ export async function startHaproxy(servers: ReadonlyArray<{ name: string; port: 
     log: () => lines.slice(-2000),
     states,
     waitFor: (name, state, timeoutMs = 30_000) =>
-      until(
+      upWithin(
         `HAProxy seeing ${name} ${state}`,
         async () => (await states())[name]?.startsWith(state) ?? false,
         child,
@@ -273,7 +271,7 @@ export async function startPrometheus(targets: readonly string[], token: string,
   child.stdout!.on('data', (chunk) => (output = (output + chunk).slice(-4000)));
   child.stderr!.on('data', (chunk) => (output = (output + chunk).slice(-4000)));
   const url = `http://127.0.0.1:${port}`;
-  await until(
+  await upWithin(
     'Prometheus ready',
     async () => (await fetch(`${url}/-/ready`)).ok,
     child,

@@ -5,6 +5,7 @@
 import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
 import path from 'node:path';
 import { freePort } from './postgres.js';
+import { until } from './wait.js';
 
 export const ROOT = path.resolve(import.meta.dirname, '..', '..');
 export const BIN = path.join(ROOT, 'bin', 'paylink.mjs');
@@ -30,17 +31,18 @@ export function readable(output: string): string {
 
 /** Resolves once `url/healthz` answers 200; rejects if `child` exits first or `timeoutMs` passes. */
 export async function waitForHealth(url: string, child: ChildProcess, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`process exited with ${child.exitCode}`);
-    try {
-      if ((await fetch(`${url}/healthz`)).ok) return;
-    } catch {
-      // Not listening yet.
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`${url} did not become healthy in ${timeoutMs / 1000} s`);
+  await until(
+    async () => {
+      if (child.exitCode !== null) throw new Error(`process exited with ${child.exitCode}`);
+      return fetch(`${url}/healthz`).then(
+        (response) => response.ok,
+        () => false, // not listening yet
+      );
+    },
+    `${url} to become healthy`,
+    timeoutMs,
+    { everyMs: 100 },
+  );
 }
 
 /** True while process `pid` runs (on this host). */

@@ -31,6 +31,12 @@ export interface RpcProxy {
   held(method: string): number;
   /** Hashes of the raw transactions forwarded to the node, in order (repeats included). */
   readonly forwardedTransactions: string[];
+  /**
+   * Requests that met a fault, by fault: answered HTTP 500 in `error` mode, left unanswered in `hang`
+   * mode, or not answered because the node behind was gone. What a test waits on to know the service
+   * has run into the fault it staged.
+   */
+  readonly faults: { error: number; hang: number; unreachable: number };
   /** From now on, answers an `eth_getLogs` spanning more than `maxRange` blocks with `refusal` (null: forwards all). */
   refuseLogs(refusal: LogRefusal | null, maxRange?: number): void;
   /** How many `eth_getLogs` were refused, and answered. */
@@ -85,6 +91,7 @@ export async function startRpcProxy(target: string): Promise<RpcProxy> {
   const holding = new Set<string>();
   const heldRequests = new Map<string, ServerResponse[]>();
   const forwardedTransactions: string[] = [];
+  const faults = { error: 0, hang: 0, unreachable: 0 };
   const sockets = new Set<Socket>();
   let logRule: { refusal: LogRefusal; maxRange: number } | null = null;
   const logs = { refused: 0, answered: 0 };
@@ -101,8 +108,12 @@ export async function startRpcProxy(target: string): Promise<RpcProxy> {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const body = Buffer.concat(chunks).toString('utf8');
-    if (mode === 'hang') return; // never answered; the socket is destroyed on close
+    if (mode === 'hang') {
+      faults.hang++;
+      return; // never answered; the socket is destroyed on close
+    }
     if (mode === 'error') {
+      faults.error++;
       res.writeHead(500, { 'content-type': 'text/plain' }).end('node failing');
       return;
     }
@@ -170,6 +181,7 @@ export async function startRpcProxy(target: string): Promise<RpcProxy> {
       const answer = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
       res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' }).end(await answer.text());
     } catch {
+      faults.unreachable++;
       res.socket?.destroy();
     }
   };
@@ -310,6 +322,7 @@ export async function startRpcProxy(target: string): Promise<RpcProxy> {
     },
     held: (method) => heldRequests.get(method)?.length ?? 0,
     forwardedTransactions,
+    faults,
     refuseLogs(refusal, maxRange = 0) {
       logRule = refusal ? { refusal, maxRange } : null;
       logs.refused = 0;

@@ -3,7 +3,8 @@
  * on `CHILD_DATABASE_URL` (PostgreSQL) or `CHILD_DATA_DIR` (PGlite), sandbox chain, with its webhook
  * worker (`CHILD_WEBHOOK_WORKER=0` to run without one), a lease of `CHILD_LEASE_MS` and an answer timeout
  * of `CHILD_TIMEOUT_MS`. Prints
- * `ready <url>` once listening; the test kills it with SIGKILL.
+ * `ready <url>` once listening; the test kills it with SIGKILL, or stops it with SIGTERM: then it
+ * closes the service (its worker waits for the attempts in flight) and exits 0.
  */
 import { startService } from '../../src/server/service/serve.js';
 
@@ -21,4 +22,5 @@ const service = await startService({
     retryBaseMs: 50,
   },
 });
+process.once('SIGTERM', () => void service.close().then(() => process.exit(0)));
 process.stdout.write(`ready ${service.url}\n`);

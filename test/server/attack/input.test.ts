@@ -5,13 +5,14 @@
  * log says what failed with a code and the request id, never what the request carried.
  */
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
 import { after, before, describe, it } from 'node:test';
 import { MAX_AMOUNT } from '../../../src/core/rules/limits.js';
 import { createSandboxChain } from '../../../src/server/chain/sandbox/index.js';
 import type { Database } from '../../../src/server/db/index.js';
 import { createLogger } from '../../../src/server/log.js';
 import { createApp } from '../../../src/server/service/app.js';
-import { rawConnection, sleep } from '../../support/attack.js';
+import { rawConnection, until } from '../../support/attack.js';
 import { fund, GOOD_ADDRESS } from '../../support/money.js';
 import { call, donationLinkBody, standardLinkBody, startTestService, type TestService } from '../../support/service.js';
 
@@ -258,14 +259,15 @@ describe('bad input (pglite)', () => {
     };
     for (const [framing, rest] of Object.entries(framings)) {
       lines.length = 0;
+      const arrived = once(t.service.server, 'request');
       const upload = rawConnection(
         t.url,
         '127.0.0.1',
         `POST /v1/checkout/${slug}/sessions HTTP/1.1\r\nHost: x\r\nX-Request-Id: upload-${framing}\r\nContent-Type: application/json\r\n${rest}`,
       );
-      await sleep(200);
+      await arrived; // its headers are read: the service is reading its body
       upload.socket.destroy();
-      await sleep(300);
+      await until(() => lines.length > 0, `${framing}: the aborted upload's log line`);
       assert.equal(lines.length, 1, `${framing}: ${lines.join('\n')}`);
       const line = JSON.parse(lines[0]!);
       assert.equal(line.code, 'body_aborted', framing);

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { backends, call, callFrom, standardLinkBody, startTestService, type ApiResponse, type TestService } from '../../support/service.js';
-import { openEventStreamFrom, parseRawAnswer, rawConnection, sleep, until } from '../../support/attack.js';
+import { openEventStreamFrom, parseRawAnswer, rawConnection, until } from '../../support/attack.js';
 
 const ATTACKER = '127.0.0.2';
 const CUSTOMER = '127.0.0.1';
@@ -67,13 +67,14 @@ describe('slow requests (pglite)', () => {
     const { key } = await t.newKey();
     const link = await linkOf(t, key);
     const id = await sessionOf(t, link.slug);
+    const opened = Date.now();
     const stream = await openEventStreamFrom(t.url, `/v1/checkout/sessions/${id}/events`);
     try {
       assert.equal(stream.status, 200);
       assert.equal((await stream.next()).status, 'awaiting_payment');
-      await sleep(1200);
+      // Time must pass here: the stream has to outlive the body timeout (800 ms), hearing heartbeats meanwhile.
+      await until(() => stream.ended || (Date.now() - opened > 1_000 && stream.heartbeats >= 3), 'three heartbeats, past the body timeout', 10_000);
       assert.equal(stream.ended, false, 'the stream is still open past the body timeout');
-      assert.ok(stream.heartbeats >= 3, `heartbeats kept coming: ${stream.heartbeats}`);
       const paid = await call(t.url, 'POST', `/v1/checkout/sessions/${id}/simulate-payment`, { body: {} });
       assert.equal(paid.status, 200);
       assert.equal((await stream.next()).status, 'paid');
@@ -90,9 +91,9 @@ describe('slow requests (pglite)', () => {
     try {
       for (const stream of streams) await stream.next();
       const reads = t.service.sessionEvents.reads;
-      await sleep(800);
-      const beats = Math.min(...streams.map((stream) => stream.heartbeats));
-      assert.ok(beats >= 2, `every stream had heartbeats: ${streams.map((stream) => stream.heartbeats)}`);
+      await until(() => streams.every((stream) => stream.heartbeats >= 2), 'two heartbeats on every stream', 10_000, {
+        explain: () => streams.map((stream) => stream.heartbeats).join(' '),
+      });
       assert.ok(
         t.service.sessionEvents.reads - reads <= Math.max(...streams.map((stream) => stream.heartbeats)) + 1,
         'one read per heartbeat, not one per stream',
@@ -154,10 +155,13 @@ describe('connections per client and in total (pglite)', () => {
     // Connections of the earlier calls may still be closing on the server's side: start from none.
     await until(() => t.service.openConnections === 0, 'earlier connections to close');
     const base = 0;
+    let requests = 0;
+    const counted = () => requests++;
+    t.service.server.on('request', counted);
     const inFlight = [slowFrom('198.51.100.7'), slowFrom('198.51.100.7')];
     try {
       await until(() => t.service.openConnections === base + 2, 'the two requests in flight');
-      await sleep(150); // their headers parsed
+      await until(() => requests === 2, 'their headers parsed');
       const third = await callFrom(PROXY, t.url, 'GET', '/healthz', { headers: { 'x-forwarded-for': '198.51.100.7' } });
       assert.equal(third.status, 503, 'the forwarded client has its two requests in flight');
       assert.equal(third.body.code, 'too_many_connections');
@@ -176,6 +180,7 @@ describe('connections per client and in total (pglite)', () => {
       for (const connection of untrusted) connection.socket.destroy();
       await Promise.all(untrusted.map((connection) => connection.closed));
     } finally {
+      t.service.server.off('request', counted);
       for (const connection of inFlight) connection.socket.destroy();
     }
   });
@@ -238,10 +243,13 @@ describe('event streams per client and in total (pglite)', () => {
       for (const stream of open) assert.equal((await stream.next()).status, 'paid', 'every admitted stream still hears the payment');
       // A paid session's streams end, which frees their slots.
       await until(() => open.every((stream) => stream.ended), "the paid session's streams to end");
-      await sleep(50); // the server's side of the close
-      const again = await openEventStreamFrom(t.url, path, '127.0.0.4');
-      assert.equal(again.status, 200);
-      again.close();
+      // The server frees their slots once it has closed its side too: a new stream is admitted soon after.
+      await until(async () => {
+        const again = await openEventStreamFrom(t.url, path, '127.0.0.4');
+        again.close();
+        assert.ok(again.status === 200 || again.status === 503, `a new stream: ${again.status}`);
+        return again.status === 200;
+      }, 'a slot freed by the ended streams');
     } finally {
       for (const stream of open) stream.close();
     }

@@ -10,7 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import { createLogger } from '../../../src/server/log.js';
 import { createPaylinkProxy, type PaylinkProxyOptions } from '../../../src/server/proxy/index.js';
 import { ProxyConfigError, proxyOptionsFromEnv, startProxyServer, type RunningProxy } from '../../../src/server/proxy/command.js';
-import { parseRawAnswer, rawConnection, sleep } from '../../support/attack.js';
+import { parseRawAnswer, rawConnection, until } from '../../support/attack.js';
 import { callFrom, call, standardLinkBody, startTestService, type TestService } from '../../support/service.js';
 
 const API_KEY = 'pl_sk_attack_proxy_test_key_0123456789abcdef';
@@ -41,6 +41,10 @@ function proxyWith(captured: Request[], overrides: Partial<PaylinkProxyOptions> 
     ...overrides,
   });
 }
+
+/** The connections `proxy`'s server holds open now. */
+const connections = (proxy: RunningProxy) =>
+  new Promise<number>((resolve, reject) => proxy.server.getConnections((error, count) => (error ? reject(error) : resolve(count))));
 
 const send = (handler: ReturnType<typeof createPaylinkProxy>, path: string, init: RequestInit = {}, clientIp = '203.0.113.10') =>
   handler(new Request(`http://merchant.test${path}`, init), { clientIp });
@@ -102,8 +106,13 @@ describe('the proxy handler', () => {
       assert.equal((await reader.read()).done, false, 'still streaming');
       await reader.cancel();
     }
-    await sleep(10);
-    assert.equal((await send(proxy, path, {}, '203.0.113.3')).status, 200, 'cancelled streams free their slots');
+    // A cancelled stream gives its slot back as its cancel is passed upstream: a new stream is taken soon after.
+    await until(async () => {
+      const next = await send(proxy, path, {}, '203.0.113.3');
+      await next.body?.cancel();
+      assert.ok(next.status === 200 || next.status === 503, `a new stream: ${next.status}`);
+      return next.status === 200;
+    }, 'cancelled streams to free their slots');
   });
 
   test('an authorize hook that throws is a 500 in the one shape and one log line with its code and request id, never the request', async () => {
@@ -158,7 +167,7 @@ describe('paylink proxy server limits', () => {
     try {
       const slow = rawConnection(proxy.url, '127.0.0.2', 'GET /paylink/checkout/x HTTP/1.1\r\nHost: x\r\n');
       const held = [rawConnection(proxy.url, '127.0.0.2'), rawConnection(proxy.url, '127.0.0.2')];
-      await sleep(100);
+      await until(async () => (await connections(proxy)) === 3, 'the server to hold three connections');
       const refused = await rawConnection(proxy.url, '127.0.0.2', 'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n').closed;
       const answer = parseRawAnswer(refused.data);
       assert.equal(answer.status, 503);

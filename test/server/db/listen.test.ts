@@ -14,6 +14,7 @@ import { startService } from '../../../src/server/service/serve.js';
 import { createUsdLink, openEventStream, startSession } from '../../support/money.js';
 import { missingOpsTools, startPgBouncer, type PgBouncer } from '../../support/ops-stack.js';
 import { call, createPostgresDatabase } from '../../support/service.js';
+import { until } from '../../support/wait.js';
 
 const serverUrl = process.env.PAYLINK_TEST_DATABASE_URL;
 const noBouncer = missingOpsTools().includes('pgbouncer');
@@ -47,8 +48,7 @@ describe('LISTEN through a pooler in transaction mode', { skip }, () => {
       const heard: string[] = [];
       const unlisten = await beside.listen('paylink_test_channel', (payload) => heard.push(payload));
       await bounced.transaction((tx) => tx.query("SELECT pg_notify('paylink_test_channel', 'hello')"));
-      const deadline = Date.now() + 10_000;
-      while (!heard.includes('hello') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      await until(() => heard.length > 0, 'the notification', 10_000);
       assert.deepEqual(heard, ['hello']);
       await unlisten();
 
@@ -59,9 +59,7 @@ describe('LISTEN through a pooler in transaction mode', { skip }, () => {
         () => {},
         () => resyncs++,
       );
-      const until = Date.now() + 10_000;
-      while (resyncs < 2 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
-      assert.ok(resyncs >= 2, 'polled');
+      await until(() => resyncs >= 2, 'two polls', 10_000);
       await stop();
     } finally {
       await Promise.all([direct.close(), bounced.close(), beside.close()]);

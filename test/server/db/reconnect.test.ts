@@ -9,6 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { createUsdLink, eventually, openEventStream, startSession } from '../../support/money.js';
 import { call, openTestDatabase, startTestService, type TestService } from '../../support/service.js';
+import { until } from '../../support/wait.js';
 
 const hasPostgres = Boolean(process.env.PAYLINK_TEST_DATABASE_URL);
 
@@ -97,9 +98,10 @@ describe('dropped PostgreSQL connections (postgres)', { skip: hasPostgres ? fals
       const paused = new Promise<void>((resolve) => (resume = resolve));
       let started!: () => void;
       const inside = new Promise<void>((resolve) => (started = resolve));
+      let backend = 0;
       const running = database.db
         .transaction(async (tx) => {
-          await tx.query('SELECT 1');
+          backend = (await tx.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
           started();
           await paused; // idle in transaction: no query to hand the error to, only the 'error' event
           await tx.query('SELECT 2');
@@ -109,8 +111,19 @@ describe('dropped PostgreSQL connections (postgres)', { skip: hasPostgres ? fals
           (error: unknown) => error,
         );
       await inside;
-      assert.ok((await killOtherBackends(database.url!)) >= 1);
-      await new Promise((resolve) => setTimeout(resolve, 200)); // the 'error' event arrives meanwhile
+      // The transaction's connection reports its end by an 'error' event while the transaction is idle.
+      let errored = false;
+      const emit = pg.Client.prototype.emit;
+      pg.Client.prototype.emit = function (this: pg.Client & { processID: number | null }, name: string | symbol, ...args: unknown[]) {
+        if (name === 'error' && this.processID === backend) errored = true;
+        return emit.call(this, name, ...args);
+      };
+      try {
+        assert.ok((await killOtherBackends(database.url!)) >= 1);
+        await until(() => errored, "the transaction's connection to report its end");
+      } finally {
+        pg.Client.prototype.emit = emit;
+      }
       resume();
       assert.ok((await running) instanceof Error, 'the transaction should reject');
       // Committing work still works on a fresh connection.

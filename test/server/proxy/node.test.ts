@@ -7,6 +7,7 @@ import http, { createServer, type IncomingMessage, type Server, type ServerRespo
 import { describe, test } from 'node:test';
 import { createFetchUpstream, createNodeUpstream, createPaylinkProxy, toNodeHandler, type PaylinkProxyOptions } from '../../../src/server/proxy/index.js';
 import { closeServer, listen } from '../../support/http-server.js';
+import { sleep } from '../../support/wait.js';
 
 const API_KEY = 'pl_sk_node_test_key_0123456789abcdef';
 const ADMIN = { authorization: 'Bearer admin-token-node-0123456789abcdef0123' };
@@ -214,11 +215,13 @@ describe('createNodeUpstream', () => {
   test('an event stream flows through live and is cut upstream when the client goes', { timeout: 10_000 }, async () => {
     let upstreamClosed!: () => void;
     const closed = new Promise<void>((resolve) => (upstreamClosed = resolve));
+    let upstream: ServerResponse | undefined;
     const events = createServer((req, res) => {
       assert.equal(req.headers.accept, 'text/event-stream');
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       res.write('event: status\ndata: {"status":"awaiting_payment"}\n\n');
       res.on('close', upstreamClosed);
+      upstream = res;
     });
     const eventsUrl = await listen(events);
     const server = createServer(toNodeHandler(proxyFor(createNodeUpstream(eventsUrl), { timeoutMs: 100 })));
@@ -230,7 +233,9 @@ describe('createNodeUpstream', () => {
       assert.equal(response.headers.get('x-accel-buffering'), 'no');
       const reader = response.body!.getReader();
       assert.match(new TextDecoder().decode((await reader.read()).value), /awaiting_payment/);
-      await new Promise((resolve) => setTimeout(resolve, 200)); // past timeoutMs: a stream is not timed out
+      await sleep(200); // time must pass: past the proxy's timeoutMs (100 ms), which a stream is not held to
+      upstream!.write('event: status\ndata: {"status":"paid"}\n\n');
+      assert.match(new TextDecoder().decode((await reader.read()).value), /paid/, 'the stream still flows');
       controller.abort();
       await closed;
     } finally {

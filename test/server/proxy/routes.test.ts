@@ -6,10 +6,10 @@
  */
 import assert from 'node:assert/strict';
 import { createServer, request as httpRequest, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { describe, test } from 'node:test';
 import { createPaylinkProxy, toNodeHandler, type PaylinkProxyOptions } from '../../../src/server/proxy/index.js';
 import { compilePath, createRouter, PROXY_AREAS } from '../../../src/server/proxy/routes.js';
+import { closeServer, listen } from '../../support/http-server.js';
 
 const API_KEY = 'pl_sk_routes_test_key_0123456789abcdef';
 const ADMIN = { authorization: 'Bearer admin-token-routes-0123456789abcdef0123' };
@@ -314,9 +314,8 @@ describe('basePath/dist/<file>: the script-tag bundles', () => {
   test('through node:http the bytes go out as the bundle server made them', async () => {
     const fake = fakeBundles();
     const server: Server = createServer(toNodeHandler(proxyWith({ bundles: fake.bundles })));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = new URL(await listen(server));
     try {
-      const { port } = server.address() as AddressInfo;
       // node:http, not fetch: fetch would try to gunzip the fake's "gzip" bytes.
       const answer = await new Promise<{ status: number; headers: Record<string, unknown>; body: string }>((resolve, reject) => {
         const request = httpRequest(
@@ -337,8 +336,7 @@ describe('basePath/dist/<file>: the script-tag bundles', () => {
       assert.equal(answer.headers['content-length'], String('BUNDLE BYTES'.length));
       assert.equal(fake.calls[0]!.request.headers.get('accept-encoding'), 'gzip');
     } finally {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await closeServer(server);
     }
   });
 });

@@ -10,6 +10,7 @@ import { anvilBinary, AnvilNotInstalledError, AnvilStartError, startAnvil } from
 import { TEST_TOKEN_ABI, TEST_TOKEN_ARTIFACT } from '../../../../src/server/chain/evm/test-token.js';
 import { startTestChain } from '../../../support/anvil.js';
 import { rpc } from '../../../support/json-rpc.js';
+import { until } from '../../../support/wait.js';
 
 const alive = (pid: number) => {
   try {
@@ -28,15 +29,9 @@ describe('anvil', () => {
       assert.equal(await rpc(node.url, 'eth_blockNumber'), '0x0');
       const [from, to] = (await rpc(node.url, 'eth_accounts')) as string[];
       const hash = await rpc(node.url, 'eth_sendTransaction', [{ from, to, value: '0x1' }]);
-      const receipt = async () => {
-        for (let i = 0; i < 200; i++) {
-          const found = (await rpc(node.url, 'eth_getTransactionReceipt', [hash])) as { blockNumber: string } | null;
-          if (found) return found;
-          await new Promise((resolve) => setTimeout(resolve, 10));
-        }
-        return null;
-      };
-      assert.equal((await receipt())?.blockNumber, '0x1', 'mined at once, in a block of its own');
+      let receipt: { blockNumber: string } | null = null;
+      await until(async () => (receipt = await rpc(node.url, 'eth_getTransactionReceipt', [hash])) !== null, 'the receipt');
+      assert.equal(receipt!.blockNumber, '0x1', 'mined at once, in a block of its own');
       assert.equal(await rpc(node.url, 'eth_blockNumber'), '0x1');
     } finally {
       await node.stop();
@@ -71,12 +66,13 @@ describe('anvil', () => {
   it('mines on a fractional block time', async () => {
     const node = await startAnvil({ blockTime: 0.2 });
     try {
+      // Five blocks take 0.8 to 1 s at 0.2 s a block; a block time rounded to 1 s would take 4 s or more.
+      const blocks = 5;
       const start = Number(await rpc(node.url, 'eth_blockNumber'));
       const startedAt = performance.now();
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
-      const mined = Number(await rpc(node.url, 'eth_blockNumber')) - start;
-      const expected = (performance.now() - startedAt) / 200;
-      assert.ok(mined >= 2 && Math.abs(mined - expected) <= 2, `${mined} blocks where ${expected.toFixed(1)} were due at 0.2 s per block`);
+      await until(async () => Number(await rpc(node.url, 'eth_blockNumber')) >= start + blocks, `${blocks} blocks`, 10_000, { everyMs: 20 });
+      const took = performance.now() - startedAt;
+      assert.ok(took >= (blocks - 1) * 200 - 50 && took < (blocks - 1) * 1000, `${blocks} blocks in ${took.toFixed(0)} ms at 0.2 s a block`);
     } finally {
       await node.stop();
     }

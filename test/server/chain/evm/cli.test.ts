@@ -18,6 +18,7 @@ import { createPgliteDataDir } from '../../../support/pglite-template.js';
 import { BIN, ROOT, exited, readable, waitForHealth } from '../../../support/processes.js';
 import { call } from '../../../support/service.js';
 import { freePort } from '../../../support/postgres.js';
+import { until } from '../../../support/wait.js';
 
 describe('paylink serve --chain evm, paylink sweep', () => {
   let t: TestChain;
@@ -74,11 +75,15 @@ describe('paylink serve --chain evm, paylink sweep', () => {
     child.stderr!.on('data', (chunk) => (stderr += chunk));
     let node: Awaited<ReturnType<typeof startAnvil>> | undefined;
     try {
-      const deadline = Date.now() + 30_000;
-      while (!/waiting for the EVM node/.test(stderr)) {
-        assert.ok(Date.now() < deadline && child.exitCode === null, `serve says it waits for the node (${stderr})`);
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+      await until(
+        () => {
+          assert.equal(child.exitCode, null, `serve exited instead of waiting for the node (${stderr})`);
+          return /waiting for the EVM node/.test(stderr);
+        },
+        'serve to say it waits for the node',
+        30_000,
+        { everyMs: 50, explain: () => stderr },
+      );
       // The node comes up (a fresh chain: the token is deployed again, at the same address).
       node = await startAnvil({ port: nodePort });
       const { deployTestToken } = await import('../../../../src/server/chain/evm/test-token.js');

@@ -35,7 +35,8 @@ async function strand(f: EvmFixture, hot: Address, next: number, send: () => Pro
   await send();
   assert.deepEqual(await queuedNonces(f, hot), [next + 1], 'queued behind the gap');
   await rpc(f, 'anvil_setNonce', [hot, `0x${(next + 1).toString(16)}`]);
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  // A block mined since: the node had its chance to take the transaction, and left it queued.
+  await f.t.mine(1);
   assert.equal(await f.t.client.getTransactionCount({ address: hot }), next + 1, 'nothing mined: the nonce is only set');
   assert.deepEqual(await queuedNonces(f, hot), [next + 1], 'still queued, although its nonce is the next: stuck');
 }
@@ -121,11 +122,12 @@ describe('a transaction anvil queues for ever', () => {
     assert.equal(await f.t.client.getTransactionCount({ address: hot }), next + 2);
   });
 
-  it("the test chain's own transfer that the node holds but does not mine: after 10 s a block is mined for it", async () => {
+  it("the test chain's own transfer that the node holds but does not mine: after a while a block is mined for it", async () => {
     const to = randomAddress();
     await f.t.setAutomine(false); // the node keeps what it is sent
     try {
-      await f.t.sendToken(f.payers[1]!, f.usdt, to, 2n);
+      // Held past its wait (shortened from the 10 s every other transfer gets): a block is mined for it.
+      await f.t.sendToken(f.payers[1]!, f.usdt, to, 2n, { heldAfterMs: 300 });
     } finally {
       await f.t.setAutomine(true);
     }

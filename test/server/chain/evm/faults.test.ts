@@ -17,6 +17,8 @@ import { connectEvmChain } from '../../../../src/server/chain/evm/connect.js';
 import { EvmChainError, isRetryableChainError } from '../../../../src/server/chain/evm/errors.js';
 import { createEvmRpc } from '../../../../src/server/chain/evm/rpc.js';
 import { freeze, startTestChain, type TestChain } from '../../../support/anvil.js';
+import { closeServer, listen } from '../../../support/http-server.js';
+import { until } from '../../../support/wait.js';
 
 const FAST = { timeoutMs: 400, retries: 1, retryDelayMs: 20 };
 /**
@@ -49,14 +51,13 @@ async function fakeNode(handler: (body: { method: string; params: unknown[]; id:
       handler(JSON.parse(raw), res, req);
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
+  const url = await listen(server);
   return {
-    url: `http://127.0.0.1:${port}/v1/secret-provider-key`,
+    url: `${url}/v1/secret-provider-key`,
     get requests() {
       return requests;
     },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () => closeServer(server),
   };
 }
 
@@ -244,12 +245,8 @@ describe('EVM node faults', () => {
       const restarted = await startAnvil({ port: node.port });
       try {
         // The socket reconnects in the background; the first calls after a restart may still fail.
-        const deadline = Date.now() + 10_000;
         let latest: number | undefined;
-        while (latest === undefined && Date.now() < deadline) {
-          latest = await ws.latestBlock().catch(() => undefined);
-          if (latest === undefined) await new Promise((resolve) => setTimeout(resolve, 100));
-        }
+        await until(async () => (latest = await ws.latestBlock().catch(() => undefined)) !== undefined, 'the socket to answer again', 10_000, { everyMs: 100 });
         assert.equal(latest, 0);
       } finally {
         await restarted.stop();

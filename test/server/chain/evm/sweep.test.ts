@@ -45,6 +45,19 @@ describe('sweep', () => {
   const sweep = (options: Partial<Parameters<typeof sweepDeposits>[0]> = {}) =>
     sweepDeposits({ chain, mnemonic: DEPOSIT_MNEMONIC, indexes, pollMs: 10, waitTimeoutMs: 20_000, ...options });
 
+  /** A sweep, and the moment it says it waits for `reason` (what an earlier run left in flight). */
+  const sweepWaiting = (options: Partial<Parameters<typeof sweepDeposits>[0]>, reason: string) => {
+    let saw!: () => void;
+    const waits = new Promise<boolean>((resolve) => (saw = () => resolve(true)));
+    const report = sweep({ ...options, onProgress: (event) => event.type === 'waiting' && event.reason === reason && saw() });
+    // False when the sweep ends (or fails) without having waited.
+    const ended = report.then(
+      () => false,
+      () => false,
+    );
+    return { waiting: Promise.race([waits, ended]).then((waited) => assert.ok(waited, `the sweep waits: ${reason}`)), report };
+  };
+
   it('empties every deposit address that holds tokens into the hot wallet, topping up gas; a second run does nothing', async () => {
     const [a, b, c, empty] = indexes.map((i) => chain.depositAddress(i)) as [Address, Address, Address, Address];
     await t.mint(usdt, a, 25n * E18 + 1n);
@@ -137,11 +150,11 @@ describe('sweep', () => {
         nonce: 0,
       });
       assert.equal((await chain.broadcast(inFlight.rawTransaction)).outcome, 'sent');
-      const running = sweep({ indexes: [index] });
-      await new Promise((resolve) => setTimeout(resolve, 150));
+      const running = sweepWaiting({ indexes: [index] }, 'a transfer of an earlier run is still pending');
+      await running.waiting;
       await t.mine(1);
       await t.setAutomine(true);
-      report = await running;
+      report = await running.report;
       assert.equal((await chain.receipt(inFlight.txHash)).status, 'success');
     } finally {
       await t.setAutomine(true);
@@ -161,11 +174,11 @@ describe('sweep', () => {
     try {
       await sendGasFromHotWallet(chain, address, E18 / 10n);
       hotNonceAfterTopUp = await chain.pendingNonce();
-      const running = sweep({ indexes: [index] });
-      await new Promise((resolve) => setTimeout(resolve, 150));
+      const running = sweepWaiting({ indexes: [index] }, 'a gas top-up is still pending');
+      await running.waiting;
       await t.mine(1);
       await t.setAutomine(true);
-      report = await running;
+      report = await running.report;
     } finally {
       await t.setAutomine(true);
     }

@@ -13,7 +13,16 @@ import { createPaylinkClient, PaylinkConflictError, PaylinkGoneError, PaylinkNot
 import { createPaylinkProxy } from '../../../../src/server/proxy/index.js';
 import { expireDueOrders } from '../../../../src/server/service/orders/index.js';
 import { expireDueSessions } from '../../../../src/server/service/sessions/index.js';
-import { assertLedgerMatches, balanceOf, countRows, createUsdLink, createUsdOrder, startOrderSession, startSession } from '../../../support/money.js';
+import {
+  assertLedgerMatches,
+  balanceOf,
+  countRows,
+  createUsdLink,
+  createUsdOrder,
+  eventually,
+  startOrderSession,
+  startSession,
+} from '../../../support/money.js';
 import { backends, call, startTestService, type TestService } from '../../../support/service.js';
 import { startReceiver, type Receiver } from '../../../support/webhook-receiver.js';
 
@@ -393,7 +402,14 @@ for (const backend of backends()) {
           assert.deepEqual(again, paidOrder, 'still paid once, by the first session');
 
           await merchant.receiver.waitFor(4);
-          await new Promise((resolve) => setTimeout(resolve, 200));
+          // Four deliveries were written, none is pending, and a round of the worker sends nothing more.
+          const deliveries = (where: string) =>
+            countRows(t.db, 'webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id', `e.integrator_id = $1 AND ${where}`, [
+              merchant.integratorId,
+            ]);
+          await eventually(async () => (await deliveries("d.status = 'pending'")) === 0, 10_000, 'every delivery recorded');
+          assert.equal(await deliveries('true'), 4, 'one delivery per event');
+          await t.service.webhookWorker!.runOnce();
           const events = deliveriesOf(merchant.receiver);
           const types = events.map((event) => event.type).sort();
           assert.deepEqual(types, ['checkout.session.expired', 'checkout.session.paid', 'order.paid', 'payment.late']);

@@ -15,6 +15,7 @@ import { createPayoutsAhead, processPayouts } from '../../../../src/server/servi
 import { startService } from '../../../../src/server/service/serve.js';
 import { assertLedgerMatches, countRows } from '../../../support/money.js';
 import { backends, call, type TestService } from '../../../support/service.js';
+import { sleep } from '../../../support/wait.js';
 import {
   COSTLIEST_AMOUNT,
   costliestAddress,
@@ -151,7 +152,7 @@ for (const backend of backends()) {
         const failed = await recordMany(2);
         const ahead = createPayoutsAhead({ db: t.db, chain }, { ttlMs: 200 });
         ahead.anticipate(await requestsOf(old.ids));
-        await new Promise((resolve) => setTimeout(resolve, 300));
+        await sleep(300); // the preparations' 200 ms run out (their age is read from the process's clock)
         // The node does not answer the second preparation.
         spy.beforePrepare = async () => {
           spy.beforePrepare = null;

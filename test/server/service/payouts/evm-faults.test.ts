@@ -32,6 +32,7 @@ import { freePort } from '../../../support/postgres.js';
 import { backends, call, createPostgresDatabase } from '../../../support/service.js';
 import { creditDirectly, outgoingOf, randomAddress, readSession, startEvmFixture, type EvmFixture } from '../../../support/evm-service.js';
 import { startRpcProxy, type RpcProxy } from '../../../support/rpc-proxy.js';
+import { until } from '../../../support/wait.js';
 
 const tokenUnits = (f: EvmFixture, address: string, token = f.usdt) =>
   f.t.client.readContract({ address: token, abi: TEST_TOKEN_ABI, functionName: 'balanceOf', args: [address as Address] });
@@ -123,12 +124,15 @@ for (const backend of backends()) {
         proxy.hold('eth_sendRawTransaction');
         const first = await serve();
         let signed: Array<string | null> = [];
-        const deadline = Date.now() + 30_000;
-        while (!(signed.every(Boolean) && signed.length === 3 && proxy.held('eth_sendRawTransaction') > 0)) {
-          assert.ok(Date.now() < deadline, 'the payouts were signed, stored and on their way to the node');
-          signed = await hashes();
-          await new Promise((resolve) => setTimeout(resolve, 25));
-        }
+        await until(
+          async () => {
+            signed = await hashes();
+            return signed.every(Boolean) && signed.length === 3 && proxy.held('eth_sendRawTransaction') > 0;
+          },
+          'the payouts signed, stored and on their way to the node',
+          30_000,
+          { everyMs: 25, explain: () => `hashes ${JSON.stringify(signed)}, ${proxy.held('eth_sendRawTransaction')} held` },
+        );
         first.kill('SIGKILL');
         await exited(first);
         proxy.release('eth_sendRawTransaction'); // what it was sending is lost with it
@@ -136,16 +140,17 @@ for (const backend of backends()) {
         assert.deepEqual(proxy.forwardedTransactions, []);
 
         const second = await serve();
-        const until = Date.now() + 30_000;
-        while (
-          !(await Promise.all(ids.map(async (id) => (await call(url, 'GET', `/v1/withdrawal/${id}`, { key })).body.status))).every(
-            (status) => status === 'success',
-          )
-        ) {
-          assert.ok(Date.now() < until, 'the withdrawals succeeded after the restart');
-          await f.t.mine(1);
-          await new Promise((resolve) => setTimeout(resolve, 50));
-        }
+        const statuses = () => Promise.all(ids.map(async (id) => (await call(url, 'GET', `/v1/withdrawal/${id}`, { key })).body.status as string));
+        await until(
+          async () => {
+            if ((await statuses()).every((status) => status === 'success')) return true;
+            await f.t.mine(1); // a block for their confirmations
+            return false;
+          },
+          'the withdrawals to succeed after the restart',
+          30_000,
+          { everyMs: 50, explain: async () => JSON.stringify(await statuses()) },
+        );
         assert.deepEqual(await hashes(), signed, 'the transactions signed before the kill are the ones that paid');
         assert.deepEqual(new Set(proxy.forwardedTransactions), new Set(signed), 'only those transactions ever reached the node');
         assert.equal(await f.t.client.getTransactionCount({ address: hot }), nonceBefore + 3);
@@ -210,6 +215,12 @@ for (const backend of backends()) {
           }
         };
         const pay = (i: number, amount: string, payer = i % 3) => f.pay(sessions[i]!.payAddress, 'USDT', amount, f.payers[payer]!);
+        /** Resolves once the service has run into the staged fault `count` times since `from` (its count before the fault). */
+        const metFault = (fault: keyof RpcProxy['faults'], from: number, count: number) =>
+          until(() => proxy.faults[fault] >= from + count, `the service to meet the node's ${fault} ${count} times`, 20_000, {
+            explain: () => JSON.stringify(proxy.faults),
+          });
+        const logged = (code: string) => lines.some((line) => (JSON.parse(line) as { code: string }).code === code);
 
         // Calm: two payments (one in two parts), one withdrawal.
         await pay(0, '5');
@@ -219,26 +230,30 @@ for (const backend of backends()) {
         await f.t.mine(3);
 
         // The node answers HTTP 500: payments keep arriving on chain (customers use other nodes).
+        const errors = proxy.faults.error;
         await proxy.setMode('error');
         await pay(2, '5');
         await pay(3, '5');
         await withdraw('4');
-        await new Promise((resolve) => setTimeout(resolve, 600));
+        await metFault('error', errors, 5);
+        await until(() => logged('scanner_node_unavailable'), 'the scanner to say the node stopped answering');
         await stillServing('node answering errors');
 
         // The node hangs (no answer at all).
+        const hung = proxy.faults.hang;
         await proxy.setMode('hang');
         await pay(4, '5');
-        await new Promise((resolve) => setTimeout(resolve, 800));
+        await metFault('hang', hung, 3);
         await stillServing('node hung');
         assert.ok(['awaiting_payment', 'confirming'].includes((await readSession(service.url, sessions[4]!.id)).status));
 
         // The node is stopped and restarted with its chain; meanwhile the service has no node at all.
         await proxy.setMode('pass');
         await pay(5, '5');
+        const unreachable = proxy.faults.unreachable;
         await node.stop();
         await withdraw('5');
-        await new Promise((resolve) => setTimeout(resolve, 600));
+        await metFault('unreachable', unreachable, 5);
         await stillServing('node down');
         for (const payout of payouts)
           assert.ok(['pending', 'processing', 'success'].includes((await call(service.url, 'GET', `/v1/withdrawal/${payout.id}`, { key })).body.status));
@@ -247,14 +262,19 @@ for (const backend of backends()) {
         await pay(7, '6'); // overpaid
         miner = setInterval(() => void f.t.mine(1).catch(() => {}), 100);
 
-        const deadline = Date.now() + 60_000;
-        for (;;) {
-          const views = await Promise.all(sessions.map((s) => readSession(service!.url, s.id)));
-          const records = await Promise.all(payouts.map((p) => call(service!.url, 'GET', `/v1/withdrawal/${p.id}`, { key })));
-          if (views.every((v) => v.status === 'paid' || v.status === 'overpaid') && records.every((r) => r.body.status === 'success')) break;
-          assert.ok(Date.now() < deadline, `caught up: ${views.map((v) => v.status)} ${records.map((r) => r.body.status)}`);
-          await new Promise((resolve) => setTimeout(resolve, 100));
-        }
+        const progress = async () => ({
+          sessions: (await Promise.all(sessions.map((s) => readSession(service!.url, s.id)))).map((v) => v.status as string),
+          payouts: (await Promise.all(payouts.map((p) => call(service!.url, 'GET', `/v1/withdrawal/${p.id}`, { key })))).map((r) => r.body.status as string),
+        });
+        await until(
+          async () => {
+            const now = await progress();
+            return now.sessions.every((status) => status === 'paid' || status === 'overpaid') && now.payouts.every((status) => status === 'success');
+          },
+          'the service to catch up',
+          60_000,
+          { everyMs: 100, explain: async () => JSON.stringify(await progress()) },
+        );
         clearInterval(miner);
 
         // Every transfer on the final chain to a session: credited once, with its exact amount.

@@ -13,8 +13,13 @@ import { createLogger } from '../../../../src/server/log.js';
 import { processPayouts, startPayoutWorker } from '../../../../src/server/service/payouts/index.js';
 import { GOOD_ADDRESS, assertLedgerMatches, balanceOf, countRows, fund } from '../../../support/money.js';
 import { backends, call, startTestService, type TestService } from '../../../support/service.js';
+import { sleep } from '../../../support/wait.js';
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/**
+ * A lease runs out on the database's clock (`claimed_at < now() - lease`): the tests that need one to
+ * run out let that time pass, with leases as short as each test allows.
+ */
+const PAST_THE_LEASE_MS = 50;
 
 function deferred<T = void>() {
   let resolve!: (value: T) => void;
@@ -80,7 +85,7 @@ for (const backend of backends()) {
     ] as const) {
       it(`a stale attempt failing with ${label} after its lease was taken over neither fails nor releases`, async () => {
         const w = await pendingWithdrawal();
-        const leaseMs = 150;
+        const leaseMs = 100;
         const firstStarted = deferred();
         const firstGate = deferred();
         const secondStarted = deferred();
@@ -101,7 +106,7 @@ for (const backend of backends()) {
         // Worker A claims (attempt 1) and its chain call hangs past the lease.
         const workerA = processPayouts(deps(chain), { leaseMs, payoutTimeoutMs: 10_000 });
         await firstStarted.promise;
-        await sleep(leaseMs + 100);
+        await sleep(leaseMs + PAST_THE_LEASE_MS); // A's lease runs out while its call hangs
         // Worker B takes the withdrawal over (attempt 2) and starts paying it out.
         const workerB = processPayouts(deps(chain), { leaseMs, payoutTimeoutMs: 10_000 });
         await secondStarted.promise;
@@ -125,7 +130,7 @@ for (const backend of backends()) {
 
     it('a non-PayoutError leaves the withdrawal processing; an attempt after the lease completes it', async () => {
       const w = await pendingWithdrawal();
-      const leaseMs = 300;
+      const leaseMs = 100;
       const chain = scriptedChain(
         () => w.id,
         async (n, request) => {
@@ -146,10 +151,10 @@ for (const backend of backends()) {
       assert.deepEqual(await balanceOf(t.url, w.key), { assetId: 'USDT', blockchainId: 'bsc', available: '6.000000', pending: '4.000000' });
       await assertLedgerMatches(t.db, w.integratorId);
 
-      // Within the lease nobody claims it again.
-      assert.equal(await processPayouts(deps(chain), { leaseMs }), 0);
+      // Within the lease nobody claims it again (a lease of a minute: however slow the machine, this look is within it).
+      assert.equal(await processPayouts(deps(chain), { leaseMs: 60_000 }), 0);
       assert.equal((await withdrawalRow(w.id)).attempts, 1);
-      await sleep(leaseMs + 100);
+      await sleep(leaseMs + PAST_THE_LEASE_MS); // the lease runs out
       assert.ok((await processPayouts(deps(chain), { leaseMs })) >= 1);
       assert.equal((await withdrawalRow(w.id)).attempts, 2);
       await assertPaidOnce(w);
@@ -173,7 +178,8 @@ for (const backend of backends()) {
 
     it('a hung chain call times out (left processing) and does not hold worker.stop()', { timeout: 15_000 }, async () => {
       const w = await pendingWithdrawal();
-      const leaseMs = 2000;
+      // Its default chain-call timeout is a fifth of it (200 ms), well past the 100 ms one asked for below.
+      const leaseMs = 1000;
       const hang = new Promise<PayoutResult>(() => {});
       let started = deferred();
       const chain = scriptedChain(
@@ -194,18 +200,18 @@ for (const backend of backends()) {
       assert.equal(await entries(w.id, 'withdrawal_release'), 0);
 
       // A worker stuck in the same hang stops promptly (its default timeout is a fifth of the lease).
-      await sleep(leaseMs + 100);
+      await sleep(leaseMs + PAST_THE_LEASE_MS); // the first attempt's lease runs out
       started = deferred();
       const worker = startPayoutWorker(deps(chain), { leaseMs, pollIntervalMs: 20 });
       await started.promise;
       const t1 = Date.now();
       await worker.stop();
       assert.ok(Date.now() - t1 < leaseMs / 5 + 1000, `stop() took ${Date.now() - t1} ms`);
-      assert.equal(logged.at(-1)?.error?.message, 'The payout did not complete within 400 ms', 'the worker gave up after its default timeout');
+      assert.equal(logged.at(-1)?.error?.message, 'The payout did not complete within 200 ms', 'the worker gave up after its default timeout');
       assert.equal((await withdrawalRow(w.id)).status, 'processing');
 
       // The chain recovers: the next attempt after the lease pays it out once.
-      await sleep(leaseMs + 100);
+      await sleep(leaseMs + PAST_THE_LEASE_MS); // the worker's lease runs out
       await processPayouts(deps(sandbox), { leaseMs });
       await assertPaidOnce(w);
     });

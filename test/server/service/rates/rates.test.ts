@@ -180,7 +180,9 @@ describe('the rate book', () => {
       await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
       const rates = new RateBook(resolveRateSettings({ sources: ['coinbase', 'static'], coinbaseUrl: 'http://127.0.0.1:' + server.address().port, currencies: ['NGN'], timeoutS: 0.3 }, {}), { assets: ['USDT'], log: { warn() {}, info() {}, error() {} } });
       const refresh = rates.refresh().then(() => 'ended');
+      // Collections while the refresh waits on its 0.3 s timeout: time must pass for them to run in that window.
       for (let i = 0; i < 10; i++) { globalThis.gc(); await new Promise((resolve) => setTimeout(resolve, 20)); }
+      // A bound, not a wait: a refresh that never ends says 'hung' after 3 s.
       console.log(await Promise.race([refresh, new Promise((resolve) => setTimeout(resolve, 3000, 'hung'))]));
       server.closeAllConnections();
       server.close();

@@ -130,7 +130,9 @@ for (const backend of backends()) {
             10_000,
             'both delivered',
           );
-          await new Promise((resolve) => setTimeout(resolve, 300));
+          // Stopped, the instance has ended every attempt it had in flight: what it sent is all there is.
+          third.child.kill('SIGTERM');
+          assert.equal(await exited(third.child), 0);
           assert.equal(receiver.received.length, 4, 'nothing more once delivered');
         } finally {
           await kill(third.child);
@@ -195,7 +197,8 @@ for (const backend of backends()) {
           10_000,
           'every delivery recorded',
         );
-        await new Promise((resolve) => setTimeout(resolve, 200));
+        // Stopped, each worker has ended every attempt it had in flight: what they sent is all there is.
+        await Promise.all([a.webhookWorker!.stop(), b.webhookWorker!.stop()]);
         const perEvent = new Map<string, number>();
         for (const delivery of receiver.received) {
           const id = delivery.headers['paylink-event-id'] as string;

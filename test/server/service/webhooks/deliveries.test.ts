@@ -50,6 +50,17 @@ for (const backend of backends()) {
       return { receiver: target, endpoint: created.body as { id: string; secret: string } };
     }
 
+    /**
+     * Waits until no delivery to `endpointId` is pending any more, then has the worker run a round:
+     * whatever reaches the endpoint after that is more than its deliveries say.
+     */
+    async function deliveriesDone(apiKey: string, endpointId: string) {
+      const pending = async () =>
+        (await call(t.url, 'GET', `/v1/webhook-endpoint/${endpointId}/deliveries?status=pending`, { key: apiKey })).body.meta.totalItems as number;
+      await eventually(async () => (await pending()) === 0, 10_000, 'no delivery pending');
+      await t.service.webhookWorker!.runOnce();
+    }
+
     it('a payment that settles sends exactly one checkout.session.paid, signed with the endpoint secret, its object as GET returns it', async () => {
       const { key: apiKey } = await t.newKey();
       const { receiver, endpoint } = await endpointFor(apiKey);
@@ -101,7 +112,7 @@ for (const backend of backends()) {
 
         const paidRows = await countRows(t.db, 'webhook_events', "type = 'checkout.session.paid' AND body LIKE $1", [`%${session.id}%`]);
         assert.equal(paidRows, 1, 'the outbox holds one paid event');
-        await new Promise((resolve) => setTimeout(resolve, RETRY_BASE_MS * 4));
+        await deliveriesDone(apiKey, endpoint.id);
         assert.equal(receiver.received.length, 3, 'nothing is sent twice once delivered');
 
         // A tampered body, or another endpoint's secret, fails verification.
@@ -154,8 +165,8 @@ for (const backend of backends()) {
         );
         assert.equal(delivery.nextAttemptAt, null);
         assert.ok(delivery.deliveredAt);
-        await new Promise((resolve) => setTimeout(resolve, RETRY_BASE_MS * 10));
-        assert.equal(receiver.received.length, 4);
+        await deliveriesDone(apiKey, endpoint.id);
+        assert.equal(receiver.received.length, 4, 'nothing is sent once delivered');
       } finally {
         await receiver.close();
       }
@@ -271,7 +282,8 @@ for (const backend of backends()) {
         assert.deepEqual(succeeded?.data.object, (await call(t.url, 'GET', `/v1/withdrawal/${ok.body.id}`, { key: apiKey })).body);
         assert.deepEqual(failed?.data.object, (await call(t.url, 'GET', `/v1/withdrawal/${failing.body.id}`, { key: apiKey })).body);
         assert.equal(failed?.data.object.status, 'failed');
-        await new Promise((resolve) => setTimeout(resolve, 200));
+        assert.equal(await countRows(t.db, 'webhook_deliveries', 'endpoint_id = $1', [endpoint.id]), 3, 'no delivery for the paid session of fund()');
+        await deliveriesDone(apiKey, endpoint.id);
         assert.equal(receiver.received.length, 3, 'the paid session of fund() was not sent: not subscribed');
       } finally {
         await receiver.close();
@@ -286,10 +298,12 @@ for (const backend of backends()) {
       try {
         assert.equal((await call(t.url, 'PATCH', '/v1/webhook-endpoint', { key: apiKey, body: { id: endpoint.id, isActive: false } })).body.isActive, false);
         await fund(t.url, apiKey, '1');
-        await new Promise((resolve) => setTimeout(resolve, 300));
+        // The event and its deliveries are written with the payment: none for either endpoint.
+        assert.equal(await countRows(t.db, 'webhook_deliveries', 'endpoint_id = $1', [endpoint.id]), 0, 'no delivery is queued for an inactive endpoint');
+        assert.equal(await countRows(t.db, 'webhook_deliveries', 'endpoint_id = $1', [other.endpoint.id]), 0, "none for another integrator's endpoint");
+        await t.service.webhookWorker!.runOnce(); // a round of the worker: nothing for either to send
         assert.equal(receiver.received.length, 0);
         assert.equal(other.receiver.received.length, 0);
-        assert.equal(await countRows(t.db, 'webhook_deliveries', 'endpoint_id = $1', [endpoint.id]), 0, 'no delivery is queued for an inactive endpoint');
       } finally {
         await Promise.all([receiver.close(), other.receiver.close()]);
       }
@@ -374,7 +388,7 @@ for (const backend of backends()) {
         const [delivery] = (await call(t.url, 'GET', `/v1/webhook-endpoint/${endpoint.id}/deliveries`, { key: apiKey })).body.items;
         assert.equal(delivery.nextAttemptAt, null);
         assert.equal(delivery.attemptCount, count);
-        await new Promise((resolve) => setTimeout(resolve, RETRY_BASE_MS * 8));
+        await deliveriesDone(apiKey, endpoint.id);
         assert.equal(receiver.received.length, count, 'no attempt after giving up');
         const failedOnly = await call(t.url, 'GET', `/v1/webhook-endpoint/${endpoint.id}/deliveries?status=failed`, { key: apiKey });
         assert.equal(failedOnly.body.meta.totalItems, 1);
