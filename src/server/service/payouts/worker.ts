@@ -282,9 +282,14 @@ export function startPayoutWorker(deps: PayoutDeps, options: PayoutWorkerOptions
   const idleFor = async (): Promise<number> => {
     if (deps.chain.kind !== 'real') return pollIntervalMs;
     const wallets = payingNetworks(deps.chain).map((outgoing) => ({ blockchainId: outgoing.blockchainId, fromAddress: outgoing.hotWallet }));
-    const halted = await haltedNetworks(deps.db, deps.chain).catch(() => new Set<string>());
-    const following = wallets.filter((wallet) => !halted.has(wallet.blockchainId));
-    const followIn = (await nextFollowDueIn(deps.db, following, options.checkMs ?? 1_000).catch(() => undefined)) ?? Infinity;
+    const dueIn = async (of: typeof wallets) => (await nextFollowDueIn(deps.db, of, options.checkMs ?? 1_000).catch(() => undefined)) ?? Infinity;
+    let followIn = await dueIn(wallets);
+    // A halted network's transactions are not followed: asked about only when one would wake the worker
+    // before its poll (an idle worker with nothing unfinished costs one query a poll).
+    if (followIn < pollIntervalMs) {
+      const halted = await haltedNetworks(deps.db, deps.chain).catch(() => new Set<string>());
+      if (halted.size > 0) followIn = await dueIn(wallets.filter((wallet) => !halted.has(wallet.blockchainId)));
+    }
     // Never a busy loop: a transaction due now that another instance holds waits a little.
     return Math.min(pollIntervalMs, Math.max(MIN_IDLE_MS, Math.min(followIn, watch.dueIn())));
   };
